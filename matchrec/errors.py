@@ -1,0 +1,97 @@
+"""Exceptions that matchrec raises for the user.
+
+Every error a user can cause derives from :class:`MatchRecognizeError`. It carries the
+SQL text and a position so that ``str(err)`` shows the line, the column, a caret under
+the offending spot and a hint on how to fix it, instead of a traceback from deep inside.
+"""
+
+from __future__ import annotations
+
+
+class MatchRecognizeError(Exception):
+    """Base class of every error matchrec reports to a user.
+
+    ``pos`` is a 0-based character offset into ``sql``; ``line`` and ``column`` are
+    1-based and derived from it when not given.
+    """
+
+    kind = "error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        sql: str | None = None,
+        pos: int | None = None,
+        hint: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.message = message
+        self.sql = sql
+        self.pos = pos
+        self.hint = hint
+        if sql is not None and pos is not None and line is None:
+            line, column = line_col(sql, pos)
+        self.line = line
+        self.column = column
+        super().__init__(self.render())
+
+    def with_sql(self, sql: str, base: int = 0) -> MatchRecognizeError:
+        """Re-anchor this error in a larger SQL text where the original began at ``base``."""
+        if self.pos is not None:
+            self.pos += base
+            self.line, self.column = line_col(sql, self.pos)
+        self.sql = sql
+        self.args = (self.render(),)
+        return self
+
+    def render(self) -> str:
+        """The message as the user sees it: what, where (with a caret) and a hint."""
+        head = f"{self.kind}: {self.message}"
+        if self.line is not None:
+            head += f" (line {self.line}, column {self.column})"
+        parts = [head]
+        if self.sql is not None and self.line is not None:
+            text = self.sql.splitlines()[self.line - 1] if self.sql.splitlines() else ""
+            parts.append(f"  {self.line} | {text}")
+            gutter = " " * (len(str(self.line)) + 3)
+            parts.append(f"  {gutter}{' ' * ((self.column or 1) - 1)}^")
+        if self.hint:
+            parts.append(f"hint: {self.hint}")
+        return "\n".join(parts)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+class SqlSyntaxError(MatchRecognizeError):
+    """The SQL text does not follow the MATCH_RECOGNIZE grammar."""
+
+    kind = "syntax error"
+
+
+class SemanticError(MatchRecognizeError):
+    """The clause parses but means nothing valid: unknown label, bad nesting, ..."""
+
+    kind = "semantic error"
+
+
+class UnsupportedError(MatchRecognizeError):
+    """Valid SQL that this version of matchrec does not run yet."""
+
+    kind = "not supported"
+
+
+class MatchRuntimeError(MatchRecognizeError):
+    """An error the standard defines at run time, e.g. AFTER MATCH SKIP to the first row."""
+
+    kind = "runtime error"
+
+
+def line_col(text: str, pos: int) -> tuple[int, int]:
+    """1-based line and column of character offset ``pos`` in ``text``."""
+    pos = max(0, min(pos, len(text)))
+    line = text.count("\n", 0, pos) + 1
+    col = pos - (text.rfind("\n", 0, pos) + 1) + 1
+    return line, col
