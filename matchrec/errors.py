@@ -53,7 +53,8 @@ class MatchRecognizeError(Exception):
             head += f" (line {self.line}, column {self.column})"
         parts = [head]
         if self.sql is not None and self.line is not None:
-            text = self.sql.splitlines()[self.line - 1] if self.sql.splitlines() else ""
+            lines = self.sql.split("\n")
+            text = lines[self.line - 1] if self.line <= len(lines) else ""
             parts.append(f"  {self.line} | {text}")
             gutter = " " * (len(str(self.line)) + 3)
             parts.append(f"  {gutter}{' ' * ((self.column or 1) - 1)}^")

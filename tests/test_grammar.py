@@ -1,0 +1,773 @@
+"""Tests of the MATCH_RECOGNIZE clause grammar (``matchrec.grammar.parse_clause``).
+
+Pure Python: no Spark. Pattern shapes are compared with positions cleared (``_nopos``);
+positions get their own tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from matchrec.grammar import parse_clause
+
+from matchrec.ast import (
+    Alternation,
+    Anchor,
+    Concat,
+    Empty,
+    Exclusion,
+    Label,
+    MatchRecognizeClause,
+    Measure,
+    Permute,
+    Quantified,
+    RowsPerMatch,
+    SkipTo,
+    SortKey,
+    SqlExpr,
+    Within,
+)
+from matchrec.errors import SqlSyntaxError
+
+CONFORMANCE = Path("/work/shared/conformance/standard")
+
+
+def _nopos(node):
+    """``node`` with every ``pos`` set to -1 (recursively), to compare shapes only."""
+    if isinstance(node, tuple):
+        return tuple(_nopos(item) for item in node)
+    if not dataclasses.is_dataclass(node):
+        return node
+    changes = {f.name: _nopos(getattr(node, f.name)) for f in dataclasses.fields(node)}
+    if "pos" in changes:
+        changes["pos"] = -1
+    return dataclasses.replace(node, **changes)
+
+
+def pattern(text: str):
+    """The pattern node of ``PATTERN (<text>)``, without positions."""
+    return _nopos(parse_clause(f"PATTERN ({text})").pattern)
+
+
+def syntax_error(text: str, **kwargs) -> SqlSyntaxError:
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_clause(text, **kwargs)
+    return info.value
+
+
+def caret_under(err: SqlSyntaxError) -> str:
+    """The character of the source line that the rendered caret points at."""
+    lines = str(err).splitlines()
+    caret_row = next(i for i, line in enumerate(lines) if line.strip() == "^")
+    source_line, caret_line = lines[caret_row - 1], lines[caret_row]
+    gutter = source_line.index("| ") + 2
+    column = caret_line.index("^")
+    assert column - gutter == err.column - 1
+    return source_line[column : column + 1]  # "" just past the end of the line
+
+
+def all_exprs(clause: MatchRecognizeClause) -> list[SqlExpr]:
+    return [
+        *clause.partition_by,
+        *(key.expr for key in clause.order_by),
+        *(measure.expr for measure in clause.measures),
+        *(define.expr for define in clause.defines),
+    ]
+
+
+A, B, C, D = Label("A"), Label("B"), Label("C"), Label("D")
+
+
+# ------------------------------------------------------------------------ patterns
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("A", A),
+        ("A B C", Concat((A, B, C))),
+        ("A | B | C", Alternation((A, B, C))),
+        ("A B | C", Alternation((Concat((A, B)), C))),
+        ("A (B | C)", Concat((A, Alternation((B, C))))),
+        ("(A)", A),
+        ("((A))", A),
+        ("(((A) (B (C))))", Concat((A, Concat((B, C))))),
+        ("()", Empty()),
+        ("() | A", Alternation((Empty(), A))),
+        ("^A$", Concat((Anchor("start"), A, Anchor("end")))),
+        ("$A", Concat((Anchor("end"), A))),
+        ("A {- B+ -} C", Concat((A, Exclusion(Quantified(B, 1, None)), C))),
+        (
+            "A {- {- B+ -} C+ -}",
+            Concat(
+                (A, Exclusion(Concat((Exclusion(Quantified(B, 1, None)), Quantified(C, 1, None)))))
+            ),
+        ),
+        ("PERMUTE(A, B, C)", Permute((A, B, C))),
+        ("PERMUTE(A, B C, D | A)", Permute((A, Concat((B, C)), Alternation((D, A))))),
+        ("permute (A)", Permute((A,))),
+        ("(){5,} | B", Alternation((Quantified(Empty(), 5, None), B))),
+        ("(Y?){2,}", Quantified(Quantified(Label("Y"), 0, 1), 2, None)),
+        ("^* | B", Alternation((Quantified(Anchor("start"), 0, None), B))),
+        ("B A $+", Concat((B, A, Quantified(Anchor("end"), 1, None)))),
+        ("{- A -}{1,2}", Quantified(Exclusion(A), 1, 2)),
+        ("(B ()*)*?", Quantified(Concat((B, Quantified(Empty(), 0, None))), 0, None, False)),
+        # whitespace between pattern tokens is optional
+        ("A+B*", Concat((Quantified(A, 1, None), Quantified(B, 0, None)))),
+        ("(A|B){2,3}?C", Concat((Quantified(Alternation((A, B)), 2, 3, False), C))),
+        ("A{-B-}C", Concat((A, Exclusion(B), C))),
+        # any identifier is a label inside PATTERN, keywords included
+        ("(A | B)+ LAST", Concat((Quantified(Alternation((A, B)), 1, None), Label("LAST")))),
+        ("PERMUTE", Label("PERMUTE")),
+        ("PERMUTE PATTERN", Concat((Label("PERMUTE"), Label("PATTERN")))),
+        ("A -- a comment\n B /* another */", Concat((A, B))),
+    ],
+)
+def test_pattern_shapes(text, expected):
+    assert pattern(text) == expected
+
+
+@pytest.mark.parametrize(
+    "quantifier, low, high, greedy",
+    [
+        ("*", 0, None, True),
+        ("*?", 0, None, False),
+        ("+", 1, None, True),
+        ("+?", 1, None, False),
+        ("?", 0, 1, True),
+        ("??", 0, 1, False),
+        ("{3}", 3, 3, True),
+        ("{3}?", 3, 3, False),
+        ("{2,}", 2, None, True),
+        ("{2,}?", 2, None, False),
+        ("{,4}", 0, 4, True),
+        ("{,4}?", 0, 4, False),
+        ("{2,4}", 2, 4, True),
+        ("{ 2 , 4 }?", 2, 4, False),
+        ("{,}", 0, None, True),
+        ("{0}", 0, 0, True),
+        ("{0,0}", 0, 0, True),
+        ("{5,5}", 5, 5, True),
+    ],
+)
+def test_quantifiers(quantifier, low, high, greedy):
+    assert pattern(f"A{quantifier}") == Quantified(A, low, high, greedy)
+    assert pattern(f"A {quantifier}") == Quantified(A, low, high, greedy)
+
+
+@pytest.mark.parametrize(
+    "sql, expected",
+    [
+        ("PATTERN(A B+)", Concat((A, Quantified(B, 1, None)))),
+        ("PATTERN (A+B*)", Concat((Quantified(A, 1, None), Quantified(B, 0, None)))),
+        ("PATTERN((A|B){2,3}?C)", Concat((Quantified(Alternation((A, B)), 2, 3, False), C))),
+        ("PATTERN(A)DEFINE A AS(x>0)", A),
+    ],
+)
+def test_no_whitespace_needed(sql, expected):
+    assert _nopos(parse_clause(sql).pattern) == expected
+
+
+def test_pattern_empty_parentheses_accepted():
+    assert pattern("") == Empty()
+
+
+def test_pattern_positions():
+    text = "PATTERN (A (B|c)+? {- D -} PERMUTE(A, B) ^)"
+    clause = parse_clause(text)
+    assert clause.pattern_pos == 0
+    concat = clause.pattern
+    assert isinstance(concat, Concat)
+    a, quantified, exclusion, permute, anchor = concat.items
+    assert concat.pos == text.index("A (")
+    assert a.pos == text.index("A (")
+    assert quantified.pos == text.index("+?")  # a quantifier points at the quantifier
+    assert quantified.inner.pos == text.index("B|")
+    assert [label.pos for label in quantified.inner.items] == [text.index("B|"), text.index("c")]
+    assert exclusion.pos == text.index("{-")
+    assert exclusion.inner.pos == text.index("D")
+    assert permute.pos == text.index("PERMUTE")
+    assert anchor.pos == text.index("^")
+    assert parse_clause("PATTERN (A ())").pattern.items[1].pos == len("PATTERN (A ")
+
+
+# ------------------------------------------------------------------------- labels
+
+
+def test_label_case_rules():
+    clause = parse_clause(
+        'AFTER MATCH SKIP TO FIRST "b" PATTERN (a "b"+ "c""d" `e`) '
+        'SUBSET u = (a, "b"), "V" = (C) DEFINE "b" AS "b".value < 1, c AS true'
+    )
+    assert pattern('a "b"+ "c""d"') == Concat((A, Quantified(Label("b"), 1, None), Label('c"d')))
+    assert [label.name for label in clause.pattern.items[::2]] == ["A", 'c"d']
+    assert clause.pattern.items[3] == Label("e", clause.pattern.items[3].pos)
+    assert clause.after_match_skip.label == "b"
+    assert [(s.name, s.labels) for s in clause.subsets] == [("U", ("A", "b")), ("V", ("C",))]
+    assert [d.label for d in clause.defines] == ["b", "C"]
+
+
+def test_keywords_are_case_insensitive():
+    clause = parse_clause(
+        "partition by p order by o measures x as y all rows per match omit empty matches "
+        "after match skip to next row seek pattern (a b) within interval '5' minutes "
+        "subset s = (a) define b as b.v > 0"
+    )
+    assert clause.rows_per_match == RowsPerMatch("all", "omit")
+    assert clause.after_match_skip.mode == "next_row"
+    assert clause.initial is False
+    assert clause.within == Within("5", "MINUTE", clause.within.pos)
+    assert clause.defines[0].label == "B"
+    assert clause.measures[0].alias == "y"
+
+
+# ------------------------------------------------------------------------ clauses
+
+
+def test_defaults():
+    clause = parse_clause("PATTERN (A)")
+    assert clause == MatchRecognizeClause(pattern=Label("A", 9), pattern_pos=0, sql="PATTERN (A)")
+    assert clause.rows_per_match == RowsPerMatch("one", "show")
+    assert clause.after_match_skip == SkipTo("past_last", None, -1)
+    assert clause.initial is True
+    assert clause.within is None
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("ONE ROW PER MATCH", RowsPerMatch("one")),
+        ("ALL ROWS PER MATCH", RowsPerMatch("all", "show")),
+        ("ALL ROWS PER MATCH SHOW EMPTY MATCHES", RowsPerMatch("all", "show")),
+        ("ALL ROWS PER MATCH OMIT EMPTY MATCHES", RowsPerMatch("all", "omit")),
+        ("ALL ROWS PER MATCH WITH UNMATCHED ROWS", RowsPerMatch("all", "unmatched")),
+    ],
+)
+def test_rows_per_match(text, expected):
+    assert parse_clause(f"{text} PATTERN (A)").rows_per_match == expected
+
+
+@pytest.mark.parametrize(
+    "text, mode, label",
+    [
+        ("PAST LAST ROW", "past_last", None),
+        ("TO NEXT ROW", "next_row", None),
+        ("TO FIRST C", "first", "C"),
+        ("TO LAST b", "last", "B"),
+        ("TO B", "last", "B"),
+        ('TO "b"', "last", "b"),
+        # keyword-like label names: the keyword wins only when the rest still parses
+        ("TO LAST", "last", "LAST"),
+        ("TO FIRST", "last", "FIRST"),
+        ("TO NEXT", "last", "NEXT"),
+        ("TO LAST LAST", "last", "LAST"),
+        ("TO FIRST LAST", "first", "LAST"),
+    ],
+)
+def test_after_match_skip(text, mode, label):
+    sql = f"AFTER MATCH SKIP {text} PATTERN (A)"
+    skip = parse_clause(sql).after_match_skip
+    assert (skip.mode, skip.label) == (mode, label)
+    if label is None:
+        assert skip.pos == 0  # points at AFTER
+    else:
+        assert sql[skip.pos :].upper().lstrip('"').startswith(label.upper())
+        assert skip.pos == sql.rindex(" ", 0, sql.index(" PATTERN")) + 1
+
+
+def test_initial_and_seek():
+    assert parse_clause("INITIAL PATTERN (A)").initial is True
+    assert parse_clause("SEEK PATTERN (A)").initial is False
+
+
+@pytest.mark.parametrize(
+    "text, amount, unit",
+    [
+        ("WITHIN INTERVAL '10' SECOND", "10", "SECOND"),
+        ("WITHIN INTERVAL '10' SECONDS", "10", "SECOND"),
+        ("within interval '250' milliseconds", "250", "MILLISECOND"),
+        ("WITHIN INTERVAL '1' MINUTE", "1", "MINUTE"),
+        ("WITHIN INTERVAL '2' HOURS", "2", "HOUR"),
+        ("WITHIN INTERVAL '3' DAY", "3", "DAY"),
+        ("WITHIN INTERVAL 7 DAYS", "7", "DAY"),
+    ],
+)
+def test_within(text, amount, unit):
+    sql = f"PATTERN (A B+ C) {text}"
+    within = parse_clause(sql).within
+    assert within == Within(amount, unit, sql.upper().index("WITHIN"))
+
+
+def test_subset_and_define_positions():
+    sql = (
+        "PATTERN (L H A)\nSUBSET\n  U = (L, H),\n  W = (A, L, H)\n"
+        "DEFINE\n  A AS A.value = 80,\n  L AS L.value < 80"
+    )
+    clause = parse_clause(sql)
+    u, w = clause.subsets
+    assert (u.name, u.labels, u.pos) == ("U", ("L", "H"), sql.index("U ="))
+    assert u.label_pos == (sql.index("L, H"), sql.index("H)"))
+    assert (w.name, w.labels) == ("W", ("A", "L", "H"))
+    a, low = clause.defines
+    assert (a.label, a.label_pos) == ("A", sql.index("A AS"))
+    assert a.expr == SqlExpr("A.value = 80", sql.index("A.value"))
+    assert low.expr == SqlExpr("L.value < 80", sql.index("L.value"))
+
+
+# -------------------------------------------------------------------- expressions
+
+
+def _measures(text: str) -> list[tuple[str, str]]:
+    clause = parse_clause(f"MEASURES {text} PATTERN (A)")
+    return [(m.expr.text, m.alias) for m in clause.measures]
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        (
+            "CAST(lower(LAST(CLASSIFIER())) || '_label' AS varchar(7)) AS label",
+            [("CAST(lower(LAST(CLASSIFIER())) || '_label' AS varchar(7))", "label")],
+        ),
+        ("(SELECT 'x') AS val", [("(SELECT 'x')", "val")]),
+        (
+            "FINAL LAST(A.value + (SELECT 1000)) AS val",
+            [("FINAL LAST(A.value + (SELECT 1000))", "val")],
+        ),
+        (
+            "match_number() AS match, RUNNING LAST(value) AS val",
+            [("match_number()", "match"), ("RUNNING LAST(value)", "val")],
+        ),
+        (
+            "CASE WHEN a > 1 THEN 'x, y' ELSE b END AS c",
+            [("CASE WHEN a > 1 THEN 'x, y' ELSE b END", "c")],
+        ),
+        (
+            "FIRST(A.value) IN (300, LAST(A.value)) AS val",
+            [("FIRST(A.value) IN (300, LAST(A.value))", "val")],
+        ),
+        ("'foo' AS foo", [("'foo'", "foo")]),
+        ("value AS val", [("value", "val")]),
+        ('x AS "My Col"', [("x", "My Col")]),
+        ("x AS `a``b`", [("x", "a`b")]),
+        ("x AS Mixed_Case", [("x", "Mixed_Case")]),
+        ("x AS pattern", [("x", "pattern")]),
+        # AS may be left out: the alias is the last name
+        ("RUNNING LAST(v) lv, x y", [("RUNNING LAST(v)", "lv"), ("x", "y")]),
+        ("a.b c", [("a.b", "c")]),
+        ('x "quoted alias"', [("x", "quoted alias")]),
+        ("CASE WHEN a THEN b END e", [("CASE WHEN a THEN b END", "e")]),
+        ("x IS NULL n", [("x IS NULL", "n")]),
+        ("'it''s' s", [("'it''s'", "s")]),
+        ("x pattern", [("x", "pattern")]),
+        # strings, comments, quotes hide parens, commas and keywords
+        ("f(')', \"a,b\", `c)`) AS q", [("f(')', \"a,b\", `c)`)", "q")]),
+        ("f(x /* ) , PATTERN */) AS q", [("f(x /* ) , PATTERN */)", "q")]),
+        ("'a\\'b, c' AS q", [("'a\\'b, c'", "q")]),
+        ("r'a\\' AS q", [("r'a\\'", "q")]),
+        ("x[0] AS q, m['k,)'] AS r", [("x[0]", "q"), ("m['k,)']", "r")]),
+        ("transform(a, x -> x + 1) AS q", [("transform(a, x -> x + 1)", "q")]),
+        (
+            "max(x) OVER (PARTITION BY y ORDER BY z) AS w",
+            [("max(x) OVER (PARTITION BY y ORDER BY z)", "w")],
+        ),
+    ],
+)
+def test_measure_expressions(text, expected):
+    assert _measures(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("id", [("id", False, None)]),
+        ("id ASC, id DESC", [("id", False, None), ("id", True, None)]),
+        ("a DESC NULLS FIRST, b NULLS LAST", [("a", True, True), ("b", False, False)]),
+        ("a + b asc nulls first", [("a + b", False, True)]),
+        ("f(x DESC, y)", [("f(x DESC, y)", False, None)]),
+        # columns named like clause keywords do not end the expression
+        (
+            "one, initial, within",
+            [("one", False, None), ("initial", False, None), ("within", False, None)],
+        ),
+        ("after, all", [("after", False, None), ("all", False, None)]),
+    ],
+)
+def test_order_by(text, expected):
+    clause = parse_clause(f"ORDER BY {text} PATTERN (A)")
+    assert [(k.expr.text, k.descending, k.nulls_first) for k in clause.order_by] == expected
+
+
+def test_partition_by_then_next_clauses():
+    clause = parse_clause("PARTITION BY a, lower(b), c.d ORDER BY x ONE ROW PER MATCH PATTERN (A)")
+    assert [e.text for e in clause.partition_by] == ["a", "lower(b)", "c.d"]
+    for follower in (
+        "MEASURES x AS y",
+        "ALL ROWS PER MATCH",
+        "AFTER MATCH SKIP TO NEXT ROW",
+        "INITIAL",
+        "SEEK",
+    ):
+        clause = parse_clause(f"PARTITION BY a {follower} PATTERN (A)")
+        assert [e.text for e in clause.partition_by] == ["a"]
+
+
+def test_define_expressions_span_lines_and_end_at_commas():
+    sql = (
+        "PATTERN ((A | B)+ LAST)\n"
+        "DEFINE LAST AS FIRST(CLASSIFIER()) = 'B' AND\n"
+        "               FIRST(CLASSIFIER(), 1) = 'B', -- trailing comment\n"
+        "  B AS B.value < PREV (B.value) /* done */\n"
+    )
+    clause = parse_clause(sql)
+    last, b = clause.defines
+    assert last.label == "LAST"
+    assert (
+        last.expr.text
+        == "FIRST(CLASSIFIER()) = 'B' AND\n               FIRST(CLASSIFIER(), 1) = 'B'"
+    )
+    assert b.expr == SqlExpr("B.value < PREV (B.value)", sql.index("B.value"))
+    # keywords that only start clauses elsewhere are plain words in a condition
+    clause = parse_clause("PATTERN (A) DEFINE A AS one > 1 AND initial AND seek OR all AND order")
+    assert clause.defines[0].expr.text == "one > 1 AND initial AND seek OR all AND order"
+
+
+def test_expression_spans_are_exact_source_slices_with_base():
+    body = """
+        PARTITION BY  part
+        ORDER BY id   DESC
+        MEASURES  CLASSIFIER()   AS label,  x  y
+        PATTERN (A B+)
+        DEFINE B AS B.value < PREV (B.value)
+    """
+    sql = f"SELECT * FROM t MATCH_RECOGNIZE ({body}) AS m"
+    base = sql.index("(") + 1
+    clause = parse_clause(body, base=base, sql=sql)
+    assert clause.sql == sql
+    exprs = all_exprs(clause)
+    assert [e.text for e in exprs] == [
+        "part",
+        "id",
+        "CLASSIFIER()",
+        "x",
+        "B.value < PREV (B.value)",
+    ]
+    for e in exprs:
+        assert sql[e.pos : e.pos + len(e.text)] == e.text
+    assert clause.measures[1] == Measure(SqlExpr("x", sql.index("x  y")), "y", sql.index("y\n"))
+    assert clause.pattern_pos == sql.index("PATTERN")
+    assert clause.pattern.items[0].pos == sql.index("A B+")
+
+
+def test_parse_clause_checks_its_arguments():
+    with pytest.raises(ValueError):
+        parse_clause("PATTERN (A)", base=3)
+    with pytest.raises(ValueError):
+        parse_clause("PATTERN (A)", base=0, sql="SELECT 1")
+
+
+# -------------------------------------------------------------------- conformance
+
+
+def _clause_bodies(sql: str):
+    """(offset, body) of every MATCH_RECOGNIZE ( ... ) in ``sql``."""
+    for match in re.finditer(r"MATCH_RECOGNIZE\s*\(", sql, re.IGNORECASE):
+        depth, i = 1, match.end()
+        while depth:
+            char = sql[i]
+            if char in "'\"":
+                i = sql.index(char, i + 1)
+            depth += {"(": 1, ")": -1}.get(char, 0)
+            i += 1
+        yield match.end(), sql[match.end() : i - 1]
+
+
+def _conformance_files():
+    return sorted(CONFORMANCE.glob("*.slt"))
+
+
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="conformance suite not present")
+@pytest.mark.parametrize("path", _conformance_files(), ids=lambda p: p.stem)
+def test_conformance_bodies_parse(path):
+    sql = path.read_text(encoding="utf-8")
+    bodies = list(_clause_bodies(sql))
+    assert bodies
+    for base, body in bodies:
+        clause = parse_clause(body, base=base, sql=sql)
+        for expr in all_exprs(clause):
+            assert sql[expr.pos : expr.pos + len(expr.text)] == expr.text
+            assert expr.text == expr.text.strip()
+
+
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="conformance suite not present")
+def test_conformance_examples():
+    sql = (CONFORMANCE / "case_sensitive_labels.slt").read_text(encoding="utf-8")
+    ((base, body),) = _clause_bodies(sql)
+    clause = parse_clause(body, base=base, sql=sql)
+    assert _nopos(clause.pattern) == Concat(
+        (A, Quantified(Label("b"), 1, None), Quantified(C, 1, None))
+    )
+    assert [d.label for d in clause.defines] == ["b", "C"]
+    assert clause.order_by == (SortKey(SqlExpr("id", sql.index("id\n  MEASURES")), False, None),)
+
+
+# ------------------------------------------------------------------------- errors
+
+
+def test_error_missing_pattern():
+    err = syntax_error("ORDER BY id\nDEFINE A AS true")
+    assert "unexpected 'DEFINE'" in err.message
+    assert (
+        "expected one of: ',', ASC, DESC, NULLS, MEASURES, ONE, ALL, AFTER, INITIAL, SEEK, PATTERN"
+        in err.message
+    )
+    assert (err.line, err.column) == (2, 1)
+    assert caret_under(err) == "D"
+    assert "PATTERN clause is required" in err.hint
+
+
+def test_error_empty_body():
+    err = syntax_error("   ")
+    assert "unexpected end of clause" in err.message
+    assert "PARTITION" in err.message and "PATTERN" in err.message
+
+
+def test_error_unclosed_pattern_points_after_last_token():
+    err = syntax_error("PATTERN (A B\n")
+    assert err.message.startswith("unexpected end of clause; expected one of:")
+    assert "')'" in err.message and "'|'" in err.message and "'*'" in err.message
+    assert (err.line, err.column) == (1, 13)
+    assert str(err).splitlines()[-1].index("^") == str(err).splitlines()[-2].index("B") + 1
+
+
+def test_error_min_greater_than_max():
+    sql = "PATTERN (A B{3,2})"
+    err = syntax_error(sql)
+    assert "quantifier {3,2}" in err.message and "minimum (3)" in err.message
+    assert err.pos == sql.index("{")
+    assert caret_under(err) == "{"
+    assert err.hint == "write {2,3}"
+
+
+def test_error_quantifier_bound_too_large():
+    err = syntax_error("PATTERN (A{99999999999999999999999})")
+    assert "too large" in err.message
+    assert caret_under(err) == "9"
+
+
+@pytest.mark.parametrize(
+    "sql, word, suggestion",
+    [
+        ("PATERN (A) DEFINE A AS true", "PATERN", "PATTERN"),
+        ("ORDER BY id\n  PATERN (A)\n  DEFINE A AS true", "PATERN", "PATTERN"),
+        ("MEASURES x AS y PATERN (A)", "PATERN", "PATTERN"),
+        ("PARTITION BY x ORDRE BY y PATTERN (A)", "ORDRE", "ORDER"),
+        ("PATTERN (A) DEFIN A AS true", "DEFIN", "DEFINE"),
+        ("ALL ROWS PER MATCH OMIT EMPTY MATCH PATTERN (A)", "MATCH", "MATCHES"),
+    ],
+)
+def test_error_misspelled_keyword(sql, word, suggestion):
+    err = syntax_error(sql)
+    assert f"unexpected '{word}'" in err.message
+    assert suggestion in err.message.split("expected", 1)[1]
+    assert err.hint == f"did you mean {suggestion}?"
+    assert err.pos == sql.index(word, sql.index(word) if word != "MATCH" else sql.index("EMPTY"))
+    assert caret_under(err) == word[0]
+
+
+def test_error_unmatched_rows_with_one_row_per_match():
+    sql = "ONE ROW PER MATCH WITH UNMATCHED ROWS PATTERN (A)"
+    err = syntax_error(sql)
+    assert err.message == "unexpected 'WITH'; expected one of: AFTER, INITIAL, SEEK, PATTERN"
+    assert err.pos == sql.index("WITH")
+    assert "only go with ALL ROWS PER MATCH" in err.hint
+    assert syntax_error("ONE ROW PER MATCH OMIT EMPTY MATCHES PATTERN (A)").hint == err.hint
+
+
+@pytest.mark.parametrize(
+    "sql", ["PATTERN (A**)", "PATTERN (A+*)", "PATTERN (A*??)", "PATTERN (A{2}{3})"]
+)
+def test_error_quantifier_on_quantifier(sql):
+    err = syntax_error(sql)
+    assert err.pos == len("PATTERN (A") + (2 if "??" in sql else 1) + (2 if "{2}" in sql else 0)
+    assert "one quantifier" in err.hint
+
+
+def test_error_clause_out_of_order():
+    sql = "PATTERN (A) DEFINE A AS x > 0\nORDER BY x"
+    err = syntax_error(sql)
+    assert err.message == "unexpected 'ORDER'; expected one of: ',', end of clause"
+    assert (err.line, err.column) == (2, 1)
+    assert "PARTITION BY, ORDER BY, MEASURES" in err.hint
+
+
+def test_error_measure_without_alias():
+    err = syntax_error("MEASURES a + b PATTERN (A)")
+    assert err.message == "unexpected 'PATTERN'; expected one of: a column name, AS"
+    assert "AS <name>" in err.hint
+    err = syntax_error("MEASURES a OR b, c AS d PATTERN (A)")
+    assert err.pos == len("MEASURES a OR b")
+
+
+@pytest.mark.parametrize(
+    "sql, message, at",
+    [
+        (
+            "PATTERN (A|)",
+            "unexpected ')'; expected one of: a pattern variable, '(', '^', '$', '{-', PERMUTE",
+            ")",
+        ),
+        ("PATTERN (A{})", "unexpected '}'; expected one of: a number, ','", "}"),
+        ("PATTERN (A @ B)", "unexpected '@'", "@"),
+        ("PATTERN (A) SUBSET U = (A,)", "unexpected ')'; expected a pattern variable", ")"),
+        (
+            "PATTERN (A) WITHIN INTERVAL '1' WEEK",
+            "unexpected 'WEEK'; expected one of: MILLISECOND,",
+            "W",
+        ),
+        (
+            "PATTERN (A) WITHIN INTERVAL '1.5' SECOND",
+            "the WITHIN interval must be a whole number",
+            "'",
+        ),
+        ("PARTITION BY ORDER BY x PATTERN (A)", "unexpected 'ORDER'; expected an expression", "O"),
+        ("PATTERN (A) DEFINE A AS (x > 1", "'(' is never closed", "("),
+        ("PATTERN (A) DEFINE A AS f(x]", "']' does not match '('", "]"),
+        ("PATTERN (A) DEFINE A AS 'abc", "unterminated string literal", "'"),
+        ('PATTERN (A "b)', "unterminated quoted name", '"'),
+        ("PATTERN (A) /* x", "unterminated comment", "/"),
+        ('PATTERN (A) DEFINE "" AS 1', "a quoted name cannot be empty", '"'),
+        ("PATTERN (A) DEFINE A true", "unexpected 'true'; expected AS", "t"),
+        ("PATTERN (A) DEFINE A AS", "unexpected end of clause; expected an expression", ""),
+        ("PATTERN (A) DEFINE A AS x,", "unexpected end of clause; expected a pattern variable", ""),
+        ("PATTERN (A B) PATTERN (C)", "unexpected 'PATTERN'", "P"),
+        ("PATTERN (A) )", "unexpected ')'", ")"),
+        ("PATTERN (A 2a)", "unexpected '2a'", "2"),
+        ("PATTERN (A) WITHIN '1' SECOND", "unexpected string '1'; expected INTERVAL", "'"),
+    ],
+)
+def test_error_messages_and_positions(sql, message, at):
+    err = syntax_error(sql)
+    assert err.message.startswith(message)
+    assert caret_under(err) == at
+
+
+def test_error_positions_in_the_whole_query():
+    body = "\n  ORDER BY id\n  PATTERN (A B{3,1})\n"
+    sql = f"SELECT *\nFROM t MATCH_RECOGNIZE ({body}) AS m"
+    base = sql.index(body)
+    err = syntax_error(body, base=base, sql=sql)
+    assert err.sql == sql
+    assert err.pos == sql.index("{3,1}")
+    assert (err.line, err.column) == (4, 15)
+    assert caret_under(err) == "{"
+    err = syntax_error("PATTERN (A", base=5, sql="xxxx(PATTERN (A)")
+    assert err.pos == 15
+
+
+# ------------------------------------------------------------------------ fuzzing
+
+_PIECES = [
+    "PARTITION BY",
+    "ORDER BY",
+    "MEASURES",
+    "ONE ROW PER MATCH",
+    "ALL ROWS PER MATCH",
+    "WITH UNMATCHED ROWS",
+    "AFTER MATCH SKIP",
+    "TO",
+    "FIRST",
+    "LAST",
+    "NEXT ROW",
+    "PAST",
+    "INITIAL",
+    "SEEK",
+    "PATTERN",
+    "SUBSET",
+    "DEFINE",
+    "AS",
+    "ASC",
+    "DESC",
+    "NULLS",
+    "WITHIN INTERVAL",
+    "'10'",
+    "SECOND",
+    "PERMUTE",
+    "A",
+    "b",
+    '"c"',
+    "`d`",
+    "x.y",
+    "1",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    "{-",
+    "-}",
+    ",",
+    "|",
+    "^",
+    "$",
+    "*",
+    "+",
+    "?",
+    "=",
+    "f(x)",
+    "'s''t'",
+    "-- c\n",
+    "/* c */",
+    "\n",
+    "<",
+    "CASE WHEN",
+    "THEN",
+    "END",
+    "'",
+    '"',
+    "/*",
+    "\\",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=25), st.text(max_size=3))
+def test_never_anything_but_syntax_errors(pieces, noise):
+    body = " ".join(pieces) + noise
+    sql = f"SELECT * FROM t MATCH_RECOGNIZE ({body})"
+    base = sql.index("(") + 1
+    try:
+        clause = parse_clause(body, base=base, sql=sql)
+    except SqlSyntaxError as err:
+        assert base <= err.pos <= base + len(body)
+        assert err.message and str(err)
+    else:
+        for expr in all_exprs(clause):
+            assert sql[expr.pos : expr.pos + len(expr.text)] == expr.text
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["A", "b", "()", "^", "$", "PERMUTE(A, B)", "{- C -}"]),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(st.sampled_from(["", "*", "+?", "{2}", "{1,3}?", "{,2}"]), min_size=6, max_size=6),
+    st.booleans(),
+)
+def test_generated_patterns_parse(primaries, quantifiers, alternate):
+    items = [f"{p}{q}" for p, q in zip(primaries, quantifiers[: len(primaries)], strict=True)]
+    text = " | ".join(items) if alternate else " ".join(items)
+    node = parse_clause(f"PATTERN ({text})").pattern
+    kinds = (Alternation, Concat, Label, Empty, Anchor, Permute, Exclusion, Quantified)
+    assert isinstance(node, kinds)
+    if len(items) > 1:
+        assert isinstance(node, Alternation if alternate else Concat)
+        assert len(node.items) == len(items)
