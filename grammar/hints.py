@@ -1,0 +1,51 @@
+"""Suggestions attached to syntax errors for the commonest mistakes."""
+
+from __future__ import annotations
+
+import difflib
+
+from matchrec.grammar.expressions import CLAUSE_STARTS
+from matchrec.grammar.lalr import Grammar
+from matchrec.grammar.scanner import Raw
+
+__all__ = ["hint"]
+
+_CLAUSE_ORDER = (
+    "PARTITION BY, ORDER BY, MEASURES, ONE ROW PER MATCH | ALL ROWS PER MATCH, "
+    "AFTER MATCH SKIP, INITIAL | SEEK, PATTERN, SUBSET, DEFINE"
+)
+
+
+def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[str]) -> str | None:
+    """A suggestion for the token ``raw``, taken as terminal ``kind`` where the parser
+    expected the terminals ``expected`` after those in ``fed``; or None."""
+    keywords = [word for word, t in grammar.keywords.items() if t in expected]
+    if raw.kind == "word":
+        guess = difflib.get_close_matches(raw.text.upper(), keywords, n=1, cutoff=0.75)
+        if guess and guess[0] != raw.text.upper():
+            return f"did you mean {guess[0]}?"
+    keyword, punctuation = grammar.keywords, grammar.punctuation
+    one_row = [keyword[word] for word in ("ONE", "ROW", "PER", "MATCH")]
+    if kind in (keyword["SHOW"], keyword["OMIT"], keyword["WITH"]) and fed[-4:] == one_row:
+        return (
+            "SHOW EMPTY MATCHES, OMIT EMPTY MATCHES and WITH UNMATCHED ROWS "
+            "only go with ALL ROWS PER MATCH"
+        )
+    quantifier_ends = {punctuation[c] for c in "*+?}"}
+    quantifier_starts = {punctuation[c] for c in "*+?{"}
+    if kind in quantifier_starts and fed and fed[-1] in quantifier_ends:
+        return (
+            "a pattern element takes one quantifier (and one '?' to make it "
+            "reluctant); use parentheses to quantify again, e.g. (A*)+"
+        )
+    if expected == {keyword["AS"], "ALIAS"}:
+        return "every measure needs a column name: MEASURES <expression> AS <name>"
+    if keyword["PATTERN"] in expected and kind in (
+        keyword["SUBSET"],
+        keyword["DEFINE"],
+        "$END",
+    ):
+        return f"a PATTERN clause is required; the clauses go in this order: {_CLAUSE_ORDER}"
+    if raw.kind == "word" and raw.text.upper() in CLAUSE_STARTS:
+        return f"the clauses go in this order: {_CLAUSE_ORDER}"
+    return None

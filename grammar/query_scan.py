@@ -1,0 +1,219 @@
+"""Find ``<relation> MATCH_RECOGNIZE ( ... ) [AS alias]`` inside a whole Spark SQL query.
+
+Spark's parser does not know MATCH_RECOGNIZE, so the surrounding query stays Spark's
+business: this scanner only locates each clause, its input relation (a table name or a
+parenthesised subquery) and its alias, respecting strings, quoted names and comments.
+The clause body itself is parsed by the grammar (``parse_clause``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from matchrec.errors import SqlSyntaxError
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# words that may follow a FROM item and so are not an alias
+_NOT_ALIAS = {
+    "WHERE",
+    "GROUP",
+    "ORDER",
+    "HAVING",
+    "LIMIT",
+    "UNION",
+    "EXCEPT",
+    "INTERSECT",
+    "JOIN",
+    "INNER",
+    "LEFT",
+    "RIGHT",
+    "FULL",
+    "CROSS",
+    "NATURAL",
+    "ON",
+    "USING",
+    "WINDOW",
+    "QUALIFY",
+    "CLUSTER",
+    "DISTRIBUTE",
+    "SORT",
+    "LATERAL",
+    "OFFSET",
+    "MINUS",
+    "SEMI",
+    "ANTI",
+    "PIVOT",
+    "UNPIVOT",
+    "TABLESAMPLE",
+    "FOR",
+    "MATCH_RECOGNIZE",
+}
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # word | quoted | string | punct
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """One MATCH_RECOGNIZE in a query; offsets into the query text."""
+
+    relation_start: int
+    relation_end: int
+    keyword: int
+    body_start: int  # first character after "("
+    body_end: int  # the closing ")"
+    alias: str | None
+
+
+def tokenize(sql: str) -> list[Token]:
+    """Words, quoted names, string literals and punctuation; comments and spaces dropped."""
+    tokens: list[Token] = []
+    i, n = 0, len(sql)
+    while i < n:
+        c = sql[i]
+        if c.isspace():
+            i += 1
+        elif sql.startswith("--", i):
+            j = sql.find("\n", i)
+            i = n if j < 0 else j
+        elif sql.startswith("/*", i):
+            j = sql.find("*/", i + 2)
+            if j < 0:
+                raise SqlSyntaxError(
+                    "unterminated comment", sql=sql, pos=i, hint="close it with */"
+                )
+            i = j + 2
+        elif c in "'\"`":
+            j = i + 1
+            while j < n and sql[j] != c:
+                j += 2 if (sql[j] == "\\" and c != "`") else 1
+            if j >= n:
+                what = "string" if c == "'" else "quoted name"
+                raise SqlSyntaxError(
+                    f"unterminated {what}", sql=sql, pos=i, hint=f"close it with {c}"
+                )
+            kind = "string" if c == "'" else "quoted"
+            tokens.append(Token(kind, sql[i : j + 1], i, j + 1))
+            i = j + 1
+        else:
+            m = _WORD.match(sql, i)
+            if m:
+                tokens.append(Token("word", m.group(), i, m.end()))
+                i = m.end()
+            else:
+                tokens.append(Token("punct", c, i, i + 1))
+                i += 1
+    return tokens
+
+
+def _matching(tokens: list[Token], i: int, sql: str) -> int:
+    """Index of the token closing the parenthesis opened at ``tokens[i]``."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        t = tokens[j].text
+        if tokens[j].kind == "punct" and t == "(":
+            depth += 1
+        elif tokens[j].kind == "punct" and t == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    raise SqlSyntaxError(
+        "unbalanced parenthesis", sql=sql, pos=tokens[i].start, hint="add the missing )"
+    )
+
+
+def _opening(tokens: list[Token], j: int) -> int:
+    """Index of the token opening the parenthesis closed at ``tokens[j]``."""
+    depth = 0
+    for i in range(j, -1, -1):
+        t = tokens[i]
+        if t.kind == "punct" and t.text == ")":
+            depth += 1
+        elif t.kind == "punct" and t.text == "(":
+            depth -= 1
+            if depth == 0:
+                return i
+    return 0
+
+
+def find_match_recognize(sql: str) -> list[Occurrence]:
+    """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
+    tokens = tokenize(sql)
+    found: list[Occurrence] = []
+    for k, tok in enumerate(tokens):
+        if tok.kind != "word" or tok.text.upper() != "MATCH_RECOGNIZE":
+            continue
+        if k + 1 >= len(tokens) or tokens[k + 1].text != "(":
+            raise SqlSyntaxError(
+                "MATCH_RECOGNIZE must be followed by (",
+                sql=sql,
+                pos=tok.end,
+                hint="write <table> MATCH_RECOGNIZE ( ... ) AS alias",
+            )
+        close = _matching(tokens, k + 1, sql)
+        if k == 0:
+            raise SqlSyntaxError(
+                "MATCH_RECOGNIZE needs an input table before it", sql=sql, pos=tok.start
+            )
+        prev = tokens[k - 1]
+        if prev.kind == "punct" and prev.text == ")":
+            rel_start = tokens[_opening(tokens, k - 1)].start
+        elif prev.kind in ("word", "quoted") and prev.text.upper() not in ("FROM", "JOIN", ","):
+            j = k - 1
+            while j >= 2 and tokens[j - 1].text == "." and tokens[j - 2].kind in ("word", "quoted"):
+                j -= 2
+            rel_start = tokens[j].start
+        else:
+            raise SqlSyntaxError(
+                "MATCH_RECOGNIZE needs an input table or subquery before it",
+                sql=sql,
+                pos=tok.start,
+                hint="write FROM <table> MATCH_RECOGNIZE ( ... )",
+            )
+        alias = None
+        a = close + 1
+        if a < len(tokens) and tokens[a].kind == "word" and tokens[a].text.upper() == "AS":
+            a += 1
+        if (
+            a < len(tokens)
+            and tokens[a].kind in ("word", "quoted")
+            and tokens[a].text.upper() not in _NOT_ALIAS
+        ):
+            alias = tokens[a].text
+        found.append(
+            Occurrence(
+                relation_start=rel_start,
+                relation_end=prev.end,
+                keyword=tok.start,
+                body_start=tokens[k + 1].end,
+                body_end=tokens[close].start,
+                alias=alias,
+            )
+        )
+    return found
+
+
+def with_prefix(sql: str) -> str:
+    """The leading ``WITH ...`` CTE list of ``sql`` (up to its main statement), or ''."""
+    tokens = tokenize(sql)
+    if not tokens or tokens[0].text.upper() != "WITH":
+        return ""
+    depth = 0
+    for t in tokens[1:]:
+        if t.kind == "punct" and t.text == "(":
+            depth += 1
+        elif t.kind == "punct" and t.text == ")":
+            depth -= 1
+        elif (
+            depth == 0
+            and t.kind == "word"
+            and t.text.upper() in ("SELECT", "FROM", "TABLE", "VALUES")
+        ):
+            return sql[: t.start]
+    return ""
