@@ -15,7 +15,7 @@ case-insensitive), a double-quoted one is kept exactly as written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 # --------------------------------------------------------------------------- pattern
 
@@ -87,7 +87,7 @@ class Quantified:
     pos: int = -1
 
 
-PatternNode = Union[Label, Empty, Anchor, Concat, Alternation, Permute, Exclusion, Quantified]
+PatternNode = Label | Empty | Anchor | Concat | Alternation | Permute | Exclusion | Quantified
 
 # --------------------------------------------------------------------------- clause
 

@@ -2,7 +2,11 @@
 
 Usage::
 
+    matchrec demo [--limit N]
     matchrec test PATH... [-k SUBSTRING] [-x] [-v] [--engine {matchrec,spark}]
+
+``demo`` runs the main job: a V-shape query on the sample ticker data shipped in the
+package, on local Spark, and prints its matches.
 
 ``test`` runs query suites (``.slt`` files, directories searched recursively), prints
 each failing record with a diff, and ends with the line ``N passed, N failed``.
@@ -117,6 +121,20 @@ def _cmd_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
     return EXIT_FAILED if summary.failed else EXIT_OK
 
 
+# ---------------------------------------------------------------------------- demo
+
+
+def _add_demo(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--limit", type=int, default=50, help="rows to show (default 50)")
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from matchrec.runtime.demo import run_demo
+
+    run_demo(limit=args.limit)
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------------- registry
 
 Handler = Callable[[argparse.Namespace], int]
@@ -124,6 +142,7 @@ Handler = Callable[[argparse.Namespace], int]
 #: name -> (declare arguments, run, one-line help). Later: "run" (execute a query and
 #: print its result) and "explain" (show the plan of a MATCH_RECOGNIZE query).
 SUBCOMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Handler, str]] = {
+    "demo": (_add_demo, _cmd_demo, "run a MATCH_RECOGNIZE query on the bundled sample data"),
     "test": (_add_test, _cmd_test, "run query suites (.slt files) and report failures"),
 }
 

@@ -1,0 +1,171 @@
+"""Run a planned MATCH_RECOGNIZE over the rows of one partition.
+
+The runtime hands over one partition at a time (its rows sorted, as columns), with the
+row-local DEFINE parts already computed by Spark as boolean columns. This module drives
+the matcher, evaluates the match-dependent DEFINE parts and the measure atoms, and says
+which input row each output row comes from. It never imports Spark, so the whole
+matching path is testable in plain Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from matchrec.matcher import Match, match_partition
+from matchrec.navigation import Evaluator, MatchContext
+
+
+@dataclass
+class PartitionProgram:
+    """The executable part of a plan: picklable, shipped to every Spark worker."""
+
+    nfa: Any
+    label_names: list[str]
+    # label id -> (name of the precomputed boolean column or None, Python glue or None)
+    defines: dict[int, tuple[str | None, Evaluator | None]]
+    history_free: bool
+    skip_mode: str
+    skip_labels: frozenset[int]
+    atoms: list[tuple[Evaluator, bool]]  # (evaluator, is aggregate)
+    one_row: bool
+    empty_matches: str  # show | omit | unmatched (ALL ROWS PER MATCH)
+    excluded_output: bool  # ONE ROW PER MATCH ignores exclusion
+    within_column: str | None = None
+    within_seconds: float | None = None
+
+
+@dataclass
+class PartitionOutput:
+    """Output rows of one partition, column-wise.
+
+    ``rows[i]`` is the input row (partition index) output row i comes from: the row itself
+    for ALL ROWS PER MATCH, the first row of the match for ONE ROW PER MATCH (its
+    partition columns are the same). ``atoms[k][i]`` is atom k's value for output row i;
+    ``matched[i]`` is False for unmatched rows (WITH UNMATCHED ROWS).
+    """
+
+    rows: list[int] = field(default_factory=list)
+    atoms: list[list[Any]] = field(default_factory=list)
+    matched: list[bool] = field(default_factory=list)
+
+
+def _elapsed_seconds(a: Any, b: Any) -> float | None:
+    if a is None or b is None:
+        return None
+    delta = b - a
+    if isinstance(delta, timedelta):
+        return delta.total_seconds()
+    if isinstance(a, (datetime, date)):
+        return None
+    return float(delta)
+
+
+def make_evaluate(
+    program: PartitionProgram, ctx: MatchContext, match_number: int
+) -> Callable[[int, int, Sequence[int]], bool]:
+    """The DEFINE test the matcher calls: row-local bit, WITHIN bound, then Python glue."""
+    tests: list[tuple[Sequence[Any] | None, Evaluator | None]] = [(None, None)] * len(
+        program.label_names
+    )
+    for label, (column, glue) in program.defines.items():
+        tests[label] = (ctx.cols[column] if column else None, glue)
+    times = ctx.cols[program.within_column] if program.within_column else None
+    limit = program.within_seconds
+
+    def evaluate(label: int, start: int, labels: Sequence[int]) -> bool:
+        row = start + len(labels) - 1
+        bits, glue = tests[label]
+        if bits is not None and bits[row] is not True:
+            return False
+        if times is not None:
+            span = _elapsed_seconds(times[start], times[row])
+            if span is None or span > limit:
+                return False
+        if glue is None:
+            return True
+        ctx.start = start
+        ctx.labels = labels
+        ctx.upto = len(labels)
+        ctx.match_number = match_number
+        return glue(ctx) is True
+
+    return evaluate
+
+
+def run_partition(
+    program: PartitionProgram, cols: dict[str, Sequence[Any]], n: int
+) -> PartitionOutput:
+    """Find all matches of one partition of ``n`` rows and compute the output rows."""
+    out = PartitionOutput(atoms=[[] for _ in program.atoms])
+    if n == 0:
+        return out
+    define_ctx = MatchContext(cols, n, program.label_names)
+    measure_ctx = MatchContext(cols, n, program.label_names)
+    unmatched = program.empty_matches == "unmatched" and not program.one_row
+    covered = [False] * n if unmatched else None
+    next_unmatched = 0
+
+    def emit_unmatched(upto: int) -> None:
+        nonlocal next_unmatched
+        assert covered is not None
+        for r in range(next_unmatched, upto):
+            if not covered[r]:
+                out.rows.append(r)
+                out.matched.append(False)
+                for column in out.atoms:
+                    column.append(None)
+        next_unmatched = max(next_unmatched, upto)
+
+    for number, match in match_partition(
+        program.nfa,
+        n,
+        lambda number: make_evaluate(program, define_ctx, number),
+        skip_mode=program.skip_mode,
+        skip_labels=program.skip_labels,
+        history_matters=not program.history_free,
+        start_matters=program.within_column is not None,
+    ):
+        if covered is not None:
+            emit_unmatched(match.start)
+            for r in range(match.start, max(match.end, match.start + 1)):
+                covered[r] = True
+        _emit_match(program, measure_ctx, number, match, out)
+    if covered is not None:
+        emit_unmatched(n)
+    return out
+
+
+def _emit_match(
+    program: PartitionProgram, ctx: MatchContext, number: int, match: Match, out: PartitionOutput
+) -> None:
+    ctx.start = match.start
+    ctx.labels = match.labels
+    ctx.match_number = number
+    size = match.end - match.start
+    if program.one_row:
+        ctx.upto = size
+        out.rows.append(match.start)
+        out.matched.append(True)
+        for (atom, _), column in zip(program.atoms, out.atoms):
+            column.append(atom(ctx))
+        return
+    if size == 0:
+        if program.empty_matches == "omit":
+            return
+        ctx.upto = 0
+        out.rows.append(match.start)
+        out.matched.append(True)
+        for (atom, _), column in zip(program.atoms, out.atoms):
+            column.append(atom(ctx))
+        return
+    for i in range(size):
+        if match.excluded[i]:
+            continue
+        ctx.upto = i + 1
+        out.rows.append(match.start + i)
+        out.matched.append(True)
+        for (atom, _), column in zip(program.atoms, out.atoms):
+            column.append(atom(ctx))

@@ -1,0 +1,238 @@
+"""Reading values out of a (partial) match: navigation, CLASSIFIER, MATCH_NUMBER, aggregates.
+
+These are the building blocks the planner assembles into DEFINE and MEASURES
+evaluators. They run where the matching runs (a Spark Python worker, or a plain Python
+test) and never import Spark.
+
+A :class:`MatchContext` describes the match being looked at: the partition's columns,
+the first row of the match, the label of each matched row, how many of those rows are
+visible (RUNNING semantics see the match up to the current row, FINAL the whole match)
+and the match number.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from decimal import Decimal
+from typing import Any
+
+Value = Any
+RowValue = Callable[["MatchContext", int], Value]
+Evaluator = Callable[["MatchContext"], Value]
+
+
+class MatchContext:
+    """The state one evaluation looks at. Reused and mutated in place on the hot path."""
+
+    __slots__ = ("cols", "n", "start", "labels", "upto", "match_number", "label_names")
+
+    def __init__(self, cols: dict[str, Sequence[Value]], n: int, label_names: Sequence[str]):
+        self.cols = cols
+        self.n = n
+        self.label_names = label_names
+        self.start = 0
+        self.labels: Sequence[int] = ()
+        self.upto = 0
+        self.match_number = 0
+
+    @property
+    def current(self) -> int:
+        """Partition index of the current row (the last visible row of the match)."""
+        return self.start + self.upto - 1
+
+
+def column_at(name: str) -> RowValue:
+    """The value of input (or precomputed) column ``name`` at a row."""
+
+    def read(ctx: MatchContext, row: int) -> Value:
+        return ctx.cols[name][row]
+
+    return read
+
+
+def classifier_at(ctx: MatchContext, row: int) -> Value:
+    """The label of ``row`` if it belongs to the match as known so far, else NULL."""
+    i = row - ctx.start
+    if 0 <= i < len(ctx.labels):
+        return ctx.label_names[ctx.labels[i]]
+    return None
+
+
+def match_number_at(ctx: MatchContext, row: int) -> Value:
+    return ctx.match_number
+
+
+def select_row(
+    ctx: MatchContext,
+    labels: frozenset[int] | None,
+    from_end: bool,
+    offset: int,
+    physical: int,
+    final: bool,
+) -> int | None:
+    """The partition row a navigation lands on, or None (NULL) if there is none.
+
+    Logical step: the ``offset``-th row (0-based) from the end (LAST) or the start (FIRST)
+    among the visible rows of the match whose label is in ``labels`` (all rows when None).
+    Physical step: then ``physical`` rows forward (NEXT, > 0) or back (PREV, < 0) in the
+    partition, where leaving the match is allowed but leaving the partition gives NULL.
+    """
+    upto = len(ctx.labels) if final else ctx.upto
+    if labels is None:
+        if offset >= upto:
+            return None
+        i = upto - 1 - offset if from_end else offset
+    else:
+        seq = ctx.labels
+        seen = 0
+        i = -1
+        rng = range(upto - 1, -1, -1) if from_end else range(upto)
+        for j in rng:
+            if seq[j] in labels:
+                if seen == offset:
+                    i = j
+                    break
+                seen += 1
+        if i < 0:
+            return None
+    row = ctx.start + i + physical
+    if 0 <= row < ctx.n:
+        return row
+    return None
+
+
+def navigate(
+    source: RowValue,
+    labels: frozenset[int] | None,
+    from_end: bool = True,
+    offset: int = 0,
+    physical: int = 0,
+    final: bool = False,
+) -> Evaluator:
+    """An evaluator for ``[PREV|NEXT]([FIRST|LAST](source of labels, offset), physical)``."""
+
+    def evaluate(ctx: MatchContext) -> Value:
+        row = select_row(ctx, labels, from_end, offset, physical, final)
+        return None if row is None else source(ctx, row)
+
+    return evaluate
+
+
+def match_number(ctx: MatchContext) -> Value:
+    return ctx.match_number
+
+
+# ----------------------------------------------------------------------------- aggregates
+
+
+def _non_null(values: list[Value]) -> list[Value]:
+    return [v for v in values if v is not None]
+
+
+def _sum(values: list[Value]) -> Value:
+    vals = _non_null(values)
+    return sum(vals) if vals else None
+
+
+def _avg(values: list[Value]) -> Value:
+    vals = _non_null(values)
+    if not vals:
+        return None
+    if any(isinstance(v, Decimal) for v in vals):
+        return sum(Decimal(v) for v in vals) / len(vals)
+    return math.fsum(vals) / len(vals)
+
+
+def _min(values: list[Value]) -> Value:
+    vals = _non_null(values)
+    return min(vals) if vals else None
+
+
+def _max(values: list[Value]) -> Value:
+    vals = _non_null(values)
+    return max(vals) if vals else None
+
+
+def _bool_and(values: list[Value]) -> Value:
+    vals = _non_null(values)
+    return all(vals) if vals else None
+
+
+def _bool_or(values: list[Value]) -> Value:
+    vals = _non_null(values)
+    return any(vals) if vals else None
+
+
+def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
+    def pick(values: list[Value], keys: list[Value]) -> Value:
+        best, best_key = None, None
+        for v, k in zip(values, keys):
+            if k is None:
+                continue
+            if best_key is None or (k > best_key if pick_max else k < best_key):
+                best, best_key = v, k
+        return best
+
+    return pick
+
+
+# name -> (number of arguments, function over the argument value lists)
+AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
+    "COUNT": (1, lambda vals: len(_non_null(vals))),
+    "SUM": (1, _sum),
+    "AVG": (1, _avg),
+    "MEAN": (1, _avg),
+    "MIN": (1, _min),
+    "MAX": (1, _max),
+    "ARRAY_AGG": (1, _non_null),
+    "COLLECT_LIST": (1, _non_null),
+    "COLLECT_SET": (1, lambda vals: list(dict.fromkeys(_non_null(vals)))),
+    "BOOL_AND": (1, _bool_and),
+    "EVERY": (1, _bool_and),
+    "BOOL_OR": (1, _bool_or),
+    "ANY": (1, _bool_or),
+    "SOME": (1, _bool_or),
+    "COUNT_IF": (1, lambda vals: sum(1 for v in vals if v is True)),
+    "MAX_BY": (2, _by(True)),
+    "MIN_BY": (2, _by(False)),
+    "FIRST_VALUE": (1, lambda vals: vals[0] if vals else None),
+    "LAST_VALUE": (1, lambda vals: vals[-1] if vals else None),
+}
+
+
+def aggregate(
+    func: str,
+    args: Sequence[RowValue] | None,
+    labels: frozenset[int] | None,
+    final: bool,
+    distinct: bool = False,
+) -> Evaluator:
+    """An evaluator for an aggregate over the visible rows of ``labels`` (``args`` None: ``*``)."""
+    _, fn = AGGREGATES[func]
+
+    def rows(ctx: MatchContext) -> list[int]:
+        upto = len(ctx.labels) if final else ctx.upto
+        start = ctx.start
+        if labels is None:
+            return list(range(start, start + upto))
+        seq = ctx.labels
+        return [start + i for i in range(upto) if seq[i] in labels]
+
+    if args is None:
+        return lambda ctx: len(rows(ctx))
+
+    def evaluate(ctx: MatchContext) -> Value:
+        picked = rows(ctx)
+        columns = [[a(ctx, r) for r in picked] for a in args]
+        if distinct:
+            seen: dict[Any, None] = {}
+            keep = []
+            for i, v in enumerate(columns[0]):
+                if v not in seen:
+                    seen[v] = None
+                    keep.append(i)
+            columns = [[c[i] for i in keep] for c in columns]
+        return fn(*columns)
+
+    return evaluate

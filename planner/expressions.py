@@ -1,0 +1,841 @@
+"""Lower MEASURES and DEFINE expressions to what the runtime executes.
+
+An expression of a MATCH_RECOGNIZE clause mixes three kinds of parts:
+
+* **row-local** parts that read only the current row (``price * 2``, ``A.price`` inside
+  ``DEFINE A``, constants, subqueries): Spark computes them once per row, as extra
+  columns, before matching (full Spark SQL fidelity, vectorized in the JVM);
+* **atoms** that read the match: navigation (``PREV``/``NEXT``/``FIRST``/``LAST``, a
+  label-qualified column), ``CLASSIFIER()``, ``MATCH_NUMBER()``, aggregates over labels;
+  they are evaluated where the matching runs (``matchrec.navigation``);
+* **glue** around atoms. In DEFINE it runs in Python during matching (``pyeval``); in
+  MEASURES it is handed back to Spark as an expression over the atom columns, so the
+  measure's value and type are exactly what Spark computes.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from matchrec import navigation as nav
+from matchrec.ast import SqlExpr
+from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.navigation import Evaluator, RowValue
+
+from .pyeval import compile_glue
+from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression
+
+NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
+PHYSICAL = {"PREV", "NEXT"}
+SPECIAL = {"CLASSIFIER", "MATCH_NUMBER"}
+AGGREGATE_NODES: dict[type, str] = {
+    exp.Count: "COUNT",
+    exp.Sum: "SUM",
+    exp.Avg: "AVG",
+    exp.Min: "MIN",
+    exp.Max: "MAX",
+    exp.ArrayAgg: "ARRAY_AGG",
+    exp.ArgMax: "MAX_BY",
+    exp.ArgMin: "MIN_BY",
+    exp.LogicalAnd: "BOOL_AND",
+    exp.LogicalOr: "BOOL_OR",
+    exp.CountIf: "COUNT_IF",
+}
+for _name in ("ArrayUniqueAgg", "CollectSet"):
+    if hasattr(exp, _name):
+        AGGREGATE_NODES[getattr(exp, _name)] = "COLLECT_SET"
+if hasattr(exp, "CollectList"):
+    AGGREGATE_NODES[exp.CollectList] = "COLLECT_LIST"
+
+
+@dataclass
+class Atom:
+    """A value read from the match; ``probe`` is Spark SQL whose type is the atom's type."""
+
+    name: str
+    evaluate: Evaluator
+    probe: str
+    aggregate: bool = False
+
+
+@dataclass
+class Lowering:
+    """Shared state while lowering all expressions of one clause."""
+
+    sql: str
+    label_ids: Mapping[str, int]
+    subsets: Mapping[str, frozenset[int]]
+    columns: Mapping[str, str]  # lower-case name -> name as in the input
+    precomputed: dict[str, str] = field(default_factory=dict)  # spark sql text -> column
+    atoms: list[Atom] = field(default_factory=list)
+    # precomputed column -> offset in ``sql`` of the expression it was made from
+    origins: dict[str, int] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ helpers
+
+    def error(
+        self, cls: type, message: str, node: exp.Expression, base: int, hint: str | None = None
+    ):
+        return cls(message, sql=self.sql, pos=node_pos(node, base, self.sql), hint=hint)
+
+    def label_set(self, name: str | None, node: exp.Expression, base: int) -> frozenset[int] | None:
+        """Label ids a qualifier stands for; None for the universal variable (no qualifier).
+
+        ``node`` locates the qualifier in errors: a column reference or the name itself."""
+        if name is None:
+            return None
+        if name in self.label_ids:
+            return frozenset([self.label_ids[name]])
+        if name in self.subsets:
+            return self.subsets[name]
+        if isinstance(node, exp.Column) and isinstance(node.args.get("table"), exp.Expression):
+            node = node.args["table"]
+        known = ", ".join([*self.label_ids, *self.subsets]) or "(none)"
+        hint = f"pattern variables: {known}"
+        column = self.columns.get(name.lower())
+        if column is not None:
+            hint = (
+                f"{column!r} is an input column; the name before '.' must be a pattern "
+                f"variable ({known}); struct fields cannot be read in MATCH_RECOGNIZE"
+            )
+        else:
+            close = _close_match(name, [*self.label_ids, *self.subsets])
+            if close:
+                hint = f"did you mean {close}? {hint}"
+            else:
+                hint += " (a qualifier names a pattern variable, not a table)"
+        raise self.error(SemanticError, f"unknown pattern variable {name!r}", node, base, hint)
+
+    def column(self, node: exp.Column, base: int) -> str:
+        name = node.name
+        real = self.columns.get(name.lower())
+        if real is None:
+            target = node.this if isinstance(node.this, exp.Expression) else node
+            known = ", ".join(self.columns.values()) or "(none)"
+            close = _close_match(name, list(self.columns.values()))
+            hint = f"input columns: {known}"
+            if close:
+                hint = f"did you mean {close}? {hint}"
+            raise self.error(SemanticError, f"unknown column {name!r}", target, base, hint)
+        return real
+
+    def precompute(self, node: exp.Expression, base: int) -> str:
+        """Column name holding ``node`` (row-local, qualifiers stripped) computed by Spark."""
+        if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
+            return self.column(node, base)
+        text = self.spark_sql(node, base)
+        if text not in self.precomputed:
+            name = f"__mr_c{len(self.precomputed)}"
+            self.precomputed[text] = name
+            self.origins[name] = node_pos(node, base, self.sql)
+        return self.precomputed[text]
+
+    def spark_sql(self, node: exp.Expression, base: int) -> str:
+        """Spark SQL text of a row-local subtree with label qualifiers removed."""
+        copy = node.copy()
+        for col in list(_columns(copy)):
+            real = self.column(col, base)
+            col.replace(exp.column(real, quoted=True))
+        return copy.sql(dialect=MatchRecognizeDialect)
+
+    def label_of(self, node: exp.Expression, base: int, what: str) -> tuple[str | None, bool]:
+        """The one qualifier used by column references and CLASSIFIER in a navigation or
+        aggregate argument, and whether any reference exists. Mixing labels is an error."""
+        refs = sorted(_label_refs(node), key=lambda r: node_pos(r[1], base))
+        names: list[str | None] = []
+        for name, ref in refs:
+            if names and name != names[0]:
+                first, other = (_shown(n) for n in (names[0], name))
+                raise self.error(
+                    SemanticError,
+                    f"the argument of {what} mixes {first} and {other}; all its column "
+                    "references must use the same pattern variable (or all none)",
+                    ref,
+                    base,
+                    hint=f"use one {what} per pattern variable, e.g. {what}(A.x) - {what}(B.x)",
+                )
+            names.append(name)
+        return (names[0] if names else None), bool(names)
+
+    # ------------------------------------------------------------------ atoms
+
+    def row_source(self, node: exp.Expression, base: int, what: str) -> RowValue:
+        """How to read the argument of a navigation or aggregate at a given row."""
+        inner = _unparen(node)
+        kind = _special_kind(inner)
+        if kind == "CLASSIFIER":
+            return nav.classifier_at
+        if kind == "MATCH_NUMBER":
+            return nav.match_number_at
+        for sub in _walk(inner):
+            k = _special_kind(sub)
+            if k in ("FIRST", "LAST") and what in PHYSICAL:
+                raise self.error(
+                    SemanticError,
+                    f"{k} inside {what} must be the whole first argument of {what}",
+                    sub,
+                    base,
+                    hint=f"write e.g. {what}({k}(A.x), 1) + 1, not {what}({k}(A.x) + 1)",
+                )
+            if k in NAVIGATION:
+                raise self.error(SemanticError, f"{k} cannot be used inside {what}", sub, base)
+            if k in SPECIAL:
+                raise self.error(
+                    UnsupportedError,
+                    f"{k}() inside an expression argument of {what} is not supported",
+                    sub,
+                    base,
+                    hint=f"apply the function outside, e.g. lower({what}({k}()))",
+                )
+            agg = _aggregate_name(sub)
+            if agg:
+                raise self.error(
+                    SemanticError, f"an aggregate ({agg}) cannot be used inside {what}", sub, base
+                )
+        return nav.column_at(self.precompute(inner, base))
+
+    def probe_of(self, node: exp.Expression, base: int) -> str:
+        inner = _unparen(node)
+        kind = _special_kind(inner)
+        if kind == "CLASSIFIER":
+            return "CAST(NULL AS STRING)"
+        if kind == "MATCH_NUMBER":
+            return "CAST(NULL AS BIGINT)"
+        return f"`{self.precompute(inner, base)}`"
+
+    def add_atom(self, evaluate: Evaluator, probe: str, aggregate: bool = False) -> str:
+        name = f"__mr_a{len(self.atoms)}"
+        self.atoms.append(Atom(name, evaluate, probe, aggregate))
+        return name
+
+    def navigation_atom(
+        self, node: exp.Expression, base: int, in_define: bool
+    ) -> tuple[Evaluator, str]:
+        """Evaluator and type probe of PREV/NEXT/FIRST/LAST(...) ``node``."""
+        semantics, name = call_name(node)
+        args = list(node.expressions)
+        if not args:
+            raise self.error(
+                SemanticError,
+                f"{name} needs an argument",
+                node,
+                base,
+                hint=f"write e.g. {name}(A.x)",
+            )
+        what = name  # the call the user wrote around the argument, for messages
+        physical = 0
+        if name in PHYSICAL:
+            if semantics:
+                raise self.error(
+                    SemanticError,
+                    f"{semantics} applies to FIRST, LAST and aggregates, not to {name}",
+                    node,
+                    base,
+                    hint=f"write {name}({semantics} LAST(...))",
+                )
+            steps = self.offset(args, node, base, default=1, what=name)
+            physical = -steps if name == "PREV" else steps
+            inner = _unparen(args[0])
+            inner_sem, inner_name = call_name(inner) if _is_call(inner) else (None, "")
+            if _special_kind(inner) in ("FIRST", "LAST"):
+                semantics, name, args = inner_sem, inner_name, list(inner.expressions)
+                what = name
+                node = inner
+                if not args:
+                    raise self.error(
+                        SemanticError,
+                        f"{name} needs an argument",
+                        node,
+                        base,
+                        hint=f"write e.g. {name}(A.x)",
+                    )
+            elif _special_kind(inner) in PHYSICAL:
+                raise self.error(
+                    SemanticError, f"{inner_name} cannot be used inside {name}", inner, base
+                )
+            else:
+                name, args = "LAST", [inner]
+        if semantics == "FINAL" and in_define:
+            raise self.error(
+                SemanticError,
+                "FINAL is not allowed in DEFINE",
+                node,
+                base,
+                hint="use RUNNING (the default)",
+            )
+        offset = self.offset(args, node, base, default=0, what=name)
+        qualifier, _ = self.label_of(args[0], base, what)
+        labels = self.label_set(qualifier, _first_ref(args[0], qualifier) or args[0], base)
+        source = self.row_source(args[0], base, what)
+        evaluate = nav.navigate(
+            source,
+            labels,
+            from_end=(name == "LAST"),
+            offset=offset,
+            physical=physical,
+            final=(semantics == "FINAL"),
+        )
+        return evaluate, self.probe_of(args[0], base)
+
+    def offset(
+        self, args: list[exp.Expression], node: exp.Expression, base: int, default: int, what: str
+    ) -> int:
+        if len(args) < 2:
+            return default
+        if len(args) > 2:
+            raise self.error(
+                SemanticError,
+                f"{what} takes at most two arguments, got {len(args)}",
+                args[2],
+                base,
+                hint=f"write {what}(x) or {what}(x, offset)",
+            )
+        arg = _unparen(args[1])
+        if not (isinstance(arg, exp.Literal) and not arg.is_string and arg.this.isdigit()):
+            raise self.error(
+                SemanticError,
+                f"the offset of {what} must be a non-negative integer constant, "
+                f"not {_excerpt(args[1])}",
+                args[1],
+                base,
+                hint=f"write e.g. {what}(x, 2)",
+            )
+        return int(arg.this)
+
+    def aggregate_atom(
+        self, node: exp.Expression, base: int, in_define: bool
+    ) -> tuple[Evaluator, str]:
+        semantics, func, args, distinct = _aggregate_parts(node)
+        if semantics == "FINAL" and in_define:
+            raise self.error(
+                SemanticError,
+                "FINAL is not allowed in DEFINE",
+                node,
+                base,
+                hint="use RUNNING (the default)",
+            )
+        arity, _ = nav.AGGREGATES[func]
+        stars = [a for a in args if _is_star(a)]
+        if stars and func != "COUNT":
+            q = _qualifier(stars[0]) if isinstance(stars[0], exp.Column) else None
+            raise self.error(
+                SemanticError,
+                f"{_excerpt(stars[0])} is only allowed as the argument of COUNT, not of {func}",
+                stars[0],
+                base,
+                hint=f"name a column, e.g. {func.lower()}({q + '.' if q else ''}x)",
+            )
+        if func == "COUNT" and len(args) == 1 and stars:
+            if distinct:
+                raise self.error(
+                    SemanticError,
+                    "count(DISTINCT *) is not allowed",
+                    node,
+                    base,
+                    hint="write count(DISTINCT column)",
+                )
+            qualifier = _qualifier(args[0]) if isinstance(args[0], exp.Column) else None
+            labels = self.label_set(qualifier, args[0], base)
+            return nav.aggregate(
+                "COUNT", None, labels, semantics == "FINAL"
+            ), "CAST(NULL AS BIGINT)"
+        if func == "COUNT" and not args:
+            return nav.aggregate("COUNT", None, None, semantics == "FINAL"), "CAST(NULL AS BIGINT)"
+        if len(args) != arity:
+            s = "" if arity == 1 else "s"
+            where = args[arity] if len(args) > arity else node
+            raise self.error(
+                SemanticError,
+                f"{func} takes {arity} argument{s}, got {len(args)}",
+                where,
+                base,
+            )
+        qualifiers: dict[str | None, exp.Expression] = {}
+        for a in args:
+            for sub in _walk(a):
+                inner = _aggregate_name(sub)
+                if inner:
+                    raise self.error(
+                        SemanticError,
+                        f"aggregates cannot be nested: {inner} inside {func}",
+                        sub,
+                        base,
+                    )
+            q, found = self.label_of(a, base, func)
+            if found and q not in qualifiers:
+                if qualifiers:
+                    first = next(iter(qualifiers))
+                    raise self.error(
+                        SemanticError,
+                        f"the arguments of {func} mix {_shown(first)} and {_shown(q)}; they "
+                        "must all use the same pattern variable (or all none)",
+                        _first_ref(a, q) or a,
+                        base,
+                    )
+                qualifiers[q] = _first_ref(a, q) or a
+        qualifier = next(iter(qualifiers)) if qualifiers else None
+        labels = self.label_set(qualifier, qualifiers.get(qualifier, node), base)
+        sources = [self.row_source(a, base, func) for a in args]
+        probe_args = ", ".join(self.probe_of(a, base) for a in args)
+        probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
+        return nav.aggregate(func, sources, labels, semantics == "FINAL", distinct), probe
+
+
+def _close_match(name: str, options: list[str]) -> str | None:
+    """The option ``name`` was most likely meant to be (case-insensitive), if any."""
+    lowered = {o.lower(): o for o in options}
+    hits = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.75)
+    return lowered[hits[0]] if hits else None
+
+
+def _shown(label: str | None) -> str:
+    return "a column without pattern variable" if label is None else f"pattern variable {label}"
+
+
+def _excerpt(node: exp.Expression, limit: int = 40) -> str:
+    text = node.sql(dialect=MatchRecognizeDialect)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _walk(node: exp.Expression):
+    """``node`` and its descendants, not descending into subqueries."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        if isinstance(n, (exp.Subquery, exp.Select, exp.Exists)):
+            continue
+        if isinstance(n, exp.In) and n.args.get("query") is not None:
+            stack.append(n.this)
+            continue
+        stack.extend(reversed(list(n.iter_expressions())))
+
+
+def _classifier_label(node: exp.Expression) -> tuple[str, exp.Expression] | None:
+    """(label, name node) of ``CLASSIFIER(X)``; None for other nodes and ``CLASSIFIER()``."""
+    if _special_kind(node) != "CLASSIFIER" or len(node.expressions) != 1:
+        return None
+    arg = node.expressions[0]
+    if not isinstance(arg, exp.Column) or arg.args.get("table") is not None:
+        return None
+    quoted = isinstance(arg.this, exp.Identifier) and arg.this.quoted
+    return (arg.name if quoted else arg.name.upper()), arg
+
+
+def _label_refs(node: exp.Expression):
+    """(qualifier, node) of every column reference and CLASSIFIER(X) in ``node``."""
+    for n in _walk(node):
+        if isinstance(n, exp.Column) and not _is_star(n):
+            if n.parent is None or _classifier_label(n.parent) is None:
+                yield _qualifier(n), n
+        else:
+            found = _classifier_label(n)
+            if found:
+                yield found
+
+
+def _first_ref(node: exp.Expression, qualifier: str | None) -> exp.Expression | None:
+    for name, ref in _label_refs(node):
+        if name == qualifier:
+            return ref
+    return None
+
+
+def _columns(node: exp.Expression):
+    """Column references of ``node``, not descending into subqueries."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, (exp.Subquery, exp.Select, exp.Exists)):
+            continue
+        if isinstance(n, exp.In) and n.args.get("query") is not None:
+            stack.append(n.this)
+            continue
+        if isinstance(n, exp.Column) and not isinstance(n.this, exp.Star):
+            yield n
+            continue
+        stack.extend(n.iter_expressions())
+
+
+def _qualifier(col: exp.Column) -> str | None:
+    table = col.args.get("table")
+    if table is None:
+        return None
+    ident = table if isinstance(table, exp.Identifier) else None
+    if ident is None:
+        return str(table.name).upper()
+    return ident.this if ident.quoted else ident.this.upper()
+
+
+def _unparen(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _is_call(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Func)
+
+
+def _is_star(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Star) or (
+        isinstance(node, exp.Column) and isinstance(node.this, exp.Star)
+    )
+
+
+def _special_kind(node: exp.Expression) -> str | None:
+    """PREV/NEXT/FIRST/LAST/CLASSIFIER/MATCH_NUMBER if ``node`` is such a call."""
+    if isinstance(node, exp.Anonymous):
+        _, name = call_name(node)
+        if name in NAVIGATION or name in SPECIAL:
+            return name
+    return None
+
+
+def _aggregate_name(node: exp.Expression) -> str | None:
+    if type(node) in AGGREGATE_NODES:
+        return AGGREGATE_NODES[type(node)]
+    if isinstance(node, exp.Anonymous):
+        _, name = call_name(node)
+        if name in nav.AGGREGATES:
+            return name
+    return None
+
+
+def _aggregate_parts(node: exp.Expression) -> tuple[str | None, str, list[exp.Expression], bool]:
+    """(RUNNING/FINAL, function, arguments, DISTINCT) of an aggregate call."""
+    if isinstance(node, exp.Anonymous):
+        semantics, name = call_name(node)
+        args = list(node.expressions)
+    else:
+        semantics, name = None, AGGREGATE_NODES[type(node)]
+        args = [node.this] if node.args.get("this") is not None else []
+        if node.args.get("expression") is not None:
+            args.append(node.args["expression"])
+        args.extend(node.expressions)
+    distinct = False
+    if len(args) == 1 and isinstance(args[0], exp.Distinct):
+        distinct = True
+        args = list(args[0].expressions)
+    return semantics, name, args, distinct
+
+
+# ---------------------------------------------------------------------- public lowering
+
+
+@dataclass
+class DefineLowering:
+    """A DEFINE condition split into a row-local Spark part and a match-dependent part."""
+
+    local_column: str | None  # boolean column computed by Spark (None: no row-local part)
+    glue: Evaluator | None  # Python part (None: none)
+    history_free: bool  # the glue reads only the current row and physical offsets
+
+
+@dataclass
+class MeasureLowering:
+    spark_sql: str  # expression over input/atom columns, evaluated by Spark after matching
+
+
+def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
+    """Lower ``DEFINE label AS expr``."""
+    tree = parse_expression(expr, low.sql)
+    base = expr.pos
+    label_id = low.label_ids[label]
+    local_labels = {None, label} | {s for s, ids in low.subsets.items() if label_id in ids}
+    history_free = True
+
+    def is_local(node: exp.Expression) -> bool:
+        if isinstance(node, (exp.Subquery, exp.Exists)):
+            return True
+        if isinstance(node, exp.In) and node.args.get("query") is not None:
+            return is_local(node.this)
+        if isinstance(node, exp.Column):
+            if _is_star(node):
+                raise _star_error(low, node, base)
+            q = _qualifier(node)
+            low.label_set(q, node, base)
+            low.column(node, base)
+            return q in local_labels
+        if _special_kind(node) or _aggregate_name(node):
+            return False
+        return all(is_local(c) for c in node.iter_expressions())
+
+    def compile_node(node: exp.Expression) -> Evaluator:
+        nonlocal history_free
+        if is_local(node):
+            column = low.precompute(node, base)
+            return nav.navigate(nav.column_at(column), None)  # current row
+        if isinstance(node, exp.Column):  # another label's column: its last row so far
+            history_free = False
+            labels = low.label_set(_qualifier(node), node, base)
+            return nav.navigate(nav.column_at(low.column(node, base)), labels)
+        kind = _special_kind(node)
+        if kind in NAVIGATION:
+            evaluate, _ = low.navigation_atom(node, base, in_define=True)
+            if not _is_physical_on_current(node, local_labels):
+                history_free = False
+            return evaluate
+        if kind == "CLASSIFIER":
+            history_free = False
+            return _classifier(low, node, base)
+        if kind == "MATCH_NUMBER":
+            return nav.match_number
+        if _aggregate_name(node):
+            history_free = False
+            evaluate, _ = low.aggregate_atom(node, base, in_define=True)
+            return evaluate
+        if isinstance(node, exp.Column):
+            # another variable's column, e.g. A.price in DEFINE B: the last row of A so far
+            history_free = False
+            labels = low.label_set(_qualifier(node), node, base)
+            return nav.navigate(nav.column_at(low.column(node, base)), labels)
+        return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
+
+    _check_semantics(low, tree, base, in_define=True)
+    conjuncts = list(_conjuncts(tree))
+    local = [c for c in conjuncts if is_local(c)]
+    dynamic = [c for c in conjuncts if not is_local(c)]
+    local_column = None
+    if local:
+        combined = local[0] if len(local) == 1 else exp.and_(*local, copy=True)
+        local_column = low.precompute(combined, base)
+    glue = None
+    if dynamic:
+        combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
+        glue = compile_node(combined)
+    return DefineLowering(local_column, glue, history_free)
+
+
+def _star_error(low: Lowering, node: exp.Column, base: int) -> SemanticError:
+    q = _qualifier(node) or "A"
+    return low.error(
+        SemanticError,
+        f"{_excerpt(node)} is only allowed as the argument of count()",
+        node,
+        base,
+        hint=f"write count({q}.*) to count the rows of {q}, or name a column: {q}.x",
+    )
+
+
+def _classifier(low: Lowering, node: exp.Expression, base: int) -> Evaluator:
+    """CLASSIFIER() or CLASSIFIER(X) (arguments are checked by ``_check_semantics``)."""
+    found = _classifier_label(node)
+    labels = low.label_set(found[0], found[1], base) if found else None
+    return nav.navigate(nav.classifier_at, labels)
+
+
+def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
+    """Lower one MEASURES expression to Spark SQL over atom columns."""
+    tree = parse_expression(expr, low.sql)
+    base = expr.pos
+    _check_semantics(low, tree, base, in_define=False)
+
+    def replace(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, (exp.Subquery, exp.Exists)):
+            return node
+        if isinstance(node, exp.In) and node.args.get("query") is not None:
+            node.set("this", replace(node.this))
+            return node
+        kind = _special_kind(node)
+        if kind in NAVIGATION:
+            evaluate, probe = low.navigation_atom(node, base, in_define=False)
+            return exp.column(low.add_atom(evaluate, probe))
+        if kind == "CLASSIFIER":
+            return exp.column(low.add_atom(_classifier(low, node, base), "CAST(NULL AS STRING)"))
+        if kind == "MATCH_NUMBER":
+            return exp.column(low.add_atom(nav.match_number, "CAST(NULL AS BIGINT)"))
+        if _aggregate_name(node):
+            evaluate, probe = low.aggregate_atom(node, base, in_define=False)
+            return exp.column(low.add_atom(evaluate, probe, aggregate=True))
+        if isinstance(node, exp.Column):
+            if _is_star(node):
+                raise _star_error(low, node, base)
+            labels = low.label_set(_qualifier(node), node, base)
+            column = low.column(node, base)
+            evaluate = nav.navigate(nav.column_at(column), labels)
+            return exp.column(low.add_atom(evaluate, f"`{column}`"))
+        for key, value in list(node.args.items()):
+            if isinstance(value, exp.Expression):
+                node.set(key, replace(value))
+            elif isinstance(value, list):
+                node.set(key, [replace(v) if isinstance(v, exp.Expression) else v for v in value])
+        return node
+
+    lowered = replace(tree)
+    return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
+
+
+def _conjuncts(node: exp.Expression):
+    node = _unparen(node)
+    if isinstance(node, exp.And):
+        yield from _conjuncts(node.this)
+        yield from _conjuncts(node.expression)
+    else:
+        yield node
+
+
+def _is_physical_on_current(node: exp.Expression, local_labels: set) -> bool:
+    """PREV/NEXT of a current-row expression: depends on the row index only."""
+    kind = _special_kind(node)
+    if kind not in PHYSICAL or not node.expressions:
+        return False
+    inner = _unparen(node.expressions[0])
+    if _special_kind(inner) is not None:
+        return False
+    return all(_qualifier(c) in local_labels for c in _columns(inner))
+
+
+def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: bool) -> None:
+    """Checks that hold for any position of a node: RUNNING/FINAL placement, nesting of
+    navigation and aggregates, the arguments of CLASSIFIER and MATCH_NUMBER, constructs
+    MATCH_RECOGNIZE does not take, and pattern variables inside subqueries."""
+    clause = "DEFINE" if in_define else "MEASURES"
+    for node in _walk(tree):
+        if isinstance(node, (exp.Subquery, exp.Exists)) or (
+            isinstance(node, exp.In) and node.args.get("query") is not None
+        ):
+            _check_subquery(low, node, base)
+        if isinstance(node, exp.Column) and (
+            node.args.get("db") is not None or node.args.get("catalog") is not None
+        ):
+            raise low.error(
+                UnsupportedError,
+                f"{_excerpt(node)}: struct fields cannot be read in MATCH_RECOGNIZE expressions",
+                node,
+                base,
+                hint="a reference is [pattern variable.]column; read the field in a subquery "
+                "that feeds MATCH_RECOGNIZE",
+            )
+        if isinstance(node, exp.Window):
+            func = _aggregate_name(node.this) or _special_kind(node.this)
+            if not in_define or func:
+                raise low.error(
+                    UnsupportedError,
+                    f"window functions (OVER) are not supported in {clause}",
+                    node,
+                    base,
+                    hint="compute the window in a subquery that feeds MATCH_RECOGNIZE, or "
+                    "over its output",
+                )
+        if isinstance(node, exp.Filter):
+            raise low.error(
+                UnsupportedError,
+                f"aggregate FILTER (WHERE ...) is not supported in {clause}",
+                node,
+                base,
+                hint="use count_if(cond) or sum(CASE WHEN cond THEN x END)",
+            )
+        semantics, name = call_name(node) if isinstance(node, exp.Anonymous) else (None, "")
+        if semantics and not (name in NAVIGATION or name in nav.AGGREGATES):
+            raise low.error(
+                SemanticError,
+                f"{semantics} can only precede FIRST, LAST or an aggregate, not {name}",
+                node,
+                base,
+                hint=f"remove {semantics}, or move it inside: {name}({semantics} LAST(...))"
+                if name in PHYSICAL
+                else f"remove {semantics}",
+            )
+        if semantics == "FINAL" and in_define:
+            raise low.error(
+                SemanticError,
+                "FINAL is not allowed in DEFINE",
+                node,
+                base,
+                hint="use RUNNING (the default): DEFINE sees the match only up to the current row",
+            )
+        kind = _special_kind(node)
+        if kind == "MATCH_NUMBER" and node.expressions:
+            raise low.error(
+                SemanticError,
+                "MATCH_NUMBER takes no arguments",
+                node.expressions[0],
+                base,
+                hint="write MATCH_NUMBER()",
+            )
+        if kind == "CLASSIFIER":
+            _check_classifier(low, node, base)
+        agg = _aggregate_name(node)
+        if kind in NAVIGATION or agg:
+            what = kind or agg
+            for sub in _walk(node):
+                if sub is node:
+                    continue
+                inner_agg = _aggregate_name(sub)
+                if inner_agg and agg:
+                    raise low.error(
+                        SemanticError,
+                        f"aggregates cannot be nested: {inner_agg} inside {what}",
+                        sub,
+                        base,
+                    )
+                if inner_agg:
+                    raise low.error(
+                        SemanticError,
+                        f"an aggregate ({inner_agg}) cannot be used inside {what}",
+                        sub,
+                        base,
+                    )
+                inner = _special_kind(sub)
+                if inner in NAVIGATION and (kind not in PHYSICAL or inner in PHYSICAL or agg):
+                    hint = None
+                    if inner in PHYSICAL and kind in ("FIRST", "LAST"):
+                        hint = f"nest the other way round: {inner}({kind}(x))"
+                    raise low.error(
+                        SemanticError,
+                        f"{inner} cannot be used inside {what}",
+                        sub,
+                        base,
+                        hint=hint,
+                    )
+
+
+def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
+    args = list(node.expressions)
+    if len(args) > 1:
+        raise low.error(
+            SemanticError,
+            f"CLASSIFIER takes at most one pattern variable, got {len(args)}",
+            args[1],
+            base,
+            hint="write CLASSIFIER() or CLASSIFIER(A)",
+        )
+    if args:
+        found = _classifier_label(node)
+        if found is None:
+            raise low.error(
+                SemanticError,
+                f"CLASSIFIER takes the name of a pattern variable, not {_excerpt(args[0])}",
+                args[0],
+                base,
+                hint="write CLASSIFIER() or CLASSIFIER(A)",
+            )
+        low.label_set(found[0], found[1], base)
+
+
+def _check_subquery(low: Lowering, node: exp.Expression, base: int) -> None:
+    """A subquery cannot see pattern variables (it is evaluated for the current row)."""
+    query = node.args.get("query") if isinstance(node, exp.In) else node
+    if query is None:
+        return
+    visible = {t.alias_or_name.lower() for t in query.find_all(exp.Table)}
+    visible |= {t.name.lower() for t in query.find_all(exp.Table)}
+    visible |= {a.name.lower() for a in query.find_all(exp.TableAlias) if a.name}
+    for col in query.find_all(exp.Column):
+        q = _qualifier(col)
+        if q is None or q.lower() in visible:
+            continue
+        if q in low.label_ids or q in low.subsets:
+            raise low.error(
+                SemanticError,
+                f"a subquery cannot refer to pattern variable {q}",
+                col.args["table"],
+                base,
+                hint="pattern variables are not visible inside subqueries; compare outside, "
+                "e.g. A.x > (SELECT max(x) FROM t)",
+            )

@@ -1,0 +1,257 @@
+"""Check a parsed MATCH_RECOGNIZE clause and lower it to an executable plan.
+
+``plan_clause`` is the planner's single entry point: it validates what the grammar cannot
+(labels, subsets, SKIP targets, column names, navigation nesting), compiles the pattern
+with the NFA compiler, and lowers DEFINE and MEASURES (``planner.expressions``). The
+result, :class:`MatchPlan`, is plain data and closures that the runtime ships to Spark
+workers; nothing here imports Spark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from matchrec import ast
+from matchrec.engine import PartitionProgram
+from matchrec.errors import SemanticError
+from matchrec.nfa import compile_pattern
+
+from .expressions import Atom, DefineLowering, Lowering, lower_define, lower_measure
+
+# WITHIN units -> seconds
+_UNIT_SECONDS = {
+    "MILLISECOND": 0.001,
+    "SECOND": 1.0,
+    "MINUTE": 60.0,
+    "HOUR": 3600.0,
+    "DAY": 86400.0,
+}
+
+
+@dataclass
+class MatchPlan:
+    """Everything the runtime needs to run one MATCH_RECOGNIZE."""
+
+    clause: ast.MatchRecognizeClause
+    partition_by: list[str]
+    order_by: list[tuple[str, bool, bool | None]]  # column, descending, nulls_first
+    precomputed: list[tuple[str, str]]  # (column name, Spark SQL of a row-local expression)
+    atoms: list[Atom]
+    measures: list[tuple[str, str]]  # (alias, Spark SQL over atom and input columns)
+    program: PartitionProgram
+    defines: dict[str, DefineLowering] = field(default_factory=dict)
+    within_column: str | None = None
+    # where each precomputed column and each measure comes from: name or alias -> offset in
+    # ``clause.sql`` (for reporting errors Spark finds when it analyses them)
+    origins: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def one_row(self) -> bool:
+        return self.clause.rows_per_match.mode == "one"
+
+    @property
+    def with_unmatched(self) -> bool:
+        return (
+            self.clause.rows_per_match.mode == "all"
+            and self.clause.rows_per_match.empty == "unmatched"
+        )
+
+
+def primary_labels(node: ast.PatternNode) -> Iterator[ast.Label]:
+    """Primary pattern variables in order of appearance."""
+    if isinstance(node, ast.Label):
+        yield node
+    elif isinstance(node, (ast.Concat, ast.Alternation, ast.Permute)):
+        for item in node.items:
+            yield from primary_labels(item)
+    elif isinstance(node, (ast.Exclusion, ast.Quantified)):
+        yield from primary_labels(node.inner)
+
+
+def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> MatchPlan:
+    """Validate ``clause`` against the input ``columns`` and build its plan."""
+    sql = clause.sql
+    label_ids: dict[str, int] = {}
+    for label in primary_labels(clause.pattern):
+        label_ids.setdefault(label.name, len(label_ids))
+    subsets = _subsets(clause, label_ids)
+    column_map = {c.lower(): c for c in columns}
+    low = Lowering(sql, label_ids, subsets, column_map)
+
+    partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
+    order_by = [
+        (_column_ref(low, k.expr, "ORDER BY"), k.descending, k.nulls_first) for k in clause.order_by
+    ]
+
+    defines: dict[str, DefineLowering] = {}
+    for d in clause.defines:
+        if d.label in defines:
+            raise SemanticError(
+                f"pattern variable {d.label!r} is defined twice in DEFINE",
+                sql=sql,
+                pos=d.label_pos,
+                hint="merge the two conditions into one with AND",
+            )
+        if d.label in subsets:
+            raise SemanticError(
+                f"DEFINE names {d.label!r}, which is a SUBSET; DEFINE takes the variables of "
+                "PATTERN",
+                sql=sql,
+                pos=d.label_pos,
+                hint="define each variable of the subset instead",
+            )
+        if d.label not in label_ids:
+            raise SemanticError(
+                f"DEFINE names {d.label!r}, which does not appear in PATTERN",
+                sql=sql,
+                pos=d.label_pos,
+                hint=f"pattern variables: {', '.join(label_ids) or '(none)'}",
+            )
+        defines[d.label] = lower_define(low, d.label, d.expr)
+
+    measures: list[tuple[str, str]] = []
+    seen_alias: set[str] = set()
+    for m in clause.measures:
+        if m.alias.lower() in seen_alias:
+            raise SemanticError(
+                f"two measures are named {m.alias!r}",
+                sql=sql,
+                pos=m.alias_pos,
+                hint="give each measure its own name (names are case-insensitive)",
+            )
+        seen_alias.add(m.alias.lower())
+        measures.append((m.alias, lower_measure(low, m.expr).spark_sql))
+
+    skip = clause.after_match_skip
+    skip_labels: frozenset[int] = frozenset()
+    if skip.mode in ("first", "last"):
+        name = skip.label or ""
+        if name in label_ids:
+            skip_labels = frozenset([label_ids[name]])
+        elif name in subsets:
+            skip_labels = subsets[name]
+        else:
+            raise SemanticError(
+                f"AFTER MATCH SKIP TO names {name!r}, which is neither a pattern variable nor a "
+                "SUBSET",
+                sql=sql,
+                pos=skip.pos,
+                hint=f"pattern variables: {', '.join([*label_ids, *subsets]) or '(none)'}",
+            )
+
+    within_column = None
+    within_seconds = None
+    if clause.within is not None:
+        if not order_by:
+            raise SemanticError(
+                "WITHIN needs ORDER BY on a time column",
+                sql=sql,
+                pos=clause.within.pos,
+                hint="add ORDER BY <timestamp column>",
+            )
+        if order_by[0][1]:
+            raise SemanticError(
+                "WITHIN needs the first ORDER BY key ascending",
+                sql=sql,
+                pos=clause.order_by[0].expr.pos,
+            )
+        within_column = order_by[0][0]
+        within_seconds = _within_seconds(clause.within, sql)
+
+    program = PartitionProgram(
+        nfa=compile_pattern(clause.pattern, label_ids),
+        label_names=list(label_ids),
+        defines={label_ids[k]: (v.local_column, v.glue) for k, v in defines.items()},
+        history_free=all(v.history_free for v in defines.values()),
+        skip_mode=skip.mode,
+        skip_labels=skip_labels,
+        atoms=[(a.evaluate, a.aggregate) for a in low.atoms],
+        one_row=clause.rows_per_match.mode == "one",
+        empty_matches=clause.rows_per_match.empty,
+        excluded_output=clause.rows_per_match.mode == "one",
+        within_column=within_column,
+        within_seconds=within_seconds,
+    )
+    precomputed = [(name, text) for text, name in low.precomputed.items()]
+    return MatchPlan(
+        clause=clause,
+        partition_by=partition_by,
+        order_by=order_by,
+        precomputed=precomputed,
+        atoms=low.atoms,
+        measures=measures,
+        program=program,
+        defines=defines,
+        within_column=within_column,
+        origins={**low.origins, **{m.alias: m.expr.pos for m in clause.measures}},
+    )
+
+
+def _subsets(
+    clause: ast.MatchRecognizeClause, label_ids: dict[str, int]
+) -> dict[str, frozenset[int]]:
+    subsets: dict[str, frozenset[int]] = {}
+    for s in clause.subsets:
+        if s.name in label_ids:
+            raise SemanticError(
+                f"SUBSET name {s.name!r} is already a pattern variable of PATTERN",
+                sql=clause.sql,
+                pos=s.pos,
+                hint="give the subset a name of its own",
+            )
+        if s.name in subsets:
+            raise SemanticError(f"SUBSET {s.name!r} is defined twice", sql=clause.sql, pos=s.pos)
+        ids = []
+        for i, label in enumerate(s.labels):
+            if label not in label_ids:
+                pos = s.label_pos[i] if i < len(s.label_pos) else s.pos
+                raise SemanticError(
+                    f"SUBSET {s.name} names {label!r}, which is not a primary pattern variable",
+                    sql=clause.sql,
+                    pos=pos,
+                    hint=f"pattern variables: {', '.join(label_ids) or '(none)'}",
+                )
+            ids.append(label_ids[label])
+        subsets[s.name] = frozenset(ids)
+    return subsets
+
+
+def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str) -> str:
+    text = expr.text.strip()
+    name = text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in '`"' else text
+    real = low.columns.get(name.lower())
+    if real is None:
+        known = ", ".join(low.columns.values())
+        if text == name and not name.replace("_", "").isalnum():
+            raise SemanticError(
+                f"{where} takes column names, not expressions: {text}",
+                sql=low.sql,
+                pos=expr.pos,
+                hint="compute the expression in a subquery and name it",
+            )
+        raise SemanticError(
+            f"unknown column {name!r} in {where}",
+            sql=low.sql,
+            pos=expr.pos,
+            hint=f"input columns: {known}",
+        )
+    return real
+
+
+def _within_seconds(within: ast.Within, sql: str) -> float:
+    unit = within.unit.upper().rstrip("S")
+    try:
+        amount = float(within.amount)
+    except ValueError:
+        raise SemanticError(
+            f"WITHIN needs a number, got {within.amount!r}", sql=sql, pos=within.pos
+        ) from None
+    if unit not in _UNIT_SECONDS or amount < 0:
+        raise SemanticError(
+            f"unsupported WITHIN interval {within.amount!r} {within.unit}",
+            sql=sql,
+            pos=within.pos,
+            hint=f"units: {', '.join(_UNIT_SECONDS)}",
+        )
+    return amount * _UNIT_SECONDS[unit]

@@ -1,0 +1,434 @@
+"""Compile the match-dependent part of a DEFINE condition to a Python closure.
+
+Everything row-local in a condition is computed by Spark before matching; what is left
+for Python is the "glue" around navigation atoms: comparisons, boolean logic, arithmetic,
+CASE, IN, BETWEEN, NULL tests and a table of common scalar functions, with SQL's
+three-valued logic (NULL is ``None``). An operator not in these tables is reported at
+planning time with its position, never at run time.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.navigation import Evaluator, MatchContext
+
+Compile = Callable[[exp.Expression], Evaluator]
+
+
+def _num(a: Any, b: Any) -> tuple[Any, Any]:
+    """Bring Decimal and float to a common type (Spark computes decimal op double as double)."""
+    if isinstance(a, Decimal) and isinstance(b, float):
+        return float(a), b
+    if isinstance(a, float) and isinstance(b, Decimal):
+        return a, float(b)
+    return a, b
+
+
+def _strict(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    def apply(a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        return fn(*_num(a, b))
+
+    return apply
+
+
+def _divide(a: Any, b: Any) -> Any:
+    if b == 0:
+        return None
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return Decimal(a) / Decimal(b)
+    return a / b
+
+
+def _int_divide(a: Any, b: Any) -> Any:
+    if b == 0:
+        return None
+    q = abs(a) // abs(b)
+    return int(q if (a >= 0) == (b >= 0) else -q)
+
+
+def _mod(a: Any, b: Any) -> Any:
+    if b == 0:
+        return None
+    if isinstance(a, int) and isinstance(b, int):
+        r = abs(a) % abs(b)
+        return r if a >= 0 else -r
+    return math.fmod(a, b)
+
+
+def _concat(a: Any, b: Any) -> Any:
+    return str(a) + str(b)
+
+
+_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Add: _strict(operator.add),
+    exp.Sub: _strict(operator.sub),
+    exp.Mul: _strict(operator.mul),
+    exp.Div: _strict(_divide),
+    exp.IntDiv: _strict(_int_divide),
+    exp.Mod: _strict(_mod),
+    exp.EQ: _strict(operator.eq),
+    exp.NEQ: _strict(operator.ne),
+    exp.LT: _strict(operator.lt),
+    exp.LTE: _strict(operator.le),
+    exp.GT: _strict(operator.gt),
+    exp.GTE: _strict(operator.ge),
+    exp.DPipe: _strict(_concat),
+}
+
+
+def _null_safe_eq(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is None and b is None
+    return a == b
+
+
+def _round(x: Any, digits: Any = 0) -> Any:
+    if isinstance(x, float):
+        q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-int(digits)), rounding="ROUND_HALF_UP")
+        return float(q)
+    if isinstance(x, Decimal):
+        return x.quantize(Decimal(1).scaleb(-int(digits)), rounding="ROUND_HALF_UP")
+    return x
+
+
+def _overflow(fn: Callable[..., float], *args: Any) -> float:
+    try:
+        return fn(*args)
+    except OverflowError:
+        return math.inf
+
+
+def _power(a: Any, b: Any) -> Any:
+    """Spark's ``power``: always a double; NaN where the real result does not exist."""
+    try:
+        result = float(a) ** float(b)
+    except OverflowError:
+        return math.inf
+    except ZeroDivisionError:
+        return math.inf
+    return math.nan if isinstance(result, complex) else result
+
+
+# Spark scalar functions available in match-dependent glue: name -> function of non-NULL args.
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "ABS": abs,
+    "LOWER": str.lower,
+    "LCASE": str.lower,
+    "UPPER": str.upper,
+    "UCASE": str.upper,
+    "LENGTH": len,
+    "CHAR_LENGTH": len,
+    "SQRT": lambda x: math.sqrt(x) if x >= 0 else math.nan,
+    "EXP": lambda x: _overflow(math.exp, x),
+    "LN": lambda x: math.log(x) if x > 0 else None,
+    "FLOOR": math.floor,
+    "CEIL": math.ceil,
+    "CEILING": math.ceil,
+    "ROUND": _round,
+    "SIGN": lambda x: (x > 0) - (x < 0),
+    "SIGNUM": lambda x: float((x > 0) - (x < 0)),
+    "POWER": lambda a, b: _power(a, b),
+    "POW": lambda a, b: _power(a, b),
+    "CONCAT": lambda *a: "".join(str(x) for x in a),
+    "GREATEST": lambda *a: max(a),
+    "LEAST": lambda *a: min(a),
+}
+
+# sqlglot node classes of those functions (sqlglot parses many of them to typed nodes)
+_FUNCTION_NODES: dict[type, str] = {
+    exp.Abs: "ABS",
+    exp.Lower: "LOWER",
+    exp.Upper: "UPPER",
+    exp.Length: "LENGTH",
+    exp.Sqrt: "SQRT",
+    exp.Exp: "EXP",
+    exp.Ln: "LN",
+    exp.Floor: "FLOOR",
+    exp.Ceil: "CEIL",
+    exp.Round: "ROUND",
+    exp.Sign: "SIGN",
+    exp.Pow: "POWER",
+    exp.Concat: "CONCAT",
+    exp.Greatest: "GREATEST",
+    exp.Least: "LEAST",
+}
+
+
+def compile_glue(
+    node: exp.Expression, child: Compile, where: Callable[[exp.Expression], int], sql: str
+) -> Evaluator:
+    """Compile one glue ``node``; ``child`` compiles sub-expressions (atoms included)."""
+    if isinstance(node, exp.Paren):
+        return child(node.this)
+    if isinstance(node, exp.Literal):
+        value = _literal(node)
+        return lambda ctx: value
+    if isinstance(node, exp.Boolean):
+        value = bool(node.this)
+        return lambda ctx: value
+    if isinstance(node, exp.Null):
+        return lambda ctx: None
+    if isinstance(node, exp.And):
+        left, right = child(node.this), child(node.expression)
+        return lambda ctx: _and(left, right, ctx)
+    if isinstance(node, exp.Or):
+        left, right = child(node.this), child(node.expression)
+        return lambda ctx: _or(left, right, ctx)
+    if isinstance(node, exp.Not):
+        inner = child(node.this)
+
+        def negate(ctx: MatchContext) -> Any:
+            v = inner(ctx)
+            return None if v is None else not v
+
+        return negate
+    if isinstance(node, exp.Neg):
+        inner = child(node.this)
+        return lambda ctx: None if (v := inner(ctx)) is None else -v
+    if isinstance(node, exp.NullSafeEQ):
+        left, right = child(node.this), child(node.expression)
+        return lambda ctx: _null_safe_eq(left(ctx), right(ctx))
+    if isinstance(node, exp.NullSafeNEQ):
+        left, right = child(node.this), child(node.expression)
+        return lambda ctx: not _null_safe_eq(left(ctx), right(ctx))
+    if isinstance(node, exp.Is):
+        inner = child(node.this)
+        target = node.expression
+        if isinstance(target, exp.Null):
+            return lambda ctx: inner(ctx) is None
+        if isinstance(target, exp.Boolean):
+            want = bool(target.this)
+            return lambda ctx: inner(ctx) is want
+    for cls, fn in _BINARY.items():
+        if type(node) is cls:
+            left, right = child(node.this), child(node.expression)
+            return _guarded_binary(fn, left, right, node, where, sql)
+    if isinstance(node, exp.In) and not node.args.get("query"):
+        needle = child(node.this)
+        options = [child(e) for e in node.expressions]
+        return lambda ctx: _in(needle(ctx), [o(ctx) for o in options])
+    if isinstance(node, exp.Between):
+        value, low, high = child(node.this), child(node.args["low"]), child(node.args["high"])
+        return lambda ctx: _and(
+            lambda c: _BINARY[exp.GTE](value(c), low(c)),
+            lambda c: _BINARY[exp.LTE](value(c), high(c)),
+            ctx,
+        )
+    if isinstance(node, exp.Case):
+        return _case(node, child)
+    if isinstance(node, exp.If):
+        cond, then = child(node.this), child(node.args["true"])
+        other = child(node.args["false"]) if node.args.get("false") else (lambda ctx: None)
+        return lambda ctx: then(ctx) if cond(ctx) is True else other(ctx)
+    if isinstance(node, exp.Coalesce):
+        parts = [child(node.this), *(child(e) for e in node.expressions)]
+        return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)
+    name = _FUNCTION_NODES.get(type(node))
+    if name is None and isinstance(node, exp.Anonymous):
+        name = str(node.this).upper()
+        if name not in _FUNCTIONS:
+            name = None
+    if name is not None:
+        fn = _FUNCTIONS[name]
+        args = [child(a) for a in _call_args(node)]
+
+        pos = where(node)
+
+        def call(ctx: MatchContext) -> Any:
+            vals = [a(ctx) for a in args]
+            if any(v is None for v in vals):
+                return None
+            try:
+                return fn(*vals)
+            except (TypeError, ValueError, ArithmeticError) as err:
+                raise _runtime_error(f"{name.lower()}()", vals, err, sql, pos) from None
+
+        return call
+    raise UnsupportedError(
+        f"{_describe(node)} cannot be applied to a value that depends on the match",
+        sql=sql,
+        pos=where(node),
+        hint="DEFINE evaluates match-dependent values with comparisons, arithmetic, AND/OR/NOT, "
+        "CASE, IN, BETWEEN, COALESCE and a few functions (abs, round, lower, ...); move the "
+        "call inside the navigation, e.g. PREV(f(x)) not f(PREV(x)), LAST(f(A.x)) not f(A.x)",
+    )
+
+
+def _describe(node: exp.Expression) -> str:
+    """How a glue node the evaluator does not know is named in an error."""
+    name = _NODE_NAMES.get(type(node))
+    if name:
+        return name
+    if isinstance(node, exp.Anonymous):
+        return f"function {node.name}()"
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return "CAST"
+    if isinstance(node, exp.Bracket):
+        return "subscript [...]"
+    if isinstance(node, exp.Func):
+        return f"function {node.sql_name().lower()}()"
+    if isinstance(node, (exp.Binary, exp.Unary, exp.Predicate)):
+        return f"operator {node.key.upper()}"
+    text = node.sql()
+    return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+_NODE_NAMES: dict[type, str] = {
+    exp.Dot: "field access (.)",
+    exp.BitwiseAnd: "operator &",
+    exp.BitwiseOr: "operator |",
+    exp.BitwiseXor: "operator ^",
+    exp.BitwiseNot: "operator ~",
+    exp.Like: "LIKE",
+    exp.ILike: "ILIKE",
+    exp.RegexpLike: "RLIKE",
+}
+
+
+def _guarded_binary(
+    fn: Callable[[Any, Any], Any],
+    left: Evaluator,
+    right: Evaluator,
+    node: exp.Expression,
+    where: Callable[[exp.Expression], int],
+    sql: str,
+) -> Evaluator:
+    op = _OPERATORS.get(type(node), node.key.upper())
+    pos = where(node.expression) if node.expression is not None else where(node)
+    pos = _operator_pos(sql, where(node.this), pos, op)
+
+    def evaluate(ctx: MatchContext) -> Any:
+        a, b = left(ctx), right(ctx)
+        try:
+            return fn(a, b)
+        except (TypeError, ValueError, ArithmeticError) as err:
+            raise _runtime_error(op, [a, b], err, sql, pos) from None
+
+    return evaluate
+
+
+_OPERATORS: dict[type, str] = {
+    exp.Add: "+",
+    exp.Sub: "-",
+    exp.Mul: "*",
+    exp.Div: "/",
+    exp.IntDiv: "DIV",
+    exp.Mod: "%",
+    exp.EQ: "=",
+    exp.NEQ: "<>",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.DPipe: "||",
+}
+
+
+def _operator_pos(sql: str, left: int, right: int, op: str) -> int:
+    """Offset of operator ``op`` between its operands (falls back to the left operand)."""
+    spellings = {"<>": ("<>", "!="), "=": ("==", "=")}.get(op, (op,))
+    for spelling in spellings:
+        i = sql.upper().rfind(spelling.upper(), left, right)
+        if i >= 0:
+            return i
+    return left
+
+
+def _runtime_error(
+    what: str, values: list[Any], err: Exception, sql: str, pos: int
+) -> MatchRuntimeError:
+    shown = ", ".join(f"{v!r} ({type(v).__name__})" for v in values)
+    return MatchRuntimeError(
+        f"DEFINE could not apply {what} to {shown}: {err}",
+        sql=sql,
+        pos=pos,
+        hint="the values have types that do not fit; CAST inside the navigation, "
+        "e.g. PREV(CAST(x AS DOUBLE))"
+        if isinstance(err, TypeError)
+        else None,
+    )
+
+
+def _call_args(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    args = [node.this] if node.args.get("this") is not None else []
+    for key in ("expression", "decimals", "digits"):
+        if node.args.get(key) is not None:
+            args.append(node.args[key])
+    args.extend(node.expressions)
+    return args
+
+
+def _literal(node: exp.Literal) -> Any:
+    if node.is_string:
+        return node.this
+    text = node.this
+    if any(c in text for c in ".eE"):
+        if "e" in text.lower():
+            return float(text)
+        return Decimal(text)
+    return int(text)
+
+
+def _and(left: Evaluator, right: Evaluator, ctx: MatchContext) -> Any:
+    a = left(ctx)
+    if a is False:
+        return False
+    b = right(ctx)
+    if b is False:
+        return False
+    if a is None or b is None:
+        return None
+    return True
+
+
+def _or(left: Evaluator, right: Evaluator, ctx: MatchContext) -> Any:
+    a = left(ctx)
+    if a is True:
+        return True
+    b = right(ctx)
+    if b is True:
+        return True
+    if a is None or b is None:
+        return None
+    return False
+
+
+def _in(needle: Any, options: list[Any]) -> Any:
+    if needle is None:
+        return None
+    saw_null = False
+    for o in options:
+        if o is None:
+            saw_null = True
+        elif _BINARY[exp.EQ](needle, o):
+            return True
+    return None if saw_null else False
+
+
+def _case(node: exp.Case, child: Compile) -> Evaluator:
+    subject = child(node.this) if node.args.get("this") is not None else None
+    branches = [(child(i.this), child(i.args["true"])) for i in node.args.get("ifs", [])]
+    default = child(node.args["default"]) if node.args.get("default") is not None else None
+
+    def evaluate(ctx: MatchContext) -> Any:
+        s = subject(ctx) if subject else None
+        for cond, then in branches:
+            c = cond(ctx)
+            hit = _BINARY[exp.EQ](s, c) if subject else c
+            if hit is True:
+                return then(ctx)
+        return default(ctx) if default else None
+
+    return evaluate

@@ -1,0 +1,332 @@
+"""Parse one MEASURES/DEFINE expression into a sqlglot tree.
+
+MATCH_RECOGNIZE expressions are Spark SQL plus a few things Spark's grammar does not
+know: ``RUNNING``/``FINAL`` before a navigation or aggregate call, ``FIRST``/``LAST``
+with a logical offset, and double-quoted names that are identifiers (labels), not
+strings. A same-length rewrite of the text handles all three, so every offset sqlglot
+reports still points into the user's SQL:
+
+* ``FINAL  LAST(`` becomes ``FINAL__LAST(``: one anonymous function whose name carries
+  the semantics;
+* ``"b"`` becomes ```b```;
+* ``FIRST``/``LAST`` parse as plain calls (sqlglot would otherwise drop their offset).
+"""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.dialects.spark import Spark
+
+from matchrec.ast import SqlExpr
+from matchrec.errors import SqlSyntaxError
+
+
+class MatchRecognizeDialect(Spark):
+    """Spark SQL where FIRST/LAST are kept as calls with all their arguments."""
+
+    class Parser(Spark.Parser):
+        FUNCTIONS = {k: v for k, v in Spark.Parser.FUNCTIONS.items() if k not in ("FIRST", "LAST")}
+
+
+_SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)
+MARKED_CALL = re.compile(r"^(RUNNING|FINAL)_+(\w+)$", re.IGNORECASE)
+
+
+def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """Return ``text`` with string literals and comments blanked, plus double-quoted spans."""
+    out = list(text)
+    quoted: list[tuple[int, int, str]] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "'":
+            j = i + 1
+            while j < n:
+                if text[j] == "\\":
+                    j += 2
+                    continue
+                if text[j] == "'":
+                    if j + 1 < n and text[j + 1] == "'":
+                        j += 2
+                        continue
+                    break
+                j += 1
+            for k in range(i + 1, min(j, n)):
+                out[k] = " "
+            i = j + 1
+        elif c == '"':
+            j = text.find('"', i + 1)
+            j = n if j < 0 else j
+            quoted.append((i, j, text[i + 1 : j]))
+            i = j + 1
+        elif c == "`":
+            j = text.find("`", i + 1)
+            i = n if j < 0 else j + 1
+        elif text.startswith("--", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            for k in range(i, j):
+                out[k] = " "
+            i = j
+        elif text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            for k in range(i, j):
+                out[k] = " " if text[k] != "\n" else "\n"
+            i = j
+        else:
+            i += 1
+    return "".join(out), quoted
+
+
+def prepare(text: str) -> str:
+    """The same-length rewrite described in the module docstring."""
+    masked, quoted = _mask_literals(text)
+    chars = list(text)
+    for start, end, _ in quoted:
+        chars[start] = "`"
+        if end < len(chars):
+            chars[end] = "`"
+    for m in _SEMANTICS_PREFIX.finditer(masked):
+        ws_start, ws_end = m.span(2)
+        for k in range(ws_start, ws_end):
+            chars[k] = "_"
+    return "".join(chars)
+
+
+def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
+    """Parse ``expr`` (a span of ``sql``) or raise SqlSyntaxError pointing into ``sql``."""
+    text = prepare(expr.text)
+    try:
+        tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
+    except sqlglot.errors.ParseError as err:
+        info = err.errors[0] if err.errors else {}
+        message, offset, hint = _describe_parse_error(expr.text, info, str(err))
+        raise SqlSyntaxError(message, sql=sql, pos=expr.pos + offset, hint=hint) from None
+    except sqlglot.errors.TokenError as err:
+        raise SqlSyntaxError(
+            f"cannot read expression: {err}",
+            sql=sql,
+            pos=expr.pos,
+            hint="MEASURES and DEFINE take Spark SQL expressions",
+        ) from None
+    if tree is None:
+        raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
+    _check_shape(tree, expr, sql)
+    return tree
+
+
+_GENERIC_HINT = "MEASURES and DEFINE take Spark SQL expressions"
+_MISSING = re.compile(r"Required keyword: '(\w+)' missing for <class '[\w.]*?(\w+)'>")
+_TOO_MANY = re.compile(
+    r"number of provided arguments \((\d+)\) is greater than the maximum "
+    r"number of supported arguments \((\d+)\)"
+)
+
+
+def _describe_parse_error(text: str, info: dict, fallback: str) -> tuple[str, int, str | None]:
+    """Turn one of sqlglot's parse errors into (message, offset into ``text``, hint).
+
+    sqlglot reports the line and column of the *last* character of the token it stopped
+    at (``highlight``); the offset returned is that token's first character.
+    """
+    highlight = str(info.get("highlight") or "")
+    end = _offset_of(text, info.get("line", 1), info.get("col", 1))
+    start = max(0, end - max(len(highlight), 1) + 1)
+    token = highlight.strip() or "end of expression"
+    desc = str(info.get("description") or fallback.splitlines()[0])
+
+    m = _MISSING.search(desc)
+    if m:
+        arg, name = m.group(1), m.group(2)
+        cls = getattr(exp, name, None)
+        if isinstance(cls, type) and issubclass(cls, exp.Column):
+            return f"a name is missing after {token!r}", start, None
+        if isinstance(cls, type) and issubclass(cls, exp.Between):
+            return "BETWEEN needs a lower and an upper bound: x BETWEEN a AND b", start, None
+        if isinstance(cls, type) and issubclass(cls, (exp.If, exp.Case)):
+            return f"a value is missing after {token!r}", start, "write CASE WHEN c THEN v END"
+        if isinstance(cls, type) and issubclass(cls, exp.Func) and not issubclass(cls, exp.Binary):
+            call = _call_before(text, start)
+            fname = text[call[0] : call[1]].upper() if call else cls.__name__.upper()
+            where = call[0] if call else start
+            return f"{fname}() is missing an argument", where, None
+        if (
+            isinstance(cls, type)
+            and issubclass(cls, (exp.Binary, exp.Unary))
+            or arg == "expression"
+        ):
+            return f"{token!r} needs an operand after it", start, _GENERIC_HINT
+        return f"incomplete expression at {token!r}", start, _GENERIC_HINT
+    m = _TOO_MANY.search(desc)
+    if m:
+        given, most = int(m.group(1)), int(m.group(2))
+        call = _call_before(text, start)
+        fname = text[call[0] : call[1]].upper() if call else "the function"
+        s = "" if most == 1 else "s"
+        return (
+            f"{fname} takes at most {most} argument{s}, got {given}",
+            call[0] if call else start,
+            None,
+        )
+    if desc.startswith("Expecting )"):
+        return f"expected ')' after {token!r}", start, _GENERIC_HINT
+    if desc.startswith("Invalid expression / Unexpected token"):
+        return (
+            f"unexpected {token!r}",
+            start,
+            "is an operator or a comma missing before it?",
+        )
+    if desc.startswith("Expected TYPE after CAST"):
+        return "CAST needs a type: CAST(x AS type)", start, None
+    return f"cannot parse expression: {desc}", start, _GENERIC_HINT
+
+
+def _call_before(text: str, close: int) -> tuple[int, int] | None:
+    """Span of the function name whose argument list contains offset ``close``."""
+    depth = 0
+    i = min(close, len(text) - 1)
+    if i >= 0 and text[i] == ")":
+        i -= 1
+    while i >= 0:
+        c = text[i]
+        if c == ")":
+            depth += 1
+        elif c == "(":
+            if depth == 0:
+                j = i
+                while j > 0 and text[j - 1].isspace():
+                    j -= 1
+                k = j
+                while k > 0 and (text[k - 1].isalnum() or text[k - 1] == "_"):
+                    k -= 1
+                return (k, j) if k < j else None
+            depth -= 1
+        i -= 1
+    return None
+
+
+def _check_shape(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
+    """Reject what sqlglot accepts but is not a Spark SQL expression here."""
+    if isinstance(tree, (exp.Select, exp.Union, exp.Query)) and not isinstance(tree, exp.Subquery):
+        raise SqlSyntaxError(
+            "a query used as a value must be in parentheses",
+            sql=sql,
+            pos=node_pos(tree, expr.pos, sql),
+            hint="write (SELECT ...)",
+        )
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (exp.Subquery, exp.Select, exp.Exists)):
+            continue
+        if isinstance(node, exp.Alias) and not isinstance(node.parent, exp.Func):
+            alias = node.args.get("alias")
+            target = alias if isinstance(alias, exp.Expression) else node
+            raise SqlSyntaxError(
+                f"unexpected {node.alias!r} after an expression",
+                sql=sql,
+                pos=node_pos(target, expr.pos, sql),
+                hint="is an operator or a comma missing? (a name cannot follow an expression here)",
+            )
+        stack.extend(node.iter_expressions())
+
+
+def _offset_of(text: str, line: int, col: int) -> int:
+    lines = text.split("\n")
+    line = max(1, min(line, len(lines)))
+    return sum(len(x) + 1 for x in lines[: line - 1]) + max(0, col - 1)
+
+
+# A node without a token of its own starts before its first positioned leaf: the text
+# between is one of these (after the leaf, going backwards, whitespace skipped).
+_LEADING: dict[type, tuple[str, ...]] = {
+    exp.Neg: ("-",),
+    exp.Paren: ("(",),
+    exp.Subquery: ("(",),
+    exp.Not: ("NOT",),
+    exp.Cast: ("CAST(", "CAST ("),
+    exp.TryCast: ("TRY_CAST(", "CAST(", "TRY_CAST (", "CAST ("),
+    exp.Exists: ("EXISTS(", "EXISTS ("),
+}
+
+
+def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
+    """Best known absolute offset of ``node``: its earliest positioned token.
+
+    ``base`` is the offset of the expression text in ``sql``. With ``sql`` given, a node
+    that starts with a token sqlglot keeps no position of (``-x``, ``(x)``, ``NOT x``,
+    ``CAST(x ...)``) is placed on that token.
+    """
+    starts = [n.meta["start"] for n in node.walk() if "start" in (getattr(n, "meta", None) or {})]
+    if not starts:
+        return _unpositioned(node, base, sql)
+    pos = base + min(starts)
+    if sql is not None:
+        pos = _leading(node, pos, base, sql)
+    return pos
+
+
+def _ends(node: exp.Expression) -> list[int]:
+    return [n.meta["end"] for n in node.walk() if "end" in (getattr(n, "meta", None) or {})]
+
+
+def _unpositioned(node: exp.Expression, base: int, sql: str | None) -> int:
+    """Place a node none of whose tokens has a position (``NULL``, ``TRUE``): find its text
+    after the siblings before it, else fall back to its parent's position."""
+    parent = node.parent
+    if parent is None:
+        return base
+    if sql is not None:
+        after = None
+        for child in parent.iter_expressions():
+            if child is node:
+                break
+            ends = _ends(child)
+            if ends:
+                after = max(ends) + 1
+        if after is None:
+            after = node_pos(parent, base, sql) - base
+        text = node.sql(dialect=MatchRecognizeDialect).upper()
+        i = sql.upper().find(text, base + after) if text else -1
+        if i >= 0:
+            return i
+    return node_pos(parent, base, sql)
+
+
+def _leading(node: exp.Expression, pos: int, base: int, sql: str) -> int:
+    prefixes = next((p for cls, p in _LEADING.items() if type(node) is cls), None)
+    if prefixes is None:
+        return pos
+    for _ in range(8):  # nested prefixes: - -x, ((x)), NOT (x)
+        i = pos
+        while i > base and sql[i - 1].isspace():
+            i -= 1
+        for prefix in prefixes:
+            start = i - len(prefix)
+            if start >= base and sql[start:i].upper() == prefix:
+                pos = start
+                break
+        else:
+            return pos
+        if not isinstance(node, (exp.Neg, exp.Paren)):
+            return pos
+        inner = node.this
+        if type(inner) is not type(node):
+            return pos
+        node = inner
+    return pos
+
+
+def call_name(node: exp.Expression) -> tuple[str | None, str]:
+    """For a call node: (``RUNNING``/``FINAL``/None, upper-case function name)."""
+    if isinstance(node, exp.Anonymous):
+        name = str(node.this)
+        m = MARKED_CALL.match(name)
+        if m:
+            return m.group(1).upper(), m.group(2).upper()
+        return None, name.upper()
+    return None, (node.sql_name() if isinstance(node, exp.Func) else type(node).__name__).upper()

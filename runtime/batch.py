@@ -1,0 +1,197 @@
+"""Run a planned MATCH_RECOGNIZE over a batch DataFrame.
+
+Shape of the Spark job: add the row-local columns the plan asks for (Spark evaluates
+them in the JVM), repartition by the PARTITION BY keys, sort each Spark partition by
+keys and ORDER BY, then ``mapInArrow`` streams the sorted rows through the matcher one
+key group at a time, and a final projection computes the measures in Spark from the
+atoms the matcher emitted. Everything that can fail on the user's input is checked when
+the DataFrame is built (analysis only), before any job runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from decimal import Decimal
+from typing import Any
+
+import pyarrow as pa
+from matchrec.planner.plan import MatchPlan
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_type
+from pyspark.sql.types import (
+    BooleanType,
+    DataType,
+    DateType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
+from matchrec.engine import PartitionProgram, run_partition
+from matchrec.errors import MatchRuntimeError, SemanticError
+
+MATCHED = "__mr_matched"
+
+
+def _quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def _sort_column(name: str, descending: bool, nulls_first: bool | None) -> Column:
+    c = F.col(_quote(name))
+    # Trino's default (the standard leaves it open): NULLS LAST whatever the direction
+    if descending:
+        return c.desc_nulls_first() if nulls_first else c.desc_nulls_last()
+    return c.asc_nulls_first() if nulls_first else c.asc_nulls_last()
+
+
+def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
+    """Spark's type of every atom, from analysing an equivalent expression (no job runs)."""
+    types: dict[str, DataType] = {}
+    plain = [a for a in plan.atoms if not a.aggregate]
+    aggs = [a for a in plan.atoms if a.aggregate]
+    if plain:
+        for f in df.selectExpr(*(f"{a.probe} AS {_quote(a.name)}" for a in plain)).schema.fields:
+            types[f.name] = f.dataType
+    if aggs:
+        for f in df.selectExpr(*(f"{a.probe} AS {_quote(a.name)}" for a in aggs)).schema.fields:
+            types[f.name] = f.dataType
+    return [types[a.name] for a in plan.atoms]
+
+
+def _check_within(df: DataFrame, plan: MatchPlan) -> None:
+    if plan.within_column is None:
+        return
+    dtype = df.schema[plan.within_column].dataType
+    if not isinstance(dtype, (TimestampType, TimestampNTZType, DateType)):
+        key = plan.clause.order_by[0].expr
+        raise SemanticError(
+            f"WITHIN needs ORDER BY on a timestamp or date column; {plan.within_column!r} is "
+            f"{dtype.simpleString()}",
+            sql=plan.clause.sql,
+            pos=key.pos,
+            hint="order by an event-time column, e.g. CAST(x AS TIMESTAMP) computed in a subquery",
+        )
+
+
+def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
+    """The DataFrame of ``plan`` applied to ``df``."""
+    input_columns = list(df.columns)
+    if plan.precomputed:
+        df = df.selectExpr("*", *(f"{text} AS {_quote(name)}" for name, text in plan.precomputed))
+    _check_within(df, plan)
+    atom_types = _probe_types(df, plan)
+
+    keys = plan.partition_by
+    order = [_sort_column(c, d, nf) for c, d, nf in plan.order_by]
+    if keys:
+        sorted_df = df.repartition(*(F.col(_quote(k)) for k in keys)).sortWithinPartitions(
+            *(F.col(_quote(k)) for k in keys), *order
+        )
+    elif order:
+        sorted_df = df.repartition(1).sortWithinPartitions(*order)
+    else:
+        sorted_df = df.coalesce(1)
+
+    atom_fields = [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
+    by_name = {f.name: f for f in df.schema.fields}
+    if plan.one_row:
+        # MATCHED also keeps the row count when there is no other column
+        out_schema = StructType(
+            [by_name[k] for k in keys] + atom_fields + [StructField(MATCHED, BooleanType(), False)]
+        )
+        carried = list(keys)
+    else:
+        out_schema = StructType(
+            [by_name[c] for c in input_columns]
+            + atom_fields
+            + [StructField(MATCHED, BooleanType(), False)]
+        )
+        carried = list(input_columns)
+    zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
+    arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
+    mapper = _partition_mapper(plan.program, keys, carried, arrow_types)
+    matched = sorted_df.mapInArrow(mapper, out_schema)
+
+    measures = []
+    for alias, text in plan.measures:
+        expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if plan.with_unmatched else text
+        measures.append(f"{expr} AS {_quote(alias)}")
+    if plan.one_row:
+        projection = [_quote(k) for k in keys] + measures
+    else:
+        order_cols = [c for c, _, _ in plan.order_by]
+        others = [c for c in input_columns if c not in keys and c not in order_cols]
+        projection = [_quote(c) for c in keys + order_cols] + measures + [_quote(c) for c in others]
+    return matched.selectExpr(*projection)
+
+
+def _to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
+    if pa.types.is_decimal(arrow_type):
+        q = Decimal(1).scaleb(-arrow_type.scale)
+        values = [None if v is None else Decimal(v).quantize(q) for v in values]
+    elif pa.types.is_floating(arrow_type):
+        values = [None if v is None else float(v) for v in values]
+    return pa.array(values, type=arrow_type)
+
+
+def _partition_mapper(
+    program: PartitionProgram,
+    keys: list[str],
+    carried: list[str],
+    arrow_types: list[pa.DataType],
+):
+    """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order)."""
+
+    def process(batches: list[pa.RecordBatch]) -> pa.RecordBatch | None:
+        table = pa.Table.from_batches(batches)
+        n = table.num_rows
+        cols = {name: table.column(name).to_pylist() for name in table.column_names}
+        out = run_partition(program, cols, n)
+        if not out.rows:
+            return None
+        indices = pa.array(out.rows, type=pa.int64())
+        arrays = [table.column(c).take(indices).combine_chunks() for c in carried]
+        arrays += [_to_arrow(v, t) for v, t in zip(out.atoms, arrow_types)]
+        names = carried + [f"__mr_a{i}" for i in range(len(out.atoms))]
+        arrays.append(pa.array(out.matched, type=pa.bool_()))
+        names.append(MATCHED)
+        return pa.RecordBatch.from_arrays(arrays, names=names)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        group: list[pa.RecordBatch] = []
+        group_key: tuple | None = None
+        finished: set = set()
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            key_cols = [batch.column(k).to_pylist() for k in keys]
+            start = 0
+            for i in range(batch.num_rows):
+                key = tuple(c[i] for c in key_cols)
+                if group_key is not None and key != group_key:
+                    if i > start:
+                        group.append(batch.slice(start, i - start))
+                    if group:
+                        result = process(group)
+                        if result is not None:
+                            yield result
+                    finished.add(group_key)
+                    if key in finished:
+                        raise MatchRuntimeError(
+                            "rows of one partition reached the matcher out of order "
+                            f"(key {key!r} seen twice); this Spark version does not keep "
+                            "sortWithinPartitions order into mapInArrow"
+                        )
+                    group = []
+                    start = i
+                group_key = key
+            group.append(batch.slice(start))
+        if group:
+            result = process(group)
+            if result is not None:
+                yield result
+
+    return run

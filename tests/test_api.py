@@ -1,0 +1,147 @@
+"""The Python doors on real Spark: ``matchrec.sql`` around any query shape, and
+``matchrec.match_recognize`` on a DataFrame giving the same rows."""
+
+from __future__ import annotations
+
+import pytest
+
+import matchrec
+from matchrec.errors import SemanticError, SqlSyntaxError
+
+BODY = """
+  PARTITION BY sym
+  ORDER BY t
+  MEASURES FIRST(t) AS start_t, LAST(DOWN.t) AS bottom_t, count(*) AS n
+  ONE ROW PER MATCH
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+"""
+
+# two V shapes in x (1-3-5 and 5-7-8), one in y
+PRICES = [
+    ("x", 1, 10.0),
+    ("x", 2, 9.0),
+    ("x", 3, 8.0),
+    ("x", 4, 9.0),
+    ("x", 5, 11.0),
+    ("x", 6, 10.0),
+    ("x", 7, 12.0),
+    ("y", 1, 5.0),
+    ("y", 2, 4.0),
+    ("y", 3, 6.0),
+    ("y", 4, 6.0),
+]
+
+
+@pytest.fixture(scope="module")
+def prices(spark):
+    df = spark.createDataFrame(PRICES, "sym STRING, t INT, price DOUBLE")
+    df.createOrReplaceTempView("prices")
+    return df
+
+
+def rows(df):
+    return sorted(tuple(r) for r in df.collect())
+
+
+def test_sql_and_dataframe_door_agree(spark, prices):
+    via_sql = matchrec.sql(spark, f"SELECT * FROM prices MATCH_RECOGNIZE ({BODY}) AS m")
+    via_df = matchrec.match_recognize(prices, BODY)
+    assert via_sql.columns == ["sym", "start_t", "bottom_t", "n"]
+    assert via_sql.schema == via_df.schema
+    assert rows(via_sql) == rows(via_df) == [("x", 1, 3, 5), ("y", 1, 2, 3)]
+
+
+def test_measure_types_are_sparks(spark, prices):
+    df = matchrec.match_recognize(prices, BODY)
+    types = {f.name: f.dataType.simpleString() for f in df.schema.fields}
+    assert types == {"sym": "string", "start_t": "int", "bottom_t": "int", "n": "bigint"}
+
+
+def test_query_shapes_around_the_clause(spark, prices):
+    """CTE input, subquery input, WHERE/GROUP BY/ORDER BY outside, join of two clauses."""
+    overlapping = BODY.replace("ONE ROW PER MATCH", "AFTER MATCH SKIP TO NEXT ROW")
+    cte = matchrec.sql(
+        spark,
+        f"""WITH only_x AS (SELECT * FROM prices WHERE sym = 'x')
+        SELECT sym, count(*) AS matches
+        FROM only_x MATCH_RECOGNIZE ({overlapping}) AS m
+        GROUP BY sym""",
+    )
+    assert rows(cte) == [("x", 3)]  # V shapes starting at t=1, 2 and 5
+
+    sub = matchrec.sql(
+        spark,
+        f"SELECT m.n FROM (SELECT * FROM prices WHERE t > 1) MATCH_RECOGNIZE ({BODY}) AS m "
+        "WHERE m.sym = 'x' ORDER BY m.n",
+    )
+    assert [r.n for r in sub.collect()] == [3]  # starts at t=2 now: 9, 8 down, 9, 11 up
+
+    joined = matchrec.sql(
+        spark,
+        f"""SELECT a.sym, a.n, b.n AS n2
+        FROM prices MATCH_RECOGNIZE ({BODY}) AS a
+        JOIN prices MATCH_RECOGNIZE ({BODY}) AS b ON a.sym = b.sym
+        ORDER BY a.sym""",
+    )
+    assert [tuple(r) for r in joined.collect()] == [("x", 5, 5), ("y", 3, 3)]
+
+
+def test_nested_match_recognize(spark, prices):
+    """A MATCH_RECOGNIZE over the output of another one."""
+    inner = "SELECT * FROM prices MATCH_RECOGNIZE (" + BODY + ") AS i"
+    outer = f"""SELECT * FROM ({inner}) MATCH_RECOGNIZE (
+        ORDER BY sym
+        MEASURES count(*) AS total, FINAL sum(n) AS rows_in_matches
+        PATTERN (M+)
+        DEFINE M AS true) AS o"""
+    assert rows(matchrec.sql(spark, outer)) == [(2, 8)]
+
+
+def test_statement_without_match_recognize_goes_to_spark(spark, prices):
+    assert matchrec.sql(spark, "SELECT count(*) AS c FROM prices").collect()[0].c == len(PRICES)
+
+
+def test_all_rows_layout(spark, prices):
+    df = matchrec.match_recognize(
+        prices,
+        """PARTITION BY sym ORDER BY t
+        MEASURES classifier() AS cls, match_number() AS mn
+        ALL ROWS PER MATCH
+        PATTERN (STRT DOWN+ UP+)
+        DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)""",
+    )
+    assert df.columns == ["sym", "t", "cls", "mn", "price"]
+    got = [(r.sym, r.t, r.cls) for r in df.orderBy("sym", "t").collect()]
+    assert got == [
+        ("x", 1, "STRT"),
+        ("x", 2, "DOWN"),
+        ("x", 3, "DOWN"),
+        ("x", 4, "UP"),
+        ("x", 5, "UP"),
+        ("y", 1, "STRT"),
+        ("y", 2, "DOWN"),
+        ("y", 3, "UP"),
+    ]
+
+
+def _job_ids(spark) -> set[int]:
+    tracker = spark.sparkContext.statusTracker()
+    return set(tracker.getJobIdsForGroup(None)) | set(tracker.getJobIdsForGroup("matchrec-test"))
+
+
+def test_errors_come_before_any_job(spark, prices):
+    spark.sparkContext.setJobGroup("matchrec-test", "errors")
+    before = _job_ids(spark)
+    query = (
+        "SELECT *\nFROM prices MATCH_RECOGNIZE (\n  ORDER BY t\n  PATTERN (A B)\n"
+        "  DEFINE C AS true\n) m"
+    )
+    with pytest.raises(SemanticError) as err:
+        matchrec.sql(spark, query)
+    assert err.value.line == 5
+    assert err.value.column == query.splitlines()[4].index("C") + 1
+    with pytest.raises(SqlSyntaxError) as err:
+        matchrec.sql(spark, "SELECT * FROM prices MATCH_RECOGNIZE (ORDER BY t PATERN (A))")
+    assert "PATTERN" in str(err.value)
+    assert _job_ids(spark) == before
