@@ -27,6 +27,8 @@ __all__ = [
     "SemanticError",
     "SqlSyntaxError",
     "UnsupportedError",
+    "explain",
+    "load_ipython_extension",
     "match_recognize",
     "register",
     "sql",
@@ -52,3 +54,18 @@ def register(spark: SparkSession, name: str = "match_recognize") -> Any:
     from matchrec.runtime.udtf import register as _register
 
     return _register(spark, name)
+
+
+def explain(spark: SparkSession, query: str) -> Any:
+    """Explain a query's MATCH_RECOGNIZE clauses: parsed clause, Spark plan, DEFINE
+    conditions (vectorized or per match) and the pattern's automaton (Graphviz DOT)."""
+    from matchrec.runtime.explain import explain as _explain
+
+    return _explain(spark, query)
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext matchrec``: register the ``%%matchrec`` cell and ``%matchrec`` line magics."""
+    from matchrec.runtime.magic import load_ipython_extension as _load
+
+    _load(ipython)
