@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
+import numpy as np
+
+from matchrec.fastmatch import BitMatcher
 from matchrec.matcher import Match, match_partition
 from matchrec.navigation import Evaluator, MatchContext
 
@@ -35,6 +38,23 @@ class PartitionProgram:
     excluded_output: bool  # ONE ROW PER MATCH ignores exclusion
     within_column: str | None = None
     within_seconds: float | None = None
+    _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def bits_only(self) -> bool:
+        """Every DEFINE verdict is a precomputed bit: the DFA bit matcher applies."""
+        return all(glue is None for _, glue in self.defines.values())
+
+    def bit_matcher(self) -> BitMatcher:
+        """The program's DFA matcher, built on first use (per worker) and kept."""
+        if self._bit_matcher is None:
+            self._bit_matcher = BitMatcher(self.nfa)
+        return self._bit_matcher
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_bit_matcher"] = None  # rebuilt where it runs
+        return state
 
 
 @dataclass
@@ -95,9 +115,47 @@ def make_evaluate(
     return evaluate
 
 
-def run_partition(
-    program: PartitionProgram, cols: dict[str, Sequence[Any]], n: int
-) -> PartitionOutput:
+def label_bits(cols: Any, name: str) -> np.ndarray:
+    """A boolean column as a NumPy mask (NULL is false); ``cols.mask`` is used if offered."""
+    getter = getattr(cols, "mask", None)
+    if getter is not None:
+        return getter(name)
+    return np.array([v is True for v in cols[name]], dtype=bool)
+
+
+def label_symbols(program: PartitionProgram, cols: Any, n: int) -> list[int]:
+    """Per row, the set of labels its DEFINE conditions allow, as a bit set."""
+    symbols = np.zeros(n, dtype=np.int64)
+    for label in range(len(program.label_names)):
+        column = program.defines.get(label, (None, None))[0]
+        if column is None:
+            symbols |= 1 << label
+        else:
+            symbols |= label_bits(cols, column).astype(np.int64) << label
+    return symbols.tolist()
+
+
+def _bit_matches(program: PartitionProgram, cols: Any, n: int):
+    symbols = label_symbols(program, cols, n)
+    symbol_at = None
+    if program.within_column is not None:
+        times = cols[program.within_column]
+        limit = program.within_seconds
+
+        def symbol_at(start: int, row: int) -> int:
+            span = _elapsed_seconds(times[start], times[row])
+            return symbols[row] if span is not None and span <= limit else 0
+
+    return program.bit_matcher().matches(
+        symbols,
+        n,
+        skip_mode=program.skip_mode,
+        skip_labels=program.skip_labels,
+        symbol_at=symbol_at,
+    )
+
+
+def run_partition(program: PartitionProgram, cols: Any, n: int) -> PartitionOutput:
     """Find all matches of one partition of ``n`` rows and compute the output rows."""
     out = PartitionOutput(atoms=[[] for _ in program.atoms])
     if n == 0:
@@ -119,15 +177,19 @@ def run_partition(
                     column.append(None)
         next_unmatched = max(next_unmatched, upto)
 
-    for number, match in match_partition(
-        program.nfa,
-        n,
-        lambda number: make_evaluate(program, define_ctx, number),
-        skip_mode=program.skip_mode,
-        skip_labels=program.skip_labels,
-        history_matters=not program.history_free,
-        start_matters=program.within_column is not None,
-    ):
+    if program.bits_only:
+        found = _bit_matches(program, cols, n)
+    else:
+        found = match_partition(
+            program.nfa,
+            n,
+            lambda number: make_evaluate(program, define_ctx, number),
+            skip_mode=program.skip_mode,
+            skip_labels=program.skip_labels,
+            history_matters=not program.history_free,
+            start_matters=program.within_column is not None,
+        )
+    for number, match in found:
         if covered is not None:
             emit_unmatched(match.start)
             for r in range(match.start, max(match.end, match.start + 1)):

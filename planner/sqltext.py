@@ -301,23 +301,16 @@ def _leading(node: exp.Expression, pos: int, base: int, sql: str) -> int:
     prefixes = next((p for cls, p in _LEADING.items() if type(node) is cls), None)
     if prefixes is None:
         return pos
-    for _ in range(8):  # nested prefixes: - -x, ((x)), NOT (x)
-        i = pos
-        while i > base and sql[i - 1].isspace():
-            i -= 1
-        for prefix in prefixes:
-            start = i - len(prefix)
-            if start >= base and sql[start:i].upper() == prefix:
-                pos = start
-                break
-        else:
-            return pos
-        if not isinstance(node, (exp.Neg, exp.Paren)):
-            return pos
-        inner = node.this
-        if type(inner) is not type(node):
-            return pos
-        node = inner
+    inner = node.args.get("this")
+    if isinstance(inner, exp.Expression) and any(type(inner) is cls for cls in _LEADING):
+        pos = min(pos, node_pos(inner, base, sql))  # -(x), NOT (x), CAST((x) AS t)
+    i = pos
+    while i > base and sql[i - 1].isspace():
+        i -= 1
+    for prefix in prefixes:
+        start = i - len(prefix)
+        if start >= base and sql[start:i].upper() == prefix:
+            return start
     return pos
 
 

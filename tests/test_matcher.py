@@ -535,7 +535,8 @@ def test_condition_sees_start_and_candidate():
     assert calls == [(IDS["A"], 3, [IDS["A"]]), (IDS["B"], 3, [IDS["A"], IDS["B"]])]
 
 
-def test_match_number_in_condition():
+@pytest.mark.parametrize("scan", [False, True])
+def test_match_number_in_condition(scan):
     # B allowed only from match 2 on
     factory_calls: list[int] = []
 
@@ -543,7 +544,8 @@ def test_match_number_in_condition():
         factory_calls.append(number)
         return lambda label, start, labels: label == IDS["A"] or number >= 2
 
-    found = [(n, m.start, m.end) for n, m in match_partition(program("A B?"), 4, factory)]
+    flags = {"history_matters": not scan, "start_matters": not scan}
+    found = [(n, m.start, m.end) for n, m in match_partition(program("A B?"), 4, factory, **flags)]
     assert found == [(1, 0, 1), (2, 1, 3), (3, 3, 4)]
     assert factory_calls == [1, 2, 3]
 
@@ -581,7 +583,7 @@ def test_nested_loops_stay_linear():
 
 
 def test_many_alternatives_stay_bounded():
-    # (A | A | A)+ B: threads with equal histories merge
+    # many paths reach the same instruction with the same history: they merge
     p = program("(A | A | A)* (A | A)* B")
     n = 300
     run = MatchRun(p, 0, bits(["A"] * n))

@@ -1,0 +1,195 @@
+"""Matching over precomputed label bits with a lazily built DFA.
+
+When every DEFINE condition is row-local (Spark computed it as one boolean column per
+label), a row is fully described by a small integer: the set of labels it may take (its
+*symbol*). The Pike VM's step then depends only on the ordered list of live
+instructions and the symbol, so each distinct step is computed once and cached: a
+DFA whose states are ordered thread lists, built as the data needs it (never more
+states than the Pike VM would create). The per-row work is one table lookup.
+
+Each cached transition also records where every new thread came from (its parent and
+the label it gave the row), so the labels of a match are recovered by walking back
+over the transitions of its rows, without keeping a history per thread.
+
+Semantics are exactly those of :mod:`matchrec.matcher` (same program, same closure
+rules, same preferment and thread dropping); the tests compare the two.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+
+from matchrec.matcher import Match, next_start
+from matchrec.nfa import Program
+
+# A transition: (next state id, done reference, threads), where threads[i] is
+# (parent reference, label, excluded) of new thread i, and a reference is the index of
+# a thread of the previous state, or -1 for the thread started at this row. The done
+# reference says which thread completed a match ending before this row (None: none).
+Transition = tuple[int, "int | None", tuple[tuple[int, int, bool], ...]]
+
+_NO_MATCH = None
+
+
+class BitMatcher:
+    """Finds the matches of one program over rows given as label-bit symbols."""
+
+    def __init__(self, program: Program):
+        self.program = program
+        # state id -> (thread pcs, whether a new thread starts at each row)
+        self._states: list[tuple[tuple[int, ...], bool]] = []
+        self._state_ids: dict[tuple[tuple[int, ...], bool], int] = {}
+        self._table: dict[int, Transition] = {}  # key: (state * 2 + at_start) * nsym + symbol
+        self._nsym = 1 << program.num_labels
+        self.scan_state = self._state((), True)
+        self.empty_state = self._state((), False)
+
+    def _state(self, pcs: tuple[int, ...], inject: bool) -> int:
+        key = (pcs, inject)
+        sid = self._state_ids.get(key)
+        if sid is None:
+            sid = self._state_ids[key] = len(self._states)
+            self._states.append(key)
+        return sid
+
+    def _transition(self, state: int, symbol: int, at_start: bool) -> Transition:
+        key = (state * 2 + at_start) * self._nsym + symbol
+        found = self._table.get(key)
+        if found is None:
+            found = self._table[key] = self._compute(state, symbol, at_start)
+        return found
+
+    def _compute(self, state: int, symbol: int, at_start: bool) -> Transition:
+        """One Pike VM step of the threads of ``state`` over a row with ``symbol``."""
+        program = self.program
+        pcs, inject = self._states[state]
+        refs = list(range(len(pcs)))
+        starts = list(pcs)
+        if inject:
+            starts.append(0)
+            refs.append(-1)
+        done_pc = program.done_pc
+        labels = program.labels
+        excluded = program.excluded
+        seen: set[int] = set()
+        new_pcs: list[int] = []
+        threads: list[tuple[int, int, bool]] = []
+        done: int | None = _NO_MATCH
+        for ref, pc in zip(refs, starts):
+            for target in program.closure(pc, at_start, False):
+                if target in seen:
+                    continue
+                seen.add(target)
+                if target == done_pc:
+                    done = ref
+                    break
+                label = labels[target]
+                if symbol >> label & 1:
+                    new_pcs.append(target + 1)
+                    threads.append((ref, label, excluded[target]))
+            if done is not None:
+                break
+        # after a match no thread starts any more; before it, one starts at every row
+        next_state = self._state(tuple(new_pcs), inject and done is None)
+        return next_state, done, tuple(threads)
+
+    def _finish(self, state: int, at_start: bool) -> int | None:
+        """The thread of ``state`` that matches at the end of the partition, if any."""
+        program = self.program
+        pcs, _ = self._states[state]
+        for ref, pc in enumerate(pcs):
+            if program.done_pc in program.closure(pc, at_start, True):
+                return ref
+        return None
+
+    # ------------------------------------------------------------------ search
+
+    def first_match(
+        self,
+        symbols: Sequence[int],
+        start: int,
+        n: int,
+        scan: bool = True,
+        symbol_at: Callable[[int, int], int] | None = None,
+    ) -> Match | None:
+        """The first match starting at ``start`` (``scan=False``) or at the first row from
+        ``start`` on where one starts (``scan=True``), or None.
+
+        ``symbol_at(start, row)``, when given, replaces ``symbols[row]`` (e.g. a WITHIN
+        bound that depends on the start row; only with ``scan=False``).
+        """
+        trail: list[Transition] = []
+        base = start
+        state = self.scan_state
+        best: tuple[int, int] | None = None  # (trail index, done reference)
+        transition = self._transition
+        scan_state = self.scan_state
+        empty = self.empty_state
+        row = start
+        while row < n:
+            symbol = symbols[row] if symbol_at is None else symbol_at(start, row)
+            tr = transition(state, symbol, row == 0)
+            if tr[1] is not None:
+                best = (len(trail), tr[1])
+            trail.append(tr)
+            state = tr[0]
+            if not scan and state != empty and self._states[state][1]:
+                state = self._state(self._states[state][0], False)
+            row += 1
+            if state == empty:
+                break
+            if state == scan_state:  # nothing alive: forget the rows read so far
+                trail.clear()
+                base = row
+        else:
+            ref = self._finish(state, n == 0)
+            if ref is not None:
+                best = (len(trail), ref)
+        if best is None:
+            return None
+        return self._rebuild(trail, base, *best)
+
+    @staticmethod
+    def _rebuild(trail: list[Transition], base: int, index: int, ref: int) -> Match:
+        """The match whose last thread is ``ref`` of the state before ``trail[index]``."""
+        end = base + index
+        labels: list[int] = []
+        excluded: list[bool] = []
+        j = index - 1
+        while ref != -1:
+            parent, label, ex = trail[j][2][ref]
+            labels.append(label)
+            excluded.append(ex)
+            ref = parent
+            j -= 1
+        labels.reverse()
+        excluded.reverse()
+        return Match(end - len(labels), end, labels, excluded)
+
+    def matches(
+        self,
+        symbols: Sequence[int],
+        n: int,
+        *,
+        skip_mode: str = "past_last",
+        skip_labels: frozenset[int] = frozenset(),
+        symbol_at: Callable[[int, int], int] | None = None,
+    ) -> Iterator[tuple[int, Match]]:
+        """All matches of a partition, numbered from 1, with AFTER MATCH SKIP.
+
+        With ``symbol_at`` (symbols that depend on the start row) each start row is tried
+        in turn; otherwise one scan finds the next start row with a match.
+        """
+        number = 1
+        row = 0
+        scan = symbol_at is None
+        while row < n:
+            match = self.first_match(symbols, row, n, scan=scan, symbol_at=symbol_at)
+            if match is None:
+                if scan:
+                    return
+                row += 1
+                continue
+            yield number, match
+            number += 1
+            row = next_start(match, skip_mode, skip_labels)

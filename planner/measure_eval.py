@@ -1,0 +1,765 @@
+"""Evaluate MEASURES in Python and infer their Spark types (for the SQL table function).
+
+``matchrec.sql`` hands each measure's glue (the SQL around its atoms, see
+``planner.expressions``) back to Spark, which computes its value and its type. The table
+function ``match_recognize(TABLE(t), '...')`` cannot: a Python UDTF declares its output
+schema in ``analyze``, before any row exists and with no Spark session at hand, and it
+computes its output rows itself. So this module
+
+* compiles a measure's lowered SQL to a Python closure over the atom values of one output
+  row: ``planner.pyeval`` (the DEFINE glue evaluator) plus CAST / TRY_CAST;
+* infers the measure's Spark type from the input schema with Spark's own rules (numeric
+  widening, decimal precision and scale, aggregate result types, CAST targets), and
+  falls back to sqlglot's type annotation only where that is reliable (non-numeric
+  results);
+* converts every value to the inferred type, so the rows match the declared schema.
+
+What cannot be typed or evaluated is reported with the measure's position and a way
+out (a CAST, or ``matchrec.sql``). Types are sqlglot ``DataType`` nodes: nothing here
+imports Spark.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from typing import Any
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.optimizer.annotate_types import annotate_types
+
+from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.navigation import AGGREGATES
+
+from .plan import MatchPlan
+from .pyeval import compile_glue
+from .sqltext import MatchRecognizeDialect
+
+T = exp.DataType.Type
+Value = Any
+RowEval = Callable[[Sequence[Value]], Value]  # atom values of one output row -> value
+
+_INTEGRAL = {T.TINYINT: 1, T.SMALLINT: 2, T.INT: 3, T.BIGINT: 4}
+_FRACTIONAL = {T.FLOAT: 5, T.DOUBLE: 6}
+_INTEGRAL_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 20}
+_STRINGS = {T.TEXT, T.VARCHAR, T.CHAR, T.NCHAR, T.NVARCHAR}
+_TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
+# non-numeric results for which sqlglot's annotation agrees with Spark
+_TRUSTED_FALLBACK = _STRINGS | _TIMESTAMPS | {T.BOOLEAN, T.DATE, T.BINARY}
+MAX_PRECISION = 38
+
+_AGGREGATE_NODES: dict[type, str] = {
+    exp.Count: "COUNT",
+    exp.Sum: "SUM",
+    exp.Avg: "AVG",
+    exp.Min: "MIN",
+    exp.Max: "MAX",
+    exp.ArrayAgg: "ARRAY_AGG",
+    exp.ArgMax: "MAX_BY",
+    exp.ArgMin: "MIN_BY",
+    exp.LogicalAnd: "BOOL_AND",
+    exp.LogicalOr: "BOOL_OR",
+    exp.CountIf: "COUNT_IF",
+    exp.FirstValue: "FIRST_VALUE",
+    exp.LastValue: "LAST_VALUE",
+    exp.Any: "ANY",
+}
+for _name in ("ArrayUniqueAgg", "CollectSet"):
+    if hasattr(exp, _name):
+        _AGGREGATE_NODES[getattr(exp, _name)] = "COLLECT_SET"
+
+# functions pyeval evaluates (by node class), grouped by how Spark types their result
+_SAME_AS_ARG = (exp.Abs,)
+_STRING_FUNCS = (exp.Lower, exp.Upper, exp.Concat, exp.DPipe)
+_DOUBLE_FUNCS = (exp.Sqrt, exp.Exp, exp.Ln, exp.Pow, exp.Sign)
+_COMMON_FUNCS = (exp.Greatest, exp.Least, exp.Coalesce)
+_BOOLEAN_NODES = (
+    exp.EQ,
+    exp.NEQ,
+    exp.LT,
+    exp.LTE,
+    exp.GT,
+    exp.GTE,
+    exp.NullSafeEQ,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Is,
+    exp.In,
+    exp.Between,
+    exp.Like,
+    exp.ILike,
+    exp.RegexpLike,
+    exp.Exists,
+)
+# Anonymous function names (as pyeval knows them) -> the node class typed like them
+_ANONYMOUS = {
+    "ABS": exp.Abs,
+    "LCASE": exp.Lower,
+    "UCASE": exp.Upper,
+    "LOWER": exp.Lower,
+    "UPPER": exp.Upper,
+    "CONCAT": exp.Concat,
+    "LENGTH": exp.Length,
+    "CHAR_LENGTH": exp.Length,
+    "SQRT": exp.Sqrt,
+    "EXP": exp.Exp,
+    "LN": exp.Ln,
+    "POWER": exp.Pow,
+    "POW": exp.Pow,
+    "SIGN": exp.Sign,
+    "SIGNUM": exp.Sign,
+    "GREATEST": exp.Greatest,
+    "LEAST": exp.Least,
+    "FLOOR": exp.Floor,
+    "CEIL": exp.Ceil,
+    "CEILING": exp.Ceil,
+    "ROUND": exp.Round,
+}
+# common row-local Spark functions (evaluated by Spark inside navigation) with fixed types
+_FIXED_RESULT = {
+    "YEAR": "int",
+    "MONTH": "int",
+    "DAY": "int",
+    "DAYOFMONTH": "int",
+    "DAYOFWEEK": "int",
+    "DAYOFYEAR": "int",
+    "WEEKOFYEAR": "int",
+    "QUARTER": "int",
+    "HOUR": "int",
+    "MINUTE": "int",
+    "DATEDIFF": "int",
+    "LENGTH": "int",
+    "SIZE": "int",
+    "UNIX_TIMESTAMP": "bigint",
+    "TO_DATE": "date",
+    "DATE_TRUNC": "timestamp",
+}
+
+
+def dtype(text: str) -> exp.DataType:
+    """A type from its Spark SQL spelling, e.g. ``dtype("decimal(10,2)")``."""
+    return exp.DataType.build(text, dialect="spark")
+
+
+NULL_TYPE = exp.DataType(this=T.NULL)
+
+
+def decimal(precision: int, scale: int) -> exp.DataType:
+    return dtype(f"decimal({precision},{scale})")
+
+
+def decimal_params(t: exp.DataType) -> tuple[int, int] | None:
+    """(precision, scale) of a DECIMAL type (Spark's bare DECIMAL is decimal(10,0))."""
+    if t.this != T.DECIMAL:
+        return None
+    params = [int(p.this.this) if isinstance(p.this, exp.Literal) else None for p in t.expressions]
+    precision = params[0] if params and params[0] is not None else 10
+    scale = params[1] if len(params) > 1 and params[1] is not None else 0
+    return precision, scale
+
+
+def _bounded(precision: int, scale: int) -> exp.DataType:
+    return decimal(min(precision, MAX_PRECISION), min(scale, MAX_PRECISION))
+
+
+def _adjusted(precision: int, scale: int) -> exp.DataType:
+    """Spark's ``DecimalType.adjustPrecisionScale`` (allowPrecisionLoss, the default)."""
+    if precision <= MAX_PRECISION:
+        return decimal(precision, scale)
+    int_digits = precision - scale
+    min_scale = min(scale, 6)
+    return decimal(MAX_PRECISION, max(MAX_PRECISION - int_digits, min_scale))
+
+
+def _is_numeric(t: exp.DataType) -> bool:
+    return t.this in _INTEGRAL or t.this in _FRACTIONAL or t.this == T.DECIMAL
+
+
+def _int_literal(node: exp.Expression) -> int | None:
+    """The value of an integer literal (``-1`` included), else None."""
+    sign = 1
+    if isinstance(node, exp.Neg):
+        sign, node = -1, node.this
+    if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
+        return sign * int(node.this)
+    return None
+
+
+def _as_decimal(t: exp.DataType, node: exp.Expression) -> tuple[int, int] | None:
+    """A numeric operand as Spark sees it next to a decimal: literal ints take their digits."""
+    params = decimal_params(t)
+    if params is not None:
+        return params
+    if t.this in _INTEGRAL:
+        literal = _int_literal(node)
+        if literal is not None:
+            return max(len(str(abs(literal))), 1), 0
+        return _INTEGRAL_DIGITS[t.this], 0
+    return None
+
+
+def wider(a: exp.DataType | None, b: exp.DataType | None) -> exp.DataType | None:
+    """Spark's wider common type of two types (CASE branches, COALESCE, GREATEST), or None."""
+    if a is None or b is None:
+        return None
+    if a.this == T.NULL:
+        return b
+    if b.this == T.NULL:
+        return a
+    if a == b:
+        return a
+    if a.this in _STRINGS and b.this in _STRINGS:
+        return dtype("string")
+    if {a.this, b.this} <= _TIMESTAMPS | {T.DATE}:
+        return b if b.this in _TIMESTAMPS else a
+    if not (_is_numeric(a) and _is_numeric(b)):
+        return None
+    if a.this == T.DECIMAL or b.this == T.DECIMAL:
+        if a.this in _FRACTIONAL or b.this in _FRACTIONAL:
+            return dtype("double")
+        da, db = _as_decimal(a, exp.null()), _as_decimal(b, exp.null())
+        assert da is not None and db is not None
+        scale = max(da[1], db[1])
+        whole = max(da[0] - da[1], db[0] - db[1])
+        return _bounded(whole + scale, scale)
+    rank = {**_INTEGRAL, **_FRACTIONAL}
+    return a if rank[a.this] >= rank[b.this] else b
+
+
+# --------------------------------------------------------------------------- typing
+
+
+@dataclass
+class TypeEnv:
+    """What column references mean while typing: input columns, precomputed row-local
+    expressions (``__mr_cN``) and atoms (``__mr_aN``, typed from their probes)."""
+
+    columns: Mapping[str, exp.DataType]  # lower-case input column name -> type
+    precomputed: Mapping[str, str] = field(default_factory=dict)  # name -> Spark SQL
+    probes: Mapping[str, str] = field(default_factory=dict)  # atom name -> probe SQL
+    _cache: dict[str, exp.DataType | None] = field(default_factory=dict)
+
+    def column_type(self, name: str) -> exp.DataType | None:
+        if name in self._cache:
+            return self._cache[name]
+        self._cache[name] = None  # guards against cycles
+        if name in self.probes:
+            result = infer_type(_parse(self.probes[name]), self)
+        elif name in self.precomputed:
+            result = infer_type(_parse(self.precomputed[name]), self)
+        else:
+            result = self.columns.get(name.lower())
+        self._cache[name] = result
+        return result
+
+
+def _parse(text: str) -> exp.Expression:
+    return sqlglot.parse_one(text, read=MatchRecognizeDialect)
+
+
+def _aggregate_name(node: exp.Expression) -> str | None:
+    if type(node) in _AGGREGATE_NODES:
+        return _AGGREGATE_NODES[type(node)]
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() in AGGREGATES:
+        return str(node.this).upper()
+    return None
+
+
+def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
+    if name in ("COUNT", "COUNT_IF"):
+        return dtype("bigint")
+    if name in ("BOOL_AND", "EVERY", "BOOL_OR", "ANY", "SOME"):
+        return dtype("boolean")
+    arg = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
+    while isinstance(arg, (exp.Distinct, exp.Paren)):
+        arg = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg.this
+    t = infer_type(arg, env)
+    if t is None:
+        return None
+    if name in ("ARRAY_AGG", "COLLECT_LIST", "COLLECT_SET"):
+        return exp.DataType(this=T.ARRAY, expressions=[t], nested=True)
+    if name in ("MIN", "MAX", "MAX_BY", "MIN_BY", "FIRST_VALUE", "LAST_VALUE"):
+        return t
+    params = decimal_params(t)
+    if name == "SUM":
+        if t.this in _INTEGRAL:
+            return dtype("bigint")
+        if t.this in _FRACTIONAL or t.this == T.NULL:
+            return dtype("double")
+        return _bounded(params[0] + 10, params[1]) if params else None
+    if name in ("AVG", "MEAN"):
+        if t.this in _INTEGRAL or t.this in _FRACTIONAL or t.this == T.NULL:
+            return dtype("double")
+        return _bounded(params[0] + 4, params[1] + 4) if params else None
+    return None
+
+
+def _literal_type(node: exp.Literal) -> exp.DataType:
+    if node.is_string:
+        return dtype("string")
+    text = node.this
+    if "e" in text.lower():
+        return dtype("double")
+    if "." in text:
+        d = Decimal(text).as_tuple()
+        scale = max(-int(d.exponent), 0)
+        precision = max(len(d.digits), scale)
+        return decimal(precision, scale)
+    value = int(text)
+    if value <= 2**31 - 1:
+        return dtype("int")
+    if value <= 2**63 - 1:
+        return dtype("bigint")
+    return decimal(len(text), 0)
+
+
+def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
+    lt, rt = infer_type(node.this, env), infer_type(node.expression, env)
+    if lt is None or rt is None:
+        return None
+    if lt.this == T.NULL:
+        lt = rt
+    if rt.this == T.NULL:
+        rt = lt
+    if not (_is_numeric(lt) and _is_numeric(rt)):
+        return None
+    if isinstance(node, exp.IntDiv):
+        return dtype("bigint")
+    if lt.this in _FRACTIONAL or rt.this in _FRACTIONAL:
+        if (
+            isinstance(node, exp.Div)
+            or T.DOUBLE in (lt.this, rt.this)
+            or T.DECIMAL
+            in (
+                lt.this,
+                rt.this,
+            )
+        ):
+            return dtype("double")
+        return dtype("float")
+    if lt.this == T.DECIMAL or rt.this == T.DECIMAL:
+        left, right = _as_decimal(lt, node.this), _as_decimal(rt, node.expression)
+        assert left is not None and right is not None
+        (p1, s1), (p2, s2) = left, right
+        if isinstance(node, (exp.Add, exp.Sub)):
+            scale = max(s1, s2)
+            return _adjusted(max(p1 - s1, p2 - s2) + scale + 1, scale)
+        if isinstance(node, exp.Mul):
+            return _adjusted(p1 + p2 + 1, s1 + s2)
+        if isinstance(node, exp.Div):
+            scale = max(6, s1 + p2 + 1)
+            return _adjusted(p1 - s1 + s2 + scale, scale)
+        if isinstance(node, exp.Mod):
+            scale = max(s1, s2)
+            return _adjusted(min(p1 - s1, p2 - s2) + scale, scale)
+        return None
+    if isinstance(node, exp.Div):
+        return dtype("double")
+    return wider(lt, rt)
+
+
+def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
+    """FLOOR / CEIL / ROUND with Spark's result types."""
+    args = _call_args(node)
+    t = infer_type(args[0], env)
+    if t is None:
+        return None
+    params = decimal_params(t)
+    if isinstance(node, (exp.Floor, exp.Ceil)):
+        if len(args) > 1:
+            return None
+        if params:
+            p, s = params
+            return t if s == 0 else _bounded(p - s + 1, 0)
+        return dtype("bigint") if _is_numeric(t) else None
+    digits = _int_literal(args[1]) if len(args) > 1 else 0
+    if digits is None:
+        return None
+    if params:
+        if digits < 0:
+            return None
+        p, s = params
+        new_scale = min(s, digits)
+        return decimal(min(p - s + 1 + new_scale, MAX_PRECISION), new_scale)
+    return t if _is_numeric(t) else None
+
+
+def _call_args(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    args = [node.this] if node.args.get("this") is not None else []
+    for key in ("expression", "decimals", "digits"):
+        if node.args.get(key) is not None:
+            args.append(node.args[key])
+    args.extend(node.expressions)
+    return args
+
+
+def _common_type(nodes: Sequence[exp.Expression], env: TypeEnv) -> exp.DataType | None:
+    result: exp.DataType | None = NULL_TYPE
+    for n in nodes:
+        result = wider(result, infer_type(n, env))
+    return result
+
+
+def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
+    """Spark's type of ``node`` (a glue, probe or row-local expression), or None if unknown."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Column):
+        return None if isinstance(node.this, exp.Star) else env.column_type(node.name)
+    if isinstance(node, exp.Literal):
+        return _literal_type(node)
+    if isinstance(node, exp.Boolean):
+        return dtype("boolean")
+    if isinstance(node, exp.Null):
+        return NULL_TYPE
+    if isinstance(node, (exp.Cast, exp.TryCast)):
+        return _spark_target(node.to)
+    if isinstance(node, _BOOLEAN_NODES):
+        return dtype("boolean")
+    if isinstance(node, exp.Neg):
+        literal = _int_literal(node)
+        if literal is not None:
+            return _literal_type(exp.Literal.number(abs(literal)))
+        return infer_type(node.this, env)
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)):
+        return _arithmetic_type(node, env) or _fallback_type(node, env)
+    name = _aggregate_name(node)
+    if name is not None:
+        return _aggregate_type(name, node, env)
+    if isinstance(node, exp.Anonymous) and str(node.this).upper() in _ANONYMOUS:
+        cls = _ANONYMOUS[str(node.this).upper()]
+        return _function_type(cls, node, env)
+    if isinstance(node, (exp.Case, exp.If)):
+        if isinstance(node, exp.If):
+            branches = [node.args["true"], node.args.get("false") or exp.null()]
+        else:
+            branches = [i.args["true"] for i in node.args.get("ifs", [])]
+            branches.append(node.args.get("default") or exp.null())
+        return _common_type(branches, env)
+    result = _function_type(type(node), node, env)
+    if result is not None:
+        return result
+    fixed = _FIXED_RESULT.get(_function_name(node))
+    if fixed is not None:
+        return dtype(fixed)
+    return _fallback_type(node, env)
+
+
+def _function_name(node: exp.Expression) -> str:
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).upper()
+    return node.sql_name().upper() if isinstance(node, exp.Func) else ""
+
+
+def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
+    args = _call_args(node)
+    if issubclass(cls, _STRING_FUNCS):
+        return dtype("string")
+    if issubclass(cls, _DOUBLE_FUNCS):
+        return dtype("double")
+    if issubclass(cls, exp.Length):
+        return dtype("int")
+    if issubclass(cls, _SAME_AS_ARG) and args:
+        return infer_type(args[0], env)
+    if issubclass(cls, _COMMON_FUNCS):
+        return _common_type(args, env)
+    if issubclass(cls, (exp.Floor, exp.Ceil, exp.Round)) and args:
+        return _rounding_type(node, env)
+    return None
+
+
+def _fallback_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
+    """sqlglot's annotation, trusted for non-numeric results only."""
+    copy = node.copy()
+    for col in list(copy.find_all(exp.Column)):
+        t = None if isinstance(col.this, exp.Star) else env.column_type(col.name)
+        if t is None or t.this == T.NULL:
+            return None
+        col.replace(exp.Cast(this=exp.null(), to=t.copy()))
+    try:
+        annotated = annotate_types(copy, dialect="spark")
+    except Exception:  # sqlglot may not know a function: then we do not either
+        return None
+    result = annotated.type
+    if result is None or result.this not in _TRUSTED_FALLBACK:
+        return None
+    return dtype("string") if result.this in _STRINGS else result
+
+
+def _spark_target(t: exp.DataType) -> exp.DataType:
+    """The type Spark gives a CAST target (VARCHAR/CHAR are plain strings in a query)."""
+    if t.this in _STRINGS:
+        return dtype("string")
+    if t.this == T.DECIMAL:
+        p, s = decimal_params(t) or (10, 0)
+        return decimal(p, s)
+    return t
+
+
+# --------------------------------------------------------------------------- values
+
+
+def _double_text(x: float) -> str:
+    """Java's ``Double.toString``, which Spark uses for CAST(double AS STRING)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if 1e-3 <= abs(x) < 1e7:
+        text = format(Decimal(repr(x)), "f")
+        return text if "." in text else text + ".0"
+    sign, digits, exponent = Decimal(repr(x)).as_tuple()
+    mantissa = "".join(map(str, digits)).rstrip("0") or "0"
+    power = exponent + len(digits) - 1
+    head, tail = mantissa[0], mantissa[1:] or "0"
+    return f"{'-' if sign else ''}{head}.{tail}E{power}"
+
+
+def _to_text(v: Value) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return _double_text(v)
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, datetime):
+        text = v.strftime("%Y-%m-%d %H:%M:%S")
+        return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
+    if isinstance(v, date):
+        return v.isoformat()
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join("null" if x is None else _to_text(x) for x in v) + "]"
+    return str(v)
+
+
+_TRUE = {"t", "true", "y", "yes", "1"}
+_FALSE = {"f", "false", "n", "no", "0"}
+
+
+def _to_bool(v: Value) -> bool:
+    if isinstance(v, str):
+        low = v.strip().lower()
+        if low in _TRUE or low in _FALSE:
+            return low in _TRUE
+        raise ValueError(v)
+    return bool(v)
+
+
+def _integral_range(t: exp.DataType.Type) -> int:
+    return 2 ** (8 * {T.TINYINT: 1, T.SMALLINT: 2, T.INT: 4, T.BIGINT: 8}[t] - 1)
+
+
+def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
+    """A function turning a non-NULL Python value into a value of type ``t`` (raises
+    ValueError/TypeError/ArithmeticError when it cannot), or None when ``t`` is unknown."""
+    kind = t.this
+    if kind in _INTEGRAL:
+        bound = _integral_range(kind)
+
+        def to_int(v: Value) -> int:
+            if isinstance(v, str):
+                v = Decimal(v.strip())
+            if isinstance(v, float) and not math.isfinite(v):
+                raise ValueError(v)
+            result = int(v)
+            if not -bound <= result < bound:
+                raise OverflowError(f"{v} is out of range")
+            return result
+
+        return to_int
+    if kind in _FRACTIONAL:
+        return lambda v: float(v.strip() if isinstance(v, str) else v)
+    if kind == T.DECIMAL:
+        precision, scale = decimal_params(t) or (10, 0)
+        quantum = Decimal(1).scaleb(-scale)
+        limit = Decimal(10) ** (precision - scale)
+
+        def to_decimal(v: Value) -> Decimal:
+            if isinstance(v, float):
+                if not math.isfinite(v):
+                    raise ValueError(v)
+                v = repr(v)
+            with localcontext() as ctx:
+                ctx.prec = MAX_PRECISION + 2
+                d = Decimal(v.strip() if isinstance(v, str) else v).quantize(
+                    quantum, rounding=ROUND_HALF_UP
+                )
+            if abs(d) >= limit:
+                raise OverflowError(f"{v} does not fit decimal({precision},{scale})")
+            return d
+
+        return to_decimal
+    if kind in _STRINGS:
+        return _to_text
+    if kind == T.BOOLEAN:
+        return _to_bool
+    if kind == T.DATE:
+
+        def to_date(v: Value) -> date:
+            if isinstance(v, datetime):
+                return v.date()
+            if isinstance(v, date):
+                return v
+            return date.fromisoformat(str(v).strip()[:10])
+
+        return to_date
+    if kind in _TIMESTAMPS:
+
+        def to_timestamp(v: Value) -> datetime:
+            if isinstance(v, datetime):
+                return v
+            if isinstance(v, date):
+                return datetime(v.year, v.month, v.day)
+            return datetime.fromisoformat(str(v).strip())
+
+        return to_timestamp
+    if kind == T.ARRAY and t.expressions:
+        inner = _converter(t.expressions[0])
+        if inner is None:
+            return None
+        return lambda v: [None if x is None else inner(x) for x in v]
+    if kind in (T.BINARY, T.NULL, T.MAP, T.STRUCT):
+        return lambda v: v
+    return None
+
+
+def coercer(t: exp.DataType) -> Callable[[Value], Value] | None:
+    """How an output value is brought to its declared type (None stays None)."""
+    convert = _converter(t)
+    if convert is None:
+        return None
+
+    def coerce(v: Value) -> Value:
+        if v is None:
+            return None
+        try:
+            return convert(v)
+        except (ValueError, TypeError, ArithmeticError, InvalidOperation) as err:
+            raise MatchRuntimeError(
+                f"measure value {v!r} cannot be represented as {t.sql('spark')}: {err}"
+            ) from None
+
+    return coerce
+
+
+# --------------------------------------------------------------------------- compile
+
+
+@dataclass
+class CompiledMeasure:
+    """One measure as the table function runs it."""
+
+    alias: str
+    type: exp.DataType
+    evaluate: RowEval  # atom values of one output row -> value of ``type``
+
+
+_HINT = "wrap it in CAST(... AS type), or use matchrec.sql"
+
+
+class _MeasureCompiler:
+    def __init__(self, plan: MatchPlan, pos: int):
+        self.sql = plan.clause.sql
+        self.pos = pos
+        self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
+
+    def error(self, message: str, hint: str) -> UnsupportedError:
+        return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
+
+    def compile(self, node: exp.Expression) -> RowEval:
+        if isinstance(node, exp.Column):
+            i = self.atom_index.get(node.name)
+            if i is None:
+                raise self.error(
+                    f"column {node.sql()} cannot be read in a MEASURES expression here",
+                    "use matchrec.sql",
+                )
+            return lambda vals: vals[i]
+        if isinstance(node, (exp.Subquery, exp.Exists, exp.Select)) or (
+            isinstance(node, exp.In) and node.args.get("query") is not None
+        ):
+            raise self.error(
+                "the table function cannot evaluate a subquery in MEASURES",
+                "compute it in DEFINE or in the input table, or use matchrec.sql",
+            )
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            return self.cast(node)
+        try:
+            return compile_glue(node, self.compile, lambda n: self.pos, self.sql)  # type: ignore[arg-type,return-value]
+        except UnsupportedError as err:
+            raise self.error(
+                f"the table function cannot evaluate {node.key.upper()} over match values "
+                "in MEASURES",
+                "apply it inside the navigation, e.g. LAST(upper(x)) rather than "
+                "upper(LAST(x)), or use matchrec.sql",
+            ) from err
+
+    def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
+        target = _spark_target(node.to)
+        convert = _converter(target)
+        if convert is None:
+            raise self.error(f"CAST to {node.to.sql('spark')} is not supported here", _HINT)
+        inner = self.compile(node.this)
+        safe = bool(node.args.get("safe"))
+
+        def evaluate(vals: Sequence[Value]) -> Value:
+            v = inner(vals)
+            if v is None:
+                return None
+            try:
+                return convert(v)
+            except (ValueError, TypeError, ArithmeticError, InvalidOperation):
+                if safe:
+                    return None
+                raise MatchRuntimeError(
+                    f"cannot cast {v!r} to {target.sql('spark')}",
+                    sql=self.sql,
+                    pos=self.pos,
+                    hint="use TRY_CAST to get NULL instead",
+                ) from None
+
+        return evaluate
+
+
+def type_env(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> TypeEnv:
+    """The typing environment of ``plan`` over input columns of the given types."""
+    return TypeEnv(
+        columns={k.lower(): v for k, v in columns.items()},
+        precomputed=dict(plan.precomputed),
+        probes={a.name: a.probe for a in plan.atoms},
+    )
+
+
+def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> list[CompiledMeasure]:
+    """Compile and type every measure of ``plan``; ``columns`` maps input columns to types."""
+    env = type_env(plan, columns)
+    result = []
+    for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
+        pos = measure.expr.pos
+        compiler = _MeasureCompiler(plan, pos)
+        tree = _parse(text)
+        evaluate = compiler.compile(tree)
+        t = infer_type(tree, env)
+        coerce = coercer(t) if t is not None else None
+        if t is None or coerce is None:
+            raise UnsupportedError(
+                f"cannot infer the Spark type of measure {alias!r} for the table function",
+                sql=plan.clause.sql,
+                pos=pos,
+                hint=_HINT,
+            )
+        result.append(CompiledMeasure(alias, t, _chain(evaluate, coerce)))
+    return result
+
+
+def _chain(evaluate: RowEval, coerce: Callable[[Value], Value]) -> RowEval:
+    return lambda vals: coerce(evaluate(vals))

@@ -1,0 +1,1200 @@
+"""User errors: each is a MatchRecognizeError that says what, where (line, column, caret)
+and, where it helps, how to fix it, and is raised before any Spark job runs.
+
+Most tests plan a clause body in pure Python (``plan_clause(parse_clause(body), COLUMNS)``).
+Expected positions are computed from the query text (``body.index(...)``), never written
+as numbers. The tests at the end go through ``matchrec.sql`` on Spark: positions are
+relative to the whole query, no Spark job runs for a planning error, and the runtime
+errors the standard defines reach the user with Trino's wording.
+"""
+
+from __future__ import annotations
+
+import pytest
+from matchrec.grammar import parse_clause
+from matchrec.planner.plan import plan_clause
+
+import matchrec
+from matchrec.engine import run_partition
+from matchrec.errors import (
+    MatchRecognizeError,
+    MatchRuntimeError,
+    SemanticError,
+    SqlSyntaxError,
+    UnsupportedError,
+)
+
+COLUMNS = ["id", "value", "name", "ts"]
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def plan(body: str, columns: list[str] = COLUMNS):
+    return plan_clause(parse_clause(body), columns)
+
+
+def plan_error(body: str, columns: list[str] = COLUMNS) -> MatchRecognizeError:
+    with pytest.raises(MatchRecognizeError) as info:
+        plan(body, columns)
+    return info.value
+
+
+def find(text: str, needle: str, nth: int = 0) -> int:
+    """Offset of the ``nth`` (0-based) occurrence of ``needle`` in ``text``."""
+    pos = -1
+    for _ in range(nth + 1):
+        pos = text.index(needle, pos + 1)
+    return pos
+
+
+def line_col(text: str, pos: int) -> tuple[int, int]:
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def caret_char(err: MatchRecognizeError) -> str:
+    """The character of the quoted source line that the caret in ``str(err)`` is under."""
+    lines = str(err).split("\n")
+    k = next(i for i, line in enumerate(lines) if line.strip() == "^")
+    return lines[k - 1][lines[k].index("^")]
+
+
+def assert_error(
+    err: MatchRecognizeError,
+    sql: str,
+    pos: int,
+    cls: type = MatchRecognizeError,
+    message: str = "",
+    hint: str | None = None,
+) -> None:
+    """``err`` is a ``cls`` about ``message`` at offset ``pos`` of ``sql``, shown with a caret."""
+    assert isinstance(err, cls), f"{type(err).__name__}: {err}"
+    assert message in err.message, err.message
+    assert err.sql == sql
+    assert err.pos == pos, f"expected {line_col(sql, pos)}, got {err}"
+    assert (err.line, err.column) == line_col(sql, pos)
+    rendered = str(err)
+    assert rendered.startswith(f"{err.kind}: {err.message} (line {err.line}, column {err.column})")
+    assert caret_char(err) == sql[pos]
+    if hint is not None:
+        assert err.hint is not None and hint in err.hint, err.hint
+        assert f"hint: {err.hint}" in rendered
+
+
+# A clause with every part, spread over several lines; the cases below break one part.
+GOOD = """PARTITION BY name
+ORDER BY id
+MEASURES FIRST(A.value) AS first_value,
+         LAST(B.value) AS last_value,
+         count(B.*) AS n
+ONE ROW PER MATCH
+AFTER MATCH SKIP PAST LAST ROW
+PATTERN (A B+ C?)
+SUBSET U = (B, C)
+DEFINE B AS B.value < PREV(B.value),
+       C AS C.value > PREV(C.value)"""
+
+
+def test_the_good_clause_plans():
+    result = plan(GOOD)
+    assert [m[0] for m in result.measures] == ["first_value", "last_value", "n"]
+
+
+def broken(old: str, new: str) -> str:
+    assert GOOD.count(old) == 1, old
+    return GOOD.replace(old, new)
+
+
+# (id, body, text at the expected caret, occurrence, class, message, hint)
+CASES = [
+    # ---- unknown pattern variables
+    (
+        "unknown label in MEASURES",
+        broken("FIRST(A.value) AS", "FIRST(X.value) AS"),
+        "X.value",
+        0,
+        SemanticError,
+        "unknown pattern variable 'X'",
+        "pattern variables: A, B, C, U",
+    ),
+    (
+        "unknown label qualifying a plain column in MEASURES",
+        broken("count(B.*) AS n", "D.value AS n"),
+        "D.value",
+        0,
+        SemanticError,
+        "unknown pattern variable 'D'",
+        "pattern variables: A, B, C, U",
+    ),
+    (
+        "unknown label in count(X.*)",
+        broken("count(B.*)", "count(X.*)"),
+        "X.*",
+        0,
+        SemanticError,
+        "unknown pattern variable 'X'",
+        None,
+    ),
+    (
+        "unknown label in CLASSIFIER(X)",
+        broken("count(B.*)", "CLASSIFIER(X)"),
+        "X)",
+        0,
+        SemanticError,
+        "unknown pattern variable 'X'",
+        None,
+    ),
+    (
+        "unknown label in DEFINE",
+        broken("C.value > PREV(C.value)", "C.value > PREV(Q.value)"),
+        "Q.value",
+        0,
+        SemanticError,
+        "unknown pattern variable 'Q'",
+        "pattern variables: A, B, C, U",
+    ),
+    (
+        "close label name gets a suggestion",
+        broken("FIRST(A.value)", 'FIRST("a".value)'),
+        '"a".value',
+        0,
+        SemanticError,
+        "unknown pattern variable 'a'",
+        "did you mean A?",
+    ),
+    (
+        "a table alias is not a qualifier",
+        broken("FIRST(A.value)", "FIRST(t.value)"),
+        "t.value",
+        0,
+        SemanticError,
+        "unknown pattern variable 'T'",
+        "not a table",
+    ),
+    (
+        "struct access on a column reads as a label",
+        broken("FIRST(A.value)", "FIRST(value.x)"),
+        "value.x",
+        0,
+        SemanticError,
+        "unknown pattern variable 'VALUE'",
+        "'value' is an input column",
+    ),
+    (
+        "unknown label in SUBSET",
+        broken("SUBSET U = (B, C)", "SUBSET U = (B, Z)"),
+        "Z)",
+        0,
+        SemanticError,
+        "SUBSET U names 'Z', which is not a primary pattern variable",
+        "pattern variables: A, B, C",
+    ),
+    (
+        "SUBSET named like a pattern variable",
+        broken("SUBSET U = (B, C)", "SUBSET A = (B, C)"),
+        "A = (B",
+        0,
+        SemanticError,
+        "SUBSET name 'A' is already a pattern variable",
+        None,
+    ),
+    (
+        "unknown label in AFTER MATCH SKIP TO",
+        broken("SKIP PAST LAST ROW", "SKIP TO LAST Z"),
+        "Z\n",
+        0,
+        SemanticError,
+        "AFTER MATCH SKIP TO names 'Z', which is neither a pattern variable nor a SUBSET",
+        "pattern variables: A, B, C, U",
+    ),
+    # ---- DEFINE
+    (
+        "label defined twice",
+        broken("C AS C.value > PREV(C.value)", "B AS B.value > 0"),
+        "B AS B.value > 0",
+        0,
+        SemanticError,
+        "pattern variable 'B' is defined twice in DEFINE",
+        "AND",
+    ),
+    (
+        "DEFINE of a variable not in PATTERN",
+        broken("C AS C.value > PREV(C.value)", "D AS D.value > 0"),
+        "D AS",
+        0,
+        SemanticError,
+        "DEFINE names 'D', which does not appear in PATTERN",
+        "pattern variables: A, B, C",
+    ),
+    (
+        "DEFINE of a SUBSET",
+        broken("C AS C.value > PREV(C.value)", "U AS U.value > 0"),
+        "U AS",
+        0,
+        SemanticError,
+        "DEFINE names 'U', which is a SUBSET",
+        None,
+    ),
+    (
+        "FINAL in DEFINE",
+        broken("B.value < PREV(B.value)", "B.value < FINAL LAST(B.value)"),
+        "FINAL LAST",
+        0,
+        SemanticError,
+        "FINAL is not allowed in DEFINE",
+        "RUNNING",
+    ),
+    (
+        "FINAL aggregate in DEFINE",
+        broken("B.value < PREV(B.value)", "FINAL count(B.*) < 3"),
+        "FINAL count",
+        0,
+        SemanticError,
+        "FINAL is not allowed in DEFINE",
+        "RUNNING",
+    ),
+    # ---- navigation and aggregate nesting
+    (
+        "PREV inside FIRST",
+        broken("FIRST(A.value)", "FIRST(PREV(A.value))"),
+        "PREV(A.value)",
+        0,
+        SemanticError,
+        "PREV cannot be used inside FIRST",
+        "PREV(FIRST(x))",
+    ),
+    (
+        "NEXT inside LAST in DEFINE",
+        broken("PREV(C.value)", "LAST(NEXT(C.value))"),
+        "NEXT(C.value)",
+        0,
+        SemanticError,
+        "NEXT cannot be used inside LAST",
+        None,
+    ),
+    (
+        "FIRST inside FIRST",
+        broken("FIRST(A.value)", "FIRST(FIRST(A.value))"),
+        "FIRST(A.value)",
+        0,
+        SemanticError,
+        "FIRST cannot be used inside FIRST",
+        None,
+    ),
+    (
+        "PREV inside PREV",
+        broken("PREV(B.value)", "PREV(PREV(B.value))"),
+        "PREV(B.value)",
+        0,
+        SemanticError,
+        "PREV cannot be used inside PREV",
+        None,
+    ),
+    (
+        "FIRST inside an expression argument of PREV",
+        broken("PREV(B.value)", "PREV(FIRST(B.value) + 1)"),
+        "FIRST(B.value) + 1",
+        0,
+        SemanticError,
+        "FIRST inside PREV must be the whole first argument of PREV",
+        None,
+    ),
+    (
+        "navigation inside an aggregate",
+        broken("count(B.*)", "sum(PREV(B.value))"),
+        "PREV(B.value)",
+        0,
+        SemanticError,
+        "PREV cannot be used inside SUM",
+        None,
+    ),
+    (
+        "aggregate inside navigation",
+        broken("FIRST(A.value)", "FIRST(avg(A.value))"),
+        "avg(A.value)",
+        0,
+        SemanticError,
+        "an aggregate (AVG) cannot be used inside FIRST",
+        None,
+    ),
+    (
+        "aggregate inside PREV in DEFINE",
+        broken("PREV(B.value)", "PREV(max(B.value))"),
+        "max(B.value)",
+        0,
+        SemanticError,
+        "an aggregate (MAX) cannot be used inside PREV",
+        None,
+    ),
+    (
+        "aggregates nested",
+        broken("count(B.*)", "sum(avg(B.value))"),
+        "avg(B.value)",
+        0,
+        SemanticError,
+        "aggregates cannot be nested: AVG inside SUM",
+        None,
+    ),
+    (
+        "aggregates nested in DEFINE",
+        broken("PREV(B.value)", "max(count(B.*))"),
+        "count(B.*)",
+        1,
+        SemanticError,
+        "aggregates cannot be nested: COUNT inside MAX",
+        None,
+    ),
+    # ---- unknown columns
+    (
+        "unknown column in DEFINE",
+        broken("B.value < PREV(B.value)", "B.price < PREV(B.value)"),
+        "price",
+        0,
+        SemanticError,
+        "unknown column 'price'",
+        "input columns: id, value, name, ts",
+    ),
+    (
+        "unknown unqualified column in MEASURES",
+        broken("count(B.*) AS n", "vlaue AS n"),
+        "vlaue",
+        0,
+        SemanticError,
+        "unknown column 'vlaue'",
+        "did you mean value?",
+    ),
+    (
+        "unknown column inside navigation",
+        broken("LAST(B.value)", "LAST(B.nosuch)"),
+        "nosuch",
+        0,
+        SemanticError,
+        "unknown column 'nosuch'",
+        None,
+    ),
+    (
+        "unknown column in PARTITION BY",
+        broken("PARTITION BY name", "PARTITION BY nmae"),
+        "nmae",
+        0,
+        SemanticError,
+        "unknown column 'nmae' in PARTITION BY",
+        "input columns: id, value, name, ts",
+    ),
+    (
+        "unknown column in ORDER BY",
+        broken("ORDER BY id", "ORDER BY time"),
+        "time",
+        0,
+        SemanticError,
+        "unknown column 'time' in ORDER BY",
+        "input columns",
+    ),
+    (
+        "expression in ORDER BY",
+        broken("ORDER BY id", "ORDER BY id + 1"),
+        "id + 1",
+        0,
+        SemanticError,
+        "ORDER BY takes column names, not expressions",
+        "subquery",
+    ),
+    # ---- offsets
+    (
+        "negative PREV offset",
+        broken("PREV(B.value)", "PREV(B.value, -1)"),
+        "-1",
+        0,
+        SemanticError,
+        "the offset of PREV must be a non-negative integer constant, not -1",
+        "PREV(x, 2)",
+    ),
+    (
+        "negative FIRST offset",
+        broken("FIRST(A.value)", "FIRST(A.value, -1)"),
+        "-1",
+        0,
+        SemanticError,
+        "the offset of FIRST must be a non-negative integer constant, not -1",
+        None,
+    ),
+    (
+        "fractional LAST offset",
+        broken("LAST(B.value)", "LAST(B.value, 1.5)"),
+        "1.5",
+        0,
+        SemanticError,
+        "the offset of LAST must be a non-negative integer constant, not 1.5",
+        None,
+    ),
+    (
+        "column as NEXT offset",
+        broken("PREV(C.value)", "NEXT(C.value, id)"),
+        "id)",
+        0,
+        SemanticError,
+        "the offset of NEXT must be a non-negative integer constant, not id",
+        None,
+    ),
+    (
+        "NULL as offset",
+        broken("PREV(C.value)", "PREV(C.value, NULL)"),
+        "NULL",
+        0,
+        SemanticError,
+        "the offset of PREV must be a non-negative integer constant, not NULL",
+        None,
+    ),
+    (
+        "three arguments to PREV",
+        broken("PREV(C.value)", "PREV(C.value, 1, 2)"),
+        "2)",
+        0,
+        SemanticError,
+        "PREV takes at most two arguments, got 3",
+        None,
+    ),
+    (
+        "PREV without argument",
+        broken("PREV(C.value)", "PREV()"),
+        "PREV()",
+        0,
+        SemanticError,
+        "PREV needs an argument",
+        None,
+    ),
+    # ---- one pattern variable per navigation / aggregate
+    (
+        "two labels in one navigation",
+        broken("PREV(B.value)", "PREV(A.value + B.value)"),
+        "A.value + ^^B.value",
+        0,
+        SemanticError,
+        "the argument of PREV mixes pattern variable A and pattern variable B",
+        "PREV(A.x) - PREV(B.x)",
+    ),
+    (
+        "label and no label in one navigation",
+        broken("FIRST(A.value)", "FIRST(value - A.value)"),
+        "value - ^^A.value",
+        0,
+        SemanticError,
+        "mixes a column without pattern variable and pattern variable A",
+        None,
+    ),
+    (
+        "two labels in one aggregate argument",
+        broken("count(B.*)", "sum(B.value * C.value)"),
+        "C.value",
+        0,
+        SemanticError,
+        "the argument of SUM mixes pattern variable B and pattern variable C",
+        None,
+    ),
+    (
+        "two labels across aggregate arguments",
+        broken("count(B.*)", "max_by(B.value, C.id)"),
+        "C.id",
+        0,
+        SemanticError,
+        "the arguments of MAX_BY mix pattern variable B and pattern variable C",
+        None,
+    ),
+    (
+        "CLASSIFIER of another label in a navigation",
+        broken("FIRST(A.value)", "FIRST(CLASSIFIER(B) || A.name)"),
+        "A.name",
+        0,
+        SemanticError,
+        "mixes pattern variable B and pattern variable A",
+        None,
+    ),
+    # ---- WITHIN
+    (
+        "WITHIN without ORDER BY",
+        broken("ORDER BY id\n", "").replace("SUBSET", "WITHIN INTERVAL '10' SECOND\nSUBSET"),
+        "WITHIN",
+        0,
+        SemanticError,
+        "WITHIN needs ORDER BY on a time column",
+        "ORDER BY",
+    ),
+    (
+        "WITHIN with a descending first key",
+        broken("ORDER BY id", "ORDER BY ts DESC").replace(
+            "SUBSET", "WITHIN INTERVAL '10' SECOND\nSUBSET"
+        ),
+        "ts DESC",
+        0,
+        SemanticError,
+        "WITHIN needs the first ORDER BY key ascending",
+        None,
+    ),
+    # ---- odd inputs that used to reach Python or Spark internals
+    (
+        "CLASSIFIER with two arguments",
+        broken("count(B.*)", "CLASSIFIER(A, B)"),
+        "B)",
+        0,
+        SemanticError,
+        "CLASSIFIER takes at most one pattern variable, got 2",
+        "CLASSIFIER(A)",
+    ),
+    (
+        "CLASSIFIER of a column",
+        broken("count(B.*)", "CLASSIFIER(A.value)"),
+        "CLASSIFIER(^^A.value)",
+        0,
+        SemanticError,
+        "CLASSIFIER takes the name of a pattern variable, not A.value",
+        None,
+    ),
+    (
+        "CLASSIFIER with two arguments in DEFINE",
+        broken("PREV(C.value)", "PREV(C.value) AND CLASSIFIER(A, B) = 'A'"),
+        "B) = 'A'",
+        0,
+        SemanticError,
+        "CLASSIFIER takes at most one pattern variable, got 2",
+        None,
+    ),
+    (
+        "count with two star arguments",
+        broken("count(B.*)", "count(A.*, B.*)"),
+        "B.*)",
+        0,
+        SemanticError,
+        "COUNT takes 1 argument, got 2",
+        None,
+    ),
+    (
+        "star outside count",
+        broken("count(B.*) AS n", "A.* AS n"),
+        "A.* AS n",
+        0,
+        SemanticError,
+        "A.* is only allowed as the argument of count()",
+        "count(A.*)",
+    ),
+    (
+        "star in arithmetic in DEFINE",
+        broken("PREV(C.value)", "PREV(C.value) + C.*"),
+        "C.*",
+        0,
+        SemanticError,
+        "C.* is only allowed as the argument of count()",
+        None,
+    ),
+    (
+        "star in another aggregate",
+        broken("count(B.*)", "sum(B.*)"),
+        "B.*",
+        0,
+        SemanticError,
+        "B.* is only allowed as the argument of COUNT, not of SUM",
+        "sum(B.x)",
+    ),
+    (
+        "MATCH_NUMBER with an argument",
+        broken("count(B.*)", "MATCH_NUMBER(1)"),
+        "1)",
+        0,
+        SemanticError,
+        "MATCH_NUMBER takes no arguments",
+        "MATCH_NUMBER()",
+    ),
+    (
+        "unknown function on match-dependent values",
+        broken("C.value > PREV(C.value)", "my_udf(C.x, A.value)"),
+        "x, A.value",
+        0,
+        SemanticError,  # C.x is checked first: unknown column
+        "unknown column 'x'",
+        None,
+    ),
+    (
+        "unknown function applied to another label's column",
+        broken("C.value > PREV(C.value)", "my_udf(C.value, A.value)"),
+        "my_udf",
+        0,
+        UnsupportedError,
+        "function my_udf() cannot be applied to a value that depends on the match",
+        "PREV(f(x)) not f(PREV(x))",
+    ),
+    (
+        "CAST of a navigation in DEFINE",
+        broken("C.value > PREV(C.value)", "CAST(PREV(C.value) AS STRING) = '1'"),
+        "CAST(PREV",
+        0,
+        UnsupportedError,
+        "CAST cannot be applied to a value that depends on the match",
+        None,
+    ),
+    (
+        "subquery referring to a label in DEFINE",
+        broken("C.value > PREV(C.value)", "C.value > (SELECT max(A.value) FROM t)"),
+        "A.value) FROM",
+        0,
+        SemanticError,
+        "a subquery cannot refer to pattern variable A",
+        "not visible inside subqueries",
+    ),
+    (
+        "subquery referring to a label in MEASURES",
+        broken("count(B.*)", "(SELECT B.value)"),
+        "(SELECT ^^B.value)",
+        0,
+        SemanticError,
+        "a subquery cannot refer to pattern variable B",
+        None,
+    ),
+    (
+        "IN subquery referring to a label",
+        broken("C.value > PREV(C.value)", "C.value IN (SELECT U.value FROM t)"),
+        "U.value FROM",
+        0,
+        SemanticError,
+        "a subquery cannot refer to pattern variable U",
+        None,
+    ),
+    (
+        "window function in MEASURES",
+        broken("count(B.*)", "sum(B.value) OVER ()"),
+        "sum(B.value) OVER",
+        0,
+        UnsupportedError,
+        "window functions (OVER) are not supported in MEASURES",
+        None,
+    ),
+    (
+        "aggregate window in DEFINE",
+        broken("PREV(C.value)", "avg(C.value) OVER (ORDER BY id)"),
+        "avg(C.value) OVER",
+        0,
+        UnsupportedError,
+        "window functions (OVER) are not supported in DEFINE",
+        None,
+    ),
+    (
+        "aggregate FILTER",
+        broken("count(B.*)", "count(*) FILTER (WHERE B.value > 1)"),
+        "count(*) FILTER",
+        0,
+        UnsupportedError,
+        "aggregate FILTER (WHERE ...) is not supported in MEASURES",
+        "count_if",
+    ),
+    (
+        "RUNNING before a scalar function",
+        broken("count(B.*)", "RUNNING abs(B.value)"),
+        "RUNNING abs",
+        0,
+        SemanticError,
+        "RUNNING can only precede FIRST, LAST or an aggregate, not ABS",
+        None,
+    ),
+    (
+        "FINAL before PREV",
+        broken("count(B.*)", "FINAL PREV(B.value)"),
+        "FINAL PREV",
+        0,
+        SemanticError,
+        "FINAL applies to FIRST, LAST and aggregates, not to PREV",
+        "PREV(FINAL LAST(...))",
+    ),
+    (
+        "struct field of a labelled column",
+        broken("FIRST(A.value)", "FIRST(A.value.x)"),
+        "A.value.x",
+        0,
+        UnsupportedError,
+        "struct fields cannot be read",
+        None,
+    ),
+    (
+        "two measures with one name",
+        broken("count(B.*) AS n", "count(B.*) AS FIRST_VALUE"),
+        "FIRST_VALUE",
+        0,
+        SemanticError,
+        "two measures are named 'FIRST_VALUE'",
+        "own name",
+    ),
+    # ---- expression syntax (sqlglot's errors, reworded)
+    (
+        "operator without right operand",
+        broken("PREV(C.value)", "PREV(C.value) AND"),
+        "AND",
+        0,
+        SqlSyntaxError,
+        "'AND' needs an operand after it",
+        None,
+    ),
+    (
+        "too many arguments to a function",
+        broken("PREV(C.value)", "PREV(C.value) + abs(C.value, 2)"),
+        "abs(",
+        0,
+        SqlSyntaxError,
+        "ABS takes at most 1 argument, got 2",
+        None,
+    ),
+    (
+        "function without its argument",
+        broken("count(B.*)", "sum()"),
+        "sum()",
+        0,
+        SqlSyntaxError,
+        "SUM() is missing an argument",
+        None,
+    ),
+    (
+        "two expressions in a row",
+        broken("PREV(C.value)", "PREV(C.value) 1 2"),
+        "1 2",
+        0,
+        SqlSyntaxError,
+        "unexpected '1'",
+        "operator or a comma missing",
+    ),
+    (
+        "a name after an expression",
+        broken("PREV(C.value)", "PREV(C.value) x"),
+        "x",
+        -1,
+        SqlSyntaxError,
+        "unexpected 'x' after an expression",
+        None,
+    ),
+    (
+        "a query without parentheses",
+        broken("C.value > PREV(C.value)", "SELECT true"),
+        "SELECT true",
+        0,
+        SqlSyntaxError,
+        "a query used as a value must be in parentheses",
+        "(SELECT ...)",
+    ),
+    (
+        "CAST without a type",
+        broken("count(B.*)", "CAST(B.value AS )"),
+        "AS ^^)",
+        0,
+        SqlSyntaxError,
+        "CAST needs a type",
+        None,
+    ),
+]
+
+
+def _expected_pos(body: str, needle: str, nth: int) -> int:
+    """Where ``needle`` is (at its ``^^`` if it has one); nth -1 is the last occurrence."""
+    if "^^" in needle:
+        before, after = needle.split("^^")
+        return _expected_pos(body, before + after, nth) + len(before)
+    if nth >= 0:
+        return find(body, needle, nth)
+    return body.rindex(needle)
+
+
+@pytest.mark.parametrize(
+    ("body", "needle", "nth", "cls", "message", "hint"),
+    [case[1:] for case in CASES],
+    ids=[case[0] for case in CASES],
+)
+def test_planning_error(body, needle, nth, cls, message, hint):
+    err = plan_error(body)
+    assert_error(err, body, _expected_pos(body, needle, nth), cls, message, hint)
+
+
+def test_every_case_is_on_a_later_line_than_the_first():
+    # positions are offsets into the whole body, not into one expression: most cases sit
+    # below line 1, so a wrong base would show up as a wrong line
+    lines = [line_col(c[1], _expected_pos(c[1], c[2], c[3]))[0] for c in CASES]
+    assert sum(1 for line in lines if line > 1) > len(CASES) * 3 // 4
+
+
+# --------------------------------------------------------------------------- syntax errors
+
+
+def test_syntax_error_lists_expected_tokens():
+    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B true"
+    with pytest.raises(SqlSyntaxError) as info:
+        plan(body)
+    assert_error(info.value, body, body.index("true"), SqlSyntaxError, "unexpected 'true'")
+    assert "expected AS" in info.value.message
+
+
+def test_syntax_error_in_clause_order_has_hint():
+    body = "PATTERN (A B+)\nORDER BY id\nDEFINE B AS true"
+    with pytest.raises(SqlSyntaxError) as info:
+        plan(body)
+    assert_error(
+        info.value,
+        body,
+        body.index("ORDER"),
+        SqlSyntaxError,
+        "unexpected 'ORDER'; expected one of:",
+        hint="the clauses go in this order",
+    )
+
+
+def test_empty_define_condition():
+    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS"
+    with pytest.raises(SqlSyntaxError) as info:
+        plan(body)
+    err = info.value
+    assert "expected an expression" in err.message
+    assert (err.line, err.column) == line_col(body, len(body))
+
+
+def test_unclosed_parenthesis_in_expression():
+    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS (B.value > 1"
+    err = plan_error(body)
+    assert_error(err, body, body.index("(B.value"), SqlSyntaxError, "'(' is never closed")
+
+
+# --------------------------------------------------------------------------- robustness
+
+ODD_BODIES = [
+    "ORDER BY id PATTERN (A B+) DEFINE B AS PREV()",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS NEXT(B.value, 1, 2, 3)",
+    "ORDER BY id MEASURES CLASSIFIER(A, B) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES CLASSIFIER('A') AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES count(A.*, B.*) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES count(DISTINCT A.*) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES FIRST(A.value, -1) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES LAST(A.value, 1.5) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES A.* AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES upper(A.*) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES MATCH_NUMBER(1) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES max_by(A.value) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES sum(DISTINCT) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id MEASURES FINAL FINAL LAST(A.value) AS c PATTERN (A B+) DEFINE B AS true",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS my_udf(B.value, A.value)",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value > (SELECT max(A.value) FROM t)",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS EXISTS (SELECT 1 FROM t WHERE t.x = A.value)",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS array_agg(B.value)[0] > 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS PREV(B.name) LIKE 'a%'",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS PREV(upper(CLASSIFIER())) = 'A'",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS sum(B.value, 1) > 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value >>> 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS 1 +* 2",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS a..b",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value BETWEEN 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS CASE WHEN B.value THEN",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS PREV(B.value).x > 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 1 x",
+    'ORDER BY id PATTERN (A B+) DEFINE B AS "".value > 1',
+]
+
+
+@pytest.mark.parametrize("body", ODD_BODIES)
+def test_odd_input_gives_a_positioned_error(body):
+    err = plan_error(body)
+    assert err.sql == body
+    assert err.pos is not None and 0 <= err.pos <= len(body)
+    assert err.line == 1 and err.column == err.pos + 1
+    assert "Traceback" not in str(err)
+    assert "sqlglot" not in str(err) and "<class" not in str(err)
+
+
+def test_mutated_clauses_only_raise_matchrec_errors():
+    """Deleting, repeating or swapping tokens of a good clause never leaks another error."""
+    import random
+    import re
+
+    tokens = re.findall(r"\w+|[^\w\s]|\s+", GOOD)
+    words = sorted({t for t in tokens if not t.isspace()}) + [
+        "-1",
+        "1.5",
+        "SELECT",
+        "OVER",
+        "FINAL",
+        "'s'",
+        '"q"',
+        "::",
+        "[",
+        "]",
+        "CASE",
+    ]
+    rng = random.Random(20240611)
+    for _ in range(400):
+        mutated = list(tokens)
+        for _ in range(rng.randint(1, 3)):
+            j = rng.randrange(len(mutated))
+            op = rng.random()
+            if op < 0.33:
+                del mutated[j]
+            elif op < 0.66:
+                mutated.insert(j, rng.choice(words) + " ")
+            else:
+                mutated[j] = rng.choice(words)
+        body = "".join(mutated)
+        try:
+            plan(body)
+        except MatchRecognizeError as err:
+            assert err.pos is not None and err.line is not None, (body, err)
+
+
+# --------------------------------------------------------------------------- runtime errors
+# (pure Python: the planned program run over one partition)
+
+
+_CONSTANTS = {"TRUE": True, "FALSE": False}
+
+
+def _run(body: str, cols: dict[str, list]):
+    """Run the planned program over one partition; precomputed columns may be constants."""
+    result = plan(body, list(cols))
+    n = len(next(iter(cols.values())))
+    cols = dict(cols)
+    for name, text in result.precomputed:
+        value = _CONSTANTS[text] if text in _CONSTANTS else int(text)
+        cols[name] = [value] * n
+    return run_partition(result.program, cols, n)
+
+
+def test_runtime_type_error_in_define_is_positioned():
+    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS PREV(B.name) > 1"
+    with pytest.raises(MatchRuntimeError) as info:
+        _run(body, {"id": [1, 2, 3], "name": ["a", "b", "c"]})
+    assert_error(
+        info.value,
+        body,
+        body.index("> 1"),
+        MatchRuntimeError,
+        "DEFINE could not apply > to 'a' (str), 1 (int)",
+        hint="CAST",
+    )
+
+
+@pytest.mark.parametrize(
+    ("skip", "message"),
+    [
+        ("TO A", "AFTER MATCH SKIP failed: cannot skip to first row of match"),
+        ("TO FIRST A", "AFTER MATCH SKIP failed: cannot skip to first row of match"),
+        ("TO D", "AFTER MATCH SKIP failed: pattern variable is not present in match"),
+    ],
+)
+def test_after_match_skip_errors_in_python(skip, message):
+    body = (
+        f"ORDER BY id AFTER MATCH SKIP {skip} PATTERN (A B+ C+ D?) "
+        "DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value), D AS false"
+    )
+    with pytest.raises(MatchRuntimeError, match=message):
+        _run(body, {"id": [1, 2, 3, 4, 5, 6], "value": [90, 80, 70, 80, 70, 80]})
+
+
+# --------------------------------------------------------------------------- through Spark
+
+QUERY = """SELECT m.*
+FROM {view} MATCH_RECOGNIZE (
+  PARTITION BY name
+  ORDER BY id
+  MEASURES FIRST(A.value) AS first_value,
+           LAST(B.value) AS last_value
+  PATTERN (A B+)
+  DEFINE B AS B.value < PREV(B.value)
+) AS m"""
+
+
+@pytest.fixture(scope="module")
+def view(spark):
+    name = "test_errors_t"
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM VALUES "
+        "(1, 90, 'x', TIMESTAMP'2024-01-01 00:00:00'), (2, 80, 'x', TIMESTAMP'2024-01-01 "
+        "00:00:05'), (3, 70, 'x', TIMESTAMP'2024-01-01 00:00:09'), (4, 80, 'x', "
+        "TIMESTAMP'2024-01-01 00:00:20'), (5, 70, 'x', TIMESTAMP'2024-01-01 00:00:21'), "
+        f"(6, 80, 'x', TIMESTAMP'2024-01-01 00:00:30') AS {name}(id, value, name, ts)"
+    )
+    yield name
+    spark.catalog.dropTempView(name)
+
+
+_GROUP = "matchrec-test-errors"
+
+
+def _jobs(spark) -> set[int]:
+    tracker = spark.sparkContext.statusTracker()
+    return set(tracker.getJobIdsForGroup(None)) | set(tracker.getJobIdsForGroup(_GROUP))
+
+
+def _in_job_group(spark, action):
+    """Run ``action`` with this module's Spark job group set; return the jobs it started."""
+    before = _jobs(spark)
+    spark.sparkContext.setJobGroup(_GROUP, "matchrec error tests")
+    try:
+        action()
+    finally:
+        spark.sparkContext.setLocalProperty("spark.jobGroup.id", None)
+    return _jobs(spark) - before
+
+
+def sql_error(spark, query: str) -> MatchRecognizeError:
+    """The error ``matchrec.sql`` raises for ``query``; checks that no Spark job ran."""
+    caught: list[MatchRecognizeError] = []
+
+    def action():
+        with pytest.raises(MatchRecognizeError) as info:
+            matchrec.sql(spark, query).collect()
+        caught.append(info.value)
+
+    assert _in_job_group(spark, action) == set(), "a Spark job ran before the error"
+    return caught[0]
+
+
+def test_the_job_check_sees_jobs(spark, view):
+    started = _in_job_group(spark, lambda: matchrec.sql(spark, QUERY.format(view=view)).collect())
+    assert started
+
+
+def test_good_query_runs(spark, view):
+    rows = matchrec.sql(spark, QUERY.format(view=view)).collect()
+    assert [(r.first_value, r.last_value) for r in rows] == [(90, 70), (80, 70)]
+
+
+def test_semantic_error_through_sql_is_positioned_in_the_query(spark, view):
+    query = QUERY.format(view=view).replace("LAST(B.value)", "LAST(C.value)")
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index("C.value"), SemanticError, "unknown pattern variable 'C'")
+    assert err.line == 6
+
+
+def test_unknown_column_through_sql(spark, view):
+    query = QUERY.format(view=view).replace("B.value < PREV", "B.price < PREV")
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index("price"), SemanticError, "unknown column 'price'")
+    assert err.line == 8 and "input columns: id, value, name, ts" in err.hint
+
+
+def test_partition_by_unknown_column_through_sql(spark, view):
+    query = QUERY.format(view=view).replace("PARTITION BY name", "PARTITION BY nam")
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index("nam\n"), SemanticError, "unknown column 'nam'")
+    assert err.line == 3
+
+
+def test_nesting_error_through_sql(spark, view):
+    query = QUERY.format(view=view).replace("FIRST(A.value)", "FIRST(PREV(A.value))")
+    err = sql_error(spark, query)
+    assert_error(
+        err, query, query.index("PREV(A.value)"), SemanticError, "PREV cannot be used inside FIRST"
+    )
+    assert err.line == 5
+
+
+def test_syntax_error_through_sql(spark, view):
+    query = QUERY.format(view=view).replace("PATTERN (A B+)", "PATTERN (A B+ | )")
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index(")\n  DEFINE"), SqlSyntaxError, "unexpected ')'")
+    assert "expected one of: a pattern variable, '('" in err.message
+    assert err.line == 7
+
+
+def test_unbalanced_parenthesis_through_sql(spark, view):
+    query = QUERY.format(view=view).replace("PATTERN (A B+)", "PATTERN (A B+")
+    err = sql_error(spark, query)
+    assert_error(
+        err, query, query.index("(\n  PARTITION"), SqlSyntaxError, "unbalanced parenthesis"
+    )
+    assert err.line == 2
+
+
+def test_expression_syntax_error_through_sql(spark, view):
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "B.value < PREV(B.value) OR")
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index("OR\n"), SqlSyntaxError, "'OR' needs an operand")
+    assert err.line == 8
+
+
+def test_error_in_second_clause_of_a_query(spark, view):
+    inner = QUERY.format(view=view)
+    query = f"SELECT * FROM ({inner}) AS x\nUNION ALL\n" + inner.replace(
+        "FIRST(A.value)", "FIRST(A.value, -2)"
+    )
+    err = sql_error(spark, query)
+    assert_error(
+        err,
+        query,
+        query.index("-2"),
+        SemanticError,
+        "the offset of FIRST must be a non-negative integer constant",
+    )
+    assert err.line > 10
+
+
+def test_within_needs_a_time_column(spark, view):
+    query = (
+        QUERY.format(view=view)
+        .replace("ORDER BY id", "ORDER BY value")
+        .replace("PATTERN (A B+)", "PATTERN (A B+)\n  WITHIN INTERVAL '10' SECOND")
+    )
+    err = sql_error(spark, query)
+    assert_error(
+        err,
+        query,
+        query.index("value\n"),
+        SemanticError,
+        "WITHIN needs ORDER BY on a timestamp or date column; 'value' is int",
+        hint="event-time column",
+    )
+
+
+def test_within_without_order_by_through_sql(spark, view):
+    query = (
+        QUERY.format(view=view)
+        .replace("  ORDER BY id\n", "")
+        .replace("PATTERN (A B+)", "PATTERN (A B+)\n  WITHIN INTERVAL '10' SECOND")
+    )
+    err = sql_error(spark, query)
+    assert_error(
+        err, query, query.index("WITHIN"), SemanticError, "WITHIN needs ORDER BY on a time column"
+    )
+
+
+def test_within_on_a_timestamp_runs(spark, view):
+    query = (
+        QUERY.format(view=view)
+        .replace("ORDER BY id", "ORDER BY ts")
+        .replace("PATTERN (A B+)", "PATTERN (A B+)\n  WITHIN INTERVAL '10' SECOND")
+    )
+    rows = matchrec.sql(spark, query).collect()
+    assert [(r.first_value, r.last_value) for r in rows] == [(90, 70), (80, 70)]
+
+
+@pytest.mark.parametrize(
+    ("skip", "message"),
+    [
+        ("TO A", "AFTER MATCH SKIP failed: cannot skip to first row of match"),
+        ("TO D", "AFTER MATCH SKIP failed: pattern variable is not present in match"),
+    ],
+)
+def test_after_match_skip_errors_reach_the_user(spark, view, skip, message):
+    query = f"""SELECT m.id, m.match
+FROM {view} MATCH_RECOGNIZE (
+  ORDER BY id
+  MEASURES match_number() AS match
+  ALL ROWS PER MATCH
+  AFTER MATCH SKIP {skip}
+  PATTERN (A B+ C+ D?)
+  DEFINE
+    B AS B.value < PREV (B.value),
+    C AS C.value > PREV (C.value),
+    D AS false
+) AS m"""
+    df = matchrec.sql(spark, query)  # planning succeeds: the error is one of the data
+    with pytest.raises(Exception) as info:
+        df.collect()
+    assert message in str(info.value)
+
+
+def test_runtime_type_error_reaches_the_user(spark, view):
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "PREV(B.name) > 1")
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    text = str(info.value)
+    assert "DEFINE could not apply > to 'x' (str), 1 (int)" in text
+    assert "line 8" in text

@@ -1,0 +1,297 @@
+"""Pure-Python tests of the planner (``matchrec.planner``): how a clause is lowered.
+
+No Spark: ``plan_clause`` gets the input column names, and where a test runs the planned
+program it does so with :func:`matchrec.engine.run_partition` over Python lists (the few
+row-local columns Spark would add are constants there and filled in by ``run``).
+"""
+
+from __future__ import annotations
+
+import pytest
+from matchrec.grammar import parse_clause
+from matchrec.planner.plan import MatchPlan, plan_clause
+from matchrec.planner.sqltext import node_pos, parse_expression, prepare
+
+from matchrec.ast import SqlExpr
+from matchrec.engine import run_partition
+
+COLUMNS = ["id", "Value", "name", "ts"]
+
+
+def plan(body: str, columns: list[str] = COLUMNS) -> MatchPlan:
+    return plan_clause(parse_clause(body), columns)
+
+
+def define(body: str, label: str = "B"):
+    return plan(body).defines[label]
+
+
+_CONSTANTS = {"TRUE": True, "FALSE": False, "NULL": None}
+
+
+def run(body: str, cols: dict[str, list]) -> tuple[MatchPlan, list[tuple[int, list]]]:
+    """Plan ``body`` over ``cols`` and run it; returns the plan and, per output row, the
+    input row it comes from and its atom values."""
+    result = plan(body, list(cols))
+    n = len(next(iter(cols.values())))
+    cols = dict(cols)
+    for name, text in result.precomputed:
+        if text in _CONSTANTS:
+            value = _CONSTANTS[text]
+        elif text.startswith("'"):
+            value = text[1:-1]
+        else:
+            value = int(text)
+        cols[name] = [value] * n
+    out = run_partition(result.program, cols, n)
+    rows = [(r, [column[i] for column in out.atoms]) for i, r in enumerate(out.rows)]
+    return result, rows
+
+
+# --------------------------------------------------------------------------- DEFINE split
+
+
+def test_row_local_define_is_one_spark_column():
+    d = define("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 10 AND name = 'x'")
+    assert d.glue is None and d.history_free
+    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 10 AND name = 'x'")
+    # label qualifiers are stripped and names take the input's spelling
+    assert p.precomputed == [(d.local_column, "`Value` > 10 AND `name` = 'x'")]
+
+
+def test_define_splits_row_local_and_match_dependent_conjuncts():
+    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 10 AND B.value > PREV(B.value)")
+    d = p.defines["B"]
+    assert p.precomputed == [(d.local_column, "`Value` > 10")]
+    assert d.glue is not None
+    assert d.history_free  # PREV of the current row depends on the row index only
+
+
+def test_or_is_not_split():
+    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 10 OR B.value > PREV(B.value)")
+    d = p.defines["B"]
+    assert d.local_column is None and d.glue is not None
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "B.value > A.value",  # another variable's last row
+        "B.value > FIRST(B.value)",  # logical navigation
+        "count(B.*) < 3",  # aggregate over the match
+        "CLASSIFIER() = 'B'",
+        "PREV(A.value) > 0",  # PREV of another variable
+    ],
+)
+def test_match_dependent_conditions_are_not_history_free(condition):
+    p = plan(f"ORDER BY id PATTERN (A B+) DEFINE B AS {condition}")
+    assert p.defines["B"].glue is not None
+    assert not p.defines["B"].history_free
+    assert not p.program.history_free
+
+
+def test_history_free_needs_every_define():
+    p = plan("ORDER BY id PATTERN (A B+ C) DEFINE B AS B.value < PREV(B.value), C AS C.value > 0")
+    assert p.program.history_free
+    p = plan("ORDER BY id PATTERN (A B+ C) DEFINE B AS B.value < PREV(B.value), C AS C.id > A.id")
+    assert not p.program.history_free
+
+
+def test_subset_containing_the_variable_is_the_current_row():
+    p = plan("ORDER BY id PATTERN (A B+) SUBSET U = (A, B) DEFINE B AS U.value > 1")
+    d = p.defines["B"]
+    assert d.glue is None
+    assert p.precomputed == [(d.local_column, "`Value` > 1")]
+
+
+def test_subquery_is_row_local():
+    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS (SELECT true)")
+    assert p.defines["B"].glue is None
+    assert p.precomputed == [(p.defines["B"].local_column, "(SELECT TRUE)")]
+
+
+def test_same_row_local_text_is_computed_once():
+    p = plan(
+        "ORDER BY id PATTERN (A B+ C) DEFINE B AS B.value > 10, C AS C.value > 10",
+    )
+    assert p.defines["B"].local_column == p.defines["C"].local_column
+    assert len(p.precomputed) == 1
+
+
+def test_variable_without_define_is_always_true():
+    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 1")
+    assert set(p.program.defines) == {p.program.label_names.index("B")}
+
+
+# --------------------------------------------------------------------------- MEASURES
+
+
+def test_measures_are_spark_sql_over_atoms():
+    p = plan(
+        "ORDER BY id MEASURES FINAL LAST(B.value) - FIRST(A.value) AS d, count(*) AS n, "
+        "CLASSIFIER() AS c, value AS v, MATCH_NUMBER() AS m PATTERN (A B+) DEFINE B AS true"
+    )
+    assert p.measures == [
+        ("d", "__mr_a0 - __mr_a1"),
+        ("n", "__mr_a2"),
+        ("c", "__mr_a3"),
+        ("v", "__mr_a4"),
+        ("m", "__mr_a5"),
+    ]
+    assert [(a.name, a.probe, a.aggregate) for a in p.atoms] == [
+        ("__mr_a0", "`Value`", False),
+        ("__mr_a1", "`Value`", False),
+        ("__mr_a2", "CAST(NULL AS BIGINT)", True),
+        ("__mr_a3", "CAST(NULL AS STRING)", False),
+        ("__mr_a4", "`Value`", False),
+        ("__mr_a5", "CAST(NULL AS BIGINT)", False),
+    ]
+
+
+def test_navigation_of_an_expression_reads_a_precomputed_column():
+    p = plan(
+        "ORDER BY id MEASURES FIRST(A.value * 2) AS f, LAST(A.value * 2, 1) AS g "
+        "PATTERN (A B+) DEFINE B AS B.value > 0"
+    )
+    column = dict((text, name) for name, text in p.precomputed)["`Value` * 2"]
+    assert [a.probe for a in p.atoms] == [f"`{column}`", f"`{column}`"]
+
+
+def test_aggregate_probe_keeps_function_and_distinct():
+    p = plan(
+        "ORDER BY id MEASURES sum(B.value) AS s, count(DISTINCT B.name) AS d "
+        "PATTERN (A B+) DEFINE B AS true"
+    )
+    assert [a.probe for a in p.atoms] == ["SUM(`Value`)", "COUNT(DISTINCT `name`)"]
+    assert all(a.aggregate for a in p.atoms)
+
+
+def test_measure_subquery_is_left_to_spark():
+    p = plan("ORDER BY id MEASURES (SELECT 'x') AS val PATTERN (A) DEFINE A AS true")
+    assert p.measures == [("val", "(SELECT 'x')")]
+    assert p.atoms == []
+
+
+def test_origins_locate_precomputed_columns_and_measures():
+    body = (
+        "ORDER BY id MEASURES FIRST(A.value * 2) AS f, B.name AS n "
+        "PATTERN (A B+) DEFINE B AS B.value > 10"
+    )
+    p = plan(body)
+    by_text = {text: name for name, text in p.precomputed}
+    assert p.origins[by_text["`Value` * 2"]] == body.index("A.value * 2")
+    assert p.origins[by_text["`Value` > 10"]] == body.index("B.value > 10")
+    assert p.origins["f"] == body.index("FIRST(")
+    assert p.origins["n"] == body.index("B.name")
+
+
+# --------------------------------------------------------------------------- clause parts
+
+
+def test_partition_and_order_resolve_column_names():
+    p = plan(
+        'PARTITION BY "name", `ts` ORDER BY VALUE DESC NULLS FIRST, id PATTERN (A) DEFINE A AS true'
+    )
+    assert p.partition_by == ["name", "ts"]
+    assert p.order_by == [("Value", True, True), ("id", False, None)]
+
+
+def test_labels_skip_and_within():
+    p = plan(
+        "ORDER BY ts AFTER MATCH SKIP TO LAST U PATTERN (A B C) WITHIN INTERVAL '2' MINUTE "
+        "SUBSET U = (A, C) DEFINE B AS true"
+    )
+    assert p.program.label_names == ["A", "B", "C"]
+    assert p.program.skip_mode == "last"
+    assert p.program.skip_labels == frozenset({0, 2})
+    assert p.within_column == "ts" and p.program.within_seconds == 120.0
+
+
+@pytest.mark.parametrize(
+    ("rows", "one_row", "with_unmatched"),
+    [
+        ("ONE ROW PER MATCH", True, False),
+        ("ALL ROWS PER MATCH", False, False),
+        ("ALL ROWS PER MATCH WITH UNMATCHED ROWS", False, True),
+    ],
+)
+def test_rows_per_match_flags(rows, one_row, with_unmatched):
+    p = plan(f"ORDER BY id {rows} PATTERN (A) DEFINE A AS true")
+    assert (p.one_row, p.with_unmatched) == (one_row, with_unmatched)
+
+
+# --------------------------------------------------------------------------- running plans
+
+VALUES = {"id": [1, 2, 3, 4, 5, 6], "value": [90, 80, 70, 80, 70, 80]}
+
+
+def test_prev_condition_runs():
+    _, rows = run(
+        "ORDER BY id MEASURES FIRST(A.id) AS a, LAST(B.id) AS b "
+        "PATTERN (A B+) DEFINE B AS B.value < PREV(B.value)",
+        VALUES,
+    )
+    assert [atoms for _, atoms in rows] == [[1, 3], [4, 5]]
+
+
+def test_other_variable_column_in_define_is_its_last_row():
+    # B.value < A.value means B.value < LAST(A.value), RUNNING
+    body = "ORDER BY id MEASURES A.id AS a, LAST(B.id) AS b PATTERN (A B+) DEFINE B AS {}"
+    _, plain = run(body.format("B.value < A.value"), VALUES)
+    _, explicit = run(body.format("B.value < LAST(A.value)"), VALUES)
+    assert plain == explicit == [(0, [1, 6])]
+
+
+def test_classifier_of_a_variable_inside_navigation():
+    body = (
+        "ORDER BY id MEASURES LAST(CLASSIFIER(A)) AS la, FIRST(CLASSIFIER(B)) AS fb, "
+        "LAST(CLASSIFIER()) AS l PATTERN (A B+) DEFINE B AS B.value < PREV(B.value)"
+    )
+    _, rows = run(body, VALUES)
+    assert [atoms for _, atoms in rows] == [["A", "B", "B"], ["A", "B", "B"]]
+
+
+def test_is_distinct_from_in_glue():
+    body = (
+        "ORDER BY id MEASURES count(*) AS n PATTERN (A B+) "
+        "DEFINE B AS PREV(B.value) IS DISTINCT FROM B.value"
+    )
+    _, rows = run(body, {"id": [1, 2, 3, 4], "value": [1, 1, 2, None]})
+    assert [atoms for _, atoms in rows] == [[3]]
+
+
+@pytest.mark.parametrize(
+    ("condition", "value", "expected"),
+    [
+        ("sqrt(PREV(B.value) - 100) IS NULL", 50, False),  # NaN, as in Spark
+        ("ln(PREV(B.value) - 50) IS NULL", 50, True),  # NULL, as in Spark
+        ("power(PREV(B.value), 1000) > 0", 50, True),  # +inf, not an OverflowError
+    ],
+)
+def test_glue_math_follows_spark(condition, value, expected):
+    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B) DEFINE B AS {condition}"
+    _, rows = run(body, {"id": [1, 2], "value": [value, value]})
+    assert bool(rows) is expected
+
+
+# --------------------------------------------------------------------------- expression text
+
+
+def test_prepare_keeps_length_and_marks_semantics():
+    text = "FINAL  LAST(\"b\".x) + RUNNING count(*) + 'FINAL LAST('"
+    out = prepare(text)
+    assert len(out) == len(text)
+    assert out.startswith("FINAL__LAST(`b`.x) + RUNNING_count(*)")
+    assert out.endswith("'FINAL LAST('")  # string literals are left alone
+
+
+def test_node_pos_finds_the_first_token_of_a_node():
+    sql = "xx DEFINE B AS a + -(1) > PREV(b)"
+    base = sql.index("a +")
+    tree = parse_expression(SqlExpr(sql[base:], base), sql)
+    add = tree.this
+    neg = add.expression
+    assert node_pos(tree, base, sql) == base
+    assert node_pos(neg, base, sql) == sql.index("-(")
+    assert node_pos(neg.this, base, sql) == sql.index("(1)")
+    assert node_pos(tree.expression, base, sql) == sql.index("PREV")
