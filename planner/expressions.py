@@ -74,6 +74,8 @@ class Lowering:
     atoms: list[Atom] = field(default_factory=list)
     # precomputed column -> offset in ``sql`` of the expression it was made from
     origins: dict[str, int] = field(default_factory=dict)
+    # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
+    window: str | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -140,7 +142,20 @@ class Lowering:
         for col in list(_columns(copy)):
             real = self.column(col, base)
             col.replace(exp.column(real, quoted=True))
-        return copy.sql(dialect=MatchRecognizeDialect)
+        windows: dict[str, str] = {}
+        for call in [n for n in copy.walk() if _special_kind(n) in PHYSICAL]:
+            kind = _special_kind(call)
+            args = list(call.expressions)
+            steps = self.offset(args, call, base, default=1, what=kind)
+            inner = args[0].sql(dialect=MatchRecognizeDialect)
+            function = "LAG" if kind == "PREV" else "LEAD"
+            marker = f"__mr_window_{len(windows)}__"
+            windows[marker] = f"{function}({inner}, {steps}) OVER ({self.window})"
+            call.replace(exp.column(marker))
+        text = copy.sql(dialect=MatchRecognizeDialect)
+        for marker, window in windows.items():
+            text = text.replace(marker, window)
+        return text
 
     def label_of(self, node: exp.Expression, base: int, what: str) -> tuple[str | None, bool]:
         """The one qualifier used by column references and CLASSIFIER in a navigation or
@@ -561,19 +576,26 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             low.label_set(q, node, base)
             low.column(node, base)
             return q in local_labels
-        if _special_kind(node) or _aggregate_name(node):
+        kind = _special_kind(node)
+        if kind in PHYSICAL and low.window is not None and node.expressions:
+            # PREV/NEXT of a current-row expression: Spark's LAG/LEAD over the sorted rows
+            inner = node.expressions[0]
+            pure = not any(_special_kind(n) or _aggregate_name(n) for n in inner.walk())
+            if pure and is_local(inner):
+                low.offset(list(node.expressions), node, base, default=1, what=kind)
+                return True
+            return False
+        if kind or _aggregate_name(node):
             return False
         return all(is_local(c) for c in node.iter_expressions())
 
     def compile_node(node: exp.Expression) -> Evaluator:
         nonlocal history_free
+        if isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
+            return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
         if is_local(node):
             column = low.precompute(node, base)
             return nav.navigate(nav.column_at(column), None)  # current row
-        if isinstance(node, exp.Column):  # another label's column: its last row so far
-            history_free = False
-            labels = low.label_set(_qualifier(node), node, base)
-            return nav.navigate(nav.column_at(low.column(node, base)), labels)
         kind = _special_kind(node)
         if kind in NAVIGATION:
             evaluate, _ = low.navigation_atom(node, base, in_define=True)

@@ -77,6 +77,7 @@ _SAME_AS_ARG = (exp.Abs,)
 _STRING_FUNCS = (exp.Lower, exp.Upper, exp.Concat, exp.DPipe)
 _DOUBLE_FUNCS = (exp.Sqrt, exp.Exp, exp.Ln, exp.Pow, exp.Sign)
 _COMMON_FUNCS = (exp.Greatest, exp.Least, exp.Coalesce)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 _BOOLEAN_NODES = (
     exp.EQ,
     exp.NEQ,
@@ -227,8 +228,10 @@ def wider(a: exp.DataType | None, b: exp.DataType | None) -> exp.DataType | None
         scale = max(da[1], db[1])
         whole = max(da[0] - da[1], db[0] - db[1])
         return _bounded(whole + scale, scale)
-    rank = {**_INTEGRAL, **_FRACTIONAL}
-    return a if rank[a.this] >= rank[b.this] else b
+    if a.this in _FRACTIONAL or b.this in _FRACTIONAL:
+        # ANSI type coercion (Spark 4's default) skips FLOAT next to any other type
+        return dtype("double")
+    return a if _INTEGRAL[a.this] >= _INTEGRAL[b.this] else b
 
 
 # --------------------------------------------------------------------------- typing
@@ -331,17 +334,8 @@ def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
     if isinstance(node, exp.IntDiv):
         return dtype("bigint")
     if lt.this in _FRACTIONAL or rt.this in _FRACTIONAL:
-        if (
-            isinstance(node, exp.Div)
-            or T.DOUBLE in (lt.this, rt.this)
-            or T.DECIMAL
-            in (
-                lt.this,
-                rt.this,
-            )
-        ):
-            return dtype("double")
-        return dtype("float")
+        both_float = lt.this == rt.this == T.FLOAT
+        return dtype("float" if both_float and not isinstance(node, exp.Div) else "double")
     if lt.this == T.DECIMAL or rt.this == T.DECIMAL:
         left, right = _as_decimal(lt, node.this), _as_decimal(rt, node.expression)
         assert left is not None and right is not None
@@ -428,8 +422,8 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         if literal is not None:
             return _literal_type(exp.Literal.number(abs(literal)))
         return infer_type(node.this, env)
-    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)):
-        return _arithmetic_type(node, env) or _fallback_type(node, env)
+    if isinstance(node, _ARITHMETIC):
+        return _arithmetic_type(node, env)
     name = _aggregate_name(node)
     if name is not None:
         return _aggregate_type(name, node, env)
@@ -476,7 +470,10 @@ def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataTyp
 
 
 def _fallback_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
-    """sqlglot's annotation, trusted for non-numeric results only."""
+    """sqlglot's annotation, trusted for non-numeric results without date arithmetic
+    (sqlglot types ``timestamp - timestamp`` as a timestamp, Spark as an interval)."""
+    if any(isinstance(n, _ARITHMETIC) for n in node.walk()):
+        return None
     copy = node.copy()
     for col in list(copy.find_all(exp.Column)):
         t = None if isinstance(col.this, exp.Star) else env.column_type(col.name)

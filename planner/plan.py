@@ -35,7 +35,7 @@ class MatchPlan:
 
     clause: ast.MatchRecognizeClause
     partition_by: list[str]
-    order_by: list[tuple[str, bool, bool | None]]  # column, descending, nulls_first
+    order_by: list[tuple[str, bool, bool]]  # column, descending, nulls first
     precomputed: list[tuple[str, str]]  # (column name, Spark SQL of a row-local expression)
     atoms: list[Atom]
     measures: list[tuple[str, str]]  # (alias, Spark SQL over atom and input columns)
@@ -80,9 +80,13 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
     low = Lowering(sql, label_ids, subsets, column_map)
 
     partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
+    # NULLS LAST unless written, whatever the direction (Trino's choice; the standard leaves it)
     order_by = [
-        (_column_ref(low, k.expr, "ORDER BY"), k.descending, k.nulls_first) for k in clause.order_by
+        (_column_ref(low, k.expr, "ORDER BY"), k.descending, bool(k.nulls_first))
+        for k in clause.order_by
     ]
+    if order_by:
+        low.window = window_spec(partition_by, order_by)
 
     defines: dict[str, DefineLowering] = {}
     for d in clause.defines:
@@ -186,6 +190,25 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
         within_column=within_column,
         origins={**low.origins, **{m.alias: m.expr.pos for m in clause.measures}},
     )
+
+
+def quote(name: str) -> str:
+    """A column name as a Spark SQL identifier."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]]) -> str:
+    """The body of ``OVER (...)`` that orders rows exactly as the runtime sorts them, so
+    that Spark computes LAG/LEAD on the already sorted partition without sorting again."""
+    parts = []
+    if partition_by:
+        parts.append("PARTITION BY " + ", ".join(quote(k) for k in partition_by))
+    keys = [
+        f"{quote(c)} {'DESC' if desc else 'ASC'} NULLS {'FIRST' if first else 'LAST'}"
+        for c, desc, first in order_by
+    ]
+    parts.append("ORDER BY " + ", ".join(keys))
+    return " ".join(parts)
 
 
 def _subsets(

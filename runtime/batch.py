@@ -15,7 +15,8 @@ from decimal import Decimal
 from typing import Any
 
 import pyarrow as pa
-from matchrec.planner.plan import MatchPlan
+from matchrec.planner.plan import MatchPlan, quote
+from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
@@ -35,13 +36,8 @@ from matchrec.errors import MatchRuntimeError, SemanticError
 MATCHED = "__mr_matched"
 
 
-def _quote(name: str) -> str:
-    return "`" + name.replace("`", "``") + "`"
-
-
-def _sort_column(name: str, descending: bool, nulls_first: bool | None) -> Column:
-    c = F.col(_quote(name))
-    # Trino's default (the standard leaves it open): NULLS LAST whatever the direction
+def _sort_column(name: str, descending: bool, nulls_first: bool) -> Column:
+    c = F.col(quote(name))
     if descending:
         return c.desc_nulls_first() if nulls_first else c.desc_nulls_last()
     return c.asc_nulls_first() if nulls_first else c.asc_nulls_last()
@@ -53,10 +49,10 @@ def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
     plain = [a for a in plan.atoms if not a.aggregate]
     aggs = [a for a in plan.atoms if a.aggregate]
     if plain:
-        for f in df.selectExpr(*(f"{a.probe} AS {_quote(a.name)}" for a in plain)).schema.fields:
+        for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in plain)).schema.fields:
             types[f.name] = f.dataType
     if aggs:
-        for f in df.selectExpr(*(f"{a.probe} AS {_quote(a.name)}" for a in aggs)).schema.fields:
+        for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in aggs)).schema.fields:
             types[f.name] = f.dataType
     return [types[a.name] for a in plan.atoms]
 
@@ -79,21 +75,22 @@ def _check_within(df: DataFrame, plan: MatchPlan) -> None:
 def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     """The DataFrame of ``plan`` applied to ``df``."""
     input_columns = list(df.columns)
-    if plan.precomputed:
-        df = df.selectExpr("*", *(f"{text} AS {_quote(name)}" for name, text in plan.precomputed))
-    _check_within(df, plan)
-    atom_types = _probe_types(df, plan)
-
     keys = plan.partition_by
     order = [_sort_column(c, d, nf) for c, d, nf in plan.order_by]
     if keys:
-        sorted_df = df.repartition(*(F.col(_quote(k)) for k in keys)).sortWithinPartitions(
-            *(F.col(_quote(k)) for k in keys), *order
+        df = df.repartition(*(F.col(quote(k)) for k in keys)).sortWithinPartitions(
+            *(F.col(quote(k)) for k in keys), *order
         )
     elif order:
-        sorted_df = df.repartition(1).sortWithinPartitions(*order)
+        df = df.repartition(1).sortWithinPartitions(*order)
     else:
-        sorted_df = df.coalesce(1)
+        df = df.coalesce(1)
+    # after the sort: PREV/NEXT became LAG/LEAD windows ordered as the sort, so Spark
+    # computes them on the sorted rows without another shuffle or sort
+    if plan.precomputed:
+        df = _select(df, plan, ["*"], [(name, text) for name, text in plan.precomputed])
+    _check_within(df, plan)
+    atom_types = _probe_types(df, plan)
 
     atom_fields = [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
     by_name = {f.name: f for f in df.schema.fields}
@@ -113,19 +110,49 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
     mapper = _partition_mapper(plan.program, keys, carried, arrow_types)
-    matched = sorted_df.mapInArrow(mapper, out_schema)
+    matched = df.mapInArrow(mapper, out_schema)
 
     measures = []
     for alias, text in plan.measures:
         expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if plan.with_unmatched else text
-        measures.append(f"{expr} AS {_quote(alias)}")
+        measures.append((alias, expr))
     if plan.one_row:
-        projection = [_quote(k) for k in keys] + measures
-    else:
-        order_cols = [c for c, _, _ in plan.order_by]
-        others = [c for c in input_columns if c not in keys and c not in order_cols]
-        projection = [_quote(c) for c in keys + order_cols] + measures + [_quote(c) for c in others]
-    return matched.selectExpr(*projection)
+        return _select(matched, plan, [quote(k) for k in keys], measures)
+    order_cols = [c for c, _, _ in plan.order_by]
+    others = [c for c in input_columns if c not in keys and c not in order_cols]
+    return _select(
+        matched, plan, [quote(c) for c in keys + order_cols], measures, [quote(c) for c in others]
+    )
+
+
+def _select(
+    df: DataFrame,
+    plan: MatchPlan,
+    head: list[str],
+    named: list[tuple[str, str]],
+    tail: tuple[str, ...] | list[str] = (),
+) -> DataFrame:
+    """``df.selectExpr(*head, *(text AS name), *tail)``; a Spark analysis error in one of
+    the user's expressions becomes our error pointing at that expression in the query."""
+    try:
+        return df.selectExpr(*head, *(f"{text} AS {quote(name)}" for name, text in named), *tail)
+    except AnalysisException as err:
+        for name, text in named:
+            try:
+                df.selectExpr(f"{text} AS {quote(name)}")
+            except AnalysisException as one:
+                raise SemanticError(
+                    f"Spark cannot evaluate this expression: {_first_line(one)}",
+                    sql=plan.clause.sql,
+                    pos=plan.origins.get(name),
+                    hint="check function names and argument types",
+                ) from None
+        raise err
+
+
+def _first_line(err: Exception) -> str:
+    text = getattr(err, "getMessage", lambda: str(err))() or str(err)
+    return text.strip().splitlines()[0] if text.strip() else type(err).__name__
 
 
 def _to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:

@@ -624,8 +624,8 @@ CASES = [
     ),
     (
         "CAST of a navigation in DEFINE",
-        broken("C.value > PREV(C.value)", "CAST(PREV(C.value) AS STRING) = '1'"),
-        "CAST(PREV",
+        broken("C.value > PREV(C.value)", "CAST(FIRST(C.value) AS STRING) = '1'"),
+        "CAST(FIRST",
         0,
         UnsupportedError,
         "CAST cannot be applied to a value that depends on the match",
@@ -876,7 +876,7 @@ ODD_BODIES = [
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value > (SELECT max(A.value) FROM t)",
     "ORDER BY id PATTERN (A B+) DEFINE B AS EXISTS (SELECT 1 FROM t WHERE t.x = A.value)",
     "ORDER BY id PATTERN (A B+) DEFINE B AS array_agg(B.value)[0] > 1",
-    "ORDER BY id PATTERN (A B+) DEFINE B AS PREV(B.name) LIKE 'a%'",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS FIRST(B.name) LIKE 'a%'",
     "ORDER BY id PATTERN (A B+) DEFINE B AS PREV(upper(CLASSIFIER())) = 'A'",
     "ORDER BY id PATTERN (A B+) DEFINE B AS sum(B.value, 1) > 1",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value >>> 1",
@@ -884,7 +884,7 @@ ODD_BODIES = [
     "ORDER BY id PATTERN (A B+) DEFINE B AS a..b",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value BETWEEN 1",
     "ORDER BY id PATTERN (A B+) DEFINE B AS CASE WHEN B.value THEN",
-    "ORDER BY id PATTERN (A B+) DEFINE B AS PREV(B.value).x > 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS FIRST(B.value).x > 1",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 1 x",
     'ORDER BY id PATTERN (A B+) DEFINE B AS "".value > 1',
 ]
@@ -957,7 +957,7 @@ def _run(body: str, cols: dict[str, list]):
 
 
 def test_runtime_type_error_in_define_is_positioned():
-    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS PREV(B.name) > 1"
+    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS FIRST(B.name) > 1"
     with pytest.raises(MatchRuntimeError) as info:
         _run(body, {"id": [1, 2, 3], "name": ["a", "b", "c"]})
     assert_error(
@@ -965,7 +965,7 @@ def test_runtime_type_error_in_define_is_positioned():
         body,
         body.index("> 1"),
         MatchRuntimeError,
-        "DEFINE could not apply > to 'a' (str), 1 (int)",
+        "DEFINE could not apply > to 'b' (str), 1 (int)",  # FIRST(B.name): row 2, the first B
         hint="CAST",
     )
 
@@ -980,7 +980,7 @@ def test_runtime_type_error_in_define_is_positioned():
 )
 def test_after_match_skip_errors_in_python(skip, message):
     body = (
-        f"ORDER BY id AFTER MATCH SKIP {skip} PATTERN (A B+ C+ D?) "
+        f"AFTER MATCH SKIP {skip} PATTERN (A B+ C+ D?) "
         "DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value), D AS false"
     )
     with pytest.raises(MatchRuntimeError, match=message):
@@ -1192,7 +1192,7 @@ FROM {view} MATCH_RECOGNIZE (
 
 
 def test_runtime_type_error_reaches_the_user(spark, view):
-    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "PREV(B.name) > 1")
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "FIRST(B.name) > 1")
     with pytest.raises(Exception) as info:
         matchrec.sql(spark, query).collect()
     text = str(info.value)

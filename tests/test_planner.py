@@ -59,8 +59,22 @@ def test_row_local_define_is_one_spark_column():
     assert p.precomputed == [(d.local_column, "`Value` > 10 AND `name` = 'x'")]
 
 
+def test_prev_of_the_current_row_becomes_a_spark_lag_over_the_sorted_rows():
+    p = plan(
+        "PARTITION BY name ORDER BY id DESC PATTERN (A B+) "
+        "DEFINE B AS B.value > 10 AND B.value > PREV(B.value, 2)"
+    )
+    d = p.defines["B"]
+    window = "PARTITION BY `name` ORDER BY `id` DESC NULLS LAST"
+    assert p.precomputed == [
+        (d.local_column, f"`Value` > 10 AND `Value` > LAG(`Value`, 2) OVER ({window})")
+    ]
+    assert d.glue is None and d.history_free
+
+
 def test_define_splits_row_local_and_match_dependent_conjuncts():
-    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 10 AND B.value > PREV(B.value)")
+    # without ORDER BY there is no window to compute PREV in: it stays in Python
+    p = plan("PATTERN (A B+) DEFINE B AS B.value > 10 AND B.value > PREV(B.value)")
     d = p.defines["B"]
     assert p.precomputed == [(d.local_column, "`Value` > 10")]
     assert d.glue is not None
@@ -68,7 +82,7 @@ def test_define_splits_row_local_and_match_dependent_conjuncts():
 
 
 def test_or_is_not_split():
-    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 10 OR B.value > PREV(B.value)")
+    p = plan("PATTERN (A B+) DEFINE B AS B.value > 10 OR B.value > PREV(B.value)")
     d = p.defines["B"]
     assert d.local_column is None and d.glue is not None
 
@@ -193,7 +207,7 @@ def test_partition_and_order_resolve_column_names():
         'PARTITION BY "name", `ts` ORDER BY VALUE DESC NULLS FIRST, id PATTERN (A) DEFINE A AS true'
     )
     assert p.partition_by == ["name", "ts"]
-    assert p.order_by == [("Value", True, True), ("id", False, None)]
+    assert p.order_by == [("Value", True, True), ("id", False, False)]  # NULLS LAST default
 
 
 def test_labels_skip_and_within():
@@ -227,7 +241,7 @@ VALUES = {"id": [1, 2, 3, 4, 5, 6], "value": [90, 80, 70, 80, 70, 80]}
 
 def test_prev_condition_runs():
     _, rows = run(
-        "ORDER BY id MEASURES FIRST(A.id) AS a, LAST(B.id) AS b "
+        "MEASURES FIRST(A.id) AS a, LAST(B.id) AS b "
         "PATTERN (A B+) DEFINE B AS B.value < PREV(B.value)",
         VALUES,
     )
@@ -236,7 +250,7 @@ def test_prev_condition_runs():
 
 def test_other_variable_column_in_define_is_its_last_row():
     # B.value < A.value means B.value < LAST(A.value), RUNNING
-    body = "ORDER BY id MEASURES A.id AS a, LAST(B.id) AS b PATTERN (A B+) DEFINE B AS {}"
+    body = "MEASURES A.id AS a, LAST(B.id) AS b PATTERN (A B+) DEFINE B AS {}"
     _, plain = run(body.format("B.value < A.value"), VALUES)
     _, explicit = run(body.format("B.value < LAST(A.value)"), VALUES)
     assert plain == explicit == [(0, [1, 6])]
@@ -244,7 +258,7 @@ def test_other_variable_column_in_define_is_its_last_row():
 
 def test_classifier_of_a_variable_inside_navigation():
     body = (
-        "ORDER BY id MEASURES LAST(CLASSIFIER(A)) AS la, FIRST(CLASSIFIER(B)) AS fb, "
+        "MEASURES LAST(CLASSIFIER(A)) AS la, FIRST(CLASSIFIER(B)) AS fb, "
         "LAST(CLASSIFIER()) AS l PATTERN (A B+) DEFINE B AS B.value < PREV(B.value)"
     )
     _, rows = run(body, VALUES)
@@ -253,8 +267,7 @@ def test_classifier_of_a_variable_inside_navigation():
 
 def test_is_distinct_from_in_glue():
     body = (
-        "ORDER BY id MEASURES count(*) AS n PATTERN (A B+) "
-        "DEFINE B AS PREV(B.value) IS DISTINCT FROM B.value"
+        "MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS PREV(B.value) IS DISTINCT FROM B.value"
     )
     _, rows = run(body, {"id": [1, 2, 3, 4], "value": [1, 1, 2, None]})
     assert [atoms for _, atoms in rows] == [[3]]
@@ -269,7 +282,7 @@ def test_is_distinct_from_in_glue():
     ],
 )
 def test_glue_math_follows_spark(condition, value, expected):
-    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B) DEFINE B AS {condition}"
+    body = f"MEASURES count(*) AS n PATTERN (A B) DEFINE B AS {condition}"
     _, rows = run(body, {"id": [1, 2], "value": [value, value]})
     assert bool(rows) is expected
 
