@@ -15,10 +15,12 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
 
 from matchrec.fastmatch import BitMatcher
 from matchrec.matcher import Match, match_partition
 from matchrec.navigation import Evaluator, MatchContext
+from matchrec.vector_measures import MatchLayout, vector_atoms
 
 
 @dataclass
@@ -64,12 +66,14 @@ class PartitionOutput:
     ``rows[i]`` is the input row (partition index) output row i comes from: the row itself
     for ALL ROWS PER MATCH, the first row of the match for ONE ROW PER MATCH (its
     partition columns are the same). ``atoms[k][i]`` is atom k's value for output row i;
-    ``matched[i]`` is False for unmatched rows (WITH UNMATCHED ROWS).
+    ``matched[i]`` is False for unmatched rows (WITH UNMATCHED ROWS). The vectorized
+    path gives ``rows`` as a NumPy array, ``atoms`` as Arrow arrays and ``matched`` None
+    (every row is matched).
     """
 
-    rows: list[int] = field(default_factory=list)
-    atoms: list[list[Any]] = field(default_factory=list)
-    matched: list[bool] = field(default_factory=list)
+    rows: Any = field(default_factory=list)
+    atoms: list[Any] = field(default_factory=list)
+    matched: list[bool] | None = field(default_factory=list)
 
 
 def _elapsed_seconds(a: Any, b: Any) -> float | None:
@@ -155,8 +159,13 @@ def _bit_matches(program: PartitionProgram, cols: Any, n: int):
     )
 
 
-def run_partition(program: PartitionProgram, cols: Any, n: int) -> PartitionOutput:
-    """Find all matches of one partition of ``n`` rows and compute the output rows."""
+def run_partition(
+    program: PartitionProgram, cols: Any, n: int, vectorize: bool = True
+) -> PartitionOutput:
+    """Find all matches of one partition of ``n`` rows and compute the output rows.
+
+    Measures are computed for all matches at once where every atom allows it
+    (``vectorize``), else match by match; both give the same values."""
     out = PartitionOutput(atoms=[[] for _ in program.atoms])
     if n == 0:
         return out
@@ -177,6 +186,7 @@ def run_partition(program: PartitionProgram, cols: Any, n: int) -> PartitionOutp
                     column.append(None)
         next_unmatched = max(next_unmatched, upto)
 
+    found: Any
     if program.bits_only:
         found = _bit_matches(program, cols, n)
     else:
@@ -189,6 +199,12 @@ def run_partition(program: PartitionProgram, cols: Any, n: int) -> PartitionOutp
             history_matters=not program.history_free,
             start_matters=program.within_column is not None,
         )
+    if covered is None and vectorize:
+        found = list(found)
+        if all(match.end > match.start for _, match in found):
+            vectorized = _vector_output(program, cols, n, found)
+            if vectorized is not None:
+                return vectorized
     for number, match in found:
         if covered is not None:
             emit_unmatched(match.start)
@@ -198,6 +214,19 @@ def run_partition(program: PartitionProgram, cols: Any, n: int) -> PartitionOutp
     if covered is not None:
         emit_unmatched(n)
     return out
+
+
+def _vector_output(
+    program: PartitionProgram, cols: Any, n: int, matches: list[tuple[int, Match]]
+) -> PartitionOutput | None:
+    """The output computed for all matches at once, or None where an atom needs the
+    per-match evaluators."""
+    layout = MatchLayout(matches, n, program.one_row)
+    arrow = getattr(cols, "arrow", None) or (lambda name: pa.array(cols[name]))
+    atoms = vector_atoms(layout, [a for a, _ in program.atoms], arrow, program.label_names)
+    if atoms is None:
+        return None
+    return PartitionOutput(rows=layout.out_rows, atoms=atoms, matched=None)
 
 
 def _emit_match(

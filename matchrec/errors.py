@@ -65,6 +65,10 @@ class MatchRecognizeError(Exception):
     def __str__(self) -> str:
         return self.render()
 
+    def _render_traceback_(self) -> list[str]:
+        """IPython shows these lines instead of a traceback: the message with its caret."""
+        return self.render().splitlines()
+
 
 class SqlSyntaxError(MatchRecognizeError):
     """The SQL text does not follow the MATCH_RECOGNIZE grammar."""

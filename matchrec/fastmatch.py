@@ -119,26 +119,31 @@ class BitMatcher:
         bound that depends on the start row; only with ``scan=False``).
         """
         trail: list[Transition] = []
+        append = trail.append
         base = start
         state = self.scan_state
         best: tuple[int, int] | None = None  # (trail index, done reference)
-        transition = self._transition
+        table = self._table
+        nsym = self._nsym
         scan_state = self.scan_state
         empty = self.empty_state
+        states = self._states
         row = start
         while row < n:
             symbol = symbols[row] if symbol_at is None else symbol_at(start, row)
-            tr = transition(state, symbol, row == 0)
+            tr = table.get((state * 2) * nsym + symbol) if row else None
+            if tr is None:
+                tr = self._transition(state, symbol, row == 0)
             if tr[1] is not None:
                 best = (len(trail), tr[1])
-            trail.append(tr)
+            append(tr)
             state = tr[0]
-            if not scan and state != empty and self._states[state][1]:
-                state = self._state(self._states[state][0], False)
             row += 1
             if state == empty:
                 break
-            if state == scan_state:  # nothing alive: forget the rows read so far
+            if not scan and states[state][1]:
+                state = self._state(states[state][0], False)
+            elif state == scan_state:  # nothing alive: forget the rows read so far
                 trail.clear()
                 base = row
         else:

@@ -42,13 +42,21 @@ class MatchContext:
         return self.start + self.upto - 1
 
 
+class ColumnAt:
+    """Reads input (or precomputed) column ``name`` at a row."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self, ctx: MatchContext, row: int) -> Value:
+        return ctx.cols[self.name][row]
+
+
 def column_at(name: str) -> RowValue:
     """The value of input (or precomputed) column ``name`` at a row."""
-
-    def read(ctx: MatchContext, row: int) -> Value:
-        return ctx.cols[name][row]
-
-    return read
+    return ColumnAt(name)
 
 
 def classifier_at(ctx: MatchContext, row: int) -> Value:
@@ -102,6 +110,25 @@ def select_row(
     return None
 
 
+class Navigate:
+    """``[PREV|NEXT]([FIRST|LAST](source of labels, offset), physical)``; its parameters
+    are public so that a vectorized evaluator can read them."""
+
+    __slots__ = ("source", "labels", "from_end", "offset", "physical", "final")
+
+    def __init__(self, source, labels, from_end, offset, physical, final):
+        self.source: RowValue = source
+        self.labels: frozenset[int] | None = labels
+        self.from_end: bool = from_end
+        self.offset: int = offset
+        self.physical: int = physical
+        self.final: bool = final
+
+    def __call__(self, ctx: MatchContext) -> Value:
+        row = select_row(ctx, self.labels, self.from_end, self.offset, self.physical, self.final)
+        return None if row is None else self.source(ctx, row)
+
+
 def navigate(
     source: RowValue,
     labels: frozenset[int] | None,
@@ -111,12 +138,7 @@ def navigate(
     final: bool = False,
 ) -> Evaluator:
     """An evaluator for ``[PREV|NEXT]([FIRST|LAST](source of labels, offset), physical)``."""
-
-    def evaluate(ctx: MatchContext) -> Value:
-        row = select_row(ctx, labels, from_end, offset, physical, final)
-        return None if row is None else source(ctx, row)
-
-    return evaluate
+    return Navigate(source, labels, from_end, offset, physical, final)
 
 
 def match_number(ctx: MatchContext) -> Value:
@@ -201,6 +223,45 @@ AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
 }
 
 
+class Aggregate:
+    """An aggregate over the visible rows of ``labels`` (``args`` None: ``count(*)``); its
+    parameters are public so that a vectorized evaluator can read them."""
+
+    __slots__ = ("func", "args", "labels", "final", "distinct", "_fn")
+
+    def __init__(self, func, args, labels, final, distinct):
+        self.func: str = func
+        self.args: tuple[RowValue, ...] | None = None if args is None else tuple(args)
+        self.labels: frozenset[int] | None = labels
+        self.final: bool = final
+        self.distinct: bool = distinct
+        self._fn = AGGREGATES[func][1]
+
+    def rows(self, ctx: MatchContext) -> list[int]:
+        upto = len(ctx.labels) if self.final else ctx.upto
+        start = ctx.start
+        labels = self.labels
+        if labels is None:
+            return list(range(start, start + upto))
+        seq = ctx.labels
+        return [start + i for i in range(upto) if seq[i] in labels]
+
+    def __call__(self, ctx: MatchContext) -> Value:
+        picked = self.rows(ctx)
+        if self.args is None:
+            return len(picked)
+        columns = [[a(ctx, r) for r in picked] for a in self.args]
+        if self.distinct:
+            seen: dict[Any, None] = {}
+            keep = []
+            for i, v in enumerate(columns[0]):
+                if v not in seen:
+                    seen[v] = None
+                    keep.append(i)
+            columns = [[c[i] for i in keep] for c in columns]
+        return self._fn(*columns)
+
+
 def aggregate(
     func: str,
     args: Sequence[RowValue] | None,
@@ -209,30 +270,4 @@ def aggregate(
     distinct: bool = False,
 ) -> Evaluator:
     """An evaluator for an aggregate over the visible rows of ``labels`` (``args`` None: ``*``)."""
-    _, fn = AGGREGATES[func]
-
-    def rows(ctx: MatchContext) -> list[int]:
-        upto = len(ctx.labels) if final else ctx.upto
-        start = ctx.start
-        if labels is None:
-            return list(range(start, start + upto))
-        seq = ctx.labels
-        return [start + i for i in range(upto) if seq[i] in labels]
-
-    if args is None:
-        return lambda ctx: len(rows(ctx))
-
-    def evaluate(ctx: MatchContext) -> Value:
-        picked = rows(ctx)
-        columns = [[a(ctx, r) for r in picked] for a in args]
-        if distinct:
-            seen: dict[Any, None] = {}
-            keep = []
-            for i, v in enumerate(columns[0]):
-                if v not in seen:
-                    seen[v] = None
-                    keep.append(i)
-            columns = [[c[i] for i in keep] for c in columns]
-        return fn(*columns)
-
-    return evaluate
+    return Aggregate(func, args, labels, final, distinct)

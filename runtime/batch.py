@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from matchrec.planner.plan import MatchPlan, quote
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
@@ -164,6 +166,52 @@ def _to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
     return pa.array(values, type=arrow_type)
 
 
+class ArrowColumns:
+    """One partition's columns for the engine: Arrow arrays, turned into Python lists or
+    NumPy masks only when (and as often as) something asks for them."""
+
+    def __init__(self, table: pa.Table):
+        self.table = table
+        self._arrays: dict[str, pa.Array] = {}
+        self._lists: dict[str, list[Any]] = {}
+
+    def arrow(self, name: str) -> pa.Array:
+        found = self._arrays.get(name)
+        if found is None:
+            found = self._arrays[name] = self.table.column(name).combine_chunks()
+        return found
+
+    def mask(self, name: str) -> np.ndarray:
+        filled = pc.fill_null(self.arrow(name), False)
+        return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=bool)
+
+    def __getitem__(self, name: str) -> list[Any]:
+        found = self._lists.get(name)
+        if found is None:
+            found = self._lists[name] = self.arrow(name).to_pylist()
+        return found
+
+
+def group_starts(batch: pa.RecordBatch, keys: list[str]) -> list[int]:
+    """Row positions (after 0) where the partition key changes, found vectorized; NULL
+    equals NULL, as in PARTITION BY."""
+    n = batch.num_rows
+    if not keys or n < 2:
+        return []
+    changed = np.zeros(n - 1, dtype=bool)
+    for k in keys:
+        column = batch.column(k)
+        head, tail = column.slice(0, n - 1), column.slice(1)
+        differs = pc.fill_null(pc.not_equal(head, tail), False)
+        nulls = pc.not_equal(head.is_null(), tail.is_null())
+        changed |= np.asarray(pc.or_(differs, nulls).to_numpy(zero_copy_only=False), dtype=bool)
+    return (np.flatnonzero(changed) + 1).tolist()
+
+
+def _key_at(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:
+    return tuple(batch.column(k)[row].as_py() for k in keys)
+
+
 def _partition_mapper(
     program: PartitionProgram,
     keys: list[str],
@@ -174,48 +222,47 @@ def _partition_mapper(
 
     def process(batches: list[pa.RecordBatch]) -> pa.RecordBatch | None:
         table = pa.Table.from_batches(batches)
-        n = table.num_rows
-        cols = {name: table.column(name).to_pylist() for name in table.column_names}
-        out = run_partition(program, cols, n)
-        if not out.rows:
+        out = run_partition(program, ArrowColumns(table), table.num_rows)
+        count = len(out.rows)
+        if count == 0:
             return None
         indices = pa.array(out.rows, type=pa.int64())
         arrays = [table.column(c).take(indices).combine_chunks() for c in carried]
-        arrays += [_to_arrow(v, t) for v, t in zip(out.atoms, arrow_types)]
+        for values, arrow_type in zip(out.atoms, arrow_types):
+            if isinstance(values, pa.Array):
+                arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
+            else:
+                arrays.append(_to_arrow(values, arrow_type))
         names = carried + [f"__mr_a{i}" for i in range(len(out.atoms))]
-        arrays.append(pa.array(out.matched, type=pa.bool_()))
+        matched = np.ones(count, dtype=bool) if out.matched is None else out.matched
+        arrays.append(pa.array(matched, type=pa.bool_()))
         names.append(MATCHED)
         return pa.RecordBatch.from_arrays(arrays, names=names)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         group: list[pa.RecordBatch] = []
         group_key: tuple | None = None
-        finished: set = set()
+        finished: set[tuple] = set()
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            key_cols = [batch.column(k).to_pylist() for k in keys]
-            start = 0
-            for i in range(batch.num_rows):
-                key = tuple(c[i] for c in key_cols)
-                if group_key is not None and key != group_key:
-                    if i > start:
-                        group.append(batch.slice(start, i - start))
-                    if group:
-                        result = process(group)
-                        if result is not None:
-                            yield result
+            edges = [0, *group_starts(batch, keys), batch.num_rows]
+            for a, b in zip(edges, edges[1:]):
+                key = _key_at(batch, keys, a)
+                if group and key != group_key:
+                    result = process(group)
+                    if result is not None:
+                        yield result
                     finished.add(group_key)
+                    group = []
                     if key in finished:
                         raise MatchRuntimeError(
                             "rows of one partition reached the matcher out of order "
                             f"(key {key!r} seen twice); this Spark version does not keep "
                             "sortWithinPartitions order into mapInArrow"
                         )
-                    group = []
-                    start = i
+                group.append(batch.slice(a, b - a))
                 group_key = key
-            group.append(batch.slice(start))
         if group:
             result = process(group)
             if result is not None:
