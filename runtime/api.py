@@ -4,20 +4,25 @@
 and plans all of them first (so that a mistake anywhere is reported before any Spark job
 runs), then replaces each, innermost first, by a temporary view of its result and hands
 the rewritten query to ``spark.sql``.
+
+:func:`planned_clauses` is that shared step without the final ``spark.sql``: ``explain``
+uses it to show what ``sql`` would run, without running anything.
 """
 
 from __future__ import annotations
 
 import itertools
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 
 from matchrec.grammar import parse_clause
 from matchrec.grammar.query_scan import Occurrence, find_match_recognize, with_prefix
-from matchrec.planner.plan import plan_clause
+from matchrec.planner.plan import MatchPlan, plan_clause
 from pyspark.sql import DataFrame, SparkSession
 
 from matchrec.ast import MatchRecognizeClause
-from matchrec.errors import MatchRecognizeError
 
 from .batch import execute
 
@@ -56,31 +61,63 @@ class _Rewriter:
         self.edits.append((start, end, len(text)))
 
 
+@dataclass(frozen=True)
+class PlannedClause:
+    """One MATCH_RECOGNIZE of a query as :func:`sql` builds it (nothing has run yet)."""
+
+    occurrence: Occurrence  # where it is in the query
+    clause: MatchRecognizeClause  # parsed
+    input: DataFrame  # its input relation (inner clauses already replaced by their views)
+    plan: MatchPlan
+    result: DataFrame  # the DataFrame the runtime builds for it
+    view: str  # the temporary view that stands for ``result`` in ``rewritten``
+
+
+@dataclass(frozen=True)
+class PlannedQuery:
+    """All MATCH_RECOGNIZE clauses of a query, planned, and the query rewritten to read
+    their views; see :func:`planned_clauses`."""
+
+    clauses: list[PlannedClause]
+    rewritten: str
+
+
 def sql(spark: SparkSession, query: str) -> DataFrame:
     """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included."""
+    with planned_clauses(spark, query) as planned:
+        return spark.sql(planned.rewritten)
+
+
+@contextmanager
+def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
+    """Find, parse and plan every MATCH_RECOGNIZE of ``query`` and build its DataFrame.
+
+    Every clause is parsed before any is planned, so a syntax error anywhere is reported
+    first. Each result is registered as a temporary view (innermost first, so an outer
+    clause reads it) that lives until the ``with`` block ends; the rewritten query, run
+    by ``spark.sql`` inside the block, is the user's query. Only analysis happens here:
+    no Spark job runs.
+    """
     occurrences = find_match_recognize(query)
-    if not occurrences:
-        return spark.sql(query)
     clauses = [
         parse_clause(query[o.body_start : o.body_end], base=o.body_start, sql=query)
         for o in occurrences
     ]
     rewriter = _Rewriter(query)
-    views: list[str] = []
+    planned: list[PlannedClause] = []
     try:
         for occ, clause in zip(occurrences, clauses):
             relation = _relation(spark, rewriter, occ)
-            result = run_clause(relation, clause)
+            plan = plan_clause(clause, relation.columns)
+            result = execute(relation, plan)
             view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
             result.createOrReplaceTempView(view)
-            views.append(view)
+            planned.append(PlannedClause(occ, clause, relation, plan, result, view))
             rewriter.replace(occ.relation_start, occ.body_end + 1, view)
-        return spark.sql(rewriter.text)
-    except MatchRecognizeError:
-        raise
+        yield PlannedQuery(planned, rewriter.text)
     finally:
-        for view in views:
-            spark.catalog.dropTempView(view)
+        for step in planned:
+            spark.catalog.dropTempView(step.view)
 
 
 def _relation(spark: SparkSession, rewriter: _Rewriter, occ: Occurrence) -> DataFrame:

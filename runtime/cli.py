@@ -4,6 +4,9 @@ Usage::
 
     matchrec demo [--limit N]
     matchrec test PATH... [-k SUBSTRING] [-x] [-v] [--engine {matchrec,spark}]
+    matchrec run QUERY.sql --table NAME=PATH... [--schema NAME=DDL]... [--limit N]
+                 [--out PATH [--format {csv,json,parquet}] [--overwrite]]
+    matchrec explain QUERY.sql [--table NAME=PATH]... [--schema NAME=DDL]... [--dot]
 
 ``demo`` runs the main job: a V-shape query on the sample ticker data shipped in the
 package, on local Spark, and prints its matches.
@@ -12,6 +15,15 @@ package, on local Spark, and prints its matches.
 each failing record with a diff, and ends with the line ``N passed, N failed``.
 Exit status: 0 all passed, 1 some failed, 2 usage or setup error (bad option, no
 ``.slt`` file or no record to run, malformed file, no Java, ``matchrec.sql`` missing).
+
+``run`` loads table files as temporary views (``matchrec.runtime.tables``), runs the
+query (a file, or ``-`` for standard input) with ``matchrec.sql`` and prints the result,
+or writes it with ``--out``. ``explain`` prints ``matchrec.explain`` of the query (only
+the automata as Graphviz DOT with ``--dot``) and runs no Spark job itself (reading a CSV
+or JSON table does, to infer its column types). Both exit with status 2 and a one-line
+message for bad input: missing file, unknown extension, bad option, bad schema, unknown
+table, a query Spark or matchrec rejects; a job that fails on a matchrec error in a
+Python worker (e.g. a DEFINE comparing a string with a number) prints that error alone.
 
 Each subcommand is a ``_add_<name>`` function that declares its arguments and a
 ``_cmd_<name>`` function that runs it; register new ones in :data:`SUBCOMMANDS`.
@@ -22,9 +34,22 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TextIO
 
 from matchrec.errors import MatchRecognizeError
+
+from .tables import (
+    WRITE_OPTIONS,
+    OptionError,
+    TableFileError,
+    check_output,
+    output_format,
+    registered_tables,
+    spark_errors,
+    table_sources,
+    write_table,
+)
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -135,15 +160,126 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# ---------------------------------------------------------------------------- run / explain
+
+#: Spark settings when ``run`` starts the session: show stage progress on long jobs.
+RUN_CONF = {"spark.ui.showConsoleProgress": "true"}
+
+_TABLE_HELP = "load a table file as temporary view NAME (.parquet/.csv/.json/.jsonl or a directory)"
+_SCHEMA_HELP = (
+    "column types of table NAME as DDL, e.g. 'ts TIMESTAMP, price DOUBLE' (CSV: no inference)"
+)
+
+
+def _add_tables(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("query", metavar="QUERY.sql", help="file with the query, or - for stdin")
+    parser.add_argument(
+        "--table", action="append", default=[], metavar="NAME=PATH", help=_TABLE_HELP
+    )
+    parser.add_argument(
+        "--schema", action="append", default=[], metavar="NAME=DDL", help=_SCHEMA_HELP
+    )
+
+
+def _add_run(parser: argparse.ArgumentParser) -> None:
+    _add_tables(parser)
+    parser.add_argument(
+        "--limit", type=int, metavar="N", help="rows to print (default 20) or to write with --out"
+    )
+    parser.add_argument("--out", metavar="PATH", help="write the result here instead of printing")
+    parser.add_argument(
+        "--format",
+        choices=tuple(WRITE_OPTIONS),
+        help="format of --out (default: from its extension)",
+    )
+    parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+
+
+def _add_explain(parser: argparse.ArgumentParser) -> None:
+    _add_tables(parser)
+    parser.add_argument(
+        "--dot", action="store_true", help="print only the automata, as Graphviz DOT"
+    )
+
+
+def read_query(path: str) -> str:
+    """The query in file ``path`` (``-``: standard input), trailing semicolons removed."""
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        file = Path(path)
+        if not file.is_file():
+            what = "is a directory" if file.is_dir() else "does not exist"
+            raise TableFileError(f"query file {path} {what}")
+        text = file.read_text(encoding="utf-8")
+    query = text.strip().rstrip(";").rstrip()
+    if not query:
+        raise TableFileError(
+            "standard input is empty" if path == "-" else f"query file {path} is empty"
+        )
+    return query
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import matchrec
+
+    from .session import get_spark
+
+    if args.limit is not None and args.limit < 0:
+        raise OptionError(f"--limit must be 0 or more, got {args.limit}")
+    if args.format and not args.out:
+        raise OptionError("--format needs --out PATH")
+    fmt = output_format(args.out, args.format) if args.out else None
+    if args.out:
+        check_output(args.out, args.overwrite)
+    query = read_query(args.query)
+    sources = table_sources(args.table, args.schema)
+    spark = get_spark(conf=RUN_CONF)
+    with registered_tables(spark, sources) as names, spark_errors(names):
+        result = matchrec.sql(spark, query)
+        if args.out:
+            if args.limit is not None:
+                result = result.limit(args.limit)
+            write_table(result, args.out, fmt, overwrite=args.overwrite)
+            print(f"wrote the result to {args.out} ({fmt})")
+        else:
+            result.show(20 if args.limit is None else args.limit, truncate=False)
+    return EXIT_OK
+
+
+def _cmd_explain(args: argparse.Namespace) -> int:
+    import matchrec
+
+    from .session import get_spark
+
+    query = read_query(args.query)
+    sources = table_sources(args.table, args.schema)
+    spark = get_spark()
+    with registered_tables(spark, sources) as names, spark_errors(names):
+        explanation = matchrec.explain(spark, query)
+    if args.dot:
+        if not explanation.dot:
+            print("matchrec: no MATCH_RECOGNIZE in the query: no automaton", file=sys.stderr)
+        print("\n".join(explanation.dot), end="")
+    else:
+        print(explanation.text, end="")
+    return EXIT_OK
+
+
 # ---------------------------------------------------------------------------- registry
 
 Handler = Callable[[argparse.Namespace], int]
 
-#: name -> (declare arguments, run, one-line help). Later: "run" (execute a query and
-#: print its result) and "explain" (show the plan of a MATCH_RECOGNIZE query).
+#: name -> (declare arguments, run, one-line help).
 SUBCOMMANDS: dict[str, tuple[Callable[[argparse.ArgumentParser], None], Handler, str]] = {
     "demo": (_add_demo, _cmd_demo, "run a MATCH_RECOGNIZE query on the bundled sample data"),
     "test": (_add_test, _cmd_test, "run query suites (.slt files) and report failures"),
+    "run": (_add_run, _cmd_run, "run a query over table files and print or write its result"),
+    "explain": (
+        _add_explain,
+        _cmd_explain,
+        "explain a query's MATCH_RECOGNIZE: clause, Spark plan, DEFINE split, automaton",
+    ),
 }
 
 

@@ -75,7 +75,7 @@ def test_query_shapes_around_the_clause(spark, prices):
         f"SELECT m.n FROM (SELECT * FROM prices WHERE t > 1) MATCH_RECOGNIZE ({BODY}) AS m "
         "WHERE m.sym = 'x' ORDER BY m.n",
     )
-    assert [r.n for r in sub.collect()] == [3]  # starts at t=2 now: 9, 8 down, 9, 11 up
+    assert [r.n for r in sub.collect()] == [4]  # starts at t=2 now: 9, then 8 down, 9 and 11 up
 
     joined = matchrec.sql(
         spark,

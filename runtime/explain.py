@@ -1,0 +1,264 @@
+"""``matchrec.explain``: what ``matchrec.sql`` would do with a query, without running it.
+
+For each MATCH_RECOGNIZE clause the :class:`Explanation` tells
+
+* the clause as parsed (partition, order, pattern, skip, rows per match, measures,
+  defines) and its input's columns;
+* the Spark side: how the input is partitioned and sorted (said plainly, including when
+  everything goes through ONE Spark partition) and Spark's physical plan of the
+  DataFrame the runtime builds;
+* which DEFINE conditions Spark evaluates vectorized as row-local columns and which
+  parts run in Python while matching (and whether those read the match history);
+* the atoms (values the matcher extracts for MEASURES) and the NFA program, also as a
+  Graphviz DOT graph (``Explanation.dot``).
+
+It builds the same DataFrames as ``matchrec.sql`` (through
+:func:`matchrec.runtime.api.planned_clauses`), so only Spark's analysis runs: no job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import textwrap
+from dataclasses import dataclass, field
+
+from matchrec.planner.plan import MatchPlan
+from pyspark.sql import DataFrame, SparkSession
+
+from matchrec import ast
+from matchrec.automaton_dot import pattern_dot, pattern_text, render_svg
+from matchrec.errors import line_col
+
+from .api import PlannedClause, planned_clauses
+
+INDENT = "  "
+_NAME_WIDTH = 14  # width of the left column in the clause summary
+
+_SKIP_TEXT = {
+    "past_last": "SKIP PAST LAST ROW",
+    "next_row": "SKIP TO NEXT ROW",
+    "first": "SKIP TO FIRST {label}",
+    "last": "SKIP TO LAST {label}",
+}
+
+_ALL_ROWS_TEXT = {
+    "show": "ALL ROWS PER MATCH (SHOW EMPTY MATCHES)",
+    "omit": "ALL ROWS PER MATCH OMIT EMPTY MATCHES",
+    "unmatched": "ALL ROWS PER MATCH WITH UNMATCHED ROWS",
+}
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """The explanation of a query: ``text`` for people, ``dot`` for Graphviz (one graph
+    per MATCH_RECOGNIZE clause, in the order of the clauses in ``text``)."""
+
+    text: str
+    dot: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        """For notebooks: the text, then each automaton as SVG when Graphviz's ``dot`` is
+        installed, else its DOT source."""
+        parts = [f"<pre>{html.escape(self.text)}</pre>"]
+        for number, dot in enumerate(self.dot, start=1):
+            parts.append(f"<p><b>Automaton of MATCH_RECOGNIZE {number}</b></p>")
+            svg = render_svg(dot)
+            parts.append(svg if svg is not None else f"<pre>{html.escape(dot)}</pre>")
+        return "\n".join(parts)
+
+
+def explain(spark: SparkSession, query: str) -> Explanation:
+    """Explain every MATCH_RECOGNIZE of ``query`` (see the module docstring); no job runs.
+
+    Errors in the query are raised as by ``matchrec.sql`` (``SqlSyntaxError``, ...).
+    """
+    with planned_clauses(spark, query) as planned:
+        steps = planned.clauses
+        if not steps:
+            return Explanation(
+                "No MATCH_RECOGNIZE in this query: matchrec.sql hands it to spark.sql unchanged."
+            )
+        sections = [
+            _section(spark, query, step, number, len(steps))
+            for number, step in enumerate(steps, start=1)
+        ]
+        dots = [
+            pattern_dot(step.clause.pattern, step.plan.program.nfa, name=f"match_recognize_{n}")
+            for n, step in enumerate(steps, start=1)
+        ]
+    return Explanation("\n\n".join(sections) + "\n", dots)
+
+
+# ---------------------------------------------------------------------------- sections
+
+
+def _section(spark: SparkSession, query: str, step: PlannedClause, number: int, total: int) -> str:
+    occ = step.occurrence
+    line, _ = line_col(query, occ.keyword)
+    relation = _one_line(query[occ.relation_start : occ.relation_end])
+    alias = f" AS {occ.alias}" if occ.alias else ""
+    head = f"== MATCH_RECOGNIZE {number} of {total} (line {line}): {relation}{alias} =="
+    blocks = [
+        head + "\nInput columns: " + _schema_text(step.input),
+        "Clause\n" + _indent(_clause_summary(step.clause, step.plan)),
+        "DEFINE evaluation\n" + _indent(_defines(step.plan)),
+        "Spark plan\n" + _indent(_spark_side(spark, step)),
+        "Atoms (values the matcher extracts from each match; MEASURES read them in Spark)\n"
+        + _indent(_atoms(step.plan)),
+        f"NFA program ({len(step.plan.program.nfa)} instructions; Graphviz DOT in "
+        f"Explanation.dot[{number - 1}], or `matchrec explain --dot`)\n"
+        + _indent(step.plan.program.nfa.dump()),
+    ]
+    return "\n\n".join(blocks)
+
+
+def _clause_summary(clause: ast.MatchRecognizeClause, plan: MatchPlan) -> str:
+    rows: list[tuple[str, str]] = [
+        (
+            "PARTITION BY",
+            ", ".join(plan.partition_by) or "(none: the whole input is one partition)",
+        ),
+        ("ORDER BY", ", ".join(_order_text(*key) for key in plan.order_by) or "(none)"),
+        ("PATTERN", pattern_text(clause.pattern)),
+    ]
+    if clause.within is not None:
+        rows.append(("WITHIN", f"INTERVAL '{clause.within.amount}' {clause.within.unit}"))
+    for subset in clause.subsets:
+        rows.append(("SUBSET", f"{subset.name} = ({', '.join(subset.labels)})"))
+    skip = clause.after_match_skip
+    rows.append(("AFTER MATCH", _SKIP_TEXT[skip.mode].format(label=skip.label)))
+    mode = clause.rows_per_match
+    rows.append(("ROWS", "ONE ROW PER MATCH" if mode.mode == "one" else _ALL_ROWS_TEXT[mode.empty]))
+    lines = [f"{name:<{_NAME_WIDTH}}{value}" for name, value in rows]
+
+    names = [m.alias for m in clause.measures] + plan.program.label_names
+    width = max(_NAME_WIDTH - len(INDENT), *(len(name) + 2 for name in names))
+    lines.append("MEASURES" + ("" if clause.measures else "  (none)"))
+    lowered = dict(plan.measures)
+    for measure in clause.measures:
+        lines.append(f"{INDENT}{measure.alias:<{width}}{_one_line(measure.expr.text)}")
+        lines.append(f"{INDENT}{'':<{width}}-> Spark: {lowered[measure.alias]}")
+    lines.append("DEFINE")
+    defined = {d.label: d for d in clause.defines}
+    for label in plan.program.label_names:
+        text = _one_line(defined[label].expr.text) if label in defined else "(not defined: TRUE)"
+        lines.append(f"{INDENT}{label:<{width}}{text}")
+    return "\n".join(lines)
+
+
+def _defines(plan: MatchPlan) -> str:
+    precomputed = dict(plan.precomputed)
+    lines = []
+    for label in plan.program.label_names:
+        lowering = plan.defines.get(label)
+        if lowering is None:
+            lines.append(f"{label}: no DEFINE, every row qualifies (nothing to evaluate)")
+            continue
+        lines.append(f"{label}:")
+        column = lowering.local_column
+        if column is None:
+            spark_part = "(nothing row-local)"
+        elif column in precomputed:
+            spark_part = f"column {column} = {precomputed[column]}"
+        else:
+            spark_part = f"input column {column}"
+        lines.append(f"{INDENT}vectorized in Spark:  {spark_part}")
+        if lowering.glue is None:
+            python_part = "(nothing: the Spark column decides)"
+        elif lowering.history_free:
+            python_part = "yes; history-free (reads the current row and physical offsets only)"
+        else:
+            python_part = "yes; reads the match so far (labels of earlier rows)"
+        lines.append(f"{INDENT}per match in Python:  {python_part}")
+    if plan.program.history_free:
+        matcher = (
+            "Matcher: history-free: no condition looks at earlier labels, so it keeps at "
+            "most one thread per instruction."
+        )
+    else:
+        matcher = (
+            "Matcher: history-dependent: threads at the same instruction are merged only "
+            "when their label histories are equal."
+        )
+    lines.append(_wrap(matcher))
+    return "\n".join(lines)
+
+
+def _spark_side(spark: SparkSession, step: PlannedClause) -> str:
+    plan = step.plan
+    keys = ", ".join(plan.partition_by)
+    order = ", ".join(_order_text(*key) for key in plan.order_by)
+    if keys:
+        shuffle = spark.conf.get("spark.sql.shuffle.partitions")
+        summary = (
+            f"Spark hash-partitions the input by {keys} (into spark.sql.shuffle.partitions "
+            f"= {shuffle} Spark partitions), sorts each Spark partition by {keys}"
+            + (f", {order}" if order else "")
+            + ", and mapInArrow streams one PARTITION BY key group at a time through the "
+            "matcher: key groups are matched in parallel."
+        )
+    elif order:
+        summary = (
+            "No PARTITION BY: every row goes to ONE Spark partition (repartition(1)), sorted "
+            f"by {order}; one Python worker matches the whole input, with no parallelism."
+        )
+    else:
+        summary = (
+            "No PARTITION BY and no ORDER BY: every row goes through ONE Spark partition "
+            "(coalesce(1)) in the input's order, which Spark does not define; one Python "
+            "worker matches the whole input."
+        )
+    summary = _wrap(summary)
+    if plan.precomputed:
+        summary += "\nColumns Spark computes for every row before matching:\n" + "\n".join(
+            f"{INDENT}{name} = {text}" for name, text in plan.precomputed
+        )
+    return summary + "\n" + _physical_plan(step.result).rstrip()
+
+
+def _physical_plan(df: DataFrame) -> str:
+    """Spark's physical plan of ``df`` as ``DataFrame.explain`` prints it (no job runs)."""
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        df.explain()
+    return buffer.getvalue()
+
+
+def _atoms(plan: MatchPlan) -> str:
+    if not plan.atoms:
+        return "(none)"
+    width = max(len(atom.name) for atom in plan.atoms) + 2
+    return "\n".join(
+        f"{atom.name:<{width}}{'aggregate' if atom.aggregate else 'value':<11}probe: {atom.probe}"
+        for atom in plan.atoms
+    )
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _order_text(column: str, descending: bool, nulls_first: bool | None) -> str:
+    # the runtime's null order (batch._sort_column): NULLS LAST unless written
+    return f"{column} {'DESC' if descending else 'ASC'} NULLS {'FIRST' if nulls_first else 'LAST'}"
+
+
+def _schema_text(df: DataFrame) -> str:
+    return ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in df.schema.fields)
+
+
+def _one_line(text: str, limit: int = 100) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
+
+
+def _wrap(text: str, width: int = 96) -> str:
+    return textwrap.fill(text, width=width, break_on_hyphens=False)
+
+
+def _indent(text: str) -> str:
+    return "\n".join(INDENT + line if line else line for line in text.splitlines())

@@ -1,0 +1,360 @@
+"""``matchrec run`` and ``matchrec explain``: in-process ``main([...])`` on small Parquet,
+CSV and JSON files, and the one-line message of each bad input.
+
+The Spark tests reuse the session-wide ``spark`` fixture (the CLI's ``get_spark`` returns
+the active session); the table-file checks at the end are pure Python.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from matchrec.runtime.cli import main
+from matchrec.runtime.tables import (
+    OptionError,
+    TableFileError,
+    detect_format,
+    format_of_name,
+    spark_message,
+    table_sources,
+    worker_error_text,
+)
+
+VIEW = "cli_prices"
+
+QUERY = f"""SELECT * FROM {VIEW} MATCH_RECOGNIZE (
+  PARTITION BY sym
+  ORDER BY t
+  MEASURES FIRST(t) AS start_t, LAST(DOWN.t) AS bottom_t, count(*) AS n
+  ONE ROW PER MATCH
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+) AS m
+ORDER BY sym;
+"""
+
+# two V shapes in x (1-3-5 and 5-7-8: the first one wins), one in y
+PRICES = [
+    ("x", 1, 10.0),
+    ("x", 2, 9.0),
+    ("x", 3, 8.0),
+    ("x", 4, 9.0),
+    ("x", 5, 11.0),
+    ("x", 6, 10.0),
+    ("x", 7, 12.0),
+    ("y", 1, 5.0),
+    ("y", 2, 4.0),
+    ("y", 3, 6.0),
+]
+EXPECTED = [["x", "1", "3", "5"], ["y", "1", "2", "3"]]
+SCHEMA = f"{VIEW}=sym STRING, t INT, price DOUBLE"
+
+
+# ---------------------------------------------------------------------------- files
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """The prices as a Parquet directory (two part files and a _SUCCESS marker), a CSV
+    file, a JSON-lines file, a JSON array file, and the query file."""
+    parquet_dir = tmp_path / "prices_parquet"
+    parquet_dir.mkdir()
+    for sym in ("x", "y"):
+        rows = [r for r in PRICES if r[0] == sym]
+        table = pa.table(
+            {
+                "sym": [r[0] for r in rows],
+                "t": pa.array([r[1] for r in rows], pa.int32()),
+                "price": [r[2] for r in rows],
+            }
+        )
+        pq.write_table(table, parquet_dir / f"part-{sym}.parquet")
+    (parquet_dir / "_SUCCESS").write_text("")
+
+    csv_file = tmp_path / "prices.csv"
+    csv_file.write_text("sym,t,price\n" + "".join(f"{s},{t},{p}\n" for s, t, p in PRICES))
+    records = [{"sym": s, "t": t, "price": p} for s, t, p in PRICES]
+    jsonl_file = tmp_path / "prices.jsonl"
+    jsonl_file.write_text("".join(json.dumps(r) + "\n" for r in records))
+    json_file = tmp_path / "prices.json"
+    json_file.write_text(json.dumps(records, indent=2))
+    query_file = tmp_path / "v_shape.sql"
+    query_file.write_text(QUERY)
+    return {
+        "parquet": parquet_dir,
+        "csv": csv_file,
+        "jsonl": jsonl_file,
+        "json": json_file,
+        "query": query_file,
+        "tmp": tmp_path,
+    }
+
+
+def shown_rows(out: str) -> list[list[str]]:
+    """The body rows of a ``DataFrame.show`` table."""
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in out.splitlines()
+        if line.startswith("|")
+    ]
+    return rows[1:]  # without the header
+
+
+def part_files(folder: Path, suffix: str) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.name.startswith("part-") and suffix in p.name)
+
+
+# ---------------------------------------------------------------------------- run
+
+
+def test_run_parquet_directory_prints_the_result(spark, files, capsys):
+    code = main(["run", str(files["query"]), "--table", f"{VIEW}={files['parquet']}"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "|sym|start_t|bottom_t|n  |" in out
+    assert shown_rows(out) == EXPECTED
+    assert VIEW not in {t.name for t in spark.catalog.listTables()}  # view dropped after
+
+
+def test_run_csv_with_schema_writes_json(spark, files, capsys):
+    out_dir = files["tmp"] / "result.json"
+    code = main(
+        [
+            "run",
+            str(files["query"]),
+            "--table",
+            f"{VIEW}={files['csv']}",
+            "--schema",
+            SCHEMA,
+            "--out",
+            str(out_dir),
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert out == f"wrote the result to {out_dir} (json)\n"
+    rows = [json.loads(line) for f in part_files(out_dir, ".json") for line in f.open()]
+    assert sorted((r["sym"], r["start_t"], r["bottom_t"], r["n"]) for r in rows) == [
+        ("x", 1, 3, 5),
+        ("y", 1, 2, 3),
+    ]
+
+
+def test_run_jsonl_from_stdin_with_limit(spark, files, capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO(QUERY))
+    code = main(["run", "-", "--table", f"{VIEW}={files['jsonl']}", "--limit", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert shown_rows(out) == EXPECTED[:1]
+    assert "only showing top 1 row" in out
+
+
+def test_run_json_array_writes_csv_with_format(spark, files, capsys):
+    out_dir = files["tmp"] / "result"
+    args = ["run", str(files["query"]), "--table", f"{VIEW}={files['json']}"]
+    code = main([*args, "--out", str(out_dir), "--format", "csv"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    rows = [row for f in part_files(out_dir, ".csv") for row in csv.DictReader(f.open())]
+    assert sorted([r["sym"], r["start_t"], r["bottom_t"], r["n"]] for r in rows) == EXPECTED
+
+
+# ---------------------------------------------------------------------------- explain
+
+
+def test_explain_prints_the_explanation_and_dot(spark, files, capsys):
+    args = ["explain", str(files["query"]), "--table", f"{VIEW}={files['parquet']}"]
+    assert main(args) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith(f"== MATCH_RECOGNIZE 1 of 1 (line 1): {VIEW} AS m ==")
+    assert "PATTERN       (STRT DOWN+ UP+)" in out and "== Physical Plan ==" in out
+    assert main([*args, "--dot"]) == 0
+    out, _ = capsys.readouterr()
+    assert out.startswith('digraph "match_recognize_1" {') and out.rstrip().endswith("}")
+    assert "PATTERN (STRT DOWN+ UP+)" in out
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+def run_error(argv: list[str], capsys) -> str:
+    """The message ``main(argv)`` prints for a bad input (exit status 2)."""
+    code = main(argv)
+    out, err = capsys.readouterr()
+    assert code == 2, (out, err)
+    assert err.startswith("matchrec: "), err
+    return err
+
+
+def one_line(err: str) -> str:
+    assert err.endswith("\n") and err.count("\n") == 1, f"not one line: {err!r}"
+    return err.strip()
+
+
+# (arguments after "run QUERY", expected start of the message after "matchrec: ");
+# {dir} is the test's tmp_path, {csv} the CSV file. These fail before Spark starts.
+BEFORE_SPARK = [
+    (
+        ["--table", f"{VIEW}={{dir}}/missing.csv"],
+        f"file error: --table {VIEW}={{dir}}/missing.csv: no such file or directory",
+    ),
+    (["--table", VIEW], "usage error: --table takes NAME=VALUE"),
+    (["--table", "my-prices={csv}"], "usage error: --table 'my-prices={csv}': the table name"),
+    (
+        ["--table", f"{VIEW}={{csv}}", "--table", f"{VIEW}={{csv}}"],
+        f"usage error: --table names table '{VIEW}' twice",
+    ),
+    (["--table", f"{VIEW}={{csv}}", "--schema", "other=a INT"], "usage error: --schema names"),
+    (["--table", f"{VIEW}={{csv}}", "--format", "csv"], "usage error: --format needs --out"),
+    (["--table", f"{VIEW}={{csv}}", "--out", "{dir}/r.txt"], "usage error: cannot tell the output"),
+    (["--table", f"{VIEW}={{csv}}", "--out", "{csv}"], "usage error: --out {csv} already exists"),
+    (["--table", f"{VIEW}={{csv}}", "--limit", "-1"], "usage error: --limit must be 0 or more"),
+]
+
+
+@pytest.mark.parametrize(("extra", "expected"), BEFORE_SPARK)
+def test_bad_options_and_files(files, capsys, extra, expected):
+    fill = {"dir": str(files["tmp"]), "csv": str(files["csv"])}
+    argv = ["run", str(files["query"]), *(a.format(**fill) for a in extra)]
+    assert one_line(run_error(argv, capsys)).startswith("matchrec: " + expected.format(**fill))
+
+
+def test_unknown_extension_is_named(files, capsys):
+    err = run_error(["run", str(files["query"]), "--table", f"t={files['query']}"], capsys)
+    assert "unknown file extension .sql (known: .parquet, .csv, .json, .jsonl" in one_line(err)
+
+
+def test_missing_and_empty_query_files(files, capsys, monkeypatch):
+    missing = files["tmp"] / "nope.sql"
+    err = run_error(["run", str(missing), "--table", f"{VIEW}={files['csv']}"], capsys)
+    assert one_line(err) == f"matchrec: file error: query file {missing} does not exist"
+    empty = files["tmp"] / "empty.sql"
+    empty.write_text("  ;\n")
+    err = run_error(["explain", str(empty)], capsys)
+    assert one_line(err) == f"matchrec: file error: query file {empty} is empty"
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
+    err = run_error(["run", "-"], capsys)
+    assert one_line(err) == "matchrec: file error: standard input is empty"
+
+
+def test_bad_ddl_schema_is_reworded(spark, files, capsys):
+    argv = ["run", str(files["query"]), "--table", f"{VIEW}={files['csv']}"]
+    err = one_line(run_error([*argv, "--schema", f"{VIEW}=sym STRNG, t INT"], capsys))
+    assert err.startswith(f"matchrec: schema error: --schema {VIEW}='sym STRNG, t INT' is not")
+    assert 'Unsupported data type "STRNG"' in err and "SQLSTATE" not in err
+    assert "CREATE TABLE column list" in err
+    err = one_line(run_error([*argv, "--schema", f"{VIEW}=sym STRING t INT"], capsys))
+    assert "PARSE_SYNTAX_ERROR" in err
+
+
+def test_unknown_table_names_the_table_option(spark, files, capsys):
+    argv = ["run", str(files["query"]), "--table", f"other={files['parquet']}"]
+    err = one_line(run_error(argv, capsys))
+    assert err == (
+        f"matchrec: unknown table: the query reads table '{VIEW}', which is not loaded: "
+        f"add --table {VIEW}=PATH (loaded: other)"
+    )
+    err = one_line(run_error(["explain", str(files["query"])], capsys))
+    assert f"add --table {VIEW}=PATH" in err
+    assert "other" not in {t.name for t in spark.catalog.listTables()}
+
+
+def test_query_errors(spark, files, capsys):
+    table = ["--table", f"{VIEW}={files['parquet']}"]
+    bad = files["tmp"] / "bad.sql"
+    bad.write_text(QUERY.replace("PATTERN (", "PATERN ("))
+    err = run_error(["run", str(bad), *table], capsys)  # matchrec's own: caret and all
+    assert err.startswith("matchrec: syntax error:") and "^" in err
+    bad.write_text(f"SELECT nope FROM {VIEW}")
+    err = one_line(run_error(["run", str(bad), *table], capsys))
+    assert err.startswith("matchrec: spark error: [UNRESOLVED_COLUMN")
+    # an error of the data, raised in a Python worker: shown without the tracebacks
+    bad.write_text(QUERY.replace("price < PREV(price)", "FIRST(DOWN.sym) > 1"))
+    err = run_error(["run", str(bad), *table], capsys)
+    assert err.startswith("matchrec: runtime error: DEFINE could not apply > to 'x' (str), 1")
+    assert "Traceback" not in err and "^" in err
+
+
+# ---------------------------------------------------------------------------- table files
+
+
+def test_format_of_name():
+    cases = {
+        "a.parquet": "parquet",
+        "part-0000.snappy.parquet": "parquet",
+        "A.CSV": "csv",
+        "a.csv.gz": "csv",
+        "a.jsonl": "json",
+        "a.json.bz2": "json",
+        "a.txt": None,
+        "a": None,
+    }
+    assert {name: format_of_name(name) for name in cases} == cases
+
+
+def test_detect_format_of_directories(tmp_path):
+    mixed = tmp_path / "mixed"
+    mixed.mkdir()
+    (mixed / "a.csv").write_text("x\n1\n")
+    (mixed / "b.json").write_text('{"x": 1}\n')
+    with pytest.raises(TableFileError, match=r"mixes formats \(csv, json\)"):
+        detect_format(str(mixed), "--table t")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    (empty / "_SUCCESS").write_text("")
+    with pytest.raises(TableFileError, match="holds no data files"):
+        detect_format(str(empty), "--table t")
+    partitioned = tmp_path / "partitioned"
+    (partitioned / "day=1").mkdir(parents=True)
+    (partitioned / "day=1" / "part-0.csv").write_text("x\n1\n")
+    (partitioned / ".part-0.csv.crc").write_text("")
+    assert detect_format(str(partitioned), "--table t") == ("csv", {})
+    nested = tmp_path / "nested"
+    (nested / "2024").mkdir(parents=True)
+    (nested / "2024" / "a.jsonl").write_text('{"x": 1}\n')
+    assert detect_format(str(nested), "--table t") == ("json", {"recursiveFileLookup": "true"})
+
+
+def test_json_documents_are_read_multiline(tmp_path):
+    lines = tmp_path / "lines.json"
+    lines.write_text('{"x": 1}\n{"x": 2}\n')
+    array = tmp_path / "array.json"
+    array.write_text('[{"x": 1}]')
+    pretty = tmp_path / "pretty.json"
+    pretty.write_text('{\n  "x": 1\n}\n')
+    assert detect_format(str(lines), "t") == ("json", {})
+    assert detect_format(str(array), "t") == ("json", {"multiLine": "true"})
+    assert detect_format(str(pretty), "t") == ("json", {"multiLine": "true"})
+
+
+def test_table_sources_attach_schemas_case_insensitively(tmp_path):
+    data = tmp_path / "t.csv"
+    data.write_text("x\n1\n")
+    (source,) = table_sources([f"Prices={data}"], ["prices=x INT"])
+    assert (source.name, source.format, source.schema) == ("Prices", "csv", "x INT")
+    with pytest.raises(OptionError, match="names table 'prices' twice"):
+        table_sources([f"Prices={data}", f"prices={data}"])
+
+
+def test_spark_message_is_the_first_line_without_sqlstate():
+    error = Exception('[X] Bad thing "y". SQLSTATE: 42601 (line 1, pos 2)\n\n== SQL ==\nfoo')
+    assert spark_message(error) == '[X] Bad thing "y". (line 1, pos 2)'
+
+
+def test_worker_error_text_is_the_matchrec_error_at_the_end():
+    message = (
+        "An exception was thrown from the Python worker:\nTraceback (most recent call last):\n"
+        '  File "x.py", line 1, in f\n'
+        "matchrec.errors.MatchRuntimeError: runtime error: boom (line 2, column 3)\n"
+        "  2 | DEFINE A AS x\n        ^\n"
+    )
+    assert worker_error_text(message) == (
+        "runtime error: boom (line 2, column 3)\n  2 | DEFINE A AS x\n        ^"
+    )
+    assert worker_error_text("[DIVIDE_BY_ZERO] Division by zero.") is None
