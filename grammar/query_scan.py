@@ -199,21 +199,43 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
     return found
 
 
-def with_prefix(sql: str) -> str:
-    """The leading ``WITH ...`` CTE list of ``sql`` (up to its main statement), or ''."""
+def cte_spans(sql: str) -> tuple[str, list[tuple[int, int]]]:
+    """The leading ``WITH [RECURSIVE]`` keyword text and the span of each CTE definition
+    (``name [(cols)] AS (...)``) of ``sql``; ``("", [])`` without a WITH clause."""
     tokens = tokenize(sql)
     if not tokens or tokens[0].text.upper() != "WITH":
+        return "", []
+    i = 1
+    keyword = "WITH"
+    if i < len(tokens) and tokens[i].text.upper() == "RECURSIVE":
+        keyword, i = "WITH RECURSIVE", 2
+    spans: list[tuple[int, int]] = []
+    while i < len(tokens):
+        start = tokens[i].start
+        j = i
+        while j < len(tokens) and not (tokens[j].kind == "word" and tokens[j].text.upper() == "AS"):
+            if tokens[j].kind == "punct" and tokens[j].text == "(":
+                j = _matching(tokens, j, sql)
+            j += 1
+        if j + 1 >= len(tokens) or tokens[j + 1].text != "(":
+            break
+        close = _matching(tokens, j + 1, sql)
+        spans.append((start, tokens[close].end))
+        i = close + 1
+        if i < len(tokens) and tokens[i].text == ",":
+            i += 1
+            continue
+        break
+    return keyword, spans
+
+
+def with_prefix(sql: str, before: int | None = None) -> str:
+    """The ``WITH ...`` CTE list of ``sql`` for a relation at offset ``before``: every CTE
+    when it is in the main statement, only the CTEs defined before it when it sits inside
+    the WITH list itself (a CTE sees only earlier ones). '' without a WITH clause."""
+    keyword, spans = cte_spans(sql)
+    if before is not None:
+        spans = [(a, b) for a, b in spans if b <= before]
+    if not spans:
         return ""
-    depth = 0
-    for t in tokens[1:]:
-        if t.kind == "punct" and t.text == "(":
-            depth += 1
-        elif t.kind == "punct" and t.text == ")":
-            depth -= 1
-        elif (
-            depth == 0
-            and t.kind == "word"
-            and t.text.upper() in ("SELECT", "FROM", "TABLE", "VALUES")
-        ):
-            return sql[: t.start]
-    return ""
+    return keyword + " " + ", ".join(sql[a:b] for a, b in spans) + " "

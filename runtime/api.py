@@ -122,7 +122,8 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
 
 def _relation(spark: SparkSession, rewriter: _Rewriter, occ: Occurrence) -> DataFrame:
     """The input DataFrame of one MATCH_RECOGNIZE, seeing the query's CTEs."""
-    text = rewriter.text[rewriter.at(occ.relation_start) : rewriter.at(occ.relation_end)]
-    prefix = with_prefix(rewriter.text)
+    start = rewriter.at(occ.relation_start)
+    text = rewriter.text[start : rewriter.at(occ.relation_end)]
+    prefix = with_prefix(rewriter.text, before=start)
     source = f"{text} AS __matchrec_input" if text.startswith("(") else text
     return spark.sql(f"{prefix} SELECT * FROM {source}")

@@ -145,3 +145,12 @@ def test_errors_come_before_any_job(spark, prices):
         matchrec.sql(spark, "SELECT * FROM prices MATCH_RECOGNIZE (ORDER BY t PATERN (A))")
     assert "PATTERN" in str(err.value)
     assert _job_ids(spark) == before
+
+
+def test_match_recognize_inside_a_with_clause(spark, prices):
+    """A clause inside a CTE sees only the CTEs defined before it."""
+    query = f"""WITH only_x AS (SELECT * FROM prices WHERE sym = 'x'),
+        vs AS (SELECT * FROM only_x MATCH_RECOGNIZE ({BODY}) AS m),
+        later AS (SELECT n FROM vs)
+    SELECT * FROM later"""
+    assert [r.n for r in matchrec.sql(spark, query).collect()] == [5]
