@@ -6,6 +6,7 @@ below load the runtime only when called.
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from matchrec.errors import (
@@ -18,6 +19,16 @@ from matchrec.errors import (
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+# In a source checkout the subpackages matchrec.grammar, .planner and .runtime live in
+# folders beside this one (installed, they are inside it). When Python finds this folder
+# first (the checkout's root on sys.path, as for `python -m ...` or a Spark worker started
+# there), let the package also look beside it, so both layouts import the same way.
+_checkout = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+if not os.path.isdir(os.path.join(os.path.dirname(__file__), "runtime")) and os.path.isfile(
+    os.path.join(_checkout, "grammar", "match_recognize.lark")
+):
+    __path__.append(_checkout)  # noqa: F821 - the package's own search path
 
 __version__ = "0.1.0"
 
