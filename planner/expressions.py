@@ -27,7 +27,7 @@ from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, RowValue
 
 from .pyeval import compile_glue
-from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression
+from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
 PHYSICAL = {"PREV", "NEXT"}
@@ -220,7 +220,7 @@ class Lowering:
             return "CAST(NULL AS STRING)"
         if kind == "MATCH_NUMBER":
             return "CAST(NULL AS BIGINT)"
-        return f"`{self.precompute(inner, base)}`"
+        return quote(self.precompute(inner, base))
 
     def add_atom(self, evaluate: Evaluator, probe: str, aggregate: bool = False) -> str:
         name = f"__mr_a{len(self.atoms)}"
@@ -680,7 +680,7 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             labels = low.label_set(_qualifier(node), node, base)
             column = low.column(node, base)
             evaluate = nav.navigate(nav.column_at(column), labels)
-            return exp.column(low.add_atom(evaluate, f"`{column}`"))
+            return exp.column(low.add_atom(evaluate, quote(column)))
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
                 node.set(key, replace(value))

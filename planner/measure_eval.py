@@ -252,13 +252,26 @@ class TypeEnv:
             return self._cache[name]
         self._cache[name] = None  # guards against cycles
         if name in self.probes:
-            result = infer_type(_parse(self.probes[name]), self)
+            result = self._sql_type(self.probes[name])
         elif name in self.precomputed:
-            result = infer_type(_parse(self.precomputed[name]), self)
+            result = self._sql_type(self.precomputed[name])
         else:
             result = self.columns.get(name.lower())
         self._cache[name] = result
         return result
+
+    def _sql_type(self, text: str) -> exp.DataType | None:
+        if len(text) > 1 and text[0] == text[-1] == "`" and "`" not in text[1:-1].replace("``", ""):
+            return self.column_type(text[1:-1].replace("``", "`"))
+        try:
+            tree = _parse(text)
+        except sqlglot.errors.SqlglotError:
+            # a probe like `a`b` (a column name with a backtick, not escaped): read the
+            # name as it is
+            if text.startswith("`") and text.endswith("`"):
+                return self.column_type(text[1:-1])
+            return None
+        return infer_type(tree, self)
 
 
 def _parse(text: str) -> exp.Expression:
@@ -415,6 +428,8 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         return NULL_TYPE
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return _spark_target(node.to)
+    if isinstance(node, exp.Subquery):
+        return _subquery_type(node)
     if isinstance(node, _BOOLEAN_NODES):
         return dtype("boolean")
     if isinstance(node, exp.Neg):
@@ -444,6 +459,16 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     if fixed is not None:
         return dtype(fixed)
     return _fallback_type(node, env)
+
+
+def _subquery_type(node: exp.Subquery) -> exp.DataType | None:
+    """A scalar subquery typed by its one select expression, when that needs no table
+    columns (``(SELECT 1000)``, ``(SELECT count(*) FROM u)``, a CAST): the tables of a
+    subquery are unknown here."""
+    select = node.this
+    if not isinstance(select, exp.Select) or len(select.expressions) != 1:
+        return None
+    return infer_type(select.expressions[0].unalias(), TypeEnv({}))
 
 
 def _function_name(node: exp.Expression) -> str:
@@ -664,10 +689,19 @@ _HINT = "wrap it in CAST(... AS type), or use matchrec.sql"
 
 
 class _MeasureCompiler:
-    def __init__(self, plan: MatchPlan, pos: int):
+    def __init__(self, plan: MatchPlan, pos: int, subqueries: list[str]):
         self.sql = plan.clause.sql
         self.pos = pos
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
+        self.subqueries = subqueries  # shared by all measures of the plan
+
+    def subquery(self, node: exp.Expression) -> RowEval:
+        """An uncorrelated subquery: Spark evaluates it as an extra input column."""
+        text = node.sql(dialect=MatchRecognizeDialect)
+        if text not in self.subqueries:
+            self.subqueries.append(text)
+        i = len(self.atom_index) + self.subqueries.index(text)
+        return lambda vals: vals[i]
 
     def error(self, message: str, hint: str) -> UnsupportedError:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
@@ -681,12 +715,12 @@ class _MeasureCompiler:
                     "use matchrec.sql",
                 )
             return lambda vals: vals[i]
-        if isinstance(node, (exp.Subquery, exp.Exists, exp.Select)) or (
-            isinstance(node, exp.In) and node.args.get("query") is not None
-        ):
+        if isinstance(node, (exp.Subquery, exp.Exists)):
+            return self.subquery(node)
+        if isinstance(node, exp.In) and node.args.get("query") is not None:
             raise self.error(
-                "the table function cannot evaluate a subquery in MEASURES",
-                "compute it in DEFINE or in the input table, or use matchrec.sql",
+                "the table function cannot evaluate IN (subquery) over match values",
+                "apply it inside the navigation, e.g. LAST(x IN (SELECT ...)), or use matchrec.sql",
             )
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return self.cast(node)
@@ -736,13 +770,26 @@ def type_env(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> TypeEnv:
     )
 
 
-def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> list[CompiledMeasure]:
+@dataclass
+class CompiledMeasures:
+    """The measures of a plan as the table function runs them.
+
+    Each measure's ``evaluate`` takes the atom values of one output row followed by the
+    values of ``subqueries`` (uncorrelated subqueries of MEASURES, Spark SQL that the
+    table function has Spark evaluate as extra input columns).
+    """
+
+    measures: list[CompiledMeasure]
+    subqueries: list[str]
+
+
+def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> CompiledMeasures:
     """Compile and type every measure of ``plan``; ``columns`` maps input columns to types."""
     env = type_env(plan, columns)
-    result = []
+    result = CompiledMeasures([], [])
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
-        compiler = _MeasureCompiler(plan, pos)
+        compiler = _MeasureCompiler(plan, pos, result.subqueries)
         tree = _parse(text)
         evaluate = compiler.compile(tree)
         t = infer_type(tree, env)
@@ -754,7 +801,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> li
                 pos=pos,
                 hint=_HINT,
             )
-        result.append(CompiledMeasure(alias, t, _chain(evaluate, coerce)))
+        result.measures.append(CompiledMeasure(alias, t, _chain(evaluate, coerce)))
     return result
 
 

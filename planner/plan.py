@@ -18,6 +18,7 @@ from matchrec.errors import SemanticError
 from matchrec.nfa import compile_pattern
 
 from .expressions import Atom, DefineLowering, Lowering, lower_define, lower_measure
+from .sqltext import quote
 
 # WITHIN units -> seconds
 _UNIT_SECONDS = {
@@ -190,11 +191,6 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
         within_column=within_column,
         origins={**low.origins, **{m.alias: m.expr.pos for m in clause.measures}},
     )
-
-
-def quote(name: str) -> str:
-    """A column name as a Spark SQL identifier."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]]) -> str:

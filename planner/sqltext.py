@@ -82,6 +82,11 @@ def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
     return "".join(out), quoted
 
 
+def quote(name: str) -> str:
+    """A column name as a Spark SQL identifier."""
+    return "`" + name.replace("`", "``") + "`"
+
+
 def prepare(text: str) -> str:
     """The same-length rewrite described in the module docstring."""
     masked, quoted = _mask_literals(text)

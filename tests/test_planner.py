@@ -44,7 +44,9 @@ def run(body: str, cols: dict[str, list]) -> tuple[MatchPlan, list[tuple[int, li
             value = int(text)
         cols[name] = [value] * n
     out = run_partition(result.program, cols, n)
-    rows = [(r, [column[i] for column in out.atoms]) for i, r in enumerate(out.rows)]
+    # the engine may give Arrow arrays (vectorized measures) or Python lists
+    atoms = [a.to_pylist() if hasattr(a, "to_pylist") else list(a) for a in out.atoms]
+    rows = [(int(r), [column[i] for column in atoms]) for i, r in enumerate(out.rows)]
     return result, rows
 
 
