@@ -1,0 +1,104 @@
+"""The two baselines every MATCH_RECOGNIZE run is compared with.
+
+* **floor**: the job shape of matchrec without the matching: read, repartition by the
+  key, ``sortWithinPartitions(key, ts)``, ``mapInArrow`` that only counts the rows (one
+  one-row batch per Spark partition), then the no-op sink. MATCH_RECOGNIZE can't be
+  cheaper than that.
+* **naive**: what a user writes today for the V-shape query (W1):
+  ``groupBy("symbol").applyInPandas`` with a plain Python loop over the sorted rows.
+
+This module is pickled by value for the Python workers (:func:`ship_to_workers`), so
+they don't need ``benchmarks`` on their path.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+FLOOR_SCHEMA = "rows long"
+NAIVE_SCHEMA = "symbol string, s timestamp, b timestamp, e timestamp"
+
+
+def ship_to_workers() -> None:
+    """Pickle this module's functions by value, so Spark's workers need not import it."""
+    from pyspark import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+
+def count_rows(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The floor's ``mapInArrow`` function: consume every batch, yield one row count."""
+    rows = 0
+    for batch in batches:
+        rows += batch.num_rows
+    yield pa.RecordBatch.from_pydict({"rows": [rows]}, schema=pa.schema([("rows", pa.int64())]))
+
+
+def floor(df: DataFrame, keyed: bool) -> DataFrame:
+    """The floor job over ``df``: by ``symbol`` if ``keyed``, else one Spark partition."""
+    from pyspark.sql import functions as F
+
+    if keyed:
+        shuffled = df.repartition(F.col("symbol"))
+    else:
+        shuffled = df.repartition(1)
+    ordered = shuffled.sortWithinPartitions("symbol", "ts")
+    return ordered.mapInArrow(count_rows, FLOOR_SCHEMA)
+
+
+def naive_v_shape(group: pd.DataFrame) -> pd.DataFrame:
+    """W1 for one symbol, as a hand-written state machine over the rows sorted by ts.
+
+    ``STRT DOWN+ UP+`` with ``AFTER MATCH SKIP TO LAST UP``: idle until a row is lower
+    than the one before (that one is STRT); then DOWN while prices fall, UP while they
+    rise; a fall after UP ends the match, whose last UP is the next STRT; an equal price
+    during DOWN fails the attempt (no start inside that run can succeed either).
+    """
+    group = group.sort_values("ts", kind="stable")
+    prices = group["price"].tolist()
+    times = group["ts"].to_numpy()
+    symbol = group["symbol"].iloc[0] if len(group) else None
+    found: list[tuple[int, int, int]] = []
+    state, start, bottom = "idle", 0, 0
+    for i in range(1, len(prices)):
+        falls, rises = prices[i] < prices[i - 1], prices[i] > prices[i - 1]
+        if state == "up":
+            if rises:
+                continue
+            found.append((start, bottom, i - 1))
+            state, start = ("down", i - 1) if falls else ("idle", 0)
+            bottom = i
+        elif state == "down":
+            if falls:
+                bottom = i
+            elif rises:
+                state = "up"
+            else:
+                state = "idle"
+        elif falls:
+            state, start, bottom = "down", i - 1, i
+    if state == "up":
+        found.append((start, bottom, len(prices) - 1))
+    idx = np.array(found, dtype=np.int64).reshape(-1, 3)
+    return pd.DataFrame(
+        {
+            "symbol": pd.Series([symbol] * len(found), dtype=object),
+            "s": times[idx[:, 0]],
+            "b": times[idx[:, 1]],
+            "e": times[idx[:, 2]],
+        }
+    )
+
+
+def naive(df: DataFrame) -> DataFrame:
+    """The naive W1 job: ``groupBy("symbol").applyInPandas(naive_v_shape)``."""
+    return df.groupBy("symbol").applyInPandas(naive_v_shape, NAIVE_SCHEMA)
