@@ -139,24 +139,63 @@ def label_symbols(program: PartitionProgram, cols: Any, n: int) -> list[int]:
     return symbols.tolist()
 
 
-def _bit_matches(program: PartitionProgram, cols: Any, n: int):
-    symbols = label_symbols(program, cols, n)
+def _bit_matches(
+    program: PartitionProgram, symbols: list[int], times: Sequence[Any] | None, low: int, high: int
+):
+    """Matches of the partition in rows [low, high) of ``symbols``, numbered from 1, with
+    rows counted from ``low``."""
+    part = symbols[low:high] if low or high < len(symbols) else symbols
     symbol_at = None
-    if program.within_column is not None:
-        times = cols[program.within_column]
+    if times is not None:
         limit = program.within_seconds
 
         def symbol_at(start: int, row: int) -> int:
-            span = _elapsed_seconds(times[start], times[row])
-            return symbols[row] if span is not None and span <= limit else 0
+            span = _elapsed_seconds(times[low + start], times[low + row])
+            return part[row] if span is not None and span <= limit else 0
 
     return program.bit_matcher().matches(
-        symbols,
-        n,
+        part,
+        high - low,
         skip_mode=program.skip_mode,
         skip_labels=program.skip_labels,
         symbol_at=symbol_at,
     )
+
+
+def run_groups(
+    program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
+) -> PartitionOutput | None:
+    """Several partitions laid out one after another in ``cols`` (partition ``k`` is rows
+    ``bounds[k]``), each matched on its own, their measures computed together; output rows
+    are table rows. This is how many small partitions stay cheap. None where it does not
+    apply (DEFINE parts in Python, unmatched rows, an empty match, an atom that needs
+    per-match evaluation): then run each partition with :func:`run_partition`."""
+    if not program.bits_only or (program.empty_matches == "unmatched" and not program.one_row):
+        return None
+    total = bounds[-1][1] if bounds else 0
+    symbols = label_symbols(program, cols, total)
+    times = cols[program.within_column] if program.within_column else None
+    found: list[tuple[int, Match]] = []
+    lows: list[int] = []
+    highs: list[int] = []
+    for low, high in bounds:
+        for number, m in _bit_matches(program, symbols, times, low, high):
+            if m.end == m.start:
+                return None
+            found.append((number, Match(m.start + low, m.end + low, m.labels, m.excluded)))
+            lows.append(low)
+            highs.append(high)
+    layout = MatchLayout(
+        found,
+        total,
+        program.one_row,
+        (np.array(lows, dtype=np.int64), np.array(highs, dtype=np.int64)),
+    )
+    arrow = getattr(cols, "arrow", None) or (lambda name: pa.array(cols[name]))
+    atoms = vector_atoms(layout, [a for a, _ in program.atoms], arrow, program.label_names)
+    if atoms is None:
+        return None
+    return PartitionOutput(rows=layout.out_rows, atoms=atoms, matched=None)
 
 
 def run_partition(
@@ -188,7 +227,8 @@ def run_partition(
 
     found: Any
     if program.bits_only:
-        found = _bit_matches(program, cols, n)
+        times = cols[program.within_column] if program.within_column else None
+        found = _bit_matches(program, label_symbols(program, cols, n), times, 0, n)
     else:
         found = match_partition(
             program.nfa,

@@ -39,9 +39,19 @@ class MatchLayout:
     position ``out_pos`` (the last visible row; ``first - 1`` for nothing visible).
     """
 
-    def __init__(self, matches: Sequence[tuple[int, Match]], n: int, one_row: bool):
-        self.n = n
+    def __init__(
+        self,
+        matches: Sequence[tuple[int, Match]],
+        n: int,
+        one_row: bool,
+        bounds: tuple[np.ndarray, np.ndarray] | None = None,
+    ):
         count = len(matches)
+        # the partition each match lies in, as [low, high) rows: physical navigation stays
+        # inside it (several partitions may be laid out in one table)
+        if bounds is None:
+            bounds = (np.zeros(count, dtype=np.int64), np.full(count, n, dtype=np.int64))
+        self.low, self.high = bounds
         self.numbers = np.fromiter((num for num, _ in matches), np.int64, count)
         self.starts = np.fromiter((m.start for _, m in matches), np.int64, count)
         ends = np.fromiter((m.end for _, m in matches), np.int64, count)
@@ -106,7 +116,8 @@ def _navigate_rows(layout: MatchLayout, atom: Navigate) -> tuple[np.ndarray, np.
         pos = hits[np.clip(index, 0, max(len(hits) - 1, 0))] if len(hits) else lo
     pos = np.where(valid, pos, 0)
     rows = layout.rows[pos] + atom.physical if len(layout.rows) else np.zeros_like(lo)
-    valid &= (rows >= 0) & (rows < layout.n)
+    match = layout.out_match
+    valid &= (rows >= layout.low[match]) & (rows < layout.high[match])
     return np.where(valid, rows, 0), valid
 
 

@@ -32,7 +32,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from matchrec.engine import PartitionProgram, run_partition
+from matchrec.engine import PartitionOutput, PartitionProgram, run_groups, run_partition
 from matchrec.errors import MatchRuntimeError, SemanticError
 
 MATCHED = "__mr_matched"
@@ -220,9 +220,7 @@ def _partition_mapper(
 ):
     """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order)."""
 
-    def process(batches: list[pa.RecordBatch]) -> pa.RecordBatch | None:
-        table = pa.Table.from_batches(batches)
-        out = run_partition(program, ArrowColumns(table), table.num_rows)
+    def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
         count = len(out.rows)
         if count == 0:
             return None
@@ -239,33 +237,52 @@ def _partition_mapper(
         names.append(MATCHED)
         return pa.RecordBatch.from_arrays(arrays, names=names)
 
+    def flush(batches: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """Match complete partitions (one or many) held in ``batches``."""
+        rows = pa.concat_batches(batches) if len(batches) > 1 else batches[0]
+        table = pa.Table.from_batches([rows])
+        edges = [0, *group_starts(rows, keys), rows.num_rows]
+        bounds = list(zip(edges, edges[1:]))
+        together = run_groups(program, ArrowColumns(table), bounds)
+        if together is not None:
+            result = output(table, together)
+            if result is not None:
+                yield result
+            return
+        for low, high in bounds:
+            part = table.slice(low, high - low)
+            result = output(part, run_partition(program, ArrowColumns(part), high - low))
+            if result is not None:
+                yield result
+
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        group: list[pa.RecordBatch] = []
-        group_key: tuple | None = None
-        finished: set[tuple] = set()
+        pending: list[pa.RecordBatch] = []  # rows of the partition that may go on
+        pending_key: tuple | None = None
+        finished: set[tuple] = set()  # first and last keys of what was flushed
         for batch in batches:
             if batch.num_rows == 0:
                 continue
-            edges = [0, *group_starts(batch, keys), batch.num_rows]
-            for a, b in zip(edges, edges[1:]):
-                key = _key_at(batch, keys, a)
-                if group and key != group_key:
-                    result = process(group)
-                    if result is not None:
-                        yield result
-                    finished.add(group_key)
-                    group = []
-                    if key in finished:
-                        raise MatchRuntimeError(
-                            "rows of one partition reached the matcher out of order "
-                            f"(key {key!r} seen twice); this Spark version does not keep "
-                            "sortWithinPartitions order into mapInArrow"
-                        )
-                group.append(batch.slice(a, b - a))
-                group_key = key
-        if group:
-            result = process(group)
-            if result is not None:
-                yield result
+            starts = group_starts(batch, keys)
+            first_key = _key_at(batch, keys, 0)
+            if pending and first_key != pending_key:
+                yield from flush(pending)
+                finished.add(pending_key)
+                pending = []
+            if first_key in finished:
+                raise MatchRuntimeError(
+                    "rows of one partition reached the matcher out of order "
+                    f"(key {first_key!r} seen twice); this Spark version does not keep "
+                    "sortWithinPartitions order into mapInArrow"
+                )
+            last = starts[-1] if starts else 0
+            if last:
+                pending.append(batch.slice(0, last))
+                yield from flush(pending)
+                finished.add(_key_at(batch, keys, starts[-2] if len(starts) > 1 else 0))
+                pending = []
+            pending.append(batch.slice(last))
+            pending_key = _key_at(batch, keys, last)
+        if pending:
+            yield from flush(pending)
 
     return run
