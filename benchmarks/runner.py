@@ -121,6 +121,9 @@ def _matchrec_job(workload: Workload, has_naive: bool) -> Job:
     def build(spark: SparkSession, view: str) -> DataFrame:
         import matchrec
 
+        if workload.door == "udtf":
+            matchrec.register(spark)
+            return spark.sql(workload.query(view))
         return matchrec.sql(spark, workload.query(view))
 
     return Job(

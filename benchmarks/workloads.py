@@ -56,6 +56,9 @@ class Workload:
     vs_naive: bool = False
     #: only with ``--flink``: the query is also run by Flink SQL
     flink: bool = False
+    #: how the query reaches matchrec: ``sql`` (matchrec.sql) or ``udtf`` (plain spark.sql
+    #: calling the registered match_recognize table function)
+    door: str = "sql"
     notes: str = ""
 
     def query(self, table: str) -> str:
@@ -82,6 +85,14 @@ def _v_shape(partitioned: bool = True, all_rows: bool = False, up_plus: bool = T
         rows_per_match="ALL ROWS PER MATCH" if all_rows else "ONE ROW PER MATCH",
     )
 
+
+W1_UDTF_SQL = (
+    "SELECT * FROM match_recognize(TABLE({table}), '"
+    "PARTITION BY symbol ORDER BY ts "
+    "MEASURES STRT.ts AS s, LAST(DOWN.ts) AS b, LAST(UP.ts) AS e "
+    "ONE ROW PER MATCH AFTER MATCH SKIP TO LAST UP PATTERN (STRT DOWN+ UP+) "
+    "DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)')"
+)
 
 W2_SQL = """
 SELECT * FROM {table} MATCH_RECOGNIZE (
@@ -133,6 +144,15 @@ WORKLOADS: tuple[Workload, ...] = (
         reference=VShapeReference(all_rows=True),
         vs_naive=True,
         notes="W1 with ALL ROWS PER MATCH (rows of matches sharing a last UP come twice)",
+    ),
+    Workload(
+        "W1-UDTF",
+        W1_UDTF_SQL,
+        reference=VShapeReference(),
+        vs_naive=True,
+        door="udtf",
+        notes="W1 through the SQL table function match_recognize(TABLE(t), '...') "
+        "(a row-at-a-time Python UDTF)",
     ),
     Workload(
         "W2",

@@ -17,9 +17,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from matchrec.fastmatch import BitMatcher
+from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, match_partition
-from matchrec.navigation import Evaluator, MatchContext
+from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.vector_measures import MatchLayout, vector_atoms
 
 
@@ -145,14 +145,7 @@ def _bit_matches(
     """Matches of the partition in rows [low, high) of ``symbols``, numbered from 1, with
     rows counted from ``low``."""
     part = symbols[low:high] if low or high < len(symbols) else symbols
-    symbol_at = None
-    if times is not None:
-        limit = program.within_seconds
-
-        def symbol_at(start: int, row: int) -> int:
-            span = _elapsed_seconds(times[low + start], times[low + row])
-            return part[row] if span is not None and span <= limit else 0
-
+    symbol_at = _within_symbols(program, part, times, low) if times is not None else None
     return program.bit_matcher().matches(
         part,
         high - low,
@@ -160,6 +153,104 @@ def _bit_matches(
         skip_labels=program.skip_labels,
         symbol_at=symbol_at,
     )
+
+
+def run_chunk(
+    program: PartitionProgram,
+    cols: Any,
+    n: int,
+    *,
+    origin: int,
+    number: int,
+    final: bool,
+    start: int = 0,
+    lookahead: int = 0,
+) -> tuple[PartitionOutput, int, int]:
+    """Match rows [0, n) of a partition too large to hold at once; its row 0 is partition
+    row ``origin``, the search resumes at row ``start`` (rows before it are kept for
+    PREV), its next match gets ``number``, and unless ``final`` more rows follow.
+
+    Returns the output of the matches that are settled (and whose ``lookahead`` rows after
+    their end, for NEXT in MEASURES, are here), the row where matching resumes once more
+    rows come, and the number of the next match. Only for bit-only programs whose pattern
+    cannot match empty and without WITH UNMATCHED ROWS (:func:`chunkable`).
+    """
+    symbols = label_symbols(program, cols, n)
+    times = cols[program.within_column] if program.within_column else None
+    symbol_at = _within_symbols(program, symbols, times, 0) if times is not None else None
+    found: list[tuple[int, Match]] = []
+    resume = n
+    for item in program.bit_matcher().matches(
+        symbols,
+        n,
+        skip_mode=program.skip_mode,
+        skip_labels=program.skip_labels,
+        symbol_at=symbol_at,
+        final=final,
+        origin=origin,
+        start=start,
+        number=number,
+    ):
+        if isinstance(item, NeedMoreRows):
+            resume = item.row
+            break
+        num, match = item
+        if not final and match.end + lookahead > n:
+            resume, number = match.start, num
+            break
+        found.append(item)
+        number = num + 1
+    return _measured(program, cols, n, found), resume, number
+
+
+def chunkable(program: PartitionProgram) -> bool:
+    """Whether :func:`run_chunk` applies: a long partition may then be matched in pieces."""
+    unmatched = program.empty_matches == "unmatched" and not program.one_row
+    return program.bits_only and not unmatched and not can_match_empty(program.nfa)
+
+
+def lookaround(program: PartitionProgram) -> tuple[int, int]:
+    """How far MEASURES navigate physically before a match's first row and after its last."""
+    back = ahead = 0
+    for atom, _ in program.atoms:
+        if isinstance(atom, Navigate):
+            back = max(back, -atom.physical)
+            ahead = max(ahead, atom.physical)
+    return back, ahead
+
+
+def _measured(
+    program: PartitionProgram, cols: Any, n: int, found: list[tuple[int, Match]]
+) -> PartitionOutput:
+    """Output rows of non-empty matches: atoms vectorized where possible, the rest per match."""
+    layout = MatchLayout(found, n, program.one_row)
+    arrow = getattr(cols, "arrow", None) or (lambda name: pa.array(cols[name]))
+    atoms = vector_atoms(
+        layout, [a for a, _ in program.atoms], arrow, program.label_names, partial=True
+    )
+    assert atoms is not None
+    missing = [k for k, values in enumerate(atoms) if values is None]
+    if missing:
+        slow = PartitionOutput(atoms=[[] for _ in program.atoms])
+        ctx = MatchContext(cols, n, program.label_names)
+        for number, match in found:
+            _emit_match(program, ctx, number, match, slow)
+        for k in missing:
+            atoms[k] = slow.atoms[k]
+    return PartitionOutput(rows=layout.out_rows, atoms=atoms, matched=None)
+
+
+def _within_symbols(
+    program: PartitionProgram, part: list[int], times: Sequence[Any], low: int
+) -> Callable[[int, int], int]:
+    """Symbols under WITHIN: a row too far from the start row of the search gets none."""
+    limit = program.within_seconds
+
+    def symbol_at(start: int, row: int) -> int:
+        span = _elapsed_seconds(times[low + start], times[low + row])
+        return part[row] if span is not None and span <= limit else 0
+
+    return symbol_at
 
 
 def run_groups(

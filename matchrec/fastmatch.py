@@ -111,12 +111,18 @@ class BitMatcher:
         n: int,
         scan: bool = True,
         symbol_at: Callable[[int, int], int] | None = None,
-    ) -> Match | None:
+        final: bool = True,
+        origin: int = 0,
+    ) -> Match | NeedMoreRows | None:
         """The first match starting at ``start`` (``scan=False``) or at the first row from
         ``start`` on where one starts (``scan=True``), or None.
 
         ``symbol_at(start, row)``, when given, replaces ``symbols[row]`` (e.g. a WITHIN
         bound that depends on the start row; only with ``scan=False``).
+
+        ``final=False`` says more rows of the partition follow ``n``: a search still open
+        there returns :class:`NeedMoreRows` instead of a guess. ``origin`` is the partition
+        row of ``symbols[0]`` (``^`` holds only at partition row 0).
         """
         trail: list[Transition] = []
         append = trail.append
@@ -131,9 +137,9 @@ class BitMatcher:
         row = start
         while row < n:
             symbol = symbols[row] if symbol_at is None else symbol_at(start, row)
-            tr = table.get((state * 2) * nsym + symbol) if row else None
+            tr = table.get((state * 2) * nsym + symbol) if row or origin else None
             if tr is None:
-                tr = self._transition(state, symbol, row == 0)
+                tr = self._transition(state, symbol, row + origin == 0)
             if tr[1] is not None:
                 best = (len(trail), tr[1])
             append(tr)
@@ -147,7 +153,9 @@ class BitMatcher:
                 trail.clear()
                 base = row
         else:
-            ref = self._finish(state, n == 0)
+            if not final:
+                return NeedMoreRows(base)
+            ref = self._finish(state, n + origin == 0)
             if ref is not None:
                 best = (len(trail), ref)
         if best is None:
@@ -179,17 +187,28 @@ class BitMatcher:
         skip_mode: str = "past_last",
         skip_labels: frozenset[int] = frozenset(),
         symbol_at: Callable[[int, int], int] | None = None,
-    ) -> Iterator[tuple[int, Match]]:
-        """All matches of a partition, numbered from 1, with AFTER MATCH SKIP.
+        final: bool = True,
+        origin: int = 0,
+        start: int = 0,
+        number: int = 1,
+    ) -> Iterator[tuple[int, Match] | NeedMoreRows]:
+        """All matches of a partition from row ``start`` on, numbered from ``number``, with
+        AFTER MATCH SKIP.
 
         With ``symbol_at`` (symbols that depend on the start row) each start row is tried
-        in turn; otherwise one scan finds the next start row with a match.
+        in turn; otherwise one scan finds the next start row with a match. With
+        ``final=False`` (more rows follow), the last item is a :class:`NeedMoreRows` saying
+        where to resume once they are there.
         """
-        number = 1
-        row = 0
+        row = start
         scan = symbol_at is None
         while row < n:
-            match = self.first_match(symbols, row, n, scan=scan, symbol_at=symbol_at)
+            match = self.first_match(
+                symbols, row, n, scan=scan, symbol_at=symbol_at, final=final, origin=origin
+            )
+            if isinstance(match, NeedMoreRows):
+                yield match
+                return
             if match is None:
                 if scan:
                     return
@@ -198,3 +217,26 @@ class BitMatcher:
             yield number, match
             number += 1
             row = next_start(match, skip_mode, skip_labels)
+        if not final:
+            yield NeedMoreRows(row)
+
+
+class NeedMoreRows:
+    """A search ran into the end of the rows at hand: resume at ``row`` with more rows."""
+
+    __slots__ = ("row",)
+
+    def __init__(self, row: int):
+        self.row = row
+
+    def __repr__(self) -> str:
+        return f"NeedMoreRows({self.row})"
+
+
+def can_match_empty(program: Program) -> bool:
+    """Whether the pattern may match no row (then ALL ROWS PER MATCH has empty-match rows)."""
+    return any(
+        program.done_pc in program.closure(0, at_start, at_end)
+        for at_start in (False, True)
+        for at_end in (False, True)
+    )

@@ -198,9 +198,11 @@ def vector_atoms(
     atoms: Sequence[Any],
     column: ArrowColumn,
     label_names: Sequence[str],
-) -> list[pa.Array] | None:
+    partial: bool = False,
+) -> list[pa.Array | None] | None:
     """Every atom's values for the output rows of ``layout``, or None if one atom cannot
-    be vectorized (then the caller evaluates per match)."""
+    be vectorized (then the caller evaluates per match); with ``partial``, None only in
+    the place of each such atom."""
     names = pa.array(list(label_names), type=pa.string())
     out: list[pa.Array] = []
     for atom in atoms:
@@ -212,7 +214,7 @@ def vector_atoms(
             values = pa.array(layout.numbers[layout.out_match], type=pa.int64())
         else:
             values = None
-        if values is None:
+        if values is None and not partial:
             return None
         out.append(values)
     return out

@@ -32,10 +32,21 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from matchrec.engine import PartitionOutput, PartitionProgram, run_groups, run_partition
+from matchrec.engine import (
+    PartitionOutput,
+    PartitionProgram,
+    chunkable,
+    lookaround,
+    run_chunk,
+    run_groups,
+    run_partition,
+)
 from matchrec.errors import MatchRuntimeError, SemanticError
 
 MATCHED = "__mr_matched"
+#: rows of one partition held before it is matched in pieces (0: never cut)
+CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
+DEFAULT_CHUNK_ROWS = 262_144
 
 
 def _sort_column(name: str, descending: bool, nulls_first: bool) -> Column:
@@ -111,7 +122,8 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         carried = list(input_columns)
     zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
-    mapper = _partition_mapper(plan.program, keys, carried, arrow_types)
+    chunk_rows = int(df.sparkSession.conf.get(CHUNK_ROWS_CONF, str(DEFAULT_CHUNK_ROWS)))
+    mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows)
     matched = df.mapInArrow(mapper, out_schema)
 
     measures = []
@@ -217,8 +229,14 @@ def _partition_mapper(
     keys: list[str],
     carried: list[str],
     arrow_types: list[pa.DataType],
+    chunk_rows: int = 0,
 ):
-    """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order)."""
+    """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order).
+
+    A partition (key group) longer than ``chunk_rows`` is matched in pieces where the
+    program allows it (:func:`chunkable`): only the rows a later match may still need are
+    kept, so memory follows the live searches, not the partition.
+    """
 
     def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
         count = len(out.rows)
@@ -255,34 +273,89 @@ def _partition_mapper(
             if result is not None:
                 yield result
 
+    chunks = chunk_rows > 0 and chunkable(program)
+    back, ahead = lookaround(program)
+
+    class Pending:
+        """Rows of the partition that may continue in the next batch, and, once a long
+        partition has been matched in pieces, where its kept rows start and its next
+        match number."""
+
+        def __init__(self) -> None:
+            self.batches: list[pa.RecordBatch] = []
+            self.rows = 0
+            self.key: tuple | None = None
+            self.origin: int | None = None  # None: not cut yet
+            self.start = 0  # where the search resumes in what is held
+            self.number = 1
+
+        def add(self, batch: pa.RecordBatch) -> None:
+            self.batches.append(batch)
+            self.rows += batch.num_rows
+
+        def piece(self, final: bool) -> Iterator[pa.RecordBatch]:
+            """Match what is held of a partition matched in pieces."""
+            rows = pa.concat_batches(self.batches) if len(self.batches) > 1 else self.batches[0]
+            table = pa.Table.from_batches([rows])
+            out, resume, self.number = run_chunk(
+                program,
+                ArrowColumns(table),
+                table.num_rows,
+                origin=self.origin or 0,
+                number=self.number,
+                final=final,
+                start=self.start,
+                lookahead=ahead,
+            )
+            result = output(table, out)
+            if result is not None:
+                yield result
+            keep = max(0, resume - back)
+            self.start = resume - keep
+            self.origin = (self.origin or 0) + keep
+            self.batches = [rows.slice(keep)] if keep < rows.num_rows else []
+            self.rows = rows.num_rows - keep
+
+        def close(self) -> Iterator[pa.RecordBatch]:
+            """The partition ended: match the rest."""
+            if self.batches:
+                yield from (self.piece(True) if self.origin is not None else flush(self.batches))
+            self.batches, self.rows, self.origin, self.start, self.number = [], 0, None, 0, 1
+
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        pending: list[pa.RecordBatch] = []  # rows of the partition that may go on
-        pending_key: tuple | None = None
-        finished: set[tuple] = set()  # first and last keys of what was flushed
+        pending = Pending()
+        finished: set[tuple] = set()  # first and last keys of what was matched
         for batch in batches:
             if batch.num_rows == 0:
                 continue
             starts = group_starts(batch, keys)
             first_key = _key_at(batch, keys, 0)
-            if pending and first_key != pending_key:
-                yield from flush(pending)
-                finished.add(pending_key)
-                pending = []
+            if pending.batches and first_key != pending.key:
+                yield from pending.close()
+                finished.add(pending.key)
             if first_key in finished:
                 raise MatchRuntimeError(
                     "rows of one partition reached the matcher out of order "
                     f"(key {first_key!r} seen twice); this Spark version does not keep "
                     "sortWithinPartitions order into mapInArrow"
                 )
+            if starts:
+                # the batch ends the held partition, then holds complete ones, then one
+                # that may go on
+                pending.add(batch.slice(0, starts[0]))
+                pending.key = first_key
+                yield from pending.close()
+                finished.add(first_key)
+                if starts[-1] > starts[0]:
+                    yield from flush([batch.slice(starts[0], starts[-1] - starts[0])])
+                    finished.add(_key_at(batch, keys, starts[-2]))
             last = starts[-1] if starts else 0
-            if last:
-                pending.append(batch.slice(0, last))
-                yield from flush(pending)
-                finished.add(_key_at(batch, keys, starts[-2] if len(starts) > 1 else 0))
-                pending = []
-            pending.append(batch.slice(last))
-            pending_key = _key_at(batch, keys, last)
-        if pending:
-            yield from flush(pending)
+            pending.add(batch.slice(last))
+            pending.key = _key_at(batch, keys, last)
+            if chunks and pending.rows >= chunk_rows:
+                if pending.origin is None:
+                    pending.origin = 0
+                yield from pending.piece(False)
+        yield from pending.close()
 
     return run

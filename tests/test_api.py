@@ -154,3 +154,36 @@ def test_match_recognize_inside_a_with_clause(spark, prices):
         later AS (SELECT n FROM vs)
     SELECT * FROM later"""
     assert [r.n for r in matchrec.sql(spark, query).collect()] == [5]
+
+
+def test_long_partitions_matched_in_pieces_give_the_same_rows(spark):
+    """With spark.matchrec.chunkRows small, a partition is matched piece by piece (memory
+    follows the live searches); the rows are the same as matching it whole."""
+    import random
+
+    rng = random.Random(5)
+    price, data = 50.0, []
+    for t in range(400):
+        price += rng.choice([-1.0, 0.0, 1.0])
+        data.append(("x" if t % 2 else "y", t, price))
+    df = spark.createDataFrame(data, "sym STRING, t INT, price DOUBLE")
+    body = """PARTITION BY sym ORDER BY t
+      MEASURES FIRST(t) AS s, LAST(DOWN.t) AS b, PREV(FIRST(t), 2) AS before,
+               NEXT(LAST(t), 3) AS after, count(*) AS n, classifier() AS c
+      ALL ROWS PER MATCH
+      AFTER MATCH SKIP TO LAST UP
+      PATTERN (STRT DOWN+ UP+)
+      DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)"""
+    results = []
+    for chunk in ("0", "7"):
+        spark.conf.set("spark.matchrec.chunkRows", chunk)
+        # small Arrow batches: a partition arrives in many pieces and is cut many times
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
+        try:
+            results.append(rows(matchrec.match_recognize(df, body)))
+        finally:
+            spark.conf.unset("spark.matchrec.chunkRows")
+            spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    whole, pieces = results
+    assert len(whole) > 50
+    assert pieces == whole

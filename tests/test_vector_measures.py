@@ -9,6 +9,7 @@ vectorized and match by match.
 from __future__ import annotations
 
 import math
+import os
 
 import pyarrow as pa
 from hypothesis import given, settings
@@ -140,3 +141,78 @@ def test_many_partitions_in_one_table_equal_one_by_one(measures, pattern, rows, 
     for got, want in zip(together.atoms, expected_atoms):
         values = got.to_pylist()
         assert len(values) == len(want) and all(same(x, y) for x, y in zip(values, want)), body
+
+
+@settings(max_examples=int(os.environ.get("MATCHREC_PROPERTY_EXAMPLES", "150")), deadline=None)
+@given(
+    measures=st.sampled_from(
+        [*MEASURES, "PREV(LAST(A.v), 3) AS p, NEXT(FIRST(B.v), 2) AS q, NEXT(v, 4) AS r"]
+    ),
+    pattern=st.sampled_from(PATTERNS),
+    skip=st.sampled_from(SKIPS),
+    rows=st.sampled_from(["ONE ROW PER MATCH", "ALL ROWS PER MATCH"]),
+    anchored=st.booleans(),
+    size=st.integers(0, 25),
+    chunk=st.integers(1, 8),
+    seed=st.integers(0, 10_000),
+)
+def test_a_partition_matched_in_pieces_equals_whole(
+    measures, pattern, skip, rows, anchored, size, chunk, seed
+):
+    """run_chunk over growing pieces (keeping only what later matches need, as the
+    runtime does) gives the same output as the whole partition at once."""
+    import random
+
+    from matchrec.engine import chunkable, lookaround, run_chunk
+
+    rng = random.Random(seed)
+    pattern = f"^{pattern}" if anchored else pattern
+    body = (
+        f"MEASURES {measures} {rows} AFTER MATCH SKIP {skip} PATTERN ({pattern}) "
+        "SUBSET U = (A, B) DEFINE A AS a, B AS b"
+    )
+    plan = plan_clause(parse_clause(body), ["a", "b", "v"])
+    program = plan.program
+    if not chunkable(program):
+        return
+    data = [
+        (rng.random() < 0.6, rng.random() < 0.5, rng.choice([None, *range(-3, 4)]))
+        for _ in range(size)
+    ]
+    cols = Columns(a=[d[0] for d in data], b=[d[1] for d in data], v=[d[2] for d in data])
+    try:
+        want_rows, want_atoms = outputs(program, cols, size, vectorize=False)
+    except Exception as err:
+        want_rows, want_atoms = str(err), None
+    back, ahead = lookaround(program)
+    got_rows, got_atoms = [], [[] for _ in plan.atoms]
+    origin, start, number, held_to = 0, 0, 1, 0
+    try:
+        while True:
+            held_to = min(size, held_to + chunk)
+            final = held_to == size
+            piece = Columns({k: v[origin:held_to] for k, v in cols.items()})
+            out, resume, number = run_chunk(
+                program,
+                piece,
+                held_to - origin,
+                origin=origin,
+                number=number,
+                final=final,
+                start=start,
+                lookahead=ahead,
+            )
+            got_rows += [int(r) + origin for r in out.rows]
+            for column, values in zip(got_atoms, out.atoms):
+                column += values.to_pylist() if isinstance(values, pa.Array) else list(values)
+            if final:
+                break
+            keep = max(0, resume - back)
+            origin, start = origin + keep, resume - keep
+    except Exception as err:
+        assert want_atoms is None and str(err) == want_rows, body
+        return
+    assert want_atoms is not None, (body, want_rows)
+    assert got_rows == want_rows, body
+    for got, want in zip(got_atoms, want_atoms):
+        assert len(got) == len(want) and all(same(x, y) for x, y in zip(got, want)), body
