@@ -137,6 +137,8 @@ def _cmd_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 print(f"FAILED {case.record.location}", file=out)
     if summary.skipped:
         print(f"{summary.skipped} skipped", file=out)
+    if summary.setup:
+        print(f"{summary.setup} setup statements ran", file=out)
     if not summary.cases:
         which = f" matching -k {args.keyword!r}" if args.keyword else ""
         print(f"matchrec: no records{which} to run", file=sys.stderr)

@@ -112,7 +112,13 @@ class FileResult:
 
     @property
     def passed(self) -> int:
-        return sum(c.passed for c in self.cases)
+        """Test records (queries and expected errors) that passed; a ``statement ok`` that
+        ran as it should is setup, not a test (it is counted as failed if it fails)."""
+        return sum(c.passed and not c.record.is_setup for c in self.cases)
+
+    @property
+    def setup(self) -> int:
+        return sum(c.passed and c.record.is_setup for c in self.cases)
 
     @property
     def failed(self) -> int:
@@ -144,6 +150,10 @@ class Summary:
     @property
     def skipped(self) -> int:
         return sum(f.skipped for f in self.files)
+
+    @property
+    def setup(self) -> int:
+        return sum(f.setup for f in self.files)
 
     def line(self) -> str:
         """``N passed, N failed``: the closing line of the CLI."""

@@ -519,14 +519,14 @@ def test_run_file_passing(spark, tmp_path: Path) -> None:
     path.write_text(SUITE)
     result = run_file(path, plain_sql, spark)
     assert [c.status for c in result.cases] == ["passed"] * 4, [c.report() for c in result.cases]
-    assert (result.passed, result.failed) == (4, 0)
+    assert (result.passed, result.failed, result.setup) == (3, 0, 1)  # + 1 statement ok
 
 
 def test_run_file_failing_shows_diff(spark, tmp_path: Path) -> None:
     path = tmp_path / "bad.slt"
     path.write_text(FAILING)
     result = run_file(path, plain_sql, spark)
-    assert (result.passed, result.failed) == (1, 2)
+    assert (result.passed, result.failed, result.setup) == (0, 2, 1)
     diff, error = (c.report() for c in result.cases if c.failed)
     assert diff.startswith(f"{path}:4: query II nosort\n")
     assert "\n    SELECT id, value FROM slt_t ORDER BY id\n" in diff
@@ -542,12 +542,13 @@ def test_cli_test_command(spark, tmp_path: Path, capsys: pytest.CaptureFixture[s
     (tmp_path / "b_bad.slt").write_text(FAILING)
     assert main(["test", str(tmp_path), "--engine", "spark"]) == 1
     out = capsys.readouterr().out
-    assert out.endswith("\n5 passed, 2 failed\n")
+    # statement ok records are setup: counted apart, not as passed tests
+    assert out.endswith("\n2 setup statements ran\n3 passed, 2 failed\n")
     assert f"FAILED {tmp_path / 'b_bad.slt'}:4: query II nosort" in out
     assert "-2\t81\n+2\t80" in out
 
     assert main(["test", str(tmp_path), "--engine", "spark", "-x"]) == 1
-    assert capsys.readouterr().out.endswith("\n5 passed, 1 failed\n")
+    assert capsys.readouterr().out.endswith("\n3 passed, 1 failed\n")
 
     # -k keeps one query; the view it reads is still created by the setup before it
     assert main(["test", str(tmp_path / "a_ok.slt"), "--engine", "spark", "-k", "avg(", "-v"]) == 0
