@@ -220,10 +220,15 @@ def lookaround(program: PartitionProgram) -> tuple[int, int]:
 
 
 def _measured(
-    program: PartitionProgram, cols: Any, n: int, found: list[tuple[int, Match]]
+    program: PartitionProgram,
+    cols: Any,
+    n: int,
+    found: list[tuple[int, Match]],
+    bounds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> PartitionOutput:
-    """Output rows of non-empty matches: atoms vectorized where possible, the rest per match."""
-    layout = MatchLayout(found, n, program.one_row)
+    """Output rows of non-empty matches: atoms vectorized where possible, the rest per match
+    (``bounds``: the partition of each match, when several share the columns)."""
+    layout = MatchLayout(found, n, program.one_row, bounds)
     arrow = getattr(cols, "arrow", None) or (lambda name: pa.array(cols[name]))
     atoms = vector_atoms(
         layout, [a for a, _ in program.atoms], arrow, program.label_names, partial=True
@@ -259,8 +264,8 @@ def run_groups(
     """Several partitions laid out one after another in ``cols`` (partition ``k`` is rows
     ``bounds[k]``), each matched on its own, their measures computed together; output rows
     are table rows. This is how many small partitions stay cheap. None where it does not
-    apply (DEFINE parts in Python, unmatched rows, an empty match, an atom that needs
-    per-match evaluation): then run each partition with :func:`run_partition`."""
+    apply (DEFINE parts in Python, unmatched rows, an empty match): then run each
+    partition with :func:`run_partition`."""
     if not program.bits_only or (program.empty_matches == "unmatched" and not program.one_row):
         return None
     total = bounds[-1][1] if bounds else 0
@@ -276,17 +281,8 @@ def run_groups(
             found.append((number, Match(m.start + low, m.end + low, m.labels, m.excluded)))
             lows.append(low)
             highs.append(high)
-    layout = MatchLayout(
-        found,
-        total,
-        program.one_row,
-        (np.array(lows, dtype=np.int64), np.array(highs, dtype=np.int64)),
-    )
-    arrow = getattr(cols, "arrow", None) or (lambda name: pa.array(cols[name]))
-    atoms = vector_atoms(layout, [a for a, _ in program.atoms], arrow, program.label_names)
-    if atoms is None:
-        return None
-    return PartitionOutput(rows=layout.out_rows, atoms=atoms, matched=None)
+    bounds_of_matches = (np.array(lows, dtype=np.int64), np.array(highs, dtype=np.int64))
+    return _measured(program, cols, total, found, bounds_of_matches)
 
 
 def run_partition(
@@ -333,9 +329,7 @@ def run_partition(
     if covered is None and vectorize:
         found = list(found)
         if all(match.end > match.start for _, match in found):
-            vectorized = _vector_output(program, cols, n, found)
-            if vectorized is not None:
-                return vectorized
+            return _measured(program, cols, n, found)
     for number, match in found:
         if covered is not None:
             emit_unmatched(match.start)
@@ -345,19 +339,6 @@ def run_partition(
     if covered is not None:
         emit_unmatched(n)
     return out
-
-
-def _vector_output(
-    program: PartitionProgram, cols: Any, n: int, matches: list[tuple[int, Match]]
-) -> PartitionOutput | None:
-    """The output computed for all matches at once, or None where an atom needs the
-    per-match evaluators."""
-    layout = MatchLayout(matches, n, program.one_row)
-    arrow = getattr(cols, "arrow", None) or (lambda name: pa.array(cols[name]))
-    atoms = vector_atoms(layout, [a for a, _ in program.atoms], arrow, program.label_names)
-    if atoms is None:
-        return None
-    return PartitionOutput(rows=layout.out_rows, atoms=atoms, matched=None)
 
 
 def _emit_match(

@@ -35,6 +35,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from matchrec.errors import MatchRuntimeError, UnsupportedError
 from matchrec.navigation import AGGREGATES
 
+from .expressions import AGGREGATE_NODES
 from .plan import MatchPlan
 from .pyeval import compile_glue
 from .sqltext import MatchRecognizeDialect
@@ -52,25 +53,13 @@ _TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
 _TRUSTED_FALLBACK = _STRINGS | _TIMESTAMPS | {T.BOOLEAN, T.DATE, T.BINARY}
 MAX_PRECISION = 38
 
+# the planner's table, plus window-style aggregates that may appear in measure SQL
 _AGGREGATE_NODES: dict[type, str] = {
-    exp.Count: "COUNT",
-    exp.Sum: "SUM",
-    exp.Avg: "AVG",
-    exp.Min: "MIN",
-    exp.Max: "MAX",
-    exp.ArrayAgg: "ARRAY_AGG",
-    exp.ArgMax: "MAX_BY",
-    exp.ArgMin: "MIN_BY",
-    exp.LogicalAnd: "BOOL_AND",
-    exp.LogicalOr: "BOOL_OR",
-    exp.CountIf: "COUNT_IF",
+    **AGGREGATE_NODES,
     exp.FirstValue: "FIRST_VALUE",
     exp.LastValue: "LAST_VALUE",
     exp.Any: "ANY",
 }
-for _name in ("ArrayUniqueAgg", "CollectSet"):
-    if hasattr(exp, _name):
-        _AGGREGATE_NODES[getattr(exp, _name)] = "COLLECT_SET"
 
 # functions pyeval evaluates (by node class), grouped by how Spark types their result
 _SAME_AS_ARG = (exp.Abs,)
