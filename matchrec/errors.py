@@ -37,15 +37,6 @@ class MatchRecognizeError(Exception):
         self.column = column
         super().__init__(self.render())
 
-    def with_sql(self, sql: str, base: int = 0) -> MatchRecognizeError:
-        """Re-anchor this error in a larger SQL text where the original began at ``base``."""
-        if self.pos is not None:
-            self.pos += base
-            self.line, self.column = line_col(sql, self.pos)
-        self.sql = sql
-        self.args = (self.render(),)
-        return self
-
     def render(self) -> str:
         """The message as the user sees it: what, where (with a caret) and a hint."""
         head = f"{self.kind}: {self.message}"
