@@ -288,6 +288,9 @@ def _partition_mapper(
             self.origin: int | None = None  # None: not cut yet
             self.start = 0  # where the search resumes in what is held
             self.number = 1
+            # cut again once this many rows are held: twice what a cut left, so that a
+            # search that keeps going (one huge match) costs linear time, not quadratic
+            self.next_cut = chunk_rows
 
         def add(self, batch: pa.RecordBatch) -> None:
             self.batches.append(batch)
@@ -315,12 +318,14 @@ def _partition_mapper(
             self.origin = (self.origin or 0) + keep
             self.batches = [rows.slice(keep)] if keep < rows.num_rows else []
             self.rows = rows.num_rows - keep
+            self.next_cut = max(chunk_rows, 2 * self.rows)
 
         def close(self) -> Iterator[pa.RecordBatch]:
             """The partition ended: match the rest."""
             if self.batches:
                 yield from (self.piece(True) if self.origin is not None else flush(self.batches))
             self.batches, self.rows, self.origin, self.start, self.number = [], 0, None, 0, 1
+            self.next_cut = chunk_rows
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         pending = Pending()
@@ -352,7 +357,7 @@ def _partition_mapper(
             last = starts[-1] if starts else 0
             pending.add(batch.slice(last))
             pending.key = _key_at(batch, keys, last)
-            if chunks and pending.rows >= chunk_rows:
+            if chunks and pending.rows >= pending.next_cut:
                 if pending.origin is None:
                     pending.origin = 0
                 yield from pending.piece(False)

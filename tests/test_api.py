@@ -187,3 +187,22 @@ def test_long_partitions_matched_in_pieces_give_the_same_rows(spark):
     whole, pieces = results
     assert len(whole) > 50
     assert pieces == whole
+
+
+def test_one_match_longer_than_a_piece(spark):
+    """A match that spans the whole partition keeps growing across pieces and is whole."""
+    df = spark.createDataFrame([("k", t) for t in range(300)], "k STRING, t INT")
+    spark.conf.set("spark.matchrec.chunkRows", "5")
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "16")
+    try:
+        got = rows(
+            matchrec.match_recognize(
+                df,
+                "PARTITION BY k ORDER BY t MEASURES count(*) AS n, LAST(t) AS last_t "
+                "PATTERN (A+) DEFINE A AS t >= 0",
+            )
+        )
+    finally:
+        spark.conf.unset("spark.matchrec.chunkRows")
+        spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    assert got == [("k", 300, 299)]
