@@ -7,13 +7,28 @@ notebook tools are installed, executes it.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
 NOTEBOOK = HERE / "matchrec_tour.ipynb"
+
+
+def _example(name: str) -> ModuleType:
+    """An example script of this folder, imported by path (its query and schema are the
+    notebook's, so the two cannot drift apart)."""
+    spec = importlib.util.spec_from_file_location(f"matchrec_example_{name}", HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SENSOR = _example("sensor_threshold")
 
 CELLS: list[tuple[str, str]] = [
     (
@@ -47,14 +62,13 @@ by `data/make_data.py`), as the temporary view `sensor_readings`.""",
     ),
     (
         "code",
-        """\
-readings = spark.read.csv(
-    "data/sensor_readings.csv",
-    header=True,
-    schema="sensor_id STRING, ts TIMESTAMP_NTZ, temp_c DOUBLE",
-)
-readings.createOrReplaceTempView("sensor_readings")
-readings.show(5)""",
+        "readings = spark.read.csv(\n"
+        '    "data/sensor_readings.csv",\n'
+        "    header=True,\n"
+        f'    schema="{SENSOR.SCHEMA}",\n'
+        ")\n"
+        'readings.createOrReplaceTempView("sensor_readings")\n'
+        "readings.show(5)",
     ),
     (
         "md",
@@ -67,30 +81,8 @@ can surround the `MATCH_RECOGNIZE` clause.""",
     ),
     (
         "code",
-        '''\
-import matchrec
-
-query = """
-SELECT sensor_id, start_ts, end_ts,
-       timestampdiff(MINUTE, start_ts, end_ts) AS minutes, readings, peak_c
-FROM sensor_readings MATCH_RECOGNIZE (
-  PARTITION BY sensor_id
-  ORDER BY ts
-  MEASURES
-    FIRST(H.ts) AS start_ts,
-    LAST(H.ts) AS end_ts,
-    count(*) AS readings,
-    max(H.temp_c) AS peak_c
-  ONE ROW PER MATCH
-  AFTER MATCH SKIP PAST LAST ROW
-  PATTERN (H+)
-  DEFINE H AS temp_c > 80.0
-) AS m
-WHERE end_ts >= start_ts + INTERVAL 5 MINUTES
-ORDER BY sensor_id, start_ts
-"""
-hot = matchrec.sql(spark, query)
-hot.show(truncate=False)''',
+        'import matchrec\n\nquery = """' + SENSOR.QUERY + '"""\n'
+        "hot = matchrec.sql(spark, query)\nhot.show(truncate=False)",
     ),
     (
         "md",

@@ -227,11 +227,8 @@ class Lowering:
         self.atoms.append(Atom(name, evaluate, probe, aggregate))
         return name
 
-    def navigation_atom(
-        self, node: exp.Expression, base: int, in_define: bool
-    ) -> tuple[Evaluator, str]:
-        """Evaluator and type probe of PREV/NEXT/FIRST/LAST(...) ``node``."""
-        semantics, name = call_name(node)
+    def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
+        """The arguments of navigation call ``node``; it needs at least one."""
         args = list(node.expressions)
         if not args:
             raise self.error(
@@ -241,6 +238,14 @@ class Lowering:
                 base,
                 hint=f"write e.g. {name}(A.x)",
             )
+        return args
+
+    def navigation_atom(
+        self, node: exp.Expression, base: int, in_define: bool
+    ) -> tuple[Evaluator, str]:
+        """Evaluator and type probe of PREV/NEXT/FIRST/LAST(...) ``node``."""
+        semantics, name = call_name(node)
+        args = self.arguments(name, node, base)
         what = name  # the call the user wrote around the argument, for messages
         physical = 0
         if name in PHYSICAL:
@@ -257,17 +262,9 @@ class Lowering:
             inner = _unparen(args[0])
             inner_sem, inner_name = call_name(inner) if _is_call(inner) else (None, "")
             if _special_kind(inner) in ("FIRST", "LAST"):
-                semantics, name, args = inner_sem, inner_name, list(inner.expressions)
+                semantics, name, node = inner_sem, inner_name, inner
+                args = self.arguments(name, node, base)
                 what = name
-                node = inner
-                if not args:
-                    raise self.error(
-                        SemanticError,
-                        f"{name} needs an argument",
-                        node,
-                        base,
-                        hint=f"write e.g. {name}(A.x)",
-                    )
             elif _special_kind(inner) in PHYSICAL:
                 raise self.error(
                     SemanticError, f"{inner_name} cannot be used inside {name}", inner, base
