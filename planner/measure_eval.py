@@ -37,7 +37,7 @@ from matchrec.navigation import AGGREGATES
 
 from .expressions import AGGREGATE_NODES
 from .plan import MatchPlan
-from .pyeval import compile_glue
+from .pyeval import call_args, compile_glue
 from .sqltext import MatchRecognizeDialect
 
 T = exp.DataType.Type
@@ -361,7 +361,7 @@ def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
 
 def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     """FLOOR / CEIL / ROUND with Spark's result types."""
-    args = _call_args(node)
+    args = call_args(node)
     t = infer_type(args[0], env)
     if t is None:
         return None
@@ -383,17 +383,6 @@ def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         new_scale = min(s, digits)
         return decimal(min(p - s + 1 + new_scale, MAX_PRECISION), new_scale)
     return t if _is_numeric(t) else None
-
-
-def _call_args(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.Anonymous):
-        return list(node.expressions)
-    args = [node.this] if node.args.get("this") is not None else []
-    for key in ("expression", "decimals", "digits"):
-        if node.args.get(key) is not None:
-            args.append(node.args[key])
-    args.extend(node.expressions)
-    return args
 
 
 def _common_type(nodes: Sequence[exp.Expression], env: TypeEnv) -> exp.DataType | None:
@@ -467,7 +456,7 @@ def _function_name(node: exp.Expression) -> str:
 
 
 def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
-    args = _call_args(node)
+    args = call_args(node)
     if issubclass(cls, _STRING_FUNCS):
         return dtype("string")
     if issubclass(cls, _DOUBLE_FUNCS):

@@ -240,7 +240,7 @@ def compile_glue(
             name = None
     if name is not None:
         fn = _FUNCTIONS[name]
-        args = [child(a) for a in _call_args(node)]
+        args = [child(a) for a in call_args(node)]
 
         pos = where(node)
 
@@ -359,7 +359,8 @@ def _runtime_error(
     )
 
 
-def _call_args(node: exp.Expression) -> list[exp.Expression]:
+def call_args(node: exp.Expression) -> list[exp.Expression]:
+    """The arguments of a function call node, whether sqlglot typed it or not."""
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
     args = [node.this] if node.args.get("this") is not None else []
