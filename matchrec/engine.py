@@ -17,8 +17,10 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from matchrec import vector_define as vd
+from matchrec import wave
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
-from matchrec.matcher import Match, match_partition
+from matchrec.matcher import Match, find_match, match_partition
 from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.vector_measures import MatchLayout, vector_atoms
 
@@ -40,7 +42,10 @@ class PartitionProgram:
     excluded_output: bool  # ONE ROW PER MATCH ignores exclusion
     within_column: str | None = None
     within_seconds: float | None = None
+    # label id -> the Python glue as an array expression (None: some glue has none)
+    vector_defines: dict[int, vd.VExpr] | None = None
     _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
+    _wave: wave.WaveProgram | None = field(default=None, repr=False, compare=False)
 
     @property
     def bits_only(self) -> bool:
@@ -53,9 +58,28 @@ class PartitionProgram:
             self._bit_matcher = BitMatcher(self.nfa)
         return self._bit_matcher
 
+    @property
+    def searches_at_once(self) -> bool:
+        """Whether the DEFINE glue runs as array expressions over all start rows at once
+        (:mod:`matchrec.wave`); the scalar matcher covers the rest (and a history-free
+        glue without WITHIN, which it scans in one linear pass)."""
+        return (
+            not self.bits_only
+            and self.vector_defines is not None
+            and len(self.nfa) <= wave.MAX_INSTRUCTIONS
+            and not (self.history_free and self.within_column is None)
+        )
+
+    def wave_program(self) -> wave.WaveProgram:
+        """The tables of the vectorized search, built on first use (per worker) and kept."""
+        if self._wave is None:
+            self._wave = wave.WaveProgram(self.nfa, self.vector_defines or {})
+        return self._wave
+
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_bit_matcher"] = None  # rebuilt where it runs
+        state["_wave"] = None
         return state
 
 
@@ -258,6 +282,119 @@ def _within_symbols(
     return symbol_at
 
 
+class _Slice:
+    """Rows [low, high) of a set of columns, for the scalar matcher of one partition."""
+
+    def __init__(self, cols: Any, low: int, high: int):
+        self.cols, self.low, self.high = cols, low, high
+        self._lists: dict[str, list[Any]] = {}
+
+    def __getitem__(self, name: str) -> list[Any]:
+        found = self._lists.get(name)
+        if found is None:
+            found = self._lists[name] = list(self.cols[name][self.low : self.high])
+        return found
+
+
+def _arrow_of(cols: Any, name: str) -> pa.Array:
+    getter = getattr(cols, "arrow", None)
+    return getter(name) if getter is not None else pa.array(cols[name])
+
+
+def _numeric(array: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """A column as (values, valid) NumPy arrays, if it is integer, floating or boolean."""
+    kind = array.type
+    if pa.types.is_integer(kind):
+        dtype: Any = np.int64
+    elif pa.types.is_floating(kind):
+        dtype = np.float64
+    elif pa.types.is_boolean(kind):
+        dtype = bool
+    elif pa.types.is_null(kind):
+        return np.zeros(len(array), dtype=np.float64), np.zeros(len(array), dtype=bool)
+    else:
+        return None
+    valid = np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    filled = array.fill_null(False if dtype is bool else 0)
+    return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=dtype), valid
+
+
+_TICKS_PER_SECOND = {"s": 1, "ms": 1_000, "us": 1_000_000, "ns": 1_000_000_000}
+
+
+def _ticks(array: pa.Array) -> tuple[np.ndarray, np.ndarray, float] | None:
+    """A timestamp or date column as integer ticks, its validity, and ticks per second."""
+    kind = array.type
+    if pa.types.is_timestamp(kind):
+        per_second: float = _TICKS_PER_SECOND[kind.unit]
+        raw = array.cast(pa.int64())
+    elif pa.types.is_date32(kind):
+        per_second = 1 / 86_400
+        raw = array.cast(pa.int32()).cast(pa.int64())
+    else:
+        return None
+    valid = np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    return np.asarray(raw.fill_null(0).to_numpy(), dtype=np.int64), valid, per_second
+
+
+def _wave_inputs(
+    program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
+) -> wave.WaveInputs | None:
+    """What the vectorized search reads, or None if a column has a type it does not cover."""
+    glue = program.vector_defines or {}
+    arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for name in vd.columns_read(glue):
+        found = _numeric(_arrow_of(cols, name))
+        if found is None:
+            return None
+        arrays[name] = found
+    if vd.has_decimal(glue) and any(v.dtype == np.int64 for v, _ in arrays.values()):
+        return None  # Python adds an int and a DECIMAL exactly; NumPy would round
+    sizes = [high - low for low, high in bounds]
+    lows = np.repeat(np.array([low for low, _ in bounds], dtype=np.int64), sizes)
+    highs = np.repeat(np.array([high for _, high in bounds], dtype=np.int64), sizes)
+    bits: list[np.ndarray | None] = [None] * len(program.label_names)
+    for label, (column, _) in program.defines.items():
+        if column is not None:
+            bits[label] = label_bits(cols, column)
+    times = limit = None
+    if program.within_column is not None:
+        found_ticks = _ticks(_arrow_of(cols, program.within_column))
+        if found_ticks is None:
+            return None
+        ticks, valid, per_second = found_ticks
+        times, limit = (ticks, valid), float(program.within_seconds or 0) * per_second
+    return wave.WaveInputs(vd.Columns(arrays), bits, lows, highs, times, limit)
+
+
+def _wave_found(
+    program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
+) -> list[tuple[int, Match, int, int]] | None:
+    """The matches of the partitions ``bounds`` found by searching from all start rows at
+    once (rows absolute), or None where that does not apply."""
+    if not program.searches_at_once:
+        return None
+    inputs = _wave_inputs(program, cols, bounds)
+    if inputs is None:
+        return None
+    result = wave.search(program.wave_program(), inputs)
+
+    def fallback(low: int, high: int, start: int, number: int) -> Match | None:
+        ctx = MatchContext(_Slice(cols, low, high), high - low, program.label_names)
+        found = find_match(
+            program.nfa,
+            start - low,
+            high - low,
+            make_evaluate(program, ctx, number),
+            history_matters=not program.history_free,
+        )
+        if found is None:
+            return None
+        return Match(found.start + low, found.end + low, found.labels, found.excluded)
+
+    return wave.resolve(result, bounds, program.skip_mode, program.skip_labels, fallback)
+
+
 def run_groups(
     program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
 ) -> PartitionOutput | None:
@@ -266,9 +403,17 @@ def run_groups(
     are table rows. This is how many small partitions stay cheap. None where it does not
     apply (DEFINE parts in Python, unmatched rows, an empty match): then run each
     partition with :func:`run_partition`."""
-    if not program.bits_only or (program.empty_matches == "unmatched" and not program.one_row):
+    if program.empty_matches == "unmatched" and not program.one_row:
         return None
     total = bounds[-1][1] if bounds else 0
+    if not program.bits_only:
+        at_once = _wave_found(program, cols, bounds)
+        if at_once is None or any(m.end == m.start for _, m, _, _ in at_once):
+            return None
+        lows_of = np.array([low for _, _, low, _ in at_once], dtype=np.int64)
+        highs_of = np.array([high for _, _, _, high in at_once], dtype=np.int64)
+        pairs = [(number, m) for number, m, _, _ in at_once]
+        return _measured(program, cols, total, pairs, (lows_of, highs_of))
     symbols = label_symbols(program, cols, total)
     times = cols[program.within_column] if program.within_column else None
     found: list[tuple[int, Match]] = []
@@ -316,6 +461,8 @@ def run_partition(
     if program.bits_only:
         times = cols[program.within_column] if program.within_column else None
         found = _bit_matches(program, label_symbols(program, cols, n), times, 0, n)
+    elif (at_once := _wave_found(program, cols, [(0, n)])) is not None:
+        found = [(number, m) for number, m, _, _ in at_once]
     else:
         found = match_partition(
             program.nfa,

@@ -25,9 +25,11 @@ from matchrec import navigation as nav
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, RowValue
+from matchrec.vector_define import VExpr
 
 from .pyeval import compile_glue
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
+from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
 PHYSICAL = {"PREV", "NEXT"}
@@ -76,6 +78,11 @@ class Lowering:
     origins: dict[str, int] = field(default_factory=dict)
     # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
     window: str | None = None
+    # each distinct LAG/LEAD(...) OVER (...) in precomputed columns -> the column
+    # (``__mr_wN``) that computes it once, in a select before the ``__mr_cN`` columns
+    windows: dict[str, str] = field(default_factory=dict)
+    # precomputed column -> its Spark SQL with every window replaced by its ``__mr_wN``
+    staged: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ helpers
 
@@ -129,33 +136,74 @@ class Lowering:
         """Column name holding ``node`` (row-local, qualifiers stripped) computed by Spark."""
         if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
             return self.column(node, base)
-        text = self.spark_sql(node, base)
+        template, windows = self._render(node, base)
+        text = self._fill(template, {marker: window for marker, window, _ in windows})
         if text not in self.precomputed:
             name = f"__mr_c{len(self.precomputed)}"
             self.precomputed[text] = name
             self.origins[name] = node_pos(node, base, self.sql)
+            for _, window, call in windows:
+                if window not in self.windows:
+                    column = f"__mr_w{len(self.windows)}"
+                    self.windows[window] = column
+                    self.origins[column] = node_pos(call, base, self.sql)
+            columns = {marker: quote(self.windows[window]) for marker, window, _ in windows}
+            self.staged[name] = self._fill(template, columns)
         return self.precomputed[text]
 
     def spark_sql(self, node: exp.Expression, base: int) -> str:
-        """Spark SQL text of a row-local subtree with label qualifiers removed."""
+        """Spark SQL text of a row-local subtree with label qualifiers removed; PREV/NEXT
+        become ``LAG``/``LEAD(...) OVER (window)`` written out in the text."""
+        template, windows = self._render(node, base)
+        return self._fill(template, {marker: window for marker, window, _ in windows})
+
+    def stages(self) -> list[list[tuple[str, str]]]:
+        """The selects that add the precomputed columns, in order: (column, Spark SQL)
+        reading input columns and columns of earlier selects only.
+
+        Without PREV/NEXT of row-local values that is one select of ``precomputed``.
+        With them, a first select computes each distinct window once (``__mr_wN``) and a
+        second one the ``__mr_cN`` columns over those: Spark does not merge equal window
+        expressions of one select (``price < PREV(price)`` and ``price > PREV(price)``
+        would compute the same LAG twice)."""
+        columns = [(name, text) for text, name in self.precomputed.items()]
+        if not self.windows:
+            return [columns] if columns else []
+        return [
+            [(column, window) for window, column in self.windows.items()],
+            [(name, self.staged[name]) for name, _ in columns],
+        ]
+
+    def _render(
+        self, node: exp.Expression, base: int
+    ) -> tuple[str, list[tuple[str, str, exp.Expression]]]:
+        """Spark SQL of ``node`` with each PREV/NEXT call left as a marker, and per marker
+        the ``LAG``/``LEAD(...) OVER (...)`` it stands for and the call in ``node``."""
         copy = node.copy()
+        # pair the calls of the copy with those of ``node`` (for positions) before the
+        # column references change shape
+        calls = [(c, n) for c, n in zip(copy.walk(), node.walk()) if _special_kind(c) in PHYSICAL]
         for col in list(_columns(copy)):
             real = self.column(col, base)
             col.replace(exp.column(real, quoted=True))
-        windows: dict[str, str] = {}
-        for call in [n for n in copy.walk() if _special_kind(n) in PHYSICAL]:
+        windows: list[tuple[str, str, exp.Expression]] = []
+        for call, origin in calls:
             kind = _special_kind(call)
             args = list(call.expressions)
             steps = self.offset(args, call, base, default=1, what=kind)
             inner = args[0].sql(dialect=MatchRecognizeDialect)
             function = "LAG" if kind == "PREV" else "LEAD"
             marker = f"__mr_window_{len(windows)}__"
-            windows[marker] = f"{function}({inner}, {steps}) OVER ({self.window})"
+            windows.append((marker, f"{function}({inner}, {steps}) OVER ({self.window})", origin))
             call.replace(exp.column(marker))
-        text = copy.sql(dialect=MatchRecognizeDialect)
-        for marker, window in windows.items():
-            text = text.replace(marker, window)
-        return text
+        return copy.sql(dialect=MatchRecognizeDialect), windows
+
+    @staticmethod
+    def _fill(template: str, parts: Mapping[str, str]) -> str:
+        """``template`` with each marker of ``parts`` replaced by its text."""
+        for marker, text in parts.items():
+            template = template.replace(marker, text)
+        return template
 
     def label_of(self, node: exp.Expression, base: int, what: str) -> tuple[str | None, bool]:
         """The one qualifier used by column references and CLASSIFIER in a navigation or
@@ -546,6 +594,7 @@ class DefineLowering:
     local_column: str | None  # boolean column computed by Spark (None: no row-local part)
     glue: Evaluator | None  # Python part (None: none)
     history_free: bool  # the glue reads only the current row and physical offsets
+    vector: VExpr | None = None  # the glue as an array expression (None: not covered)
 
 
 @dataclass
@@ -586,13 +635,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return False
         return all(is_local(c) for c in node.iter_expressions())
 
-    def compile_node(node: exp.Expression) -> Evaluator:
+    def classify(node: exp.Expression) -> Evaluator | str | None:
+        """A row-local column's name, the evaluator of an atom, or None (glue)."""
         nonlocal history_free
-        if isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
-            return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
         if is_local(node):
-            column = low.precompute(node, base)
-            return nav.navigate(nav.column_at(column), None)  # current row
+            return low.precompute(node, base)
         kind = _special_kind(node)
         if kind in NAVIGATION:
             evaluate, _ = low.navigation_atom(node, base, in_define=True)
@@ -613,6 +660,15 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             history_free = False
             labels = low.label_set(_qualifier(node), node, base)
             return nav.navigate(nav.column_at(low.column(node, base)), labels)
+        return None
+
+    def compile_node(node: exp.Expression) -> Evaluator:
+        if not isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
+            found = classify(node)
+            if isinstance(found, str):
+                return nav.navigate(nav.column_at(found), None)  # current row
+            if found is not None:
+                return found
         return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
 
     _check_semantics(low, tree, base, in_define=True)
@@ -623,11 +679,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     if local:
         combined = local[0] if len(local) == 1 else exp.and_(*local, copy=True)
         local_column = low.precompute(combined, base)
-    glue = None
+    glue = vector = None
     if dynamic:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
-    return DefineLowering(local_column, glue, history_free)
+        vector = vector_glue(combined, classify)
+    return DefineLowering(local_column, glue, history_free, vector)
 
 
 def _star_error(low: Lowering, node: exp.Column, base: int) -> SemanticError:

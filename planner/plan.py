@@ -16,6 +16,7 @@ from matchrec import ast
 from matchrec.engine import PartitionProgram
 from matchrec.errors import SemanticError
 from matchrec.nfa import compile_pattern
+from matchrec.vector_define import VExpr
 
 from .expressions import Atom, DefineLowering, Lowering, lower_define, lower_measure
 from .sqltext import quote
@@ -37,7 +38,9 @@ class MatchPlan:
     clause: ast.MatchRecognizeClause
     partition_by: list[str]
     order_by: list[tuple[str, bool, bool]]  # column, descending, nulls first
-    precomputed: list[tuple[str, str]]  # (column name, Spark SQL of a row-local expression)
+    # (column name, Spark SQL of a row-local expression): the columns the matcher reads,
+    # each text standing alone (windows written out), e.g. for one select or for display
+    precomputed: list[tuple[str, str]]
     atoms: list[Atom]
     measures: list[tuple[str, str]]  # (alias, Spark SQL over atom and input columns)
     program: PartitionProgram
@@ -46,6 +49,19 @@ class MatchPlan:
     # where each precomputed column and each measure comes from: name or alias -> offset in
     # ``clause.sql`` (for reporting errors Spark finds when it analyses them)
     origins: dict[str, int] = field(default_factory=dict)
+    # how the batch runtime adds ``precomputed``: selects run in order, each a list of
+    # (column name, Spark SQL) that reads input columns and columns of earlier stages.
+    # Each distinct LAG/LEAD window that PREV/NEXT became is a column (``__mr_wN``) of
+    # its own, computed once in a first stage that the conditions read; ``scratch`` lists
+    # those columns, which the matcher does not read
+    stages: list[list[tuple[str, str]]] = field(default_factory=list)
+
+    @property
+    def scratch(self) -> list[str]:
+        """Columns the stages add that are not in ``precomputed``: drop them after the
+        last stage so that they are not shipped to the matcher."""
+        kept = {name for name, _ in self.precomputed}
+        return [name for stage in self.stages for name, _ in stage if name not in kept]
 
     @property
     def one_row(self) -> bool:
@@ -177,6 +193,7 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
         excluded_output=clause.rows_per_match.mode == "one",
         within_column=within_column,
         within_seconds=within_seconds,
+        vector_defines=_vector_defines(defines, label_ids),
     )
     precomputed = [(name, text) for text, name in low.precomputed.items()]
     return MatchPlan(
@@ -190,6 +207,7 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
         defines=defines,
         within_column=within_column,
         origins={**low.origins, **{m.alias: m.expr.pos for m in clause.measures}},
+        stages=low.stages(),
     )
 
 
@@ -274,3 +292,17 @@ def _within_seconds(within: ast.Within, sql: str) -> float:
             hint=f"units: {', '.join(_UNIT_SECONDS)}",
         )
     return amount * _UNIT_SECONDS[unit]
+
+
+def _vector_defines(
+    defines: dict[str, DefineLowering], label_ids: dict[str, int]
+) -> dict[int, VExpr] | None:
+    """Every DEFINE glue as an array expression, or None if one has no array form."""
+    out: dict[int, VExpr] = {}
+    for name, lowered in defines.items():
+        if lowered.glue is None:
+            continue
+        if lowered.vector is None:
+            return None
+        out[label_ids[name]] = lowered.vector
+    return out

@@ -100,8 +100,10 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         df = df.coalesce(1)
     # after the sort: PREV/NEXT became LAG/LEAD windows ordered as the sort, so Spark
     # computes them on the sorted rows without another shuffle or sort
-    if plan.precomputed:
-        df = _select(df, plan, ["*"], [(name, text) for name, text in plan.precomputed])
+    for stage in plan.stages:
+        df = _select(df, plan, ["*"], stage)
+    if plan.scratch:
+        df = df.drop(*plan.scratch)
     _check_within(df, plan)
     atom_types = _probe_types(df, plan)
 

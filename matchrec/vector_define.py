@@ -1,0 +1,375 @@
+"""Match-dependent DEFINE conditions as array expressions, evaluated for many threads at once.
+
+The Python "glue" of a DEFINE condition (``B.price >= A.price AND avg(B.price) < A.price + 1``)
+reads the match through a few kinds of values: the current row, the first or last row of a
+label set (``A.price`` in ``DEFINE B`` is the last A row so far), and running aggregates
+over a label set. All of them follow from a small fixed-size state per thread, updated
+as each row gets its label: the first and last row of each label set, and count, sum,
+min and max of each aggregated column. :mod:`matchrec.wave` keeps that state as arrays,
+one slot per thread, and evaluates the condition for thousands of threads with a few
+NumPy operations instead of a Python call per thread and row.
+
+The planner builds these expressions next to the scalar evaluators; where a condition
+uses something this module does not cover (CLASSIFIER, MATCH_NUMBER, an offset inside
+FIRST/LAST, a function outside the table below), it builds none and the scalar matcher
+runs. Values are NumPy arrays with a validity mask (SQL NULL where the mask is False);
+arithmetic follows Python's, as the scalar evaluators do, so both give the same verdicts.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+
+LabelSet = frozenset | None  # label ids; None: every row of the match
+
+
+@dataclass(frozen=True)
+class Const:
+    value: Any
+
+
+@dataclass(frozen=True)
+class Current:
+    """Column ``name`` at the row being tested."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Nav:
+    """Column ``name`` at the first (``from_end`` False) or last row of ``labels`` in the
+    match so far, then ``physical`` rows further in the partition."""
+
+    name: str
+    labels: LabelSet
+    from_end: bool
+    physical: int
+
+
+@dataclass(frozen=True)
+class Agg:
+    """A running aggregate (COUNT, SUM, AVG, MIN, MAX) of ``name`` (None: ``count(*)``)
+    over the rows of ``labels`` in the match so far."""
+
+    func: str
+    name: str | None
+    labels: LabelSet
+
+
+@dataclass(frozen=True)
+class Op:
+    """An operator of the table ``OPERATORS`` applied to ``args``."""
+
+    op: str
+    args: tuple
+
+
+VExpr = Const | Current | Nav | Agg | Op
+
+AGG_FUNCS = frozenset({"COUNT", "SUM", "AVG", "MEAN", "MIN", "MAX"})
+
+
+# ------------------------------------------------------------------------------ state
+
+
+def state_keys(exprs: Mapping[int, VExpr]) -> list[tuple]:
+    """The per-thread state slots the conditions read, in a fixed order.
+
+    ``("first", L)``/``("last", L)``: row index (-1: none yet); ``("count", L, c)``: rows
+    of L where column c is not NULL (c None: all rows); ``("sum"|"min"|"max", L, c)``.
+    """
+    keys: dict[tuple, None] = {}
+    for expr in exprs.values():
+        for node in _walk(expr):
+            if isinstance(node, Nav) and node.labels is not None:
+                keys[("first" if not node.from_end else "last", node.labels)] = None
+            elif isinstance(node, Agg):
+                keys[("count", node.labels, node.name)] = None
+                if node.func in ("SUM", "AVG", "MEAN"):
+                    keys[("sum", node.labels, node.name)] = None
+                elif node.func in ("MIN", "MAX"):
+                    keys[(node.func.lower(), node.labels, node.name)] = None
+    return list(keys)
+
+
+def columns_read(exprs: Mapping[int, VExpr]) -> set[str]:
+    """Every column a condition reads."""
+    names: set[str] = set()
+    for expr in exprs.values():
+        for node in _walk(expr):
+            name = getattr(node, "name", None)
+            if isinstance(node, (Current, Nav, Agg)) and name is not None:
+                names.add(name)
+    return names
+
+
+def has_decimal(exprs: Mapping[int, VExpr]) -> bool:
+    """Whether a condition has a DECIMAL constant."""
+    return any(
+        isinstance(node, Const) and isinstance(node.value, Decimal)
+        for expr in exprs.values()
+        for node in _walk(expr)
+    )
+
+
+def _walk(expr: VExpr):
+    yield expr
+    if isinstance(expr, Op):
+        for a in expr.args:
+            yield from _walk(a)
+
+
+class Columns:
+    """Numeric columns of the rows being matched, as (values, valid) NumPy pairs."""
+
+    def __init__(self, arrays: Mapping[str, tuple[np.ndarray, np.ndarray]]):
+        self.arrays = arrays
+
+    def __getitem__(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+        return self.arrays[name]
+
+
+def initial_state(keys: list[tuple], columns: Columns, size: int) -> dict[tuple, np.ndarray]:
+    """The state of ``size`` threads that have matched no row yet."""
+    state: dict[tuple, np.ndarray] = {}
+    for key in keys:
+        kind = key[0]
+        if kind in ("first", "last"):
+            state[key] = np.full(size, -1, dtype=np.int64)
+        elif kind == "count":
+            state[key] = np.zeros(size, dtype=np.int64)
+        else:
+            dtype = columns[key[2]][0].dtype
+            state[key] = np.zeros(size, dtype=dtype)
+    return state
+
+
+def advance(
+    state: dict[tuple, np.ndarray],
+    label: int,
+    rows: np.ndarray,
+    columns: Columns,
+) -> dict[tuple, np.ndarray]:
+    """The state after each thread's row ``rows[i]`` got ``label`` (new arrays; the
+    inputs are not changed)."""
+    out = dict(state)
+    counts_before = {k: v for k, v in state.items() if k[0] == "count"}
+    for key, values in state.items():
+        kind, labels = key[0], key[1]
+        if labels is not None and label not in labels:
+            continue
+        if kind == "first":
+            out[key] = np.where(values < 0, rows, values)
+        elif kind == "last":
+            out[key] = rows
+        else:
+            name = key[2]
+            if name is None:
+                out[key] = values + 1
+                continue
+            data, valid = columns[name]
+            v, ok = data[rows], valid[rows]
+            if kind == "count":
+                out[key] = values + ok
+            elif kind == "sum":
+                out[key] = np.where(ok, values + v, values)
+            else:
+                empty = counts_before[("count", labels, name)] == 0
+                pick = np.minimum if kind == "min" else np.maximum
+                out[key] = np.where(ok, np.where(empty, v, pick(values, v)), values)
+    return out
+
+
+# ------------------------------------------------------------------------------ evaluation
+
+Value = tuple[np.ndarray, np.ndarray]  # values, valid
+
+
+class Threads:
+    """What a condition sees for a batch of threads testing one label: the row each
+    tests, the match start, the updated state, and (computed when asked for) the bounds
+    of the partition around the row."""
+
+    def __init__(
+        self,
+        rows: np.ndarray,
+        starts: np.ndarray,
+        state: dict[tuple, np.ndarray],
+        columns: Columns,
+        bounds: Callable[[], tuple[np.ndarray, np.ndarray]],
+    ):
+        self.rows, self.starts, self.state, self.columns = rows, starts, state, columns
+        self._bounds = bounds
+        self._known: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """The first row of each thread's partition, and the row after its last."""
+        if self._known is None:
+            self._known = self._bounds()
+        return self._known
+
+
+def evaluate(expr: VExpr, t: Threads) -> Value:
+    """The value of ``expr`` for every thread of ``t``."""
+    return _EVAL[type(expr)](expr, t)
+
+
+def verdict(expr: VExpr, t: Threads) -> np.ndarray:
+    """Where ``expr`` is TRUE (NULL and FALSE both fail a DEFINE condition)."""
+    with np.errstate(all="ignore"):
+        values, valid = evaluate(expr, t)
+    out = np.asarray(values, dtype=bool) & valid
+    return out if out.ndim else np.full(len(t.rows), bool(out))
+
+
+def _const(expr: Const, t: Threads) -> Value:
+    """A constant as 0-d arrays: NumPy broadcasts them against the threads' values."""
+    value = expr.value
+    if value is None:
+        return np.asarray(0.0), np.asarray(False)
+    if isinstance(value, Decimal):
+        value = float(value)
+    return np.asarray(value), np.asarray(True)
+
+
+def _current(expr: Current, t: Threads) -> Value:
+    data, valid = t.columns[expr.name]
+    return data[t.rows], valid[t.rows]
+
+
+def _nav(expr: Nav, t: Threads) -> Value:
+    if expr.labels is None:
+        base = t.rows if expr.from_end else t.starts
+        found = np.ones(len(t.rows), dtype=bool)
+    else:
+        base = t.state[("last" if expr.from_end else "first", expr.labels)]
+        found = base >= 0
+    data, valid = t.columns[expr.name]
+    if expr.physical == 0:  # a row of the match: inside the partition
+        if expr.labels is None:
+            return data[base], valid[base]
+        safe = np.where(found, base, 0)
+        return data[safe], valid[safe] & found
+    target = base + expr.physical
+    lows, highs = t.bounds
+    inside = found & (target >= lows) & (target < highs)
+    safe = np.where(inside, target, 0)
+    return data[safe], valid[safe] & inside
+
+
+def _agg(expr: Agg, t: Threads) -> Value:
+    count = t.state[("count", expr.labels, expr.name)]
+    if expr.func == "COUNT":
+        return count, np.ones(len(count), dtype=bool)
+    has = count > 0
+    if expr.func in ("SUM", "AVG", "MEAN"):
+        total = t.state[("sum", expr.labels, expr.name)]
+        if expr.func == "SUM":
+            return total, has
+        return total / np.where(has, count, 1), has
+    return t.state[(expr.func.lower(), expr.labels, expr.name)], has
+
+
+def _both(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
+    def apply(args: list[Value]) -> Value:
+        (a, va), (b, vb) = args
+        return fn(a, b), va & vb
+
+    return apply
+
+
+def _divide(args: list[Value]) -> Value:
+    (a, va), (b, vb) = args
+    zero = b == 0
+    out = np.true_divide(a, np.where(zero, 1, b))
+    return out, va & vb & ~zero
+
+
+def _and(args: list[Value]) -> Value:
+    (a, va), (b, vb) = args
+    false = (va & ~np.asarray(a, dtype=bool)) | (vb & ~np.asarray(b, dtype=bool))
+    known = false | (va & vb)
+    return ~false, known
+
+
+def _or(args: list[Value]) -> Value:
+    (a, va), (b, vb) = args
+    true = (va & np.asarray(a, dtype=bool)) | (vb & np.asarray(b, dtype=bool))
+    known = true | (va & vb)
+    return true, known
+
+
+def _not(args: list[Value]) -> Value:
+    (a, va) = args[0]
+    return ~np.asarray(a, dtype=bool), va
+
+
+def _is_null(args: list[Value]) -> Value:
+    (_, va) = args[0]
+    return ~va, np.asarray(True)
+
+
+def _is_not_null(args: list[Value]) -> Value:
+    (_, va) = args[0]
+    return va, np.asarray(True)
+
+
+def _coalesce(args: list[Value]) -> Value:
+    values, valid = args[0]
+    values, valid = values.copy(), valid.copy()
+    for v, ok in args[1:]:
+        take = ~valid & ok
+        values = np.where(take, v, values)
+        valid = valid | ok
+    return values, valid
+
+
+# operator name -> function of the evaluated arguments (NULL in, NULL out unless noted)
+OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
+    "+": _both(np.add),
+    "-": _both(np.subtract),
+    "*": _both(np.multiply),
+    "/": _divide,
+    "=": _both(np.equal),
+    "<>": _both(np.not_equal),
+    "<": _both(np.less),
+    "<=": _both(np.less_equal),
+    ">": _both(np.greater),
+    ">=": _both(np.greater_equal),
+    "neg": lambda args: (np.negative(args[0][0]), args[0][1]),
+    "abs": lambda args: (np.abs(args[0][0]), args[0][1]),
+    "and": _and,
+    "or": _or,
+    "not": _not,
+    "is_null": _is_null,
+    "is_not_null": _is_not_null,
+    "coalesce": _coalesce,
+    "greatest": lambda args: (
+        functools.reduce(np.maximum, [a for a, _ in args]),
+        functools.reduce(np.logical_and, [v for _, v in args]),
+    ),
+    "least": lambda args: (
+        functools.reduce(np.minimum, [a for a, _ in args]),
+        functools.reduce(np.logical_and, [v for _, v in args]),
+    ),
+}
+
+
+def _op(expr: Op, t: Threads) -> Value:
+    return OPERATORS[expr.op]([evaluate(a, t) for a in expr.args])
+
+
+_EVAL: dict[type, Callable[[Any, Threads], Value]] = {
+    Const: _const,
+    Current: _current,
+    Nav: _nav,
+    Agg: _agg,
+    Op: _op,
+}

@@ -1,0 +1,297 @@
+"""Search from every start row at once: the Pike VM of ``matchrec.matcher``, vectorized
+across start rows, for DEFINE conditions that read the match.
+
+When a condition reads the match (``B.price >= A.price``), the verdict depends on the
+start row and the labels so far, so the scalar matcher runs one anchored search per
+start row, in Python. Here all those searches advance together, one row per step: a
+thread is a row of parallel arrays (its search, its instruction, its state), and a step
+is a few NumPy operations over all threads of all searches. The state that stands in for
+the history is the one :mod:`matchrec.vector_define` defines (first/last row per label
+set, running aggregates): two threads of the same search at the same instruction with
+the same state have the same future, so the later one is dropped, as the scalar matcher
+drops a thread whose history repeats an earlier one's. Preferment is kept by keeping
+threads sorted by search, then by priority, exactly as the scalar matcher orders them.
+
+The result for each start row is its first match in preferment order (or none);
+AFTER MATCH SKIP then picks the matches in order (:func:`resolve`). Searches still
+running after many steps (a handful of long ones, or most of them when every search is
+long) are left to the scalar matcher, and only for the start rows that SKIP reaches, so
+the vectorized pass never costs more than a bounded multiple of the rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from matchrec import vector_define as vd
+from matchrec.matcher import Match, next_start
+from matchrec.nfa import Op, Program
+
+#: programs larger than this run scalar (the closure tables grow with the program)
+MAX_INSTRUCTIONS = 4096
+#: past LONG_STEPS, fewer threads than this go on in the scalar matcher
+TAIL_THREADS = 8
+#: after this many steps, if most searches still run, they are long: go scalar
+LONG_STEPS = 32
+#: steps at most
+MAX_STEPS = 4096
+
+UNRESOLVED = -2
+
+
+class WaveProgram:
+    """The tables one program needs: epsilon closures as flat arrays, per instruction."""
+
+    def __init__(self, program: Program, glue: Mapping[int, vd.VExpr]):
+        self.program = program
+        self.glue = dict(glue)
+        size = len(program)
+        self.size = size
+        self.done_pc = program.done_pc
+        self.labels = np.array([i.label for i in program], dtype=np.int64)
+        self.excluded = np.array([i.excluded for i in program], dtype=bool)
+        starts = [0] + [pc + 1 for pc, i in enumerate(program) if i.op is Op.MATCH_LABEL]
+        self.ptr = np.zeros((2, size), dtype=np.int64)
+        self.count = np.zeros((2, size), dtype=np.int64)
+        self.done_at_end = np.zeros(size, dtype=bool)
+        flat: list[int] = []
+        for at_start in (0, 1):
+            for pc in dict.fromkeys(starts):
+                targets = program.closure(pc, bool(at_start), False)
+                self.ptr[at_start, pc] = len(flat)
+                self.count[at_start, pc] = len(targets)
+                flat.extend(targets)
+        for pc in dict.fromkeys(starts):
+            self.done_at_end[pc] = self.done_pc in program.closure(pc, False, True)
+        self.targets = np.array(flat, dtype=np.int64)
+        self.keys = vd.state_keys(self.glue)
+
+
+@dataclass
+class WaveInputs:
+    """The rows being matched (several partitions, one after another).
+
+    ``bits[label]``: the row-local part of the label's DEFINE (None: always true);
+    ``times``/``limit``: WITHIN, as ticks per row and the bound in ticks (None: no WITHIN);
+    ``lows``/``highs``: the bounds of the partition of each row.
+    """
+
+    columns: vd.Columns
+    bits: Sequence[np.ndarray | None]
+    lows: np.ndarray
+    highs: np.ndarray
+    times: tuple[np.ndarray, np.ndarray] | None = None
+    limit: float | None = None
+
+
+@dataclass
+class WaveResult:
+    """Per start row: ``end`` of its match (exclusive; -1: none; UNRESOLVED: left to the
+    scalar matcher) and where its history is (``level``, ``thread``)."""
+
+    end: np.ndarray
+    level: np.ndarray
+    thread: np.ndarray
+    parents: list[np.ndarray]
+    label_of: list[np.ndarray]
+    excluded_of: list[np.ndarray]
+
+    def match(self, start: int) -> Match:
+        """The match found from ``start`` (whose ``end`` is >= 0), with its labels."""
+        level, i = int(self.level[start]), int(self.thread[start])
+        labels = [0] * level
+        excluded = [False] * level
+        for j in range(level, 0, -1):
+            labels[j - 1] = int(self.label_of[j - 1][i])
+            excluded[j - 1] = bool(self.excluded_of[j - 1][i])
+            i = int(self.parents[j - 1][i])
+        return Match(start, start + level, labels, excluded)
+
+
+def _first_per_search(sids: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For ``positions`` (ascending) of entries whose searches are ``sids`` (ascending),
+    the distinct searches and the first position of each."""
+    first = np.ones(len(sids), dtype=bool)
+    first[1:] = sids[1:] != sids[:-1]
+    return sids[first], positions[first]
+
+
+def _dedup(t_sid, ent_sid, ent_target, ent_thread, state, size) -> np.ndarray | None:
+    """Mask of entries to keep: the first of each (search, instruction, state), or None
+    if no two entries can share a search and an instruction."""
+    shared = t_sid[1:] == t_sid[:-1]
+    if not shared.any():
+        return None  # one thread per search: its closure has no repeats
+    many = np.zeros(len(t_sid), dtype=bool)
+    many[1:] = shared
+    many[:-1] |= shared
+    among = np.flatnonzero(many[ent_thread])
+    key = ent_sid[among] * size + ent_target[among]
+    ordered = np.sort(key)
+    if not (ordered[1:] == ordered[:-1]).any():
+        return None
+    columns = [among]
+    for values in reversed(list(state.values())):
+        v = values[ent_thread[among]]
+        columns.append(v.view(np.int64) if v.dtype == np.float64 else v.astype(np.int64))
+    columns.append(key)
+    order = np.lexsort(columns)
+    differs = np.zeros(len(key), dtype=bool)
+    differs[0] = True
+    for col in columns[1:]:
+        c = col[order]
+        differs[1:] |= c[1:] != c[:-1]
+    keep = np.ones(len(ent_sid), dtype=bool)
+    keep[among] = False
+    keep[among[order[differs]]] = True
+    return keep
+
+
+def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
+    """Run the search from every row of ``data`` (see the module docstring)."""
+    n = len(data.lows)
+    best_level = np.full(n, -1, dtype=np.int64)
+    best_thread = np.full(n, -1, dtype=np.int64)
+    parents: list[np.ndarray] = []
+    label_of: list[np.ndarray] = []
+    excluded_of: list[np.ndarray] = []
+    t_sid = np.arange(n, dtype=np.int64)
+    t_pc = np.zeros(n, dtype=np.int64)
+    state = vd.initial_state(wp.keys, data.columns, n)
+    num_labels = len(data.bits)
+    level = 0
+    while len(t_sid):
+        rows = t_sid + level
+        highs = data.highs[t_sid]
+        at_end = rows >= highs
+        if at_end.any():
+            # the partition ends: a thread whose closure reaches DONE past the last row
+            cand = np.flatnonzero(at_end & wp.done_at_end[t_pc])
+            if len(cand):
+                sids, first = _first_per_search(t_sid[cand], cand)
+                best_level[sids] = level
+                best_thread[sids] = first
+        lows = data.lows[t_sid]
+        at_start = (rows == lows).astype(np.int64)
+        count = wp.count[at_start, t_pc]
+        count[at_end] = 0
+        total = int(count.sum())
+        if total == 0:
+            break
+        ent_thread = np.repeat(np.arange(len(t_sid)), count)
+        begin = np.cumsum(count) - count
+        within = np.arange(total) - np.repeat(begin, count)
+        ent_target = wp.targets[np.repeat(wp.ptr[at_start, t_pc], count) + within]
+        ent_sid = t_sid[ent_thread]
+        keep = _dedup(t_sid, ent_sid, ent_target, ent_thread, state, wp.size)
+        done = ent_target == wp.done_pc
+        if keep is not None:
+            done &= keep
+        alive = ~done if keep is None else keep & ~done
+        hits = np.flatnonzero(done)
+        if len(hits):
+            # a match; the search's entries after it are less preferred
+            sids, first = _first_per_search(ent_sid[hits], hits)
+            best_level[sids] = level
+            best_thread[sids] = ent_thread[first]
+            at = np.minimum(np.searchsorted(sids, ent_sid), len(sids) - 1)
+            alive &= ~((sids[at] == ent_sid) & (np.arange(total) > first[at]))
+        candidates = np.flatnonzero(alive)
+        ent_label = wp.labels[ent_target[candidates]]
+        ok = np.zeros(total, dtype=bool)
+        new_state = {k: np.empty(total, dtype=v.dtype) for k, v in state.items()}
+        present = np.flatnonzero(np.bincount(ent_label, minlength=num_labels))
+        for label in present.tolist():
+            sel = candidates[ent_label == label] if len(present) > 1 else candidates
+            parent = ent_thread[sel]
+            r = rows[parent]
+            passed = np.ones(len(sel), dtype=bool)
+            bits = data.bits[label]
+            if bits is not None:
+                passed &= bits[r]
+            if data.times is not None:
+                ticks, valid = data.times
+                s = t_sid[parent]
+                passed &= valid[r] & valid[s] & (ticks[r] - ticks[s] <= data.limit)
+            if not passed.all():
+                sel, parent, r = sel[passed], parent[passed], r[passed]
+            if not len(sel):
+                continue
+            sub = vd.advance({k: v[parent] for k, v in state.items()}, label, r, data.columns)
+            glue = wp.glue.get(label)
+            if glue is not None:
+                t = vd.Threads(
+                    r,
+                    t_sid[parent],
+                    sub,
+                    data.columns,
+                    lambda p=parent, lo=lows, hi=highs: (lo[p], hi[p]),
+                )
+                passed = vd.verdict(glue, t)
+                sel = sel[passed]
+                sub = {k: v[passed] for k, v in sub.items()}
+            ok[sel] = True
+            for k, v in sub.items():
+                new_state[k][sel] = v
+        survivors = np.flatnonzero(ok)
+        state = {k: v[survivors] for k, v in new_state.items()}
+        targets = ent_target[survivors]
+        parents.append(ent_thread[survivors].astype(np.int32))
+        label_of.append(wp.labels[targets].astype(np.int32))
+        excluded_of.append(wp.excluded[targets])
+        t_sid = ent_sid[survivors]
+        t_pc = targets + 1
+        level += 1
+        live = len(t_sid)
+        if live and (
+            (live < TAIL_THREADS and level >= LONG_STEPS)
+            or level >= MAX_STEPS
+            or (level >= LONG_STEPS and live > n // 2)
+        ):
+            break
+    end = np.where(best_level >= 0, np.arange(n) + best_level, -1)
+    if len(t_sid):
+        end[np.unique(t_sid)] = UNRESOLVED
+    return WaveResult(end, best_level, best_thread, parents, label_of, excluded_of)
+
+
+Fallback = Callable[[int, int, int, int], "Match | None"]
+"""``fallback(low, high, start, number)``: the scalar search from row ``start`` of the
+partition of rows [low, high), looking for match ``number``; rows are absolute."""
+
+
+def resolve(
+    result: WaveResult,
+    bounds: Sequence[tuple[int, int]],
+    skip_mode: str,
+    skip_labels: frozenset[int],
+    fallback: Fallback,
+) -> list[tuple[int, Match, int, int]]:
+    """The matches AFTER MATCH SKIP keeps, per partition in order: (number, match,
+    partition low, partition high)."""
+    end = result.end
+    n = len(end)
+    # the next start row, from each row on, that has a match or is left to the scalar matcher
+    candidate = np.where(end != -1, np.arange(n), n)
+    following = np.minimum.accumulate(candidate[::-1])[::-1].tolist()
+    out: list[tuple[int, Match, int, int]] = []
+    for low, high in bounds:
+        row, number = low, 1
+        while row < high:
+            row = following[row]
+            if row >= high:
+                break
+            if end[row] == UNRESOLVED:
+                match = fallback(low, high, row, number)
+                if match is None:
+                    row += 1
+                    continue
+            else:
+                match = result.match(row)
+            out.append((number, match, low, high))
+            number += 1
+            row = next_start(match, skip_mode, skip_labels)
+    return out

@@ -1,0 +1,112 @@
+"""Build the array form of a DEFINE condition's match-dependent part (``matchrec.vector_define``).
+
+It follows the same split as the scalar lowering in ``expressions.lower_define`` (the same
+row-local columns, the same navigation and aggregate atoms) and gives up, returning
+None, at the first thing the array form does not cover; the scalar evaluator then runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from matchrec import navigation as nav
+from matchrec import vector_define as vd
+
+from .pyeval import _literal
+
+_OPERATORS: dict[type, str] = {
+    exp.Add: "+",
+    exp.Sub: "-",
+    exp.Mul: "*",
+    exp.Div: "/",
+    exp.EQ: "=",
+    exp.NEQ: "<>",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.And: "and",
+    exp.Or: "or",
+}
+
+_UNARY: dict[type, str] = {exp.Not: "not", exp.Neg: "neg", exp.Abs: "abs"}
+
+_VARIADIC: dict[type, str] = {
+    exp.Coalesce: "coalesce",
+    exp.Greatest: "greatest",
+    exp.Least: "least",
+}
+
+
+class _NotCovered(Exception):
+    """The condition uses something the array form does not cover."""
+
+
+def vector_glue(
+    node: exp.Expression,
+    atom: Callable[[exp.Expression], nav.Evaluator | str | None],
+) -> vd.VExpr | None:
+    """The array form of glue ``node``, or None.
+
+    ``atom(n)`` classifies a sub-expression as the scalar lowering does: the name of a
+    row-local column computed by Spark (a ``str``), the navigation or aggregate evaluator it
+    stands for, or None for an operator node to look into."""
+    try:
+        return _lower(node, atom)
+    except _NotCovered:
+        return None
+
+
+def _lower(node: exp.Expression, atom) -> vd.VExpr:
+    if isinstance(node, exp.Paren):
+        return _lower(node.this, atom)
+    if isinstance(node, exp.Literal):
+        return vd.Const(_literal(node))
+    if isinstance(node, exp.Boolean):
+        return vd.Const(bool(node.this))
+    if isinstance(node, exp.Null):
+        return vd.Const(None)
+    found = atom(node)
+    if isinstance(found, str):
+        return vd.Current(found)
+    if isinstance(found, nav.Navigate):
+        return _navigation(found)
+    if isinstance(found, nav.Aggregate):
+        return _aggregate(found)
+    if found is not None:
+        raise _NotCovered  # CLASSIFIER, MATCH_NUMBER
+    op = _OPERATORS.get(type(node))
+    if op is not None:
+        return vd.Op(op, (_lower(node.this, atom), _lower(node.expression, atom)))
+    op = _UNARY.get(type(node))
+    if op is not None:
+        return vd.Op(op, (_lower(node.this, atom),))
+    op = _VARIADIC.get(type(node))
+    if op is not None:
+        return vd.Op(op, tuple(_lower(a, atom) for a in [node.this, *node.expressions]))
+    if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
+        return vd.Op("is_null", (_lower(node.this, atom),))
+    if isinstance(node, exp.Between):
+        value = _lower(node.this, atom)
+        low, high = _lower(node.args["low"], atom), _lower(node.args["high"], atom)
+        return vd.Op("and", (vd.Op(">=", (value, low)), vd.Op("<=", (value, high))))
+    raise _NotCovered
+
+
+def _navigation(found: nav.Navigate) -> vd.VExpr:
+    if found.offset != 0 or found.final or not isinstance(found.source, nav.ColumnAt):
+        raise _NotCovered
+    return vd.Nav(found.source.name, found.labels, found.from_end, found.physical)
+
+
+def _aggregate(found: nav.Aggregate) -> vd.VExpr:
+    if found.func not in vd.AGG_FUNCS or found.distinct or found.final:
+        raise _NotCovered
+    if found.args is None:
+        return vd.Agg("COUNT", None, found.labels)
+    if len(found.args) != 1 or not isinstance(found.args[0], nav.ColumnAt):
+        raise _NotCovered
+    func = "AVG" if found.func == "MEAN" else found.func
+    return vd.Agg(func, found.args[0].name, found.labels)
