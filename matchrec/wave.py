@@ -101,14 +101,38 @@ class WaveResult:
 
     def match(self, start: int) -> Match:
         """The match found from ``start`` (whose ``end`` is >= 0), with its labels."""
-        level, i = int(self.level[start]), int(self.thread[start])
-        labels = [0] * level
-        excluded = [False] * level
-        for j in range(level, 0, -1):
-            labels[j - 1] = int(self.label_of[j - 1][i])
-            excluded[j - 1] = bool(self.excluded_of[j - 1][i])
-            i = int(self.parents[j - 1][i])
-        return Match(start, start + level, labels, excluded)
+        return self.matches([start])[0]
+
+    def matches(self, starts: Sequence[int]) -> list[Match]:
+        """The matches found from ``starts`` (each ``end`` >= 0), their histories read
+        back level by level for all of them at once."""
+        at = np.asarray(starts, dtype=np.int64)
+        levels = self.level[at]
+        threads = self.thread[at].copy()
+        offsets = np.cumsum(levels) - levels
+        labels = np.zeros(int(levels.sum()), dtype=np.int32)
+        excluded = np.zeros(len(labels), dtype=bool)
+        by_length = np.argsort(-levels, kind="stable")
+        ordered = levels[by_length]
+        for j in range(int(levels.max(initial=0)), 0, -1):
+            idx = by_length[: int(np.searchsorted(-ordered, -j, side="right"))]
+            pos = offsets[idx] + j - 1
+            here = threads[idx]
+            labels[pos] = self.label_of[j - 1][here]
+            excluded[pos] = self.excluded_of[j - 1][here]
+            threads[idx] = self.parents[j - 1][here]
+        label_list, excluded_list = labels.tolist(), excluded.tolist()
+        out = []
+        for start, offset, size in zip(at.tolist(), offsets.tolist(), levels.tolist()):
+            out.append(
+                Match(
+                    start,
+                    start + size,
+                    label_list[offset : offset + size],
+                    excluded_list[offset : offset + size],
+                )
+            )
+        return out
 
 
 def _first_per_search(sids: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -277,7 +301,9 @@ def resolve(
     # the next start row, from each row on, that has a match or is left to the scalar matcher
     candidate = np.where(end != -1, np.arange(n), n)
     following = np.minimum.accumulate(candidate[::-1])[::-1].tolist()
-    out: list[tuple[int, Match, int, int]] = []
+    # (number, wave start or scalar match, partition low, partition high)
+    picked: list[tuple[int, int | Match, int, int]] = []
+    needs_labels = skip_mode in ("first", "last")
     for low, high in bounds:
         row, number = low, 1
         while row < high:
@@ -289,9 +315,20 @@ def resolve(
                 if match is None:
                     row += 1
                     continue
-            else:
+                picked.append((number, match, low, high))
+                row = next_start(match, skip_mode, skip_labels)
+            elif needs_labels:
                 match = result.match(row)
-            out.append((number, match, low, high))
+                picked.append((number, match, low, high))
+                row = next_start(match, skip_mode, skip_labels)
+            else:
+                picked.append((number, row, low, high))
+                found_end = int(end[row])
+                row = row + 1 if found_end == row or skip_mode == "next_row" else found_end
             number += 1
-            row = next_start(match, skip_mode, skip_labels)
-    return out
+    starts = [item for _, item, _, _ in picked if isinstance(item, int)]
+    built = iter(result.matches(starts))
+    return [
+        (number, item if isinstance(item, Match) else next(built), low, high)
+        for number, item, low, high in picked
+    ]

@@ -47,6 +47,10 @@ MATCHED = "__mr_matched"
 #: rows of one partition held before it is matched in pieces (0: never cut)
 CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
 DEFAULT_CHUNK_ROWS = 262_144
+#: rows of complete partitions gathered before they are matched together: the engine's
+#: vectorized passes cost a fixed overhead per step, shared by all rows matched at once
+GROUP_ROWS_CONF = "spark.matchrec.groupRows"
+DEFAULT_GROUP_ROWS = 131_072
 
 
 def _sort_column(name: str, descending: bool, nulls_first: bool) -> Column:
@@ -124,8 +128,10 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         carried = list(input_columns)
     zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
-    chunk_rows = int(df.sparkSession.conf.get(CHUNK_ROWS_CONF, str(DEFAULT_CHUNK_ROWS)))
-    mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows)
+    conf = df.sparkSession.conf
+    chunk_rows = int(conf.get(CHUNK_ROWS_CONF, str(DEFAULT_CHUNK_ROWS)))
+    group_rows = int(conf.get(GROUP_ROWS_CONF, str(DEFAULT_GROUP_ROWS)))
+    mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
     matched = df.mapInArrow(mapper, out_schema)
 
     measures = []
@@ -232,12 +238,14 @@ def _partition_mapper(
     carried: list[str],
     arrow_types: list[pa.DataType],
     chunk_rows: int = 0,
+    group_rows: int = 0,
 ):
     """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order).
 
     A partition (key group) longer than ``chunk_rows`` is matched in pieces where the
     program allows it (:func:`chunkable`): only the rows a later match may still need are
-    kept, so memory follows the live searches, not the partition.
+    kept, so memory follows the live searches, not the partition. Complete partitions are
+    gathered up to ``group_rows`` rows and matched together.
     """
 
     def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
@@ -277,6 +285,23 @@ def _partition_mapper(
 
     chunks = chunk_rows > 0 and chunkable(program)
     back, ahead = lookaround(program)
+    held: list[pa.RecordBatch] = []  # complete partitions not matched yet
+    held_rows = 0
+
+    def hold(batches: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        """Keep complete partitions; match what is kept once it reaches ``group_rows``."""
+        nonlocal held_rows
+        held.extend(batches)
+        held_rows += sum(b.num_rows for b in batches)
+        if held_rows >= group_rows:
+            yield from release()
+
+    def release() -> Iterator[pa.RecordBatch]:
+        nonlocal held_rows
+        if held:
+            yield from flush(list(held))
+            held.clear()
+            held_rows = 0
 
     class Pending:
         """Rows of the partition that may continue in the next batch, and, once a long
@@ -325,7 +350,7 @@ def _partition_mapper(
         def close(self) -> Iterator[pa.RecordBatch]:
             """The partition ended: match the rest."""
             if self.batches:
-                yield from (self.piece(True) if self.origin is not None else flush(self.batches))
+                yield from (self.piece(True) if self.origin is not None else hold(self.batches))
             self.batches, self.rows, self.origin, self.start, self.number = [], 0, None, 0, 1
             self.next_cut = chunk_rows
 
@@ -354,7 +379,7 @@ def _partition_mapper(
                 yield from pending.close()
                 finished.add(first_key)
                 if starts[-1] > starts[0]:
-                    yield from flush([batch.slice(starts[0], starts[-1] - starts[0])])
+                    yield from hold([batch.slice(starts[0], starts[-1] - starts[0])])
                     finished.add(_key_at(batch, keys, starts[-2]))
             last = starts[-1] if starts else 0
             pending.add(batch.slice(last))
@@ -364,5 +389,6 @@ def _partition_mapper(
                     pending.origin = 0
                 yield from pending.piece(False)
         yield from pending.close()
+        yield from release()
 
     return run
