@@ -32,8 +32,10 @@ from matchrec.nfa import Op, Program
 
 #: programs larger than this run scalar (the closure tables grow with the program)
 MAX_INSTRUCTIONS = 4096
-#: past LONG_STEPS, fewer threads than this go on in the scalar matcher
-TAIL_THREADS = 8
+#: past LONG_STEPS, fewer threads than this go on in the scalar matcher (0: none do; a
+#: step over a few threads costs about what the scalar matcher pays for one of them, and
+#: the scalar matcher recomputes running aggregates, so the last searches stay here)
+TAIL_THREADS = 0
 #: after this many steps, if most searches still run, they are long: go scalar
 LONG_STEPS = 32
 #: steps at most
@@ -68,6 +70,19 @@ class WaveProgram:
             self.done_at_end[pc] = self.done_pc in program.closure(pc, False, True)
         self.targets = np.array(flat, dtype=np.int64)
         self.keys = vd.state_keys(self.glue)
+        # each closure as a bit set of its targets, to see cheaply whether two threads of
+        # a search can reach the same instruction (None: too many targets for 63 bits)
+        distinct = {t: i for i, t in enumerate(dict.fromkeys(flat))}
+        self.signature: np.ndarray | None = None
+        if len(distinct) <= 63:
+            self.signature = np.zeros((2, size), dtype=np.int64)
+            for at_start in (0, 1):
+                for pc in dict.fromkeys(starts):
+                    begin = self.ptr[at_start, pc]
+                    bits = 0
+                    for t in flat[begin : begin + self.count[at_start, pc]]:
+                        bits |= 1 << distinct[t]
+                    self.signature[at_start, pc] = bits
 
 
 @dataclass
@@ -98,6 +113,7 @@ class WaveResult:
     parents: list[np.ndarray]
     label_of: list[np.ndarray]
     excluded_of: list[np.ndarray]
+    most_threads: int = 0  # the most threads alive after a step (a diagnostic)
 
     def match(self, start: int) -> Match:
         """The match found from ``start`` (whose ``end`` is >= 0), with its labels."""
@@ -143,12 +159,31 @@ def _first_per_search(sids: np.ndarray, positions: np.ndarray) -> tuple[np.ndarr
     return sids[first], positions[first]
 
 
-def _dedup(t_sid, ent_sid, ent_target, ent_thread, state, size) -> np.ndarray | None:
+def _overlap(t_sid: np.ndarray, signature: np.ndarray, shared: np.ndarray) -> bool:
+    """Whether two threads of one search have closures with a target in common
+    (``signature``: each thread's closure as a bit set; ``shared``: thread i+1 is of the
+    same search as thread i). Searches rarely have more than a few threads, so pairs
+    k apart are compared for k = 1, 2, ... while any such pair is in one search."""
+    same = shared
+    k = 1
+    while same.any():
+        if ((signature[k:] & signature[:-k]) != 0)[same].any():
+            return True
+        k += 1
+        same = same[:-1] & shared[k - 1 :]
+    return False
+
+
+def _dedup(
+    t_sid, ent_sid, ent_target, ent_thread, state, size, signature=None
+) -> np.ndarray | None:
     """Mask of entries to keep: the first of each (search, instruction, state), or None
     if no two entries can share a search and an instruction."""
     shared = t_sid[1:] == t_sid[:-1]
     if not shared.any():
         return None  # one thread per search: its closure has no repeats
+    if signature is not None and not _overlap(t_sid, signature, shared):
+        return None
     many = np.zeros(len(t_sid), dtype=bool)
     many[1:] = shared
     many[:-1] |= shared
@@ -186,7 +221,7 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
     t_pc = np.zeros(n, dtype=np.int64)
     state = vd.initial_state(wp.keys, data.columns, n)
     num_labels = len(data.bits)
-    level = 0
+    level = most = 0
     while len(t_sid):
         rows = t_sid + level
         highs = data.highs[t_sid]
@@ -198,19 +233,22 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
                 sids, first = _first_per_search(t_sid[cand], cand)
                 best_level[sids] = level
                 best_thread[sids] = first
-        lows = data.lows[t_sid]
-        at_start = (rows == lows).astype(np.int64)
+        # only a search's first row can be its partition's first row (for ^)
+        at_start = (rows == data.lows[t_sid]).astype(np.int64) if level == 0 else 0
         count = wp.count[at_start, t_pc]
-        count[at_end] = 0
+        if at_end.any():
+            count[at_end] = 0
         total = int(count.sum())
         if total == 0:
+            t_sid = t_sid[:0]  # every search ended
             break
         ent_thread = np.repeat(np.arange(len(t_sid)), count)
         begin = np.cumsum(count) - count
         within = np.arange(total) - np.repeat(begin, count)
         ent_target = wp.targets[np.repeat(wp.ptr[at_start, t_pc], count) + within]
         ent_sid = t_sid[ent_thread]
-        keep = _dedup(t_sid, ent_sid, ent_target, ent_thread, state, wp.size)
+        signature = None if wp.signature is None else wp.signature[at_start, t_pc]
+        keep = _dedup(t_sid, ent_sid, ent_target, ent_thread, state, wp.size, signature)
         done = ent_target == wp.done_pc
         if keep is not None:
             done &= keep
@@ -221,8 +259,10 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
             sids, first = _first_per_search(ent_sid[hits], hits)
             best_level[sids] = level
             best_thread[sids] = ent_thread[first]
-            at = np.minimum(np.searchsorted(sids, ent_sid), len(sids) - 1)
-            alive &= ~((sids[at] == ent_sid) & (np.arange(total) > first[at]))
+            after = np.minimum(first + 1, total - 1)
+            if ((first + 1 < total) & (ent_sid[after] == sids)).any():
+                at = np.minimum(np.searchsorted(sids, ent_sid), len(sids) - 1)
+                alive &= ~((sids[at] == ent_sid) & (np.arange(total) > first[at]))
         candidates = np.flatnonzero(alive)
         ent_label = wp.labels[ent_target[candidates]]
         ok = np.zeros(total, dtype=bool)
@@ -252,7 +292,7 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
                     t_sid[parent],
                     sub,
                     data.columns,
-                    lambda p=parent, lo=lows, hi=highs: (lo[p], hi[p]),
+                    lambda p=parent, s=t_sid: (data.lows[s[p]], data.highs[s[p]]),
                 )
                 passed = vd.verdict(glue, t)
                 sel = sel[passed]
@@ -270,6 +310,7 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
         t_pc = targets + 1
         level += 1
         live = len(t_sid)
+        most = max(most, live)
         if live and (
             (live < TAIL_THREADS and level >= LONG_STEPS)
             or level >= MAX_STEPS
@@ -279,7 +320,7 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
     end = np.where(best_level >= 0, np.arange(n) + best_level, -1)
     if len(t_sid):
         end[np.unique(t_sid)] = UNRESOLVED
-    return WaveResult(end, best_level, best_thread, parents, label_of, excluded_of)
+    return WaveResult(end, best_level, best_thread, parents, label_of, excluded_of, most)
 
 
 Fallback = Callable[[int, int, int, int], "Match | None"]

@@ -285,30 +285,33 @@ def _partition_mapper(
 
     chunks = chunk_rows > 0 and chunkable(program)
     back, ahead = lookaround(program)
-    held: list[pa.RecordBatch] = []  # complete partitions not matched yet
-    held_rows = 0
 
-    def hold(batches: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        """Keep complete partitions; match what is kept once it reaches ``group_rows``."""
-        nonlocal held_rows
-        held.extend(batches)
-        held_rows += sum(b.num_rows for b in batches)
-        if held_rows >= group_rows:
-            yield from release()
+    class Held:
+        """Complete partitions not matched yet: matched together once they reach
+        ``group_rows`` rows (or the input ends)."""
 
-    def release() -> Iterator[pa.RecordBatch]:
-        nonlocal held_rows
-        if held:
-            yield from flush(list(held))
-            held.clear()
-            held_rows = 0
+        def __init__(self) -> None:
+            self.batches: list[pa.RecordBatch] = []
+            self.rows = 0
+
+        def add(self, batches: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+            self.batches.extend(batches)
+            self.rows += sum(b.num_rows for b in batches)
+            if self.rows >= group_rows:
+                yield from self.release()
+
+        def release(self) -> Iterator[pa.RecordBatch]:
+            batches, self.batches, self.rows = self.batches, [], 0
+            if batches:
+                yield from flush(batches)
 
     class Pending:
         """Rows of the partition that may continue in the next batch, and, once a long
         partition has been matched in pieces, where its kept rows start and its next
         match number."""
 
-        def __init__(self) -> None:
+        def __init__(self, held: Held) -> None:
+            self.held = held
             self.batches: list[pa.RecordBatch] = []
             self.rows = 0
             self.key: tuple | None = None
@@ -350,12 +353,15 @@ def _partition_mapper(
         def close(self) -> Iterator[pa.RecordBatch]:
             """The partition ended: match the rest."""
             if self.batches:
-                yield from (self.piece(True) if self.origin is not None else hold(self.batches))
+                yield from (
+                    self.piece(True) if self.origin is not None else self.held.add(self.batches)
+                )
             self.batches, self.rows, self.origin, self.start, self.number = [], 0, None, 0, 1
             self.next_cut = chunk_rows
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        pending = Pending()
+        held = Held()
+        pending = Pending(held)
         finished: set[tuple] = set()  # first and last keys of what was matched
         for batch in batches:
             if batch.num_rows == 0:
@@ -379,7 +385,7 @@ def _partition_mapper(
                 yield from pending.close()
                 finished.add(first_key)
                 if starts[-1] > starts[0]:
-                    yield from hold([batch.slice(starts[0], starts[-1] - starts[0])])
+                    yield from held.add([batch.slice(starts[0], starts[-1] - starts[0])])
                     finished.add(_key_at(batch, keys, starts[-2]))
             last = starts[-1] if starts else 0
             pending.add(batch.slice(last))
@@ -389,6 +395,6 @@ def _partition_mapper(
                     pending.origin = 0
                 yield from pending.piece(False)
         yield from pending.close()
-        yield from release()
+        yield from held.release()
 
     return run

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
 
-from matchrec import wave
+from matchrec import engine, wave
 from matchrec.engine import run_groups, run_partition
 
 DEFINES = [
@@ -202,3 +202,23 @@ def test_many_partitions_at_once_equal_one_by_one(define, pattern, sizes, seed):
         assert all(
             x == y or (isinstance(x, float) and math.isclose(x, y)) for x, y in zip(got, want)
         ), body
+
+
+@pytest.mark.parametrize(
+    "pattern", ["(A+)+ B* C", "(A | B)+ C", "(A+ B*)+ C", "(A* | B)* C", "((A B?)+ | B)+ C"]
+)
+def test_threads_of_a_search_merge_when_their_state_is_the_same(pattern, monkeypatch):
+    """Nested and alternating loops over 300 rows where every row may be A or B and none
+    is C: threads in the same state merge, so each search keeps a few threads."""
+    monkeypatch.setattr(wave, "LONG_STEPS", 10**9)  # run every search to the end
+    body = (
+        f"ORDER BY t MEASURES count(*) AS k PATTERN ({pattern}) "
+        "DEFINE A AS A.v >= FIRST(v) - 100, B AS B.v <= LAST(v) + 100, C AS C.v > FIRST(v) + 1000"
+    )
+    plan = plan_clause(parse_clause(body), ["a", "b", "v", "w", "t"])
+    n = 300
+    cols = Columns(a=[True] * n, b=[True] * n, v=[1] * n, w=[0.0] * n, t=[START] * n)
+    inputs = engine._wave_inputs(plan.program, cols, [(0, n)])
+    found = wave.search(plan.program.wave_program(), inputs)
+    assert (found.end == -1).all()
+    assert found.most_threads <= 3 * n, (pattern, found.most_threads)
