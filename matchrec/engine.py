@@ -20,7 +20,7 @@ import pyarrow as pa
 from matchrec import vector_define as vd
 from matchrec import wave
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
-from matchrec.matcher import Match, find_match, match_partition
+from matchrec.matcher import Match, MatchRun, find_match, match_partition
 from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.vector_measures import MatchLayout, vector_atoms
 
@@ -44,6 +44,9 @@ class PartitionProgram:
     within_seconds: float | None = None
     # label id -> the Python glue as an array expression (None: some glue has none)
     vector_defines: dict[int, vd.VExpr] | None = None
+    # how far DEFINE navigation reaches physically: (rows before a match's first row,
+    # rows after the current row)
+    define_reach: tuple[int, int] = (0, 0)
     _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
     _wave: wave.WaveProgram | None = field(default=None, repr=False, compare=False)
 
@@ -199,6 +202,18 @@ def run_chunk(
     rows come, and the number of the next match. Only for bit-only programs whose pattern
     cannot match empty and without WITH UNMATCHED ROWS (:func:`chunkable`).
     """
+    if not program.bits_only:
+        found, resume, number = _search_piece(
+            program,
+            cols,
+            n,
+            origin=origin,
+            number=number,
+            final=final,
+            start=start,
+            lookahead=lookahead,
+        )
+        return _measured(program, cols, n, found), resume, number
     symbols = label_symbols(program, cols, n)
     times = cols[program.within_column] if program.within_column else None
     symbol_at = _within_symbols(program, symbols, times, 0) if times is not None else None
@@ -228,14 +243,67 @@ def run_chunk(
 
 
 def chunkable(program: PartitionProgram) -> bool:
-    """Whether :func:`run_chunk` applies: a long partition may then be matched in pieces."""
+    """Whether :func:`run_chunk` applies: a long partition may then be matched in pieces.
+
+    Not for a pattern that can match empty, WITH UNMATCHED ROWS, or a DEFINE that looks
+    at rows after the current one (NEXT from a label's row: the piece may end there)."""
     unmatched = program.empty_matches == "unmatched" and not program.one_row
-    return program.bits_only and not unmatched and not can_match_empty(program.nfa)
+    ahead = program.define_reach[1]
+    return not unmatched and not can_match_empty(program.nfa) and ahead == 0
+
+
+def _search_piece(
+    program: PartitionProgram,
+    cols: Any,
+    n: int,
+    *,
+    origin: int,
+    number: int,
+    final: bool,
+    start: int,
+    lookahead: int,
+) -> tuple[list[tuple[int, Match]], int, int]:
+    """:func:`run_chunk` for programs with Python DEFINE parts: all start rows of the piece
+    searched at once where the conditions have an array form, else one by one."""
+    inputs = _wave_inputs(program, cols, [(0, n)]) if program.searches_at_once else None
+    if inputs is not None:
+        inputs.first, inputs.final, inputs.at_partition_start = start, final, origin == 0
+        result = wave.search(program.wave_program(), inputs)
+    else:
+        end = np.full(n, wave.UNRESOLVED, dtype=np.int64)
+        result = wave.WaveResult(end, end, end, [], [], [])
+    ctx = MatchContext(cols, n, program.label_names)
+
+    def fallback(row: int, match_number: int) -> Match | None | bool:
+        run = MatchRun(
+            program.nfa,
+            row,
+            make_evaluate(program, ctx, match_number),
+            history_matters=not program.history_free,
+            origin=origin,
+        )
+        while run.position < n:
+            if not run.step():
+                return run.result
+        return run.finish() if final else True
+
+    return wave.resolve_piece(
+        result,
+        n,
+        start,
+        number,
+        program.skip_mode,
+        program.skip_labels,
+        fallback,
+        final,
+        lookahead,
+    )
 
 
 def lookaround(program: PartitionProgram) -> tuple[int, int]:
-    """How far MEASURES navigate physically before a match's first row and after its last."""
-    back = ahead = 0
+    """How far MEASURES navigate physically before a match's first row and after its
+    last, and DEFINE before a match's first row."""
+    back, ahead = program.define_reach[0], 0
     for atom, _ in program.atoms:
         if isinstance(atom, Navigate):
             back = max(back, -atom.physical)

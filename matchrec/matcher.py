@@ -160,6 +160,9 @@ class MatchRun:
     ``history_matters=False`` promises that the DEFINE verdicts do not depend on the
     labels of the match so far: threads then merge by instruction alone.
 
+    ``origin``: rows are counted from partition row ``origin`` (a piece of a long
+    partition), so ``^`` holds at row 0 only when ``origin`` is 0.
+
     ``scan=True`` searches from every row from ``start`` on at once, for the first row
     where a match starts, and that match (so a partition with no match is read once,
     not once per row). Every row is a new start with the lowest priority, until a match
@@ -178,6 +181,7 @@ class MatchRun:
         "scan",
         "max_threads",
         "work",
+        "origin",
         "_evaluate",
         "_pcs",
         "_nodes",
@@ -194,8 +198,10 @@ class MatchRun:
         *,
         history_matters: bool = True,
         scan: bool = False,
+        origin: int = 0,
     ):
         self.program = program
+        self.origin = origin  # the partition row of row 0 (rows may start mid-partition)
         self.start = start
         self.position = start
         self.finished = False
@@ -265,7 +271,7 @@ class MatchRun:
             self._add_start(self.position)
         program = self.program
         row = self.position
-        at_start = row == 0
+        at_start = row == 0 and self.origin == 0
         cache = program._closures[2 * at_start]
         done_pc = program.done_pc
         prog_labels = program.labels
@@ -334,7 +340,7 @@ class MatchRun:
     def finish(self) -> Match | None:
         """The partition ends at ``position``: settle, and return the result."""
         if not self.finished:
-            at_start = self.position == 0
+            at_start = self.position == 0 and self.origin == 0
             done_pc = self.program.done_pc
             for pc, node in zip(self._pcs, self._nodes):
                 if done_pc in self.program.closure(pc, at_start, True):

@@ -42,6 +42,8 @@ LONG_STEPS = 32
 MAX_STEPS = 4096
 
 UNRESOLVED = -2
+#: ``end`` of a search that reached the last row of a piece that more rows follow
+NEED_MORE = -3
 
 
 class WaveProgram:
@@ -92,6 +94,10 @@ class WaveInputs:
     ``bits[label]``: the row-local part of the label's DEFINE (None: always true);
     ``times``/``limit``: WITHIN, as ticks per row and the bound in ticks (None: no WITHIN);
     ``lows``/``highs``: the bounds of the partition of each row.
+
+    A piece of a long partition (:func:`resolve_piece`): searches start at row ``first``
+    (the rows before it are kept for look-back); unless ``final``, more rows follow the
+    last one; unless ``at_partition_start``, row 0 is not the partition's first row (``^``).
     """
 
     columns: vd.Columns
@@ -100,6 +106,9 @@ class WaveInputs:
     highs: np.ndarray
     times: tuple[np.ndarray, np.ndarray] | None = None
     limit: float | None = None
+    first: int = 0
+    final: bool = True
+    at_partition_start: bool = True
 
 
 @dataclass
@@ -217,16 +226,19 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
     parents: list[np.ndarray] = []
     label_of: list[np.ndarray] = []
     excluded_of: list[np.ndarray] = []
-    t_sid = np.arange(n, dtype=np.int64)
-    t_pc = np.zeros(n, dtype=np.int64)
-    state = vd.initial_state(wp.keys, data.columns, n)
+    t_sid = np.arange(data.first, n, dtype=np.int64)
+    t_pc = np.zeros(len(t_sid), dtype=np.int64)
+    state = vd.initial_state(wp.keys, data.columns, len(t_sid))
     num_labels = len(data.bits)
+    open_ended: list[np.ndarray] = []  # searches that need rows after the piece
     level = most = 0
     while len(t_sid):
         rows = t_sid + level
         highs = data.highs[t_sid]
         at_end = rows >= highs
-        if at_end.any():
+        if not data.final and at_end.any():
+            open_ended.append(t_sid[at_end])
+        elif at_end.any():
             # the partition ends: a thread whose closure reaches DONE past the last row
             cand = np.flatnonzero(at_end & wp.done_at_end[t_pc])
             if len(cand):
@@ -234,7 +246,9 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
                 best_level[sids] = level
                 best_thread[sids] = first
         # only a search's first row can be its partition's first row (for ^)
-        at_start = (rows == data.lows[t_sid]).astype(np.int64) if level == 0 else 0
+        at_start = 0
+        if level == 0 and data.at_partition_start:
+            at_start = (rows == data.lows[t_sid]).astype(np.int64)
         count = wp.count[at_start, t_pc]
         if at_end.any():
             count[at_end] = 0
@@ -320,6 +334,8 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
     end = np.where(best_level >= 0, np.arange(n) + best_level, -1)
     if len(t_sid):
         end[np.unique(t_sid)] = UNRESOLVED
+    for sids in open_ended:
+        end[sids] = NEED_MORE
     return WaveResult(end, best_level, best_thread, parents, label_of, excluded_of, most)
 
 
@@ -373,3 +389,51 @@ def resolve(
         (number, item if isinstance(item, Match) else next(built), low, high)
         for number, item, low, high in picked
     ]
+
+
+Piece = Callable[[int, int], "Match | None | bool"]
+"""``fallback(start, number)`` for a piece: the scalar search from ``start``, or True if
+it needs rows after the piece."""
+
+
+def resolve_piece(
+    result: WaveResult,
+    n: int,
+    start: int,
+    number: int,
+    skip_mode: str,
+    skip_labels: frozenset[int],
+    fallback: Piece,
+    final: bool,
+    lookahead: int = 0,
+) -> tuple[list[tuple[int, Match]], int, int]:
+    """The matches AFTER MATCH SKIP keeps in a piece of ``n`` rows of one partition, from
+    row ``start`` on, numbered from ``number``: the settled ones, the row where matching
+    resumes once more rows come, and the next number. A match is settled when its search
+    ended inside the piece and the ``lookahead`` rows after it (NEXT in MEASURES) are here."""
+    end = result.end
+    candidate = np.where(end != -1, np.arange(n), n)
+    following = np.minimum.accumulate(candidate[::-1])[::-1].tolist() + [n]
+    found: list[tuple[int, Match]] = []
+    row = start
+    while row < n:
+        row = following[row]
+        if row >= n:
+            break
+        if end[row] == NEED_MORE:
+            return found, row, number
+        if end[row] == UNRESOLVED:
+            match = fallback(row, number)
+            if match is True:
+                return found, row, number
+            if match is None or match is False:
+                row += 1
+                continue
+        else:
+            match = result.match(row)
+        if not final and match.end + lookahead > n:
+            return found, match.start, number
+        found.append((number, match))
+        number += 1
+        row = next_start(match, skip_mode, skip_labels)
+    return found, n, number

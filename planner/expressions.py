@@ -595,6 +595,8 @@ class DefineLowering:
     glue: Evaluator | None  # Python part (None: none)
     history_free: bool  # the glue reads only the current row and physical offsets
     vector: VExpr | None = None  # the glue as an array expression (None: not covered)
+    # rows the glue's navigation reads before a match's first row and after the current row
+    reach: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -609,6 +611,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     label_id = low.label_ids[label]
     local_labels = {None, label} | {s for s, ids in low.subsets.items() if label_id in ids}
     history_free = True
+    reach = [0, 0]  # rows DEFINE navigation reads before the match start, after the row
 
     def is_local(node: exp.Expression) -> bool:
         if isinstance(node, (exp.Subquery, exp.Exists)):
@@ -645,6 +648,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             evaluate, _ = low.navigation_atom(node, base, in_define=True)
             if not _is_physical_on_current(node, local_labels):
                 history_free = False
+            reach[0] = max(reach[0], -evaluate.physical)
+            reach[1] = max(reach[1], evaluate.physical)
             return evaluate
         if kind == "CLASSIFIER":
             history_free = False
@@ -684,7 +689,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
         vector = vector_glue(combined, classify)
-    return DefineLowering(local_column, glue, history_free, vector)
+    return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 
 def _star_error(low: Lowering, node: exp.Column, base: int) -> SemanticError:

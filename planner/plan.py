@@ -194,6 +194,10 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
         within_column=within_column,
         within_seconds=within_seconds,
         vector_defines=_vector_defines(defines, label_ids),
+        define_reach=(
+            max((v.reach[0] for v in defines.values()), default=0),
+            max((v.reach[1] for v in defines.values()), default=0),
+        ),
     )
     precomputed = [(name, text) for text, name in low.precomputed.items()]
     return MatchPlan(

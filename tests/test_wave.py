@@ -32,6 +32,7 @@ DEFINES = [
     "B AS B.v BETWEEN FIRST(A.v) - 1 AND FIRST(A.v) + 1, C AS NEXT(LAST(B.v)) > C.v",
     "A AS A.w / 2 < 3, B AS B.w / (B.v - A.v) > 0.5 OR NOT b, C AS count(v) > 2",
     "B AS B.v * 2 >= A.v AND greatest(B.v, A.v) < 4, C AS least(C.w, PREV(C.w)) < A.w",
+    "B AS B.v >= PREV(FIRST(A.v), 2) OR B.v IS NULL, C AS C.w > PREV(LAST(B.w), 3) + 1",
 ]
 PATTERNS = [
     "A B+ C",
@@ -222,3 +223,60 @@ def test_threads_of_a_search_merge_when_their_state_is_the_same(pattern, monkeyp
     found = wave.search(plan.program.wave_program(), inputs)
     assert (found.end == -1).all()
     assert found.most_threads <= 3 * n, (pattern, found.most_threads)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    define=st.sampled_from(DEFINES),
+    pattern=st.sampled_from([p for p in PATTERNS if p != "A? B* C?"]),
+    skip=st.sampled_from(SKIPS),
+    within=st.booleans(),
+    vectorized=st.booleans(),
+    size=st.integers(0, 30),
+    chunk=st.integers(1, 9),
+    seed=st.integers(0, 100_000),
+)
+def test_a_partition_matched_in_pieces_equals_whole(
+    define, pattern, skip, within, vectorized, size, chunk, seed
+):
+    """Match-dependent DEFINE on a long partition, matched piece by piece as the runtime
+    does (keeping only the rows later searches need), with and without the array form:
+    the same output as the whole partition at once."""
+    body, plan = plan_of(define, pattern, skip, "ALL ROWS PER MATCH", within)
+    program = plan.program if vectorized else scalar(plan.program)
+    if not engine.chunkable(program):
+        assert plan.program.define_reach[1] > 0, body  # NEXT(LAST(B.v)): not cut
+        return
+    cols = with_precomputed(make_columns(random.Random(seed), size), plan)
+    want = run(scalar(plan.program), cols, size)
+    back, ahead = engine.lookaround(program)
+    got_rows, got_atoms = [], [[] for _ in plan.atoms]
+    origin, start, number, held_to = 0, 0, 1, 0
+    try:
+        while True:
+            held_to = min(size, held_to + chunk)
+            final = held_to == size
+            piece = Columns({k: v[origin:held_to] for k, v in cols.items()})
+            piece.types = cols.types
+            out, resume, number = engine.run_chunk(
+                program,
+                piece,
+                held_to - origin,
+                origin=origin,
+                number=number,
+                final=final,
+                start=start,
+                lookahead=ahead,
+            )
+            rows, atoms = result(out)
+            got_rows += [r + origin for r in rows]
+            for column, values in zip(got_atoms, atoms):
+                column += values
+            if final:
+                break
+            keep = max(0, resume - back)
+            origin, start = origin + keep, resume - keep
+    except Exception as err:
+        assert want == (type(err).__name__, str(err)), body
+        return
+    assert (got_rows, got_atoms) == want, body
