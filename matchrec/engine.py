@@ -382,7 +382,9 @@ def _numeric(array: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
         return np.zeros(len(array), dtype=np.float64), np.zeros(len(array), dtype=bool)
     else:
         return None
-    valid = np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    valid = np.asarray(True)  # no NULL: a 0-d mask that broadcasts
+    if array.null_count:
+        valid = np.asarray(array.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
     filled = array.fill_null(False if dtype is bool else 0)
     return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=dtype), valid
 

@@ -77,6 +77,8 @@ AGG_FUNCS = frozenset({"COUNT", "SUM", "AVG", "MEAN", "MIN", "MAX"})
 
 # ------------------------------------------------------------------------------ state
 
+Value = tuple[np.ndarray, np.ndarray]  # values, valid (0-d True: no NULL)
+
 
 def state_keys(exprs: Mapping[int, VExpr]) -> list[tuple]:
     """The per-thread state slots the conditions read, in a fixed order.
@@ -126,7 +128,8 @@ def _walk(expr: VExpr):
 
 
 class Columns:
-    """Numeric columns of the rows being matched, as (values, valid) NumPy pairs."""
+    """Numeric columns of the rows being matched, as (values, valid) NumPy pairs; valid
+    is a 0-d True for a column without NULL (it then broadcasts, and costs nothing)."""
 
     def __init__(self, arrays: Mapping[str, tuple[np.ndarray, np.ndarray]]):
         self.arrays = arrays
@@ -154,12 +157,11 @@ def advance(
     state: dict[tuple, np.ndarray],
     label: int,
     rows: np.ndarray,
-    columns: Columns,
+    current: Callable[[str], Value],
 ) -> dict[tuple, np.ndarray]:
     """The state after each thread's row ``rows[i]`` got ``label`` (new arrays; the
-    inputs are not changed)."""
+    inputs are not changed); ``current(name)`` is column ``name`` at ``rows``."""
     out = dict(state)
-    counts_before = {k: v for k, v in state.items() if k[0] == "count"}
     for key, values in state.items():
         kind, labels = key[0], key[1]
         if labels is not None and label not in labels:
@@ -173,40 +175,42 @@ def advance(
             if name is None:
                 out[key] = values + 1
                 continue
-            data, valid = columns[name]
-            v, ok = data[rows], valid[rows]
+            v, ok = current(name)
+            every = ok.ndim == 0  # no NULL in the column
             if kind == "count":
-                out[key] = values + ok
+                out[key] = values + 1 if every else values + ok
             elif kind == "sum":
-                out[key] = np.where(ok, values + v, values)
+                out[key] = values + v if every else np.where(ok, values + v, values)
             else:
-                empty = counts_before[("count", labels, name)] == 0
+                empty = state[("count", labels, name)] == 0
                 pick = np.minimum if kind == "min" else np.maximum
-                out[key] = np.where(ok, np.where(empty, v, pick(values, v)), values)
+                merged = np.where(empty, v, pick(values, v))
+                out[key] = merged if every else np.where(ok, merged, values)
     return out
 
 
 # ------------------------------------------------------------------------------ evaluation
 
-Value = tuple[np.ndarray, np.ndarray]  # values, valid
-
 
 class Threads:
-    """What a condition sees for a batch of threads testing one label: the row each
+    """What a condition sees for a batch of threads testing ``label``: the row each
     tests, the match start, the updated state, and (computed when asked for) the bounds
-    of the partition around the row."""
+    of the partition around the row. Values read once are kept for the call."""
 
     def __init__(
         self,
+        label: int,
         rows: np.ndarray,
         starts: np.ndarray,
-        state: dict[tuple, np.ndarray],
         columns: Columns,
         bounds: Callable[[], tuple[np.ndarray, np.ndarray]],
     ):
-        self.rows, self.starts, self.state, self.columns = rows, starts, state, columns
+        self.label, self.rows, self.starts, self.columns = label, rows, starts, columns
+        self.state: dict[tuple, np.ndarray] = {}
         self._bounds = bounds
         self._known: tuple[np.ndarray, np.ndarray] | None = None
+        self.memo: dict[VExpr, Value] = {}
+        self._current: dict[str, Value] = {}
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -215,10 +219,27 @@ class Threads:
             self._known = self._bounds()
         return self._known
 
+    def current(self, name: str) -> Value:
+        """Column ``name`` at each thread's row."""
+        found = self._current.get(name)
+        if found is None:
+            data, valid = self.columns[name]
+            found = self._current[name] = (data[self.rows], _at(valid, self.rows))
+        return found
+
+
+def _at(valid: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    return valid if valid.ndim == 0 else valid[rows]
+
 
 def evaluate(expr: VExpr, t: Threads) -> Value:
-    """The value of ``expr`` for every thread of ``t``."""
-    return _EVAL[type(expr)](expr, t)
+    """The value of ``expr`` for every thread of ``t`` (a value read twice is read once)."""
+    if isinstance(expr, Op):
+        return _op(expr, t)
+    found = t.memo.get(expr)
+    if found is None:
+        found = t.memo[expr] = _EVAL[type(expr)](expr, t)
+    return found
 
 
 def verdict(expr: VExpr, t: Threads) -> np.ndarray:
@@ -240,35 +261,43 @@ def _const(expr: Const, t: Threads) -> Value:
 
 
 def _current(expr: Current, t: Threads) -> Value:
-    data, valid = t.columns[expr.name]
-    return data[t.rows], valid[t.rows]
+    return t.current(expr.name)
 
 
 def _nav(expr: Nav, t: Threads) -> Value:
+    data, valid = t.columns[expr.name]
     if expr.labels is None:
+        if expr.physical == 0:
+            return t.current(expr.name) if expr.from_end else (data[t.starts], _at(valid, t.starts))
         base = t.rows if expr.from_end else t.starts
-        found = np.ones(len(t.rows), dtype=bool)
+        found = np.asarray(True)
     else:
         base = t.state[("last" if expr.from_end else "first", expr.labels)]
         found = base >= 0
-    data, valid = t.columns[expr.name]
+        if found.all():
+            found = np.asarray(True)
     if expr.physical == 0:  # a row of the match: inside the partition
-        if expr.labels is None:
-            return data[base], valid[base]
+        if found.ndim == 0:
+            return data[base], _at(valid, base)
         safe = np.where(found, base, 0)
-        return data[safe], valid[safe] & found
+        return data[safe], _at(valid, safe) & found
     target = base + expr.physical
     lows, highs = t.bounds
     inside = found & (target >= lows) & (target < highs)
     safe = np.where(inside, target, 0)
-    return data[safe], valid[safe] & inside
+    return data[safe], _at(valid, safe) & inside
 
 
 def _agg(expr: Agg, t: Threads) -> Value:
     count = t.state[("count", expr.labels, expr.name)]
     if expr.func == "COUNT":
-        return count, np.ones(len(count), dtype=bool)
-    has = count > 0
+        return count, np.asarray(True)
+    if (expr.labels is None or t.label in expr.labels) and t.columns[expr.name][1].ndim == 0:
+        has = np.asarray(True)  # the current row is in the set and its value is not NULL
+        if expr.func in ("AVG", "MEAN"):
+            return t.state[("sum", expr.labels, expr.name)] / count, has
+    else:
+        has = count > 0
     if expr.func in ("SUM", "AVG", "MEAN"):
         total = t.state[("sum", expr.labels, expr.name)]
         if expr.func == "SUM":
@@ -294,6 +323,8 @@ def _divide(args: list[Value]) -> Value:
 
 def _and(args: list[Value]) -> Value:
     (a, va), (b, vb) = args
+    if va.ndim == 0 and vb.ndim == 0 and va and vb:
+        return np.asarray(a, dtype=bool) & np.asarray(b, dtype=bool), va
     false = (va & ~np.asarray(a, dtype=bool)) | (vb & ~np.asarray(b, dtype=bool))
     known = false | (va & vb)
     return ~false, known
@@ -301,6 +332,8 @@ def _and(args: list[Value]) -> Value:
 
 def _or(args: list[Value]) -> Value:
     (a, va), (b, vb) = args
+    if va.ndim == 0 and vb.ndim == 0 and va and vb:
+        return np.asarray(a, dtype=bool) | np.asarray(b, dtype=bool), va
     true = (va & np.asarray(a, dtype=bool)) | (vb & np.asarray(b, dtype=bool))
     known = true | (va & vb)
     return true, known

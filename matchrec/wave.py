@@ -57,6 +57,7 @@ class WaveProgram:
         self.done_pc = program.done_pc
         self.labels = np.array([i.label for i in program], dtype=np.int64)
         self.excluded = np.array([i.excluded for i in program], dtype=bool)
+        self.any_excluded = bool(self.excluded.any())
         starts = [0] + [pc + 1 for pc, i in enumerate(program) if i.op is Op.MATCH_LABEL]
         self.ptr = np.zeros((2, size), dtype=np.int64)
         self.count = np.zeros((2, size), dtype=np.int64)
@@ -144,7 +145,8 @@ class WaveResult:
             pos = offsets[idx] + j - 1
             here = threads[idx]
             labels[pos] = self.label_of[j - 1][here]
-            excluded[pos] = self.excluded_of[j - 1][here]
+            if len(self.excluded_of[j - 1]):
+                excluded[pos] = self.excluded_of[j - 1][here]
             threads[idx] = self.parents[j - 1][here]
         label_list, excluded_list = labels.tolist(), excluded.tolist()
         out = []
@@ -286,40 +288,34 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
             sel = candidates[ent_label == label] if len(present) > 1 else candidates
             parent = ent_thread[sel]
             r = rows[parent]
-            passed = np.ones(len(sel), dtype=bool)
-            bits = data.bits[label]
-            if bits is not None:
-                passed &= bits[r]
+            passed = None if data.bits[label] is None else data.bits[label][r]
             if data.times is not None:
                 ticks, valid = data.times
                 s = t_sid[parent]
-                passed &= valid[r] & valid[s] & (ticks[r] - ticks[s] <= data.limit)
-            if not passed.all():
+                near = valid[r] & valid[s] & (ticks[r] - ticks[s] <= data.limit)
+                passed = near if passed is None else passed & near
+            if passed is not None and not passed.all():
                 sel, parent, r = sel[passed], parent[passed], r[passed]
             if not len(sel):
                 continue
-            sub = vd.advance({k: v[parent] for k, v in state.items()}, label, r, data.columns)
+            t = vd.Threads(
+                label,
+                r,
+                t_sid[parent],
+                data.columns,
+                lambda p=parent, s=t_sid: (data.lows[s[p]], data.highs[s[p]]),
+            )
+            t.state = vd.advance({k: v[parent] for k, v in state.items()}, label, r, t.current)
             glue = wp.glue.get(label)
-            if glue is not None:
-                t = vd.Threads(
-                    r,
-                    t_sid[parent],
-                    sub,
-                    data.columns,
-                    lambda p=parent, s=t_sid: (data.lows[s[p]], data.highs[s[p]]),
-                )
-                passed = vd.verdict(glue, t)
-                sel = sel[passed]
-                sub = {k: v[passed] for k, v in sub.items()}
-            ok[sel] = True
-            for k, v in sub.items():
+            ok[sel] = True if glue is None else vd.verdict(glue, t)
+            for k, v in t.state.items():
                 new_state[k][sel] = v
         survivors = np.flatnonzero(ok)
         state = {k: v[survivors] for k, v in new_state.items()}
         targets = ent_target[survivors]
         parents.append(ent_thread[survivors].astype(np.int32))
         label_of.append(wp.labels[targets].astype(np.int32))
-        excluded_of.append(wp.excluded[targets])
+        excluded_of.append(wp.excluded[targets] if wp.any_excluded else wp.excluded[:0])
         t_sid = ent_sid[survivors]
         t_pc = targets + 1
         level += 1
