@@ -76,7 +76,7 @@ class PartitionProgram:
     def wave_program(self) -> wave.WaveProgram:
         """The tables of the vectorized search, built on first use (per worker) and kept."""
         if self._wave is None:
-            self._wave = wave.WaveProgram(self.nfa, self.vector_defines or {})
+            self._wave = wave.WaveProgram(self.nfa, self.vector_defines or {}, self.skip_mode)
         return self._wave
 
     def __getstate__(self) -> dict[str, Any]:

@@ -36,7 +36,10 @@ MAX_INSTRUCTIONS = 4096
 #: step over a few threads costs about what the scalar matcher pays for one of them, and
 #: the scalar matcher recomputes running aggregates, so the last searches stay here)
 TAIL_THREADS = 0
-#: after this many steps, if most searches still run, they are long: go scalar
+#: after this many steps, if most searches still run and most of those have found a
+#: match already, they are long matches: AFTER MATCH SKIP will start few of those
+#: searches (the others begin inside a match), so the scalar matcher runs the ones it
+#: needs instead of all of them running here (not with SKIP TO NEXT ROW, which needs all)
 LONG_STEPS = 32
 #: steps at most
 MAX_STEPS = 4096
@@ -49,9 +52,11 @@ NEED_MORE = -3
 class WaveProgram:
     """The tables one program needs: epsilon closures as flat arrays, per instruction."""
 
-    def __init__(self, program: Program, glue: Mapping[int, vd.VExpr]):
+    def __init__(self, program: Program, glue: Mapping[int, vd.VExpr], skip_mode: str):
         self.program = program
         self.glue = dict(glue)
+        # SKIP TO NEXT ROW searches again from every row inside a match
+        self.skips_into_matches = skip_mode == "next_row"
         size = len(program)
         self.size = size
         self.done_pc = program.done_pc
@@ -160,6 +165,44 @@ class WaveResult:
                 )
             )
         return out
+
+
+def skip_targets(result: WaveResult, skip_mode: str, skip_labels: frozenset[int]) -> np.ndarray:
+    """For every start row with a match found here, the row AFTER MATCH SKIP goes to
+    next (one backwards pass over the histories of all of them at once); -1 where SKIP TO
+    names a variable absent from the match, 0 where it would start again at the match's
+    first row (both errors, raised only if SKIP reaches that match); unused elsewhere."""
+    end = result.end
+    n = len(end)
+    out = np.zeros(n, dtype=np.int64)
+    starts = np.flatnonzero(end >= 0)
+    levels = result.level[starts]
+    out[starts] = starts + 1  # empty matches, and the defaults of the modes below
+    if skip_mode == "past_last":
+        out[starts] = np.where(levels > 0, end[starts], starts + 1)
+        return out
+    if skip_mode == "next_row":
+        return out
+    wanted = np.zeros(max(skip_labels, default=0) + 1, dtype=bool)
+    wanted[list(skip_labels)] = True
+    offset = np.full(len(starts), -1, dtype=np.int64)
+    threads = result.thread[starts].copy()
+    by_length = np.argsort(-levels, kind="stable")
+    ordered = levels[by_length]
+    for j in range(int(levels.max(initial=0)), 0, -1):
+        idx = by_length[: int(np.searchsorted(-ordered, -j, side="right"))]
+        here = threads[idx]
+        labels = result.label_of[j - 1][here]
+        hit = np.zeros(len(idx), dtype=bool)
+        inside = labels < len(wanted)
+        hit[inside] = wanted[labels[inside]]
+        if skip_mode == "last":
+            hit &= offset[idx] < 0  # the first hit going backwards is the last row
+        offset[idx[hit]] = j - 1
+        threads[idx] = result.parents[j - 1][here]
+    targets = np.where(offset < 0, -1, np.where(offset == 0, 0, starts + offset))
+    out[starts] = np.where(levels > 0, targets, starts + 1)
+    return out
 
 
 def _first_per_search(sids: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -324,7 +367,12 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
         if live and (
             (live < TAIL_THREADS and level >= LONG_STEPS)
             or level >= MAX_STEPS
-            or (level >= LONG_STEPS and live > n // 2)
+            or (
+                level >= LONG_STEPS
+                and live > n // 2
+                and wp.skips_into_matches is False
+                and (best_level[t_sid] >= 0).mean() > 0.5
+            )
         ):
             break
     end = np.where(best_level >= 0, np.arange(n) + best_level, -1)
@@ -356,28 +404,27 @@ def resolve(
     following = np.minimum.accumulate(candidate[::-1])[::-1].tolist()
     # (number, wave start or scalar match, partition low, partition high)
     picked: list[tuple[int, int | Match, int, int]] = []
-    needs_labels = skip_mode in ("first", "last")
+    target = skip_targets(result, skip_mode, skip_labels).tolist()
+    ends = end.tolist()
     for low, high in bounds:
         row, number = low, 1
         while row < high:
             row = following[row]
             if row >= high:
                 break
-            if end[row] == UNRESOLVED:
+            if ends[row] == UNRESOLVED:
                 match = fallback(low, high, row, number)
                 if match is None:
                     row += 1
                     continue
                 picked.append((number, match, low, high))
                 row = next_start(match, skip_mode, skip_labels)
-            elif needs_labels:
-                match = result.match(row)
-                picked.append((number, match, low, high))
-                row = next_start(match, skip_mode, skip_labels)
             else:
                 picked.append((number, row, low, high))
-                found_end = int(end[row])
-                row = row + 1 if found_end == row or skip_mode == "next_row" else found_end
+                after = target[row]
+                if after <= 0:
+                    next_start(result.match(row), skip_mode, skip_labels)  # raises its error
+                row = after
             number += 1
     starts = [item for _, item, _, _ in picked if isinstance(item, int)]
     built = iter(result.matches(starts))

@@ -280,3 +280,29 @@ def test_a_partition_matched_in_pieces_equals_whole(
         assert want == (type(err).__name__, str(err)), body
         return
     assert (got_rows, got_atoms) == want, body
+
+
+@pytest.mark.parametrize(
+    ("pattern", "skip", "hands_over"),
+    [
+        ("A B* C?", "PAST LAST ROW", True),  # one long match: most searches start inside it
+        ("A B* C?", "TO NEXT ROW", False),  # every search is needed
+        ("A B{40} C", "PAST LAST ROW", False),  # long, but no match found yet: needed
+    ],
+)
+def test_long_matches_leave_their_inner_searches_to_the_scalar_matcher(pattern, skip, hands_over):
+    """Rising values and `B AS B.v >= A.v`: every search is long. Where a match has been
+    found from most start rows, AFTER MATCH SKIP will need few of those searches: the
+    vectorized pass stops and the scalar matcher runs the ones needed. Same rows either way."""
+    body = (
+        f"ORDER BY t MEASURES count(*) AS k AFTER MATCH SKIP {skip} PATTERN ({pattern}) "
+        "DEFINE B AS B.v >= A.v, C AS C.v < A.v"
+    )
+    plan = plan_clause(parse_clause(body), ["a", "b", "v", "w", "t"])
+    n = 200
+    cols = Columns(a=[True] * n, b=[True] * n, v=list(range(n)), w=[0.0] * n, t=[START] * n)
+    found = wave.search(
+        plan.program.wave_program(), engine._wave_inputs(plan.program, cols, [(0, n)])
+    )
+    assert (found.end == wave.UNRESOLVED).any() == hands_over
+    assert run(plan.program, cols, n) == run(scalar(plan.program), cols, n)
