@@ -439,10 +439,20 @@ def next_start(match: Match, skip_mode: str, skip_labels: frozenset[int] = froze
         return match.end
     if skip_mode == "next_row":
         return match.start + 1
-    hits = [i for i, label in enumerate(match.labels) if label in skip_labels]
-    if not hits:
+    labels = match.labels
+    offset = -1
+    if skip_mode == "first":
+        for i, label in enumerate(labels):
+            if label in skip_labels:
+                offset = i
+                break
+    else:
+        for i in range(len(labels) - 1, -1, -1):
+            if labels[i] in skip_labels:
+                offset = i
+                break
+    if offset < 0:
         raise MatchRuntimeError("AFTER MATCH SKIP failed: pattern variable is not present in match")
-    offset = hits[0] if skip_mode == "first" else hits[-1]
     if offset == 0:
         raise MatchRuntimeError("AFTER MATCH SKIP failed: cannot skip to first row of match")
     return match.start + offset
