@@ -315,12 +315,16 @@ def _measured(
     program: PartitionProgram,
     cols: Any,
     n: int,
-    found: list[tuple[int, Match]],
+    found: list[tuple[int, Match]] | wave.Resolved,
     bounds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> PartitionOutput:
     """Output rows of non-empty matches: atoms vectorized where possible, the rest per match
-    (``bounds``: the partition of each match, when several share the columns)."""
-    layout = MatchLayout(found, n, program.one_row, bounds)
+    (``bounds``: the partition of each match, when several share the columns; matches
+    found by :mod:`matchrec.wave` carry their own and become objects only if needed)."""
+    if isinstance(found, wave.Resolved):
+        layout = found.layout(n, program.one_row)
+    else:
+        layout = MatchLayout(found, n, program.one_row, bounds)
     arrow = getattr(cols, "arrow", None) or (lambda name: pa.array(cols[name]))
     atoms = vector_atoms(
         layout, [a for a, _ in program.atoms], arrow, program.label_names, partial=True
@@ -330,7 +334,7 @@ def _measured(
     if missing:
         slow = PartitionOutput(atoms=[[] for _ in program.atoms])
         ctx = MatchContext(cols, n, program.label_names)
-        for number, match in found:
+        for number, match in found.pairs() if isinstance(found, wave.Resolved) else found:
             _emit_match(program, ctx, number, match, slow)
         for k in missing:
             atoms[k] = slow.atoms[k]
@@ -437,17 +441,32 @@ def _wave_inputs(
     return wave.WaveInputs(vd.Columns(arrays), bits, lows, highs, times, limit)
 
 
+#: steps after which the searches of a bits-only program, if most still run, are left to
+#: the DFA scan (linear however long they are)
+BITS_PROBE_STEPS = 4
+
+
 def _wave_found(
     program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
-) -> list[tuple[int, Match, int, int]] | None:
+) -> wave.Resolved | None:
     """The matches of the partitions ``bounds`` found by searching from all start rows at
-    once (rows absolute), or None where that does not apply."""
-    if not program.searches_at_once:
+    once (rows absolute), or None where that does not apply.
+
+    A bits-only program has the DFA scan too. The searches at once are tried first: with
+    short, frequent matches they cost less per match (the DFA pays a Python search and
+    Python objects per match), and they are given up after a few steps if most searches
+    are long (the DFA scan stays linear however long they are)."""
+    bits_only = program.bits_only and len(program.nfa) <= wave.MAX_INSTRUCTIONS
+    if not (program.searches_at_once or bits_only):
         return None
     inputs = _wave_inputs(program, cols, bounds)
     if inputs is None:
         return None
-    result = wave.search(program.wave_program(), inputs)
+    result = wave.search(
+        program.wave_program(), inputs, probe=BITS_PROBE_STEPS if bits_only else None
+    )
+    if result is None:
+        return None
 
     def fallback(low: int, high: int, start: int, number: int) -> Match | None:
         ctx = MatchContext(_Slice(cols, low, high), high - low, program.label_names)
@@ -476,14 +495,11 @@ def run_groups(
     if program.empty_matches == "unmatched" and not program.one_row:
         return None
     total = bounds[-1][1] if bounds else 0
-    if not program.bits_only:
-        at_once = _wave_found(program, cols, bounds)
-        if at_once is None or any(m.end == m.start for _, m, _, _ in at_once):
+    at_once = _wave_found(program, cols, bounds)
+    if not program.bits_only or at_once is not None:
+        if at_once is None or at_once.has_empty():
             return None
-        lows_of = np.array([low for _, _, low, _ in at_once], dtype=np.int64)
-        highs_of = np.array([high for _, _, _, high in at_once], dtype=np.int64)
-        pairs = [(number, m) for number, m, _, _ in at_once]
-        return _measured(program, cols, total, pairs, (lows_of, highs_of))
+        return _measured(program, cols, total, at_once)
     symbols = label_symbols(program, cols, total)
     times = cols[program.within_column] if program.within_column else None
     found: list[tuple[int, Match]] = []
@@ -532,7 +548,7 @@ def run_partition(
         times = cols[program.within_column] if program.within_column else None
         found = _bit_matches(program, label_symbols(program, cols, n), times, 0, n)
     elif (at_once := _wave_found(program, cols, [(0, n)])) is not None:
-        found = [(number, m) for number, m, _, _ in at_once]
+        found = at_once.pairs()
     else:
         found = match_partition(
             program.nfa,

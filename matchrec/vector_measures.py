@@ -47,24 +47,56 @@ class MatchLayout:
         bounds: tuple[np.ndarray, np.ndarray] | None = None,
     ):
         count = len(matches)
-        # the partition each match lies in, as [low, high) rows: physical navigation stays
-        # inside it (several partitions may be laid out in one table)
-        if bounds is None:
-            bounds = (np.zeros(count, dtype=np.int64), np.full(count, n, dtype=np.int64))
-        self.low, self.high = bounds
-        self.numbers = np.fromiter((num for num, _ in matches), np.int64, count)
-        self.starts = np.fromiter((m.start for _, m in matches), np.int64, count)
-        ends = np.fromiter((m.end for _, m in matches), np.int64, count)
-        lengths = ends - self.starts
-        self.first = np.zeros(count + 1, dtype=np.int64)
-        np.cumsum(lengths, out=self.first[1:])
         labels: list[int] = []
         excluded: list[bool] = []
         for _, m in matches:
             labels.extend(m.labels)
             excluded.extend(m.excluded)
-        self.labels = np.array(labels, dtype=np.int64)
-        total = len(labels)
+        self._setup(
+            np.fromiter((num for num, _ in matches), np.int64, count),
+            np.fromiter((m.start for _, m in matches), np.int64, count),
+            np.fromiter((m.end for _, m in matches), np.int64, count),
+            np.array(labels, dtype=np.int64),
+            np.array(excluded, dtype=bool),
+            n,
+            one_row,
+            bounds,
+        )
+
+    @classmethod
+    def from_arrays(
+        cls,
+        numbers: np.ndarray,
+        starts: np.ndarray,
+        ends: np.ndarray,
+        labels: np.ndarray,
+        excluded: np.ndarray | None,
+        n: int,
+        one_row: bool,
+        bounds: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> MatchLayout:
+        """The layout of matches given as arrays: ``labels``/``excluded`` hold the rows of
+        all matches one after another (``excluded`` None: no row is excluded)."""
+        layout = cls.__new__(cls)
+        if excluded is None:
+            excluded = np.zeros(len(labels), dtype=bool)
+        layout._setup(numbers, starts, ends, labels, excluded, n, one_row, bounds)
+        return layout
+
+    def _setup(self, numbers, starts, ends, labels, excluded, n, one_row, bounds) -> None:
+        count = len(starts)
+        # the partition each match lies in, as [low, high) rows: physical navigation stays
+        # inside it (several partitions may be laid out in one table)
+        if bounds is None:
+            bounds = (np.zeros(count, dtype=np.int64), np.full(count, n, dtype=np.int64))
+        self.low, self.high = bounds
+        self.numbers = numbers
+        self.starts = starts
+        lengths = ends - starts
+        self.first = np.zeros(count + 1, dtype=np.int64)
+        np.cumsum(lengths, out=self.first[1:])
+        self.labels = np.asarray(labels, dtype=np.int64)
+        total = len(self.labels)
         self.match_of = np.repeat(np.arange(count, dtype=np.int64), lengths)
         self.rows = self.starts[self.match_of] + (
             np.arange(total, dtype=np.int64) - self.first[:-1][self.match_of]
@@ -74,7 +106,7 @@ class MatchLayout:
             self.out_pos = self.first[1:] - 1
             self.out_rows = self.starts
         else:
-            keep = ~np.array(excluded, dtype=bool) if total else np.zeros(0, dtype=bool)
+            keep = ~excluded if total else np.zeros(0, dtype=bool)
             self.out_pos = np.flatnonzero(keep).astype(np.int64)
             self.out_match = self.match_of[self.out_pos]
             self.out_rows = self.rows[self.out_pos]

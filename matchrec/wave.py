@@ -29,6 +29,7 @@ import numpy as np
 from matchrec import vector_define as vd
 from matchrec.matcher import Match, next_start
 from matchrec.nfa import Op, Program
+from matchrec.vector_measures import MatchLayout
 
 #: programs larger than this run scalar (the closure tables grow with the program)
 MAX_INSTRUCTIONS = 4096
@@ -135,27 +136,14 @@ class WaveResult:
         return self.matches([start])[0]
 
     def matches(self, starts: Sequence[int]) -> list[Match]:
-        """The matches found from ``starts`` (each ``end`` >= 0), their histories read
-        back level by level for all of them at once."""
+        """The matches found from ``starts`` (each ``end`` >= 0), with their labels."""
         at = np.asarray(starts, dtype=np.int64)
-        levels = self.level[at]
-        threads = self.thread[at].copy()
-        offsets = np.cumsum(levels) - levels
-        labels = np.zeros(int(levels.sum()), dtype=np.int32)
-        excluded = np.zeros(len(labels), dtype=bool)
-        by_length = np.argsort(-levels, kind="stable")
-        ordered = levels[by_length]
-        for j in range(int(levels.max(initial=0)), 0, -1):
-            idx = by_length[: int(np.searchsorted(-ordered, -j, side="right"))]
-            pos = offsets[idx] + j - 1
-            here = threads[idx]
-            labels[pos] = self.label_of[j - 1][here]
-            if len(self.excluded_of[j - 1]):
-                excluded[pos] = self.excluded_of[j - 1][here]
-            threads[idx] = self.parents[j - 1][here]
-        label_list, excluded_list = labels.tolist(), excluded.tolist()
+        levels, labels, excluded = self.histories(at)
+        label_list = labels.tolist()
+        excluded_list = excluded.tolist() if excluded is not None else [False] * len(labels)
         out = []
-        for start, offset, size in zip(at.tolist(), offsets.tolist(), levels.tolist()):
+        offset = 0
+        for start, size in zip(at.tolist(), levels.tolist()):
             out.append(
                 Match(
                     start,
@@ -164,7 +152,72 @@ class WaveResult:
                     excluded_list[offset : offset + size],
                 )
             )
+            offset += size
         return out
+
+    def histories(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """For the matches found from start rows ``at``: their lengths, and the labels
+        (and exclusion flags; None if the pattern has none) of all their rows one after
+        another, read back level by level for all of them at once."""
+        levels = self.level[at]
+        threads = self.thread[at].copy()
+        offsets = np.cumsum(levels) - levels
+        labels = np.zeros(int(levels.sum()), dtype=np.int64)
+        flags = any(len(e) for e in self.excluded_of)
+        excluded = np.zeros(len(labels), dtype=bool) if flags else None
+        by_length = np.argsort(-levels, kind="stable")
+        ordered = levels[by_length]
+        for j in range(int(levels.max(initial=0)), 0, -1):
+            idx = by_length[: int(np.searchsorted(-ordered, -j, side="right"))]
+            pos = offsets[idx] + j - 1
+            here = threads[idx]
+            labels[pos] = self.label_of[j - 1][here]
+            if excluded is not None and len(self.excluded_of[j - 1]):
+                excluded[pos] = self.excluded_of[j - 1][here]
+            threads[idx] = self.parents[j - 1][here]
+        return levels, labels, excluded
+
+
+@dataclass
+class Resolved:
+    """The matches AFTER MATCH SKIP keeps, in order: each a start row whose match was
+    found here, or a :class:`Match` from the scalar matcher; with its number and the
+    bounds of its partition."""
+
+    result: WaveResult
+    items: list[int | Match]
+    numbers: list[int]
+    lows: list[int]
+    highs: list[int]
+
+    def pairs(self) -> list[tuple[int, Match]]:
+        """``(number, match)`` for each, as Python objects."""
+        starts = [item for item in self.items if isinstance(item, int)]
+        built = iter(self.result.matches(starts))
+        return [
+            (number, item if isinstance(item, Match) else next(built))
+            for number, item in zip(self.numbers, self.items)
+        ]
+
+    def has_empty(self) -> bool:
+        end = self.result.end
+        return any(
+            item.end == item.start if isinstance(item, Match) else end[item] == item
+            for item in self.items
+        )
+
+    def layout(self, n: int, one_row: bool) -> MatchLayout:
+        """The matches as flat arrays for the vectorized measures (no Python object per
+        match when all were found here)."""
+        bounds = (np.array(self.lows, dtype=np.int64), np.array(self.highs, dtype=np.int64))
+        numbers = np.array(self.numbers, dtype=np.int64)
+        if not all(isinstance(item, int) for item in self.items):
+            return MatchLayout(self.pairs(), n, one_row, bounds)
+        starts = np.array(self.items, dtype=np.int64)
+        levels, labels, excluded = self.result.histories(starts)
+        return MatchLayout.from_arrays(
+            numbers, starts, starts + levels, labels, excluded, n, one_row, bounds
+        )
 
 
 def skip_targets(result: WaveResult, skip_mode: str, skip_labels: frozenset[int]) -> np.ndarray:
@@ -263,8 +316,11 @@ def _dedup(
     return keep
 
 
-def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
-    """Run the search from every row of ``data`` (see the module docstring)."""
+def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveResult | None:
+    """Run the search from every row of ``data`` (see the module docstring).
+
+    ``probe``: after that many steps, if more than half the searches still run, give up
+    and return None (the caller has a matcher for long searches, e.g. the DFA scan)."""
     n = len(data.lows)
     best_level = np.full(n, -1, dtype=np.int64)
     best_thread = np.full(n, -1, dtype=np.int64)
@@ -364,6 +420,8 @@ def search(wp: WaveProgram, data: WaveInputs) -> WaveResult:
         level += 1
         live = len(t_sid)
         most = max(most, live)
+        if level == probe and live > n // 2:
+            return None
         if live and (
             (live < TAIL_THREADS and level >= LONG_STEPS)
             or level >= MAX_STEPS
@@ -394,16 +452,17 @@ def resolve(
     skip_mode: str,
     skip_labels: frozenset[int],
     fallback: Fallback,
-) -> list[tuple[int, Match, int, int]]:
-    """The matches AFTER MATCH SKIP keeps, per partition in order: (number, match,
-    partition low, partition high)."""
+) -> Resolved:
+    """The matches AFTER MATCH SKIP keeps, per partition in order."""
     end = result.end
     n = len(end)
     # the next start row, from each row on, that has a match or is left to the scalar matcher
     candidate = np.where(end != -1, np.arange(n), n)
     following = np.minimum.accumulate(candidate[::-1])[::-1].tolist()
-    # (number, wave start or scalar match, partition low, partition high)
-    picked: list[tuple[int, int | Match, int, int]] = []
+    items: list[int | Match] = []
+    numbers: list[int] = []
+    lows: list[int] = []
+    highs: list[int] = []
     target = skip_targets(result, skip_mode, skip_labels).tolist()
     ends = end.tolist()
     for low, high in bounds:
@@ -417,21 +476,19 @@ def resolve(
                 if match is None:
                     row += 1
                     continue
-                picked.append((number, match, low, high))
+                items.append(match)
                 row = next_start(match, skip_mode, skip_labels)
             else:
-                picked.append((number, row, low, high))
+                items.append(row)
                 after = target[row]
                 if after <= 0:
                     next_start(result.match(row), skip_mode, skip_labels)  # raises its error
                 row = after
+            numbers.append(number)
+            lows.append(low)
+            highs.append(high)
             number += 1
-    starts = [item for _, item, _, _ in picked if isinstance(item, int)]
-    built = iter(result.matches(starts))
-    return [
-        (number, item if isinstance(item, Match) else next(built), low, high)
-        for number, item, low, high in picked
-    ]
+    return Resolved(result, items, numbers, lows, highs)
 
 
 Piece = Callable[[int, int], "Match | None | bool"]
