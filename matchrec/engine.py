@@ -49,6 +49,9 @@ class PartitionProgram:
     define_reach: tuple[int, int] = (0, 0)
     _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
     _wave: wave.WaveProgram | None = field(default=None, repr=False, compare=False)
+    # bits-only programs: whether matches came often enough in the rows seen so far (on
+    # this worker) for the searches at once to pay; None until a group was matched
+    _dense: bool | None = field(default=None, repr=False, compare=False)
 
     @property
     def bits_only(self) -> bool:
@@ -83,6 +86,7 @@ class PartitionProgram:
         state = dict(self.__dict__)
         state["_bit_matcher"] = None  # rebuilt where it runs
         state["_wave"] = None
+        state["_dense"] = None
         return state
 
 
@@ -443,7 +447,10 @@ def _wave_inputs(
 
 #: steps after which the searches of a bits-only program, if most still run, are left to
 #: the DFA scan (linear however long they are)
-BITS_PROBE_STEPS = 4
+BITS_PROBE_STEPS = 2
+#: a bits-only program whose first group had a match per this many rows or more often
+#: searches from all start rows at once (the DFA scan pays Python work per match)
+DENSE_MATCH_ROWS = 64
 
 
 def _wave_found(
@@ -495,7 +502,11 @@ def run_groups(
     if program.empty_matches == "unmatched" and not program.one_row:
         return None
     total = bounds[-1][1] if bounds else 0
-    at_once = _wave_found(program, cols, bounds)
+    # a bits-only program tries the searches at once only where matches are frequent:
+    # the first group goes through the DFA scan, which tells how frequent they are
+    at_once = (
+        None if program.bits_only and not program._dense else _wave_found(program, cols, bounds)
+    )
     if not program.bits_only or at_once is not None:
         if at_once is None or at_once.has_empty():
             return None
@@ -512,6 +523,8 @@ def run_groups(
             found.append((number, Match(m.start + low, m.end + low, m.labels, m.excluded)))
             lows.append(low)
             highs.append(high)
+    if program._dense is None and total:
+        program._dense = len(found) * DENSE_MATCH_ROWS >= total
     bounds_of_matches = (np.array(lows, dtype=np.int64), np.array(highs, dtype=np.int64))
     return _measured(program, cols, total, found, bounds_of_matches)
 

@@ -306,3 +306,53 @@ def test_long_matches_leave_their_inner_searches_to_the_scalar_matcher(pattern, 
     )
     assert (found.end == wave.UNRESOLVED).any() == hands_over
     assert run(plan.program, cols, n) == run(scalar(plan.program), cols, n)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    pattern=st.sampled_from(PATTERNS),
+    skip=st.sampled_from(SKIPS),
+    rows=st.sampled_from(["ONE ROW PER MATCH", "ALL ROWS PER MATCH"]),
+    sizes=st.lists(st.integers(1, 12), min_size=1, max_size=6),
+    seed=st.integers(0, 100_000),
+)
+def test_row_local_programs_searched_at_once_equal_the_dfa(pattern, skip, rows, sizes, seed):
+    """Where matches are frequent, row-local programs search from all start rows at once
+    over many partitions: the same rows, numbers and measures as the DFA scan, partition
+    by partition (or the same run-time error)."""
+    body = (
+        "ORDER BY t MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS c, count(B.*) AS k, "
+        f"LAST(A.v) AS a {rows} AFTER MATCH SKIP {skip} PATTERN ({pattern}) "
+        "DEFINE A AS a, B AS b"
+    )
+    plan = plan_clause(parse_clause(body), ["a", "b", "v", "w", "t"])
+    program = plan.program
+    assert program.bits_only
+    program._dense = True  # as after a first group with many matches
+    cols = make_columns(random.Random(seed), sum(sizes))
+    bounds, low = [], 0
+    for size in sizes:
+        bounds.append((low, low + size))
+        low += size
+    probe, engine.BITS_PROBE_STEPS = engine.BITS_PROBE_STEPS, None  # never hand over
+    try:
+        together = run_groups(program, cols, bounds)
+    except Exception as err:
+        together = (type(err).__name__, str(err))
+    finally:
+        engine.BITS_PROBE_STEPS = probe
+    want_rows, want_atoms = [], [[] for _ in plan.atoms]
+    try:
+        for a, b in bounds:
+            part = Columns({k: v[a:b] for k, v in cols.items()})
+            r, atoms = result(run_partition(dataclasses.replace(program), part, b - a))
+            want_rows += [x + a for x in r]
+            for column, values in zip(want_atoms, atoms):
+                column += values
+    except Exception as err:
+        assert together == (type(err).__name__, str(err)), body
+        return
+    if together is None:  # an empty match: the runtime goes partition by partition
+        return
+    assert not isinstance(together, tuple), (body, together)
+    assert result(together) == (want_rows, want_atoms), body
