@@ -14,19 +14,13 @@ from sqlglot import exp
 from matchrec import navigation as nav
 from matchrec import vector_define as vd
 
+from .pyeval import _OPERATORS as SCALAR_OPERATORS
 from .pyeval import _literal
 
+# the binary operators of the scalar glue (spelled as in its messages) that the array
+# form has too, and AND/OR
 _OPERATORS: dict[type, str] = {
-    exp.Add: "+",
-    exp.Sub: "-",
-    exp.Mul: "*",
-    exp.Div: "/",
-    exp.EQ: "=",
-    exp.NEQ: "<>",
-    exp.LT: "<",
-    exp.LTE: "<=",
-    exp.GT: ">",
-    exp.GTE: ">=",
+    **{node: op for node, op in SCALAR_OPERATORS.items() if op in vd.OPERATORS},
     exp.And: "and",
     exp.Or: "or",
 }

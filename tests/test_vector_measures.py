@@ -163,7 +163,9 @@ def test_a_partition_matched_in_pieces_equals_whole(
     runtime does) gives the same output as the whole partition at once."""
     import random
 
-    from matchrec.engine import chunkable, lookaround, run_chunk
+    from pieces import match_in_pieces
+
+    from matchrec.engine import chunkable
 
     rng = random.Random(seed)
     pattern = f"^{pattern}" if anchored else pattern
@@ -184,31 +186,14 @@ def test_a_partition_matched_in_pieces_equals_whole(
         want_rows, want_atoms = outputs(program, cols, size, vectorize=False)
     except Exception as err:
         want_rows, want_atoms = str(err), None
-    back, ahead = lookaround(program)
-    got_rows, got_atoms = [], [[] for _ in plan.atoms]
-    origin, start, number, held_to = 0, 0, 1, 0
     try:
-        while True:
-            held_to = min(size, held_to + chunk)
-            final = held_to == size
-            piece = Columns({k: v[origin:held_to] for k, v in cols.items()})
-            out, resume, number = run_chunk(
-                program,
-                piece,
-                held_to - origin,
-                origin=origin,
-                number=number,
-                final=final,
-                start=start,
-                lookahead=ahead,
-            )
-            got_rows += [int(r) + origin for r in out.rows]
-            for column, values in zip(got_atoms, out.atoms):
-                column += values.to_pylist() if isinstance(values, pa.Array) else list(values)
-            if final:
-                break
-            keep = max(0, resume - back)
-            origin, start = origin + keep, resume - keep
+        got_rows, got_atoms = match_in_pieces(
+            program,
+            len(plan.atoms),
+            size,
+            chunk,
+            lambda low, high: Columns({k: v[low:high] for k, v in cols.items()}),
+        )
     except Exception as err:
         assert want_atoms is None and str(err) == want_rows, body
         return

@@ -19,6 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
+from pieces import match_in_pieces
 
 from matchrec import engine, wave
 from matchrec.engine import run_groups, run_partition
@@ -249,33 +250,14 @@ def test_a_partition_matched_in_pieces_equals_whole(
         return
     cols = with_precomputed(make_columns(random.Random(seed), size), plan)
     want = run(scalar(plan.program), cols, size)
-    back, ahead = engine.lookaround(program)
-    got_rows, got_atoms = [], [[] for _ in plan.atoms]
-    origin, start, number, held_to = 0, 0, 1, 0
+
+    def piece_of(low: int, high: int) -> Columns:
+        piece = Columns({k: v[low:high] for k, v in cols.items()})
+        piece.types = cols.types
+        return piece
+
     try:
-        while True:
-            held_to = min(size, held_to + chunk)
-            final = held_to == size
-            piece = Columns({k: v[origin:held_to] for k, v in cols.items()})
-            piece.types = cols.types
-            out, resume, number = engine.run_chunk(
-                program,
-                piece,
-                held_to - origin,
-                origin=origin,
-                number=number,
-                final=final,
-                start=start,
-                lookahead=ahead,
-            )
-            rows, atoms = result(out)
-            got_rows += [r + origin for r in rows]
-            for column, values in zip(got_atoms, atoms):
-                column += values
-            if final:
-                break
-            keep = max(0, resume - back)
-            origin, start = origin + keep, resume - keep
+        got_rows, got_atoms = match_in_pieces(program, len(plan.atoms), size, chunk, piece_of)
     except Exception as err:
         assert want == (type(err).__name__, str(err)), body
         return
