@@ -14,9 +14,10 @@ threads sorted by search, then by priority, exactly as the scalar matcher orders
 
 The result for each start row is its first match in preferment order (or none);
 AFTER MATCH SKIP then picks the matches in order (:func:`resolve`). Searches still
-running after many steps (a handful of long ones, or most of them when every search is
-long) are left to the scalar matcher, and only for the start rows that SKIP reaches, so
-the vectorized pass never costs more than a bounded multiple of the rows.
+running after ``MAX_STEPS`` steps, or long matches most of whose searches SKIP will never
+need (``LONG_STEPS``), are left to the scalar matcher, which runs only the ones SKIP
+reaches. Row-local programs use the same search where matches are frequent (the DFA scan
+pays Python work per match); ``probe`` gives it up early when most searches are long.
 """
 
 from __future__ import annotations
