@@ -20,7 +20,7 @@ import pyarrow as pa
 from matchrec import vector_define as vd
 from matchrec import wave
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
-from matchrec.matcher import Match, MatchRun, find_match, match_partition
+from matchrec.matcher import Match, MatchRun, match_partition
 from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.vector_measures import MatchLayout, vector_atoms
 
@@ -256,6 +256,30 @@ def chunkable(program: PartitionProgram) -> bool:
     return not unmatched and not can_match_empty(program.nfa) and ahead == 0
 
 
+def _scalar_search(
+    program: PartitionProgram,
+    ctx: MatchContext,
+    start: int,
+    number: int,
+    *,
+    final: bool = True,
+    origin: int = 0,
+) -> Match | None | bool:
+    """The scalar matcher's search from row ``start`` of the rows of ``ctx`` for match
+    ``number``: the match or None, or True if it reached the last row and more follow."""
+    run = MatchRun(
+        program.nfa,
+        start,
+        make_evaluate(program, ctx, number),
+        history_matters=not program.history_free,
+        origin=origin,
+    )
+    while run.position < ctx.n:
+        if not run.step():
+            return run.result
+    return run.finish() if final else True
+
+
 def _search_piece(
     program: PartitionProgram,
     cols: Any,
@@ -279,17 +303,7 @@ def _search_piece(
     ctx = MatchContext(cols, n, program.label_names)
 
     def fallback(row: int, match_number: int) -> Match | None | bool:
-        run = MatchRun(
-            program.nfa,
-            row,
-            make_evaluate(program, ctx, match_number),
-            history_matters=not program.history_free,
-            origin=origin,
-        )
-        while run.position < n:
-            if not run.step():
-                return run.result
-        return run.finish() if final else True
+        return _scalar_search(program, ctx, row, match_number, final=final, origin=origin)
 
     return wave.resolve_piece(
         result,
@@ -475,16 +489,16 @@ def _wave_found(
     if result is None:
         return None
 
+    contexts: dict[tuple[int, int], MatchContext] = {}  # one per partition searched
+
     def fallback(low: int, high: int, start: int, number: int) -> Match | None:
-        ctx = MatchContext(_Slice(cols, low, high), high - low, program.label_names)
-        found = find_match(
-            program.nfa,
-            start - low,
-            high - low,
-            make_evaluate(program, ctx, number),
-            history_matters=not program.history_free,
-        )
-        if found is None:
+        ctx = contexts.get((low, high))
+        if ctx is None:
+            ctx = contexts[low, high] = MatchContext(
+                _Slice(cols, low, high), high - low, program.label_names
+            )
+        found = _scalar_search(program, ctx, start - low, number)
+        if not isinstance(found, Match):
             return None
         return Match(found.start + low, found.end + low, found.labels, found.excluded)
 
