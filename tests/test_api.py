@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+from sample_prices import PRICES
 
 import matchrec
 from matchrec.errors import SemanticError, SqlSyntaxError
@@ -16,21 +17,6 @@ BODY = """
   PATTERN (STRT DOWN+ UP+)
   DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
 """
-
-# two V shapes in x (1-3-5 and 5-7-8), one in y
-PRICES = [
-    ("x", 1, 10.0),
-    ("x", 2, 9.0),
-    ("x", 3, 8.0),
-    ("x", 4, 9.0),
-    ("x", 5, 11.0),
-    ("x", 6, 10.0),
-    ("x", 7, 12.0),
-    ("y", 1, 5.0),
-    ("y", 2, 4.0),
-    ("y", 3, 6.0),
-    ("y", 4, 6.0),
-]
 
 
 @pytest.fixture(scope="module")

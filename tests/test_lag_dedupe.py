@@ -13,6 +13,7 @@ import re
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
+from sample_prices import PRICES
 
 import matchrec
 
@@ -36,20 +37,6 @@ PEAK = """
   PATTERN (UP+ PEAK)
   DEFINE UP AS price > PREV(price), PEAK AS price > PREV(price, 1) AND price > NEXT(price)
 """
-
-PRICES = [
-    ("x", 1, 10.0),
-    ("x", 2, 9.0),
-    ("x", 3, 8.0),
-    ("x", 4, 9.0),
-    ("x", 5, 11.0),
-    ("x", 6, 10.0),
-    ("x", 7, 12.0),
-    ("y", 1, 5.0),
-    ("y", 2, 4.0),
-    ("y", 3, 6.0),
-    ("y", 4, 6.0),
-]
 
 
 def plan(body: str):
