@@ -26,10 +26,11 @@ def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[st
             return f"did you mean {guess[0]}?"
     keyword, punctuation = grammar.keywords, grammar.punctuation
     one_row = [keyword[word] for word in ("ONE", "ROW", "PER", "MATCH")]
-    if kind in (keyword["SHOW"], keyword["OMIT"], keyword["WITH"]) and fed[-4:] == one_row:
+    after_one_row = fed[-4:] == one_row or fed[-5:] == [*one_row, keyword["WITH"]]
+    if kind in (keyword["SHOW"], keyword["OMIT"], keyword["UNMATCHED"]) and after_one_row:
         return (
             "SHOW EMPTY MATCHES, OMIT EMPTY MATCHES and WITH UNMATCHED ROWS "
-            "only go with ALL ROWS PER MATCH"
+            "only go with ALL ROWS PER MATCH (ONE ROW PER MATCH takes WITH TIMEOUTS)"
         )
     quantifier_ends = {punctuation[c] for c in "*+?}"}
     quantifier_starts = {punctuation[c] for c in "*+?{"}

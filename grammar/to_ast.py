@@ -98,8 +98,12 @@ class _ToAst(Transformer_NonRecursive):
         expression, alias = children
         return ast.Measure(_expr(expression), _unquote(alias), alias.start_pos)
 
-    def one_row_per_match(self, _: list) -> dict:
-        return {"rows_per_match": ast.RowsPerMatch("one")}
+    def one_row_per_match(self, children: list) -> dict:
+        (timeouts,) = children
+        return {"rows_per_match": ast.RowsPerMatch("one", timeouts=bool(timeouts))}
+
+    def timeout_rows(self, _: list) -> bool:
+        return True
 
     def all_rows_per_match(self, children: list) -> dict:
         (empty,) = children

@@ -137,6 +137,8 @@ class RowsPerMatch:
     mode: Literal["one", "all"] = "one"
     # only for ALL ROWS PER MATCH
     empty: Literal["show", "omit", "unmatched"] = "show"
+    # only for ONE ROW PER MATCH (extension): WITH TIMEOUTS adds timed-out partial matches
+    timeouts: bool = False
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ import pyarrow as pa
 from matchrec import vector_define as vd
 from matchrec import wave
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
-from matchrec.matcher import Match, MatchRun, match_partition
+from matchrec.matcher import Match, MatchRun, match_partition, next_start
 from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.vector_measures import MatchLayout, vector_atoms
 
@@ -206,8 +206,41 @@ def run_chunk(
     rows come, and the number of the next match. Only for bit-only programs whose pattern
     cannot match empty and without WITH UNMATCHED ROWS (:func:`chunkable`).
     """
+    found, resume, number = find_in_piece(
+        program,
+        cols,
+        n,
+        origin=origin,
+        number=number,
+        final=final,
+        start=start,
+        lookahead=lookahead,
+    )
+    return _measured(program, cols, n, found), resume, number
+
+
+def find_in_piece(
+    program: PartitionProgram,
+    cols: Any,
+    n: int,
+    *,
+    origin: int,
+    number: int,
+    final: bool,
+    start: int = 0,
+    lookahead: int = 0,
+    stop: int | None = None,
+) -> tuple[list[tuple[int, Match]], int, int]:
+    """The settled matches of :func:`run_chunk` (not measured), the resume row and the
+    next match number.
+
+    ``stop`` (with ``final`` False): only the searches from rows before ``stop`` run, and
+    each treats the end of the rows at hand as the end of the partition (its WITHIN bound
+    has passed, so no later row can join it), although more rows follow; matching then
+    resumes at ``stop`` at the earliest."""
+    ends = final or stop is not None  # the searches that run see no row after ``n``
     if not program.bits_only:
-        found, resume, number = _search_piece(
+        return _search_piece(
             program,
             cols,
             n,
@@ -216,20 +249,22 @@ def run_chunk(
             final=final,
             start=start,
             lookahead=lookahead,
+            stop=stop,
         )
-        return _measured(program, cols, n, found), resume, number
     symbols = label_symbols(program, cols, n)
     times = cols[program.within_column] if program.within_column else None
     symbol_at = _within_symbols(program, symbols, times, 0) if times is not None else None
     found: list[tuple[int, Match]] = []
-    resume = n
+    limit = n if stop is None else stop
+    after = start  # where the search goes on after the last settled match
+    resume = None
     for item in program.bit_matcher().matches(
         symbols,
         n,
         skip_mode=program.skip_mode,
         skip_labels=program.skip_labels,
         symbol_at=symbol_at,
-        final=final,
+        final=ends,
         origin=origin,
         start=start,
         number=number,
@@ -238,12 +273,17 @@ def run_chunk(
             resume = item.row
             break
         num, match = item
+        if match.start >= limit:
+            break
         if not final and match.end + lookahead > n:
             resume, number = match.start, num
             break
         found.append(item)
         number = num + 1
-    return _measured(program, cols, n, found), resume, number
+        after = next_start(match, program.skip_mode, program.skip_labels)
+    if resume is None:
+        resume = n if stop is None else max(after, limit)
+    return found, resume, number
 
 
 def chunkable(program: PartitionProgram) -> bool:
@@ -290,12 +330,15 @@ def _search_piece(
     final: bool,
     start: int,
     lookahead: int,
+    stop: int | None = None,
 ) -> tuple[list[tuple[int, Match]], int, int]:
-    """:func:`run_chunk` for programs with Python DEFINE parts: all start rows of the piece
-    searched at once where the conditions have an array form, else one by one."""
+    """:func:`find_in_piece` for programs with Python DEFINE parts: all start rows of the
+    piece searched at once where the conditions have an array form, else one by one."""
+    ends = final or stop is not None
     inputs = _wave_inputs(program, cols, [(0, n)]) if program.searches_at_once else None
     if inputs is not None:
-        inputs.first, inputs.final, inputs.at_partition_start = start, final, origin == 0
+        inputs.first, inputs.final, inputs.at_partition_start = start, ends, origin == 0
+        inputs.stop = stop
         result = wave.search(program.wave_program(), inputs)
     else:
         end = np.full(n, wave.UNRESOLVED, dtype=np.int64)
@@ -303,7 +346,7 @@ def _search_piece(
     ctx = MatchContext(cols, n, program.label_names)
 
     def fallback(row: int, match_number: int) -> Match | None | bool:
-        return _scalar_search(program, ctx, row, match_number, final=final, origin=origin)
+        return _scalar_search(program, ctx, row, match_number, final=ends, origin=origin)
 
     return wave.resolve_piece(
         result,
@@ -315,6 +358,7 @@ def _search_piece(
         fallback,
         final,
         lookahead,
+        stop,
     )
 
 

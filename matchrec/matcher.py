@@ -241,6 +241,13 @@ class MatchRun:
             return self._result
         return self._build(self._best)
 
+    def partial(self) -> Match | None:
+        """The rows the most preferred live thread has matched so far (None: no thread
+        alive, or none has matched a row): what a search cut off here had found."""
+        if self.finished or not self._nodes or self._nodes[0].depth == 0:
+            return None
+        return self._build((self._nodes[0], self.position))
+
     @staticmethod
     def _build(best: tuple[_Node, int] | None) -> Match | None:
         if best is None:

@@ -117,6 +117,7 @@ class WaveInputs:
     first: int = 0
     final: bool = True
     at_partition_start: bool = True
+    stop: int | None = None  # searches start only at rows [first, stop)
 
 
 @dataclass
@@ -328,7 +329,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
     parents: list[np.ndarray] = []
     label_of: list[np.ndarray] = []
     excluded_of: list[np.ndarray] = []
-    t_sid = np.arange(data.first, n, dtype=np.int64)
+    t_sid = np.arange(data.first, n if data.stop is None else data.stop, dtype=np.int64)
     t_pc = np.zeros(len(t_sid), dtype=np.int64)
     state = vd.initial_state(wp.keys, data.columns, len(t_sid))
     num_labels = len(data.bits)
@@ -507,20 +508,23 @@ def resolve_piece(
     fallback: Piece,
     final: bool,
     lookahead: int = 0,
+    stop: int | None = None,
 ) -> tuple[list[tuple[int, Match]], int, int]:
     """The matches AFTER MATCH SKIP keeps in a piece of ``n`` rows of one partition, from
     row ``start`` on, numbered from ``number``: the settled ones, the row where matching
     resumes once more rows come, and the next number. A match is settled when its search
-    ended inside the piece and the ``lookahead`` rows after it (NEXT in MEASURES) are here."""
+    ended inside the piece and the ``lookahead`` rows after it (NEXT in MEASURES) are here.
+    ``stop``: only searches from rows before it were run (see ``WaveInputs.stop``)."""
     end = result.end
     candidate = np.where(end != -1, np.arange(n), n)
     following = np.minimum.accumulate(candidate[::-1])[::-1].tolist() + [n]
     found: list[tuple[int, Match]] = []
+    limit = n if stop is None else stop
     row = start
-    while row < n:
-        row = following[row]
-        if row >= n:
+    while row < limit:
+        if following[row] >= limit:
             break
+        row = following[row]
         if end[row] == NEED_MORE:
             return found, row, number
         if end[row] == UNRESOLVED:
@@ -537,4 +541,4 @@ def resolve_piece(
         found.append((number, match))
         number += 1
         row = next_start(match, skip_mode, skip_labels)
-    return found, n, number
+    return found, (n if stop is None else max(row, limit)), number

@@ -86,8 +86,14 @@ def primary_labels(node: ast.PatternNode) -> Iterator[ast.Label]:
         yield from primary_labels(node.inner)
 
 
-def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> MatchPlan:
-    """Validate ``clause`` against the input ``columns`` and build its plan."""
+def plan_clause(
+    clause: ast.MatchRecognizeClause, columns: Sequence[str], *, windows: bool = True
+) -> MatchPlan:
+    """Validate ``clause`` against the input ``columns`` and build its plan.
+
+    ``windows=False`` keeps PREV/NEXT of current-row values out of the row-local columns
+    (they become navigation the matcher evaluates, like ``PREV(A.x)``): a stream has no
+    sorted partition for Spark's LAG/LEAD to run over."""
     sql = clause.sql
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
@@ -102,7 +108,7 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
         (_column_ref(low, k.expr, "ORDER BY"), k.descending, bool(k.nulls_first))
         for k in clause.order_by
     ]
-    if order_by:
+    if order_by and windows:
         low.window = window_spec(partition_by, order_by)
 
     defines: dict[str, DefineLowering] = {}
