@@ -186,6 +186,14 @@ def plan_clause(
         within_column = order_by[0][0]
         within_seconds = _within_seconds(clause.within, sql)
 
+    if clause.rows_per_match.timeouts and clause.within is None:
+        raise SemanticError(
+            "WITH TIMEOUTS needs WITHIN: a partial match times out when its WITHIN bound passes",
+            sql=sql,
+            pos=clause.pattern_pos,
+            hint="add e.g. WITHIN INTERVAL '10' MINUTE after PATTERN (...)",
+        )
+
     program = PartitionProgram(
         nfa=compile_pattern(clause.pattern, label_ids),
         label_names=list(label_ids),

@@ -37,7 +37,7 @@ def match_recognize(df: DataFrame, clause: str) -> DataFrame:
 
 def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
     """Plan ``clause`` against ``df``'s columns and build the result DataFrame."""
-    plan = plan_clause(clause, df.columns)
+    plan = plan_clause(clause, df.columns, windows=not df.isStreaming)
     return execute(df, plan)
 
 
@@ -108,7 +108,7 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     try:
         for occ, clause in zip(occurrences, clauses):
             relation = _relation(spark, rewriter, occ)
-            plan = plan_clause(clause, relation.columns)
+            plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
             result = execute(relation, plan)
             view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
             result.createOrReplaceTempView(view)

@@ -11,12 +11,8 @@ the DataFrame is built (analysis only), before any job runs.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from decimal import Decimal
-from typing import Any
 
-import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from matchrec.planner.plan import MatchPlan, quote
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
@@ -32,6 +28,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts, output_batch
 from matchrec.engine import (
     PartitionOutput,
     PartitionProgram,
@@ -43,7 +40,7 @@ from matchrec.engine import (
 )
 from matchrec.errors import MatchRuntimeError, SemanticError
 
-MATCHED = "__mr_matched"
+__all__ = ["MATCHED", "ArrowColumns", "execute", "group_starts"]
 #: rows of one partition held before it is matched in pieces (0: never cut)
 CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
 DEFAULT_CHUNK_ROWS = 262_144
@@ -90,7 +87,11 @@ def _check_within(df: DataFrame, plan: MatchPlan) -> None:
 
 
 def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
-    """The DataFrame of ``plan`` applied to ``df``."""
+    """The DataFrame of ``plan`` applied to ``df`` (a stream goes to :mod:`.streaming`)."""
+    if df.isStreaming:
+        from .streaming import execute_stream
+
+        return execute_stream(df, plan)
     input_columns = list(df.columns)
     keys = plan.partition_by
     order = [_sort_column(c, d, nf) for c, d, nf in plan.order_by]
@@ -177,57 +178,6 @@ def _first_line(err: Exception) -> str:
     return text.strip().splitlines()[0] if text.strip() else type(err).__name__
 
 
-def _to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
-    if pa.types.is_decimal(arrow_type):
-        q = Decimal(1).scaleb(-arrow_type.scale)
-        values = [None if v is None else Decimal(v).quantize(q) for v in values]
-    elif pa.types.is_floating(arrow_type):
-        values = [None if v is None else float(v) for v in values]
-    return pa.array(values, type=arrow_type)
-
-
-class ArrowColumns:
-    """One partition's columns for the engine: Arrow arrays, turned into Python lists or
-    NumPy masks only when (and as often as) something asks for them."""
-
-    def __init__(self, table: pa.Table):
-        self.table = table
-        self._arrays: dict[str, pa.Array] = {}
-        self._lists: dict[str, list[Any]] = {}
-
-    def arrow(self, name: str) -> pa.Array:
-        found = self._arrays.get(name)
-        if found is None:
-            found = self._arrays[name] = self.table.column(name).combine_chunks()
-        return found
-
-    def mask(self, name: str) -> np.ndarray:
-        filled = pc.fill_null(self.arrow(name), False)
-        return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=bool)
-
-    def __getitem__(self, name: str) -> list[Any]:
-        found = self._lists.get(name)
-        if found is None:
-            found = self._lists[name] = self.arrow(name).to_pylist()
-        return found
-
-
-def group_starts(batch: pa.RecordBatch, keys: list[str]) -> list[int]:
-    """Row positions (after 0) where the partition key changes, found vectorized; NULL
-    equals NULL, as in PARTITION BY."""
-    n = batch.num_rows
-    if not keys or n < 2:
-        return []
-    changed = np.zeros(n - 1, dtype=bool)
-    for k in keys:
-        column = batch.column(k)
-        head, tail = column.slice(0, n - 1), column.slice(1)
-        differs = pc.fill_null(pc.not_equal(head, tail), False)
-        nulls = pc.not_equal(head.is_null(), tail.is_null())
-        changed |= np.asarray(pc.or_(differs, nulls).to_numpy(zero_copy_only=False), dtype=bool)
-    return (np.flatnonzero(changed) + 1).tolist()
-
-
 def _key_at(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:
     return tuple(batch.column(k)[row].as_py() for k in keys)
 
@@ -249,21 +199,7 @@ def _partition_mapper(
     """
 
     def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
-        count = len(out.rows)
-        if count == 0:
-            return None
-        indices = pa.array(out.rows, type=pa.int64())
-        arrays = [table.column(c).take(indices).combine_chunks() for c in carried]
-        for values, arrow_type in zip(out.atoms, arrow_types):
-            if isinstance(values, pa.Array):
-                arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
-            else:
-                arrays.append(_to_arrow(values, arrow_type))
-        names = carried + [f"__mr_a{i}" for i in range(len(out.atoms))]
-        matched = np.ones(count, dtype=bool) if out.matched is None else out.matched
-        arrays.append(pa.array(matched, type=pa.bool_()))
-        names.append(MATCHED)
-        return pa.RecordBatch.from_arrays(arrays, names=names)
+        return output_batch(table, out, carried, arrow_types)
 
     def flush(batches: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         """Match complete partitions (one or many) held in ``batches``."""

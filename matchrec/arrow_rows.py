@@ -1,0 +1,99 @@
+"""Rows as Arrow columns for the engine, and the engine's output as an Arrow batch.
+
+Shared by the batch runtime (``mapInArrow``) and the stream runtime (a stateful
+processor): both hand the engine a partition's rows as Arrow columns and turn the
+:class:`~matchrec.engine.PartitionOutput` into a record batch of carried input columns,
+atom values and the matched flag. Nothing here imports Spark.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from matchrec.engine import PartitionOutput
+
+MATCHED = "__mr_matched"
+
+
+class ArrowColumns:
+    """One partition's columns for the engine: Arrow arrays, turned into Python lists or
+    NumPy masks only when (and as often as) something asks for them."""
+
+    def __init__(self, table: pa.Table):
+        self.table = table
+        self._arrays: dict[str, pa.Array] = {}
+        self._lists: dict[str, list[Any]] = {}
+
+    def arrow(self, name: str) -> pa.Array:
+        found = self._arrays.get(name)
+        if found is None:
+            found = self._arrays[name] = self.table.column(name).combine_chunks()
+        return found
+
+    def mask(self, name: str) -> np.ndarray:
+        filled = pc.fill_null(self.arrow(name), False)
+        return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=bool)
+
+    def __getitem__(self, name: str) -> list[Any]:
+        found = self._lists.get(name)
+        if found is None:
+            found = self._lists[name] = self.arrow(name).to_pylist()
+        return found
+
+
+def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]:
+    """Row positions (after 0) where the partition key changes, found vectorized; NULL
+    equals NULL, as in PARTITION BY."""
+    n = batch.num_rows
+    if not keys or n < 2:
+        return []
+    changed = np.zeros(n - 1, dtype=bool)
+    for k in keys:
+        column = batch.column(k)
+        if isinstance(column, pa.ChunkedArray):
+            column = column.combine_chunks()
+        head, tail = column.slice(0, n - 1), column.slice(1)
+        differs = pc.fill_null(pc.not_equal(head, tail), False)
+        nulls = pc.not_equal(head.is_null(), tail.is_null())
+        changed |= np.asarray(pc.or_(differs, nulls).to_numpy(zero_copy_only=False), dtype=bool)
+    return (np.flatnonzero(changed) + 1).tolist()
+
+
+def to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
+    """Python values of an atom as an Arrow array of the atom's Spark type."""
+    if pa.types.is_decimal(arrow_type):
+        q = Decimal(1).scaleb(-arrow_type.scale)
+        values = [None if v is None else Decimal(v).quantize(q) for v in values]
+    elif pa.types.is_floating(arrow_type):
+        values = [None if v is None else float(v) for v in values]
+    return pa.array(values, type=arrow_type)
+
+
+def output_batch(
+    table: pa.Table,
+    out: PartitionOutput,
+    carried: list[str],
+    arrow_types: list[pa.DataType],
+) -> pa.RecordBatch | None:
+    """The output rows of ``out`` (rows of ``table``): the ``carried`` columns, one column
+    per atom (``__mr_a<k>``, typed ``arrow_types[k]``) and :data:`MATCHED`."""
+    count = len(out.rows)
+    if count == 0:
+        return None
+    indices = pa.array(out.rows, type=pa.int64())
+    arrays = [table.column(c).take(indices).combine_chunks() for c in carried]
+    for values, arrow_type in zip(out.atoms, arrow_types):
+        if isinstance(values, pa.Array):
+            arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
+        else:
+            arrays.append(to_arrow(values, arrow_type))
+    names = carried + [f"__mr_a{i}" for i in range(len(out.atoms))]
+    matched = np.ones(count, dtype=bool) if out.matched is None else out.matched
+    arrays.append(pa.array(matched, type=pa.bool_()))
+    names.append(MATCHED)
+    return pa.RecordBatch.from_arrays(arrays, names=names)

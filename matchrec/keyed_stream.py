@@ -1,0 +1,290 @@
+"""The rows and cursors of many partition keys of a stream, advanced together.
+
+A stream is split into a fixed number of buckets by a hash of its PARTITION BY keys; one
+:class:`KeyedStream` holds a bucket's state: the rows its keys still need (rows the
+watermark has not passed yet, and rows that live searches or look-back read) and one
+:class:`~matchrec.incremental.Cursor` per key seen. :meth:`KeyedStream.advance` takes the
+new rows and the watermark, matches every key that has something new to decide with
+:func:`matchrec.incremental.step`, and returns the output rows and the event time at
+which the bucket must be woken up again even if no row comes (a pending row becomes
+final, or a WITHIN bound passes).
+
+The state is plain Arrow tables, serialized as Arrow IPC for Spark's state store.
+Nothing here imports Spark, so the whole path is testable without a stream.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from matchrec.arrow_rows import ArrowColumns, group_starts, output_batch
+from matchrec.engine import PartitionProgram
+from matchrec.errors import MatchRuntimeError
+from matchrec.incremental import Cursor, step
+
+#: the event time in microseconds since the epoch, added by the runtime to every row
+EVENT_MICROS = "__mr_evt"
+#: whether the watermark has passed a held row (then it is in ORDER BY order with its key)
+FINAL = "__mr_final"
+#: the status column of the output when timed-out partial matches are shown
+STATUS = "__mr_status"
+MATCHED_STATUS = "MATCHED"
+TIMEOUT_STATUS = "TIMEOUT"
+_CURSOR = ["origin", "resume", "number", "unmatched_from", "covered_to", "reported_to"]
+
+
+@dataclass
+class StreamSpec:
+    """What every bucket of one streaming MATCH_RECOGNIZE runs (picklable)."""
+
+    program: PartitionProgram
+    keys: list[str]  # PARTITION BY columns
+    order: list[tuple[str, bool, bool]]  # ORDER BY: column, descending, nulls first
+    carried: list[str]  # input columns copied to the output rows
+    atom_types: list[pa.DataType]  # Arrow type of each atom's output column
+    buckets: int  # how many buckets the keys are hashed into (fixed per checkpoint)
+    timeouts: bool = False  # WITH TIMEOUTS
+
+    @property
+    def within_micros(self) -> float | None:
+        seconds = self.program.within_seconds
+        return None if self.program.within_column is None else float(seconds or 0) * 1e6
+
+
+@dataclass
+class Advanced:
+    """What one :meth:`KeyedStream.advance` produced."""
+
+    batches: list[pa.RecordBatch] = field(default_factory=list)
+    wake_micros: int | None = None  # event time at which to advance again without rows
+
+
+class KeyedStream:
+    """The state of one bucket: held rows (all keys) and the cursor of every key seen."""
+
+    def __init__(self, spec: StreamSpec, rows: pa.Table | None, cursors: pa.Table | None):
+        self.spec = spec
+        self.rows = rows
+        self.cursors: dict[tuple, Cursor] = {}
+        # Arrow types of the key columns (from whichever table has them)
+        self.key_fields: list[pa.Field] | None = None
+        for table in (rows, cursors):
+            if table is not None and self.key_fields is None:
+                self.key_fields = [table.schema.field(k) for k in spec.keys]
+        if cursors is not None and cursors.num_rows:
+            keys = [cursors.column(k).to_pylist() for k in spec.keys]
+            values = [cursors.column(c).to_pylist() for c in _CURSOR]
+            for i, key in enumerate(zip(*keys) if keys else [()] * cursors.num_rows):
+                self.cursors[tuple(key)] = Cursor(*(v[i] for v in values))
+
+    # ------------------------------------------------------------------ state I/O
+
+    @classmethod
+    def load(cls, spec: StreamSpec, blob: bytes | None) -> KeyedStream:
+        """The state saved by :meth:`save` (None: a new bucket)."""
+        if not blob:
+            return cls(spec, None, None)
+        reader = pa.ipc.open_stream(io.BytesIO(blob))
+        meta = reader.schema.metadata or {}
+        buckets = int(meta.get(b"buckets", b"0"))
+        if buckets != spec.buckets:
+            raise MatchRuntimeError(
+                f"this checkpoint's state was written with {buckets} stream buckets, the "
+                f"query now asks for {spec.buckets}; set spark.matchrec.stream.buckets to "
+                f"{buckets} or start from a new checkpoint"
+            )
+        tables = reader.read_all()
+        rows = _unpack(tables, "rows")
+        cursors = _unpack(tables, "cursors")
+        return cls(spec, rows, cursors)
+
+    def save(self) -> bytes:
+        """The bucket's state as bytes (Arrow IPC: held rows and cursors)."""
+        spec = self.spec
+        key_values = list(zip(*self.cursors)) if self.cursors else [[] for _ in spec.keys]
+        cursor_values = list(zip(*(c.as_tuple() for c in self.cursors.values())))
+        if not cursor_values:
+            cursor_values = [[] for _ in _CURSOR]
+        fields = self.key_fields or [pa.field(k, pa.null()) for k in spec.keys]
+        cursor_cols = {
+            **{f.name: pa.array(list(v), type=f.type) for f, v in zip(fields, key_values)},
+            **{c: pa.array(list(v), type=pa.int64()) for c, v in zip(_CURSOR, cursor_values)},
+        }
+        cursors = pa.table(cursor_cols)
+        sink = io.BytesIO()
+        meta = {b"buckets": str(spec.buckets).encode()}
+        rows = self.rows if self.rows is not None else None
+        schema = pa.schema([("part", pa.string()), ("blob", pa.binary())], metadata=meta)
+        with pa.ipc.new_stream(sink, schema) as writer:
+            for name, table in (("rows", rows), ("cursors", cursors)):
+                if table is None:
+                    continue
+                writer.write_batch(
+                    pa.record_batch(
+                        [pa.array([name]), pa.array([_ipc(table)], type=pa.binary())],
+                        schema=schema,
+                    )
+                )
+        return sink.getvalue()
+
+    @property
+    def held_rows(self) -> int:
+        return 0 if self.rows is None else self.rows.num_rows
+
+    # ------------------------------------------------------------------ matching
+
+    def advance(self, new: pa.Table | None, watermark_micros: int | None) -> Advanced:
+        """Add ``new`` rows, then settle what the watermark allows (rows with an event
+        time before ``watermark_micros`` are complete: Spark drops later arrivals)."""
+        spec = self.spec
+        result = Advanced()
+        if new is not None and new.num_rows:
+            if new.column(EVENT_MICROS).null_count:
+                raise MatchRuntimeError(
+                    "a row has a NULL event time (the ORDER BY column with the watermark); "
+                    "a stream can place it nowhere: filter such rows out or give them a time"
+                )
+            new = new.append_column(FINAL, pa.array(np.zeros(new.num_rows, dtype=bool)))
+            if self.key_fields is None:
+                self.key_fields = [new.schema.field(k) for k in spec.keys]
+            self.rows = new if self.rows is None else pa.concat_tables([self.rows, new])
+        if self.rows is None or self.rows.num_rows == 0:
+            return result
+        rows = self.rows
+        final = rows.column(FINAL).to_numpy()
+        if watermark_micros is not None:
+            events = rows.column(EVENT_MICROS).to_numpy()
+            newly = ~final & (events < watermark_micros)
+        else:
+            newly = np.zeros(rows.num_rows, dtype=bool)
+        pending = rows.filter(pa.array(~(final | newly)))
+        ready = rows.filter(pa.array(final | newly))
+        fresh = pc.take(
+            pa.array(newly), pc.indices_nonzero(pa.array(final | newly))
+        )  # per ready row: did it just become final
+        ready = ready.set_column(
+            ready.schema.get_field_index(FINAL), FINAL, pa.array(np.ones(ready.num_rows, bool))
+        )
+        kept: list[pa.Table] = []
+        if ready.num_rows:
+            flagged, sort_keys = self._sort_keys(ready)
+            order = pc.sort_indices(flagged, sort_keys=sort_keys)
+            ready = ready.take(order)
+            fresh = np.asarray(fresh.take(order).to_numpy(zero_copy_only=False), dtype=bool)
+            edges = [0, *group_starts(ready, spec.keys), ready.num_rows]
+            for low, high in zip(edges, edges[1:]):
+                part = ready.slice(low, high - low)
+                key = tuple(part.column(k)[0].as_py() for k in spec.keys)
+                cursor = self.cursors.get(key)
+                if cursor is None:
+                    cursor = Cursor()
+                left = self._advance_key(
+                    part, key, cursor, fresh[low:high].any(), watermark_micros, result
+                )
+                if left is not None and left.num_rows:
+                    kept.append(left)
+        if pending.num_rows:
+            kept.append(pending)
+            first = int(pc.min(pending.column(EVENT_MICROS)).as_py())
+            result.wake_micros = _earliest(result.wake_micros, first + 1)
+        self.rows = pa.concat_tables(kept) if kept else None
+        return result
+
+    def _advance_key(
+        self,
+        part: pa.Table,
+        key: tuple,
+        cursor: Cursor,
+        has_new: bool,
+        watermark_micros: int | None,
+        result: Advanced,
+    ) -> pa.Table | None:
+        """Match one key's final rows; returns the rows it still holds."""
+        spec = self.spec
+        limit = spec.within_micros
+        n = part.num_rows
+        ticks = np.asarray(part.column(EVENT_MICROS).to_numpy(), dtype=np.int64)
+        expired = 0
+        if limit is not None and watermark_micros is not None:
+            expired = int(np.searchsorted(ticks, watermark_micros - limit, side="left"))
+        start = cursor.resume - cursor.origin
+        if not has_new and expired <= start:
+            self.cursors[key] = cursor
+            return self._wake_for(part, ticks, start, limit, result)
+        done = step(
+            spec.program,
+            ArrowColumns(part),
+            n,
+            cursor,
+            expired=expired,
+            timeouts=spec.timeouts,
+            within_ticks=(ticks, limit) if limit is not None else None,
+        )
+        batch = output_batch(part, done.output, spec.carried, spec.atom_types)
+        if batch is not None:
+            result.batches.append(_with_status(batch, MATCHED_STATUS, spec.timeouts))
+        if done.timeouts is not None:
+            lost = output_batch(part, done.timeouts, spec.carried, spec.atom_types)
+            if lost is not None:
+                result.batches.append(_with_status(lost, TIMEOUT_STATUS, True))
+        self.cursors[key] = done.cursor
+        left = part.slice(done.drop)
+        return self._wake_for(
+            left, ticks[done.drop :], done.cursor.resume - done.cursor.origin, limit, result
+        )
+
+    @staticmethod
+    def _wake_for(
+        part: pa.Table, ticks: np.ndarray, start: int, limit: float | None, result: Advanced
+    ) -> pa.Table:
+        """``part`` kept; with WITHIN, the bucket wakes when the oldest live search can
+        no longer gain a row."""
+        if limit is not None and start < len(ticks):
+            result.wake_micros = _earliest(result.wake_micros, int(ticks[start] + limit) + 1)
+        return part
+
+    def _sort_keys(self, table: pa.Table) -> tuple[pa.Table, list[tuple[str, str]]]:
+        """``table`` with helper columns, and the Arrow sort keys for PARTITION BY then
+        ORDER BY (each key's NULL placement by a helper column, since Arrow places NULLs
+        once for all keys)."""
+        keys: list[tuple[str, str]] = [(k, "ascending") for k in self.spec.keys]
+        for column, descending, nulls_first in self.spec.order:
+            values = table.column(column)
+            if values.null_count:
+                flag = f"__mr_null_{column}"
+                if flag not in table.column_names:
+                    table = table.append_column(flag, pc.is_null(values))
+                keys.append((flag, "descending" if nulls_first else "ascending"))
+            keys.append((column, "descending" if descending else "ascending"))
+        return table, keys
+
+
+def _earliest(a: int | None, b: int) -> int:
+    return b if a is None else min(a, b)
+
+
+def _with_status(batch: pa.RecordBatch, status: str, shown: bool) -> pa.RecordBatch:
+    if not shown:
+        return batch
+    column = pa.array([status] * batch.num_rows, type=pa.string())
+    return pa.RecordBatch.from_arrays([*batch.columns, column], names=[*batch.schema.names, STATUS])
+
+
+def _ipc(table: pa.Table) -> bytes:
+    sink = io.BytesIO()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return sink.getvalue()
+
+
+def _unpack(tables: pa.Table, name: str) -> pa.Table | None:
+    parts = tables.column("part").to_pylist()
+    if name not in parts:
+        return None
+    blob = tables.column("blob")[parts.index(name)].as_py()
+    return pa.ipc.open_stream(io.BytesIO(blob)).read_all()

@@ -1,0 +1,273 @@
+"""Run a planned MATCH_RECOGNIZE over a streaming DataFrame (Structured Streaming).
+
+Shape of the query: Spark computes the row-local DEFINE columns (no PREV/NEXT windows:
+a stream has no sorted partition; the matcher reads the previous rows itself), the event
+time in microseconds and a bucket number (a hash of the PARTITION BY keys modulo
+``spark.matchrec.stream.buckets``); ``groupBy(bucket).transformWithStateInPandas`` runs
+one stateful processor per bucket in event-time mode. Each processor keeps its bucket's
+state (:class:`matchrec.keyed_stream.KeyedStream`: the rows the watermark has not passed,
+the rows live searches still need, a cursor per key) in one value of Spark's state store,
+and registers an event-time timer for the moment a pending row becomes final or a WITHIN
+bound passes. A final projection computes the measures in Spark, as in batch.
+
+Rows arrive out of order within the watermark delay; the processor orders a key's rows
+once the watermark has passed them, which is when Spark guarantees that no earlier row
+can still come (it drops rows older than the watermark and counts them in the query's
+progress: :func:`late_rows`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from matchrec.planner.plan import MatchPlan, quote
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_type
+from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
+from pyspark.sql.types import (
+    BinaryType,
+    BooleanType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+from matchrec import ast
+from matchrec.arrow_rows import MATCHED
+from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.incremental import streamable
+from matchrec.keyed_stream import EVENT_MICROS, STATUS, KeyedStream, StreamSpec
+
+from .batch import _check_within, _probe_types, _select
+
+#: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
+#: number must stay the same for a checkpoint (the state records it and says so)
+BUCKETS_CONF = "spark.matchrec.stream.buckets"
+DEFAULT_BUCKETS = 64
+BUCKET = "__mr_bucket"
+WATERMARK_DELAY = "spark.watermarkDelayMs"
+STATUS_COLUMN = "match_status"
+STATE_STORE_CONF = "spark.sql.streaming.stateStore.providerClass"
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+
+def watermark_column(df: DataFrame) -> str | None:
+    """The column ``withWatermark`` was set on, or None."""
+    for f in df.schema.fields:
+        if WATERMARK_DELAY in (f.metadata or {}):
+            return f.name
+    return None
+
+
+def check_stream(df: DataFrame, plan: MatchPlan) -> str:
+    """The event-time column, after checking that ``plan`` can run on stream ``df``;
+    errors point into the clause."""
+    clause = plan.clause
+    sql = clause.sql
+    event = watermark_column(df)
+    if event is None:
+        raise SemanticError(
+            "MATCH_RECOGNIZE on a stream needs an event-time column with a watermark",
+            sql=sql,
+            pos=clause.order_by[0].expr.pos if clause.order_by else clause.pattern_pos,
+            hint='set one on the input, e.g. df.withWatermark("ts", "1 minute"), and '
+            "ORDER BY that column first",
+        )
+    first = plan.order_by[0] if plan.order_by else None
+    if first is None or first[0] != event:
+        raise SemanticError(
+            f"on a stream, ORDER BY must start with the event-time column {event!r} (the "
+            "one with the watermark)",
+            sql=sql,
+            pos=clause.order_by[0].expr.pos if clause.order_by else clause.pattern_pos,
+            hint=f"write ORDER BY {event}[, other keys]",
+        )
+    if first[1]:
+        raise SemanticError(
+            "on a stream, ORDER BY the event-time column must be ascending",
+            sql=sql,
+            pos=clause.order_by[0].expr.pos,
+            hint=f"write ORDER BY {event} ASC",
+        )
+    if not isinstance(df.schema[event].dataType, TimestampType):
+        raise SemanticError(
+            f"the event-time column {event!r} is {df.schema[event].dataType.simpleString()}; "
+            "a stream's MATCH_RECOGNIZE needs TIMESTAMP",
+            sql=sql,
+            pos=clause.order_by[0].expr.pos,
+            hint=f"cast it: CAST({event} AS TIMESTAMP) in a projection before withWatermark",
+        )
+    anchor = _end_anchor(clause.pattern)
+    if anchor is not None:
+        raise UnsupportedError(
+            "'$' (the partition's last row) never comes on a stream",
+            sql=sql,
+            pos=anchor,
+            hint="drop '$'; use WITHIN to bound how long a match may take",
+        )
+    why = streamable(plan.program)
+    if why is not None:
+        raise UnsupportedError(
+            f"{why} is not supported on streams yet (it reads rows after the current one)",
+            sql=sql,
+            pos=_first_define_pos(clause),
+            hint="rewrite the condition with PREV on a later variable, or run it in batch",
+        )
+    return event
+
+
+def _end_anchor(node: ast.PatternNode) -> int | None:
+    if isinstance(node, ast.Anchor):
+        return node.pos if node.kind == "end" else None
+    for child in getattr(node, "items", ()) or ((getattr(node, "inner", None),)):
+        if child is not None:
+            found = _end_anchor(child)
+            if found is not None:
+                return found
+    return None
+
+
+def _first_define_pos(clause: ast.MatchRecognizeClause) -> int:
+    for d in clause.defines:
+        if "NEXT" in d.expr.text.upper():
+            return d.expr.pos
+    return clause.pattern_pos
+
+
+def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
+    """The streaming DataFrame of ``plan`` applied to stream ``df`` (append mode)."""
+    event = check_stream(df, plan)
+    spark = df.sparkSession
+    conf = spark.conf
+    if conf.get(STATE_STORE_CONF, None) != ROCKSDB:
+        # transformWithState keeps its state in RocksDB; the setting is read when the
+        # query starts, so setting it here (before start) is in time
+        conf.set(STATE_STORE_CONF, ROCKSDB)
+    input_columns = list(df.columns)
+    keys = plan.partition_by
+    for stage in plan.stages:
+        df = _select(df, plan, ["*"], stage)
+    _check_within(df, plan)
+    atom_types = _probe_types(df, plan)
+    buckets = int(conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS))) if keys else 1
+    bucket = (
+        F.pmod(F.xxhash64(*(F.col(quote(k)) for k in keys)), F.lit(buckets))
+        if keys
+        else F.lit(0).cast("long")
+    )
+    df = df.withColumn(EVENT_MICROS, F.unix_micros(F.col(quote(event)))).withColumn(BUCKET, bucket)
+    zone = conf.get("spark.sql.session.timeZone") or "UTC"
+    by_name = {f.name: f for f in df.schema.fields}
+    atom_fields = [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
+    carried = list(keys) if plan.one_row else list(input_columns)
+    timeouts = plan.clause.rows_per_match.timeouts
+    out_fields = [by_name[c] for c in carried] + atom_fields
+    out_fields.append(StructField(MATCHED, BooleanType(), False))
+    if timeouts:
+        out_fields.append(StructField(STATUS, StringType(), False))
+    out_schema = StructType(out_fields)
+    spec = StreamSpec(
+        program=plan.program,
+        keys=list(keys),
+        order=list(plan.order_by),
+        carried=carried,
+        atom_types=[to_arrow_type(t, timezone=zone) for t in atom_types],
+        buckets=buckets,
+        timeouts=timeouts,
+    )
+    input_types = [(f.name, f.dataType) for f in df.schema.fields if f.name != BUCKET]
+    processor = MatchProcessor(spec, input_types, zone)
+    matched = (
+        df.groupBy(BUCKET)
+        .transformWithStateInPandas(processor, out_schema, "Append", "EventTime")
+        .drop(BUCKET)
+    )
+    measures = list(plan.measures)
+    if timeouts:
+        measures.append((STATUS_COLUMN, STATUS))
+    if plan.one_row:
+        return _select(matched, plan, [quote(k) for k in keys], measures)
+    order_cols = [c for c, _, _ in plan.order_by]
+    others = [c for c in input_columns if c not in keys and c not in order_cols]
+    if plan.with_unmatched:
+        measures = [(a, f"CASE WHEN {MATCHED} THEN ({t}) END") for a, t in measures]
+    return _select(
+        matched, plan, [quote(c) for c in keys + order_cols], measures, [quote(c) for c in others]
+    )
+
+
+class MatchProcessor(StatefulProcessor):
+    """The stateful processor of one streaming MATCH_RECOGNIZE: one grouping key per
+    bucket of partition keys, its state one Arrow IPC value (:class:`KeyedStream`)."""
+
+    def __init__(self, spec: StreamSpec, input_types: list[tuple[str, Any]], zone: str):
+        self.spec = spec
+        self.zone = zone
+        self.names = [name for name, _ in input_types]
+        self.timestamps = [name for name, t in input_types if isinstance(t, TimestampType)]
+        self.arrow_schema = pa.schema(
+            [
+                (name, pa.timestamp("us") if isinstance(t, TimestampType) else to_arrow_type(t))
+                for name, t in input_types
+            ]
+        )
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+        self.state = handle.getValueState("bucket", StructType([StructField("blob", BinaryType())]))
+
+    def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any):
+        frames = [pdf for pdf in rows if len(pdf)]
+        new = self._to_arrow(frames) if frames else None
+        yield from self._advance(new, timerValues.getCurrentWatermarkInMs())
+
+    def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any):
+        yield from self._advance(None, timerValues.getCurrentWatermarkInMs())
+
+    def close(self) -> None:
+        pass
+
+    def _to_arrow(self, frames: list[pd.DataFrame]) -> pa.Table:
+        pdf = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+        # Spark hands the columns in input order but may rename some (``_4``): by position
+        pdf = pdf.iloc[:, : len(self.names)].set_axis(self.names, axis=1)
+        table = pa.Table.from_pandas(pdf, schema=self.arrow_schema, preserve_index=False)
+        # pandas gives timestamps as wall-clock times of the session zone
+        for name in self.timestamps:
+            i = table.schema.get_field_index(name)
+            local = pc.assume_timezone(
+                table.column(i), self.zone, ambiguous="earliest", nonexistent="earliest"
+            )
+            table = table.set_column(i, name, local)
+        return table
+
+    def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
+        found = self.state.get()
+        stream = KeyedStream.load(self.spec, found[0] if found else None)
+        done = stream.advance(new, watermark_ms * 1000 if watermark_ms > 0 else None)
+        if stream.held_rows or stream.cursors:
+            self.state.update((stream.save(),))
+        else:
+            self.state.clear()
+        for timer in list(self.handle.listTimers()):
+            self.handle.deleteTimer(timer)
+        if done.wake_micros is not None:
+            self.handle.registerTimer(-(-done.wake_micros // 1000))
+        for batch in done.batches:
+            yield batch.to_pandas()
+
+
+def late_rows(query: Any) -> int:
+    """Rows a running streaming query dropped as late (behind the watermark), summed over
+    its progress reports so far (``query.recentProgress``; Spark keeps the last 100)."""
+    total = 0
+    for progress in query.recentProgress:
+        for operator in progress.get("stateOperators", []) if isinstance(progress, dict) else []:
+            total += int(operator.get("numRowsDroppedByWatermark", 0) or 0)
+    return total
