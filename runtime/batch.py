@@ -22,6 +22,7 @@ from pyspark.sql.types import (
     BooleanType,
     DataType,
     DateType,
+    StringType,
     StructField,
     StructType,
     TimestampNTZType,
@@ -32,6 +33,7 @@ from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts, output_batc
 from matchrec.engine import (
     PartitionOutput,
     PartitionProgram,
+    _ticks,
     chunkable,
     lookaround,
     run_chunk,
@@ -39,6 +41,8 @@ from matchrec.engine import (
     run_partition,
 )
 from matchrec.errors import MatchRuntimeError, SemanticError
+from matchrec.incremental import Cursor, step
+from matchrec.keyed_stream import MATCHED_STATUS, STATUS, TIMEOUT_STATUS, _with_status
 
 __all__ = ["MATCHED", "ArrowColumns", "execute", "group_starts"]
 #: rows of one partition held before it is matched in pieces (0: never cut)
@@ -47,6 +51,8 @@ DEFAULT_CHUNK_ROWS = 262_144
 #: rows of complete partitions gathered before they are matched together: the engine's
 #: vectorized passes cost a fixed overhead per step, shared by all rows matched at once
 GROUP_ROWS_CONF = "spark.matchrec.groupRows"
+#: the output column of ONE ROW PER MATCH WITH TIMEOUTS: MATCHED or TIMEOUT
+STATUS_COLUMN = "match_status"
 DEFAULT_GROUP_ROWS = 131_072
 
 
@@ -114,10 +120,14 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
 
     atom_fields = [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
     by_name = {f.name: f for f in df.schema.fields}
+    timeouts = plan.clause.rows_per_match.timeouts
     if plan.one_row:
         # MATCHED also keeps the row count when there is no other column
         out_schema = StructType(
-            [by_name[k] for k in keys] + atom_fields + [StructField(MATCHED, BooleanType(), False)]
+            [by_name[k] for k in keys]
+            + atom_fields
+            + [StructField(MATCHED, BooleanType(), False)]
+            + ([StructField(STATUS, StringType(), False)] if timeouts else [])
         )
         carried = list(keys)
     else:
@@ -132,13 +142,18 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     conf = df.sparkSession.conf
     chunk_rows = int(conf.get(CHUNK_ROWS_CONF, str(DEFAULT_CHUNK_ROWS)))
     group_rows = int(conf.get(GROUP_ROWS_CONF, str(DEFAULT_GROUP_ROWS)))
-    mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
+    if timeouts:
+        mapper = _timeout_mapper(plan.program, keys, carried, arrow_types)
+    else:
+        mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
     matched = df.mapInArrow(mapper, out_schema)
 
     measures = []
     for alias, text in plan.measures:
         expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if plan.with_unmatched else text
         measures.append((alias, expr))
+    if timeouts:
+        measures.append((STATUS_COLUMN, STATUS))
     if plan.one_row:
         return _select(matched, plan, [quote(k) for k in keys], measures)
     order_cols = [c for c, _, _ in plan.order_by]
@@ -176,6 +191,54 @@ def _select(
 def _first_line(err: Exception) -> str:
     text = getattr(err, "getMessage", lambda: str(err))() or str(err)
     return text.strip().splitlines()[0] if text.strip() else type(err).__name__
+
+
+def _timeout_mapper(
+    program: PartitionProgram, keys: list[str], carried: list[str], arrow_types: list[pa.DataType]
+):
+    """``mapInArrow`` for ONE ROW PER MATCH WITH TIMEOUTS: each partition (held whole) is
+    matched as a stream would at its end, with the partial matches that WITHIN cut off
+    (or that the partition's end left open) as TIMEOUT rows."""
+
+    def match(rows: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        table = pa.Table.from_batches(rows)
+        found = _ticks(table.column(program.within_column).combine_chunks())
+        assert found is not None  # WITHIN is checked to order by a timestamp or date
+        ticks, _, per_second = found
+        limit = float(program.within_seconds or 0) * per_second
+        done = step(
+            program,
+            ArrowColumns(table),
+            table.num_rows,
+            Cursor(),
+            final=True,
+            timeouts=True,
+            within_ticks=(ticks, limit),
+        )
+        for out, status in ((done.output, MATCHED_STATUS), (done.timeouts, TIMEOUT_STATUS)):
+            batch = None if out is None else output_batch(table, out, carried, arrow_types)
+            if batch is not None:
+                yield _with_status(batch, status, True)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        held: list[pa.RecordBatch] = []
+        key = None
+        for batch in batches:
+            if batch.num_rows == 0:
+                continue
+            edges = [0, *group_starts(batch, keys), batch.num_rows]
+            for low, high in zip(edges, edges[1:]):
+                part = batch.slice(low, high - low)
+                part_key = _key_at(part, keys, 0)
+                if held and part_key != key:
+                    yield from match(held)
+                    held = []
+                held.append(part)
+                key = part_key
+        if held:
+            yield from match(held)
+
+    return run
 
 
 def _key_at(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:

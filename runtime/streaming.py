@@ -44,7 +44,7 @@ from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.incremental import streamable
 from matchrec.keyed_stream import EVENT_MICROS, STATUS, KeyedStream, StreamSpec
 
-from .batch import _check_within, _probe_types, _select
+from .batch import STATUS_COLUMN, _check_within, _probe_types, _select
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
 #: number must stay the same for a checkpoint (the state records it and says so)
@@ -52,7 +52,6 @@ BUCKETS_CONF = "spark.matchrec.stream.buckets"
 DEFAULT_BUCKETS = 64
 BUCKET = "__mr_bucket"
 WATERMARK_DELAY = "spark.watermarkDelayMs"
-STATUS_COLUMN = "match_status"
 STATE_STORE_CONF = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
