@@ -6,6 +6,7 @@ Usage::
     matchrec test PATH... [-k SUBSTRING] [-x] [-v] [--engine {matchrec,spark}]
     matchrec run QUERY.sql --table NAME=PATH... [--schema NAME=DDL]... [--limit N]
                  [--out PATH [--format {csv,json,parquet}] [--overwrite]]
+                 [--stream --watermark TABLE.COLUMN=DELAY --checkpoint DIR [--continuous]]
     matchrec explain QUERY.sql [--table NAME=PATH]... [--schema NAME=DDL]... [--dot]
 
 ``demo`` runs the main job: a V-shape query on the sample ticker data shipped in the
@@ -45,6 +46,7 @@ from .tables import (
     TableFileError,
     check_output,
     output_format,
+    parse_watermarks,
     registered_tables,
     spark_errors,
     table_sources,
@@ -195,6 +197,27 @@ def _add_run(parser: argparse.ArgumentParser) -> None:
         help="format of --out (default: from its extension)",
     )
     parser.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    stream = parser.add_argument_group(
+        "streams",
+        "with --stream, every --table folder is read as a stream of files (Structured "
+        "Streaming); the result is appended to --out, and a later run with the same "
+        "--checkpoint goes on with the files that arrived since",
+    )
+    stream.add_argument("--stream", action="store_true", help="read the tables as streams")
+    stream.add_argument(
+        "--watermark",
+        action="append",
+        default=[],
+        metavar="TABLE.COLUMN=DELAY",
+        help="event-time column of a stream and how late its rows may come, e.g. events.ts=1m",
+    )
+    stream.add_argument("--checkpoint", metavar="DIR", help="the stream's checkpoint folder")
+    stream.add_argument(
+        "--continuous",
+        action="store_true",
+        help="keep running and process new files as they come (default: process the files "
+        "there now, then stop)",
+    )
 
 
 def _add_explain(parser: argparse.ArgumentParser) -> None:
@@ -231,6 +254,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise OptionError(f"--limit must be 0 or more, got {args.limit}")
     if args.format and not args.out:
         raise OptionError("--format needs --out PATH")
+    if args.stream or args.watermark or args.checkpoint or args.continuous:
+        # a stream appends to --out run after run: a folder, parquet unless --format says
+        query = read_query(args.query)
+        return _run_stream(args, query, table_sources(args.table, args.schema), args.format)
     fmt = output_format(args.out, args.format) if args.out else None
     if args.out:
         check_output(args.out, args.overwrite)
@@ -246,6 +273,55 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"wrote the result to {args.out} ({fmt})")
         else:
             result.show(20 if args.limit is None else args.limit, truncate=False)
+    return EXIT_OK
+
+
+def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | None) -> int:
+    """``run --stream``: the query as a streaming query from the table folders to --out."""
+    import dataclasses
+
+    import matchrec
+
+    from .session import get_spark
+    from .streaming import late_rows
+
+    if not args.stream:
+        raise OptionError("--watermark, --checkpoint and --continuous go with --stream")
+    if not args.out or not args.checkpoint:
+        raise OptionError("--stream needs --out DIR and --checkpoint DIR")
+    if args.limit is not None:
+        raise OptionError("--limit does not apply to --stream")
+    watermarks = parse_watermarks(args.watermark)
+    known = {s.name.lower() for s in sources}
+    for table in watermarks:
+        if table not in known:
+            raise OptionError(f"--watermark names table {table!r}, which no --table option loads")
+    sources = [
+        dataclasses.replace(s, stream=True, watermark=watermarks.get(s.name.lower()))
+        for s in sources
+    ]
+    spark = get_spark(conf=RUN_CONF)
+    with registered_tables(spark, sources) as names, spark_errors(names):
+        result = matchrec.sql(spark, query)
+        writer = (
+            result.writeStream.format(fmt or "parquet")
+            .option("path", args.out)
+            .option("checkpointLocation", args.checkpoint)
+        )
+        if fmt == "csv":
+            writer = writer.option("header", "true")
+        if not args.continuous:
+            writer = writer.trigger(availableNow=True)
+        running = writer.start()
+        try:
+            running.awaitTermination()
+        except KeyboardInterrupt:
+            running.stop()
+    late = late_rows(running)
+    print(
+        f"appended the matches to {args.out} ({fmt or 'parquet'}); checkpoint {args.checkpoint}"
+        + (f"; {late} late rows dropped (behind the watermark)" if late else "")
+    )
     return EXIT_OK
 
 

@@ -105,6 +105,8 @@ class TableSource:
     format: str
     schema: str | None = None  # DDL from --schema
     options: dict[str, str] = field(default_factory=dict)
+    stream: bool = False  # read as a stream (--stream): files arriving in the folder
+    watermark: tuple[str, str] | None = None  # (event-time column, delay) from --watermark
 
 
 # ---------------------------------------------------------------------------- options
@@ -254,12 +256,53 @@ def read_table(spark: SparkSession, source: TableSource) -> DataFrame:
                 "'symbol STRING, ts TIMESTAMP, price DOUBLE'"
             ) from None
     try:
-        return reader.options(**options).load(source.path)
+        table = reader.options(**options).load(source.path)
+        if not source.stream:
+            return table
+        # a stream's files are read with the schema of those there now (or --schema)
+        stream = spark.readStream.format(source.format).schema(table.schema)
+        stream = stream.options(**options).load(source.path)
     except PySparkException as exc:  # e.g. PATH_NOT_FOUND, a corrupt Parquet footer
         raise TableFileError(
             f"--table {source.name}={source.path}: Spark cannot read it as {source.format}: "
             f"{spark_message(exc)}"
         ) from None
+    if source.watermark is None:
+        return stream
+    column, delay = source.watermark
+    if column not in stream.columns:
+        raise OptionError(
+            f"--watermark {source.name}.{column}: table {source.name} has no column "
+            f"{column!r} (columns: {', '.join(stream.columns)})"
+        )
+    try:
+        return stream.withWatermark(column, delay)
+    except PySparkException as exc:
+        raise OptionError(
+            f"--watermark {source.name}.{column}={delay}: {spark_message(exc)}"
+        ) from None
+
+
+#: ``--watermark`` delay units: 30s, 5m, 2h, 1d (or Spark's own "10 minutes")
+_DELAY_UNITS = {"ms": "milliseconds", "s": "seconds", "m": "minutes", "h": "hours", "d": "days"}
+
+
+def parse_watermarks(values: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """``--watermark TABLE.COLUMN=DELAY`` options as table -> (column, Spark delay)."""
+    found: dict[str, tuple[str, str]] = {}
+    for text in values:
+        target, sep, delay = text.partition("=")
+        table, dot, column = target.strip().partition(".")
+        delay = delay.strip()
+        if not sep or not dot or not column or not delay:
+            raise OptionError(
+                f"--watermark takes TABLE.COLUMN=DELAY, e.g. --watermark events.ts=1m; got {text!r}"
+            )
+        match = re.fullmatch(r"(\d+)\s*(ms|s|m|h|d)", delay)
+        if match:
+            delay = f"{match.group(1)} {_DELAY_UNITS[match.group(2)]}"
+        found[table.lower()] = (column, delay)
+    return found
 
 
 @contextmanager

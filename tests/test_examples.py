@@ -23,7 +23,14 @@ from typing import Any
 import pytest
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
-NAMES = ["stock_shapes", "sessionize", "funnel", "failed_logins", "sensor_threshold"]
+NAMES = [
+    "stock_shapes",
+    "sessionize",
+    "funnel",
+    "failed_logins",
+    "sensor_threshold",
+    "card_fraud_stream",
+]
 
 
 def load_module(path: Path) -> ModuleType:
