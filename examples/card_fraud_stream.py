@@ -28,8 +28,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import matchrec
 from matchrec.runtime.streaming import late_rows
+
+import matchrec
 
 PAYMENTS = Path(__file__).resolve().parent / "data" / "card_payments"
 SCHEMA = "card STRING, ts TIMESTAMP, amount DOUBLE, country STRING"
