@@ -317,7 +317,9 @@ def _scalar_search(
     while run.position < ctx.n:
         if not run.step():
             return run.result
-    return run.finish() if final else True
+    if final:
+        return run.finish()
+    return run.result if run.settled() else True
 
 
 def _search_piece(

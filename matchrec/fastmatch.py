@@ -93,6 +93,20 @@ class BitMatcher:
         next_state = self._state(tuple(new_pcs), inject and done is None)
         return next_state, done, tuple(threads)
 
+    def _settled(self, state: int, at_start: bool) -> int | None:
+        """With more rows to come: None if the search needs the next row, else the thread
+        of ``state`` that ends its match here (-1: none, the best match so far stands).
+        While new searches start at every row (a scan before any match) it needs rows."""
+        program = self.program
+        pcs, inject = self._states[state]
+        for ref, pc in enumerate(pcs):
+            verdict = program.before_next_row(pc, at_start)
+            if verdict == program.NEEDS_ROW:
+                return None
+            if verdict == program.ENDS:
+                return ref
+        return None if inject else -1
+
     def _finish(self, state: int, at_start: bool) -> int | None:
         """The thread of ``state`` that matches at the end of the partition, if any."""
         program = self.program
@@ -154,7 +168,12 @@ class BitMatcher:
                 base = row
         else:
             if not final:
-                return NeedMoreRows(base)
+                ref = self._settled(state, n + origin == 0)
+                if ref is None:
+                    return NeedMoreRows(base)
+                if ref >= 0:
+                    best = (len(trail), ref)
+                return None if best is None else self._rebuild(trail, base, *best)
             ref = self._finish(state, n + origin == 0)
             if ref is not None:
                 best = (len(trail), ref)

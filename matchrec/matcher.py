@@ -344,6 +344,24 @@ class MatchRun:
             return False
         return True
 
+    def settled(self) -> bool:
+        """Whether the result is known although the rows at hand end at ``position`` and
+        more may follow: every thread preferred to the best match so far is dead or ends
+        its match here. Then the run is finished."""
+        if self.finished:
+            return True
+        at_start = self.position == 0 and self.origin == 0
+        program = self.program
+        for pc, node in zip(self._pcs, self._nodes):
+            verdict = program.before_next_row(pc, at_start)
+            if verdict == program.NEEDS_ROW:
+                return False
+            if verdict == program.ENDS:
+                self._best = (node, self.position)
+                break
+        self._settle()
+        return True
+
     def finish(self) -> Match | None:
         """The partition ends at ``position``: settle, and return the result."""
         if not self.finished:

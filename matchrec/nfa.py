@@ -146,6 +146,20 @@ class Program:
     def __repr__(self) -> str:
         return f"<Program of {len(self.instructions)} instructions>"
 
+    #: what a thread at an instruction does with the rows after the ones at hand
+    DEAD, ENDS, NEEDS_ROW = 0, 1, 2
+
+    def before_next_row(self, pc: int, at_start: bool) -> int:
+        """Whether a thread waiting at ``pc`` when no further row is known yet is
+        :attr:`DEAD` (its closure is empty), :attr:`ENDS` (its preferred way on is to
+        end the match here: no later row changes that) or :attr:`NEEDS_ROW` (it prefers
+        to consume the next row, which may or may not come). ``$`` is taken not to hold:
+        more rows may follow."""
+        targets = self.closure(pc, at_start, False)
+        if not targets:
+            return self.DEAD
+        return self.ENDS if targets[0] == self.done_pc else self.NEEDS_ROW
+
     # ------------------------------------------------------------------ epsilon closure
     def closure(self, pc: int, at_start: bool, at_end: bool) -> tuple[int, ...]:
         """The MATCH_LABEL and DONE instructions reachable from ``pc`` without consuming a

@@ -76,8 +76,11 @@ class WaveProgram:
                 self.ptr[at_start, pc] = len(flat)
                 self.count[at_start, pc] = len(targets)
                 flat.extend(targets)
+        # a thread at the end of a piece with more rows to come (Program.before_next_row)
+        self.before_next_row = np.zeros(size, dtype=np.int64)
         for pc in dict.fromkeys(starts):
             self.done_at_end[pc] = self.done_pc in program.closure(pc, False, True)
+            self.before_next_row[pc] = program.before_next_row(pc, False)
         self.targets = np.array(flat, dtype=np.int64)
         self.keys = vd.state_keys(self.glue)
         # each closure as a bit set of its targets, to see cheaply whether two threads of
@@ -340,7 +343,16 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         highs = data.highs[t_sid]
         at_end = rows >= highs
         if not data.final and at_end.any():
-            open_ended.append(t_sid[at_end])
+            # the first live thread of each search decides: it ends the match here, or
+            # it wants the next row (the search stays open until that row is known)
+            verdict = wp.before_next_row[t_pc]
+            live = np.flatnonzero(at_end & (verdict != Program.DEAD))
+            if len(live):
+                sids, first = _first_per_search(t_sid[live], live)
+                ends = verdict[first] == Program.ENDS
+                best_level[sids[ends]] = level
+                best_thread[sids[ends]] = first[ends]
+                open_ended.append(sids[~ends])
         elif at_end.any():
             # the partition ends: a thread whose closure reaches DONE past the last row
             cand = np.flatnonzero(at_end & wp.done_at_end[t_pc])

@@ -1,0 +1,105 @@
+"""The streaming processor driven by PySpark's ``TwsTester`` (no stream, no JVM): rows in
+pandas, the watermark set by hand, the state peeked at between calls. The real streams
+are in ``test_streaming.py``; these check what a stream hides: when rows are held and
+dropped, which timers are set."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pandas as pd
+import pyarrow as pa
+from matchrec.grammar import parse_clause
+from matchrec.planner.plan import plan_clause
+from matchrec.runtime.streaming import MatchProcessor
+from pyspark.sql.streaming.tws_tester import TwsTester
+from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType, TimestampType
+
+from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
+
+BODY = """PARTITION BY card ORDER BY ts
+    MEASURES FIRST(S.ts) AS first_ts, count(S.*) AS smalls
+    ONE ROW PER MATCH WITH TIMEOUTS
+    PATTERN (S{3,} B) WITHIN INTERVAL '10' MINUTE
+    DEFINE S AS amount < 2, B AS amount > 500"""
+START = datetime(2026, 11, 2, 9, 0)
+
+
+def processor() -> tuple[MatchProcessor, StreamSpec]:
+    plan = plan_clause(parse_clause(BODY), ["card", "ts", "amount"], windows=False)
+    assert [text for _, text in plan.precomputed] == ["`amount` < 2", "`amount` > 500"]
+    spec = StreamSpec(
+        program=plan.program,
+        keys=["card"],
+        order=plan.order_by,
+        carried=["card"],
+        atom_types=[pa.timestamp("us", tz="UTC"), pa.int64()],
+        buckets=4,
+        timeouts=True,
+    )
+    types = [
+        ("card", StringType()),
+        ("ts", TimestampType()),
+        ("amount", DoubleType()),
+        ("__mr_c0", BooleanType()),
+        ("__mr_c1", BooleanType()),
+        (EVENT_MICROS, LongType()),
+    ]
+    return MatchProcessor(spec, types, "UTC"), spec
+
+
+def rows(*items: tuple[str, float, float]) -> pd.DataFrame:
+    times = [START + timedelta(minutes=m) for _, m, _ in items]
+    amounts = [a for _, _, a in items]
+    return pd.DataFrame(
+        {
+            "card": [c for c, _, _ in items],
+            "ts": pd.to_datetime(times),
+            "amount": amounts,
+            "__mr_c0": [a < 2 for a in amounts],
+            "__mr_c1": [a > 500 for a in amounts],
+            EVENT_MICROS: [int((t - datetime(1970, 1, 1)).total_seconds() * 1e6) for t in times],
+        }
+    )
+
+
+def millis(minute: float) -> int:
+    return int((START + timedelta(minutes=minute) - datetime(1970, 1, 1)).total_seconds() * 1000)
+
+
+def held(tester: TwsTester, spec: StreamSpec) -> tuple[int, dict]:
+    found = tester.peekValueState("bucket", 0)
+    stream = KeyedStream.load(spec, found[0] if found else None)
+    return stream.held_rows, stream.cursors
+
+
+def test_rows_wait_for_the_watermark_then_match_and_leave_nothing_held():
+    proc, spec = processor()
+    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=lambda r: r[EVENT_MICROS] // 1000)
+    # out of order; nothing is final before a watermark
+    first = tester.testInPandas(0, rows(("a", 2, 1.0), ("a", 0, 1.0), ("a", 1, 1.5)))
+    assert len(first) == 0
+    assert held(tester, spec)[0] == 3
+    assert tester.handle.listTimers() is not None
+    tester.testInPandas(0, rows(("a", 3, 900.0)))
+    out = tester.setWatermark(millis(5))  # past every row: the timer fires, a match
+    assert out["__mr_a1"].tolist() == [3]
+    assert out["__mr_status"].tolist() == ["MATCHED"]
+    count, cursors = held(tester, spec)
+    assert count == 0  # no live search: the key holds no row, only its cursor
+    assert cursors[("a",)].number == 2
+
+
+def test_a_run_cut_off_by_within_is_a_timeout_and_its_rows_are_dropped():
+    proc, spec = processor()
+    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=lambda r: r[EVENT_MICROS] // 1000)
+    tester.testInPandas(0, rows(("b", 0, 1.0), ("b", 1, 1.0), ("b", 2, 1.0), ("b", 3, 1.0)))
+    assert len(tester.setWatermark(millis(4))) == 0  # rows final; the search may go on
+    assert held(tester, spec)[0] == 4
+    out = tester.setWatermark(millis(11))  # 10 minutes after the first row: cut off
+    assert out["__mr_status"].tolist() == ["TIMEOUT"]
+    assert out["__mr_a1"].tolist() == [4]
+    # the searches from the later rows are still within their bound: rows kept until then
+    assert held(tester, spec)[0] == 3
+    tester.setWatermark(millis(20))
+    assert held(tester, spec)[0] == 0
