@@ -63,6 +63,10 @@ def rows(*items: tuple[str, float, float]) -> pd.DataFrame:
     )
 
 
+def event_millis(row: pd.Series) -> int:
+    return row[EVENT_MICROS] // 1000
+
+
 def millis(minute: float) -> int:
     return int((START + timedelta(minutes=minute) - datetime(1970, 1, 1)).total_seconds() * 1000)
 
@@ -75,7 +79,7 @@ def held(tester: TwsTester, spec: StreamSpec) -> tuple[int, dict]:
 
 def test_rows_wait_for_the_watermark_then_match_and_leave_nothing_held():
     proc, spec = processor()
-    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=lambda r: r[EVENT_MICROS] // 1000)
+    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=event_millis)
     # out of order; nothing is final before a watermark
     first = tester.testInPandas(0, rows(("a", 2, 1.0), ("a", 0, 1.0), ("a", 1, 1.5)))
     assert len(first) == 0
@@ -92,7 +96,7 @@ def test_rows_wait_for_the_watermark_then_match_and_leave_nothing_held():
 
 def test_a_run_cut_off_by_within_is_a_timeout_and_its_rows_are_dropped():
     proc, spec = processor()
-    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=lambda r: r[EVENT_MICROS] // 1000)
+    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=event_millis)
     tester.testInPandas(0, rows(("b", 0, 1.0), ("b", 1, 1.0), ("b", 2, 1.0), ("b", 3, 1.0)))
     assert len(tester.setWatermark(millis(4))) == 0  # rows final; the search may go on
     assert held(tester, spec)[0] == 4
