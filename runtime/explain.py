@@ -189,6 +189,68 @@ def _defines(plan: MatchPlan) -> str:
     return "\n".join(lines)
 
 
+def _stream_side(spark: SparkSession, step: PlannedClause) -> str:
+    """How a streaming input runs: buckets, state, timers, the watermark column, and a
+    warning when a pattern may wait forever."""
+    from .streaming import BUCKETS_CONF, DEFAULT_BUCKETS, watermark_column
+
+    plan = step.plan
+    keys = ", ".join(plan.partition_by)
+    event = watermark_column(step.input)
+    delay = step.input.schema[event].metadata.get("spark.watermarkDelayMs") if event else None
+    buckets = spark.conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS)) if keys else "1"
+    lines = [
+        f"Streaming input (Structured Streaming, append mode). Event time: {event} "
+        f"(watermark delay {delay} ms); rows are matched in event-time order once the "
+        "watermark has passed them; Spark drops rows behind the watermark and counts them "
+        "(matchrec.runtime.streaming.late_rows(query)).",
+        f"State: transformWithStateInPandas in event-time mode (RocksDB state store), one "
+        f"processor per bucket of {'keys ' + keys if keys else 'the single partition'} "
+        f"({buckets} buckets, {BUCKETS_CONF}; keep it fixed for a checkpoint). Per key it "
+        "keeps the rows not yet final, the rows live searches and look-back need, and a "
+        "cursor (next MATCH_NUMBER).",
+    ]
+    if plan.program.within_column is not None:
+        lines.append(
+            f"Timers: event-time timers wake a bucket when a pending row becomes final and "
+            f"when WITHIN ({plan.program.within_seconds:g} s) cuts off its oldest live "
+            "search"
+            + (
+                ": timed-out searches become TIMEOUT rows."
+                if plan.clause.rows_per_match.timeouts
+                else "."
+            )
+        )
+    else:
+        lines.append(
+            "Timers: event-time timers wake a bucket when a pending row becomes final. "
+            "Without WITHIN, a search that is not settled waits for the next row of its "
+            "key, however long that takes."
+        )
+        grows = _unbounded(plan.clause.pattern)
+        if grows:
+            lines.append(
+                f"WARNING: {grows} has no upper bound and there is no WITHIN: a search may "
+                "keep matching (and keep its rows in state) for as long as rows qualify; "
+                "add WITHIN INTERVAL '...' after PATTERN to bound it."
+            )
+    return "\n".join(_wrap(line) for line in lines)
+
+
+def _unbounded(node: ast.PatternNode) -> str | None:
+    """The first quantifier of the pattern without an upper bound, as written."""
+    if isinstance(node, ast.Quantified):
+        if node.max is None:
+            shown = f"{{{node.min},}}" if node.min > 1 else "*+"[node.min]
+            return f"the quantifier {shown}"
+        return _unbounded(node.inner)
+    for child in getattr(node, "items", ()) or [getattr(node, "inner", None)]:
+        found = None if child is None else _unbounded(child)
+        if found:
+            return found
+    return None
+
+
 def _spark_side(spark: SparkSession, step: PlannedClause) -> str:
     plan = step.plan
     keys = ", ".join(plan.partition_by)
@@ -213,7 +275,7 @@ def _spark_side(spark: SparkSession, step: PlannedClause) -> str:
             "(coalesce(1)) in the input's order, which Spark does not define; one Python "
             "worker matches the whole input."
         )
-    summary = _wrap(summary)
+    summary = _stream_side(spark, step) if step.input.isStreaming else _wrap(summary)
     if plan.precomputed:
         summary += "\nColumns Spark computes for every row before matching:\n" + "\n".join(
             f"{INDENT}{name} = {text}" for name, text in plan.precomputed
