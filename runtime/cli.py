@@ -310,12 +310,15 @@ def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | 
         )
         if fmt == "csv":
             writer = writer.option("header", "true")
-        if not args.continuous:
-            writer = writer.trigger(availableNow=True)
         running = writer.start()
         try:
-            running.awaitTermination()
+            if args.continuous:
+                running.awaitTermination()
+            else:
+                _drain(running)
         except KeyboardInterrupt:
+            pass
+        finally:
             running.stop()
     late = late_rows(running)
     print(
@@ -323,6 +326,23 @@ def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | 
         + (f"; {late} late rows dropped (behind the watermark)" if late else "")
     )
     return EXIT_OK
+
+
+def _drain(running) -> None:
+    """Process the files there now, and the micro-batches without data that follow while
+    the watermark moves (they fire the timers that settle matches), then return. (The
+    availableNow trigger stops before those.)"""
+    import time
+
+    last = None
+    while True:
+        running.processAllAvailable()
+        progress = running.lastProgress
+        batch = progress["batchId"] if progress else None
+        if batch == last and not running.status["isTriggerActive"]:
+            return
+        last = batch
+        time.sleep(0.5)
 
 
 def _cmd_explain(args: argparse.Namespace) -> int:

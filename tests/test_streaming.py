@@ -232,3 +232,66 @@ def test_a_stream_without_watermark_is_told_how_to_add_one(spark, tmp_path):
         matchrec.match_recognize(source, "ORDER BY ts PATTERN (A)")
     assert "watermark" in info.value.message
     assert "withWatermark" in info.value.hint
+
+
+def test_explain_shows_the_streaming_plan_and_warns_of_unbounded_searches(spark, tmp_path):
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    stream.source().createOrReplaceTempView("events")
+    unbounded = matchrec.explain(
+        spark,
+        "SELECT * FROM events MATCH_RECOGNIZE (PARTITION BY card ORDER BY ts "
+        "PATTERN (S B*) DEFINE S AS amount < 2, B AS amount > PREV(amount))",
+    ).text
+    assert "Event time: ts (watermark delay 60000 ms)" in unbounded
+    assert "buckets" in unbounded and "TransformWithState" in unbounded
+    assert "WARNING: the quantifier * has no upper bound" in unbounded
+    bounded = matchrec.explain(spark, FRAUD).text
+    assert "WARNING" not in bounded and "WITHIN (600 s)" in bounded
+
+
+def test_matchrec_run_streams_a_folder_and_a_second_run_goes_on(spark, tmp_path):
+    """``matchrec run --stream``: a first run appends the matches of the files there, a
+    second run with the same checkpoint only those of the files that came since."""
+    from matchrec.runtime.cli import main
+
+    inbox, out, chk = tmp_path / "in", tmp_path / "out", tmp_path / "chk"
+    query = tmp_path / "fraud.sql"
+    query.write_text(FRAUD)
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    rows = [("a", at(m), 1.0, "FR") for m in (0, 1, 2)] + [("a", at(3), 900.0, "US")]
+    later = [("b", at(m), 1.0, "FR") for m in (40, 41, 42)] + [("b", at(43), 990.0, "US")]
+    stream.write(rows)
+    stream.write([("zz", at(30), 50.0, "XX")])
+    args = [
+        "run",
+        str(query),
+        "--table",
+        f"events={inbox}",
+        "--stream",
+        "--watermark",
+        "events.ts=1m",
+    ]
+    args += ["--out", str(out), "--checkpoint", str(chk)]
+    assert main(args) == 0
+    first = spark.read.parquet(str(out)).collect()
+    assert [(r.card, r.big) for r in first] == [("a", 900.0)]
+    stream.write(later)
+    stream.write([("zz", at(90), 50.0, "XX")])
+    assert main(args) == 0
+    both = sorted((r.card, r.big) for r in spark.read.parquet(str(out)).collect())
+    assert both == [("a", 900.0), ("b", 990.0)]
+
+
+def test_matchrec_run_stream_options_are_checked(tmp_path, capsys):
+    from matchrec.runtime.cli import main
+
+    query = tmp_path / "q.sql"
+    query.write_text(FRAUD)
+    (tmp_path / "in").mkdir()
+    assert main(["run", str(query), "--stream"]) == 2
+    assert "--stream needs --out DIR and --checkpoint DIR" in capsys.readouterr().err
+    assert main(["run", str(query), "--watermark", "events.ts=1m"]) == 2
+    assert "go with --stream" in capsys.readouterr().err
+    bad = ["run", str(query), "--stream", "--watermark", "events.ts"]
+    assert main([*bad, "--out", str(tmp_path / "o"), "--checkpoint", str(tmp_path / "c")]) == 2
+    assert "TABLE.COLUMN=DELAY" in capsys.readouterr().err
