@@ -295,3 +295,49 @@ def test_matchrec_run_stream_options_are_checked(tmp_path, capsys):
     bad = ["run", str(query), "--stream", "--watermark", "events.ts"]
     assert main([*bad, "--out", str(tmp_path / "o"), "--checkpoint", str(tmp_path / "c")]) == 2
     assert "TABLE.COLUMN=DELAY" in capsys.readouterr().err
+
+
+def test_a_killed_driver_restarts_from_its_checkpoint_with_nothing_lost_or_twice(spark, tmp_path):
+    """A driver process runs the stream and is killed (SIGKILL, JVM included) while it
+    works through the files; the query restarted from the checkpoint in another driver
+    finishes: the output equals the batch answer, each match once."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    rows = card_events(seed=1)
+    files = arrival_files(rows, seed=1, files=6, jitter_minutes=1.5)
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "2 minutes")
+    for part in files[:4]:
+        stream.write(part)
+    driver = Path(__file__).resolve().parent / "stream_driver.py"
+    process = subprocess.Popen(
+        [sys.executable, str(driver), str(tmp_path)],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        # kill once the third micro-batch is planned (its offsets logged), before or
+        # while it commits
+        while not (stream.checkpoint / "offsets" / "2").exists():
+            assert process.poll() is None, "the driver process ended by itself"
+            assert time.monotonic() < deadline, "the driver made no progress"
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert not (stream.checkpoint / "commits" / "3").exists()
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, FRAUD)
+
+    query = stream.run(build, files[4:])
+    stream.push_watermark(query, ("zz-end", None, 50.0, "XX"), at(200))
+    query.stop()
+    assert stream.output() == batch_answer(spark, rows, CARDS, FRAUD)
