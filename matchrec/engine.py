@@ -337,7 +337,10 @@ def _search_piece(
     """:func:`find_in_piece` for programs with Python DEFINE parts: all start rows of the
     piece searched at once where the conditions have an array form, else one by one."""
     ends = final or stop is not None
-    inputs = _wave_inputs(program, cols, [(0, n)]) if program.searches_at_once else None
+    # a piece has no one-pass scan (a history-free glue without WITHIN uses it on whole
+    # partitions): the array search is the fast way for every glue that has an array form
+    at_once = program.vector_defines is not None and len(program.nfa) <= wave.MAX_INSTRUCTIONS
+    inputs = _wave_inputs(program, cols, [(0, n)]) if at_once else None
     if inputs is not None:
         inputs.first, inputs.final, inputs.at_partition_start = start, ends, origin == 0
         inputs.stop = stop

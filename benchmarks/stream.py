@@ -1,0 +1,152 @@
+"""Streaming benchmark: W1 and W3 as Structured Streaming queries, against the batch engine
+on the same rows, measured in the same run.
+
+``python -m benchmarks.stream --rows 1000000 --batches 10 [--workloads W1,W3]``
+
+The main dataset (``benchmarks/data``, generated once) is cut by event time into
+``--batches`` Parquet files; a stream reads them one file per micro-batch
+(``maxFilesPerTrigger=1``, watermark 10 seconds on ``ts``) into the no-op sink, and a last
+file moves the watermark past every row. Steady-state throughput is the rows of
+micro-batches 2.. divided by their trigger time (the first one pays for the Python
+workers and the state store). The batch baseline runs the same SQL on the same rows as a
+batch view into the no-op sink (median of ``--repeat``). The table also shows the state
+after the run: rows held by matchrec and the state store's memory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from .datagen import DEFAULT_SEED, DatasetSpec, ensure
+from .workloads import W3_SQL, _v_shape
+
+QUERIES = {"W1": _v_shape(), "W3": W3_SQL}
+
+
+def cut_by_time(table: pa.Table, batches: int, inbox: Path) -> list[int]:
+    """Write ``table`` into ``batches`` files of consecutive event-time slices, then one
+    row an hour after the last; returns the rows per file."""
+    table = table.sort_by("ts")
+    size = -(-table.num_rows // batches)
+    counts = []
+    for i, low in enumerate(range(0, table.num_rows, size)):
+        part = table.slice(low, size)
+        pq.write_table(part, inbox / f".part-{i:04d}.parquet")
+        (inbox / f".part-{i:04d}.parquet").rename(inbox / f"part-{i:04d}.parquet")
+        counts.append(part.num_rows)
+    last = pc.max(table.column("ts")).as_py()
+    end = pa.table(
+        {
+            "symbol": pa.array(["ZZZZ"]),
+            "ts": pa.array([last + timedelta(hours=1)], type=table.schema.field("ts").type),
+            "price": pa.array([0.0]),
+        }
+    )
+    pq.write_table(end, inbox / f"part-{len(counts):04d}.parquet")
+    return counts
+
+
+def run_stream(spark, sql: str, inbox: Path, root: Path, schema) -> dict:
+    import matchrec
+
+    source = (
+        spark.readStream.schema(schema)
+        .option("maxFilesPerTrigger", 1)
+        .parquet(str(inbox))
+        .withWatermark("ts", "10 seconds")
+    )
+    source.createOrReplaceTempView("stream_ticks")
+    result = matchrec.sql(spark, sql.format(table="stream_ticks"))
+    query = (
+        result.writeStream.format("noop").option("checkpointLocation", str(root / "chk")).start()
+    )
+    started = time.perf_counter()
+    query.processAllAvailable()
+    total = time.perf_counter() - started
+    progress = [p for p in query.recentProgress if p["numInputRows"]]
+    query.stop()
+    steady = progress[1:]
+    rows = sum(p["numInputRows"] for p in steady)
+    seconds = sum(p["durationMs"]["triggerExecution"] for p in steady) / 1000
+    state = query.lastProgress["stateOperators"][0] if query.lastProgress else {}
+    return {
+        "micro_batches": len(progress),
+        "rows_per_s": rows / seconds if seconds else None,
+        "total_s": total,
+        "state_mb": (state.get("memoryUsedBytes") or 0) / 1e6,
+        "state_rows": state.get("numRowsTotal"),
+    }
+
+
+def run_batch(spark, sql: str, path: Path, repeat: int) -> float:
+    import matchrec
+
+    spark.read.parquet(str(path)).createOrReplaceTempView("batch_ticks")
+    times = []
+    for _ in range(repeat + 1):
+        started = time.perf_counter()
+        matchrec.sql(spark, sql.format(table="batch_ticks")).write.format("noop").mode(
+            "overwrite"
+        ).save()
+        times.append(time.perf_counter() - started)
+    return statistics.median(times[1:])  # the first run warms up
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.stream")
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--symbols", type=int, default=1000)
+    parser.add_argument("--batches", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--workloads", default="W1,W3")
+    parser.add_argument("--data-dir", type=Path, default=Path("benchmarks/data"))
+    args = parser.parse_args(argv)
+
+    from matchrec.runtime.session import get_spark
+
+    spark = get_spark({"spark.driver.memory": "2g"})
+    path = ensure(DatasetSpec(args.rows, args.symbols, DEFAULT_SEED), args.data_dir)
+    table = pq.read_table(path)
+    schema = spark.read.parquet(str(path)).schema
+    lines = [
+        f"Streaming vs batch, {args.rows:,} rows, {args.symbols} symbols, "
+        f"{args.batches} micro-batches (local[2])",
+        "",
+        "| workload | batch s | batch rows/s | stream rows/s (steady) | stream / batch "
+        "| micro-batches | state MB | state rows |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for name in args.workloads.split(","):
+        sql = QUERIES[name.strip()]
+        root = Path(tempfile.mkdtemp(prefix=f"mr-stream-{name}-"))
+        inbox = root / "in"
+        inbox.mkdir()
+        try:
+            cut_by_time(table, args.batches, inbox)
+            stream = run_stream(spark, sql, inbox, root, schema)
+            batch_s = run_batch(spark, sql, path, args.repeat)
+        finally:
+            shutil.rmtree(root, ignore_errors=True)
+        batch_rate = args.rows / batch_s
+        ratio = stream["rows_per_s"] / batch_rate if stream["rows_per_s"] else None
+        lines.append(
+            f"| {name} | {batch_s:.2f} | {batch_rate:,.0f} | {stream['rows_per_s']:,.0f} | "
+            f"{ratio:.2f} | {stream['micro_batches']} | {stream['state_mb']:.1f} | "
+            f"{stream['state_rows']} |"
+        )
+        print(lines[-1], flush=True)
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
