@@ -53,14 +53,15 @@ SHIPPED_SUFFIXES = (".py", ".lark")
 #: its clause there)
 DEPENDENCIES = ("lark", "sqlglot")
 #: what the probe imports on an executor, in order, and what a user installs for each,
-#: by the door that uses the session: ``matchrec.sql``/``match_recognize`` run only the
-#: matcher there (:mod:`matchrec.runtime.partitions`), the SQL table function also
-#: parses and plans its clause on the executors
+#: by the door that uses the session: ``matchrec.sql``/``match_recognize`` run the
+#: matcher there (:mod:`matchrec.runtime.partitions`, and the compiled DEFINE glue of
+#: :mod:`matchrec.planner.pyeval`), the SQL table function its whole module
 NEEDED: dict[str, tuple[tuple[str, str], ...]] = {
     "sql": (
         ("numpy", "numpy"),
         ("pyarrow", "pyarrow"),
         ("matchrec.runtime.partitions", "matchrec"),
+        ("matchrec.planner.pyeval", "matchrec"),  # match-dependent DEFINE glue (sqlglot)
     ),
     "udtf": (
         ("numpy", "numpy"),
@@ -131,14 +132,9 @@ def check(spark: SparkSession, door: str = "sql") -> None:
 
 def _context(spark: SparkSession) -> SparkContext | None:
     """The session's SparkContext, or None for a Spark Connect session."""
-    try:
-        from pyspark.sql.utils import is_remote
-
-        if is_remote():
-            return None
-    except ImportError:  # pragma: no cover - older PySpark
-        pass
-    return getattr(spark, "sparkContext", None)
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        return None  # (its sparkContext property raises)
+    return spark.sparkContext
 
 
 def _session_key(spark: SparkSession, context: SparkContext | None) -> str:
@@ -303,26 +299,33 @@ def _run_probe_connect(spark: SparkSession, probe: Callable) -> list[dict[str, A
     return [json.loads(row[0]) for row in spark.range(1).select(run("id")).collect()]
 
 
-def _worker_failure(exc: Exception) -> str:
-    """One line for a probe that failed before reporting (the Python worker did not
-    start, or started with another minor version)."""
-    text = str(exc)
-    if "PYTHON_VERSION_MISMATCH" in text or "different version" in text:
-        import re
+#: how a probe that failed before reporting is explained: (pattern in Spark's error,
+#: the line shown; ``{driver}`` and the pattern's groups are filled in)
+WORKER_FAILURES = (
+    (
+        r"different version:?\s*(?P<worker>[\d.]+) than that in driver",
+        "the executors run Python {worker}, the driver Python {driver}: use the same minor "
+        "version on both (spark.pyspark.python / PYSPARK_PYTHON)",
+    ),
+    (
+        r"(?P<detail>Cannot run program [^\n;]*)",
+        "the executors cannot start Python ({detail}): set spark.pyspark.python / "
+        "PYSPARK_PYTHON to a Python installed on every node",
+    ),
+)
 
-        found = re.search(r"different version:?\s*\(?([\d., ]+?)\)?\s*than that in driver", text)
-        worker = found.group(1).replace(", ", ".").strip() if found else "of another version"
-        return (
-            f"the executors run Python {worker}, the driver Python {_driver_python()}: "
-            f"use the same minor version on both (spark.pyspark.python / PYSPARK_PYTHON)"
-        )
-    for line in text.splitlines():
-        line = line.strip()
-        if "Cannot run program" in line or "No such file" in line:
-            return (
-                f"the executors cannot start Python ({line[:200]}); "
-                "set spark.pyspark.python / PYSPARK_PYTHON to a Python installed on every node"
-            )
+
+def _worker_failure(exc: Exception) -> str:
+    """One line for a probe that failed before reporting (the executors' Python did not
+    start, or started with another minor version)."""
+    import re
+
+    text = str(exc)
+    for pattern, message in WORKER_FAILURES:
+        found = re.search(pattern, text)
+        if found:
+            groups = {k: v.strip() for k, v in found.groupdict().items()}
+            return message.format(driver=_driver_python(), **groups)
     first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
     return f"the executors could not run a Python task: {first[:300]}"
 
