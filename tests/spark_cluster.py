@@ -64,6 +64,7 @@ class StandaloneCluster:
                     env=env,
                     cwd=self.root,
                     start_new_session=True,  # its own process group: stop() kills it whole
+                    preexec_fn=_die_with_parent,
                 )
             )
         return log
@@ -135,6 +136,16 @@ class StandaloneCluster:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+def _die_with_parent() -> None:
+    """In the child before exec (Linux): SIGTERM it when this process dies, so a test
+    run killed without teardown leaves no cluster behind."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def _kill_group(proc: subprocess.Popen, sig: int) -> None:
