@@ -51,7 +51,8 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     parser = argparse.ArgumentParser(
-        prog="python -m benchmarks", description="matchrec benchmarks on local Spark"
+        prog="python -m benchmarks",
+        description="matchrec benchmarks on Spark (local[2] or --master)",
     )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("gen", parents=[common], help="only generate (or find) the data")
@@ -80,12 +81,32 @@ def _parser() -> argparse.ArgumentParser:
         help="reuse one SparkContext (faster; py MB then carries over between jobs)",
     )
     run.add_argument(
+        "--master",
+        default=None,
+        help="Spark master URL, e.g. spark://host:7077 (default: local[2]); on a cluster "
+        "whose nodes are other machines also pass --conf spark.driver.host=<this host>",
+    )
+    run.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="extra Spark setting (repeatable), e.g. spark.executor.memory=2g",
+    )
+    run.add_argument(
         "--check-max-rows",
         type=int,
         default=runner.DEFAULT_CHECK_MAX_ROWS,
         help="check counts against the pure-Python reference up to this many rows",
     )
     return parser
+
+
+def _setting(item: str) -> tuple[str, str]:
+    key, sep, value = item.partition("=")
+    if not sep or not key.strip():
+        raise ValueError(f"--conf takes KEY=VALUE, got {item!r}")
+    return key.strip(), value
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -123,6 +144,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     config.driver_memory = args.driver_memory
     config.isolate = args.isolate
     config.check_max_rows = args.check_max_rows
+    config.master = args.master
+    try:
+        config.conf = dict(_setting(item) for item in args.conf)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     report = runner.run(config)
     text = report.markdown()
     print()

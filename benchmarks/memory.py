@@ -74,9 +74,9 @@ def worker_rss(root: int | None = None) -> dict[int, int]:
 class WorkerMemorySampler:
     """Context manager sampling the Python workers' RSS in a background thread."""
 
-    def __init__(self, interval: float = 0.1) -> None:
+    def __init__(self, interval: float = 0.1, enabled: bool = True) -> None:
         self.interval = interval
-        self.available = PROC.is_dir()
+        self.available = enabled and PROC.is_dir()
         self.peak_max_bytes = 0
         self.peak_sum_bytes = 0
         self._stop = threading.Event()

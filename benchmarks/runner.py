@@ -59,6 +59,10 @@ class RunConfig:
     flink_python: str | None = None
     isolate: bool = True
     driver_memory: str = "auto"
+    #: Spark master URL (None: local[2]); on a cluster the workers' memory is not sampled
+    master: str | None = None
+    #: extra Spark settings (``--conf KEY=VALUE``)
+    conf: dict[str, str] = field(default_factory=dict)
     check_max_rows: int = DEFAULT_CHECK_MAX_ROWS
     #: the command line, for the report
     command: str = ""
@@ -206,7 +210,16 @@ def _session(config: RunConfig, fresh: bool) -> SparkSession:
         active = SparkSession.getActiveSession()
         if active is not None:
             active.stop()
-    return get_spark({"spark.driver.memory": config.memory()})
+    return get_spark(session_conf(config))
+
+
+def session_conf(config: RunConfig) -> dict[str, str]:
+    """Settings of the benchmark's session: driver memory, master, ``--conf``."""
+    conf = {"spark.driver.memory": config.memory()}
+    if config.master:
+        conf["spark.master"] = config.master  # overrides get_spark's local[2]
+    conf.update(config.conf)
+    return conf
 
 
 def _count_rows() -> Column:
@@ -242,8 +255,12 @@ def measure(
     warmup: int = 1,
     log: Callable[[str], None] = lambda line: None,
     budget: float = 0.0,
+    local: bool = True,
 ) -> Result:
     """``warmup`` untimed then ``repeat`` timed runs of ``job`` into the no-op sink.
+
+    The Python workers' memory is sampled when ``local`` (they are this process's
+    descendants only in local mode).
 
     With a ``budget`` (seconds), no further run starts once the runs so far took longer;
     a warm-up run that alone exceeds it is kept as the one timed run (for a job that
@@ -252,7 +269,7 @@ def measure(
     result = Result(
         job.name, job.engine, rows, [], floor=job.floor, naive=job.naive, notes=job.notes
     )
-    with WorkerMemorySampler() as memory:
+    with WorkerMemorySampler(enabled=local) as memory:
         try:
             df = job.build(spark, view)
             counts = []
@@ -303,7 +320,15 @@ def run(config: RunConfig) -> Report:
         config.log(f"running {job.name} ({job.engine}) ...")
         rows = config.spec(job.role).rows
         result = measure(
-            job, spark, view, rows, config.repeat, config.warmup, config.log, config.budget
+            job,
+            spark,
+            view,
+            rows,
+            config.repeat,
+            config.warmup,
+            config.log,
+            config.budget,
+            local=not config.master,
         )
         result.expected, result.check_note = expected.get(job.name, (None, ""))
         report.results.append(result)
@@ -356,13 +381,20 @@ def _settings(config: RunConfig) -> dict[str, str]:
     return {
         "command": config.command or "(called from Python)",
         "data": f"{config.rows:,} rows, {config.symbols:,} symbols, seed {config.seed}",
-        "spark": f"local[2] via get_spark, driver memory {config.memory()}, "
-        f"{'fresh SparkContext per job' if config.isolate else 'one SparkContext'}",
+        "spark": f"{config.master or 'local[2]'} via get_spark, driver memory "
+        f"{config.memory()}, "
+        f"{'fresh SparkContext per job' if config.isolate else 'one SparkContext'}"
+        + "".join(f", {k}={v}" for k, v in config.conf.items()),
         "timing": f"median of {config.repeat} runs into the noop sink, after "
         f"{config.warmup} untimed run(s) per job"
         + (f"; fewer runs once a job took {config.budget:g} s" if config.budget else ""),
         "py MB": "peak RSS of one Spark Python worker (max) and of all of them at one "
-        "moment (sum), sampled every 0.1 s from /proc",
+        "moment (sum), sampled every 0.1 s from /proc"
+        + (
+            " (not measured: the executors are not this process's children)"
+            if config.master
+            else ""
+        ),
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python "
         f"{platform.python_version()}",
     }

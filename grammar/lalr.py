@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+from importlib import resources
 
 from lark import Lark
 from lark.lexer import Lexer, PatternStr
@@ -19,7 +19,8 @@ from lark.parsers.lalr_analysis import Shift
 
 __all__ = ["GRAMMAR_FILE", "START_RULE", "Grammar", "load_grammar"]
 
-GRAMMAR_FILE = Path(__file__).with_name("match_recognize.lark")
+# read through importlib.resources: matchrec may run from a zip (shipped to executors)
+GRAMMAR_FILE = resources.files(__package__).joinpath("match_recognize.lark")
 START_RULE = "match_recognize_body"
 
 

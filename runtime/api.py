@@ -25,6 +25,7 @@ from pyspark.sql import DataFrame, SparkSession
 from matchrec.ast import MatchRecognizeClause
 
 from .batch import execute
+from .cluster import check, ship
 
 _counter = itertools.count()
 
@@ -38,7 +39,10 @@ def match_recognize(df: DataFrame, clause: str) -> DataFrame:
 def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
     """Plan ``clause`` against ``df``'s columns and build the result DataFrame."""
     plan = plan_clause(clause, df.columns, windows=not df.isStreaming)
-    return execute(df, plan)
+    ship(df.sparkSession)  # on a cluster: before the job's functions are built
+    result = execute(df, plan)
+    check(df.sparkSession)  # on a cluster: the executors can run it (once per session)
+    return result
 
 
 class _Rewriter:
@@ -85,6 +89,8 @@ class PlannedQuery:
 def sql(spark: SparkSession, query: str) -> DataFrame:
     """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included."""
     with planned_clauses(spark, query) as planned:
+        if planned.clauses:
+            check(spark)  # on a cluster: the executors can run it (once per session)
         return spark.sql(planned.rewritten)
 
 
@@ -103,6 +109,8 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
         parse_clause(query[o.body_start : o.body_end], base=o.body_start, sql=query)
         for o in occurrences
     ]
+    if clauses:
+        ship(spark)  # on a cluster: before the job's functions are built
     rewriter = _Rewriter(query)
     planned: list[PlannedClause] = []
     try:

@@ -401,5 +401,8 @@ class MatchRecognizeUDTF:
 
 def register(spark: SparkSession, name: str = "match_recognize") -> Any:
     """Register ``name(TABLE(t), '<clause body>')`` for ``spark.sql``; returns the UDTF."""
+    from .cluster import prepare
+
+    prepare(spark, door="udtf")  # on a cluster: ship matchrec, check the executors (once)
     function = udtf(MatchRecognizeUDTF, useArrow=False)
     return spark.udtf.register(name, function)

@@ -1,7 +1,9 @@
 """Shared fixtures.
 
 ``spark`` is the one SparkSession of the test run (:func:`matchrec.runtime.session.get_spark`).
-Only tests that ask for it start Spark; pure-Python tests never do.
+Only tests that ask for it start Spark; pure-Python tests never do. ``spark_cluster``
+is a standalone cluster on this machine (``spark_cluster.py``), started once for the
+tests that ask for it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import pytest
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+    from spark_cluster import StandaloneCluster
 
 pytest_plugins = ["pytester"]
 
@@ -23,3 +26,23 @@ def spark() -> Iterator[SparkSession]:
     from matchrec.runtime.session import get_spark
 
     yield get_spark()
+
+
+@pytest.fixture(scope="session")
+def spark_cluster() -> Iterator[StandaloneCluster]:
+    """A Spark standalone master and two 1-core workers on 127.0.0.1, started once per
+    test run for every test that asks for it and stopped (every process) at the end.
+    Tests drive it from a child process: :func:`spark_cluster.run_driver`."""
+    from spark_cluster import StandaloneCluster
+
+    with StandaloneCluster(workers=2) as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="session")
+def fresh_executor_python(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A Python for executors as on a new cluster node: NumPy and PyArrow, no matchrec
+    (nor Lark, sqlglot or pandas), built once per test run from this installation."""
+    from spark_cluster import isolated_python
+
+    return str(isolated_python(tmp_path_factory.mktemp("fresh") / "venv", ["numpy", "pyarrow"]))

@@ -185,6 +185,24 @@ def test_flink_is_skipped_when_not_importable():
     assert "skipped: Flink" in report.markdown()
 
 
+def test_master_and_conf_options_reach_the_session(monkeypatch, capsys):
+    from benchmarks.__main__ import main as bench_main
+
+    seen = []
+    monkeypatch.setattr(runner, "run", lambda config: seen.append(config) or Report())
+    argv = ["run", "--rows", "100", "--workloads", "W1", "--master", "spark://h:7077"]
+    argv += ["--conf", "spark.executor.memory=2g", "--conf", "spark.matchrec.groupRows=4096"]
+    assert bench_main(argv) == 0
+    conf = runner.session_conf(seen[0])
+    assert conf["spark.master"] == "spark://h:7077"
+    assert conf["spark.executor.memory"] == "2g" and conf["spark.matchrec.groupRows"] == "4096"
+    settings = runner._settings(seen[0])
+    assert settings["spark"].startswith("spark://h:7077") and "not measured" in settings["py MB"]
+    assert "spark.master" not in runner.session_conf(runner.RunConfig(rows=100))
+    assert bench_main(["run", "--rows", "100", "--conf", "no-equals-sign"]) == 2
+    assert "--conf takes KEY=VALUE" in capsys.readouterr().err
+
+
 # ------------------------------------------------------------------------ Spark smoke run
 
 

@@ -1,0 +1,125 @@
+"""matchrec on a real Spark cluster: a standalone master and two workers on this machine.
+
+The cluster jobs run in one child driver (``cluster_driver.py``), one SparkContext per
+case, since this run's local session owns this process's JVM; each case's rows are
+compared with the same queries run here in local mode. Cases: executors running this
+Python; executors whose Python has only NumPy and PyArrow (no matchrec, Lark, sqlglot
+or pandas), where matchrec ships itself; executors without PyArrow, and of another minor
+Python version, which must fail with one line before the job.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pyarrow.parquet as pq
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # the benchmarks folder is not installed, only run from the repo
+    sys.path.insert(0, str(ROOT))
+
+from cluster_driver import normalized  # noqa: E402
+from spark_cluster import isolated_python, other_minor_python, run_driver  # noqa: E402
+
+import matchrec  # noqa: E402
+from benchmarks.datagen import DatasetSpec, generate  # noqa: E402
+from benchmarks.workloads import WORKLOADS  # noqa: E402
+
+pytestmark = pytest.mark.cluster
+
+TABLE = "cluster_ticks"
+_WORKLOADS = {w.name: w for w in WORKLOADS}
+#: W1: V-shape, row-local DEFINE with PREV; W2: match-dependent DEFINE (other labels,
+#: running AVG); W1-UDTF: W1 through the SQL table function (plans on the executors)
+QUERIES = {name: _WORKLOADS[name].query(TABLE) for name in ("W1", "W2", "W1-UDTF")}
+ONE_EXECUTOR = {"spark.cores.max": "1"}  # the failing cases need one executor only
+
+
+@pytest.fixture(scope="module")
+def ticks(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """Generated ticks (10,000 rows, 20 symbols) in a Parquet file every process reads."""
+    path = tmp_path_factory.mktemp("cluster-data") / "ticks.parquet"
+    pq.write_table(generate(DatasetSpec(rows=10_000, symbols=20)), path)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def cluster_results(
+    spark_cluster: Any, ticks: str, fresh_executor_python: str, tmp_path_factory: Any
+) -> dict[str, Any]:
+    """Every case's results from one child driver on the cluster."""
+    no_arrow = isolated_python(tmp_path_factory.mktemp("no-arrow") / "venv", ["numpy"])
+    sessions: dict[str, Any] = {
+        "installed": {"queries": {n: QUERIES[n] for n in ("W1", "W2")}},
+        "fresh": {"executor_python": fresh_executor_python, "queries": QUERIES},
+        "no_pyarrow": {
+            "executor_python": str(no_arrow),
+            "queries": {"W1": QUERIES["W1"]},
+            "conf": ONE_EXECUTOR,
+        },
+    }
+    other = other_minor_python()
+    if other is not None:
+        sessions["other_python"] = {
+            "executor_python": other,
+            "queries": {"W1": QUERIES["W1"]},
+            "conf": ONE_EXECUTOR,
+        }
+    return run_driver(
+        {"master": spark_cluster.master, "tables": {TABLE: ticks}, "sessions": sessions}
+    )
+
+
+@pytest.fixture(scope="module")
+def local_rows(spark: Any, ticks: str) -> dict[str, list]:
+    """The same queries in this run's local session."""
+    spark.read.parquet(ticks).createOrReplaceTempView(TABLE)
+    matchrec.register(spark)
+    rows = {}
+    for name, query in QUERIES.items():
+        df = spark.sql(query) if "match_recognize(TABLE" in query else matchrec.sql(spark, query)
+        rows[name] = normalized(df.collect())
+    return rows
+
+
+def _rows(results: dict[str, Any], session: str, query: str) -> list:
+    result = results[session][query]
+    assert "error" not in result, result["error"]["message"]
+    return result["rows"]
+
+
+def test_cluster_gives_the_rows_of_local_mode(cluster_results, local_rows):
+    for query in ("W1", "W2"):
+        rows = _rows(cluster_results, "installed", query)
+        assert rows, f"{query} found no match: the data should have many"
+        assert rows == local_rows[query], query
+
+
+def test_executors_without_matchrec_get_it_shipped(cluster_results, local_rows):
+    for query in QUERIES:
+        assert _rows(cluster_results, "fresh", query) == local_rows[query], query
+
+
+def _one_line_error(cluster_results: dict[str, Any], session: str) -> str:
+    result = cluster_results[session]["W1"]
+    assert "rows" not in result, "the query ran where it should have failed"
+    assert result["error"]["kind"] == "cluster setup error"
+    message = result["error"]["message"]
+    assert "\n" not in message and "Traceback" not in message
+    return message
+
+
+def test_executors_without_pyarrow_fail_with_one_line(cluster_results):
+    message = _one_line_error(cluster_results, "no_pyarrow")
+    assert "has no pyarrow" in message and "pip install pyarrow" in message
+
+
+def test_executors_of_another_python_fail_with_one_line(cluster_results):
+    if "other_python" not in cluster_results:
+        pytest.skip("no Python of another minor version on this machine")
+    message = _one_line_error(cluster_results, "other_python")
+    mine = "{}.{}".format(*sys.version_info[:2])
+    assert f"driver Python {mine}" in message and "same minor version" in message
