@@ -9,7 +9,7 @@ matching path is testable in plain Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
@@ -599,26 +599,10 @@ def run_partition(
 
     Measures are computed for all matches at once where every atom allows it
     (``vectorize``), else match by match; both give the same values."""
-    out = PartitionOutput(atoms=[[] for _ in program.atoms])
     if n == 0:
-        return out
+        return PartitionOutput(atoms=[[] for _ in program.atoms])
     define_ctx = MatchContext(cols, n, program.label_names)
-    measure_ctx = MatchContext(cols, n, program.label_names)
     unmatched = program.empty_matches == "unmatched" and not program.one_row
-    covered = [False] * n if unmatched else None
-    next_unmatched = 0
-
-    def emit_unmatched(upto: int) -> None:
-        nonlocal next_unmatched
-        assert covered is not None
-        for r in range(next_unmatched, upto):
-            if not covered[r]:
-                out.rows.append(r)
-                out.matched.append(False)
-                for column in out.atoms:
-                    column.append(None)
-        next_unmatched = max(next_unmatched, upto)
-
     found: Any
     if program.bits_only:
         times = cols[program.within_column] if program.within_column else None
@@ -635,18 +619,51 @@ def run_partition(
             history_matters=not program.history_free,
             start_matters=program.within_column is not None,
         )
-    if covered is None and vectorize:
+    if not unmatched and vectorize:
         found = list(found)
         if all(match.end > match.start for _, match in found):
             return _measured(program, cols, n, found)
+    return emit_rows(program, cols, n, found, upto=n)
+
+
+def emit_rows(
+    program: PartitionProgram,
+    cols: Any,
+    n: int,
+    found: Iterable[tuple[int, Match]],
+    *,
+    upto: int,
+    unmatched_from: int = 0,
+    covered_to: int = 0,
+) -> PartitionOutput:
+    """Output rows of ``found`` match by match and, for WITH UNMATCHED ROWS, of the rows
+    in [``unmatched_from``, ``upto``) that no match covers (rows before ``covered_to``
+    are covered by matches emitted before). Matches come in order of their first row,
+    so a row before a match's first row can no longer be covered by a later one."""
+    out = PartitionOutput(atoms=[[] for _ in program.atoms])
+    ctx = MatchContext(cols, n, program.label_names)
+    unmatched = program.empty_matches == "unmatched" and not program.one_row
+    covered = np.zeros(n + 1, dtype=bool)
+    covered[: max(0, min(n, covered_to))] = True
+    next_free = max(0, unmatched_from)
+
+    def emit_unmatched(end: int) -> None:
+        nonlocal next_free
+        for r in range(next_free, end):
+            if not covered[r]:
+                out.rows.append(r)
+                out.matched.append(False)
+                for column in out.atoms:
+                    column.append(None)
+        next_free = max(next_free, end)
+
     for number, match in found:
-        if covered is not None:
+        if unmatched:
             emit_unmatched(match.start)
-            for r in range(match.start, max(match.end, match.start + 1)):
-                covered[r] = True
-        _emit_match(program, measure_ctx, number, match, out)
-    if covered is not None:
-        emit_unmatched(n)
+            covered[match.start : max(match.end, match.start + 1)] = True
+        _emit_match(program, ctx, number, match, out)
+    if unmatched:
+        emit_unmatched(upto)
     return out
 
 

@@ -23,8 +23,8 @@ import numpy as np
 from matchrec.engine import (
     PartitionOutput,
     PartitionProgram,
-    _emit_match,
     _measured,
+    emit_rows,
     find_in_piece,
     lookaround,
     make_evaluate,
@@ -172,32 +172,16 @@ def _output(
     unmatched = program.empty_matches == "unmatched" and not program.one_row
     if not unmatched and all(m.end > m.start for _, m in found):
         return _measured(program, cols, n, found)
-    out = PartitionOutput(atoms=[[] for _ in program.atoms])
-    ctx = MatchContext(cols, n, program.label_names)
     origin = cursor.origin
-    covered = np.zeros(n + 1, dtype=bool)
-    covered[: max(0, min(n, cursor.covered_to - origin))] = True
-    for _, m in found:
-        covered[m.start : max(m.end, m.start + 1)] = True
-    next_free = max(0, cursor.unmatched_from - origin)
-
-    def emit_unmatched(upto: int) -> None:
-        nonlocal next_free
-        for r in range(next_free, upto):
-            if not covered[r]:
-                out.rows.append(r)
-                out.matched.append(False)
-                for column in out.atoms:
-                    column.append(None)
-        next_free = max(next_free, upto)
-
-    for number, match in found:
-        if unmatched:
-            emit_unmatched(match.start)
-        _emit_match(program, ctx, number, match, out)
-    if unmatched:
-        emit_unmatched(resume)
-    return out
+    return emit_rows(
+        program,
+        cols,
+        n,
+        found,
+        upto=resume,
+        unmatched_from=cursor.unmatched_from - origin,
+        covered_to=cursor.covered_to - origin,
+    )
 
 
 def _timed_out(

@@ -105,25 +105,8 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     _check_within(df, plan)
     atom_types = _probe_types(df, plan)
 
-    atom_fields = [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
-    by_name = {f.name: f for f in df.schema.fields}
     timeouts = plan.clause.rows_per_match.timeouts
-    if plan.one_row:
-        # MATCHED also keeps the row count when there is no other column
-        out_schema = StructType(
-            [by_name[k] for k in keys]
-            + atom_fields
-            + [StructField(MATCHED, BooleanType(), False)]
-            + ([StructField(STATUS, StringType(), False)] if timeouts else [])
-        )
-        carried = list(keys)
-    else:
-        out_schema = StructType(
-            [by_name[c] for c in input_columns]
-            + atom_fields
-            + [StructField(MATCHED, BooleanType(), False)]
-        )
-        carried = list(input_columns)
+    out_schema, carried = matcher_output(df, plan, input_columns, atom_types)
     zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
     conf = df.sparkSession.conf
@@ -134,12 +117,35 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     else:
         mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
     matched = df.mapInArrow(mapper, out_schema)
+    return project_measures(matched, plan, input_columns)
 
+
+def matcher_output(
+    df: DataFrame, plan: MatchPlan, input_columns: list[str], atom_types: list[DataType]
+) -> tuple[StructType, list[str]]:
+    """The schema of the rows the matcher emits (carried input columns, one column per
+    atom, MATCHED, and the status with WITH TIMEOUTS) and the carried columns: the
+    partition keys for ONE ROW PER MATCH (MATCHED also keeps the row count when there is
+    no other column), every input column for ALL ROWS PER MATCH."""
+    by_name = {f.name: f for f in df.schema.fields}
+    carried = list(plan.partition_by) if plan.one_row else list(input_columns)
+    fields = [by_name[c] for c in carried]
+    fields += [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
+    fields.append(StructField(MATCHED, BooleanType(), False))
+    if plan.clause.rows_per_match.timeouts:
+        fields.append(StructField(STATUS, StringType(), False))
+    return StructType(fields), carried
+
+
+def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[str]) -> DataFrame:
+    """The clause's output from the matcher's rows: Spark computes the measures over the
+    atom columns (so their values and types are Spark's), in the standard's column order."""
+    keys = plan.partition_by
     measures = []
     for alias, text in plan.measures:
         expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if plan.with_unmatched else text
         measures.append((alias, expr))
-    if timeouts:
+    if plan.clause.rows_per_match.timeouts:
         measures.append((STATUS_COLUMN, STATUS))
     if plan.one_row:
         return _select(matched, plan, [quote(k) for k in keys], measures)

@@ -31,20 +31,17 @@ from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import (
     BinaryType,
-    BooleanType,
-    StringType,
     StructField,
     StructType,
     TimestampType,
 )
 
 from matchrec import ast
-from matchrec.arrow_rows import MATCHED
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.incremental import streamable
-from matchrec.keyed_stream import EVENT_MICROS, STATUS, KeyedStream, StreamSpec
+from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
-from .batch import STATUS_COLUMN, _check_within, _probe_types, _select
+from .batch import _check_within, _probe_types, _select, matcher_output, project_measures
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
 #: number must stay the same for a checkpoint (the state records it and says so)
@@ -162,15 +159,8 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     )
     df = df.withColumn(EVENT_MICROS, F.unix_micros(F.col(quote(event)))).withColumn(BUCKET, bucket)
     zone = conf.get("spark.sql.session.timeZone") or "UTC"
-    by_name = {f.name: f for f in df.schema.fields}
-    atom_fields = [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
-    carried = list(keys) if plan.one_row else list(input_columns)
     timeouts = plan.clause.rows_per_match.timeouts
-    out_fields = [by_name[c] for c in carried] + atom_fields
-    out_fields.append(StructField(MATCHED, BooleanType(), False))
-    if timeouts:
-        out_fields.append(StructField(STATUS, StringType(), False))
-    out_schema = StructType(out_fields)
+    out_schema, carried = matcher_output(df, plan, input_columns, atom_types)
     spec = StreamSpec(
         program=plan.program,
         keys=list(keys),
@@ -187,18 +177,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         .transformWithStateInPandas(processor, out_schema, "Append", "EventTime")
         .drop(BUCKET)
     )
-    measures = list(plan.measures)
-    if timeouts:
-        measures.append((STATUS_COLUMN, STATUS))
-    if plan.one_row:
-        return _select(matched, plan, [quote(k) for k in keys], measures)
-    order_cols = [c for c, _, _ in plan.order_by]
-    others = [c for c in input_columns if c not in keys and c not in order_cols]
-    if plan.with_unmatched:
-        measures = [(a, f"CASE WHEN {MATCHED} THEN ({t}) END") for a, t in measures]
-    return _select(
-        matched, plan, [quote(c) for c in keys + order_cols], measures, [quote(c) for c in others]
-    )
+    return project_measures(matched, plan, input_columns)
 
 
 class MatchProcessor(StatefulProcessor):
