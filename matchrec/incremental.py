@@ -58,10 +58,6 @@ class Cursor:
             self.reported_to,
         )
 
-    @classmethod
-    def from_tuple(cls, values: tuple[int, ...]) -> Cursor:
-        return cls(*values)
-
 
 @dataclass
 class Step:
