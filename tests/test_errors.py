@@ -1097,10 +1097,8 @@ def test_syntax_error_through_sql(spark, view):
 def test_unbalanced_parenthesis_through_sql(spark, view):
     query = QUERY.format(view=view).replace("PATTERN (A B+)", "PATTERN (A B+")
     err = sql_error(spark, query)
-    assert_error(
-        err, query, query.index("(\n  PARTITION"), SqlSyntaxError, "unbalanced parenthesis"
-    )
-    assert err.line == 2
+    assert_error(err, query, query.index("(A B+"), SqlSyntaxError, "'(' is never closed")
+    assert err.line == 7
 
 
 def test_expression_syntax_error_through_sql(spark, view):
@@ -1198,3 +1196,26 @@ def test_runtime_type_error_reaches_the_user(spark, view):
     text = str(info.value)
     assert "DEFINE could not apply > to 'x' (str), 1 (int)" in text
     assert "line 8" in text
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "culprit"),
+    [
+        # an extra ')' ends the clause early: the caret is on it, not on Spark's rewritten query
+        ("PREV(B.value)", "PREV(B.value))", 13),
+        # a '(' never closed inside DEFINE, inside MEASURES
+        ("B.value < PREV", "(B.value < PREV", 0),
+        ("PREV(B.value)", "PREV(B.value", 4),
+        ("LAST(B.value)", "(LAST(B.value)", 0),
+        # an extra ')' in the query around the clause
+        (") AS m", ") AS m)", 6),
+    ],
+)
+def test_unbalanced_parentheses_point_at_the_culprit(spark, view, old, new, culprit):
+    query = QUERY.format(view=view).replace(old, new)
+    err = sql_error(spark, query)
+    pos = query.index(new) + culprit
+    extra = query[pos] == ")"
+    message = "')' without a matching '('" if extra else "'(' is never closed"
+    assert_error(err, query, pos, SqlSyntaxError, message)
+    assert "__matchrec" not in str(err)
