@@ -133,28 +133,20 @@ def _matching(tokens: list[Token], i: int, sql: str) -> int:
                 return j
             if depth == 1:
                 last_inner = j
-    culprit = i
     if last_inner is not None:
         from matchrec.grammar.parser import parse_clause  # the clause's own parser
 
         start = tokens[i].end
-        try:
-            parse_clause(sql[start : tokens[last_inner].start], base=start, sql=sql)
-        except SqlSyntaxError as err:
-            if "never closed" in err.message:
-                raise
-        opened = _unclosed(tokens[i + 1 : last_inner])
-        if opened:
-            culprit = i + 1 + opened[-1]
+        parse_clause(sql[start : tokens[last_inner].start], base=start, sql=sql)
     raise SqlSyntaxError(
         "unbalanced parenthesis: '(' is never closed",
         sql=sql,
-        pos=tokens[culprit].start,
+        pos=tokens[i].start,
         hint="add the missing )",
     )
 
 
-def _unclosed(tokens: list[Token]) -> list[int]:
+def unclosed(tokens: list[Token]) -> list[int]:
     """Indexes of the ``(`` in ``tokens`` that no later ``)`` of them closes."""
     opened: list[int] = []
     for j, tok in enumerate(tokens):

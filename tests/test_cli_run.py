@@ -279,6 +279,10 @@ def test_query_errors(spark, files, capsys):
     err = run_error(["run", str(bad), *table], capsys)
     assert err.startswith("matchrec: runtime error: DEFINE could not apply > to 'x' (str), 1")
     assert "Traceback" not in err and "^" in err
+    # an error of the data that Spark raises while the job runs: one line, no traceback
+    bad.write_text(QUERY.replace("SELECT *", "SELECT CAST(sym AS INT) AS n"))
+    err = one_line(run_error(["run", str(bad), *table], capsys))
+    assert err.startswith("matchrec: spark error: [CAST_INVALID_INPUT]"), err
 
 
 # ---------------------------------------------------------------------------- table files
