@@ -29,6 +29,7 @@ from matchrec.vector_define import VExpr
 
 from .pyeval import compile_glue
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
+from .type_checks import TypeCheck, build_check, operands_of, replace_probes
 from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
@@ -83,6 +84,10 @@ class Lowering:
     windows: dict[str, str] = field(default_factory=dict)
     # precomputed column -> its Spark SQL with every window replaced by its ``__mr_wN``
     staged: dict[str, str] = field(default_factory=dict)
+    # operand types of DEFINE operators (over the input with precomputed columns) and of
+    # MEASURES operators (over the matched rows), checked when the query is built
+    define_checks: list[TypeCheck] = field(default_factory=list)
+    measure_checks: list[TypeCheck] = field(default_factory=list)
 
     # ------------------------------------------------------------------ helpers
 
@@ -676,6 +681,36 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 return found
         return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
 
+    def probe(node: exp.Expression) -> str:
+        """Spark SQL with the type of ``node`` over the input and the precomputed columns
+        (atoms stand for the value they read at some row); no new column is added."""
+        node = _unparen(node)
+        if isinstance(node, exp.Column) and not _is_star(node):
+            return quote(low.column(node, base))
+        if is_local(node):  # in parentheses: a top-level column or PREV is replaced too
+            return low.spark_sql(exp.Paren(this=node.copy()), base)
+        kind = _special_kind(node)
+        if kind in NAVIGATION:
+            return low.navigation_atom(node, base, in_define=True)[1]
+        if kind == "CLASSIFIER":
+            return "CAST(NULL AS STRING)"
+        if kind == "MATCH_NUMBER":
+            return "CAST(NULL AS BIGINT)"
+        if _aggregate_name(node):
+            text = low.aggregate_atom(node, base, in_define=True)[1]
+            if text.startswith("CAST("):
+                return text
+            return text.replace("(DISTINCT ", "(", 1) + " OVER ()"  # a value per row
+        copy = node.copy()
+        parts: dict[str, str] = {}
+        for original, child in zip(list(node.iter_expressions()), list(copy.iter_expressions())):
+            if isinstance(child, (exp.DataType, exp.Identifier, exp.Var, exp.Interval)):
+                continue
+            marker = f"__mr_probe_{id(child)}__"
+            parts[marker] = f"({probe(original)})"
+            child.replace(exp.column(marker))
+        return Lowering._fill(copy.sql(dialect=MatchRecognizeDialect), parts)
+
     _check_semantics(low, tree, base, in_define=True)
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
@@ -689,6 +724,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
         vector = vector_glue(combined, classify)
+    for node in _walk(tree):
+        check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
+        if check is not None:
+            low.define_checks.append(check)
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 
@@ -747,7 +786,18 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
                 node.set(key, [replace(v) if isinstance(v, exp.Expression) else v for v in value])
         return node
 
+    # operands as written, before ``replace`` puts atom columns in their place
+    checked = [
+        (node, build_check(node, lambda n: "", low.sql, base, False, "MEASURES"))
+        for node in _walk(tree)
+    ]
     lowered = replace(tree)
+    for node, check in checked:
+        if check is None:
+            continue
+        operands = operands_of(node) or []
+        probes = [o.sql(dialect=MatchRecognizeDialect) for o in operands]
+        low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
 
 

@@ -18,6 +18,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from matchrec.planner.plan import MatchPlan, quote
+from matchrec.planner.type_checks import TypeCheck, mismatch
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -74,6 +75,24 @@ def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
     return [types[a.name] for a in plan.atoms]
 
 
+def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> None:
+    """Ask Spark for the operand types of ``checks`` over ``df`` (analysis only) and raise
+    the first mix that would fail while the query runs (``planner.type_checks``)."""
+    probes = [o.probe for c in checks for o in c.operands]
+    if not probes:
+        return
+    try:
+        fields = df.selectExpr(*(f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes))).schema
+    except AnalysisException:
+        return  # Spark reports the expression itself where it is computed
+    types = iter(f.dataType.simpleString() for f in fields)
+    ansi = (df.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    for check in checks:
+        error = mismatch(check, [next(types) for _ in check.operands], ansi, plan.clause.sql)
+        if error is not None:
+            raise error
+
+
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:
     if plan.within_column is None:
         return
@@ -109,6 +128,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     if plan.scratch:
         df = df.drop(*plan.scratch)
     _check_within(df, plan)
+    _check_types(df, plan, plan.define_checks)
     atom_types = _probe_types(df, plan)
 
     atom_fields = [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
@@ -133,6 +153,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     group_rows = int(conf.get(GROUP_ROWS_CONF, str(DEFAULT_GROUP_ROWS)))
     mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
     matched = df.mapInArrow(mapper, out_schema)
+    _check_types(matched, plan, plan.measure_checks)
 
     measures = []
     for alias, text in plan.measures:

@@ -1189,13 +1189,47 @@ FROM {view} MATCH_RECOGNIZE (
     assert message in str(info.value)
 
 
-def test_runtime_type_error_reaches_the_user(spark, view):
-    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "FIRST(B.name) > 1")
-    with pytest.raises(Exception) as info:
-        matchrec.sql(spark, query).collect()
-    text = str(info.value)
-    assert "DEFINE could not apply > to 'x' (str), 1 (int)" in text
-    assert "line 8" in text
+# operands of one operator that Spark would convert implicitly (and fail on while the
+# job runs, under ANSI) or that DEFINE's per-match Python part cannot mix: (old, new,
+# the operand the caret marks, the message)
+TYPE_MIXES = [
+    # row-local DEFINE, computed by Spark: the string column against a number
+    ("B.value < PREV(B.value)", "name < PREV(value)", "name <", "< mixes name (STRING) and"),
+    ("B.value < PREV(B.value)", "value < PREV(name)", "PREV(name)", "PREV(name) (STRING)"),
+    ("B.value < PREV(B.value)", "value IN (1, name)", "name)", "IN mixes name (STRING)"),
+    # match-dependent DEFINE, evaluated per match
+    ("B.value < PREV(B.value)", "FIRST(B.name) > 1", "FIRST(B.name)", "> mixes FIRST(B.name)"),
+    ("B.value < PREV(B.value)", "B.value > A.name", "A.name", "without Spark's implicit casts"),
+    # MEASURES
+    ("LAST(B.value) AS", "LAST(B.name) - 1 AS", "LAST(B.name)", "- mixes LAST(B.name) (STRING)"),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "culprit", "message"), TYPE_MIXES)
+def test_type_mixes_are_found_when_the_query_is_built(spark, view, old, new, culprit, message):
+    query = QUERY.format(view=view).replace(old, new)
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index(culprit), SemanticError, message, hint="try_cast(")
+    assert "__mr_" not in str(err)
+
+
+def test_without_ansi_spark_converts_strings_in_row_local_parts(spark, view):
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "name < PREV(value)")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        assert matchrec.sql(spark, query).collect() == []  # 'x' < 90 is NULL: no B row
+        glue = QUERY.format(view=view).replace("B.value < PREV(B.value)", "FIRST(B.name) > 1")
+        err = sql_error(spark, glue)
+        assert "without Spark's implicit casts" in err.message
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+def test_string_literals_compared_with_numbers_are_left_to_spark(spark, view):
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "B.value < '85'")
+    rows = matchrec.sql(spark, query).collect()
+    assert rows == matchrec.sql(spark, query.replace("'85'", "85")).collect()
+    assert [(r.first_value, r.last_value) for r in rows] == [(90, 80)]
 
 
 @pytest.mark.parametrize(
