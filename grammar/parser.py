@@ -59,6 +59,8 @@ def parse_clause(text: str, base: int = 0, sql: str | None = None) -> ast.MatchR
     try:
         tree = ClauseParser(source).parse()
     except SqlSyntaxError as err:
+        if not err.message.startswith("unexpected"):
+            raise
         raise _unclosed_error(text, base, sql) or err from None
     return to_ast(tree, sql)
 
@@ -66,7 +68,10 @@ def parse_clause(text: str, base: int = 0, sql: str | None = None) -> ast.MatchR
 def _unclosed_error(text: str, base: int, sql: str) -> SqlSyntaxError | None:
     """A '(' never closed explains any later syntax error better (the parser only notices
     where the text stops making sense, often clauses later): an error at the innermost one."""
-    tokens = tokenize(text)
+    try:
+        tokens = tokenize(text)
+    except SqlSyntaxError:  # an unterminated string or comment: the parser's error stands
+        return None
     opened = unclosed(tokens)
     if not opened:
         return None

@@ -725,9 +725,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         glue = compile_node(combined)
         vector = vector_glue(combined, classify)
     for node in _walk(tree):
-        check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
-        if check is not None:
-            low.define_checks.append(check)
+        if operands_of(node):
+            check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
+            if check is not None:
+                low.define_checks.append(check)
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 

@@ -102,9 +102,14 @@ def plan_clause(clause: ast.MatchRecognizeClause, columns: Sequence[str]) -> Mat
     low = Lowering(sql, label_ids, subsets, column_map)
 
     partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
-    # NULLS LAST unless written, whatever the direction (Trino's choice; the standard leaves it)
+    # Spark's null order unless written (the standard leaves it): ASC NULLS FIRST, DESC
+    # NULLS LAST, as Spark's own ORDER BY and window ORDER BY
     order_by = [
-        (_column_ref(low, k.expr, "ORDER BY"), k.descending, bool(k.nulls_first))
+        (
+            _column_ref(low, k.expr, "ORDER BY"),
+            k.descending,
+            (not k.descending) if k.nulls_first is None else k.nulls_first,
+        )
         for k in clause.order_by
     ]
     if order_by:
