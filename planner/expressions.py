@@ -27,7 +27,8 @@ from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
-from .pyeval import compile_glue
+from .pushdown import push_down
+from .pyeval import compile_glue, evaluates
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 from .type_checks import TypeCheck, build_check, operands_of, replace_probes
 from .vector_lowering import vector_glue
@@ -712,6 +713,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         return Lowering._fill(copy.sql(dialect=MatchRecognizeDialect), parts)
 
     _check_semantics(low, tree, base, in_define=True)
+    original = tree.copy()  # as written, for the type checks' messages
+    tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
     dynamic = [c for c in conjuncts if not is_local(c)]
@@ -724,7 +727,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
         vector = vector_glue(combined, classify)
-    for node in _walk(tree):
+    for node in _walk(original):
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
@@ -854,6 +857,17 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                     hint="compute the window in a subquery that feeds MATCH_RECOGNIZE, or "
                     "over its output",
                 )
+        volatile = _volatile_name(node)
+        if volatile and in_define:
+            raise low.error(
+                UnsupportedError,
+                f"{volatile}() is not deterministic (or has side effects) and cannot be used "
+                "in DEFINE",
+                node,
+                base,
+                hint="the matcher may evaluate a condition several times or not at all for a "
+                "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
+            )
         if isinstance(node, exp.Filter):
             raise low.error(
                 UnsupportedError,
@@ -925,6 +939,36 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                         base,
                         hint=hint,
                     )
+
+
+_VOLATILE = {
+    "RAND",
+    "RANDN",
+    "RANDOM",
+    "UUID",
+    "SHUFFLE",
+    "REFLECT",
+    "JAVA_METHOD",
+    "TRY_REFLECT",
+    "RANDSTR",
+    "UNIFORM",
+    "MONOTONICALLY_INCREASING_ID",
+    "SPARK_PARTITION_ID",
+    "INPUT_FILE_NAME",
+    "INPUT_FILE_BLOCK_START",
+    "INPUT_FILE_BLOCK_LENGTH",
+}
+
+
+def _volatile_name(node: exp.Expression) -> str | None:
+    """The name of a non-deterministic or side-effecting function call, else None."""
+    if isinstance(node, exp.Anonymous):
+        name = call_name(node)[1]
+    elif isinstance(node, exp.Func):
+        name = node.sql_name().upper()
+    else:
+        return None
+    return name.lower() if name in _VOLATILE else None
 
 
 def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
