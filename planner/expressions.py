@@ -115,7 +115,7 @@ class Lowering:
         if column is not None:
             hint = (
                 f"{column!r} is an input column; the name before '.' must be a pattern "
-                f"variable ({known}); struct fields cannot be read in MATCH_RECOGNIZE"
+                f"variable ({known}) or a struct column"
             )
         else:
             close = _close_match(name, [*self.label_ids, *self.subsets])
@@ -612,7 +612,7 @@ class MeasureLowering:
 
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     """Lower ``DEFINE label AS expr``."""
-    tree = parse_expression(expr, low.sql)
+    tree = _resolve_fields(low, parse_expression(expr, low.sql))
     base = expr.pos
     label_id = low.label_ids[label]
     local_labels = {None, label} | {s for s, ids in low.subsets.items() if label_id in ids}
@@ -735,6 +735,43 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 
+def _resolve_fields(low: Lowering, tree: exp.Expression) -> exp.Expression:
+    """Dotted names as Spark reads them here: ``R.info.city`` (pattern variable R, struct
+    column ``info``, field ``city``) and ``info.kg`` (``info`` not a pattern variable but
+    an input column) become field accesses (``.``) on a column reference."""
+
+    def resolve(col: exp.Column) -> exp.Expression | None:
+        parts = [col.args.get(k) for k in ("catalog", "db", "table")] + [col.this]
+        parts = [p for p in parts if isinstance(p, exp.Identifier)]
+        if len(parts) < 2 or isinstance(col.this, exp.Star):
+            return None
+        first = parts[0].this if parts[0].quoted else parts[0].this.upper()
+        if first in low.label_ids or first in low.subsets:
+            head = exp.Column(this=parts[1], table=parts[0])
+            rest = parts[2:]
+        elif parts[0].this.lower() in low.columns and len(parts) >= 2:
+            head = exp.Column(this=parts[0])
+            rest = parts[1:]
+        else:
+            return None
+        if not rest:
+            return None
+        for name in rest:
+            head = exp.Dot(this=head, expression=name)
+        return head
+
+    for col in list(tree.find_all(exp.Column)):
+        if col.find_ancestor(exp.Subquery, exp.Select) is not None:
+            continue
+        new = resolve(col)
+        if new is not None:
+            if col is tree:
+                tree = new
+            else:
+                col.replace(new)
+    return tree
+
+
 def _star_error(low: Lowering, node: exp.Column, base: int) -> SemanticError:
     q = _qualifier(node) or "A"
     return low.error(
@@ -755,7 +792,7 @@ def _classifier(low: Lowering, node: exp.Expression, base: int) -> Evaluator:
 
 def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     """Lower one MEASURES expression to Spark SQL over atom columns."""
-    tree = parse_expression(expr, low.sql)
+    tree = _resolve_fields(low, parse_expression(expr, low.sql))
     base = expr.pos
     _check_semantics(low, tree, base, in_define=False)
 

@@ -157,3 +157,44 @@ def test_glue_functions_equal_spark(spark, text):
     rows = df.selectExpr("*", f"{text} AS result").collect()
     for row in rows:
         assert _glue_value(text, row.asDict()) == row.result, (text, row)
+
+
+# ---------------------------------------------------------------- MEASURES, struct fields
+
+STRUCTS = """(SELECT 'u' AS usr, id,
+  TIMESTAMP'2024-01-01 10:00:00' + make_interval(0, 0, 0, 0, 0, id) AS ts,
+  named_struct('city', concat('c', id), 'kg', id * 1.5D) AS info FROM range(1, 6) AS r(id))"""
+FLAT = f"(SELECT *, info.city AS city, info.kg AS kg, ts + INTERVAL 1 HOUR AS dl FROM {STRUCTS})"
+SHAPE = """SELECT * FROM {view} MATCH_RECOGNIZE (
+  PARTITION BY usr ORDER BY id
+  MEASURES {measures}
+  PATTERN (V R+)
+  DEFINE R AS {define}
+) AS m"""
+
+# (MEASURES, DEFINE as a user writes them, the same over flattened columns)
+FIELD_CASES = [
+    ("FIRST(V.ts) + INTERVAL 1 HOUR AS deadline", "true", "FIRST(V.dl) AS deadline", "true"),
+    (
+        "LAST(R.info.city) AS c, FIRST(info.kg) AS k, R.info.city AS r",
+        "R.info.kg > V.info.kg AND info.kg < 6",
+        "LAST(R.city) AS c, FIRST(kg) AS k, R.city AS r",
+        "R.kg > V.kg AND kg < 6",
+    ),
+]
+
+
+@pytest.mark.parametrize(("measures", "define", "flat_measures", "flat_define"), FIELD_CASES)
+def test_intervals_and_struct_fields(spark, measures, define, flat_measures, flat_define):
+    got = matchrec.sql(spark, SHAPE.format(view=STRUCTS, measures=measures, define=define))
+    want = SHAPE.format(view=FLAT, measures=flat_measures, define=flat_define)
+    rows = got.collect()
+    assert rows and rows == matchrec.sql(spark, want).collect()
+
+
+def test_a_field_of_a_column_that_is_no_struct_is_a_positioned_error(spark):
+    query = SHAPE.format(view=STRUCTS, measures="count(*) AS n", define="R.id.x > 1")
+    with pytest.raises(matchrec.MatchRecognizeError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert err.sql == query and query[err.pos :].startswith("R.id.x")

@@ -173,15 +173,6 @@ CASES = [
         "not a table",
     ),
     (
-        "struct access on a column reads as a label",
-        broken("FIRST(A.value)", "FIRST(value.x)"),
-        "value.x",
-        0,
-        SemanticError,
-        "unknown pattern variable 'VALUE'",
-        "'value' is an input column",
-    ),
-    (
         "unknown label in SUBSET",
         broken("SUBSET U = (B, C)", "SUBSET U = (B, Z)"),
         "Z)",
@@ -702,15 +693,6 @@ CASES = [
         SemanticError,
         "FINAL applies to FIRST, LAST and aggregates, not to PREV",
         "PREV(FINAL LAST(...))",
-    ),
-    (
-        "struct field of a labelled column",
-        broken("FIRST(A.value)", "FIRST(A.value.x)"),
-        "A.value.x",
-        0,
-        UnsupportedError,
-        "struct fields cannot be read",
-        None,
     ),
     (
         "two measures with one name",
