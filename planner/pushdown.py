@@ -7,7 +7,8 @@ errors, SQL and Python UDFs). DEFINE's Python glue is then left with the compari
 around it. :func:`push_down` rewrites a DEFINE condition that way wherever every value
 a sub-expression reads comes from the same navigated row (``FIRST(S.x)``,
 ``LAST(S.x, 2)``, another variable's column ``A.x``, which is ``LAST(A.x)``), the rest
-being constants.
+being constants, and the glue does not have every function in it (what it has, like
+arithmetic or ``coalesce``, stays in the glue and in its array form).
 
 Only the row's absence needs care: ``FIRST(f(S.x))`` is NULL while no S row exists, but
 ``f(FIRST(S.x))`` is ``f(NULL)``, not always NULL (``coalesce``, ``concat_ws``, a UDF).
@@ -94,9 +95,9 @@ def push_down(
         """Push every maximal single-row sub-expression of ``node`` (in place)."""
         r = ref(node)
         if isinstance(r, tuple) and _composite(node, special):
-            # a non-strict function the glue evaluates itself (coalesce, CASE) stays: the
-            # absent-row branch would cost the array form of the condition
-            if _strict(node) or not glue_evaluates(node):
+            # what the glue evaluates itself (arithmetic, coalesce, lower, ...) stays, so
+            # conditions keep their array form and measured speed
+            if not glue_evaluates(node):
                 return _pushed(node, r, qualifier, special)
         if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
             return node  # their arguments are read at other rows, or are Spark's already

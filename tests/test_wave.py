@@ -63,8 +63,6 @@ def _strict(fn):
     return lambda *args: None if any(a is None for a in args) else fn(*args)
 
 
-_ARITH = {"+": lambda x, k: x + k, "-": lambda x, k: x - k}
-
 # Spark's value of each row-local column the DEFINES above ask for, as Spark would compute it
 PRECOMPUTED = {
     f"`v` > LAG(`v`, 1) {WINDOW}": (
@@ -75,17 +73,6 @@ PRECOMPUTED = {
     "`w` / 2 < 3": (pa.bool_(), lambda c, i: _strict(lambda x: x / 2 < 3)(c["w"][i])),
     "NOT `b`": (pa.bool_(), lambda c, i: not c["b"][i]),
     "`v` * 2": (pa.int64(), lambda c, i: _strict(lambda x: x * 2)(c["v"][i])),
-    # functions of another variable's row, moved inside the navigation (planner.pushdown)
-    **{
-        f"`v` {op} {k}": (pa.int64(), lambda c, i, op=op, k=k: _strict(_ARITH[op])(c["v"][i], k))
-        for op, k in (("+", 1), ("+", 2), ("-", 1))
-    },
-    **{
-        f"`w` - {k}": (pa.float64(), lambda c, i, k=k: _strict(lambda x: x - k)(c["w"][i]))
-        for k in (1, 0.5)
-    },
-    "COALESCE(`v`, 0)": (pa.int64(), lambda c, i: 0 if c["v"][i] is None else c["v"][i]),
-    "COALESCE(IF(FALSE, `v`, NULL), 0)": (pa.int64(), lambda c, i: 0),
     f"LEAST(`w`, LAG(`w`, 1) {WINDOW})": (
         pa.float64(),
         lambda c, i: min((x for x in (c["w"][i], _lag(c["w"], i)) if x is not None), default=None),
