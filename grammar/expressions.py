@@ -108,7 +108,9 @@ def scan_expression(scanner: Scanner, grammar: Grammar, stack: list, first: Raw)
     if expression.empty:
         return expression
     if may_alias:
-        expression = _without_alias(expression)
+        following = scanner.at(expression.end)
+        if not (following.kind == "word" and following.text.upper() == "AS"):
+            expression = _without_alias(expression)  # `... INTERVAL 1 HOUR AS x` keeps HOUR
     return expression
 
 

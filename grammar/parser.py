@@ -29,6 +29,7 @@ from lark import Token, Tree
 from matchrec.grammar.expressions import scan_expression
 from matchrec.grammar.hints import hint
 from matchrec.grammar.lalr import load_grammar
+from matchrec.grammar.query_scan import tokenize, unclosed
 from matchrec.grammar.scanner import Raw, Scanner, Source, describe
 from matchrec.grammar.to_ast import to_ast
 
@@ -55,8 +56,31 @@ def parse_clause(text: str, base: int = 0, sql: str | None = None) -> ast.MatchR
     elif sql[base : base + len(text)] != text:
         raise ValueError("parse_clause: text is not sql[base:base + len(text)]")
     source = Source(text, sql, base)
-    tree = ClauseParser(source).parse()
+    try:
+        tree = ClauseParser(source).parse()
+    except SqlSyntaxError as err:
+        if not err.message.startswith("unexpected"):
+            raise
+        raise _unclosed_error(text, base, sql) or err from None
     return to_ast(tree, sql)
+
+
+def _unclosed_error(text: str, base: int, sql: str) -> SqlSyntaxError | None:
+    """A '(' never closed explains any later syntax error better (the parser only notices
+    where the text stops making sense, often clauses later): an error at the innermost one."""
+    try:
+        tokens = tokenize(text)
+    except SqlSyntaxError:  # an unterminated string or comment: the parser's error stands
+        return None
+    opened = unclosed(tokens)
+    if not opened:
+        return None
+    return SqlSyntaxError(
+        "'(' is never closed",
+        sql=sql,
+        pos=base + tokens[opened[-1]].start,
+        hint="add the missing ')'",
+    )
 
 
 class ClauseParser:

@@ -112,20 +112,96 @@ def tokenize(sql: str) -> list[Token]:
     return tokens
 
 
+def _is(token: Token, text: str) -> bool:
+    return token.kind == "punct" and token.text == text
+
+
 def _matching(tokens: list[Token], i: int, sql: str) -> int:
-    """Index of the token closing the parenthesis opened at ``tokens[i]``."""
+    """Index of the token closing the parenthesis opened at ``tokens[i]``.
+
+    When none does, a ``(`` inside the clause is the likely culprit: the last ``)`` that
+    returns to the clause's own depth is taken as the clause's end and the body is parsed
+    up to it, so that the error points at the ``(`` that is never closed."""
     depth = 0
+    last_inner = None  # the last ``)`` that brings the depth back to 1
     for j in range(i, len(tokens)):
-        t = tokens[j].text
-        if tokens[j].kind == "punct" and t == "(":
+        if _is(tokens[j], "("):
             depth += 1
-        elif tokens[j].kind == "punct" and t == ")":
+        elif _is(tokens[j], ")"):
             depth -= 1
             if depth == 0:
                 return j
+            if depth == 1:
+                last_inner = j
+    if last_inner is not None:
+        from matchrec.grammar.parser import parse_clause  # the clause's own parser
+
+        start = tokens[i].end
+        parse_clause(sql[start : tokens[last_inner].start], base=start, sql=sql)
     raise SqlSyntaxError(
-        "unbalanced parenthesis", sql=sql, pos=tokens[i].start, hint="add the missing )"
+        "unbalanced parenthesis: '(' is never closed",
+        sql=sql,
+        pos=tokens[i].start,
+        hint="add the missing )",
     )
+
+
+def unclosed(tokens: list[Token]) -> list[int]:
+    """Indexes of the ``(`` in ``tokens`` that no later ``)`` of them closes."""
+    opened: list[int] = []
+    for j, tok in enumerate(tokens):
+        if _is(tok, "("):
+            opened.append(j)
+        elif _is(tok, ")") and opened:
+            opened.pop()
+    return opened
+
+
+# words after which a stray ``)`` belongs to the query around the clause, not the clause
+_QUERY_WORDS = {"SELECT", "FROM", "WHERE", "GROUP", "HAVING", "JOIN", "ON", "UNION", "LIMIT"}
+
+
+def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) -> None:
+    """Report a ``)`` without its ``(`` (or a ``(`` never closed) in the query around the
+    clauses, with the user's own line numbers rather than Spark's message about the
+    rewritten query. ``found`` holds the token indexes of each clause's ``(`` and ``)``.
+
+    A stray ``)`` right after a clause (``PREV(price))`` then ``) AS m``) is the clause
+    closing early: the caret goes to the ``)`` that ended it."""
+    opened: list[int] = []
+    for j, tok in enumerate(tokens):
+        if _is(tok, "("):
+            opened.append(j)
+        elif _is(tok, ")"):
+            if opened:
+                opened.pop()
+                continue
+            culprit = j
+            for _, close in found:
+                between = tokens[close + 1 : j]
+                aliased = bool(between) and (between[0].text.upper() == "AS" or len(between) == 1)
+                if (
+                    close < j
+                    and not aliased
+                    and not any(
+                        t.kind == "word" and t.text.upper() in _QUERY_WORDS or _is(t, "(")
+                        for t in between
+                    )
+                ):
+                    culprit = close
+            raise SqlSyntaxError(
+                "unbalanced parenthesis: ')' without a matching '('",
+                sql=sql,
+                pos=tokens[culprit].start,
+                hint="remove this ')' or add the '(' it should close",
+            )
+    if opened:
+        raise SqlSyntaxError(
+            "unbalanced parenthesis: '(' is never closed",
+            sql=sql,
+            pos=tokens[opened[-1]].start,
+            hint="add the missing )",
+        )
 
 
 def _opening(tokens: list[Token], j: int) -> int:
@@ -146,6 +222,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
     """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
     tokens = tokenize(sql)
     found: list[Occurrence] = []
+    spans: list[tuple[int, int]] = []  # token indexes of each clause's ( and )
     for k, tok in enumerate(tokens):
         if tok.kind != "word" or tok.text.upper() != "MATCH_RECOGNIZE":
             continue
@@ -157,6 +234,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 hint="write <table> MATCH_RECOGNIZE ( ... ) AS alias",
             )
         close = _matching(tokens, k + 1, sql)
+        spans.append((k + 1, close))
         if k == 0:
             raise SqlSyntaxError(
                 "MATCH_RECOGNIZE needs an input table before it", sql=sql, pos=tok.start
@@ -196,6 +274,8 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 alias=alias,
             )
         )
+    if found:
+        _check_balance(tokens, sql, spans)
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from matchrec import excepthook as _excepthook
 from matchrec.errors import (
     MatchRecognizeError,
     MatchRuntimeError,
@@ -31,6 +32,8 @@ if not os.path.isdir(os.path.join(os.path.dirname(__file__), "runtime")) and os.
     __path__.append(_checkout)  # noqa: F821 - the package's own search path
 
 __version__ = "0.1.0"
+
+_excepthook.install()
 
 __all__ = [
     "MatchRecognizeError",

@@ -27,8 +27,10 @@ from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
-from .pyeval import compile_glue
+from .pushdown import push_down
+from .pyeval import compile_glue, evaluates
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
+from .type_checks import TypeCheck, build_check, operands_of, replace_probes
 from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
@@ -83,6 +85,10 @@ class Lowering:
     windows: dict[str, str] = field(default_factory=dict)
     # precomputed column -> its Spark SQL with every window replaced by its ``__mr_wN``
     staged: dict[str, str] = field(default_factory=dict)
+    # operand types of DEFINE operators (over the input with precomputed columns) and of
+    # MEASURES operators (over the matched rows), checked when the query is built
+    define_checks: list[TypeCheck] = field(default_factory=list)
+    measure_checks: list[TypeCheck] = field(default_factory=list)
 
     # ------------------------------------------------------------------ helpers
 
@@ -109,7 +115,7 @@ class Lowering:
         if column is not None:
             hint = (
                 f"{column!r} is an input column; the name before '.' must be a pattern "
-                f"variable ({known}); struct fields cannot be read in MATCH_RECOGNIZE"
+                f"variable ({known}) or a struct column"
             )
         else:
             close = _close_match(name, [*self.label_ids, *self.subsets])
@@ -606,7 +612,7 @@ class MeasureLowering:
 
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     """Lower ``DEFINE label AS expr``."""
-    tree = parse_expression(expr, low.sql)
+    tree = _resolve_fields(low, parse_expression(expr, low.sql))
     base = expr.pos
     label_id = low.label_ids[label]
     local_labels = {None, label} | {s for s, ids in low.subsets.items() if label_id in ids}
@@ -676,7 +682,39 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 return found
         return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
 
+    def probe(node: exp.Expression) -> str:
+        """Spark SQL with the type of ``node`` over the input and the precomputed columns
+        (atoms stand for the value they read at some row); no new column is added."""
+        node = _unparen(node)
+        if isinstance(node, exp.Column) and not _is_star(node):
+            return quote(low.column(node, base))
+        if is_local(node):  # in parentheses: a top-level column or PREV is replaced too
+            return low.spark_sql(exp.Paren(this=node.copy()), base)
+        kind = _special_kind(node)
+        if kind in NAVIGATION:
+            return low.navigation_atom(node, base, in_define=True)[1]
+        if kind == "CLASSIFIER":
+            return "CAST(NULL AS STRING)"
+        if kind == "MATCH_NUMBER":
+            return "CAST(NULL AS BIGINT)"
+        if _aggregate_name(node):
+            text = low.aggregate_atom(node, base, in_define=True)[1]
+            if text.startswith("CAST("):
+                return text
+            return text.replace("(DISTINCT ", "(", 1) + " OVER ()"  # a value per row
+        copy = node.copy()
+        parts: dict[str, str] = {}
+        for original, child in zip(list(node.iter_expressions()), list(copy.iter_expressions())):
+            if isinstance(child, (exp.DataType, exp.Identifier, exp.Var, exp.Interval)):
+                continue
+            marker = f"__mr_probe_{id(child)}__"
+            parts[marker] = f"({probe(original)})"
+            child.replace(exp.column(marker))
+        return Lowering._fill(copy.sql(dialect=MatchRecognizeDialect), parts)
+
     _check_semantics(low, tree, base, in_define=True)
+    original = tree.copy()  # as written, for the type checks' messages
+    tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
     dynamic = [c for c in conjuncts if not is_local(c)]
@@ -689,7 +727,49 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
         vector = vector_glue(combined, classify)
+    for node in _walk(original):
+        if operands_of(node):
+            check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
+            if check is not None:
+                low.define_checks.append(check)
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
+
+
+def _resolve_fields(low: Lowering, tree: exp.Expression) -> exp.Expression:
+    """Dotted names as Spark reads them here: ``R.info.city`` (pattern variable R, struct
+    column ``info``, field ``city``) and ``info.kg`` (``info`` not a pattern variable but
+    an input column) become field accesses (``.``) on a column reference."""
+
+    def resolve(col: exp.Column) -> exp.Expression | None:
+        parts = [col.args.get(k) for k in ("catalog", "db", "table")] + [col.this]
+        parts = [p for p in parts if isinstance(p, exp.Identifier)]
+        if len(parts) < 2 or isinstance(col.this, exp.Star):
+            return None
+        first = parts[0].this if parts[0].quoted else parts[0].this.upper()
+        if first in low.label_ids or first in low.subsets:
+            head = exp.Column(this=parts[1], table=parts[0])
+            rest = parts[2:]
+        elif parts[0].this.lower() in low.columns and len(parts) >= 2:
+            head = exp.Column(this=parts[0])
+            rest = parts[1:]
+        else:
+            return None
+        if not rest:
+            return None
+        for name in rest:
+            head = exp.Dot(this=head, expression=name)
+        return head
+
+    for col in list(tree.find_all(exp.Column)):
+        if col.find_ancestor(exp.Subquery, exp.Select) is not None:
+            continue
+        new = resolve(col)
+        if new is not None:
+            if col is tree:
+                tree = new
+            else:
+                col.replace(new)
+    return tree
 
 
 def _star_error(low: Lowering, node: exp.Column, base: int) -> SemanticError:
@@ -712,7 +792,7 @@ def _classifier(low: Lowering, node: exp.Expression, base: int) -> Evaluator:
 
 def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     """Lower one MEASURES expression to Spark SQL over atom columns."""
-    tree = parse_expression(expr, low.sql)
+    tree = _resolve_fields(low, parse_expression(expr, low.sql))
     base = expr.pos
     _check_semantics(low, tree, base, in_define=False)
 
@@ -747,7 +827,18 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
                 node.set(key, [replace(v) if isinstance(v, exp.Expression) else v for v in value])
         return node
 
+    # operands as written, before ``replace`` puts atom columns in their place
+    checked = [
+        (node, build_check(node, lambda n: "", low.sql, base, False, "MEASURES"))
+        for node in _walk(tree)
+    ]
     lowered = replace(tree)
+    for node, check in checked:
+        if check is None:
+            continue
+        operands = operands_of(node) or []
+        probes = [o.sql(dialect=MatchRecognizeDialect) for o in operands]
+        low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
 
 
@@ -803,6 +894,17 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                     hint="compute the window in a subquery that feeds MATCH_RECOGNIZE, or "
                     "over its output",
                 )
+        volatile = _volatile_name(node)
+        if volatile and in_define:
+            raise low.error(
+                UnsupportedError,
+                f"{volatile}() is not deterministic (or has side effects) and cannot be used "
+                "in DEFINE",
+                node,
+                base,
+                hint="the matcher may evaluate a condition several times or not at all for a "
+                "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
+            )
         if isinstance(node, exp.Filter):
             raise low.error(
                 UnsupportedError,
@@ -874,6 +976,36 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                         base,
                         hint=hint,
                     )
+
+
+_VOLATILE = {
+    "RAND",
+    "RANDN",
+    "RANDOM",
+    "UUID",
+    "SHUFFLE",
+    "REFLECT",
+    "JAVA_METHOD",
+    "TRY_REFLECT",
+    "RANDSTR",
+    "UNIFORM",
+    "MONOTONICALLY_INCREASING_ID",
+    "SPARK_PARTITION_ID",
+    "INPUT_FILE_NAME",
+    "INPUT_FILE_BLOCK_START",
+    "INPUT_FILE_BLOCK_LENGTH",
+}
+
+
+def _volatile_name(node: exp.Expression) -> str | None:
+    """The name of a non-deterministic or side-effecting function call, else None."""
+    if isinstance(node, exp.Anonymous):
+        name = call_name(node)[1]
+    elif isinstance(node, exp.Func):
+        name = node.sql_name().upper()
+    else:
+        return None
+    return name.lower() if name in _VOLATILE else None
 
 
 def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:

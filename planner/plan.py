@@ -20,6 +20,7 @@ from matchrec.vector_define import VExpr
 
 from .expressions import Atom, DefineLowering, Lowering, lower_define, lower_measure
 from .sqltext import quote
+from .type_checks import TypeCheck
 
 # WITHIN units -> seconds
 _UNIT_SECONDS = {
@@ -55,6 +56,10 @@ class MatchPlan:
     # its own, computed once in a first stage that the conditions read; ``scratch`` lists
     # those columns, which the matcher does not read
     stages: list[list[tuple[str, str]]] = field(default_factory=list)
+    # operand types to check when the query is built (``planner.type_checks``): DEFINE's
+    # over the input after ``stages``, MEASURES' over the rows the matcher emits
+    define_checks: list[TypeCheck] = field(default_factory=list)
+    measure_checks: list[TypeCheck] = field(default_factory=list)
 
     @property
     def scratch(self) -> list[str]:
@@ -103,9 +108,14 @@ def plan_clause(
     low = Lowering(sql, label_ids, subsets, column_map)
 
     partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
-    # NULLS LAST unless written, whatever the direction (Trino's choice; the standard leaves it)
+    # Spark's null order unless written (the standard leaves it): ASC NULLS FIRST, DESC
+    # NULLS LAST, as Spark's own ORDER BY and window ORDER BY
     order_by = [
-        (_column_ref(low, k.expr, "ORDER BY"), k.descending, bool(k.nulls_first))
+        (
+            _column_ref(low, k.expr, "ORDER BY"),
+            k.descending,
+            (not k.descending) if k.nulls_first is None else k.nulls_first,
+        )
         for k in clause.order_by
     ]
     if order_by and windows:
@@ -226,6 +236,8 @@ def plan_clause(
         within_column=within_column,
         origins={**low.origins, **{m.alias: m.expr.pos for m in clause.measures}},
         stages=low.stages(),
+        define_checks=low.define_checks,
+        measure_checks=low.measure_checks,
     )
 
 

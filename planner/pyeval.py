@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import operator
+import re
 from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
@@ -69,6 +70,33 @@ def _concat(a: Any, b: Any) -> Any:
     return str(a) + str(b)
 
 
+def _like_regex(pattern: str) -> re.Pattern[str]:
+    """Spark's LIKE pattern as a regex: ``%`` any run, ``_`` one character, ``\\`` escapes
+    the next one."""
+    parts, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            parts.append(re.escape(pattern[i + 1]))
+            i += 2
+            continue
+        parts.append(".*" if c == "%" else "." if c == "_" else re.escape(c))
+        i += 1
+    return re.compile("".join(parts), re.DOTALL)
+
+
+def _like(value: str, pattern: str) -> bool:
+    return _like_regex(pattern).fullmatch(value) is not None
+
+
+def _ilike(value: str, pattern: str) -> bool:
+    return _like(value.lower(), pattern.lower())
+
+
+def _rlike(value: str, pattern: str) -> bool:
+    return re.search(pattern, value) is not None
+
+
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Add: _strict(operator.add),
     exp.Sub: _strict(operator.sub),
@@ -83,6 +111,9 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.GT: _strict(operator.gt),
     exp.GTE: _strict(operator.ge),
     exp.DPipe: _strict(_concat),
+    exp.Like: _strict(_like),
+    exp.ILike: _strict(_ilike),
+    exp.RegexpLike: _strict(_rlike),
 }
 
 
@@ -142,6 +173,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "CONCAT": lambda *a: "".join(str(x) for x in a),
     "GREATEST": lambda *a: max(a),
     "LEAST": lambda *a: min(a),
+    "SIZE": len,
+    "CARDINALITY": len,
+    "ARRAY_SIZE": len,
 }
 
 # sqlglot node classes of those functions (sqlglot parses many of them to typed nodes)
@@ -161,7 +195,47 @@ _FUNCTION_NODES: dict[type, str] = {
     exp.Concat: "CONCAT",
     exp.Greatest: "GREATEST",
     exp.Least: "LEAST",
+    exp.ArraySize: "SIZE",
 }
+
+
+_GLUE_NODES: tuple[type, ...] = (
+    exp.Paren,
+    exp.Literal,
+    exp.Boolean,
+    exp.Null,
+    exp.And,
+    exp.Or,
+    exp.Not,
+    exp.Neg,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+    exp.Between,
+    exp.Case,
+    exp.If,
+    exp.Coalesce,
+    exp.Column,
+    exp.Identifier,
+)
+
+
+def evaluates(node: exp.Expression) -> bool:
+    """Whether :func:`compile_glue` has every operator of ``node`` (columns and
+    navigation calls count as atoms)."""
+    for n in node.walk():
+        if isinstance(n, _GLUE_NODES) or type(n) in _BINARY or type(n) in _FUNCTION_NODES:
+            continue
+        if isinstance(n, exp.Is) and isinstance(n.expression, (exp.Null, exp.Boolean)):
+            continue
+        if isinstance(n, exp.In) and not n.args.get("query"):
+            continue
+        if isinstance(n, exp.Anonymous) and str(n.this).upper() in {*_FUNCTIONS, *_ATOM_CALLS}:
+            continue
+        return False
+    return True
+
+
+_ATOM_CALLS = {"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"}
 
 
 def compile_glue(
@@ -255,7 +329,8 @@ def compile_glue(
 
         return call
     raise UnsupportedError(
-        f"{_describe(node)} cannot be applied to a value that depends on the match",
+        f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
+        "the match",
         sql=sql,
         pos=where(node),
         hint="DEFINE evaluates match-dependent values with comparisons, arithmetic, AND/OR/NOT, "
@@ -264,11 +339,20 @@ def compile_glue(
     )
 
 
-def _describe(node: exp.Expression) -> str:
-    """How a glue node the evaluator does not know is named in an error."""
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _describe(node: exp.Expression, sql: str, pos: int) -> str:
+    """How a glue node the evaluator does not know is named in an error: a function by
+    the name the user wrote (sqlglot's own names, like ``str_to_unix`` for
+    ``unix_timestamp``, mean nothing to them)."""
     name = _NODE_NAMES.get(type(node))
     if name:
         return name
+    if isinstance(node, exp.Func) and not isinstance(node, (exp.Cast, exp.TryCast)):
+        written = _NAME.match(sql, pos)
+        if written and sql[written.end() :].lstrip().startswith("("):
+            return f"function {written.group()}()"
     if isinstance(node, exp.Anonymous):
         return f"function {node.name}()"
     if isinstance(node, (exp.Cast, exp.TryCast)):
@@ -289,9 +373,6 @@ _NODE_NAMES: dict[type, str] = {
     exp.BitwiseOr: "operator |",
     exp.BitwiseXor: "operator ^",
     exp.BitwiseNot: "operator ~",
-    exp.Like: "LIKE",
-    exp.ILike: "ILIKE",
-    exp.RegexpLike: "RLIKE",
 }
 
 
@@ -331,6 +412,9 @@ _OPERATORS: dict[type, str] = {
     exp.GT: ">",
     exp.GTE: ">=",
     exp.DPipe: "||",
+    exp.Like: "LIKE",
+    exp.ILike: "ILIKE",
+    exp.RegexpLike: "RLIKE",
 }
 
 

@@ -11,6 +11,7 @@ the DataFrame is built (analysis only), before any job runs.
 from __future__ import annotations
 
 from matchrec.planner.plan import MatchPlan, quote
+from matchrec.planner.type_checks import TypeCheck, mismatch
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -64,6 +65,24 @@ def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
     return [types[a.name] for a in plan.atoms]
 
 
+def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> None:
+    """Ask Spark for the operand types of ``checks`` over ``df`` (analysis only) and raise
+    the first mix that would fail while the query runs (``planner.type_checks``)."""
+    probes = [o.probe for c in checks for o in c.operands]
+    if not probes:
+        return
+    try:
+        fields = df.selectExpr(*(f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes))).schema
+    except AnalysisException:
+        return  # Spark reports the expression itself where it is computed
+    types = iter(f.dataType.simpleString() for f in fields)
+    ansi = (df.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    for check in checks:
+        error = mismatch(check, [next(types) for _ in check.operands], ansi, plan.clause.sql)
+        if error is not None:
+            raise error
+
+
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:
     if plan.within_column is None:
         return
@@ -103,6 +122,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     if plan.scratch:
         df = df.drop(*plan.scratch)
     _check_within(df, plan)
+    _check_types(df, plan, plan.define_checks)
     atom_types = _probe_types(df, plan)
 
     timeouts = plan.clause.rows_per_match.timeouts
@@ -140,6 +160,7 @@ def matcher_output(
 def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[str]) -> DataFrame:
     """The clause's output from the matcher's rows: Spark computes the measures over the
     atom columns (so their values and types are Spark's), in the standard's column order."""
+    _check_types(matched, plan, plan.measure_checks)
     keys = plan.partition_by
     measures = []
     for alias, text in plan.measures:

@@ -305,7 +305,7 @@ def _atoms(plan: MatchPlan) -> str:
 
 
 def _order_text(column: str, descending: bool, nulls_first: bool | None) -> str:
-    # the runtime's null order (batch._sort_column): NULLS LAST unless written
+    # the plan's null order (Spark's default already filled in where none is written)
     return f"{column} {'DESC' if descending else 'ASC'} NULLS {'FIRST' if nulls_first else 'LAST'}"
 
 

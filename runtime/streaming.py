@@ -41,7 +41,14 @@ from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.incremental import streamable
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
-from .batch import _check_within, _probe_types, _select, matcher_output, project_measures
+from .batch import (
+    _check_types,
+    _check_within,
+    _probe_types,
+    _select,
+    matcher_output,
+    project_measures,
+)
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
 #: number must stay the same for a checkpoint (the state records it and says so)
@@ -150,6 +157,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     for stage in plan.stages:
         df = _select(df, plan, ["*"], stage)
     _check_within(df, plan)
+    _check_types(df, plan, plan.define_checks)
     atom_types = _probe_types(df, plan)
     buckets = int(conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS))) if keys else 1
     bucket = (

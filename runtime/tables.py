@@ -342,7 +342,7 @@ def spark_errors(loaded: Sequence[str]) -> Iterator[None]:
     except PySparkException as exc:
         carried = worker_error_text(str(exc))
         if carried is None:
-            raise
+            raise SparkQueryError(spark_message(exc)) from None
         raise WorkerError(carried) from None
 
 

@@ -27,7 +27,7 @@ How it runs (PySpark 4.3, a row UDTF with a TABLE argument):
 * ``analyze`` (in a Python worker, no Spark session) parses and plans the body against
   the input schema, infers every measure's Spark type (``planner.measure_eval``) and
   returns the output schema, ``partitionBy`` (or ``withSinglePartition`` when the
-  clause has no PARTITION BY), ``orderBy`` with matchrec's NULLS LAST default, and a
+  clause has no PARTITION BY), ``orderBy`` with Spark's default null order, and a
   ``select`` list: the input columns plus the plan's row-local expressions, so Spark
   evaluates those in the JVM before the rows reach Python. Errors are ours, shown in
   Spark's TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON.
@@ -349,7 +349,7 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
         SelectedColumn(text, alias=name) for name, text in program.selected
     ]
     order = [
-        # matchrec (like Trino) puts NULLs last whatever the direction
+        # the plan's null order: Spark's default (ASC NULLS FIRST, DESC NULLS LAST) unless written
         OrderingColumn(_quote(c), ascending=not desc, overrideNullsFirst=bool(nulls_first))
         for c, desc, nulls_first in plan.order_by
     ]

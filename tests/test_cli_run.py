@@ -274,11 +274,15 @@ def test_query_errors(spark, files, capsys):
     bad.write_text(f"SELECT nope FROM {VIEW}")
     err = one_line(run_error(["run", str(bad), *table], capsys))
     assert err.startswith("matchrec: spark error: [UNRESOLVED_COLUMN")
-    # an error of the data, raised in a Python worker: shown without the tracebacks
+    # a type mix found when the query is built: shown without the tracebacks
     bad.write_text(QUERY.replace("price < PREV(price)", "FIRST(DOWN.sym) > 1"))
     err = run_error(["run", str(bad), *table], capsys)
-    assert err.startswith("matchrec: runtime error: DEFINE could not apply > to 'x' (str), 1")
+    assert err.startswith("matchrec: semantic error: > mixes FIRST(DOWN.sym) (STRING) and 1")
     assert "Traceback" not in err and "^" in err
+    # an error of the data that Spark raises while the job runs: one line, no traceback
+    bad.write_text(QUERY.replace("SELECT *", "SELECT CAST(sym AS INT) AS n"))
+    err = one_line(run_error(["run", str(bad), *table], capsys))
+    assert err.startswith("matchrec: spark error: [CAST_INVALID_INPUT]"), err
 
 
 # ---------------------------------------------------------------------------- table files

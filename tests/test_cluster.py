@@ -11,9 +11,11 @@ Python version, which must fail with one line before the job.
 from __future__ import annotations
 
 import sys
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
@@ -61,6 +63,9 @@ def cluster_results(
             "conf": ONE_EXECUTOR,
         },
     }
+    sessions["installed"]["queries"]["stream"] = stream_spec(
+        ticks, tmp_path_factory.mktemp("cluster-stream")
+    )
     other = other_minor_python()
     if other is not None:
         sessions["other_python"] = {
@@ -73,6 +78,37 @@ def cluster_results(
     )
 
 
+STREAM_VIEW = "cluster_stream"
+#: W3 (WITHIN 10 s): once the watermark is past the data every search is settled, so
+#: the stream's answer is the batch answer over the same rows
+STREAM_SQL = _WORKLOADS["W3"].query(STREAM_VIEW)
+
+
+def stream_spec(ticks: str, root: Path) -> dict[str, Any]:
+    """The ticks cut by time into three files (and rows an hour later that move the
+    watermark past them) in a folder every process sees."""
+    table = pq.read_table(ticks).sort_by("ts")
+    inbox = root / "in"
+    inbox.mkdir()
+    third = -(-table.num_rows // 3)
+    for i in range(3):
+        pq.write_table(table.slice(i * third, third), inbox / f"part-{i}.parquet")
+    for hours in (1, 2):  # the second one's micro-batch fires the first one's timers
+        last = table.slice(table.num_rows - 1).to_pylist()[0]
+        last["symbol"], last["ts"] = "ZZZ", last["ts"] + timedelta(hours=hours)
+        late = pa.Table.from_pylist([last], schema=table.schema)
+        pq.write_table(late, inbox / f"part-{2 + hours}.parquet")
+    return {
+        "inbox": str(inbox),
+        "schema": "symbol STRING, ts TIMESTAMP, price DOUBLE",
+        "view": STREAM_VIEW,
+        "delay": "10 seconds",
+        "sql": STREAM_SQL,
+        "out": str(root / "out"),
+        "checkpoint": str(root / "chk"),
+    }
+
+
 @pytest.fixture(scope="module")
 def local_rows(spark: Any, ticks: str) -> dict[str, list]:
     """The same queries in this run's local session."""
@@ -82,6 +118,8 @@ def local_rows(spark: Any, ticks: str) -> dict[str, list]:
     for name, query in QUERIES.items():
         df = spark.sql(query) if "match_recognize(TABLE" in query else matchrec.sql(spark, query)
         rows[name] = normalized(df.collect())
+    spark.read.parquet(ticks).createOrReplaceTempView(STREAM_VIEW)
+    rows["stream"] = normalized(matchrec.sql(spark, STREAM_SQL).collect())
     return rows
 
 
@@ -96,6 +134,13 @@ def test_cluster_gives_the_rows_of_local_mode(cluster_results, local_rows):
         rows = _rows(cluster_results, "installed", query)
         assert rows, f"{query} found no match: the data should have many"
         assert rows == local_rows[query], query
+
+
+def test_a_stream_on_the_cluster_gives_the_batch_rows_of_local_mode(cluster_results, local_rows):
+    """W3 as Structured Streaming on the cluster (checkpoint and output on a path every
+    process sees) equals W3 in batch here."""
+    rows = _rows(cluster_results, "installed", "stream")
+    assert rows and rows == local_rows["stream"]
 
 
 def test_executors_without_matchrec_get_it_shipped(cluster_results, local_rows):

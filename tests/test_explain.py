@@ -340,7 +340,7 @@ def test_explain_with_partition_by(spark, view):
     assert "Input columns: sym string, t int, price double" in text
     for line in (
         "PARTITION BY  sym",
-        "ORDER BY      t ASC NULLS LAST",
+        "ORDER BY      t ASC NULLS FIRST",
         "PATTERN       (STRT DOWN+ UP+?)",
         "AFTER MATCH   SKIP PAST LAST ROW",
         "ROWS          ONE ROW PER MATCH",

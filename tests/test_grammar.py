@@ -537,12 +537,11 @@ def test_error_empty_body():
     assert "PARTITION" in err.message and "PATTERN" in err.message
 
 
-def test_error_unclosed_pattern_points_after_last_token():
-    err = syntax_error("PATTERN (A B\n")
-    assert err.message.startswith("unexpected end of clause; expected one of:")
-    assert "')'" in err.message and "'|'" in err.message and "'*'" in err.message
-    assert (err.line, err.column) == (1, 13)
-    assert str(err).splitlines()[-1].index("^") == str(err).splitlines()[-2].index("B") + 1
+def test_error_unclosed_pattern_points_at_the_parenthesis():
+    err = syntax_error("PATTERN (A B\nDEFINE A AS true")
+    assert err.message == "'(' is never closed"
+    assert (err.line, err.column) == (1, 9)
+    assert caret_under(err) == "("
 
 
 def test_error_min_greater_than_max():
@@ -667,7 +666,7 @@ def test_error_positions_in_the_whole_query():
     assert (err.line, err.column) == (4, 15)
     assert caret_under(err) == "{"
     err = syntax_error("PATTERN (A", base=5, sql="xxxx(PATTERN (A)")
-    assert err.pos == 15
+    assert err.pos == 13 and err.message == "'(' is never closed"
 
 
 # ------------------------------------------------------------------------ fuzzing

@@ -17,7 +17,7 @@ from sample_prices import PRICES
 
 import matchrec
 
-WINDOW = "OVER (PARTITION BY `sym` ORDER BY `t` ASC NULLS LAST)"
+WINDOW = "OVER (PARTITION BY `sym` ORDER BY `t` ASC NULLS FIRST)"
 
 V_SHAPE = """
   PARTITION BY sym
@@ -143,7 +143,7 @@ def test_one_window_expression_per_distinct_window_and_same_rows(
 def test_stages_in_spark_compute_the_window_once(spark, prices, capsys):
     """The plan's stages alone, applied as the runtime does, on the sorted rows."""
     p = plan(V_SHAPE)
-    df = prices.repartition("sym").sortWithinPartitions("sym", prices["t"].asc_nulls_last())
+    df = prices.repartition("sym").sortWithinPartitions("sym", prices["t"].asc_nulls_first())
     for stage in p.stages:
         df = df.selectExpr("*", *(f"{text} AS {name}" for name, text in stage))
     df = df.drop(*p.scratch)

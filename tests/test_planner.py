@@ -67,7 +67,7 @@ def test_prev_of_the_current_row_becomes_a_spark_lag_over_the_sorted_rows():
         "DEFINE B AS B.value > 10 AND B.value > PREV(B.value, 2)"
     )
     d = p.defines["B"]
-    window = "PARTITION BY `name` ORDER BY `id` DESC NULLS LAST"
+    window = "PARTITION BY `name` ORDER BY `id` DESC NULLS LAST"  # Spark's default for DESC
     assert p.precomputed == [
         (d.local_column, f"`Value` > 10 AND `Value` > LAG(`Value`, 2) OVER ({window})")
     ]
@@ -209,7 +209,10 @@ def test_partition_and_order_resolve_column_names():
         'PARTITION BY "name", `ts` ORDER BY VALUE DESC NULLS FIRST, id PATTERN (A) DEFINE A AS true'
     )
     assert p.partition_by == ["name", "ts"]
-    assert p.order_by == [("Value", True, True), ("id", False, False)]  # NULLS LAST default
+    # as written; else Spark's default: ASC NULLS FIRST, DESC NULLS LAST
+    assert p.order_by == [("Value", True, True), ("id", False, True)]
+    p = plan("ORDER BY value DESC, id ASC NULLS LAST PATTERN (A) DEFINE A AS true")
+    assert p.order_by == [("Value", True, False), ("id", False, False)]
 
 
 def test_labels_skip_and_within():

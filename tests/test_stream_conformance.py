@@ -163,7 +163,14 @@ class Twin:
                 raise
             self.skipped = f"the query around the clause is not streamable: {str(err)[:80]}"
             return
-        self.query = self.stream.start(built)
+        # the memory sink: a query's output may repeat a column name, which Parquet cannot
+        self.sink = f"twin_output_{index}"
+        self.query = (
+            built.writeStream.format("memory")
+            .queryName(self.sink)
+            .option("checkpointLocation", str(self.stream.checkpoint))
+            .start()
+        )
 
     def feed(self, round_: int) -> None:
         if round_ < len(self.files):
@@ -225,7 +232,7 @@ def _run_twin(spark, root: Path, records: list, i: int, wrong: list, skipped: li
             twin.query.processAllAvailable()
     finally:
         twin.query.stop()
-    got = twin.stream.output()
+    got = sorted((tuple(r) for r in spark.table(twin.sink).collect()), key=repr)
     if got != twin.want:
         wrong.append(f"{twin.location}: stream {got} != batch {twin.want}")
     return 1

@@ -52,7 +52,7 @@ SKIPS = ["PAST LAST ROW", "TO NEXT ROW", "TO LAST B", "TO FIRST C"]
 START = datetime(2024, 1, 1)
 
 
-WINDOW = "OVER (ORDER BY `t` ASC NULLS LAST)"
+WINDOW = "OVER (ORDER BY `t` ASC NULLS FIRST)"
 
 
 def _lag(values, i):

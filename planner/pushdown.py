@@ -1,0 +1,175 @@
+"""Move row-local functions of one navigated row inside the navigation, so Spark computes them.
+
+``unix_timestamp(FIRST(S.ts))`` reads one row (the first S row) and applies a function to
+it: that is ``FIRST(unix_timestamp(S.ts))``, and there the function is row-local, a
+column Spark computes before matching with its own semantics (types, NULLs, ANSI
+errors, SQL and Python UDFs). DEFINE's Python glue is then left with the comparison
+around it. :func:`push_down` rewrites a DEFINE condition that way wherever every value
+a sub-expression reads comes from the same navigated row (``FIRST(S.x)``,
+``LAST(S.x, 2)``, another variable's column ``A.x``, which is ``LAST(A.x)``), the rest
+being constants, and the glue does not have every function in it (what it has, like
+arithmetic or ``coalesce``, stays in the glue and in its array form).
+
+Only the row's absence needs care: ``FIRST(f(S.x))`` is NULL while no S row exists, but
+``f(FIRST(S.x))`` is ``f(NULL)``, not always NULL (``coalesce``, ``concat_ws``, a UDF).
+Functions known to give NULL for a NULL argument are moved as they are; for any other
+the result is ``CASE WHEN count(S.*) > offset THEN FIRST(f(S.x)) ELSE f(NULL) END``,
+where ``f(NULL)`` is row-local too (each column replaced by a NULL of its type).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from .sqltext import call_name
+
+# nodes that give NULL whenever one argument is NULL (and so commute with a navigation
+# that finds no row); everything else gets the explicit absent-row branch
+_STRICT_NAMES = (
+    "Add Sub Mul Div Mod IntDiv EQ NEQ LT LTE GT GTE DPipe Like ILike RegexpLike Cast "
+    "TryCast Neg Abs Lower Upper Length Substring Trim Round Floor Ceil Sqrt Ln Exp Pow "
+    "DateDiff DateAdd DateSub TsOrDsAdd TsOrDsToDate StrToUnix TimeToUnix UnixToTime "
+    "TimestampTrunc DateTrunc Year Month Day Quarter DayOfWeek DayOfMonth DayOfYear "
+    "WeekOfYear Hour Minute Second Extract Concat Interval Paren Sign Initcap Left Right "
+    "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex ArraySize"
+)
+STRICT: tuple[type, ...] = tuple(
+    getattr(exp, n) for n in _STRICT_NAMES.split() if isinstance(getattr(exp, n, None), type)
+)
+
+_STRICT_OR_LEAF = set(STRICT) | {
+    exp.Column,
+    exp.Literal,
+    exp.Boolean,
+    exp.Null,
+    exp.Identifier,
+    exp.DataType,
+    exp.Var,
+}
+
+# what a sub-expression reads: "const", "local" (the current row), a navigated row
+# (kind, offset, qualifier) or None (several rows, aggregates, ...)
+Ref = str | tuple[str, int, str | None] | None
+
+
+def push_down(
+    tree: exp.Expression,
+    local_labels: set,
+    qualifier: Callable[[exp.Column], str | None],
+    special: Callable[[exp.Expression], str | None],
+    aggregate: Callable[[exp.Expression], str | None],
+    glue_evaluates: Callable[[exp.Expression], bool],
+) -> exp.Expression:
+    """``tree`` with each maximal function of one navigated row moved inside the
+    navigation (see the module docstring). ``qualifier``, ``special`` and ``aggregate``
+    are the lowering's own helpers: a column's pattern variable, PREV/NEXT/FIRST/LAST/
+    CLASSIFIER/MATCH_NUMBER of a call, and the aggregate a call is; ``glue_evaluates``
+    tells whether DEFINE's Python glue has every operator of a sub-expression."""
+
+    def ref(node: exp.Expression) -> Ref:
+        if isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.DataType, exp.Var)):
+            return "const"
+        if isinstance(node, (exp.Subquery, exp.Exists, exp.Select, exp.Identifier)):
+            return "local" if not isinstance(node, exp.Identifier) else "const"
+        if isinstance(node, exp.Column):
+            if isinstance(node.this, exp.Star):
+                return None
+            q = qualifier(node)
+            return "local" if q in local_labels else ("LAST", 0, q)
+        kind = special(node)
+        if kind in ("FIRST", "LAST"):
+            return _navigated_row(node, kind, qualifier, special, aggregate)
+        if kind or aggregate(node) or isinstance(node, exp.Window):
+            return None
+        refs = [ref(c) for c in node.iter_expressions()]
+        rows = {r for r in refs if isinstance(r, tuple)}
+        if None in refs or len(rows) > 1 or (rows and "local" in refs):
+            return None
+        if rows:
+            return rows.pop()
+        return "local" if "local" in refs else "const"
+
+    def rewrite(node: exp.Expression) -> exp.Expression:
+        """Push every maximal single-row sub-expression of ``node`` (in place)."""
+        r = ref(node)
+        if isinstance(r, tuple) and _composite(node, special):
+            # what the glue evaluates itself (arithmetic, coalesce, lower, ...) stays, so
+            # conditions keep their array form and measured speed
+            if not glue_evaluates(node):
+                return _pushed(node, r, qualifier, special)
+        if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
+            return node  # their arguments are read at other rows, or are Spark's already
+        for child in list(node.iter_expressions()):
+            new = rewrite(child)
+            if new is not child:
+                child.replace(new)
+        return node
+
+    return rewrite(tree)
+
+
+def _navigated_row(node, kind, qualifier, special, aggregate) -> Ref:
+    """(kind, offset, qualifier) of ``FIRST/LAST(arg[, offset])`` when ``arg`` reads the
+    columns of one variable only (no nested navigation or aggregate)."""
+    semantics, _ = call_name(node)
+    args = list(node.expressions)
+    if semantics == "FINAL" or not args or len(args) > 2:
+        return None
+    offset = 0
+    if len(args) == 2:
+        o = args[1]
+        if not (isinstance(o, exp.Literal) and not o.is_string and o.this.isdigit()):
+            return None
+        offset = int(o.this)
+    names = set()
+    for n in args[0].walk():
+        if n is not args[0] and (special(n) or aggregate(n)):
+            return None
+        if special(n) or aggregate(n) or isinstance(n, (exp.Subquery, exp.Select)):
+            return None
+        if isinstance(n, exp.Column):
+            if isinstance(n.this, exp.Star):
+                return None
+            names.add(qualifier(n))
+    if len(names) != 1:
+        return None
+    return (kind, offset, names.pop())
+
+
+def _strict(node: exp.Expression) -> bool:
+    """Whether ``node`` is NULL whenever a column it reads is NULL."""
+    # exact types: a subclass may differ (ConcatWs is a Concat that skips NULLs)
+    return all(type(n) in _STRICT_OR_LEAF for n in node.walk())
+
+
+def _composite(node: exp.Expression, special) -> bool:
+    """Whether ``node`` is more than a bare navigation or column (worth pushing)."""
+    node = node.this if isinstance(node, exp.Paren) else node
+    return not (isinstance(node, exp.Column) or special(node) in ("FIRST", "LAST"))
+
+
+def _pushed(node, row: tuple[str, int, str | None], qualifier, special) -> exp.Expression:
+    kind, offset, label = row
+    inner = node.copy()
+    for n in list(inner.walk()):
+        if special(n) in ("FIRST", "LAST"):
+            n.replace(n.expressions[0])
+    args = [inner] + ([exp.Literal.number(offset)] if offset else [])
+    navigation = exp.Anonymous(this=kind, expressions=args)
+    if _strict(inner):
+        return exp.Paren(this=navigation)
+    # f(NULL) for an absent row: each column of the row replaced by a NULL of its type
+    absent = inner.copy()
+    for col in list(absent.find_all(exp.Column)):
+        plain = exp.column(col.name, quoted=bool(col.this.args.get("quoted")))
+        col.replace(exp.If(this=exp.false(), true=plain, false=exp.null()))
+    if label is None:
+        star: exp.Expression = exp.Star()
+    else:
+        star = exp.Column(
+            this=exp.Star(), table=exp.to_identifier(label, quoted=label != label.upper())
+        )
+    present = exp.GT(this=exp.Count(this=star), expression=exp.Literal.number(offset))
+    return exp.Paren(this=exp.Case(ifs=[exp.If(this=present, true=navigation)], default=absent))

@@ -1,0 +1,156 @@
+"""Operand type checks that catch, when the query is built, what would fail while it runs.
+
+Spark analyses ``symbol < PREV(price)`` (STRING against DOUBLE) without complaint and
+inserts a cast of the string; under ANSI mode the job then fails on the first string that
+is not a number with ``CAST_INVALID_INPUT`` about our generated column names. Glue that
+DEFINE evaluates per match in Python does not convert strings at all. So for each
+comparison, arithmetic operator, BETWEEN and IN of DEFINE and MEASURES the planner
+records its operands as Spark SQL of the same type (:class:`TypeCheck`), and the runtime
+asks Spark for their types (analysis only, no job) and reports a mix of a string with a
+non-string as a positioned error naming what the user wrote (:func:`mismatch`).
+
+Rules (Spark's types, never guessed here):
+
+* a string operand against a number, date, timestamp, boolean or interval is an error
+  when ``spark.sql.ansi.enabled`` is true, unless the string is a literal (Spark checks
+  a literal's cast when it analyses the query, so ``price > '10'`` is fine);
+* in the match-dependent part of DEFINE (evaluated in Python) it is an error whatever
+  the mode, literal or not: Python does not convert between strings and numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlglot import exp
+
+from matchrec.errors import SemanticError
+
+from .sqltext import MatchRecognizeDialect, node_pos
+
+# operator node -> how it is written, for messages
+CHECKED: dict[type, str] = {
+    exp.EQ: "=",
+    exp.NEQ: "<>",
+    exp.LT: "<",
+    exp.LTE: "<=",
+    exp.GT: ">",
+    exp.GTE: ">=",
+    exp.NullSafeEQ: "<=>",
+    exp.Add: "+",
+    exp.Sub: "-",
+    exp.Mul: "*",
+    exp.Div: "/",
+    exp.Mod: "%",
+    exp.IntDiv: "DIV",
+    exp.Between: "BETWEEN",
+    exp.In: "IN",
+}
+
+
+@dataclass(frozen=True)
+class Operand:
+    probe: str  # Spark SQL with the operand's type, over the frame the check runs on
+    text: str  # the operand as the user wrote it
+    pos: int  # offset of the operand in the query
+    literal: bool  # a string literal
+
+
+@dataclass(frozen=True)
+class TypeCheck:
+    """The operands of one operator; ``glue``: evaluated in Python during matching."""
+
+    operator: str
+    operands: tuple[Operand, ...]
+    glue: bool
+    clause: str  # DEFINE or MEASURES
+
+
+def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
+    """The value operands of a checked operator node, or None for other nodes."""
+    if type(node) not in CHECKED:
+        return None
+    if isinstance(node, exp.Between):
+        return [node.this, node.args["low"], node.args["high"]]
+    if isinstance(node, exp.In):
+        if node.args.get("query") is not None:
+            return None
+        return [node.this, *node.expressions]
+    return [node.this, node.expression]
+
+
+def build_check(
+    node: exp.Expression,
+    probe: Callable[[exp.Expression], str],
+    sql: str,
+    base: int,
+    glue: bool,
+    clause: str,
+) -> TypeCheck | None:
+    """The check of ``node`` (None if it is not a checked operator); ``probe`` turns an
+    operand into Spark SQL of its type."""
+    args = operands_of(node)
+    if not args:
+        return None
+    operands = tuple(
+        Operand(
+            probe(a),
+            user_text(a, sql, base),
+            node_pos(a, base, sql),
+            isinstance(a, exp.Literal) and a.is_string,
+        )
+        for a in args
+    )
+    return TypeCheck(CHECKED[type(node)], operands, glue, clause)
+
+
+def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
+    """``check`` with the operands' probes replaced (same order)."""
+    operands = tuple(Operand(p, o.text, o.pos, o.literal) for o, p in zip(check.operands, probes))
+    return TypeCheck(check.operator, operands, check.glue, check.clause)
+
+
+def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str:
+    """The operand as Spark SQL prints it (the user's spelling, normalised)."""
+    text = node.sql(dialect=MatchRecognizeDialect)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+_STRING = ("string", "varchar", "char")
+
+
+def _is_string(type_name: str) -> bool:
+    return type_name.split("(")[0] in _STRING
+
+
+def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
+    """The error for ``check`` given Spark's simple type names of its operands, if any."""
+    strings = [(o, t) for o, t in zip(check.operands, types) if _is_string(t)]
+    others = [(o, t) for o, t in zip(check.operands, types) if not _is_string(t) and t != "void"]
+    if not strings or not others:
+        return None
+    culprits = [(o, t) for o, t in strings if check.glue or not o.literal]
+    if not culprits or not (ansi or check.glue):
+        return None
+    operand, _ = culprits[0]
+    other, other_type = others[0]
+    target = other_type.upper()
+    if check.glue:
+        why = (
+            "DEFINE evaluates this per match, without Spark's implicit casts between "
+            "strings and other types"
+        )
+    else:
+        why = (
+            "under ANSI mode Spark converts the string implicitly while the query runs "
+            "and fails on the first value that does not convert"
+        )
+    return SemanticError(
+        f"{check.operator} mixes {operand.text} (STRING) and {other.text} ({target}) in "
+        f"{check.clause}: {why}",
+        sql=sql,
+        pos=operand.pos,
+        hint=f"convert explicitly, e.g. try_cast({operand.text} AS {target}), or compare "
+        "values of one type",
+    )

@@ -1,0 +1,200 @@
+"""Spark SQL functions over match-dependent values in DEFINE.
+
+A function of one navigated row (``f(FIRST(S.x))``, ``f(A.x)``) moves inside the
+navigation and Spark computes it (``planner.pushdown``): each case here must give what
+the same query gives when the user computes ``f`` in a subquery first. Functions that
+stay in DEFINE's Python glue are checked against Spark itself on generated values
+(a differential test). Errors name what the user wrote.
+"""
+
+from __future__ import annotations
+
+import pytest
+from matchrec.grammar import parse_clause
+from matchrec.planner.plan import plan_clause
+from matchrec.planner.pyeval import compile_glue
+from matchrec.planner.sqltext import MatchRecognizeDialect
+from sqlglot import exp, parse_one
+
+import matchrec
+from matchrec.errors import UnsupportedError
+
+ROWS = """('u', 1, TIMESTAMP'2024-01-01 10:00:00', '/a', 'x', 5.0D),
+ ('u', 2, TIMESTAMP'2024-01-01 10:30:00', '/a/b', 'Y', 6.0D),
+ ('u', 3, TIMESTAMP'2024-01-01 11:30:00', '/a/b/c', NULL, 7.0D),
+ ('u', 4, TIMESTAMP'2024-01-02 12:30:00', '/z', 'z', NULL),
+ ('u', 5, TIMESTAMP'2024-01-02 12:40:00', '/z/q', 'w', 9.0D),
+ ('v', 1, NULL, NULL, 'x', 1.0D),
+ ('v', 2, TIMESTAMP'2024-01-03 00:00:00', '/q', 'x', 2.0D),
+ ('v', 3, TIMESTAMP'2024-01-03 01:00:00', '/q/r', 'x', 0.5D)"""
+
+QUERY = """SELECT * FROM {view} MATCH_RECOGNIZE (
+  PARTITION BY usr ORDER BY id
+  MEASURES FIRST(id) AS f, LAST(id) AS l, count(N.*) AS n
+  PATTERN ({pattern})
+  DEFINE N AS {define}
+) AS m ORDER BY usr, f"""
+
+
+@pytest.fixture(scope="module")
+def events(spark):
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW fn_events AS SELECT * FROM VALUES "
+        f"{ROWS} AS fn_events(usr, id, ts, path, item, v)"
+    )
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION fn_hour(t TIMESTAMP) RETURNS INT RETURN hour(t)"
+    )
+    spark.udf.register("fn_plus1", lambda x: None if x is None else x + 1.0, "double")
+    yield "fn_events"
+    spark.catalog.dropTempView("fn_events")
+
+
+# (pattern, DEFINE as a user writes it, the same with f computed in the subquery below)
+PRECOMPUTED = """(SELECT *, unix_timestamp(ts) AS uts, to_date(ts) AS d, fn_hour(ts) AS h,
+  fn_plus1(v) AS p1, lower(item) AS li, coalesce(v, -1D) AS cv, concat(path, '/%') AS pp,
+  concat_ws('-', item, 'k') AS cw FROM fn_events)"""
+CASES = [
+    (
+        "S N+",
+        "unix_timestamp(N.ts) - unix_timestamp(FIRST(S.ts)) <= 7200",
+        "N.uts - FIRST(S.uts) <= 7200",
+    ),
+    ("S N+", "to_date(N.ts) = to_date(FIRST(S.ts))", "N.d = FIRST(S.d)"),
+    ("S N+", "fn_hour(N.ts) >= fn_hour(FIRST(S.ts))", "N.h >= FIRST(S.h)"),  # SQL UDF
+    ("S N+", "fn_plus1(N.v) > fn_plus1(S.v)", "N.p1 > S.p1"),  # Python UDF
+    ("S N+", "lower(S.item) = 'x' AND N.v > 0", "S.li = 'x' AND N.v > 0"),
+    ("S N+", "N.path LIKE concat(S.path, '/%')", "N.path LIKE S.pp"),
+    # coalesce is not NULL for a NULL argument: while no S row exists, f(NULL) counts
+    (
+        "S? N+",
+        "coalesce(FIRST(S.v), -1D) < N.v",
+        "CASE WHEN count(S.*) > 0 THEN FIRST(S.cv) ELSE -1D END < N.v",
+    ),
+    ("N+", "size(collect_set(N.item)) <= 2", "count(DISTINCT N.item) <= 2"),
+    # concat_ws skips NULLs and the glue does not have it: Spark computes it, and while
+    # no S row exists the condition sees concat_ws('-', NULL, 'k') = 'k'
+    (
+        "S? N+",
+        "concat_ws('-', FIRST(S.item), 'k') = 'k' OR N.v > 6",
+        "CASE WHEN count(S.*) > 0 THEN FIRST(S.cw) ELSE 'k' END = 'k' OR N.v > 6",
+    ),
+]
+
+
+@pytest.mark.parametrize(("pattern", "define", "precomputed"), CASES)
+def test_functions_of_navigated_rows_give_spark_answers(
+    spark, events, pattern, define, precomputed
+):
+    got = matchrec.sql(spark, QUERY.format(view=events, pattern=pattern, define=define))
+    want = matchrec.sql(spark, QUERY.format(view=PRECOMPUTED, pattern=pattern, define=precomputed))
+    rows = got.collect()
+    assert rows == want.collect()
+    assert rows  # the case matches something
+
+
+def _plan(define: str, pattern: str = "S N+"):
+    body = f"PARTITION BY usr ORDER BY id PATTERN ({pattern}) DEFINE N AS {define}"
+    return plan_clause(parse_clause(body), ["usr", "id", "ts", "path", "item", "v"])
+
+
+def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
+    p = _plan("unix_timestamp(N.ts) - unix_timestamp(FIRST(S.ts)) <= 7200")
+    texts = [text for _, text in p.precomputed]
+    assert "UNIX_TIMESTAMP(`ts`)" in texts
+    assert p.defines["N"].vector is not None
+
+
+@pytest.mark.parametrize(
+    ("define", "name"),
+    [
+        ("datediff(N.ts, FIRST(S.ts)) < 1", "datediff"),
+        ("unix_timestamp(concat(N.path, FIRST(S.path))) > 0", "unix_timestamp"),
+        ("to_date(concat(N.path, S.path)) IS NULL", "to_date"),
+    ],
+)
+def test_errors_name_the_function_as_written(define, name):
+    with pytest.raises(UnsupportedError) as info:
+        _plan(define)
+    err = info.value
+    assert err.message.startswith(f"function {name}() cannot be applied")
+    assert err.sql[err.pos :].startswith(name)
+
+
+@pytest.mark.parametrize("call", ["rand()", "uuid()", "reflect('java.util.UUID', 'randomUUID')"])
+def test_non_deterministic_functions_are_refused_in_define(call):
+    with pytest.raises(UnsupportedError) as info:
+        _plan(f"N.v > 0 AND {call} IS NOT NULL")
+    err = info.value
+    assert "is not deterministic" in err.message
+    assert err.sql[err.pos :].startswith(call.split("(")[0])
+
+
+# ---------------------------------------------------------------- differential: Spark vs glue
+
+STRINGS = ["", "a", "abc", "ABC", "a%c", "a_c", "a\\c", "x.y", "line\nbreak", None]
+PATTERNS = ["", "%", "_", "a%", "%c", "a_c", "A%", "a\\%c", "%.%", "a.c", "^a", "b+", None]
+DIFFERENTIAL = ["s LIKE p", "s ILIKE p", "s RLIKE p", "size(arr)", "cardinality(arr)"]
+
+
+def _glue_value(text: str, row: dict):
+    """``text`` evaluated by DEFINE's Python glue, every column an atom read from ``row``."""
+    tree = parse_one(text, read=MatchRecognizeDialect)
+
+    def child(node: exp.Expression):
+        if isinstance(node, exp.Column):
+            value = row[node.name]
+            return lambda ctx: value
+        return compile_glue(node, child, lambda n: 0, text)
+
+    return child(tree)(None)
+
+
+@pytest.mark.parametrize("text", DIFFERENTIAL)
+def test_glue_functions_equal_spark(spark, text):
+    values = [(s, p, None if s is None else list(s)) for s in STRINGS for p in PATTERNS]
+    df = spark.createDataFrame(values, "s STRING, p STRING, arr ARRAY<STRING>")
+    rows = df.selectExpr("*", f"{text} AS result").collect()
+    for row in rows:
+        assert _glue_value(text, row.asDict()) == row.result, (text, row)
+
+
+# ---------------------------------------------------------------- MEASURES, struct fields
+
+STRUCTS = """(SELECT 'u' AS usr, id,
+  TIMESTAMP'2024-01-01 10:00:00' + make_interval(0, 0, 0, 0, 0, id) AS ts,
+  named_struct('city', concat('c', id), 'kg', id * 1.5D) AS info FROM range(1, 6) AS r(id))"""
+FLAT = f"(SELECT *, info.city AS city, info.kg AS kg, ts + INTERVAL 1 HOUR AS dl FROM {STRUCTS})"
+SHAPE = """SELECT * FROM {view} MATCH_RECOGNIZE (
+  PARTITION BY usr ORDER BY id
+  MEASURES {measures}
+  PATTERN (V R+)
+  DEFINE R AS {define}
+) AS m"""
+
+# (MEASURES, DEFINE as a user writes them, the same over flattened columns)
+FIELD_CASES = [
+    ("FIRST(V.ts) + INTERVAL 1 HOUR AS deadline", "true", "FIRST(V.dl) AS deadline", "true"),
+    (
+        "LAST(R.info.city) AS c, FIRST(info.kg) AS k, R.info.city AS r",
+        "R.info.kg > V.info.kg AND info.kg < 6",
+        "LAST(R.city) AS c, FIRST(kg) AS k, R.city AS r",
+        "R.kg > V.kg AND kg < 6",
+    ),
+]
+
+
+@pytest.mark.parametrize(("measures", "define", "flat_measures", "flat_define"), FIELD_CASES)
+def test_intervals_and_struct_fields(spark, measures, define, flat_measures, flat_define):
+    got = matchrec.sql(spark, SHAPE.format(view=STRUCTS, measures=measures, define=define))
+    want = SHAPE.format(view=FLAT, measures=flat_measures, define=flat_define)
+    rows = got.collect()
+    assert rows and rows == matchrec.sql(spark, want).collect()
+
+
+def test_a_field_of_a_column_that_is_no_struct_is_a_positioned_error(spark):
+    query = SHAPE.format(view=STRUCTS, measures="count(*) AS n", define="R.id.x > 1")
+    with pytest.raises(matchrec.MatchRecognizeError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert err.sql == query and query[err.pos :].startswith("R.id.x")
