@@ -79,9 +79,15 @@ def cluster_results(
 
 
 STREAM_VIEW = "cluster_stream"
-#: W3 (WITHIN 10 s): once the watermark is past the data every search is settled, so
-#: the stream's answer is the batch answer over the same rows
-STREAM_SQL = _WORKLOADS["W3"].query(STREAM_VIEW)
+#: V-shapes within 30 s: once the watermark is past the data every search is settled
+#: (WITHIN), so the stream's answer is the batch answer over the same rows
+STREAM_SQL = f"""
+SELECT * FROM {STREAM_VIEW} MATCH_RECOGNIZE (
+  PARTITION BY symbol ORDER BY ts
+  MEASURES FIRST(A.ts) AS s, LAST(C.ts) AS e, count(*) AS n
+  PATTERN (A B+ C+) WITHIN INTERVAL '30' SECOND
+  DEFINE B AS price < PREV(price), C AS price > PREV(price) AND price < FIRST(A.price)
+)"""
 
 
 def stream_spec(ticks: str, root: Path) -> dict[str, Any]:
@@ -137,7 +143,7 @@ def test_cluster_gives_the_rows_of_local_mode(cluster_results, local_rows):
 
 
 def test_a_stream_on_the_cluster_gives_the_batch_rows_of_local_mode(cluster_results, local_rows):
-    """W3 as Structured Streaming on the cluster (checkpoint and output on a path every
+    """V-shapes as Structured Streaming on the cluster (checkpoint and output on a path every
     process sees) equals W3 in batch here."""
     rows = _rows(cluster_results, "installed", "stream")
     assert rows and rows == local_rows["stream"]
