@@ -118,10 +118,9 @@ class KeyedStream:
         cursors = pa.table(cursor_cols)
         sink = io.BytesIO()
         meta = {b"buckets": str(spec.buckets).encode()}
-        rows = self.rows if self.rows is not None else None
         schema = pa.schema([("part", pa.string()), ("blob", pa.binary())], metadata=meta)
         with pa.ipc.new_stream(sink, schema) as writer:
-            for name, table in (("rows", rows), ("cursors", cursors)):
+            for name, table in (("rows", self.rows), ("cursors", cursors)):
                 if table is None:
                     continue
                 writer.write_batch(

@@ -216,9 +216,6 @@ class MatchProcessor(StatefulProcessor):
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any):
         yield from self._advance(None, timerValues.getCurrentWatermarkInMs())
 
-    def close(self) -> None:
-        pass
-
     def _to_arrow(self, frames: list[pd.DataFrame]) -> pa.Table:
         pdf = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
         # Spark hands the columns in input order but may rename some (``_4``): by position
