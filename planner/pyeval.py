@@ -384,7 +384,7 @@ def _guarded_binary(
     where: Callable[[exp.Expression], int],
     sql: str,
 ) -> Evaluator:
-    op = _OPERATORS.get(type(node), node.key.upper())
+    op = OPERATORS.get(type(node), node.key.upper())
     pos = where(node.expression) if node.expression is not None else where(node)
     pos = _operator_pos(sql, where(node.this), pos, op)
 
@@ -398,7 +398,7 @@ def _guarded_binary(
     return evaluate
 
 
-_OPERATORS: dict[type, str] = {
+OPERATORS: dict[type, str] = {
     exp.Add: "+",
     exp.Sub: "-",
     exp.Mul: "*",

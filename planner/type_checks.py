@@ -27,23 +27,15 @@ from sqlglot import exp
 
 from matchrec.errors import SemanticError
 
+from .pyeval import OPERATORS
 from .sqltext import MatchRecognizeDialect, node_pos
 
-# operator node -> how it is written, for messages
+# operator node -> how it is written, for messages (the glue's spellings, and <=>)
+_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 CHECKED: dict[type, str] = {
-    exp.EQ: "=",
-    exp.NEQ: "<>",
-    exp.LT: "<",
-    exp.LTE: "<=",
-    exp.GT: ">",
-    exp.GTE: ">=",
+    **{node: OPERATORS[node] for node in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.NullSafeEQ: "<=>",
-    exp.Add: "+",
-    exp.Sub: "-",
-    exp.Mul: "*",
-    exp.Div: "/",
-    exp.Mod: "%",
-    exp.IntDiv: "DIV",
+    **{node: OPERATORS[node] for node in _ARITHMETIC},
     exp.Between: "BETWEEN",
     exp.In: "IN",
 }

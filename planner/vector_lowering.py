@@ -14,7 +14,7 @@ from sqlglot import exp
 from matchrec import navigation as nav
 from matchrec import vector_define as vd
 
-from .pyeval import _OPERATORS as SCALAR_OPERATORS
+from .pyeval import OPERATORS as SCALAR_OPERATORS
 from .pyeval import _literal
 
 # the binary operators of the scalar glue (spelled as in its messages) that the array
