@@ -16,6 +16,7 @@ WITHIN cut off. Nothing here imports Spark.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -96,41 +97,23 @@ def step(
     bound has passed); ``final``: the partition ends with these rows (batch).
     ``within_ticks``: the WITHIN column as ticks and the bound in ticks, for timeouts.
     """
-    _, ahead = lookaround(program)
+    back, ahead = lookaround(program)
     origin = cursor.origin
     start = cursor.resume - origin
     number = cursor.number
     found: list[tuple[int, Match]] = []
     settled_to = start  # held row: searches from rows before it are decided
+    search = partial(find_in_piece, program, cols, n, origin=origin)
     if final:
-        found, resume, number = find_in_piece(
-            program, cols, n, origin=origin, number=number, final=True, start=start
-        )
+        found, resume, number = search(number=number, final=True, start=start)
         settled_to = resume
     else:
         if expired > start:
-            found, start, number = find_in_piece(
-                program,
-                cols,
-                n,
-                origin=origin,
-                number=number,
-                final=False,
-                start=start,
-                lookahead=ahead,
-                stop=expired,
+            found, start, number = search(
+                number=number, final=False, start=start, lookahead=ahead, stop=expired
             )
         settled_to = start
-        more, resume, number = find_in_piece(
-            program,
-            cols,
-            n,
-            origin=origin,
-            number=number,
-            final=False,
-            start=start,
-            lookahead=ahead,
-        )
+        more, resume, number = search(number=number, final=False, start=start, lookahead=ahead)
         found += more
 
     output = _output(program, cols, n, found, cursor, resume)
@@ -139,7 +122,6 @@ def step(
         partials = _timed_out(
             program, cols, n, found, cursor, cursor.resume - origin, settled_to, within_ticks
         )
-    back, _ = lookaround(program)
     drop = max(0, resume - back)
     new = Cursor(
         origin=origin + drop,
