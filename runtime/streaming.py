@@ -106,7 +106,7 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
             pos=clause.order_by[0].expr.pos,
             hint=f"cast it: CAST({event} AS TIMESTAMP) in a projection before withWatermark",
         )
-    anchor = _end_anchor(clause.pattern)
+    anchor = end_anchor(clause.pattern)
     if anchor is not None:
         raise UnsupportedError(
             "'$' (the partition's last row) never comes on a stream",
@@ -125,12 +125,13 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
     return event
 
 
-def _end_anchor(node: ast.PatternNode) -> int | None:
+def end_anchor(node: ast.PatternNode) -> int | None:
+    """Where the pattern has ``$`` (the partition's last row), or None."""
     if isinstance(node, ast.Anchor):
         return node.pos if node.kind == "end" else None
     for child in getattr(node, "items", ()) or ((getattr(node, "inner", None),)):
         if child is not None:
-            found = _end_anchor(child)
+            found = end_anchor(child)
             if found is not None:
                 return found
     return None

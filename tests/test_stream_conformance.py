@@ -25,6 +25,7 @@ from matchrec.grammar import parse_clause
 from matchrec.grammar.query_scan import find_match_recognize, with_prefix
 from matchrec.planner.plan import plan_clause, primary_labels
 from matchrec.runtime.slt_parser import parse_file
+from matchrec.runtime.streaming import end_anchor
 from pyspark.errors import AnalysisException
 from pyspark.sql import Window
 from pyspark.sql import functions as F
@@ -43,7 +44,7 @@ def _twin_sql(query: str, view: str) -> tuple[str, ast.MatchRecognizeClause, str
     run the clause at all (``$``, NEXT in DEFINE: tested as errors elsewhere)."""
     (occ,) = find_match_recognize(query)
     clause = parse_clause(query[occ.body_start : occ.body_end], base=occ.body_start, sql=query)
-    if _has_end_anchor(clause.pattern):
+    if end_anchor(clause.pattern) is not None:
         return None
     if any("NEXT" in d.expr.text.upper() for d in clause.defines):
         return None
@@ -77,13 +78,6 @@ def _twin_sql(query: str, view: str) -> tuple[str, ast.MatchRecognizeClause, str
     for start, end, new in sorted(edits, key=lambda e: (e[0], e[1]), reverse=True):
         text = text[:start] + new + text[end:]
     return text, clause, relation
-
-
-def _has_end_anchor(node: ast.PatternNode) -> bool:
-    if isinstance(node, ast.Anchor):
-        return node.kind == "end"
-    children = getattr(node, "items", None) or [getattr(node, "inner", None)]
-    return any(child is not None and _has_end_anchor(child) for child in children)
 
 
 def _sort_key(column: str, descending: bool, nulls_first: bool):
