@@ -161,11 +161,10 @@ class KeyedStream:
             newly = ~final & (events < watermark_micros)
         else:
             newly = np.zeros(rows.num_rows, dtype=bool)
-        pending = rows.filter(pa.array(~(final | newly)))
-        ready = rows.filter(pa.array(final | newly))
-        fresh = pc.take(
-            pa.array(newly), pc.indices_nonzero(pa.array(final | newly))
-        )  # per ready row: did it just become final
+        known = final | newly
+        pending = rows.filter(pa.array(~known))
+        ready = rows.filter(pa.array(known))
+        fresh = newly[known]  # per ready row: did it just become final
         ready = ready.set_column(
             ready.schema.get_field_index(FINAL), FINAL, pa.array(np.ones(ready.num_rows, bool))
         )
@@ -174,18 +173,16 @@ class KeyedStream:
             flagged, sort_keys = self._sort_keys(ready)
             order = pc.sort_indices(flagged, sort_keys=sort_keys)
             ready = ready.take(order)
-            fresh = np.asarray(fresh.take(order).to_numpy(zero_copy_only=False), dtype=bool)
+            fresh = fresh[order.to_numpy()]
             edges = [0, *group_starts(ready, spec.keys), ready.num_rows]
             for low, high in zip(edges, edges[1:]):
                 part = ready.slice(low, high - low)
                 key = tuple(part.column(k)[0].as_py() for k in spec.keys)
-                cursor = self.cursors.get(key)
-                if cursor is None:
-                    cursor = Cursor()
+                cursor = self.cursors.get(key) or Cursor()
                 left = self._advance_key(
                     part, key, cursor, fresh[low:high].any(), watermark_micros, result
                 )
-                if left is not None and left.num_rows:
+                if left.num_rows:
                     kept.append(left)
         if pending.num_rows:
             kept.append(pending)
@@ -202,7 +199,7 @@ class KeyedStream:
         has_new: bool,
         watermark_micros: int | None,
         result: Advanced,
-    ) -> pa.Table | None:
+    ) -> pa.Table:
         """Match one key's final rows; returns the rows it still holds."""
         spec = self.spec
         limit = spec.within_micros
