@@ -56,6 +56,9 @@ _FOLLOWERS: dict[str, Callable[[Raw], bool]] = {
     "ASC": lambda raw: True,
     "DESC": lambda raw: True,
     "NULLS": _is_word("FIRST", "LAST"),
+    # MATCH_RECOGNIZE_DYNAMIC: after the rules table
+    "KEYS": lambda raw: raw.text == "(",
+    "ON": _is_word("ERROR"),
 }
 
 # SQL words that join or prefix operands: the word after one of them is an operand, not

@@ -24,6 +24,8 @@ def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[st
         guess = difflib.get_close_matches(raw.text.upper(), keywords, n=1, cutoff=0.75)
         if guess and guess[0] != raw.text.upper():
             return f"did you mean {guess[0]}?"
+    if "ONE" not in grammar.keywords:  # MATCH_RECOGNIZE_DYNAMIC's body: the rest is moot
+        return None
     keyword, punctuation = grammar.keywords, grammar.punctuation
     one_row = [keyword[word] for word in ("ONE", "ROW", "PER", "MATCH")]
     after_one_row = fed[-4:] == one_row or fed[-5:] == [*one_row, keyword["WITH"]]

@@ -17,11 +17,13 @@ from lark import Lark
 from lark.lexer import Lexer, PatternStr
 from lark.parsers.lalr_analysis import Shift
 
-__all__ = ["GRAMMAR_FILE", "START_RULE", "Grammar", "load_grammar"]
+__all__ = ["DYNAMIC_RULE", "GRAMMAR_FILE", "START_RULE", "Grammar", "load_grammar"]
 
 # read through importlib.resources: matchrec may run from a zip (shipped to executors)
 GRAMMAR_FILE = resources.files(__package__).joinpath("match_recognize.lark")
 START_RULE = "match_recognize_body"
+#: the body of MATCH_RECOGNIZE_DYNAMIC ( ... )
+DYNAMIC_RULE = "dynamic_body"
 
 
 class _FedByHand(Lexer):
@@ -97,14 +99,14 @@ class Grammar:
         return names[0] if len(names) == 1 else "one of: " + ", ".join(names)
 
 
-@lru_cache(maxsize=1)
-def load_grammar() -> Grammar:
-    """Build the LALR parser once, on first use."""
+@lru_cache(maxsize=2)
+def load_grammar(start: str = START_RULE) -> Grammar:
+    """Build the LALR parser for the body that rule ``start`` describes, once, on first use."""
     lark = Lark(
         GRAMMAR_FILE.read_text(encoding="utf-8"),
         parser="lalr",
         lexer=_FedByHand,
-        start=START_RULE,
+        start=start,
         propagate_positions=True,
         maybe_placeholders=True,
     )

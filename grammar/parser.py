@@ -28,7 +28,7 @@ from __future__ import annotations
 from lark import Token, Tree
 from matchrec.grammar.expressions import scan_expression
 from matchrec.grammar.hints import hint
-from matchrec.grammar.lalr import load_grammar
+from matchrec.grammar.lalr import DYNAMIC_RULE, START_RULE, load_grammar
 from matchrec.grammar.query_scan import tokenize, unclosed
 from matchrec.grammar.scanner import Raw, Scanner, Source, describe
 from matchrec.grammar.to_ast import to_ast
@@ -36,7 +36,7 @@ from matchrec.grammar.to_ast import to_ast
 from matchrec import ast
 from matchrec.errors import SqlSyntaxError
 
-__all__ = ["parse_clause"]
+__all__ = ["parse_clause", "parse_dynamic"]
 
 MAX_NESTING = 100  # deepest nesting of ( ) and {- -} in a pattern (later stages recurse)
 
@@ -58,6 +58,21 @@ def parse_clause(text: str, base: int = 0, sql: str | None = None) -> ast.MatchR
     source = Source(text, sql, base)
     try:
         tree = ClauseParser(source).parse()
+    except SqlSyntaxError as err:
+        if not err.message.startswith("unexpected"):
+            raise
+        raise _unclosed_error(text, base, sql) or err from None
+    return to_ast(tree, sql)
+
+
+def parse_dynamic(text: str, base: int = 0, sql: str | None = None) -> ast.DynamicClause:
+    """Parse the body of a MATCH_RECOGNIZE_DYNAMIC clause (``RULES FROM t [KEYS ...]
+    [ON ERROR ...]``); positions as in :func:`parse_clause`."""
+    if sql is None:
+        sql = text
+    source = Source(text, sql, base)
+    try:
+        tree = ClauseParser(source, DYNAMIC_RULE).parse()
     except SqlSyntaxError as err:
         if not err.message.startswith("unexpected"):
             raise
@@ -87,10 +102,10 @@ class ClauseParser:
     """Feeds scanner tokens to Lark's LALR parser, deciding what each token is from the
     parser's state; reports any token the parser cannot take as a SqlSyntaxError."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(self, source: Source, start: str = START_RULE) -> None:
         self.source = source
         self.scanner = Scanner(source)
-        self.grammar = load_grammar()
+        self.grammar = load_grammar(start)
         self.parser = self.grammar.lark.parse_interactive("")
         self.stack = self.parser.parser_state.state_stack  # updated in place by Lark
         self.offset = 0  # where the next token is scanned

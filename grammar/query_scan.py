@@ -48,7 +48,9 @@ _NOT_ALIAS = {
     "TABLESAMPLE",
     "FOR",
     "MATCH_RECOGNIZE",
+    "MATCH_RECOGNIZE_DYNAMIC",
 }
+_KEYWORDS = {"MATCH_RECOGNIZE", "MATCH_RECOGNIZE_DYNAMIC"}
 
 
 @dataclass(frozen=True)
@@ -69,6 +71,7 @@ class Occurrence:
     body_start: int  # first character after "("
     body_end: int  # the closing ")"
     alias: str | None
+    dynamic: bool = False  # MATCH_RECOGNIZE_DYNAMIC (rules from a table)
 
 
 def tokenize(sql: str) -> list[Token]:
@@ -224,20 +227,21 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
     found: list[Occurrence] = []
     spans: list[tuple[int, int]] = []  # token indexes of each clause's ( and )
     for k, tok in enumerate(tokens):
-        if tok.kind != "word" or tok.text.upper() != "MATCH_RECOGNIZE":
+        if tok.kind != "word" or tok.text.upper() not in _KEYWORDS:
             continue
+        keyword = tok.text.upper()
         if k + 1 >= len(tokens) or tokens[k + 1].text != "(":
             raise SqlSyntaxError(
-                "MATCH_RECOGNIZE must be followed by (",
+                f"{keyword} must be followed by (",
                 sql=sql,
                 pos=tok.end,
-                hint="write <table> MATCH_RECOGNIZE ( ... ) AS alias",
+                hint=f"write <table> {keyword} ( ... ) AS alias",
             )
         close = _matching(tokens, k + 1, sql)
         spans.append((k + 1, close))
         if k == 0:
             raise SqlSyntaxError(
-                "MATCH_RECOGNIZE needs an input table before it", sql=sql, pos=tok.start
+                f"{keyword} needs an input table before it", sql=sql, pos=tok.start
             )
         prev = tokens[k - 1]
         if prev.kind == "punct" and prev.text == ")":
@@ -249,10 +253,10 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
             rel_start = tokens[j].start
         else:
             raise SqlSyntaxError(
-                "MATCH_RECOGNIZE needs an input table or subquery before it",
+                f"{keyword} needs an input table or subquery before it",
                 sql=sql,
                 pos=tok.start,
-                hint="write FROM <table> MATCH_RECOGNIZE ( ... )",
+                hint=f"write FROM <table> {keyword} ( ... )",
             )
         alias = None
         a = close + 1
@@ -272,6 +276,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 body_start=tokens[k + 1].end,
                 body_end=tokens[close].start,
                 alias=alias,
+                dynamic=keyword == "MATCH_RECOGNIZE_DYNAMIC",
             )
         )
     if found:

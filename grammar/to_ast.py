@@ -21,7 +21,7 @@ __all__ = ["MAX_BOUND", "to_ast"]
 MAX_BOUND = 2**31 - 1  # largest quantifier bound (a 32-bit int, as Trino parses them)
 
 
-def to_ast(tree: Tree, sql: str) -> ast.MatchRecognizeClause:
+def to_ast(tree: Tree, sql: str) -> ast.MatchRecognizeClause | ast.DynamicClause:
     """The clause that Lark's ``tree`` stands for; positions in it are offsets into ``sql``."""
     try:
         return _ToAst(sql).transform(tree)
@@ -68,6 +68,26 @@ class _ToAst(Transformer_NonRecursive):
         for clause in children:
             fields.update(clause)
         return ast.MatchRecognizeClause(**fields, sql=self.sql)
+
+    def dynamic_body(self, children: list) -> ast.DynamicClause:
+        rules, key_sets, on_error = children
+        return ast.DynamicClause(rules, key_sets, on_error or "skip", sql=self.sql)
+
+    def rules_from(self, children: list[Token]) -> ast.SqlExpr:
+        (name,) = children
+        return _expr(name)
+
+    def rule_keys(self, children: list[tuple]) -> tuple:
+        return tuple(children)
+
+    def key_set(self, children: list) -> tuple[ast.SqlExpr, ...]:
+        return tuple(_expr(t) for t in children if t is not None)
+
+    def on_error_skip(self, _: list) -> str:
+        return "skip"
+
+    def on_error_fail(self, _: list) -> str:
+        return "fail"
 
     def partition_by(self, children: list[Token]) -> dict:
         return {"partition_by": tuple(_expr(t) for t in children)}

@@ -74,11 +74,18 @@ def to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
     return pa.array(values, type=arrow_type)
 
 
+def _inferred(values: list[Any]) -> pa.Array:
+    try:
+        return pa.array(values)
+    except (pa.ArrowException, TypeError, ValueError):  # mixed ints and floats, say
+        return pa.array([None if v is None else float(v) for v in values])
+
+
 def output_batch(
     table: pa.Table,
     out: PartitionOutput,
     carried: list[str],
-    arrow_types: list[pa.DataType],
+    arrow_types: list[pa.DataType | None],
 ) -> pa.RecordBatch | None:
     """The output rows of ``out`` (rows of ``table``): the ``carried`` columns, one column
     per atom (``__mr_a<k>``, typed ``arrow_types[k]``) and :data:`MATCHED`."""
@@ -88,7 +95,9 @@ def output_batch(
     indices = pa.array(out.rows, type=pa.int64())
     arrays = [table.column(c).take(indices).combine_chunks() for c in carried]
     for values, arrow_type in zip(out.atoms, arrow_types):
-        if isinstance(values, pa.Array):
+        if arrow_type is None:  # untyped (MATCH_RECOGNIZE_DYNAMIC reads them in Python)
+            arrays.append(values if isinstance(values, pa.Array) else _inferred(values))
+        elif isinstance(values, pa.Array):
             arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
         else:
             arrays.append(to_arrow(values, arrow_type))

@@ -176,3 +176,14 @@ class MatchRecognizeClause:
     defines: tuple[Define, ...] = ()
     pattern_pos: int = -1
     sql: str = ""  # the text the positions refer to
+
+
+@dataclass(frozen=True)
+class DynamicClause:
+    """Everything between ``MATCH_RECOGNIZE_DYNAMIC (`` and its closing ``)``."""
+
+    rules: SqlExpr  # the table or view the rules are read from
+    # the PARTITION BY column sets rules may use (KEYS ...); None: taken from the rules
+    key_sets: tuple[tuple[SqlExpr, ...], ...] | None = None
+    on_error: Literal["skip", "fail"] = "skip"
+    sql: str = ""

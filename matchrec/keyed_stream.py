@@ -191,6 +191,39 @@ class KeyedStream:
         self.rows = pa.concat_tables(kept) if kept else None
         return result
 
+    def finish(self) -> Advanced:
+        """Match every key's held rows as if its partition ended here (a rule version of
+        MATCH_RECOGNIZE_DYNAMIC that a newer one replaced); the state is spent after it."""
+        spec = self.spec
+        result = Advanced()
+        if self.rows is None or self.rows.num_rows == 0:
+            return result
+        flagged, sort_keys = self._sort_keys(self.rows)
+        ready = self.rows.take(pc.sort_indices(flagged, sort_keys=sort_keys))
+        edges = [0, *group_starts(ready, spec.keys), ready.num_rows]
+        limit = spec.within_micros
+        for low, high in zip(edges, edges[1:]):
+            part = ready.slice(low, high - low)
+            key = tuple(part.column(k)[0].as_py() for k in spec.keys)
+            ticks = np.asarray(part.column(EVENT_MICROS).to_numpy(), dtype=np.int64)
+            done = step(
+                spec.program,
+                ArrowColumns(part),
+                part.num_rows,
+                self.cursors.get(key) or Cursor(),
+                final=True,
+                timeouts=spec.timeouts,
+                within_ticks=(ticks, limit) if limit is not None else None,
+            )
+            for out, status in ((done.output, MATCHED_STATUS), (done.timeouts, TIMEOUT_STATUS)):
+                batch = (
+                    None if out is None else output_batch(part, out, spec.carried, spec.atom_types)
+                )
+                if batch is not None:
+                    result.batches.append(_with_status(batch, status, spec.timeouts))
+        self.rows, self.cursors = None, {}
+        return result
+
     def _advance_key(
         self,
         part: pa.Table,

@@ -1,0 +1,481 @@
+"""Run the rules of MATCH_RECOGNIZE_DYNAMIC over rows of events (batch and stream).
+
+A :class:`RuleProgram` is one compiled rule version (``planner.rules`` builds it from the
+rule's text): its matcher program, its keys and order, its row-local columns and its
+measures as Python functions. The output of every rule has one shape
+(:data:`OUTPUT_FIELDS`): rule id and version, a status, the match number, and the
+rule's partition keys, measures and (ALL ROWS PER MATCH) input row as JSON objects that
+the runtime turns into VARIANT values.
+
+:func:`run_batch` matches complete partitions with the batch engine;
+:class:`RuleBucket` is the state of one stream bucket under a changing rule set (one
+:class:`~matchrec.keyed_stream.KeyedStream` per rule version). Nothing here imports
+Spark or parses SQL: rules arrive compiled through the ``compile`` function the
+runtime passes in.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from decimal import Decimal
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts
+from matchrec.engine import PartitionOutput, PartitionProgram, _ticks, run_groups, run_partition
+from matchrec.errors import MatchRecognizeError
+from matchrec.incremental import Cursor, step
+from matchrec.keyed_stream import (
+    EVENT_MICROS,
+    MATCHED_STATUS,
+    STATUS,
+    TIMEOUT_STATUS,
+    KeyedStream,
+    StreamSpec,
+)
+
+ERROR_STATUS = "ERROR"
+#: the columns every rule's output rows have, in order, with their Spark SQL types
+OUTPUT_FIELDS: list[tuple[str, str]] = [
+    ("rule_id", "STRING"),
+    ("rule_version", "INT"),
+    ("status", "STRING"),
+    ("match_number", "BIGINT"),
+    ("keys", "STRING"),  # JSON object (VARIANT after the runtime's projection)
+    ("measures", "STRING"),
+    ("row", "STRING"),
+    ("error", "STRING"),
+]
+OutputRow = tuple
+
+
+@dataclass
+class RuleProgram:
+    """One rule version, ready to run (built by ``planner.rules.compile_rule``)."""
+
+    rule_id: str
+    version: int
+    program: PartitionProgram
+    keys: list[str]
+    order: list[tuple[str, bool, bool]]  # column, descending, nulls first
+    local: list[tuple[str, Callable[[Sequence[Any]], Any]]]  # row-local columns
+    measures: list[tuple[str, Callable[[Sequence[Any]], Any]]]  # alias, f(atom values)
+    match_number: Callable[[Sequence[Any]], Any]
+    one_row: bool
+    with_unmatched: bool
+    timeouts: bool
+    columns: list[str]  # the event columns, in the order ``local`` reads them
+
+    def with_local(self, table: pa.Table) -> pa.Table:
+        """``table`` (event columns) plus the rule's row-local columns."""
+        if not self.local or table.num_rows == 0:
+            for name, _ in self.local:
+                table = table.append_column(name, pa.nulls(table.num_rows))
+            return table
+        rows = list(zip(*(table.column(c).to_pylist() for c in self.columns)))
+        for name, fn in self.local:
+            table = table.append_column(name, _array([fn(r) for r in rows]))
+        return table
+
+    def carried(self) -> list[str]:
+        return list(self.keys) if self.one_row else list(self.columns)
+
+    def output(self, table: pa.Table, out: PartitionOutput, status: str) -> list[OutputRow]:
+        """The output rows of ``out`` (rows of ``table``)."""
+        return self.rows(table, out.rows, out.atoms, out.matched, status)
+
+    def rows(
+        self, table: Any, indices: Any, atoms: list[Any], matched: Any, status: str
+    ) -> list[OutputRow]:
+        count = len(indices)
+        if count == 0:
+            return []
+        take = pa.array(np.asarray(indices, dtype=np.int64))
+        keys = [table.column(k).take(take).to_pylist() for k in self.keys]
+        whole = None
+        if not self.one_row:
+            whole = [table.column(c).take(take).to_pylist() for c in self.columns]
+        values = [_pylist(a) for a in atoms]
+        atom_rows = list(zip(*values)) if values else [()] * count
+        flags = [True] * count if matched is None else list(matched)
+        result = []
+        for i in range(count):
+            vals = atom_rows[i]
+            keys_json = _object(self.keys, [k[i] for k in keys])
+            row_json = None if whole is None else _object(self.columns, [c[i] for c in whole])
+            if flags[i]:
+                number = self.match_number(vals)
+                measures = _object(
+                    [a for a, _ in self.measures], [f(vals) for _, f in self.measures]
+                )
+            else:
+                number, measures = None, None
+            result.append(
+                (self.rule_id, self.version, status, number, keys_json, measures, row_json, None)
+            )
+        return result
+
+
+def error_row(rule_id: str, version: int, err: BaseException) -> OutputRow:
+    """The output row that reports a rule that does not compile."""
+    text = err.render() if isinstance(err, MatchRecognizeError) else f"{type(err).__name__}: {err}"
+    return (rule_id, version, ERROR_STATUS, None, None, None, None, text)
+
+
+# --------------------------------------------------------------------------- batch
+
+
+def run_batch(
+    rule: RuleProgram, table: pa.Table, start: int | None, end: int | None
+) -> list[OutputRow]:
+    """Match ``rule`` over complete partitions of events in ``table`` (any order), on
+    the rows whose first ORDER BY value is in ``[start, end)`` (None: unbounded)."""
+    if start is not None or end is not None:
+        table = table.filter(_in_window(table.column(rule.order[0][0]), start, end))
+    if table.num_rows == 0:
+        return []
+    table = rule.with_local(table)
+    table = sort_rows(table, rule.keys, rule.order)
+    edges = [0, *group_starts(table, rule.keys), table.num_rows]
+    bounds = list(zip(edges, edges[1:]))
+    if rule.timeouts:
+        return _timeouts(rule, table, bounds)
+    cols = ArrowColumns(table)
+    together = run_groups(rule.program, cols, bounds)
+    if together is not None:
+        return rule.output(table, together, MATCHED_STATUS)
+    result: list[OutputRow] = []
+    for low, high in bounds:
+        part = table.slice(low, high - low)
+        result += rule.output(
+            part, run_partition(rule.program, ArrowColumns(part), high - low), MATCHED_STATUS
+        )
+    return result
+
+
+def _timeouts(rule: RuleProgram, table: pa.Table, bounds: list[tuple[int, int]]) -> list[OutputRow]:
+    """WITH TIMEOUTS: each partition as a stream would see it at its end."""
+    program = rule.program
+    result: list[OutputRow] = []
+    for low, high in bounds:
+        part = table.slice(low, high - low)
+        ticks, _, per_second = _ticks(part.column(program.within_column).combine_chunks())
+        done = step(
+            program,
+            ArrowColumns(part),
+            part.num_rows,
+            Cursor(),
+            final=True,
+            timeouts=True,
+            within_ticks=(ticks, float(program.within_seconds or 0) * per_second),
+        )
+        for out, status in ((done.output, MATCHED_STATUS), (done.timeouts, TIMEOUT_STATUS)):
+            if out is not None:
+                result += rule.output(part, out, status)
+    return result
+
+
+def sort_rows(table: pa.Table, keys: list[str], order: list[tuple[str, bool, bool]]) -> pa.Table:
+    """``table`` sorted by ``keys`` then ``order`` (NULLs placed per ORDER BY key)."""
+    sort: list[tuple[str, str]] = [(k, "ascending") for k in keys]
+    flags = []
+    for column, descending, nulls_first in order:
+        values = table.column(column)
+        if values.null_count:
+            flag = f"__mr_null_{len(flags)}"
+            table = table.append_column(flag, pc.is_null(values))
+            flags.append(flag)
+            sort.append((flag, "descending" if nulls_first else "ascending"))
+        sort.append((column, "descending" if descending else "ascending"))
+    if not sort:
+        return table
+    table = table.take(pc.sort_indices(table, sort_keys=sort))
+    return table.drop_columns(flags) if flags else table
+
+
+def _in_window(values: pa.ChunkedArray, start: int | None, end: int | None) -> pa.Array:
+    micros = _micros(values)
+    keep = np.ones(len(micros), dtype=bool)
+    valid = ~np.isnan(micros)
+    if start is not None:
+        keep &= valid & (micros >= start)
+    if end is not None:
+        keep &= valid & (micros < end)
+    return pa.array(keep)
+
+
+def _micros(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
+    """A timestamp or date column as float microseconds since the epoch (NaN: NULL)."""
+    array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
+    if pa.types.is_date(array.type):
+        array = array.cast(pa.date32()).cast(pa.int32()).cast(pa.int64())
+        scale = 86_400_000_000
+    else:
+        array = array.cast(pa.timestamp("us", tz=array.type.tz)).cast(pa.int64())
+        scale = 1
+    return pc.fill_null(array.cast(pa.float64()), math.nan).to_numpy() * scale
+
+
+# --------------------------------------------------------------------------- stream
+
+
+@dataclass
+class Version:
+    """One rule version in a stream bucket: the event times it covers and its state."""
+
+    rule_id: str
+    version: int
+    spec: str
+    start: int | None
+    end: int | None
+    blob: bytes | None = None  # its KeyedStream state
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("rule_id", "version", "spec", "start", "end")}
+
+
+Compile = Callable[[str, int, str, int | None], RuleProgram]
+
+
+@dataclass
+class RuleBucket:
+    """The state of one stream bucket under MATCH_RECOGNIZE_DYNAMIC: the events the
+    watermark has not passed (held once for all rules), the versions in force and each
+    version's matcher state. Rule rows arrive through the stream itself, so every bucket
+    sees the same rules in the same micro-batch and a replay sees them again."""
+
+    keys: list[str]  # the bucket's PARTITION BY column set
+    buckets: int
+    reports_errors: bool  # the one bucket that outputs ERROR rows
+    versions: list[Version] = field(default_factory=list)
+    latest: dict[str, int] = field(default_factory=dict)  # rule -> highest version seen
+    pending: pa.Table | None = None
+
+    # ------------------------------------------------------------------ state I/O
+
+    @classmethod
+    def load(cls, keys: list[str], buckets: int, reports: bool, blob: bytes | None) -> RuleBucket:
+        bucket = cls(keys, buckets, reports)
+        if not blob:
+            return bucket
+        parts = pa.ipc.open_stream(io.BytesIO(blob)).read_all()
+        names = parts.column("part").to_pylist()
+        blobs = parts.column("blob").to_pylist()
+        meta = json.loads(blobs[names.index("meta")])
+        bucket.latest = meta["latest"]
+        bucket.versions = [Version(**v) for v in meta["versions"]]
+        for v, i in zip(bucket.versions, range(len(bucket.versions))):
+            name = f"v{i}"
+            v.blob = blobs[names.index(name)] if name in names else None
+        if "pending" in names:
+            bucket.pending = pa.ipc.open_stream(
+                io.BytesIO(blobs[names.index("pending")])
+            ).read_all()
+        return bucket
+
+    def save(self) -> bytes:
+        parts = [
+            (
+                "meta",
+                json.dumps(
+                    {"latest": self.latest, "versions": [v.as_dict() for v in self.versions]}
+                ).encode(),
+            )
+        ]
+        parts += [(f"v{i}", v.blob) for i, v in enumerate(self.versions) if v.blob]
+        if self.pending is not None and self.pending.num_rows:
+            sink = io.BytesIO()
+            with pa.ipc.new_stream(sink, self.pending.schema) as writer:
+                writer.write_table(self.pending)
+            parts.append(("pending", sink.getvalue()))
+        schema = pa.schema([("part", pa.string()), ("blob", pa.binary())])
+        sink = io.BytesIO()
+        with pa.ipc.new_stream(sink, schema) as writer:
+            writer.write_table(
+                pa.table(
+                    {"part": [p for p, _ in parts], "blob": [b for _, b in parts]}, schema=schema
+                )
+            )
+        return sink.getvalue()
+
+    @property
+    def idle(self) -> bool:
+        return not self.versions and not self.latest and self.pending is None
+
+    # ------------------------------------------------------------------ advancing
+
+    def add_rules(
+        self,
+        rules: list[tuple[str, int, str, int | None, bool]],
+        watermark: int | None,
+        compile_rule: Compile,
+    ) -> list[OutputRow]:
+        """Apply rule rows ``(rule_id, version, spec, active_from, enabled)`` that arrived
+        now; a version activates at the later of its active_from and the watermark (never
+        retroactively). Returns ERROR rows for rules that do not compile."""
+        errors: list[OutputRow] = []
+        for rule_id, version, spec, active_from, enabled in sorted(rules, key=lambda r: r[1]):
+            if version <= self.latest.get(rule_id, -(2**31)):
+                continue  # an older or repeated version: the newer one stands
+            if enabled:
+                try:
+                    compile_rule(spec, version, rule_id, active_from)
+                except MatchRecognizeError as err:
+                    if self.reports_errors:
+                        errors.append(error_row(rule_id, version, err))
+                    continue  # a broken version is as if absent: the one before runs on
+            self.latest[rule_id] = version
+            start = _later(active_from, watermark)
+            for v in self.versions:
+                if v.rule_id == rule_id and (v.end is None or start is None or start < v.end):
+                    v.end = start
+            if enabled:
+                self.versions.append(Version(rule_id, version, spec, start, None))
+        return errors
+
+    def advance(
+        self, events: pa.Table | None, watermark: int | None, compile_rule: Compile
+    ) -> tuple[list[OutputRow], int | None]:
+        """Add events, route those the watermark passed to each version covering their
+        time, match, and close versions whose end the watermark passed. Returns the output
+        rows and the event time to be woken at."""
+        if events is not None and events.num_rows:
+            self.pending = (
+                events if self.pending is None else pa.concat_tables([self.pending, events])
+            )
+        ready = None
+        if self.pending is not None and watermark is not None:
+            times = self.pending.column(EVENT_MICROS).to_numpy()
+            final = times < watermark
+            if final.any():
+                ready = self.pending.filter(pa.array(final))
+                rest = self.pending.filter(pa.array(~final))
+                self.pending = rest if rest.num_rows else None
+        out: list[OutputRow] = []
+        wake: int | None = None
+        kept: list[Version] = []
+        for v in self.versions:
+            rule = compile_rule(v.spec, v.version, v.rule_id, v.start)
+            spec = StreamSpec(
+                program=rule.program,
+                keys=rule.keys,
+                order=rule.order,
+                carried=rule.carried(),
+                atom_types=[None] * len(rule.program.atoms),
+                buckets=self.buckets,
+                timeouts=rule.timeouts,
+            )
+            stream = KeyedStream.load(spec, v.blob)
+            rows = None
+            if ready is not None:
+                times = ready.column(EVENT_MICROS).to_numpy()
+                inside = np.ones(len(times), dtype=bool)
+                if v.start is not None:
+                    inside &= times >= v.start
+                if v.end is not None:
+                    inside &= times < v.end
+                if inside.any():
+                    rows = rule.with_local(ready.filter(pa.array(inside)))
+            done = stream.advance(rows, watermark)
+            out += _stream_rows(rule, done.batches)
+            if v.end is not None and watermark is not None and v.end <= watermark:
+                out += _stream_rows(rule, stream.finish().batches)
+                continue  # the version is over: its partial matches end with it
+            v.blob = stream.save() if (stream.held_rows or stream.cursors) else None
+            kept.append(v)
+            if done.wake_micros is not None:
+                wake = done.wake_micros if wake is None else min(wake, done.wake_micros)
+            if v.end is not None:
+                wake = v.end + 1 if wake is None else min(wake, v.end + 1)
+        self.versions = kept
+        if self.pending is not None:
+            first = int(pc.min(self.pending.column(EVENT_MICROS)).as_py()) + 1
+            wake = first if wake is None else min(wake, first)
+        return out, wake
+
+
+def _stream_rows(rule: RuleProgram, batches: list[pa.RecordBatch]) -> list[OutputRow]:
+    result: list[OutputRow] = []
+    for batch in batches:
+        table = pa.Table.from_batches([batch])
+        names = table.column_names
+        atoms = [table.column(n) for n in names if n.startswith("__mr_a")]
+        matched = table.column(MATCHED).to_pylist()
+        statuses = (
+            table.column(STATUS).to_pylist() if STATUS in names else [MATCHED_STATUS] * len(table)
+        )
+        for status in dict.fromkeys(statuses):
+            picked = np.flatnonzero(np.array(statuses) == status)
+            result += rule.rows(
+                table,
+                picked,
+                [a.take(pa.array(picked)) for a in atoms],
+                [matched[i] for i in picked],
+                status,
+            )
+    return result
+
+
+def _later(a: int | None, b: int | None) -> int | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return max(a, b)
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _pylist(values: Any) -> list[Any]:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.to_pylist()
+    if hasattr(values, "tolist"):
+        return values.tolist()
+    return list(values)
+
+
+def _array(values: list[Any]) -> pa.Array:
+    try:
+        return pa.array(values)
+    except (pa.ArrowException, TypeError, ValueError):
+        return pa.array([None if v is None else float(v) for v in values])
+
+
+def _object(names: Sequence[str], values: Sequence[Any]) -> str:
+    return "{" + ",".join(f"{json.dumps(n)}:{to_json(v)}" for n, v in zip(names, values)) + "}"
+
+
+def to_json(value: Any) -> str:
+    """A SQL value as JSON text for ``parse_json``: numbers stay numbers (decimals keep
+    their digits), times are ISO text (``measures:t::timestamp`` reads them back)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return json.dumps(value) if math.isfinite(value) else json.dumps(str(value))
+    if isinstance(value, Decimal):
+        return str(value) if value.is_finite() else json.dumps(str(value))
+    if isinstance(value, datetime):
+        return json.dumps(value.isoformat(sep=" "))
+    if isinstance(value, (date, time)):
+        return json.dumps(value.isoformat())
+    if isinstance(value, (bytes, bytearray)):
+        return json.dumps(base64.b64encode(value).decode())
+    if isinstance(value, dict):
+        return _object([str(k) for k in value], list(value.values()))
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(to_json(v) for v in value) + "]"
+    return json.dumps(str(value))

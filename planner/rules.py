@@ -1,0 +1,292 @@
+"""Compile the rules of MATCH_RECOGNIZE_DYNAMIC: rows of a rule table -> runnable rules.
+
+A rule is data: a row ``(rule_id, version, spec[, active_from][, enabled])`` whose
+``spec`` is a MATCH_RECOGNIZE body. Rules arrive while a stream runs, after Spark's plan
+is fixed, so a rule cannot add Spark expressions to the query: everything a rule computes
+(its row-local DEFINE conditions and its MEASURES) runs on matchrec's own evaluator
+(``planner.pyeval`` and ``planner.measure_eval``, each checked against Spark by a
+differential test). That is also what keeps rules data: a rule can call only the
+evaluator's functions, reads only the event columns, and cannot reach tables, files or
+the JVM (``reflect``, ``java_method``, subqueries and UDFs are named in the error).
+
+:func:`compile_rule` turns one row into a :class:`~matchrec.rule_set.RuleProgram` (the
+core runs it without knowing SQL); :func:`schedule` says which event times each version
+covers. Nothing here imports Spark.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from matchrec.grammar import parse_clause
+from sqlglot import exp
+
+from matchrec import ast
+from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
+from matchrec.rule_set import RuleProgram
+
+from .measure_eval import compile_measures
+from .plan import plan_clause
+from .pyeval import compile_glue, evaluates
+from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
+
+#: the hidden measure every rule gets, for the output's match_number column
+MATCH_NUMBER_ALIAS = "__mr_match_number"
+
+#: functions a rule may never call, and why (the evaluator has none of them either; the
+#: message says why a rule cannot have them rather than "not supported")
+FORBIDDEN: dict[str, str] = {
+    **dict.fromkeys(
+        ("REFLECT", "JAVA_METHOD", "TRY_REFLECT"), "it calls Java code: rules are data, not code"
+    ),
+    **dict.fromkeys(
+        (
+            "INPUT_FILE_NAME",
+            "INPUT_FILE_BLOCK_START",
+            "INPUT_FILE_BLOCK_LENGTH",
+            "READ_FILES",
+            "CURRENT_USER",
+            "SESSION_USER",
+            "USER",
+            "CURRENT_CATALOG",
+            "CURRENT_DATABASE",
+            "CURRENT_SCHEMA",
+        ),
+        "it reads something other than the event columns",
+    ),
+    **dict.fromkeys(
+        ("RAISE_ERROR", "ASSERT_TRUE"), "it fails the whole query: one rule must not stop others"
+    ),
+    **dict.fromkeys(
+        (
+            "RAND",
+            "RANDN",
+            "RANDOM",
+            "UUID",
+            "SHUFFLE",
+            "SPARK_PARTITION_ID",
+            "MONOTONICALLY_INCREASING_ID",
+            "CURRENT_TIMESTAMP",
+            "NOW",
+            "CURRENT_DATE",
+        ),
+        "it is not deterministic: a replayed micro-batch must give the same answer",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    """One row of the rule table."""
+
+    rule_id: str
+    version: int
+    spec: str
+    active_from: int | None = None  # microseconds since the epoch; None: always
+    enabled: bool = True
+
+
+@dataclass(frozen=True)
+class Window:
+    """The event times one rule version covers: ``start <= t < end`` (None: unbounded)."""
+
+    start: int | None
+    end: int | None
+
+    def empty(self) -> bool:
+        return self.start is not None and self.end is not None and self.end <= self.start
+
+
+def schedule(
+    rows: Sequence[RuleRow], broken: Callable[[RuleRow], bool]
+) -> list[tuple[RuleRow, Window]]:
+    """The enabled versions of each rule and the event times each covers (batch).
+
+    A version applies from its ``active_from`` (NULL: from the beginning) until the
+    earliest ``active_from`` of a later version of the same rule; a disabled version ends
+    the one before it (that is how a rule is stopped). A version that ``broken`` (it does
+    not compile) is left out as if absent, so a typo in a new version does not switch
+    the rule off: the one before it keeps running (its error is reported)."""
+    by_rule: dict[str, list[RuleRow]] = {}
+    for row in rows:
+        if not broken(row):
+            by_rule.setdefault(row.rule_id, []).append(row)
+    result: list[tuple[RuleRow, Window]] = []
+    for versions in by_rule.values():
+        versions.sort(key=lambda r: r.version)
+        for i, row in enumerate(versions):
+            later = [r.active_from for r in versions[i + 1 :]]
+            end = None
+            if later:
+                end = min(-(2**63) if a is None else a for a in later)
+            window = Window(row.active_from, end)
+            if row.enabled and not window.empty():
+                result.append((row, window))
+    return result
+
+
+def compile_rule(
+    row: RuleRow,
+    columns: Mapping[str, exp.DataType],
+    key_sets: Sequence[tuple[str, ...]] | None = None,
+) -> RuleProgram:
+    """The runnable form of ``row`` over events with ``columns`` (name -> type).
+
+    Raises a :class:`~matchrec.errors.MatchRecognizeError` positioned in ``row.spec``
+    when the rule does not parse, does not plan, is not data (see :data:`FORBIDDEN`),
+    uses what the evaluator cannot compute, or partitions by a column set outside
+    ``key_sets``."""
+    clause = parse_clause(row.spec)
+    _check_is_data(clause)
+    number = ast.Measure(ast.SqlExpr("MATCH_NUMBER()", 0), MATCH_NUMBER_ALIAS)
+    clause = dataclasses.replace(clause, measures=(*clause.measures, number))
+    names = list(columns)
+    plan = plan_clause(clause, names, windows=False)
+    keys = tuple(plan.partition_by)
+    if key_sets is not None and _key_set(keys) not in {_key_set(k) for k in key_sets}:
+        shown = ", ".join(f"({', '.join(k)})" for k in key_sets) or "none"
+        raise SemanticError(
+            f"this rule partitions by ({', '.join(keys)}), which is not one of the query's "
+            f"KEYS: {shown}",
+            sql=clause.sql,
+            pos=clause.partition_by[0].pos if clause.partition_by else clause.pattern_pos,
+            hint="add the column set to KEYS (...) of MATCH_RECOGNIZE_DYNAMIC and restart "
+            "the query (a running stream cannot add a shuffle), or partition the rule by "
+            "one of them",
+        )
+    if row.active_from is not None:
+        _check_time_order(plan, columns)
+    types = {name.lower(): t for name, t in columns.items()}
+    local = [
+        (name, _row_function(text, plan.origins.get(name, 0), clause.sql, names))
+        for name, text in plan.precomputed
+    ]
+    try:
+        compiled = compile_measures(plan, types)
+    except UnsupportedError as err:
+        raise UnsupportedError(
+            err.message.replace(" for the table function", ""),
+            sql=clause.sql,
+            pos=err.pos,
+            hint="wrap it in CAST(... AS type)",
+        ) from None
+    measures = [(m.alias, m.evaluate) for m in compiled.measures]
+    return RuleProgram(
+        rule_id=row.rule_id,
+        version=row.version,
+        program=plan.program,
+        keys=list(keys),
+        order=list(plan.order_by),
+        local=local,
+        measures=measures[:-1],
+        match_number=measures[-1][1],
+        one_row=plan.one_row,
+        with_unmatched=plan.with_unmatched,
+        timeouts=clause.rows_per_match.timeouts,
+        columns=names,
+    )
+
+
+def _key_set(keys: Sequence[str]) -> tuple[str, ...]:
+    return tuple(k.lower() for k in keys)
+
+
+def _check_time_order(plan: Any, columns: Mapping[str, exp.DataType]) -> None:
+    clause = plan.clause
+    time_types = {exp.DataType.Type.DATE, *exp.DataType.TEMPORAL_TYPES}
+    first = plan.order_by[0][0] if plan.order_by else None
+    if first is None or columns[first].this not in time_types or plan.order_by[0][1]:
+        raise SemanticError(
+            "a rule with active_from needs ORDER BY an event-time column (TIMESTAMP or DATE, "
+            "ascending) first: active_from is compared with it",
+            sql=clause.sql,
+            pos=clause.order_by[0].expr.pos if clause.order_by else clause.pattern_pos,
+            hint="ORDER BY the event time, or leave active_from NULL",
+        )
+
+
+def _check_is_data(clause: ast.MatchRecognizeClause) -> None:
+    """Reject what may not be in a rule, naming it: subqueries and :data:`FORBIDDEN`."""
+    exprs = [d.expr for d in clause.defines] + [m.expr for m in clause.measures]
+    for expr in exprs:
+        tree = parse_expression(expr, clause.sql)
+        for node in tree.walk():
+            if isinstance(node, (exp.Subquery, exp.Select, exp.Exists)):
+                raise UnsupportedError(
+                    "a rule may not contain a subquery: rules read only the event columns",
+                    sql=clause.sql,
+                    pos=node_pos(node, expr.pos, clause.sql),
+                    hint="compute what the rule needs as an event column before the query",
+                )
+            name = _function_name(node)
+            if name in FORBIDDEN:
+                raise UnsupportedError(
+                    f"{name.lower()}() is not allowed in a rule: {FORBIDDEN[name]}",
+                    sql=clause.sql,
+                    pos=node_pos(node, expr.pos, clause.sql),
+                    hint="rules are data; compute such values as event columns before the query",
+                )
+
+
+def _function_name(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).upper()
+    if isinstance(node, exp.Func):
+        return node.sql_name().upper()
+    return None
+
+
+def _row_function(
+    text: str, pos: int, sql: str, names: list[str]
+) -> Callable[[Sequence[Any]], Any]:
+    """A row-local expression (Spark SQL over event columns, as the planner wrote it) as a
+    function of one row's values (in ``names`` order)."""
+    tree = parse_expression(ast.SqlExpr(text, 0), text)
+    index = {n.lower(): i for i, n in enumerate(names)}
+    for node in tree.walk() if not evaluates(tree) else ():
+        if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(_leaf(node)):
+            continue
+        raise UnsupportedError(
+            f"{_shown(node)} cannot be evaluated in a rule",
+            sql=sql,
+            pos=pos,
+            hint="rules run on matchrec's evaluator: comparisons, arithmetic, AND/OR/NOT, "
+            "CASE, IN, BETWEEN, LIKE/RLIKE, COALESCE and common functions (abs, round, "
+            "lower, upper, length, concat, ...); see README 'MATCH_RECOGNIZE_DYNAMIC'",
+        )
+
+    def child(node: exp.Expression) -> Callable[[Any], Any]:
+        if isinstance(node, exp.Column):
+            i = index.get(node.name.lower())
+            if i is None:
+                raise SemanticError(f"unknown column {node.name!r}", sql=sql, pos=pos)
+            return lambda values: values[i]
+        return compile_glue(node, child, lambda n: pos, sql)
+
+    return child(tree)
+
+
+def _leaf(node: exp.Expression) -> exp.Expression:
+    """``node`` with its children replaced by NULL: :func:`evaluates` checks one node."""
+    shallow = node.copy()
+    for key, value in list(shallow.args.items()):
+        if isinstance(value, exp.Expression):
+            shallow.set(key, exp.Null())
+        elif isinstance(value, list):
+            shallow.set(key, [exp.Null() if isinstance(v, exp.Expression) else v for v in value])
+    return shallow
+
+
+def _shown(node: exp.Expression) -> str:
+    name = _function_name(node)
+    if name is not None:
+        return f"{name.lower()}()"
+    return node.sql(dialect=MatchRecognizeDialect)[:40]
+
+
+def is_error(err: BaseException) -> bool:
+    """Whether ``err`` is a user error of a rule (reported, not a bug)."""
+    return isinstance(err, MatchRecognizeError)
