@@ -44,6 +44,7 @@ __all__ = [
     "explain",
     "load_ipython_extension",
     "match_recognize",
+    "match_recognize_dynamic",
     "register",
     "sql",
 ]
@@ -61,6 +62,21 @@ def match_recognize(df: DataFrame, clause: str) -> DataFrame:
     from matchrec.runtime.api import match_recognize as _mr
 
     return _mr(df, clause)
+
+
+def match_recognize_dynamic(
+    df: DataFrame,
+    rules: DataFrame,
+    *,
+    keys: list[list[str]] | None = None,
+    on_error: str = "skip",
+) -> DataFrame:
+    """Apply every rule of ``rules`` (``rule_id, version, spec[, active_from][, enabled]``,
+    each ``spec`` a MATCH_RECOGNIZE body) to ``df``, batch or stream; ``keys`` are the
+    PARTITION BY column sets rules may use (required when ``rules`` is a stream)."""
+    from matchrec.runtime.dynamic import match_recognize_dynamic as _dynamic
+
+    return _dynamic(df, rules, keys=keys, on_error=on_error)
 
 
 def register(spark: SparkSession, name: str = "match_recognize") -> Any:

@@ -326,19 +326,21 @@ class RuleBucket:
         for rule_id, version, spec, active_from, enabled in sorted(rules, key=lambda r: r[1]):
             if version <= self.latest.get(rule_id, -(2**31)):
                 continue  # an older or repeated version: the newer one stands
+            mine = False
             if enabled:
                 try:
-                    compile_rule(spec, version, rule_id, active_from)
+                    rule = compile_rule(spec, version, rule_id, active_from)
                 except MatchRecognizeError as err:
                     if self.reports_errors:
                         errors.append(error_row(rule_id, version, err))
                     continue  # a broken version is as if absent: the one before runs on
+                mine = [k.lower() for k in rule.keys] == [k.lower() for k in self.keys]
             self.latest[rule_id] = version
             start = _later(active_from, watermark)
             for v in self.versions:
                 if v.rule_id == rule_id and (v.end is None or start is None or start < v.end):
                     v.end = start
-            if enabled:
+            if mine:  # this bucket's key set: the version runs here
                 self.versions.append(Version(rule_id, version, spec, start, None))
         return errors
 

@@ -132,13 +132,14 @@ def compile_rule(
     row: RuleRow,
     columns: Mapping[str, exp.DataType],
     key_sets: Sequence[tuple[str, ...]] | None = None,
+    event_time: str | None = None,
 ) -> RuleProgram:
     """The runnable form of ``row`` over events with ``columns`` (name -> type).
 
     Raises a :class:`~matchrec.errors.MatchRecognizeError` positioned in ``row.spec``
     when the rule does not parse, does not plan, is not data (see :data:`FORBIDDEN`),
-    uses what the evaluator cannot compute, or partitions by a column set outside
-    ``key_sets``."""
+    uses what the evaluator cannot compute, partitions by a column set outside
+    ``key_sets``, or (on a stream, ``event_time`` given) does not order by the event time."""
     clause = parse_clause(row.spec)
     _check_is_data(clause)
     number = ast.Measure(ast.SqlExpr("MATCH_NUMBER()", 0), MATCH_NUMBER_ALIAS)
@@ -157,6 +158,16 @@ def compile_rule(
             "the query (a running stream cannot add a shuffle), or partition the rule by "
             "one of them",
         )
+    if event_time is not None:
+        first = plan.order_by[0] if plan.order_by else None
+        if first is None or first[0].lower() != event_time.lower() or first[1]:
+            raise SemanticError(
+                f"on a stream, a rule must ORDER BY the event-time column {event_time!r} "
+                "(ascending) first",
+                sql=clause.sql,
+                pos=clause.order_by[0].expr.pos if clause.order_by else clause.pattern_pos,
+                hint=f"write ORDER BY {event_time}[, other keys]",
+            )
     if row.active_from is not None:
         _check_time_order(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}

@@ -12,20 +12,25 @@ uses it to show what ``sql`` would run, without running anything.
 from __future__ import annotations
 
 import itertools
+import re
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from matchrec.grammar import parse_clause
+from matchrec.grammar.parser import parse_dynamic
 from matchrec.grammar.query_scan import Occurrence, find_match_recognize, with_prefix
 from matchrec.planner.plan import MatchPlan, plan_clause
+from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 
-from matchrec.ast import MatchRecognizeClause
+from matchrec.ast import DynamicClause, MatchRecognizeClause
+from matchrec.errors import SemanticError
 
 from .batch import execute
 from .cluster import check, ship
+from .dynamic import match_recognize_dynamic
 
 _counter = itertools.count()
 
@@ -70,9 +75,9 @@ class PlannedClause:
     """One MATCH_RECOGNIZE of a query as :func:`sql` builds it (nothing has run yet)."""
 
     occurrence: Occurrence  # where it is in the query
-    clause: MatchRecognizeClause  # parsed
+    clause: MatchRecognizeClause | DynamicClause  # parsed
     input: DataFrame  # its input relation (inner clauses already replaced by their views)
-    plan: MatchPlan
+    plan: MatchPlan | None  # None for MATCH_RECOGNIZE_DYNAMIC (its rules are planned later)
     result: DataFrame  # the DataFrame the runtime builds for it
     view: str  # the temporary view that stands for ``result`` in ``rewritten``
 
@@ -106,7 +111,9 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     """
     occurrences = find_match_recognize(query)
     clauses = [
-        parse_clause(query[o.body_start : o.body_end], base=o.body_start, sql=query)
+        (parse_dynamic if o.dynamic else parse_clause)(
+            query[o.body_start : o.body_end], base=o.body_start, sql=query
+        )
         for o in occurrences
     ]
     if clauses:
@@ -116,8 +123,12 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     try:
         for occ, clause in zip(occurrences, clauses):
             relation = _relation(spark, rewriter, occ)
-            plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
-            result = execute(relation, plan)
+            if isinstance(clause, DynamicClause):
+                plan = None
+                result = _dynamic(spark, rewriter, relation, clause)
+            else:
+                plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
+                result = execute(relation, plan)
             view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
             result.createOrReplaceTempView(view)
             planned.append(PlannedClause(occ, clause, relation, plan, result, view))
@@ -126,6 +137,48 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     finally:
         for step in planned:
             spark.catalog.dropTempView(step.view)
+
+
+_TABLE_NAME = re.compile(
+    r"^(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`))*$"
+)
+
+
+def _dynamic(
+    spark: SparkSession, rewriter: _Rewriter, relation: DataFrame, clause: DynamicClause
+) -> DataFrame:
+    """The DataFrame of one MATCH_RECOGNIZE_DYNAMIC: its rule table read as a table or
+    view of the query (a streaming view streams the rules)."""
+    name = clause.rules.text.strip()
+    if not _TABLE_NAME.match(name):
+        raise SemanticError(
+            f"RULES FROM takes the name of a table or view, not {name!r}",
+            sql=clause.sql,
+            pos=clause.rules.pos,
+            hint="create a view of the rules first, e.g. CREATE TEMP VIEW rules AS SELECT ...",
+        )
+    prefix = with_prefix(rewriter.text, before=len(rewriter.text))
+    try:
+        rules = spark.sql(f"{prefix} SELECT * FROM {name}")
+    except AnalysisException:
+        raise SemanticError(
+            f"no table or view {name!r} for RULES FROM",
+            sql=clause.sql,
+            pos=clause.rules.pos,
+            hint="create it (a table, a temporary view, or a streaming view to change rules "
+            "while a stream runs)",
+        ) from None
+    keys = None
+    if clause.key_sets is not None:
+        keys = [[k.text for k in key_set] for key_set in clause.key_sets]
+    return match_recognize_dynamic(
+        relation,
+        rules,
+        keys=keys,
+        on_error=clause.on_error,
+        sql=clause.sql,
+        pos=clause.rules.pos,
+    )
 
 
 def _relation(spark: SparkSession, rewriter: _Rewriter, occ: Occurrence) -> DataFrame:

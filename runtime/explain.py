@@ -90,6 +90,7 @@ def explain(spark: SparkSession, query: str) -> Explanation:
         dots = [
             pattern_dot(step.clause.pattern, step.plan.program.nfa, name=f"match_recognize_{n}")
             for n, step in enumerate(steps, start=1)
+            if step.plan is not None
         ]
     return Explanation("\n\n".join(sections) + "\n", dots)
 
@@ -98,6 +99,8 @@ def explain(spark: SparkSession, query: str) -> Explanation:
 
 
 def _section(spark: SparkSession, query: str, step: PlannedClause, number: int, total: int) -> str:
+    if step.plan is None:
+        return _dynamic_section(query, step, number, total)
     occ = step.occurrence
     line, _ = line_col(query, occ.keyword)
     relation = _one_line(query[occ.relation_start : occ.relation_end])
@@ -115,6 +118,51 @@ def _section(spark: SparkSession, query: str, step: PlannedClause, number: int, 
         + _indent(step.plan.program.nfa.dump()),
     ]
     return "\n\n".join(blocks)
+
+
+def _dynamic_section(query: str, step: PlannedClause, number: int, total: int) -> str:
+    """What MATCH_RECOGNIZE_DYNAMIC runs: where rules come from, how they are shared."""
+    from .dynamic import BUCKET
+    from .streaming import BUCKETS_CONF
+
+    occ = step.occurrence
+    clause = step.clause
+    line, _ = line_col(query, occ.keyword)
+    relation = _one_line(query[occ.relation_start : occ.relation_end])
+    keys = (
+        "taken from the rules when the query starts"
+        if clause.key_sets is None
+        else ", ".join("(" + ", ".join(k.text for k in s) + ")" for s in clause.key_sets)
+    )
+    lines = [
+        f"Rules: rows of {clause.rules.text} (rule_id, version, spec[, active_from]"
+        f"[, enabled]); each spec is a MATCH_RECOGNIZE body. ON ERROR {clause.on_error.upper()}: "
+        + (
+            "a rule that does not compile is an output row with status 'ERROR'."
+            if clause.on_error == "skip"
+            else "a rule that does not compile fails the query."
+        ),
+        f"Key sets (one shuffle each, {BUCKETS_CONF} buckets per set): {keys}.",
+        "Rule expressions (DEFINE and MEASURES) run on matchrec's evaluator, not Spark's, "
+        "so that a rule can change while a stream runs.",
+        "Versions: a version applies from its active_from until the next version's; on a "
+        "stream, from the later of active_from and the watermark when it arrived.",
+        "Output: rule_id, rule_version, status, match_number, keys, measures, row (VARIANT), "
+        "error.",
+    ]
+    if step.input.isStreaming:
+        lines.append(
+            "Streaming: events and rule rows go through one stateful processor per bucket "
+            f"({BUCKET}; transformWithStateInPandas, event time, RocksDB); rule rows are "
+            "copied to every bucket, so every task applies the same rules."
+        )
+    head = f"== MATCH_RECOGNIZE_DYNAMIC {number} of {total} (line {line}): {relation} =="
+    return "\n\n".join(
+        [
+            head + "\nInput columns: " + _schema_text(step.input),
+            "Rules\n" + _indent("\n".join(_wrap(x) for x in lines)),
+        ]
+    )
 
 
 def _clause_summary(clause: ast.MatchRecognizeClause, plan: MatchPlan) -> str:

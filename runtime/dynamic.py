@@ -1,0 +1,465 @@
+"""MATCH_RECOGNIZE_DYNAMIC on Spark: many rules from a table, batch and stream.
+
+Shape of the job. The events are shuffled once per PARTITION BY column set (``KEYS``):
+each event goes to a bucket (a hash of its keys for that set, modulo
+``spark.matchrec.stream.buckets``), every rule of that set runs in the bucket's Python
+call, so N rules cost one shuffle per key set, not N queries. Rules are compiled by
+``planner.rules`` and run by ``matchrec.rule_set`` (their expressions on matchrec's
+evaluator: a rule can change while a stream runs, when Spark's plan is already fixed).
+
+* Batch: the rule table is read once; each version covers the event times from its
+  ``active_from`` to the next version's (``planner.rules.schedule``); ``groupBy(bucket)
+  .applyInArrow`` matches complete partitions with the batch engine.
+* Stream: events and rules flow through one stateful processor per bucket
+  (``transformWithStateInPandas``, event time). A rule table that is itself a stream is
+  unioned with the events and copied to every bucket, so every task of a micro-batch
+  applies the same rules, a replayed micro-batch sees the same rule rows (their offsets
+  are in Spark's checkpoint), and a version activates at the later of its ``active_from``
+  and the watermark when it arrived: never retroactively. A static rule table is read
+  when the query starts.
+
+The output has one schema for every rule: ``rule_id, rule_version, status,
+match_number, keys, measures, row, error``, with keys, measures and the ALL ROWS PER
+MATCH input row as VARIANT objects (``measures:big::double``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from matchrec.planner.plan import quote
+from matchrec.planner.rules import RuleRow, compile_rule, schedule
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.pandas.types import to_arrow_type
+from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
+from pyspark.sql.types import (
+    BinaryType,
+    DateType,
+    IntegerType,
+    LongType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampNTZType,
+    TimestampType,
+)
+
+from matchrec.errors import MatchRecognizeError, SemanticError
+from matchrec.keyed_stream import EVENT_MICROS
+from matchrec.rule_set import OUTPUT_FIELDS, RuleBucket, RuleProgram, error_row, run_batch
+
+from .streaming import BUCKETS_CONF, DEFAULT_BUCKETS, ROCKSDB, STATE_STORE_CONF, watermark_column
+from .udtf import to_sqlglot_type
+
+BUCKET = "__mr_bucket"
+KIND = "__mr_kind"
+_REQUIRED = {"rule_id", "version", "spec"}
+_OPTIONAL = {"active_from", "enabled"}
+_RAW_SCHEMA = StructType(
+    [
+        StructField(name, {"INT": IntegerType(), "BIGINT": LongType()}.get(t, StringType()), True)
+        for name, t in OUTPUT_FIELDS
+    ]
+)
+
+
+class RuleError(MatchRecognizeError):
+    """A rule of MATCH_RECOGNIZE_DYNAMIC does not compile (with ON ERROR FAIL)."""
+
+    kind = "rule error"
+
+
+def match_recognize_dynamic(
+    df: DataFrame,
+    rules: DataFrame,
+    *,
+    keys: list[list[str]] | None = None,
+    on_error: str = "skip",
+    sql: str = "",
+    pos: int = 0,
+) -> DataFrame:
+    """Apply every rule of ``rules`` (columns ``rule_id, version, spec[, active_from]
+    [, enabled]``) to ``df``; see the module docstring. ``keys``: the PARTITION BY column
+    sets rules may use (required when ``rules`` is a stream). ``sql``/``pos`` locate the
+    clause for errors when it came from SQL."""
+    if on_error not in ("skip", "fail"):
+        raise ValueError("on_error must be 'skip' or 'fail'")
+    _check_rule_columns(rules, sql, pos)
+    key_sets = None if keys is None else [tuple(_column(df, k, sql, pos) for k in s) for s in keys]
+    if rules.isStreaming and not df.isStreaming:
+        raise SemanticError(
+            "the rules are a stream but the events are not",
+            sql=sql,
+            pos=pos,
+            hint="read the rules as a batch table (spark.read), or the events as a stream",
+        )
+    if rules.isStreaming and key_sets is None:
+        raise SemanticError(
+            "rules that arrive as a stream need KEYS: the PARTITION BY column sets they may "
+            "use must be known when the query starts (Spark cannot add a shuffle to a "
+            "running query)",
+            sql=sql,
+            pos=pos,
+            hint="write KEYS (card), (merchant) after RULES FROM ..., or keys=[['card'], "
+            "['merchant']] in Python",
+        )
+    event_time = None
+    if df.isStreaming:
+        event_time = watermark_column(df)
+        if event_time is None:
+            raise SemanticError(
+                "MATCH_RECOGNIZE_DYNAMIC on a stream needs an event-time column with a watermark",
+                sql=sql,
+                pos=pos,
+                hint='set one on the input, e.g. df.withWatermark("ts", "1 minute")',
+            )
+    types = {f.name: to_sqlglot_type(f.dataType) for f in df.schema.fields}
+    compiler = _Compiler(types, key_sets, event_time)
+    static: list[RuleRow] = [] if rules.isStreaming else _collect(rules)
+    errors = []
+    good: list[RuleRow] = []
+    for row in static:
+        if not row.enabled:
+            good.append(row)
+            continue
+        try:
+            rule = compiler.compile(row)
+        except MatchRecognizeError as err:
+            if on_error == "fail":
+                raise RuleError(
+                    f"rule {row.rule_id!r} version {row.version}: {err.message}",
+                    sql=row.spec,
+                    pos=err.pos,
+                    hint=err.hint,
+                ) from None
+            warnings.warn(
+                f"MATCH_RECOGNIZE_DYNAMIC skips rule {row.rule_id!r} version {row.version}: "
+                f"{err.message}",
+                stacklevel=2,
+            )
+            errors.append(error_row(row.rule_id, row.version, err))
+            continue
+        good.append(row)
+        if key_sets is None:
+            compiler.seen.add(tuple(rule.keys))
+    if key_sets is None:
+        key_sets = sorted(compiler.seen)
+    buckets = int(df.sparkSession.conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS)))
+    if df.isStreaming:
+        raw = _stream(df, rules, good, key_sets, buckets, compiler, event_time or "")
+    else:
+        raw = _batch(df, good, key_sets, buckets, compiler, errors)
+    return raw.selectExpr(
+        "rule_id",
+        "rule_version",
+        "status",
+        "match_number",
+        "parse_json(keys) AS keys",
+        "parse_json(measures) AS measures",
+        "parse_json(`row`) AS `row`",
+        "error",
+    )
+
+
+class _Compiler:
+    """Compiles rule rows against the event schema, once per process (picklable: the
+    compiled rules are rebuilt from their text where they run)."""
+
+    def __init__(self, types: dict, key_sets: list[tuple[str, ...]] | None, event_time: str | None):
+        self.types = types
+        self.key_sets = key_sets
+        self.event_time = event_time
+        self.seen: set[tuple[str, ...]] = set()
+        self._cache: dict[tuple, RuleProgram] = {}
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "_cache": {}}
+
+    def compile(self, row: RuleRow) -> RuleProgram:
+        key = (row.rule_id, row.version, row.spec, row.active_from is not None)
+        found = self._cache.get(key)
+        if found is None:
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            found = self._cache[key] = compile_rule(row, self.types, self.key_sets, self.event_time)
+        return found
+
+    def __call__(self, spec: str, version: int, rule_id: str, active_from: int | None):
+        return self.compile(RuleRow(rule_id, version, spec, active_from))
+
+
+def _check_rule_columns(rules: DataFrame, sql: str, pos: int) -> None:
+    names = {f.name.lower(): f for f in rules.schema.fields}
+    missing = sorted(_REQUIRED - set(names))
+    if missing:
+        raise SemanticError(
+            f"the rule table has no column {', '.join(missing)}",
+            sql=sql,
+            pos=pos,
+            hint="a rule table has rule_id STRING, version INT, spec STRING and optionally "
+            f"active_from TIMESTAMP, enabled BOOLEAN; it has {', '.join(rules.columns)}",
+        )
+    found = names.get("active_from")
+    if found is not None and not isinstance(
+        found.dataType, (TimestampType, TimestampNTZType, DateType)
+    ):
+        raise SemanticError(
+            f"the rule table's active_from is {found.dataType.simpleString()}",
+            sql=sql,
+            pos=pos,
+            hint="make it a TIMESTAMP (NULL: active from the beginning)",
+        )
+
+
+def _column(df: DataFrame, name: str, sql: str, pos: int) -> str:
+    for c in df.columns:
+        if c.lower() == name.strip("`").lower():
+            return c
+    raise SemanticError(
+        f"KEYS names {name!r}, which is not a column of the events",
+        sql=sql,
+        pos=pos,
+        hint=f"columns: {', '.join(df.columns)}",
+    )
+
+
+def _rule_columns(rules: DataFrame) -> list[Any]:
+    names = {c.lower() for c in rules.columns}
+    return [
+        F.col("rule_id").cast("string").alias("rule_id"),
+        F.col("version").cast("int").alias("version"),
+        F.col("spec").cast("string").alias("spec"),
+        (
+            F.unix_micros(F.col("active_from").cast("timestamp"))
+            if "active_from" in names
+            else F.lit(None).cast("long")
+        ).alias("active_from"),
+        (
+            F.coalesce(F.col("enabled").cast("boolean"), F.lit(True))
+            if "enabled" in names
+            else F.lit(True)
+        ).alias("enabled"),
+    ]
+
+
+def _collect(rules: DataFrame) -> list[RuleRow]:
+    rows = rules.select(*_rule_columns(rules)).collect()
+    return [
+        RuleRow(r.rule_id, r.version, r.spec or "", r.active_from, bool(r.enabled))
+        for r in rows
+        if r.rule_id is not None and r.version is not None
+    ]
+
+
+def _bucket_of(keys: tuple[str, ...], buckets: int, offset: int) -> Any:
+    if not keys:
+        return F.lit(offset).cast("long")
+    hashed = F.pmod(F.xxhash64(*(F.col(quote(k)) for k in keys)), F.lit(buckets))
+    return hashed + F.lit(offset)
+
+
+# --------------------------------------------------------------------------- batch
+
+
+def _batch(
+    df: DataFrame,
+    rows: list[RuleRow],
+    key_sets: list[tuple[str, ...]],
+    buckets: int,
+    compiler: _Compiler,
+    errors: list[tuple],
+) -> DataFrame:
+    spark = df.sparkSession
+    plan = schedule(rows, broken=lambda r: False)
+    outputs = []
+    for keys in key_sets:
+        mine = [
+            (row, window)
+            for row, window in plan
+            if [k.lower() for k in compiler.compile(row).keys] == [k.lower() for k in keys]
+        ]
+        if not mine:
+            continue
+        grouped = df.withColumn(BUCKET, _bucket_of(keys, buckets if keys else 1, 0))
+        run = _batch_runner(compiler, mine, list(df.columns))
+        outputs.append(grouped.groupBy(BUCKET).applyInArrow(run, _RAW_SCHEMA))
+    if errors or not outputs:
+        outputs.append(spark.createDataFrame(errors, _RAW_SCHEMA))
+    result = outputs[0]
+    for other in outputs[1:]:
+        result = result.unionByName(other)
+    return result
+
+
+def _batch_runner(compiler: _Compiler, plan: list, columns: list[str]):
+    def run(table: pa.Table) -> pa.Table:
+        table = table.select(columns)
+        out: list[tuple] = []
+        for row, window in plan:
+            out += run_batch(compiler.compile(row), table, window.start, window.end)
+        return _table(out)
+
+    return run
+
+
+def _table(rows: list[tuple]) -> pa.Table:
+    columns = list(zip(*rows)) if rows else [[] for _ in OUTPUT_FIELDS]
+    types = [
+        pa.int32() if t == "INT" else pa.int64() if t == "BIGINT" else pa.string()
+        for _, t in OUTPUT_FIELDS
+    ]
+    return pa.table(
+        [pa.array(list(c), type=t) for c, t in zip(columns, types)],
+        names=[n for n, _ in OUTPUT_FIELDS],
+    )
+
+
+# --------------------------------------------------------------------------- stream
+
+
+def _stream(
+    df: DataFrame,
+    rules: DataFrame,
+    static: list[RuleRow],
+    key_sets: list[tuple[str, ...]],
+    buckets: int,
+    compiler: _Compiler,
+    event_time: str,
+) -> DataFrame:
+    spark = df.sparkSession
+    if spark.conf.get(STATE_STORE_CONF, None) != ROCKSDB:
+        spark.conf.set(STATE_STORE_CONF, ROCKSDB)
+    event_columns = list(df.columns)
+    total = len(key_sets) * buckets
+    targets = F.array(*(_bucket_of(k, buckets, i * buckets) for i, k in enumerate(key_sets)))
+    rule_nulls = [
+        F.lit(None).cast(t).alias(n)
+        for n, t in (
+            ("rule_id", "string"),
+            ("version", "int"),
+            ("spec", "string"),
+            ("active_from", "long"),
+            ("enabled", "boolean"),
+        )
+    ]
+    events = df.select(
+        *(F.col(quote(c)) for c in event_columns),
+        F.unix_micros(F.col(quote(event_time))).alias(EVENT_MICROS),
+        F.lit("e").alias(KIND),
+        *rule_nulls,
+        F.explode(targets).alias(BUCKET),
+    )
+    merged = events
+    if rules.isStreaming:
+        rule_rows = rules.select(
+            *(F.lit(None).cast(f.dataType).alias(f.name) for f in df.schema.fields),
+            F.lit(None).cast("long").alias(EVENT_MICROS),
+            F.lit("r").alias(KIND),
+            *_rule_columns(rules),
+            F.explode(F.sequence(F.lit(0), F.lit(total - 1)).cast("array<long>")).alias(BUCKET),
+        )
+        merged = events.unionByName(rule_rows)
+    zone = spark.conf.get("spark.sql.session.timeZone") or "UTC"
+    input_types = [(f.name, f.dataType) for f in df.schema.fields]
+    processor = DynamicProcessor(compiler, key_sets, buckets, static, input_types, zone)
+    return merged.groupBy(BUCKET).transformWithStateInPandas(
+        processor, _RAW_SCHEMA, "Append", "EventTime"
+    )
+
+
+class DynamicProcessor(StatefulProcessor):
+    """One bucket of one key set: its events and every rule, as a :class:`RuleBucket`."""
+
+    def __init__(
+        self,
+        compiler: _Compiler,
+        key_sets: list[tuple[str, ...]],
+        buckets: int,
+        static: list[RuleRow],
+        input_types: list[tuple[str, Any]],
+        zone: str,
+    ):
+        self.compiler = compiler
+        self.key_sets = key_sets
+        self.buckets = buckets
+        self.static = [(r.rule_id, r.version, r.spec, r.active_from, r.enabled) for r in static]
+        self.zone = zone
+        self.names = [name for name, _ in input_types]
+        self.timestamps = [name for name, t in input_types if isinstance(t, TimestampType)]
+        self.arrow_schema = pa.schema(
+            [
+                (name, pa.timestamp("us") if isinstance(t, TimestampType) else to_arrow_type(t))
+                for name, t in input_types
+            ]
+            + [(EVENT_MICROS, pa.int64())]
+        )
+
+    def init(self, handle: StatefulProcessorHandle) -> None:
+        self.handle = handle
+        self.state = handle.getValueState("rules", StructType([StructField("blob", BinaryType())]))
+
+    def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any):
+        frames = [pdf for pdf in rows if len(pdf)]
+        pdf = pd.concat(frames, ignore_index=True) if frames else None
+        yield from self._advance(int(key[0]), pdf, timerValues.getCurrentWatermarkInMs())
+
+    def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any):
+        yield from self._advance(int(key[0]), None, timerValues.getCurrentWatermarkInMs())
+
+    def _advance(
+        self, bucket_id: int, pdf: pd.DataFrame | None, watermark_ms: int
+    ) -> Iterator[pd.DataFrame]:
+        found = self.state.get()
+        keys = list(self.key_sets[bucket_id // self.buckets])
+        bucket = RuleBucket.load(keys, self.buckets, bucket_id == 0, found[0] if found else None)
+        watermark = watermark_ms * 1000 if watermark_ms > 0 else None
+        out: list[tuple] = []
+        if self.static and not bucket.latest:
+            out += bucket.add_rules(self.static, None, self.compiler)
+        events = None
+        if pdf is not None:
+            n = len(self.names) + 1
+            kinds = pdf.iloc[:, n].to_numpy()
+            rule_part = pdf[kinds == "r"].iloc[:, n + 1 : n + 6]
+            rule_rows = [
+                (
+                    str(r[0]),
+                    int(r[1]),
+                    str(r[2] or ""),
+                    None if pd.isna(r[3]) else int(r[3]),
+                    bool(r[4]),
+                )
+                for r in rule_part.itertuples(index=False, name=None)
+                if r[0] is not None and not pd.isna(r[1])
+            ]
+            if rule_rows:
+                out += bucket.add_rules(rule_rows, watermark, self.compiler)
+            event_part = pdf[kinds == "e"]
+            if len(event_part):
+                events = self._to_arrow(event_part.iloc[:, :n])
+        done, wake = bucket.advance(events, watermark, self.compiler)
+        out += done
+        self.state.update((bucket.save(),))
+        for timer in list(self.handle.listTimers()):
+            self.handle.deleteTimer(timer)
+        if wake is not None:
+            self.handle.registerTimer(-(-wake // 1000))
+        if out:
+            yield _table(out).to_pandas()
+
+    def _to_arrow(self, pdf: pd.DataFrame) -> pa.Table:
+        pdf = pdf.set_axis([*self.names, EVENT_MICROS], axis=1).reset_index(drop=True)
+        table = pa.Table.from_pandas(pdf, schema=self.arrow_schema, preserve_index=False)
+        for name in self.timestamps:
+            i = table.schema.get_field_index(name)
+            local = pc.assume_timezone(
+                table.column(i), self.zone, ambiguous="earliest", nonexistent="earliest"
+            )
+            table = table.set_column(i, name, local)
+        return table
