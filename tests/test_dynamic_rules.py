@@ -1,0 +1,228 @@
+"""MATCH_RECOGNIZE_DYNAMIC without Spark: its grammar, compiling rules (rules are data),
+version schedules, and a stream bucket's rule versions against batch matching."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+
+import pyarrow as pa
+import pytest
+from matchrec.grammar.parser import parse_dynamic
+from matchrec.planner.rules import RuleRow, compile_rule, schedule
+from sqlglot import exp
+
+from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
+from matchrec.keyed_stream import EVENT_MICROS
+from matchrec.rule_set import RuleBucket, run_batch
+
+COLUMNS = {
+    "card": exp.DataType.build("string"),
+    "ts": exp.DataType.build("timestamp"),
+    "amount": exp.DataType.build("double"),
+    "country": exp.DataType.build("string"),
+}
+SMALL_THEN_BIG = (
+    "PARTITION BY card ORDER BY ts MEASURES FIRST(S.ts) AS t0, count(S.*) AS smalls, "
+    "LAST(B.amount) AS big PATTERN (S{2,} B) "
+    "DEFINE S AS amount < {limit}, B AS amount > 100 AND country <> FIRST(S.country)"
+)
+
+
+def _spec(limit: int) -> str:
+    return SMALL_THEN_BIG.replace("{limit}", str(limit))
+
+
+# ---------------------------------------------------------------------------- grammar
+
+
+def test_dynamic_body_parses_keys_and_on_error() -> None:
+    clause = parse_dynamic(
+        "RULES FROM db.`my rules` KEYS (card), (merchant, country), () ON ERROR FAIL"
+    )
+    assert clause.rules.text == "db.`my rules`"
+    assert [[k.text for k in s] for s in clause.key_sets] == [["card"], ["merchant", "country"], []]
+    assert clause.on_error == "fail"
+    plain = parse_dynamic("RULES FROM rules")
+    assert plain.key_sets is None and plain.on_error == "skip"
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "column"),
+    [
+        ("RULES rules", "expected FROM", 7),
+        ("RULES FROM r ON ERROR IGNORE", "expected one of: SKIP, FAIL", 23),
+        ("PATTERN (A)", "expected RULES", 1),
+        ("RULES FROM", "expected an expression", 11),
+    ],
+)
+def test_dynamic_body_errors_point_at_the_token(body: str, message: str, column: int) -> None:
+    with pytest.raises(SqlSyntaxError) as err:
+        parse_dynamic(body)
+    assert message in err.value.message
+    assert f"column {column})" in str(err.value)
+
+
+# ---------------------------------------------------------------------------- rules are data
+
+
+@pytest.mark.parametrize(
+    ("define", "phrase"),
+    [
+        ("reflect('java.lang.System', 'exit', '0') = 1", "reflect() is not allowed in a rule"),
+        ("java_method('java.lang.Math', 'abs', amount) > 1", "java_method() is not allowed"),
+        ("amount > (SELECT max(amount) FROM payments)", "may not contain a subquery"),
+        ("EXISTS (SELECT 1 FROM payments)", "may not contain a subquery"),
+        ("input_file_name() LIKE '%x'", "input_file_name() is not allowed"),
+        ("rand() > 0.5", "not deterministic"),
+        ("raise_error('x') IS NULL", "must not stop others"),
+        ("my_udf(amount) > 1", "cannot be evaluated in a rule"),
+        ("sha2(country, 256) = 'x'", "cannot be evaluated in a rule"),
+    ],
+)
+def test_rules_are_data(define: str, phrase: str) -> None:
+    spec = f"PARTITION BY card ORDER BY ts PATTERN (A) DEFINE A AS {define}"
+    with pytest.raises(UnsupportedError) as err:
+        compile_rule(RuleRow("r", 1, spec), COLUMNS)
+    assert phrase in err.value.message
+    assert err.value.pos >= spec.index("DEFINE A AS") + len("DEFINE A AS")
+
+
+def test_a_rule_reads_only_event_columns() -> None:
+    with pytest.raises(SemanticError, match="salary"):
+        compile_rule(RuleRow("r", 1, "PATTERN (A) DEFINE A AS salary > 1"), COLUMNS)
+
+
+def test_key_sets_and_event_time_are_enforced() -> None:
+    spec = "PARTITION BY country ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
+    with pytest.raises(SemanticError, match="not one of the query's KEYS: \\(card\\)") as err:
+        compile_rule(RuleRow("r", 1, spec), COLUMNS, key_sets=[("card",)])
+    assert err.value.pos == spec.index("country")
+    with pytest.raises(SemanticError, match="event-time column 'ts'"):
+        compile_rule(
+            RuleRow("r", 1, "PARTITION BY card ORDER BY amount PATTERN (A) DEFINE A AS amount > 1"),
+            COLUMNS,
+            event_time="ts",
+        )
+    with pytest.raises(SemanticError, match="active_from needs ORDER BY an event-time"):
+        compile_rule(
+            RuleRow("r", 1, "ORDER BY amount PATTERN (A) DEFINE A AS amount > 1", active_from=0),
+            COLUMNS,
+        )
+
+
+# ---------------------------------------------------------------------------- schedules
+
+
+def test_versions_cover_times_until_the_next_version() -> None:
+    rows = [
+        RuleRow("a", 1, "v1"),
+        RuleRow("a", 2, "v2", active_from=100),
+        RuleRow("a", 3, "broken", active_from=150),
+        RuleRow("a", 4, "off", active_from=200, enabled=False),
+        RuleRow("b", 1, "b1", active_from=50),
+    ]
+    planned = schedule(rows, broken=lambda r: r.spec == "broken")
+    windows = {(r.rule_id, r.version): (w.start, w.end) for r, w in planned}
+    # the broken version 3 is left out: version 2 runs on until version 4 disables the rule
+    assert windows == {("a", 1): (None, 100), ("a", 2): (100, 200), ("b", 1): (50, None)}
+
+
+# ---------------------------------------------------------------------------- buckets
+
+
+def _events(seed: int, n: int = 120) -> pa.Table:
+    rng = random.Random(seed)
+    start = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    rows = []
+    for i in range(n):
+        card = rng.choice(["c1", "c2", "c3"])
+        amount = rng.choice([1.0, 2.0, 3.0, 4.0, 150.0, 600.0])
+        rows.append((card, start + timedelta(minutes=i), amount, rng.choice(["FR", "US"])))
+    table = pa.table(
+        {
+            "card": [r[0] for r in rows],
+            "ts": pa.array([r[1] for r in rows], pa.timestamp("us", tz="UTC")),
+            "amount": [r[2] for r in rows],
+            "country": [r[3] for r in rows],
+        }
+    )
+    micros = table.column("ts").cast(pa.int64())
+    return table.append_column(EVENT_MICROS, micros)
+
+
+def _compiler():
+    cache = {}
+
+    def compile_(spec, version, rule_id, active_from):
+        key = (spec, version, rule_id, active_from is not None)
+        if key not in cache:
+            cache[key] = compile_rule(RuleRow(rule_id, version, spec, active_from), COLUMNS)
+        return cache[key]
+
+    return compile_
+
+
+def _normal(rows):
+    return sorted((r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_stream_bucket_gives_the_batch_answer(seed: int) -> None:
+    """Events arrive shuffled in micro-batches; a second version of the rule arrives
+    before its active_from, a third disables it: the output equals batch matching of each
+    version over the event times it covers."""
+    events = _events(seed)
+    micros = events.column(EVENT_MICROS).to_pylist()
+    switch, stop = micros[40], micros[90]
+    rules = [
+        [("small", 1, _spec(3), None, True)],
+        [("small", 2, _spec(4), switch, True), ("other", 1, _spec(2), None, True)],
+        [("small", 3, "", stop, False)],
+    ]
+    compile_ = _compiler()
+    bucket = RuleBucket(["card"], 1, True)
+    rng = random.Random(seed)
+    out = []
+    cut = [0, 30, 60, 120]
+    for k, (low, high) in enumerate(zip(cut, cut[1:])):
+        part = events.slice(low, high - low)
+        part = part.take(pa.array(rng.sample(range(part.num_rows), part.num_rows)))
+        watermark = micros[low] - 1 if low else None  # behind every row still to come
+        out += bucket.add_rules(rules[k], watermark, compile_)
+        done, _ = bucket.advance(part, watermark, compile_)
+        out += done
+    done, _ = bucket.advance(None, micros[-1] + 10**9, compile_)
+    out += done
+    done, _ = bucket.advance(None, micros[-1] + 2 * 10**9, compile_)  # the wake-up
+    out += done
+    table = events.drop_columns([EVENT_MICROS])
+    expected = run_batch(compile_(_spec(3), 1, "small", None), table, None, switch)
+    expected += run_batch(compile_(_spec(4), 2, "small", switch), table, switch, stop)
+    other_start = micros[30] - 1  # arrived with the second micro-batch's watermark
+    expected += run_batch(compile_(_spec(2), 1, "other", None), table, other_start, None)
+    assert _normal(out) == _normal(expected)
+    assert out, "the rules found nothing: the test data does not exercise them"
+
+
+def test_bucket_state_survives_save_and_load() -> None:
+    events = _events(7)
+    compile_ = _compiler()
+    bucket = RuleBucket(["card"], 4, False)
+    bucket.add_rules([("small", 1, _spec(3), None, True)], None, compile_)
+    bucket.advance(events.slice(0, 50), events.column(EVENT_MICROS)[30].as_py(), compile_)
+    again = RuleBucket.load(["card"], 4, False, bucket.save())
+    assert [v.as_dict() for v in again.versions] == [v.as_dict() for v in bucket.versions]
+    assert again.latest == bucket.latest
+    assert again.pending.equals(bucket.pending)
+
+
+def test_a_broken_version_is_reported_once_and_the_previous_one_runs_on() -> None:
+    compile_ = _compiler()
+    reporter, other = RuleBucket(["card"], 2, True), RuleBucket(["card"], 2, False)
+    rows = [("small", 1, _spec(3), None, True), ("small", 2, "PATTERN (A", None, True)]
+    errors = reporter.add_rules(rows, None, compile_)
+    assert other.add_rules(rows, None, compile_) == []
+    assert [(e[0], e[1], e[2]) for e in errors] == [("small", 2, "ERROR")]
+    assert "'(' is never closed" in errors[0][7]
+    assert [(v.version, v.end) for v in reporter.versions] == [(1, None)]
