@@ -1,0 +1,321 @@
+"""MATCH_RECOGNIZE_DYNAMIC on Spark: every rule's matches equal ``matchrec.sql`` of that
+rule alone (batch), versions and disabled rules switch by event time, broken rules are
+reported, and a real Structured Streaming query whose rules change while it runs (and
+that is restarted from its checkpoint) gives the batch replay."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from matchrec.runtime.dynamic import RuleError
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import (
+    DoubleType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+from streams import FolderStream
+
+import matchrec
+
+EVENTS = StructType(
+    [
+        StructField("card", StringType()),
+        StructField("ts", TimestampType()),
+        StructField("amount", DoubleType()),
+        StructField("country", StringType()),
+    ]
+)
+RULES = "rule_id STRING, version INT, spec STRING, active_from TIMESTAMP, enabled BOOLEAN"
+START = datetime(2026, 3, 1, tzinfo=timezone.utc)
+
+SPECS = {
+    "fraud": (
+        "PARTITION BY card ORDER BY ts MEASURES FIRST(S.ts) AS first_ts, LAST(B.amount) AS "
+        "big, count(S.*) AS smalls ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW "
+        "PATTERN (S{2,} B) WITHIN INTERVAL '30' MINUTE "
+        "DEFINE S AS amount < 5, B AS amount > 100 AND country <> FIRST(S.country)"
+    ),
+    "rising": (
+        "PARTITION BY country ORDER BY ts MEASURES count(*) AS n, max(U.amount) - "
+        "FIRST(U.amount) AS gain, CLASSIFIER() AS last_label AFTER MATCH SKIP TO NEXT ROW "
+        "PATTERN (U{3}) DEFINE U AS amount > PREV(amount) OR PREV(amount) IS NULL"
+    ),
+    "every_row": (
+        "PARTITION BY card ORDER BY ts MEASURES RUNNING count(*) AS k, MATCH_NUMBER() AS m "
+        "ALL ROWS PER MATCH PATTERN (B S+) DEFINE B AS amount > 100, S AS amount < 5"
+    ),
+}
+
+
+def _events(n: int = 90) -> list[tuple]:
+    amounts = [1.0, 2.0, 150.0, 3.0, 700.0, 4.0, 1.5, 2.5, 900.0, 120.0, 130.0, 140.0]
+    rows = []
+    for i in range(n):
+        card = f"c{i % 3}"
+        country = "FR" if (i // 7) % 2 else "US"
+        rows.append((card, START + timedelta(minutes=i), amounts[(i * 5) % 12], country))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def payments(spark: SparkSession) -> DataFrame:
+    df = spark.createDataFrame(_events(), EVENTS)
+    df.createOrReplaceTempView("dyn_payments")
+    return df
+
+
+def _rules(spark: SparkSession, rows: list[tuple]) -> DataFrame:
+    return spark.createDataFrame(rows, RULES)
+
+
+def _as_single(dynamic: DataFrame, single: DataFrame, rule_id: str) -> list[tuple]:
+    """The rule's dynamic output read back with the single-rule output's columns and types
+    (keys and input columns from ``keys``/``row``, measures from ``measures``)."""
+    first = dynamic.where(f"rule_id = '{rule_id}'").first()
+    measures = set(json.loads(first.measures_json))
+    rest = "keys" if first.row is None else "row"  # ONE ROW / ALL ROWS PER MATCH
+    picks = [
+        f"{'measures' if f.name in measures else rest}:`{f.name}`::"
+        f"{f.dataType.simpleString()} AS `{f.name}`"
+        for f in single.schema.fields
+    ]
+    return sorted(
+        tuple(r) for r in dynamic.where(f"rule_id = '{rule_id}'").selectExpr(*picks).collect()
+    )
+
+
+def _with_json(df: DataFrame) -> DataFrame:
+    return df.withColumn("measures_json", df["measures"].cast("string"))
+
+
+def test_each_rule_equals_its_own_match_recognize(spark: SparkSession, payments) -> None:
+    rules = _rules(spark, [(rid, 1, spec, None, None) for rid, spec in SPECS.items()])
+    dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules)).cache()
+    assert {r.status for r in dynamic.collect()} == {"MATCHED"}
+    for rule_id, spec in SPECS.items():
+        single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+        expected = sorted(tuple(r) for r in single.collect())
+        assert expected, f"{rule_id} finds nothing in the test data"
+        assert _as_single(dynamic, single, rule_id) == expected, rule_id
+    numbers = dynamic.where("rule_id = 'fraud'").select("match_number").collect()
+    assert sorted(r.match_number for r in numbers) == sorted(
+        r.m
+        for r in matchrec.sql(
+            spark,
+            "SELECT m FROM dyn_payments MATCH_RECOGNIZE (PARTITION BY card ORDER BY ts "
+            "MEASURES MATCH_NUMBER() AS m" + SPECS["fraud"].split("AS smalls")[1] + ")",
+        ).collect()
+    )
+    dynamic.unpersist()
+
+
+def test_versions_switch_by_event_time_and_a_disabled_rule_stops(
+    spark: SparkSession, payments
+) -> None:
+    switch, stop = START + timedelta(minutes=30), START + timedelta(minutes=70)
+    v2 = SPECS["fraud"].replace("amount < 5", "amount < 4")
+    rules = _rules(
+        spark,
+        [
+            ("fraud", 1, SPECS["fraud"], None, True),
+            ("fraud", 2, v2, switch, None),
+            ("fraud", 3, SPECS["fraud"], stop, False),
+        ],
+    )
+    rules.createOrReplaceTempView("dyn_rules")
+    found = matchrec.sql(
+        spark,
+        "SELECT r.rule_version, r.keys:card::string AS card, r.measures:first_ts::timestamp "
+        "AS first_ts, r.measures:big::double AS big FROM dyn_payments "
+        "MATCH_RECOGNIZE_DYNAMIC (RULES FROM dyn_rules) AS r",
+    )
+    got = sorted(tuple(r) for r in found.collect())
+    expected = []
+    for version, spec, where in (
+        (1, SPECS["fraud"], f"ts < TIMESTAMP '{switch.isoformat()}'"),
+        (2, v2, f"ts >= TIMESTAMP '{switch.isoformat()}' AND ts < TIMESTAMP '{stop.isoformat()}'"),
+    ):
+        single = matchrec.sql(
+            spark,
+            f"SELECT card, first_ts, big FROM (SELECT * FROM dyn_payments WHERE {where}) "
+            f"MATCH_RECOGNIZE ({spec})",
+        )
+        expected += [(version, *r) for r in single.collect()]
+    assert {r[0] for r in expected} == {1, 2}, "the data must exercise both versions"
+    assert got == sorted(expected)
+
+
+def test_a_broken_rule_is_reported_and_the_others_run(spark: SparkSession, payments) -> None:
+    broken = "PARTITION BY card ORDER BY ts PATTERN (A) DEFINE A AS reflect('x', 'y') = 1"
+    rules = _rules(
+        spark, [("fraud", 1, SPECS["fraud"], None, None), ("bad", 7, broken, None, None)]
+    )
+    with pytest.warns(UserWarning, match="skips rule 'bad' version 7"):
+        out = matchrec.match_recognize_dynamic(payments, rules)
+    rows = out.collect()
+    errors = [r for r in rows if r.status == "ERROR"]
+    assert [(r.rule_id, r.rule_version) for r in errors] == [("bad", 7)]
+    assert "reflect() is not allowed in a rule" in errors[0].error
+    assert "^" in errors[0].error  # the caret under the rule's text
+    assert any(r.rule_id == "fraud" and r.status == "MATCHED" for r in rows)
+    with pytest.raises(RuleError, match="rule 'bad' version 7: reflect") as err:
+        matchrec.match_recognize_dynamic(payments, rules, on_error="fail")
+    assert err.value.pos == broken.index("reflect")
+
+
+def test_sql_door_errors(spark: SparkSession, payments) -> None:
+    query = "SELECT * FROM dyn_payments MATCH_RECOGNIZE_DYNAMIC (RULES FROM no_such_rules) r"
+    with pytest.raises(matchrec.SemanticError, match="no table or view 'no_such_rules'") as err:
+        matchrec.sql(spark, query)
+    assert err.value.pos == query.index("no_such_rules")
+    spark.createDataFrame([("a", 1)], "rule_id STRING, version INT").createOrReplaceTempView(
+        "dyn_no_spec"
+    )
+    with pytest.raises(matchrec.SemanticError, match="the rule table has no column spec"):
+        matchrec.sql(spark, query.replace("no_such_rules", "dyn_no_spec"))
+    with pytest.raises(matchrec.SemanticError, match="RULES FROM takes the name of a table"):
+        matchrec.sql(spark, query.replace("no_such_rules", "(SELECT 1)"))
+
+
+def test_explain_describes_the_rules(spark: SparkSession, payments) -> None:
+    _rules(spark, [("fraud", 1, SPECS["fraud"], None, None)]).createOrReplaceTempView("dyn_ok")
+    text = str(
+        matchrec.explain(
+            spark,
+            "SELECT * FROM dyn_payments MATCH_RECOGNIZE_DYNAMIC (RULES FROM dyn_ok KEYS (card) "
+            "ON ERROR FAIL) r",
+        )
+    )
+    assert "MATCH_RECOGNIZE_DYNAMIC 1 of 1" in text
+    assert "Key sets (one shuffle each" in text and "(card)" in text
+    assert "ON ERROR FAIL" in text
+
+
+# ---------------------------------------------------------------------------- stream
+
+
+def _rule_file(folder: Path, name: str, rows: list[dict]) -> None:
+    hidden = folder / f".{name}.json"
+    hidden.write_text("\n".join(json.dumps(r) for r in rows))
+    hidden.rename(folder / f"{name}.json")
+
+
+def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Rules arrive as a stream of JSON files: a rule at the start, a new version and a
+    new rule scheduled ahead of the watermark, a broken rule, a disabling row; the query
+    is stopped and restarted from its checkpoint in the middle. Its output equals the
+    batch replay of the same rule rows on the same events."""
+    spark.conf.set("spark.matchrec.stream.buckets", "2")
+    events = _events(120)
+    stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    at = lambda minute: (START + timedelta(minutes=minute)).isoformat()  # noqa: E731
+    v2 = SPECS["fraud"].replace("amount < 5", "amount < 4")
+    rising = (
+        SPECS["rising"]
+        .replace("PARTITION BY country", "PARTITION BY card")
+        .replace("PATTERN (U{3})", "PATTERN (U{2})")
+    )
+    waves = [
+        [{"rule_id": "fraud", "version": 1, "spec": SPECS["fraud"]}],
+        [
+            {"rule_id": "fraud", "version": 2, "spec": v2, "active_from": at(60)},
+            {"rule_id": "rising", "version": 1, "spec": rising, "active_from": at(45)},
+            {"rule_id": "bad", "version": 1, "spec": "PARTITION BY card PATTERN (A"},
+        ],
+        [
+            {
+                "rule_id": "rising",
+                "version": 2,
+                "spec": rising,
+                "active_from": at(100),
+                "enabled": False,
+            }
+        ],
+    ]
+    rules = spark.readStream.schema(RULES).json(str(rules_dir))
+
+    def build(source: DataFrame) -> DataFrame:
+        out = matchrec.match_recognize_dynamic(source, rules, keys=[["card"]])
+        return out.selectExpr(
+            "rule_id",
+            "rule_version",
+            "status",
+            "match_number",
+            "to_json(keys) AS keys",
+            "to_json(measures) AS measures",
+            "error",
+        )
+
+    # events in slices of 20 minutes, shuffled within each slice (inside the 5-minute
+    # watermark delay only where it matters: each file is behind no earlier watermark)
+    slices = [events[i : i + 20] for i in range(0, len(events), 20)]
+    slices = [s[::-1] if k % 2 else s for k, s in enumerate(slices)]
+    _rule_file(rules_dir, "r0", waves[0])
+    query = stream.start(build(stream.source()))
+    for k, rows in enumerate(slices):
+        if k == 1:
+            _rule_file(rules_dir, "r1", waves[1])
+        if k == 3:
+            query.processAllAvailable()
+            query.stop()  # restart from the checkpoint mid-stream
+            query = stream.start(build(stream.source()))
+        if k == 4:
+            _rule_file(rules_dir, "r2", waves[2])
+        stream.write(rows)
+        query.processAllAvailable()
+    far = START + timedelta(days=400)
+    stream.write([("zz", far, 0.0, "X")])
+    query.processAllAvailable()
+    stream.write([("zz", far + timedelta(days=1), 0.0, "X")])
+    query.processAllAvailable()
+    query.stop()
+    got = sorted(
+        tuple(r) for r in spark.read.parquet(str(stream.out)).where("rule_id <> 'zz'").collect()
+    )
+
+    replay = _rules(
+        spark,
+        [
+            (
+                r["rule_id"],
+                r["version"],
+                r["spec"],
+                None if "active_from" not in r else datetime.fromisoformat(r["active_from"]),
+                r.get("enabled"),
+            )
+            for wave in waves
+            for r in wave
+        ],
+    )
+    with pytest.warns(UserWarning, match="skips rule 'bad'"):
+        batch = matchrec.match_recognize_dynamic(
+            spark.createDataFrame(events, EVENTS), replay, keys=[["card"]]
+        )
+    batch = batch.selectExpr(
+        "rule_id",
+        "rule_version",
+        "status",
+        "match_number",
+        "to_json(keys) AS keys",
+        "to_json(measures) AS measures",
+        "error",
+    )
+    expected = sorted(tuple(r) for r in batch.collect())
+    assert {(r[0], r[1]) for r in expected if r[2] == "MATCHED"} >= {
+        ("fraud", 1),
+        ("fraud", 2),
+        ("rising", 1),
+    }, "the test data must exercise every version"
+    errors = [r for r in got if r[2] == "ERROR"]
+    assert [(r[0], r[1]) for r in errors] == [("bad", 1)]
+    assert [r for r in got if r[2] != "ERROR"] == [r for r in expected if r[2] != "ERROR"]
