@@ -17,6 +17,7 @@ runtime passes in.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import io
 import json
 import math
@@ -30,8 +31,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from matchrec import vector_define as vd
 from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts
-from matchrec.engine import PartitionOutput, PartitionProgram, _ticks, run_groups, run_partition
+from matchrec.engine import (
+    PartitionOutput,
+    PartitionProgram,
+    _numeric,
+    _ticks,
+    label_bits,
+    run_groups,
+    run_partition,
+)
 from matchrec.errors import MatchRecognizeError
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import (
@@ -67,23 +77,31 @@ class RuleProgram:
     program: PartitionProgram
     keys: list[str]
     order: list[tuple[str, bool, bool]]  # column, descending, nulls first
-    local: list[tuple[str, Callable[[Sequence[Any]], Any]]]  # row-local columns
+    # row-local columns: name, f(row values), the same as an array expression (or None)
+    local: list[tuple[str, Callable[[Sequence[Any]], Any], vd.VExpr | None]]
     measures: list[tuple[str, Callable[[Sequence[Any]], Any]]]  # alias, f(atom values)
     match_number: Callable[[Sequence[Any]], Any]
     one_row: bool
     with_unmatched: bool
     timeouts: bool
     columns: list[str]  # the event columns, in the order ``local`` reads them
+    _bits: PartitionProgram | None = field(default=None, repr=False)  # see _as_bits
 
     def with_local(self, table: pa.Table) -> pa.Table:
         """``table`` (event columns) plus the rule's row-local columns."""
-        if not self.local or table.num_rows == 0:
-            for name, _ in self.local:
-                table = table.append_column(name, pa.nulls(table.num_rows))
+        n = table.num_rows
+        if not self.local or n == 0:
+            for name, *_ in self.local:
+                table = table.append_column(name, pa.nulls(n))
             return table
-        rows = list(zip(*(table.column(c).to_pylist() for c in self.columns)))
-        for name, fn in self.local:
-            table = table.append_column(name, _array([fn(r) for r in rows]))
+        rows = None
+        for name, fn, vector in self.local:
+            found = _vectorized(vector, table) if vector is not None else None
+            if found is None:
+                if rows is None:
+                    rows = list(zip(*(table.column(c).to_pylist() for c in self.columns)))
+                found = _array([fn(r) for r in rows])
+            table = table.append_column(name, found)
         return table
 
     def carried(self) -> list[str]:
@@ -125,6 +143,25 @@ class RuleProgram:
         return result
 
 
+def _vectorized(expr: vd.VExpr, table: pa.Table) -> pa.Array | None:
+    """``expr`` over every row of ``table`` with NumPy, or None if it reads a column the
+    array form does not cover (strings, say)."""
+    arrays = {}
+    for name in vd.columns_read({0: expr}):
+        found = _numeric(table.column(name).combine_chunks())
+        if found is None:
+            return None
+        arrays[name] = found
+    rows = np.arange(table.num_rows, dtype=np.int64)
+    bounds = (np.zeros_like(rows), np.full_like(rows, table.num_rows))
+    threads = vd.Threads(0, rows, rows, vd.Columns(arrays), lambda: bounds)
+    with np.errstate(all="ignore"):
+        values, valid = vd.evaluate(expr, threads)
+    values = np.broadcast_to(np.asarray(values), rows.shape)
+    valid = np.broadcast_to(np.asarray(valid, dtype=bool), rows.shape)
+    return pa.array(values, mask=~valid)
+
+
 def error_row(rule_id: str, version: int, err: BaseException) -> OutputRow:
     """The output row that reports a rule that does not compile."""
     text = err.render() if isinstance(err, MatchRecognizeError) else f"{type(err).__name__}: {err}"
@@ -149,17 +186,67 @@ def run_batch(
     bounds = list(zip(edges, edges[1:]))
     if rule.timeouts:
         return _timeouts(rule, table, bounds)
+    program, table = _as_bits(rule, table, bounds)
     cols = ArrowColumns(table)
-    together = run_groups(rule.program, cols, bounds)
+    together = run_groups(program, cols, bounds)
     if together is not None:
         return rule.output(table, together, MATCHED_STATUS)
     result: list[OutputRow] = []
     for low, high in bounds:
         part = table.slice(low, high - low)
         result += rule.output(
-            part, run_partition(rule.program, ArrowColumns(part), high - low), MATCHED_STATUS
+            part, run_partition(program, ArrowColumns(part), high - low), MATCHED_STATUS
         )
     return result
+
+
+def _as_bits(
+    rule: RuleProgram, table: pa.Table, bounds: list[tuple[int, int]]
+) -> tuple[PartitionProgram, pa.Table]:
+    """A program whose DEFINE glue depends only on the row and its physical neighbours
+    (``PREV(price)``: what Spark's LAG computes for a plain MATCH_RECOGNIZE) with every
+    verdict computed up front as array expressions over all rows: label bits, so the DFA
+    scan runs instead of a Python evaluation per row. Otherwise the rule's program."""
+    program = rule.program
+    glue = program.vector_defines
+    if not glue or not program.history_free or not _row_relative(glue.values()):
+        return program, table
+    arrays = {}
+    for name in vd.columns_read(glue):
+        found = _numeric(table.column(name).combine_chunks())
+        if found is None:
+            return program, table
+        arrays[name] = found
+    n = table.num_rows
+    sizes = [high - low for low, high in bounds]
+    lows = np.repeat(np.array([low for low, _ in bounds], dtype=np.int64), sizes)
+    highs = np.repeat(np.array([high for _, high in bounds], dtype=np.int64), sizes)
+    rows = np.arange(n, dtype=np.int64)
+    columns = vd.Columns(arrays)
+    defines = dict(program.defines)
+    for label, expr in glue.items():
+        local, _ = program.defines[label]
+        threads = vd.Threads(label, rows, rows, columns, lambda: (lows, highs))
+        bits = vd.verdict(expr, threads)
+        if local is not None:
+            bits = bits & label_bits(ArrowColumns(table), local)
+        name = f"__mr_bits{label}"
+        table = table.append_column(name, pa.array(bits))
+        defines[label] = (name, None)
+    if rule._bits is None:  # kept: its DFA is built once
+        rule._bits = dataclasses.replace(program, defines=defines, vector_defines=None)
+    return rule._bits, table
+
+
+def _row_relative(exprs: Any) -> bool:
+    """Whether every navigation reads the current row or its physical neighbours."""
+    for expr in exprs:
+        for node in vd._walk(expr):
+            if isinstance(node, vd.Agg):
+                return False
+            if isinstance(node, vd.Nav) and (node.labels is not None or not node.from_end):
+                return False
+    return True
 
 
 def _timeouts(rule: RuleProgram, table: pa.Table, bounds: list[tuple[int, int]]) -> list[OutputRow]:

@@ -25,6 +25,7 @@ from matchrec.grammar import parse_clause
 from sqlglot import exp
 
 from matchrec import ast
+from matchrec import vector_define as vd
 from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
 from matchrec.rule_set import RuleProgram
 
@@ -32,6 +33,7 @@ from .measure_eval import compile_measures
 from .plan import plan_clause
 from .pyeval import compile_glue, evaluates
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
+from .vector_lowering import vector_glue
 
 #: the hidden measure every rule gets, for the output's match_number column
 MATCH_NUMBER_ALIAS = "__mr_match_number"
@@ -172,7 +174,7 @@ def compile_rule(
         _check_time_order(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}
     local = [
-        (name, _row_function(text, plan.origins.get(name, 0), clause.sql, names))
+        (name, *_row_function(text, plan.origins.get(name, 0), clause.sql, names))
         for name, text in plan.precomputed
     ]
     try:
@@ -252,9 +254,10 @@ def _function_name(node: exp.Expression) -> str | None:
 
 def _row_function(
     text: str, pos: int, sql: str, names: list[str]
-) -> Callable[[Sequence[Any]], Any]:
+) -> tuple[Callable[[Sequence[Any]], Any], vd.VExpr | None]:
     """A row-local expression (Spark SQL over event columns, as the planner wrote it) as a
-    function of one row's values (in ``names`` order)."""
+    function of one row's values (in ``names`` order), and as an array expression over
+    all rows where it has one (``matchrec.vector_define``, the same arithmetic)."""
     tree = parse_expression(ast.SqlExpr(text, 0), text)
     index = {n.lower(): i for i, n in enumerate(names)}
     for node in tree.walk() if not evaluates(tree) else ():
@@ -277,7 +280,11 @@ def _row_function(
             return lambda values: values[i]
         return compile_glue(node, child, lambda n: pos, sql)
 
-    return child(tree)
+    real = {n.lower(): n for n in names}
+    vector = vector_glue(
+        tree, lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) else None
+    )
+    return child(tree), vector
 
 
 def _leaf(node: exp.Expression) -> exp.Expression:
