@@ -200,24 +200,35 @@ def test_explain_describes_the_rules(spark: SparkSession, payments) -> None:
 # ---------------------------------------------------------------------------- stream
 
 
+def dynamic_stream(spark: SparkSession, source: DataFrame, rules_dir: Path) -> DataFrame:
+    """The stream under test: rules read as a stream of JSON files, keys by card, the
+    VARIANT columns as JSON text for the Parquet sink."""
+    rules = spark.readStream.schema(RULES).json(str(rules_dir))
+    out = matchrec.match_recognize_dynamic(source, rules, keys=[["card"]])
+    return out.selectExpr(*OUT_COLUMNS)
+
+
+OUT_COLUMNS = [
+    "rule_id",
+    "rule_version",
+    "status",
+    "match_number",
+    "to_json(keys) AS keys",
+    "to_json(measures) AS measures",
+    "error",
+]
+
+
 def _rule_file(folder: Path, name: str, rows: list[dict]) -> None:
     hidden = folder / f".{name}.json"
     hidden.write_text("\n".join(json.dumps(r) for r in rows))
     hidden.rename(folder / f"{name}.json")
 
 
-def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
-    spark: SparkSession, tmp_path: Path
-) -> None:
-    """Rules arrive as a stream of JSON files: a rule at the start, a new version and a
-    new rule scheduled ahead of the watermark, a broken rule, a disabling row; the query
-    is stopped and restarted from its checkpoint in the middle. Its output equals the
-    batch replay of the same rule rows on the same events."""
-    spark.conf.set("spark.matchrec.stream.buckets", "2")
-    events = _events(120)
-    stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
-    rules_dir = tmp_path / "rules"
-    rules_dir.mkdir()
+def _waves() -> list[list[dict]]:
+    """The rule files of the stream tests, in order of arrival: a rule at the start; a new
+    version and a new rule scheduled ahead of the watermark, and a broken rule; a row that
+    disables a rule from a later time."""
     at = lambda minute: (START + timedelta(minutes=minute)).isoformat()  # noqa: E731
     v2 = SPECS["fraud"].replace("amount < 5", "amount < 4")
     rising = (
@@ -225,64 +236,39 @@ def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
         .replace("PARTITION BY country", "PARTITION BY card")
         .replace("PATTERN (U{3})", "PATTERN (U{2})")
     )
-    waves = [
+    off = {"rule_id": "rising", "version": 2, "spec": rising, "active_from": at(100)}
+    return [
         [{"rule_id": "fraud", "version": 1, "spec": SPECS["fraud"]}],
         [
             {"rule_id": "fraud", "version": 2, "spec": v2, "active_from": at(60)},
             {"rule_id": "rising", "version": 1, "spec": rising, "active_from": at(45)},
             {"rule_id": "bad", "version": 1, "spec": "PARTITION BY card PATTERN (A"},
         ],
-        [
-            {
-                "rule_id": "rising",
-                "version": 2,
-                "spec": rising,
-                "active_from": at(100),
-                "enabled": False,
-            }
-        ],
+        [{**off, "enabled": False}],
     ]
-    rules = spark.readStream.schema(RULES).json(str(rules_dir))
 
-    def build(source: DataFrame) -> DataFrame:
-        out = matchrec.match_recognize_dynamic(source, rules, keys=[["card"]])
-        return out.selectExpr(
-            "rule_id",
-            "rule_version",
-            "status",
-            "match_number",
-            "to_json(keys) AS keys",
-            "to_json(measures) AS measures",
-            "error",
-        )
 
-    # events in slices of 20 minutes, shuffled within each slice (inside the 5-minute
-    # watermark delay only where it matters: each file is behind no earlier watermark)
+def stream_files() -> list[list[tuple]]:
+    """The events of the stream tests as files of 20 minutes, every other one reversed."""
+    events = _events(120)
     slices = [events[i : i + 20] for i in range(0, len(events), 20)]
-    slices = [s[::-1] if k % 2 else s for k, s in enumerate(slices)]
-    _rule_file(rules_dir, "r0", waves[0])
-    query = stream.start(build(stream.source()))
-    for k, rows in enumerate(slices):
-        if k == 1:
-            _rule_file(rules_dir, "r1", waves[1])
-        if k == 3:
-            query.processAllAvailable()
-            query.stop()  # restart from the checkpoint mid-stream
-            query = stream.start(build(stream.source()))
-        if k == 4:
-            _rule_file(rules_dir, "r2", waves[2])
-        stream.write(rows)
-        query.processAllAvailable()
-    far = START + timedelta(days=400)
-    stream.write([("zz", far, 0.0, "X")])
-    query.processAllAvailable()
-    stream.write([("zz", far + timedelta(days=1), 0.0, "X")])
-    query.processAllAvailable()
-    query.stop()
-    got = sorted(
-        tuple(r) for r in spark.read.parquet(str(stream.out)).where("rule_id <> 'zz'").collect()
-    )
+    return [s[::-1] if k % 2 else s for k, s in enumerate(slices)]
 
+
+def _finish(spark: SparkSession, stream: FolderStream, query) -> list[tuple]:
+    """Move the watermark past every event (two far rows: the second fires the timers),
+    stop, and read everything the query wrote."""
+    far = START + timedelta(days=400)
+    for row in [("zz", far, 0.0, "X"), ("zz", far + timedelta(days=1), 0.0, "X")]:
+        stream.write([row])
+        query.processAllAvailable()
+    query.stop()
+    return sorted(tuple(r) for r in spark.read.parquet(str(stream.out)).collect())
+
+
+def _assert_batch_replay(spark: SparkSession, got: list[tuple]) -> None:
+    """``got`` equals MATCH_RECOGNIZE_DYNAMIC over the same events as a batch, with the
+    same rule rows as a rule table; the broken rule is reported once."""
     replay = _rules(
         spark,
         [
@@ -293,24 +279,14 @@ def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
                 None if "active_from" not in r else datetime.fromisoformat(r["active_from"]),
                 r.get("enabled"),
             )
-            for wave in waves
+            for wave in _waves()
             for r in wave
         ],
     )
+    events = spark.createDataFrame(_events(120), EVENTS)
     with pytest.warns(UserWarning, match="skips rule 'bad'"):
-        batch = matchrec.match_recognize_dynamic(
-            spark.createDataFrame(events, EVENTS), replay, keys=[["card"]]
-        )
-    batch = batch.selectExpr(
-        "rule_id",
-        "rule_version",
-        "status",
-        "match_number",
-        "to_json(keys) AS keys",
-        "to_json(measures) AS measures",
-        "error",
-    )
-    expected = sorted(tuple(r) for r in batch.collect())
+        batch = matchrec.match_recognize_dynamic(events, replay, keys=[["card"]])
+    expected = sorted(tuple(r) for r in batch.selectExpr(*OUT_COLUMNS).collect())
     assert {(r[0], r[1]) for r in expected if r[2] == "MATCHED"} >= {
         ("fraud", 1),
         ("fraud", 2),
@@ -319,3 +295,77 @@ def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
     errors = [r for r in got if r[2] == "ERROR"]
     assert [(r[0], r[1]) for r in errors] == [("bad", 1)]
     assert [r for r in got if r[2] != "ERROR"] == [r for r in expected if r[2] != "ERROR"]
+
+
+def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Rules arrive as a stream of JSON files while events arrive out of order; the query
+    is stopped and restarted from its checkpoint in the middle. Its output equals the
+    batch replay of the same rule rows on the same events."""
+    spark.conf.set("spark.matchrec.stream.buckets", "2")
+    stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    waves = _waves()
+    _rule_file(rules_dir, "r0", waves[0])
+    query = stream.start(dynamic_stream(spark, stream.source(), rules_dir))
+    for k, rows in enumerate(stream_files()):
+        if k == 1:
+            _rule_file(rules_dir, "r1", waves[1])
+        if k == 3:
+            query.processAllAvailable()
+            query.stop()  # restart from the checkpoint mid-stream
+            query = stream.start(dynamic_stream(spark, stream.source(), rules_dir))
+        if k == 4:
+            _rule_file(rules_dir, "r2", waves[2])
+        stream.write(rows)
+        query.processAllAvailable()
+    _assert_batch_replay(spark, _finish(spark, stream, query))
+
+
+def test_a_killed_driver_restarts_with_its_rules_and_state(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """A driver process runs the rule stream and is killed (SIGKILL, JVM included) once
+    its third micro-batch is planned; another driver restarts the query from the
+    checkpoint, more rules and events arrive: the output equals the batch replay."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    spark.conf.set("spark.matchrec.stream.buckets", "2")
+    stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
+    rules_dir = tmp_path / "rules"
+    rules_dir.mkdir()
+    waves, files = _waves(), stream_files()
+    _rule_file(rules_dir, "r0", waves[0])
+    _rule_file(rules_dir, "r1", waves[1])
+    for rows in files[:3]:
+        stream.write(rows)
+    driver = Path(__file__).resolve().parent / "dynamic_driver.py"
+    process = subprocess.Popen(
+        [sys.executable, str(driver), str(tmp_path)],
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 300
+        while not (stream.checkpoint / "offsets" / "2").exists():
+            assert process.poll() is None, "the driver process ended by itself"
+            assert time.monotonic() < deadline, "the driver made no progress"
+            time.sleep(0.05)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+    assert not (stream.checkpoint / "commits" / "3").exists()
+    query = stream.start(dynamic_stream(spark, stream.source(), rules_dir))
+    query.processAllAvailable()
+    _rule_file(rules_dir, "r2", waves[2])
+    for rows in files[3:]:
+        stream.write(rows)
+        query.processAllAvailable()
+    _assert_batch_replay(spark, _finish(spark, stream, query))
