@@ -187,11 +187,13 @@ def _select(
     """``df.selectExpr(*head, *(text AS name), *tail)``; a Spark analysis error in one of
     the user's expressions becomes our error pointing at that expression in the query."""
     try:
-        return df.selectExpr(*head, *(f"{text} AS {quote(name)}" for name, text in named), *tail)
+        return analysed(
+            df.selectExpr(*head, *(f"{text} AS {quote(name)}" for name, text in named), *tail)
+        )
     except AnalysisException as err:
         for name, text in named:
             try:
-                df.selectExpr(f"{text} AS {quote(name)}")
+                analysed(df.selectExpr(f"{text} AS {quote(name)}"))
             except AnalysisException as one:
                 raise SemanticError(
                     f"Spark cannot evaluate this expression: {_first_line(one)}",
@@ -200,6 +202,14 @@ def _select(
                     hint="check function names and argument types",
                 ) from None
         raise err
+
+
+def analysed(df: DataFrame) -> DataFrame:
+    """``df``, once Spark has analysed it. Classic PySpark analyses each DataFrame as it
+    is built; Spark Connect only when something asks for its schema (or at the action),
+    which is too late for an error to be translated into one pointing at the query."""
+    _ = df.schema
+    return df
 
 
 def _first_line(err: Exception) -> str:

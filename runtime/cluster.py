@@ -20,7 +20,8 @@ once it is planned, so that mistakes in the query are still reported first):
   traceback in the middle of the user's job. The probe costs one short job per session.
 
 A Spark Connect session has no ``SparkContext`` to ship files with: there the probe
-alone runs, and a missing matchrec is reported the same way.
+alone runs (unless the server says its master is local), and a missing matchrec is
+reported the same way.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def check(spark: SparkSession, door: str = "sql") -> None:
     (``sql`` or ``udtf``, see :data:`NEEDED`) needs there: once per session and door, a
     no-op in local mode. Raises :class:`ClusterSetupError`."""
     context = _context(spark)
-    if context is not None and is_local_master(context.master):
+    if is_local_master(_master(spark, context)):
         return
     session = _session_key(spark, context)
     with _lock:
@@ -132,9 +133,21 @@ def check(spark: SparkSession, door: str = "sql") -> None:
 
 def _context(spark: SparkSession) -> SparkContext | None:
     """The session's SparkContext, or None for a Spark Connect session."""
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
+    from .session import is_connect
+
+    if is_connect(spark):
         return None  # (its sparkContext property raises)
     return spark.sparkContext
+
+
+def _master(spark: SparkSession, context: SparkContext | None) -> str:
+    """The session's master URL; a Spark Connect server may not tell it ("")."""
+    if context is not None:
+        return context.master
+    try:
+        return str(spark.conf.get("spark.master", "") or "")
+    except Exception:  # a server that hides its static settings: probe it like a cluster
+        return ""
 
 
 def _session_key(spark: SparkSession, context: SparkContext | None) -> str:
