@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 import uuid
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -28,9 +29,13 @@ from dataclasses import dataclass
 from matchrec.grammar import parse_clause
 from matchrec.grammar.query_scan import Occurrence, find_match_recognize, with_prefix
 from matchrec.planner.plan import MatchPlan, plan_clause
+from pyspark.errors import PySparkException
 from pyspark.sql import DataFrame, SparkSession
 
 from matchrec.ast import MatchRecognizeClause
+from matchrec.carried import rebuild
+from matchrec.errors import ArbitraryOrderWarning, line_col
+from matchrec.excepthook import carried_error
 
 from .batch import execute
 from .cluster import check, ship
@@ -46,11 +51,30 @@ def match_recognize(df: DataFrame, clause: str) -> DataFrame:
 
 def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
     """Plan ``clause`` against ``df``'s columns and build the result DataFrame."""
-    plan = plan_clause(clause, df.columns, windows=not df.isStreaming)
+    plan = _plan(clause, df)
     ship(df.sparkSession)  # on a cluster: before the job's functions are built
     result = execute(df, plan)
     check(df.sparkSession)  # on a cluster: the executors can run it (once per session)
     return result
+
+
+def _plan(clause: MatchRecognizeClause, relation: DataFrame) -> MatchPlan:
+    """``plan_clause`` over ``relation``'s columns; a clause without ORDER BY is legal,
+    but warned about (:class:`ArbitraryOrderWarning`)."""
+    plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
+    if not plan.order_by:
+        where = ""
+        if clause.sql and clause.pattern_pos >= 0:
+            line, column = line_col(clause.sql, clause.pattern_pos)
+            where = f" (its PATTERN at line {line}, column {column})"
+        warnings.warn(
+            f"MATCH_RECOGNIZE without ORDER BY{where}: the rows of each partition are "
+            "matched in the arbitrary order Spark hands them over, which may change from "
+            "run to run; add ORDER BY to make the matches repeatable",
+            ArbitraryOrderWarning,
+            stacklevel=3,
+        )
+    return plan
 
 
 class _Rewriter:
@@ -99,11 +123,23 @@ class PlannedQuery:
 
 
 def sql(spark: SparkSession, query: str) -> DataFrame:
-    """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included."""
+    """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included.
+
+    A matchrec error that Spark reports from a Python worker while analysing the query
+    (the ``match_recognize`` table function's ``analyze``) is raised as that error, its
+    caret in ``query``, instead of Spark's error that quotes it after a traceback.
+    """
     with planned_clauses(spark, query) as planned:
         if planned.clauses:
             check(spark)  # on a cluster: the executors can run it (once per session)
-        return planned.dataframe(spark)
+        try:
+            return planned.dataframe(spark)
+        except PySparkException as exc:
+            carried = carried_error(exc)
+            error = rebuild(carried, query) if carried is not None else None
+            if error is None:
+                raise
+            raise error from None
 
 
 def sql_with_frames(spark: SparkSession, text: str, frames: dict[str, DataFrame]) -> DataFrame:
@@ -146,7 +182,7 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     for occ, clause in zip(occurrences, clauses):
         frames = {step.view: step.result for step in planned}
         relation = _relation(spark, rewriter, occ, frames)
-        plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
+        plan = _plan(clause, relation)
         result = execute(relation, plan)
         view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))

@@ -10,6 +10,8 @@ the DataFrame is built (analysis only), before any job runs.
 
 from __future__ import annotations
 
+import re
+
 from matchrec.planner.plan import MatchPlan, quote
 from matchrec.planner.type_checks import TypeCheck, mismatch
 from pyspark.errors import AnalysisException
@@ -213,5 +215,8 @@ def analysed(df: DataFrame) -> DataFrame:
 
 
 def _first_line(err: Exception) -> str:
+    """The first line of Spark's message without its SQLSTATE and position tail (classic
+    PySpark and Spark Connect word that tail differently; our caret says where)."""
     text = getattr(err, "getMessage", lambda: str(err))() or str(err)
-    return text.strip().splitlines()[0] if text.strip() else type(err).__name__
+    first = text.strip().splitlines()[0] if text.strip() else type(err).__name__
+    return re.sub(r"\s*SQLSTATE: .*$", "", first)
