@@ -126,10 +126,10 @@ def run_case(spark: Any, door: str, text: str) -> Any:
     if door == "udtf_sql":
         return matchrec.sql(spark, text)
     if door == "magic":
-        from IPython.core.interactiveshell import InteractiveShell
+        from IPython.testing.globalipapp import get_ipython  # test_magic's shell too
         from IPython.utils.capture import capture_output
 
-        shell = InteractiveShell.instance()
+        shell = get_ipython()
         shell.user_ns["spark"] = spark
         shell.run_line_magic("load_ext", "matchrec")
         with capture_output():
