@@ -221,6 +221,19 @@ def _opening(tokens: list[Token], j: int) -> int:
     return 0
 
 
+def _calls_table_function(tokens: list[Token], k: int) -> bool:
+    """Whether the MATCH_RECOGNIZE word at ``k`` calls the SQL table function
+    (``match_recognize(TABLE(t), '<body>')``, ``matchrec.register``): a clause body never
+    starts with ``TABLE (``."""
+    after = tokens[k + 2 : k + 4]
+    return (
+        len(after) == 2
+        and after[0].kind == "word"
+        and after[0].text.upper() == "TABLE"
+        and _is(after[1], "(")
+    )
+
+
 def find_match_recognize(sql: str) -> list[Occurrence]:
     """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
     tokens = tokenize(sql)
@@ -237,6 +250,8 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 pos=tok.end,
                 hint=f"write <table> {keyword} ( ... ) AS alias",
             )
+        if _calls_table_function(tokens, k):
+            continue  # match_recognize(TABLE(t), '...'): the SQL table function, Spark's
         close = _matching(tokens, k + 1, sql)
         spans.append((k + 1, close))
         if k == 0:

@@ -85,6 +85,12 @@ class MatchRuntimeError(MatchRecognizeError):
     kind = "runtime error"
 
 
+class ArbitraryOrderWarning(UserWarning):
+    """A MATCH_RECOGNIZE without ORDER BY: legal, but the rows of each partition are
+    matched in whatever order Spark hands them over, which may change from run to run
+    (and the matches with it)."""
+
+
 def line_col(text: str, pos: int) -> tuple[int, int]:
     """1-based line and column of character offset ``pos`` in ``text``."""
     pos = max(0, min(pos, len(text)))

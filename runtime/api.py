@@ -2,8 +2,15 @@
 
 ``sql`` finds every ``<relation> MATCH_RECOGNIZE (...) [AS alias]`` in a query, parses
 and plans all of them first (so that a mistake anywhere is reported before any Spark job
-runs), then replaces each, innermost first, by a temporary view of its result and hands
-the rewritten query to ``spark.sql``.
+runs), then replaces each, innermost first, by a name that stands for its result and
+hands the rewritten query to ``spark.sql`` with those results passed by reference
+(``spark.sql("... {name} ...", name=df)``).
+
+Passing DataFrames by reference, not through temporary views, is what makes the same
+code work on Spark Connect: there a DataFrame is a plan that the server analyses again
+at every action, so a view dropped after ``spark.sql`` returned would be missing then;
+a referenced DataFrame travels inside the query's plan. (Classic PySpark registers such
+references as temporary views for the duration of the ``spark.sql`` call itself.)
 
 :func:`planned_clauses` is that shared step without the final ``spark.sql``: ``explain``
 uses it to show what ``sql`` would run, without running anything.
@@ -14,6 +21,7 @@ from __future__ import annotations
 import itertools
 import re
 import uuid
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -22,11 +30,13 @@ from matchrec.grammar import parse_clause
 from matchrec.grammar.parser import parse_dynamic
 from matchrec.grammar.query_scan import Occurrence, find_match_recognize, with_prefix
 from matchrec.planner.plan import MatchPlan, plan_clause
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import DataFrame, SparkSession
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
-from matchrec.errors import SemanticError
+from matchrec.carried import rebuild
+from matchrec.errors import ArbitraryOrderWarning, SemanticError, line_col
+from matchrec.excepthook import carried_error
 
 from .batch import execute
 from .cluster import check, ship
@@ -43,11 +53,30 @@ def match_recognize(df: DataFrame, clause: str) -> DataFrame:
 
 def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
     """Plan ``clause`` against ``df``'s columns and build the result DataFrame."""
-    plan = plan_clause(clause, df.columns, windows=not df.isStreaming)
+    plan = _plan(clause, df)
     ship(df.sparkSession)  # on a cluster: before the job's functions are built
     result = execute(df, plan)
     check(df.sparkSession)  # on a cluster: the executors can run it (once per session)
     return result
+
+
+def _plan(clause: MatchRecognizeClause, relation: DataFrame) -> MatchPlan:
+    """``plan_clause`` over ``relation``'s columns; a clause without ORDER BY is legal,
+    but warned about (:class:`ArbitraryOrderWarning`)."""
+    plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
+    if not plan.order_by:
+        where = ""
+        if clause.sql and clause.pattern_pos >= 0:
+            line, column = line_col(clause.sql, clause.pattern_pos)
+            where = f" (its PATTERN at line {line}, column {column})"
+        warnings.warn(
+            f"MATCH_RECOGNIZE without ORDER BY{where}: the rows of each partition are "
+            "matched in the arbitrary order Spark hands them over, which may change from "
+            "run to run; add ORDER BY to make the matches repeatable",
+            ArbitraryOrderWarning,
+            stacklevel=3,
+        )
+    return plan
 
 
 class _Rewriter:
@@ -79,24 +108,57 @@ class PlannedClause:
     input: DataFrame  # its input relation (inner clauses already replaced by their views)
     plan: MatchPlan | None  # None for MATCH_RECOGNIZE_DYNAMIC (its rules are planned later)
     result: DataFrame  # the DataFrame the runtime builds for it
-    view: str  # the temporary view that stands for ``result`` in ``rewritten``
+    view: str  # the name that stands for ``result`` in ``rewritten``
 
 
 @dataclass(frozen=True)
 class PlannedQuery:
     """All MATCH_RECOGNIZE clauses of a query, planned, and the query rewritten to read
-    their views; see :func:`planned_clauses`."""
+    their results by name; see :func:`planned_clauses`."""
 
     clauses: list[PlannedClause]
     rewritten: str
 
+    def dataframe(self, spark: SparkSession) -> DataFrame:
+        """``spark.sql`` of the rewritten query, each clause's result passed by reference."""
+        return sql_with_frames(spark, self.rewritten, {c.view: c.result for c in self.clauses})
+
 
 def sql(spark: SparkSession, query: str) -> DataFrame:
-    """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included."""
+    """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included.
+
+    A matchrec error that Spark reports from a Python worker while analysing the query
+    (the ``match_recognize`` table function's ``analyze``) is raised as that error, its
+    caret in ``query``, instead of Spark's error that quotes it after a traceback.
+    """
     with planned_clauses(spark, query) as planned:
         if planned.clauses:
             check(spark)  # on a cluster: the executors can run it (once per session)
-        return spark.sql(planned.rewritten)
+        try:
+            return planned.dataframe(spark)
+        except PySparkException as exc:
+            carried = carried_error(exc)
+            error = rebuild(carried, query) if carried is not None else None
+            if error is None:
+                raise
+            raise error from None
+
+
+def sql_with_frames(spark: SparkSession, text: str, frames: dict[str, DataFrame]) -> DataFrame:
+    """``spark.sql(text)`` where each name of ``frames`` (a unique identifier in ``text``)
+    stands for that DataFrame, handed over by reference.
+
+    ``spark.sql``'s DataFrame arguments are written ``{name}`` in a ``str.format`` string,
+    so every other brace of ``text`` (a quantifier ``A{2,3}`` in a string, a JSON path)
+    is doubled first.
+    """
+    used = {name: df for name, df in frames.items() if name in text}
+    if not used:
+        return spark.sql(text)
+    template = text.replace("{", "{{").replace("}", "}}")
+    for name in used:
+        template = re.sub(rf"\b{re.escape(name)}\b", "{" + name + "}", template)
+    return spark.sql(template, **used)
 
 
 @contextmanager
@@ -104,10 +166,11 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     """Find, parse and plan every MATCH_RECOGNIZE of ``query`` and build its DataFrame.
 
     Every clause is parsed before any is planned, so a syntax error anywhere is reported
-    first. Each result is registered as a temporary view (innermost first, so an outer
-    clause reads it) that lives until the ``with`` block ends; the rewritten query, run
-    by ``spark.sql`` inside the block, is the user's query. Only analysis happens here:
-    no Spark job runs.
+    first. Each clause, innermost first, is replaced in the query by a unique name that
+    stands for its result (an outer clause's input reads it); ``PlannedQuery.dataframe``
+    runs the rewritten query. Nothing is registered in the session, so the DataFrames stay
+    valid after the block, on classic Spark and on Spark Connect alike. Only analysis
+    happens here: no Spark job runs.
     """
     occurrences = find_match_recognize(query)
     clauses = [
@@ -120,32 +183,31 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
         ship(spark)  # on a cluster: before the job's functions are built
     rewriter = _Rewriter(query)
     planned: list[PlannedClause] = []
-    try:
-        for occ, clause in zip(occurrences, clauses):
-            relation = _relation(spark, rewriter, occ)
-            if isinstance(clause, DynamicClause):
-                plan = None
-                result = _dynamic(spark, rewriter, relation, clause)
-            else:
-                plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
-                result = execute(relation, plan)
-            view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
-            result.createOrReplaceTempView(view)
-            planned.append(PlannedClause(occ, clause, relation, plan, result, view))
-            rewriter.replace(occ.relation_start, occ.body_end + 1, view)
-        yield PlannedQuery(planned, rewriter.text)
-    finally:
-        for step in planned:
-            spark.catalog.dropTempView(step.view)
+    for occ, clause in zip(occurrences, clauses):
+        frames = {step.view: step.result for step in planned}
+        relation = _relation(spark, rewriter, occ, frames)
+        if isinstance(clause, DynamicClause):
+            plan = None
+            result = _dynamic(spark, rewriter, relation, clause, frames)
+        else:
+            plan = _plan(clause, relation)
+            result = execute(relation, plan)
+        view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
+        planned.append(PlannedClause(occ, clause, relation, plan, result, view))
+        rewriter.replace(occ.relation_start, occ.body_end + 1, view)
+    yield PlannedQuery(planned, rewriter.text)
 
 
-_TABLE_NAME = re.compile(
-    r"^(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)(?:\.(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`))*$"
-)
+_NAME_PART = r"(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)"
+_TABLE_NAME = re.compile(rf"^{_NAME_PART}(?:\.{_NAME_PART})*$")
 
 
 def _dynamic(
-    spark: SparkSession, rewriter: _Rewriter, relation: DataFrame, clause: DynamicClause
+    spark: SparkSession,
+    rewriter: _Rewriter,
+    relation: DataFrame,
+    clause: DynamicClause,
+    frames: dict[str, DataFrame],
 ) -> DataFrame:
     """The DataFrame of one MATCH_RECOGNIZE_DYNAMIC: its rule table read as a table or
     view of the query (a streaming view streams the rules)."""
@@ -159,7 +221,8 @@ def _dynamic(
         )
     prefix = with_prefix(rewriter.text, before=len(rewriter.text))
     try:
-        rules = spark.sql(f"{prefix} SELECT * FROM {name}")
+        rules = sql_with_frames(spark, f"{prefix} SELECT * FROM {name}", frames)
+        rules.schema  # noqa: B018 - Spark Connect analyses lazily: ask now
     except AnalysisException:
         raise SemanticError(
             f"no table or view {name!r} for RULES FROM",
@@ -181,10 +244,13 @@ def _dynamic(
     )
 
 
-def _relation(spark: SparkSession, rewriter: _Rewriter, occ: Occurrence) -> DataFrame:
-    """The input DataFrame of one MATCH_RECOGNIZE, seeing the query's CTEs."""
+def _relation(
+    spark: SparkSession, rewriter: _Rewriter, occ: Occurrence, frames: dict[str, DataFrame]
+) -> DataFrame:
+    """The input DataFrame of one MATCH_RECOGNIZE, seeing the query's CTEs and the
+    results of the clauses already replaced (``frames``)."""
     start = rewriter.at(occ.relation_start)
     text = rewriter.text[start : rewriter.at(occ.relation_end)]
     prefix = with_prefix(rewriter.text, before=start)
     source = f"{text} AS __matchrec_input" if text.startswith("(") else text
-    return spark.sql(f"{prefix} SELECT * FROM {source}")
+    return sql_with_frames(spark, f"{prefix} SELECT * FROM {source}", frames)

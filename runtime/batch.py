@@ -10,6 +10,8 @@ the DataFrame is built (analysis only), before any job runs.
 
 from __future__ import annotations
 
+import re
+
 from matchrec.planner.plan import MatchPlan, quote
 from matchrec.planner.type_checks import TypeCheck, mismatch
 from pyspark.errors import AnalysisException
@@ -187,11 +189,13 @@ def _select(
     """``df.selectExpr(*head, *(text AS name), *tail)``; a Spark analysis error in one of
     the user's expressions becomes our error pointing at that expression in the query."""
     try:
-        return df.selectExpr(*head, *(f"{text} AS {quote(name)}" for name, text in named), *tail)
+        return analysed(
+            df.selectExpr(*head, *(f"{text} AS {quote(name)}" for name, text in named), *tail)
+        )
     except AnalysisException as err:
         for name, text in named:
             try:
-                df.selectExpr(f"{text} AS {quote(name)}")
+                analysed(df.selectExpr(f"{text} AS {quote(name)}"))
             except AnalysisException as one:
                 raise SemanticError(
                     f"Spark cannot evaluate this expression: {_first_line(one)}",
@@ -202,6 +206,17 @@ def _select(
         raise err
 
 
+def analysed(df: DataFrame) -> DataFrame:
+    """``df``, once Spark has analysed it. Classic PySpark analyses each DataFrame as it
+    is built; Spark Connect only when something asks for its schema (or at the action),
+    which is too late for an error to be translated into one pointing at the query."""
+    _ = df.schema
+    return df
+
+
 def _first_line(err: Exception) -> str:
+    """The first line of Spark's message without its SQLSTATE and position tail (classic
+    PySpark and Spark Connect word that tail differently; our caret says where)."""
     text = getattr(err, "getMessage", lambda: str(err))() or str(err)
-    return text.strip().splitlines()[0] if text.strip() else type(err).__name__
+    first = text.strip().splitlines()[0] if text.strip() else type(err).__name__
+    return re.sub(r"\s*SQLSTATE: .*$", "", first)

@@ -7,7 +7,9 @@ Usage::
     matchrec run QUERY.sql --table NAME=PATH... [--schema NAME=DDL]... [--limit N]
                  [--out PATH [--format {csv,json,parquet}] [--overwrite]]
                  [--stream --watermark TABLE.COLUMN=DELAY --checkpoint DIR [--continuous]]
+                 [--conf KEY=VALUE]... [--remote URL]
     matchrec explain QUERY.sql [--table NAME=PATH]... [--schema NAME=DDL]... [--dot]
+                 [--conf KEY=VALUE]... [--remote URL]
 
 ``demo`` runs the main job: a V-shape query on the sample ticker data shipped in the
 package, on local Spark, and prints its matches.
@@ -26,6 +28,11 @@ message for bad input: missing file, unknown extension, bad option, bad schema, 
 table, a query Spark or matchrec rejects; a job that fails on a matchrec error in a
 Python worker (e.g. a DEFINE comparing a string with a number) prints that error alone.
 
+``run`` and ``explain`` take Spark settings with ``--conf KEY=VALUE`` (e.g.
+``spark.matchrec.chunkRows=65536``, ``spark.sql.shuffle.partitions=200``) and run on a
+Spark Connect server with ``--remote sc://host:port`` (default: ``$SPARK_REMOTE``, as
+PySpark reads it; ``--remote 'local[2]'`` starts a local Connect server).
+
 Each subcommand is a ``_add_<name>`` function that declares its arguments and a
 ``_cmd_<name>`` function that runs it; register new ones in :data:`SUBCOMMANDS`.
 """
@@ -34,9 +41,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from matchrec.errors import MatchRecognizeError
 
@@ -52,6 +60,9 @@ from .tables import (
     table_sources,
     write_table,
 )
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -183,6 +194,44 @@ def _add_tables(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--schema", action="append", default=[], metavar="NAME=DDL", help=_SCHEMA_HELP
     )
+    parser.add_argument(
+        "--conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting, e.g. spark.matchrec.chunkRows=65536 (repeatable)",
+    )
+    parser.add_argument(
+        "--remote",
+        metavar="URL",
+        help="run on a Spark Connect server, sc://host:port ('local[2]': a local one); "
+        "default: $SPARK_REMOTE",
+    )
+
+
+def parse_confs(values: Sequence[str]) -> dict[str, str]:
+    """``--conf KEY=VALUE`` options as a dict (a later KEY wins, as with spark-submit)."""
+    settings: dict[str, str] = {}
+    for text in values:
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep or not key or any(c.isspace() for c in key):
+            raise OptionError(
+                f"--conf takes KEY=VALUE, e.g. --conf spark.matchrec.chunkRows=65536; got {text!r}"
+            )
+        settings[key] = value.strip()
+    return settings
+
+
+@contextmanager
+def _session(args: argparse.Namespace, base: dict[str, str]) -> Iterator[SparkSession]:
+    """The session of a ``run`` or ``explain``, with its ``--conf`` settings for the block."""
+    from .session import get_spark, session_settings
+
+    settings = parse_confs(args.conf)
+    spark = get_spark(conf={**base, **settings}, remote=args.remote)
+    with session_settings(spark, settings):
+        yield spark
 
 
 def _add_run(parser: argparse.ArgumentParser) -> None:
@@ -248,8 +297,6 @@ def read_query(path: str) -> str:
 def _cmd_run(args: argparse.Namespace) -> int:
     import matchrec
 
-    from .session import get_spark
-
     if args.limit is not None and args.limit < 0:
         raise OptionError(f"--limit must be 0 or more, got {args.limit}")
     if args.format and not args.out:
@@ -263,8 +310,12 @@ def _cmd_run(args: argparse.Namespace) -> int:
         check_output(args.out, args.overwrite)
     query = read_query(args.query)
     sources = table_sources(args.table, args.schema)
-    spark = get_spark(conf=RUN_CONF)
-    with registered_tables(spark, sources) as names, spark_errors(names):
+    parse_confs(args.conf)  # a bad option costs no JVM
+    with (
+        _session(args, RUN_CONF) as spark,
+        registered_tables(spark, sources) as names,
+        spark_errors(names),
+    ):
         result = matchrec.sql(spark, query)
         if args.out:
             if args.limit is not None:
@@ -282,7 +333,6 @@ def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | 
 
     import matchrec
 
-    from .session import get_spark
     from .streaming import late_rows
 
     if not args.stream:
@@ -300,8 +350,12 @@ def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | 
         dataclasses.replace(s, stream=True, watermark=watermarks.get(s.name.lower()))
         for s in sources
     ]
-    spark = get_spark(conf=RUN_CONF)
-    with registered_tables(spark, sources) as names, spark_errors(names):
+    parse_confs(args.conf)
+    with (
+        _session(args, RUN_CONF) as spark,
+        registered_tables(spark, sources) as names,
+        spark_errors(names),
+    ):
         result = matchrec.sql(spark, query)
         writer = (
             result.writeStream.format(fmt or "parquet")
@@ -348,12 +402,14 @@ def _drain(running) -> None:
 def _cmd_explain(args: argparse.Namespace) -> int:
     import matchrec
 
-    from .session import get_spark
-
     query = read_query(args.query)
     sources = table_sources(args.table, args.schema)
-    spark = get_spark()
-    with registered_tables(spark, sources) as names, spark_errors(names):
+    parse_confs(args.conf)
+    with (
+        _session(args, {}) as spark,
+        registered_tables(spark, sources) as names,
+        spark_errors(names),
+    ):
         explanation = matchrec.explain(spark, query)
     if args.dot:
         if not explanation.dot:

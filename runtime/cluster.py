@@ -5,8 +5,11 @@ with their own working directory and Python), usually without matchrec installed
 first time matchrec builds a DataFrame on a session (:func:`ship`, then :func:`check`
 once it is planned, so that mistakes in the query are still reported first):
 
-* does nothing in local mode (``local``, ``local[N]``): the workers are children of
-  this driver and import the same matchrec;
+* does nothing in local mode (``local``, ``local[N]``) when the workers run this
+  driver's Python (its ``bin`` folder: ``get_spark`` sees to it): they are children of
+  this driver and import the same matchrec. A local session whose workers start another
+  Python (``PYSPARK_PYTHON``; often ``python3`` from ``PATH``, without PyArrow) gets
+  the probe below, so that a missing PyArrow is one line, not a worker traceback;
 * otherwise ships matchrec itself: its installed package tree (core, ``grammar``,
   ``planner``, ``runtime``, the ``.lark`` grammar; no data files) zipped with the import
   layout ``matchrec/...``, with its pure-Python dependencies Lark and sqlglot, and
@@ -20,13 +23,16 @@ once it is planned, so that mistakes in the query are still reported first):
   traceback in the middle of the user's job. The probe costs one short job per session.
 
 A Spark Connect session has no ``SparkContext`` to ship files with: there the probe
-alone runs, and a missing matchrec is reported the same way.
+alone runs (unless the server says its master is local), and a missing matchrec is
+reported the same way.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -102,7 +108,7 @@ def ship(spark: SparkSession) -> None:
     gives a function the files added up to its creation.
     """
     context = _context(spark)
-    if context is None or is_local_master(context.master):
+    if context is None or _runs_driver_python(spark, context):
         return
     session = _session_key(spark, context)
     with _lock:
@@ -117,9 +123,9 @@ def ship(spark: SparkSession) -> None:
 def check(spark: SparkSession, door: str = "sql") -> None:
     """Check, with one tiny probe job, that ``spark``'s executors can run what ``door``
     (``sql`` or ``udtf``, see :data:`NEEDED`) needs there: once per session and door, a
-    no-op in local mode. Raises :class:`ClusterSetupError`."""
+    no-op in local mode with the driver's Python. Raises :class:`ClusterSetupError`."""
     context = _context(spark)
-    if context is not None and is_local_master(context.master):
+    if _runs_driver_python(spark, context):
         return
     session = _session_key(spark, context)
     with _lock:
@@ -132,9 +138,45 @@ def check(spark: SparkSession, door: str = "sql") -> None:
 
 def _context(spark: SparkSession) -> SparkContext | None:
     """The session's SparkContext, or None for a Spark Connect session."""
-    if type(spark).__module__.startswith("pyspark.sql.connect"):
+    from .session import is_connect
+
+    if is_connect(spark):
         return None  # (its sparkContext property raises)
     return spark.sparkContext
+
+
+def _runs_driver_python(spark: SparkSession, context: SparkContext | None) -> bool:
+    """Whether the session's Python workers are local and run this driver's Python."""
+    return is_local_master(_master(spark, context)) and shares_driver_python(
+        _worker_python(context)
+    )
+
+
+def _worker_python(context: SparkContext | None) -> str | None:
+    """The Python that Spark starts for Python workers, when this process knows it (a
+    Spark Connect server's environment is not visible from here)."""
+    return None if context is None else context.pythonExec
+
+
+def shares_driver_python(worker: str | None) -> bool:
+    """Whether local-mode workers that start ``worker`` (a path, or a name looked up on
+    ``PATH``) run in this interpreter's environment, so import the packages it imports:
+    the same ``bin`` folder (``python``, ``python3``, ``python3.11`` of one venv)."""
+    if worker is None:
+        return False
+    path = shutil.which(worker) or worker
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    return os.path.dirname(os.path.abspath(path)) == here
+
+
+def _master(spark: SparkSession, context: SparkContext | None) -> str:
+    """The session's master URL; a Spark Connect server may not tell it ("")."""
+    if context is not None:
+        return context.master
+    try:
+        return str(spark.conf.get("spark.master", "") or "")
+    except Exception:  # a server that hides its static settings: probe it like a cluster
+        return ""
 
 
 def _session_key(spark: SparkSession, context: SparkContext | None) -> str:

@@ -34,6 +34,11 @@ from matchrec.errors import line_col
 from .api import PlannedClause, planned_clauses
 
 INDENT = "  "
+#: said of every clause without ORDER BY (``matchrec.sql`` also warns)
+NO_ORDER_BY = (
+    "Row order: no ORDER BY, so the rows of each partition are matched in an arbitrary "
+    "order that may change from run to run, and the matches with it."
+)
 _NAME_WIDTH = 14  # width of the left column in the clause summary
 
 _SKIP_TEXT = {
@@ -323,6 +328,8 @@ def _spark_side(spark: SparkSession, step: PlannedClause) -> str:
             "(coalesce(1)) in the input's order, which Spark does not define; one Python "
             "worker matches the whole input."
         )
+    if not plan.order_by:
+        summary += " " + NO_ORDER_BY
     summary = _stream_side(spark, step) if step.input.isStreaming else _wrap(summary)
     if plan.precomputed:
         summary += "\nColumns Spark computes for every row before matching:\n" + "\n".join(

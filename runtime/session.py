@@ -5,6 +5,13 @@
 it makes sure a Java 17+ runtime is found (:func:`ensure_java`) and that Spark's Python
 workers run the current interpreter.
 
+Given a Spark Connect address (``remote=`` or the ``SPARK_REMOTE`` environment variable,
+as PySpark itself reads it) it builds a Spark Connect session instead: ``sc://host:port``
+reaches a running server (only the UTC session time zone is set there, a session-local
+setting), and ``local[N]`` starts a local Connect server in this process with the same
+settings as the local classic session. A process holds classic or Connect sessions, not
+both: PySpark switches to Connect mode process-wide.
+
 Nothing here imports PySpark at module level, so importing this module is cheap.
 """
 
@@ -17,7 +24,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+import warnings
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -54,41 +63,86 @@ class JavaNotFoundError(MatchRecognizeError):
     kind = "setup error"
 
 
-def get_spark(conf: Mapping[str, str] | None = None) -> SparkSession:
+#: Spark settings of a new session on a running Spark Connect server (``sc://...``): only
+#: session-local ones; the server's own settings are its operator's
+CONNECT_CONF: dict[str, str] = {"spark.sql.session.timeZone": "UTC"}
+
+
+def get_spark(conf: Mapping[str, str] | None = None, remote: str | None = None) -> SparkSession:
     """The active SparkSession, or a new small local one built for matchrec.
 
     ``conf`` adds or overrides Spark settings of a new session; it is ignored when a
-    session is already running. Raises :class:`JavaNotFoundError` when no Java 17+ exists.
+    session is already running. ``remote`` (default: ``$SPARK_REMOTE``) asks for a Spark
+    Connect session: ``sc://host:port`` or ``local[N]`` (a local Connect server). Raises
+    :class:`JavaNotFoundError` when a local session needs Java 17+ and none exists.
     """
     from pyspark.sql import SparkSession
 
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-
-    ensure_java()
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-
-    level = os.environ.get("MATCHREC_SPARK_LOG_LEVEL", DEFAULT_LOG_LEVEL).upper()
-    if level not in _LOG_LEVELS:
-        level = DEFAULT_LOG_LEVEL
-    settings = dict(DEFAULT_CONF)
-    settings["spark.driver.extraJavaOptions"] = (
-        f"-Dlog4j2.configurationFile={_log4j2_config(level).as_uri()}"
-    )
-    settings.update(conf or {})
-
-    builder = SparkSession.builder.master("local[2]").appName("matchrec")
+    remote = remote or os.environ.get("SPARK_REMOTE") or None
+    level = log_level()
+    if remote is not None and remote.startswith("sc://"):
+        builder = SparkSession.builder.remote(remote)
+        settings = {**CONNECT_CONF, **(conf or {})}
+    else:
+        ensure_java()
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+        settings = dict(DEFAULT_CONF)
+        settings["spark.driver.extraJavaOptions"] = (
+            f"-Dlog4j2.configurationFile={_log4j2_config(level).as_uri()}"
+        )
+        settings.update(conf or {})
+        builder = SparkSession.builder.appName("matchrec")
+        builder = builder.remote(remote) if remote else builder.master("local[2]")
     for key, value in settings.items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
-    spark.sparkContext.setLogLevel(level)
+    with warnings.catch_warnings():
+        # a local Connect server takes every setting, its client session only runtime ones:
+        # PySpark warns for each of the others although the server has them
+        warnings.filterwarnings("ignore", message="Failed to set spark", category=UserWarning)
+        spark = builder.getOrCreate()
+    if remote is None:
+        spark.sparkContext.setLogLevel(level)
     if level in _QUIET_LEVELS:
         # PySpark also logs each SQL error as JSON before raising it: said twice.
         for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
             logging.getLogger(name).setLevel(logging.CRITICAL)
     return spark
+
+
+@contextmanager
+def session_settings(spark: SparkSession, settings: Mapping[str, str]) -> Iterator[None]:
+    """Set the runtime-modifiable ``settings`` on ``spark`` for the ``with`` block, then
+    restore them (the session may outlive it, as in tests). Static ones can only be given
+    to a new session (``get_spark(conf=...)``); they are left alone here."""
+    changed: dict[str, str | None] = {}
+    try:
+        for key, value in settings.items():
+            if not spark.conf.isModifiable(key) and not key.startswith("spark.matchrec."):
+                continue
+            changed[key] = spark.conf.get(key, None)
+            spark.conf.set(key, value)
+        yield
+    finally:
+        for key, old in changed.items():
+            if old is None:
+                spark.conf.unset(key)
+            else:
+                spark.conf.set(key, old)
+
+
+def log_level() -> str:
+    """The JVM's log level: ``$MATCHREC_SPARK_LOG_LEVEL`` if it is one, else ERROR."""
+    level = os.environ.get("MATCHREC_SPARK_LOG_LEVEL", DEFAULT_LOG_LEVEL).upper()
+    return level if level in _LOG_LEVELS else DEFAULT_LOG_LEVEL
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect session (it has no SparkContext nor JVM)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
 
 
 def ensure_java() -> str:

@@ -388,4 +388,5 @@ def check_output(out: str, overwrite: bool) -> None:
 def write_table(df: DataFrame, out: str, fmt: str, overwrite: bool = False) -> None:
     """Write ``df`` to ``out`` as Spark does: a directory of part files in ``fmt``."""
     writer = df.write.format(fmt).options(**WRITE_OPTIONS[fmt])
-    writer.mode("overwrite" if overwrite else "errorifexists").save(out)
+    # "error", not its alias "errorifexists", which Spark Connect's client rejects
+    writer.mode("overwrite" if overwrite else "error").save(out)

@@ -46,3 +46,14 @@ def fresh_executor_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     from spark_cluster import isolated_python
 
     return str(isolated_python(tmp_path_factory.mktemp("fresh") / "venv", ["numpy", "pyarrow"]))
+
+
+@pytest.fixture(scope="session")
+def connect_url() -> Iterator[str]:
+    """The address of a Spark Connect server on 127.0.0.1 (``connect_server.py``, a child
+    process: this process keeps its classic session), started once for the tests that ask
+    for it and stopped at the end."""
+    from connect_server import serve
+
+    with serve() as url:
+        yield url

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 from sample_prices import PRICES
 
@@ -203,3 +205,18 @@ def test_one_match_longer_than_a_piece(spark):
         spark.conf.unset("spark.matchrec.chunkRows")
         spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
     assert got == [("k", 300, 299)]
+
+
+def test_a_clause_without_order_by_is_legal_but_warned_about(spark, prices):
+    from matchrec.errors import ArbitraryOrderWarning
+
+    body = "PARTITION BY sym MEASURES count(*) AS n PATTERN (A+) DEFINE A AS price > 0"
+    query = f"SELECT * FROM prices MATCH_RECOGNIZE (\n  {body}) AS m"
+    with pytest.warns(ArbitraryOrderWarning, match=r"without ORDER BY \(its PATTERN at line 2"):
+        got = matchrec.sql(spark, query)
+    assert rows(got) == [("x", 7), ("y", 4)]  # each partition is one match, in any order
+    with pytest.warns(ArbitraryOrderWarning, match="without ORDER BY"):
+        matchrec.match_recognize(prices, body)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ArbitraryOrderWarning)
+        matchrec.match_recognize(prices, BODY)  # ORDER BY t: no warning

@@ -146,6 +146,30 @@ def test_run_csv_with_schema_writes_json(spark, files, capsys):
     ]
 
 
+def test_run_with_conf_sets_it_for_the_run_only(spark, files, capsys):
+    """``--conf`` reaches the session for the run (a groupRows of 1 matches every
+    partition alone: same rows) and the session's value is restored after."""
+    code = main(
+        [
+            "run",
+            str(files["query"]),
+            "--table",
+            f"{VIEW}={files['parquet']}",
+            "--conf",
+            "spark.matchrec.groupRows=1",
+            "--conf",
+            "spark.sql.shuffle.partitions=3",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert shown_rows(out) == EXPECTED
+    assert spark.conf.get("spark.matchrec.groupRows", None) is None
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
+    assert main(["run", str(files["query"]), "--conf", "nonsense"]) == 2
+    assert "--conf takes KEY=VALUE" in capsys.readouterr().err
+
+
 def test_run_jsonl_from_stdin_with_limit(spark, files, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(QUERY))
     code = main(["run", "-", "--table", f"{VIEW}={files['jsonl']}", "--limit", "1"])

@@ -386,6 +386,20 @@ def test_explain_without_partition_by_says_one_partition(spark, view):
     ]
 
 
+def test_explain_says_the_row_order_is_arbitrary_without_order_by(spark, view):
+    from matchrec.runtime.explain import NO_ORDER_BY
+
+    from matchrec.errors import ArbitraryOrderWarning
+
+    unordered = f"SELECT * FROM {view} MATCH_RECOGNIZE (PARTITION BY sym MEASURES count(*) AS n "
+    unordered += "PATTERN (A+) DEFINE A AS true) m"
+    with pytest.warns(ArbitraryOrderWarning):
+        text = explain_without_jobs(spark, unordered).text
+    assert " ".join(NO_ORDER_BY.split()) in " ".join(text.split())
+    ordered = unordered.replace("PARTITION BY sym", "PARTITION BY sym ORDER BY t")
+    assert "Row order" not in explain_without_jobs(spark, ordered).text
+
+
 def test_explain_query_without_match_recognize(spark, view):
     result = explain_without_jobs(spark, f"SELECT * FROM {view}")
     assert "No MATCH_RECOGNIZE" in result.text and result.dot == []

@@ -369,3 +369,20 @@ def test_types_round_trip():
     for f in INPUT.fields:
         assert to_spark_type(to_sqlglot_type(f.dataType)) == f.dataType
     assert to_spark_type(dtype("array<decimal(12,2)>")).simpleString() == "array<decimal(12,2)>"
+
+
+def test_matchrec_sql_shows_the_table_functions_error_with_a_caret_in_the_query(spark, table):
+    """Through matchrec.sql, an error in the table function's body is our error, first,
+    with the caret in the user's query, not Spark's error quoting a worker traceback."""
+    body = "ORDER BY o\n  MEASURES LAST(X.p) AS x\n  PATTERN (A B)\n  DEFINE B AS p < PREV(p)"
+    query = "SELECT *\nFROM " + _call(body).removeprefix("SELECT * FROM ")
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert err.message == "unknown pattern variable 'X'"
+    assert err.sql == query
+    assert (err.line, err.column) == (3, query.splitlines()[2].index("X.p") + 1)
+    assert "TABLE_VALUED_FUNCTION" not in str(err) and "Traceback" not in str(err)
+    # a correct call goes through matchrec.sql as through spark.sql
+    good = _call(body.replace("X.p", "B.p"))
+    assert matchrec.sql(spark, good).collect() == spark.sql(good).collect()

@@ -1,0 +1,173 @@
+"""The queries that ``test_connect`` runs through every door on a classic session and on
+a Spark Connect session, and how a result is written down so the two can be compared.
+
+Imported by the test (classic session, in the pytest process) and by
+``connect_driver.py`` (a Connect client in a child process); it imports no Spark at
+module level.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from pathlib import Path
+from typing import Any
+
+TABLE = "cx_prices"
+SCHEMA = "sym STRING, t INT, price DOUBLE"
+# x: V shapes 1-3-5 and 5-7-8 (the first wins), y: one V then a flat step
+ROWS = [
+    ("x", 1, 10.0), ("x", 2, 9.0), ("x", 3, 8.0), ("x", 4, 9.0), ("x", 5, 11.0),
+    ("x", 6, 10.0), ("x", 7, 12.0), ("y", 1, 5.0), ("y", 2, 4.0), ("y", 3, 6.0),
+    ("y", 4, 6.0),
+]  # fmt: skip
+
+ONE_ROW = """PARTITION BY sym ORDER BY t
+  MEASURES FIRST(t) AS start_t, LAST(DOWN.t) AS bottom_t, count(*) AS n
+  ONE ROW PER MATCH
+  PATTERN (STRT DOWN+ UP+)
+  DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)"""
+
+ONE_ROW_COLUMNS = ["sym", "start_t", "bottom_t", "n"]
+
+ALL_ROWS = """PARTITION BY sym ORDER BY t
+  MEASURES classifier() AS cls, match_number() AS mn, RUNNING avg(price) AS avg_p
+  ALL ROWS PER MATCH
+  PATTERN (STRT DOWN{1,2} UP+)
+  DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)"""
+
+NESTED = f"""SELECT * FROM (SELECT * FROM {TABLE} MATCH_RECOGNIZE ({ONE_ROW}) AS i)
+MATCH_RECOGNIZE (
+  ORDER BY sym
+  MEASURES count(*) AS total, FINAL sum(n) AS rows_in_matches
+  PATTERN (M+)
+  DEFINE M AS true
+) AS o"""
+
+#: name -> (door, text): ``sql`` runs a query with matchrec.sql, ``dataframe`` a clause
+#: body with matchrec.match_recognize on the table, ``udtf`` a body through the
+#: registered table function, ``magic`` a query through ``%%matchrec``
+CASES: dict[str, tuple[str, str]] = {
+    "sql_one_row": ("sql", f"SELECT * FROM {TABLE} MATCH_RECOGNIZE ({ONE_ROW}) AS m"),
+    "sql_all_rows": ("sql", f"SELECT * FROM {TABLE} MATCH_RECOGNIZE ({ALL_ROWS}) AS m"),
+    "sql_nested": ("sql", NESTED),
+    "sql_cte_join": (
+        "sql",
+        f"""WITH only_x AS (SELECT * FROM {TABLE} WHERE sym = 'x')
+        SELECT a.sym, a.n, b.cls FROM only_x MATCH_RECOGNIZE ({ONE_ROW}) AS a
+        JOIN {TABLE} MATCH_RECOGNIZE ({ALL_ROWS}) AS b ON a.sym = b.sym AND a.start_t = b.t""",
+    ),
+    "dataframe_one_row": ("dataframe", ONE_ROW),
+    "dataframe_all_rows": ("dataframe", ALL_ROWS),
+    "udtf_one_row": ("udtf", ONE_ROW),
+    "udtf_all_rows": ("udtf", ALL_ROWS),
+    "magic_nested": ("magic", NESTED),
+}
+
+#: name -> (door, text) of queries with a mistake: the same error class, message and
+#: caret on both kinds of session
+ERRORS: dict[str, tuple[str, str]] = {
+    # found by matchrec's own planner
+    "unknown_label": (
+        "sql",
+        f"SELECT *\nFROM {TABLE} MATCH_RECOGNIZE (\n  ORDER BY t\n  PATTERN (A B)\n"
+        "  DEFINE C AS true\n) m",
+    ),
+    # found by Spark's analysis of a measure (lazy on Connect)
+    "unknown_function": (
+        "sql",
+        f"SELECT * FROM {TABLE} MATCH_RECOGNIZE (\n  PARTITION BY sym ORDER BY t\n"
+        "  MEASURES no_such_fn(price) AS bad\n  PATTERN (A B+)\n"
+        "  DEFINE B AS price < PREV(price)\n) m",
+    ),
+    # found in the table function's analyze, in a Python worker of the server
+    "udtf_unknown_label": (
+        "udtf_sql",
+        f"SELECT *\nFROM match_recognize(TABLE({TABLE}), '\n  PARTITION BY sym ORDER BY t\n"
+        "  MEASURES LAST(Z.t) AS z\n  PATTERN (A B+)\n  DEFINE B AS price < PREV(price)')",
+    ),
+}
+
+
+def value(v: Any) -> Any:
+    """A result value as JSON can carry it, the same whichever session produced it."""
+    if isinstance(v, (dt.date, dt.datetime, decimal.Decimal)):
+        return str(v)
+    if isinstance(v, float):
+        return round(v, 9)
+    return v
+
+
+def written(df: Any) -> dict[str, Any]:
+    """A result DataFrame as columns and rows (sorted: no query here has an ORDER BY)."""
+    rows = sorted(([value(v) for v in r] for r in df.collect()), key=repr)
+    return {"columns": list(df.columns), "rows": rows}
+
+
+def setup(spark: Any) -> None:
+    """The table of the cases, and the table function, on ``spark``."""
+    import matchrec
+
+    spark.createDataFrame(ROWS, SCHEMA).createOrReplaceTempView(TABLE)
+    matchrec.register(spark)
+
+
+def run_case(spark: Any, door: str, text: str) -> Any:
+    """The result DataFrame of one case through ``door`` on ``spark``."""
+    import matchrec
+
+    if door == "sql":
+        return matchrec.sql(spark, text)
+    if door == "dataframe":
+        return matchrec.match_recognize(spark.table(TABLE), text)
+    if door == "udtf":
+        body = text.replace("'", "''")
+        return spark.sql(f"SELECT * FROM match_recognize(TABLE({TABLE}), '{body}')")
+    if door == "udtf_sql":
+        return matchrec.sql(spark, text)
+    if door == "magic":
+        from IPython.testing.globalipapp import get_ipython  # test_magic's shell too
+        from IPython.utils.capture import capture_output
+
+        shell = get_ipython()
+        shell.user_ns["spark"] = spark
+        shell.run_line_magic("load_ext", "matchrec")
+        with capture_output():
+            shell.run_cell_magic("matchrec", "-o magic_out --limit 100", text)
+        return shell.user_ns["magic_out"]
+    raise ValueError(f"unknown door {door!r}")
+
+
+def error_of(spark: Any, door: str, text: str) -> dict[str, Any]:
+    """The error one case raises through ``door``: its class and message."""
+    try:
+        run_case(spark, door, text).collect()
+    except Exception as exc:  # the case is about what is raised
+        return {"class": type(exc).__name__, "message": str(exc)}
+    return {"class": None, "message": "no error"}
+
+
+def run_all(spark: Any) -> dict[str, Any]:
+    """Every case and error case on ``spark``, written down."""
+    setup(spark)
+    results = {name: written(run_case(spark, door, text)) for name, (door, text) in CASES.items()}
+    errors = {name: error_of(spark, door, text) for name, (door, text) in ERRORS.items()}
+    return {"results": results, "errors": errors}
+
+
+#: the query of the ``matchrec run`` cases, over table ``cli_t`` (its rows in sym order)
+CLI_QUERY = f"SELECT * FROM cli_t MATCH_RECOGNIZE ({ONE_ROW}) AS m ORDER BY sym"
+
+
+def cli_query_file(folder: Path) -> Path:
+    """A query file for ``matchrec run`` over the table file of :func:`write_table_file`."""
+    path = folder / "query.sql"
+    path.write_text(CLI_QUERY + ";\n")
+    return path
+
+
+def write_table_file(folder: Path) -> Path:
+    """The case table as a CSV file (header, no inference needed with --schema)."""
+    path = folder / "prices.csv"
+    path.write_text("sym,t,price\n" + "".join(f"{s},{t},{p}\n" for s, t, p in ROWS))
+    return path
