@@ -62,6 +62,12 @@ CASES: dict[str, tuple[str, str]] = {
     "udtf_one_row": ("udtf", ONE_ROW),
     "udtf_all_rows": ("udtf", ALL_ROWS),
     "magic_nested": ("magic", NESTED),
+    "sql_dynamic": (
+        "sql",
+        "SELECT rule_id, rule_version, status, match_number, to_json(keys) AS k, "
+        f"to_json(measures) AS m, error FROM {TABLE} MATCH_RECOGNIZE_DYNAMIC "
+        "(RULES FROM cx_rules) AS r",
+    ),
 }
 
 #: name -> (door, text) of queries with a mistake: the same error class, message and
@@ -109,6 +115,10 @@ def setup(spark: Any) -> None:
     import matchrec
 
     spark.createDataFrame(ROWS, SCHEMA).createOrReplaceTempView(TABLE)
+    spark.createDataFrame(
+        [("v", 1, ONE_ROW), ("all", 1, ALL_ROWS), ("bad", 1, "PATTERN (A")],
+        "rule_id STRING, version INT, spec STRING",
+    ).createOrReplaceTempView("cx_rules")
     matchrec.register(spark)
 
 
