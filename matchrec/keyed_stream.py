@@ -92,10 +92,11 @@ class KeyedStream:
         self._keys: list[tuple] = []
         self._index: dict[tuple, int] = {}
         self._cursors = Cursors.new(0)
-        # Arrow types of the key columns (from whichever table has them)
+        # Arrow types of the key columns (from whichever table has them: a bucket saved
+        # before its first row wrote them with the null type)
         self.key_fields: list[pa.Field] | None = None
         for table in (rows, cursors):
-            if table is not None and self.key_fields is None:
+            if table is not None and table.num_rows and self.key_fields is None:
                 self.key_fields = [table.schema.field(k) for k in spec.keys]
         if cursors is not None and cursors.num_rows:
             self._add_keys(_key_tuples(cursors, spec.keys))
