@@ -109,18 +109,27 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--batches", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=2)
     parser.add_argument("--workloads", default="W1,W3")
+    parser.add_argument(
+        "--buckets",
+        type=int,
+        default=None,
+        help="spark.matchrec.stream.buckets (default: matchrec's)",
+    )
     parser.add_argument("--data-dir", type=Path, default=Path("benchmarks/data"))
     args = parser.parse_args(argv)
 
     from matchrec.runtime.session import get_spark
 
     spark = get_spark({"spark.driver.memory": "2g"})
+    if args.buckets:
+        spark.conf.set("spark.matchrec.stream.buckets", str(args.buckets))
     path = ensure(DatasetSpec(args.rows, args.symbols, DEFAULT_SEED), args.data_dir)
     table = pq.read_table(path)
     schema = spark.read.parquet(str(path)).schema
     lines = [
         f"Streaming vs batch, {args.rows:,} rows, {args.symbols} symbols, "
-        f"{args.batches} micro-batches (local[2])",
+        f"{args.batches} micro-batches (local[2]), "
+        f"{spark.conf.get('spark.matchrec.stream.buckets', 'default')} buckets",
         "",
         "| workload | batch s | batch rows/s | stream rows/s (steady) | stream / batch "
         "| micro-batches | state MB | state rows |",

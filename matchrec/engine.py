@@ -232,58 +232,142 @@ def find_in_piece(
     stop: int | None = None,
 ) -> tuple[list[tuple[int, Match]], int, int]:
     """The settled matches of :func:`run_chunk` (not measured), the resume row and the
-    next match number.
+    next match number: :func:`find_in_pieces` for one piece.
 
     ``stop`` (with ``final`` False): only the searches from rows before ``stop`` run, and
     each treats the end of the rows at hand as the end of the partition (its WITHIN bound
     has passed, so no later row can join it), although more rows follow; matching then
     resumes at ``stop`` at the earliest."""
-    ends = final or stop is not None  # the searches that run see no row after ``n``
-    if not program.bits_only:
-        return _search_piece(
-            program,
-            cols,
-            n,
-            origin=origin,
-            number=number,
-            final=final,
-            start=start,
-            lookahead=lookahead,
-            stop=stop,
-        )
+
+    def one(value: int) -> np.ndarray:
+        return np.array([value], dtype=np.int64)
+
+    pieces = wave.Pieces(
+        one(0), one(n), one(origin), one(start), one(number), None if stop is None else one(stop)
+    )
+    found = find_in_pieces(program, cols, n, pieces, final=final, lookahead=lookahead)
+    return found.matches.pairs(), int(found.resume[0]), int(found.numbers[0])
+
+
+def find_in_pieces(
+    program: PartitionProgram,
+    cols: Any,
+    n: int,
+    pieces: wave.Pieces,
+    *,
+    final: bool,
+    lookahead: int = 0,
+) -> wave.PiecesFound:
+    """The settled matches of several pieces of partitions laid out in ``cols`` (``n``
+    rows; see :class:`matchrec.wave.Pieces`), each from its start row on, and per piece
+    the row where matching resumes once more rows come and the next match number.
+    Unless ``final``, more rows follow each piece; a match is settled when its search
+    ended inside the piece and the ``lookahead`` rows after it (NEXT in MEASURES) are
+    there.
+
+    Where the DEFINE glue has an array form, the searches of all pieces run at once
+    (:func:`matchrec.wave.search`); bits-only programs scan each piece with the DFA;
+    the rest runs the scalar matcher from each start row."""
+    if program.bits_only:
+        return _bit_pieces(program, cols, n, pieces, final=final, lookahead=lookahead)
+    ends = final or pieces.stops is not None  # the searches that run see no row after a piece
+    # a piece has no one-pass scan (a history-free glue without WITHIN uses it on whole
+    # partitions): the array search is the fast way for every glue that has an array form
+    at_once = program.vector_defines is not None and len(program.nfa) <= wave.MAX_INSTRUCTIONS
+    inputs = _wave_inputs(program, cols, pieces.row_bounds(n)) if at_once else None
+    if inputs is not None:
+        inputs.final = ends
+        inputs.searches = pieces.search_rows()
+        at_partition_start = np.zeros(n, dtype=bool)
+        at_partition_start[pieces.lows[(pieces.origins == 0) & (pieces.highs > pieces.lows)]] = True
+        inputs.at_partition_start = at_partition_start
+        result = wave.search(program.wave_program(), inputs)
+    else:
+        result = wave.WaveResult.unresolved(n)
+    contexts: dict[int, MatchContext] = {}  # one per piece that needs the scalar matcher
+
+    def fallback(k: int, row: int, match_number: int) -> Match | None | bool:
+        low, high = int(pieces.lows[k]), int(pieces.highs[k])
+        ctx = contexts.get(k)
+        if ctx is None:
+            ctx = contexts[k] = MatchContext(
+                part_columns(cols, n, low, high), high - low, program.label_names
+            )
+        origin = int(pieces.origins[k])
+        found = _scalar_search(program, ctx, row - low, match_number, final=ends, origin=origin)
+        if not isinstance(found, Match):
+            return found
+        return Match(found.start + low, found.end + low, found.labels, found.excluded)
+
+    return wave.resolve_pieces(
+        result, pieces, program.skip_mode, program.skip_labels, fallback, final, lookahead
+    )
+
+
+def _bit_pieces(
+    program: PartitionProgram,
+    cols: Any,
+    n: int,
+    pieces: wave.Pieces,
+    *,
+    final: bool,
+    lookahead: int,
+) -> wave.PiecesFound:
+    """:func:`find_in_pieces` for bits-only programs: the DFA scans piece after piece
+    (the symbols of all rows are computed once)."""
+    ends = final or pieces.stops is not None
     symbols = label_symbols(program, cols, n)
     times = cols[program.within_column] if program.within_column else None
-    symbol_at = _within_symbols(program, symbols, times, 0) if times is not None else None
-    found: list[tuple[int, Match]] = []
-    limit = n if stop is None else stop
-    after = start  # where the search goes on after the last settled match
-    resume = None
-    for item in program.bit_matcher().matches(
-        symbols,
-        n,
-        skip_mode=program.skip_mode,
-        skip_labels=program.skip_labels,
-        symbol_at=symbol_at,
-        final=ends,
-        origin=origin,
-        start=start,
-        number=number,
-    ):
-        if isinstance(item, NeedMoreRows):
-            resume = item.row
-            break
-        num, match = item
-        if match.start >= limit:
-            break
-        if not final and match.end + lookahead > n:
-            resume, number = match.start, num
-            break
-        found.append(item)
-        number = num + 1
-        after = next_start(match, program.skip_mode, program.skip_labels)
-    if resume is None:
-        resume = n if stop is None else max(after, limit)
-    return found, resume, number
+    items: list[int | Match] = []
+    numbers: list[int] = []
+    lows: list[int] = []
+    highs: list[int] = []
+    piece: list[int] = []
+    resume = pieces.highs.copy()
+    next_numbers = pieces.numbers.copy()
+    for k in range(len(pieces)):
+        low, high = int(pieces.lows[k]), int(pieces.highs[k])
+        size = high - low
+        part = symbols[low:high]
+        symbol_at = _within_symbols(program, part, times, low) if times is not None else None
+        start = int(pieces.starts[k]) - low
+        limit = size if pieces.stops is None else int(pieces.stops[k]) - low
+        number = int(pieces.numbers[k])
+        after = start  # where the search goes on after the last settled match
+        settled = None
+        for item in program.bit_matcher().matches(
+            part,
+            size,
+            skip_mode=program.skip_mode,
+            skip_labels=program.skip_labels,
+            symbol_at=symbol_at,
+            final=ends,
+            origin=int(pieces.origins[k]),
+            start=start,
+            number=number,
+        ):
+            if isinstance(item, NeedMoreRows):
+                settled = item.row
+                break
+            num, match = item
+            if match.start >= limit:
+                break
+            if not final and match.end + lookahead > size:
+                settled, number = match.start, num
+                break
+            items.append(Match(match.start + low, match.end + low, match.labels, match.excluded))
+            numbers.append(num)
+            lows.append(low)
+            highs.append(high)
+            piece.append(k)
+            number = num + 1
+            after = next_start(match, program.skip_mode, program.skip_labels)
+        if settled is None:
+            settled = size if pieces.stops is None else max(after, limit)
+        resume[k] = low + settled
+        next_numbers[k] = number
+    found = wave.Resolved(wave.WaveResult.unresolved(0), items, numbers, lows, highs, piece)
+    return wave.PiecesFound(found, resume, next_numbers)
 
 
 def chunkable(program: PartitionProgram) -> bool:
@@ -322,51 +406,6 @@ def _scalar_search(
     return run.result if run.settled() else True
 
 
-def _search_piece(
-    program: PartitionProgram,
-    cols: Any,
-    n: int,
-    *,
-    origin: int,
-    number: int,
-    final: bool,
-    start: int,
-    lookahead: int,
-    stop: int | None = None,
-) -> tuple[list[tuple[int, Match]], int, int]:
-    """:func:`find_in_piece` for programs with Python DEFINE parts: all start rows of the
-    piece searched at once where the conditions have an array form, else one by one."""
-    ends = final or stop is not None
-    # a piece has no one-pass scan (a history-free glue without WITHIN uses it on whole
-    # partitions): the array search is the fast way for every glue that has an array form
-    at_once = program.vector_defines is not None and len(program.nfa) <= wave.MAX_INSTRUCTIONS
-    inputs = _wave_inputs(program, cols, [(0, n)]) if at_once else None
-    if inputs is not None:
-        inputs.first, inputs.final, inputs.at_partition_start = start, ends, origin == 0
-        inputs.stop = stop
-        result = wave.search(program.wave_program(), inputs)
-    else:
-        end = np.full(n, wave.UNRESOLVED, dtype=np.int64)
-        result = wave.WaveResult(end, end, end, [], [], [])
-    ctx = MatchContext(cols, n, program.label_names)
-
-    def fallback(row: int, match_number: int) -> Match | None | bool:
-        return _scalar_search(program, ctx, row, match_number, final=ends, origin=origin)
-
-    return wave.resolve_piece(
-        result,
-        n,
-        start,
-        number,
-        program.skip_mode,
-        program.skip_labels,
-        fallback,
-        final,
-        lookahead,
-        stop,
-    )
-
-
 def lookaround(program: PartitionProgram) -> tuple[int, int]:
     """How far MEASURES navigate physically before a match's first row and after its
     last, and DEFINE before a match's first row."""
@@ -382,13 +421,13 @@ def _measured(
     program: PartitionProgram,
     cols: Any,
     n: int,
-    found: list[tuple[int, Match]] | wave.Resolved,
+    found: list[tuple[int, Match]] | wave.Resolved | wave.MatchArrays,
     bounds: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> PartitionOutput:
     """Output rows of non-empty matches: atoms vectorized where possible, the rest per match
     (``bounds``: the partition of each match, when several share the columns; matches
     found by :mod:`matchrec.wave` carry their own and become objects only if needed)."""
-    if isinstance(found, wave.Resolved):
+    if isinstance(found, (wave.Resolved, wave.MatchArrays)):
         layout = found.layout(n, program.one_row)
     else:
         layout = MatchLayout(found, n, program.one_row, bounds)
@@ -400,9 +439,16 @@ def _measured(
     missing = [k for k, values in enumerate(atoms) if values is None]
     if missing:
         slow = PartitionOutput(atoms=[[] for _ in program.atoms])
-        ctx = MatchContext(cols, n, program.label_names)
-        for number, match in found.pairs() if isinstance(found, wave.Resolved) else found:
-            _emit_match(program, ctx, number, match, slow)
+        pairs = found if isinstance(found, list) else found.pairs()
+        contexts: dict[tuple[int, int], MatchContext] = {}  # one per partition
+        for i, (number, match) in enumerate(pairs):
+            low, high = int(layout.low[i]), int(layout.high[i])
+            ctx = contexts.get((low, high))
+            if ctx is None:
+                part = part_columns(cols, n, low, high)
+                ctx = contexts[low, high] = MatchContext(part, high - low, program.label_names)
+            shifted = Match(match.start - low, match.end - low, match.labels, match.excluded)
+            _emit_match(program, ctx, number, shifted, slow)
         for k in missing:
             atoms[k] = slow.atoms[k]
     return PartitionOutput(rows=layout.out_rows, atoms=atoms, matched=None)
@@ -433,6 +479,12 @@ class _Slice:
         if found is None:
             found = self._lists[name] = list(self.cols[name][self.low : self.high])
         return found
+
+
+def part_columns(cols: Any, n: int, low: int, high: int) -> Any:
+    """The columns of rows [low, high) of ``cols`` (``n`` rows) for the scalar matcher
+    and the per-match evaluators (``cols`` itself when that is all of it)."""
+    return cols if (low, high) == (0, n) else _Slice(cols, low, high)
 
 
 def _arrow_of(cols: Any, name: str) -> pa.Array:
@@ -479,9 +531,13 @@ def _ticks(array: pa.Array) -> tuple[np.ndarray, np.ndarray, float] | None:
 
 
 def _wave_inputs(
-    program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
+    program: PartitionProgram,
+    cols: Any,
+    bounds: Sequence[tuple[int, int]] | tuple[np.ndarray, np.ndarray],
 ) -> wave.WaveInputs | None:
-    """What the vectorized search reads, or None if a column has a type it does not cover."""
+    """What the vectorized search reads, or None if a column has a type it does not cover.
+    ``bounds``: the partitions as (low, high) pairs, or as two arrays with the bounds of
+    each row's partition."""
     glue = program.vector_defines or {}
     arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for name in vd.columns_read(glue):
@@ -491,9 +547,12 @@ def _wave_inputs(
         arrays[name] = found
     if vd.has_decimal(glue) and any(v.dtype == np.int64 for v, _ in arrays.values()):
         return None  # Python adds an int and a DECIMAL exactly; NumPy would round
-    sizes = [high - low for low, high in bounds]
-    lows = np.repeat(np.array([low for low, _ in bounds], dtype=np.int64), sizes)
-    highs = np.repeat(np.array([high for _, high in bounds], dtype=np.int64), sizes)
+    if isinstance(bounds, tuple) and isinstance(bounds[0], np.ndarray):
+        lows, highs = bounds
+    else:
+        sizes = [high - low for low, high in bounds]
+        lows = np.repeat(np.array([low for low, _ in bounds], dtype=np.int64), sizes)
+        highs = np.repeat(np.array([high for _, high in bounds], dtype=np.int64), sizes)
     bits: list[np.ndarray | None] = [None] * len(program.label_names)
     for label, (column, _) in program.defines.items():
         if column is not None:

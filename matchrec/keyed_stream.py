@@ -3,11 +3,12 @@
 A stream is split into a fixed number of buckets by a hash of its PARTITION BY keys; one
 :class:`KeyedStream` holds a bucket's state: the rows its keys still need (rows the
 watermark has not passed yet, and rows that live searches or look-back read) and one
-:class:`~matchrec.incremental.Cursor` per key seen. :meth:`KeyedStream.advance` takes the
-new rows and the watermark, matches every key that has something new to decide with
-:func:`matchrec.incremental.step`, and returns the output rows and the event time at
-which the bucket must be woken up again even if no row comes (a pending row becomes
-final, or a WITHIN bound passes).
+cursor per key seen (:class:`~matchrec.incremental.Cursors`, one array per field).
+:meth:`KeyedStream.advance` takes the new rows and the watermark, matches every key that
+has something new to decide in one :func:`matchrec.incremental.step_pieces` (the keys'
+rows side by side, one search and one measure pass for all of them), and returns the
+output rows (one batch) and the event time at which the bucket must be woken up again
+even if no row comes (a pending row becomes final, or a WITHIN bound passes).
 
 The state is plain Arrow tables, serialized as Arrow IPC for Spark's state store.
 Nothing here imports Spark, so the whole path is testable without a stream.
@@ -16,6 +17,7 @@ Nothing here imports Spark, so the whole path is testable without a stream.
 from __future__ import annotations
 
 import io
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,7 +27,7 @@ import pyarrow.compute as pc
 from matchrec.arrow_rows import ArrowColumns, group_starts, output_batch
 from matchrec.engine import PartitionProgram
 from matchrec.errors import MatchRuntimeError
-from matchrec.incremental import Cursor, step
+from matchrec.incremental import CURSOR_FIELDS, Cursor, Cursors, step, step_pieces
 
 #: the event time in microseconds since the epoch, added by the runtime to every row
 EVENT_MICROS = "__mr_evt"
@@ -35,7 +37,6 @@ FINAL = "__mr_final"
 STATUS = "__mr_status"
 MATCHED_STATUS = "MATCHED"
 TIMEOUT_STATUS = "TIMEOUT"
-_CURSOR = ["origin", "resume", "number", "unmatched_from", "covered_to", "reported_to"]
 
 
 @dataclass
@@ -64,23 +65,44 @@ class Advanced:
     wake_micros: int | None = None  # event time at which to advance again without rows
 
 
+class CursorView(Mapping):
+    """The cursors of a bucket by partition key (a read-only view; each lookup builds a
+    :class:`Cursor`)."""
+
+    def __init__(self, stream: KeyedStream):
+        self._stream = stream
+
+    def __getitem__(self, key: tuple) -> Cursor:
+        return self._stream._cursors[self._stream._index[key]]
+
+    def __iter__(self) -> Iterator[tuple]:
+        return iter(self._stream._keys)
+
+    def __len__(self) -> int:
+        return len(self._stream._keys)
+
+
 class KeyedStream:
     """The state of one bucket: held rows (all keys) and the cursor of every key seen."""
 
     def __init__(self, spec: StreamSpec, rows: pa.Table | None, cursors: pa.Table | None):
         self.spec = spec
         self.rows = rows
-        self.cursors: dict[tuple, Cursor] = {}
-        # Arrow types of the key columns (from whichever table has them)
+        # the keys seen, their slots, and their cursors (slot i: self._keys[i])
+        self._keys: list[tuple] = []
+        self._index: dict[tuple, int] = {}
+        self._cursors = Cursors.new(0)
+        # Arrow types of the key columns (from whichever table has them: a bucket saved
+        # before its first row wrote them with the null type)
         self.key_fields: list[pa.Field] | None = None
         for table in (rows, cursors):
-            if table is not None and self.key_fields is None:
+            if table is not None and table.num_rows and self.key_fields is None:
                 self.key_fields = [table.schema.field(k) for k in spec.keys]
         if cursors is not None and cursors.num_rows:
-            keys = [cursors.column(k).to_pylist() for k in spec.keys]
-            values = [cursors.column(c).to_pylist() for c in _CURSOR]
-            for i, key in enumerate(zip(*keys) if keys else [()] * cursors.num_rows):
-                self.cursors[tuple(key)] = Cursor(*(v[i] for v in values))
+            self._add_keys(_key_tuples(cursors, spec.keys))
+            self._cursors = Cursors.from_columns(
+                [cursors.column(c).to_numpy() for c in CURSOR_FIELDS]
+            )
 
     # ------------------------------------------------------------------ state I/O
 
@@ -106,14 +128,14 @@ class KeyedStream:
     def save(self) -> bytes:
         """The bucket's state as bytes (Arrow IPC: held rows and cursors)."""
         spec = self.spec
-        key_values = list(zip(*self.cursors)) if self.cursors else [[] for _ in spec.keys]
-        cursor_values = list(zip(*(c.as_tuple() for c in self.cursors.values())))
-        if not cursor_values:
-            cursor_values = [[] for _ in _CURSOR]
+        key_values = list(zip(*self._keys)) if self._keys else [[] for _ in spec.keys]
         fields = self.key_fields or [pa.field(k, pa.null()) for k in spec.keys]
         cursor_cols = {
             **{f.name: pa.array(list(v), type=f.type) for f, v in zip(fields, key_values)},
-            **{c: pa.array(list(v), type=pa.int64()) for c, v in zip(_CURSOR, cursor_values)},
+            **{
+                c: pa.array(v, type=pa.int64())
+                for c, v in zip(CURSOR_FIELDS, self._cursors.columns())
+            },
         }
         cursors = pa.table(cursor_cols)
         sink = io.BytesIO()
@@ -134,6 +156,25 @@ class KeyedStream:
     @property
     def held_rows(self) -> int:
         return 0 if self.rows is None else self.rows.num_rows
+
+    @property
+    def cursors(self) -> Mapping[tuple, Cursor]:
+        """The cursor of every key seen, by key."""
+        return CursorView(self)
+
+    def _add_keys(self, keys: list[tuple]) -> None:
+        for key in keys:
+            self._index[key] = len(self._keys)
+            self._keys.append(key)
+
+    def _slots(self, keys: list[tuple]) -> np.ndarray:
+        """The slots of ``keys``; keys not seen before get new cursors."""
+        fresh = [key for key in dict.fromkeys(keys) if key not in self._index]
+        if fresh:
+            self._add_keys(fresh)
+            self._cursors = self._cursors.extended(len(fresh))
+        index = self._index
+        return np.array([index[key] for key in keys], dtype=np.int64)
 
     # ------------------------------------------------------------------ matching
 
@@ -174,16 +215,9 @@ class KeyedStream:
             order = pc.sort_indices(flagged, sort_keys=sort_keys)
             ready = ready.take(order)
             fresh = fresh[order.to_numpy()]
-            edges = [0, *group_starts(ready, spec.keys), ready.num_rows]
-            for low, high in zip(edges, edges[1:]):
-                part = ready.slice(low, high - low)
-                key = tuple(part.column(k)[0].as_py() for k in spec.keys)
-                cursor = self.cursors.get(key) or Cursor()
-                left = self._advance_key(
-                    part, key, cursor, fresh[low:high].any(), watermark_micros, result
-                )
-                if left.num_rows:
-                    kept.append(left)
+            left = self._match(ready, fresh, watermark_micros, result)
+            if left.num_rows:
+                kept.append(left)
         if pending.num_rows:
             kept.append(pending)
             first = int(pc.min(pending.column(EVENT_MICROS)).as_py())
@@ -221,61 +255,69 @@ class KeyedStream:
                 )
                 if batch is not None:
                     result.batches.append(_with_status(batch, status, spec.timeouts))
-        self.rows, self.cursors = None, {}
+        self.rows = None
+        self._keys, self._index, self._cursors = [], {}, Cursors.new(0)
         return result
 
-    def _advance_key(
+    def _match(
         self,
-        part: pa.Table,
-        key: tuple,
-        cursor: Cursor,
-        has_new: bool,
+        ready: pa.Table,
+        fresh: np.ndarray,
         watermark_micros: int | None,
         result: Advanced,
     ) -> pa.Table:
-        """Match one key's final rows; returns the rows it still holds."""
+        """Match the final rows of every key (``ready``, sorted by key and ORDER BY) that
+        has something new to decide, all in one step; returns the rows still held."""
         spec = self.spec
         limit = spec.within_micros
-        n = part.num_rows
-        ticks = np.asarray(part.column(EVENT_MICROS).to_numpy(), dtype=np.int64)
-        expired = 0
+        n = ready.num_rows
+        edges = np.array([0, *group_starts(ready, spec.keys), n], dtype=np.int64)
+        lows, highs = edges[:-1], edges[1:]
+        slots = self._slots(_key_tuples(ready.take(pa.array(lows)), spec.keys))
+        cursors = self._cursors.take(slots)
+        ticks = np.asarray(ready.column(EVENT_MICROS).to_numpy(), dtype=np.int64)
+        expired = np.zeros(len(lows), dtype=np.int64)
         if limit is not None and watermark_micros is not None:
-            expired = int(np.searchsorted(ticks, watermark_micros - limit, side="left"))
-        start = cursor.resume - cursor.origin
-        if not has_new and expired <= start:
-            self.cursors[key] = cursor
-            return self._wake_for(part, ticks, start, limit, result)
-        done = step(
-            spec.program,
-            ArrowColumns(part),
-            n,
-            cursor,
-            expired=expired,
-            timeouts=spec.timeouts,
-            within_ticks=(ticks, limit) if limit is not None else None,
-        )
-        batch = output_batch(part, done.output, spec.carried, spec.atom_types)
-        if batch is not None:
-            result.batches.append(_with_status(batch, MATCHED_STATUS, spec.timeouts))
-        if done.timeouts is not None:
-            lost = output_batch(part, done.timeouts, spec.carried, spec.atom_types)
-            if lost is not None:
-                result.batches.append(_with_status(lost, TIMEOUT_STATUS, True))
-        self.cursors[key] = done.cursor
-        left = part.slice(done.drop)
-        return self._wake_for(
-            left, ticks[done.drop :], done.cursor.resume - done.cursor.origin, limit, result
-        )
-
-    @staticmethod
-    def _wake_for(
-        part: pa.Table, ticks: np.ndarray, start: int, limit: float | None, result: Advanced
-    ) -> pa.Table:
-        """``part`` kept; with WITHIN, the bucket wakes when the oldest live search can
-        no longer gain a row."""
-        if limit is not None and start < len(ticks):
-            result.wake_micros = _earliest(result.wake_micros, int(ticks[start] + limit) + 1)
-        return part
+            # rows are in event-time order within a key: count those past the bound
+            past = (ticks < watermark_micros - limit).astype(np.int64)
+            expired = np.add.reduceat(past, lows)
+        # a key with no new final row and no search newly cut off by WITHIN is as it was
+        active = np.logical_or.reduceat(fresh, lows) | (expired > cursors.resume - cursors.origin)
+        which = np.flatnonzero(active)
+        drop = np.zeros(len(lows), dtype=np.int64)
+        if len(which):
+            done = step_pieces(
+                spec.program,
+                ArrowColumns(ready),
+                n,
+                lows[which],
+                highs[which],
+                cursors.take(which),
+                expired=expired[which],
+                timeouts=spec.timeouts,
+                within_ticks=(ticks, limit) if limit is not None else None,
+            )
+            batch = output_batch(ready, done.output, spec.carried, spec.atom_types)
+            if batch is not None:
+                result.batches.append(_with_status(batch, MATCHED_STATUS, spec.timeouts))
+            if done.timeouts is not None:
+                lost = output_batch(ready, done.timeouts, spec.carried, spec.atom_types)
+                if lost is not None:
+                    result.batches.append(_with_status(lost, TIMEOUT_STATUS, True))
+            drop[which] = done.drop
+            cursors.put(which, done.cursors)
+            self._cursors.put(slots[which], done.cursors)
+        if limit is not None:
+            # the bucket wakes when the oldest live search of a key can no longer gain a row
+            at = lows + drop + (cursors.resume - cursors.origin)
+            live = at < highs
+            if live.any():
+                wake = int((ticks[at[live]] + limit).min()) + 1
+                result.wake_micros = _earliest(result.wake_micros, wake)
+        if not drop.any():
+            return ready
+        keep = np.arange(n, dtype=np.int64) >= np.repeat(lows + drop, highs - lows)
+        return ready.filter(pa.array(keep))
 
     def _sort_keys(self, table: pa.Table) -> tuple[pa.Table, list[tuple[str, str]]]:
         """``table`` with helper columns, and the Arrow sort keys for PARTITION BY then
@@ -291,6 +333,12 @@ class KeyedStream:
                 keys.append((flag, "descending" if nulls_first else "ascending"))
             keys.append((column, "descending" if descending else "ascending"))
         return table, keys
+
+
+def _key_tuples(table: pa.Table, keys: list[str]) -> list[tuple]:
+    """The partition key of each row of ``table``, as tuples."""
+    columns = [table.column(k).to_pylist() for k in keys]
+    return list(zip(*columns)) if columns else [()] * table.num_rows
 
 
 def _earliest(a: int | None, b: int) -> int:

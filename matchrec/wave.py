@@ -106,9 +106,11 @@ class WaveInputs:
     ``times``/``limit``: WITHIN, as ticks per row and the bound in ticks (None: no WITHIN);
     ``lows``/``highs``: the bounds of the partition of each row.
 
-    A piece of a long partition (:func:`resolve_piece`): searches start at row ``first``
-    (the rows before it are kept for look-back); unless ``final``, more rows follow the
-    last one; unless ``at_partition_start``, row 0 is not the partition's first row (``^``).
+    Pieces of partitions (:func:`resolve_pieces`): searches start at row ``first``
+    (the rows before it are kept for look-back), or at the rows ``searches`` (ascending)
+    when given; unless ``final``, more rows follow the last row of each partition;
+    ``at_partition_start`` says whether the first row of each partition (or, as an array,
+    of the partition of each row) is the partition's first row (``^``).
     """
 
     columns: vd.Columns
@@ -119,8 +121,9 @@ class WaveInputs:
     limit: float | None = None
     first: int = 0
     final: bool = True
-    at_partition_start: bool = True
+    at_partition_start: bool | np.ndarray = True
     stop: int | None = None  # searches start only at rows [first, stop)
+    searches: np.ndarray | None = None  # the start rows, instead of [first, stop)
 
 
 @dataclass
@@ -135,6 +138,12 @@ class WaveResult:
     label_of: list[np.ndarray]
     excluded_of: list[np.ndarray]
     most_threads: int = 0  # the most threads alive after a step (a diagnostic)
+
+    @classmethod
+    def unresolved(cls, n: int) -> WaveResult:
+        """A result that leaves every start row of ``n`` rows to the scalar matcher."""
+        end = np.full(n, UNRESOLVED, dtype=np.int64)
+        return cls(end, end, end, [], [], [])
 
     def match(self, start: int) -> Match:
         """The match found from ``start`` (whose ``end`` is >= 0), with its labels."""
@@ -184,16 +193,109 @@ class WaveResult:
 
 
 @dataclass
+class MatchArrays:
+    """Matches as flat arrays, rows counted in the columns they were found in: per match
+    its number, first row, end (exclusive), the bounds of its partition and the piece it
+    was found in; ``labels``/``excluded`` hold the rows of all matches one after another
+    (``excluded`` None: no row is excluded). Matches of several searches concatenate
+    without a Python object per match."""
+
+    numbers: np.ndarray
+    starts: np.ndarray
+    ends: np.ndarray
+    lows: np.ndarray
+    highs: np.ndarray
+    piece: np.ndarray
+    labels: np.ndarray
+    excluded: np.ndarray | None
+
+    @classmethod
+    def of_pairs(
+        cls,
+        pairs: Sequence[tuple[int, Match]],
+        lows: Sequence[int],
+        highs: Sequence[int],
+        piece: Sequence[int],
+    ) -> MatchArrays:
+        """The arrays of matches given as objects."""
+        labels: list[int] = []
+        excluded: list[bool] = []
+        for _, m in pairs:
+            labels.extend(m.labels)
+            excluded.extend(m.excluded)
+        count = len(pairs)
+        return cls(
+            np.fromiter((num for num, _ in pairs), np.int64, count),
+            np.fromiter((m.start for _, m in pairs), np.int64, count),
+            np.fromiter((m.end for _, m in pairs), np.int64, count),
+            np.asarray(lows, dtype=np.int64).reshape(count),
+            np.asarray(highs, dtype=np.int64).reshape(count),
+            np.asarray(piece, dtype=np.int64).reshape(count),
+            np.array(labels, dtype=np.int64),
+            np.array(excluded, dtype=bool) if any(excluded) else None,
+        )
+
+    @classmethod
+    def concat(cls, parts: Sequence[MatchArrays]) -> MatchArrays:
+        """The matches of ``parts``, one part after another."""
+        if len(parts) == 1:
+            return parts[0]
+        excluded = None
+        if any(p.excluded is not None for p in parts):
+            excluded = np.concatenate(
+                [np.zeros(len(p.labels), bool) if p.excluded is None else p.excluded for p in parts]
+            )
+        fields = ("numbers", "starts", "ends", "lows", "highs", "piece", "labels")
+        joined = {f: np.concatenate([getattr(p, f) for p in parts]) for f in fields}
+        return cls(**joined, excluded=excluded)
+
+    def __len__(self) -> int:
+        return len(self.starts)
+
+    def has_empty(self) -> bool:
+        return bool((self.ends == self.starts).any())
+
+    def layout(self, n: int, one_row: bool) -> MatchLayout:
+        """The matches laid out for the vectorized measures."""
+        return MatchLayout.from_arrays(
+            self.numbers,
+            self.starts,
+            self.ends,
+            self.labels,
+            self.excluded,
+            n,
+            one_row,
+            (self.lows, self.highs),
+        )
+
+    def pairs(self) -> list[tuple[int, Match]]:
+        """``(number, match)`` for each, as Python objects."""
+        labels = self.labels.tolist()
+        excluded = [False] * len(labels) if self.excluded is None else self.excluded.tolist()
+        out = []
+        offset = 0
+        for number, start, end in zip(
+            self.numbers.tolist(), self.starts.tolist(), self.ends.tolist()
+        ):
+            size = end - start
+            rows = slice(offset, offset + size)
+            out.append((number, Match(start, end, labels[rows], excluded[rows])))
+            offset += size
+        return out
+
+
+@dataclass
 class Resolved:
     """The matches AFTER MATCH SKIP keeps, in order: each a start row whose match was
-    found here, or a :class:`Match` from the scalar matcher; with its number and the
-    bounds of its partition."""
+    found here, or a :class:`Match` from the scalar matcher; with its number, the
+    bounds of its partition and (pieces) the piece it was found in."""
 
     result: WaveResult
     items: list[int | Match]
     numbers: list[int]
     lows: list[int]
     highs: list[int]
+    piece: list[int] | None = None
 
     def pairs(self) -> list[tuple[int, Match]]:
         """``(number, match)`` for each, as Python objects."""
@@ -211,18 +313,29 @@ class Resolved:
             for item in self.items
         )
 
+    def arrays(self) -> MatchArrays:
+        """The matches as flat arrays (no Python object per match when all were found
+        here)."""
+        piece = self.piece if self.piece is not None else [0] * len(self.items)
+        if not all(isinstance(item, int) for item in self.items):
+            return MatchArrays.of_pairs(self.pairs(), self.lows, self.highs, piece)
+        starts = np.array(self.items, dtype=np.int64)
+        levels, labels, excluded = self.result.histories(starts)
+        return MatchArrays(
+            np.array(self.numbers, dtype=np.int64),
+            starts,
+            starts + levels,
+            np.array(self.lows, dtype=np.int64),
+            np.array(self.highs, dtype=np.int64),
+            np.array(piece, dtype=np.int64),
+            labels,
+            excluded,
+        )
+
     def layout(self, n: int, one_row: bool) -> MatchLayout:
         """The matches as flat arrays for the vectorized measures (no Python object per
         match when all were found here)."""
-        bounds = (np.array(self.lows, dtype=np.int64), np.array(self.highs, dtype=np.int64))
-        numbers = np.array(self.numbers, dtype=np.int64)
-        if not all(isinstance(item, int) for item in self.items):
-            return MatchLayout(self.pairs(), n, one_row, bounds)
-        starts = np.array(self.items, dtype=np.int64)
-        levels, labels, excluded = self.result.histories(starts)
-        return MatchLayout.from_arrays(
-            numbers, starts, starts + levels, labels, excluded, n, one_row, bounds
-        )
+        return self.arrays().layout(n, one_row)
 
 
 def skip_targets(result: WaveResult, skip_mode: str, skip_labels: frozenset[int]) -> np.ndarray:
@@ -332,7 +445,10 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
     parents: list[np.ndarray] = []
     label_of: list[np.ndarray] = []
     excluded_of: list[np.ndarray] = []
-    t_sid = np.arange(data.first, n if data.stop is None else data.stop, dtype=np.int64)
+    if data.searches is not None:
+        t_sid = np.asarray(data.searches, dtype=np.int64)
+    else:
+        t_sid = np.arange(data.first, n if data.stop is None else data.stop, dtype=np.int64)
     t_pc = np.zeros(len(t_sid), dtype=np.int64)
     state = vd.initial_state(wp.keys, data.columns, len(t_sid))
     num_labels = len(data.bits)
@@ -362,8 +478,11 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
                 best_thread[sids] = first
         # only a search's first row can be its partition's first row (for ^)
         at_start = 0
-        if level == 0 and data.at_partition_start:
-            at_start = (rows == data.lows[t_sid]).astype(np.int64)
+        if level == 0 and data.at_partition_start is not False:
+            first_row = rows == data.lows[t_sid]
+            if isinstance(data.at_partition_start, np.ndarray):
+                first_row &= data.at_partition_start[t_sid]
+            at_start = first_row.astype(np.int64)
         count = wp.count[at_start, t_pc]
         if at_end.any():
             count[at_end] = 0
@@ -505,52 +624,133 @@ def resolve(
     return Resolved(result, items, numbers, lows, highs)
 
 
-Piece = Callable[[int, int], "Match | None | bool"]
-"""``fallback(start, number)`` for a piece: the scalar search from ``start``, or True if
-it needs rows after the piece."""
+PieceFallback = Callable[[int, int, int], "Match | None | bool"]
+"""``fallback(piece, start, number)`` for pieces: the scalar search from row ``start``
+(absolute) of piece ``piece`` for match ``number``, or True if it needs rows after the
+piece."""
 
 
-def resolve_piece(
+@dataclass
+class Pieces:
+    """Pieces of partitions laid out one after another in one set of columns (rows are
+    rows of those columns): piece ``k`` holds rows [``lows[k]``, ``highs[k]``), its first
+    row is partition row ``origins[k]``, its search resumes at row ``starts[k]`` (rows
+    before it are kept for look-back) with match number ``numbers[k]``; with ``stops``,
+    only the searches from rows before ``stops[k]`` run, and each treats the piece's end
+    as the end of the partition (WITHIN's bound has passed: no later row can join)."""
+
+    lows: np.ndarray
+    highs: np.ndarray
+    origins: np.ndarray
+    starts: np.ndarray
+    numbers: np.ndarray
+    stops: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return len(self.lows)
+
+    def search_rows(self) -> np.ndarray:
+        """The start rows of all searches, ascending."""
+        ends = self.highs if self.stops is None else np.minimum(self.stops, self.highs)
+        sizes = np.maximum(ends - self.starts, 0)
+        offsets = np.arange(int(sizes.sum()), dtype=np.int64)
+        return np.repeat(self.starts - (np.cumsum(sizes) - sizes), sizes) + offsets
+
+    def row_bounds(self, n: int) -> tuple[np.ndarray, np.ndarray]:
+        """Per row of the ``n`` columns, the bounds of its piece (a row of no piece:
+        itself)."""
+        lows = np.arange(n, dtype=np.int64)
+        highs = lows + 1
+        sizes = self.highs - self.lows
+        inside = np.repeat(self.lows - (np.cumsum(sizes) - sizes), sizes)
+        rows = inside + np.arange(int(sizes.sum()), dtype=np.int64)
+        lows[rows] = np.repeat(self.lows, sizes)
+        highs[rows] = np.repeat(self.highs, sizes)
+        return lows, highs
+
+
+@dataclass
+class PiecesFound:
+    """What :func:`resolve_pieces` settled: the matches (rows absolute, ``piece`` says
+    whose), and per piece the row where matching resumes once more rows come and the
+    number of its next match."""
+
+    matches: Resolved
+    resume: np.ndarray
+    numbers: np.ndarray
+
+
+def resolve_pieces(
     result: WaveResult,
-    n: int,
-    start: int,
-    number: int,
+    pieces: Pieces,
     skip_mode: str,
     skip_labels: frozenset[int],
-    fallback: Piece,
+    fallback: PieceFallback,
     final: bool,
     lookahead: int = 0,
-    stop: int | None = None,
-) -> tuple[list[tuple[int, Match]], int, int]:
-    """The matches AFTER MATCH SKIP keeps in a piece of ``n`` rows of one partition, from
-    row ``start`` on, numbered from ``number``: the settled ones, the row where matching
-    resumes once more rows come, and the next number. A match is settled when its search
-    ended inside the piece and the ``lookahead`` rows after it (NEXT in MEASURES) are here.
-    ``stop``: only searches from rows before it were run (see ``WaveInputs.stop``)."""
+) -> PiecesFound:
+    """The matches AFTER MATCH SKIP keeps in each piece, from its start row on: the
+    settled ones, where matching resumes once more rows come, and the next number. A
+    match is settled when its search ended inside the piece and the ``lookahead`` rows
+    after it (NEXT in MEASURES) are there; with ``pieces.stops``, only searches before
+    the stop were run (see :class:`Pieces`)."""
     end = result.end
+    n = len(end)
     candidate = np.where(end != -1, np.arange(n), n)
     following = np.minimum.accumulate(candidate[::-1])[::-1].tolist() + [n]
-    found: list[tuple[int, Match]] = []
-    limit = n if stop is None else stop
-    row = start
-    while row < limit:
-        if following[row] >= limit:
-            break
-        row = following[row]
-        if end[row] == NEED_MORE:
-            return found, row, number
-        if end[row] == UNRESOLVED:
-            match = fallback(row, number)
-            if match is True:
-                return found, row, number
-            if match is None or match is False:
-                row += 1
-                continue
-        else:
-            match = result.match(row)
-        if not final and match.end + lookahead > n:
-            return found, match.start, number
-        found.append((number, match))
-        number += 1
-        row = next_start(match, skip_mode, skip_labels)
-    return found, (n if stop is None else max(row, limit)), number
+    ends = end.tolist()
+    target = skip_targets(result, skip_mode, skip_labels).tolist()
+    items: list[int | Match] = []
+    numbers: list[int] = []
+    lows: list[int] = []
+    highs: list[int] = []
+    piece: list[int] = []
+    resume = pieces.highs.copy()
+    next_numbers = pieces.numbers.copy()
+    stops = pieces.highs if pieces.stops is None else pieces.stops
+    bounds = zip(pieces.lows.tolist(), pieces.highs.tolist(), pieces.starts.tolist())
+    for k, (low, high, row) in enumerate(bounds):
+        number = int(pieces.numbers[k])
+        limit = int(stops[k])
+        settled = None  # where matching resumes, when a search waits for rows
+        while row < limit:
+            if following[row] >= limit:
+                break
+            row = following[row]
+            if ends[row] == NEED_MORE:
+                settled = row
+                break
+            if ends[row] == UNRESOLVED:
+                match = fallback(k, row, number)
+                if match is True:
+                    settled = row
+                    break
+                if match is None or match is False:
+                    row += 1
+                    continue
+                if not final and match.end + lookahead > high:
+                    settled = match.start
+                    break
+                items.append(match)
+                after = next_start(match, skip_mode, skip_labels)
+            else:
+                if not final and ends[row] + lookahead > high:
+                    settled = row
+                    break
+                items.append(row)
+                after = target[row]
+                if after <= 0:
+                    next_start(result.match(row), skip_mode, skip_labels)  # raises its error
+            numbers.append(number)
+            lows.append(low)
+            highs.append(high)
+            piece.append(k)
+            number += 1
+            row = after
+        if settled is not None:
+            resume[k] = settled
+        elif pieces.stops is not None:
+            resume[k] = max(row, limit)
+        next_numbers[k] = number
+    matches = Resolved(result, items, numbers, lows, highs, piece)
+    return PiecesFound(matches, resume, next_numbers)

@@ -16,7 +16,7 @@ from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
 from test_wave import DEFINES, PATTERNS, SKIPS, START, Columns, make_columns, run, with_precomputed
 
-from matchrec.incremental import Cursor, step
+from matchrec.incremental import Cursor, Cursors, step, step_pieces
 
 STREAM_PATTERNS = [p for p in PATTERNS if "$" not in p] + [
     "(A | B | C)*",
@@ -174,3 +174,147 @@ def test_a_run_that_never_completes_is_reported_once_as_timed_out():
     (rows, _), partials = feed(plan.program, cols, size, [6, 7], timeouts=True)
     assert rows == []
     assert partials == [0]
+
+
+#: DEFINEs of the multi-key test: those of the one-key test, and row-local ones (the
+#: bits-only programs, which scan each key with the DFA)
+MANY_KEY_DEFINES = [d for d in DEFINES if "NEXT(" not in d] + [
+    "A AS a, B AS NOT b",
+    "A AS NOT b, B AS a, C AS a",
+]
+
+
+def laid_out(parts: list[Columns], held: list[tuple[int, int]]) -> tuple[Columns, list[int]]:
+    """The held rows ``held[k]`` of every key's columns ``parts[k]``, side by side, and
+    the first row of each key in them."""
+    out = Columns({name: [] for name in parts[0]})
+    out.types = parts[0].types
+    lows = []
+    for cols, (low, high) in zip(parts, held):
+        lows.append(len(out["t"]))
+        for name in out:
+            out[name].extend(cols[name][low:high])
+    return out, lows
+
+
+def _owner(row: int, lows, highs, which: list[int], held) -> tuple[int, int]:
+    """The key of a row of the laid-out columns, and its partition row."""
+    i = int(np.searchsorted(lows, row, side="right")) - 1
+    assert lows[i] <= row < highs[i]
+    k = which[i]
+    return k, row - int(lows[i]) + held[k][0]
+
+
+def feed_many(program, parts: list[Columns], cuts: list[list[int]], timeouts: bool):
+    """:func:`feed` for several keys at once: each round, the keys that reveal rows (a
+    key with fewer cuts is done early) are stepped together by one ``step_pieces`` call
+    over the held rows of all keys laid side by side (keys not stepped are gaps between
+    them); keys whose partition ends this round go in a second call with ``final``."""
+    keys = len(parts)
+    sizes = [len(cols["t"]) for cols in parts]
+    schedule = [[*c, size] for c, size in zip(cuts, sizes)]
+    cursors = Cursors.new(keys)
+    revealed = [0] * keys
+    rows: list[list[int]] = [[] for _ in range(keys)]
+    atoms: list[list[list]] = [[[] for _ in program.atoms] for _ in range(keys)]
+    partials: list[list[int]] = [[] for _ in range(keys)]
+    limit = (program.within_seconds or 0) * 1_000_000
+    all_ticks = [ticks_of(cols, 0, size) for cols, size in zip(parts, sizes)]
+    for r in range(max(len(s) for s in schedule)):
+        for k in range(keys):
+            if r < len(schedule[k]):
+                revealed[k] = schedule[k][r]
+        for final in (False, True):
+            which = [
+                k
+                for k in range(keys)
+                if r < len(schedule[k]) and (revealed[k] == sizes[k]) == final
+            ]
+            if not which:
+                continue
+            held = [(int(cursors.origin[k]), revealed[k]) for k in range(keys)]
+            cols, lows = laid_out(parts, held)
+            n = len(cols["t"])
+            ticks = np.concatenate(
+                [all_ticks[k][low:high] for k, (low, high) in enumerate(held)]
+            ).astype(np.int64)
+            expired = []
+            for k in which:
+                low, cut = held[k]
+                horizon = all_ticks[k][cut] if cut < sizes[k] else None
+                count = 0
+                if program.within_column and horizon is not None:
+                    count = int(np.searchsorted(all_ticks[k][low:cut], horizon - limit))
+                expired.append(count)
+            at = np.array(which, dtype=np.int64)
+            piece_lows = np.array([lows[k] for k in which], dtype=np.int64)
+            piece_highs = piece_lows + np.array([held[k][1] - held[k][0] for k in which])
+            done = step_pieces(
+                program,
+                cols,
+                n,
+                piece_lows,
+                piece_highs,
+                cursors.take(at),
+                expired=np.array(expired, dtype=np.int64),
+                final=final,
+                timeouts=timeouts,
+                within_ticks=(ticks, limit) if program.within_column else None,
+            )
+
+            values = [
+                got.to_pylist() if isinstance(got, pa.Array) else list(got)
+                for got in done.output.atoms
+            ]
+            for j, row in enumerate(done.output.rows):
+                k, partition_row = _owner(int(row), piece_lows, piece_highs, which, held)
+                rows[k].append(partition_row)
+                for column, got in zip(atoms[k], values):
+                    column.append(got[j])
+            if done.timeouts is not None:
+                for row in done.timeouts.rows:
+                    k, partition_row = _owner(int(row), piece_lows, piece_highs, which, held)
+                    partials[k].append(partition_row)
+            cursors.put(at, done.cursors)
+    return [(rows[k], atoms[k]) for k in range(keys)], partials
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    define=st.sampled_from(MANY_KEY_DEFINES),
+    pattern=st.sampled_from(STREAM_PATTERNS),
+    skip=st.sampled_from(SKIPS),
+    rows=st.sampled_from(
+        ["ONE ROW PER MATCH", "ALL ROWS PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS"]
+    ),
+    within=st.booleans(),
+    keys=st.integers(1, 5),
+    size=st.integers(0, 20),
+    seed=st.integers(0, 100_000),
+)
+def test_many_keys_stepped_together_give_each_key_its_whole_partition_output(
+    define, pattern, skip, rows, within, keys, size, seed
+):
+    """Keys matched in one step (as a stream's bucket does) give each key exactly its
+    whole-partition output, and the timed-out partial matches of the key alone."""
+    body, plan = stream_plan(define, pattern, skip, rows, within)
+    program = plan.program
+    rng = random.Random(seed)
+    parts = [with_precomputed(make_columns(rng, rng.randint(0, size)), plan) for _ in range(keys)]
+    cuts = []
+    for cols in parts:
+        t = cols["t"]
+        changes = [i for i in range(1, len(t)) if t[i] != t[i - 1]]
+        cuts.append(sorted(rng.sample(changes, min(len(changes), rng.randint(0, 6)))))
+    want = [run(program, cols, len(cols["t"])) for cols in parts]
+    errors = [w for w in want if isinstance(w[0], str)]
+    try:
+        got, partials = feed_many(program, parts, cuts, timeouts=within)
+    except Exception as err:  # SKIP TO an absent variable fails both ways
+        assert (type(err).__name__, str(err)) in errors, body
+        return
+    assert not errors, body
+    assert got == want, body
+    if within:
+        alone = [feed(program, c, len(c["t"]), k, timeouts=True)[1] for c, k in zip(parts, cuts)]
+        assert partials == alone, body

@@ -1,0 +1,118 @@
+"""A stream's bucket (``matchrec.keyed_stream.KeyedStream``) matches all its keys in one
+step: its output must be what each key gives in a bucket of its own, whatever the
+arrival order within the watermark delay, the micro-batches and the state round trips
+(the state is saved and loaded between every two calls, as the processor does)."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime
+
+import numpy as np
+import pyarrow as pa
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_incremental import MANY_KEY_DEFINES, STREAM_PATTERNS, stream_plan
+from test_wave import SKIPS, Columns, make_columns, with_precomputed
+
+from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
+
+MEASURES = "MATCH_NUMBER() AS m, count(*) AS n, LAST(v) AS l, PREV(w) AS p"
+ATOM_TYPES = [pa.int64(), pa.int64(), pa.int64(), pa.float64()]
+DELAY = 3_000_000  # the watermark delay, in microseconds
+EPOCH = datetime(1970, 1, 1)
+
+
+def key_table(key: str, cols: Columns, names: list[str]) -> pa.Table:
+    """One key's rows as the processor hands them over: input and precomputed columns,
+    the key, and the event time in microseconds."""
+    size = len(cols["t"])
+    arrays = {"k": pa.array([key] * size, type=pa.string())}
+    for name in names:
+        kind = cols.types.get(name, pa.timestamp("us") if name == "t" else None)
+        arrays[name] = pa.array(cols[name], type=kind)
+    micros = [int((t - EPOCH).total_seconds() * 1_000_000) for t in cols["t"]]
+    arrays[EVENT_MICROS] = pa.array(micros, type=pa.int64())
+    return pa.table(arrays)
+
+
+def run_stream(spec: StreamSpec, chunks: list[pa.Table], marks: list[int]) -> list[tuple]:
+    """The output rows of one bucket fed ``chunks`` with watermarks ``marks``, then a
+    watermark past every row; the state goes through save/load between calls."""
+    blob = None
+    out: list[tuple] = []
+    for chunk, mark in [*zip(chunks, marks), (None, marks[-1] + 10**12 if marks else 10**18)]:
+        stream = KeyedStream.load(spec, blob)
+        done = stream.advance(chunk, mark)
+        blob = stream.save()
+        for batch in done.batches:
+            out += [tuple(row.values()) for row in batch.to_pylist()]
+    return sorted(out, key=repr)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    define=st.sampled_from(MANY_KEY_DEFINES),
+    pattern=st.sampled_from(STREAM_PATTERNS),
+    skip=st.sampled_from(SKIPS),
+    rows=st.sampled_from(["ONE ROW PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS"]),
+    within=st.booleans(),
+    keys=st.integers(1, 5),
+    size=st.integers(0, 15),
+    chunks=st.integers(1, 6),
+    seed=st.integers(0, 100_000),
+)
+def test_a_bucket_of_many_keys_emits_what_a_bucket_per_key_emits(
+    define, pattern, skip, rows, within, keys, size, chunks, seed
+):
+    timeouts = within and rows == "ONE ROW PER MATCH"
+    extra = "WITH TIMEOUTS" if timeouts else ""
+    body, plan = stream_plan(define, pattern, skip, rows, within, extra, measures=MEASURES)
+    rng = random.Random(seed)
+    names = None
+    tables = []
+    for k in range(keys):
+        cols = with_precomputed(make_columns(rng, rng.randint(0, size)), plan)
+        names = names or list(cols)
+        tables.append(key_table(f"k{k}", cols, names))
+    table = pa.concat_tables(tables)
+    # arrival: event time plus up to 2 s of jitter (under the 3 s delay: no row is late)
+    events = table.column(EVENT_MICROS).to_numpy()
+    jitter = np.array([rng.randint(0, 2_000_000) for _ in range(table.num_rows)])
+    table = table.take(pa.array(np.argsort(events + jitter, kind="stable")))
+    cuts = sorted(rng.sample(range(1, table.num_rows), max(0, min(chunks - 1, table.num_rows - 1))))
+    edges = [0, *cuts, table.num_rows]
+    parts = [table.slice(low, high - low) for low, high in zip(edges, edges[1:])]
+    marks, seen = [], None
+    for part in parts:
+        if part.num_rows:
+            top = int(np.max(part.column(EVENT_MICROS).to_numpy()))
+            seen = top if seen is None else max(seen, top)
+        marks.append(None if seen is None else seen - DELAY)
+    carried = ["k", *names] if not plan.program.one_row else ["k"]
+    spec = StreamSpec(
+        program=plan.program,
+        keys=["k"],
+        order=plan.order_by,
+        carried=carried,
+        atom_types=ATOM_TYPES,
+        buckets=1,
+        timeouts=timeouts,
+    )
+
+    def outcome(chunks_of_bucket: list[pa.Table]):
+        try:
+            return run_stream(spec, chunks_of_bucket, marks)
+        except Exception as err:  # SKIP TO an absent variable fails both ways
+            return type(err).__name__
+
+    together = outcome(parts)
+    alone = []
+    for k in range(keys):
+        mine = [p.filter(pa.compute.equal(p.column("k"), f"k{k}")) for p in parts]
+        alone.append(outcome(mine))
+    errors = [a for a in alone if isinstance(a, str)]
+    if errors or isinstance(together, str):
+        assert together in errors, body
+        return
+    assert together == sorted((row for rows_of in alone for row in rows_of), key=repr), body
