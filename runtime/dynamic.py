@@ -59,6 +59,7 @@ from .udtf import to_sqlglot_type
 
 BUCKET = "__mr_bucket"
 KIND = "__mr_kind"
+RULE_PREFIX = "__mr_rule_"
 _REQUIRED = {"rule_id", "version", "spec"}
 _OPTIONAL = {"active_from", "enabled"}
 _RAW_SCHEMA = StructType(
@@ -338,16 +339,15 @@ def _stream(
     event_columns = list(df.columns)
     total = len(key_sets) * buckets
     targets = F.array(*(_bucket_of(k, buckets, i * buckets) for i, k in enumerate(key_sets)))
-    rule_nulls = [
-        F.lit(None).cast(t).alias(n)
-        for n, t in (
-            ("rule_id", "string"),
-            ("version", "int"),
-            ("spec", "string"),
-            ("active_from", "long"),
-            ("enabled", "boolean"),
-        )
+    # the rule columns under names no event column has (an event may have a `version`)
+    rule_fields = [
+        ("rule_id", "string"),
+        ("version", "int"),
+        ("spec", "string"),
+        ("active_from", "long"),
+        ("enabled", "boolean"),
     ]
+    rule_nulls = [F.lit(None).cast(t).alias(f"{RULE_PREFIX}{n}") for n, t in rule_fields]
     events = df.select(
         *(F.col(quote(c)) for c in event_columns),
         F.unix_micros(F.col(quote(event_time))).alias(EVENT_MICROS),
@@ -361,7 +361,10 @@ def _stream(
             *(F.lit(None).cast(f.dataType).alias(f.name) for f in df.schema.fields),
             F.lit(None).cast("long").alias(EVENT_MICROS),
             F.lit("r").alias(KIND),
-            *_rule_columns(rules),
+            *(
+                c.alias(f"{RULE_PREFIX}{name}")
+                for c, (name, _) in zip(_rule_columns(rules), rule_fields)
+            ),
             F.explode(F.sequence(F.lit(0), F.lit(total - 1)).cast("array<long>")).alias(BUCKET),
         )
         merged = events.unionByName(rule_rows)

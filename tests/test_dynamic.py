@@ -14,6 +14,7 @@ from matchrec.runtime.dynamic import RuleError
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import (
     DoubleType,
+    IntegerType,
     StringType,
     StructField,
     StructType,
@@ -29,6 +30,8 @@ EVENTS = StructType(
         StructField("ts", TimestampType()),
         StructField("amount", DoubleType()),
         StructField("country", StringType()),
+        # named as a rule table column: the stream's union must keep the two apart
+        StructField("version", IntegerType()),
     ]
 )
 RULES = "rule_id STRING, version INT, spec STRING, active_from TIMESTAMP, enabled BOOLEAN"
@@ -59,7 +62,7 @@ def _events(n: int = 90) -> list[tuple]:
     for i in range(n):
         card = f"c{i % 3}"
         country = "FR" if (i // 7) % 2 else "US"
-        rows.append((card, START + timedelta(minutes=i), amounts[(i * 5) % 12], country))
+        rows.append((card, START + timedelta(minutes=i), amounts[(i * 5) % 12], country, i % 4))
     return rows
 
 
@@ -259,7 +262,7 @@ def _finish(spark: SparkSession, stream: FolderStream, query) -> list[tuple]:
     """Move the watermark past every event (two far rows: the second fires the timers),
     stop, and read everything the query wrote."""
     far = START + timedelta(days=400)
-    for row in [("zz", far, 0.0, "X"), ("zz", far + timedelta(days=1), 0.0, "X")]:
+    for row in [("zz", far, 0.0, "X", 0), ("zz", far + timedelta(days=1), 0.0, "X", 0)]:
         stream.write([row])
         query.processAllAvailable()
     query.stop()
