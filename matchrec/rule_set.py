@@ -172,16 +172,28 @@ def error_row(rule_id: str, version: int, err: BaseException) -> OutputRow:
 
 
 def run_batch(
-    rule: RuleProgram, table: pa.Table, start: int | None, end: int | None
+    rule: RuleProgram,
+    table: pa.Table,
+    start: int | None,
+    end: int | None,
+    sorted_by: dict | None = None,
 ) -> list[OutputRow]:
     """Match ``rule`` over complete partitions of events in ``table`` (any order), on
-    the rows whose first ORDER BY value is in ``[start, end)`` (None: unbounded)."""
+    the rows whose first ORDER BY value is in ``[start, end)`` (None: unbounded).
+    ``sorted_by`` keeps ``table`` sorted per (keys, order) for the next rules of a call:
+    rules that partition and order alike share one sort."""
+    key = (tuple(rule.keys), tuple(rule.order))
+    ordered = None if sorted_by is None else sorted_by.get(key)
+    if ordered is None:
+        ordered = sort_rows(table, rule.keys, rule.order)
+        if sorted_by is not None:
+            sorted_by[key] = ordered
+    table = ordered
     if start is not None or end is not None:
         table = table.filter(_in_window(table.column(rule.order[0][0]), start, end))
     if table.num_rows == 0:
         return []
     table = rule.with_local(table)
-    table = sort_rows(table, rule.keys, rule.order)
     edges = [0, *group_starts(table, rule.keys), table.num_rows]
     bounds = list(zip(edges, edges[1:]))
     if rule.timeouts:

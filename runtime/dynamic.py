@@ -302,8 +302,9 @@ def _batch_runner(compiler: _Compiler, plan: list, columns: list[str]):
     def run(table: pa.Table) -> pa.Table:
         table = table.select(columns)
         out: list[tuple] = []
+        sorted_by: dict = {}  # rules that partition and order alike share one sort
         for row, window in plan:
-            out += run_batch(compiler.compile(row), table, window.start, window.end)
+            out += run_batch(compiler.compile(row), table, window.start, window.end, sorted_by)
         return _table(out)
 
     return run
