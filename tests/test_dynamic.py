@@ -6,11 +6,13 @@ that is restarted from its checkpoint) gives the batch replay."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 from matchrec.runtime.dynamic import RuleError
+from matchrec.runtime.streaming import BUCKETS_CONF as BUCKETS
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import (
     DoubleType,
@@ -300,13 +302,25 @@ def _assert_batch_replay(spark: SparkSession, got: list[tuple]) -> None:
     assert [r for r in got if r[2] != "ERROR"] == [r for r in expected if r[2] != "ERROR"]
 
 
+@pytest.fixture
+def two_buckets(spark: SparkSession) -> Iterator[None]:
+    """Two stream buckets for this test (as the killed driver uses), the session's own
+    setting back afterwards: other tests' checkpoints record theirs."""
+    before = spark.conf.get(BUCKETS, None)
+    spark.conf.set(BUCKETS, "2")
+    yield
+    if before is None:
+        spark.conf.unset(BUCKETS)
+    else:
+        spark.conf.set(BUCKETS, before)
+
+
 def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
-    spark: SparkSession, tmp_path: Path
+    spark: SparkSession, tmp_path: Path, two_buckets: None
 ) -> None:
     """Rules arrive as a stream of JSON files while events arrive out of order; the query
     is stopped and restarted from its checkpoint in the middle. Its output equals the
     batch replay of the same rule rows on the same events."""
-    spark.conf.set("spark.matchrec.stream.buckets", "2")
     stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
     rules_dir = tmp_path / "rules"
     rules_dir.mkdir()
@@ -328,7 +342,7 @@ def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
 
 
 def test_a_killed_driver_restarts_with_its_rules_and_state(
-    spark: SparkSession, tmp_path: Path
+    spark: SparkSession, tmp_path: Path, two_buckets: None
 ) -> None:
     """A driver process runs the rule stream and is killed (SIGKILL, JVM included) once
     its third micro-batch is planned; another driver restarts the query from the
@@ -339,7 +353,6 @@ def test_a_killed_driver_restarts_with_its_rules_and_state(
     import sys
     import time
 
-    spark.conf.set("spark.matchrec.stream.buckets", "2")
     stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
     rules_dir = tmp_path / "rules"
     rules_dir.mkdir()
