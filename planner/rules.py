@@ -26,7 +26,7 @@ from sqlglot import exp
 
 from matchrec import ast
 from matchrec import vector_define as vd
-from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
+from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.rule_set import RuleProgram
 
 from .measure_eval import compile_measures
@@ -303,8 +303,3 @@ def _shown(node: exp.Expression) -> str:
     if name is not None:
         return f"{name.lower()}()"
     return node.sql(dialect=MatchRecognizeDialect)[:40]
-
-
-def is_error(err: BaseException) -> bool:
-    """Whether ``err`` is a user error of a rule (reported, not a bug)."""
-    return isinstance(err, MatchRecognizeError)
