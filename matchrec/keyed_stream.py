@@ -88,6 +88,8 @@ class KeyedStream:
     def __init__(self, spec: StreamSpec, rows: pa.Table | None, cursors: pa.Table | None):
         self.spec = spec
         self.rows = rows
+        #: the latest watermark this bucket advanced to (rows at or behind it are late)
+        self.watermark: int | None = None
         # the keys seen, their slots, and their cursors (slot i: self._keys[i])
         self._keys: list[tuple] = []
         self._index: dict[tuple, int] = {}
@@ -123,7 +125,10 @@ class KeyedStream:
         tables = reader.read_all()
         rows = _unpack(tables, "rows")
         cursors = _unpack(tables, "cursors")
-        return cls(spec, rows, cursors)
+        stream = cls(spec, rows, cursors)
+        if b"watermark" in meta:
+            stream.watermark = int(meta[b"watermark"])
+        return stream
 
     def save(self) -> bytes:
         """The bucket's state as bytes (Arrow IPC: held rows and cursors)."""
@@ -140,6 +145,8 @@ class KeyedStream:
         cursors = pa.table(cursor_cols)
         sink = io.BytesIO()
         meta = {b"buckets": str(spec.buckets).encode()}
+        if self.watermark is not None:
+            meta[b"watermark"] = str(self.watermark).encode()
         schema = pa.schema([("part", pa.string()), ("blob", pa.binary())], metadata=meta)
         with pa.ipc.new_stream(sink, schema) as writer:
             for name, table in (("rows", self.rows), ("cursors", cursors)):
@@ -180,7 +187,8 @@ class KeyedStream:
 
     def advance(self, new: pa.Table | None, watermark_micros: int | None) -> Advanced:
         """Add ``new`` rows, then settle what the watermark allows (rows with an event
-        time before ``watermark_micros`` are complete: Spark drops later arrivals)."""
+        time before ``watermark_micros`` are complete; :meth:`drop_late` takes out the
+        rows that come after that)."""
         spec = self.spec
         result = Advanced()
         if new is not None and new.num_rows:
@@ -189,6 +197,11 @@ class KeyedStream:
                     "a row has a NULL event time (the ORDER BY column with the watermark); "
                     "a stream can place it nowhere: filter such rows out or give them a time"
                 )
+        if watermark_micros is not None and (
+            self.watermark is None or watermark_micros > self.watermark
+        ):
+            self.watermark = watermark_micros
+        if new is not None and new.num_rows:
             new = new.append_column(FINAL, pa.array(np.zeros(new.num_rows, dtype=bool)))
             if self.key_fields is None:
                 self.key_fields = [new.schema.field(k) for k in spec.keys]
@@ -224,6 +237,16 @@ class KeyedStream:
             result.wake_micros = _earliest(result.wake_micros, first + 1)
         self.rows = pa.concat_tables(kept) if kept else None
         return result
+
+    def drop_late(self, new: pa.Table) -> tuple[pa.Table, int]:
+        """``new`` without its late rows, and how many there were: rows at or behind the
+        latest watermark this bucket advanced to (Spark's rule for late rows; the rows
+        they would come before may already be matched)."""
+        if self.watermark is None:
+            return new, 0
+        late = new.column(EVENT_MICROS).to_numpy() <= self.watermark
+        count = int(late.sum())
+        return (new.filter(pa.array(~late)) if count else new), count
 
     def finish(self) -> Advanced:
         """Match every key's held rows as if its partition ended here (a rule version of

@@ -23,7 +23,6 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 from matchrec.planner.plan import MatchPlan, quote
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -31,12 +30,14 @@ from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import (
     BinaryType,
+    LongType,
     StructField,
     StructType,
     TimestampType,
 )
 
 from matchrec import ast
+from matchrec.arrow_packing import PACKED, pack, unpack
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.incremental import streamable
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
@@ -55,6 +56,10 @@ from .batch import (
 BUCKETS_CONF = "spark.matchrec.stream.buckets"
 DEFAULT_BUCKETS = 64
 BUCKET = "__mr_bucket"
+#: column of the processor's output that counts late rows (on rows of their own)
+LATE = "__mr_late"
+#: prefix of the observed metric (``observe``) of each stream's late rows
+LATE_METRIC = "matchrec_late_rows"
 WATERMARK_DELAY = "spark.watermarkDelayMs"
 STATE_STORE_CONF = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -179,63 +184,69 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         buckets=buckets,
         timeouts=timeouts,
     )
-    input_types = [(f.name, f.dataType) for f in df.schema.fields if f.name != BUCKET]
-    processor = MatchProcessor(spec, input_types, zone)
+    # one packed row per bucket and input batch: Spark hands a stateful processor its
+    # rows converted one by one, packed rows arrive as the Arrow tables they were
+    packed = df.mapInArrow(
+        lambda batches: pack(batches, BUCKET),
+        StructType([StructField(BUCKET, LongType()), StructField(PACKED, BinaryType())]),
+    )
+    counted = StructType(
+        [StructField(f.name, f.dataType, True) for f in out_schema.fields]
+        + [StructField(LATE, LongType(), True)]
+    )
+    processor = MatchProcessor(spec, counted.names)
     matched = (
-        df.groupBy(BUCKET)
-        .transformWithStateInPandas(processor, out_schema, "Append", "EventTime")
-        .drop(BUCKET)
+        packed.groupBy(BUCKET)
+        .transformWithStateInPandas(processor, counted, "Append", "EventTime")
+        .observe(_metric_name(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
+        .filter(F.col(LATE).isNull())
+        .drop(BUCKET, LATE)
     )
     return project_measures(matched, plan, input_columns)
 
 
+_streams = 0
+
+
+def _metric_name() -> str:
+    """A name for one stream's late-row metric, unique in this process (Spark requires
+    distinct names among the observations of a query)."""
+    global _streams
+    _streams += 1
+    return f"{LATE_METRIC}_{_streams}"
+
+
 class MatchProcessor(StatefulProcessor):
     """The stateful processor of one streaming MATCH_RECOGNIZE: one grouping key per
-    bucket of partition keys, its state one Arrow IPC value (:class:`KeyedStream`)."""
+    bucket of partition keys, its input packed rows (:mod:`matchrec.arrow_packing`), its
+    state one Arrow IPC value (:class:`KeyedStream`). Rows at or behind the watermark
+    the bucket last advanced to are late: dropped here, and counted on an output row of
+    their own that the query's late-row metric sums."""
 
-    def __init__(self, spec: StreamSpec, input_types: list[tuple[str, Any]], zone: str):
+    def __init__(self, spec: StreamSpec, columns: list[str]):
         self.spec = spec
-        self.zone = zone
-        self.names = [name for name, _ in input_types]
-        self.timestamps = [name for name, t in input_types if isinstance(t, TimestampType)]
-        self.arrow_schema = pa.schema(
-            [
-                (name, pa.timestamp("us") if isinstance(t, TimestampType) else to_arrow_type(t))
-                for name, t in input_types
-            ]
-        )
+        self.columns = columns  # of the output; the last one is LATE
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
         self.state = handle.getValueState("bucket", StructType([StructField("blob", BinaryType())]))
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any):
-        frames = [pdf for pdf in rows if len(pdf)]
-        new = self._to_arrow(frames) if frames else None
+        # by position: Spark may rename input columns of a stateful processor (``_1``)
+        new = unpack(blob for pdf in rows for blob in pdf.iloc[:, -1])
         yield from self._advance(new, timerValues.getCurrentWatermarkInMs())
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any):
         yield from self._advance(None, timerValues.getCurrentWatermarkInMs())
 
-    def _to_arrow(self, frames: list[pd.DataFrame]) -> pa.Table:
-        pdf = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-        # Spark hands the columns in input order but may rename some (``_4``): by position
-        pdf = pdf.iloc[:, : len(self.names)].set_axis(self.names, axis=1)
-        table = pa.Table.from_pandas(pdf, schema=self.arrow_schema, preserve_index=False)
-        # pandas gives timestamps as wall-clock times of the session zone
-        for name in self.timestamps:
-            i = table.schema.get_field_index(name)
-            local = pc.assume_timezone(
-                table.column(i), self.zone, ambiguous="earliest", nonexistent="earliest"
-            )
-            table = table.set_column(i, name, local)
-        return table
-
     def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
         found = self.state.get()
         stream = KeyedStream.load(self.spec, found[0] if found else None)
+        late = 0
+        if new is not None:
+            new, late = stream.drop_late(new)
         done = stream.advance(new, watermark_ms * 1000 if watermark_ms > 0 else None)
-        if stream.held_rows or stream.cursors:
+        if stream.held_rows or stream.cursors or stream.watermark is not None:
             self.state.update((stream.save(),))
         else:
             self.state.clear()
@@ -244,14 +255,24 @@ class MatchProcessor(StatefulProcessor):
         if done.wake_micros is not None:
             self.handle.registerTimer(-(-done.wake_micros // 1000))
         for batch in done.batches:
-            yield batch.to_pandas()
+            yield batch.to_pandas().assign(**{LATE: None})
+        if late:
+            yield pd.DataFrame([[None] * (len(self.columns) - 1) + [late]], columns=self.columns)
 
 
 def late_rows(query: Any) -> int:
-    """Rows a running streaming query dropped as late (behind the watermark), summed over
-    its progress reports so far (``query.recentProgress``; Spark keeps the last 100)."""
+    """Rows a running streaming query dropped as late (at or behind the watermark),
+    summed over its progress reports so far (``query.recentProgress``; Spark keeps the
+    last 100): matchrec's own count of each MATCH_RECOGNIZE (an observed metric) and
+    what Spark's stateful operators dropped."""
     total = 0
     for progress in query.recentProgress:
-        for operator in progress.get("stateOperators", []) if isinstance(progress, dict) else []:
+        if not isinstance(progress, dict):
+            continue
+        for operator in progress.get("stateOperators", []):
             total += int(operator.get("numRowsDroppedByWatermark", 0) or 0)
+        for name, metrics in (progress.get("observedMetrics") or {}).items():
+            if name.startswith(LATE_METRIC):
+                values = metrics.asDict() if hasattr(metrics, "asDict") else metrics
+                total += int(values.get("late_rows", 0) or 0)
     return total

@@ -1,7 +1,8 @@
-"""The streaming processor driven by PySpark's ``TwsTester`` (no stream, no JVM): rows in
-pandas, the watermark set by hand, the state peeked at between calls. The real streams
-are in ``test_streaming.py``; these check what a stream hides: when rows are held and
-dropped, which timers are set."""
+"""The streaming processor driven by PySpark's ``TwsTester`` (no stream, no JVM): rows
+packed as the stream's ``mapInArrow`` packs them, the watermark set by hand, the state
+peeked at between calls. The real streams are in ``test_streaming.py``; these check what
+a stream hides: when rows are held and dropped, which timers are set, which rows are
+late."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import pandas as pd
 import pyarrow as pa
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
-from matchrec.runtime.streaming import MatchProcessor
+from matchrec.runtime.streaming import BUCKET, LATE, MatchProcessor
 from pyspark.sql.streaming.tws_tester import TwsTester
-from pyspark.sql.types import BooleanType, DoubleType, LongType, StringType, TimestampType
 
+from matchrec.arrow_packing import pack
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
 BODY = """PARTITION BY card ORDER BY ts
@@ -37,34 +38,34 @@ def processor() -> tuple[MatchProcessor, StreamSpec]:
         buckets=4,
         timeouts=True,
     )
-    types = [
-        ("card", StringType()),
-        ("ts", TimestampType()),
-        ("amount", DoubleType()),
-        ("__mr_c0", BooleanType()),
-        ("__mr_c1", BooleanType()),
-        (EVENT_MICROS, LongType()),
-    ]
-    return MatchProcessor(spec, types, "UTC"), spec
+    columns = ["card", "__mr_a0", "__mr_a1", "__mr_matched", "__mr_status", BUCKET, LATE]
+    return MatchProcessor(spec, columns), spec
 
 
 def rows(*items: tuple[str, float, float]) -> pd.DataFrame:
+    """The rows as the processor receives them: packed, one bucket (as Spark's
+    ``mapInArrow`` gives them: timestamps in microseconds, UTC)."""
     times = [START + timedelta(minutes=m) for _, m, _ in items]
     amounts = [a for _, _, a in items]
-    return pd.DataFrame(
+    table = pa.table(
         {
-            "card": [c for c, _, _ in items],
-            "ts": pd.to_datetime(times),
-            "amount": amounts,
-            "__mr_c0": [a < 2 for a in amounts],
-            "__mr_c1": [a > 500 for a in amounts],
-            EVENT_MICROS: [int((t - datetime(1970, 1, 1)).total_seconds() * 1e6) for t in times],
+            "card": pa.array([c for c, _, _ in items]),
+            "ts": pa.array(times, type=pa.timestamp("us")).cast(pa.timestamp("us", tz="UTC")),
+            "amount": pa.array(amounts, type=pa.float64()),
+            "__mr_c0": pa.array([a < 2 for a in amounts]),
+            "__mr_c1": pa.array([a > 500 for a in amounts]),
+            EVENT_MICROS: pa.array(
+                [int((t - datetime(1970, 1, 1)).total_seconds() * 1e6) for t in times]
+            ),
+            BUCKET: pa.array([0] * len(items), type=pa.int64()),
         }
     )
+    return pa.Table.from_batches(list(pack(table.to_batches(), BUCKET))).to_pandas()
 
 
 def event_millis(row: pd.Series) -> int:
-    return row[EVENT_MICROS] // 1000
+    """The tester's late filter sees packed rows: the processor finds late rows itself."""
+    return 2**62
 
 
 def millis(minute: float) -> int:
@@ -107,3 +108,19 @@ def test_a_run_cut_off_by_within_is_a_timeout_and_its_rows_are_dropped():
     assert held(tester, spec)[0] == 3
     tester.setWatermark(millis(20))
     assert held(tester, spec)[0] == 0
+
+
+def test_rows_at_or_behind_the_watermark_the_bucket_passed_are_late_and_counted():
+    proc, spec = processor()
+    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=event_millis)
+    tester.testInPandas(0, rows(("c", 0, 1.0), ("c", 1, 1.0), ("c", 2, 1.0)))
+    tester.setWatermark(millis(2))
+    # 1 minute is behind the watermark, 2 is at it: late; 3 and 4 are on time
+    out = tester.testInPandas(0, rows(("c", 1, 1.0), ("c", 2, 1.0), ("c", 3, 1.0), ("c", 4, 900)))
+    late = out[out[LATE].notna()]
+    assert late[LATE].tolist() == [2]
+    matched = tester.setWatermark(millis(9))
+    assert matched["__mr_a1"].tolist() == [4]  # S S S S B: the late rows are not in it
+    assert held(tester, spec)[0] == 0
+    found = tester.peekValueState("bucket", 0)
+    assert KeyedStream.load(spec, found[0]).watermark == millis(9) * 1000
