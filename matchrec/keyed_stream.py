@@ -90,6 +90,8 @@ class KeyedStream:
         self.rows = rows
         #: the latest watermark this bucket advanced to (rows at or behind it are late)
         self.watermark: int | None = None
+        #: the event-time timer (milliseconds) its stream processor registered, if any
+        self.timer: int | None = None
         # the keys seen, their slots, and their cursors (slot i: self._keys[i])
         self._keys: list[tuple] = []
         self._index: dict[tuple, int] = {}
@@ -126,8 +128,9 @@ class KeyedStream:
         rows = _unpack(tables, "rows")
         cursors = _unpack(tables, "cursors")
         stream = cls(spec, rows, cursors)
-        if b"watermark" in meta:
-            stream.watermark = int(meta[b"watermark"])
+        for name in ("watermark", "timer"):
+            if name.encode() in meta:
+                setattr(stream, name, int(meta[name.encode()]))
         return stream
 
     def save(self) -> bytes:
@@ -145,8 +148,9 @@ class KeyedStream:
         cursors = pa.table(cursor_cols)
         sink = io.BytesIO()
         meta = {b"buckets": str(spec.buckets).encode()}
-        if self.watermark is not None:
-            meta[b"watermark"] = str(self.watermark).encode()
+        for name in ("watermark", "timer"):
+            if getattr(self, name) is not None:
+                meta[name.encode()] = str(getattr(self, name)).encode()
         schema = pa.schema([("part", pa.string()), ("blob", pa.binary())], metadata=meta)
         with pa.ipc.new_stream(sink, schema) as writer:
             for name, table in (("rows", self.rows), ("cursors", cursors)):

@@ -242,18 +242,21 @@ class MatchProcessor(StatefulProcessor):
     def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
         found = self.state.get()
         stream = KeyedStream.load(self.spec, found[0] if found else None)
+        registered = stream.timer
         late = 0
         if new is not None:
             new, late = stream.drop_late(new)
         done = stream.advance(new, watermark_ms * 1000 if watermark_ms > 0 else None)
-        if stream.held_rows or stream.cursors or stream.watermark is not None:
-            self.state.update((stream.save(),))
-        else:
-            self.state.clear()
-        for timer in list(self.handle.listTimers()):
-            self.handle.deleteTimer(timer)
-        if done.wake_micros is not None:
-            self.handle.registerTimer(-(-done.wake_micros // 1000))
+        # each timer call is a round trip to the JVM: change the timer only when the
+        # wake-up time changes (one at or behind the watermark has fired or is firing)
+        wake = None if done.wake_micros is None else -(-done.wake_micros // 1000)
+        live = registered if registered is not None and registered > watermark_ms else None
+        if live is not None and live != wake:
+            self.handle.deleteTimer(live)
+        if wake is not None and wake != live:
+            self.handle.registerTimer(wake)
+        stream.timer = wake
+        self.state.update((stream.save(),))
         for batch in done.batches:
             yield batch.to_pandas().assign(**{LATE: None})
         if late:
