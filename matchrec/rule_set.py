@@ -358,6 +358,8 @@ class RuleBucket:
     versions: list[Version] = field(default_factory=list)
     latest: dict[str, int] = field(default_factory=dict)  # rule -> highest version seen
     pending: pa.Table | None = None
+    watermark: int | None = None  # the latest watermark advanced to (late rows: at or behind)
+    timer: int | None = None  # the event-time timer (ms) its processor registered
 
     # ------------------------------------------------------------------ state I/O
 
@@ -371,6 +373,8 @@ class RuleBucket:
         blobs = parts.column("blob").to_pylist()
         meta = json.loads(blobs[names.index("meta")])
         bucket.latest = meta["latest"]
+        bucket.watermark = meta.get("watermark")
+        bucket.timer = meta.get("timer")
         bucket.versions = [Version(**v) for v in meta["versions"]]
         for v, i in zip(bucket.versions, range(len(bucket.versions))):
             name = f"v{i}"
@@ -386,7 +390,12 @@ class RuleBucket:
             (
                 "meta",
                 json.dumps(
-                    {"latest": self.latest, "versions": [v.as_dict() for v in self.versions]}
+                    {
+                        "latest": self.latest,
+                        "versions": [v.as_dict() for v in self.versions],
+                        "watermark": self.watermark,
+                        "timer": self.timer,
+                    }
                 ).encode(),
             )
         ]
@@ -405,6 +414,16 @@ class RuleBucket:
                 )
             )
         return sink.getvalue()
+
+    def drop_late(self, events: pa.Table) -> tuple[pa.Table, int]:
+        """``events`` without the late ones, and how many there were: events at or
+        behind the latest watermark this bucket advanced to (Spark's rule for late rows;
+        the events they would come before may already be matched)."""
+        if self.watermark is None:
+            return events, 0
+        late = events.column(EVENT_MICROS).to_numpy() <= self.watermark
+        count = int(late.sum())
+        return (events.filter(pa.array(~late)) if count else events), count
 
     @property
     def idle(self) -> bool:
@@ -453,6 +472,8 @@ class RuleBucket:
             self.pending = (
                 events if self.pending is None else pa.concat_tables([self.pending, events])
             )
+        if watermark is not None and (self.watermark is None or watermark > self.watermark):
+            self.watermark = watermark
         ready = None
         if self.pending is not None and watermark is not None:
             times = self.pending.column(EVENT_MICROS).to_numpy()

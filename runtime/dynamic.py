@@ -31,12 +31,10 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-import pyarrow.compute as pc
 from matchrec.planner.plan import quote
 from matchrec.planner.rules import RuleRow, compile_rule, schedule
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
-from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import (
     BinaryType,
@@ -50,11 +48,20 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
+from matchrec.arrow_packing import PACKED, pack, unpack
 from matchrec.errors import MatchRecognizeError, SemanticError
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import OUTPUT_FIELDS, RuleBucket, RuleProgram, error_row, run_batch
 
-from .streaming import BUCKETS_CONF, DEFAULT_BUCKETS, ROCKSDB, STATE_STORE_CONF, watermark_column
+from .streaming import (
+    BUCKETS_CONF,
+    DEFAULT_BUCKETS,
+    LATE,
+    ROCKSDB,
+    STATE_STORE_CONF,
+    late_metric,
+    watermark_column,
+)
 from .udtf import to_sqlglot_type
 
 BUCKET = "__mr_bucket"
@@ -349,36 +356,43 @@ def _stream(
         ("enabled", "boolean"),
     ]
     rule_nulls = [F.lit(None).cast(t).alias(f"{RULE_PREFIX}{n}") for n, t in rule_fields]
-    events = df.select(
+    exploded = df.select(
         *(F.col(quote(c)) for c in event_columns),
         F.unix_micros(F.col(quote(event_time))).alias(EVENT_MICROS),
-        F.lit("e").alias(KIND),
-        *rule_nulls,
         F.explode(targets).alias(BUCKET),
     )
-    merged = events
+    # the events of a bucket travel packed (one row per bucket and input batch), as in
+    # a streaming MATCH_RECOGNIZE; the rule rows beside them as rows
+    packed = exploded.mapInArrow(
+        lambda batches: pack(batches, BUCKET),
+        StructType([StructField(BUCKET, LongType()), StructField(PACKED, BinaryType())]),
+    )
+    merged = packed.select(BUCKET, PACKED, F.lit("e").alias(KIND), *rule_nulls)
     if rules.isStreaming:
         rule_rows = rules.select(
-            *(F.lit(None).cast(f.dataType).alias(f.name) for f in df.schema.fields),
-            F.lit(None).cast("long").alias(EVENT_MICROS),
+            F.explode(F.sequence(F.lit(0), F.lit(total - 1)).cast("array<long>")).alias(BUCKET),
+            F.lit(None).cast("binary").alias(PACKED),
             F.lit("r").alias(KIND),
             *(
                 c.alias(f"{RULE_PREFIX}{name}")
                 for c, (name, _) in zip(_rule_columns(rules), rule_fields)
             ),
-            F.explode(F.sequence(F.lit(0), F.lit(total - 1)).cast("array<long>")).alias(BUCKET),
         )
-        merged = events.unionByName(rule_rows)
-    zone = spark.conf.get("spark.sql.session.timeZone") or "UTC"
-    input_types = [(f.name, f.dataType) for f in df.schema.fields]
-    processor = DynamicProcessor(compiler, key_sets, buckets, static, input_types, zone)
-    return merged.groupBy(BUCKET).transformWithStateInPandas(
-        processor, _RAW_SCHEMA, "Append", "EventTime"
+        merged = merged.unionByName(rule_rows)
+    processor = DynamicProcessor(compiler, key_sets, buckets, static)
+    counted = StructType([*_RAW_SCHEMA.fields, StructField(LATE, LongType(), True)])
+    return (
+        merged.groupBy(BUCKET)
+        .transformWithStateInPandas(processor, counted, "Append", "EventTime")
+        .observe(late_metric(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
+        .filter(F.col(LATE).isNull())
+        .drop(LATE)
     )
 
 
 class DynamicProcessor(StatefulProcessor):
-    """One bucket of one key set: its events and every rule, as a :class:`RuleBucket`."""
+    """One bucket of one key set: its events (packed) and every rule, as a
+    :class:`RuleBucket`. Late events are dropped here and counted on rows of their own."""
 
     def __init__(
         self,
@@ -386,23 +400,11 @@ class DynamicProcessor(StatefulProcessor):
         key_sets: list[tuple[str, ...]],
         buckets: int,
         static: list[RuleRow],
-        input_types: list[tuple[str, Any]],
-        zone: str,
     ):
         self.compiler = compiler
         self.key_sets = key_sets
         self.buckets = buckets
         self.static = [(r.rule_id, r.version, r.spec, r.active_from, r.enabled) for r in static]
-        self.zone = zone
-        self.names = [name for name, _ in input_types]
-        self.timestamps = [name for name, t in input_types if isinstance(t, TimestampType)]
-        self.arrow_schema = pa.schema(
-            [
-                (name, pa.timestamp("us") if isinstance(t, TimestampType) else to_arrow_type(t))
-                for name, t in input_types
-            ]
-            + [(EVENT_MICROS, pa.int64())]
-        )
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
@@ -426,11 +428,12 @@ class DynamicProcessor(StatefulProcessor):
         out: list[tuple] = []
         if self.static and not bucket.latest:
             out += bucket.add_rules(self.static, None, self.compiler)
-        events = None
+        events, late = None, 0
         if pdf is not None:
-            n = len(self.names) + 1
-            kinds = pdf.iloc[:, n].to_numpy()
-            rule_part = pdf[kinds == "r"].iloc[:, n + 1 : n + 6]
+            # by position (Spark may rename a stateful processor's input columns):
+            # bucket, packed events, kind, then the five rule columns
+            kinds = pdf.iloc[:, 2].to_numpy()
+            rule_part = pdf[kinds == "r"].iloc[:, 3:8]
             rule_rows = [
                 (
                     str(r[0]),
@@ -444,26 +447,23 @@ class DynamicProcessor(StatefulProcessor):
             ]
             if rule_rows:
                 out += bucket.add_rules(rule_rows, watermark, self.compiler)
-            event_part = pdf[kinds == "e"]
-            if len(event_part):
-                events = self._to_arrow(event_part.iloc[:, :n])
+            events = unpack(pdf[kinds == "e"].iloc[:, 1])
+            if events is not None:
+                events, late = bucket.drop_late(events)
         done, wake = bucket.advance(events, watermark, self.compiler)
         out += done
+        # each timer call is a JVM round trip: change the timer only when it moves
+        wake_ms = None if wake is None else -(-wake // 1000)
+        live = bucket.timer if bucket.timer is not None and bucket.timer > watermark_ms else None
+        if live is not None and live != wake_ms:
+            self.handle.deleteTimer(live)
+        if wake_ms is not None and wake_ms != live:
+            self.handle.registerTimer(wake_ms)
+        bucket.timer = wake_ms
         self.state.update((bucket.save(),))
-        for timer in list(self.handle.listTimers()):
-            self.handle.deleteTimer(timer)
-        if wake is not None:
-            self.handle.registerTimer(-(-wake // 1000))
         if out:
-            yield _table(out).to_pandas()
-
-    def _to_arrow(self, pdf: pd.DataFrame) -> pa.Table:
-        pdf = pdf.set_axis([*self.names, EVENT_MICROS], axis=1).reset_index(drop=True)
-        table = pa.Table.from_pandas(pdf, schema=self.arrow_schema, preserve_index=False)
-        for name in self.timestamps:
-            i = table.schema.get_field_index(name)
-            local = pc.assume_timezone(
-                table.column(i), self.zone, ambiguous="earliest", nonexistent="earliest"
+            yield _table(out).to_pandas().assign(**{LATE: None})
+        if late:
+            yield pd.DataFrame(
+                [[None] * len(_RAW_SCHEMA.fields) + [late]], columns=[*_RAW_SCHEMA.names, LATE]
             )
-            table = table.set_column(i, name, local)
-        return table

@@ -198,7 +198,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     matched = (
         packed.groupBy(BUCKET)
         .transformWithStateInPandas(processor, counted, "Append", "EventTime")
-        .observe(_metric_name(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
+        .observe(late_metric(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
         .filter(F.col(LATE).isNull())
         .drop(BUCKET, LATE)
     )
@@ -208,7 +208,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
 _streams = 0
 
 
-def _metric_name() -> str:
+def late_metric() -> str:
     """A name for one stream's late-row metric, unique in this process (Spark requires
     distinct names among the observations of a query)."""
     global _streams

@@ -215,6 +215,18 @@ def test_bucket_state_survives_save_and_load() -> None:
     assert [v.as_dict() for v in again.versions] == [v.as_dict() for v in bucket.versions]
     assert again.latest == bucket.latest
     assert again.pending.equals(bucket.pending)
+    assert again.watermark == bucket.watermark == events.column(EVENT_MICROS)[30].as_py()
+
+
+def test_events_at_or_behind_the_watermark_the_bucket_passed_are_late() -> None:
+    events = _events(3)
+    micros = events.column(EVENT_MICROS).to_numpy()
+    bucket = RuleBucket(["card"], 1, True)
+    assert bucket.drop_late(events)[1] == 0  # no watermark yet: nothing is late
+    bucket.advance(events.slice(0, 20), int(micros[10]), _compiler())
+    kept, late = bucket.drop_late(events.slice(0, 40))
+    assert late == 11  # rows 0..10: behind or at the watermark
+    assert kept.column(EVENT_MICROS).to_pylist() == micros[11:40].tolist()
 
 
 def test_a_broken_version_is_reported_once_and_the_previous_one_runs_on() -> None:
