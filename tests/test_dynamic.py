@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from matchrec.runtime.dynamic import RuleError
 from matchrec.runtime.streaming import BUCKETS_CONF as BUCKETS
+from matchrec.runtime.streaming import late_rows
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import (
     DoubleType,
@@ -338,6 +339,11 @@ def test_rules_change_while_a_stream_runs_and_restart_loses_nothing(
             _rule_file(rules_dir, "r2", waves[2])
         stream.write(rows)
         query.processAllAvailable()
+    # an hour behind the watermark: dropped, counted, and absent from the output
+    first = _events(1)[0]
+    stream.write([(first[0], first[1], 1.0, first[3], first[4])])
+    query.processAllAvailable()
+    assert late_rows(query) == 1
     _assert_batch_replay(spark, _finish(spark, stream, query))
 
 
