@@ -52,9 +52,11 @@ from .batch import (
 )
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
-#: number must stay the same for a checkpoint (the state records it and says so)
+#: number must stay the same for a checkpoint (the state records it and says so). Each
+#: bucket costs a few JVM round trips per micro-batch (state, timer): few buckets run
+#: faster, but no more tasks than buckets do the matching; 16 keeps 2-8 cores busy.
 BUCKETS_CONF = "spark.matchrec.stream.buckets"
-DEFAULT_BUCKETS = 64
+DEFAULT_BUCKETS = 16
 BUCKET = "__mr_bucket"
 #: column of the processor's output that counts late rows (on rows of their own)
 LATE = "__mr_late"
