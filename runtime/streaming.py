@@ -18,6 +18,7 @@ progress: :func:`late_rows`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -272,12 +273,23 @@ def late_rows(query: Any) -> int:
     what Spark's stateful operators dropped."""
     total = 0
     for progress in query.recentProgress:
-        if not isinstance(progress, dict):
-            continue
+        if not isinstance(progress, dict):  # Spark Connect: StreamingQueryProgress
+            progress = json.loads(progress.json)
         for operator in progress.get("stateOperators", []):
             total += int(operator.get("numRowsDroppedByWatermark", 0) or 0)
         for name, metrics in (progress.get("observedMetrics") or {}).items():
             if name.startswith(LATE_METRIC):
-                values = metrics.asDict() if hasattr(metrics, "asDict") else metrics
-                total += int(values.get("late_rows", 0) or 0)
+                total += int(_metrics(metrics).get("late_rows", 0) or 0)
     return total
+
+
+def _metrics(observed: Any) -> dict:
+    """An observation's values by name: a Row of them (classic sessions), or on Spark
+    Connect a Row or JSON object of ``values`` and their ``schema``."""
+    values = observed.asDict() if hasattr(observed, "asDict") else dict(observed)
+    if set(values) == {"values", "schema"}:
+        schema = values["schema"]
+        fields = schema["fields"] if isinstance(schema, dict) else schema.fields
+        names = [f["name"] if isinstance(f, dict) else f.name for f in fields]
+        return dict(zip(names, values["values"]))
+    return values

@@ -181,3 +181,66 @@ def write_table_file(folder: Path) -> Path:
     path = folder / "prices.csv"
     path.write_text("sym,t,price\n" + "".join(f"{s},{t},{p}\n" for s, t, p in ROWS))
     return path
+
+
+#: the streaming case: card payments in files, each file one micro-batch (rows out of
+#: order within a file), the last file a late row then a far row that moves the watermark
+STREAM_SCHEMA = "card STRING, ts TIMESTAMP, amount DOUBLE"
+STREAM_QUERY = """SELECT * FROM cx_stream MATCH_RECOGNIZE (
+  PARTITION BY card ORDER BY ts
+  MEASURES FIRST(S.ts) AS first_ts, LAST(B.amount) AS big, count(S.*) AS smalls
+  ONE ROW PER MATCH WITH TIMEOUTS
+  PATTERN (S{2,} B) WITHIN INTERVAL '10' MINUTE
+  DEFINE S AS amount < 2, B AS amount > 500) AS m"""
+STREAM_FILES = [
+    [("a", "00:02", 1.0), ("a", "00:00", 1.5), ("b", "00:01", 1.0), ("a", "00:01", 0.5)],
+    [("a", "00:04", 900.0), ("b", "00:02", 1.0), ("a", "00:03", 1.0)],
+    [("b", "00:31", 1.0), ("b", "00:32", 700.0), ("b", "00:30", 1.0)],
+    [("c", "03:00", 1.0)],
+    [("a", "00:05", 1.0)],  # late: the watermark (1 minute) passed 02:59
+    [("c", "06:00", 1.0)],
+]
+
+
+def run_stream(spark: Any, folder: Path) -> dict[str, Any]:
+    """:data:`STREAM_QUERY` as a Structured Streaming query over files written one
+    micro-batch at a time into ``folder``: its output and its late-row count."""
+    import json as json_
+
+    from matchrec.runtime.streaming import late_rows
+
+    import matchrec
+
+    inbox = folder / "in"
+    inbox.mkdir()
+    source = (
+        spark.readStream.schema(STREAM_SCHEMA)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(inbox))
+        .withWatermark("ts", "1 minute")
+    )
+    source.createOrReplaceTempView("cx_stream")
+    result = matchrec.sql(spark, STREAM_QUERY)
+    query = None
+    try:
+        for k, rows in enumerate(STREAM_FILES):
+            hidden = inbox / f".f{k}.json"
+            hidden.write_text(
+                "\n".join(
+                    json_.dumps({"card": c, "ts": f"2024-01-01T{t}:00", "amount": a})
+                    for c, t, a in rows
+                )
+            )
+            hidden.rename(inbox / f"f{k}.json")
+            if query is None:
+                query = (
+                    result.writeStream.format("parquet")
+                    .option("checkpointLocation", str(folder / "chk"))
+                    .start(str(folder / "out"))
+                )
+            query.processAllAvailable()
+        late = late_rows(query)
+    finally:
+        if query is not None:
+            query.stop()
+    return {**written(spark.read.parquet(str(folder / "out"))), "late": late}

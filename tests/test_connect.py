@@ -65,6 +65,16 @@ def test_same_rows_as_classic(on_connect, on_classic, name):
     assert want["rows"], "a case that matches nothing compares nothing"
 
 
+def test_a_stream_on_connect_gives_what_it_gives_on_classic(on_connect, spark, tmp_path):
+    """The same streaming MATCH_RECOGNIZE (files as micro-batches, out of order, WITHIN
+    timeouts, a late row) on Connect and on the classic session: same rows, same
+    late-row count (Connect reports progress in its own form)."""
+    want = connect_cases.run_stream(spark, tmp_path)
+    assert on_connect["stream"] == want
+    assert want["late"] == 1
+    assert {r[-1] for r in want["rows"]} == {"MATCHED", "TIMEOUT"}
+
+
 def test_doors_agree_with_each_other(on_classic):
     """The table function and the DataFrame door give what matchrec.sql gives."""
     results = on_classic["results"]
