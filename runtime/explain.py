@@ -255,10 +255,11 @@ def _stream_side(spark: SparkSession, step: PlannedClause) -> str:
     lines = [
         f"Streaming input (Structured Streaming, append mode). Event time: {event} "
         f"(watermark delay {delay} ms); rows are matched in event-time order once the "
-        "watermark has passed them; Spark drops rows behind the watermark and counts them "
-        "(matchrec.runtime.streaming.late_rows(query)).",
+        "watermark has passed them; rows at or behind the watermark are dropped and "
+        "counted (matchrec.runtime.streaming.late_rows(query)).",
         f"State: transformWithStateInPandas in event-time mode (RocksDB state store), one "
-        f"processor per bucket of {'keys ' + keys if keys else 'the single partition'} "
+        f"processor per bucket of {'keys ' + keys if keys else 'the single partition'}, "
+        "its rows packed per bucket by a mapInArrow before the shuffle "
         f"({buckets} buckets, {BUCKETS_CONF}; keep it fixed for a checkpoint). Per key it "
         "keeps the rows not yet final, the rows live searches and look-back need, and a "
         "cursor (next MATCH_NUMBER).",
