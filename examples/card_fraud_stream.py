@@ -10,7 +10,7 @@ in a folder one after another (rows within a file and across files slightly out 
 order); the event time ``ts`` has a watermark of one minute. ``WITH TIMEOUTS`` adds a row
 (``match_status`` TIMEOUT) for a run of small payments that WITHIN cut off, with the
 measures of the rows matched so far. A payment that arrives later than the watermark is
-dropped by Spark and counted (``late_rows``).
+dropped and counted (``late_rows``).
 
 Expected alerts (data in ``data/card_payments/``, one file per arrival): c-1001 matches
 (three small FR payments from 10:00, then 899.00 from the US at 10:05); c-1004 times out

@@ -3,17 +3,20 @@
 Shape of the query: Spark computes the row-local DEFINE columns (no PREV/NEXT windows:
 a stream has no sorted partition; the matcher reads the previous rows itself), the event
 time in microseconds and a bucket number (a hash of the PARTITION BY keys modulo
-``spark.matchrec.stream.buckets``); ``groupBy(bucket).transformWithStateInPandas`` runs
-one stateful processor per bucket in event-time mode. Each processor keeps its bucket's
+``spark.matchrec.stream.buckets``); a ``mapInArrow`` packs the rows of each bucket into
+one Arrow IPC value per input batch (:mod:`matchrec.arrow_packing`: Spark would hand a
+stateful processor its rows converted one by one), and
+``groupBy(bucket).transformWithStateInPandas`` runs one stateful processor per bucket in
+event-time mode. Each processor keeps its bucket's
 state (:class:`matchrec.keyed_stream.KeyedStream`: the rows the watermark has not passed,
 the rows live searches still need, a cursor per key) in one value of Spark's state store,
 and registers an event-time timer for the moment a pending row becomes final or a WITHIN
 bound passes. A final projection computes the measures in Spark, as in batch.
 
 Rows arrive out of order within the watermark delay; the processor orders a key's rows
-once the watermark has passed them, which is when Spark guarantees that no earlier row
-can still come (it drops rows older than the watermark and counts them in the query's
-progress: :func:`late_rows`).
+once the watermark has passed them. A row at or behind the watermark its bucket already
+advanced to is late (Spark's rule): the processor drops it and counts it on an output
+row of its own, which an observed metric of the query sums (:func:`late_rows`).
 """
 
 from __future__ import annotations
