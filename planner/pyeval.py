@@ -21,6 +21,8 @@ from sqlglot import exp
 from matchrec.errors import MatchRuntimeError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext
 
+from . import glue_functions as gf
+
 Compile = Callable[[exp.Expression], Evaluator]
 
 
@@ -67,7 +69,7 @@ def _mod(a: Any, b: Any) -> Any:
 
 
 def _concat(a: Any, b: Any) -> Any:
-    return str(a) + str(b)
+    return gf.to_text(a) + gf.to_text(b)
 
 
 def _like_regex(pattern: str) -> re.Pattern[str]:
@@ -170,9 +172,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SIGNUM": lambda x: float((x > 0) - (x < 0)),
     "POWER": lambda a, b: _power(a, b),
     "POW": lambda a, b: _power(a, b),
-    "CONCAT": lambda *a: "".join(str(x) for x in a),
-    "GREATEST": lambda *a: max(a),
-    "LEAST": lambda *a: min(a),
+    "CONCAT": gf.concat,
+    "GREATEST": gf.greatest,
+    "LEAST": gf.least,
     "SIZE": len,
     "CARDINALITY": len,
     "ARRAY_SIZE": len,
@@ -198,6 +200,9 @@ _FUNCTION_NODES: dict[type, str] = {
     exp.ArraySize: "SIZE",
 }
 
+
+# functions of that table that are not NULL for a NULL argument
+_NON_STRICT = {"GREATEST", "LEAST"}
 
 _GLUE_NODES: tuple[type, ...] = (
     exp.Paren,
@@ -236,6 +241,28 @@ def evaluates(node: exp.Expression) -> bool:
 
 
 _ATOM_CALLS = {"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"}
+
+
+def compiles(node: exp.Expression) -> bool:
+    """Whether :func:`compile_glue` compiles every operator of ``node``: what
+    :func:`evaluates` says, plus the Spark functions of ``planner.glue_functions`` (used
+    only where Spark cannot compute a value, see that module)."""
+    return all(
+        evaluates(_shallow(n)) or gf.extended_name(n) is not None
+        for n in node.walk()
+        if not isinstance(n, exp.Column)
+    )
+
+
+def _shallow(node: exp.Expression) -> exp.Expression:
+    """``node`` with its children replaced by NULL, so that only ``node`` is checked."""
+    copy = node.copy()
+    for key, value in list(copy.args.items()):
+        if isinstance(value, exp.Expression):
+            copy.set(key, exp.Null())
+        elif isinstance(value, list):
+            copy.set(key, [exp.Null() if isinstance(v, exp.Expression) else v for v in value])
+    return copy
 
 
 def compile_glue(
@@ -313,21 +340,13 @@ def compile_glue(
         if name not in _FUNCTIONS:
             name = None
     if name is not None:
-        fn = _FUNCTIONS[name]
-        args = [child(a) for a in call_args(node)]
-
-        pos = where(node)
-
-        def call(ctx: MatchContext) -> Any:
-            vals = [a(ctx) for a in args]
-            if any(v is None for v in vals):
-                return None
-            try:
-                return fn(*vals)
-            except (TypeError, ValueError, ArithmeticError) as err:
-                raise _runtime_error(f"{name.lower()}()", vals, err, sql, pos) from None
-
-        return call
+        return _call(
+            node, _FUNCTIONS[name], name not in _NON_STRICT, call_args(node), child, where, sql
+        )
+    extended = gf.extended_name(node)
+    if extended is not None:
+        entry = gf.EXTENDED[extended]
+        return _call(node, entry.fn, entry.strict, gf.node_args(node), child, where, sql)
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
         "the match",
@@ -337,6 +356,33 @@ def compile_glue(
         "CASE, IN, BETWEEN, COALESCE and a few functions (abs, round, lower, ...); move the "
         "call inside the navigation, e.g. PREV(f(x)) not f(PREV(x)), LAST(f(A.x)) not f(A.x)",
     )
+
+
+def _call(
+    node: exp.Expression,
+    fn: Callable[..., Any],
+    strict: bool,
+    arguments: list[exp.Expression],
+    child: Compile,
+    where: Callable[[exp.Expression], int],
+    sql: str,
+) -> Evaluator:
+    """Evaluator of a function call: ``fn`` over the argument values (``strict``: NULL for
+    a NULL argument); a value ``fn`` rejects is a run-time error at the call."""
+    args = [child(a) for a in arguments]
+    pos = where(node)
+    what = _describe(node, sql, pos).removeprefix("function ")
+
+    def call(ctx: MatchContext) -> Any:
+        vals = [a(ctx) for a in args]
+        if strict and any(v is None for v in vals):
+            return None
+        try:
+            return fn(*vals)
+        except (TypeError, ValueError, ArithmeticError) as err:
+            raise _runtime_error(what, vals, err, sql, pos) from None
+
+    return call
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
