@@ -121,7 +121,10 @@ def str_position(s: Any, sub: Any, pos: Any = 1) -> Any:
     if s is None or sub is None:
         return None
     pos = _int(pos)
-    return 0 if pos < 1 else _text(s).find(_text(sub), pos - 1) + 1
+    if pos < 1:
+        return 0
+    # Spark's UTF8String.indexOf finds an empty string at 0, whatever the start
+    return 1 if _text(sub) == "" else _text(s).find(sub, pos - 1) + 1
 
 
 def replace(s: Any, search: Any, by: Any = "") -> str:
@@ -162,7 +165,7 @@ def concat_ws(sep: Any, *values: Any) -> Any:
 # ------------------------------------------------------------------ comparisons, NULLs
 
 
-def _order_key(v: Any) -> Any:
+def order_key(v: Any) -> Any:
     """Spark orders NaN above every other double."""
     if isinstance(v, float) and math.isnan(v):
         return (1, 0.0)
@@ -179,12 +182,12 @@ def _common(values: list[Any]) -> list[Any]:
 def greatest(*values: Any) -> Any:
     """The largest non-NULL argument (NULL only when all are)."""
     present = _common([v for v in values if v is not None])
-    return max(present, key=_order_key) if present else None
+    return max(present, key=order_key) if present else None
 
 
 def least(*values: Any) -> Any:
     present = _common([v for v in values if v is not None])
-    return min(present, key=_order_key) if present else None
+    return min(present, key=order_key) if present else None
 
 
 def nullif(a: Any, b: Any) -> Any:

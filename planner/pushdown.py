@@ -31,7 +31,8 @@ from .sqltext import call_name
 _STRICT_NAMES = (
     "Add Sub Mul Div Mod IntDiv EQ NEQ LT LTE GT GTE DPipe Like ILike RegexpLike Cast "
     "TryCast Neg Abs Lower Upper Length Substring Trim Round Floor Ceil Sqrt Ln Exp Pow "
-    "DateDiff TimestampDiff AddMonths MonthsBetween DateAdd DateSub TsOrDsAdd TsOrDsToDate StrToUnix TimeToUnix UnixToTime "
+    "DateDiff TimestampDiff AddMonths MonthsBetween DateAdd DateSub TsOrDsAdd TsOrDsToDate "
+    "StrToUnix TimeToUnix UnixToTime "
     "TimestampTrunc DateTrunc Year Month Day Quarter DayOfWeek DayOfMonth DayOfYear "
     "WeekOfYear Hour Minute Second Extract Concat Interval Paren Sign Initcap Left Right "
     "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex ArraySize"

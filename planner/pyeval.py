@@ -44,6 +44,21 @@ def _strict(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return apply
 
 
+def _is_nan(v: Any) -> bool:
+    return isinstance(v, float) and v != v
+
+
+def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """A comparison as Spark makes it: NaN equals NaN and is above every other double."""
+
+    def compare(a: Any, b: Any) -> bool:
+        if _is_nan(a) or _is_nan(b):
+            return op(gf.order_key(a), gf.order_key(b))
+        return op(a, b)
+
+    return compare
+
+
 def _divide(a: Any, b: Any) -> Any:
     if b == 0:
         return None
@@ -106,12 +121,12 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Div: _strict(_divide),
     exp.IntDiv: _strict(_int_divide),
     exp.Mod: _strict(_mod),
-    exp.EQ: _strict(operator.eq),
-    exp.NEQ: _strict(operator.ne),
-    exp.LT: _strict(operator.lt),
-    exp.LTE: _strict(operator.le),
-    exp.GT: _strict(operator.gt),
-    exp.GTE: _strict(operator.ge),
+    exp.EQ: _strict(_ordered(operator.eq)),
+    exp.NEQ: _strict(_ordered(operator.ne)),
+    exp.LT: _strict(_ordered(operator.lt)),
+    exp.LTE: _strict(_ordered(operator.le)),
+    exp.GT: _strict(_ordered(operator.gt)),
+    exp.GTE: _strict(_ordered(operator.ge)),
     exp.DPipe: _strict(_concat),
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
@@ -122,7 +137,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
 def _null_safe_eq(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
-    return a == b
+    return _ordered(operator.eq)(*_num(a, b))
 
 
 def _round(x: Any, digits: Any = 0) -> Any:

@@ -198,3 +198,170 @@ def test_a_field_of_a_column_that_is_no_struct_is_a_positioned_error(spark):
         matchrec.sql(spark, query)
     err = info.value
     assert err.sql == query and query[err.pos :].startswith("R.id.x")
+
+
+# ---------------------------------------------------------------- functions of two rows
+
+# Each partition holds two rows, S then N, made of one value of each pool below: every
+# (S value, N value) pair is one partition. DEFINE N compares what matchrec computes from
+# the two rows with ``want``, the same call computed by Spark in a subquery (the S value
+# read with first_value over the partition): ``<=>`` must hold in every partition.
+POOLS = {
+    "d": "DATE",
+    "ts": "TIMESTAMP",
+    "s": "STRING",
+    "n": "INT",
+    "v": "DOUBLE",
+}
+VALUES = {
+    "d": [
+        "NULL",
+        "DATE'2024-01-31'",
+        "DATE'2024-02-29'",
+        "DATE'2024-03-01'",
+        "DATE'2023-12-31'",
+        "DATE'1970-01-01'",
+        "DATE'1969-12-31'",
+        "DATE'2024-03-31'",
+        "DATE'2024-04-30'",
+        "DATE'1900-02-28'",
+    ],
+    "ts": [
+        "NULL",
+        "TIMESTAMP'2024-01-31 23:59:59.999999'",
+        "TIMESTAMP'2024-02-29 00:00:00'",
+        "TIMESTAMP'2024-03-01 12:30:00'",
+        "TIMESTAMP'1969-12-31 23:59:59.5'",
+        "TIMESTAMP'2024-03-10 01:30:00'",
+        "TIMESTAMP'2024-03-10 03:30:00'",
+        "TIMESTAMP'2024-11-03 01:30:00'",
+        "TIMESTAMP'2023-01-31 10:00:00'",
+        "TIMESTAMP'2024-04-30 09:59:59'",
+    ],
+    "s": ["NULL", "''", "'a'", "'ab'", "'abc'", "'b'", "'xab'", "'%'", "'é✓'", "'a-b'"],
+    "n": ["NULL", "0", "1", "2", "3", "-1", "-2", "5", "4", "-5"],
+    "v": [
+        "NULL",
+        "0.0D",
+        "-0.0D",
+        "1.5D",
+        "double('NaN')",
+        "-2.25D",
+        "1e20D",
+        "3.0D",
+        "1.5D",
+        "double('Infinity')",
+    ],
+}
+
+
+def _pairs_sql() -> str:
+    """SELECT of the two-row partitions: part k has S = values[k // P], N = values[k % P]."""
+    size = len(VALUES["d"])
+    rows = []
+    for k in range(size * size):
+        for row_id, i in ((1, k // size), (2, k % size)):
+            cells = ", ".join(f"CAST({VALUES[c][i]} AS {t})" for c, t in POOLS.items())
+            rows.append(f"({k}, {row_id}, {cells})")
+    return f"SELECT * FROM VALUES {', '.join(rows)} AS t(part, id, {', '.join(POOLS)})"
+
+
+TWO_ROW_QUERY = """SELECT part FROM (
+  SELECT *, {want} AS want FROM ({pairs})
+) MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY id
+  MEASURES count(*) AS k
+  PATTERN (^S N)
+  DEFINE N AS {call} <=> want
+)"""
+
+TWO_ROW_CALLS = [
+    # decomposed: one-row parts computed by Spark, glue combines them
+    "datediff(N.d, S.d)",
+    "date_diff(S.ts, N.d)",
+    "datediff(N.ts, S.ts)",
+    "datediff(DAY, S.ts, N.ts)",
+    "timestampdiff(MICROSECOND, S.ts, N.ts)",
+    "timestampdiff(MILLISECOND, S.ts, N.ts)",
+    "timestampdiff(SECOND, S.ts, N.ts)",
+    "timestampdiff(MINUTE, S.ts, N.ts)",
+    "timestampdiff(HOUR, N.ts, S.ts)",
+    "timestampdiff(DAY, S.ts, N.ts)",
+    "timestampdiff(WEEK, S.d, N.ts)",
+    "timestampdiff(MONTH, S.ts, N.ts)",
+    "timestampdiff(QUARTER, S.d, N.d)",
+    "timestampdiff(YEAR, N.ts, S.d)",
+    "datediff(HOUR, S.ts, N.ts)",
+    "months_between(N.ts, S.ts)",
+    "months_between(N.d, S.ts, false)",
+    "months_between(S.d, N.d)",
+    "date_add(S.d, N.n)",
+    "date_sub(N.ts, S.n)",
+    "add_months(S.d, N.n)",
+    "N.ts - S.ts",
+    "N.d - S.d",
+    # Spark functions in the glue
+    "greatest(N.v, S.v)",
+    "least(N.n, S.v)",
+    "greatest(N.d, S.d, DATE'2024-02-01')",
+    "least(N.s, S.s)",
+    "concat(N.s, S.s)",
+    "concat(N.s, S.n, N.v)",
+    "N.s || S.d",
+    "concat_ws('-', N.s, S.s, N.n)",
+    "substr(N.s, S.n)",
+    "substring(N.s, S.n, N.n)",
+    "left(N.s, S.n)",
+    "right(N.s, S.n)",
+    "instr(N.s, S.s)",
+    "locate(S.s, N.s, N.n)",
+    "position(S.s IN N.s)",
+    "replace(N.s, S.s, 'x')",
+    "replace(N.s, S.s)",
+    "lpad(N.s, S.n, S.s)",
+    "rpad(N.s, S.n)",
+    "repeat(N.s, S.n)",
+    "reverse(concat(N.s, S.s))",
+    "startswith(N.s, S.s)",
+    "endswith(N.s, S.s)",
+    "contains(N.s, S.s)",
+    "nullif(N.n, S.n)",
+    "nvl2(S.s, N.n, S.n)",
+    "array_contains(array(N.s, 'a', NULL), S.s)",
+    "array_contains(array(N.s, 'a'), S.s)",
+    "N.v = S.v",
+    "N.v > S.v",
+    "abs(N.v - S.v)",
+    "datediff(greatest(N.d, S.d), N.d)",
+]
+
+
+def _want(call: str) -> str:
+    """``call`` with N's columns read from the current row and S's from the first row."""
+    text = call.replace("N.", "")
+    for c in POOLS:
+        text = text.replace(f"S.{c}", f"first_value({c}) OVER (PARTITION BY part ORDER BY id)")
+    return text
+
+
+@pytest.mark.parametrize("call", TWO_ROW_CALLS)
+def test_functions_of_two_rows_equal_spark(spark, call):
+    pairs = _pairs_sql()
+    query = TWO_ROW_QUERY.format(want=_want(call), pairs=pairs, call=call)
+    got = {r.part for r in matchrec.sql(spark, query).collect()}
+    missing = sorted(set(range(len(VALUES["d"]) ** 2)) - got)
+    if missing:
+        size = len(VALUES["d"])
+        shown = [
+            (
+                VALUES["d"][k // size],
+                VALUES["ts"][k // size],
+                VALUES["s"][k // size],
+                VALUES["n"][k // size],
+                "|",
+                VALUES["s"][k % size],
+                VALUES["n"][k % size],
+            )
+            for k in missing[:5]
+        ]
+        raise AssertionError(f"{call}: {len(missing)} pairs differ from Spark, e.g. {shown}")
