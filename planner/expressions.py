@@ -48,6 +48,7 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.LogicalAnd: "BOOL_AND",
     exp.LogicalOr: "BOOL_OR",
     exp.CountIf: "COUNT_IF",
+    exp.GroupConcat: "LISTAGG",
 }
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
@@ -252,20 +253,55 @@ class Lowering:
                 )
             if k in NAVIGATION:
                 raise self.error(SemanticError, f"{k} cannot be used inside {what}", sub, base)
-            if k in SPECIAL:
+            if k == "CLASSIFIER" and sub.expressions:
                 raise self.error(
                     UnsupportedError,
-                    f"{k}() inside an expression argument of {what} is not supported",
+                    f"CLASSIFIER({_excerpt(sub.expressions[0])}) inside an expression argument "
+                    f"of {what} is not supported",
                     sub,
                     base,
-                    hint=f"apply the function outside, e.g. lower({what}({k}()))",
+                    hint=f"use CLASSIFIER() (the label of each row {what} reads)",
                 )
             agg = _aggregate_name(sub)
             if agg:
                 raise self.error(
                     SemanticError, f"an aggregate ({agg}) cannot be used inside {what}", sub, base
                 )
-        return nav.column_at(self.precompute(inner, base))
+        return self.special_source(inner, base)
+
+    def special_source(self, node: exp.Expression, base: int) -> RowValue:
+        """How to read ``node`` (no navigation or aggregate inside) at a row, where it may
+        use CLASSIFIER() and MATCH_NUMBER() of that row.
+
+        CLASSIFIER() has few values (the labels, or NULL outside the match): Spark
+        computes ``node`` once per value, as columns, and the row's label picks one
+        (:class:`~matchrec.navigation.ByLabel`), whatever functions ``node`` calls.
+        MATCH_NUMBER() is known only while matching: DEFINE's glue evaluator computes
+        what surrounds it, over columns Spark computes (the parts without it)."""
+        if any(_special_kind(n) == "CLASSIFIER" for n in _walk(node)):
+            names = sorted(self.label_ids, key=self.label_ids.__getitem__)
+            by_label = [
+                self.special_source(
+                    _replace_special(node, "CLASSIFIER", exp.Literal.string(n)), base
+                )
+                for n in names
+            ]
+            outside = self.special_source(_replace_special(node, "CLASSIFIER", _NULL_STRING), base)
+            return nav.ByLabel(by_label, outside)
+        if not any(_special_kind(n) == "MATCH_NUMBER" for n in _walk(node)):
+            return nav.column_at(self.precompute(node, base))
+
+        def child(n: exp.Expression):
+            if _special_kind(n) == "MATCH_NUMBER":
+                return lambda at: at[0].match_number
+            if not isinstance(n, (exp.Literal, exp.Boolean, exp.Null)) and not any(
+                _special_kind(m) == "MATCH_NUMBER" for m in _walk(n)
+            ):
+                column = self.precompute(n, base)
+                return lambda at: at[0].cols[column][at[1]]
+            return compile_glue(n, child, lambda m: node_pos(m, base, self.sql), self.sql)
+
+        return nav.RowGlue(child(node))
 
     def probe_of(self, node: exp.Expression, base: int) -> str:
         inner = _unparen(node)
@@ -274,6 +310,11 @@ class Lowering:
             return "CAST(NULL AS STRING)"
         if kind == "MATCH_NUMBER":
             return "CAST(NULL AS BIGINT)"
+        if not any(isinstance(n, (exp.Column, exp.Subquery)) for n in _walk(inner)):
+            # a constant (listagg's separator must stay one for Spark to type the call)
+            return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
+        if any(_special_kind(n) in SPECIAL for n in _walk(inner)):
+            return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
         return quote(self.precompute(inner, base))
 
     def add_atom(self, evaluate: Evaluator, probe: str, aggregate: bool = False) -> str:
@@ -372,6 +413,24 @@ class Lowering:
             )
         return int(arg.this)
 
+    def listagg_args(
+        self, node: exp.Expression, args: list[exp.Expression], base: int
+    ) -> list[exp.Expression]:
+        """``listagg(x[, separator])`` as two arguments; the values are read in match
+        order, so WITHIN GROUP (ORDER BY ...) is refused rather than ignored."""
+        if args and isinstance(args[0], exp.Order):
+            raise self.error(
+                UnsupportedError,
+                "WITHIN GROUP (ORDER BY ...) is not supported in MATCH_RECOGNIZE",
+                args[0].expressions[0] if args[0].expressions else node,
+                base,
+                hint="listagg reads the rows in match order (the ORDER BY of the clause); "
+                "sort the array instead: array_join(array_sort(array_agg(x)), ',')",
+            )
+        if len(args) == 1:
+            return [*args, _NULL_STRING.copy()]
+        return args
+
     def aggregate_atom(
         self, node: exp.Expression, base: int, in_define: bool
     ) -> tuple[Evaluator, str]:
@@ -385,6 +444,8 @@ class Lowering:
                 hint="use RUNNING (the default)",
             )
         arity, _ = nav.AGGREGATES[func]
+        if func in ("LISTAGG", "STRING_AGG"):
+            args = self.listagg_args(node, args, base)
         stars = [a for a in args if _is_star(a)]
         if stars and func != "COUNT":
             q = _qualifier(stars[0]) if isinstance(stars[0], exp.Column) else None
@@ -449,6 +510,28 @@ class Lowering:
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
         return nav.aggregate(func, sources, labels, semantics == "FINAL", distinct), probe
+
+
+_NULL_STRING = exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.VARCHAR))
+_NULL_BIGINT = exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.BIGINT))
+
+
+def _replace_special(node: exp.Expression, kind: str, by: exp.Expression) -> exp.Expression:
+    """A copy of ``node`` with every ``kind`` call (CLASSIFIER, MATCH_NUMBER) replaced."""
+    copy = node.copy()
+    if _special_kind(copy) == kind:
+        return by.copy()
+    for n in list(copy.walk()):
+        if _special_kind(n) == kind:
+            n.replace(by.copy())
+    return copy
+
+
+def _typed_specials(node: exp.Expression) -> exp.Expression:
+    """``node`` with CLASSIFIER() and MATCH_NUMBER() (left inside aggregate arguments)
+    replaced by NULLs of their types: Spark SQL with the same type."""
+    typed = _replace_special(node, "CLASSIFIER", _NULL_STRING)
+    return _replace_special(typed, "MATCH_NUMBER", _NULL_BIGINT)
 
 
 def _close_match(name: str, options: list[str]) -> str | None:
@@ -580,13 +663,14 @@ def _aggregate_parts(node: exp.Expression) -> tuple[str | None, str, list[exp.Ex
     else:
         semantics, name = None, AGGREGATE_NODES[type(node)]
         args = [node.this] if node.args.get("this") is not None else []
-        if node.args.get("expression") is not None:
-            args.append(node.args["expression"])
+        for key in ("expression", "separator"):
+            if node.args.get(key) is not None:
+                args.append(node.args[key])
         args.extend(node.expressions)
     distinct = False
-    if len(args) == 1 and isinstance(args[0], exp.Distinct):
+    if args and isinstance(args[0], exp.Distinct):
         distinct = True
-        args = list(args[0].expressions)
+        args = [*args[0].expressions, *args[1:]]
     return semantics, name, args, distinct
 
 
@@ -837,7 +921,7 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         if check is None:
             continue
         operands = operands_of(node) or []
-        probes = [o.sql(dialect=MatchRecognizeDialect) for o in operands]
+        probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
 

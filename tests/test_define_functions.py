@@ -365,3 +365,17 @@ def test_functions_of_two_rows_equal_spark(spark, call):
             for k in missing[:5]
         ]
         raise AssertionError(f"{call}: {len(missing)} pairs differ from Spark, e.g. {shown}")
+
+
+@pytest.fixture
+def new_york(spark):
+    """The session time zone set to one with daylight saving (2024-03-10, 2024-11-03)."""
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "America/New_York")
+    yield
+    spark.conf.set("spark.sql.session.timeZone", before)
+
+
+@pytest.mark.parametrize("call", [c for c in TWO_ROW_CALLS if "ts" in c])
+def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, call):
+    test_functions_of_two_rows_equal_spark(spark, call)
