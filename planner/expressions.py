@@ -941,8 +941,8 @@ def _is_physical_on_current(node: exp.Expression, local_labels: set) -> bool:
     if kind not in PHYSICAL or not node.expressions:
         return False
     inner = _unparen(node.expressions[0])
-    if _special_kind(inner) is not None:
-        return False
+    if any(_special_kind(n) is not None for n in _walk(inner)):
+        return False  # PREV(lower(CLASSIFIER())): the label of that row is history
     return all(_qualifier(c) in local_labels for c in _columns(inner))
 
 

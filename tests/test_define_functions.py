@@ -379,3 +379,106 @@ def new_york(spark):
 @pytest.mark.parametrize("call", [c for c in TWO_ROW_CALLS if "ts" in c])
 def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, call):
     test_functions_of_two_rows_equal_spark(spark, call)
+
+
+# ---------------------------------------------------------------- CLASSIFIER, MATCH_NUMBER inside
+
+LABELLED = """SELECT * FROM VALUES
+  ('p', 1, 'a', 1), ('p', 2, 'b', 5), ('p', 3, NULL, 2), ('p', 4, 'd', 7), ('p', 5, 'e', 1),
+  ('p', 6, 'f', 3), ('p', 7, 'g', 9), ('q', 1, 'h', 4), ('q', 2, 'i', 2), ('q', 3, 'j', 8)
+  AS t(part, id, value, x)"""
+BODY = """PARTITION BY part ORDER BY id
+  MEASURES {measures}
+  ALL ROWS PER MATCH
+  PATTERN (X Y? Z+)
+  DEFINE Z AS x < 8"""
+
+# (measure as a user writes it, the same over a matched row's label ``cl`` and match
+# number ``mn``, as a window over the match's rows so far)
+INSIDE_MEASURES = [
+    ("array_agg(value || CLASSIFIER())", "collect_list(value || cl) OVER w"),
+    ("array_agg(lower(CLASSIFIER()) || MATCH_NUMBER())", "collect_list(lower(cl) || mn) OVER w"),
+    ("max(MATCH_NUMBER())", "max(mn) OVER w"),
+    ("sum(x * MATCH_NUMBER())", "sum(x * mn) OVER w"),
+    ("count_if(CLASSIFIER() = 'Z')", "count_if(cl = 'Z') OVER w"),
+    ("count(CLASSIFIER())", "count(cl) OVER w"),
+    ("max_by(CLASSIFIER(), x)", "max_by(cl, x) OVER w"),
+    (
+        "sum(CASE CLASSIFIER() WHEN 'X' THEN 100 ELSE x END)",
+        "sum(CASE cl WHEN 'X' THEN 100 ELSE x END) OVER w",
+    ),
+    (
+        "array_agg(regexp_replace(CLASSIFIER(), 'Z', value))",
+        "collect_list(regexp_replace(cl, 'Z', value)) OVER w",
+    ),
+    (
+        "string_agg(CLASSIFIER(), ',')",
+        "CASE WHEN count(cl) OVER w > 0 THEN array_join(collect_list(cl) OVER w, ',') END",
+    ),
+    (
+        "listagg(value)",
+        "CASE WHEN count(value) OVER w > 0 THEN array_join(collect_list(value) OVER w, '') END",
+    ),
+    ("listagg(x, '-')", "array_join(collect_list(CAST(x AS STRING)) OVER w, '-')"),
+    ("LAST(lower(CLASSIFIER()), 1)", "lag(lower(cl)) OVER (PARTITION BY part, mn ORDER BY id)"),
+]
+
+
+@pytest.fixture(scope="module")
+def labelled(spark):
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW labelled AS {LABELLED}")
+    yield "labelled"
+    spark.catalog.dropTempView("labelled")
+
+
+@pytest.mark.parametrize(("measure", "over_rows"), INSIDE_MEASURES)
+def test_classifier_and_match_number_inside_measures(spark, labelled, measure, over_rows):
+    got = matchrec.match_recognize(
+        spark.table(labelled), BODY.format(measures=f"{measure} AS r")
+    ).select("part", "id", "r")
+    matched = matchrec.match_recognize(
+        spark.table(labelled), BODY.format(measures="MATCH_NUMBER() AS mn, CLASSIFIER() AS cl")
+    )
+    window = "(PARTITION BY part, mn ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+    want = matched.selectExpr(
+        "part", "id", f"{over_rows.replace(' OVER w', f' OVER {window}')} AS r"
+    )
+    rows = got.orderBy("part", "id").collect()
+    assert rows == want.orderBy("part", "id").collect()
+    assert len(rows) > 5 and any(r.r is not None for r in rows)
+
+
+# (DEFINE as a user writes it, the same without CLASSIFIER/MATCH_NUMBER inside)
+INSIDE_DEFINE = [
+    ("count_if(CLASSIFIER() = 'Z') < 3", "count(Z.*) < 3"),
+    ("sum(CASE WHEN CLASSIFIER() = 'X' THEN x END) > 1", "sum(X.x) > 1"),
+    ("max(MATCH_NUMBER() * 10) <= 10 * x", "MATCH_NUMBER() * 10 <= 10 * x"),
+    ("PREV(upper(CLASSIFIER())) <> 'Y'", "PREV(CLASSIFIER()) <> 'Y'"),
+    ("size(array_agg(lower(CLASSIFIER()))) < 4", "count(*) < 4"),
+]
+
+
+@pytest.mark.parametrize(("define", "plain"), INSIDE_DEFINE)
+def test_classifier_and_match_number_inside_define(spark, labelled, define, plain):
+    body = (
+        "PARTITION BY part ORDER BY id MEASURES MATCH_NUMBER() AS mn, CLASSIFIER() AS cl "
+        "ALL ROWS PER MATCH PATTERN (X Y? Z+) DEFINE Z AS {}"
+    )
+    got = matchrec.match_recognize(spark.table(labelled), body.format(define))
+    want = matchrec.match_recognize(spark.table(labelled), body.format(plain))
+    rows = got.orderBy("part", "id").collect()
+    assert rows == want.orderBy("part", "id").collect()
+    assert rows
+
+
+def test_classifier_inside_aggregates_through_the_table_function(spark, labelled):
+    matchrec.register(spark)
+    body = BODY.format(
+        measures="array_agg(value || CLASSIFIER()) AS r, string_agg(CLASSIFIER()) AS s"
+    )
+    got = spark.sql(f"SELECT part, id, r, s FROM match_recognize(TABLE({labelled}), '{body}')")
+    via_api = matchrec.match_recognize(spark.table(labelled), body).select("part", "id", "r", "s")
+    rows = got.orderBy("part", "id").collect()
+    assert rows == via_api.orderBy("part", "id").collect()
+    assert rows and rows[-1].s
+    assert got.schema["r"].dataType.simpleString() == "array<string>"
