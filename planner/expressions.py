@@ -90,6 +90,8 @@ class Lowering:
     # MEASURES operators (over the matched rows), checked when the query is built
     define_checks: list[TypeCheck] = field(default_factory=list)
     measure_checks: list[TypeCheck] = field(default_factory=list)
+    # spark.sql.ansi.enabled of the session: DEFINE's glue raises where Spark raises
+    ansi: bool = True
 
     # ------------------------------------------------------------------ helpers
 
@@ -299,7 +301,9 @@ class Lowering:
             ):
                 column = self.precompute(n, base)
                 return lambda at: at[0].cols[column][at[1]]
-            return compile_glue(n, child, lambda m: node_pos(m, base, self.sql), self.sql)
+            return compile_glue(
+                n, child, lambda m: node_pos(m, base, self.sql), self.sql, self.ansi
+            )
 
         return nav.RowGlue(child(node))
 
@@ -764,7 +768,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 return nav.navigate(nav.column_at(found), None)  # current row
             if found is not None:
                 return found
-        return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
+        return compile_glue(
+            node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
+        )
 
     def probe(node: exp.Expression) -> str:
         """Spark SQL with the type of ``node`` over the input and the precomputed columns
@@ -810,7 +816,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     if dynamic:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
-        vector = vector_glue(combined, classify)
+        vector = vector_glue(combined, classify, low.ansi)
     for node in _walk(original):
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")

@@ -172,14 +172,36 @@ def array_contains(values: Any, needle: Any) -> Any:
     return True if found else (None if any(v is None for v in values) else False)
 
 
+def pmod_ansi(a: Any, b: Any) -> Any:
+    """``pmod`` under ANSI mode: a zero divisor is Spark's REMAINDER_BY_ZERO."""
+    if b == 0:
+        raise ZeroDivisionError(
+            "remainder by zero under spark.sql.ansi.enabled (as Spark raises "
+            "REMAINDER_BY_ZERO); try_mod gives NULL instead"
+        )
+    return pmod(a, b)
+
+
+def java_remainder(a: Any, b: Any) -> Any:
+    """Java's ``%`` (Spark's): the sign of the dividend; NaN for an infinite dividend."""
+    if isinstance(a, int) and isinstance(b, int):
+        r = abs(a) % abs(b)
+        return r if a >= 0 else -r
+    if isinstance(a, Decimal) and isinstance(b, (Decimal, int)):
+        return a % b  # Decimal's remainder takes the dividend's sign, as Java's
+    try:
+        return math.fmod(a, b)
+    except ValueError:
+        return math.nan
+
+
 def pmod(a: Any, b: Any) -> Any:
+    """Spark's ``pmod``: ``a % b``, made non-negative by adding ``b`` once (as Spark
+    does; a negative ``b`` can still give a negative result)."""
     if b == 0:
         return None
-    if isinstance(a, int) and isinstance(b, int):
-        r = abs(a) % abs(b) * (1 if a >= 0 else -1)
-        return (r + b) % abs(b) * (1 if b > 0 else -1) if r < 0 else r
-    r = math.fmod(a, b)
-    return math.fmod(r + b, b) if r < 0 else r
+    r = java_remainder(a, b)
+    return java_remainder(r + b, b) if r < 0 else r
 
 
 # ------------------------------------------------------------------ dates (decomposed calls)
@@ -255,6 +277,7 @@ class GlueFunction:
 
     fn: Callable[..., Any]
     strict: bool = True
+    ansi_fn: Callable[..., Any] | None = None  # the function under ANSI mode, if it differs
 
 
 EXTENDED: dict[str, GlueFunction] = {
@@ -275,7 +298,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "NULLIF": GlueFunction(nullif, strict=False),
     "NVL2": GlueFunction(nvl2, strict=False),
     "ARRAY_CONTAINS": GlueFunction(array_contains, strict=False),
-    "PMOD": GlueFunction(pmod),
+    "PMOD": GlueFunction(pmod, ansi_fn=pmod_ansi),
     "DATEDIFF": GlueFunction(datediff),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),

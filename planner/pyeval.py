@@ -67,6 +67,24 @@ def _divide(a: Any, b: Any) -> Any:
     return a / b
 
 
+class DivisionByZero(ZeroDivisionError):
+    """Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO under ANSI mode."""
+
+
+def _ansi(fn: Callable[[Any, Any], Any], what: str, instead: str) -> Callable[[Any, Any], Any]:
+    """``fn`` raising where Spark's ANSI mode raises: a zero divisor."""
+
+    def checked(a: Any, b: Any) -> Any:
+        if a is not None and b is not None and b == 0:
+            raise DivisionByZero(
+                f"{what} by zero under spark.sql.ansi.enabled (as Spark raises "
+                f"{what.upper().replace(' ', '_')}_BY_ZERO); {instead} gives NULL instead"
+            )
+        return fn(a, b)
+
+    return checked
+
+
 def _int_divide(a: Any, b: Any) -> Any:
     if b == 0:
         return None
@@ -77,10 +95,7 @@ def _int_divide(a: Any, b: Any) -> Any:
 def _mod(a: Any, b: Any) -> Any:
     if b == 0:
         return None
-    if isinstance(a, int) and isinstance(b, int):
-        r = abs(a) % abs(b)
-        return r if a >= 0 else -r
-    return math.fmod(a, b)
+    return gf.java_remainder(a, b)
 
 
 def _concat(a: Any, b: Any) -> Any:
@@ -131,6 +146,14 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
     exp.RegexpLike: _strict(_rlike),
+}
+
+
+# the same operators under ANSI mode (Spark 4's default)
+_ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Div: _ansi(_BINARY[exp.Div], "division", "try_divide"),
+    exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "division", "try_divide"),
+    exp.Mod: _ansi(_BINARY[exp.Mod], "remainder", "try_mod"),
 }
 
 
@@ -281,9 +304,15 @@ def _shallow(node: exp.Expression) -> exp.Expression:
 
 
 def compile_glue(
-    node: exp.Expression, child: Compile, where: Callable[[exp.Expression], int], sql: str
+    node: exp.Expression,
+    child: Compile,
+    where: Callable[[exp.Expression], int],
+    sql: str,
+    ansi: bool = True,
 ) -> Evaluator:
-    """Compile one glue ``node``; ``child`` compiles sub-expressions (atoms included)."""
+    """Compile one glue ``node``; ``child`` compiles sub-expressions (atoms included).
+    ``ansi``: raise where Spark raises under ``spark.sql.ansi.enabled`` (a zero divisor)
+    instead of giving NULL."""
     if isinstance(node, exp.Paren):
         return child(node.this)
     if isinstance(node, exp.Literal):
@@ -328,6 +357,7 @@ def compile_glue(
     for cls, fn in _BINARY.items():
         if type(node) is cls:
             left, right = child(node.this), child(node.expression)
+            fn = _ANSI_BINARY.get(cls, fn) if ansi else fn
             return _guarded_binary(fn, left, right, node, where, sql)
     if isinstance(node, exp.In) and not node.args.get("query"):
         needle = child(node.this)
@@ -361,7 +391,8 @@ def compile_glue(
     extended = gf.extended_name(node)
     if extended is not None:
         entry = gf.EXTENDED[extended]
-        return _call(node, entry.fn, entry.strict, gf.node_args(node), child, where, sql)
+        fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
+        return _call(node, fn, entry.strict, gf.node_args(node), child, where, sql)
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
         "the match",
@@ -410,6 +441,10 @@ def _describe(node: exp.Expression, sql: str, pos: int) -> str:
     name = _NODE_NAMES.get(type(node))
     if name:
         return name
+    if node.meta.get("decomposed"):  # a part of a split call (planner.decompose): its call
+        written = _NAME.match(sql, pos)
+        if written:
+            return f"function {written.group()}()"
     if isinstance(node, exp.Func) and not isinstance(node, (exp.Cast, exp.TryCast)):
         written = _NAME.match(sql, pos)
         if written and sql[written.end() :].lstrip().startswith("("):

@@ -17,7 +17,9 @@ from matchrec.planner.sqltext import MatchRecognizeDialect
 from sqlglot import exp, parse_one
 
 import matchrec
-from matchrec.errors import UnsupportedError
+from matchrec.carried import rebuild
+from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.excepthook import carried_error
 
 ROWS = """('u', 1, TIMESTAMP'2024-01-01 10:00:00', '/a', 'x', 5.0D),
  ('u', 2, TIMESTAMP'2024-01-01 10:30:00', '/a/b', 'Y', 6.0D),
@@ -108,7 +110,11 @@ def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
 @pytest.mark.parametrize(
     ("define", "name"),
     [
-        ("datediff(N.ts, FIRST(S.ts)) < 1", "datediff"),
+        ("date_format(N.ts, FIRST(S.path)) = 'x'", "date_format"),
+        # split into one-row parts, one of which reads an aggregate: the error still
+        # names the call as written, not a part of the split
+        ("timestampdiff(HOUR, max(S.ts), N.ts) < 1", "timestampdiff"),
+        ("months_between(N.ts, min(S.ts)) < 1", "months_between"),
         ("unix_timestamp(concat(N.path, FIRST(S.path))) > 0", "unix_timestamp"),
         ("to_date(concat(N.path, S.path)) IS NULL", "to_date"),
     ],
@@ -482,3 +488,33 @@ def test_classifier_inside_aggregates_through_the_table_function(spark, labelled
     assert rows == via_api.orderBy("part", "id").collect()
     assert rows and rows[-1].s
     assert got.schema["r"].dataType.simpleString() == "array<string>"
+
+
+@pytest.fixture
+def ansi_off(spark):
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    yield
+    spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+ZERO_DIVISORS = ["N.n / S.n", "N.v % S.n", "N.n DIV S.n", "pmod(N.n, S.n)"]
+
+
+@pytest.mark.parametrize("call", ZERO_DIVISORS)
+def test_a_zero_divisor_without_ansi_gives_null_as_spark(spark, ansi_off, call):
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize("call", ZERO_DIVISORS)
+def test_a_zero_divisor_under_ansi_is_a_positioned_error(spark, call):
+    """Spark's default (ANSI) raises DIVIDE_BY_ZERO / REMAINDER_BY_ZERO: so does DEFINE,
+    during the job, as a matchrec error with a caret under the operator."""
+    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call=call)
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "by zero" in err.message and "spark.sql.ansi.enabled" in err.message
+    operator = "pmod" if call.startswith("pmod") else call.split(" ")[1]
+    assert err.sql[err.pos :].startswith(operator), err.sql[err.pos : err.pos + 20]
