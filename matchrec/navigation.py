@@ -251,6 +251,33 @@ def _listagg(values: list[Value], separators: list[Value]) -> Value:
     return to_text(sep).join(to_text(v) for v in vals)
 
 
+def _moments(values: list[Value]) -> tuple[float, float]:
+    """(count, sum of squared deviations) updated row by row as Spark's CentralMomentAgg
+    does (Welford's method in doubles), so the results are Spark's to the last bit."""
+    n = mean = m2 = 0.0
+    for v in _non_null(values):
+        x = float(v)
+        n += 1.0
+        delta = x - mean
+        delta_n = delta / n
+        mean += delta_n
+        m2 += delta * (delta - delta_n)
+    return n, m2
+
+
+def _variance(sample: bool, root: bool) -> Callable[[list[Value]], Value]:
+    """var/stddev, population or sample; NULL without rows, and for one row (sample)."""
+
+    def aggregate(values: list[Value]) -> Value:
+        n, m2 = _moments(values)
+        if n == 0.0 or (sample and n == 1.0):
+            return None
+        result = m2 / (n - 1.0 if sample else n)
+        return result**0.5 if root else result
+
+    return aggregate
+
+
 # name -> (number of arguments, function over the argument value lists)
 AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
     "COUNT": (1, lambda vals: len(_non_null(vals))),
@@ -270,6 +297,14 @@ AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
     "COUNT_IF": (1, lambda vals: sum(1 for v in vals if v is True)),
     "MAX_BY": (2, _by(True)),
     "MIN_BY": (2, _by(False)),
+    "STDDEV": (1, _variance(sample=True, root=True)),
+    "STD": (1, _variance(sample=True, root=True)),
+    "STDDEV_SAMP": (1, _variance(sample=True, root=True)),
+    "STDDEV_POP": (1, _variance(sample=False, root=True)),
+    "VARIANCE": (1, _variance(sample=True, root=False)),
+    "VAR_SAMP": (1, _variance(sample=True, root=False)),
+    "VAR_POP": (1, _variance(sample=False, root=False)),
+    "ANY_VALUE": (1, lambda vals: vals[0] if vals else None),  # Spark: the first row's
     "LISTAGG": (2, _listagg),
     "STRING_AGG": (2, _listagg),
     "FIRST_VALUE": (1, lambda vals: vals[0] if vals else None),

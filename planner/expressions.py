@@ -49,6 +49,12 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.LogicalOr: "BOOL_OR",
     exp.CountIf: "COUNT_IF",
     exp.GroupConcat: "LISTAGG",
+    exp.Stddev: "STDDEV",
+    exp.StddevSamp: "STDDEV_SAMP",
+    exp.StddevPop: "STDDEV_POP",
+    exp.Variance: "VARIANCE",
+    exp.VariancePop: "VAR_POP",
+    exp.AnyValue: "ANY_VALUE",
 }
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):

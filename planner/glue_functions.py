@@ -108,6 +108,28 @@ def repeat(s: Any, n: Any) -> str:
     return _text(s) * max(_int(n), 0)
 
 
+def levenshtein(a: Any, b: Any, threshold: Any = None) -> int:
+    """Edit distance over characters; with ``threshold``, -1 when it is exceeded."""
+    a, b = _text(a), _text(b)
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    distance = previous[-1]
+    return -1 if threshold is not None and distance > _int(threshold) else distance
+
+
+def try_divide(a: Any, b: Any) -> Any:
+    """``try_divide``: NULL for a zero divisor, whatever the ANSI mode."""
+    if b == 0:
+        return None
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return Decimal(a) / Decimal(b)
+    return a / b
+
+
 def concat(*values: Any) -> str:
     return "".join(to_text(v) for v in values)
 
@@ -299,6 +321,8 @@ EXTENDED: dict[str, GlueFunction] = {
     "NVL2": GlueFunction(nvl2, strict=False),
     "ARRAY_CONTAINS": GlueFunction(array_contains, strict=False),
     "PMOD": GlueFunction(pmod, ansi_fn=pmod_ansi),
+    "LEVENSHTEIN": GlueFunction(levenshtein),
+    "TRY_DIVIDE": GlueFunction(try_divide),
     "DATEDIFF": GlueFunction(datediff),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
@@ -323,6 +347,8 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Nullif: "NULLIF",
     exp.Nvl2: "NVL2",
     exp.ArrayContains: "ARRAY_CONTAINS",
+    exp.Levenshtein: "LEVENSHTEIN",
+    exp.SafeDivide: "TRY_DIVIDE",
 }
 
 

@@ -339,6 +339,10 @@ TWO_ROW_CALLS = [
     "N.v > S.v",
     "abs(N.v - S.v)",
     "datediff(greatest(N.d, S.d), N.d)",
+    "levenshtein(N.s, S.s)",
+    "levenshtein(N.s, S.s, 1)",
+    "try_divide(N.v, S.n)",
+    "try_divide(N.n, S.n)",
 ]
 
 
@@ -427,6 +431,14 @@ INSIDE_MEASURES = [
     ),
     ("listagg(x, '-')", "array_join(collect_list(CAST(x AS STRING)) OVER w, '-')"),
     ("LAST(lower(CLASSIFIER()), 1)", "lag(lower(cl)) OVER (PARTITION BY part, mn ORDER BY id)"),
+    # statistical aggregates over the match, row by row as Spark's (Welford, in doubles)
+    ("stddev(x)", "stddev(x) OVER w"),
+    ("std(x / 3)", "std(x / 3) OVER w"),
+    ("stddev_pop(x)", "stddev_pop(x) OVER w"),
+    ("variance(x * 1.1D)", "variance(x * 1.1D) OVER w"),
+    ("var_samp(x)", "var_samp(x) OVER w"),
+    ("var_pop(x)", "var_pop(x) OVER w"),
+    ("any_value(value)", "first(value) OVER w"),
 ]
 
 
@@ -475,6 +487,26 @@ def test_classifier_and_match_number_inside_define(spark, labelled, define, plai
     rows = got.orderBy("part", "id").collect()
     assert rows == want.orderBy("part", "id").collect()
     assert rows
+
+
+def test_statistical_aggregates_in_define(spark, labelled):
+    """A match anchored at the partition start: DEFINE's running aggregates are Spark's
+    windows from the partition start, for as long as the match goes on."""
+    body = (
+        "PARTITION BY part ORDER BY id MEASURES count(*) AS k ALL ROWS PER MATCH "
+        "PATTERN (^A+) DEFINE A AS {}"
+    )
+    define = "stddev(x) IS NULL OR x <= avg(x) + 0.5D * stddev(x) + var_pop(x) / 100"
+    plain = "sd IS NULL OR x <= av + 0.5D * sd + vp / 100"
+    frame = "OVER (PARTITION BY part ORDER BY id ROWS UNBOUNDED PRECEDING)"
+    windowed = spark.table(labelled).selectExpr(
+        "*", f"stddev(x) {frame} AS sd", f"avg(x) {frame} AS av", f"var_pop(x) {frame} AS vp"
+    )
+    got = matchrec.match_recognize(spark.table(labelled), body.format(define))
+    want = matchrec.match_recognize(windowed, body.format(plain))
+    rows = got.select("part", "id", "k").orderBy("part", "id").collect()
+    assert rows == want.select("part", "id", "k").orderBy("part", "id").collect()
+    assert 2 < len(rows) < 10
 
 
 def test_classifier_inside_aggregates_through_the_table_function(spark, labelled):
