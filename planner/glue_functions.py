@@ -179,7 +179,7 @@ def nullif(a: Any, b: Any) -> Any:
     if a is None or b is None:
         return a
     x, y = _common([a, b])
-    return None if x == y else a
+    return None if order_key(x) == order_key(y) else a  # NaN equals NaN, as in Spark
 
 
 def nvl2(test: Any, then: Any, other: Any) -> Any:
