@@ -26,7 +26,7 @@ import calendar
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -158,9 +158,18 @@ def order_key(v: Any) -> Any:
 
 
 def _common(values: list[Any]) -> list[Any]:
-    """Decimal and float together compare as doubles, as Spark widens them."""
+    """Values widened as Spark widens them: Decimal with float to doubles, DATE with
+    TIMESTAMP to the timestamp of the date's local midnight (in the timestamps' zone)."""
     if any(isinstance(v, float) for v in values) and any(isinstance(v, Decimal) for v in values):
         return [float(v) if isinstance(v, Decimal) else v for v in values]
+    stamp = next((v for v in values if isinstance(v, datetime)), None)
+    if stamp is not None:
+        return [
+            datetime.combine(v, time(), tzinfo=stamp.tzinfo)
+            if isinstance(v, date) and not isinstance(v, datetime)
+            else v
+            for v in values
+        ]
     return values
 
 

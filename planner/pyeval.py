@@ -13,6 +13,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
+from datetime import date, datetime, time
 from decimal import Decimal
 from typing import Any
 
@@ -27,12 +28,22 @@ Compile = Callable[[exp.Expression], Evaluator]
 
 
 def _num(a: Any, b: Any) -> tuple[Any, Any]:
-    """Bring Decimal and float to a common type (Spark computes decimal op double as double)."""
+    """Bring two operands to Spark's common type: Decimal with float is a double; a DATE
+    with a TIMESTAMP is the timestamp of its local midnight (the timestamp's zone, which
+    is the session's: Spark hands timestamps to Python in it)."""
     if isinstance(a, Decimal) and isinstance(b, float):
         return float(a), b
     if isinstance(a, float) and isinstance(b, Decimal):
         return a, float(b)
+    if isinstance(a, datetime) and _is_date(b):
+        return a, datetime.combine(b, time(), tzinfo=a.tzinfo)
+    if isinstance(b, datetime) and _is_date(a):
+        return datetime.combine(a, time(), tzinfo=b.tzinfo), b
     return a, b
+
+
+def _is_date(v: Any) -> bool:
+    return isinstance(v, date) and not isinstance(v, datetime)
 
 
 def _strict(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
