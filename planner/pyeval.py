@@ -5,6 +5,15 @@ for Python is the "glue" around navigation atoms: comparisons, boolean logic, ar
 CASE, IN, BETWEEN, NULL tests and a table of common scalar functions, with SQL's
 three-valued logic (NULL is ``None``). An operator not in these tables is reported at
 planning time with its position, never at run time.
+
+Two tables: the core one (:func:`evaluates`), which also has an array form and which
+``planner.pushdown`` leaves in the glue even for one row, and ``planner.glue_functions``
+(Spark string, NULL and date functions), compiled only where values come from several
+rows. Values follow Spark where Python differs: NaN equals NaN and sorts above every
+double, ``%`` takes the dividend's sign, a DATE meets a TIMESTAMP at its local midnight,
+``concat`` writes numbers as Spark casts them. With ``ansi`` (Spark 4's default) a zero
+divisor raises, positioned at the operator, where Spark raises DIVIDE_BY_ZERO; integer
+overflow is not checked (Python integers have no width: a known difference).
 """
 
 from __future__ import annotations
