@@ -22,7 +22,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -49,6 +49,16 @@ def _num(a: Any, b: Any) -> tuple[Any, Any]:
     if isinstance(b, datetime) and _is_date(a):
         return datetime.combine(a, time(), tzinfo=b.tzinfo), b
     return a, b
+
+
+def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """``op`` as Spark applies it: a DATE plus or minus an integer moves by days
+    (``date_add``/``date_sub``); anything else as Python does."""
+    if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
+        return op(a, timedelta(days=b))
+    if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and op is operator.add:
+        return b + timedelta(days=a)
+    return op(a, b)
 
 
 def _is_date(v: Any) -> bool:
@@ -150,8 +160,8 @@ def _rlike(value: str, pattern: str) -> bool:
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    exp.Add: _strict(operator.add),
-    exp.Sub: _strict(operator.sub),
+    exp.Add: _strict(lambda a, b: _date_arithmetic(operator.add, a, b)),
+    exp.Sub: _strict(lambda a, b: _date_arithmetic(operator.sub, a, b)),
     exp.Mul: _strict(operator.mul),
     exp.Div: _strict(_divide),
     exp.IntDiv: _strict(_int_divide),
