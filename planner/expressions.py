@@ -16,6 +16,7 @@ An expression of a MATCH_RECOGNIZE clause mixes three kinds of parts:
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -810,6 +811,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
 
     _check_semantics(low, tree, base, in_define=True)
     original = tree.copy()  # as written, for the type checks' messages
+    tree = _current_classifier(tree, label)
     tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
@@ -829,6 +831,32 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             if check is not None:
                 low.define_checks.append(check)
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
+
+
+def _current_classifier(tree: exp.Expression, label: str) -> exp.Expression:
+    """``tree`` with CLASSIFIER() of the current row, in ``DEFINE label``, replaced by the
+    label: the row being tested is tentatively ``label``, so the value is known when the
+    query is planned and Spark computes what surrounds it, whatever functions it calls
+    (``regexp_extract(CLASSIFIER(), ...)``). Inside navigation and aggregates CLASSIFIER()
+    reads other rows and stays."""
+
+    def inside_other_rows(node: exp.Expression) -> bool:
+        parent = node.parent
+        while parent is not None:
+            if _special_kind(parent) in NAVIGATION or _aggregate_name(parent):
+                return True
+            parent = parent.parent
+        return False
+
+    for node in list(tree.walk()):
+        if _special_kind(node) == "CLASSIFIER" and not node.expressions:
+            if not inside_other_rows(node):
+                literal = exp.Literal.string(label)
+                literal.meta.update(node.meta)
+                if node is tree:
+                    return literal
+                node.replace(literal)
+    return tree
 
 
 def _resolve_fields(low: Lowering, tree: exp.Expression) -> exp.Expression:
@@ -1001,6 +1029,17 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="the matcher may evaluate a condition several times or not at all for a "
                 "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
             )
+        if isinstance(node, exp.AggFunc) and not _aggregate_name(node):
+            name, pos = _written_call(low, node, base)
+            raise UnsupportedError(
+                f"aggregate {name}() is not supported in {clause}",
+                sql=low.sql,
+                pos=pos,
+                hint="aggregates over the match: count, sum, avg, min, max, array_agg, "
+                "collect_list, collect_set, min_by/max_by, bool_and/bool_or, count_if, "
+                "listagg/string_agg, stddev/variance (_pop/_samp), any_value; or aggregate "
+                "the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
+            )
         if isinstance(node, exp.Filter):
             raise low.error(
                 UnsupportedError,
@@ -1091,6 +1130,19 @@ _VOLATILE = {
     "INPUT_FILE_BLOCK_START",
     "INPUT_FILE_BLOCK_LENGTH",
 }
+
+
+_CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
+
+
+def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, int]:
+    """The function name of call ``node`` as the user wrote it (sqlglot renames some,
+    ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
+    pos = node_pos(node, base, low.sql)
+    found = _CALL_HEAD.search(low.sql, 0, pos)
+    if found:
+        return found.group(1), found.start(1)
+    return node.sql_name().lower(), pos
 
 
 def _volatile_name(node: exp.Expression) -> str | None:
