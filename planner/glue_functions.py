@@ -235,6 +235,37 @@ def pmod(a: Any, b: Any) -> Any:
     return java_remainder(r + b, b) if r < 0 else r
 
 
+class InvalidIndex(ValueError):
+    """An array index Spark rejects (INVALID_INDEX_OF_ZERO, INVALID_ARRAY_INDEX...)."""
+
+
+def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
+    """``arr[i]`` (``offset`` 0), ``element_at(arr, i)`` (1: negative counts from the
+    end, 0 is an error) and ``try_element_at`` (``safe``): out of bounds is NULL, or an
+    error under ANSI mode unless ``safe``, as in Spark."""
+
+    def at(values: Any, index: Any) -> Any:
+        if not isinstance(values, (list, tuple)):
+            raise TypeError(f"{values!r} is not an array")
+        i = _int(index)
+        if offset == 1 and i == 0:
+            raise InvalidIndex(
+                "the index 0 is invalid (INVALID_INDEX_OF_ZERO): the first element has index 1"
+            )
+        position = i - 1 if offset == 1 and i > 0 else (len(values) + i if offset else i)
+        if 0 <= position < len(values):
+            return values[position]
+        if ansi and not safe:
+            raise InvalidIndex(
+                f"the index {i} is out of bounds, the array has {len(values)} elements "
+                "(INVALID_ARRAY_INDEX under spark.sql.ansi.enabled; try_element_at gives "
+                "NULL instead)"
+            )
+        return None
+
+    return at
+
+
 # ------------------------------------------------------------------ dates (decomposed calls)
 
 
@@ -331,6 +362,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "ARRAY_CONTAINS": GlueFunction(array_contains, strict=False),
     "PMOD": GlueFunction(pmod, ansi_fn=pmod_ansi),
     "LEVENSHTEIN": GlueFunction(levenshtein),
+    "ARRAY": GlueFunction(lambda *values: list(_common(list(values))), strict=False),
     "TRY_DIVIDE": GlueFunction(try_divide),
     "DATEDIFF": GlueFunction(datediff),
     # the combinations of decomposed calls (planner.decompose); never written by users
@@ -357,6 +389,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Nvl2: "NVL2",
     exp.ArrayContains: "ARRAY_CONTAINS",
     exp.Levenshtein: "LEVENSHTEIN",
+    exp.Array: "ARRAY",
     exp.SafeDivide: "TRY_DIVIDE",
 }
 

@@ -418,6 +418,9 @@ def compile_glue(
         return _call(
             node, _FUNCTIONS[name], name not in _NON_STRICT, call_args(node), child, where, sql
         )
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+        at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
+        return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)
     extended = gf.extended_name(node)
     if extended is not None:
         entry = gf.EXTENDED[extended]

@@ -349,6 +349,8 @@ TWO_ROW_CALLS = [
     "least(N.d, S.ts, N.ts)",
     "N.n + S.v",
     "N.n * S.n",
+    "try_element_at(array(N.s, 'x', NULL), abs(S.n) + 1)",
+    "element_at(array(N.s, 'x', S.s), -1 - abs(N.n) % 3)",
     "levenshtein(N.s, S.s)",
     "levenshtein(N.s, S.s, 1)",
     "try_divide(N.v, S.n)",
@@ -541,6 +543,27 @@ def ansi_off(spark):
 
 
 ZERO_DIVISORS = ["N.n / S.n", "N.v % S.n", "N.n DIV S.n", "pmod(N.n, S.n)"]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "array(N.s, 'x', S.s)[N.n]",
+        "CASE WHEN S.n = 0 THEN 'zero' ELSE element_at(array(N.s, 'x'), S.n) END",
+    ],
+)
+def test_an_index_out_of_bounds_without_ansi_gives_null_as_spark(spark, ansi_off, call):
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark):
+    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call="array(N.s, S.s)[S.n]")
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "out of bounds" in err.message and "INVALID_ARRAY_INDEX" in err.message
+    assert err.sql[err.pos :].startswith("array(N.s, S.s)[S.n]")
 
 
 @pytest.mark.parametrize("call", ZERO_DIVISORS)
