@@ -262,15 +262,6 @@ class Lowering:
                 )
             if k in NAVIGATION:
                 raise self.error(SemanticError, f"{k} cannot be used inside {what}", sub, base)
-            if k == "CLASSIFIER" and sub.expressions:
-                raise self.error(
-                    UnsupportedError,
-                    f"CLASSIFIER({_excerpt(sub.expressions[0])}) inside an expression argument "
-                    f"of {what} is not supported",
-                    sub,
-                    base,
-                    hint=f"use CLASSIFIER() (the label of each row {what} reads)",
-                )
             agg = _aggregate_name(sub)
             if agg:
                 raise self.error(
@@ -290,10 +281,7 @@ class Lowering:
         if any(_special_kind(n) == "CLASSIFIER" for n in _walk(node)):
             names = sorted(self.label_ids, key=self.label_ids.__getitem__)
             by_label = [
-                self.special_source(
-                    _replace_special(node, "CLASSIFIER", exp.Literal.string(n)), base
-                )
-                for n in names
+                self.special_source(self._classified(node, name, base), base) for name in names
             ]
             outside = self.special_source(_replace_special(node, "CLASSIFIER", _NULL_STRING), base)
             return nav.ByLabel(by_label, outside)
@@ -313,6 +301,24 @@ class Lowering:
             )
 
         return nav.RowGlue(child(node))
+
+    def _classified(self, node: exp.Expression, label: str, base: int) -> exp.Expression:
+        """``node`` at a row labelled ``label``: CLASSIFIER() is ``label``, and so is
+        CLASSIFIER(X) where X covers ``label`` (the rows an aggregate or navigation over
+        X reads are X rows), else NULL."""
+        copy = node.copy()
+        for n in list(copy.walk()):
+            if _special_kind(n) != "CLASSIFIER":
+                continue
+            found = _classifier_label(n)
+            covered = found is None or self.label_ids[label] in (
+                self.label_set(found[0], found[1], base) or ()
+            )
+            value = exp.Literal.string(label) if covered else _NULL_STRING.copy()
+            if n is copy:
+                return value
+            n.replace(value)
+        return copy
 
     def probe_of(self, node: exp.Expression, base: int) -> str:
         inner = _unparen(node)

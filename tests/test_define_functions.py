@@ -667,3 +667,77 @@ def test_glue_text_and_integer_functions_equal_spark(spark, text):
 def test_glue_double_functions_equal_spark(spark, text):
     values = [(a, b, n) for a in DOUBLES for b in DOUBLES for n in INTS[:4]]
     _differential(spark, spark.createDataFrame(values, "a DOUBLE, b DOUBLE, n INT"), text)
+
+
+# ---------------------------------------------------------------- Trino's cases
+
+# Trino's TestAggregationsInRowPatternMatching (testAggregationArguments,
+# testTentativeLabelMatchWithRuntimeEvaluatedAggregationArgument, testSelectiveAggregation):
+# CLASSIFIER(), CLASSIFIER(U) and MATCH_NUMBER() inside aggregate arguments, with the
+# results Trino's tests expect
+TRINO_ABC = "(SELECT * FROM VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd') AS t(id, value))"
+TRINO_CASES = [
+    (
+        f"""SELECT m.id, m.measure FROM {TRINO_ABC} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES array_agg(value || value || CLASSIFIER()) AS measure ALL ROWS PER MATCH
+        PATTERN (X Y Z) DEFINE X AS true) AS m ORDER BY 1""",
+        [(1, ["aaX"]), (2, ["aaX", "bbY"]), (3, ["aaX", "bbY", "ccZ"])],
+    ),
+    (
+        f"""SELECT m.id, m.m1, m.m2, m.m3 FROM {TRINO_ABC} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES array_agg(CLASSIFIER() || (SELECT 'A')) AS m1,
+          array_agg(MATCH_NUMBER() = 10 AND 0 IN (SELECT 1)) AS m2,
+          array_agg(MATCH_NUMBER() = 1 AND EXISTS (SELECT 'Y')) AS m3
+        ALL ROWS PER MATCH PATTERN (X Y Z) DEFINE X AS true) AS m ORDER BY 1""",
+        [
+            (1, ["XA"], [False], [True]),
+            (2, ["XA", "YA"], [False, False], [True, True]),
+            (3, ["XA", "YA", "ZA"], [False, False, False], [True, True, True]),
+        ],
+    ),
+    (
+        f"""SELECT m.id, m.measure FROM {TRINO_ABC} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES max_by(value, CLASSIFIER()) AS measure ALL ROWS PER MATCH
+        PATTERN (A B D C) DEFINE A AS true) AS m ORDER BY 1""",
+        [(1, "a"), (2, "b"), (3, "c"), (4, "c")],
+    ),
+    (
+        f"""SELECT m.id, m.m1, m.m2, m.m3 FROM {TRINO_ABC} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES array_agg(U.id) AS m1, array_agg(CLASSIFIER(U)) AS m2,
+          array_agg(U.value || CLASSIFIER(U)) AS m3
+        ALL ROWS PER MATCH PATTERN (X Y Z Y) SUBSET U = (X, Z) DEFINE X AS true) AS m
+        ORDER BY 1""",
+        [
+            (1, [1], ["X"], ["aX"]),
+            (2, [1], ["X"], ["aX"]),
+            (3, [1, 3], ["X", "Z"], ["aX", "cZ"]),
+            (4, [1, 3], ["X", "Z"], ["aX", "cZ"]),
+        ],
+    ),
+    (
+        """SELECT m.part, m.id, m.classy, m.running_max FROM (SELECT * FROM VALUES
+          (1, 'p1', 1), (2, 'p1', 2), (3, 'p1', 3), (4, 'p1', 4), (5, 'p1', 5),
+          (1, 'p2', 2), (2, 'p2', 4), (3, 'p2', 6), (4, 'p2', 8), (5, 'p2', 10)
+          AS t(id, part, value)) MATCH_RECOGNIZE (PARTITION BY part ORDER BY id
+        MEASURES RUNNING max(value) AS running_max, CLASSIFIER() AS classy
+        ALL ROWS PER MATCH PATTERN ((A | B)*) DEFINE A AS max(value + MATCH_NUMBER()) > 5
+        ) AS m ORDER BY 1, 2""",
+        [
+            ("p1", 1, "B", 1),
+            ("p1", 2, "B", 2),
+            ("p1", 3, "B", 3),
+            ("p1", 4, "B", 4),
+            ("p1", 5, "A", 5),
+            ("p2", 1, "B", 2),
+            ("p2", 2, "B", 4),
+            ("p2", 3, "A", 6),
+            ("p2", 4, "A", 8),
+            ("p2", 5, "A", 10),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("query", "want"), TRINO_CASES)
+def test_trino_aggregation_arguments(spark, query, want):
+    assert [tuple(r) for r in matchrec.sql(spark, query).collect()] == want
