@@ -281,8 +281,8 @@ def find_in_pieces(
         at_partition_start = np.zeros(n, dtype=bool)
         at_partition_start[pieces.lows[(pieces.origins == 0) & (pieces.highs > pieces.lows)]] = True
         inputs.at_partition_start = at_partition_start
-        result = wave.search(program.wave_program(), inputs)
-    else:
+        result = _searched(program, inputs)
+    if inputs is None or result is None:
         result = wave.WaveResult.unresolved(n)
     contexts: dict[int, MatchContext] = {}  # one per piece that needs the scalar matcher
 
@@ -575,6 +575,17 @@ BITS_PROBE_STEPS = 2
 DENSE_MATCH_ROWS = 64
 
 
+def _searched(
+    program: PartitionProgram, inputs: wave.WaveInputs, probe: int | None = None
+) -> wave.WaveResult | None:
+    """:func:`wave.search`, or None where the array form met a zero divisor under ANSI
+    mode (the scalar matcher then decides, and raises if it evaluates that division)."""
+    try:
+        return wave.search(program.wave_program(), inputs, probe=probe)
+    except vd.NeedsScalar:
+        return None
+
+
 def _wave_found(
     program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
 ) -> wave.Resolved | None:
@@ -591,9 +602,7 @@ def _wave_found(
     inputs = _wave_inputs(program, cols, bounds)
     if inputs is None:
         return None
-    result = wave.search(
-        program.wave_program(), inputs, probe=BITS_PROBE_STEPS if bits_only else None
-    )
+    result = _searched(program, inputs, probe=BITS_PROBE_STEPS if bits_only else None)
     if result is None:
         return None
 

@@ -18,6 +18,8 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
+from .sql_values import to_text
+
 Value = Any
 RowValue = Callable[["MatchContext", int], Value]
 Evaluator = Callable[["MatchContext"], Value]
@@ -70,6 +72,39 @@ def classifier_at(ctx: MatchContext, row: int) -> Value:
 
 def match_number_at(ctx: MatchContext, row: int) -> Value:
     return ctx.match_number
+
+
+class ByLabel:
+    """A value that depends on a row's label: ``f(x, CLASSIFIER())`` read at ``row``.
+
+    CLASSIFIER() takes one of the pattern's labels, or NULL outside the match, so the
+    planner has Spark compute ``f(x, 'A')``, ``f(x, 'B')``, ... and ``f(x, NULL)`` as
+    columns, and this picks the one of the row's label (exact whatever ``f`` is)."""
+
+    __slots__ = ("by_label", "outside")
+
+    def __init__(self, by_label: Sequence[RowValue], outside: RowValue):
+        self.by_label = tuple(by_label)  # indexed by label id
+        self.outside = outside
+
+    def __call__(self, ctx: MatchContext, row: int) -> Value:
+        i = row - ctx.start
+        if 0 <= i < len(ctx.labels):
+            return self.by_label[ctx.labels[i]](ctx, row)
+        return self.outside(ctx, row)
+
+
+class RowGlue:
+    """A value computed in Python at a row from values read at that row and the match
+    number (``x * MATCH_NUMBER()``); ``evaluate`` takes the pair (context, row)."""
+
+    __slots__ = ("evaluate",)
+
+    def __init__(self, evaluate: Callable[[tuple[MatchContext, int]], Value]):
+        self.evaluate = evaluate
+
+    def __call__(self, ctx: MatchContext, row: int) -> Value:
+        return self.evaluate((ctx, row))
 
 
 def select_row(
@@ -206,6 +241,43 @@ def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
     return pick
 
 
+def _listagg(values: list[Value], separators: list[Value]) -> Value:
+    """Spark's ``listagg``/``string_agg``: the non-NULL values as text, in match order,
+    joined by the (constant) separator; NULL when there is none."""
+    vals = _non_null(values)
+    if not vals:
+        return None
+    sep = separators[0] if separators and separators[0] is not None else ""
+    return to_text(sep).join(to_text(v) for v in vals)
+
+
+def _moments(values: list[Value]) -> tuple[float, float]:
+    """(count, sum of squared deviations) updated row by row as Spark's CentralMomentAgg
+    does (Welford's method in doubles), so the results are Spark's to the last bit."""
+    n = mean = m2 = 0.0
+    for v in _non_null(values):
+        x = float(v)
+        n += 1.0
+        delta = x - mean
+        delta_n = delta / n
+        mean += delta_n
+        m2 += delta * (delta - delta_n)
+    return n, m2
+
+
+def _variance(sample: bool, root: bool) -> Callable[[list[Value]], Value]:
+    """var/stddev, population or sample; NULL without rows, and for one row (sample)."""
+
+    def aggregate(values: list[Value]) -> Value:
+        n, m2 = _moments(values)
+        if n == 0.0 or (sample and n == 1.0):
+            return None
+        result = m2 / (n - 1.0 if sample else n)
+        return result**0.5 if root else result
+
+    return aggregate
+
+
 # name -> (number of arguments, function over the argument value lists)
 AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
     "COUNT": (1, lambda vals: len(_non_null(vals))),
@@ -225,6 +297,16 @@ AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
     "COUNT_IF": (1, lambda vals: sum(1 for v in vals if v is True)),
     "MAX_BY": (2, _by(True)),
     "MIN_BY": (2, _by(False)),
+    "STDDEV": (1, _variance(sample=True, root=True)),
+    "STD": (1, _variance(sample=True, root=True)),
+    "STDDEV_SAMP": (1, _variance(sample=True, root=True)),
+    "STDDEV_POP": (1, _variance(sample=False, root=True)),
+    "VARIANCE": (1, _variance(sample=True, root=False)),
+    "VAR_SAMP": (1, _variance(sample=True, root=False)),
+    "VAR_POP": (1, _variance(sample=False, root=False)),
+    "ANY_VALUE": (1, lambda vals: vals[0] if vals else None),  # Spark: the first row's
+    "LISTAGG": (2, _listagg),
+    "STRING_AGG": (2, _listagg),
     "FIRST_VALUE": (1, lambda vals: vals[0] if vals else None),
     "LAST_VALUE": (1, lambda vals: vals[-1] if vals else None),
 }

@@ -239,7 +239,10 @@ def _as_bits(
     for label, expr in glue.items():
         local, _ = program.defines[label]
         threads = vd.Threads(label, rows, rows, columns, lambda: (lows, highs))
-        bits = vd.verdict(expr, threads)
+        try:
+            bits = vd.verdict(expr, threads)
+        except vd.NeedsScalar:
+            return program, table  # the scalar matcher decides (and raises if it must)
         if local is not None:
             bits = bits & label_bits(ArrowColumns(table), local)
         name = f"__mr_bits{label}"

@@ -321,6 +321,19 @@ def _divide(args: list[Value]) -> Value:
     return out, va & vb & ~zero
 
 
+class NeedsScalar(ArithmeticError):
+    """A zero divisor under ANSI mode: Spark raises where the condition is evaluated, but
+    the array form evaluates threads the scalar matcher may never reach. The caller runs
+    the scalar matcher instead, which raises (positioned) only if it gets there."""
+
+
+def _divide_ansi(args: list[Value]) -> Value:
+    (a, va), (b, vb) = args
+    if np.any(va & vb & (b == 0)):
+        raise NeedsScalar("division by zero")
+    return _divide(args)
+
+
 def _and(args: list[Value]) -> Value:
     (a, va), (b, vb) = args
     if va.ndim == 0 and vb.ndim == 0 and va and vb:
@@ -370,6 +383,7 @@ OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
     "-": _both(np.subtract),
     "*": _both(np.multiply),
     "/": _divide,
+    "/ansi": _divide_ansi,
     "=": _both(np.equal),
     "<>": _both(np.not_equal),
     "<": _both(np.less),

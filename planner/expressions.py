@@ -16,6 +16,7 @@ An expression of a MATCH_RECOGNIZE clause mixes three kinds of parts:
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -48,6 +49,13 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.LogicalAnd: "BOOL_AND",
     exp.LogicalOr: "BOOL_OR",
     exp.CountIf: "COUNT_IF",
+    exp.GroupConcat: "LISTAGG",
+    exp.Stddev: "STDDEV",
+    exp.StddevSamp: "STDDEV_SAMP",
+    exp.StddevPop: "STDDEV_POP",
+    exp.Variance: "VARIANCE",
+    exp.VariancePop: "VAR_POP",
+    exp.AnyValue: "ANY_VALUE",
 }
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
@@ -89,6 +97,8 @@ class Lowering:
     # MEASURES operators (over the matched rows), checked when the query is built
     define_checks: list[TypeCheck] = field(default_factory=list)
     measure_checks: list[TypeCheck] = field(default_factory=list)
+    # spark.sql.ansi.enabled of the session: DEFINE's glue raises where Spark raises
+    ansi: bool = True
 
     # ------------------------------------------------------------------ helpers
 
@@ -252,20 +262,63 @@ class Lowering:
                 )
             if k in NAVIGATION:
                 raise self.error(SemanticError, f"{k} cannot be used inside {what}", sub, base)
-            if k in SPECIAL:
-                raise self.error(
-                    UnsupportedError,
-                    f"{k}() inside an expression argument of {what} is not supported",
-                    sub,
-                    base,
-                    hint=f"apply the function outside, e.g. lower({what}({k}()))",
-                )
             agg = _aggregate_name(sub)
             if agg:
                 raise self.error(
                     SemanticError, f"an aggregate ({agg}) cannot be used inside {what}", sub, base
                 )
-        return nav.column_at(self.precompute(inner, base))
+        return self.special_source(inner, base)
+
+    def special_source(self, node: exp.Expression, base: int) -> RowValue:
+        """How to read ``node`` (no navigation or aggregate inside) at a row, where it may
+        use CLASSIFIER() and MATCH_NUMBER() of that row.
+
+        CLASSIFIER() has few values (the labels, or NULL outside the match): Spark
+        computes ``node`` once per value, as columns, and the row's label picks one
+        (:class:`~matchrec.navigation.ByLabel`), whatever functions ``node`` calls.
+        MATCH_NUMBER() is known only while matching: DEFINE's glue evaluator computes
+        what surrounds it, over columns Spark computes (the parts without it)."""
+        if any(_special_kind(n) == "CLASSIFIER" for n in _walk(node)):
+            names = sorted(self.label_ids, key=self.label_ids.__getitem__)
+            by_label = [
+                self.special_source(self._classified(node, name, base), base) for name in names
+            ]
+            outside = self.special_source(_replace_special(node, "CLASSIFIER", _NULL_STRING), base)
+            return nav.ByLabel(by_label, outside)
+        if not any(_special_kind(n) == "MATCH_NUMBER" for n in _walk(node)):
+            return nav.column_at(self.precompute(node, base))
+
+        def child(n: exp.Expression):
+            if _special_kind(n) == "MATCH_NUMBER":
+                return lambda at: at[0].match_number
+            if not isinstance(n, (exp.Literal, exp.Boolean, exp.Null)) and not any(
+                _special_kind(m) == "MATCH_NUMBER" for m in _walk(n)
+            ):
+                column = self.precompute(n, base)
+                return lambda at: at[0].cols[column][at[1]]
+            return compile_glue(
+                n, child, lambda m: node_pos(m, base, self.sql), self.sql, self.ansi
+            )
+
+        return nav.RowGlue(child(node))
+
+    def _classified(self, node: exp.Expression, label: str, base: int) -> exp.Expression:
+        """``node`` at a row labelled ``label``: CLASSIFIER() is ``label``, and so is
+        CLASSIFIER(X) where X covers ``label`` (the rows an aggregate or navigation over
+        X reads are X rows), else NULL."""
+        copy = node.copy()
+        for n in list(copy.walk()):
+            if _special_kind(n) != "CLASSIFIER":
+                continue
+            found = _classifier_label(n)
+            covered = found is None or self.label_ids[label] in (
+                self.label_set(found[0], found[1], base) or ()
+            )
+            value = exp.Literal.string(label) if covered else _NULL_STRING.copy()
+            if n is copy:
+                return value
+            n.replace(value)
+        return copy
 
     def probe_of(self, node: exp.Expression, base: int) -> str:
         inner = _unparen(node)
@@ -274,6 +327,11 @@ class Lowering:
             return "CAST(NULL AS STRING)"
         if kind == "MATCH_NUMBER":
             return "CAST(NULL AS BIGINT)"
+        if not any(isinstance(n, (exp.Column, exp.Subquery)) for n in _walk(inner)):
+            # a constant (listagg's separator must stay one for Spark to type the call)
+            return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
+        if any(_special_kind(n) in SPECIAL for n in _walk(inner)):
+            return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
         return quote(self.precompute(inner, base))
 
     def add_atom(self, evaluate: Evaluator, probe: str, aggregate: bool = False) -> str:
@@ -372,6 +430,24 @@ class Lowering:
             )
         return int(arg.this)
 
+    def listagg_args(
+        self, node: exp.Expression, args: list[exp.Expression], base: int
+    ) -> list[exp.Expression]:
+        """``listagg(x[, separator])`` as two arguments; the values are read in match
+        order, so WITHIN GROUP (ORDER BY ...) is refused rather than ignored."""
+        if args and isinstance(args[0], exp.Order):
+            raise self.error(
+                UnsupportedError,
+                "WITHIN GROUP (ORDER BY ...) is not supported in MATCH_RECOGNIZE",
+                args[0].expressions[0] if args[0].expressions else node,
+                base,
+                hint="listagg reads the rows in match order (the ORDER BY of the clause); "
+                "sort the array instead: array_join(array_sort(array_agg(x)), ',')",
+            )
+        if len(args) == 1:
+            return [*args, _NULL_STRING.copy()]
+        return args
+
     def aggregate_atom(
         self, node: exp.Expression, base: int, in_define: bool
     ) -> tuple[Evaluator, str]:
@@ -385,6 +461,8 @@ class Lowering:
                 hint="use RUNNING (the default)",
             )
         arity, _ = nav.AGGREGATES[func]
+        if func in ("LISTAGG", "STRING_AGG"):
+            args = self.listagg_args(node, args, base)
         stars = [a for a in args if _is_star(a)]
         if stars and func != "COUNT":
             q = _qualifier(stars[0]) if isinstance(stars[0], exp.Column) else None
@@ -449,6 +527,28 @@ class Lowering:
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
         return nav.aggregate(func, sources, labels, semantics == "FINAL", distinct), probe
+
+
+_NULL_STRING = exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.VARCHAR))
+_NULL_BIGINT = exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.BIGINT))
+
+
+def _replace_special(node: exp.Expression, kind: str, by: exp.Expression) -> exp.Expression:
+    """A copy of ``node`` with every ``kind`` call (CLASSIFIER, MATCH_NUMBER) replaced."""
+    copy = node.copy()
+    if _special_kind(copy) == kind:
+        return by.copy()
+    for n in list(copy.walk()):
+        if _special_kind(n) == kind:
+            n.replace(by.copy())
+    return copy
+
+
+def _typed_specials(node: exp.Expression) -> exp.Expression:
+    """``node`` with CLASSIFIER() and MATCH_NUMBER() (left inside aggregate arguments)
+    replaced by NULLs of their types: Spark SQL with the same type."""
+    typed = _replace_special(node, "CLASSIFIER", _NULL_STRING)
+    return _replace_special(typed, "MATCH_NUMBER", _NULL_BIGINT)
 
 
 def _close_match(name: str, options: list[str]) -> str | None:
@@ -580,13 +680,14 @@ def _aggregate_parts(node: exp.Expression) -> tuple[str | None, str, list[exp.Ex
     else:
         semantics, name = None, AGGREGATE_NODES[type(node)]
         args = [node.this] if node.args.get("this") is not None else []
-        if node.args.get("expression") is not None:
-            args.append(node.args["expression"])
+        for key in ("expression", "separator"):
+            if node.args.get(key) is not None:
+                args.append(node.args[key])
         args.extend(node.expressions)
     distinct = False
-    if len(args) == 1 and isinstance(args[0], exp.Distinct):
+    if args and isinstance(args[0], exp.Distinct):
         distinct = True
-        args = list(args[0].expressions)
+        args = [*args[0].expressions, *args[1:]]
     return semantics, name, args, distinct
 
 
@@ -680,7 +781,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 return nav.navigate(nav.column_at(found), None)  # current row
             if found is not None:
                 return found
-        return compile_glue(node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql)
+        return compile_glue(
+            node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
+        )
 
     def probe(node: exp.Expression) -> str:
         """Spark SQL with the type of ``node`` over the input and the precomputed columns
@@ -714,6 +817,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
 
     _check_semantics(low, tree, base, in_define=True)
     original = tree.copy()  # as written, for the type checks' messages
+    tree = _current_classifier(tree, label)
     tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
@@ -726,13 +830,39 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     if dynamic:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
-        vector = vector_glue(combined, classify)
+        vector = vector_glue(combined, classify, low.ansi)
     for node in _walk(original):
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
+
+
+def _current_classifier(tree: exp.Expression, label: str) -> exp.Expression:
+    """``tree`` with CLASSIFIER() of the current row, in ``DEFINE label``, replaced by the
+    label: the row being tested is tentatively ``label``, so the value is known when the
+    query is planned and Spark computes what surrounds it, whatever functions it calls
+    (``regexp_extract(CLASSIFIER(), ...)``). Inside navigation and aggregates CLASSIFIER()
+    reads other rows and stays."""
+
+    def inside_other_rows(node: exp.Expression) -> bool:
+        parent = node.parent
+        while parent is not None:
+            if _special_kind(parent) in NAVIGATION or _aggregate_name(parent):
+                return True
+            parent = parent.parent
+        return False
+
+    for node in list(tree.walk()):
+        if _special_kind(node) == "CLASSIFIER" and not node.expressions:
+            if not inside_other_rows(node):
+                literal = exp.Literal.string(label)
+                literal.meta.update(node.meta)
+                if node is tree:
+                    return literal
+                node.replace(literal)
+    return tree
 
 
 def _resolve_fields(low: Lowering, tree: exp.Expression) -> exp.Expression:
@@ -837,7 +967,7 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         if check is None:
             continue
         operands = operands_of(node) or []
-        probes = [o.sql(dialect=MatchRecognizeDialect) for o in operands]
+        probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
 
@@ -857,8 +987,8 @@ def _is_physical_on_current(node: exp.Expression, local_labels: set) -> bool:
     if kind not in PHYSICAL or not node.expressions:
         return False
     inner = _unparen(node.expressions[0])
-    if _special_kind(inner) is not None:
-        return False
+    if any(_special_kind(n) is not None for n in _walk(inner)):
+        return False  # PREV(lower(CLASSIFIER())): the label of that row is history
     return all(_qualifier(c) in local_labels for c in _columns(inner))
 
 
@@ -904,6 +1034,17 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 base,
                 hint="the matcher may evaluate a condition several times or not at all for a "
                 "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
+            )
+        if isinstance(node, exp.AggFunc) and not _aggregate_name(node):
+            name, pos = _written_call(low, node, base)
+            raise UnsupportedError(
+                f"aggregate {name}() is not supported in {clause}",
+                sql=low.sql,
+                pos=pos,
+                hint="aggregates over the match: count, sum, avg, min, max, array_agg, "
+                "collect_list, collect_set, min_by/max_by, bool_and/bool_or, count_if, "
+                "listagg/string_agg, stddev/variance (_pop/_samp), any_value; or aggregate "
+                "the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
             )
         if isinstance(node, exp.Filter):
             raise low.error(
@@ -995,6 +1136,19 @@ _VOLATILE = {
     "INPUT_FILE_BLOCK_START",
     "INPUT_FILE_BLOCK_LENGTH",
 }
+
+
+_CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
+
+
+def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, int]:
+    """The function name of call ``node`` as the user wrote it (sqlglot renames some,
+    ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
+    pos = node_pos(node, base, low.sql)
+    found = _CALL_HEAD.search(low.sql, 0, pos)
+    if found:
+        return found.group(1), found.start(1)
+    return node.sql_name().lower(), pos
 
 
 def _volatile_name(node: exp.Expression) -> str | None:

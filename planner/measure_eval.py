@@ -280,6 +280,10 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return dtype("bigint")
     if name in ("BOOL_AND", "EVERY", "BOOL_OR", "ANY", "SOME"):
         return dtype("boolean")
+    if name in ("LISTAGG", "STRING_AGG"):
+        return dtype("string")
+    if name.startswith(("STD", "VAR")):
+        return dtype("double")
     arg = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
     while isinstance(arg, (exp.Distinct, exp.Paren)):
         arg = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg.this

@@ -92,20 +92,25 @@ def primary_labels(node: ast.PatternNode) -> Iterator[ast.Label]:
 
 
 def plan_clause(
-    clause: ast.MatchRecognizeClause, columns: Sequence[str], *, windows: bool = True
+    clause: ast.MatchRecognizeClause,
+    columns: Sequence[str],
+    *,
+    windows: bool = True,
+    ansi: bool = True,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
     ``windows=False`` keeps PREV/NEXT of current-row values out of the row-local columns
     (they become navigation the matcher evaluates, like ``PREV(A.x)``): a stream has no
-    sorted partition for Spark's LAG/LEAD to run over."""
+    sorted partition for Spark's LAG/LEAD to run over. ``ansi``: the session's
+    ``spark.sql.ansi.enabled`` (DEFINE's Python glue raises where Spark would)."""
     sql = clause.sql
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))
     subsets = _subsets(clause, label_ids)
     column_map = {c.lower(): c for c in columns}
-    low = Lowering(sql, label_ids, subsets, column_map)
+    low = Lowering(sql, label_ids, subsets, column_map, ansi=ansi)
 
     partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
     # Spark's null order unless written (the standard leaves it): ASC NULLS FIRST, DESC

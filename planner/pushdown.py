@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from .decompose import decompose
 from .sqltext import call_name
 
 # nodes that give NULL whenever one argument is NULL (and so commute with a navigation
@@ -30,7 +31,8 @@ from .sqltext import call_name
 _STRICT_NAMES = (
     "Add Sub Mul Div Mod IntDiv EQ NEQ LT LTE GT GTE DPipe Like ILike RegexpLike Cast "
     "TryCast Neg Abs Lower Upper Length Substring Trim Round Floor Ceil Sqrt Ln Exp Pow "
-    "DateDiff DateAdd DateSub TsOrDsAdd TsOrDsToDate StrToUnix TimeToUnix UnixToTime "
+    "DateDiff TimestampDiff AddMonths MonthsBetween DateAdd DateSub TsOrDsAdd TsOrDsToDate "
+    "StrToUnix TimeToUnix UnixToTime "
     "TimestampTrunc DateTrunc Year Month Day Quarter DayOfWeek DayOfMonth DayOfYear "
     "WeekOfYear Hour Minute Second Extract Concat Interval Paren Sign Initcap Left Right "
     "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex ArraySize"
@@ -50,8 +52,8 @@ _STRICT_OR_LEAF = set(STRICT) | {
 }
 
 # what a sub-expression reads: "const", "local" (the current row), a navigated row
-# (kind, offset, qualifier) or None (several rows, aggregates, ...)
-Ref = str | tuple[str, int, str | None] | None
+# (kind, offset, qualifier, physical steps) or None (several rows, aggregates, ...)
+Ref = str | tuple[str, int, str | None, int] | None
 
 
 def push_down(
@@ -77,10 +79,12 @@ def push_down(
             if isinstance(node.this, exp.Star):
                 return None
             q = qualifier(node)
-            return "local" if q in local_labels else ("LAST", 0, q)
+            return "local" if q in local_labels else ("LAST", 0, q, 0)
         kind = special(node)
         if kind in ("FIRST", "LAST"):
             return _navigated_row(node, kind, qualifier, special, aggregate)
+        if kind in ("PREV", "NEXT"):
+            return _physical_row(node, kind, local_labels, qualifier, special, aggregate)
         if kind or aggregate(node) or isinstance(node, exp.Window):
             return None
         refs = [ref(c) for c in node.iter_expressions()]
@@ -94,11 +98,19 @@ def push_down(
     def rewrite(node: exp.Expression) -> exp.Expression:
         """Push every maximal single-row sub-expression of ``node`` (in place)."""
         r = ref(node)
+        if r is None and not (special(node) or aggregate(node)):
+            # a function of several rows: its one-row parts, if it has an exact split
+            parts = decompose(node)
+            if parts is not None:
+                return rewrite(parts)
         if isinstance(r, tuple) and _composite(node, special):
             # what the glue evaluates itself (arithmetic, coalesce, lower, ...) stays, so
             # conditions keep their array form and measured speed
-            if not glue_evaluates(node):
-                return _pushed(node, r, qualifier, special)
+            # a physical step may leave the partition: only NULL-preserving functions
+            # move inside it (the absent-row branch below knows logical absence only)
+            pushed = None if glue_evaluates(node) else _pushed(node, r, qualifier, special)
+            if pushed is not None:
+                return pushed
         if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
             return node  # their arguments are read at other rows, or are Spark's already
         for child in list(node.iter_expressions()):
@@ -108,6 +120,41 @@ def push_down(
         return node
 
     return rewrite(tree)
+
+
+def _physical_row(node, kind, local_labels, qualifier, special, aggregate) -> Ref:
+    """The row of ``PREV/NEXT(FIRST/LAST(S.x[, n])[, k])`` or ``PREV/NEXT(S.x[, k])`` (S
+    another variable: its last row so far, ``k`` rows back or ahead); None otherwise
+    (PREV of the current row's values is Spark's LAG, row-local already)."""
+    args = list(node.expressions)
+    steps = 1
+    if not args or len(args) > 2:
+        return None
+    if len(args) == 2:
+        o = args[1]
+        if not (isinstance(o, exp.Literal) and not o.is_string and o.this.isdigit()):
+            return None
+        steps = int(o.this)
+    physical = -steps if kind == "PREV" else steps
+    inner = args[0].this if isinstance(args[0], exp.Paren) else args[0]
+    inner_kind = special(inner)
+    if inner_kind in ("FIRST", "LAST"):
+        row = _navigated_row(inner, inner_kind, qualifier, special, aggregate)
+    elif inner_kind is None:
+        row = _navigated_row(
+            exp.Anonymous(this="LAST", expressions=[inner.copy()]),
+            "LAST",
+            qualifier,
+            special,
+            aggregate,
+        )
+        if isinstance(row, tuple) and row[2] in local_labels:
+            return None
+    else:
+        return None
+    if not isinstance(row, tuple):
+        return None
+    return (row[0], row[1], row[2], physical)
 
 
 def _navigated_row(node, kind, qualifier, special, aggregate) -> Ref:
@@ -135,7 +182,7 @@ def _navigated_row(node, kind, qualifier, special, aggregate) -> Ref:
             names.add(qualifier(n))
     if len(names) != 1:
         return None
-    return (kind, offset, names.pop())
+    return (kind, offset, names.pop(), 0)
 
 
 def _strict(node: exp.Expression) -> bool:
@@ -150,14 +197,24 @@ def _composite(node: exp.Expression, special) -> bool:
     return not (isinstance(node, exp.Column) or special(node) in ("FIRST", "LAST"))
 
 
-def _pushed(node, row: tuple[str, int, str | None], qualifier, special) -> exp.Expression:
-    kind, offset, label = row
+def _pushed(node, row: tuple[str, int, str | None, int], qualifier, special) -> exp.Expression:
+    kind, offset, label, physical = row
     inner = node.copy()
+    for n in list(inner.walk()):
+        if special(n) in ("PREV", "NEXT"):
+            n.replace(n.expressions[0])
     for n in list(inner.walk()):
         if special(n) in ("FIRST", "LAST"):
             n.replace(n.expressions[0])
+    if physical and not _strict(inner):
+        return None
     args = [inner] + ([exp.Literal.number(offset)] if offset else [])
     navigation = exp.Anonymous(this=kind, expressions=args)
+    if physical:
+        step = "PREV" if physical < 0 else "NEXT"
+        navigation = exp.Anonymous(
+            this=step, expressions=[navigation, exp.Literal.number(abs(physical))]
+        )
     if _strict(inner):
         return exp.Paren(this=navigation)
     # f(NULL) for an absent row: each column of the row replaced by a NULL of its type

@@ -5,6 +5,15 @@ for Python is the "glue" around navigation atoms: comparisons, boolean logic, ar
 CASE, IN, BETWEEN, NULL tests and a table of common scalar functions, with SQL's
 three-valued logic (NULL is ``None``). An operator not in these tables is reported at
 planning time with its position, never at run time.
+
+Two tables: the core one (:func:`evaluates`), which also has an array form and which
+``planner.pushdown`` leaves in the glue even for one row, and ``planner.glue_functions``
+(Spark string, NULL and date functions), compiled only where values come from several
+rows. Values follow Spark where Python differs: NaN equals NaN and sorts above every
+double, ``%`` takes the dividend's sign, a DATE meets a TIMESTAMP at its local midnight,
+``concat`` writes numbers as Spark casts them. With ``ansi`` (Spark 4's default) a zero
+divisor raises, positioned at the operator, where Spark raises DIVIDE_BY_ZERO; integer
+overflow is not checked (Python integers have no width: a known difference).
 """
 
 from __future__ import annotations
@@ -13,6 +22,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -21,16 +31,38 @@ from sqlglot import exp
 from matchrec.errors import MatchRuntimeError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext
 
+from . import glue_functions as gf
+
 Compile = Callable[[exp.Expression], Evaluator]
 
 
 def _num(a: Any, b: Any) -> tuple[Any, Any]:
-    """Bring Decimal and float to a common type (Spark computes decimal op double as double)."""
+    """Bring two operands to Spark's common type: Decimal with float is a double; a DATE
+    with a TIMESTAMP is the timestamp of its local midnight (the timestamp's zone, which
+    is the session's: Spark hands timestamps to Python in it)."""
     if isinstance(a, Decimal) and isinstance(b, float):
         return float(a), b
     if isinstance(a, float) and isinstance(b, Decimal):
         return a, float(b)
+    if isinstance(a, datetime) and _is_date(b):
+        return a, datetime.combine(b, time(), tzinfo=a.tzinfo)
+    if isinstance(b, datetime) and _is_date(a):
+        return datetime.combine(a, time(), tzinfo=b.tzinfo), b
     return a, b
+
+
+def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+    """``op`` as Spark applies it: a DATE plus or minus an integer moves by days
+    (``date_add``/``date_sub``); anything else as Python does."""
+    if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
+        return op(a, timedelta(days=b))
+    if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and op is operator.add:
+        return b + timedelta(days=a)
+    return op(a, b)
+
+
+def _is_date(v: Any) -> bool:
+    return isinstance(v, date) and not isinstance(v, datetime)
 
 
 def _strict(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -42,12 +74,45 @@ def _strict(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return apply
 
 
+def _is_nan(v: Any) -> bool:
+    return isinstance(v, float) and v != v
+
+
+def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
+    """A comparison as Spark makes it: NaN equals NaN and is above every other double."""
+
+    def compare(a: Any, b: Any) -> bool:
+        if _is_nan(a) or _is_nan(b):
+            return op(gf.order_key(a), gf.order_key(b))
+        return op(a, b)
+
+    return compare
+
+
 def _divide(a: Any, b: Any) -> Any:
     if b == 0:
         return None
     if isinstance(a, Decimal) or isinstance(b, Decimal):
         return Decimal(a) / Decimal(b)
     return a / b
+
+
+class DivisionByZero(ZeroDivisionError):
+    """Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO under ANSI mode."""
+
+
+def _ansi(fn: Callable[[Any, Any], Any], what: str, instead: str) -> Callable[[Any, Any], Any]:
+    """``fn`` raising where Spark's ANSI mode raises: a zero divisor."""
+
+    def checked(a: Any, b: Any) -> Any:
+        if a is not None and b is not None and b == 0:
+            raise DivisionByZero(
+                f"{what} by zero under spark.sql.ansi.enabled (as Spark raises "
+                f"{what.upper().replace(' ', '_')}_BY_ZERO); {instead} gives NULL instead"
+            )
+        return fn(a, b)
+
+    return checked
 
 
 def _int_divide(a: Any, b: Any) -> Any:
@@ -60,14 +125,11 @@ def _int_divide(a: Any, b: Any) -> Any:
 def _mod(a: Any, b: Any) -> Any:
     if b == 0:
         return None
-    if isinstance(a, int) and isinstance(b, int):
-        r = abs(a) % abs(b)
-        return r if a >= 0 else -r
-    return math.fmod(a, b)
+    return gf.java_remainder(a, b)
 
 
 def _concat(a: Any, b: Any) -> Any:
-    return str(a) + str(b)
+    return gf.to_text(a) + gf.to_text(b)
 
 
 def _like_regex(pattern: str) -> re.Pattern[str]:
@@ -98,18 +160,18 @@ def _rlike(value: str, pattern: str) -> bool:
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    exp.Add: _strict(operator.add),
-    exp.Sub: _strict(operator.sub),
+    exp.Add: _strict(lambda a, b: _date_arithmetic(operator.add, a, b)),
+    exp.Sub: _strict(lambda a, b: _date_arithmetic(operator.sub, a, b)),
     exp.Mul: _strict(operator.mul),
     exp.Div: _strict(_divide),
     exp.IntDiv: _strict(_int_divide),
     exp.Mod: _strict(_mod),
-    exp.EQ: _strict(operator.eq),
-    exp.NEQ: _strict(operator.ne),
-    exp.LT: _strict(operator.lt),
-    exp.LTE: _strict(operator.le),
-    exp.GT: _strict(operator.gt),
-    exp.GTE: _strict(operator.ge),
+    exp.EQ: _strict(_ordered(operator.eq)),
+    exp.NEQ: _strict(_ordered(operator.ne)),
+    exp.LT: _strict(_ordered(operator.lt)),
+    exp.LTE: _strict(_ordered(operator.le)),
+    exp.GT: _strict(_ordered(operator.gt)),
+    exp.GTE: _strict(_ordered(operator.ge)),
     exp.DPipe: _strict(_concat),
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
@@ -117,10 +179,18 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
+# the same operators under ANSI mode (Spark 4's default)
+_ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Div: _ansi(_BINARY[exp.Div], "division", "try_divide"),
+    exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "division", "try_divide"),
+    exp.Mod: _ansi(_BINARY[exp.Mod], "remainder", "try_mod"),
+}
+
+
 def _null_safe_eq(a: Any, b: Any) -> bool:
     if a is None or b is None:
         return a is None and b is None
-    return a == b
+    return _ordered(operator.eq)(*_num(a, b))
 
 
 def _round(x: Any, digits: Any = 0) -> Any:
@@ -170,9 +240,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SIGNUM": lambda x: float((x > 0) - (x < 0)),
     "POWER": lambda a, b: _power(a, b),
     "POW": lambda a, b: _power(a, b),
-    "CONCAT": lambda *a: "".join(str(x) for x in a),
-    "GREATEST": lambda *a: max(a),
-    "LEAST": lambda *a: min(a),
+    "CONCAT": gf.concat,
+    "GREATEST": gf.greatest,
+    "LEAST": gf.least,
     "SIZE": len,
     "CARDINALITY": len,
     "ARRAY_SIZE": len,
@@ -198,6 +268,9 @@ _FUNCTION_NODES: dict[type, str] = {
     exp.ArraySize: "SIZE",
 }
 
+
+# functions of that table that are not NULL for a NULL argument
+_NON_STRICT = {"GREATEST", "LEAST"}
 
 _GLUE_NODES: tuple[type, ...] = (
     exp.Paren,
@@ -238,10 +311,38 @@ def evaluates(node: exp.Expression) -> bool:
 _ATOM_CALLS = {"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"}
 
 
+def compiles(node: exp.Expression) -> bool:
+    """Whether :func:`compile_glue` compiles every operator of ``node``: what
+    :func:`evaluates` says, plus the Spark functions of ``planner.glue_functions`` (used
+    only where Spark cannot compute a value, see that module)."""
+    return all(
+        evaluates(_shallow(n)) or gf.extended_name(n) is not None
+        for n in node.walk()
+        if not isinstance(n, exp.Column)
+    )
+
+
+def _shallow(node: exp.Expression) -> exp.Expression:
+    """``node`` with its children replaced by NULL, so that only ``node`` is checked."""
+    copy = node.copy()
+    for key, value in list(copy.args.items()):
+        if isinstance(value, exp.Expression):
+            copy.set(key, exp.Null())
+        elif isinstance(value, list):
+            copy.set(key, [exp.Null() if isinstance(v, exp.Expression) else v for v in value])
+    return copy
+
+
 def compile_glue(
-    node: exp.Expression, child: Compile, where: Callable[[exp.Expression], int], sql: str
+    node: exp.Expression,
+    child: Compile,
+    where: Callable[[exp.Expression], int],
+    sql: str,
+    ansi: bool = True,
 ) -> Evaluator:
-    """Compile one glue ``node``; ``child`` compiles sub-expressions (atoms included)."""
+    """Compile one glue ``node``; ``child`` compiles sub-expressions (atoms included).
+    ``ansi``: raise where Spark raises under ``spark.sql.ansi.enabled`` (a zero divisor)
+    instead of giving NULL."""
     if isinstance(node, exp.Paren):
         return child(node.this)
     if isinstance(node, exp.Literal):
@@ -286,6 +387,7 @@ def compile_glue(
     for cls, fn in _BINARY.items():
         if type(node) is cls:
             left, right = child(node.this), child(node.expression)
+            fn = _ANSI_BINARY.get(cls, fn) if ansi else fn
             return _guarded_binary(fn, left, right, node, where, sql)
     if isinstance(node, exp.In) and not node.args.get("query"):
         needle = child(node.this)
@@ -313,21 +415,17 @@ def compile_glue(
         if name not in _FUNCTIONS:
             name = None
     if name is not None:
-        fn = _FUNCTIONS[name]
-        args = [child(a) for a in call_args(node)]
-
-        pos = where(node)
-
-        def call(ctx: MatchContext) -> Any:
-            vals = [a(ctx) for a in args]
-            if any(v is None for v in vals):
-                return None
-            try:
-                return fn(*vals)
-            except (TypeError, ValueError, ArithmeticError) as err:
-                raise _runtime_error(f"{name.lower()}()", vals, err, sql, pos) from None
-
-        return call
+        return _call(
+            node, _FUNCTIONS[name], name not in _NON_STRICT, call_args(node), child, where, sql
+        )
+    if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+        at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
+        return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)
+    extended = gf.extended_name(node)
+    if extended is not None:
+        entry = gf.EXTENDED[extended]
+        fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
+        return _call(node, fn, entry.strict, gf.node_args(node), child, where, sql)
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
         "the match",
@@ -337,6 +435,33 @@ def compile_glue(
         "CASE, IN, BETWEEN, COALESCE and a few functions (abs, round, lower, ...); move the "
         "call inside the navigation, e.g. PREV(f(x)) not f(PREV(x)), LAST(f(A.x)) not f(A.x)",
     )
+
+
+def _call(
+    node: exp.Expression,
+    fn: Callable[..., Any],
+    strict: bool,
+    arguments: list[exp.Expression],
+    child: Compile,
+    where: Callable[[exp.Expression], int],
+    sql: str,
+) -> Evaluator:
+    """Evaluator of a function call: ``fn`` over the argument values (``strict``: NULL for
+    a NULL argument); a value ``fn`` rejects is a run-time error at the call."""
+    args = [child(a) for a in arguments]
+    pos = where(node)
+    what = _describe(node, sql, pos).removeprefix("function ")
+
+    def call(ctx: MatchContext) -> Any:
+        vals = [a(ctx) for a in args]
+        if strict and any(v is None for v in vals):
+            return None
+        try:
+            return fn(*vals)
+        except (TypeError, ValueError, ArithmeticError) as err:
+            raise _runtime_error(what, vals, err, sql, pos) from None
+
+    return call
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -349,6 +474,10 @@ def _describe(node: exp.Expression, sql: str, pos: int) -> str:
     name = _NODE_NAMES.get(type(node))
     if name:
         return name
+    if node.meta.get("decomposed"):  # a part of a split call (planner.decompose): its call
+        written = _NAME.match(sql, pos)
+        if written:
+            return f"function {written.group()}()"
     if isinstance(node, exp.Func) and not isinstance(node, (exp.Cast, exp.TryCast)):
         written = _NAME.match(sql, pos)
         if written and sql[written.end() :].lstrip().startswith("("):

@@ -278,7 +278,8 @@ def _row_function(
             if i is None:
                 raise SemanticError(f"unknown column {node.name!r}", sql=sql, pos=pos)
             return lambda values: values[i]
-        return compile_glue(node, child, lambda n: pos, sql)
+        # the array form of these row functions gives NULL for a zero divisor: so does this
+        return compile_glue(node, child, lambda n: pos, sql, ansi=False)
 
     real = {n.lower(): n for n in names}
     vector = vector_glue(

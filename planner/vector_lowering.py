@@ -41,16 +41,27 @@ class _NotCovered(Exception):
 def vector_glue(
     node: exp.Expression,
     atom: Callable[[exp.Expression], nav.Evaluator | str | None],
+    ansi: bool = False,
 ) -> vd.VExpr | None:
     """The array form of glue ``node``, or None.
 
     ``atom(n)`` classifies a sub-expression as the scalar lowering does: the name of a
     row-local column computed by Spark (a ``str``), the navigation or aggregate evaluator it
-    stands for, or None for an operator node to look into."""
+    stands for, or None for an operator node to look into. ``ansi``: a zero divisor sends
+    the search to the scalar matcher (``vector_define.NeedsScalar``), which raises."""
     try:
-        return _lower(node, atom)
+        lowered = _lower(node, atom)
     except _NotCovered:
         return None
+    return _ansi_division(lowered) if ansi else lowered
+
+
+def _ansi_division(expr: vd.VExpr) -> vd.VExpr:
+    """``expr`` with each ``/`` checked for a zero divisor."""
+    if not isinstance(expr, vd.Op):
+        return expr
+    op = "/ansi" if expr.op == "/" else expr.op
+    return vd.Op(op, tuple(_ansi_division(a) for a in expr.args))
 
 
 def _lower(node: exp.Expression, atom) -> vd.VExpr:

@@ -63,7 +63,8 @@ def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
 def _plan(clause: MatchRecognizeClause, relation: DataFrame) -> MatchPlan:
     """``plan_clause`` over ``relation``'s columns; a clause without ORDER BY is legal,
     but warned about (:class:`ArbitraryOrderWarning`)."""
-    plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming)
+    ansi = (relation.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming, ansi=ansi)
     if not plan.order_by:
         where = ""
         if clause.sql and clause.pattern_pos >= 0:

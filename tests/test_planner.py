@@ -95,7 +95,7 @@ def test_or_is_not_split():
         "B.value > A.value",  # another variable's last row
         "B.value > FIRST(B.value)",  # logical navigation
         "count(B.*) < 3",  # aggregate over the match
-        "CLASSIFIER() = 'B'",
+        "PREV(CLASSIFIER()) = 'A'",  # the label of an earlier row
         "PREV(A.value) > 0",  # PREV of another variable
     ],
 )
@@ -104,6 +104,13 @@ def test_match_dependent_conditions_are_not_history_free(condition):
     assert p.defines["B"].glue is not None
     assert not p.defines["B"].history_free
     assert not p.program.history_free
+
+
+def test_classifier_of_the_current_row_is_the_label_being_defined():
+    # the row is tentatively B: the condition is constant, Spark computes it
+    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS CLASSIFIER() = 'B' AND B.value > 0")
+    assert p.defines["B"].glue is None and p.defines["B"].local_column is not None
+    assert p.defines["B"].history_free
 
 
 def test_history_free_needs_every_define():

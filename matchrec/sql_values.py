@@ -1,0 +1,51 @@
+"""Python values as Spark SQL writes them (``CAST(v AS STRING)``).
+
+Shared by the planner's glue evaluator (``concat``, ``||``) and the aggregates of
+:mod:`matchrec.navigation` (``listagg``), so both turn a double, a date or a boolean
+into the text Spark would.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+
+def double_text(x: float) -> str:
+    """Java's ``Double.toString``, which Spark uses for CAST(double AS STRING)."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    if x == 0:
+        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
+    if 1e-3 <= abs(x) < 1e7:
+        text = format(Decimal(repr(x)), "f")
+        return text if "." in text else text + ".0"
+    sign, digits, exponent = Decimal(repr(x)).as_tuple()
+    mantissa = "".join(map(str, digits)).rstrip("0") or "0"
+    power = exponent + len(digits) - 1
+    head, tail = mantissa[0], mantissa[1:] or "0"
+    return f"{'-' if sign else ''}{head}.{tail}E{power}"
+
+
+def to_text(v: Any) -> str:
+    """``CAST(v AS STRING)`` as Spark writes it."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return double_text(v)
+    if isinstance(v, Decimal):
+        return format(v, "f")
+    if isinstance(v, datetime):
+        text = v.strftime("%Y-%m-%d %H:%M:%S")
+        return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
+    if isinstance(v, date):
+        return v.isoformat()
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join("null" if x is None else to_text(x) for x in v) + "]"
+    return str(v)

@@ -1,0 +1,189 @@
+"""Split a Spark function of values read at several rows into one-row parts Spark computes.
+
+``datediff(N.d, FIRST(S.d))`` reads two rows of the match; Spark computes columns before
+matching, one row at a time, so it cannot compute this call. But the call is exactly
+``days(N.d) - days(FIRST(S.d))`` with ``days(x) = datediff(x, DATE'1970-01-01')``: each
+part is the *same Spark function of one row* (so the same implicit casts, the same ANSI
+errors, the same time zone), which ``planner.pushdown`` then moves inside the navigation
+(``FIRST(datediff(S.d, DATE'1970-01-01'))``), and what remains for DEFINE's Python glue
+is an integer subtraction (still vectorized). We call this *anchoring*: a function of
+two values is rewritten through the function of each value against a constant.
+
+Rules (each exact, none approximate):
+
+* ``datediff(end, start)`` (and ``date_diff``, ``datediff(DAY, ...)`` on dates):
+  ``days(end) - days(start)``.
+* ``timestampdiff(unit, start, end)`` (and ``datediff/date_diff(unit, start, end)`` with
+  a unit): Spark counts whole units between the two *local* date-times of the session
+  time zone (``ChronoUnit.between``). With ``L(x) = timestampdiff(MICROSECOND,
+  TIMESTAMP'1970-01-01 00:00:00', x)`` (local microseconds, exact), a fixed-length unit
+  is ``(L(end) - L(start)) DIV unit`` (``DIV`` truncates toward zero, as Java does);
+  MONTH, QUARTER and YEAR count calendar months from both local date-times in Python
+  (``glue_functions.local_months_until``, Java's algorithm).
+* ``months_between(a, b[, roundOff])``: each side's local date and seconds into that
+  day are computed by Spark; Spark's formula (31-day months, rounding to 8 digits) runs
+  in Python on them (``glue_functions.months_between``).
+* ``date_add(d, n)``, ``date_sub(d, n)``, ``add_months(d, n)``: the date is anchored
+  (``date_add(d, 0)``, ``add_months(d, 0)``, Spark's cast of ``d`` to DATE), the day or
+  month arithmetic runs in Python.
+
+A call is rewritten only where pushdown cannot move it whole (its arguments read more
+than one row); synthesized nodes carry the position of the call the user wrote, so an
+error names that call (``function datediff()``), never a part of the rewrite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+_FIXED_UNITS: dict[str, int] = {
+    "MICROSECOND": 1,
+    "MILLISECOND": 1_000,
+    "SECOND": 1_000_000,
+    "MINUTE": 60_000_000,
+    "HOUR": 3_600_000_000,
+    "DAY": 86_400_000_000,
+    "WEEK": 7 * 86_400_000_000,
+}
+_MONTH_UNITS: dict[str, int] = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+
+Rule = Callable[[exp.Expression], exp.Expression | None]
+
+
+def _type(name: str) -> exp.DataType:
+    return exp.DataType(this=exp.DataType.Type[name], nested=False)
+
+
+def _internal(name: str, *args: exp.Expression) -> exp.Expression:
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def _date_literal(text: str) -> exp.Expression:
+    return exp.Cast(this=exp.Literal.string(text), to=_type("DATE"))
+
+
+def _timestamp_literal(text: str) -> exp.Expression:
+    return exp.Cast(this=exp.Literal.string(text), to=_type("TIMESTAMP"))
+
+
+def _unit(node: exp.Expression) -> str | None:
+    unit = node.args.get("unit")
+    if unit is None:
+        return None
+    return (unit.name if isinstance(unit, exp.Expression) else str(unit)).upper()
+
+
+def _uncast(node: exp.Expression) -> exp.Expression:
+    """The argument sqlglot wrapped in a date conversion when it parsed ``datediff``
+    (Spark casts the same way, implicitly; without a unit the wrapper is harmless, with
+    one it is wrong: ``datediff(HOUR, a, b)`` is ``timestampdiff``)."""
+    if isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None:
+        return node.this
+    return node
+
+
+def _days(x: exp.Expression) -> exp.Expression:
+    return exp.DateDiff(this=x.copy(), expression=_date_literal("1970-01-01"))
+
+
+def _local_micros(x: exp.Expression) -> exp.Expression:
+    return exp.TimestampDiff(
+        this=x.copy(),
+        expression=_timestamp_literal("1970-01-01 00:00:00"),
+        unit=exp.var("MICROSECOND"),
+    )
+
+
+def _timestampdiff(unit: str | None, start: exp.Expression, end: exp.Expression):
+    if unit in _FIXED_UNITS:
+        delta = exp.Sub(this=_local_micros(end), expression=_local_micros(start))
+        if _FIXED_UNITS[unit] == 1:
+            return exp.Paren(this=delta)
+        return exp.IntDiv(
+            this=exp.Paren(this=delta), expression=exp.Literal.number(_FIXED_UNITS[unit])
+        )
+    if unit in _MONTH_UNITS:
+        months = _internal("__MR_MONTHS_UNTIL", _local_micros(start), _local_micros(end))
+        if _MONTH_UNITS[unit] == 1:
+            return months
+        return exp.IntDiv(this=months, expression=exp.Literal.number(_MONTH_UNITS[unit]))
+    return None
+
+
+def _datediff(node: exp.Expression) -> exp.Expression | None:
+    unit = _unit(node)
+    end, start = node.this, node.expression
+    if unit is None:
+        days = exp.Sub(this=_days(_uncast(end)), expression=_days(_uncast(start)))
+        return exp.Paren(this=days)
+    return _timestampdiff(unit, _uncast(start), _uncast(end))
+
+
+def _timestamp_diff(node: exp.Expression) -> exp.Expression | None:
+    return _timestampdiff(_unit(node), node.expression, node.this)
+
+
+def _day_and_seconds(x: exp.Expression) -> tuple[exp.Expression, exp.Expression]:
+    """Spark's view of ``x`` in ``months_between``: days of its local date since
+    1970-01-01, and whole seconds from the start of that day to ``x``."""
+    ts = exp.Cast(this=x.copy(), to=_type("TIMESTAMP"))
+    day = exp.Cast(this=ts.copy(), to=_type("DATE"))
+    midnight = exp.Cast(this=day.copy(), to=_type("TIMESTAMP"))
+    micros = exp.Sub(
+        this=exp.Anonymous(this="unix_micros", expressions=[ts.copy()]),
+        expression=exp.Anonymous(this="unix_micros", expressions=[midnight]),
+    )
+    seconds = exp.IntDiv(this=exp.Paren(this=micros), expression=exp.Literal.number(1_000_000))
+    return _days(day), seconds
+
+
+def _months_between(node: exp.Expression) -> exp.Expression | None:
+    round_off = node.args.get("roundoff")
+    if round_off is not None and not isinstance(round_off, exp.Boolean):
+        return None
+    days1, seconds1 = _day_and_seconds(node.this)
+    days2, seconds2 = _day_and_seconds(node.expression)
+    flag = round_off.copy() if round_off is not None else exp.true()
+    return _internal("__MR_MONTHS_BETWEEN", days1, seconds1, days2, seconds2, flag)
+
+
+def _date_add(node: exp.Expression) -> exp.Expression | None:
+    if (_unit(node) or "DAY") != "DAY":
+        return None
+    day = exp.TsOrDsAdd(
+        this=node.this.copy(), expression=exp.Literal.number(0), unit=exp.var("DAY")
+    )
+    return _internal("__MR_DAYS_ADD", day, node.expression.copy())
+
+
+def _add_months(node: exp.Expression) -> exp.Expression | None:
+    day = exp.AddMonths(this=node.this.copy(), expression=exp.Literal.number(0))
+    return _internal("__MR_MONTHS_ADD", day, node.expression.copy())
+
+
+RULES: dict[type, Rule] = {
+    exp.DateDiff: _datediff,
+    exp.TimestampDiff: _timestamp_diff,
+    exp.MonthsBetween: _months_between,
+    exp.TsOrDsAdd: _date_add,
+    exp.AddMonths: _add_months,
+}
+
+
+def decompose(node: exp.Expression) -> exp.Expression | None:
+    """``node`` rewritten into one-row parts and glue (see the module docstring), or None
+    when no rule applies. New nodes get ``node``'s position."""
+    rule = RULES.get(type(node))
+    if node.meta.get("decomposed"):
+        return None  # a part of an earlier split (``days(x)``): it reads one row or none
+    new = rule(node) if rule else None
+    if new is None:
+        return None
+    originals = {id(n) for n in node.walk()}
+    for n in new.walk():
+        if id(n) not in originals and not n.meta:
+            n.meta.update({k: v for k, v in node.meta.items() if k in ("start", "end")})
+            n.meta["decomposed"] = True
+    return new

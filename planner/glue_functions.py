@@ -1,0 +1,420 @@
+"""Spark SQL functions in Python, for DEFINE glue over values read at several rows.
+
+``f(FIRST(S.x))`` or ``f(A.x, A.y)`` reads one row, and ``planner.pushdown`` hands it to
+Spark. ``f(N.x, FIRST(S.x))`` reads two rows: no Spark column holds it, and DEFINE's
+Python glue must compute it while matching. Two levers, applied in this order:
+
+* **decompose** (``planner.decompose``): where a function splits exactly into functions
+  of one row each and a simple combination, e.g. ``datediff(a, b)`` is
+  ``datediff(a, DATE'1970-01-01') - datediff(b, DATE'1970-01-01')``, each part goes to
+  Spark (same function, same implicit casts, same errors) and only the combination runs
+  here;
+* **reimplement** (this module): string, comparison and date functions whose Spark
+  semantics are small enough to copy exactly. Each one is checked against Spark on
+  generated values by the differential test in ``tests/test_define_functions.py``.
+
+A function here is used only where Spark cannot compute the value: pushdown still moves
+every one-row use of it to Spark (:data:`EXTENDED` is not part of ``pyeval.evaluates``).
+The functions take non-NULL arguments unless the entry says ``strict=False``; they
+raise ``TypeError``/``ValueError``/``ArithmeticError`` on values Spark would reject,
+which the glue reports with the position of the call.
+"""
+
+from __future__ import annotations
+
+import calendar
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from matchrec.sql_values import double_text, to_text
+
+__all__ = ["double_text", "to_text"]
+
+_INT_MAX = 2**31 - 1
+EPOCH_DAY = date(1970, 1, 1)
+EPOCH = datetime(1970, 1, 1)
+
+
+# ------------------------------------------------------------------ strings
+
+
+def _int(n: Any) -> int:
+    """An integer argument (Spark casts it to INT at analysis; Python must not guess)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"{n!r} is not an integer")
+    return n
+
+
+def substring(s: Any, pos: Any, length: Any = _INT_MAX) -> Any:
+    """Spark's ``UTF8String.substringSQL``: 1-based, 0 is 1, negative counts from the end."""
+    pos, length = _int(pos), _int(length)
+    n = len(s)
+    start = pos - 1 if pos > 0 else (n + pos if pos < 0 else 0)
+    end = start + length
+    start = max(start, 0)
+    return s[:0] if start >= end else s[start:end]
+
+
+def left(s: Any, n: Any) -> Any:
+    return substring(s, 1, n)
+
+
+def right(s: Any, n: Any) -> Any:
+    n = _int(n)
+    return s[:0] if n <= 0 else substring(s, -n, n)
+
+
+def _text(v: Any) -> str:
+    if not isinstance(v, str):
+        raise TypeError(f"{v!r} is not a string")
+    return v
+
+
+def str_position(s: Any, sub: Any, pos: Any = 1) -> Any:
+    """``instr(s, sub)`` and ``locate(sub, s[, pos])``: 1-based, 0 when absent; a NULL
+    ``pos`` gives 0 (as Hive), a ``pos`` below 1 too."""
+    if pos is None:
+        return 0
+    if s is None or sub is None:
+        return None
+    pos = _int(pos)
+    if pos < 1:
+        return 0
+    # Spark's UTF8String.indexOf finds an empty string at 0, whatever the start
+    return 1 if _text(sub) == "" else _text(s).find(sub, pos - 1) + 1
+
+
+def replace(s: Any, search: Any, by: Any = "") -> str:
+    s, search, by = _text(s), _text(search), _text(by)
+    return s if search == "" else s.replace(search, by)
+
+
+def _pad(s: Any, length: Any, pad: Any, at_left: bool) -> Any:
+    length = _int(length)
+    room = length - len(s)
+    if room <= 0 or len(pad) == 0:
+        return s[: max(length, 0)]
+    fill = (pad * (room // len(pad) + 1))[:room]
+    return fill + s if at_left else s + fill
+
+
+def repeat(s: Any, n: Any) -> str:
+    return _text(s) * max(_int(n), 0)
+
+
+def levenshtein(a: Any, b: Any, threshold: Any = None) -> int:
+    """Edit distance over characters; with ``threshold``, -1 when it is exceeded."""
+    a, b = _text(a), _text(b)
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        current = [i]
+        for j, y in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        previous = current
+    distance = previous[-1]
+    return -1 if threshold is not None and distance > _int(threshold) else distance
+
+
+def try_divide(a: Any, b: Any) -> Any:
+    """``try_divide``: NULL for a zero divisor, whatever the ANSI mode."""
+    if b == 0:
+        return None
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return Decimal(a) / Decimal(b)
+    return a / b
+
+
+def concat(*values: Any) -> str:
+    return "".join(to_text(v) for v in values)
+
+
+def concat_ws(sep: Any, *values: Any) -> Any:
+    """NULL separator: NULL; NULL values are skipped; arrays contribute their elements."""
+    if sep is None:
+        return None
+    parts: list[str] = []
+    for v in values:
+        if isinstance(v, (list, tuple)):
+            parts.extend(to_text(x) for x in v if x is not None)
+        elif v is not None:
+            parts.append(to_text(v))
+    return to_text(sep).join(parts)
+
+
+# ------------------------------------------------------------------ comparisons, NULLs
+
+
+def order_key(v: Any) -> Any:
+    """Spark orders NaN above every other double."""
+    if isinstance(v, float) and math.isnan(v):
+        return (1, 0.0)
+    return (0, v)
+
+
+def _common(values: list[Any]) -> list[Any]:
+    """Values widened as Spark widens them: Decimal with float to doubles, DATE with
+    TIMESTAMP to the timestamp of the date's local midnight (in the timestamps' zone)."""
+    if any(isinstance(v, float) for v in values) and any(isinstance(v, Decimal) for v in values):
+        return [float(v) if isinstance(v, Decimal) else v for v in values]
+    stamp = next((v for v in values if isinstance(v, datetime)), None)
+    if stamp is not None:
+        return [
+            datetime.combine(v, time(), tzinfo=stamp.tzinfo)
+            if isinstance(v, date) and not isinstance(v, datetime)
+            else v
+            for v in values
+        ]
+    return values
+
+
+def greatest(*values: Any) -> Any:
+    """The largest non-NULL argument (NULL only when all are)."""
+    present = _common([v for v in values if v is not None])
+    return max(present, key=order_key) if present else None
+
+
+def least(*values: Any) -> Any:
+    present = _common([v for v in values if v is not None])
+    return min(present, key=order_key) if present else None
+
+
+def nullif(a: Any, b: Any) -> Any:
+    if a is None or b is None:
+        return a
+    x, y = _common([a, b])
+    return None if order_key(x) == order_key(y) else a  # NaN equals NaN, as in Spark
+
+
+def nvl2(test: Any, then: Any, other: Any) -> Any:
+    return other if test is None else then
+
+
+def array_contains(values: Any, needle: Any) -> Any:
+    """True if found; NULL if not found but the array holds a NULL; else false."""
+    if values is None or needle is None:
+        return None
+    found = any(v == needle for v in values if v is not None)
+    return True if found else (None if any(v is None for v in values) else False)
+
+
+def pmod_ansi(a: Any, b: Any) -> Any:
+    """``pmod`` under ANSI mode: a zero divisor is Spark's REMAINDER_BY_ZERO."""
+    if b == 0:
+        raise ZeroDivisionError(
+            "remainder by zero under spark.sql.ansi.enabled (as Spark raises "
+            "REMAINDER_BY_ZERO); try_mod gives NULL instead"
+        )
+    return pmod(a, b)
+
+
+def java_remainder(a: Any, b: Any) -> Any:
+    """Java's ``%`` (Spark's): the sign of the dividend; NaN for an infinite dividend."""
+    if isinstance(a, int) and isinstance(b, int):
+        r = abs(a) % abs(b)
+        return r if a >= 0 else -r
+    if isinstance(a, Decimal) and isinstance(b, (Decimal, int)):
+        return a % b  # Decimal's remainder takes the dividend's sign, as Java's
+    try:
+        return math.fmod(a, b)
+    except ValueError:
+        return math.nan
+
+
+def pmod(a: Any, b: Any) -> Any:
+    """Spark's ``pmod``: ``a % b``, made non-negative by adding ``b`` once (as Spark
+    does; a negative ``b`` can still give a negative result)."""
+    if b == 0:
+        return None
+    r = java_remainder(a, b)
+    return java_remainder(r + b, b) if r < 0 else r
+
+
+class InvalidIndex(ValueError):
+    """An array index Spark rejects (INVALID_INDEX_OF_ZERO, INVALID_ARRAY_INDEX...)."""
+
+
+def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
+    """``arr[i]`` (``offset`` 0), ``element_at(arr, i)`` (1: negative counts from the
+    end, 0 is an error) and ``try_element_at`` (``safe``): out of bounds is NULL, or an
+    error under ANSI mode unless ``safe``, as in Spark."""
+
+    def at(values: Any, index: Any) -> Any:
+        if not isinstance(values, (list, tuple)):
+            raise TypeError(f"{values!r} is not an array")
+        i = _int(index)
+        if offset == 1 and i == 0:
+            raise InvalidIndex(
+                "the index 0 is invalid (INVALID_INDEX_OF_ZERO): the first element has index 1"
+            )
+        position = i - 1 if offset == 1 and i > 0 else (len(values) + i if offset else i)
+        if 0 <= position < len(values):
+            return values[position]
+        if ansi and not safe:
+            raise InvalidIndex(
+                f"the index {i} is out of bounds, the array has {len(values)} elements "
+                "(INVALID_ARRAY_INDEX under spark.sql.ansi.enabled; try_element_at gives "
+                "NULL instead)"
+            )
+        return None
+
+    return at
+
+
+# ------------------------------------------------------------------ dates (decomposed calls)
+
+
+def _date(v: Any) -> date:
+    """A DATE value; a timestamp or a string needs Spark's cast (session time zone,
+    formats), which only a one-row part can get."""
+    if isinstance(v, datetime) or not isinstance(v, date):
+        raise TypeError(f"{v!r} is not a DATE (CAST it inside the navigation)")
+    return v
+
+
+def datediff(end: Any, start: Any) -> int:
+    """``datediff`` of two DATE values (the parts of a decomposed call are Spark's; this
+    is what is left when an argument is an aggregate or glue, e.g. ``max(S.d)``)."""
+    return (_date(end) - _date(start)).days
+
+
+def days_add(day: Any, n: Any) -> date:
+    """``date_add(day, n)``; ``day`` is already a DATE (Spark cast it)."""
+    return day + timedelta(days=_int(n))
+
+
+def months_add(day: Any, n: Any) -> date:
+    """``add_months``: the same day ``n`` months later, clipped to the month's last day."""
+    months = day.year * 12 + day.month - 1 + _int(n)
+    year, month = divmod(months, 12)
+    last = calendar.monthrange(year, month + 1)[1]
+    return date(year, month + 1, min(day.day, last))
+
+
+def local_months_until(a_micros: int, b_micros: int) -> int:
+    """Java's ``LocalDateTime.until(end, MONTHS)`` for local date-times given as
+    microseconds since 1970-01-01T00:00 (what ``timestampdiff(MICROSECOND, anchor, x)``
+    gives): whole months, counted toward zero, the end's time of day taken into account."""
+    a = EPOCH + timedelta(microseconds=a_micros)
+    b = EPOCH + timedelta(microseconds=b_micros)
+    end = b.date()
+    if end > a.date() and b.time() < a.time():
+        end -= timedelta(days=1)
+    elif end < a.date() and b.time() > a.time():
+        end += timedelta(days=1)
+    packed = (end.year * 12 + end.month) * 32 + end.day
+    start = (a.year * 12 + a.month) * 32 + a.day
+    diff = packed - start
+    return diff // 32 if diff >= 0 else -((-diff) // 32)
+
+
+def months_between(
+    days1: Any, seconds1: Any, days2: Any, seconds2: Any, round_off: Any = True
+) -> float:
+    """Spark's ``DateTimeUtils.monthsBetween`` from each side's local date (days since
+    1970-01-01) and seconds since the start of that day."""
+    d1 = EPOCH_DAY + timedelta(days=days1)
+    d2 = EPOCH_DAY + timedelta(days=days2)
+    month_diff = float((d1.year * 12 + d1.month) - (d2.year * 12 + d2.month))
+    last1 = d1.day == calendar.monthrange(d1.year, d1.month)[1]
+    last2 = d2.day == calendar.monthrange(d2.year, d2.month)[1]
+    if d1.day == d2.day or (last1 and last2):
+        return month_diff
+    seconds = (d1.day - d2.day) * 86400 + seconds1 - seconds2
+    diff = month_diff + seconds / float(31 * 86400)
+    return math.floor(diff * 1e8 + 0.5) / 1e8 if round_off else diff
+
+
+# ------------------------------------------------------------------ the table
+
+
+@dataclass(frozen=True)
+class GlueFunction:
+    """A Spark function in Python; ``strict``: a NULL argument gives NULL."""
+
+    fn: Callable[..., Any]
+    strict: bool = True
+    ansi_fn: Callable[..., Any] | None = None  # the function under ANSI mode, if it differs
+
+
+EXTENDED: dict[str, GlueFunction] = {
+    "SUBSTRING": GlueFunction(substring),
+    "SUBSTR": GlueFunction(substring),
+    "LEFT": GlueFunction(left),
+    "RIGHT": GlueFunction(right),
+    "STRPOSITION": GlueFunction(str_position, strict=False),
+    "STARTSWITH": GlueFunction(lambda s, p: s.startswith(p)),
+    "ENDSWITH": GlueFunction(lambda s, p: s.endswith(p)),
+    "CONTAINS": GlueFunction(lambda s, p: p in s),
+    "REPLACE": GlueFunction(replace),
+    "LPAD": GlueFunction(lambda s, n, pad=" ": _pad(s, n, pad, True)),
+    "RPAD": GlueFunction(lambda s, n, pad=" ": _pad(s, n, pad, False)),
+    "REPEAT": GlueFunction(repeat),
+    "REVERSE": GlueFunction(lambda s: s[::-1]),
+    "CONCAT_WS": GlueFunction(concat_ws, strict=False),
+    "NULLIF": GlueFunction(nullif, strict=False),
+    "NVL2": GlueFunction(nvl2, strict=False),
+    "ARRAY_CONTAINS": GlueFunction(array_contains, strict=False),
+    "PMOD": GlueFunction(pmod, ansi_fn=pmod_ansi),
+    "LEVENSHTEIN": GlueFunction(levenshtein),
+    "ARRAY": GlueFunction(lambda *values: list(_common(list(values))), strict=False),
+    "TRY_DIVIDE": GlueFunction(try_divide),
+    "DATEDIFF": GlueFunction(datediff),
+    # the combinations of decomposed calls (planner.decompose); never written by users
+    "__MR_DAYS_ADD": GlueFunction(days_add),
+    "__MR_MONTHS_ADD": GlueFunction(months_add),
+    "__MR_MONTHS_UNTIL": GlueFunction(local_months_until),
+    "__MR_MONTHS_BETWEEN": GlueFunction(months_between),
+}
+
+# sqlglot's node classes of those functions
+EXTENDED_NODES: dict[type, str] = {
+    exp.Substring: "SUBSTRING",
+    exp.Left: "LEFT",
+    exp.Right: "RIGHT",
+    exp.StartsWith: "STARTSWITH",
+    exp.EndsWith: "ENDSWITH",
+    exp.Contains: "CONTAINS",
+    exp.Replace: "REPLACE",
+    exp.StrPosition: "STRPOSITION",
+    exp.Repeat: "REPEAT",
+    exp.Reverse: "REVERSE",
+    exp.ConcatWs: "CONCAT_WS",
+    exp.Nullif: "NULLIF",
+    exp.Nvl2: "NVL2",
+    exp.ArrayContains: "ARRAY_CONTAINS",
+    exp.Levenshtein: "LEVENSHTEIN",
+    exp.Array: "ARRAY",
+    exp.SafeDivide: "TRY_DIVIDE",
+}
+
+
+def extended_name(node: exp.Expression) -> str | None:
+    """The :data:`EXTENDED` entry of call ``node``, or None."""
+    if isinstance(node, exp.DateDiff):
+        return "DATEDIFF" if node.args.get("unit") is None else None
+    if isinstance(node, exp.Pad):
+        return "LPAD" if node.args.get("is_left") else "RPAD"
+    if isinstance(node, exp.Anonymous):
+        name = str(node.this).upper()
+        return name if name in EXTENDED else None
+    return EXTENDED_NODES.get(type(node))
+
+
+def node_args(node: exp.Expression) -> list[exp.Expression]:
+    """The arguments of call ``node`` in sqlglot's order of its argument slots."""
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    args: list[exp.Expression] = []
+    for key in node.arg_types:
+        value = node.args.get(key)
+        if isinstance(value, exp.Expression):
+            args.append(value)
+        elif isinstance(value, list):
+            args.extend(v for v in value if isinstance(v, exp.Expression))
+    return args
