@@ -72,6 +72,8 @@ class Occurrence:
     body_end: int  # the closing ")"
     alias: str | None
     dynamic: bool = False  # MATCH_RECOGNIZE_DYNAMIC (rules from a table)
+    #: the input relation has its own alias (``t``, ``AS t``, ``t(id, value)``)
+    relation_aliased: bool = False
 
 
 def tokenize(sql: str) -> list[Token]:
@@ -221,6 +223,82 @@ def _opening(tokens: list[Token], j: int) -> int:
     return 0
 
 
+#: words before which a relation starts (so a word after them is no alias)
+_RELATION_OPENERS = {"FROM", "JOIN", "LATERAL", "VALUES", "AS", "ON", "USING", "SELECT"}
+
+
+def _word(token: Token, text: str) -> bool:
+    return token.kind == "word" and token.text.upper() == text
+
+
+def _names_relation(token: Token) -> bool:
+    """Whether ``token`` can end a relation before an alias (a name or a parenthesis)."""
+    if token.kind == "quoted":
+        return True
+    if token.kind == "word":
+        return token.text.upper() not in _RELATION_OPENERS | _NOT_ALIAS
+    return token.text == ")"
+
+
+def _is_alias(tokens: list[Token], j: int) -> bool:
+    """Whether the word at ``j`` is a relation's alias: after AS, or right after a
+    name or a parenthesised relation (``tbl t``, ``(VALUES ...) t``)."""
+    t = tokens[j]
+    if t.kind not in ("word", "quoted") or j == 0:
+        return False
+    if t.kind == "word" and t.text.upper() in _RELATION_OPENERS | _NOT_ALIAS:
+        return False
+    before = tokens[j - 1]
+    return _word(before, "AS") or _names_relation(before)
+
+
+def _primary_start(tokens: list[Token], end: int) -> int:
+    """Index of the first token of the relation that ends at ``tokens[end]``: a dotted
+    name, a parenthesised subquery, a function call (``range(10)``), or Spark's inline
+    ``VALUES (..), (..)``."""
+    if _is(tokens[end], ")"):
+        i = _opening(tokens, end)
+        # VALUES (1, 2), (3, 4): back over the groups to VALUES
+        j = i
+        while j >= 2 and _is(tokens[j - 1], ",") and _is(tokens[j - 2], ")"):
+            j = _opening(tokens, j - 2)
+        if j >= 1 and _word(tokens[j - 1], "VALUES"):
+            return j - 1
+        if i >= 1 and tokens[i - 1].kind in ("word", "quoted") and _names_relation(tokens[i - 1]):
+            i -= 1  # a table-valued function's name
+        else:
+            return i
+        end = i
+    j = end
+    while j >= 2 and tokens[j - 1].text == "." and tokens[j - 2].kind in ("word", "quoted"):
+        j -= 2
+    return j
+
+
+def _relation(tokens: list[Token], k: int) -> tuple[int, bool] | None:
+    """The first token of the relation before MATCH_RECOGNIZE at ``k``, and whether it
+    has an alias of its own (``t``, ``AS t``, ``t(id, value)``: Trino and the standard
+    allow one); None if no relation is there."""
+    end = k - 1
+    prev = tokens[end]
+    aliased = False
+    if _is(prev, ")"):
+        o = _opening(tokens, end)
+        if o >= 2 and _is_alias(tokens, o - 1) and not _is(tokens[o - 2], ","):
+            end, aliased = o - 1, True  # t(id, value)
+    elif prev.kind in ("word", "quoted") and end >= 1 and _is_alias(tokens, end):
+        aliased = True
+    elif not (prev.kind in ("word", "quoted") and prev.text.upper() not in ("FROM", "JOIN", ",")):
+        return None
+    if aliased:
+        end -= 1
+        if _word(tokens[end], "AS"):
+            end -= 1
+    if end < 0 or not (_names_relation(tokens[end]) or tokens[end].kind == "quoted"):
+        return None
+    return _primary_start(tokens, end), aliased
+
+
 def _calls_table_function(tokens: list[Token], k: int) -> bool:
     """Whether the MATCH_RECOGNIZE word at ``k`` calls the SQL table function
     (``match_recognize(TABLE(t), '<body>')``, ``matchrec.register``): a clause body never
@@ -259,13 +337,9 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 f"{keyword} needs an input table before it", sql=sql, pos=tok.start
             )
         prev = tokens[k - 1]
-        if prev.kind == "punct" and prev.text == ")":
-            rel_start = tokens[_opening(tokens, k - 1)].start
-        elif prev.kind in ("word", "quoted") and prev.text.upper() not in ("FROM", "JOIN", ","):
-            j = k - 1
-            while j >= 2 and tokens[j - 1].text == "." and tokens[j - 2].kind in ("word", "quoted"):
-                j -= 2
-            rel_start = tokens[j].start
+        found_relation = _relation(tokens, k)
+        if found_relation is not None:
+            rel_start, relation_aliased = tokens[found_relation[0]].start, found_relation[1]
         else:
             raise SqlSyntaxError(
                 f"{keyword} needs an input table or subquery before it",
@@ -292,6 +366,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 body_end=tokens[close].start,
                 alias=alias,
                 dynamic=keyword == "MATCH_RECOGNIZE_DYNAMIC",
+                relation_aliased=relation_aliased,
             )
         )
     if found:

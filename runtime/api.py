@@ -253,5 +253,8 @@ def _relation(
     start = rewriter.at(occ.relation_start)
     text = rewriter.text[start : rewriter.at(occ.relation_end)]
     prefix = with_prefix(rewriter.text, before=start)
-    source = f"{text} AS __matchrec_input" if text.startswith("(") else text
+    # a bare subquery needs an alias in Spark; an aliased relation keeps its own
+    source = (
+        f"{text} AS __matchrec_input" if text.startswith("(") and not occ.relation_aliased else text
+    )
     return sql_with_frames(spark, f"{prefix} SELECT * FROM {source}", frames)

@@ -220,3 +220,28 @@ def test_a_clause_without_order_by_is_legal_but_warned_about(spark, prices):
     with warnings.catch_warnings():
         warnings.simplefilter("error", ArbitraryOrderWarning)
         matchrec.match_recognize(prices, BODY)  # ORDER BY t: no warning
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "(VALUES (1, 90), (2, 80), (3, 70), (4, 70), (5, 80)) t(id, value)",
+        "(VALUES (1, 90), (2, 80), (3, 70), (4, 70), (5, 80)) AS t (id, value)",
+        "VALUES (1, 90), (2, 80), (3, 70), (4, 70), (5, 80) AS t(id, value)",
+    ],
+)
+def test_an_input_aliased_with_column_names(spark, source):
+    """Trino's tests write their input as ``(VALUES ...) t(id, value)``: the alias and
+    its column names are the input's, as in a subquery that names them."""
+    body = """MATCH_RECOGNIZE (ORDER BY id
+      MEASURES match_number() AS mn, CLASSIFIER() AS cls, RUNNING LAST(value) AS val
+      ALL ROWS PER MATCH AFTER MATCH SKIP PAST LAST ROW
+      PATTERN (A B+ C+) DEFINE B AS B.value < PREV(B.value), C AS C.value >= PREV(C.value)
+    ) AS m"""
+    got = matchrec.sql(spark, f"SELECT id, mn, cls, val FROM {source} {body}").collect()
+    named = (
+        "(SELECT col1 AS id, col2 AS value FROM VALUES (1, 90), (2, 80), (3, 70), (4, 70), (5, 80))"
+    )
+    want = matchrec.sql(spark, f"SELECT id, mn, cls, val FROM {named} {body}").collect()
+    assert [tuple(r) for r in got] == [tuple(r) for r in want]
+    assert [r.cls for r in got] == ["A", "B", "B", "C", "C"]

@@ -770,3 +770,35 @@ def test_generated_patterns_parse(primaries, quantifiers, alternate):
     if len(items) > 1:
         assert isinstance(node, Alternation if alternate else Concat)
         assert len(node.items) == len(items)
+
+
+@pytest.mark.parametrize(
+    ("query", "relation", "aliased"),
+    [
+        ("FROM t MATCH_RECOGNIZE (X)", "t", False),
+        ("FROM db.t MATCH_RECOGNIZE (X) AS m", "db.t", False),
+        ("FROM `my t` MATCH_RECOGNIZE (X)", "`my t`", False),
+        ("FROM db.t x MATCH_RECOGNIZE (X)", "db.t x", True),
+        ("FROM db.t AS x MATCH_RECOGNIZE (X)", "db.t AS x", True),
+        ("FROM (SELECT 1) MATCH_RECOGNIZE (X)", "(SELECT 1)", False),
+        ("FROM (SELECT 1) s MATCH_RECOGNIZE (X)", "(SELECT 1) s", True),
+        # Trino's and the standard's form: an alias with column names
+        ("FROM (VALUES (1, 90), (2, 80)) t(id, v) MATCH_RECOGNIZE (X)", None, True),
+        ("FROM (VALUES (1, 90)) AS t (id, v) MATCH_RECOGNIZE (X)", None, True),
+        ("FROM VALUES (1, 90), (2, 80) AS t(id, v) MATCH_RECOGNIZE (X)", None, True),
+        ("FROM range(10) MATCH_RECOGNIZE (X)", "range(10)", False),
+        ("FROM range(10) r(x) MATCH_RECOGNIZE (X)", "range(10) r(x)", True),
+        ("FROM a JOIN b AS bb MATCH_RECOGNIZE (X) AS m ON true", "b AS bb", True),
+        ("FROM a, b MATCH_RECOGNIZE (X) AS m", "b", False),
+    ],
+)
+def test_the_input_relation_is_found_with_its_alias(query: str, relation, aliased: bool) -> None:
+    """The relation before MATCH_RECOGNIZE, with its own alias (and column names) if it
+    has one; ``None``: everything after FROM."""
+    from matchrec.grammar.query_scan import find_match_recognize
+
+    sql = f"SELECT * {query}"
+    (found,) = find_match_recognize(sql)
+    want = relation or query[len("FROM ") : query.index(" MATCH_RECOGNIZE")]
+    assert sql[found.relation_start : found.relation_end] == want
+    assert found.relation_aliased is aliased
