@@ -77,8 +77,9 @@ class RuleProgram:
     program: PartitionProgram
     keys: list[str]
     order: list[tuple[str, bool, bool]]  # column, descending, nulls first
-    # row-local columns: name, f(row values), the same as an array expression (or None)
-    local: list[tuple[str, Callable[[Sequence[Any]], Any], vd.VExpr | None]]
+    # row-local columns: name, f(row values), the same as an array expression (or None),
+    # and the expression's text (rules with the same text share its values)
+    local: list[tuple[str, Callable[[Sequence[Any]], Any], vd.VExpr | None, str]]
     measures: list[tuple[str, Callable[[Sequence[Any]], Any]]]  # alias, f(atom values)
     match_number: Callable[[Sequence[Any]], Any]
     one_row: bool
@@ -87,20 +88,26 @@ class RuleProgram:
     columns: list[str]  # the event columns, in the order ``local`` reads them
     _bits: PartitionProgram | None = field(default=None, repr=False)  # see _as_bits
 
-    def with_local(self, table: pa.Table) -> pa.Table:
-        """``table`` (event columns) plus the rule's row-local columns."""
+    def with_local(self, table: pa.Table, shared: dict | None = None) -> pa.Table:
+        """``table`` (event columns) plus the rule's row-local columns. ``shared`` holds
+        the values computed for ``table`` by expression text: rules of one call that
+        test the same condition compute it once."""
         n = table.num_rows
         if not self.local or n == 0:
             for name, *_ in self.local:
                 table = table.append_column(name, pa.nulls(n))
             return table
+        shared = {} if shared is None else shared
         rows = None
-        for name, fn, vector in self.local:
-            found = _vectorized(vector, table) if vector is not None else None
+        for name, fn, vector, text in self.local:
+            found = shared.get(text)
+            if found is None and vector is not None:
+                found = _vectorized(vector, table)
             if found is None:
                 if rows is None:
                     rows = list(zip(*(table.column(c).to_pylist() for c in self.columns)))
                 found = _array([fn(r) for r in rows])
+            shared[text] = found
             table = table.append_column(name, found)
         return table
 
@@ -180,20 +187,20 @@ def run_batch(
 ) -> list[OutputRow]:
     """Match ``rule`` over complete partitions of events in ``table`` (any order), on
     the rows whose first ORDER BY value is in ``[start, end)`` (None: unbounded).
-    ``sorted_by`` keeps ``table`` sorted per (keys, order) for the next rules of a call:
-    rules that partition and order alike share one sort."""
+    ``sorted_by`` keeps ``table`` sorted per (keys, order) for the next rules of a call,
+    with the row-local values computed on it: rules that partition and order alike share
+    one sort, and a condition that several of them test is computed once."""
     key = (tuple(rule.keys), tuple(rule.order))
-    ordered = None if sorted_by is None else sorted_by.get(key)
-    if ordered is None:
-        ordered = sort_rows(table, rule.keys, rule.order)
-        if sorted_by is not None:
-            sorted_by[key] = ordered
-    table = ordered
+    sorted_by = {} if sorted_by is None else sorted_by
+    if key not in sorted_by:
+        sorted_by[key] = (sort_rows(table, rule.keys, rule.order), {})
+    ordered, shared = sorted_by[key]
+    # row-local conditions over all rows of the sort, shared by the rules that test them
+    table = rule.with_local(ordered, shared)
     if start is not None or end is not None:
         table = table.filter(_in_window(table.column(rule.order[0][0]), start, end))
     if table.num_rows == 0:
         return []
-    table = rule.with_local(table)
     edges = [0, *group_starts(table, rule.keys), table.num_rows]
     bounds = list(zip(edges, edges[1:]))
     if rule.timeouts:
@@ -488,6 +495,7 @@ class RuleBucket:
         out: list[OutputRow] = []
         wake: int | None = None
         kept: list[Version] = []
+        shared: dict = {}  # row-local values of ``ready`` by expression text
         for v in self.versions:
             rule = compile_rule(v.spec, v.version, v.rule_id, v.start)
             spec = StreamSpec(
@@ -508,7 +516,9 @@ class RuleBucket:
                     inside &= times >= v.start
                 if v.end is not None:
                     inside &= times < v.end
-                if inside.any():
+                if inside.all():  # the common case: versions share row-local values
+                    rows = rule.with_local(ready, shared)
+                elif inside.any():
                     rows = rule.with_local(ready.filter(pa.array(inside)))
             done = stream.advance(rows, watermark)
             out += _stream_rows(rule, done.batches)

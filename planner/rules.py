@@ -174,7 +174,7 @@ def compile_rule(
         _check_time_order(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}
     local = [
-        (name, *_row_function(text, plan.origins.get(name, 0), clause.sql, names))
+        (name, *_row_function(text, plan.origins.get(name, 0), clause.sql, names), text)
         for name, text in plan.precomputed
     ]
     try:

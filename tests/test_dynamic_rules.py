@@ -238,3 +238,21 @@ def test_a_broken_version_is_reported_once_and_the_previous_one_runs_on() -> Non
     assert [(e[0], e[1], e[2]) for e in errors] == [("small", 2, "ERROR")]
     assert "'(' is never closed" in errors[0][7]
     assert [(v.version, v.end) for v in reporter.versions] == [(1, None)]
+
+
+def test_rules_of_one_call_share_their_sort_and_row_local_conditions() -> None:
+    """Two rules that test the same condition (different counts around it) compute it
+    once per call; each still gives what it gives alone."""
+    events = _events(11).drop_columns([EVENT_MICROS])
+    compile_ = _compiler()
+    three, four = compile_(_spec(3), 1, "three", None), compile_(_spec(4), 1, "four", None)
+    shared: dict = {}
+    together = run_batch(three, events, None, None, shared) + run_batch(
+        four, events, None, None, shared
+    )
+    alone = run_batch(three, events, None, None) + run_batch(four, events, None, None)
+    assert _normal(together) == _normal(alone)
+    ((ordered, values),) = shared.values()  # one sort for both rules
+    texts = {text for *_, text in three.local} | {text for *_, text in four.local}
+    assert set(values) == texts  # each distinct condition computed once
+    assert len(texts) < len(three.local) + len(four.local), "the rules must share a condition"
