@@ -33,7 +33,7 @@ CREATE TABLE ticks (
   symbol STRING,
   ts TIMESTAMP(3),
   price DOUBLE,
-  WATERMARK FOR ts AS ts
+  WATERMARK FOR ts AS {watermark}
 ) WITH ('connector' = 'filesystem', 'path' = '{path}', 'format' = 'csv')
 """
 
@@ -63,17 +63,26 @@ def available(python: str | None = None) -> bool:
     return probe.returncode == 0
 
 
-def ensure_csv(parquet_path: Path) -> Path:
-    """A headerless CSV copy of a generated dataset (symbol, ts as text, price)."""
+#: the watermark of each mode: batch ignores it; a stream allows rows 10 s out of order
+#: (as ``benchmarks.stream`` gives Spark)
+WATERMARKS = {"batch": "ts", "streaming": "ts - INTERVAL '10' SECOND"}
+
+
+def ensure_csv(parquet_path: Path, by_time: bool = False) -> Path:
+    """A headerless CSV copy of a generated dataset (symbol, ts as text, price); with
+    ``by_time`` in event-time order, as a stream delivers it (the dataset is in symbol
+    order: a stream reading that would find most rows behind its watermark)."""
     import pyarrow as pa
     import pyarrow.compute as pc
     import pyarrow.csv as pacsv
     import pyarrow.parquet as pq
 
-    path = parquet_path.with_suffix(".csv")
+    path = parquet_path.with_suffix(".bytime.csv" if by_time else ".csv")
     if path.exists():
         return path
     table = pq.read_table(parquet_path)
+    if by_time:
+        table = table.sort_by([("ts", "ascending"), ("symbol", "ascending")])
     ts = pc.strftime(table.column("ts").cast(pa.timestamp("s", tz="UTC")), "%Y-%m-%d %H:%M:%S")
     out = pa.table({"symbol": table.column("symbol"), "ts": ts, "price": table.column("price")})
     tmp = path.with_name(path.name + ".tmp")
@@ -84,13 +93,17 @@ def ensure_csv(parquet_path: Path) -> Path:
     return path
 
 
-def run(csv: Path, query: str, repeat: int, python: str | None = None) -> FlinkResult:
+def run(
+    csv: Path, query: str, repeat: int, python: str | None = None, mode: str = "batch"
+) -> FlinkResult:
     """Count ``query``'s result once, then time ``repeat`` runs into a blackhole sink.
 
-    ``python`` is the interpreter with PyFlink (default: this one).
+    ``python`` is the interpreter with PyFlink (default: this one); ``mode`` is Flink's
+    runtime mode, ``batch`` or ``streaming`` (event time from the ``ts`` watermark; the
+    bounded file source ends with a final watermark that settles every match).
     """
     interpreter = python or sys.executable
-    cmd = [interpreter, str(Path(__file__).resolve()), str(csv.resolve()), str(repeat)]
+    cmd = [interpreter, str(Path(__file__).resolve()), str(csv.resolve()), str(repeat), mode]
     try:
         proc = subprocess.run(
             cmd,
@@ -110,18 +123,24 @@ def run(csv: Path, query: str, repeat: int, python: str | None = None) -> FlinkR
     return FlinkResult(data.get("times", []), data.get("count"), data.get("error"))
 
 
-def _child(csv: str, repeat: int, query: str) -> dict:
+def _child(csv: str, repeat: int, query: str, mode: str = "batch") -> dict:
     """In the child process: run ``query`` with PyFlink over ``csv``."""
     from pyflink.table import EnvironmentSettings, TableEnvironment
 
-    env = TableEnvironment.create(EnvironmentSettings.in_batch_mode())
+    settings = (
+        EnvironmentSettings.in_streaming_mode()
+        if mode == "streaming"
+        else EnvironmentSettings.in_batch_mode()
+    )
+    env = TableEnvironment.create(settings)
     config = env.get_config()
     config.set("parallelism.default", "2")
     config.set("table.exec.resource.default-parallelism", "2")
-    env.execute_sql(SOURCE_DDL.format(path=csv))
+    env.execute_sql(SOURCE_DDL.format(path=csv, watermark=WATERMARKS[mode]))
     env.execute_sql(SINK_DDL)
     with env.execute_sql(f"SELECT COUNT(*) FROM ({query})").collect() as rows:
-        count = int(next(iter(rows))[0])
+        # a stream's count is a changelog: its last row is the final count
+        count = int(list(rows)[-1][0])
     times = []
     for _ in range(repeat):
         started = time.perf_counter()
@@ -135,7 +154,8 @@ if __name__ == "__main__":
     here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
     try:
-        result = _child(sys.argv[1], int(sys.argv[2]), sys.stdin.read())
+        mode = sys.argv[3] if len(sys.argv) > 3 else "batch"
+        result = _child(sys.argv[1], int(sys.argv[2]), sys.stdin.read(), mode)
     except Exception as exc:  # reported to the parent as data
         result = {"error": f"{type(exc).__name__}: {str(exc).strip().splitlines()[0][:300]}"}
     print(json.dumps(result), flush=True)

@@ -29,10 +29,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from . import flink
 from .datagen import DEFAULT_SEED, DatasetSpec, ensure
 from .workloads import W3_SQL, _v_shape
 
-QUERIES = {"W1": _v_shape(), "W3": W3_SQL}
+QUERIES = {"W1": _v_shape(), "W3": W3_SQL, "W1-FLINK": _v_shape(up_plus=False)}
+#: the workloads Flink SQL accepts (a greedy UP+ last in the pattern it rejects)
+FLINK_FORMS = {"W1-FLINK"}
 
 
 def cut_by_time(table: pa.Table, batches: int, inbox: Path) -> list[int]:
@@ -121,6 +124,11 @@ def main(argv: list[str] | None = None) -> None:
         help="spark.matchrec.stream.buckets (default: matchrec's)",
     )
     parser.add_argument("--data-dir", type=Path, default=Path("benchmarks/data"))
+    parser.add_argument(
+        "--flink-python",
+        default=None,
+        help="a Python with PyFlink: W1-FLINK also runs as a Flink SQL streaming job",
+    )
     args = parser.parse_args(argv)
 
     from matchrec.runtime.session import get_spark
@@ -137,8 +145,9 @@ def main(argv: list[str] | None = None) -> None:
         f"{spark.conf.get('spark.matchrec.stream.buckets', 'default')} buckets",
         "",
         "| workload | batch s | batch rows/s | stream rows/s (steady) | stream / batch "
-        "| stream floor rows/s | stream / floor | micro-batches | state MB | state rows |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| stream floor rows/s | stream / floor | micro-batches | state MB | state rows "
+        "| Flink streaming rows/s | stream / Flink |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for name in args.workloads.split(","):
         sql = QUERIES[name.strip()]
@@ -152,6 +161,7 @@ def main(argv: list[str] | None = None) -> None:
             batch_s = run_batch(spark, sql, path, args.repeat)
         finally:
             shutil.rmtree(root, ignore_errors=True)
+        flink_rate = _flink_rate(args, name.strip(), sql, path)
         batch_rate = args.rows / batch_s
         ratio = stream["rows_per_s"] / batch_rate if stream["rows_per_s"] else None
         lines.append(
@@ -159,10 +169,37 @@ def main(argv: list[str] | None = None) -> None:
             f"{ratio:.2f} | {floor['rows_per_s']:,.0f} | "
             f"{stream['rows_per_s'] / floor['rows_per_s']:.2f} | "
             f"{stream['micro_batches']} | {stream['state_mb']:.1f} | "
-            f"{stream['state_rows']} |"
+            f"{stream['state_rows']} | "
+            + (
+                f"{flink_rate:,.0f} | {stream['rows_per_s'] / flink_rate:.2f} |"
+                if flink_rate
+                else "| |"
+            )
         )
         print(lines[-1], flush=True)
     print("\n".join(lines))
+
+
+def _flink_rate(args: argparse.Namespace, name: str, sql: str, path: Path) -> float | None:
+    """Rows/s of Flink SQL running ``sql`` as a streaming job over the same rows (one
+    timed run after a counting run; job start-up included), or None if not asked for."""
+    if name not in FLINK_FORMS or not args.flink_python:
+        return None
+    if not flink.available(args.flink_python):
+        print(f"Flink skipped: {flink.UNAVAILABLE}", flush=True)
+        return None
+    result = flink.run(
+        flink.ensure_csv(path, by_time=True),
+        sql.format(table="ticks"),
+        1,
+        args.flink_python,
+        "streaming",
+    )
+    if result.error or not result.times:
+        print(f"Flink failed: {result.error}", flush=True)
+        return None
+    print(f"Flink streaming: {result.times} s, {result.count} result rows", flush=True)
+    return args.rows / min(result.times)
 
 
 if __name__ == "__main__":
