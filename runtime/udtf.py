@@ -88,6 +88,8 @@ from sqlglot import exp
 from matchrec.engine import run_partition
 from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
 
+from .streaming import WATERMARK_DELAY
+
 T = exp.DataType.Type
 
 _SIMPLE_TYPES: dict[exp.DataType.Type, DataType] = {
@@ -329,6 +331,21 @@ class MatchAnalyzeResult(AnalyzeResult):
     input_schema: StructType | None = None
 
 
+def _reject_stream(schema: StructType) -> None:
+    """A streaming TABLE argument (seen by its watermark column) cannot run in a table
+    function: Spark sorts its partitions, which a stream has not, and a UDTF keeps no
+    state between micro-batches. Say so before Spark's own error about sorting."""
+    for f in schema.fields:
+        if WATERMARK_DELAY in (f.metadata or {}):
+            raise UnsupportedError(
+                "the table function match_recognize takes batch tables; this input is a "
+                f"stream (its column {f.name!r} has a watermark)",
+                hint="write it as SELECT * FROM <stream> MATCH_RECOGNIZE (<the same body>) "
+                "and run it with matchrec.sql(spark, query), which runs MATCH_RECOGNIZE on "
+                "streams",
+            )
+
+
 def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeResult:
     """What ``analyze`` returns for ``match_recognize(table, body)``."""
     if not table.isTable:
@@ -343,6 +360,7 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
         )
     input_schema = table.dataType
     assert isinstance(input_schema, StructType)
+    _reject_stream(input_schema)
     program = build_program(body.value, input_schema)
     plan = program.plan
     select = [SelectedColumn(_quote(c)) for c in input_schema.names] + [

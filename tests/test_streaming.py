@@ -341,3 +341,26 @@ def test_a_killed_driver_restarts_from_its_checkpoint_with_nothing_lost_or_twice
     stream.push_watermark(query, ("zz-end", None, 50.0, "XX"), at(200))
     query.stop()
     assert stream.output() == batch_answer(spark, rows, CARDS, FRAUD)
+
+
+def test_the_table_function_on_a_stream_says_to_use_matchrec_sql(spark, tmp_path):
+    """Spark's table function cannot keep a stream's state: called on a streaming TABLE
+    it fails when the query is built, with matchrec's message naming matchrec.sql; the
+    same text through matchrec.sql is a stream."""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    stream.write([("a", at(0), 1.0, "FR")])
+    stream.source().createOrReplaceTempView("tf_events")
+    matchrec.register(spark)
+    query = (
+        "SELECT * FROM match_recognize(TABLE(tf_events), 'PARTITION BY card ORDER BY ts "
+        "MEASURES count(*) AS n PATTERN (A+) DEFINE A AS amount > 0')"
+    )
+    with pytest.raises(Exception, match="takes batch tables") as err:
+        spark.sql(query)
+    assert "matchrec.sql" in str(err.value)
+    with pytest.raises(UnsupportedError, match="takes batch tables"):
+        matchrec.sql(spark, query)  # the table function is Spark's: the same error, ours
+    body = (
+        "PARTITION BY card ORDER BY ts MEASURES count(*) AS n PATTERN (A+) DEFINE A AS amount > 0"
+    )
+    assert matchrec.sql(spark, f"SELECT * FROM tf_events MATCH_RECOGNIZE ({body})").isStreaming
