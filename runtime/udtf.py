@@ -88,7 +88,9 @@ from sqlglot import exp
 from matchrec.engine import run_partition
 from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
 
-from .streaming import WATERMARK_DELAY
+#: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
+#: imported from there: this module runs on executors, which need no pandas)
+WATERMARK_DELAY = "spark.watermarkDelayMs"
 
 T = exp.DataType.Type
 

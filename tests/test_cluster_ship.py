@@ -147,3 +147,22 @@ def test_executor_reports_become_one_line(report, door, shipped, expected):
 def test_worker_failures_become_one_line(spark_error, expected):
     message = cluster._worker_failure(RuntimeError(spark_error))
     assert "\n" not in message and expected in message
+
+
+@pytest.mark.parametrize("door", sorted(cluster.NEEDED))
+def test_what_executors_import_needs_no_pandas(door):
+    """Executors need NumPy and PyArrow only: the modules the probe imports for each door
+    must not pull in pandas (a fresh cluster node has none)."""
+    modules = [m for m, _ in cluster.NEEDED[door] if m.startswith("matchrec")]
+    code = f"""
+import importlib, sys
+class NoPandas:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "pandas":
+            raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
+sys.meta_path.insert(0, NoPandas())
+for m in {modules!r}:
+    importlib.import_module(m)
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
