@@ -34,6 +34,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 
 from matchrec.errors import MatchRuntimeError, UnsupportedError
 from matchrec.navigation import AGGREGATES
+from matchrec.sql_values import to_text
 
 from .expressions import AGGREGATE_NODES
 from .plan import MatchPlan
@@ -510,41 +511,6 @@ def _spark_target(t: exp.DataType) -> exp.DataType:
 # --------------------------------------------------------------------------- values
 
 
-def _double_text(x: float) -> str:
-    """Java's ``Double.toString``, which Spark uses for CAST(double AS STRING)."""
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    if 1e-3 <= abs(x) < 1e7:
-        text = format(Decimal(repr(x)), "f")
-        return text if "." in text else text + ".0"
-    sign, digits, exponent = Decimal(repr(x)).as_tuple()
-    mantissa = "".join(map(str, digits)).rstrip("0") or "0"
-    power = exponent + len(digits) - 1
-    head, tail = mantissa[0], mantissa[1:] or "0"
-    return f"{'-' if sign else ''}{head}.{tail}E{power}"
-
-
-def _to_text(v: Value) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return _double_text(v)
-    if isinstance(v, Decimal):
-        return format(v, "f")
-    if isinstance(v, datetime):
-        text = v.strftime("%Y-%m-%d %H:%M:%S")
-        return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
-    if isinstance(v, date):
-        return v.isoformat()
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join("null" if x is None else _to_text(x) for x in v) + "]"
-    return str(v)
-
-
 _TRUE = {"t", "true", "y", "yes", "1"}
 _FALSE = {"f", "false", "n", "no", "0"}
 
@@ -603,7 +569,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         return to_decimal
     if kind in _STRINGS:
-        return _to_text
+        return to_text
     if kind == T.BOOLEAN:
         return _to_bool
     if kind == T.DATE:

@@ -316,14 +316,15 @@ def compiles(node: exp.Expression) -> bool:
     :func:`evaluates` says, plus the Spark functions of ``planner.glue_functions`` (used
     only where Spark cannot compute a value, see that module)."""
     return all(
-        evaluates(_shallow(n)) or gf.extended_name(n) is not None
+        evaluates(shallow(n)) or gf.extended_name(n) is not None
         for n in node.walk()
         if not isinstance(n, exp.Column)
     )
 
 
-def _shallow(node: exp.Expression) -> exp.Expression:
-    """``node`` with its children replaced by NULL, so that only ``node`` is checked."""
+def shallow(node: exp.Expression) -> exp.Expression:
+    """``node`` with its children replaced by NULL, so that :func:`evaluates` checks
+    ``node`` alone."""
     copy = node.copy()
     for key, value in list(copy.args.items()):
         if isinstance(value, exp.Expression):

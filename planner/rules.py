@@ -31,7 +31,7 @@ from matchrec.rule_set import RuleProgram
 
 from .measure_eval import compile_measures
 from .plan import plan_clause
-from .pyeval import compile_glue, evaluates
+from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .vector_lowering import vector_glue
 
@@ -261,7 +261,7 @@ def _row_function(
     tree = parse_expression(ast.SqlExpr(text, 0), text)
     index = {n.lower(): i for i, n in enumerate(names)}
     for node in tree.walk() if not evaluates(tree) else ():
-        if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(_leaf(node)):
+        if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(shallow(node)):
             continue
         raise UnsupportedError(
             f"{_shown(node)} cannot be evaluated in a rule",
@@ -286,17 +286,6 @@ def _row_function(
         tree, lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) else None
     )
     return child(tree), vector
-
-
-def _leaf(node: exp.Expression) -> exp.Expression:
-    """``node`` with its children replaced by NULL: :func:`evaluates` checks one node."""
-    shallow = node.copy()
-    for key, value in list(shallow.args.items()):
-        if isinstance(value, exp.Expression):
-            shallow.set(key, exp.Null())
-        elif isinstance(value, list):
-            shallow.set(key, [exp.Null() if isinstance(v, exp.Expression) else v for v in value])
-    return shallow
 
 
 def _shown(node: exp.Expression) -> str:
