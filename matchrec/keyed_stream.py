@@ -243,14 +243,8 @@ class KeyedStream:
         return result
 
     def drop_late(self, new: pa.Table) -> tuple[pa.Table, int]:
-        """``new`` without its late rows, and how many there were: rows at or behind the
-        latest watermark this bucket advanced to (Spark's rule for late rows; the rows
-        they would come before may already be matched)."""
-        if self.watermark is None:
-            return new, 0
-        late = new.column(EVENT_MICROS).to_numpy() <= self.watermark
-        count = int(late.sum())
-        return (new.filter(pa.array(~late)) if count else new), count
+        """:func:`drop_late` by the latest watermark this bucket advanced to."""
+        return drop_late(new, self.watermark)
 
     def finish(self) -> Advanced:
         """Match every key's held rows as if its partition ended here (a rule version of
@@ -360,6 +354,17 @@ class KeyedStream:
                 keys.append((flag, "descending" if nulls_first else "ascending"))
             keys.append((column, "descending" if descending else "ascending"))
         return table, keys
+
+
+def drop_late(rows: pa.Table, watermark: int | None) -> tuple[pa.Table, int]:
+    """``rows`` without the late ones, and how many there were: rows at or behind
+    ``watermark``, the latest a bucket advanced to (Spark's rule for late rows; the rows
+    they would come before may already be matched). None: nothing is late yet."""
+    if watermark is None:
+        return rows, 0
+    late = rows.column(EVENT_MICROS).to_numpy() <= watermark
+    count = int(late.sum())
+    return (rows.filter(pa.array(~late)) if count else rows), count
 
 
 def _key_tuples(table: pa.Table, keys: list[str]) -> list[tuple]:

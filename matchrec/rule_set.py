@@ -51,6 +51,7 @@ from matchrec.keyed_stream import (
     TIMEOUT_STATUS,
     KeyedStream,
     StreamSpec,
+    drop_late,
 )
 
 ERROR_STATUS = "ERROR"
@@ -426,14 +427,9 @@ class RuleBucket:
         return sink.getvalue()
 
     def drop_late(self, events: pa.Table) -> tuple[pa.Table, int]:
-        """``events`` without the late ones, and how many there were: events at or
-        behind the latest watermark this bucket advanced to (Spark's rule for late rows;
-        the events they would come before may already be matched)."""
-        if self.watermark is None:
-            return events, 0
-        late = events.column(EVENT_MICROS).to_numpy() <= self.watermark
-        count = int(late.sum())
-        return (events.filter(pa.array(~late)) if count else events), count
+        """:func:`~matchrec.keyed_stream.drop_late` by the latest watermark this bucket
+        advanced to."""
+        return drop_late(events, self.watermark)
 
     @property
     def idle(self) -> bool:

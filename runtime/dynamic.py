@@ -48,7 +48,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from matchrec.arrow_packing import PACKED, pack, unpack
+from matchrec.arrow_packing import PACKED, unpack
 from matchrec.errors import MatchRecognizeError, SemanticError
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import OUTPUT_FIELDS, RuleBucket, RuleProgram, error_row, run_batch
@@ -59,8 +59,12 @@ from .streaming import (
     LATE,
     ROCKSDB,
     STATE_STORE_CONF,
-    late_metric,
+    late_frame,
+    move_timer,
+    packed_by_bucket,
+    run_buckets,
     watermark_column,
+    with_late_column,
 )
 from .udtf import to_sqlglot_type
 
@@ -361,12 +365,9 @@ def _stream(
         F.unix_micros(F.col(quote(event_time))).alias(EVENT_MICROS),
         F.explode(targets).alias(BUCKET),
     )
-    # the events of a bucket travel packed (one row per bucket and input batch), as in
-    # a streaming MATCH_RECOGNIZE; the rule rows beside them as rows
-    packed = exploded.mapInArrow(
-        lambda batches: pack(batches, BUCKET),
-        StructType([StructField(BUCKET, LongType()), StructField(PACKED, BinaryType())]),
-    )
+    # the events of a bucket travel packed, as in a streaming MATCH_RECOGNIZE; the rule
+    # rows beside them as rows
+    packed = packed_by_bucket(exploded)
     merged = packed.select(BUCKET, PACKED, F.lit("e").alias(KIND), *rule_nulls)
     if rules.isStreaming:
         rule_rows = rules.select(
@@ -380,14 +381,7 @@ def _stream(
         )
         merged = merged.unionByName(rule_rows)
     processor = DynamicProcessor(compiler, key_sets, buckets, static)
-    counted = StructType([*_RAW_SCHEMA.fields, StructField(LATE, LongType(), True)])
-    return (
-        merged.groupBy(BUCKET)
-        .transformWithStateInPandas(processor, counted, "Append", "EventTime")
-        .observe(late_metric(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
-        .filter(F.col(LATE).isNull())
-        .drop(LATE)
-    )
+    return run_buckets(merged, processor, with_late_column(_RAW_SCHEMA))
 
 
 class DynamicProcessor(StatefulProcessor):
@@ -452,18 +446,9 @@ class DynamicProcessor(StatefulProcessor):
                 events, late = bucket.drop_late(events)
         done, wake = bucket.advance(events, watermark, self.compiler)
         out += done
-        # each timer call is a JVM round trip: change the timer only when it moves
-        wake_ms = None if wake is None else -(-wake // 1000)
-        live = bucket.timer if bucket.timer is not None and bucket.timer > watermark_ms else None
-        if live is not None and live != wake_ms:
-            self.handle.deleteTimer(live)
-        if wake_ms is not None and wake_ms != live:
-            self.handle.registerTimer(wake_ms)
-        bucket.timer = wake_ms
+        bucket.timer = move_timer(self.handle, bucket.timer, wake, watermark_ms)
         self.state.update((bucket.save(),))
         if out:
             yield _table(out).to_pandas().assign(**{LATE: None})
         if late:
-            yield pd.DataFrame(
-                [[None] * len(_RAW_SCHEMA.fields) + [late]], columns=[*_RAW_SCHEMA.names, LATE]
-            )
+            yield late_frame([*_RAW_SCHEMA.names, LATE], late)

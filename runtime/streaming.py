@@ -190,31 +190,65 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         buckets=buckets,
         timeouts=timeouts,
     )
-    # one packed row per bucket and input batch: Spark hands a stateful processor its
-    # rows converted one by one, packed rows arrive as the Arrow tables they were
-    packed = df.mapInArrow(
+    counted = with_late_column(
+        StructType([StructField(f.name, f.dataType, True) for f in out_schema.fields])
+    )
+    processor = MatchProcessor(spec, counted.names)
+    matched = run_buckets(packed_by_bucket(df), processor, counted).drop(BUCKET)
+    return project_measures(matched, plan, input_columns)
+
+
+def packed_by_bucket(df: DataFrame) -> DataFrame:
+    """``df`` (with its :data:`BUCKET` column) as one packed row per bucket and input
+    batch: Spark hands a stateful processor its rows converted one by one, packed rows
+    arrive as the Arrow tables they were (:mod:`matchrec.arrow_packing`)."""
+    return df.mapInArrow(
         lambda batches: pack(batches, BUCKET),
         StructType([StructField(BUCKET, LongType()), StructField(PACKED, BinaryType())]),
     )
-    counted = StructType(
-        [StructField(f.name, f.dataType, True) for f in out_schema.fields]
-        + [StructField(LATE, LongType(), True)]
-    )
-    processor = MatchProcessor(spec, counted.names)
-    matched = (
+
+
+def with_late_column(schema: StructType) -> StructType:
+    """A processor's output ``schema`` plus the :data:`LATE` count column (last)."""
+    return StructType([*schema.fields, StructField(LATE, LongType(), True)])
+
+
+def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: StructType) -> DataFrame:
+    """``processor`` over ``packed`` grouped by bucket (event time, append), its late-row
+    counts summed by an observed metric of the query and left out of the result."""
+    return (
         packed.groupBy(BUCKET)
         .transformWithStateInPandas(processor, counted, "Append", "EventTime")
-        .observe(late_metric(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
+        .observe(_late_metric(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
         .filter(F.col(LATE).isNull())
-        .drop(BUCKET, LATE)
+        .drop(LATE)
     )
-    return project_measures(matched, plan, input_columns)
+
+
+def late_frame(columns: list[str], count: int) -> pd.DataFrame:
+    """The output row of a processor that counts ``count`` late rows (``columns``: its
+    output's, :data:`LATE` last)."""
+    return pd.DataFrame([[None] * (len(columns) - 1) + [count]], columns=columns)
+
+
+def move_timer(handle: Any, registered: int | None, wake_micros: int | None, watermark_ms: int):
+    """Change a bucket's event-time timer from ``registered`` (ms) to ``wake_micros``
+    and return the new one (ms). Each timer call is a round trip to the JVM: nothing is
+    called when the wake-up time stays; a timer at or behind the watermark has fired or
+    is firing."""
+    wake = None if wake_micros is None else -(-wake_micros // 1000)
+    live = registered if registered is not None and registered > watermark_ms else None
+    if live is not None and live != wake:
+        handle.deleteTimer(live)
+    if wake is not None and wake != live:
+        handle.registerTimer(wake)
+    return wake
 
 
 _streams = 0
 
 
-def late_metric() -> str:
+def _late_metric() -> str:
     """A name for one stream's late-row metric, unique in this process (Spark requires
     distinct names among the observations of a query)."""
     global _streams
@@ -248,25 +282,16 @@ class MatchProcessor(StatefulProcessor):
     def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
         found = self.state.get()
         stream = KeyedStream.load(self.spec, found[0] if found else None)
-        registered = stream.timer
         late = 0
         if new is not None:
             new, late = stream.drop_late(new)
         done = stream.advance(new, watermark_ms * 1000 if watermark_ms > 0 else None)
-        # each timer call is a round trip to the JVM: change the timer only when the
-        # wake-up time changes (one at or behind the watermark has fired or is firing)
-        wake = None if done.wake_micros is None else -(-done.wake_micros // 1000)
-        live = registered if registered is not None and registered > watermark_ms else None
-        if live is not None and live != wake:
-            self.handle.deleteTimer(live)
-        if wake is not None and wake != live:
-            self.handle.registerTimer(wake)
-        stream.timer = wake
+        stream.timer = move_timer(self.handle, stream.timer, done.wake_micros, watermark_ms)
         self.state.update((stream.save(),))
         for batch in done.batches:
             yield batch.to_pandas().assign(**{LATE: None})
         if late:
-            yield pd.DataFrame([[None] * (len(self.columns) - 1) + [late]], columns=self.columns)
+            yield late_frame(self.columns, late)
 
 
 def late_rows(query: Any) -> int:
