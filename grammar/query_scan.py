@@ -294,7 +294,7 @@ def _relation(tokens: list[Token], k: int) -> tuple[int, bool] | None:
         end -= 1
         if _word(tokens[end], "AS"):
             end -= 1
-    if end < 0 or not (_names_relation(tokens[end]) or tokens[end].kind == "quoted"):
+    if end < 0 or not _names_relation(tokens[end]):
         return None
     return _primary_start(tokens, end), aliased
 
