@@ -273,7 +273,11 @@ def find_in_pieces(
     ends = final or pieces.stops is not None  # the searches that run see no row after a piece
     # a piece has no one-pass scan (a history-free glue without WITHIN uses it on whole
     # partitions): the array search is the fast way for every glue that has an array form
-    at_once = program.vector_defines is not None and len(program.nfa) <= wave.MAX_INSTRUCTIONS
+    at_once = (
+        program.vector_defines is not None
+        and len(program.nfa) <= wave.MAX_INSTRUCTIONS
+        and pieces.horizons is None  # the array search reads each piece to its end
+    )
     inputs = _wave_inputs(program, cols, pieces.row_bounds(n)) if at_once else None
     if inputs is not None:
         inputs.final = ends
@@ -294,7 +298,10 @@ def find_in_pieces(
                 part_columns(cols, n, low, high), high - low, program.label_names
             )
         origin = int(pieces.origins[k])
-        found = _scalar_search(program, ctx, row - low, match_number, final=ends, origin=origin)
+        horizon = None if pieces.horizons is None else int(pieces.horizons[k]) - low
+        found = _scalar_search(
+            program, ctx, row - low, match_number, final=ends, origin=origin, horizon=horizon
+        )
         if not isinstance(found, Match):
             return found
         return Match(found.start + low, found.end + low, found.labels, found.excluded)
@@ -328,7 +335,9 @@ def _bit_pieces(
     for k in range(len(pieces)):
         low, high = int(pieces.lows[k]), int(pieces.highs[k])
         size = high - low
-        part = symbols[low:high]
+        # rows the DFA may read: none after the horizon is decided yet
+        seen = size if pieces.horizons is None else int(pieces.horizons[k]) - low
+        part = symbols[low : low + seen]
         symbol_at = _within_symbols(program, part, times, low) if times is not None else None
         start = int(pieces.starts[k]) - low
         limit = size if pieces.stops is None else int(pieces.stops[k]) - low
@@ -337,7 +346,7 @@ def _bit_pieces(
         settled = None
         for item in program.bit_matcher().matches(
             part,
-            size,
+            seen,
             skip_mode=program.skip_mode,
             skip_labels=program.skip_labels,
             symbol_at=symbol_at,
@@ -363,7 +372,7 @@ def _bit_pieces(
             number = num + 1
             after = next_start(match, program.skip_mode, program.skip_labels)
         if settled is None:
-            settled = size if pieces.stops is None else max(after, limit)
+            settled = seen if pieces.stops is None else max(after, limit)
         resume[k] = low + settled
         next_numbers[k] = number
     found = wave.Resolved(wave.WaveResult.unresolved(0), items, numbers, lows, highs, piece)
@@ -388,9 +397,12 @@ def _scalar_search(
     *,
     final: bool = True,
     origin: int = 0,
+    horizon: int | None = None,
 ) -> Match | None | bool:
     """The scalar matcher's search from row ``start`` of the rows of ``ctx`` for match
-    ``number``: the match or None, or True if it reached the last row and more follow."""
+    ``number``: the match or None, or True if it reached the last row and more follow.
+    ``horizon``: the search steps only through rows before it (the rows after are there
+    for navigation to read; more rows follow)."""
     run = MatchRun(
         program.nfa,
         start,
@@ -398,10 +410,11 @@ def _scalar_search(
         history_matters=not program.history_free,
         origin=origin,
     )
-    while run.position < ctx.n:
+    end = ctx.n if horizon is None else horizon
+    while run.position < end:
         if not run.step():
             return run.result
-    if final:
+    if final and horizon is None:
         return run.finish()
     return run.result if run.settled() else True
 

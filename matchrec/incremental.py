@@ -149,13 +149,6 @@ class Steps:
     cursors: Cursors
 
 
-def streamable(program: PartitionProgram) -> str | None:
-    """Why ``program`` cannot run on a stream, or None if it can."""
-    if program.define_reach[1] > 0:
-        return "NEXT in DEFINE"
-    return None
-
-
 def step(
     program: PartitionProgram,
     cols: Any,
@@ -213,6 +206,7 @@ def step_pieces(
     and the bound in ticks, for timeouts. Output rows are rows of ``cols``.
     """
     back, ahead = lookaround(program)
+    reach = program.define_reach[1]  # rows DEFINE's NEXT reads after the current row
     origin = cursors.origin
     first = lows + (cursors.resume - origin)  # where each partition's search resumes
     start = first.copy()
@@ -225,6 +219,8 @@ def step_pieces(
         found.append(done.matches.arrays())
         settled_to = done.resume
     else:
+        if expired is not None and reach and within_ticks is not None:
+            expired = _expired_with_reach(expired, lows, highs, within_ticks, reach)
         stop = None if expired is None else lows + expired
         which = np.flatnonzero(stop > start) if stop is not None else np.zeros(0, np.int64)
         if len(which):
@@ -239,7 +235,9 @@ def step_pieces(
             start[which] = done.resume
             number[which] = done.numbers
         settled_to = start
-        pieces = Pieces(lows, highs, origin, start, number)
+        # the last ``reach`` rows' verdicts read rows that have not come yet
+        horizons = np.maximum(lows, highs - reach) if reach else None
+        pieces = Pieces(lows, highs, origin, start, number, horizons=horizons)
         done = find_in_pieces(program, cols, n, pieces, final=False, lookahead=ahead)
         found.append(done.matches.arrays())
     resume, number = done.resume, done.numbers
@@ -266,6 +264,28 @@ def step_pieces(
             program, cols, n, matches, lows, highs, cursors, first, settled_to, within_ticks
         )
     return Steps(output, partials, drop, new)
+
+
+def _expired_with_reach(
+    expired: np.ndarray,
+    lows: np.ndarray,
+    highs: np.ndarray,
+    within_ticks: tuple[np.ndarray, float],
+    reach: int,
+) -> np.ndarray:
+    """``expired`` cut to the searches whose rows are all here: a search's last row
+    inside its WITHIN bound reads ``reach`` rows after it (NEXT in DEFINE), so the
+    search ends only once those rows are held too."""
+    ticks, limit = within_ticks
+    cut = expired.copy()
+    for k in np.flatnonzero(expired > 0):
+        low, high = int(lows[k]), int(highs[k])
+        held = ticks[low:high]
+        starts = held[: int(expired[k])]
+        # first row past each start's bound, and the rows its searches read after that
+        bound = np.searchsorted(held, starts + limit, side="right")
+        cut[k] = int(np.count_nonzero(bound + reach - 1 < high - low))
+    return cut
 
 
 def _output(

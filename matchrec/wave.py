@@ -637,7 +637,9 @@ class Pieces:
     row is partition row ``origins[k]``, its search resumes at row ``starts[k]`` (rows
     before it are kept for look-back) with match number ``numbers[k]``; with ``stops``,
     only the searches from rows before ``stops[k]`` run, and each treats the piece's end
-    as the end of the partition (WITHIN's bound has passed: no later row can join)."""
+    as the end of the partition (WITHIN's bound has passed: no later row can join); with
+    ``horizons``, searches step only through rows before ``horizons[k]``: the rows after
+    it are there for DEFINE's NEXT to read, their own verdicts wait for more rows."""
 
     lows: np.ndarray
     highs: np.ndarray
@@ -645,6 +647,7 @@ class Pieces:
     starts: np.ndarray
     numbers: np.ndarray
     stops: np.ndarray | None = None
+    horizons: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.lows)
@@ -705,9 +708,11 @@ def resolve_pieces(
     lows: list[int] = []
     highs: list[int] = []
     piece: list[int] = []
-    resume = pieces.highs.copy()
+    resume = (pieces.highs if pieces.horizons is None else pieces.horizons).copy()
     next_numbers = pieces.numbers.copy()
     stops = pieces.highs if pieces.stops is None else pieces.stops
+    if pieces.horizons is not None:
+        stops = np.minimum(stops, pieces.horizons)
     bounds = zip(pieces.lows.tolist(), pieces.highs.tolist(), pieces.starts.tolist())
     for k, (low, high, row) in enumerate(bounds):
         number = int(pieces.numbers[k])

@@ -43,7 +43,6 @@ from pyspark.sql.types import (
 from matchrec import ast
 from matchrec.arrow_packing import PACKED, pack, unpack
 from matchrec.errors import SemanticError, UnsupportedError
-from matchrec.incremental import streamable
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
 from .batch import (
@@ -125,14 +124,6 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
             pos=anchor,
             hint="drop '$'; use WITHIN to bound how long a match may take",
         )
-    why = streamable(plan.program)
-    if why is not None:
-        raise UnsupportedError(
-            f"{why} is not supported on streams yet (it reads rows after the current one)",
-            sql=sql,
-            pos=_first_define_pos(clause),
-            hint="rewrite the condition with PREV on a later variable, or run it in batch",
-        )
     return event
 
 
@@ -146,13 +137,6 @@ def end_anchor(node: ast.PatternNode) -> int | None:
             if found is not None:
                 return found
     return None
-
-
-def _first_define_pos(clause: ast.MatchRecognizeClause) -> int:
-    for d in clause.defines:
-        if "NEXT" in d.expr.text.upper():
-            return d.expr.pos
-    return clause.pattern_pos
 
 
 def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:

@@ -7,9 +7,10 @@ as a real Structured Streaming query over the same rows written as several files
 arrive out of order within the watermark delay. Both answers must be equal.
 
 A stream cannot know that a partition ended, so each partition also gets a last row
-(``__end``) that no pattern variable accepts (every DEFINE becomes ``(cond) AND NOT
-__end``, an undefined variable ``NOT __end``): it settles the real rows the same way in
-both runs, and the rows of the real data keep their verdicts.
+(``__end``; one more per row that NEXT in DEFINE reads ahead) that no pattern variable
+accepts (every DEFINE becomes ``(cond) AND NOT __end``, an undefined variable ``NOT
+__end``): it settles the real rows the same way in both runs, and the rows of the real
+data keep their verdicts.
 """
 
 from __future__ import annotations
@@ -41,12 +42,10 @@ BASE = datetime(2026, 1, 1)
 
 def _twin_sql(query: str, view: str) -> tuple[str, ast.MatchRecognizeClause, str] | None:
     """The twin's query text, its clause and its input relation; None if a stream cannot
-    run the clause at all (``$``, NEXT in DEFINE: tested as errors elsewhere)."""
+    run the clause at all (``$``: tested as an error elsewhere)."""
     (occ,) = find_match_recognize(query)
     clause = parse_clause(query[occ.body_start : occ.body_end], base=occ.body_start, sql=query)
     if end_anchor(clause.pattern) is not None:
-        return None
-    if any("NEXT" in d.expr.text.upper() for d in clause.defines):
         return None
     edits: list[tuple[int, int, str]] = []  # (start, end, new text) in the query
     for d in clause.defines:
@@ -99,7 +98,7 @@ class Twin:
         self.location = records[index].location
         twin = _twin_sql(records[index].sql, f"twin_input_{index}")
         if twin is None:
-            self.skipped = "a stream rejects this clause ($ or NEXT in DEFINE)"
+            self.skipped = "a stream rejects this clause ($)"
             return
         self.text, clause, relation = twin
         self.view = f"twin_input_{index}"
@@ -126,13 +125,17 @@ class Twin:
         self.last = max((r[names.index("__ts")] for r in rows), default=BASE)
         self.last += timedelta(hours=1)
         key_index = [names.index(k) for k in plan.partition_by]
+        # NEXT in DEFINE reads rows after a row: as many more last rows settle its verdict
+        reach = plan_clause(clause, data.columns, windows=False).program.define_reach[1]
         self.ends = []
         for key in sorted({tuple(r[i] for i in key_index) for r in rows}, key=repr) or [()]:
-            end: list = [None] * len(names)
-            for i, value in zip(key_index, key):
-                end[i] = value
-            end[names.index("__ts")], end[names.index("__end")] = self.last, True
-            self.ends.append(tuple(end))
+            for extra in range(1 + reach):
+                end: list = [None] * len(names)
+                for i, value in zip(key_index, key):
+                    end[i] = value
+                end[names.index("__ts")] = self.last + timedelta(minutes=extra)
+                end[names.index("__end")] = True
+                self.ends.append(tuple(end))
         spark.createDataFrame(rows + self.ends, self.schema).createOrReplaceTempView(self.view)
         try:
             self.want = sorted(
