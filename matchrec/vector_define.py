@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
 import numpy as np
+
+from matchrec.integer_width import IntegerWidth
 
 LabelSet = frozenset | None  # label ids; None: every row of the match
 
@@ -70,7 +72,18 @@ class Op:
     args: tuple
 
 
-VExpr = Const | Current | Nav | Agg | Op
+@dataclass(frozen=True)
+class Checked:
+    """An integer operator (``+``, ``-``, ``*``, ``neg``) whose result Spark keeps in a
+    fixed width (:class:`matchrec.integer_width.IntegerWidth`, set before the query
+    runs): a result that may not fit sends the search to the scalar matcher, which
+    wraps it or raises as Spark does."""
+
+    inner: Op
+    width: IntegerWidth = field(compare=False)
+
+
+VExpr = Const | Current | Nav | Agg | Op | Checked
 
 AGG_FUNCS = frozenset({"COUNT", "SUM", "AVG", "MEAN", "MIN", "MAX"})
 
@@ -122,6 +135,8 @@ def has_decimal(exprs: Mapping[int, VExpr]) -> bool:
 
 def _walk(expr: VExpr):
     yield expr
+    if isinstance(expr, Checked):
+        yield from _walk(expr.inner)
     if isinstance(expr, Op):
         for a in expr.args:
             yield from _walk(a)
@@ -236,6 +251,8 @@ def evaluate(expr: VExpr, t: Threads) -> Value:
     """The value of ``expr`` for every thread of ``t`` (a value read twice is read once)."""
     if isinstance(expr, Op):
         return _op(expr, t)
+    if isinstance(expr, Checked):
+        return _checked(expr, t)
     found = t.memo.get(expr)
     if found is None:
         found = t.memo[expr] = _EVAL[type(expr)](expr, t)
@@ -411,6 +428,22 @@ OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
 
 def _op(expr: Op, t: Threads) -> Value:
     return OPERATORS[expr.op]([evaluate(a, t) for a in expr.args])
+
+
+def _checked(expr: Checked, t: Threads) -> Value:
+    args = [evaluate(a, t) for a in expr.inner.args]
+    out = OPERATORS[expr.inner.op](args)
+    bits = expr.width.bits
+    if bits is None:
+        return out
+    # the same operator in doubles: exact below 2**53, so a result of up to 32 bits is
+    # checked exactly; a 64-bit one near its bounds goes to the scalar matcher
+    wide, _ = OPERATORS[expr.inner.op]([(np.asarray(v, dtype=np.float64), ok) for v, ok in args])
+    limit = 2.0 ** (bits - 1) if bits < 64 else 2.0**62
+    valid = out[1]
+    if np.any((np.abs(wide) >= limit) & valid):
+        raise NeedsScalar("integer overflow")
+    return out
 
 
 _EVAL: dict[type, Callable[[Any, Threads], Value]] = {

@@ -25,13 +25,14 @@ from sqlglot import exp
 from matchrec import navigation as nav
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.integer_width import IntegerWidth
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
 from .pushdown import push_down
 from .pyeval import compile_glue, evaluates
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
-from .type_checks import TypeCheck, build_check, operands_of, replace_probes
+from .type_checks import TypeCheck, build_check, operands_of, replace_probes, user_text
 from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
@@ -97,6 +98,9 @@ class Lowering:
     # MEASURES operators (over the matched rows), checked when the query is built
     define_checks: list[TypeCheck] = field(default_factory=list)
     measure_checks: list[TypeCheck] = field(default_factory=list)
+    # the integer operators of DEFINE's glue, whose width the runtime sets from Spark's
+    # type of each before the query runs
+    integer_widths: list[IntegerWidth] = field(default_factory=list)
     # spark.sql.ansi.enabled of the session: DEFINE's glue raises where Spark raises
     ansi: bool = True
 
@@ -774,6 +778,21 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return nav.navigate(nav.column_at(low.column(node, base)), labels)
         return None
 
+    widths: dict[int, IntegerWidth] = {}  # id of an integer operator node -> its width
+
+    def width(node: exp.Expression) -> IntegerWidth | None:
+        """The width Spark gives ``node``'s result, if it is an operator that can
+        overflow (its type is set by the runtime; shared by scalar and array glue)."""
+        if type(node) not in INTEGER_OPERATORS:
+            return None
+        found = widths.get(id(node))
+        if found is None:
+            text = user_text(node, low.sql, base, limit=60)
+            pos = node_pos(node, base, low.sql)
+            found = widths[id(node)] = IntegerWidth(probe(node), text, low.sql, pos, low.ansi)
+            low.integer_widths.append(found)
+        return found
+
     def compile_node(node: exp.Expression) -> Evaluator:
         if not isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
             found = classify(node)
@@ -781,9 +800,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 return nav.navigate(nav.column_at(found), None)  # current row
             if found is not None:
                 return found
-        return compile_glue(
+        compiled = compile_glue(
             node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
         )
+        fits = width(node)
+        return compiled if fits is None else fitted(compiled, fits)
 
     def probe(node: exp.Expression) -> str:
         """Spark SQL with the type of ``node`` over the input and the precomputed columns
@@ -830,13 +851,22 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     if dynamic:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
         glue = compile_node(combined)
-        vector = vector_glue(combined, classify, low.ansi)
+        vector = vector_glue(combined, classify, low.ansi, width)
     for node in _walk(original):
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
+
+
+#: glue operators whose integer results Spark keeps in their type's width
+INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Abs)
+
+
+def fitted(evaluate: Evaluator, width: IntegerWidth) -> Evaluator:
+    """``evaluate`` with its result fitted to ``width`` (wrapped, or an error)."""
+    return lambda ctx: width.fit(evaluate(ctx))
 
 
 def _current_classifier(tree: exp.Expression, label: str) -> exp.Expression:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from matchrec import ast
 from matchrec.engine import PartitionProgram
 from matchrec.errors import SemanticError
+from matchrec.integer_width import IntegerWidth
 from matchrec.nfa import compile_pattern
 from matchrec.vector_define import VExpr
 
@@ -60,6 +61,9 @@ class MatchPlan:
     # over the input after ``stages``, MEASURES' over the rows the matcher emits
     define_checks: list[TypeCheck] = field(default_factory=list)
     measure_checks: list[TypeCheck] = field(default_factory=list)
+    # DEFINE glue's integer operators (over the input after ``stages``): the runtime sets
+    # each one's width from Spark's type of it (``matchrec.integer_width``)
+    integer_widths: list[IntegerWidth] = field(default_factory=list)
 
     @property
     def scratch(self) -> list[str]:
@@ -243,6 +247,7 @@ def plan_clause(
         stages=low.stages(),
         define_checks=low.define_checks,
         measure_checks=low.measure_checks,
+        integer_widths=low.integer_widths,
     )
 
 

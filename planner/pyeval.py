@@ -12,8 +12,9 @@ Two tables: the core one (:func:`evaluates`), which also has an array form and w
 rows. Values follow Spark where Python differs: NaN equals NaN and sorts above every
 double, ``%`` takes the dividend's sign, a DATE meets a TIMESTAMP at its local midnight,
 ``concat`` writes numbers as Spark casts them. With ``ansi`` (Spark 4's default) a zero
-divisor raises, positioned at the operator, where Spark raises DIVIDE_BY_ZERO; integer
-overflow is not checked (Python integers have no width: a known difference).
+divisor raises, positioned at the operator, where Spark raises DIVIDE_BY_ZERO. Integer
+``+ - *``, negation and ``abs`` keep Spark's widths: the lowering wraps them in
+:class:`matchrec.integer_width.IntegerWidth`, whose type the runtime asks Spark for.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from matchrec import navigation as nav
 from matchrec import vector_define as vd
+from matchrec.integer_width import IntegerWidth
 
 from .pyeval import OPERATORS as SCALAR_OPERATORS
 from .pyeval import _literal
@@ -42,15 +43,18 @@ def vector_glue(
     node: exp.Expression,
     atom: Callable[[exp.Expression], nav.Evaluator | str | None],
     ansi: bool = False,
+    width: Callable[[exp.Expression], IntegerWidth | None] = lambda node: None,
 ) -> vd.VExpr | None:
     """The array form of glue ``node``, or None.
 
     ``atom(n)`` classifies a sub-expression as the scalar lowering does: the name of a
     row-local column computed by Spark (a ``str``), the navigation or aggregate evaluator it
     stands for, or None for an operator node to look into. ``ansi``: a zero divisor sends
-    the search to the scalar matcher (``vector_define.NeedsScalar``), which raises."""
+    the search to the scalar matcher (``vector_define.NeedsScalar``), which raises.
+    ``width(n)``: the integer width of arithmetic node ``n`` the scalar lowering fits its
+    results to (shared, so that both see the type the runtime sets), or None."""
     try:
-        lowered = _lower(node, atom)
+        lowered = _lower(node, atom, width)
     except _NotCovered:
         return None
     return _ansi_division(lowered) if ansi else lowered
@@ -58,15 +62,17 @@ def vector_glue(
 
 def _ansi_division(expr: vd.VExpr) -> vd.VExpr:
     """``expr`` with each ``/`` checked for a zero divisor."""
+    if isinstance(expr, vd.Checked):
+        return vd.Checked(_ansi_division(expr.inner), expr.width)
     if not isinstance(expr, vd.Op):
         return expr
     op = "/ansi" if expr.op == "/" else expr.op
     return vd.Op(op, tuple(_ansi_division(a) for a in expr.args))
 
 
-def _lower(node: exp.Expression, atom) -> vd.VExpr:
+def _lower(node: exp.Expression, atom, width) -> vd.VExpr:
     if isinstance(node, exp.Paren):
-        return _lower(node.this, atom)
+        return _lower(node.this, atom, width)
     if isinstance(node, exp.Literal):
         return vd.Const(_literal(node))
     if isinstance(node, exp.Boolean):
@@ -84,20 +90,25 @@ def _lower(node: exp.Expression, atom) -> vd.VExpr:
         raise _NotCovered  # CLASSIFIER, MATCH_NUMBER
     op = _OPERATORS.get(type(node))
     if op is not None:
-        return vd.Op(op, (_lower(node.this, atom), _lower(node.expression, atom)))
+        lowered = vd.Op(op, (_lower(node.this, atom, width), _lower(node.expression, atom, width)))
+        return _checked(lowered, width(node))
     op = _UNARY.get(type(node))
     if op is not None:
-        return vd.Op(op, (_lower(node.this, atom),))
+        return _checked(vd.Op(op, (_lower(node.this, atom, width),)), width(node))
     op = _VARIADIC.get(type(node))
     if op is not None:
-        return vd.Op(op, tuple(_lower(a, atom) for a in [node.this, *node.expressions]))
+        return vd.Op(op, tuple(_lower(a, atom, width) for a in [node.this, *node.expressions]))
     if isinstance(node, exp.Is) and isinstance(node.expression, exp.Null):
-        return vd.Op("is_null", (_lower(node.this, atom),))
+        return vd.Op("is_null", (_lower(node.this, atom, width),))
     if isinstance(node, exp.Between):
-        value = _lower(node.this, atom)
-        low, high = _lower(node.args["low"], atom), _lower(node.args["high"], atom)
+        value = _lower(node.this, atom, width)
+        low, high = _lower(node.args["low"], atom, width), _lower(node.args["high"], atom, width)
         return vd.Op("and", (vd.Op(">=", (value, low)), vd.Op("<=", (value, high))))
     raise _NotCovered
+
+
+def _checked(lowered: vd.Op, width: IntegerWidth | None) -> vd.VExpr:
+    return lowered if width is None else vd.Checked(lowered, width)
 
 
 def _navigation(found: nav.Navigate) -> vd.VExpr:

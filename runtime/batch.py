@@ -85,6 +85,20 @@ def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> Non
             raise error
 
 
+def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
+    """Ask Spark for the result type of each integer operator of DEFINE's glue (analysis
+    only) so that the matcher keeps its results in that width, as Spark does."""
+    widths = plan.integer_widths
+    if not widths:
+        return
+    try:
+        fields = df.selectExpr(*(f"{w.probe} AS `__mr_i{i}`" for i, w in enumerate(widths))).schema
+    except AnalysisException:
+        return  # Spark reports the expression itself where it is computed
+    for width, f in zip(widths, fields):
+        width.set_type(f.dataType.simpleString())
+
+
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:
     if plan.within_column is None:
         return
@@ -125,6 +139,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         df = df.drop(*plan.scratch)
     _check_within(df, plan)
     _check_types(df, plan, plan.define_checks)
+    _set_integer_widths(df, plan)
     atom_types = _probe_types(df, plan)
 
     timeouts = plan.clause.rows_per_match.timeouts

@@ -50,6 +50,7 @@ from .batch import (
     _check_within,
     _probe_types,
     _select,
+    _set_integer_widths,
     matcher_output,
     project_measures,
 )
@@ -154,6 +155,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         df = _select(df, plan, ["*"], stage)
     _check_within(df, plan)
     _check_types(df, plan, plan.define_checks)
+    _set_integer_widths(df, plan)
     atom_types = _probe_types(df, plan)
     buckets = int(conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS))) if keys else 1
     bucket = (

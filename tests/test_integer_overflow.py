@@ -1,0 +1,131 @@
+"""Integer arithmetic in DEFINE's match-dependent glue keeps Spark's widths: TINYINT,
+SMALLINT, INT and BIGINT results wrap around without ANSI mode and fail with a positioned
+error under it, as Spark's own arithmetic does (Python's integers have no width)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+import matchrec
+from matchrec.carried import rebuild
+from matchrec.errors import MatchRuntimeError
+from matchrec.excepthook import carried_error
+from matchrec.integer_width import IntegerWidth
+
+COLUMNS = {
+    "t": ("TINYINT", [0, 1, -1, 127, -128, 100]),
+    "s": ("SMALLINT", [0, 1, -1, 32767, -32768, 200]),
+    "i": ("INT", [0, 1, -1, 2147483647, -2147483648, 46341, -65536]),
+    "b": ("BIGINT", [0, 1, -1, 9223372036854775807, -9223372036854775808, 3037000500, 1 << 32]),
+}
+SIZE = max(len(values) for _, values in COLUMNS.values())
+
+CALLS = [
+    "N.t + S.t",
+    "N.s * S.s",
+    "N.i + S.i",
+    "N.i - S.i",
+    "N.i * S.i",
+    "-(N.i + S.i)",
+    "abs(N.i - S.i)",
+    "N.b + S.b",
+    "N.b * S.b",
+    "N.b - S.b",
+    "N.i * S.b",  # INT times BIGINT is BIGINT: no INT overflow
+    "N.i + S.i + 1",
+    "(N.i + S.i) / 2",  # the sum overflows before the division
+]
+
+
+def _pairs_sql() -> str:
+    """Two-row partitions of every pair of values: part k has S = k // SIZE, N = k % SIZE."""
+    rows = []
+    for k in range(SIZE * SIZE):
+        for row_id, index in ((1, k // SIZE), (2, k % SIZE)):
+            cells = ", ".join(
+                f"CAST({values[index % len(values)]} AS {kind})"
+                for kind, values in COLUMNS.values()
+            )
+            rows.append(f"({k}, {row_id}, {cells})")
+    return f"SELECT * FROM VALUES {', '.join(rows)} AS p(part, id, {', '.join(COLUMNS)})"
+
+
+def _query(call: str, test: str, want: bool = True) -> str:
+    """The pairs matched by ``^S N`` with ``DEFINE N AS test``; ``want``: with a column
+    ``want``, Spark's value of ``call`` over the two rows."""
+    spark_value = call.replace("N.", "")
+    for c in COLUMNS:
+        first = f"first_value({c}) OVER (PARTITION BY part ORDER BY id)"
+        spark_value = spark_value.replace(f"S.{c}", first)
+    extra = f", {spark_value} AS want" if want else ""
+    return f"""SELECT part FROM (SELECT *{extra} FROM ({_pairs_sql()}))
+    MATCH_RECOGNIZE (
+      PARTITION BY part ORDER BY id
+      MEASURES count(*) AS k
+      PATTERN (^S N)
+      DEFINE N AS {test.format(call=call)}
+    )"""
+
+
+@pytest.fixture
+def ansi_off(spark):
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    yield
+    spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+# ``<=>`` is evaluated by the scalar glue, ``=`` also by the array form of the searches
+@pytest.mark.parametrize("test", ["{call} <=> want", "{call} = want"])
+@pytest.mark.parametrize("call", CALLS)
+def test_without_ansi_integer_results_wrap_around_as_in_spark(spark, ansi_off, call, test):
+    got = {r.part for r in matchrec.sql(spark, _query(call, test)).collect()}
+    missing = sorted(set(range(SIZE * SIZE)) - got)
+    assert not missing, f"{call}: {len(missing)} pairs differ from Spark, e.g. {missing[:5]}"
+
+
+@pytest.mark.parametrize(
+    ("call", "shown"),
+    [("N.i + S.i", "INT"), ("N.b * S.b", "BIGINT"), ("N.t + S.t", "TINYINT")],
+)
+def test_under_ansi_an_integer_overflow_is_a_positioned_error(spark, call, shown):
+    """Spark's default (ANSI) raises ARITHMETIC_OVERFLOW: so does DEFINE, with the
+    operator's expression, its type and a caret under it."""
+    query = _query(call, "{call} > 0 OR true", want=False)
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "integer overflow" in err.message and shown in err.message
+    assert "ARITHMETIC_OVERFLOW" in err.message
+    assert err.sql[err.pos :].startswith(call)
+
+
+def test_under_ansi_results_that_fit_are_not_errors(spark):
+    query = _query("CAST(N.i AS BIGINT) + S.i", "{call} <=> want")
+    assert len(matchrec.sql(spark, query).collect()) == SIZE * SIZE
+
+
+@pytest.mark.parametrize(
+    ("bits", "value", "want"),
+    [
+        (32, 2**31, -(2**31)),
+        (32, -(2**31) - 1, 2**31 - 1),
+        (8, 200, -56),
+        (64, 2**64 + 5, 5),
+        (16, 32767, 32767),
+    ],
+)
+def test_a_width_wraps_what_does_not_fit(bits, value, want):
+    width = IntegerWidth("x", "x", "x", 0, ansi=False, bits=bits)
+    assert width.fit(value) == want
+    assert width.fit(None) is None and width.fit(1.5e300) == 1.5e300
+
+
+def test_values_of_other_types_and_unknown_widths_are_left_alone():
+    for bits, value in itertools.product([None, 32], [True, 2.5, None]):
+        width = IntegerWidth("x", "x", "x", 0, ansi=True, bits=bits)
+        assert width.fit(value) is value
+    assert IntegerWidth("x", "x", "x", 0, ansi=True).fit(2**80) == 2**80
