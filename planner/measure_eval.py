@@ -753,5 +753,16 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     return result
 
 
+def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
+    """Set the width of each integer operator of DEFINE's glue from its type inferred
+    here (the table function has no DataFrame to ask Spark with); one whose type is not
+    known keeps Python's unbounded integers."""
+    env = type_env(plan, columns)
+    for width in plan.integer_widths:
+        t = infer_type(_parse(width.probe), env)
+        if t is not None:
+            width.set_type(t.sql("spark").lower())
+
+
 def _chain(evaluate: RowEval, coerce: Callable[[Value], Value]) -> RowEval:
     return lambda vals: coerce(evaluate(vals))

@@ -50,7 +50,12 @@ from typing import Any
 
 import pyarrow as pa
 from matchrec.grammar import parse_clause
-from matchrec.planner.measure_eval import CompiledMeasure, compile_measures, decimal_params
+from matchrec.planner.measure_eval import (
+    CompiledMeasure,
+    compile_measures,
+    decimal_params,
+    type_integer_widths,
+)
 from matchrec.planner.plan import MatchPlan, plan_clause
 from pyspark.sql import SparkSession
 from pyspark.sql.functions import udtf
@@ -172,9 +177,9 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     plan = plan_clause(clause, columns)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
-    compiled = compile_measures(
-        plan, {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
-    )
+    column_types = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
+    type_integer_widths(plan, column_types)
+    compiled = compile_measures(plan, column_types)
     measures = compiled.measures
     measure_fields = []
     for m, spec in zip(measures, clause.measures):

@@ -129,3 +129,18 @@ def test_values_of_other_types_and_unknown_widths_are_left_alone():
         width = IntegerWidth("x", "x", "x", 0, ansi=True, bits=bits)
         assert width.fit(value) is value
     assert IntegerWidth("x", "x", "x", 0, ansi=True).fit(2**80) == 2**80
+
+
+def test_the_table_function_keeps_spark_widths_too(spark):
+    """The table function types the operators itself (it has no DataFrame to ask)."""
+    matchrec.register(spark)
+    spark.sql(_pairs_sql()).createOrReplaceTempView("overflow_pairs")
+    body = "PARTITION BY part ORDER BY id MEASURES count(*) AS k PATTERN (^S N) "
+    fits = body + "DEFINE N AS CAST(N.i AS BIGINT) + S.i > 0 OR true"
+    rows = spark.sql(f"SELECT * FROM match_recognize(TABLE(overflow_pairs), '{fits}')")
+    assert rows.count() == SIZE * SIZE
+    overflows = body + "DEFINE N AS N.i + S.i > 0 OR true"
+    query = f"SELECT * FROM match_recognize(TABLE(overflow_pairs), '{overflows}')"
+    with pytest.raises(Exception) as info:
+        spark.sql(query).collect()
+    assert "integer overflow" in str(info.value) and "ARITHMETIC_OVERFLOW" in str(info.value)
