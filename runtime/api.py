@@ -18,8 +18,11 @@ uses it to show what ``sql`` would run, without running anything.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import os
 import re
+import sys
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -75,9 +78,24 @@ def _plan(clause: MatchRecognizeClause, relation: DataFrame) -> MatchPlan:
             "matched in the arbitrary order Spark hands them over, which may change from "
             "run to run; add ORDER BY to make the matches repeatable",
             ArbitraryOrderWarning,
-            stacklevel=3,
+            stacklevel=_user_frame(),
         )
     return plan
+
+
+def _user_frame() -> int:
+    """The ``stacklevel`` of the first caller outside matchrec (and the context managers
+    it runs in), so that a warning names the user's line."""
+    ours = tuple(
+        os.path.join(folder, "")
+        for name in ("matchrec", "matchrec.runtime", "matchrec.planner", "matchrec.grammar")
+        if name in sys.modules
+        for folder in getattr(sys.modules[name], "__path__", ())
+    ) + (contextlib.__file__,)
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame.f_code.co_filename.startswith(ours):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _Rewriter:

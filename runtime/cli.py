@@ -41,12 +41,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from matchrec.errors import MatchRecognizeError
+from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError
 
 from .tables import (
     WRITE_OPTIONS,
@@ -80,13 +81,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.handler(args)
     except MatchRecognizeError as exc:
         print(f"matchrec: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("matchrec: interrupted", file=sys.stderr)
         return 130
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """matchrec's own warnings as one ``matchrec: warning:`` line (the Python file and
+    line a warning names are the command's, which says nothing to its user)."""
+    if issubclass(category, ArbitraryOrderWarning):
+        print(f"matchrec: warning: {message}", file=file or sys.stderr)
+    else:
+        _DEFAULT_SHOW(message, category, filename, lineno, file, line)
+
+
+_DEFAULT_SHOW = warnings.showwarning
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -122,6 +122,20 @@ def test_run_parquet_directory_prints_the_result(spark, files, capsys):
     assert VIEW not in {t.name for t in spark.catalog.listTables()}  # view dropped after
 
 
+def test_a_query_without_order_by_is_warned_about_in_one_line(spark, files, capsys):
+    unordered = files["tmp"] / "unordered.sql"
+    unordered.write_text(
+        f"SELECT * FROM {VIEW} MATCH_RECOGNIZE (PARTITION BY sym\n"
+        "  MEASURES count(*) AS n PATTERN (A+) DEFINE A AS price > 0)"
+    )
+    code = main(["run", str(unordered), "--table", f"{VIEW}={files['parquet']}"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (line,) = [w for w in err.splitlines() if "ORDER BY" in w]
+    assert line.startswith("matchrec: warning: MATCH_RECOGNIZE without ORDER BY")
+    assert "line 2, column 26" in line
+
+
 def test_run_csv_with_schema_writes_json(spark, files, capsys):
     out_dir = files["tmp"] / "result.json"
     code = main(
