@@ -4,6 +4,10 @@
   key, ``sortWithinPartitions(key, ts)``, ``mapInArrow`` that only counts the rows (one
   one-row batch per Spark partition), then the no-op sink. MATCH_RECOGNIZE can't be
   cheaper than that.
+* **udtf floor** (with a table-function workload): Spark's cost of a row-at-a-time Python
+  UDTF of W1-UDTF's shape (``TABLE(t)`` partitioned by symbol, ordered by ts, the same
+  selected columns and LAG windows) whose ``eval`` only counts its rows: what any
+  analyze-typed table function pays before it matches anything.
 * **naive**: what a user writes today for the V-shape query (W1):
   ``groupBy("symbol").applyInPandas`` with a plain Python loop over the sorted rows.
 
@@ -102,3 +106,55 @@ def naive_v_shape(group: pd.DataFrame) -> pd.DataFrame:
 def naive(df: DataFrame) -> DataFrame:
     """The naive W1 job: ``groupBy("symbol").applyInPandas(naive_v_shape)``."""
     return df.groupBy("symbol").applyInPandas(naive_v_shape, NAIVE_SCHEMA)
+
+
+UDTF_FLOOR_NAME = "matchrec_bench_udtf_floor"
+
+
+class CountingUDTF:
+    """The udtf floor's table function: W1-UDTF's input shape, one row count per
+    partition out."""
+
+    @staticmethod
+    def analyze(table, body):  # noqa: ANN001, ANN205 (Spark's analyze signature)
+        from pyspark.sql.types import LongType, StructField, StructType
+        from pyspark.sql.udtf import (
+            AnalyzeResult,
+            OrderingColumn,
+            PartitioningColumn,
+            SelectedColumn,
+        )
+
+        window = "OVER (PARTITION BY `symbol` ORDER BY `ts` ASC NULLS FIRST)"
+        selected = [
+            SelectedColumn("`symbol`"),
+            SelectedColumn("`ts`"),
+            SelectedColumn("`price`"),
+            SelectedColumn(f"`price` < LAG(`price`, 1) {window}", alias="__down"),
+            SelectedColumn(f"`price` > LAG(`price`, 1) {window}", alias="__up"),
+        ]
+        return AnalyzeResult(
+            schema=StructType([StructField("rows", LongType())]),
+            partitionBy=[PartitioningColumn("`symbol`")],
+            orderBy=[OrderingColumn("`ts`", ascending=True, overrideNullsFirst=True)],
+            select=selected,
+        )
+
+    def __init__(self) -> None:
+        self.rows = 0
+
+    def eval(self, row, body):  # noqa: ANN001, ANN201
+        self.rows += 1
+
+    def terminate(self):  # noqa: ANN201
+        yield (self.rows,)
+
+
+def udtf_floor(df: DataFrame, query: str) -> DataFrame:
+    """The udtf floor job: ``query`` (W1-UDTF's text) calling the counting UDTF instead
+    of matchrec's table function."""
+    from pyspark.sql.functions import udtf
+
+    spark = df.sparkSession
+    spark.udtf.register(UDTF_FLOOR_NAME, udtf(CountingUDTF, useArrow=False))  # as matchrec
+    return spark.sql(query.replace("match_recognize(", f"{UDTF_FLOOR_NAME}(", 1))

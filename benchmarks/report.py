@@ -14,7 +14,7 @@ class Result:
     """One measured job: a workload, a baseline, or a workload run by Flink."""
 
     name: str
-    #: "matchrec", "floor", "naive" or "flink"
+    #: "matchrec", "floor", "udtf floor", "naive" or "flink"
     engine: str
     rows: int
     #: wall-clock seconds of each timed run

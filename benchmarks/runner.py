@@ -161,6 +161,20 @@ def plan_jobs(workloads: list[Workload]) -> list[Job]:
                 notes="W1 by groupBy(symbol).applyInPandas with a Python loop",
             )
         )
+    udtf = next((w for w in workloads if w.door == "udtf"), None)
+    if udtf is not None:
+        jobs.append(
+            Job(
+                name="udtf floor",
+                engine="udtf floor",
+                role=udtf.dataset,
+                build=lambda spark, view: baselines.udtf_floor(spark.table(view), udtf.query(view)),
+                metric=lambda: _sum_rows(),
+                floor=floor_name(udtf.dataset, udtf.keyed),
+                notes="a row-at-a-time Python UDTF of W1-UDTF's shape whose eval only counts "
+                "rows: Spark's cost of the table-function door",
+            )
+        )
     jobs += [_matchrec_job(w, has_naive) for w in workloads]
     return jobs
 
@@ -197,7 +211,7 @@ def _expected_counts(
             tables[job.role] = load_sorted(paths[job.role])
         out[job.name] = (job.reference.count(tables[job.role]), "")
     for job in jobs:  # the floor sees every input row once
-        if job.engine == "floor":
+        if job.engine in ("floor", "udtf floor"):
             out[job.name] = (config.spec(job.role).rows, "")
     return out
 
