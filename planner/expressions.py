@@ -717,7 +717,9 @@ class MeasureLowering:
 
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     """Lower ``DEFINE label AS expr``."""
-    tree = _resolve_fields(low, parse_expression(expr, low.sql))
+    tree = _filtered_aggregates(
+        low, _resolve_fields(low, parse_expression(expr, low.sql)), expr.pos
+    )
     base = expr.pos
     label_id = low.label_ids[label]
     local_labels = {None, label} | {s for s, ids in low.subsets.items() if label_id in ids}
@@ -895,6 +897,50 @@ def _current_classifier(tree: exp.Expression, label: str) -> exp.Expression:
     return tree
 
 
+#: aggregates that return something other than NULL for rows whose argument is NULL (a
+#: FILTER cannot be written as a NULL argument for them)
+_NULL_KEEPING_AGGREGATES = (exp.AnyValue, exp.First, exp.Last)
+
+
+def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.Expression:
+    """``tree`` with each ``agg(x) FILTER (WHERE c)`` written as ``agg(IF(c, x, NULL))``
+    (``count(*)``: ``count(IF(c, 1, NULL))``): every aggregate matchrec computes over a
+    match but ``any_value`` skips NULL arguments, so the rows ``c`` rejects count for
+    nothing, as Spark's FILTER says."""
+    for node in list(tree.find_all(exp.Filter)):
+        agg, where = node.this, node.expression
+        if not isinstance(where, exp.Where):
+            continue
+        if isinstance(agg, _NULL_KEEPING_AGGREGATES):
+            raise low.error(
+                UnsupportedError,
+                f"FILTER (WHERE ...) on {agg.key}() is not supported in MATCH_RECOGNIZE",
+                node,
+                base,
+                hint="use max_by/min_by or first_value over a CASE WHEN cond THEN x END",
+            )
+        cond = where.this
+        filtered = agg.copy()
+        inner = filtered.this
+        if isinstance(inner, exp.Distinct):
+            inner.set("expressions", [_only_where(cond, e) for e in inner.expressions])
+        elif inner is not None:
+            filtered.set("this", _only_where(cond, inner))
+        if isinstance(filtered, (exp.ArgMax, exp.ArgMin)):
+            filtered.set("expression", _only_where(cond, filtered.expression))
+        if node is tree:
+            return filtered
+        node.replace(filtered)
+    return tree
+
+
+def _only_where(cond: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """``IF(cond, value, NULL)`` (``*`` counts as 1)."""
+    if isinstance(value, exp.Star):
+        value = exp.Literal.number(1)
+    return exp.If(this=cond.copy(), true=value, false=exp.Null())
+
+
 def _resolve_fields(low: Lowering, tree: exp.Expression) -> exp.Expression:
     """Dotted names as Spark reads them here: ``R.info.city`` (pattern variable R, struct
     column ``info``, field ``city``) and ``info.kg`` (``info`` not a pattern variable but
@@ -952,7 +998,9 @@ def _classifier(low: Lowering, node: exp.Expression, base: int) -> Evaluator:
 
 def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     """Lower one MEASURES expression to Spark SQL over atom columns."""
-    tree = _resolve_fields(low, parse_expression(expr, low.sql))
+    tree = _filtered_aggregates(
+        low, _resolve_fields(low, parse_expression(expr, low.sql)), expr.pos
+    )
     base = expr.pos
     _check_semantics(low, tree, base, in_define=False)
 

@@ -741,3 +741,72 @@ TRINO_CASES = [
 @pytest.mark.parametrize(("query", "want"), TRINO_CASES)
 def test_trino_aggregation_arguments(spark, query, want):
     assert [tuple(r) for r in matchrec.sql(spark, query).collect()] == want
+
+
+# ---------------------------------------------------------------- aggregate FILTER
+
+FILTER_ROWS = """(SELECT * FROM VALUES
+  ('a', 1, 10.0, 3, 'x'), ('a', 2, 9.0, -1, NULL), ('a', 3, 11.0, 4, 'y'), ('a', 4, 12.5, 2, 'x'),
+  ('a', 5, 12.0, 0, 'z'), ('a', 6, 13.0, 5, NULL), ('b', 1, 5.0, 1, 'y'), ('b', 2, 6.0, 2, 'y'),
+  ('b', 3, 4.0, 7, 'x'), ('b', 4, 8.0, -2, 'x') AS t(k, i, price, qty, tag))"""
+FILTER_BODY = """PARTITION BY k ORDER BY i MEASURES {measure} AS v, MATCH_NUMBER() AS mn
+  {rows} PATTERN (A B+) DEFINE B AS price > PREV(price) OR qty > 3"""
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "sum(qty) FILTER (WHERE qty > 0)",
+        "count(*) FILTER (WHERE tag = 'x')",
+        "count(DISTINCT tag) FILTER (WHERE qty > 1)",
+        "max_by(tag, price) FILTER (WHERE tag IS NOT NULL)",
+        "listagg(tag, '-') FILTER (WHERE qty % 2 = 0)",
+        "avg(price) FILTER (WHERE CLASSIFIER() = 'B')",
+        "array_agg(i) FILTER (WHERE price > 9)",
+    ],
+)
+def test_aggregate_filter_in_measures_equals_spark_filter_over_the_match(spark, measure):
+    """``agg(x) FILTER (WHERE c)`` over a match gives what Spark's FILTER gives over the
+    same rows (the match's rows from ALL ROWS PER MATCH, grouped by MATCH_NUMBER)."""
+    got = matchrec.sql(
+        spark,
+        f"SELECT k, mn, v FROM {FILTER_ROWS} MATCH_RECOGNIZE ("
+        + FILTER_BODY.format(measure=measure, rows="ONE ROW PER MATCH")
+        + ")",
+    )
+    rows = matchrec.sql(
+        spark,
+        f"SELECT * FROM {FILTER_ROWS} MATCH_RECOGNIZE ("
+        + FILTER_BODY.format(measure="CLASSIFIER()", rows="ALL ROWS PER MATCH")
+        + ")",
+    )
+    rows.createOrReplaceTempView("filter_match_rows")
+    spark_form = measure.replace("CLASSIFIER()", "v")
+    want = spark.sql(f"SELECT k, mn, {spark_form} AS v FROM filter_match_rows GROUP BY k, mn")
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
+    assert got.count() >= 3
+
+
+def test_aggregate_filter_in_define_and_its_limits(spark):
+    filtered = matchrec.sql(
+        spark,
+        f"SELECT k, mn, v FROM {FILTER_ROWS} MATCH_RECOGNIZE (PARTITION BY k ORDER BY i "
+        "MEASURES count(*) AS v, MATCH_NUMBER() AS mn PATTERN (A B+) "
+        "DEFINE B AS count(*) FILTER (WHERE B.tag = 'x') < 2)",
+    )
+    spelled = matchrec.sql(
+        spark,
+        f"SELECT k, mn, v FROM {FILTER_ROWS} MATCH_RECOGNIZE (PARTITION BY k ORDER BY i "
+        "MEASURES count(*) AS v, MATCH_NUMBER() AS mn PATTERN (A B+) "
+        "DEFINE B AS count(CASE WHEN B.tag = 'x' THEN 1 END) < 2)",
+    )
+    assert sorted(map(tuple, filtered.collect())) == sorted(map(tuple, spelled.collect()))
+    query = (
+        f"SELECT * FROM {FILTER_ROWS} MATCH_RECOGNIZE (PARTITION BY k ORDER BY i "
+        "MEASURES any_value(tag) FILTER (WHERE qty > 0) AS v PATTERN (A B+) "
+        "DEFINE B AS price > PREV(price))"
+    )
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query)
+    assert "FILTER" in info.value.message
+    assert query[info.value.pos :].startswith("any_value(tag) FILTER")
