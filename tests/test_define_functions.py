@@ -810,3 +810,20 @@ def test_aggregate_filter_in_define_and_its_limits(spark):
         matchrec.sql(spark, query)
     assert "FILTER" in info.value.message
     assert query[info.value.pos :].startswith("any_value(tag) FILTER")
+
+
+def test_higher_order_exists_is_a_function_not_a_subquery(spark):
+    """Spark's ``exists(array, x -> ...)`` in MEASURES and in a row-local DEFINE gives
+    what ``array_max`` says (sqlglot reads it as an EXISTS node)."""
+
+    def run(measure: str, define: str) -> list[tuple]:
+        query = (
+            f"SELECT k, mn, v FROM {FILTER_ROWS} MATCH_RECOGNIZE (PARTITION BY k ORDER BY i "
+            f"MEASURES {measure} AS v, MATCH_NUMBER() AS mn PATTERN (A B+) "
+            f"DEFINE A AS {define}, B AS price > PREV(price))"
+        )
+        return sorted(map(tuple, matchrec.sql(spark, query).collect()))
+
+    got = run("exists(array_agg(qty), x -> x > 3)", "exists(array(qty, i), x -> x % 2 = 1)")
+    want = run("array_max(array_agg(qty)) > 3", "qty % 2 = 1 OR i % 2 = 1")
+    assert got == want and len(got) >= 2
