@@ -13,6 +13,7 @@ and the match number.
 from __future__ import annotations
 
 import functools
+import math
 import operator
 from collections.abc import Callable, Sequence
 from decimal import Decimal
@@ -278,8 +279,54 @@ def _variance(sample: bool, root: bool) -> Callable[[list[Value]], Value]:
     return aggregate
 
 
-# name -> (number of arguments, function over the argument value lists)
-AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
+def _percentile_of(ordered: list[float], p: float) -> float:
+    """Spark's exact ``percentile``: linear interpolation between the two values around
+    position ``p * (n - 1)`` of the sorted values, in Spark's own arithmetic."""
+    position = (len(ordered) - 1) * p
+    lower, higher = math.floor(position), math.ceil(position)
+    low = float(ordered[lower])
+    if lower == higher:
+        return low
+    return low + (position - lower) * (float(ordered[higher]) - low)
+
+
+def _percentiles(pick: Callable[[list, float], Value]) -> Callable[..., Value]:
+    """An aggregate of the non-NULL values at a constant percentage (or array of them)."""
+
+    def aggregate(values: list[Value], percentages: list[Value], *_: list[Value]) -> Value:
+        ordered = sorted(_non_null(values))
+        p = percentages[0] if percentages else None
+        if not ordered or p is None:
+            return None
+        if isinstance(p, (list, tuple)):
+            return [None if q is None else pick(ordered, float(q)) for q in p]
+        return pick(ordered, float(p))
+
+    return aggregate
+
+
+def _approx_rank(ordered: list, p: float) -> Value:
+    """Spark's ``percentile_approx`` where its summary is exact (fewer values than its
+    accuracy, 10,000 by default): the smallest value with at least ``p`` of the values
+    at or below it."""
+    return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
+
+
+def _mode(values: list[Value], *_: list[Value]) -> Value:
+    """The most frequent non-NULL value; of equally frequent ones the lowest (Spark's
+    ``mode(x, true)``; without ``true`` Spark may return any of them)."""
+    counts: dict[Any, int] = {}
+    for v in _non_null(values):
+        counts[v] = counts.get(v, 0) + 1
+    if not counts:
+        return None
+    top = max(counts.values())
+    return min(v for v, c in counts.items() if c == top)
+
+
+# name -> (number of arguments, or the numbers it takes; function over the argument value
+# lists)
+AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "COUNT": (1, lambda vals: len(_non_null(vals))),
     "SUM": (1, _sum),
     "AVG": (1, _avg),
@@ -309,6 +356,11 @@ AGGREGATES: dict[str, tuple[int, Callable[..., Value]]] = {
     "STRING_AGG": (2, _listagg),
     "FIRST_VALUE": (1, lambda vals: vals[0] if vals else None),
     "LAST_VALUE": (1, lambda vals: vals[-1] if vals else None),
+    "MEDIAN": (1, lambda vals: _percentiles(_percentile_of)(vals, [0.5])),
+    "PERCENTILE": (2, _percentiles(_percentile_of)),
+    "PERCENTILE_APPROX": ((2, 3), _percentiles(_approx_rank)),
+    "APPROX_PERCENTILE": ((2, 3), _percentiles(_approx_rank)),
+    "MODE": ((1, 2), _mode),
 }
 
 

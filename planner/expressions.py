@@ -57,6 +57,10 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.Variance: "VARIANCE",
     exp.VariancePop: "VAR_POP",
     exp.AnyValue: "ANY_VALUE",
+    exp.Median: "MEDIAN",
+    exp.Quantile: "PERCENTILE",
+    exp.ApproxQuantile: "PERCENTILE_APPROX",
+    exp.Mode: "MODE",
 }
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
@@ -493,12 +497,14 @@ class Lowering:
             ), "CAST(NULL AS BIGINT)"
         if func == "COUNT" and not args:
             return nav.aggregate("COUNT", None, None, semantics == "FINAL"), "CAST(NULL AS BIGINT)"
-        if len(args) != arity:
-            s = "" if arity == 1 else "s"
-            where = args[arity] if len(args) > arity else node
+        counts = arity if isinstance(arity, tuple) else (arity,)
+        if len(args) not in counts:
+            most = max(counts)
+            s = "" if most == 1 else "s"
+            where = args[most] if len(args) > most else node
             raise self.error(
                 SemanticError,
-                f"{func} takes {arity} argument{s}, got {len(args)}",
+                f"{func} takes {' or '.join(map(str, counts))} argument{s}, got {len(args)}",
                 where,
                 base,
             )
@@ -684,7 +690,7 @@ def _aggregate_parts(node: exp.Expression) -> tuple[str | None, str, list[exp.Ex
     else:
         semantics, name = None, AGGREGATE_NODES[type(node)]
         args = [node.this] if node.args.get("this") is not None else []
-        for key in ("expression", "separator"):
+        for key in ("expression", "separator", "quantile", "accuracy", "deterministic"):
             if node.args.get(key) is not None:
                 args.append(node.args[key])
         args.extend(node.expressions)
@@ -914,7 +920,8 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
         if isinstance(agg, _NULL_KEEPING_AGGREGATES):
             raise low.error(
                 UnsupportedError,
-                f"FILTER (WHERE ...) on {agg.key}() is not supported in MATCH_RECOGNIZE",
+                f"FILTER (WHERE ...) on {agg.sql_name().lower()}() is not supported in "
+                "MATCH_RECOGNIZE (it does not skip NULL arguments)",
                 node,
                 base,
                 hint="use max_by/min_by or first_value over a CASE WHEN cond THEN x END",
@@ -1121,7 +1128,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 pos=pos,
                 hint="aggregates over the match: count, sum, avg, min, max, array_agg, "
                 "collect_list, collect_set, min_by/max_by, bool_and/bool_or, count_if, "
-                "listagg/string_agg, stddev/variance (_pop/_samp), any_value; or aggregate "
+                "listagg/string_agg, stddev/variance (_pop/_samp), any_value, median, "
+                "percentile, percentile_approx, mode; or aggregate "
                 "the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
             )
         if isinstance(node, exp.Filter):

@@ -9,6 +9,8 @@ stay in DEFINE's Python glue are checked against Spark itself on generated value
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
@@ -827,3 +829,57 @@ def test_higher_order_exists_is_a_function_not_a_subquery(spark):
     got = run("exists(array_agg(qty), x -> x > 3)", "exists(array(qty, i), x -> x % 2 = 1)")
     want = run("array_max(array_agg(qty)) > 3", "qty % 2 = 1 OR i % 2 = 1")
     assert got == want and len(got) >= 2
+
+
+# ---------------------------------------------------------------- median, percentiles, mode
+
+PERCENTILE_ROWS = """(SELECT * FROM VALUES
+  ('a', 1, 5, 2.5D), ('a', 2, 3, NULL), ('a', 3, 9, -1.0D), ('a', 4, 3, 4.25D),
+  ('a', 5, NULL, 7.0D), ('a', 6, 8, 7.0D), ('a', 7, 1, 0.5D), ('b', 1, 2, 1.0D),
+  ('b', 2, 2, 1.0D), ('b', 3, 7, 3.0D), ('b', 4, 7, 9.5D), ('b', 5, 4, -2.0D),
+  ('c', 1, NULL, NULL), ('c', 2, 6, 6.0D) AS t(k, i, n, x))"""
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "median(n)",
+        "median(x)",
+        "percentile(n, 0.25)",
+        "percentile(x, 0.9)",
+        "percentile(n, array(0.1, 0.5, 1.0))",
+        "percentile_approx(n, 0.5)",
+        "percentile_approx(x, 0.3, 1000)",
+        "approx_percentile(n, array(0.0, 0.75))",
+        "mode(n, true)",
+        "median(DISTINCT n)",
+    ],
+)
+def test_percentiles_median_and_mode_over_each_prefix_equal_spark(spark, measure):
+    """RUNNING aggregates over every prefix of the partition (ALL ROWS PER MATCH of one
+    match) equal Spark's aggregate over the same rows (a window up to the row)."""
+    got = matchrec.sql(
+        spark,
+        f"SELECT k, i, v FROM {PERCENTILE_ROWS} MATCH_RECOGNIZE (PARTITION BY k ORDER BY i "
+        f"MEASURES {measure} AS v ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true)",
+    )
+    # Spark takes none of these over an ordered window: each row joined with its prefix
+    prefix = re.sub(r"\b([nx])\b", r"b.\1", measure)
+    want = spark.sql(
+        f"SELECT a.k, a.i, {prefix} AS v FROM {PERCENTILE_ROWS} a "
+        f"JOIN {PERCENTILE_ROWS} b ON a.k = b.k AND b.i <= a.i GROUP BY a.k, a.i"
+    )
+    assert got.schema["v"].dataType == want.schema["v"].dataType
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
+
+
+def test_percentile_of_a_running_match_in_define(spark):
+    query = (
+        f"SELECT k, first_i, last_i FROM {PERCENTILE_ROWS} MATCH_RECOGNIZE (PARTITION BY k "
+        "ORDER BY i MEASURES FIRST(i) AS first_i, LAST(i) AS last_i PATTERN (A B+) "
+        "DEFINE B AS median(B.x) < 5 AND percentile_approx(B.n, 0.5) >= A.n - 4)"
+    )
+    rows = sorted(map(tuple, matchrec.sql(spark, query).collect()))
+    # a: from i=1 the first B's x is NULL (median NULL); from i=2 the medians of x are
+    # -1, 1.625, 4.25, then 5.625 ends it. b: every prefix of x has a median below 5
+    assert rows == [("a", 2, 5), ("b", 1, 5)]

@@ -668,13 +668,13 @@ CASES = [
         None,
     ),
     (
-        "aggregate FILTER",
-        broken("count(B.*)", "count(*) FILTER (WHERE B.value > 1)"),
-        "count(*) FILTER",
+        "aggregate FILTER on any_value",
+        broken("count(B.*)", "any_value(B.value) FILTER (WHERE B.value > 1)"),
+        "any_value(B.value) FILTER",
         0,
         UnsupportedError,
-        "aggregate FILTER (WHERE ...) is not supported in MEASURES",
-        "count_if",
+        "FILTER (WHERE ...) on any_value() is not supported",
+        "max_by",
     ),
     (
         "RUNNING before a scalar function",
