@@ -94,9 +94,16 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
     try:
         fields = df.selectExpr(*(f"{w.probe} AS `__mr_i{i}`" for i, w in enumerate(widths))).schema
     except AnalysisException:
-        return  # Spark reports the expression itself where it is computed
-    for width, f in zip(widths, fields):
-        width.set_type(f.dataType.simpleString())
+        fields = None  # one probe Spark cannot type: ask for each on its own
+    if fields is not None:
+        for width, f in zip(widths, fields):
+            width.set_type(f.dataType.simpleString())
+        return
+    for width in widths:
+        try:
+            width.set_type(df.selectExpr(width.probe).schema[0].dataType.simpleString())
+        except AnalysisException:
+            pass  # Spark reports the expression itself where it is computed
 
 
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:
