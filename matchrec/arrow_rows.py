@@ -42,7 +42,8 @@ class ArrowColumns:
     def __getitem__(self, name: str) -> list[Any]:
         found = self._lists.get(name)
         if found is None:
-            found = self._lists[name] = self.arrow(name).to_pylist()
+            # maps as dicts, as Spark hands them to Python (a subscript looks a key up)
+            found = self._lists[name] = self.arrow(name).to_pylist(maps_as_pydicts="lossy")
         return found
 
 

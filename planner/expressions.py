@@ -30,7 +30,7 @@ from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
 from .pushdown import push_down
-from .pyeval import compile_glue, evaluates
+from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 from .type_checks import TypeCheck, build_check, operands_of, replace_probes, user_text
 from .vector_lowering import vector_glue
@@ -107,6 +107,12 @@ class Lowering:
     integer_widths: list[IntegerWidth] = field(default_factory=list)
     # spark.sql.ansi.enabled of the session: DEFINE's glue raises where Spark raises
     ansi: bool = True
+    # MEASURES glue runs in Python (the table function), not in Spark: functions of one
+    # navigated row move inside the navigation; ``pattern_may_be_empty`` keeps the
+    # functions that are not NULL-preserving out (an empty match has no row to read
+    # their f(NULL) at)
+    python_measures: bool = False
+    pattern_may_be_empty: bool = False
 
     # ------------------------------------------------------------------ helpers
 
@@ -1010,6 +1016,11 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     )
     base = expr.pos
     _check_semantics(low, tree, base, in_define=False)
+    if low.python_measures:
+        absent = None if low.pattern_may_be_empty else "last"
+        tree = push_down(
+            tree, set(), _qualifier, _special_kind, _aggregate_name, _measure_glue, absent
+        )
 
     def replace(node: exp.Expression) -> exp.Expression:
         if isinstance(node, (exp.Subquery, exp.Exists)):
@@ -1055,6 +1066,32 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
+
+
+# what may raise under ANSI on a row the match never reads, were Spark to compute it on
+# every row: kept in the table function's Python glue where it can run
+_RAISES_ON_SOME_ROWS = (exp.Cast, exp.Bracket)
+_MEASURE_GLUE_EXTRA = (exp.Cast, exp.TryCast, exp.Bracket, exp.DataType)
+
+
+def _measure_glue(node: exp.Expression) -> bool:
+    """Whether the table function's MEASURES glue (Python, ``planner.measure_eval``)
+    keeps ``node``: what DEFINE's glue evaluates, and CASTs and subscripts it can run
+    (pushed inside a navigation, Spark would compute them on every row and could fail on
+    a row the measure never reads: ``LAST(arr)[0]`` with an empty array elsewhere)."""
+    if evaluates(node):
+        return True
+    if not any(isinstance(n, _RAISES_ON_SOME_ROWS) for n in node.walk()):
+        return False
+
+    def runs(n: exp.Expression) -> bool:
+        if isinstance(n, exp.Column) or _special_kind(n) or _aggregate_name(n):
+            return True  # an atom
+        if not (isinstance(n, _MEASURE_GLUE_EXTRA) or evaluates(shallow(n))):
+            return False
+        return all(runs(c) for c in n.iter_expressions())
+
+    return runs(node)
 
 
 def _conjuncts(node: exp.Expression):

@@ -242,9 +242,12 @@ class InvalidIndex(ValueError):
 def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
     """``arr[i]`` (``offset`` 0), ``element_at(arr, i)`` (1: negative counts from the
     end, 0 is an error) and ``try_element_at`` (``safe``): out of bounds is NULL, or an
-    error under ANSI mode unless ``safe``, as in Spark."""
+    error under ANSI mode unless ``safe``, as in Spark. On a map (a dict) each looks
+    the key up."""
 
     def at(values: Any, index: Any) -> Any:
+        if isinstance(values, dict):  # a map: a missing key is NULL, also under ANSI
+            return values.get(index)
         if not isinstance(values, (list, tuple)):
             raise TypeError(f"{values!r} is not an array")
         i = _int(index)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
@@ -37,6 +37,14 @@ from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
 
 from .expressions import AGGREGATE_NODES
+from .function_types import (
+    array_of,
+    call_type,
+    datetime_arithmetic,
+    dtype,
+    field_type,
+    interval_type,
+)
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
 from .sqltext import MatchRecognizeDialect
@@ -64,10 +72,16 @@ _AGGREGATE_NODES: dict[type, str] = {
 
 # functions pyeval evaluates (by node class), grouped by how Spark types their result
 _SAME_AS_ARG = (exp.Abs,)
-_STRING_FUNCS = (exp.Lower, exp.Upper, exp.Concat, exp.DPipe)
+_STRING_FUNCS = (exp.Lower, exp.Upper)  # concat/||: planner.function_types
 _DOUBLE_FUNCS = (exp.Sqrt, exp.Exp, exp.Ln, exp.Pow, exp.Sign)
 _COMMON_FUNCS = (exp.Greatest, exp.Least, exp.Coalesce)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+_SAFE_ARITHMETIC: dict[type, type] = {
+    exp.SafeAdd: exp.Add,
+    exp.SafeSubtract: exp.Sub,
+    exp.SafeMultiply: exp.Mul,
+    exp.SafeDivide: exp.Div,
+}
 _BOOLEAN_NODES = (
     exp.EQ,
     exp.NEQ,
@@ -111,32 +125,6 @@ _ANONYMOUS = {
     "CEILING": exp.Ceil,
     "ROUND": exp.Round,
 }
-# common row-local Spark functions (evaluated by Spark inside navigation) with fixed types
-_FIXED_RESULT = {
-    "YEAR": "int",
-    "MONTH": "int",
-    "DAY": "int",
-    "DAYOFMONTH": "int",
-    "DAYOFWEEK": "int",
-    "DAYOFYEAR": "int",
-    "WEEKOFYEAR": "int",
-    "QUARTER": "int",
-    "HOUR": "int",
-    "MINUTE": "int",
-    "DATEDIFF": "int",
-    "LENGTH": "int",
-    "SIZE": "int",
-    "UNIX_TIMESTAMP": "bigint",
-    "TO_DATE": "date",
-    "DATE_TRUNC": "timestamp",
-}
-
-
-def dtype(text: str) -> exp.DataType:
-    """A type from its Spark SQL spelling, e.g. ``dtype("decimal(10,2)")``."""
-    return exp.DataType.build(text, dialect="spark")
-
-
 NULL_TYPE = exp.DataType(this=T.NULL)
 
 
@@ -292,9 +280,22 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
     if t is None:
         return None
     if name in ("ARRAY_AGG", "COLLECT_LIST", "COLLECT_SET"):
-        return exp.DataType(this=T.ARRAY, expressions=[t], nested=True)
-    if name in ("MIN", "MAX", "MAX_BY", "MIN_BY", "FIRST_VALUE", "LAST_VALUE"):
+        return array_of(t, no_nulls=True)
+    if name in ("MIN", "MAX", "MAX_BY", "MIN_BY", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE"):
         return t
+    if name == "MODE":
+        return t
+    if name == "MEDIAN":
+        return dtype("double") if _is_numeric(t) else None
+    if name in ("PERCENTILE", "PERCENTILE_APPROX", "APPROX_PERCENTILE"):
+        exact = name == "PERCENTILE"
+        value = dtype("double") if exact else t
+        if not _is_numeric(t) and exact:
+            return None
+        quantile = _quantile_arg(node)
+        if quantile is not None and isinstance(_unparen(quantile), exp.Array):
+            return array_of(value, no_nulls=True)
+        return value
     params = decimal_params(t)
     if name == "SUM":
         if t.this in _INTEGRAL:
@@ -307,6 +308,19 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
             return dtype("double")
         return _bounded(params[0] + 4, params[1] + 4) if params else None
     return None
+
+
+def _unparen(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+def _quantile_arg(node: exp.Expression) -> exp.Expression | None:
+    """The percentage argument of percentile/percentile_approx (a number or an array)."""
+    if isinstance(node, exp.Anonymous):
+        return node.expressions[1] if len(node.expressions) > 1 else None
+    return node.args.get("quantile")
 
 
 def _literal_type(node: exp.Literal) -> exp.DataType:
@@ -336,6 +350,8 @@ def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
         lt = rt
     if rt.this == T.NULL:
         rt = lt
+    if isinstance(node, (exp.Add, exp.Sub)) and not (_is_numeric(lt) and _is_numeric(rt)):
+        return datetime_arithmetic(node, lt, rt)
     if not (_is_numeric(lt) and _is_numeric(rt)):
         return None
     if isinstance(node, exp.IntDiv):
@@ -402,7 +418,13 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     while isinstance(node, exp.Paren):
         node = node.this
     if isinstance(node, exp.Column):
-        return None if isinstance(node.this, exp.Star) else env.column_type(node.name)
+        if isinstance(node.this, exp.Star):
+            return None
+        if node.table:  # ``info.city``: field city of struct column info
+            return field_type(env.column_type(node.table), node.name)
+        return env.column_type(node.name)
+    if isinstance(node, exp.Interval):
+        return interval_type(node)
     if isinstance(node, exp.Literal):
         return _literal_type(node)
     if isinstance(node, exp.Boolean):
@@ -411,6 +433,9 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         return NULL_TYPE
     if isinstance(node, (exp.Cast, exp.TryCast)):
         return _spark_target(node.to)
+    if type(node) in _SAFE_ARITHMETIC:  # try_add, try_divide, ...: typed as + and /
+        plain = _SAFE_ARITHMETIC[type(node)](this=node.this, expression=node.expression)
+        return _arithmetic_type(plain, env)
     if isinstance(node, exp.Subquery):
         return _subquery_type(node)
     if isinstance(node, _BOOLEAN_NODES):
@@ -438,9 +463,9 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     result = _function_type(type(node), node, env)
     if result is not None:
         return result
-    fixed = _FIXED_RESULT.get(_function_name(node))
-    if fixed is not None:
-        return dtype(fixed)
+    result = call_type(node, lambda n: infer_type(n, env), lambda ns: _common_type(ns, env))
+    if result is not None:
+        return result
     return _fallback_type(node, env)
 
 
@@ -452,12 +477,6 @@ def _subquery_type(node: exp.Subquery) -> exp.DataType | None:
     if not isinstance(select, exp.Select) or len(select.expressions) != 1:
         return None
     return infer_type(select.expressions[0].unalias(), TypeEnv({}))
-
-
-def _function_name(node: exp.Expression) -> str:
-    if isinstance(node, exp.Anonymous):
-        return str(node.this).upper()
-    return node.sql_name().upper() if isinstance(node, exp.Func) else ""
 
 
 def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
@@ -599,7 +618,16 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         return lambda v: [None if x is None else inner(x) for x in v]
     if kind in (T.BINARY, T.NULL, T.MAP, T.STRUCT):
         return lambda v: v
+    if isinstance(kind, exp.Interval):
+        return _to_interval
     return None
+
+
+def _to_interval(v: Value) -> timedelta:
+    """A day-time interval value (Python's timedelta, as PySpark represents one)."""
+    if not isinstance(v, timedelta):
+        raise TypeError(f"{v!r} is not an interval")
+    return v
 
 
 def coercer(t: exp.DataType) -> Callable[[Value], Value] | None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from matchrec import ast
 from matchrec.engine import PartitionProgram
 from matchrec.errors import SemanticError
+from matchrec.fastmatch import can_match_empty
 from matchrec.integer_width import IntegerWidth
 from matchrec.nfa import compile_pattern
 from matchrec.vector_define import VExpr
@@ -101,20 +102,32 @@ def plan_clause(
     *,
     windows: bool = True,
     ansi: bool = True,
+    python_measures: bool = False,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
     ``windows=False`` keeps PREV/NEXT of current-row values out of the row-local columns
     (they become navigation the matcher evaluates, like ``PREV(A.x)``): a stream has no
     sorted partition for Spark's LAG/LEAD to run over. ``ansi``: the session's
-    ``spark.sql.ansi.enabled`` (DEFINE's Python glue raises where Spark would)."""
+    ``spark.sql.ansi.enabled`` (DEFINE's Python glue raises where Spark would).
+    ``python_measures``: MEASURES are computed in Python (the table function), so each
+    function of one navigated row moves inside the navigation for Spark to compute."""
     sql = clause.sql
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))
     subsets = _subsets(clause, label_ids)
     column_map = {c.lower(): c for c in columns}
-    low = Lowering(sql, label_ids, subsets, column_map, ansi=ansi)
+    nfa = compile_pattern(clause.pattern, label_ids)
+    low = Lowering(
+        sql,
+        label_ids,
+        subsets,
+        column_map,
+        ansi=ansi,
+        python_measures=python_measures,
+        pattern_may_be_empty=can_match_empty(nfa),
+    )
 
     partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
     # Spark's null order unless written (the standard leaves it): ASC NULLS FIRST, DESC
@@ -214,7 +227,7 @@ def plan_clause(
         )
 
     program = PartitionProgram(
-        nfa=compile_pattern(clause.pattern, label_ids),
+        nfa=nfa,
         label_names=list(label_ids),
         defines={label_ids[k]: (v.local_column, v.glue) for k, v in defines.items()},
         history_free=all(v.history_free for v in defines.values()),

@@ -15,6 +15,12 @@ Only the row's absence needs care: ``FIRST(f(S.x))`` is NULL while no S row exis
 Functions known to give NULL for a NULL argument are moved as they are; for any other
 the result is ``CASE WHEN count(S.*) > offset THEN FIRST(f(S.x)) ELSE f(NULL) END``,
 where ``f(NULL)`` is row-local too (each column replaced by a NULL of its type).
+
+MEASURES of the table function use the same rewrite (their glue runs in Python, see
+``planner.measure_eval``): there no row is current, so ``f(NULL)`` is read at the last
+row of the match (``absent="last"``), which every match but an empty one has; for a
+pattern that can match empty, functions that are not NULL-preserving stay where they
+are (``absent=None``).
 """
 
 from __future__ import annotations
@@ -35,7 +41,8 @@ _STRICT_NAMES = (
     "StrToUnix TimeToUnix UnixToTime "
     "TimestampTrunc DateTrunc Year Month Day Quarter DayOfWeek DayOfMonth DayOfYear "
     "WeekOfYear Hour Minute Second Extract Concat Interval Paren Sign Initcap Left Right "
-    "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex ArraySize"
+    "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex ArraySize Dot Bracket "
+    "TimeToStr TimeStrToTime UnixToStr RegexpExtract RegexpReplace LastDay"
 )
 STRICT: tuple[type, ...] = tuple(
     getattr(exp, n) for n in _STRICT_NAMES.split() if isinstance(getattr(exp, n, None), type)
@@ -63,12 +70,16 @@ def push_down(
     special: Callable[[exp.Expression], str | None],
     aggregate: Callable[[exp.Expression], str | None],
     glue_evaluates: Callable[[exp.Expression], bool],
+    absent: str | None = "local",
 ) -> exp.Expression:
     """``tree`` with each maximal function of one navigated row moved inside the
     navigation (see the module docstring). ``qualifier``, ``special`` and ``aggregate``
     are the lowering's own helpers: a column's pattern variable, PREV/NEXT/FIRST/LAST/
     CLASSIFIER/MATCH_NUMBER of a call, and the aggregate a call is; ``glue_evaluates``
-    tells whether DEFINE's Python glue has every operator of a sub-expression."""
+    tells whether DEFINE's Python glue has every operator of a sub-expression;
+    ``absent`` says where ``f(NULL)`` of an absent row is computed: ``"local"`` (the
+    current row), ``"last"`` (the match's last row) or None (nowhere: only functions
+    that are NULL for a NULL argument move)."""
 
     def ref(node: exp.Expression) -> Ref:
         if isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.DataType, exp.Var)):
@@ -82,7 +93,8 @@ def push_down(
             return "local" if q in local_labels else ("LAST", 0, q, 0)
         kind = special(node)
         if kind in ("FIRST", "LAST"):
-            return _navigated_row(node, kind, qualifier, special, aggregate)
+            row = _navigated_row(node, kind, qualifier, special, aggregate, absent != "local")
+            return row
         if kind in ("PREV", "NEXT"):
             return _physical_row(node, kind, local_labels, qualifier, special, aggregate)
         if kind or aggregate(node) or isinstance(node, exp.Window):
@@ -108,7 +120,7 @@ def push_down(
             # conditions keep their array form and measured speed
             # a physical step may leave the partition: only NULL-preserving functions
             # move inside it (the absent-row branch below knows logical absence only)
-            pushed = None if glue_evaluates(node) else _pushed(node, r, qualifier, special)
+            pushed = None if glue_evaluates(node) else _pushed(node, r, special, absent)
             if pushed is not None:
                 return pushed
         if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
@@ -157,13 +169,16 @@ def _physical_row(node, kind, local_labels, qualifier, special, aggregate) -> Re
     return (row[0], row[1], row[2], physical)
 
 
-def _navigated_row(node, kind, qualifier, special, aggregate) -> Ref:
+def _navigated_row(node, kind, qualifier, special, aggregate, final: bool = False) -> Ref:
     """(kind, offset, qualifier) of ``FIRST/LAST(arg[, offset])`` when ``arg`` reads the
-    columns of one variable only (no nested navigation or aggregate)."""
+    columns of one variable only (no nested navigation or aggregate). ``final``: FINAL
+    navigation counts too (MEASURES), its kind is then the call's marked name."""
     semantics, _ = call_name(node)
     args = list(node.expressions)
-    if semantics == "FINAL" or not args or len(args) > 2:
+    if (semantics == "FINAL" and not final) or not args or len(args) > 2:
         return None
+    if semantics == "FINAL":
+        kind = str(node.this)
     offset = 0
     if len(args) == 2:
         o = args[1]
@@ -197,7 +212,9 @@ def _composite(node: exp.Expression, special) -> bool:
     return not (isinstance(node, exp.Column) or special(node) in ("FIRST", "LAST"))
 
 
-def _pushed(node, row: tuple[str, int, str | None, int], qualifier, special) -> exp.Expression:
+def _pushed(
+    node, row: tuple[str, int, str | None, int], special, absent: str | None
+) -> exp.Expression | None:
     kind, offset, label, physical = row
     inner = node.copy()
     for n in list(inner.walk()):
@@ -217,11 +234,15 @@ def _pushed(node, row: tuple[str, int, str | None, int], qualifier, special) -> 
         )
     if _strict(inner):
         return exp.Paren(this=navigation)
+    if absent is None or kind not in ("FIRST", "LAST"):
+        return None  # (FINAL: the absent-row test below counts the running rows)
     # f(NULL) for an absent row: each column of the row replaced by a NULL of its type
-    absent = inner.copy()
-    for col in list(absent.find_all(exp.Column)):
+    absent_value = inner.copy()
+    for col in list(absent_value.find_all(exp.Column)):
         plain = exp.column(col.name, quoted=bool(col.this.args.get("quoted")))
         col.replace(exp.If(this=exp.false(), true=plain, false=exp.null()))
+    if absent == "last":
+        absent_value = exp.Anonymous(this="LAST", expressions=[absent_value])
     if label is None:
         star: exp.Expression = exp.Star()
     else:
@@ -229,4 +250,6 @@ def _pushed(node, row: tuple[str, int, str | None, int], qualifier, special) -> 
             this=exp.Star(), table=exp.to_identifier(label, quoted=label != label.upper())
         )
     present = exp.GT(this=exp.Count(this=star), expression=exp.Literal.number(offset))
-    return exp.Paren(this=exp.Case(ifs=[exp.If(this=present, true=navigation)], default=absent))
+    return exp.Paren(
+        this=exp.Case(ifs=[exp.If(this=present, true=navigation)], default=absent_value)
+    )

@@ -564,7 +564,7 @@ def _runtime_error(
 ) -> MatchRuntimeError:
     shown = ", ".join(f"{v!r} ({type(v).__name__})" for v in values)
     return MatchRuntimeError(
-        f"DEFINE could not apply {what} to {shown}: {err}",
+        f"could not apply {what} to {shown}: {err}",
         sql=sql,
         pos=pos,
         hint="the values have types that do not fit; CAST inside the navigation, "

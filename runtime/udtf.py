@@ -37,8 +37,10 @@ How it runs (PySpark 4.3, a row UDTF with a TABLE argument):
 
 Known limits: the UDTF gets rows one at a time through pickling, so it is several times
 slower than ``matchrec.sql`` (which uses ``mapInArrow``); each partition is held in
-memory; measure glue is limited to what ``planner.pyeval`` evaluates plus CAST, and a
-measure whose type cannot be inferred must be wrapped in a CAST.
+memory; functions of one navigated row move inside the navigation (the plan is made
+with ``python_measures=True``), so Spark computes them; what combines several rows is
+limited to what ``planner.pyeval`` evaluates plus CAST, and a measure whose type
+``planner.measure_eval`` cannot infer must be wrapped in a CAST.
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from typing import Any
 
 import pyarrow as pa
 from matchrec.grammar import parse_clause
+from matchrec.planner.function_types import NO_NULL_ELEMENTS
 from matchrec.planner.measure_eval import (
     CompiledMeasure,
     compile_measures,
@@ -67,6 +70,7 @@ from pyspark.sql.types import (
     ByteType,
     DataType,
     DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
@@ -129,9 +133,16 @@ def to_sqlglot_type(t: DataType) -> exp.DataType:
     if isinstance(t, NullType):
         return exp.DataType(this=T.NULL)
     try:
-        return exp.DataType.build(t.simpleString(), dialect="spark")
+        result = exp.DataType.build(t.simpleString(), dialect="spark")
     except Exception:  # a type sqlglot cannot spell: unknown, never guessed
         return exp.DataType(this=T.UNKNOWN)
+    # Spark's containsNull / valueContainsNull = false (a measure reading the column
+    # keeps it)
+    if isinstance(t, ArrayType) and not t.containsNull:
+        result.meta[NO_NULL_ELEMENTS] = True
+    if isinstance(t, MapType) and not t.valueContainsNull:
+        result.meta[NO_NULL_ELEMENTS] = True
+    return result
 
 
 def to_spark_type(t: exp.DataType) -> DataType | None:
@@ -143,11 +154,41 @@ def to_spark_type(t: exp.DataType) -> DataType | None:
         return DecimalType(precision, scale)
     if t.this == T.ARRAY and t.expressions:
         inner = to_spark_type(t.expressions[0])
-        return ArrayType(inner, True) if inner is not None else None
+        nulls = not t.meta.get(NO_NULL_ELEMENTS)
+        return ArrayType(inner, nulls) if inner is not None else None
     if t.this == T.MAP and len(t.expressions) == 2:
         key, value = (to_spark_type(e) for e in t.expressions)
-        return MapType(key, value, True) if key is not None and value is not None else None
+        nulls = not t.meta.get(NO_NULL_ELEMENTS)
+        return MapType(key, value, nulls) if key is not None and value is not None else None
+    if t.this == T.STRUCT:
+        fields = []
+        for f in t.expressions:
+            kind = f.args.get("kind") if isinstance(f, exp.ColumnDef) else None
+            inner = to_spark_type(kind) if isinstance(kind, exp.DataType) else None
+            if inner is None:
+                return None
+            fields.append(StructField(f.name, inner, True))
+        return StructType(fields)
+    if isinstance(t.this, exp.Interval):
+        return _day_time_interval(t.this)
     return None
+
+
+_DAY_TIME_FIELDS = {"DAY": 0, "HOUR": 1, "MINUTE": 2, "SECOND": 3}
+
+
+def _day_time_interval(interval: exp.Interval) -> DataType | None:
+    """``INTERVAL DAY``, ``INTERVAL DAY TO SECOND``, ...: a Spark day-time interval type."""
+    unit = interval.args.get("unit")
+    if isinstance(unit, exp.IntervalSpan):
+        start, end = unit.this.name.upper(), unit.expression.name.upper()
+    elif isinstance(unit, exp.Var):
+        start = end = unit.name.upper()
+    else:
+        return None
+    if start not in _DAY_TIME_FIELDS or end not in _DAY_TIME_FIELDS:
+        return None
+    return DayTimeIntervalType(_DAY_TIME_FIELDS[start], _DAY_TIME_FIELDS[end])
 
 
 # --------------------------------------------------------------------------- the plan
@@ -174,7 +215,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     """Parse, plan and type ``body`` against ``input_schema`` (raises our errors)."""
     clause = parse_clause(body)
     columns = list(input_schema.names)
-    plan = plan_clause(clause, columns)
+    plan = plan_clause(clause, columns, python_measures=True)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
     column_types = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
@@ -299,7 +340,7 @@ def _arrow_type(t: DataType) -> pa.DataType | None:
 def _python_values(values: Any) -> list[Any]:
     """An engine output column (Python list, Arrow or NumPy array) as Python values."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values.to_pylist()
+        return values.to_pylist(maps_as_pydicts="lossy")  # a UDTF returns maps as dicts
     if hasattr(values, "tolist"):
         return values.tolist()
     return values

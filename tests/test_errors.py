@@ -947,7 +947,7 @@ def test_runtime_type_error_in_define_is_positioned():
         body,
         body.index("> A.id"),
         MatchRuntimeError,
-        "DEFINE could not apply > to 'b' (str), 1 (int)",  # row 2's name, A's id
+        "could not apply > to 'b' (str), 1 (int)",  # row 2's name, A's id
         hint="CAST",
     )
 

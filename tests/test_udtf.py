@@ -19,15 +19,21 @@ from matchrec.runtime.udtf import build_program, to_spark_type, to_sqlglot_type
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
 from pyspark.sql.types import (
+    ArrayType,
     ByteType,
+    DateType,
+    DayTimeIntervalType,
     DecimalType,
     DoubleType,
     FloatType,
     IntegerType,
     LongType,
+    MapType,
+    ShortType,
     StringType,
     StructField,
     StructType,
+    TimestampNTZType,
     TimestampType,
 )
 from sqlglot import parse_one
@@ -240,17 +246,27 @@ INPUT = StructType(
 
 
 def test_untypable_measure_asks_for_a_cast():
-    body = "ORDER BY o MEASURES LAST(ts) - FIRST(ts) AS span PATTERN (A+) DEFINE A AS v > 0"
+    body = "ORDER BY o MEASURES url_decode(LAST(s)) AS u PATTERN (A+) DEFINE A AS v > 0"
     with pytest.raises(UnsupportedError) as info:
         build_program(body, INPUT)
-    assert info.value.column == body.index("LAST(ts)") + 1
+    assert info.value.column == body.index("url_decode") + 1
     assert "CAST" in str(info.value) and "matchrec.sql" in str(info.value)
 
 
 def test_unsupported_glue_in_measure():
-    body = "ORDER BY o MEASURES md5(LAST(s)) AS r PATTERN (A+) DEFINE A AS v > 0"
+    body = "ORDER BY o MEASURES struct(FIRST(s), LAST(s)) AS r PATTERN (A+) DEFINE A AS v > 0"
     with pytest.raises(UnsupportedError, match=r"LAST\(upper\(x\)\)"):
         build_program(body, INPUT)
+
+
+def test_non_null_preserving_function_of_a_row_an_empty_match_lacks_is_refused():
+    """hash(NULL) is not NULL: with no row to read f(NULL) at (A* matches empty), the
+    call is not moved inside the navigation and the table function says so."""
+    body = "ORDER BY o MEASURES hash(FIRST(A.s)) AS h PATTERN (A*) DEFINE A AS v > 0"
+    with pytest.raises(UnsupportedError, match="cannot evaluate") as info:
+        build_program(body, INPUT)
+    assert info.value.column == body.index("hash") + 1
+    build_program(body.replace("(A*)", "(A+)"), INPUT)
 
 
 def test_unknown_column_is_our_error():
@@ -386,3 +402,332 @@ def test_matchrec_sql_shows_the_table_functions_error_with_a_caret_in_the_query(
     # a correct call goes through matchrec.sql as through spark.sql
     good = _call(body.replace("X.p", "B.p"))
     assert matchrec.sql(spark, good).collect() == spark.sql(good).collect()
+
+
+# ------------------------------------------------------------------ functions of match rows
+
+RICH_ROWS = """
+('a', 1, DATE'2024-01-01', TIMESTAMP'2024-01-01 10:00:00', 10.0D, 'x',
+ named_struct('city', 'Oslo', 'kg', 3), array(1, 2, 3), map('k', 1), 5.00BD),
+('a', 2, DATE'2024-01-03', TIMESTAMP'2024-01-01 11:00:00', 8.0D, 'y',
+ named_struct('city', 'Rome', 'kg', 4), array(4), map('k', 2), 6.50BD),
+('a', 3, DATE'2024-01-07', TIMESTAMP'2024-01-01 12:30:00', 12.0D, 'z',
+ named_struct('city', 'Nice', 'kg', 5), array(5, 6), map('k', 3), 1.25BD),
+('b', 1, DATE'2024-02-01', TIMESTAMP'2024-02-01 10:00:00', 5.0D, 'x',
+ named_struct('city', 'Bern', 'kg', 1), array(), map('k', 4), 2.00BD),
+('b', 2, DATE'2024-02-02', TIMESTAMP'2024-02-01 10:05:00', 4.0D, NULL,
+ named_struct('city', NULL, 'kg', 2), NULL, NULL, NULL)
+"""
+RICH_COLUMNS = "sym, n, day, ts, price, tag, info, arr, m, dec"
+
+FUNCTION_CASES = {
+    # Spark functions of values read at match rows: in the table function Spark computes
+    # each function of one row (moved inside the navigation), Python only what combines
+    # several rows; types are declared before any row exists
+    "one_row_functions": """
+        PARTITION BY sym ORDER BY n
+        MEASURES datediff(LAST(day), FIRST(day)) AS days, FIRST(ts) + INTERVAL 1 HOUR AS due,
+                 A.info.city AS city, LAST(info.kg) * 2 AS kg2, any_value(tag) AS any_tag,
+                 date_add(FIRST(day), 3) AS later,
+                 unix_timestamp(LAST(ts)) - unix_timestamp(FIRST(ts)) AS secs,
+                 to_date(LAST(ts)) AS last_day, size(collect_list(tag)) AS n_tags,
+                 array_agg(n) AS ns, LAST(arr)[0] AS head, element_at(LAST(arr), 1) AS head1,
+                 LAST(m)['k'] AS mk, LAST(m) AS last_m,
+                 date_format(LAST(ts), 'yyyy-MM') AS ym,
+                 timestampdiff(MINUTE, FIRST(ts), LAST(ts)) AS minutes,
+                 LAST(ts) - FIRST(ts) AS span, LAST(day) - FIRST(day) AS day_span,
+                 year(FIRST(day)) AS yr, regexp_extract(LAST(tag), '(.)', 1) AS ch,
+                 percentile(price, 0.5) AS pct, median(price) AS med,
+                 try_divide(LAST(price), 0) AS inf, hash(LAST(tag)) AS h,
+                 make_date(2024, 1, LAST(n)) AS made, typeof(LAST(n)) AS ty,
+                 array(FIRST(n), LAST(n)) AS ends, FIRST(ts) + INTERVAL 1 MONTH AS next_month
+        ONE ROW PER MATCH
+        PATTERN (A B*)
+        DEFINE B AS true""",
+    "all_rows_pattern_that_can_be_empty": """
+        PARTITION BY sym ORDER BY n
+        MEASURES year(FIRST(B.day)) AS yr, coalesce(FIRST(B.tag), 'none') AS first_b,
+                 FIRST(B.ts) + INTERVAL 1 HOUR AS due, try_element_at(LAST(B.arr), 1) AS head,
+                 date_format(FINAL LAST(ts), 'yyyy') AS fin_year,
+                 datediff(LAST(day), FIRST(A.day)) AS days, upper(FIRST(B.tag)) AS up,
+                 year(FINAL LAST(B.day)) - year(FIRST(day)) AS years
+        ALL ROWS PER MATCH
+        PATTERN (A* B*)
+        DEFINE A AS price > 9, B AS price <= 9""",
+}
+
+
+@pytest.fixture(scope="module")
+def rich_table(spark, table):
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW mr_udtf_rich AS SELECT * FROM VALUES {RICH_ROWS} "
+        f"AS t({RICH_COLUMNS})"
+    )
+    return spark.table("mr_udtf_rich")
+
+
+@pytest.mark.parametrize("name", list(FUNCTION_CASES))
+def test_functions_of_match_rows_same_in_every_door(spark, rich_table, name):
+    body = FUNCTION_CASES[name]
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_rich MATCH_RECOGNIZE ({body})")
+    actual = spark.sql(_call(body, "mr_udtf_rich"))
+    # whole types: array element and map value nullability too
+    assert [(f.name, f.dataType) for f in actual.schema.fields] == [
+        (f.name, f.dataType) for f in expected.schema.fields
+    ]
+    want = sorted(map(repr, expected.collect()))
+    assert sorted(map(repr, actual.collect())) == want
+    assert want and "None" in " ".join(want)  # NULL cases are part of it
+
+
+def test_spot_values_of_functions_of_match_rows(spark, rich_table):
+    """A few values by hand, so that both doors agreeing on a wrong answer cannot pass."""
+    body = FUNCTION_CASES["one_row_functions"]
+    rows = {r.sym: r for r in spark.sql(_call(body, "mr_udtf_rich")).collect()}
+    a, b = rows["a"], rows["b"]
+    assert (a.days, a.city, a.kg2, a.secs, a.minutes, a.head, a.mk) == (
+        6,
+        "Oslo",
+        10,
+        9000,
+        150,
+        5,
+        3,
+    )
+    assert (b.head, b.head1, b.mk, b.ch, b.ns) == (None, None, None, None, [1, 2])
+    assert str(a.span) == "2:30:00" and a.day_span.days == 6
+    assert (a.ty, a.ym, a.yr, a.next_month.month) == ("int", "2024-01", 2024, 2)
+
+
+# Spark's result types of functions, as planner.function_types and measure_eval give them
+# without a Spark session: each against the schema Spark gives the same expression
+RICH_INPUT = StructType(
+    [
+        StructField("tag", StringType()),
+        StructField("n", IntegerType()),
+        StructField("b", LongType()),
+        StructField("s", ShortType()),
+        StructField("day", DateType()),
+        StructField("ts", TimestampType()),
+        StructField("tsn", TimestampNTZType()),
+        StructField("price", DoubleType()),
+        StructField("f", FloatType()),
+        StructField("dec", DecimalType(10, 2)),
+        StructField(
+            "info",
+            StructType([StructField("city", StringType()), StructField("kg", IntegerType())]),
+        ),
+        StructField("arr", ArrayType(IntegerType(), False)),
+        StructField("m", MapType(StringType(), IntegerType(), False)),
+        StructField("ih", DayTimeIntervalType(1, 1)),
+        StructField("idy", DayTimeIntervalType(0, 0)),
+    ]
+)
+
+ROW_FUNCTIONS = [
+    "ts + INTERVAL 1 HOUR",
+    "ts - INTERVAL 1 DAY",
+    "day + INTERVAL 1 DAY",
+    "day + INTERVAL 1 HOUR",
+    "day + INTERVAL 1 MONTH",
+    "ts + INTERVAL 1 MONTH",
+    "ts - ts",
+    "day - day",
+    "tsn - tsn",
+    "ts - day",
+    "tsn + INTERVAL 1 HOUR",
+    "hash(tag)",
+    "xxhash64(tag)",
+    "timestampdiff(MINUTE, ts, ts)",
+    "make_date(2024,1,n)",
+    "from_unixtime(b)",
+    "unix_timestamp(ts)",
+    "date_add(day, 3)",
+    "date_add(ts, 3)",
+    "try_divide(n, 0)",
+    "try_divide(dec, 2)",
+    "try_divide(b, 2)",
+    "date_trunc('day', ts)",
+    "last_day(day)",
+    "sha2(tag, 256)",
+    "md5(tag)",
+    "split(tag, ',')",
+    "array_distinct(arr)",
+    "sort_array(arr)",
+    "filter(arr, x -> x > 1)",
+    "array_join(arr, ',')",
+    "instr(tag, 'b')",
+    "second(ts)",
+    "array(n, b)",
+    "array(n, NULL)",
+    "element_at(arr, 1)",
+    "arr[0]",
+    "m['k']",
+    "info.city",
+    "to_timestamp(tag)",
+    "months_between(ts, ts)",
+    "add_months(day, 1)",
+    "datediff(ts, ts)",
+    "date_sub(day, 1)",
+    "next_day(day, 'MO')",
+    "dayofweek(day)",
+    "weekday(day)",
+    "unix_date(day)",
+    "unix_seconds(ts)",
+    "timestamp_seconds(b)",
+    "to_unix_timestamp(ts)",
+    "initcap(tag)",
+    "trim(tag)",
+    "lpad(tag, 3, 'x')",
+    "split_part(tag, ',', 1)",
+    "format_number(price, 2)",
+    "format_string('%s', tag)",
+    "bit_length(tag)",
+    "octet_length(tag)",
+    "ascii(tag)",
+    "chr(65)",
+    "base64(tag)",
+    "crc32(tag)",
+    "conv(tag, 10, 2)",
+    "abs(s)",
+    "s + s",
+    "-s",
+    "log10(price)",
+    "log(2, price)",
+    "cbrt(price)",
+    "degrees(price)",
+    "pi()",
+    "e()",
+    "factorial(n)",
+    "shiftleft(n, 1)",
+    "n & 1",
+    "~n",
+    "n ^ 1",
+    "sign(n)",
+    "signum(n)",
+    "positive(n)",
+    "negative(n)",
+    "least(n, b)",
+    "greatest(n, price)",
+    "nanvl(price, 0D)",
+    "isnan(price)",
+    "ifnull(tag, 'a')",
+    "nvl2(tag, 1, 2)",
+    "nullif(n, 1)",
+    "zeroifnull(n)",
+    "nullifzero(n)",
+    "width_bucket(price, 0, 10, 5)",
+    "round(dec, 1)",
+    "ceil(dec)",
+    "floor(price)",
+    "rint(price)",
+    "map_keys(m)",
+    "map_values(m)",
+    "size(arr)",
+    "cardinality(arr)",
+    "array_size(arr)",
+    "array_contains(arr, 1)",
+    "array_position(arr, 1)",
+    "array_max(arr)",
+    "slice(arr, 1, 1)",
+    "concat(arr, arr)",
+    "flatten(array(arr))",
+    "reverse(arr)",
+    "reverse(tag)",
+    "exists(arr, x -> x > 1)",
+    "to_json(info)",
+    "get_json_object('{}', '$.a')",
+    "json_array_length('[]')",
+    "regexp_count(tag, 'x')",
+    "regexp_substr(tag, 'x')",
+    "regexp_instr(tag, 'x')",
+    "regexp_replace(tag, 'x', 'y')",
+    "rlike(tag, 'x')",
+    "typeof(n)",
+    "left(tag, 1)",
+    "encode(tag, 'utf-8')",
+    "decode(encode(tag, 'utf-8'), 'utf-8')",
+    "to_char(n, '999')",
+    "try_add(n, 1)",
+    "try_subtract(n, 1)",
+    "try_multiply(n, 2)",
+    "try_element_at(arr, 5)",
+    "element_at(m, 'k')",
+    "date_from_unix_date(1)",
+    "make_timestamp(2024,1,1,0,0,0)",
+    "make_dt_interval(1)",
+    "from_utc_timestamp(ts, 'UTC')",
+    "to_utc_timestamp(ts, 'UTC')",
+    "dayname(day)",
+    "monthname(day)",
+    "quarter(day)",
+    "hour(ts)",
+    "minute(ts)",
+    "weekofyear(day)",
+    "dayofyear(day)",
+    "year(ts)",
+    "month(tsn)",
+    "last_day(ts)",
+    "trunc(day, 'MM')",
+    "date_format(day, 'yyyy')",
+    "to_date(tag)",
+    "try_to_timestamp(tag)",
+    "to_timestamp_ntz(tag)",
+    "cast(n as string)",
+    "n::string",
+    "if(n > 1, n, b)",
+    "case when n > 1 then dec else price end",
+    "coalesce(n, dec)",
+    "coalesce(s, n)",
+    "n % 2",
+    "b div 2",
+    "n / 2",
+    "dec / 3",
+    "dec * dec",
+    "price * f",
+    "f * f",
+    "f + 1",
+    "s * 2",
+    "s + 1L",
+    "n + 1.5",
+    "dec + 1",
+    "b + dec",
+    "sqrt(n)",
+    "exp(n)",
+    "pow(n, 2)",
+    "ln(n)",
+]
+MATCH_AGGREGATES = [
+    "percentile(price, 0.5)",
+    "percentile(n, array(0.5))",
+    "median(n)",
+    "median(dec)",
+    "any_value(tag)",
+    "collect_list(n)",
+    "collect_set(tag)",
+    "array_agg(tag)",
+    "percentile_approx(price, 0.5)",
+    "percentile_approx(n, 0.5)",
+    "mode(tag)",
+    "stddev(n)",
+    "variance(dec)",
+    "count_if(n > 1)",
+    "max_by(tag, n)",
+    "first_value(tag)",
+    "array_agg(DISTINCT n)",
+    "bool_and(n > 1)",
+]
+
+
+def test_function_types_match_spark(spark):
+    env = TypeEnv({f.name: to_sqlglot_type(f.dataType) for f in RICH_INPUT.fields})
+    empty = spark.createDataFrame([], RICH_INPUT)
+    expected = [f.dataType for f in empty.selectExpr(*ROW_FUNCTIONS).schema.fields]
+    expected += [f.dataType for f in empty.selectExpr(*MATCH_AGGREGATES).schema.fields]
+    mismatches = []
+    for text, want in zip(ROW_FUNCTIONS + MATCH_AGGREGATES, expected):
+        inferred = infer_type(parse_one(text, read=MatchRecognizeDialect), env)
+        got = to_spark_type(inferred) if inferred is not None else None
+        if got != want:
+            mismatches.append((text, got and got.simpleString(), want.simpleString()))
+    assert not mismatches

@@ -1,0 +1,265 @@
+"""Spark's result types of SQL functions, as a table, for typing without a Spark session.
+
+The SQL table function declares its output schema in ``analyze``, where no Spark session
+exists (see ``planner.measure_eval``). Most measures are functions Spark computes on one
+row and the matcher then reads (``LAST(year(ts))``); their types come from here. Each
+entry says how Spark types the call: a fixed type, the type of an argument, the element
+type of an array argument, and so on. ``tests/test_function_types.py`` checks every rule
+against the schema Spark itself gives the same expression.
+
+Keys are sqlglot node class names (sqlglot parses most functions to typed nodes) or, for
+calls sqlglot does not know (``exp.Anonymous``), the upper-case function name.
+Types are sqlglot ``DataType`` nodes; nothing here imports Spark.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+T = exp.DataType.Type
+TypeOf = Callable[[exp.Expression], "exp.DataType | None"]
+
+
+def dtype(text: str) -> exp.DataType:
+    """A type from its Spark SQL spelling, e.g. ``dtype("decimal(10,2)")``."""
+    return exp.DataType.build(text, dialect="spark")
+
+
+#: the meta key marking an array type whose elements are never NULL (Spark's
+#: ``containsNull = false``, e.g. what collect_list returns)
+NO_NULL_ELEMENTS = "mr_no_null_elements"
+
+
+def array_of(element: exp.DataType, no_nulls: bool = False) -> exp.DataType:
+    """``array<element>``; ``no_nulls``: Spark declares its elements non-NULL."""
+    result = exp.DataType(this=T.ARRAY, expressions=[element.copy()], nested=True)
+    if no_nulls:
+        result.meta[NO_NULL_ELEMENTS] = True
+    return result
+
+
+def _names(text: str) -> list[str]:
+    return text.split()
+
+
+# calls whose result type never depends on their arguments
+_FIXED: dict[str, str] = {}
+for _type, _keys in {
+    "int": "Year Month Day DayOfMonth DayOfWeek DayOfYear WeekOfYear Quarter Hour Minute "
+    "Second DateDiff Length ArraySize BitLength Ascii StrPosition RegexpCount "
+    "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY "
+    "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH",
+    "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
+    "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS",
+    "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
+    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG1P EXPM1 COT HYPOT SIGNUM",
+    "string": "Lower Upper ConcatWs Substring Left Right Trim Initcap Pad "
+    "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
+    "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
+    "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
+    "BTRIM SPACE OVERLAY",
+    "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
+    "ARRAY_CONTAINS_ALL",
+    "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
+    "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE",
+    "timestamp": "TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
+    "UnixToTime CurrentTimestamp TIMESTAMP_SECONDS TIMESTAMP_MILLIS TIMESTAMP_MICROS "
+    "TRY_TO_TIMESTAMP MAKE_TIMESTAMP",
+    "timestamp_ntz": "TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ",
+    "binary": "Encode Unhex UNBASE64",
+    "interval day to second": "MAKE_DT_INTERVAL",
+}.items():
+    for _key in _names(_keys):
+        _FIXED[_key] = _type
+
+# calls typed like their first argument (the array functions keep the array type)
+_SAME_AS_FIRST = set(
+    _names(
+        "Abs Neg Negative POSITIVE Nullif ZEROIFNULL NULLIFZERO BitwiseNot BitwiseLeftShift "
+        "BitwiseRightShift SHIFTRIGHTUNSIGNED Reverse ArrayDistinct ArraySort ArraySlice "
+        "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
+        "Nanvl"
+    )
+)
+# calls typed like the element of their first argument (an array)
+_ELEMENT_OF_FIRST = set(_names("ArrayMax ArrayMin ARRAY_MAX ARRAY_MIN"))
+# calls typed as Spark's common type of all their arguments
+_COMMON_OF_ALL = set(_names("Greatest Least Coalesce BitwiseAnd BitwiseOr BitwiseXor NVL IFNULL"))
+
+
+def key(node: exp.Expression) -> str:
+    """The table key of call ``node``."""
+    if isinstance(node, exp.Anonymous):
+        return str(node.this).upper()
+    return type(node).__name__
+
+
+def _args(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    args: list[exp.Expression] = []
+    for k in node.arg_types:
+        value = node.args.get(k)
+        if isinstance(value, exp.Expression):
+            args.append(value)
+        elif isinstance(value, list):
+            args.extend(v for v in value if isinstance(v, exp.Expression))
+    return args
+
+
+def _first_arg(node: exp.Expression) -> exp.Expression | None:
+    args = _args(node)
+    return args[0] if args else None
+
+
+def element_type(t: exp.DataType | None) -> exp.DataType | None:
+    """The element type of an array type, the value type of a map type, else None."""
+    if t is None:
+        return None
+    if t.this == T.ARRAY and t.expressions:
+        return t.expressions[0]
+    if t.this == T.MAP and len(t.expressions) == 2:
+        return t.expressions[1]
+    return None
+
+
+def field_type(t: exp.DataType | None, name: str) -> exp.DataType | None:
+    """The type of field ``name`` of a struct type (Spark matches names without case)."""
+    if t is None or t.this != T.STRUCT:
+        return None
+    for f in t.expressions:
+        if isinstance(f, exp.ColumnDef) and f.name.lower() == name.lower():
+            kind = f.args.get("kind")
+            return kind if isinstance(kind, exp.DataType) else None
+    return None
+
+
+def call_type(
+    node: exp.Expression, type_of: TypeOf, common: Callable[[list], exp.DataType | None]
+) -> exp.DataType | None:
+    """Spark's result type of call ``node`` from the table, or None if it has no rule.
+    ``type_of`` types an argument; ``common`` gives Spark's common type of a list of
+    argument expressions."""
+    k = key(node)
+    if k in _FIXED:
+        return dtype(_FIXED[k])
+    if k in _SAME_AS_FIRST:
+        first = _first_arg(node)
+        return type_of(first) if first is not None else None
+    if k in _ELEMENT_OF_FIRST:
+        first = _first_arg(node)
+        return element_type(type_of(first)) if first is not None else None
+    if k in _COMMON_OF_ALL:
+        return common(_args(node))
+    rule = _STRUCTURAL.get(k)
+    return rule(node, type_of, common) if rule is not None else None
+
+
+def _bracket(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    if len(node.expressions) != 1:
+        return None
+    return element_type(type_of(node.this))
+
+
+def _dot(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    return field_type(type_of(node.this), node.expression.name)
+
+
+def _array(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    args = _args(node)
+    element = common(args) if args else None
+    return array_of(element) if element is not None and element.this != T.NULL else None
+
+
+def _split(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    return array_of(dtype("string"), no_nulls=True)
+
+
+def _map_keys(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    t = type_of(node.this)
+    if t is None or t.this != T.MAP or len(t.expressions) != 2:
+        return None
+    return array_of(t.expressions[0])
+
+
+def _map_values(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    value = element_type(type_of(_args(node)[0]))
+    return array_of(value) if value is not None else None
+
+
+def _flatten(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    inner = element_type(type_of(node.this))
+    return inner if inner is not None and inner.this == T.ARRAY else None
+
+
+def _concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``concat``/``||``: of strings a string, of arrays an array."""
+    types = [type_of(a) for a in _args(node)]
+    if any(t is not None and t.this == T.ARRAY for t in types):
+        return common(_args(node))
+    return dtype("string")
+
+
+def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    return common(_args(node)[1:])
+
+
+_STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "Nvl2": _nvl2,
+    "Concat": _concat,
+    "DPipe": _concat,
+    "Bracket": _bracket,
+    "Dot": _dot,
+    "Array": _array,
+    "RegexpSplit": _split,
+    "MapKeys": _map_keys,
+    "MAP_VALUES": _map_values,
+    "Flatten": _flatten,
+}
+
+
+# ------------------------------------------------------------------ intervals and dates
+
+
+def interval_type(node: exp.Interval) -> exp.DataType | None:
+    """The type of an interval literal such as ``INTERVAL 1 HOUR`` (one unit only)."""
+    unit = node.args.get("unit")
+    name = unit.name.upper() if isinstance(unit, exp.Var) else ""
+    name = {"WEEK": "DAY", "WEEKS": "DAY"}.get(name, name.rstrip("S"))
+    if name in ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"):
+        return dtype(f"interval {name.lower()}")
+    return None
+
+
+def is_interval(t: exp.DataType | None) -> bool:
+    return t is not None and isinstance(t.this, exp.Interval)
+
+
+_DATE_UNITS = {"DAY", "WEEK", "MONTH", "YEAR"}
+_TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
+
+
+def datetime_arithmetic(
+    node: exp.Binary, left: exp.DataType, right: exp.DataType
+) -> exp.DataType | None:
+    """Spark's type of ``+``/``-`` on dates, timestamps and day-time intervals, or None
+    when neither side is one of them (then it is numeric arithmetic)."""
+    moments = _TIMESTAMPS | {T.DATE}
+    if left.this in moments and is_interval(right):
+        if left.this == T.DATE:
+            unit = right.this.args.get("unit")
+            if isinstance(unit, exp.Var) and unit.name.upper() in _DATE_UNITS:
+                return left
+            return dtype("timestamp")
+        return left
+    if isinstance(node, exp.Add) and right.this in moments and is_interval(left):
+        return datetime_arithmetic(node, right, left)
+    if isinstance(node, exp.Sub) and left.this in moments and right.this in moments:
+        if left.this == right.this == T.DATE:
+            return dtype("interval day")
+        return dtype("interval day to second")
+    if is_interval(left) or is_interval(right):
+        return None  # interval with interval (or a number): not typed here
+    return None
