@@ -61,6 +61,8 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.Quantile: "PERCENTILE",
     exp.ApproxQuantile: "PERCENTILE_APPROX",
     exp.Mode: "MODE",
+    exp.FirstValue: "FIRST_VALUE",
+    exp.LastValue: "LAST_VALUE",
 }
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
@@ -1165,7 +1167,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 pos=pos,
                 hint="aggregates over the match: count, sum, avg, min, max, array_agg, "
                 "collect_list, collect_set, min_by/max_by, bool_and/bool_or, count_if, "
-                "listagg/string_agg, stddev/variance (_pop/_samp), any_value, median, "
+                "listagg/string_agg, stddev/variance (_pop/_samp), any_value, first_value, "
+                "last_value, median, "
                 "percentile, percentile_approx, mode; or aggregate "
                 "the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
             )

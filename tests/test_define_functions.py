@@ -873,6 +873,24 @@ def test_percentiles_median_and_mode_over_each_prefix_equal_spark(spark, measure
     assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
 
 
+@pytest.mark.parametrize(
+    "measure", ["first_value(x)", "last_value(x)", "last_value(n) - first_value(n)"]
+)
+def test_first_and_last_value_over_each_prefix_equal_spark(spark, measure):
+    """first_value/last_value as aggregates over the match rows in their order, NULLs
+    kept (Spark's default), as Spark's window over the rows up to each row gives."""
+    got = matchrec.sql(
+        spark,
+        f"SELECT k, i, v FROM {PERCENTILE_ROWS} MATCH_RECOGNIZE (PARTITION BY k ORDER BY i "
+        f"MEASURES {measure} AS v ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true)",
+    )
+    window = "OVER (PARTITION BY k ORDER BY i ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+    over = re.sub(r"(_value\([nx]\))", rf"\1 {window}", measure)
+    want = spark.sql(f"SELECT k, i, {over} AS v FROM {PERCENTILE_ROWS}")
+    assert got.schema["v"].dataType == want.schema["v"].dataType
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
+
+
 def test_percentile_of_a_running_match_in_define(spark):
     query = (
         f"SELECT k, first_i, last_i FROM {PERCENTILE_ROWS} MATCH_RECOGNIZE (PARTITION BY k "
