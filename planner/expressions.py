@@ -913,7 +913,7 @@ def _current_classifier(tree: exp.Expression, label: str) -> exp.Expression:
 
 #: aggregates that return something other than NULL for rows whose argument is NULL (a
 #: FILTER cannot be written as a NULL argument for them)
-_NULL_KEEPING_AGGREGATES = (exp.AnyValue, exp.First, exp.Last)
+_NULL_KEEPING_AGGREGATES = (exp.AnyValue, exp.First, exp.Last, exp.FirstValue, exp.LastValue)
 
 
 def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.Expression:
