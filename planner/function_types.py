@@ -202,12 +202,41 @@ def _concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | Non
     return dtype("string")
 
 
+def struct_fields(node: exp.Expression) -> list[tuple[str, exp.Expression]] | None:
+    """(name, value) of each field of a lowered ``STRUCT(x AS name, ...)`` (the planner
+    names every field as Spark does), or None when a field has no name."""
+    fields = []
+    for e in node.expressions:
+        if not isinstance(e, (exp.PropertyEQ, exp.Alias)):
+            return None
+        name = e.this if isinstance(e, exp.PropertyEQ) else e.args.get("alias")
+        value = e.expression if isinstance(e, exp.PropertyEQ) else e.this
+        if not isinstance(name, exp.Identifier):
+            return None
+        fields.append((name.this, value))
+    return fields
+
+
+def _struct(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    fields = struct_fields(node)
+    if not fields:
+        return None
+    defs = []
+    for name, value in fields:
+        t = type_of(value)
+        if t is None:
+            return None
+        defs.append(exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=t))
+    return exp.DataType(this=T.STRUCT, expressions=defs, nested=True)
+
+
 def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     return common(_args(node)[1:])
 
 
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "Nvl2": _nvl2,
+    "Struct": _struct,
     "Concat": _concat,
     "DPipe": _concat,
     "Bracket": _bracket,

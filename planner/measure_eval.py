@@ -44,6 +44,7 @@ from .function_types import (
     dtype,
     field_type,
     interval_type,
+    struct_fields,
 )
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
@@ -700,6 +701,10 @@ class _MeasureCompiler:
             )
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return self.cast(node)
+        fields = struct_fields(node) if isinstance(node, exp.Struct) else None
+        if fields:  # a tuple, which PySpark returns as a struct row
+            parts = [self.compile(value) for _, value in fields]
+            return lambda vals: tuple(part(vals) for part in parts)
         try:
             return compile_glue(node, self.compile, lambda n: self.pos, self.sql)  # type: ignore[arg-type,return-value]
         except UnsupportedError as err:

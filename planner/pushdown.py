@@ -209,6 +209,8 @@ def _strict(node: exp.Expression) -> bool:
 def _composite(node: exp.Expression, special) -> bool:
     """Whether ``node`` is more than a bare navigation or column (worth pushing)."""
     node = node.this if isinstance(node, exp.Paren) else node
+    if isinstance(node, (exp.PropertyEQ, exp.Alias)):
+        return False  # a field name of STRUCT(x AS name): its value may be pushed
     return not (isinstance(node, exp.Column) or special(node) in ("FIRST", "LAST"))
 
 

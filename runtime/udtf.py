@@ -60,7 +60,7 @@ from matchrec.planner.measure_eval import (
     type_integer_widths,
 )
 from matchrec.planner.plan import MatchPlan, plan_clause
-from pyspark.sql import SparkSession
+from pyspark.sql import Row, SparkSession
 from pyspark.sql.functions import udtf
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import (
@@ -102,6 +102,8 @@ from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
 WATERMARK_DELAY = "spark.watermarkDelayMs"
 
 T = exp.DataType.Type
+#: the meta key of a sqlglot type made from a Spark type: that Spark type
+EXACT_SPARK_TYPE = "mr_spark_type"
 
 _SIMPLE_TYPES: dict[exp.DataType.Type, DataType] = {
     T.TINYINT: ByteType(),
@@ -136,17 +138,17 @@ def to_sqlglot_type(t: DataType) -> exp.DataType:
         result = exp.DataType.build(t.simpleString(), dialect="spark")
     except Exception:  # a type sqlglot cannot spell: unknown, never guessed
         return exp.DataType(this=T.UNKNOWN)
-    # Spark's containsNull / valueContainsNull = false (a measure reading the column
-    # keeps it)
-    if isinstance(t, ArrayType) and not t.containsNull:
-        result.meta[NO_NULL_ELEMENTS] = True
-    if isinstance(t, MapType) and not t.valueContainsNull:
-        result.meta[NO_NULL_ELEMENTS] = True
+    # the exact type (nested nullability included) for a measure that returns the
+    # column's value as it is
+    result.meta[EXACT_SPARK_TYPE] = t
     return result
 
 
 def to_spark_type(t: exp.DataType) -> DataType | None:
     """The Spark type of an inferred measure type, or None if it has no safe equivalent."""
+    exact = t.meta.get(EXACT_SPARK_TYPE)
+    if isinstance(exact, DataType):
+        return exact
     if t.this in _SIMPLE_TYPES:
         return _SIMPLE_TYPES[t.this]
     if t.this == T.DECIMAL:
@@ -323,9 +325,16 @@ class RowColumns:
             try:
                 found = pa.array(values, type=self._arrow_types.get(name))
             except (pa.ArrowException, TypeError, ValueError):
-                found = pa.array(values)
+                found = pa.array([_plain(v) for v in values])
             self._arrays[name] = found
         return found
+
+
+def _plain(value: Any) -> Any:
+    """A value as pyarrow infers it: a struct (PySpark's Row, a tuple) as a dict."""
+    if isinstance(value, Row):
+        return value.asDict(recursive=True)
+    return value
 
 
 def _arrow_type(t: DataType) -> pa.DataType | None:

@@ -254,7 +254,7 @@ def test_untypable_measure_asks_for_a_cast():
 
 
 def test_unsupported_glue_in_measure():
-    body = "ORDER BY o MEASURES struct(FIRST(s), LAST(s)) AS r PATTERN (A+) DEFINE A AS v > 0"
+    body = "ORDER BY o MEASURES hash(FIRST(s), LAST(s)) AS r PATTERN (A+) DEFINE A AS v > 0"
     with pytest.raises(UnsupportedError, match=r"LAST\(upper\(x\)\)"):
         build_program(body, INPUT)
 
@@ -440,7 +440,10 @@ FUNCTION_CASES = {
                  percentile(price, 0.5) AS pct, median(price) AS med,
                  try_divide(LAST(price), 0) AS inf, hash(LAST(tag)) AS h,
                  make_date(2024, 1, LAST(n)) AS made, typeof(LAST(n)) AS ty,
-                 array(FIRST(n), LAST(n)) AS ends, FIRST(ts) + INTERVAL 1 MONTH AS next_month
+                 array(FIRST(n), LAST(n)) AS ends, FIRST(ts) + INTERVAL 1 MONTH AS next_month,
+                 struct(FIRST(n), LAST(tag)) AS pair, struct(n, tag) AS last_row,
+                 named_struct('y', year(FIRST(day)), 'c', LAST(info.city)) AS named,
+                 struct(FIRST(info), LAST(arr)) AS nested, collect_list(info) AS infos
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
