@@ -59,6 +59,7 @@ from .streaming import (
     LATE,
     ROCKSDB,
     STATE_STORE_CONF,
+    SettledBuckets,
     late_frame,
     move_timer,
     packed_by_bucket,
@@ -403,14 +404,19 @@ class DynamicProcessor(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
         self.state = handle.getValueState("rules", StructType([StructField("blob", BinaryType())]))
+        self.settled = SettledBuckets()
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any):
         frames = [pdf for pdf in rows if len(pdf)]
         pdf = pd.concat(frames, ignore_index=True) if frames else None
-        yield from self._advance(int(key[0]), pdf, timerValues.getCurrentWatermarkInMs())
+        watermark_ms = timerValues.getCurrentWatermarkInMs()
+        yield from self._advance(int(key[0]), pdf, watermark_ms)
+        self.settled.mark(key, watermark_ms)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any):
-        yield from self._advance(int(key[0]), None, timerValues.getCurrentWatermarkInMs())
+        watermark_ms = timerValues.getCurrentWatermarkInMs()
+        if not self.settled.done(key, watermark_ms):
+            yield from self._advance(int(key[0]), None, watermark_ms)
 
     def _advance(
         self, bucket_id: int, pdf: pd.DataFrame | None, watermark_ms: int

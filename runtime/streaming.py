@@ -231,6 +231,22 @@ def move_timer(handle: Any, registered: int | None, wake_micros: int | None, wat
     return wake
 
 
+class SettledBuckets:
+    """The buckets a stream processor already advanced in this task, and to which
+    watermark. Spark fires a bucket's expired timer after its input rows were handled at
+    the same watermark; advancing again would settle nothing new and cost a state read
+    and write, so such a timer is skipped (the input call registered the next one)."""
+
+    def __init__(self) -> None:
+        self._watermarks: dict[tuple, int] = {}
+
+    def mark(self, key: Any, watermark_ms: int) -> None:
+        self._watermarks[tuple(key)] = watermark_ms
+
+    def done(self, key: Any, watermark_ms: int) -> bool:
+        return self._watermarks.get(tuple(key)) == watermark_ms
+
+
 _streams = 0
 
 
@@ -256,14 +272,19 @@ class MatchProcessor(StatefulProcessor):
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
         self.state = handle.getValueState("bucket", StructType([StructField("blob", BinaryType())]))
+        self.settled = SettledBuckets()
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any):
         # by position: Spark may rename input columns of a stateful processor (``_1``)
         new = unpack(blob for pdf in rows for blob in pdf.iloc[:, -1])
-        yield from self._advance(new, timerValues.getCurrentWatermarkInMs())
+        watermark_ms = timerValues.getCurrentWatermarkInMs()
+        yield from self._advance(new, watermark_ms)
+        self.settled.mark(key, watermark_ms)
 
     def handleExpiredTimer(self, key: Any, timerValues: Any, expiredTimerInfo: Any):
-        yield from self._advance(None, timerValues.getCurrentWatermarkInMs())
+        watermark_ms = timerValues.getCurrentWatermarkInMs()
+        if not self.settled.done(key, watermark_ms):
+            yield from self._advance(None, watermark_ms)
 
     def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
         found = self.state.get()
