@@ -29,10 +29,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from matchrec.grammar import parse_clause
-from matchrec.grammar.parser import parse_dynamic
-from matchrec.grammar.query_scan import Occurrence, find_match_recognize, with_prefix
 from matchrec.planner.plan import MatchPlan, plan_clause
+from matchrec.planner.statement import Occurrence, read_body, read_statement, with_prefix
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import DataFrame, SparkSession
 
@@ -50,7 +48,7 @@ _counter = itertools.count()
 
 def match_recognize(df: DataFrame, clause: str) -> DataFrame:
     """Apply a MATCH_RECOGNIZE clause body (the text inside its parentheses) to ``df``."""
-    parsed = parse_clause(clause)
+    parsed = read_body(clause)
     return run_clause(df, parsed)
 
 
@@ -191,18 +189,12 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     valid after the block, on classic Spark and on Spark Connect alike. Only analysis
     happens here: no Spark job runs.
     """
-    occurrences = find_match_recognize(query)
-    clauses = [
-        (parse_dynamic if o.dynamic else parse_clause)(
-            query[o.body_start : o.body_end], base=o.body_start, sql=query
-        )
-        for o in occurrences
-    ]
+    clauses = read_statement(query)
     if clauses:
         ship(spark)  # on a cluster: before the job's functions are built
     rewriter = _Rewriter(query)
     planned: list[PlannedClause] = []
-    for occ, clause in zip(occurrences, clauses):
+    for occ, clause in clauses:
         frames = {step.view: step.result for step in planned}
         relation = _relation(spark, rewriter, occ, frames)
         if isinstance(clause, DynamicClause):

@@ -51,7 +51,6 @@ from itertools import repeat
 from typing import Any
 
 import pyarrow as pa
-from matchrec.grammar import parse_clause
 from matchrec.planner.function_types import NO_NULL_ELEMENTS
 from matchrec.planner.measure_eval import (
     CompiledMeasure,
@@ -60,6 +59,7 @@ from matchrec.planner.measure_eval import (
     type_integer_widths,
 )
 from matchrec.planner.plan import MatchPlan, plan_clause
+from matchrec.planner.statement import read_body
 from pyspark.sql import Row, SparkSession
 from pyspark.sql.functions import udtf
 from pyspark.sql.pandas.types import to_arrow_type
@@ -215,7 +215,7 @@ class _Program:
 
 def build_program(body: str, input_schema: StructType) -> _Program:
     """Parse, plan and type ``body`` against ``input_schema`` (raises our errors)."""
-    clause = parse_clause(body)
+    clause = read_body(body)
     columns = list(input_schema.names)
     plan = plan_clause(clause, columns, python_measures=True)
     fields = {f.name: f for f in input_schema.fields}

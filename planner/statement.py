@@ -1,0 +1,42 @@
+"""The planner's door for SQL text: the clauses of a statement, read by the grammar.
+
+Data flows one way in matchrec: SQL text, the grammar (``matchrec.grammar``), the AST,
+the planner, the core, the runtime. The runtime receives SQL from its users (a query, a
+clause body, a rule's spec) but never reads it itself: it asks this module, which hands
+back ASTs and the places of the clauses in the text, every position an offset into the
+text the user wrote (so errors point there).
+"""
+
+from __future__ import annotations
+
+from matchrec.grammar import parse_clause
+from matchrec.grammar.parser import parse_dynamic
+from matchrec.grammar.query_scan import Occurrence, find_match_recognize, with_prefix
+
+from matchrec.ast import DynamicClause, MatchRecognizeClause
+
+__all__ = ["Occurrence", "read_body", "read_statement", "with_prefix"]
+
+
+def read_body(body: str) -> MatchRecognizeClause:
+    """The clause whose body (the text inside ``MATCH_RECOGNIZE ( ... )``) is ``body``;
+    raises :class:`~matchrec.errors.SqlSyntaxError` with a caret into ``body``."""
+    return parse_clause(body)
+
+
+def read_statement(
+    query: str,
+) -> list[tuple[Occurrence, MatchRecognizeClause | DynamicClause]]:
+    """Every ``MATCH_RECOGNIZE`` and ``MATCH_RECOGNIZE_DYNAMIC`` of ``query``, innermost
+    first as :func:`~matchrec.grammar.query_scan.find_match_recognize` orders them, each
+    with its parsed clause. All are parsed before the caller plans any, so a syntax error
+    anywhere in the query is reported first."""
+    return [
+        (
+            o,
+            (parse_dynamic if o.dynamic else parse_clause)(
+                query[o.body_start : o.body_end], base=o.body_start, sql=query
+            ),
+        )
+        for o in find_match_recognize(query)
+    ]
