@@ -119,15 +119,26 @@ class _ToAst(Transformer_NonRecursive):
         return ast.Measure(_expr(expression), _unquote(alias), alias.start_pos)
 
     def one_row_per_match(self, children: list) -> dict:
-        (timeouts,) = children
-        return {"rows_per_match": ast.RowsPerMatch("one", timeouts=bool(timeouts))}
+        timeouts, late = children
+        return {
+            "rows_per_match": ast.RowsPerMatch(
+                "one", timeouts=bool(timeouts), late_rows=late is not None, late_pos=_pos(late)
+            )
+        }
 
     def timeout_rows(self, _: list) -> bool:
         return True
 
+    def late_rows(self, children: list[Token]) -> int:
+        return children[0].start_pos
+
     def all_rows_per_match(self, children: list) -> dict:
-        (empty,) = children
-        return {"rows_per_match": ast.RowsPerMatch("all", empty or "show")}
+        empty, late = children
+        return {
+            "rows_per_match": ast.RowsPerMatch(
+                "all", empty or "show", late_rows=late is not None, late_pos=_pos(late)
+            )
+        }
 
     def show_empty_matches(self, _: list) -> str:
         return "show"
@@ -303,3 +314,8 @@ def _unquote_string(token: Token) -> str:
     """The value of a '...' literal (enough for the digits of an interval)."""
     body = token[2:-1] if token[0] in "rR" else token[1:-1]
     return body.replace("''", "'")
+
+
+def _pos(found: int | None) -> int:
+    """A position the parse may lack (an optional part not written): -1 then."""
+    return -1 if found is None else found

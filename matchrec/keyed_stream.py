@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from matchrec.arrow_rows import ArrowColumns, group_starts, output_batch
+from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts, output_batch
 from matchrec.engine import PartitionProgram
 from matchrec.errors import MatchRuntimeError
 from matchrec.incremental import CURSOR_FIELDS, Cursor, Cursors, step, step_pieces
@@ -37,6 +37,8 @@ FINAL = "__mr_final"
 STATUS = "__mr_status"
 MATCHED_STATUS = "MATCHED"
 TIMEOUT_STATUS = "TIMEOUT"
+#: the status of an output row that is a late input row (WITH LATE ROWS)
+LATE_STATUS = "LATE"
 
 
 @dataclass
@@ -50,6 +52,12 @@ class StreamSpec:
     atom_types: list[pa.DataType]  # Arrow type of each atom's output column
     buckets: int  # how many buckets the keys are hashed into (fixed per checkpoint)
     timeouts: bool = False  # WITH TIMEOUTS
+    late_rows: bool = False  # WITH LATE ROWS: late input rows are output rows too
+
+    @property
+    def status_shown(self) -> bool:
+        """Whether output rows carry a status (MATCHED, TIMEOUT, LATE)."""
+        return self.timeouts or self.late_rows
 
     @property
     def within_micros(self) -> float | None:
@@ -246,6 +254,21 @@ class KeyedStream:
         """:func:`drop_late` by the latest watermark this bucket advanced to."""
         return drop_late(new, self.watermark)
 
+    def split_late(self, new: pa.Table) -> tuple[pa.Table, pa.Table | None]:
+        """:func:`split_late` by the latest watermark this bucket advanced to."""
+        return split_late(new, self.watermark)
+
+    def late_output(self, late: pa.Table) -> pa.RecordBatch:
+        """The output rows of ``late`` input rows (WITH LATE ROWS): their carried
+        columns, no atom values, not matched, status LATE."""
+        spec = self.spec
+        count = late.num_rows
+        arrays = [late.column(c).combine_chunks() for c in spec.carried]
+        arrays += [pa.nulls(count, type=t) for t in spec.atom_types]
+        arrays.append(pa.array(np.zeros(count, dtype=bool)))
+        names = [*spec.carried, *(f"__mr_a{i}" for i in range(len(spec.atom_types))), MATCHED]
+        return _with_status(pa.RecordBatch.from_arrays(arrays, names=names), LATE_STATUS, True)
+
     def finish(self) -> Advanced:
         """Match every key's held rows as if its partition ended here (a rule version of
         MATCH_RECOGNIZE_DYNAMIC that a newer one replaced); the state is spent after it."""
@@ -275,7 +298,7 @@ class KeyedStream:
                     None if out is None else output_batch(part, out, spec.carried, spec.atom_types)
                 )
                 if batch is not None:
-                    result.batches.append(_with_status(batch, status, spec.timeouts))
+                    result.batches.append(_with_status(batch, status, spec.status_shown))
         self.rows = None
         self._keys, self._index, self._cursors = [], {}, Cursors.new(0)
         return result
@@ -320,7 +343,7 @@ class KeyedStream:
             )
             batch = output_batch(ready, done.output, spec.carried, spec.atom_types)
             if batch is not None:
-                result.batches.append(_with_status(batch, MATCHED_STATUS, spec.timeouts))
+                result.batches.append(_with_status(batch, MATCHED_STATUS, spec.status_shown))
             if done.timeouts is not None:
                 lost = output_batch(ready, done.timeouts, spec.carried, spec.atom_types)
                 if lost is not None:
@@ -360,11 +383,19 @@ def drop_late(rows: pa.Table, watermark: int | None) -> tuple[pa.Table, int]:
     """``rows`` without the late ones, and how many there were: rows at or behind
     ``watermark``, the latest a bucket advanced to (Spark's rule for late rows; the rows
     they would come before may already be matched). None: nothing is late yet."""
+    kept, late = split_late(rows, watermark)
+    return kept, 0 if late is None else late.num_rows
+
+
+def split_late(rows: pa.Table, watermark: int | None) -> tuple[pa.Table, pa.Table | None]:
+    """``rows`` without the late ones (as :func:`drop_late`), and the late ones (None:
+    none)."""
     if watermark is None:
-        return rows, 0
+        return rows, None
     late = rows.column(EVENT_MICROS).to_numpy() <= watermark
-    count = int(late.sum())
-    return (rows.filter(pa.array(~late)) if count else rows), count
+    if not late.any():
+        return rows, None
+    return rows.filter(pa.array(~late)), rows.filter(pa.array(late))
 
 
 def _key_tuples(table: pa.Table, keys: list[str]) -> list[tuple]:

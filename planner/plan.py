@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from matchrec import ast
 from matchrec.engine import PartitionProgram
-from matchrec.errors import SemanticError
+from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.fastmatch import can_match_empty
 from matchrec.integer_width import IntegerWidth
 from matchrec.nfa import compile_pattern
@@ -262,6 +262,19 @@ def plan_clause(
         measure_checks=low.measure_checks,
         integer_widths=low.integer_widths,
     )
+
+
+def refuse_late_rows(clause: ast.MatchRecognizeClause, door: str) -> None:
+    """Raise a positioned error if ``clause`` asks WITH LATE ROWS of ``door``, which runs
+    no MATCH_RECOGNIZE on a stream of its own (late rows exist only there)."""
+    if clause.rows_per_match.late_rows:
+        raise UnsupportedError(
+            f"WITH LATE ROWS is not available in {door}",
+            sql=clause.sql,
+            pos=clause.rows_per_match.late_pos,
+            hint="drop it; late rows exist only where matchrec.sql or "
+            "matchrec.match_recognize run the clause on a stream",
+        )
 
 
 def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]]) -> str:

@@ -30,7 +30,7 @@ from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.rule_set import RuleProgram
 
 from .measure_eval import compile_measures
-from .plan import plan_clause
+from .plan import plan_clause, refuse_late_rows
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .vector_lowering import vector_glue
@@ -144,6 +144,7 @@ def compile_rule(
     ``key_sets``, or (on a stream, ``event_time`` given) does not order by the event time."""
     clause = parse_clause(row.spec)
     _check_is_data(clause)
+    refuse_late_rows(clause, "a rule of MATCH_RECOGNIZE_DYNAMIC")
     number = ast.Measure(ast.SqlExpr("MATCH_NUMBER()", 0), MATCH_NUMBER_ALIAS)
     clause = dataclasses.replace(clause, measures=(*clause.measures, number))
     names = list(columns)

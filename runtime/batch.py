@@ -31,7 +31,7 @@ from pyspark.sql.types import (
 
 from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used from here before
 from matchrec.errors import SemanticError
-from matchrec.keyed_stream import STATUS
+from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
 from .partitions import MATCHED, _partition_mapper, _timeout_mapper
 
@@ -44,6 +44,8 @@ GROUP_ROWS_CONF = "spark.matchrec.groupRows"
 DEFAULT_GROUP_ROWS = 131_072
 #: the output column of ONE ROW PER MATCH WITH TIMEOUTS: MATCHED or TIMEOUT
 STATUS_COLUMN = "match_status"
+#: the column WITH LATE ROWS adds to ONE ROW PER MATCH: the late input row, as a struct
+LATE_ROW_COLUMN = "late_row"
 
 
 def _sort_column(name: str, descending: bool, nulls_first: bool) -> Column:
@@ -165,18 +167,29 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
 
 
 def matcher_output(
-    df: DataFrame, plan: MatchPlan, input_columns: list[str], atom_types: list[DataType]
+    df: DataFrame,
+    plan: MatchPlan,
+    input_columns: list[str],
+    atom_types: list[DataType],
+    stream: bool = False,
 ) -> tuple[StructType, list[str]]:
     """The schema of the rows the matcher emits (carried input columns, one column per
-    atom, MATCHED, and the status with WITH TIMEOUTS) and the carried columns: the
-    partition keys for ONE ROW PER MATCH (MATCHED also keeps the row count when there is
-    no other column), every input column for ALL ROWS PER MATCH."""
+    atom, MATCHED, and the status with WITH TIMEOUTS, or on a ``stream`` WITH LATE ROWS)
+    and the carried columns: the partition keys for ONE ROW PER MATCH (MATCHED also keeps
+    the row count when there is no other column; WITH LATE ROWS every input column, for
+    the late row's struct), every input column for ALL ROWS PER MATCH."""
     by_name = {f.name: f for f in df.schema.fields}
-    carried = list(plan.partition_by) if plan.one_row else list(input_columns)
+    mode = plan.clause.rows_per_match
+    if plan.one_row:
+        carried = list(plan.partition_by)
+        if mode.late_rows:
+            carried += [c for c in input_columns if c not in carried]
+    else:
+        carried = list(input_columns)
     fields = [by_name[c] for c in carried]
     fields += [StructField(a.name, t, True) for a, t in zip(plan.atoms, atom_types)]
     fields.append(StructField(MATCHED, BooleanType(), False))
-    if plan.clause.rows_per_match.timeouts:
+    if mode.timeouts or (stream and mode.late_rows):
         fields.append(StructField(STATUS, StringType(), False))
     return StructType(fields), carried
 
@@ -186,19 +199,33 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
     atom columns (so their values and types are Spark's), in the standard's column order."""
     _check_types(matched, plan, plan.measure_checks)
     keys = plan.partition_by
+    mode = plan.clause.rows_per_match
+    # a batch has no late rows: its matcher emits no status without WITH TIMEOUTS
+    status = STATUS if STATUS in matched.columns else f"'{MATCHED_STATUS}'"
     measures = []
     for alias, text in plan.measures:
         expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if plan.with_unmatched else text
+        if mode.late_rows:
+            expr = f"CASE WHEN {status} = '{LATE_STATUS}' THEN NULL ELSE ({expr}) END"
         measures.append((alias, expr))
-    if plan.clause.rows_per_match.timeouts:
-        measures.append((STATUS_COLUMN, STATUS))
+    if mode.timeouts or mode.late_rows:
+        measures.append((STATUS_COLUMN, status))
     if plan.one_row:
+        if mode.late_rows:
+            fields = ", ".join(f"{_string(c)}, {quote(c)}" for c in input_columns)
+            row = f"CASE WHEN {status} = '{LATE_STATUS}' THEN named_struct({fields}) END"
+            measures.append((LATE_ROW_COLUMN, row))
         return _select(matched, plan, [quote(k) for k in keys], measures)
     order_cols = [c for c, _, _ in plan.order_by]
     others = [c for c in input_columns if c not in keys and c not in order_cols]
     return _select(
         matched, plan, [quote(c) for c in keys + order_cols], measures, [quote(c) for c in others]
     )
+
+
+def _string(text: str) -> str:
+    """``text`` as a Spark SQL string literal."""
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 def _select(

@@ -256,7 +256,12 @@ def _stream_side(spark: SparkSession, step: PlannedClause) -> str:
         f"Streaming input (Structured Streaming, append mode). Event time: {event} "
         f"(watermark delay {delay} ms); rows are matched in event-time order once the "
         "watermark has passed them; rows at or behind the watermark are dropped and "
-        "counted (matchrec.runtime.streaming.late_rows(query)).",
+        "counted (matchrec.runtime.streaming.late_rows(query))"
+        + (
+            ", and each is an output row with match_status 'LATE' (WITH LATE ROWS)."
+            if plan.clause.rows_per_match.late_rows
+            else "."
+        ),
         f"State: transformWithStateInPandas in event-time mode (RocksDB state store), one "
         f"processor per bucket of {'keys ' + keys if keys else 'the single partition'}, "
         "its rows packed per bucket by a mapInArrow before the shuffle "

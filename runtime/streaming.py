@@ -166,7 +166,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     df = df.withColumn(EVENT_MICROS, F.unix_micros(F.col(quote(event)))).withColumn(BUCKET, bucket)
     zone = conf.get("spark.sql.session.timeZone") or "UTC"
     timeouts = plan.clause.rows_per_match.timeouts
-    out_schema, carried = matcher_output(df, plan, input_columns, atom_types)
+    out_schema, carried = matcher_output(df, plan, input_columns, atom_types, stream=True)
     spec = StreamSpec(
         program=plan.program,
         keys=list(keys),
@@ -175,6 +175,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         atom_types=[to_arrow_type(t, timezone=zone) for t in atom_types],
         buckets=buckets,
         timeouts=timeouts,
+        late_rows=plan.clause.rows_per_match.late_rows,
     )
     counted = with_late_column(
         StructType([StructField(f.name, f.dataType, True) for f in out_schema.fields])
@@ -289,16 +290,18 @@ class MatchProcessor(StatefulProcessor):
     def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
         found = self.state.get()
         stream = KeyedStream.load(self.spec, found[0] if found else None)
-        late = 0
+        late = None
         if new is not None:
-            new, late = stream.drop_late(new)
+            new, late = stream.split_late(new)
         done = stream.advance(new, watermark_ms * 1000 if watermark_ms > 0 else None)
         stream.timer = move_timer(self.handle, stream.timer, done.wake_micros, watermark_ms)
         self.state.update((stream.save(),))
+        if late is not None and self.spec.late_rows:
+            done.batches.append(stream.late_output(late))
         for batch in done.batches:
             yield batch.to_pandas().assign(**{LATE: None})
-        if late:
-            yield late_frame(self.columns, late)
+        if late is not None:
+            yield late_frame(self.columns, late.num_rows)
 
 
 def late_rows(query: Any) -> int:

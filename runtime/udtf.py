@@ -58,7 +58,7 @@ from matchrec.planner.measure_eval import (
     decimal_params,
     type_integer_widths,
 )
-from matchrec.planner.plan import MatchPlan, plan_clause
+from matchrec.planner.plan import MatchPlan, plan_clause, refuse_late_rows
 from matchrec.planner.statement import read_body
 from pyspark.sql import Row, SparkSession
 from pyspark.sql.functions import udtf
@@ -216,6 +216,7 @@ class _Program:
 def build_program(body: str, input_schema: StructType) -> _Program:
     """Parse, plan and type ``body`` against ``input_schema`` (raises our errors)."""
     clause = read_body(body)
+    refuse_late_rows(clause, "the table function (it takes batch tables only)")
     columns = list(input_schema.names)
     plan = plan_clause(clause, columns, python_measures=True)
     fields = {f.name: f for f in input_schema.fields}

@@ -88,6 +88,13 @@ def test_rules_are_data(define: str, phrase: str) -> None:
     assert err.value.pos >= spec.index("DEFINE A AS") + len("DEFINE A AS")
 
 
+def test_a_rule_cannot_ask_for_late_rows() -> None:
+    spec = "PARTITION BY card ORDER BY ts ONE ROW PER MATCH WITH LATE ROWS PATTERN (A)"
+    with pytest.raises(UnsupportedError, match="WITH LATE ROWS") as err:
+        compile_rule(RuleRow("r", 1, spec), COLUMNS)
+    assert spec[err.value.pos :].startswith("LATE ROWS")
+
+
 def test_a_rule_reads_only_event_columns() -> None:
     with pytest.raises(SemanticError, match="salary"):
         compile_rule(RuleRow("r", 1, "PATTERN (A) DEFINE A AS salary > 1"), COLUMNS)

@@ -802,3 +802,25 @@ def test_the_input_relation_is_found_with_its_alias(query: str, relation, aliase
     want = relation or query[len("FROM ") : query.index(" MATCH_RECOGNIZE")]
     assert sql[found.relation_start : found.relation_end] == want
     assert found.relation_aliased is aliased
+
+
+@pytest.mark.parametrize(
+    ("rows", "mode", "empty", "timeouts"),
+    [
+        ("ONE ROW PER MATCH WITH LATE ROWS", "one", "show", False),
+        ("ONE ROW PER MATCH WITH TIMEOUTS WITH LATE ROWS", "one", "show", True),
+        ("ALL ROWS PER MATCH WITH LATE ROWS", "all", "show", False),
+        ("ALL ROWS PER MATCH WITH UNMATCHED ROWS WITH LATE ROWS", "all", "unmatched", False),
+    ],
+)
+def test_with_late_rows_follows_either_rows_per_match(rows, mode, empty, timeouts):
+    body = f"ORDER BY ts {rows} PATTERN (A) DEFINE A AS x > 0"
+    found = parse_clause(body).rows_per_match
+    assert (found.mode, found.empty, found.timeouts, found.late_rows) == (
+        mode,
+        empty,
+        timeouts,
+        True,
+    )
+    assert body[found.late_pos :].startswith("LATE ROWS")
+    assert not parse_clause("ORDER BY ts PATTERN (A)").rows_per_match.late_rows

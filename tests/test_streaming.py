@@ -239,6 +239,72 @@ def test_late_rows_are_counted_not_matched(spark, tmp_path):
     assert stream.output() == []
 
 
+def test_with_late_rows_each_late_row_is_an_output_row_of_its_own(spark, tmp_path):
+    """WITH LATE ROWS: a late row comes out as a LATE row (measures NULL, the row in
+    ``late_row``), still counted; the other rows are the batch answer of the rows on
+    time, whose ``late_row`` is NULL."""
+    query = FRAUD.replace("ONE ROW PER MATCH", "ONE ROW PER MATCH WITH LATE ROWS")
+    on_time = [("a", at(m), 1.0, "FR") for m in (0, 1, 2)] + [("a", at(3), 900.0, "US")]
+    later = [("a", at(m), 1.0, "FR") for m in (30, 31, 32)] + [("a", at(33), 700.0, "DE")]
+    late = ("a", at(2.5), 1000.0, "US")
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, query)
+
+    q = stream.run(build, [on_time, later[:1], [late], later[1:]])
+    stream.push_watermark(q, ("zz", None, 50.0, "XX"), at(100))
+    try:
+        assert late_rows(q) == 1
+    finally:
+        q.stop()
+    got = stream.output()
+    assert [r for r in got if r[5] == "LATE"] == [
+        ("a", None, None, None, None, "LATE", ("a", at(2.5), 1000.0, "US"))
+    ]
+    assert [r for r in got if r[5] != "LATE"] == batch_answer(spark, on_time + later, CARDS, query)
+    assert all(r[5] == "MATCHED" and r[6] is None for r in got if r[5] != "LATE")
+
+
+def test_with_late_rows_in_all_rows_per_match_a_late_row_keeps_its_columns(spark, tmp_path):
+    query = """SELECT * FROM events MATCH_RECOGNIZE (
+        PARTITION BY card ORDER BY ts
+        MEASURES CLASSIFIER() AS cls, MATCH_NUMBER() AS n
+        ALL ROWS PER MATCH WITH LATE ROWS
+        PATTERN (S+ B) DEFINE S AS amount < 2, B AS amount > 500)"""
+    rows = [("b", at(0), 1.0, "FR"), ("b", at(1), 600.0, "FR"), ("b", at(10), 1.0, "FR")]
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, query)
+
+    q = stream.run(build, [rows, [("b", at(0.5), 1.5, "IT")], [("b", at(11), 900.0, "FR")]])
+    stream.push_watermark(q, ("zz", None, 50.0, "XX"), at(100))
+    q.stop()
+    assert stream.output() == sorted(
+        [
+            ("b", at(0), "S", 1, "MATCHED", 1.0, "FR"),
+            ("b", at(1), "B", 1, "MATCHED", 600.0, "FR"),
+            ("b", at(0.5), None, None, "LATE", 1.5, "IT"),
+            ("b", at(10), "S", 2, "MATCHED", 1.0, "FR"),
+            ("b", at(11), "B", 2, "MATCHED", 900.0, "FR"),
+        ],
+        key=repr,
+    )
+
+
+def test_with_late_rows_on_a_batch_adds_its_columns_and_no_row(spark):
+    query = FRAUD.replace("ONE ROW PER MATCH", "ONE ROW PER MATCH WITH LATE ROWS")
+    rows = [("a", at(m), 1.0, "FR") for m in (0, 1, 2)] + [("a", at(3), 900.0, "US")]
+    spark.createDataFrame(rows, CARDS).createOrReplaceTempView("events")
+    result = matchrec.sql(spark, query)
+    assert result.columns[-2:] == ["match_status", "late_row"]
+    assert result.schema["late_row"].dataType.fieldNames() == CARDS.fieldNames()
+    assert [tuple(r) for r in result.collect()] == [("a", at(0), 900.0, 3, 1, "MATCHED", None)]
+
+
 @pytest.mark.parametrize(
     ("body", "error", "message", "caret"),
     [
@@ -279,6 +345,9 @@ def test_explain_shows_the_streaming_plan_and_warns_of_unbounded_searches(spark,
     assert "WARNING: the quantifier * has no upper bound" in unbounded
     bounded = matchrec.explain(spark, FRAUD).text
     assert "WARNING" not in bounded and "WITHIN (600 s)" in bounded
+    assert "'LATE'" not in bounded
+    late = FRAUD.replace("ONE ROW PER MATCH", "ONE ROW PER MATCH WITH LATE ROWS")
+    assert "output row with match_status 'LATE'" in matchrec.explain(spark, late).text
 
 
 def test_matchrec_run_streams_a_folder_and_a_second_run_goes_on(spark, tmp_path):

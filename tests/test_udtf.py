@@ -269,6 +269,13 @@ def test_non_null_preserving_function_of_a_row_an_empty_match_lacks_is_refused()
     build_program(body.replace("(A*)", "(A+)"), INPUT)
 
 
+def test_late_rows_are_refused_by_the_table_function():
+    body = "ORDER BY o ALL ROWS PER MATCH WITH LATE ROWS PATTERN (A+) DEFINE A AS v > 0"
+    with pytest.raises(UnsupportedError, match="matchrec.sql") as info:
+        build_program(body, INPUT)
+    assert info.value.column == body.index("LATE ROWS") + 1
+
+
 def test_unknown_column_is_our_error():
     with pytest.raises(SemanticError, match="unknown column 'nope'"):
         build_program("ORDER BY o MEASURES LAST(nope) AS x PATTERN (A)", INPUT)
