@@ -11,8 +11,11 @@ micro-batches 2.. divided by their trigger time (the first one pays for the Pyth
 workers and the state store). The batch baseline runs the same SQL on the same rows as a
 batch view into the no-op sink (median of ``--repeat``). The stream floor is the same
 source read into the no-op sink with nothing between: what a micro-batch of that size
-costs Spark alone (planning, offsets, commit, reading). The table also shows the state
-after the run: rows held by matchrec and the state store's memory.
+costs Spark alone (planning, offsets, commit, reading). The processor floor is the same
+source through matchrec's packing and a stateful processor per bucket that only counts its
+rows and rewrites a state value (:func:`processor_floor`): what Spark charges for the
+stateful operator before any matching. The table also shows the state after the run:
+rows held by matchrec and the state store's memory.
 """
 
 from __future__ import annotations
@@ -61,9 +64,62 @@ def cut_by_time(table: pa.Table, batches: int, inbox: Path) -> list[int]:
     return counts
 
 
-def run_stream(spark, sql: str | None, inbox: Path, root: Path, schema) -> dict:
-    """Run ``sql`` over the files of ``inbox`` as a stream (None: the source alone into
-    the no-op sink, Spark's floor for micro-batches of that size)."""
+#: what ``run_stream`` runs instead of a query: Spark's floors for the same micro-batches
+SOURCE_FLOOR = "source"
+PROCESSOR_FLOOR = "processor"
+
+
+def processor_floor(source):
+    """The source through matchrec's stream plumbing with a stateful processor that only
+    counts its rows: rows packed per bucket (``mapInArrow``), shuffled, handed to one
+    ``transformWithStateInPandas`` processor per bucket that reads and writes a state value
+    of the size a W1 bucket keeps. What Spark charges before matchrec matches anything."""
+    import pandas as pd
+    from matchrec.runtime.streaming import (
+        BUCKET,
+        BUCKETS_CONF,
+        DEFAULT_BUCKETS,
+        ROCKSDB,
+        STATE_STORE_CONF,
+        packed_by_bucket,
+    )
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming import StatefulProcessor
+    from pyspark.sql.types import BinaryType, LongType, StructField, StructType
+
+    spark = source.sparkSession
+    spark.conf.set(STATE_STORE_CONF, ROCKSDB)
+    buckets = int(spark.conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS)))
+    blob = b"x" * 200_000  # about a W1 bucket's state at 100,000 rows per micro-batch
+
+    class CountingProcessor(StatefulProcessor):
+        def init(self, handle):
+            schema = StructType([StructField("blob", BinaryType())])
+            self.state = handle.getValueState("bucket", schema)
+
+        def handleInputRows(self, key, rows, timerValues):
+            count = sum(len(frame) for frame in rows)
+            self.state.get()
+            self.state.update((blob,))
+            yield pd.DataFrame({"rows": [count]})
+
+    bucketed = source.withColumn(BUCKET, F.pmod(F.xxhash64("symbol"), F.lit(buckets)))
+    return (
+        packed_by_bucket(bucketed)
+        .groupBy(BUCKET)
+        .transformWithStateInPandas(
+            CountingProcessor(),
+            StructType([StructField("rows", LongType())]),
+            "Append",
+            "EventTime",
+        )
+    )
+
+
+def run_stream(spark, sql: str, inbox: Path, root: Path, schema) -> dict:
+    """Run ``sql`` over the files of ``inbox`` as a stream, or a floor: the source alone
+    into the no-op sink (:data:`SOURCE_FLOOR`, Spark's floor for micro-batches of that
+    size) or :func:`processor_floor` (:data:`PROCESSOR_FLOOR`)."""
     import matchrec
 
     source = (
@@ -73,7 +129,12 @@ def run_stream(spark, sql: str | None, inbox: Path, root: Path, schema) -> dict:
         .withWatermark("ts", "10 seconds")
     )
     source.createOrReplaceTempView("stream_ticks")
-    result = source if sql is None else matchrec.sql(spark, sql.format(table="stream_ticks"))
+    if sql == SOURCE_FLOOR:
+        result = source
+    elif sql == PROCESSOR_FLOOR:
+        result = processor_floor(source)
+    else:
+        result = matchrec.sql(spark, sql.format(table="stream_ticks"))
     query = (
         result.writeStream.format("noop").option("checkpointLocation", str(root / "chk")).start()
     )
@@ -145,9 +206,11 @@ def main(argv: list[str] | None = None) -> None:
         f"{spark.conf.get('spark.matchrec.stream.buckets', 'default')} buckets",
         "",
         "| workload | batch s | batch rows/s | stream rows/s (steady) | stream / batch "
-        "| stream floor rows/s | stream / floor | micro-batches | state MB | state rows "
+        "| stream floor rows/s | stream / floor | processor floor rows/s "
+        "| processor floor / batch | micro-batches | state MB | state rows "
         "| Flink streaming rows/s | stream / Flink |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+        "| ---: | ---: |",
     ]
     for name in args.workloads.split(","):
         sql = QUERIES[name.strip()]
@@ -156,7 +219,8 @@ def main(argv: list[str] | None = None) -> None:
         inbox.mkdir()
         try:
             cut_by_time(table, args.batches, inbox)
-            floor = run_stream(spark, None, inbox, root / "floor", schema)
+            floor = run_stream(spark, SOURCE_FLOOR, inbox, root / "floor", schema)
+            processor = run_stream(spark, PROCESSOR_FLOOR, inbox, root / "processor", schema)
             stream = run_stream(spark, sql, inbox, root, schema)
             batch_s = run_batch(spark, sql, path, args.repeat)
         finally:
@@ -168,6 +232,7 @@ def main(argv: list[str] | None = None) -> None:
             f"| {name} | {batch_s:.2f} | {batch_rate:,.0f} | {stream['rows_per_s']:,.0f} | "
             f"{ratio:.2f} | {floor['rows_per_s']:,.0f} | "
             f"{stream['rows_per_s'] / floor['rows_per_s']:.2f} | "
+            f"{processor['rows_per_s']:,.0f} | {processor['rows_per_s'] / batch_rate:.2f} | "
             f"{stream['micro_batches']} | {stream['state_mb']:.1f} | "
             f"{stream['state_rows']} | "
             + (

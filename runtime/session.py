@@ -47,6 +47,8 @@ DEFAULT_CONF: dict[str, str] = {
     "spark.driver.memory": "1g",
     "spark.driver.host": "127.0.0.1",
     "spark.driver.bindAddress": "127.0.0.1",
+    # a stream's state store commits only its changes each micro-batch, not a snapshot
+    "spark.sql.streaming.stateStore.rocksdb.changelogCheckpointing.enabled": "true",
 }
 
 #: Log level of the JVM; ``MATCHREC_SPARK_LOG_LEVEL`` overrides it (e.g. ``WARN``, ``INFO``).
