@@ -32,7 +32,14 @@ from matchrec.vector_define import VExpr
 from .pushdown import push_down
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
-from .type_checks import TypeCheck, build_check, operands_of, replace_probes, user_text
+from .type_checks import (
+    TypeCheck,
+    build_check,
+    condition_check,
+    operands_of,
+    replace_probes,
+    user_text,
+)
 from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
@@ -227,7 +234,10 @@ class Lowering:
             function = "LAG" if kind == "PREV" else "LEAD"
             marker = f"__mr_window_{len(windows)}__"
             windows.append((marker, f"{function}({inner}, {steps}) OVER ({self.window})", origin))
-            call.replace(exp.column(marker))
+            if call is copy:  # the whole expression is the call: nothing to replace it in
+                copy = exp.column(marker)
+            else:
+                call.replace(exp.column(marker))
         return copy.sql(dialect=MatchRecognizeDialect), windows
 
     @staticmethod
@@ -873,6 +883,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
+    low.define_checks.append(condition_check(original, probe, low.sql, base, label))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 
@@ -939,6 +950,8 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
         inner = filtered.this
         if isinstance(inner, exp.Distinct):
             inner.set("expressions", [_only_where(cond, e) for e in inner.expressions])
+        elif _is_star(inner) and _qualifier(inner) is not None:
+            filtered.set("this", _labelled_rows_where(low, cond, inner))
         elif inner is not None:
             filtered.set("this", _only_where(cond, inner))
         if isinstance(filtered, (exp.ArgMax, exp.ArgMin)):
@@ -947,6 +960,22 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
             return filtered
         node.replace(filtered)
     return tree
+
+
+def _labelled_rows_where(low: Lowering, cond: exp.Expression, star: exp.Column) -> exp.Expression:
+    """The argument ``count(X.*) FILTER (WHERE cond)`` counts: 1 at the rows of ``X`` where
+    ``cond`` holds (its columns without a pattern variable read those rows, as Spark's
+    FILTER reads the aggregated row), else NULL. The 1 is written ``nvl2(X.c, 1, 1)``
+    over an input column ``c``, so that the argument still names ``X``."""
+    table = star.args["table"]
+    cond = cond.copy()
+    for col in list(_columns(cond)):
+        if col.args.get("table") is None:
+            col.set("table", table.copy())
+    column = exp.column(next(iter(low.columns.values())), table=table.copy(), quoted=True)
+    one = exp.Literal.number(1)
+    marked = exp.Anonymous(this="nvl2", expressions=[column, one, one.copy()])
+    return exp.If(this=cond, true=marked, false=exp.Null())
 
 
 def _only_where(cond: exp.Expression, value: exp.Expression) -> exp.Expression:

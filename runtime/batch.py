@@ -70,19 +70,29 @@ def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
 def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> None:
     """Ask Spark for the operand types of ``checks`` over ``df`` (analysis only) and raise
     the first mix that would fail while the query runs (``planner.type_checks``)."""
-    probes = [o.probe for c in checks for o in c.operands]
-    if not probes:
+    if not checks:
         return
+    ansi = (df.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    typed = _operand_types(df, checks)
+    if typed is None:  # one probe Spark cannot type: ask for each check on its own
+        typed = [t for check in checks for t in (_operand_types(df, [check]) or [None])]
+    for check, types in zip(checks, typed):
+        error = None if types is None else mismatch(check, types, ansi, plan.clause.sql)
+        if error is not None:
+            raise error
+
+
+def _operand_types(df: DataFrame, checks: list[TypeCheck]) -> list[list[str]] | None:
+    """Spark's simple type names of the operands of each of ``checks`` (analysis only);
+    None when Spark cannot type one of them (it reports that expression itself where it
+    is computed)."""
+    probes = [o.probe for c in checks for o in c.operands]
     try:
         fields = df.selectExpr(*(f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes))).schema
     except AnalysisException:
-        return  # Spark reports the expression itself where it is computed
+        return None
     types = iter(f.dataType.simpleString() for f in fields)
-    ansi = (df.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
-    for check in checks:
-        error = mismatch(check, [next(types) for _ in check.operands], ansi, plan.clause.sql)
-        if error is not None:
-            raise error
+    return [[next(types) for _ in check.operands] for check in checks]
 
 
 def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
