@@ -86,6 +86,7 @@ class Atom:
     evaluate: Evaluator
     probe: str
     aggregate: bool = False
+    text: str = ""  # the value as the user wrote it (``LAST(B.price)``), for messages
 
 
 @dataclass
@@ -360,9 +361,11 @@ class Lowering:
             return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
         return quote(self.precompute(inner, base))
 
-    def add_atom(self, evaluate: Evaluator, probe: str, aggregate: bool = False) -> str:
+    def add_atom(
+        self, evaluate: Evaluator, probe: str, aggregate: bool = False, text: str = ""
+    ) -> str:
         name = f"__mr_a{len(self.atoms)}"
-        self.atoms.append(Atom(name, evaluate, probe, aggregate))
+        self.atoms.append(Atom(name, evaluate, probe, aggregate, text))
         return name
 
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
@@ -1060,23 +1063,25 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             node.set("this", replace(node.this))
             return node
         kind = _special_kind(node)
+        text = node.sql(dialect=MatchRecognizeDialect)
         if kind in NAVIGATION:
             evaluate, probe = low.navigation_atom(node, base, in_define=False)
-            return exp.column(low.add_atom(evaluate, probe))
+            return exp.column(low.add_atom(evaluate, probe, text=text))
         if kind == "CLASSIFIER":
-            return exp.column(low.add_atom(_classifier(low, node, base), "CAST(NULL AS STRING)"))
+            evaluate = _classifier(low, node, base)
+            return exp.column(low.add_atom(evaluate, "CAST(NULL AS STRING)", text=text))
         if kind == "MATCH_NUMBER":
-            return exp.column(low.add_atom(nav.match_number, "CAST(NULL AS BIGINT)"))
+            return exp.column(low.add_atom(nav.match_number, "CAST(NULL AS BIGINT)", text=text))
         if _aggregate_name(node):
             evaluate, probe = low.aggregate_atom(node, base, in_define=False)
-            return exp.column(low.add_atom(evaluate, probe, aggregate=True))
+            return exp.column(low.add_atom(evaluate, probe, aggregate=True, text=text))
         if isinstance(node, exp.Column):
             if _is_star(node):
                 raise _star_error(low, node, base)
             labels = low.label_set(_qualifier(node), node, base)
             column = low.column(node, base)
             evaluate = nav.navigate(nav.column_at(column), labels)
-            return exp.column(low.add_atom(evaluate, quote(column)))
+            return exp.column(low.add_atom(evaluate, quote(column), text=text))
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
                 node.set(key, replace(value))

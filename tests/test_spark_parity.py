@@ -102,3 +102,40 @@ def test_define_condition_must_be_boolean(spark, events, condition):
     with pytest.raises(AnalysisException) as info:
         spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})")
     assert "the condition of DEFINE B must be BOOLEAN" in str(info.value)
+
+
+def test_spark_error_while_a_measure_runs_quotes_the_users_expression(spark, events):
+    # Spark fails the job (as it would for the same expression in a SELECT); its message
+    # shows the measure as written, not matchrec's column names
+    body = """PARTITION BY k ORDER BY o
+        MEASURES LAST(v) / (FIRST(o) - 1) AS r
+        PATTERN (A B) DEFINE B AS true"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})").collect()
+    text = str(info.value)
+    assert "DIVIDE_BY_ZERO" in text
+    assert "`LAST(v)` / (`FIRST(o)` - 1)" in text and "__mr" not in text
+
+
+def test_spark_error_while_a_define_condition_runs_quotes_the_users_expression(spark, events):
+    body = """PARTITION BY k ORDER BY o
+        MEASURES count(*) AS n
+        PATTERN (A B) DEFINE B AS CAST(country AS INT) > 0"""
+    with pytest.raises(Exception) as info:
+        matchrec.match_recognize(spark.table("mr_parity"), body).collect()
+    text = str(info.value)
+    assert "CAST_INVALID_INPUT" in text and "__mr" not in text
+
+
+def test_spark_analysis_error_in_a_measure_names_the_users_values(spark, events):
+    # date_add takes an INT; count(*) is a BIGINT: Spark's own error, with a caret
+    query = """SELECT * FROM mr_parity MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+        MEASURES date_add(DATE'2024-01-01', count(*)) AS d
+        PATTERN (A B) DEFINE B AS true)"""
+    with pytest.raises(AnalysisException):
+        spark.sql("SELECT date_add(DATE'2024-01-01', count(*)) FROM mr_parity").collect()
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    text = str(info.value)
+    assert "count(*)" in text and "__mr" not in text
+    assert info.value.line == 2 and "^" in text
