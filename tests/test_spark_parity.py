@@ -139,3 +139,60 @@ def test_spark_analysis_error_in_a_measure_names_the_users_values(spark, events)
     text = str(info.value)
     assert "count(*)" in text and "__mr" not in text
     assert info.value.line == 2 and "^" in text
+
+
+def _whole_partition(spark, measures: str) -> dict[str, list[tuple]]:
+    """Each door's rows of one match per partition (all its rows) with ``measures``."""
+    body = f"""PARTITION BY k ORDER BY o MEASURES {measures}
+        PATTERN (A+) DEFINE A AS true"""
+    return _doors(spark, body)
+
+
+def test_null_skipping_first_and_last_values_are_sparks(spark, events):
+    # Spark's first_value(x, true) / last_value(x) IGNORE NULLS / first(x, true) over the
+    # partition's rows in order, computed by Spark's own window functions
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT DISTINCT k, first_value(country, true) OVER w, last_value(country, true)
+                   OVER w, first_value(country, true) OVER w, first(country, true) OVER w,
+                   last(country, true) OVER w,
+                   last_value(CASE WHEN o < 5 THEN country END, true) OVER w,
+                   last_value(country) OVER w, first(country, false) OVER w
+               FROM mr_parity
+               WINDOW w AS (PARTITION BY k ORDER BY o
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"""
+        ).collect()
+    )
+    measures = """first_value(country, true) AS f, last_value(country) IGNORE NULLS AS l,
+        any_value(country, true) AS a, first(country, true) AS f2, LAST(country, true) AS l2,
+        FINAL last_value(country, true) FILTER (WHERE o < 5) AS lf,
+        last_value(country) RESPECT NULLS AS lr, FIRST(country, false) AS ff"""
+    for door, rows in _whole_partition(spark, measures).items():
+        assert rows == expected, door
+
+
+def test_null_skipping_value_in_define(spark, events):
+    # B: the last known country so far is not NO. x: o=1..2 NO, o=3 NULL (still NO), o=4 SE
+    body = """PARTITION BY k ORDER BY o
+        MEASURES FIRST(B.o) AS first_b, count(B.*) AS nb
+        PATTERN (A B+) DEFINE B AS last_value(country, true) <> 'NO'"""
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", 4, 2), ("y", 2, 1)], door
+
+
+def test_filter_on_running_and_final_aggregates(spark, events):
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT k, sum(v) FILTER (WHERE ok), count(*) FILTER (WHERE v > 2),
+                      max_by(o, w) FILTER (WHERE o < 5),
+                      count(DISTINCT country) FILTER (WHERE o > 1)
+               FROM mr_parity GROUP BY k"""
+        ).collect()
+    )
+    measures = """FINAL sum(v) FILTER (WHERE ok) AS s, RUNNING count(*) FILTER (WHERE v > 2) AS c,
+        FINAL max_by(o, w) FILTER (WHERE o < 5) AS m,
+        FINAL count(DISTINCT country) FILTER (WHERE o > 1) AS d"""
+    for door, rows in _whole_partition(spark, measures).items():
+        assert rows == expected, door
