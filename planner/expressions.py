@@ -32,7 +32,14 @@ from matchrec.vector_define import VExpr
 from .pushdown import push_down
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
-from .type_checks import TypeCheck, build_check, operands_of, replace_probes, user_text
+from .type_checks import (
+    TypeCheck,
+    build_check,
+    condition_check,
+    operands_of,
+    replace_probes,
+    user_text,
+)
 from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
@@ -79,6 +86,7 @@ class Atom:
     evaluate: Evaluator
     probe: str
     aggregate: bool = False
+    text: str = ""  # the value as the user wrote it (``LAST(B.price)``), for messages
 
 
 @dataclass
@@ -227,7 +235,10 @@ class Lowering:
             function = "LAG" if kind == "PREV" else "LEAD"
             marker = f"__mr_window_{len(windows)}__"
             windows.append((marker, f"{function}({inner}, {steps}) OVER ({self.window})", origin))
-            call.replace(exp.column(marker))
+            if call is copy:  # the whole expression is the call: nothing to replace it in
+                copy = exp.column(marker)
+            else:
+                call.replace(exp.column(marker))
         return copy.sql(dialect=MatchRecognizeDialect), windows
 
     @staticmethod
@@ -350,9 +361,11 @@ class Lowering:
             return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
         return quote(self.precompute(inner, base))
 
-    def add_atom(self, evaluate: Evaluator, probe: str, aggregate: bool = False) -> str:
+    def add_atom(
+        self, evaluate: Evaluator, probe: str, aggregate: bool = False, text: str = ""
+    ) -> str:
         name = f"__mr_a{len(self.atoms)}"
-        self.atoms.append(Atom(name, evaluate, probe, aggregate))
+        self.atoms.append(Atom(name, evaluate, probe, aggregate, text))
         return name
 
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
@@ -732,7 +745,7 @@ class MeasureLowering:
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     """Lower ``DEFINE label AS expr``."""
     tree = _filtered_aggregates(
-        low, _resolve_fields(low, parse_expression(expr, low.sql)), expr.pos
+        low, _ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql))), expr.pos
     )
     base = expr.pos
     label_id = low.label_ids[label]
@@ -873,6 +886,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
+    low.define_checks.append(condition_check(original, probe, low.sql, base, label))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 
@@ -916,6 +930,84 @@ def _current_classifier(tree: exp.Expression, label: str) -> exp.Expression:
 _NULL_KEEPING_AGGREGATES = (exp.AnyValue, exp.First, exp.Last, exp.FirstValue, exp.LastValue)
 
 
+#: Spark's value aggregates -> the position their NULL-skipping form reads in the list of
+#: the non-NULL values (``first_value(x, true)``: the first; ``last_value(x, true)``: the
+#: last). ``FIRST(x, true)``/``LAST(x, true)`` are Spark's ``first``/``last`` aggregates
+#: with ``ignoreNulls``: FIRST/LAST navigation takes no boolean.
+_IGNORE_NULLS_POSITION: dict[str, int] = {
+    "FIRST_VALUE": 1,
+    "FIRST": 1,
+    "ANY_VALUE": 1,
+    "LAST_VALUE": -1,
+    "LAST": -1,
+}
+
+
+def _skipping_nulls(node: exp.Expression) -> tuple[str | None, int, exp.Expression] | None:
+    """(RUNNING/FINAL, position, argument) of ``first_value(x, true)``, ``last_value(x)
+    IGNORE NULLS``, ``FINAL any_value(x, true)``, ...; None for other nodes."""
+    flagged = isinstance(node, exp.IgnoreNulls)
+    call = node.this if flagged else node
+    if not isinstance(call, exp.Func):
+        return None
+    semantics, name = call_name(call)
+    position = _IGNORE_NULLS_POSITION.get(name)
+    if position is None:
+        return None
+    args = list(call.expressions) if isinstance(call, exp.Anonymous) else [call.this]
+    if not flagged:
+        if len(args) != 2 or not isinstance(args[1], exp.Boolean) or not args[1].this:
+            return None
+        args = args[:1]
+    if len(args) != 1 or args[0] is None:
+        return None
+    return semantics, position, args[0]
+
+
+def _drop_respect_nulls(node: exp.Expression) -> None:
+    """``FIRST(x, false)``, ``FINAL last_value(x, false)`` (Spark's ``ignoreNulls`` set to
+    false) as the same call without the flag, in place."""
+    if not isinstance(node, exp.Anonymous) or call_name(node)[1] not in _IGNORE_NULLS_POSITION:
+        return
+    args = list(node.expressions)
+    if len(args) == 2 and isinstance(args[1], exp.Boolean) and not args[1].this:
+        node.set("expressions", args[:1])
+
+
+def _ignoring_nulls(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with Spark's NULL-skipping forms of ``first_value``/``last_value``/
+    ``any_value``/``first``/``last`` written as ``try_element_at(array_agg(x), 1 or -1)``:
+    the first or last non-NULL value of the rows in match order, NULL when there is none,
+    of ``x``'s type. A FILTER on the call moves onto ``array_agg``."""
+    for node in list(tree.walk()):
+        if isinstance(node, exp.RespectNulls):  # the default: the call alone
+            if node is tree:
+                tree = node.this
+            else:
+                node.replace(node.this)
+            continue
+        found = _skipping_nulls(node)
+        if found is None:
+            _drop_respect_nulls(node)
+            continue
+        semantics, position, arg = found
+        values: exp.Expression = (
+            exp.Anonymous(this=f"{semantics}_array_agg", expressions=[arg.copy()])
+            if semantics
+            else exp.ArrayAgg(this=arg.copy())
+        )
+        target = node.parent if isinstance(node.parent, exp.Filter) else node
+        if target is not node:
+            values = exp.Filter(this=values, expression=target.expression.copy())
+        index: exp.Expression = exp.Literal.number(1)
+        index = index if position > 0 else exp.Neg(this=index)
+        at = exp.Bracket(this=values, expressions=[index], offset=1, safe=True)  # try_element_at
+        if target is tree:
+            return at
+        target.replace(at)
+    return tree
+
+
 def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.Expression:
     """``tree`` with each ``agg(x) FILTER (WHERE c)`` written as ``agg(IF(c, x, NULL))``
     (``count(*)``: ``count(IF(c, 1, NULL))``): every aggregate matchrec computes over a
@@ -936,9 +1028,17 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
             )
         cond = where.this
         filtered = agg.copy()
+        if isinstance(filtered, exp.Anonymous):  # RUNNING/FINAL agg(...), max_by, ...
+            _filter_call_args(low, filtered, cond)
+            if node is tree:
+                return filtered
+            node.replace(filtered)
+            continue
         inner = filtered.this
         if isinstance(inner, exp.Distinct):
             inner.set("expressions", [_only_where(cond, e) for e in inner.expressions])
+        elif _is_star(inner) and _qualifier(inner) is not None:
+            filtered.set("this", _labelled_rows_where(low, cond, inner))
         elif inner is not None:
             filtered.set("this", _only_where(cond, inner))
         if isinstance(filtered, (exp.ArgMax, exp.ArgMin)):
@@ -947,6 +1047,47 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
             return filtered
         node.replace(filtered)
     return tree
+
+
+#: aggregates whose first n arguments are values of the aggregated rows (the rest are
+#: constants such as a percentile or a separator); 1 when not listed
+_ROW_ARGUMENTS = {"MIN_BY": 2, "MAX_BY": 2}
+
+
+def _filter_call_args(low: Lowering, call: exp.Anonymous, cond: exp.Expression) -> None:
+    """The arguments of aggregate ``call`` (written as a call: ``FINAL sum(x)``) rewritten
+    as FILTER (WHERE ``cond``) reads them, in place (see :func:`_filtered_aggregates`)."""
+    _, name = call_name(call)
+    args = list(call.expressions)
+    distinct = bool(args) and isinstance(args[0], exp.Distinct)
+    values = list(args[0].expressions) if distinct else args
+    n = _ROW_ARGUMENTS.get(name, 1)
+    for i, value in enumerate(values[:n]):
+        if _is_star(value) and _qualifier(value) is not None:
+            values[i] = _labelled_rows_where(low, cond, value)
+        else:
+            values[i] = _only_where(cond, value)
+    if distinct:
+        args[0].set("expressions", values)
+    else:
+        args = values
+    call.set("expressions", args)
+
+
+def _labelled_rows_where(low: Lowering, cond: exp.Expression, star: exp.Column) -> exp.Expression:
+    """The argument ``count(X.*) FILTER (WHERE cond)`` counts: 1 at the rows of ``X`` where
+    ``cond`` holds (its columns without a pattern variable read those rows, as Spark's
+    FILTER reads the aggregated row), else NULL. The 1 is written ``nvl2(X.c, 1, 1)``
+    over an input column ``c``, so that the argument still names ``X``."""
+    table = star.args["table"]
+    cond = cond.copy()
+    for col in list(_columns(cond)):
+        if col.args.get("table") is None:
+            col.set("table", table.copy())
+    column = exp.column(next(iter(low.columns.values())), table=table.copy(), quoted=True)
+    one = exp.Literal.number(1)
+    marked = exp.Anonymous(this="nvl2", expressions=[column, one, one.copy()])
+    return exp.If(this=cond, true=marked, false=exp.Null())
 
 
 def _only_where(cond: exp.Expression, value: exp.Expression) -> exp.Expression:
@@ -1014,7 +1155,7 @@ def _classifier(low: Lowering, node: exp.Expression, base: int) -> Evaluator:
 def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     """Lower one MEASURES expression to Spark SQL over atom columns."""
     tree = _filtered_aggregates(
-        low, _resolve_fields(low, parse_expression(expr, low.sql)), expr.pos
+        low, _ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql))), expr.pos
     )
     base = expr.pos
     _check_semantics(low, tree, base, in_define=False)
@@ -1031,23 +1172,25 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             node.set("this", replace(node.this))
             return node
         kind = _special_kind(node)
+        text = node.sql(dialect=MatchRecognizeDialect)
         if kind in NAVIGATION:
             evaluate, probe = low.navigation_atom(node, base, in_define=False)
-            return exp.column(low.add_atom(evaluate, probe))
+            return exp.column(low.add_atom(evaluate, probe, text=text))
         if kind == "CLASSIFIER":
-            return exp.column(low.add_atom(_classifier(low, node, base), "CAST(NULL AS STRING)"))
+            evaluate = _classifier(low, node, base)
+            return exp.column(low.add_atom(evaluate, "CAST(NULL AS STRING)", text=text))
         if kind == "MATCH_NUMBER":
-            return exp.column(low.add_atom(nav.match_number, "CAST(NULL AS BIGINT)"))
+            return exp.column(low.add_atom(nav.match_number, "CAST(NULL AS BIGINT)", text=text))
         if _aggregate_name(node):
             evaluate, probe = low.aggregate_atom(node, base, in_define=False)
-            return exp.column(low.add_atom(evaluate, probe, aggregate=True))
+            return exp.column(low.add_atom(evaluate, probe, aggregate=True, text=text))
         if isinstance(node, exp.Column):
             if _is_star(node):
                 raise _star_error(low, node, base)
             labels = low.label_set(_qualifier(node), node, base)
             column = low.column(node, base)
             evaluate = nav.navigate(nav.column_at(column), labels)
-            return exp.column(low.add_atom(evaluate, quote(column)))
+            return exp.column(low.add_atom(evaluate, quote(column), text=text))
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
                 node.set(key, replace(value))

@@ -49,6 +49,7 @@ from .function_types import (
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
 from .sqltext import MatchRecognizeDialect
+from .type_checks import mismatch
 
 T = exp.DataType.Type
 Value = Any
@@ -799,3 +800,30 @@ def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
 
 def _chain(evaluate: RowEval, coerce: Callable[[Value], Value]) -> RowEval:
     return lambda vals: coerce(evaluate(vals))
+
+
+def check_define_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
+    """Raise the first failing type check of DEFINE (``plan.define_checks``: operand
+    mixes, a condition that is not BOOLEAN) with the types inferred here, under ANSI
+    mode as the table function runs; a check with an operand of unknown type is skipped
+    (the batch doors ask Spark instead)."""
+    env = type_env(plan, columns)
+    for check in plan.define_checks:
+        types = [_probe_type(o.probe, env) for o in check.operands]
+        if any(t is None for t in types):
+            continue
+        error = mismatch(check, [_simple_name(t) for t in types], True, plan.clause.sql)
+        if error is not None:
+            raise error
+
+
+def _probe_type(probe: str, env: TypeEnv) -> exp.DataType | None:
+    try:
+        return infer_type(_parse(probe), env)
+    except sqlglot.errors.SqlglotError:
+        return None
+
+
+def _simple_name(t: exp.DataType) -> str:
+    """Spark's simple type name of ``t`` (``void`` for NULL's type)."""
+    return "void" if t.this == exp.DataType.Type.NULL else t.sql("spark").lower()

@@ -97,6 +97,36 @@ def build_check(
     return TypeCheck(CHECKED[type(node)], operands, glue, clause)
 
 
+#: the operator of a :func:`condition_check`
+CONDITION = "condition"
+#: the types a DEFINE condition may have (NULL is false)
+_CONDITION_TYPES = ("boolean", "void")
+
+
+def condition_check(
+    node: exp.Expression, probe: Callable[[exp.Expression], str], sql: str, base: int, label: str
+) -> TypeCheck:
+    """The check that the whole condition of ``DEFINE label AS node`` is a BOOLEAN, as
+    Spark requires of a WHERE condition (``DEFINE A AS price`` is an error, not a truth
+    value of a number)."""
+    operand = Operand(probe(node), user_text(node, sql, base), node_pos(node, base, sql), False)
+    return TypeCheck(CONDITION, (operand,), False, f"DEFINE {label}")
+
+
+def _not_boolean(check: TypeCheck, type_name: str, sql: str) -> SemanticError | None:
+    """The error for a :func:`condition_check` whose condition Spark types ``type_name``."""
+    if type_name in _CONDITION_TYPES:
+        return None
+    operand = check.operands[0]
+    return SemanticError(
+        f"the condition of {check.clause} must be BOOLEAN, not {type_name.upper()} "
+        f"({operand.text})",
+        sql=sql,
+        pos=operand.pos,
+        hint="write a comparison, e.g. x > 0 or x IS NOT NULL",
+    )
+
+
 def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
     """``check`` with the operands' probes replaced (same order)."""
     operands = tuple(Operand(p, o.text, o.pos, o.literal) for o, p in zip(check.operands, probes))
@@ -118,6 +148,8 @@ def _is_string(type_name: str) -> bool:
 
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
+    if check.operator == CONDITION:
+        return _not_boolean(check, types[0], sql)
     strings = [(o, t) for o, t in zip(check.operands, types) if _is_string(t)]
     others = [(o, t) for o, t in zip(check.operands, types) if not _is_string(t) and t != "void"]
     if not strings or not others:

@@ -72,19 +72,29 @@ def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
 def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> None:
     """Ask Spark for the operand types of ``checks`` over ``df`` (analysis only) and raise
     the first mix that would fail while the query runs (``planner.type_checks``)."""
-    probes = [o.probe for c in checks for o in c.operands]
-    if not probes:
+    if not checks:
         return
+    ansi = (df.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    typed = _operand_types(df, checks)
+    if typed is None:  # one probe Spark cannot type: ask for each check on its own
+        typed = [t for check in checks for t in (_operand_types(df, [check]) or [None])]
+    for check, types in zip(checks, typed):
+        error = None if types is None else mismatch(check, types, ansi, plan.clause.sql)
+        if error is not None:
+            raise error
+
+
+def _operand_types(df: DataFrame, checks: list[TypeCheck]) -> list[list[str]] | None:
+    """Spark's simple type names of the operands of each of ``checks`` (analysis only);
+    None when Spark cannot type one of them (it reports that expression itself where it
+    is computed)."""
+    probes = [o.probe for c in checks for o in c.operands]
     try:
         fields = df.selectExpr(*(f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes))).schema
     except AnalysisException:
-        return  # Spark reports the expression itself where it is computed
+        return None
     types = iter(f.dataType.simpleString() for f in fields)
-    ansi = (df.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
-    for check in checks:
-        error = mismatch(check, [next(types) for _ in check.operands], ansi, plan.clause.sql)
-        if error is not None:
-            raise error
+    return [[next(types) for _ in check.operands] for check in checks]
 
 
 def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
@@ -198,12 +208,14 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
     """The clause's output from the matcher's rows: Spark computes the measures over the
     atom columns (so their values and types are Spark's), in the standard's column order."""
     _check_types(matched, plan, plan.measure_checks)
+    matched, renamed = _readable_atoms(matched, plan)
     keys = plan.partition_by
     mode = plan.clause.rows_per_match
     # a batch has no late rows: its matcher emits no status without WITH TIMEOUTS
     status = STATUS if STATUS in matched.columns else f"'{MATCHED_STATUS}'"
     measures = []
     for alias, text in plan.measures:
+        text = _ATOM.sub(lambda m: quote(renamed.get(m.group(1), m.group(0))), text)
         expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if plan.with_unmatched else text
         if mode.late_rows:
             expr = f"CASE WHEN {status} = '{LATE_STATUS}' THEN NULL ELSE ({expr}) END"
@@ -228,6 +240,28 @@ def _string(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
+#: an atom column in a measure's Spark SQL, quoted or not
+_ATOM = re.compile(r"`?\b(__mr_a\d+)\b`?")
+
+
+def _readable_atoms(matched: DataFrame, plan: MatchPlan) -> tuple[DataFrame, dict[str, str]]:
+    """``matched`` with each atom column named as the user wrote its value
+    (`` `LAST(seq)` ``), and atom -> that name: Spark's errors about a measure, at
+    analysis or while the job runs (DIVIDE_BY_ZERO, CAST_INVALID_INPUT), then quote the
+    user's expression, not our column names."""
+    taken = {c.lower() for c in matched.columns}  # Spark's names are case-insensitive
+    renamed: dict[str, str] = {}
+    for atom in plan.atoms:
+        name = atom.text or atom.name
+        n = 1
+        while name.lower() in taken:
+            n += 1
+            name = f"{atom.text or atom.name} #{n}"
+        taken.add(name.lower())
+        renamed[atom.name] = name
+    return matched.withColumnsRenamed(renamed), renamed
+
+
 def _select(
     df: DataFrame,
     plan: MatchPlan,
@@ -236,11 +270,17 @@ def _select(
     tail: tuple[str, ...] | list[str] = (),
 ) -> DataFrame:
     """``df.selectExpr(*head, *(text AS name), *tail)``; a Spark analysis error in one of
-    the user's expressions becomes our error pointing at that expression in the query."""
+    the user's expressions becomes our error pointing at that expression in the query.
+    A column of ours (``__mr_...``) is computed under its expression's text and renamed
+    after, so that Spark's errors while the job runs (INVALID_ARRAY_INDEX, ...) show the
+    user's expression, not our column name."""
+    shown = _shown_names(df, named)
     try:
-        return analysed(
-            df.selectExpr(*head, *(f"{text} AS {quote(name)}" for name, text in named), *tail)
+        selected = analysed(
+            df.selectExpr(*head, *(f"{text} AS {quote(shown[n])}" for n, text in named), *tail)
         )
+        back = {shown[n]: n for n, _ in named if shown[n] != n}
+        return selected.withColumnsRenamed(back) if back else selected
     except AnalysisException as err:
         for name, text in named:
             try:
@@ -253,6 +293,21 @@ def _select(
                     hint="check function names and argument types",
                 ) from None
         raise err
+
+
+def _shown_names(df: DataFrame, named: list[tuple[str, str]]) -> dict[str, str]:
+    """name -> the name ``_select`` computes it under: the expression's text for our own
+    columns (``__mr_...``) where that text names no other column, else the name."""
+    taken = {c.lower() for c in df.columns} | {n.lower() for n, _ in named}
+    shown = {}
+    for name, text in named:
+        readable = " ".join(text.replace("`", "").split())
+        if name.startswith("__mr_") and readable.lower() not in taken:
+            taken.add(readable.lower())
+            shown[name] = readable
+        else:
+            shown[name] = name
+    return shown
 
 
 def analysed(df: DataFrame) -> DataFrame:

@@ -54,6 +54,7 @@ import pyarrow as pa
 from matchrec.planner.function_types import NO_NULL_ELEMENTS
 from matchrec.planner.measure_eval import (
     CompiledMeasure,
+    check_define_types,
     compile_measures,
     decimal_params,
     type_integer_widths,
@@ -223,6 +224,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     _check_within(plan, fields)
     column_types = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
     type_integer_widths(plan, column_types)
+    check_define_types(plan, column_types)
     compiled = compile_measures(plan, column_types)
     measures = compiled.measures
     measure_fields = []

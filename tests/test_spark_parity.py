@@ -1,0 +1,198 @@
+"""What works in ``spark.sql`` works inside the clause, with the same answer, through all
+three doors (``matchrec.sql``, ``matchrec.match_recognize``, the table function), and
+what Spark rejects is a positioned matchrec error. Expected rows are worked out by hand
+from the tiny tables below (or computed by plain Spark SQL), never taken from our output.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import AnalysisException
+
+import matchrec
+from matchrec.errors import SemanticError
+
+EVENTS = """
+('x', 1, 1, 9, 'NO', false), ('x', 2, 2, 5, 'NO', false), ('x', 3, 5, 7, NULL, false),
+('x', 4, 7, 0, 'SE', true), ('x', 5, 3, 0, 'SE', false),
+('y', 1, 4, 1, 'US', false), ('y', 2, 8, 2, 'US', true)
+"""
+
+
+@pytest.fixture(scope="module")
+def events(spark):
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW mr_parity AS SELECT * FROM VALUES {EVENTS} "
+        "AS t(k, o, v, w, country, ok)"
+    )
+    matchrec.register(spark)
+    return spark.table("mr_parity")
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _doors(spark, body: str) -> dict[str, list[tuple]]:
+    """Sorted rows of ``body`` over ``mr_parity`` from each door."""
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_parity"), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})"),
+    }
+    types = {d: [(f.name, f.dataType) for f in df.schema.fields] for d, df in frames.items()}
+    assert types["sql"] == types["df"] == types["udtf"]
+    return {d: sorted(tuple(r) for r in df.collect()) for d, df in frames.items()}
+
+
+def test_in_list_mixing_another_variable_and_prev(spark, events):
+    # B: v equals A's v + 1 or the previous row's w. x: A=1 (v 1); o=2: 2 in (2, 9);
+    # o=3: 5 in (2, 5) through PREV; o=4: 7 in (2, 7); o=5: 3 in (2, 0) no. y: 8 in (5, 1) no
+    body = """PARTITION BY k ORDER BY o
+        MEASURES count(*) AS n, LAST(o) AS last_o
+        PATTERN (A B+) DEFINE B AS v IN (A.v + 1, PREV(w))"""
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", 4, 4)], door
+
+
+def test_navigation_alone_inside_glue(spark, events):
+    # a bare PREV(w) as an argument of a function of another variable's value
+    body = """PARTITION BY k ORDER BY o
+        MEASURES count(*) AS n
+        PATTERN (A B+) DEFINE B AS greatest(A.v, PREV(w)) >= v"""
+    # x: A=1; o=2: max(1, 9) >= 2; o=3: max(1, 5) >= 5; o=4: max(1, 7) >= 7;
+    # o=5: max(1, 0) >= 3 no -> 4 rows. y: A=1; o=2: max(4, 1) >= 8 no
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", 4)], door
+
+
+def test_count_of_a_variable_with_filter(spark, events):
+    # F rows whose country is known; S needs one F row outside NO
+    body = """PARTITION BY k ORDER BY o
+        MEASURES count(F.*) FILTER (WHERE country IS NOT NULL) AS known,
+                 count(*) FILTER (WHERE NOT ok) AS fails, count(F.*) AS nf
+        PATTERN (F+ S) DEFINE F AS NOT ok,
+                 S AS ok AND count(F.*) FILTER (WHERE country <> 'NO') >= 1"""
+    # x: F = o 1..3 (NO, NO, NULL): no F outside NO -> no match; y: F = o 1 (US), S = o 2
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("y", 1, 1, 1)], door
+    body = body.replace("country <> 'NO'", "country IS NULL OR country = 'NO'")
+    # x: F = o 1..3, two of them with a country; S = o 4
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", 2, 3, 3)], door
+
+
+@pytest.mark.parametrize("condition", ["v", "country", "v + 1", "A.v"])
+def test_define_condition_must_be_boolean(spark, events, condition):
+    body = f"""PARTITION BY k ORDER BY o
+        MEASURES count(*) AS n
+        PATTERN (A B) DEFINE B AS {condition}"""
+    query = f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})"
+    with pytest.raises(AnalysisException):  # what Spark says of such a WHERE
+        spark.sql(f"SELECT * FROM mr_parity WHERE {condition.replace('A.', '')}").collect()
+    for run in (
+        lambda: matchrec.sql(spark, query),
+        lambda: matchrec.match_recognize(spark.table("mr_parity"), body),
+    ):
+        with pytest.raises(SemanticError) as info:
+            run()
+        err = info.value
+        assert "the condition of DEFINE B must be BOOLEAN" in str(err)
+        assert err.line == 3 and "^" in str(err) and "__mr" not in str(err)
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})")
+    assert "the condition of DEFINE B must be BOOLEAN" in str(info.value)
+
+
+def test_spark_error_while_a_measure_runs_quotes_the_users_expression(spark, events):
+    # Spark fails the job (as it would for the same expression in a SELECT); its message
+    # shows the measure as written, not matchrec's column names
+    body = """PARTITION BY k ORDER BY o
+        MEASURES LAST(v) / (FIRST(o) - 1) AS r
+        PATTERN (A B) DEFINE B AS true"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})").collect()
+    text = str(info.value)
+    assert "DIVIDE_BY_ZERO" in text
+    assert "`LAST(v)` / (`FIRST(o)` - 1)" in text and "__mr" not in text
+
+
+def test_spark_error_while_a_define_condition_runs_quotes_the_users_expression(spark, events):
+    body = """PARTITION BY k ORDER BY o
+        MEASURES count(*) AS n
+        PATTERN (A B) DEFINE B AS CAST(country AS INT) > 0"""
+    with pytest.raises(Exception) as info:
+        matchrec.match_recognize(spark.table("mr_parity"), body).collect()
+    text = str(info.value)
+    assert "CAST_INVALID_INPUT" in text and "__mr" not in text
+
+
+def test_spark_analysis_error_in_a_measure_names_the_users_values(spark, events):
+    # date_add takes an INT; count(*) is a BIGINT: Spark's own error, with a caret
+    query = """SELECT * FROM mr_parity MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+        MEASURES date_add(DATE'2024-01-01', count(*)) AS d
+        PATTERN (A B) DEFINE B AS true)"""
+    with pytest.raises(AnalysisException):
+        spark.sql("SELECT date_add(DATE'2024-01-01', count(*)) FROM mr_parity").collect()
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    text = str(info.value)
+    assert "count(*)" in text and "__mr" not in text
+    assert info.value.line == 2 and "^" in text
+
+
+def _whole_partition(spark, measures: str) -> dict[str, list[tuple]]:
+    """Each door's rows of one match per partition (all its rows) with ``measures``."""
+    body = f"""PARTITION BY k ORDER BY o MEASURES {measures}
+        PATTERN (A+) DEFINE A AS true"""
+    return _doors(spark, body)
+
+
+def test_null_skipping_first_and_last_values_are_sparks(spark, events):
+    # Spark's first_value(x, true) / last_value(x) IGNORE NULLS / first(x, true) over the
+    # partition's rows in order, computed by Spark's own window functions
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT DISTINCT k, first_value(country, true) OVER w, last_value(country, true)
+                   OVER w, first_value(country, true) OVER w, first(country, true) OVER w,
+                   last(country, true) OVER w,
+                   last_value(CASE WHEN o < 5 THEN country END, true) OVER w,
+                   last_value(country) OVER w, first(country, false) OVER w
+               FROM mr_parity
+               WINDOW w AS (PARTITION BY k ORDER BY o
+                            ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"""
+        ).collect()
+    )
+    measures = """first_value(country, true) AS f, last_value(country) IGNORE NULLS AS l,
+        any_value(country, true) AS a, first(country, true) AS f2, LAST(country, true) AS l2,
+        FINAL last_value(country, true) FILTER (WHERE o < 5) AS lf,
+        last_value(country) RESPECT NULLS AS lr, FIRST(country, false) AS ff"""
+    for door, rows in _whole_partition(spark, measures).items():
+        assert rows == expected, door
+
+
+def test_null_skipping_value_in_define(spark, events):
+    # B: the last known country so far is not NO. x: o=1..2 NO, o=3 NULL (still NO), o=4 SE
+    body = """PARTITION BY k ORDER BY o
+        MEASURES FIRST(B.o) AS first_b, count(B.*) AS nb
+        PATTERN (A B+) DEFINE B AS last_value(country, true) <> 'NO'"""
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", 4, 2), ("y", 2, 1)], door
+
+
+def test_filter_on_running_and_final_aggregates(spark, events):
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT k, sum(v) FILTER (WHERE ok), count(*) FILTER (WHERE v > 2),
+                      max_by(o, w) FILTER (WHERE o < 5),
+                      count(DISTINCT country) FILTER (WHERE o > 1)
+               FROM mr_parity GROUP BY k"""
+        ).collect()
+    )
+    measures = """FINAL sum(v) FILTER (WHERE ok) AS s, RUNNING count(*) FILTER (WHERE v > 2) AS c,
+        FINAL max_by(o, w) FILTER (WHERE o < 5) AS m,
+        FINAL count(DISTINCT country) FILTER (WHERE o > 1) AS d"""
+    for door, rows in _whole_partition(spark, measures).items():
+        assert rows == expected, door
