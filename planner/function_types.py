@@ -77,7 +77,7 @@ for _type, _keys in {
 # calls typed like their first argument (the array functions keep the array type)
 _SAME_AS_FIRST = set(
     _names(
-        "Abs Neg Negative POSITIVE Nullif ZEROIFNULL NULLIFZERO BitwiseNot BitwiseLeftShift "
+        "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot BitwiseLeftShift "
         "BitwiseRightShift SHIFTRIGHTUNSIGNED Reverse ArrayDistinct ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
         "Nanvl"
@@ -85,6 +85,8 @@ _SAME_AS_FIRST = set(
 )
 # calls typed like the element of their first argument (an array)
 _ELEMENT_OF_FIRST = set(_names("ArrayMax ArrayMin ARRAY_MAX ARRAY_MIN"))
+# calls typed as Spark's common type of their argument and the INT 0
+_COMMON_WITH_ZERO = {"ZEROIFNULL"}
 # calls typed as Spark's common type of all their arguments
 _COMMON_OF_ALL = set(_names("Greatest Least Coalesce BitwiseAnd BitwiseOr BitwiseXor NVL IFNULL"))
 
@@ -153,6 +155,8 @@ def call_type(
         return element_type(type_of(first)) if first is not None else None
     if k in _COMMON_OF_ALL:
         return common(_args(node))
+    if k in _COMMON_WITH_ZERO:  # zeroifnull(x) is nvl(x, 0)
+        return common([*_args(node)[:1], exp.Literal.number(0)])
     rule = _STRUCTURAL.get(k)
     return rule(node, type_of, common) if rule is not None else None
 

@@ -618,6 +618,8 @@ ROW_FUNCTIONS = [
     "nvl2(tag, 1, 2)",
     "nullif(n, 1)",
     "zeroifnull(n)",
+    "zeroifnull(dec)",
+    "nullifzero(dec)",
     "nullifzero(n)",
     "width_bucket(price, 0, 10, 5)",
     "round(dec, 1)",
