@@ -25,7 +25,12 @@ from matchrec.errors import SqlSyntaxError
 
 
 class MatchRecognizeDialect(Spark):
-    """Spark SQL where FIRST/LAST are kept as calls with all their arguments."""
+    """Spark SQL where FIRST/LAST are kept as calls with all their arguments, and a
+    doubled quote inside a string literal is a quote (``'yyyy-MM-dd''T''HH'``), as Spark
+    reads it."""
+
+    class Tokenizer(Spark.Tokenizer):
+        STRING_ESCAPES = [*Spark.Tokenizer.STRING_ESCAPES, "'"]
 
     class Parser(Spark.Parser):
         FUNCTIONS = {k: v for k, v in Spark.Parser.FUNCTIONS.items() if k not in ("FIRST", "LAST")}

@@ -299,3 +299,16 @@ def test_double_sums_of_later_matches_add_their_own_rows(spark):
         for v in part:  # Spark's sum: row after row
             total += v
         assert (r.s, r.a, r.r) == (total, total / 3, total)
+
+
+def test_doubled_quote_in_a_string_literal_is_a_quote(spark, events):
+    # Spark reads 'it''s' as it's and 'yyyy-MM-dd''T''HH' as a pattern with a quoted T
+    assert spark.sql("SELECT 'it''s' AS s").first().s == "it's"
+    body = """PARTITION BY k ORDER BY o
+        MEASURES date_format(make_date(2024, 1, LAST(o)), 'yyyy-MM-dd''T''HH') AS f,
+                 'it''s ' || FIRST(country) AS g
+        PATTERN (A B) DEFINE B AS concat(country, '''') <> 'SE'''"""
+    # x: o=1 (NO) and 2 (NO''), o=3 NULL fails, o=4 (SE') fails, o=5 (SE') fails;
+    # y: o=1, 2 (US')
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", "2024-01-02T00", "it's NO"), ("y", "2024-01-02T00", "it's US")], door
