@@ -802,3 +802,13 @@ def test_the_input_relation_is_found_with_its_alias(query: str, relation, aliase
     want = relation or query[len("FROM ") : query.index(" MATCH_RECOGNIZE")]
     assert sql[found.relation_start : found.relation_end] == want
     assert found.relation_aliased is aliased
+
+
+@pytest.mark.parametrize("first", ["-amt", "+amt", "~vol", "- 1"])
+def test_first_measure_may_start_with_a_prefix_operator(first):
+    # MEASURES after ORDER BY: the key ends at MEASURES, not at `ts MEASURES - amt`
+    clause = parse_clause(
+        f"PARTITION BY k ORDER BY ts MEASURES {first} AS v, -x w PATTERN (A) DEFINE A AS true"
+    )
+    assert [o.expr.text for o in clause.order_by] == ["ts"]
+    assert [(m.alias, m.expr.text) for m in clause.measures] == [("v", first), ("w", "-x")]
