@@ -54,7 +54,7 @@ for _type, _keys in {
     "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
     "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS",
     "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
-    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG1P EXPM1 COT HYPOT SIGNUM",
+    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM",
     "string": "Lower Upper ConcatWs Substring Left Right Trim Initcap Pad "
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "

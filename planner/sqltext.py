@@ -33,7 +33,13 @@ class MatchRecognizeDialect(Spark):
         STRING_ESCAPES = [*Spark.Tokenizer.STRING_ESCAPES, "'"]
 
     class Parser(Spark.Parser):
-        FUNCTIONS = {k: v for k, v in Spark.Parser.FUNCTIONS.items() if k not in ("FIRST", "LAST")}
+        # FIRST/LAST: navigation; LOG10/LOG2 stay Spark's own functions (sqlglot would
+        # write LOG(10, x), which Spark computes as ln(x) / ln(10), another double)
+        FUNCTIONS = {
+            k: v
+            for k, v in Spark.Parser.FUNCTIONS.items()
+            if k not in ("FIRST", "LAST", "LOG10", "LOG2")
+        }
 
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)

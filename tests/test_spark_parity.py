@@ -312,3 +312,21 @@ def test_doubled_quote_in_a_string_literal_is_a_quote(spark, events):
     # y: o=1, 2 (US')
     for door, rows in _doors(spark, body).items():
         assert rows == [("x", "2024-01-02T00", "it's NO"), ("y", "2024-01-02T00", "it's US")], door
+
+
+@pytest.mark.parametrize(
+    "function", ["log10(x)", "log2(x)", "ln(x)", "exp(x / 10)", "pow(x, 1.7)", "log(10, x)"]
+)
+def test_transcendental_functions_are_sparks_to_the_last_bit(spark, events, function):
+    values = [3.0, 7.0, 50.0, 49.0, 0.5, 12.5, 1e-3, 123456.789]
+    rows = ", ".join(f"('a', {i}, {v!r}D)" for i, v in enumerate(values))
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_math AS SELECT * FROM VALUES {rows} AS t(k, o, x)")
+    expected = sorted(tuple(r) for r in spark.sql(f"SELECT o, {function} FROM mr_math").collect())
+    body = f"""PARTITION BY k ORDER BY o MEASURES {function} AS v
+        ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true"""
+    doors = {
+        "sql": matchrec.sql(spark, f"SELECT o, v FROM mr_math MATCH_RECOGNIZE ({body})"),
+        "udtf": spark.sql(f"SELECT o, v FROM match_recognize(TABLE(mr_math), {_literal(body)})"),
+    }
+    for door, df in doors.items():
+        assert sorted(tuple(r) for r in df.collect()) == expected, door
