@@ -52,7 +52,7 @@ for _type, _keys in {
     "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY "
     "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH",
     "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
-    "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS",
+    "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros",
     "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
     "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM",
     "string": "Lower Upper ConcatWs Substring Left Right Trim Initcap Pad "
@@ -238,7 +238,33 @@ def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     return common(_args(node)[1:])
 
 
+#: field names of EXTRACT/date_part whose value Spark returns as DECIMAL(8, 6) (seconds
+#: with their fraction); every other field of a date or timestamp is an INT
+_SECOND_FIELDS = {"SECOND", "SECONDS", "S", "SEC", "SECS"}
+_DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.TIMESTAMPLTZ, T.DATETIME)
+
+
+def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``extract(field FROM d)``, ``date_part('field', d)`` of a date or timestamp
+    (an interval's fields have other types: unknown here)."""
+    if isinstance(node, exp.Extract):
+        field, source = node.this, node.expression
+    else:
+        args = _args(node)
+        if len(args) != 2:
+            return None
+        field, source = args
+    name = field.name.upper() if isinstance(field, (exp.Var, exp.Literal, exp.Column)) else ""
+    source_type = type_of(source)
+    if not name or source_type is None or source_type.this not in _DATETIMES:
+        return None
+    return dtype("decimal(8,6)") if name in _SECOND_FIELDS else dtype("int")
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "Extract": _extract,
+    "DATE_PART": _extract,
+    "DATEPART": _extract,
     "Nvl2": _nvl2,
     "Struct": _struct,
     "Concat": _concat,
