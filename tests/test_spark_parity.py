@@ -330,3 +330,25 @@ def test_transcendental_functions_are_sparks_to_the_last_bit(spark, events, func
     }
     for door, df in doors.items():
         assert sorted(tuple(r) for r in df.collect()) == expected, door
+
+
+def test_input_column_names_with_dots(spark, events):
+    # column names as JSON or pandas data often have them: `a.b` is one column here
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_dotted AS SELECT * FROM VALUES "
+        "('a', 1, 2, named_struct('c', 'x')), ('a', 2, 3, named_struct('c', 'y')), "
+        "('a', 3, 1, named_struct('c', 'z')) AS t(k, o, `price.usd`, `A.info`)"
+    )
+    body = """PARTITION BY k ORDER BY o
+        MEASURES A.`A.info`.c AS first_c, LAST(`price.usd`) AS last_price, count(*) AS n
+        ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS `price.usd` > PREV(`price.usd`)"""
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_dotted MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_dotted"), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_dotted), {_literal(body)})"),
+    }
+    for door, df in frames.items():
+        rows = sorted(
+            (r["o"], r["first_c"], r["last_price"], r["n"], r["price.usd"]) for r in df.collect()
+        )
+        assert rows == [(1, "x", 2, 1, 2), (2, "x", 3, 2, 3)], door
