@@ -176,11 +176,11 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
 
 
 def _without_dots(df: DataFrame) -> tuple[DataFrame, list[str]]:
-    """``df`` with every column whose name holds a dot renamed (PySpark's ``mapInArrow``
-    reads its input columns by name, and ``A.info`` would be field ``info`` of ``A``), and
-    the original names in order."""
+    """``df`` with every column whose name holds a dot or a backtick renamed (PySpark's
+    ``mapInArrow`` reads its input columns by unquoted name: ``A.info`` would be field
+    ``info`` of ``A``), and the original names in order."""
     names = list(df.columns)
-    renamed = {n: f"__mr_dotted{i}" for i, n in enumerate(names) if "." in n}
+    renamed = {n: f"__mr_dotted{i}" for i, n in enumerate(names) if "." in n or "`" in n}
     if not renamed:
         return df, names
     return df.select(*(F.col(quote(n)).alias(renamed.get(n, n)) for n in names)), names

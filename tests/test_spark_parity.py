@@ -336,11 +336,12 @@ def test_input_column_names_with_dots(spark, events):
     # column names as JSON or pandas data often have them: `a.b` is one column here
     spark.sql(
         "CREATE OR REPLACE TEMP VIEW mr_dotted AS SELECT * FROM VALUES "
-        "('a', 1, 2, named_struct('c', 'x')), ('a', 2, 3, named_struct('c', 'y')), "
-        "('a', 3, 1, named_struct('c', 'z')) AS t(k, o, `price.usd`, `A.info`)"
+        "('a', 1, 2, named_struct('c', 'x'), 0), ('a', 2, 3, named_struct('c', 'y'), 1), "
+        "('a', 3, 1, named_struct('c', 'z'), 2) AS t(k, o, `price.usd`, `A.info`, `it``s`)"
     )
     body = """PARTITION BY k ORDER BY o
-        MEASURES A.`A.info`.c AS first_c, LAST(`price.usd`) AS last_price, count(*) AS n
+        MEASURES A.`A.info`.c AS first_c, LAST(`price.usd`) AS last_price, count(*) AS n,
+                 sum(`it``s`) AS s
         ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS `price.usd` > PREV(`price.usd`)"""
     frames = {
         "sql": matchrec.sql(spark, f"SELECT * FROM mr_dotted MATCH_RECOGNIZE ({body})"),
