@@ -31,8 +31,12 @@ def _is_name(raw: Raw) -> bool:
     return raw.kind in ("word", "qident", "bqident")
 
 
+#: prefix operators an expression may start with (``MEASURES -amt AS v``)
+_PREFIX_OPERATORS = ("(", "-", "+", "~", "!")
+
+
 def _starts_expression(raw: Raw) -> bool:
-    return _is_name(raw) or raw.kind in ("string", "number") or raw.text == "("
+    return _is_name(raw) or raw.kind in ("string", "number") or raw.text in _PREFIX_OPERATORS
 
 
 CLAUSE_STARTS: dict[str, Callable[[Raw], bool]] = {

@@ -209,14 +209,26 @@ def _avg(values: list[Value]) -> Value:
     return _in_row_order(vals) / len(vals)
 
 
+def spark_order(v: Value) -> Any:
+    """Sort key of a value as Spark orders it: NaN above every other double."""
+    if isinstance(v, float) and math.isnan(v):
+        return (1, 0.0)
+    return (0, v)
+
+
+def _distinct_key(v: Value) -> Any:
+    """Key under which DISTINCT (and sets) take equal values as one: NaN equals NaN."""
+    return spark_order(v) if isinstance(v, float) else v
+
+
 def _min(values: list[Value]) -> Value:
     vals = _non_null(values)
-    return min(vals) if vals else None
+    return min(vals, key=spark_order) if vals else None
 
 
 def _max(values: list[Value]) -> Value:
     vals = _non_null(values)
-    return max(vals) if vals else None
+    return max(vals, key=spark_order) if vals else None
 
 
 def _bool_and(values: list[Value]) -> Value:
@@ -235,7 +247,11 @@ def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
         for v, k in zip(values, keys):
             if k is None:
                 continue
-            if best_key is None or (k > best_key if pick_max else k < best_key):
+            if best_key is None:
+                best, best_key = v, k
+                continue
+            key, top = spark_order(k), spark_order(best_key)
+            if key > top if pick_max else key < top:
                 best, best_key = v, k
         return best
 
@@ -294,7 +310,7 @@ def _percentiles(pick: Callable[[list, float], Value]) -> Callable[..., Value]:
     """An aggregate of the non-NULL values at a constant percentage (or array of them)."""
 
     def aggregate(values: list[Value], percentages: list[Value], *_: list[Value]) -> Value:
-        ordered = sorted(_non_null(values))
+        ordered = sorted(_non_null(values), key=spark_order)
         p = percentages[0] if percentages else None
         if not ordered or p is None:
             return None
@@ -312,16 +328,27 @@ def _approx_rank(ordered: list, p: float) -> Value:
     return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
 
 
+def _collect_set(values: list[Value]) -> list[Value]:
+    """The distinct non-NULL values in first-seen order (one NaN, as Spark's set)."""
+    kept: dict[Any, Value] = {}
+    for v in _non_null(values):
+        kept.setdefault(_distinct_key(v), v)
+    return list(kept.values())
+
+
 def _mode(values: list[Value], *_: list[Value]) -> Value:
     """The most frequent non-NULL value; of equally frequent ones the lowest (Spark's
     ``mode(x, true)``; without ``true`` Spark may return any of them)."""
     counts: dict[Any, int] = {}
+    first: dict[Any, Value] = {}  # distinct key -> the value (NaN counts as one value)
     for v in _non_null(values):
-        counts[v] = counts.get(v, 0) + 1
+        key = _distinct_key(v)
+        counts[key] = counts.get(key, 0) + 1
+        first.setdefault(key, v)
     if not counts:
         return None
     top = max(counts.values())
-    return min(v for v, c in counts.items() if c == top)
+    return min((first[k] for k, c in counts.items() if c == top), key=spark_order)
 
 
 # name -> (number of arguments, or the numbers it takes; function over the argument value
@@ -335,7 +362,7 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "MAX": (1, _max),
     "ARRAY_AGG": (1, _non_null),
     "COLLECT_LIST": (1, _non_null),
-    "COLLECT_SET": (1, lambda vals: list(dict.fromkeys(_non_null(vals)))),
+    "COLLECT_SET": (1, _collect_set),
     "BOOL_AND": (1, _bool_and),
     "EVERY": (1, _bool_and),
     "BOOL_OR": (1, _bool_or),
@@ -396,8 +423,9 @@ class Aggregate:
             seen: dict[Any, None] = {}
             keep = []
             for i, v in enumerate(columns[0]):
-                if v not in seen:
-                    seen[v] = None
+                key = _distinct_key(v)
+                if key not in seen:
+                    seen[key] = None
                     keep.append(i)
             columns = [[c[i] for i in keep] for c in columns]
         return self._fn(*columns)

@@ -18,7 +18,6 @@ arithmetic follows Python's, as the scalar evaluators do, so both give the same 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -198,7 +197,8 @@ def advance(
                 out[key] = values + v if every else np.where(ok, values + v, values)
             else:
                 empty = state[("count", labels, name)] == 0
-                pick = np.minimum if kind == "min" else np.maximum
+                # NaN is the largest double in Spark: max keeps it, min skips it
+                pick = np.fmin if kind == "min" else np.maximum
                 merged = np.where(empty, v, pick(values, v))
                 out[key] = merged if every else np.where(ok, merged, values)
     return out
@@ -331,6 +331,33 @@ def _both(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
     return apply
 
 
+def _nan(a: Any) -> Any:
+    """Where ``a`` is NaN (False for arrays that hold no floats)."""
+    a = np.asarray(a)
+    return np.isnan(a) if a.dtype.kind == "f" else np.zeros(a.shape, dtype=bool)
+
+
+def _spark_equal(a: Any, b: Any) -> Any:
+    """Spark's ``=``: NaN equals NaN."""
+    return np.equal(a, b) | (_nan(a) & _nan(b))
+
+
+def _spark_less(a: Any, b: Any) -> Any:
+    """Spark's ``<``: NaN is larger than any other double."""
+    return np.less(a, b) | (~_nan(a) & _nan(b))
+
+
+# Spark's comparisons of doubles (NaN = NaN, NaN above everything), as NumPy's are not
+_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "=": _spark_equal,
+    "<>": lambda a, b: ~_spark_equal(a, b),
+    "<": _spark_less,
+    "<=": lambda a, b: _spark_less(a, b) | _spark_equal(a, b),
+    ">": lambda a, b: _spark_less(b, a),
+    ">=": lambda a, b: _spark_less(b, a) | _spark_equal(a, b),
+}
+
+
 def _divide(args: list[Value]) -> Value:
     (a, va), (b, vb) = args
     zero = b == 0
@@ -394,6 +421,15 @@ def _coalesce(args: list[Value]) -> Value:
     return values, valid
 
 
+def _extreme(pick: Callable[[Any, Any], Any], args: list[Value]) -> Value:
+    """``pick`` of the non-NULL arguments at each position; NULL where all are NULL."""
+    values, valid = args[0]
+    for v, ok in args[1:]:
+        values = np.where(valid & ok, pick(values, v), np.where(ok, v, values))
+        valid = valid | ok
+    return values, valid
+
+
 # operator name -> function of the evaluated arguments (NULL in, NULL out unless noted)
 OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
     "+": _both(np.add),
@@ -401,12 +437,7 @@ OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
     "*": _both(np.multiply),
     "/": _divide,
     "/ansi": _divide_ansi,
-    "=": _both(np.equal),
-    "<>": _both(np.not_equal),
-    "<": _both(np.less),
-    "<=": _both(np.less_equal),
-    ">": _both(np.greater),
-    ">=": _both(np.greater_equal),
+    **{op: _both(compare) for op, compare in _COMPARISONS.items()},
     "neg": lambda args: (np.negative(args[0][0]), args[0][1]),
     "abs": lambda args: (np.abs(args[0][0]), args[0][1]),
     "and": _and,
@@ -415,14 +446,10 @@ OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
     "is_null": _is_null,
     "is_not_null": _is_not_null,
     "coalesce": _coalesce,
-    "greatest": lambda args: (
-        functools.reduce(np.maximum, [a for a, _ in args]),
-        functools.reduce(np.logical_and, [v for _, v in args]),
-    ),
-    "least": lambda args: (
-        functools.reduce(np.minimum, [a for a, _ in args]),
-        functools.reduce(np.logical_and, [v for _, v in args]),
-    ),
+    # Spark's greatest/least skip NULL arguments (NULL only when all are); NaN is the
+    # largest double: greatest keeps it (np.maximum), least drops it (np.fmin)
+    "greatest": lambda args: _extreme(np.maximum, args),
+    "least": lambda args: _extreme(np.fmin, args),
 }
 
 

@@ -203,26 +203,46 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
     dtype = np.int64 if pa.types.is_integer(kind) else np.float64
     raw = np.asarray(gathered.fill_null(0).to_numpy(zero_copy_only=False), dtype=dtype)
     if atom.func in ("SUM", "AVG"):
-        sums = np.zeros(len(raw) + 1, dtype=dtype)
-        np.cumsum(np.where(in_set, raw, 0), out=sums[1:])
-        total = sums[np.maximum(hi + 1, lo)] - sums[lo]
+        if dtype is np.float64:
+            # doubles are added in row order from the match's first row, as Spark adds
+            # them: a difference of prefix sums over all matches is not that sum
+            running = _match_running_sums(np.where(in_set, raw, 0.0), layout.first)
+            total = np.where(hi >= lo, running[np.clip(hi, 0, max(len(raw) - 1, 0))], 0.0)
+        else:
+            sums = np.zeros(len(raw) + 1, dtype=dtype)
+            np.cumsum(np.where(in_set, raw, 0), out=sums[1:])
+            total = sums[np.maximum(hi + 1, lo)] - sums[lo]
         if atom.func == "AVG":
             return pa.array(total / np.maximum(seen, 1), mask=seen == 0, type=pa.float64())
         return pa.array(total, mask=seen == 0)
     if not atom.final and not np.array_equal(hi, layout.first[1:][layout.out_match] - 1):
         return None  # running MIN/MAX are not a difference of prefix sums
-    fill = np.iinfo(dtype).max if dtype is np.int64 else np.inf
+    # Spark orders NaN above every double: MAX keeps it (np.maximum), MIN skips it unless
+    # nothing else is there (np.fmin, NaN as the neutral fill)
+    fill = np.iinfo(dtype).max if dtype is np.int64 else np.nan
     if atom.func == "MAX":
         fill = np.iinfo(dtype).min if dtype is np.int64 else -np.inf
     masked = np.where(in_set, raw, fill)
     starts = layout.first[:-1]
     nonempty = layout.first[1:] > starts
-    reducer = np.minimum if atom.func == "MIN" else np.maximum
+    reducer = np.fmin if atom.func == "MIN" else np.maximum
     per_match = np.full(len(starts), fill, dtype=dtype)
     if len(masked):
         reduced = reducer.reduceat(masked, np.minimum(starts, len(masked) - 1))
         per_match[nonempty] = reduced[nonempty]
     return pa.array(per_match[layout.out_match], mask=seen == 0)
+
+
+def _match_running_sums(values: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """Per flat position, the sum of ``values`` from its match's first position up to it,
+    added one row after the other (``first``: each match's first position, then the end).
+    One vectorized step per row of the longest match, for all matches at once."""
+    out = values.astype(np.float64, copy=True)
+    starts, lengths = first[:-1], np.diff(first)
+    for k in range(1, int(lengths.max()) if len(lengths) else 0):
+        at = starts[lengths > k] + k
+        out[at] = out[at - 1] + out[at]
+    return out
 
 
 def vector_atoms(

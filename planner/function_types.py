@@ -52,9 +52,9 @@ for _type, _keys in {
     "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY "
     "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH",
     "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
-    "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS",
+    "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros",
     "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
-    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG1P EXPM1 COT HYPOT SIGNUM",
+    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM",
     "string": "Lower Upper ConcatWs Substring Left Right Trim Initcap Pad "
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
@@ -77,7 +77,7 @@ for _type, _keys in {
 # calls typed like their first argument (the array functions keep the array type)
 _SAME_AS_FIRST = set(
     _names(
-        "Abs Neg Negative POSITIVE Nullif ZEROIFNULL NULLIFZERO BitwiseNot BitwiseLeftShift "
+        "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot BitwiseLeftShift "
         "BitwiseRightShift SHIFTRIGHTUNSIGNED Reverse ArrayDistinct ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
         "Nanvl"
@@ -85,6 +85,8 @@ _SAME_AS_FIRST = set(
 )
 # calls typed like the element of their first argument (an array)
 _ELEMENT_OF_FIRST = set(_names("ArrayMax ArrayMin ARRAY_MAX ARRAY_MIN"))
+# calls typed as Spark's common type of their argument and the INT 0
+_COMMON_WITH_ZERO = {"ZEROIFNULL"}
 # calls typed as Spark's common type of all their arguments
 _COMMON_OF_ALL = set(_names("Greatest Least Coalesce BitwiseAnd BitwiseOr BitwiseXor NVL IFNULL"))
 
@@ -153,6 +155,8 @@ def call_type(
         return element_type(type_of(first)) if first is not None else None
     if k in _COMMON_OF_ALL:
         return common(_args(node))
+    if k in _COMMON_WITH_ZERO:  # zeroifnull(x) is nvl(x, 0)
+        return common([*_args(node)[:1], exp.Literal.number(0)])
     rule = _STRUCTURAL.get(k)
     return rule(node, type_of, common) if rule is not None else None
 
@@ -234,7 +238,33 @@ def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     return common(_args(node)[1:])
 
 
+#: field names of EXTRACT/date_part whose value Spark returns as DECIMAL(8, 6) (seconds
+#: with their fraction); every other field of a date or timestamp is an INT
+_SECOND_FIELDS = {"SECOND", "SECONDS", "S", "SEC", "SECS"}
+_DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.TIMESTAMPLTZ, T.DATETIME)
+
+
+def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``extract(field FROM d)``, ``date_part('field', d)`` of a date or timestamp
+    (an interval's fields have other types: unknown here)."""
+    if isinstance(node, exp.Extract):
+        field, source = node.this, node.expression
+    else:
+        args = _args(node)
+        if len(args) != 2:
+            return None
+        field, source = args
+    name = field.name.upper() if isinstance(field, (exp.Var, exp.Literal, exp.Column)) else ""
+    source_type = type_of(source)
+    if not name or source_type is None or source_type.this not in _DATETIMES:
+        return None
+    return dtype("decimal(8,6)") if name in _SECOND_FIELDS else dtype("int")
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "Extract": _extract,
+    "DATE_PART": _extract,
+    "DATEPART": _extract,
     "Nvl2": _nvl2,
     "Struct": _struct,
     "Concat": _concat,

@@ -293,10 +293,28 @@ _GLUE_NODES: tuple[type, ...] = (
 )
 
 
-def evaluates(node: exp.Expression) -> bool:
+#: functions whose Python results may differ from Spark's in the last bit (Spark uses
+#: Java's StrictMath): the glue computes them only where Spark cannot, like the
+#: functions of ``planner.glue_functions``; a function of one row goes to Spark
+_INEXACT = {"EXP", "LN", "POWER", "POW"}
+
+
+def _inexact(node: exp.Expression) -> bool:
+    name = _FUNCTION_NODES.get(type(node))
+    if name is None and isinstance(node, exp.Anonymous):
+        name = str(node.this).upper()
+    return name in _INEXACT
+
+
+def evaluates(node: exp.Expression, exact: bool = True) -> bool:
     """Whether :func:`compile_glue` has every operator of ``node`` (columns and
-    navigation calls count as atoms)."""
+    navigation calls count as atoms); with ``exact``, also computes it as Spark does to
+    the last bit."""
     for n in node.walk():
+        if _inexact(n):
+            if exact:
+                return False
+            continue
         if isinstance(n, _GLUE_NODES) or type(n) in _BINARY or type(n) in _FUNCTION_NODES:
             continue
         if isinstance(n, exp.Is) and isinstance(n.expression, (exp.Null, exp.Boolean)):
@@ -317,7 +335,7 @@ def compiles(node: exp.Expression) -> bool:
     :func:`evaluates` says, plus the Spark functions of ``planner.glue_functions`` (used
     only where Spark cannot compute a value, see that module)."""
     return all(
-        evaluates(shallow(n)) or gf.extended_name(n) is not None
+        evaluates(shallow(n)) or gf.extended_name(n) is not None or _inexact(n)
         for n in node.walk()
         if not isinstance(n, exp.Column)
     )

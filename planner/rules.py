@@ -261,8 +261,8 @@ def _row_function(
     all rows where it has one (``matchrec.vector_define``, the same arithmetic)."""
     tree = parse_expression(ast.SqlExpr(text, 0), text)
     index = {n.lower(): i for i, n in enumerate(names)}
-    for node in tree.walk() if not evaluates(tree) else ():
-        if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(shallow(node)):
+    for node in tree.walk() if not evaluates(tree, exact=False) else ():
+        if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(shallow(node), False):
             continue
         raise UnsupportedError(
             f"{_shown(node)} cannot be evaluated in a rule",

@@ -25,10 +25,21 @@ from matchrec.errors import SqlSyntaxError
 
 
 class MatchRecognizeDialect(Spark):
-    """Spark SQL where FIRST/LAST are kept as calls with all their arguments."""
+    """Spark SQL where FIRST/LAST are kept as calls with all their arguments, and a
+    doubled quote inside a string literal is a quote (``'yyyy-MM-dd''T''HH'``), as Spark
+    reads it."""
+
+    class Tokenizer(Spark.Tokenizer):
+        STRING_ESCAPES = [*Spark.Tokenizer.STRING_ESCAPES, "'"]
 
     class Parser(Spark.Parser):
-        FUNCTIONS = {k: v for k, v in Spark.Parser.FUNCTIONS.items() if k not in ("FIRST", "LAST")}
+        # FIRST/LAST: navigation; LOG10/LOG2 stay Spark's own functions (sqlglot would
+        # write LOG(10, x), which Spark computes as ln(x) / ln(10), another double)
+        FUNCTIONS = {
+            k: v
+            for k, v in Spark.Parser.FUNCTIONS.items()
+            if k not in ("FIRST", "LAST", "LOG10", "LOG2")
+        }
 
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)

@@ -172,8 +172,29 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         mapper = _timeout_mapper(plan.program, keys, carried, arrow_types)
     else:
         mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
-    matched = df.mapInArrow(mapper, out_schema)
+    dotless, names = _without_dots(df)
+    matched = dotless.mapInArrow(_named_batches(mapper, names), out_schema)
     return project_measures(matched, plan, input_columns)
+
+
+def _without_dots(df: DataFrame) -> tuple[DataFrame, list[str]]:
+    """``df`` with every column whose name holds a dot or a backtick renamed (PySpark's
+    ``mapInArrow`` reads its input columns by unquoted name: ``A.info`` would be field
+    ``info`` of ``A``), and the original names in order."""
+    names = list(df.columns)
+    renamed = {n: f"__mr_dotted{i}" for i, n in enumerate(names) if "." in n or "`" in n}
+    if not renamed:
+        return df, names
+    return df.select(*(F.col(quote(n)).alias(renamed.get(n, n)) for n in names)), names
+
+
+def _named_batches(mapper, names: list[str]):
+    """``mapper`` fed batches whose columns carry ``names`` again (see ``_without_dots``)."""
+
+    def run(batches):
+        return mapper(b.rename_columns(names) for b in batches)
+
+    return run
 
 
 def matcher_output(

@@ -824,3 +824,13 @@ def test_with_late_rows_follows_either_rows_per_match(rows, mode, empty, timeout
     )
     assert body[found.late_pos :].startswith("LATE ROWS")
     assert not parse_clause("ORDER BY ts PATTERN (A)").rows_per_match.late_rows
+
+
+@pytest.mark.parametrize("first", ["-amt", "+amt", "~vol", "- 1"])
+def test_first_measure_may_start_with_a_prefix_operator(first):
+    # MEASURES after ORDER BY: the key ends at MEASURES, not at `ts MEASURES - amt`
+    clause = parse_clause(
+        f"PARTITION BY k ORDER BY ts MEASURES {first} AS v, -x w PATTERN (A) DEFINE A AS true"
+    )
+    assert [o.expr.text for o in clause.order_by] == ["ts"]
+    assert [(m.alias, m.expr.text) for m in clause.measures] == [("v", first), ("w", "-x")]

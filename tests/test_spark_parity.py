@@ -196,3 +196,160 @@ def test_filter_on_running_and_final_aggregates(spark, events):
         FINAL count(DISTINCT country) FILTER (WHERE o > 1) AS d"""
     for door, rows in _whole_partition(spark, measures).items():
         assert rows == expected, door
+
+
+DOUBLES = """
+('a', 1, 1.0D, 5), ('a', 2, NULL, 3), ('a', 3, double('NaN'), NULL), ('a', 4, 2.0D, NULL),
+('a', 5, 0.5D, 8), ('a', 6, double('NaN'), 1), ('b', 1, double('NaN'), 1),
+('b', 2, double('NaN'), 2), ('c', 1, double('Infinity'), 1), ('c', 2, double('NaN'), 1)
+"""
+
+
+@pytest.fixture(scope="module")
+def doubles(spark):
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW mr_doubles AS SELECT * FROM VALUES {DOUBLES} AS t(k, o, x, n)"
+    )
+    return spark.table("mr_doubles")
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "A.x > 1.5",
+        "x > A.x",
+        "x <= A.x",
+        "A.x <> x",
+        "A.x = A.x",
+        "greatest(x, A.x) > 1.5",
+        "least(x, A.x) < 1.5",
+        "least(n, A.n) >= 3",
+        "greatest(n, A.n, 4) = 5",
+        "coalesce(A.x, 0) > 1.5",
+    ],
+)
+def test_match_dependent_comparisons_of_nan_and_null_are_sparks(spark, doubles, condition):
+    # B pairs with the row before it (A); Spark's answer: the same condition over LAG
+    body = f"""PARTITION BY k ORDER BY o MEASURES B.o AS bo AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (A B) DEFINE B AS {condition}"""
+    got = sorted(r.bo for r in matchrec.match_recognize(doubles, body).collect())
+    lagged = condition.replace("A.x", "ax").replace("A.n", "an")
+    expected = sorted(
+        r.o
+        for r in spark.sql(
+            f"""SELECT o FROM (SELECT *, lag(x) OVER w AS ax, lag(n) OVER w AS an,
+                                      lag(o) OVER w AS ao FROM mr_doubles
+                               WINDOW w AS (PARTITION BY k ORDER BY o))
+                WHERE ao IS NOT NULL AND ({lagged})"""
+        ).collect()
+    )
+    assert got == expected
+
+
+@pytest.mark.parametrize("aggregate", ["min(x)", "max(x)", "sum(x)", "avg(x)", "max(n)"])
+@pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
+def test_aggregates_of_nan_and_infinity_are_sparks(spark, doubles, aggregate, semantics):
+    frame = "CURRENT ROW" if semantics == "RUNNING" else "UNBOUNDED FOLLOWING"
+    expected = spark.sql(
+        f"""SELECT k, o, {aggregate} OVER (PARTITION BY k ORDER BY o
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND {frame}) AS v
+            FROM mr_doubles"""
+    )
+    got = matchrec.sql(
+        spark,
+        f"""SELECT k, o, v FROM mr_doubles MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+              MEASURES {semantics} {aggregate} AS v ALL ROWS PER MATCH
+              PATTERN (A+) DEFINE A AS true)""",
+    )
+    assert sorted(map(str, got.collect())) == sorted(map(str, expected.collect()))
+
+
+def test_distinct_values_take_nan_as_one(spark, doubles):
+    measures = "count(DISTINCT x) AS d, array_sort(collect_set(x)) AS s, sum(DISTINCT x) AS t"
+    expected = spark.sql(
+        "SELECT k, count(DISTINCT x), array_sort(collect_set(x)), sum(DISTINCT x) "
+        "FROM mr_doubles GROUP BY k"
+    )
+    got = matchrec.sql(
+        spark,
+        f"""SELECT * FROM mr_doubles MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+              MEASURES {measures} PATTERN (A+) DEFINE A AS true)""",
+    )
+    assert sorted(map(str, map(tuple, got.collect()))) == sorted(
+        map(str, map(tuple, expected.collect()))
+    )
+
+
+def test_double_sums_of_later_matches_add_their_own_rows(spark):
+    # values of very different sizes: a sum of a match's rows is not a difference of
+    # sums over all rows before it
+    values = [1e16, 0.1, -1e16, 0.3, 1 / 3, 0.2, 7.7, 1e16, 0.1]
+    rows = ", ".join(f"('a', {i}, {v!r}D)" for i, v in enumerate(values))
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_sums AS SELECT * FROM VALUES {rows} AS t(k, o, x)")
+    got = matchrec.sql(
+        spark,
+        """SELECT * FROM mr_sums MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+             MEASURES FIRST(o) AS f, sum(x) AS s, avg(x) AS a, RUNNING sum(x) AS r
+             PATTERN (A B{2}) DEFINE A AS true)""",
+    ).collect()
+    assert [r.f for r in got] == [0, 3, 6]
+    for r in got:
+        part = values[r.f : r.f + 3]
+        total = 0.0
+        for v in part:  # Spark's sum: row after row
+            total += v
+        assert (r.s, r.a, r.r) == (total, total / 3, total)
+
+
+def test_doubled_quote_in_a_string_literal_is_a_quote(spark, events):
+    # Spark reads 'it''s' as it's and 'yyyy-MM-dd''T''HH' as a pattern with a quoted T
+    assert spark.sql("SELECT 'it''s' AS s").first().s == "it's"
+    body = """PARTITION BY k ORDER BY o
+        MEASURES date_format(make_date(2024, 1, LAST(o)), 'yyyy-MM-dd''T''HH') AS f,
+                 'it''s ' || FIRST(country) AS g
+        PATTERN (A B) DEFINE B AS concat(country, '''') <> 'SE'''"""
+    # x: o=1 (NO) and 2 (NO''), o=3 NULL fails, o=4 (SE') fails, o=5 (SE') fails;
+    # y: o=1, 2 (US')
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", "2024-01-02T00", "it's NO"), ("y", "2024-01-02T00", "it's US")], door
+
+
+@pytest.mark.parametrize(
+    "function", ["log10(x)", "log2(x)", "ln(x)", "exp(x / 10)", "pow(x, 1.7)", "log(10, x)"]
+)
+def test_transcendental_functions_are_sparks_to_the_last_bit(spark, events, function):
+    values = [3.0, 7.0, 50.0, 49.0, 0.5, 12.5, 1e-3, 123456.789]
+    rows = ", ".join(f"('a', {i}, {v!r}D)" for i, v in enumerate(values))
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_math AS SELECT * FROM VALUES {rows} AS t(k, o, x)")
+    expected = sorted(tuple(r) for r in spark.sql(f"SELECT o, {function} FROM mr_math").collect())
+    body = f"""PARTITION BY k ORDER BY o MEASURES {function} AS v
+        ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true"""
+    doors = {
+        "sql": matchrec.sql(spark, f"SELECT o, v FROM mr_math MATCH_RECOGNIZE ({body})"),
+        "udtf": spark.sql(f"SELECT o, v FROM match_recognize(TABLE(mr_math), {_literal(body)})"),
+    }
+    for door, df in doors.items():
+        assert sorted(tuple(r) for r in df.collect()) == expected, door
+
+
+def test_input_column_names_with_dots(spark, events):
+    # column names as JSON or pandas data often have them: `a.b` is one column here
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_dotted AS SELECT * FROM VALUES "
+        "('a', 1, 2, named_struct('c', 'x'), 0), ('a', 2, 3, named_struct('c', 'y'), 1), "
+        "('a', 3, 1, named_struct('c', 'z'), 2) AS t(k, o, `price.usd`, `A.info`, `it``s`)"
+    )
+    body = """PARTITION BY k ORDER BY o
+        MEASURES A.`A.info`.c AS first_c, LAST(`price.usd`) AS last_price, count(*) AS n,
+                 sum(`it``s`) AS s
+        ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS `price.usd` > PREV(`price.usd`)"""
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_dotted MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_dotted"), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_dotted), {_literal(body)})"),
+    }
+    for door, df in frames.items():
+        rows = sorted(
+            (r["o"], r["first_c"], r["last_price"], r["n"], r["price.usd"]) for r in df.collect()
+        )
+        assert rows == [(1, "x", 2, 1, 2), (2, "x", 3, 2, 3)], door
