@@ -31,8 +31,8 @@ def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[st
     after_one_row = fed[-4:] == one_row or fed[-5:] == [*one_row, keyword["WITH"]]
     if kind in (keyword["SHOW"], keyword["OMIT"], keyword["UNMATCHED"]) and after_one_row:
         return (
-            "SHOW EMPTY MATCHES, OMIT EMPTY MATCHES and WITH UNMATCHED ROWS "
-            "only go with ALL ROWS PER MATCH (ONE ROW PER MATCH takes WITH TIMEOUTS)"
+            "SHOW EMPTY MATCHES, OMIT EMPTY MATCHES and WITH UNMATCHED ROWS only go with "
+            "ALL ROWS PER MATCH (ONE ROW PER MATCH takes WITH TIMEOUTS and WITH LATE ROWS)"
         )
     quantifier_ends = {punctuation[c] for c in "*+?}"}
     quantifier_starts = {punctuation[c] for c in "*+?{"}
