@@ -236,10 +236,17 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
 def _match_running_sums(values: np.ndarray, first: np.ndarray) -> np.ndarray:
     """Per flat position, the sum of ``values`` from its match's first position up to it,
     added one row after the other (``first``: each match's first position, then the end).
-    One vectorized step per row of the longest match, for all matches at once."""
+    Either one vectorized step per row of the longest match, for all matches at once, or
+    one ``cumsum`` (which adds in order) per match, whichever loops fewer times: many short
+    matches or a few long ones."""
     out = values.astype(np.float64, copy=True)
     starts, lengths = first[:-1], np.diff(first)
-    for k in range(1, int(lengths.max()) if len(lengths) else 0):
+    longest = int(lengths.max()) if len(lengths) else 0
+    if len(starts) < longest:
+        for low, high in zip(starts.tolist(), first[1:].tolist()):
+            np.cumsum(out[low:high], out=out[low:high])
+        return out
+    for k in range(1, longest):
         at = starts[lengths > k] + k
         out[at] = out[at - 1] + out[at]
     return out
