@@ -55,6 +55,14 @@ _ALL_ROWS_TEXT = {
 }
 
 
+def rows_text(mode: ast.RowsPerMatch) -> str:
+    """The ROWS PER MATCH option as written (its defaults spelled out), with the
+    extensions WITH TIMEOUTS and WITH LATE ROWS."""
+    text = "ONE ROW PER MATCH" if mode.mode == "one" else _ALL_ROWS_TEXT[mode.empty]
+    extensions = [("WITH TIMEOUTS", mode.timeouts), ("WITH LATE ROWS", mode.late_rows)]
+    return " ".join([text, *(words for words, asked in extensions if asked)])
+
+
 @dataclass(frozen=True)
 class Explanation:
     """The explanation of a query: ``text`` for people, ``dot`` for Graphviz (one graph
@@ -185,8 +193,7 @@ def _clause_summary(clause: ast.MatchRecognizeClause, plan: MatchPlan) -> str:
         rows.append(("SUBSET", f"{subset.name} = ({', '.join(subset.labels)})"))
     skip = clause.after_match_skip
     rows.append(("AFTER MATCH", _SKIP_TEXT[skip.mode].format(label=skip.label)))
-    mode = clause.rows_per_match
-    rows.append(("ROWS", "ONE ROW PER MATCH" if mode.mode == "one" else _ALL_ROWS_TEXT[mode.empty]))
+    rows.append(("ROWS", rows_text(clause.rows_per_match)))
     lines = [f"{name:<{_NAME_WIDTH}}{value}" for name, value in rows]
 
     names = [m.alias for m in clause.measures] + plan.program.label_names

@@ -408,3 +408,25 @@ def test_explain_query_without_match_recognize(spark, view):
 def test_explain_reports_query_errors_like_sql(spark, view):
     with pytest.raises(matchrec.SemanticError):
         matchrec.explain(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE (ORDER BY nope PATTERN (A))")
+
+
+WITH_BOTH = "ONE ROW PER MATCH WITH TIMEOUTS WITH LATE ROWS"
+
+
+@pytest.mark.parametrize(
+    ("rows", "shown"),
+    [
+        ("", "ONE ROW PER MATCH"),
+        (WITH_BOTH, WITH_BOTH),
+        (
+            "ALL ROWS PER MATCH WITH LATE ROWS",
+            "ALL ROWS PER MATCH (SHOW EMPTY MATCHES) WITH LATE ROWS",
+        ),
+        ("ALL ROWS PER MATCH OMIT EMPTY MATCHES", "ALL ROWS PER MATCH OMIT EMPTY MATCHES"),
+    ],
+)
+def test_the_rows_option_is_shown_with_its_extensions(rows, shown):
+    from matchrec.runtime.explain import rows_text
+
+    clause = parse_clause(f"ORDER BY ts {rows} PATTERN (A) WITHIN INTERVAL '1' MINUTE")
+    assert rows_text(clause.rows_per_match) == shown
