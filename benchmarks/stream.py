@@ -81,9 +81,9 @@ def processor_floor(source):
         DEFAULT_BUCKETS,
         ROCKSDB,
         STATE_STORE_CONF,
+        bucket_of,
         packed_by_bucket,
     )
-    from pyspark.sql import functions as F
     from pyspark.sql.streaming import StatefulProcessor
     from pyspark.sql.types import BinaryType, LongType, StructField, StructType
 
@@ -103,7 +103,7 @@ def processor_floor(source):
             self.state.update((blob,))
             yield pd.DataFrame({"rows": [count]})
 
-    bucketed = source.withColumn(BUCKET, F.pmod(F.xxhash64("symbol"), F.lit(buckets)))
+    bucketed = source.withColumn(BUCKET, bucket_of(["symbol"], buckets))
     return (
         packed_by_bucket(bucketed)
         .groupBy(BUCKET)

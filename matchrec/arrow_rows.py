@@ -82,6 +82,11 @@ def _inferred(values: list[Any]) -> pa.Array:
         return pa.array([None if v is None else float(v) for v in values])
 
 
+def atom_column(index: int) -> str:
+    """The name of the matcher's output column of atom ``index``."""
+    return f"__mr_a{index}"
+
+
 def output_batch(
     table: pa.Table,
     out: PartitionOutput,
@@ -102,7 +107,7 @@ def output_batch(
             arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
         else:
             arrays.append(to_arrow(values, arrow_type))
-    names = carried + [f"__mr_a{i}" for i in range(len(out.atoms))]
+    names = carried + [atom_column(i) for i in range(len(out.atoms))]
     matched = np.ones(count, dtype=bool) if out.matched is None else out.matched
     arrays.append(pa.array(matched, type=pa.bool_()))
     names.append(MATCHED)

@@ -24,7 +24,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts, output_batch
+from matchrec.arrow_rows import (
+    MATCHED,
+    ArrowColumns,
+    atom_column,
+    group_starts,
+    output_batch,
+)
 from matchrec.engine import PartitionProgram
 from matchrec.errors import MatchRuntimeError
 from matchrec.incremental import CURSOR_FIELDS, Cursor, Cursors, step, step_pieces
@@ -199,7 +205,7 @@ class KeyedStream:
 
     def advance(self, new: pa.Table | None, watermark_micros: int | None) -> Advanced:
         """Add ``new`` rows, then settle what the watermark allows (rows with an event
-        time before ``watermark_micros`` are complete; :meth:`drop_late` takes out the
+        time before ``watermark_micros`` are complete; :meth:`split_late` takes out the
         rows that come after that)."""
         spec = self.spec
         result = Advanced()
@@ -250,10 +256,6 @@ class KeyedStream:
         self.rows = pa.concat_tables(kept) if kept else None
         return result
 
-    def drop_late(self, new: pa.Table) -> tuple[pa.Table, int]:
-        """:func:`drop_late` by the latest watermark this bucket advanced to."""
-        return drop_late(new, self.watermark)
-
     def split_late(self, new: pa.Table) -> tuple[pa.Table, pa.Table | None]:
         """:func:`split_late` by the latest watermark this bucket advanced to."""
         return split_late(new, self.watermark)
@@ -266,7 +268,7 @@ class KeyedStream:
         arrays = [late.column(c).combine_chunks() for c in spec.carried]
         arrays += [pa.nulls(count, type=t) for t in spec.atom_types]
         arrays.append(pa.array(np.zeros(count, dtype=bool)))
-        names = [*spec.carried, *(f"__mr_a{i}" for i in range(len(spec.atom_types))), MATCHED]
+        names = [*spec.carried, *map(atom_column, range(len(spec.atom_types))), MATCHED]
         return _with_status(pa.RecordBatch.from_arrays(arrays, names=names), LATE_STATUS, True)
 
     def finish(self) -> Advanced:

@@ -245,8 +245,8 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
         measures.append((STATUS_COLUMN, status))
     if plan.one_row:
         if mode.late_rows:
-            fields = ", ".join(f"{_string(c)}, {quote(c)}" for c in input_columns)
-            row = f"CASE WHEN {status} = '{LATE_STATUS}' THEN named_struct({fields}) END"
+            columns = ", ".join(quote(c) for c in input_columns)
+            row = f"CASE WHEN {status} = '{LATE_STATUS}' THEN struct({columns}) END"
             measures.append((LATE_ROW_COLUMN, row))
         return _select(matched, plan, [quote(k) for k in keys], measures)
     order_cols = [c for c, _, _ in plan.order_by]
@@ -254,11 +254,6 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
     return _select(
         matched, plan, [quote(c) for c in keys + order_cols], measures, [quote(c) for c in others]
     )
-
-
-def _string(text: str) -> str:
-    """``text`` as a Spark SQL string literal."""
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
 
 
 #: an atom column in a measure's Spark SQL, quoted or not

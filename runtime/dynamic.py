@@ -60,6 +60,7 @@ from .streaming import (
     ROCKSDB,
     STATE_STORE_CONF,
     SettledBuckets,
+    bucket_of,
     late_frame,
     move_timer,
     packed_by_bucket,
@@ -271,10 +272,7 @@ def _collect(rules: DataFrame) -> list[RuleRow]:
 
 
 def _bucket_of(keys: tuple[str, ...], buckets: int, offset: int) -> Any:
-    if not keys:
-        return F.lit(offset).cast("long")
-    hashed = F.pmod(F.xxhash64(*(F.col(quote(k)) for k in keys)), F.lit(buckets))
-    return hashed + F.lit(offset)
+    return bucket_of(keys, buckets) + F.lit(offset)
 
 
 # --------------------------------------------------------------------------- batch

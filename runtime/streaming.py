@@ -22,13 +22,13 @@ row of its own, which an observed metric of the query sums (:func:`late_rows`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import pandas as pd
 import pyarrow as pa
 from matchrec.planner.plan import MatchPlan, quote
-from pyspark.sql import DataFrame
+from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
@@ -158,11 +158,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     _set_integer_widths(df, plan)
     atom_types = _probe_types(df, plan)
     buckets = int(conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS))) if keys else 1
-    bucket = (
-        F.pmod(F.xxhash64(*(F.col(quote(k)) for k in keys)), F.lit(buckets))
-        if keys
-        else F.lit(0).cast("long")
-    )
+    bucket = bucket_of(keys, buckets)
     df = df.withColumn(EVENT_MICROS, F.unix_micros(F.col(quote(event)))).withColumn(BUCKET, bucket)
     zone = conf.get("spark.sql.session.timeZone") or "UTC"
     timeouts = plan.clause.rows_per_match.timeouts
@@ -183,6 +179,14 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     processor = MatchProcessor(spec, counted.names)
     matched = run_buckets(packed_by_bucket(df), processor, counted).drop(BUCKET)
     return project_measures(matched, plan, input_columns)
+
+
+def bucket_of(keys: Sequence[str], buckets: int) -> Column:
+    """The bucket of a row: a hash of its PARTITION BY ``keys`` modulo ``buckets`` (0
+    without keys), the same for a key in every micro-batch and run."""
+    if not keys:
+        return F.lit(0).cast("long")
+    return F.pmod(F.xxhash64(*(F.col(quote(k)) for k in keys)), F.lit(buckets))
 
 
 def packed_by_bucket(df: DataFrame) -> DataFrame:
