@@ -21,6 +21,7 @@ rows held by matchrec and the state store's memory.
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import tempfile
@@ -41,17 +42,27 @@ QUERIES = {"W1": _v_shape(), "W3": W3_SQL, "W1-FLINK": _v_shape(up_plus=False)}
 FLINK_FORMS = {"W1-FLINK"}
 
 
+def write_in_order(tables: list[pa.Table], inbox: Path) -> None:
+    """Write ``tables`` as Parquet files that a file stream reads in this order.
+
+    Spark's file source orders new files by modification time only, and files written in
+    one go can share a time stamp: then the listing order decides, and a later slice read
+    first moves the watermark past an earlier one, whose rows are dropped as late. Each
+    file gets a modification time one second after the previous one."""
+    start = time.time() - len(tables)
+    for i, part in enumerate(tables):
+        hidden, name = inbox / f".part-{i:04d}.parquet", inbox / f"part-{i:04d}.parquet"
+        pq.write_table(part, hidden)
+        os.utime(hidden, (start + i, start + i))
+        hidden.rename(name)
+
+
 def cut_by_time(table: pa.Table, batches: int, inbox: Path) -> list[int]:
     """Write ``table`` into ``batches`` files of consecutive event-time slices, then one
     row an hour after the last; returns the rows per file."""
     table = table.sort_by("ts")
     size = -(-table.num_rows // batches)
-    counts = []
-    for i, low in enumerate(range(0, table.num_rows, size)):
-        part = table.slice(low, size)
-        pq.write_table(part, inbox / f".part-{i:04d}.parquet")
-        (inbox / f".part-{i:04d}.parquet").rename(inbox / f"part-{i:04d}.parquet")
-        counts.append(part.num_rows)
+    parts = [table.slice(low, size) for low in range(0, table.num_rows, size)]
     last = pc.max(table.column("ts")).as_py()
     end = pa.table(
         {
@@ -60,8 +71,8 @@ def cut_by_time(table: pa.Table, batches: int, inbox: Path) -> list[int]:
             "price": pa.array([0.0]),
         }
     )
-    pq.write_table(end, inbox / f"part-{len(counts):04d}.parquet")
-    return counts
+    write_in_order([*parts, end], inbox)
+    return [part.num_rows for part in parts]
 
 
 #: what ``run_stream`` runs instead of a query: Spark's floors for the same micro-batches

@@ -28,6 +28,7 @@ from spark_cluster import isolated_python, other_minor_python, run_driver  # noq
 
 import matchrec  # noqa: E402
 from benchmarks.datagen import DatasetSpec, generate  # noqa: E402
+from benchmarks.stream import write_in_order  # noqa: E402
 from benchmarks.workloads import WORKLOADS  # noqa: E402
 
 pytestmark = pytest.mark.cluster
@@ -97,13 +98,12 @@ def stream_spec(ticks: str, root: Path) -> dict[str, Any]:
     inbox = root / "in"
     inbox.mkdir()
     third = -(-table.num_rows // 3)
-    for i in range(3):
-        pq.write_table(table.slice(i * third, third), inbox / f"part-{i}.parquet")
+    parts = [table.slice(i * third, third) for i in range(3)]
     for hours in (1, 2):  # the second one's micro-batch fires the first one's timers
         last = table.slice(table.num_rows - 1).to_pylist()[0]
         last["symbol"], last["ts"] = "ZZZ", last["ts"] + timedelta(hours=hours)
-        late = pa.Table.from_pylist([last], schema=table.schema)
-        pq.write_table(late, inbox / f"part-{2 + hours}.parquet")
+        parts.append(pa.Table.from_pylist([last], schema=table.schema))
+    write_in_order(parts, inbox)
     return {
         "inbox": str(inbox),
         "schema": "symbol STRING, ts TIMESTAMP, price DOUBLE",
