@@ -4,10 +4,11 @@
   key, ``sortWithinPartitions(key, ts)``, ``mapInArrow`` that only counts the rows (one
   one-row batch per Spark partition), then the no-op sink. MATCH_RECOGNIZE can't be
   cheaper than that.
-* **udtf floor** (with a table-function workload): Spark's cost of a row-at-a-time Python
-  UDTF of W1-UDTF's shape (``TABLE(t)`` partitioned by symbol, ordered by ts, the same
-  selected columns and LAG windows) whose ``eval`` only counts its rows: what any
-  analyze-typed table function pays before it matches anything.
+* **udtf floor** (with a table-function workload): Spark's cost of an Arrow UDTF of
+  W1-UDTF's shape (``TABLE(t)`` with the same selected columns, LAG windows and row
+  number, sorted by symbol and ts by that window, as matchrec's table function) whose
+  ``eval`` only counts its rows: what any analyze-typed table function pays before it
+  matches anything.
 * **naive**: what a user writes today for the V-shape query (W1):
   ``groupBy("symbol").applyInPandas`` with a plain Python loop over the sorted rows.
 
@@ -112,18 +113,14 @@ UDTF_FLOOR_NAME = "matchrec_bench_udtf_floor"
 
 
 class CountingUDTF:
-    """The udtf floor's table function: W1-UDTF's input shape, one row count per
-    partition out."""
+    """The udtf floor's table function: W1-UDTF's input shape (the same selected columns,
+    sorted by the same window), as an Arrow UDTF like matchrec's; one row count out per
+    Spark partition."""
 
     @staticmethod
     def analyze(table, body):  # noqa: ANN001, ANN205 (Spark's analyze signature)
         from pyspark.sql.types import LongType, StructField, StructType
-        from pyspark.sql.udtf import (
-            AnalyzeResult,
-            OrderingColumn,
-            PartitioningColumn,
-            SelectedColumn,
-        )
+        from pyspark.sql.udtf import AnalyzeResult, SelectedColumn
 
         window = "OVER (PARTITION BY `symbol` ORDER BY `ts` ASC NULLS FIRST)"
         selected = [
@@ -132,29 +129,29 @@ class CountingUDTF:
             SelectedColumn("`price`"),
             SelectedColumn(f"`price` < LAG(`price`, 1) {window}", alias="__down"),
             SelectedColumn(f"`price` > LAG(`price`, 1) {window}", alias="__up"),
+            SelectedColumn(f"row_number() {window}", alias="__rn"),
         ]
-        return AnalyzeResult(
-            schema=StructType([StructField("rows", LongType())]),
-            partitionBy=[PartitioningColumn("`symbol`")],
-            orderBy=[OrderingColumn("`ts`", ascending=True, overrideNullsFirst=True)],
-            select=selected,
-        )
+        return AnalyzeResult(schema=StructType([StructField("rows", LongType())]), select=selected)
 
-    def __init__(self) -> None:
+    def __init__(self, analyze_result=None) -> None:  # noqa: ANN001
         self.rows = 0
 
-    def eval(self, row, body):  # noqa: ANN001, ANN201
-        self.rows += 1
+    def eval(self, batch, body):  # noqa: ANN001, ANN201
+        self.rows += batch.num_rows
+        return iter(())
 
     def terminate(self):  # noqa: ANN201
-        yield (self.rows,)
+        import pyarrow as pa
+
+        yield pa.table({"rows": pa.array([self.rows], pa.int64())})
 
 
 def udtf_floor(df: DataFrame, query: str) -> DataFrame:
     """The udtf floor job: ``query`` (W1-UDTF's text) calling the counting UDTF instead
     of matchrec's table function."""
-    from pyspark.sql.functions import udtf
+    from matchrec.runtime.udtf import arrow_udtf_with_analyze
 
     spark = df.sparkSession
-    spark.udtf.register(UDTF_FLOOR_NAME, udtf(CountingUDTF, useArrow=False))  # as matchrec
+    floor = arrow_udtf_with_analyze(CountingUDTF, UDTF_FLOOR_NAME, spark)  # as matchrec
+    spark.udtf.register(UDTF_FLOOR_NAME, floor)
     return spark.sql(query.replace("match_recognize(", f"{UDTF_FLOOR_NAME}(", 1))

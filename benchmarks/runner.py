@@ -171,8 +171,8 @@ def plan_jobs(workloads: list[Workload]) -> list[Job]:
                 build=lambda spark, view: baselines.udtf_floor(spark.table(view), udtf.query(view)),
                 metric=lambda: _sum_rows(),
                 floor=floor_name(udtf.dataset, udtf.keyed),
-                notes="a row-at-a-time Python UDTF of W1-UDTF's shape whose eval only counts "
-                "rows: Spark's cost of the table-function door",
+                notes="an Arrow UDTF of W1-UDTF's shape whose eval only counts rows: "
+                "Spark's cost of the table-function door",
             )
         )
     jobs += [_matchrec_job(w, has_naive) for w in workloads]

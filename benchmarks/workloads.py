@@ -151,8 +151,7 @@ WORKLOADS: tuple[Workload, ...] = (
         reference=VShapeReference(),
         vs_naive=True,
         door="udtf",
-        notes="W1 through the SQL table function match_recognize(TABLE(t), '...') "
-        "(a row-at-a-time Python UDTF)",
+        notes="W1 through the SQL table function match_recognize(TABLE(t), '...') (an Arrow UDTF)",
     ),
     Workload(
         "W2",

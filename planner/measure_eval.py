@@ -661,6 +661,7 @@ class CompiledMeasure:
     alias: str
     type: exp.DataType
     evaluate: RowEval  # atom values of one output row -> value of ``type``
+    atom: int | None = None  # the measure is this atom's value as it is
 
 
 _HINT = "wrap it in CAST(... AS type), or use matchrec.sql"
@@ -783,7 +784,8 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
                 pos=pos,
                 hint=_HINT,
             )
-        result.measures.append(CompiledMeasure(alias, t, _chain(evaluate, coerce)))
+        atom = compiler.atom_index.get(tree.name) if isinstance(tree, exp.Column) else None
+        result.measures.append(CompiledMeasure(alias, t, _chain(evaluate, coerce), atom))
     return result
 
 

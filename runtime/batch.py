@@ -33,15 +33,18 @@ from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used 
 from matchrec.errors import SemanticError
 from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
-from .partitions import MATCHED, _partition_mapper, _timeout_mapper
+from .partitions import (
+    DEFAULT_CHUNK_ROWS,
+    DEFAULT_GROUP_ROWS,
+    MATCHED,
+    _partition_mapper,
+    _timeout_mapper,
+)
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
 CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
-DEFAULT_CHUNK_ROWS = 262_144
-#: rows of complete partitions gathered before they are matched together: the engine's
-#: vectorized passes cost a fixed overhead per step, shared by all rows matched at once
+#: rows of complete partitions gathered before they are matched together
 GROUP_ROWS_CONF = "spark.matchrec.groupRows"
-DEFAULT_GROUP_ROWS = 131_072
 #: the output column of ONE ROW PER MATCH WITH TIMEOUTS: MATCHED or TIMEOUT
 STATUS_COLUMN = "match_status"
 #: the column WITH LATE ROWS adds to ONE ROW PER MATCH: the late input row, as a struct

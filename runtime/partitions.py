@@ -8,7 +8,8 @@ sqlglot. :mod:`matchrec.runtime.batch` builds the job around it on the driver.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pyarrow as pa
 
@@ -27,7 +28,20 @@ from matchrec.errors import MatchRuntimeError
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import MATCHED_STATUS, TIMEOUT_STATUS, _with_status
 
-__all__ = ["MATCHED", "ArrowColumns", "_partition_mapper", "_timeout_mapper", "group_starts"]
+#: rows of one partition held before it is matched in pieces (0: never cut)
+DEFAULT_CHUNK_ROWS = 262_144
+#: rows of complete partitions gathered before they are matched together: the engine's
+#: vectorized passes cost a fixed overhead per step, shared by all rows matched at once
+DEFAULT_GROUP_ROWS = 131_072
+
+__all__ = [
+    "MATCHED",
+    "ArrowColumns",
+    "PartitionMatcher",
+    "_partition_mapper",
+    "_timeout_mapper",
+    "group_starts",
+]
 
 
 def _timeout_mapper(
@@ -90,7 +104,30 @@ def _partition_mapper(
     chunk_rows: int = 0,
     group_rows: int = 0,
 ):
-    """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order).
+    """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order):
+    a :class:`PartitionMatcher` whose output is the matcher's rows (carried columns,
+    atoms, matched flag)."""
+
+    def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
+        return output_batch(table, out, carried, arrow_types)
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        matcher = PartitionMatcher(program, keys, output, chunk_rows, group_rows)
+        for batch in batches:
+            yield from matcher.push(batch)
+        yield from matcher.finish()
+
+    return run
+
+
+Emit = Callable[[pa.Table, PartitionOutput], Any]
+
+
+class PartitionMatcher:
+    """Matches rows that arrive in batches sorted by partition keys and ORDER BY (one
+    Spark partition of a batch job, or of a table function's input), one key group at a
+    time; ``emit(table, output)`` turns each engine output over rows of ``table`` into
+    what the caller yields (None: nothing).
 
     A partition (key group) longer than ``chunk_rows`` is matched in pieces where the
     program allows it (:func:`chunkable`): only the rows a later match may still need are
@@ -98,139 +135,141 @@ def _partition_mapper(
     gathered up to ``group_rows`` rows and matched together.
     """
 
-    def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
-        return output_batch(table, out, carried, arrow_types)
+    def __init__(
+        self,
+        program: PartitionProgram,
+        keys: list[str],
+        emit: Emit,
+        chunk_rows: int = 0,
+        group_rows: int = 0,
+    ) -> None:
+        self.program, self.keys, self.emit = program, keys, emit
+        self.chunk_rows, self.group_rows = chunk_rows, group_rows
+        self.chunks = chunk_rows > 0 and chunkable(program)
+        self.back, self.ahead = lookaround(program)
+        self.finished: set[tuple] = set()  # first and last keys of what was matched
+        # complete partitions not matched yet
+        self.held: list[pa.RecordBatch] = []
+        self.held_rows = 0
+        # rows of the partition that may continue in the next batch, and, once a long
+        # partition has been matched in pieces, where its kept rows start and its next
+        # match number
+        self.pending: list[pa.RecordBatch] = []
+        self.pending_rows = 0
+        self.key: tuple | None = None
+        self._reset_pending()
 
-    def flush(batches: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    def _reset_pending(self) -> None:
+        self.pending, self.pending_rows = [], 0
+        self.origin: int | None = None  # None: not cut yet
+        self.start = 0  # where the search resumes in what is held
+        self.number = 1
+        # cut again once this many rows are held: twice what a cut left, so that a
+        # search that keeps going (one huge match) costs linear time, not quadratic
+        self.next_cut = self.chunk_rows
+
+    def push(self, batch: pa.RecordBatch) -> Iterator[Any]:
+        """Take the next sorted ``batch``; yield what the partitions it completes give."""
+        if batch.num_rows == 0:
+            return
+        keys = self.keys
+        starts = group_starts(batch, keys)
+        first_key = _key_at(batch, keys, 0)
+        if self.pending and first_key != self.key:
+            yield from self._close()
+            self.finished.add(self.key)
+        if first_key in self.finished:
+            raise MatchRuntimeError(
+                "rows of one partition reached the matcher out of order "
+                f"(key {first_key!r} seen twice); this Spark version does not keep "
+                "the sorted order of a partition's rows into Python"
+            )
+        if starts:
+            # the batch ends the pending partition, then holds complete ones, then one
+            # that may go on
+            self._add_pending(batch.slice(0, starts[0]))
+            self.key = first_key
+            yield from self._close()
+            self.finished.add(first_key)
+            if starts[-1] > starts[0]:
+                yield from self._hold([batch.slice(starts[0], starts[-1] - starts[0])])
+                self.finished.add(_key_at(batch, keys, starts[-2]))
+        last = starts[-1] if starts else 0
+        self._add_pending(batch.slice(last))
+        self.key = _key_at(batch, keys, last)
+        if self.chunks and self.pending_rows >= self.next_cut:
+            if self.origin is None:
+                self.origin = 0
+            yield from self._piece(False)
+
+    def finish(self) -> Iterator[Any]:
+        """The input ended: match what is left."""
+        yield from self._close()
+        yield from self._release()
+
+    def _add_pending(self, batch: pa.RecordBatch) -> None:
+        self.pending.append(batch)
+        self.pending_rows += batch.num_rows
+
+    def _hold(self, batches: list[pa.RecordBatch]) -> Iterator[Any]:
+        self.held.extend(batches)
+        self.held_rows += sum(b.num_rows for b in batches)
+        if self.held_rows >= self.group_rows:
+            yield from self._release()
+
+    def _release(self) -> Iterator[Any]:
+        batches, self.held, self.held_rows = self.held, [], 0
+        if batches:
+            yield from self._flush(batches)
+
+    def _flush(self, batches: list[pa.RecordBatch]) -> Iterator[Any]:
         """Match complete partitions (one or many) held in ``batches``."""
         rows = pa.concat_batches(batches) if len(batches) > 1 else batches[0]
         table = pa.Table.from_batches([rows])
-        edges = [0, *group_starts(rows, keys), rows.num_rows]
+        edges = [0, *group_starts(rows, self.keys), rows.num_rows]
         bounds = list(zip(edges, edges[1:]))
-        together = run_groups(program, ArrowColumns(table), bounds)
+        together = run_groups(self.program, ArrowColumns(table), bounds)
         if together is not None:
-            result = output(table, together)
+            result = self.emit(table, together)
             if result is not None:
                 yield result
             return
         for low, high in bounds:
             part = table.slice(low, high - low)
-            result = output(part, run_partition(program, ArrowColumns(part), high - low))
+            result = self.emit(part, run_partition(self.program, ArrowColumns(part), high - low))
             if result is not None:
                 yield result
 
-    chunks = chunk_rows > 0 and chunkable(program)
-    back, ahead = lookaround(program)
+    def _piece(self, final: bool) -> Iterator[Any]:
+        """Match what is held of a partition matched in pieces."""
+        batches = self.pending
+        rows = pa.concat_batches(batches) if len(batches) > 1 else batches[0]
+        table = pa.Table.from_batches([rows])
+        out, resume, self.number = run_chunk(
+            self.program,
+            ArrowColumns(table),
+            table.num_rows,
+            origin=self.origin or 0,
+            number=self.number,
+            final=final,
+            start=self.start,
+            lookahead=self.ahead,
+        )
+        result = self.emit(table, out)
+        if result is not None:
+            yield result
+        keep = max(0, resume - self.back)
+        self.start = resume - keep
+        self.origin = (self.origin or 0) + keep
+        self.pending = [rows.slice(keep)] if keep < rows.num_rows else []
+        self.pending_rows = rows.num_rows - keep
+        self.next_cut = max(self.chunk_rows, 2 * self.pending_rows)
 
-    class Held:
-        """Complete partitions not matched yet: matched together once they reach
-        ``group_rows`` rows (or the input ends)."""
-
-        def __init__(self) -> None:
-            self.batches: list[pa.RecordBatch] = []
-            self.rows = 0
-
-        def add(self, batches: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-            self.batches.extend(batches)
-            self.rows += sum(b.num_rows for b in batches)
-            if self.rows >= group_rows:
-                yield from self.release()
-
-        def release(self) -> Iterator[pa.RecordBatch]:
-            batches, self.batches, self.rows = self.batches, [], 0
-            if batches:
-                yield from flush(batches)
-
-    class Pending:
-        """Rows of the partition that may continue in the next batch, and, once a long
-        partition has been matched in pieces, where its kept rows start and its next
-        match number."""
-
-        def __init__(self, held: Held) -> None:
-            self.held = held
-            self.batches: list[pa.RecordBatch] = []
-            self.rows = 0
-            self.key: tuple | None = None
-            self.origin: int | None = None  # None: not cut yet
-            self.start = 0  # where the search resumes in what is held
-            self.number = 1
-            # cut again once this many rows are held: twice what a cut left, so that a
-            # search that keeps going (one huge match) costs linear time, not quadratic
-            self.next_cut = chunk_rows
-
-        def add(self, batch: pa.RecordBatch) -> None:
-            self.batches.append(batch)
-            self.rows += batch.num_rows
-
-        def piece(self, final: bool) -> Iterator[pa.RecordBatch]:
-            """Match what is held of a partition matched in pieces."""
-            rows = pa.concat_batches(self.batches) if len(self.batches) > 1 else self.batches[0]
-            table = pa.Table.from_batches([rows])
-            out, resume, self.number = run_chunk(
-                program,
-                ArrowColumns(table),
-                table.num_rows,
-                origin=self.origin or 0,
-                number=self.number,
-                final=final,
-                start=self.start,
-                lookahead=ahead,
-            )
-            result = output(table, out)
-            if result is not None:
-                yield result
-            keep = max(0, resume - back)
-            self.start = resume - keep
-            self.origin = (self.origin or 0) + keep
-            self.batches = [rows.slice(keep)] if keep < rows.num_rows else []
-            self.rows = rows.num_rows - keep
-            self.next_cut = max(chunk_rows, 2 * self.rows)
-
-        def close(self) -> Iterator[pa.RecordBatch]:
-            """The partition ended: match the rest."""
-            if self.batches:
-                yield from (
-                    self.piece(True) if self.origin is not None else self.held.add(self.batches)
-                )
-            self.batches, self.rows, self.origin, self.start, self.number = [], 0, None, 0, 1
-            self.next_cut = chunk_rows
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        held = Held()
-        pending = Pending(held)
-        finished: set[tuple] = set()  # first and last keys of what was matched
-        for batch in batches:
-            if batch.num_rows == 0:
-                continue
-            starts = group_starts(batch, keys)
-            first_key = _key_at(batch, keys, 0)
-            if pending.batches and first_key != pending.key:
-                yield from pending.close()
-                finished.add(pending.key)
-            if first_key in finished:
-                raise MatchRuntimeError(
-                    "rows of one partition reached the matcher out of order "
-                    f"(key {first_key!r} seen twice); this Spark version does not keep "
-                    "sortWithinPartitions order into mapInArrow"
-                )
-            if starts:
-                # the batch ends the held partition, then holds complete ones, then one
-                # that may go on
-                pending.add(batch.slice(0, starts[0]))
-                pending.key = first_key
-                yield from pending.close()
-                finished.add(first_key)
-                if starts[-1] > starts[0]:
-                    yield from held.add([batch.slice(starts[0], starts[-1] - starts[0])])
-                    finished.add(_key_at(batch, keys, starts[-2]))
-            last = starts[-1] if starts else 0
-            pending.add(batch.slice(last))
-            pending.key = _key_at(batch, keys, last)
-            if chunks and pending.rows >= pending.next_cut:
-                if pending.origin is None:
-                    pending.origin = 0
-                yield from pending.piece(False)
-        yield from pending.close()
-        yield from held.release()
-
-    return run
+    def _close(self) -> Iterator[Any]:
+        """The pending partition ended: match the rest."""
+        if self.pending:
+            if self.origin is not None:
+                yield from self._piece(True)
+            else:
+                yield from self._hold(self.pending)
+        self._reset_pending()

@@ -16,41 +16,51 @@ constant string; quotes inside it are doubled as in any SQL string literal
 result has the same rows, column names and types as
 ``matchrec.sql(spark, "SELECT * FROM ticker MATCH_RECOGNIZE (<same body>)")``.
 
-PARTITION BY and ORDER BY belong in the string only. The UDTF's static ``analyze`` reads
-them there and asks Spark to partition and sort the input itself, so the call must not
-add ``PARTITION BY``, ``ORDER BY`` or ``WITH SINGLE PARTITION`` after ``TABLE(t)``;
-Spark then rejects the call with TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INCOMPATIBLE_WITH_CALL
-(or a syntax error for a lone ORDER BY).
+PARTITION BY and ORDER BY belong in the string only. With an ORDER BY, the call must
+not add ``PARTITION BY``, ``ORDER BY`` or ``WITH SINGLE PARTITION`` after ``TABLE(t)``
+beyond the same keys: other keys split the clause's partitions and fail the query with
+matchrec's message; without one, Spark rejects the call
+(TABLE_VALUED_FUNCTION_REQUIRED_METADATA_INCOMPATIBLE_WITH_CALL).
 
-How it runs (PySpark 4.3, a row UDTF with a TABLE argument):
+How it runs (PySpark 4.3, an Arrow UDTF with a TABLE argument and ``analyze``):
 
 * ``analyze`` (in a Python worker, no Spark session) parses and plans the body against
   the input schema, infers every measure's Spark type (``planner.measure_eval``) and
-  returns the output schema, ``partitionBy`` (or ``withSinglePartition`` when the
-  clause has no PARTITION BY), ``orderBy`` with Spark's default null order, and a
-  ``select`` list: the input columns plus the plan's row-local expressions, so Spark
-  evaluates those in the JVM before the rows reach Python. Errors are ours, shown in
-  Spark's TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON.
-* ``eval`` is called once per row and only buffers it; ``terminate`` (once per
-  partition) runs the matcher (``engine.run_partition``) and computes the measures in
-  Python, since nothing can be projected after a UDTF inside it.
+  returns the output schema and a ``select`` list: the input columns, the plan's
+  row-local expressions (Spark evaluates them in the JVM, LAG/LEAD windows included)
+  and ``row_number() OVER (PARTITION BY keys ORDER BY ...)``. That window makes Spark
+  shuffle by the keys and sort each Spark partition by keys and ORDER BY once, for
+  DEFINE's LAG/LEAD and the matcher alike; asking for ``partitionBy``/``orderBy`` as
+  well would shuffle and sort a second time (Spark does not see that the window's
+  partitioning is the table argument's), and would give every key its own UDTF
+  instance. Without ORDER BY, ``partitionBy`` (or ``withSinglePartition``) groups the
+  rows. Errors are ours, shown in Spark's
+  TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON.
+* ``eval`` gets Arrow batches of sorted rows (many keys), checks the order by the row
+  numbers (:class:`RowOrder`) and feeds them to the same :class:`PartitionMatcher` as
+  the batch job's ``mapInArrow``: complete partitions are matched together, long ones
+  in pieces; ``terminate`` matches what is left. Measures are computed in Python
+  (:func:`measured_rows`), since nothing can be projected after a UDTF inside it: one
+  that is an atom as it is keeps the engine's Arrow array.
 
-Known limits: the UDTF gets rows one at a time through pickling, so it is several times
-slower than ``matchrec.sql`` (which uses ``mapInArrow``); each partition is held in
-memory; functions of one navigated row move inside the navigation (the plan is made
-with ``python_measures=True``), so Spark computes them; what combines several rows is
-limited to what ``planner.pyeval`` evaluates plus CAST, and a measure whose type
+PySpark's ``arrow_udtf`` refuses a class with ``analyze`` (SPARK-53286) in its Python
+client only; :func:`arrow_udtf_with_analyze` builds the same UDTF without that check.
+
+Known limits: functions of one navigated row move inside the navigation (the plan is
+made with ``python_measures=True``), so Spark computes them; what combines several rows
+is limited to what ``planner.pyeval`` evaluates plus CAST, and a measure whose type
 ``planner.measure_eval`` cannot infer must be wrapped in a CAST.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import repeat
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from matchrec.planner.function_types import NO_NULL_ELEMENTS
 from matchrec.planner.measure_eval import (
     CompiledMeasure,
@@ -59,10 +69,9 @@ from matchrec.planner.measure_eval import (
     decimal_params,
     type_integer_widths,
 )
-from matchrec.planner.plan import MatchPlan, plan_clause, refuse_late_rows
+from matchrec.planner.plan import MatchPlan, plan_clause, refuse_late_rows, window_spec
 from matchrec.planner.statement import read_body
-from pyspark.sql import Row, SparkSession
-from pyspark.sql.functions import udtf
+from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import (
     ArrayType,
@@ -89,18 +98,29 @@ from pyspark.sql.types import (
 from pyspark.sql.udtf import (
     AnalyzeArgument,
     AnalyzeResult,
-    OrderingColumn,
     PartitioningColumn,
     SelectedColumn,
 )
+from pyspark.util import PythonEvalType
 from sqlglot import exp
 
-from matchrec.engine import run_partition
-from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
+from matchrec.arrow_rows import group_starts
+from matchrec.engine import PartitionOutput
+from matchrec.errors import (
+    MatchRecognizeError,
+    MatchRuntimeError,
+    SemanticError,
+    UnsupportedError,
+)
+
+from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher
 
 #: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
 #: imported from there: this module runs on executors, which need no pandas)
 WATERMARK_DELAY = "spark.watermarkDelayMs"
+
+#: the column that numbers a partition's rows in ORDER BY order (see ``build_program``)
+ROW_NUMBER = "__mr_rn"
 
 T = exp.DataType.Type
 #: the meta key of a sqlglot type made from a Spark type: that Spark type
@@ -211,7 +231,7 @@ class _Program:
     trailing: list[int]  # row positions output after the measures (ALL ROWS)
     subqueries: list[int]  # row positions of the MEASURES subqueries
     measures: list[CompiledMeasure]
-    arrow_types: dict[str, Any]  # input column -> Arrow type for the engine
+    arrow_schema: pa.Schema  # the output as Arrow batches
 
 
 def build_program(body: str, input_schema: StructType) -> _Program:
@@ -241,10 +261,14 @@ def build_program(body: str, input_schema: StructType) -> _Program:
         measure_fields.append(StructField(m.alias, spark_type, True))
 
     position = {c: i for i, c in enumerate(columns)}
+    keys = plan.partition_by
     selected = list(plan.precomputed) + [
         (f"__mr_s{i}", text) for i, text in enumerate(compiled.subqueries)
     ]
-    keys = plan.partition_by
+    if plan.order_by:
+        # Spark's Window operator sorts each partition for this number (and for any
+        # LAG/LEAD of DEFINE, over the same window): the rows reach the UDTF in order
+        selected.append((ROW_NUMBER, f"row_number() OVER ({window_spec(keys, plan.order_by)})"))
     if plan.one_row:
         lead_names, trail_names = list(keys), []
     else:
@@ -270,7 +294,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
         trailing=[position[c] for c in trail_names],
         subqueries=list(range(len(columns) + len(plan.precomputed), len(columns) + len(selected))),
         measures=measures,
-        arrow_types={f.name: _arrow_type(f.dataType) for f in input_schema.fields},
+        arrow_schema=pa.schema(list(to_arrow_type(schema, timezone="UTC"))),
     )
 
 
@@ -302,82 +326,72 @@ def _program(body: str, input_schema: StructType) -> _Program:
     return program
 
 
-class RowColumns:
-    """One partition's buffered rows as the engine's columns: Python values by name, and
-    Arrow arrays (built once, on demand) for its vectorized paths.
-
-    ``arrow_types`` gives the Arrow type of the input columns; others (precomputed) are
-    inferred. Timestamps stay time-zone-naive, as PySpark hands them to a row UDTF, so
-    values read back through Arrow are the same Python values.
-    """
-
-    def __init__(
-        self, names: Sequence[str], rows: Sequence[Sequence[Any]], arrow_types: dict[str, Any]
-    ):
-        self._lists = dict(zip(names, (list(c) for c in zip(*rows))))
-        self._arrow_types = arrow_types
-        self._arrays: dict[str, pa.Array] = {}
-
-    def __getitem__(self, name: str) -> list[Any]:
-        return self._lists[name]
-
-    def arrow(self, name: str) -> pa.Array:
-        found = self._arrays.get(name)
-        if found is None:
-            values = self._lists[name]
-            try:
-                found = pa.array(values, type=self._arrow_types.get(name))
-            except (pa.ArrowException, TypeError, ValueError):
-                found = pa.array([_plain(v) for v in values])
-            self._arrays[name] = found
-        return found
+def _measure_column(
+    measure: CompiledMeasure,
+    rows: list[tuple] | None,
+    atoms: list[Any],
+    matched: pa.Array | None,
+    arrow_type: pa.DataType,
+) -> pa.Array:
+    """One measure's output column: a measure that is one atom as it is keeps the engine's
+    Arrow array; any other is computed row by row in Python over the atom values (``rows``),
+    NULL on unmatched rows."""
+    if measure.atom is not None and isinstance(atoms[measure.atom], pa.Array):
+        values = atoms[measure.atom]
+        if values.type != arrow_type:
+            values = values.cast(arrow_type)
+        if matched is None:
+            return values
+        return pc.if_else(matched, values, pa.nulls(len(values), arrow_type))
+    assert rows is not None
+    evaluate = measure.evaluate
+    if matched is None:
+        computed = [evaluate(vals) for vals in rows]
+    else:
+        computed = [evaluate(vals) if m else None for vals, m in zip(rows, matched.to_pylist())]
+    return pa.array(computed, type=arrow_type)
 
 
-def _plain(value: Any) -> Any:
-    """A value as pyarrow infers it: a struct (PySpark's Row, a tuple) as a dict."""
-    if isinstance(value, Row):
-        return value.asDict(recursive=True)
-    return value
-
-
-def _arrow_type(t: DataType) -> pa.DataType | None:
-    if isinstance(t, (TimestampType, TimestampNTZType)):
-        return pa.timestamp("us")
-    try:
-        return to_arrow_type(t, timezone="UTC")
-    except Exception:  # a type Arrow cannot carry: let pyarrow infer from the values
+def _value_rows(
+    program: _Program, table: pa.Table, indices: pa.Array, atoms: list[Any]
+) -> list[tuple] | None:
+    """Each output row's atom values then subquery values, as Python tuples (None when
+    every measure is one atom that the engine returned as an Arrow array)."""
+    if all(m.atom is not None and isinstance(atoms[m.atom], pa.Array) for m in program.measures):
         return None
+    columns = [_python_values(a) for a in atoms]
+    columns += [table.column(i).take(indices).to_pylist() for i in program.subqueries]
+    return list(zip(*columns)) if columns else [()] * len(indices)
+
+
+def measured_rows(program: _Program, table: pa.Table, out: PartitionOutput) -> pa.Table | None:
+    """The table function's output rows for the engine's output ``out`` over ``table``
+    (rows laid out as ``program.names``): carried columns and measures; None when
+    there are none."""
+    if len(out.rows) == 0:
+        return None
+    indices = pa.array(out.rows, type=pa.int64())
+    matched = None if out.matched is None else pa.array(out.matched, type=pa.bool_())
+    atoms = list(out.atoms)
+    rows = _value_rows(program, table, indices, atoms)
+    schema = program.arrow_schema
+    measures = [
+        _measure_column(m, rows, atoms, matched, schema.field(len(program.leading) + k).type)
+        for k, m in enumerate(program.measures)
+    ]
+    arrays = [table.column(i).take(indices) for i in program.leading]
+    arrays += measures + [table.column(i).take(indices) for i in program.trailing]
+    typed = [a if a.type == f.type else a.cast(f.type) for a, f in zip(arrays, schema)]
+    return pa.Table.from_arrays(typed, schema=schema)
 
 
 def _python_values(values: Any) -> list[Any]:
     """An engine output column (Python list, Arrow or NumPy array) as Python values."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values.to_pylist(maps_as_pydicts="lossy")  # a UDTF returns maps as dicts
+        return values.to_pylist(maps_as_pydicts="lossy")  # maps as dicts, as Spark's
     if hasattr(values, "tolist"):
         return values.tolist()
     return values
-
-
-def run_rows(program: _Program, rows: Sequence[Sequence[Any]]) -> Iterator[tuple]:
-    """Output rows of one partition whose input ``rows`` are sorted and laid out as
-    ``program.names``."""
-    n = len(rows)
-    if n == 0:
-        return
-    cols = RowColumns(program.names, rows, program.arrow_types)
-    out = run_partition(program.plan.program, cols, n)
-    measures = [m.evaluate for m in program.measures]
-    unmatched = (None,) * len(measures)
-    leading, trailing, subqueries = program.leading, program.trailing, program.subqueries
-    atoms = [_python_values(a) for a in out.atoms]
-    atom_rows = zip(*atoms) if atoms else repeat(())
-    matched_rows = repeat(True) if out.matched is None else out.matched
-    for r, matched, vals in zip(_python_values(out.rows), matched_rows, atom_rows):
-        row = rows[r]
-        if subqueries:
-            vals = vals + tuple(row[i] for i in subqueries)
-        values = tuple(m(vals) for m in measures) if matched else unmatched
-        yield (tuple(row[i] for i in leading) + values + tuple(row[i] for i in trailing))
 
 
 # --------------------------------------------------------------------------- the UDTF
@@ -426,16 +440,16 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
     select = [SelectedColumn(_quote(c)) for c in input_schema.names] + [
         SelectedColumn(text, alias=name) for name, text in program.selected
     ]
-    order = [
-        # the plan's null order: Spark's default (ASC NULLS FIRST, DESC NULLS LAST) unless written
-        OrderingColumn(_quote(c), ascending=not desc, overrideNullsFirst=bool(nulls_first))
-        for c, desc, nulls_first in plan.order_by
-    ]
+    if plan.order_by:
+        # no partitioning asked: the window of ROW_NUMBER (build_program) partitions and
+        # sorts the rows, once for it and DEFINE's LAG/LEAD alike; the UDTF checks the order
+        return MatchAnalyzeResult(
+            schema=program.schema, select=select, body=body.value, input_schema=input_schema
+        )
     if plan.partition_by:
         return MatchAnalyzeResult(
             schema=program.schema,
             partitionBy=[PartitioningColumn(_quote(k)) for k in plan.partition_by],
-            orderBy=order,
             select=select,
             body=body.value,
             input_schema=input_schema,
@@ -443,7 +457,6 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
     return MatchAnalyzeResult(
         schema=program.schema,
         withSinglePartition=True,
-        orderBy=order,
         select=select,
         body=body.value,
         input_schema=input_schema,
@@ -451,15 +464,25 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
 
 
 class MatchRecognizeUDTF:
-    """The Python UDTF behind ``match_recognize(TABLE(t), '<clause body>')``."""
+    """The Python UDTF behind ``match_recognize(TABLE(t), '<clause body>')``: an Arrow
+    UDTF, so ``eval`` gets batches of rows sorted by partition keys and ORDER BY (one
+    Spark partition's, many keys; or one key's, with PARTITION BY and no ORDER BY), which
+    a :class:`PartitionMatcher` matches as the batch job's ``mapInArrow`` does."""
 
     def __init__(self, analyze_result: MatchAnalyzeResult | None = None) -> None:
         if analyze_result is None or analyze_result.input_schema is None:
             raise SemanticError(
                 "match_recognize must be called as match_recognize(TABLE(t), '<clause body>')"
             )
-        self._program = _program(analyze_result.body, analyze_result.input_schema)
-        self._rows: list[Any] = []
+        program = self._program = _program(analyze_result.body, analyze_result.input_schema)
+        self._matcher = PartitionMatcher(
+            program.plan.program,
+            program.plan.partition_by,
+            lambda table, out: measured_rows(program, table, out),
+            DEFAULT_CHUNK_ROWS,
+            DEFAULT_GROUP_ROWS,
+        )
+        self._order = RowOrder(program.plan.partition_by) if program.plan.order_by else None
 
     @staticmethod
     def analyze(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeResult:
@@ -469,12 +492,69 @@ class MatchRecognizeUDTF:
             # Spark prints the traceback with the message: keep it to this frame
             raise err.with_traceback(None) from None
 
-    def eval(self, row: Any, body: str) -> None:
-        self._rows.append(row)
+    def eval(self, batch: pa.RecordBatch, body: Any) -> Iterator[pa.Table]:
+        # by position: the selected columns' names are Spark's, and may hold dots
+        batch = batch.rename_columns(self._program.names)
+        if self._order is not None:
+            self._order.check(batch)
+        yield from self._matcher.push(batch)
 
-    def terminate(self) -> Iterator[tuple]:
-        rows, self._rows = self._rows, []
-        yield from run_rows(self._program, rows)
+    def terminate(self) -> Iterator[pa.Table]:
+        yield from self._matcher.finish()
+
+
+class RowOrder:
+    """Checks that rows arrive as the ROW_NUMBER window sorted them: each partition's
+    rows together, numbered 1, 2, 3, ... The table function asks Spark for no order of
+    its own here (see ``analyze_call``), so a plan that lost the order, or a PARTITION BY
+    written after ``TABLE(t)`` that splits the partitions, fails the query rather than
+    match rows out of order."""
+
+    def __init__(self, keys: list[str]) -> None:
+        self.keys = keys
+        self.last: tuple[tuple, int] | None = None  # the last row's key and number
+
+    def check(self, batch: pa.RecordBatch) -> None:
+        n = batch.num_rows
+        if n == 0:
+            return
+        numbers = batch.column(ROW_NUMBER).to_numpy(zero_copy_only=False)
+        expected = np.empty(n, dtype=numbers.dtype)
+        expected[1:] = numbers[:-1] + 1
+        first = _key(batch, self.keys, 0)
+        continues = self.last is not None and self.last[0] == first
+        expected[0] = self.last[1] + 1 if continues else 1
+        starts = group_starts(batch, self.keys)
+        expected[starts] = 1
+        if not np.array_equal(numbers, expected):
+            raise MatchRuntimeError(
+                "the rows of a partition reached match_recognize split or out of ORDER BY order",
+                hint="PARTITION BY and ORDER BY go inside the clause string, not after "
+                "TABLE(t); if the call has none, run the query with matchrec.sql(spark, query)",
+            )
+        self.last = (_key(batch, self.keys, n - 1), int(numbers[-1]))
+
+
+def _key(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:
+    return tuple(batch.column(k)[row].as_py() for k in keys)
+
+
+def arrow_udtf_with_analyze(handler: type, name: str, spark: SparkSession) -> Any:
+    """``handler`` as an Arrow UDTF whose output schema its ``analyze`` gives.
+
+    PySpark 4.3's ``arrow_udtf`` refuses a class with ``analyze`` (SPARK-53286, a check
+    in the Python client only): Spark itself analyses such a UDTF, partitions and sorts
+    its input as ``analyze`` asks, passes the result to ``__init__`` and hands ``eval``
+    Arrow batches of one partition at a time. The UDTF is built as ``arrow_udtf`` would
+    build it, without that check, in the client that ``spark`` uses (classic or Connect).
+    """
+    if type(spark).__module__.startswith("pyspark.sql.connect"):
+        from pyspark.sql.connect.udtf import UserDefinedTableFunction
+    else:
+        from pyspark.sql.udtf import UserDefinedTableFunction
+    return UserDefinedTableFunction(
+        handler, returnType=None, name=name, evalType=PythonEvalType.SQL_ARROW_UDTF
+    )
 
 
 def register(spark: SparkSession, name: str = "match_recognize") -> Any:
@@ -482,5 +562,4 @@ def register(spark: SparkSession, name: str = "match_recognize") -> Any:
     from .cluster import prepare
 
     prepare(spark, door="udtf")  # on a cluster: ship matchrec, check the executors (once)
-    function = udtf(MatchRecognizeUDTF, useArrow=False)
-    return spark.udtf.register(name, function)
+    return spark.udtf.register(name, arrow_udtf_with_analyze(MatchRecognizeUDTF, name, spark))

@@ -15,6 +15,7 @@ import pytest
 from matchrec.planner.measure_eval import TypeEnv, dtype, infer_type
 from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.demo import DEMO_QUERY, sample_path
+from matchrec.runtime.session import session_settings
 from matchrec.runtime.udtf import build_program, to_spark_type, to_sqlglot_type
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
@@ -172,6 +173,16 @@ def test_same_as_matchrec_sql(spark, table, results, name):
     assert results["udtf"][name], "the clause should find something"
 
 
+def test_small_arrow_batches_give_the_same_rows(spark, table, results):
+    """Batches of two rows: partitions that span batches and batches that hold several
+    partitions (the row-number check and the matcher's hand-over between batches)."""
+    query = " UNION ALL ".join(_as_json(n, _call(body, view)) for n, (view, body) in CASES.items())
+    with session_settings(spark, {"spark.sql.execution.arrow.maxRecordsPerBatch": "2"}):
+        rows = spark.sql(query).collect()
+    for name in CASES:
+        assert sorted(r.r for r in rows if r.q == name) == results["sql"][name], name
+
+
 def test_values_of_one_clause(results):
     """Spot values, so that the doors agreeing on a wrong answer would not pass."""
     rows = [json.loads(r) for r in results["udtf"]["cast_and_arithmetic"]]
@@ -220,9 +231,21 @@ def test_unknown_label_shows_our_message(spark, table):
     assert "hint: pattern variables: A, B" in text
 
 
-def test_partition_by_in_the_call_is_rejected(spark, table):
+def test_partition_by_in_the_call(spark, table):
+    """PARTITION BY belongs in the string. Written after TABLE(t) as well, the same keys
+    give the same rows; other keys split the clause's partitions, which fails the query
+    with matchrec's message (never rows matched out of order); with no ORDER BY in the
+    clause Spark itself refuses the call."""
     body = "PARTITION BY k ORDER BY o MEASURES count(*) AS n PATTERN (A+) DEFINE A AS v > 1"
-    query = f"SELECT * FROM match_recognize(TABLE(mr_udtf_t) PARTITION BY (k), '{body}')"
+    same = f"SELECT * FROM match_recognize(TABLE(mr_udtf_t) PARTITION BY (k), '{body}')"
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_t MATCH_RECOGNIZE ({body})")
+    assert sorted(spark.sql(same).collect(), key=repr) == sorted(expected.collect(), key=repr)
+    other = f"SELECT * FROM match_recognize(TABLE(mr_udtf_t) PARTITION BY (s), '{body}')"
+    with pytest.raises(Exception, match="split or out of ORDER BY order") as info:
+        spark.sql(other).collect()
+    assert "go inside the clause string, not after TABLE(t)" in str(info.value)
+    unordered = body.replace(" ORDER BY o", "")
+    query = f"SELECT * FROM match_recognize(TABLE(mr_udtf_t) PARTITION BY (s), '{unordered}')"
     with pytest.raises(AnalysisException, match="REQUIRED_METADATA_INCOMPATIBLE_WITH_CALL"):
         spark.sql(query)
 
