@@ -604,10 +604,13 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         return to_date
     if kind in _TIMESTAMPS:
+        wall_clock = kind == T.TIMESTAMPNTZ
 
         def to_timestamp(v: Value) -> datetime:
             if isinstance(v, datetime):
-                return v
+                # a TIMESTAMP arrives in the session time zone: as TIMESTAMP_NTZ it is
+                # that zone's wall-clock time, as Spark's CAST gives it
+                return v.replace(tzinfo=None) if wall_clock else v
             if isinstance(v, date):
                 return datetime(v.year, v.month, v.day)
             return datetime.fromisoformat(str(v).strip())

@@ -183,6 +183,25 @@ def test_small_arrow_batches_give_the_same_rows(spark, table, results):
         assert sorted(r.r for r in rows if r.q == name) == results["sql"][name], name
 
 
+def test_timestamp_casts_in_another_session_time_zone(spark, table):
+    """A TIMESTAMP cast in a measure computed in Python (TIMESTAMP_NTZ, DATE) gives the
+    wall-clock time of the session's time zone, as Spark's CAST (it gave UTC's)."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_tz AS SELECT * FROM VALUES "
+        "('a', timestamp'2024-01-01 23:30:00', 1), ('a', timestamp'2024-01-02 01:30:00', 2) "
+        "AS t(k, ts, v)"
+    )
+    body = (
+        "PARTITION BY k ORDER BY v MEASURES CAST(LAST(ts) AS TIMESTAMP_NTZ) AS ntz, "
+        "CAST(FIRST(ts) AS DATE) AS d, LAST(ts) - FIRST(ts) AS span "
+        "PATTERN (A+) DEFINE A AS true"
+    )
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
+        expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_tz MATCH_RECOGNIZE ({body})")
+        assert spark.sql(_call(body, "mr_udtf_tz")).collect() == expected.collect()
+        assert str(expected.first().ntz) == "2024-01-01 20:30:00"  # 01:30 UTC in New York
+
+
 def test_values_of_one_clause(results):
     """Spot values, so that the doors agreeing on a wrong answer would not pass."""
     rows = [json.loads(r) for r in results["udtf"]["cast_and_arithmetic"]]
