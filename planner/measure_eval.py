@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, tzinfo
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
@@ -63,6 +64,9 @@ _TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
 # non-numeric results for which sqlglot's annotation agrees with Spark
 _TRUSTED_FALLBACK = _STRINGS | _TIMESTAMPS | {T.BOOLEAN, T.DATE, T.BINARY}
 MAX_PRECISION = 38
+#: the session time zone, where the caller knows it (the table function, from its input):
+#: a wall-clock time cast to TIMESTAMP is read in it (None: left naive, which reads as UTC)
+SESSION_ZONE: ContextVar[tzinfo | None] = ContextVar("matchrec_session_zone", default=None)
 
 # the planner's table, plus window-style aggregates that may appear in measure SQL
 _AGGREGATE_NODES: dict[type, str] = {
@@ -608,12 +612,19 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         def to_timestamp(v: Value) -> datetime:
             if isinstance(v, datetime):
+                stamp = v
+            elif isinstance(v, date):
+                stamp = datetime(v.year, v.month, v.day)
+            else:
+                stamp = datetime.fromisoformat(str(v).strip())
+            if wall_clock:
                 # a TIMESTAMP arrives in the session time zone: as TIMESTAMP_NTZ it is
                 # that zone's wall-clock time, as Spark's CAST gives it
-                return v.replace(tzinfo=None) if wall_clock else v
-            if isinstance(v, date):
-                return datetime(v.year, v.month, v.day)
-            return datetime.fromisoformat(str(v).strip())
+                return stamp.replace(tzinfo=None)
+            if stamp.tzinfo is None:
+                # a wall-clock time (a date, TIMESTAMP_NTZ) is read in the session's zone
+                stamp = stamp.replace(tzinfo=SESSION_ZONE.get())
+            return stamp
 
         return to_timestamp
     if kind == T.ARRAY and t.expressions:

@@ -54,15 +54,19 @@ is limited to what ``planner.pyeval`` evaluates plus CAST, and a measure whose t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import timedelta, timezone, tzinfo
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from matchrec.planner.function_types import NO_NULL_ELEMENTS
 from matchrec.planner.measure_eval import (
+    SESSION_ZONE,
     CompiledMeasure,
     check_define_types,
     compile_measures,
@@ -121,6 +125,8 @@ WATERMARK_DELAY = "spark.watermarkDelayMs"
 
 #: the column that numbers a partition's rows in ORDER BY order (see ``build_program``)
 ROW_NUMBER = "__mr_rn"
+#: the column that names the session time zone, where no input column carries it
+ZONE = "__mr_tz"
 
 T = exp.DataType.Type
 #: the meta key of a sqlglot type made from a Spark type: that Spark type
@@ -265,6 +271,12 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     selected = list(plan.precomputed) + [
         (f"__mr_s{i}", text) for i, text in enumerate(compiled.subqueries)
     ]
+    if any(isinstance(f.dataType, TimestampType) for f in measure_fields) and not any(
+        isinstance(f.dataType, TimestampType) for f in input_schema.fields
+    ):
+        # a TIMESTAMP measure may come from a wall-clock time, read in the session's zone,
+        # which an input TIMESTAMP column carries; without one, Spark names it
+        selected.append((ZONE, "current_timezone()"))
     if plan.order_by:
         # Spark's Window operator sorts each partition for this number (and for any
         # LAG/LEAD of DEFINE, over the same window): the rows reach the UDTF in order
@@ -483,6 +495,7 @@ class MatchRecognizeUDTF:
             DEFAULT_GROUP_ROWS,
         )
         self._order = RowOrder(program.plan.partition_by) if program.plan.order_by else None
+        self._zone: tuple[tzinfo | None] | None = None  # (the session's zone,) once known
 
     @staticmethod
     def analyze(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeResult:
@@ -497,10 +510,37 @@ class MatchRecognizeUDTF:
         batch = batch.rename_columns(self._program.names)
         if self._order is not None:
             self._order.check(batch)
+        if self._zone is None:
+            self._zone = (session_zone(batch),)
+        SESSION_ZONE.set(self._zone[0])  # the worker may have served another session
         yield from self._matcher.push(batch)
 
     def terminate(self) -> Iterator[pa.Table]:
+        SESSION_ZONE.set(self._zone[0] if self._zone else None)
         yield from self._matcher.finish()
+
+
+def session_zone(batch: pa.RecordBatch) -> tzinfo | None:
+    """The session time zone: Spark hands TIMESTAMP columns to Python in it, and
+    ``build_program`` selects it by name where the input has none (None: not needed)."""
+    name = None
+    for field in batch.schema:
+        if pa.types.is_timestamp(field.type) and field.type.tz:
+            name = field.type.tz
+            break
+    if name is None and ZONE in batch.schema.names and batch.num_rows:
+        name = batch.column(ZONE)[0].as_py()
+    if name is None:
+        return None
+    try:
+        return ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):  # an offset such as +05:30
+        found = re.fullmatch(r"(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?", name)
+        if found is None:
+            return None
+        sign = -1 if found.group(1) == "-" else 1
+        offset = timedelta(hours=int(found.group(2)), minutes=int(found.group(3) or 0))
+        return timezone(sign * offset)
 
 
 class RowOrder:

@@ -184,8 +184,9 @@ def test_small_arrow_batches_give_the_same_rows(spark, table, results):
 
 
 def test_timestamp_casts_in_another_session_time_zone(spark, table):
-    """A TIMESTAMP cast in a measure computed in Python (TIMESTAMP_NTZ, DATE) gives the
-    wall-clock time of the session's time zone, as Spark's CAST (it gave UTC's)."""
+    """Casts between TIMESTAMP, TIMESTAMP_NTZ and DATE in a measure computed in Python
+    read and give wall-clock times in the session's time zone, as Spark's CAST (they
+    used UTC's), with or without a TIMESTAMP column in the input."""
     spark.sql(
         "CREATE OR REPLACE TEMP VIEW mr_udtf_tz AS SELECT * FROM VALUES "
         "('a', timestamp'2024-01-01 23:30:00', 1), ('a', timestamp'2024-01-02 01:30:00', 2) "
@@ -193,13 +194,26 @@ def test_timestamp_casts_in_another_session_time_zone(spark, table):
     )
     body = (
         "PARTITION BY k ORDER BY v MEASURES CAST(LAST(ts) AS TIMESTAMP_NTZ) AS ntz, "
-        "CAST(FIRST(ts) AS DATE) AS d, LAST(ts) - FIRST(ts) AS span "
+        "CAST(FIRST(ts) AS DATE) AS d, LAST(ts) - FIRST(ts) AS span, "
+        "CAST(CAST(LAST(ts) AS DATE) AS TIMESTAMP) AS midnight, "
+        "CAST(CAST(LAST(ts) AS TIMESTAMP_NTZ) AS TIMESTAMP) AS back "
         "PATTERN (A+) DEFINE A AS true"
     )
+    # the same clause over dates and wall-clock times only (no TIMESTAMP column)
+    local = body.replace("(ts)", "(tn)").replace("LAST(tn) - FIRST(tn)", "count(*)")
+    for zone in ("America/New_York", "+05:30"):
+        with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+            spark.sql(
+                "CREATE OR REPLACE TEMP VIEW mr_udtf_ntz AS SELECT k, CAST(ts AS "
+                "TIMESTAMP_NTZ) AS tn, v FROM mr_udtf_tz"
+            )
+            for view, clause in (("mr_udtf_tz", body), ("mr_udtf_ntz", local)):
+                query = f"SELECT * FROM {view} MATCH_RECOGNIZE ({clause})"
+                expected = matchrec.sql(spark, query).collect()
+                assert spark.sql(_call(clause, view)).collect() == expected, (zone, view)
     with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
-        expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_tz MATCH_RECOGNIZE ({body})")
-        assert spark.sql(_call(body, "mr_udtf_tz")).collect() == expected.collect()
-        assert str(expected.first().ntz) == "2024-01-01 20:30:00"  # 01:30 UTC in New York
+        ntz = matchrec.sql(spark, f"SELECT * FROM mr_udtf_tz MATCH_RECOGNIZE ({body})")
+        assert str(ntz.first().ntz) == "2024-01-01 20:30:00"  # 01:30 UTC in New York
 
 
 def test_values_of_one_clause(results):
