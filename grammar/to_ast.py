@@ -170,11 +170,13 @@ class _ToAst(Transformer_NonRecursive):
         (label,) = children
         return ast.SkipTo("last", _canonical(label), label.start_pos)
 
-    def initial(self, _: list) -> dict:
-        return {"initial": True}
+    @v_args(meta=True)
+    def initial(self, meta, _: list) -> dict:
+        return {"initial": True, "initial_pos": meta.start_pos}
 
-    def seek(self, _: list) -> dict:
-        return {"initial": False}
+    @v_args(meta=True)
+    def seek(self, meta, _: list) -> dict:
+        return {"initial": False, "initial_pos": meta.start_pos}
 
     @v_args(meta=True)
     def pattern_clause(self, meta, children: list) -> dict:
@@ -273,6 +275,14 @@ class _ToAst(Transformer_NonRecursive):
                 sql=self.sql,
                 pos=meta.start_pos,
                 hint=f"write {{{high},{low}}}{'' if reluctant is None else '?'}",
+            )
+        if high == 0:
+            text = self.sql[meta.start_pos : meta.end_pos]
+            raise SqlSyntaxError(
+                f"quantifier {text}: its upper bound must be greater than or equal to 1",
+                sql=self.sql,
+                pos=meta.start_pos,
+                hint="a part repeated at most 0 times matches nothing: drop it, or write ()",
             )
         return _Quantifier(low, high, reluctant is None, meta.start_pos)
 

@@ -113,6 +113,7 @@ def plan_clause(
     ``python_measures``: MEASURES are computed in Python (the table function), so each
     function of one navigated row moves inside the navigation for Spark to compute."""
     sql = clause.sql
+    _check_clause_shape(clause)
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))
@@ -289,6 +290,57 @@ def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]])
     ]
     parts.append("ORDER BY " + ", ".join(keys))
     return " ".join(parts)
+
+
+def _check_clause_shape(clause: ast.MatchRecognizeClause) -> None:
+    """Refuse what the standard forbids in a MATCH_RECOGNIZE clause as a whole: a pattern
+    search modifier (INITIAL or SEEK belong to a window's row pattern) and an exclusion
+    with WITH UNMATCHED ROWS (an excluded row would be neither output nor unmatched)."""
+    sql = clause.sql
+    if clause.initial_pos >= 0:
+        word = "INITIAL" if clause.initial else "SEEK"
+        raise SemanticError(
+            f"pattern search modifier {word} is not allowed in a MATCH_RECOGNIZE clause",
+            sql=sql,
+            pos=clause.initial_pos,
+            hint="drop it: MATCH_RECOGNIZE already tries every row as a start row",
+        )
+    rows = clause.rows_per_match
+    if rows.mode == "all" and rows.empty == "unmatched":
+        excluded = next(_exclusions(clause.pattern), None)
+        if excluded is not None:
+            raise SemanticError(
+                "pattern exclusion syntax {- -} is not allowed when ALL ROWS PER MATCH WITH "
+                "UNMATCHED ROWS is specified",
+                sql=sql,
+                pos=excluded.pos,
+                hint="drop the exclusion, or use SHOW EMPTY MATCHES / OMIT EMPTY MATCHES",
+            )
+
+
+def check_output_columns(clause: ast.MatchRecognizeClause) -> None:
+    """Refuse a clause whose result has no columns: ONE ROW PER MATCH with neither
+    PARTITION BY nor MEASURES (what a relation of no columns would mean in a query is
+    nothing Spark can hold). The doors that build a result call it before planning."""
+    if clause.rows_per_match.mode == "one" and not clause.partition_by and not clause.measures:
+        raise SemanticError(
+            "pattern recognition output table has no columns: ONE ROW PER MATCH outputs the "
+            "PARTITION BY columns and the MEASURES, and there are none",
+            sql=clause.sql,
+            pos=clause.pattern_pos,
+            hint="add MEASURES (e.g. MATCH_NUMBER() AS match) or use ALL ROWS PER MATCH",
+        )
+
+
+def _exclusions(node: ast.PatternNode) -> Iterator[ast.Exclusion]:
+    """The exclusions ``{- ... -}`` of a pattern, outermost first."""
+    if isinstance(node, ast.Exclusion):
+        yield node
+    if isinstance(node, (ast.Concat, ast.Alternation, ast.Permute)):
+        for item in node.items:
+            yield from _exclusions(item)
+    elif isinstance(node, (ast.Exclusion, ast.Quantified)):
+        yield from _exclusions(node.inner)
 
 
 def _subsets(

@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from matchrec.planner.plan import MatchPlan, plan_clause
+from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
 from matchrec.planner.statement import Occurrence, read_body, read_statement, with_prefix
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import DataFrame, SparkSession
@@ -65,6 +65,7 @@ def _plan(clause: MatchRecognizeClause, relation: DataFrame) -> MatchPlan:
     """``plan_clause`` over ``relation``'s columns; a clause without ORDER BY is legal,
     but warned about (:class:`ArbitraryOrderWarning`)."""
     ansi = (relation.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    check_output_columns(clause)
     plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming, ansi=ansi)
     if not plan.order_by:
         where = ""

@@ -59,7 +59,7 @@ from matchrec.planner.measure_eval import (
     decimal_params,
     type_integer_widths,
 )
-from matchrec.planner.plan import MatchPlan, plan_clause, refuse_late_rows
+from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause, refuse_late_rows
 from matchrec.planner.statement import read_body
 from pyspark.sql import Row, SparkSession
 from pyspark.sql.functions import udtf
@@ -219,6 +219,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     clause = read_body(body)
     refuse_late_rows(clause, "the table function (it takes batch tables only)")
     columns = list(input_schema.names)
+    check_output_columns(clause)
     plan = plan_clause(clause, columns, python_measures=True)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)

@@ -758,6 +758,36 @@ CASES = [
         "a query used as a value must be in parentheses",
         "(SELECT ...)",
     ),
+    # ---- the clause as a whole
+    (
+        "SEEK in MATCH_RECOGNIZE",
+        broken("PATTERN (A B+ C?)", "SEEK PATTERN (A B+ C?)"),
+        "SEEK",
+        0,
+        SemanticError,
+        "pattern search modifier SEEK is not allowed",
+        "drop it",
+    ),
+    (
+        "INITIAL in MATCH_RECOGNIZE",
+        broken("PATTERN (A B+ C?)", "INITIAL PATTERN (A B+ C?)"),
+        "INITIAL",
+        0,
+        SemanticError,
+        "pattern search modifier INITIAL is not allowed",
+        "drop it",
+    ),
+    (
+        "exclusion with WITH UNMATCHED ROWS",
+        broken("ONE ROW PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS").replace(
+            "(A B+ C?)", "(A {- B+ -} C?)"
+        ),
+        "{-",
+        0,
+        SemanticError,
+        "exclusion syntax {- -} is not allowed when ALL ROWS PER MATCH WITH UNMATCHED ROWS",
+        None,
+    ),
     (
         "CAST without a type",
         broken("count(B.*)", "CAST(B.value AS )"),
@@ -1235,3 +1265,16 @@ def test_unbalanced_parentheses_point_at_the_culprit(spark, view, old, new, culp
     message = "')' without a matching '('" if extra else "'(' is never closed"
     assert_error(err, query, pos, SqlSyntaxError, message)
     assert "__matchrec" not in str(err)
+
+
+def test_one_row_per_match_without_columns_is_refused_before_a_job(spark, view):
+    query = (
+        f"SELECT 1 FROM {view} MATCH_RECOGNIZE (\n"
+        "  ORDER BY id\n  PATTERN (A B+)\n  DEFINE B AS true)"
+    )
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert "output table has no columns" in err.message
+    assert err.pos == query.index("PATTERN")
+    assert "add MEASURES" in err.hint

@@ -150,8 +150,6 @@ def test_pattern_shapes(text, expected):
         ("{2,4}", 2, 4, True),
         ("{ 2 , 4 }?", 2, 4, False),
         ("{,}", 0, None, True),
-        ("{0}", 0, 0, True),
-        ("{0,0}", 0, 0, True),
         ("{5,5}", 5, 5, True),
     ],
 )
@@ -551,6 +549,14 @@ def test_error_min_greater_than_max():
     assert err.pos == sql.index("{")
     assert caret_under(err) == "{"
     assert err.hint == "write {2,3}"
+
+
+@pytest.mark.parametrize("quantifier", ["{0}", "{0,0}", "{,0}", "{0}?"])
+def test_error_quantifier_upper_bound_zero(quantifier):
+    sql = f"PATTERN (A B{quantifier})"
+    err = syntax_error(sql)
+    assert "upper bound must be greater than or equal to 1" in err.message
+    assert caret_under(err) == "{"
 
 
 def test_error_quantifier_bound_too_large():
