@@ -44,6 +44,7 @@ from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
 PHYSICAL = {"PREV", "NEXT"}
+_MAX_OFFSET = 2**31 - 1  # navigation offsets are 32-bit, as in Trino
 SPECIAL = {"CLASSIFIER", "MATCH_NUMBER"}
 AGGREGATE_NODES: dict[type, str] = {
     exp.Count: "COUNT",
@@ -430,7 +431,11 @@ class Lowering:
             from_end=(name == "LAST"),
             offset=offset,
             physical=physical,
-            final=(semantics == "FINAL"),
+            # FIRST counts from the match's first row whatever the semantics, as Trino
+            # does: in a RUNNING measure of ALL ROWS PER MATCH, FIRST(x, 2) on the match's
+            # first row is the third row's x (LAST stops at the current row). DEFINE sees
+            # the match up to the current row only, so there both agree
+            final=(semantics == "FINAL" or (name == "FIRST" and not in_define)),
         )
         return evaluate, self.probe_of(args[0], base)
 
@@ -456,6 +461,13 @@ class Lowering:
                 args[1],
                 base,
                 hint=f"write e.g. {what}(x, 2)",
+            )
+        if int(arg.this) > _MAX_OFFSET:
+            raise self.error(
+                SemanticError,
+                f"the offset of {what} must not exceed {_MAX_OFFSET} (actual: {arg.this})",
+                args[1],
+                base,
             )
         return int(arg.this)
 

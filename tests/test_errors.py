@@ -758,6 +758,15 @@ CASES = [
         "a query used as a value must be in parentheses",
         "(SELECT ...)",
     ),
+    (
+        "navigation offset beyond 32 bits",
+        broken("PREV(C.value)", "PREV(C.value, 3000000000)"),
+        "3000000000",
+        0,
+        SemanticError,
+        "the offset of PREV must not exceed 2147483647 (actual: 3000000000)",
+        None,
+    ),
     # ---- the clause as a whole
     (
         "SEEK in MATCH_RECOGNIZE",
