@@ -29,6 +29,7 @@ from matchrec.integer_width import IntegerWidth
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
+from .lazy import lazily_evaluated, may_raise
 from .pushdown import push_down
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
@@ -834,9 +835,18 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             low.integer_widths.append(found)
         return found
 
+    lazy: set[int] = set()  # ids of nodes Spark may not evaluate on a row (planner.lazy)
+
+    def glue_or_atom(node: exp.Expression) -> Evaluator | str | None:
+        """``classify``, but None (glue) for a row-local operator that can raise in a
+        lazily evaluated place: a Spark column would compute it on every row."""
+        if id(node) in lazy and may_raise(node) and is_local(node):
+            return None
+        return classify(node)
+
     def compile_node(node: exp.Expression) -> Evaluator:
         if not isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
-            found = classify(node)
+            found = glue_or_atom(node)
             if isinstance(found, str):
                 return nav.navigate(nav.column_at(found), None)  # current row
             if found is not None:
@@ -891,8 +901,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     glue = vector = None
     if dynamic:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
+        lazy.update(lazily_evaluated(combined))
         glue = compile_node(combined)
-        vector = vector_glue(combined, classify, low.ansi, width)
+        vector = vector_glue(combined, glue_or_atom, low.ansi, width)
     for node in _walk(original):
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")

@@ -1287,3 +1287,14 @@ def test_one_row_per_match_without_columns_is_refused_before_a_job(spark, view):
     assert "output table has no columns" in err.message
     assert err.pos == query.index("PATTERN")
     assert "add MEASURES" in err.hint
+
+
+def test_division_in_a_branch_raises_only_where_it_is_taken():
+    # a row-local division inside IF stays in the glue: never computed on a row whose
+    # condition takes the other branch, a positioned error on one that takes it
+    quiet = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS IF(MATCH_NUMBER() > 1, 1 / 0, 0) = 0"
+    assert list(_run(quiet, {"id": [1, 2, 3]}).rows) == [0]  # one match, from row 0
+    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS IF(MATCH_NUMBER() >= 1, 1 / 0, 0) = 0"
+    with pytest.raises(MatchRuntimeError) as info:
+        _run(body, {"id": [1, 2, 3]})
+    assert_error(info.value, body, body.index("/ 0"), MatchRuntimeError, "division by zero")
