@@ -74,6 +74,9 @@ class Occurrence:
     dynamic: bool = False  # MATCH_RECOGNIZE_DYNAMIC (rules from a table)
     #: the input relation has its own alias (``t``, ``AS t``, ``t(id, value)``)
     relation_aliased: bool = False
+    #: the name that may qualify the input's columns in PARTITION BY and ORDER BY
+    #: (``Ticker.x``): the relation's alias, or a table's own name; None when unnamed
+    relation_name: str | None = None
 
 
 def tokenize(sql: str) -> list[Token]:
@@ -275,10 +278,11 @@ def _primary_start(tokens: list[Token], end: int) -> int:
     return j
 
 
-def _relation(tokens: list[Token], k: int) -> tuple[int, bool] | None:
-    """The first token of the relation before MATCH_RECOGNIZE at ``k``, and whether it
-    has an alias of its own (``t``, ``AS t``, ``t(id, value)``: Trino and the standard
-    allow one); None if no relation is there."""
+def _relation(tokens: list[Token], k: int) -> tuple[int, bool, str | None] | None:
+    """The first token of the relation before MATCH_RECOGNIZE at ``k``, whether it has
+    an alias of its own (``t``, ``AS t``, ``t(id, value)``: Trino and the standard allow
+    one), and the name that qualifies its columns (that alias, or a table's own name; None
+    for an unnamed subquery); None if no relation is there."""
     end = k - 1
     prev = tokens[end]
     aliased = False
@@ -290,13 +294,21 @@ def _relation(tokens: list[Token], k: int) -> tuple[int, bool] | None:
         aliased = True
     elif not (prev.kind in ("word", "quoted") and prev.text.upper() not in ("FROM", "JOIN", ",")):
         return None
+    name = _name_text(tokens[end]) if tokens[end].kind in ("word", "quoted") else None
     if aliased:
         end -= 1
         if _word(tokens[end], "AS"):
             end -= 1
     if end < 0 or not _names_relation(tokens[end]):
         return None
-    return _primary_start(tokens, end), aliased
+    return _primary_start(tokens, end), aliased, name
+
+
+def _name_text(token: Token) -> str:
+    """The name a word or a quoted name token stands for (backquotes removed)."""
+    if token.kind == "quoted" and len(token.text) >= 2:
+        return token.text[1:-1].replace(token.text[0] * 2, token.text[0])
+    return token.text
 
 
 def _calls_table_function(tokens: list[Token], k: int) -> bool:
@@ -340,6 +352,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
         found_relation = _relation(tokens, k)
         if found_relation is not None:
             rel_start, relation_aliased = tokens[found_relation[0]].start, found_relation[1]
+            relation_name = found_relation[2]
         else:
             raise SqlSyntaxError(
                 f"{keyword} needs an input table or subquery before it",
@@ -367,6 +380,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 alias=alias,
                 dynamic=keyword == "MATCH_RECOGNIZE_DYNAMIC",
                 relation_aliased=relation_aliased,
+                relation_name=relation_name,
             )
         )
     if found:

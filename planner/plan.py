@@ -9,6 +9,7 @@ workers; nothing here imports Spark.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -103,6 +104,7 @@ def plan_clause(
     windows: bool = True,
     ansi: bool = True,
     python_measures: bool = False,
+    qualifier: str | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -111,7 +113,9 @@ def plan_clause(
     sorted partition for Spark's LAG/LEAD to run over. ``ansi``: the session's
     ``spark.sql.ansi.enabled`` (DEFINE's Python glue raises where Spark would).
     ``python_measures``: MEASURES are computed in Python (the table function), so each
-    function of one navigated row moves inside the navigation for Spark to compute."""
+    function of one navigated row moves inside the navigation for Spark to compute.
+    ``qualifier``: the input relation's name (its alias, or a table's name), with which
+    PARTITION BY and ORDER BY may qualify a column (``PARTITION BY Ticker.symbol``)."""
     sql = clause.sql
     _check_clause_shape(clause)
     label_ids: dict[str, int] = {}
@@ -130,12 +134,12 @@ def plan_clause(
         pattern_may_be_empty=can_match_empty(nfa),
     )
 
-    partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
+    partition_by = [_column_ref(low, e, "PARTITION BY", qualifier) for e in clause.partition_by]
     # Spark's null order unless written (the standard leaves it): ASC NULLS FIRST, DESC
     # NULLS LAST, as Spark's own ORDER BY and window ORDER BY
     order_by = [
         (
-            _column_ref(low, k.expr, "ORDER BY"),
+            _column_ref(low, k.expr, "ORDER BY", qualifier),
             k.descending,
             (not k.descending) if k.nulls_first is None else k.nulls_first,
         )
@@ -372,9 +376,32 @@ def _subsets(
     return subsets
 
 
-def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str) -> str:
+_NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`|"(?:[^"]|"")+")'
+_QUALIFIED = re.compile(rf"^\s*({_NAME})\s*\.\s*({_NAME})\s*$")
+
+
+def _unquoted(name: str) -> str:
+    if len(name) > 1 and name[0] == name[-1] and name[0] in '`"':
+        return name[1:-1].replace(name[0] * 2, name[0])
+    return name
+
+
+def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | None) -> str:
+    """The input column a PARTITION BY or ORDER BY item names: ``x``, `` `x` `` or, with
+    the input relation's name, ``t.x``."""
     text = expr.text.strip()
-    name = text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in '`"' else text
+    qualified = _QUALIFIED.match(text)
+    if qualified:
+        if qualifier is None or _unquoted(qualified.group(1)).lower() != qualifier.lower():
+            named = f"the input is {qualifier}" if qualifier else "the input has no name"
+            raise SemanticError(
+                f"unknown column {text!r} in {where}: {named}",
+                sql=low.sql,
+                pos=expr.pos,
+                hint=f"input columns: {', '.join(low.columns.values())}",
+            )
+        text = qualified.group(2)
+    name = _unquoted(text)
     real = low.columns.get(name.lower())
     if real is None:
         known = ", ".join(low.columns.values())

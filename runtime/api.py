@@ -61,12 +61,21 @@ def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
     return result
 
 
-def _plan(clause: MatchRecognizeClause, relation: DataFrame) -> MatchPlan:
-    """``plan_clause`` over ``relation``'s columns; a clause without ORDER BY is legal,
-    but warned about (:class:`ArbitraryOrderWarning`)."""
+def _plan(
+    clause: MatchRecognizeClause, relation: DataFrame, qualifier: str | None = None
+) -> MatchPlan:
+    """``plan_clause`` over ``relation``'s columns (``qualifier``: the name that may
+    qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal, but
+    warned about (:class:`ArbitraryOrderWarning`)."""
     ansi = (relation.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
     check_output_columns(clause)
-    plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming, ansi=ansi)
+    plan = plan_clause(
+        clause,
+        relation.columns,
+        windows=not relation.isStreaming,
+        ansi=ansi,
+        qualifier=qualifier,
+    )
     if not plan.order_by:
         where = ""
         if clause.sql and clause.pattern_pos >= 0:
@@ -202,7 +211,7 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
             plan = None
             result = _dynamic(spark, rewriter, relation, clause, frames)
         else:
-            plan = _plan(clause, relation)
+            plan = _plan(clause, relation, occ.relation_name)
             result = execute(relation, plan)
         view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))
