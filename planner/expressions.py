@@ -423,7 +423,16 @@ class Lowering:
                 hint="use RUNNING (the default)",
             )
         offset = self.offset(args, node, base, default=0, what=name)
-        qualifier, _ = self.label_of(args[0], base, what)
+        qualifier, referenced = self.label_of(args[0], base, what)
+        if not referenced:
+            raise self.error(
+                SemanticError,
+                f"the argument of {what} must contain at least one column reference or "
+                "CLASSIFIER()",
+                args[0],
+                base,
+                hint=f"navigate a column, e.g. {what}(A.x); a constant is the same on every row",
+            )
         labels = self.label_set(qualifier, _first_ref(args[0], qualifier) or args[0], base)
         source = self.row_source(args[0], base, what)
         evaluate = nav.navigate(
@@ -637,7 +646,9 @@ def _classifier_label(node: exp.Expression) -> tuple[str, exp.Expression] | None
 
 
 def _label_refs(node: exp.Expression):
-    """(qualifier, node) of every column reference and CLASSIFIER(X) in ``node``."""
+    """(qualifier, node) of every column reference and CLASSIFIER(X) in ``node``;
+    ``CLASSIFIER()`` counts as a reference without pattern variable (as a plain column:
+    the two may be mixed, but not with ``A.x`` or ``CLASSIFIER(A)``)."""
     for n in _walk(node):
         if isinstance(n, exp.Column) and not _is_star(n):
             if n.parent is None or _classifier_label(n.parent) is None:
@@ -646,6 +657,8 @@ def _label_refs(node: exp.Expression):
             found = _classifier_label(n)
             if found:
                 yield found
+            elif _special_kind(n) == "CLASSIFIER" and not n.expressions:
+                yield None, n
 
 
 def _first_ref(node: exp.Expression, qualifier: str | None) -> exp.Expression | None:
@@ -1040,6 +1053,16 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
         agg, where = node.this, node.expression
         if not isinstance(where, exp.Where):
             continue
+        special = _special_kind(agg)
+        if special:
+            raise low.error(
+                SemanticError,
+                f"cannot use FILTER with {special}: it is a pattern recognition function, "
+                "not an aggregate",
+                node,
+                base,
+                hint="FILTER (WHERE ...) applies to aggregates, e.g. count(*) FILTER (WHERE ...)",
+            )
         if isinstance(agg, _NULL_KEEPING_AGGREGATES):
             raise low.error(
                 UnsupportedError,

@@ -767,6 +767,33 @@ CASES = [
         "the offset of PREV must not exceed 2147483647 (actual: 3000000000)",
         None,
     ),
+    (
+        "navigation of a constant",
+        broken("LAST(B.value) AS", "LAST('x') AS"),
+        "'x'",
+        0,
+        SemanticError,
+        "the argument of LAST must contain at least one column reference or CLASSIFIER()",
+        "navigate a column",
+    ),
+    (
+        "CLASSIFIER() beside a labelled column in a navigation",
+        broken("LAST(B.value) AS", "LAST(B.name || CLASSIFIER()) AS"),
+        "CLASSIFIER()",
+        0,
+        SemanticError,
+        "mixes pattern variable B and a column without pattern variable",
+        None,
+    ),
+    (
+        "FILTER on a navigation",
+        broken("LAST(B.value) AS", "LAST(B.value) FILTER (WHERE B.value > 0) AS"),
+        "LAST(B.value) FILTER",
+        0,
+        SemanticError,
+        "cannot use FILTER with LAST",
+        "applies to aggregates",
+    ),
     # ---- the clause as a whole
     (
         "SEEK in MATCH_RECOGNIZE",
