@@ -159,7 +159,13 @@ class Lowering:
                 hint = f"did you mean {close}? {hint}"
             else:
                 hint += " (a qualifier names a pattern variable, not a table)"
-        raise self.error(SemanticError, f"unknown pattern variable {name!r}", node, base, hint)
+        raise self.error(
+            SemanticError,
+            f"{label_text(name)} is not a primary pattern variable or subset name",
+            node,
+            base,
+            hint,
+        )
 
     def column(self, node: exp.Column, base: int) -> str:
         name = node.name
@@ -171,7 +177,9 @@ class Lowering:
             hint = f"input columns: {known}"
             if close:
                 hint = f"did you mean {close}? {hint}"
-            raise self.error(SemanticError, f"unknown column {name!r}", target, base, hint)
+            q = _qualifier(node)
+            what = f"Column {name} prefixed with label {q}" if q else f"Column {name!r}"
+            raise self.error(SemanticError, f"{what} cannot be resolved", target, base, hint)
         return real
 
     def precompute(self, node: exp.Expression, base: int) -> str:
@@ -260,8 +268,7 @@ class Lowering:
                 first, other = (_shown(n) for n in (names[0], name))
                 raise self.error(
                     SemanticError,
-                    f"the argument of {what} mixes {first} and {other}; all its column "
-                    "references must use the same pattern variable (or all none)",
+                    f"{_mixing_rule(refs, what)} (it mixes {first} and {other})",
                     ref,
                     base,
                     hint=f"use one {what} per pattern variable, e.g. {what}(A.x) - {what}(B.x)",
@@ -284,17 +291,26 @@ class Lowering:
             if k in ("FIRST", "LAST") and what in PHYSICAL:
                 raise self.error(
                     SemanticError,
-                    f"{k} inside {what} must be the whole first argument of {what}",
+                    _nesting_rule(inner, what),
                     sub,
                     base,
                     hint=f"write e.g. {what}({k}(A.x), 1) + 1, not {what}({k}(A.x) + 1)",
                 )
             if k in NAVIGATION:
-                raise self.error(SemanticError, f"{k} cannot be used inside {what}", sub, base)
+                raise self.error(
+                    SemanticError,
+                    f"Cannot nest {k.lower()} pattern navigation function inside {what.lower()} "
+                    "pattern navigation function",
+                    sub,
+                    base,
+                )
             agg = _aggregate_name(sub)
             if agg:
                 raise self.error(
-                    SemanticError, f"an aggregate ({agg}) cannot be used inside {what}", sub, base
+                    SemanticError,
+                    f"Cannot nest {agg.lower()} aggregate function inside {what.lower()} function",
+                    sub,
+                    base,
                 )
         return self.special_source(inner, base)
 
@@ -376,7 +392,7 @@ class Lowering:
         if not args:
             raise self.error(
                 SemanticError,
-                f"{name} needs an argument",
+                f"{name.lower()} pattern recognition function requires 1 or 2 arguments",
                 node,
                 base,
                 hint=f"write e.g. {name}(A.x)",
@@ -395,7 +411,8 @@ class Lowering:
             if semantics:
                 raise self.error(
                     SemanticError,
-                    f"{semantics} applies to FIRST, LAST and aggregates, not to {name}",
+                    f"{semantics} semantics is not supported with {name.lower()} pattern "
+                    "recognition function",
                     node,
                     base,
                     hint=f"write {name}({semantics} LAST(...))",
@@ -410,14 +427,18 @@ class Lowering:
                 what = name
             elif _special_kind(inner) in PHYSICAL:
                 raise self.error(
-                    SemanticError, f"{inner_name} cannot be used inside {name}", inner, base
+                    SemanticError,
+                    f"Cannot nest {inner_name.lower()} pattern navigation function inside "
+                    f"{name.lower()} pattern navigation function",
+                    inner,
+                    base,
                 )
             else:
                 name, args = "LAST", [inner]
         if semantics == "FINAL" and in_define:
             raise self.error(
                 SemanticError,
-                "FINAL is not allowed in DEFINE",
+                "FINAL semantics is not supported in DEFINE clause",
                 node,
                 base,
                 hint="use RUNNING (the default)",
@@ -427,8 +448,8 @@ class Lowering:
         if not referenced:
             raise self.error(
                 SemanticError,
-                f"the argument of {what} must contain at least one column reference or "
-                "CLASSIFIER()",
+                f"Pattern navigation function {what.lower()} must contain at least one column "
+                "reference or CLASSIFIER()",
                 args[0],
                 base,
                 hint=f"navigate a column, e.g. {what}(A.x); a constant is the same on every row",
@@ -457,7 +478,8 @@ class Lowering:
         if len(args) > 2:
             raise self.error(
                 SemanticError,
-                f"{what} takes at most two arguments, got {len(args)}",
+                f"{what.lower()} pattern recognition function requires 1 or 2 arguments "
+                f"(got {len(args)})",
                 args[2],
                 base,
                 hint=f"write {what}(x) or {what}(x, offset)",
@@ -466,8 +488,9 @@ class Lowering:
         if not (isinstance(arg, exp.Literal) and not arg.is_string and arg.this.isdigit()):
             raise self.error(
                 SemanticError,
-                f"the offset of {what} must be a non-negative integer constant, "
-                f"not {_excerpt(args[1])}",
+                f"{what.lower()} pattern recognition navigation function requires a "
+                f"{'non-negative number' if _negative(arg) else 'number'} as the second "
+                f"argument (actual: {_excerpt(args[1])})",
                 args[1],
                 base,
                 hint=f"write e.g. {what}(x, 2)",
@@ -475,7 +498,8 @@ class Lowering:
         if int(arg.this) > _MAX_OFFSET:
             raise self.error(
                 SemanticError,
-                f"the offset of {what} must not exceed {_MAX_OFFSET} (actual: {arg.this})",
+                f"The second argument of {what.lower()} pattern recognition navigation "
+                f"function must not exceed {_MAX_OFFSET} (actual: {arg.this})",
                 args[1],
                 base,
             )
@@ -506,7 +530,7 @@ class Lowering:
         if semantics == "FINAL" and in_define:
             raise self.error(
                 SemanticError,
-                "FINAL is not allowed in DEFINE",
+                "FINAL semantics is not supported in DEFINE clause",
                 node,
                 base,
                 hint="use RUNNING (the default)",
@@ -519,7 +543,8 @@ class Lowering:
             q = _qualifier(stars[0]) if isinstance(stars[0], exp.Column) else None
             raise self.error(
                 SemanticError,
-                f"{_excerpt(stars[0])} is only allowed as the argument of COUNT, not of {func}",
+                f"label.* syntax is only supported as the only argument of row pattern count "
+                f"function, not of {func.lower()}: {_excerpt(stars[0])}",
                 stars[0],
                 base,
                 hint=f"name a column, e.g. {func.lower()}({q + '.' if q else ''}x)",
@@ -558,7 +583,8 @@ class Lowering:
                 if inner:
                     raise self.error(
                         SemanticError,
-                        f"aggregates cannot be nested: {inner} inside {func}",
+                        f"Cannot nest {inner.lower()} aggregate function inside {func.lower()} "
+                        "function",
                         sub,
                         base,
                     )
@@ -568,8 +594,8 @@ class Lowering:
                     first = next(iter(qualifiers))
                     raise self.error(
                         SemanticError,
-                        f"the arguments of {func} mix {_shown(first)} and {_shown(q)}; they "
-                        "must all use the same pattern variable (or all none)",
+                        "All aggregate function arguments must apply to rows matched with the "
+                        f"same label ({func} mixes {_shown(first)} and {_shown(q)})",
                         _first_ref(a, q) or a,
                         base,
                     )
@@ -609,6 +635,53 @@ def _close_match(name: str, options: list[str]) -> str | None:
     lowered = {o.lower(): o for o in options}
     hits = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.75)
     return lowered[hits[0]] if hits else None
+
+
+def label_text(name: str) -> str:
+    """A pattern variable as Trino shows it: ``B``, or ``"b"`` for a delimited name."""
+    return name if re.fullmatch(r"[A-Z_][A-Z0-9_]*", name) else f'"{name}"'
+
+
+def _negative(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Neg) or (
+        isinstance(node, exp.Literal) and node.this.startswith("-")
+    )
+
+
+def _mixing_rule(refs: list, what: str) -> str:
+    """Which of Trino's rules on the labels inside one argument a mix breaks."""
+
+    def is_classifier(ref: exp.Expression) -> bool:  # CLASSIFIER() or CLASSIFIER(X)'s X
+        return not isinstance(ref, exp.Column) or _special_kind(ref.parent) == "CLASSIFIER"
+
+    classifiers = [name for name, ref in refs if is_classifier(ref)]
+    columns = [name for name, ref in refs if not is_classifier(ref)]
+    inside = f"inside argument of function {what.lower()}"
+    if len(set(classifiers)) > 1:
+        return (
+            f"CLASSIFIER() calls {inside} must all either have the same label as the "
+            "argument or have no arguments"
+        )
+    if classifiers and columns:
+        return (
+            f"Column references {inside} must all be prefixed with the same label that all "
+            "CLASSIFIER() calls have as the argument"
+        )
+    return (
+        f"Column references {inside} must all either be prefixed with the same label or be "
+        "not prefixed"
+    )
+
+
+def _nesting_rule(inner: exp.Expression, what: str) -> str:
+    """Trino's message for FIRST/LAST nested in PREV/NEXT but not as its whole argument."""
+    count = sum(1 for n in inner.walk() if _special_kind(n) in ("FIRST", "LAST"))
+    if count > 1:
+        return (
+            "Cannot nest multiple pattern navigation functions inside "
+            f"{what.lower()} pattern navigation function"
+        )
+    return "Immediate nesting is required for pattern navigation functions"
 
 
 def _shown(label: str | None) -> str:
@@ -1057,8 +1130,7 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
         if special:
             raise low.error(
                 SemanticError,
-                f"cannot use FILTER with {special}: it is a pattern recognition function, "
-                "not an aggregate",
+                f"Cannot use FILTER with {special.lower()} pattern recognition function",
                 node,
                 base,
                 hint="FILTER (WHERE ...) applies to aggregates, e.g. count(*) FILTER (WHERE ...)",
@@ -1184,7 +1256,8 @@ def _star_error(low: Lowering, node: exp.Column, base: int) -> SemanticError:
     q = _qualifier(node) or "A"
     return low.error(
         SemanticError,
-        f"{_excerpt(node)} is only allowed as the argument of count()",
+        "label.* syntax is only supported as the only argument of row pattern count "
+        f"function ({_excerpt(node)})",
         node,
         base,
         hint=f"write count({q}.*) to count the rows of {q}, or name a column: {q}.x",
@@ -1331,7 +1404,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             if not in_define or func:
                 raise low.error(
                     UnsupportedError,
-                    f"window functions (OVER) are not supported in {clause}",
+                    "Cannot nest window functions or row pattern measures inside pattern "
+                    f"recognition expressions ({clause})",
                     node,
                     base,
                     hint="compute the window in a subquery that feeds MATCH_RECOGNIZE, or "
@@ -1373,7 +1447,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if semantics and not (name in NAVIGATION or name in nav.AGGREGATES):
             raise low.error(
                 SemanticError,
-                f"{semantics} can only precede FIRST, LAST or an aggregate, not {name}",
+                f"{semantics} semantics is supported only for FIRST(), LAST() and aggregation "
+                f"functions. Actual: {name.lower()}",
                 node,
                 base,
                 hint=f"remove {semantics}, or move it inside: {name}({semantics} LAST(...))"
@@ -1383,7 +1458,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if semantics == "FINAL" and in_define:
             raise low.error(
                 SemanticError,
-                "FINAL is not allowed in DEFINE",
+                "FINAL semantics is not supported in DEFINE clause",
                 node,
                 base,
                 hint="use RUNNING (the default): DEFINE sees the match only up to the current row",
@@ -1392,7 +1467,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if kind == "MATCH_NUMBER" and node.expressions:
             raise low.error(
                 SemanticError,
-                "MATCH_NUMBER takes no arguments",
+                "MATCH_NUMBER pattern recognition function takes no arguments",
                 node.expressions[0],
                 base,
                 hint="write MATCH_NUMBER()",
@@ -1409,14 +1484,16 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 if inner_agg and agg:
                     raise low.error(
                         SemanticError,
-                        f"aggregates cannot be nested: {inner_agg} inside {what}",
+                        f"Cannot nest {inner_agg.lower()} aggregate function inside "
+                        f"{what.lower()} function",
                         sub,
                         base,
                     )
                 if inner_agg:
                     raise low.error(
                         SemanticError,
-                        f"an aggregate ({inner_agg}) cannot be used inside {what}",
+                        f"Cannot nest {inner_agg.lower()} aggregate function inside "
+                        f"{what.lower()} function",
                         sub,
                         base,
                     )
@@ -1427,7 +1504,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                         hint = f"nest the other way round: {inner}({kind}(x))"
                     raise low.error(
                         SemanticError,
-                        f"{inner} cannot be used inside {what}",
+                        f"Cannot nest {inner.lower()} pattern navigation function inside "
+                        f"{what.lower()}{' pattern navigation' if kind else ''} function",
                         sub,
                         base,
                         hint=hint,
@@ -1482,7 +1560,8 @@ def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
     if len(args) > 1:
         raise low.error(
             SemanticError,
-            f"CLASSIFIER takes at most one pattern variable, got {len(args)}",
+            "CLASSIFIER pattern recognition function takes no arguments or 1 argument "
+            f"(got {len(args)})",
             args[1],
             base,
             hint="write CLASSIFIER() or CLASSIFIER(A)",
@@ -1492,7 +1571,8 @@ def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
         if found is None:
             raise low.error(
                 SemanticError,
-                f"CLASSIFIER takes the name of a pattern variable, not {_excerpt(args[0])}",
+                "CLASSIFIER function argument should be primary pattern variable or subset "
+                f"name. Actual: {_excerpt(args[0])}",
                 args[0],
                 base,
                 hint="write CLASSIFIER() or CLASSIFIER(A)",

@@ -21,7 +21,14 @@ from matchrec.integer_width import IntegerWidth
 from matchrec.nfa import compile_pattern
 from matchrec.vector_define import VExpr
 
-from .expressions import Atom, DefineLowering, Lowering, lower_define, lower_measure
+from .expressions import (
+    Atom,
+    DefineLowering,
+    Lowering,
+    label_text,
+    lower_define,
+    lower_measure,
+)
 from .sqltext import quote
 from .type_checks import TypeCheck
 
@@ -152,22 +159,23 @@ def plan_clause(
     for d in clause.defines:
         if d.label in defines:
             raise SemanticError(
-                f"pattern variable {d.label!r} is defined twice in DEFINE",
+                f"pattern variable with name: {label_text(d.label)} is defined twice",
                 sql=sql,
                 pos=d.label_pos,
                 hint="merge the two conditions into one with AND",
             )
         if d.label in subsets:
             raise SemanticError(
-                f"DEFINE names {d.label!r}, which is a SUBSET; DEFINE takes the variables of "
-                "PATTERN",
+                f"defined variable: {label_text(d.label)} is not a primary pattern variable "
+                "(it is a SUBSET; DEFINE takes the variables of PATTERN)",
                 sql=sql,
                 pos=d.label_pos,
                 hint="define each variable of the subset instead",
             )
         if d.label not in label_ids:
             raise SemanticError(
-                f"DEFINE names {d.label!r}, which does not appear in PATTERN",
+                f"defined variable: {label_text(d.label)} is not a primary pattern variable "
+                "(it does not appear in PATTERN)",
                 sql=sql,
                 pos=d.label_pos,
                 hint=f"pattern variables: {', '.join(label_ids) or '(none)'}",
@@ -197,8 +205,8 @@ def plan_clause(
             skip_labels = subsets[name]
         else:
             raise SemanticError(
-                f"AFTER MATCH SKIP TO names {name!r}, which is neither a pattern variable nor a "
-                "SUBSET",
+                f"{label_text(name)} is not a primary or union pattern variable (AFTER MATCH "
+                "SKIP TO names it)",
                 sql=sql,
                 pos=skip.pos,
                 hint=f"pattern variables: {', '.join([*label_ids, *subsets]) or '(none)'}",
@@ -304,7 +312,7 @@ def _check_clause_shape(clause: ast.MatchRecognizeClause) -> None:
     if clause.initial_pos >= 0:
         word = "INITIAL" if clause.initial else "SEEK"
         raise SemanticError(
-            f"pattern search modifier {word} is not allowed in a MATCH_RECOGNIZE clause",
+            f"pattern search modifier: {word} is not allowed in MATCH_RECOGNIZE clause",
             sql=sql,
             pos=clause.initial_pos,
             hint="drop it: MATCH_RECOGNIZE already tries every row as a start row",
@@ -314,7 +322,7 @@ def _check_clause_shape(clause: ast.MatchRecognizeClause) -> None:
         excluded = next(_exclusions(clause.pattern), None)
         if excluded is not None:
             raise SemanticError(
-                "pattern exclusion syntax {- -} is not allowed when ALL ROWS PER MATCH WITH "
+                "pattern exclusion syntax is not allowed when ALL ROWS PER MATCH WITH "
                 "UNMATCHED ROWS is specified",
                 sql=sql,
                 pos=excluded.pos,
@@ -354,19 +362,25 @@ def _subsets(
     for s in clause.subsets:
         if s.name in label_ids:
             raise SemanticError(
-                f"SUBSET name {s.name!r} is already a pattern variable of PATTERN",
+                f"union pattern variable name: {label_text(s.name)} is a duplicate of primary "
+                "pattern variable name",
                 sql=clause.sql,
                 pos=s.pos,
                 hint="give the subset a name of its own",
             )
         if s.name in subsets:
-            raise SemanticError(f"SUBSET {s.name!r} is defined twice", sql=clause.sql, pos=s.pos)
+            raise SemanticError(
+                f"union pattern variable name: {label_text(s.name)} is declared twice",
+                sql=clause.sql,
+                pos=s.pos,
+            )
         ids = []
         for i, label in enumerate(s.labels):
             if label not in label_ids:
                 pos = s.label_pos[i] if i < len(s.label_pos) else s.pos
                 raise SemanticError(
-                    f"SUBSET {s.name} names {label!r}, which is not a primary pattern variable",
+                    f"subset element: {label_text(label)} is not a primary pattern variable "
+                    f"(in SUBSET {label_text(s.name)})",
                     sql=clause.sql,
                     pos=pos,
                     hint=f"pattern variables: {', '.join(label_ids) or '(none)'}",
@@ -413,7 +427,7 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
                 hint="compute the expression in a subquery and name it",
             )
         raise SemanticError(
-            f"unknown column {name!r} in {where}",
+            f"Column {name} is not present in the input relation ({where})",
             sql=low.sql,
             pos=expr.pos,
             hint=f"input columns: {known}",
