@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from matchrec.errors import SqlSyntaxError
+from matchrec.errors import SemanticError, SqlSyntaxError
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # words that may follow a FROM item and so are not an alias
@@ -324,6 +324,19 @@ def _calls_table_function(tokens: list[Token], k: int) -> bool:
     )
 
 
+def _refuse_nesting(tokens: list[Token], k: int, spans: list[tuple[int, int]], sql: str) -> None:
+    """A MATCH_RECOGNIZE at token ``k`` inside the body of an earlier one (in a subquery
+    of its MEASURES or DEFINE) is an error, as the standard and Trino say."""
+    if any(open_ < k < close for open_, close in spans):
+        raise SemanticError(
+            "nested row pattern recognition in row pattern recognition",
+            sql=sql,
+            pos=tokens[k].start,
+            hint="run the inner MATCH_RECOGNIZE in a CTE or subquery of the FROM clause and "
+            "join or compare with its result",
+        )
+
+
 def find_match_recognize(sql: str) -> list[Occurrence]:
     """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
     tokens = tokenize(sql)
@@ -343,6 +356,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
         if _calls_table_function(tokens, k):
             continue  # match_recognize(TABLE(t), '...'): the SQL table function, Spark's
         close = _matching(tokens, k + 1, sql)
+        _refuse_nesting(tokens, k, spans, sql)
         spans.append((k + 1, close))
         if k == 0:
             raise SqlSyntaxError(

@@ -130,6 +130,16 @@ def plan_clause(
         label_ids.setdefault(label.name, len(label_ids))
     subsets = _subsets(clause, label_ids)
     column_map = {c.lower(): c for c in columns}
+    if len(column_map) < len(columns):
+        lowered = [c.lower() for c in columns]
+        twice = next(c for i, c in enumerate(columns) if c.lower() in lowered[:i])
+        raise SemanticError(
+            f"ambiguous column: {twice} in row pattern input relation",
+            sql=sql,
+            pos=clause.pattern_pos,
+            hint="column names are case-insensitive: rename one in a subquery that feeds "
+            "MATCH_RECOGNIZE",
+        )
     nfa = compile_pattern(clause.pattern, label_ids)
     low = Lowering(
         sql,
@@ -420,8 +430,10 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
     if real is None:
         known = ", ".join(low.columns.values())
         if text == name and not name.replace("_", "").isalnum():
+            shown = text if re.fullmatch(r"\w+\s*\(.*\)", text, re.S) else f"({text})"
             raise SemanticError(
-                f"{where} takes column names, not expressions: {text}",
+                f"Expected column reference. Actual: {shown} ({where} takes column names, not "
+                "expressions)",
                 sql=low.sql,
                 pos=expr.pos,
                 hint="compute the expression in a subquery and name it",

@@ -68,7 +68,6 @@ def _plan(
     qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal, but
     warned about (:class:`ArbitraryOrderWarning`)."""
     ansi = (relation.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
-    check_output_columns(clause)
     plan = plan_clause(
         clause,
         relation.columns,
@@ -76,6 +75,7 @@ def _plan(
         ansi=ansi,
         qualifier=qualifier,
     )
+    check_output_columns(clause)
     if not plan.order_by:
         where = ""
         if clause.sql and clause.pattern_pos >= 0:

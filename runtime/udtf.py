@@ -219,8 +219,8 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     clause = read_body(body)
     refuse_late_rows(clause, "the table function (it takes batch tables only)")
     columns = list(input_schema.names)
-    check_output_columns(clause)
     plan = plan_clause(clause, columns, python_measures=True)
+    check_output_columns(clause)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
     column_types = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
