@@ -389,6 +389,14 @@ class Lowering:
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
         """The arguments of navigation call ``node``; it needs at least one."""
         args = list(node.expressions)
+        if args and isinstance(args[0], exp.Distinct):
+            raise self.error(
+                SemanticError,
+                f"Cannot use DISTINCT with {name.lower()} pattern recognition function",
+                node,
+                base,
+                hint="DISTINCT applies to aggregates, e.g. count(DISTINCT A.x)",
+            )
         if not args:
             raise self.error(
                 SemanticError,
@@ -1444,6 +1452,15 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="use count_if(cond) or sum(CASE WHEN cond THEN x END)",
             )
         semantics, name = call_name(node) if isinstance(node, exp.Anonymous) else (None, "")
+        if semantics and name in SPECIAL:
+            raise low.error(
+                SemanticError,
+                f"{semantics} semantics is not supported with {name.lower()} pattern "
+                "recognition function",
+                node,
+                base,
+                hint=f"remove {semantics}",
+            )
         if semantics and not (name in NAVIGATION or name in nav.AGGREGATES):
             raise low.error(
                 SemanticError,
@@ -1563,6 +1580,14 @@ def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
             "CLASSIFIER pattern recognition function takes no arguments or 1 argument "
             f"(got {len(args)})",
             args[1],
+            base,
+            hint="write CLASSIFIER() or CLASSIFIER(A)",
+        )
+    if args and isinstance(args[0], exp.Distinct):
+        raise low.error(
+            SemanticError,
+            "Cannot use DISTINCT with classifier pattern recognition function",
+            node,
             base,
             hint="write CLASSIFIER() or CLASSIFIER(A)",
         )

@@ -807,6 +807,33 @@ CASES = [
         "Cannot use FILTER with last pattern recognition function",
         "applies to aggregates",
     ),
+    (
+        "DISTINCT in a navigation",
+        broken("LAST(B.value) AS", "LAST(DISTINCT B.value) AS"),
+        "LAST(DISTINCT",
+        0,
+        SemanticError,
+        "Cannot use DISTINCT with last pattern recognition function",
+        "applies to aggregates",
+    ),
+    (
+        "DISTINCT in CLASSIFIER",
+        broken("LAST(B.value) AS", "CLASSIFIER(DISTINCT B) AS"),
+        "CLASSIFIER(DISTINCT",
+        0,
+        SemanticError,
+        "Cannot use DISTINCT with classifier pattern recognition function",
+        None,
+    ),
+    (
+        "FINAL before CLASSIFIER",
+        broken("LAST(B.value) AS", "FINAL CLASSIFIER() AS"),
+        "FINAL CLASSIFIER",
+        0,
+        SemanticError,
+        "FINAL semantics is not supported with classifier pattern recognition function",
+        "remove FINAL",
+    ),
     # ---- the clause as a whole
     (
         "SEEK in MATCH_RECOGNIZE",
