@@ -125,6 +125,9 @@ class Lowering:
     # their f(NULL) at)
     python_measures: bool = False
     pattern_may_be_empty: bool = False
+    # the input relation's name (its alias or table name), which a subquery of MEASURES
+    # or DEFINE must not use: it is evaluated once, not per row of the match
+    input_name: str | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -1617,6 +1620,16 @@ def _check_subquery(low: Lowering, node: exp.Expression, base: int) -> None:
         q = _qualifier(col)
         if q is None or q.lower() in visible:
             continue
+        if low.input_name is not None and q.lower() == low.input_name.lower():
+            raise low.error(
+                UnsupportedError,
+                f"Reference to column '{q}.{col.name}' from outer scope not allowed in this "
+                "context",
+                col,
+                base,
+                hint="a subquery of MEASURES or DEFINE is uncorrelated; compare outside it, "
+                "e.g. x > (SELECT max(y) FROM other)",
+            )
         if q in low.label_ids or q in low.subsets:
             raise low.error(
                 SemanticError,

@@ -149,6 +149,7 @@ def plan_clause(
         ansi=ansi,
         python_measures=python_measures,
         pattern_may_be_empty=can_match_empty(nfa),
+        input_name=qualifier,
     )
 
     partition_by = [_column_ref(low, e, "PARTITION BY", qualifier) for e in clause.partition_by]
