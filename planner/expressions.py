@@ -1399,6 +1399,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             isinstance(node, exp.In) and node.args.get("query") is not None
         ):
             _check_subquery(low, node, base)
+            if in_define and isinstance(node, exp.In):
+                _check_in_subquery_value(low, node, base)
         if isinstance(node, exp.Column) and (
             node.args.get("db") is not None or node.args.get("catalog") is not None
         ):
@@ -1606,6 +1608,32 @@ def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
                 hint="write CLASSIFIER() or CLASSIFIER(A)",
             )
         low.label_set(found[0], found[1], base)
+
+
+def _check_in_subquery_value(low: Lowering, node: exp.In, base: int) -> None:
+    """In DEFINE, ``x IN (SELECT ...)`` takes a value of the current row only (as Trino):
+    a pattern variable's column, a navigation, CLASSIFIER() or MATCH_NUMBER() there is
+    refused before Spark is asked (it would compare per label, or fail late)."""
+    for sub in _walk(node.this):
+        kind = _special_kind(sub)
+        if kind in NAVIGATION:
+            what = f"{kind.lower()} function"
+        elif kind == "CLASSIFIER":
+            what = "classifier function"
+        elif kind == "MATCH_NUMBER":
+            what = "match_number function"
+        elif isinstance(sub, exp.Column) and _qualifier(sub) is not None:
+            what = "labeled column reference"
+        else:
+            continue
+        raise low.error(
+            UnsupportedError,
+            f"IN-PREDICATE with {what} is not yet supported",
+            sub,
+            base,
+            hint="compare the current row's value, e.g. x IN (SELECT ...), or list the "
+            "values: A.x IN (1, 2, 3)",
+        )
 
 
 def _check_subquery(low: Lowering, node: exp.Expression, base: int) -> None:
