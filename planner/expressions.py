@@ -164,7 +164,7 @@ class Lowering:
                 hint += " (a qualifier names a pattern variable, not a table)"
         raise self.error(
             SemanticError,
-            f"{label_text(name)} is not a primary pattern variable or subset name",
+            f"{name} is not a primary pattern variable or subset name",
             node,
             base,
             hint,

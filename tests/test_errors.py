@@ -160,7 +160,7 @@ CASES = [
         '"a".value',
         0,
         SemanticError,
-        '"a" is not a primary pattern variable or subset name',
+        "a is not a primary pattern variable or subset name",
         "did you mean A?",
     ),
     (
