@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from matchrec.errors import SqlSyntaxError
+from matchrec.errors import SemanticError, SqlSyntaxError
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # words that may follow a FROM item and so are not an alias
@@ -74,6 +74,9 @@ class Occurrence:
     dynamic: bool = False  # MATCH_RECOGNIZE_DYNAMIC (rules from a table)
     #: the input relation has its own alias (``t``, ``AS t``, ``t(id, value)``)
     relation_aliased: bool = False
+    #: the name that may qualify the input's columns in PARTITION BY and ORDER BY
+    #: (``Ticker.x``): the relation's alias, or a table's own name; None when unnamed
+    relation_name: str | None = None
 
 
 def tokenize(sql: str) -> list[Token]:
@@ -275,10 +278,11 @@ def _primary_start(tokens: list[Token], end: int) -> int:
     return j
 
 
-def _relation(tokens: list[Token], k: int) -> tuple[int, bool] | None:
-    """The first token of the relation before MATCH_RECOGNIZE at ``k``, and whether it
-    has an alias of its own (``t``, ``AS t``, ``t(id, value)``: Trino and the standard
-    allow one); None if no relation is there."""
+def _relation(tokens: list[Token], k: int) -> tuple[int, bool, str | None] | None:
+    """The first token of the relation before MATCH_RECOGNIZE at ``k``, whether it has
+    an alias of its own (``t``, ``AS t``, ``t(id, value)``: Trino and the standard allow
+    one), and the name that qualifies its columns (that alias, or a table's own name; None
+    for an unnamed subquery); None if no relation is there."""
     end = k - 1
     prev = tokens[end]
     aliased = False
@@ -290,13 +294,21 @@ def _relation(tokens: list[Token], k: int) -> tuple[int, bool] | None:
         aliased = True
     elif not (prev.kind in ("word", "quoted") and prev.text.upper() not in ("FROM", "JOIN", ",")):
         return None
+    name = _name_text(tokens[end]) if tokens[end].kind in ("word", "quoted") else None
     if aliased:
         end -= 1
         if _word(tokens[end], "AS"):
             end -= 1
     if end < 0 or not _names_relation(tokens[end]):
         return None
-    return _primary_start(tokens, end), aliased
+    return _primary_start(tokens, end), aliased, name
+
+
+def _name_text(token: Token) -> str:
+    """The name a word or a quoted name token stands for (backquotes removed)."""
+    if token.kind == "quoted" and len(token.text) >= 2:
+        return token.text[1:-1].replace(token.text[0] * 2, token.text[0])
+    return token.text
 
 
 def _calls_table_function(tokens: list[Token], k: int) -> bool:
@@ -310,6 +322,19 @@ def _calls_table_function(tokens: list[Token], k: int) -> bool:
         and after[0].text.upper() == "TABLE"
         and _is(after[1], "(")
     )
+
+
+def _refuse_nesting(tokens: list[Token], k: int, spans: list[tuple[int, int]], sql: str) -> None:
+    """A MATCH_RECOGNIZE at token ``k`` inside the body of an earlier one (in a subquery
+    of its MEASURES or DEFINE) is an error, as the standard and Trino say."""
+    if any(open_ < k < close for open_, close in spans):
+        raise SemanticError(
+            "nested row pattern recognition in row pattern recognition",
+            sql=sql,
+            pos=tokens[k].start,
+            hint="run the inner MATCH_RECOGNIZE in a CTE or subquery of the FROM clause and "
+            "join or compare with its result",
+        )
 
 
 def find_match_recognize(sql: str) -> list[Occurrence]:
@@ -331,6 +356,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
         if _calls_table_function(tokens, k):
             continue  # match_recognize(TABLE(t), '...'): the SQL table function, Spark's
         close = _matching(tokens, k + 1, sql)
+        _refuse_nesting(tokens, k, spans, sql)
         spans.append((k + 1, close))
         if k == 0:
             raise SqlSyntaxError(
@@ -340,6 +366,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
         found_relation = _relation(tokens, k)
         if found_relation is not None:
             rel_start, relation_aliased = tokens[found_relation[0]].start, found_relation[1]
+            relation_name = found_relation[2]
         else:
             raise SqlSyntaxError(
                 f"{keyword} needs an input table or subquery before it",
@@ -367,6 +394,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 alias=alias,
                 dynamic=keyword == "MATCH_RECOGNIZE_DYNAMIC",
                 relation_aliased=relation_aliased,
+                relation_name=relation_name,
             )
         )
     if found:

@@ -170,11 +170,13 @@ class _ToAst(Transformer_NonRecursive):
         (label,) = children
         return ast.SkipTo("last", _canonical(label), label.start_pos)
 
-    def initial(self, _: list) -> dict:
-        return {"initial": True}
+    @v_args(meta=True)
+    def initial(self, meta, _: list) -> dict:
+        return {"initial": True, "initial_pos": meta.start_pos}
 
-    def seek(self, _: list) -> dict:
-        return {"initial": False}
+    @v_args(meta=True)
+    def seek(self, meta, _: list) -> dict:
+        return {"initial": False, "initial_pos": meta.start_pos}
 
     @v_args(meta=True)
     def pattern_clause(self, meta, children: list) -> dict:
@@ -269,10 +271,19 @@ class _ToAst(Transformer_NonRecursive):
         if high is not None and low > high:
             text = self.sql[meta.start_pos : meta.end_pos]
             raise SqlSyntaxError(
-                f"quantifier {text} has a minimum ({low}) greater than its maximum ({high})",
+                f"pattern quantifier lower bound must not exceed upper bound: {text} has a "
+                f"minimum ({low}) greater than its maximum ({high})",
                 sql=self.sql,
                 pos=meta.start_pos,
                 hint=f"write {{{high},{low}}}{'' if reluctant is None else '?'}",
+            )
+        if high == 0:
+            text = self.sql[meta.start_pos : meta.end_pos]
+            raise SqlSyntaxError(
+                f"pattern quantifier upper bound must be greater than or equal to 1 ({text})",
+                sql=self.sql,
+                pos=meta.start_pos,
+                hint="a part repeated at most 0 times matches nothing: drop it, or write ()",
             )
         return _Quantifier(low, high, reluctant is None, meta.start_pos)
 
@@ -289,20 +300,21 @@ class _ToAst(Transformer_NonRecursive):
         return (0, 1)
 
     def exactly(self, children: list[Token]) -> tuple[int, int]:
-        count = self._bound(children[0])
+        count = self._bound(children[0], "lower")
         return (count, count)
 
     def between(self, children: list) -> tuple[int, int | None]:
         low, high = children
         return (
-            self._bound(low) if low is not None else 0,
-            self._bound(high) if high is not None else None,
+            self._bound(low, "lower") if low is not None else 0,
+            self._bound(high, "upper") if high is not None else None,
         )
 
-    def _bound(self, token: Token) -> int:
+    def _bound(self, token: Token, which: str) -> int:
         if len(token.lstrip("0")) > len(str(MAX_BOUND)) or int(token) > MAX_BOUND:
             raise SqlSyntaxError(
-                f"quantifier bound {token} is too large",
+                f"pattern quantifier {which} bound must not exceed {MAX_BOUND}: {token} is too "
+                "large",
                 sql=self.sql,
                 pos=token.start_pos,
                 hint=f"bounds go up to {MAX_BOUND}",

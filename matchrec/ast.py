@@ -174,6 +174,7 @@ class MatchRecognizeClause:
     rows_per_match: RowsPerMatch = field(default_factory=RowsPerMatch)
     after_match_skip: SkipTo = field(default_factory=SkipTo)
     initial: bool = True  # INITIAL (default) or SEEK
+    initial_pos: int = -1  # where INITIAL or SEEK is written (-1: not written)
     within: Within | None = None
     subsets: tuple[Subset, ...] = ()
     defines: tuple[Define, ...] = ()

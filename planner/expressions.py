@@ -29,6 +29,7 @@ from matchrec.integer_width import IntegerWidth
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
+from .lazy import lazily_evaluated, may_raise
 from .pushdown import push_down
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
@@ -44,6 +45,7 @@ from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
 PHYSICAL = {"PREV", "NEXT"}
+_MAX_OFFSET = 2**31 - 1  # navigation offsets are 32-bit, as in Trino
 SPECIAL = {"CLASSIFIER", "MATCH_NUMBER"}
 AGGREGATE_NODES: dict[type, str] = {
     exp.Count: "COUNT",
@@ -123,6 +125,9 @@ class Lowering:
     # their f(NULL) at)
     python_measures: bool = False
     pattern_may_be_empty: bool = False
+    # the input relation's name (its alias or table name), which a subquery of MEASURES
+    # or DEFINE must not use: it is evaluated once, not per row of the match
+    input_name: str | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -157,7 +162,13 @@ class Lowering:
                 hint = f"did you mean {close}? {hint}"
             else:
                 hint += " (a qualifier names a pattern variable, not a table)"
-        raise self.error(SemanticError, f"unknown pattern variable {name!r}", node, base, hint)
+        raise self.error(
+            SemanticError,
+            f"{name} is not a primary pattern variable or subset name",
+            node,
+            base,
+            hint,
+        )
 
     def column(self, node: exp.Column, base: int) -> str:
         name = node.name
@@ -169,7 +180,9 @@ class Lowering:
             hint = f"input columns: {known}"
             if close:
                 hint = f"did you mean {close}? {hint}"
-            raise self.error(SemanticError, f"unknown column {name!r}", target, base, hint)
+            q = _qualifier(node)
+            what = f"Column {name} prefixed with label {q}" if q else f"Column {name!r}"
+            raise self.error(SemanticError, f"{what} cannot be resolved", target, base, hint)
         return real
 
     def precompute(self, node: exp.Expression, base: int) -> str:
@@ -258,8 +271,7 @@ class Lowering:
                 first, other = (_shown(n) for n in (names[0], name))
                 raise self.error(
                     SemanticError,
-                    f"the argument of {what} mixes {first} and {other}; all its column "
-                    "references must use the same pattern variable (or all none)",
+                    f"{_mixing_rule(refs, what)} (it mixes {first} and {other})",
                     ref,
                     base,
                     hint=f"use one {what} per pattern variable, e.g. {what}(A.x) - {what}(B.x)",
@@ -282,17 +294,26 @@ class Lowering:
             if k in ("FIRST", "LAST") and what in PHYSICAL:
                 raise self.error(
                     SemanticError,
-                    f"{k} inside {what} must be the whole first argument of {what}",
+                    _nesting_rule(inner, what),
                     sub,
                     base,
                     hint=f"write e.g. {what}({k}(A.x), 1) + 1, not {what}({k}(A.x) + 1)",
                 )
             if k in NAVIGATION:
-                raise self.error(SemanticError, f"{k} cannot be used inside {what}", sub, base)
+                raise self.error(
+                    SemanticError,
+                    f"Cannot nest {k.lower()} pattern navigation function inside {what.lower()} "
+                    "pattern navigation function",
+                    sub,
+                    base,
+                )
             agg = _aggregate_name(sub)
             if agg:
                 raise self.error(
-                    SemanticError, f"an aggregate ({agg}) cannot be used inside {what}", sub, base
+                    SemanticError,
+                    f"Cannot nest {agg.lower()} aggregate function inside {what.lower()} function",
+                    sub,
+                    base,
                 )
         return self.special_source(inner, base)
 
@@ -371,10 +392,18 @@ class Lowering:
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
         """The arguments of navigation call ``node``; it needs at least one."""
         args = list(node.expressions)
+        if args and isinstance(args[0], exp.Distinct):
+            raise self.error(
+                SemanticError,
+                f"Cannot use DISTINCT with {name.lower()} pattern recognition function",
+                node,
+                base,
+                hint="DISTINCT applies to aggregates, e.g. count(DISTINCT A.x)",
+            )
         if not args:
             raise self.error(
                 SemanticError,
-                f"{name} needs an argument",
+                f"{name.lower()} pattern recognition function requires 1 or 2 arguments",
                 node,
                 base,
                 hint=f"write e.g. {name}(A.x)",
@@ -393,7 +422,8 @@ class Lowering:
             if semantics:
                 raise self.error(
                     SemanticError,
-                    f"{semantics} applies to FIRST, LAST and aggregates, not to {name}",
+                    f"{semantics} semantics is not supported with {name.lower()} pattern "
+                    "recognition function",
                     node,
                     base,
                     hint=f"write {name}({semantics} LAST(...))",
@@ -408,20 +438,33 @@ class Lowering:
                 what = name
             elif _special_kind(inner) in PHYSICAL:
                 raise self.error(
-                    SemanticError, f"{inner_name} cannot be used inside {name}", inner, base
+                    SemanticError,
+                    f"Cannot nest {inner_name.lower()} pattern navigation function inside "
+                    f"{name.lower()} pattern navigation function",
+                    inner,
+                    base,
                 )
             else:
                 name, args = "LAST", [inner]
         if semantics == "FINAL" and in_define:
             raise self.error(
                 SemanticError,
-                "FINAL is not allowed in DEFINE",
+                "FINAL semantics is not supported in DEFINE clause",
                 node,
                 base,
                 hint="use RUNNING (the default)",
             )
         offset = self.offset(args, node, base, default=0, what=name)
-        qualifier, _ = self.label_of(args[0], base, what)
+        qualifier, referenced = self.label_of(args[0], base, what)
+        if not referenced:
+            raise self.error(
+                SemanticError,
+                f"Pattern navigation function {what.lower()} must contain at least one column "
+                "reference or CLASSIFIER()",
+                args[0],
+                base,
+                hint=f"navigate a column, e.g. {what}(A.x); a constant is the same on every row",
+            )
         labels = self.label_set(qualifier, _first_ref(args[0], qualifier) or args[0], base)
         source = self.row_source(args[0], base, what)
         evaluate = nav.navigate(
@@ -430,7 +473,11 @@ class Lowering:
             from_end=(name == "LAST"),
             offset=offset,
             physical=physical,
-            final=(semantics == "FINAL"),
+            # FIRST counts from the match's first row whatever the semantics, as Trino
+            # does: in a RUNNING measure of ALL ROWS PER MATCH, FIRST(x, 2) on the match's
+            # first row is the third row's x (LAST stops at the current row). DEFINE sees
+            # the match up to the current row only, so there both agree
+            final=(semantics == "FINAL" or (name == "FIRST" and not in_define)),
         )
         return evaluate, self.probe_of(args[0], base)
 
@@ -442,7 +489,8 @@ class Lowering:
         if len(args) > 2:
             raise self.error(
                 SemanticError,
-                f"{what} takes at most two arguments, got {len(args)}",
+                f"{what.lower()} pattern recognition function requires 1 or 2 arguments "
+                f"(got {len(args)})",
                 args[2],
                 base,
                 hint=f"write {what}(x) or {what}(x, offset)",
@@ -451,11 +499,20 @@ class Lowering:
         if not (isinstance(arg, exp.Literal) and not arg.is_string and arg.this.isdigit()):
             raise self.error(
                 SemanticError,
-                f"the offset of {what} must be a non-negative integer constant, "
-                f"not {_excerpt(args[1])}",
+                f"{what.lower()} pattern recognition navigation function requires a "
+                f"{'non-negative number' if _negative(arg) else 'number'} as the second "
+                f"argument (actual: {_excerpt(args[1])})",
                 args[1],
                 base,
                 hint=f"write e.g. {what}(x, 2)",
+            )
+        if int(arg.this) > _MAX_OFFSET:
+            raise self.error(
+                SemanticError,
+                f"The second argument of {what.lower()} pattern recognition navigation "
+                f"function must not exceed {_MAX_OFFSET} (actual: {arg.this})",
+                args[1],
+                base,
             )
         return int(arg.this)
 
@@ -484,7 +541,7 @@ class Lowering:
         if semantics == "FINAL" and in_define:
             raise self.error(
                 SemanticError,
-                "FINAL is not allowed in DEFINE",
+                "FINAL semantics is not supported in DEFINE clause",
                 node,
                 base,
                 hint="use RUNNING (the default)",
@@ -497,7 +554,8 @@ class Lowering:
             q = _qualifier(stars[0]) if isinstance(stars[0], exp.Column) else None
             raise self.error(
                 SemanticError,
-                f"{_excerpt(stars[0])} is only allowed as the argument of COUNT, not of {func}",
+                f"label.* syntax is only supported as the only argument of row pattern count "
+                f"function, not of {func.lower()}: {_excerpt(stars[0])}",
                 stars[0],
                 base,
                 hint=f"name a column, e.g. {func.lower()}({q + '.' if q else ''}x)",
@@ -536,7 +594,8 @@ class Lowering:
                 if inner:
                     raise self.error(
                         SemanticError,
-                        f"aggregates cannot be nested: {inner} inside {func}",
+                        f"Cannot nest {inner.lower()} aggregate function inside {func.lower()} "
+                        "function",
                         sub,
                         base,
                     )
@@ -546,8 +605,8 @@ class Lowering:
                     first = next(iter(qualifiers))
                     raise self.error(
                         SemanticError,
-                        f"the arguments of {func} mix {_shown(first)} and {_shown(q)}; they "
-                        "must all use the same pattern variable (or all none)",
+                        "All aggregate function arguments must apply to rows matched with the "
+                        f"same label ({func} mixes {_shown(first)} and {_shown(q)})",
                         _first_ref(a, q) or a,
                         base,
                     )
@@ -589,6 +648,53 @@ def _close_match(name: str, options: list[str]) -> str | None:
     return lowered[hits[0]] if hits else None
 
 
+def label_text(name: str) -> str:
+    """A pattern variable as Trino shows it: ``B``, or ``"b"`` for a delimited name."""
+    return name if re.fullmatch(r"[A-Z_][A-Z0-9_]*", name) else f'"{name}"'
+
+
+def _negative(node: exp.Expression) -> bool:
+    return isinstance(node, exp.Neg) or (
+        isinstance(node, exp.Literal) and node.this.startswith("-")
+    )
+
+
+def _mixing_rule(refs: list, what: str) -> str:
+    """Which of Trino's rules on the labels inside one argument a mix breaks."""
+
+    def is_classifier(ref: exp.Expression) -> bool:  # CLASSIFIER() or CLASSIFIER(X)'s X
+        return not isinstance(ref, exp.Column) or _special_kind(ref.parent) == "CLASSIFIER"
+
+    classifiers = [name for name, ref in refs if is_classifier(ref)]
+    columns = [name for name, ref in refs if not is_classifier(ref)]
+    inside = f"inside argument of function {what.lower()}"
+    if len(set(classifiers)) > 1:
+        return (
+            f"CLASSIFIER() calls {inside} must all either have the same label as the "
+            "argument or have no arguments"
+        )
+    if classifiers and columns:
+        return (
+            f"Column references {inside} must all be prefixed with the same label that all "
+            "CLASSIFIER() calls have as the argument"
+        )
+    return (
+        f"Column references {inside} must all either be prefixed with the same label or be "
+        "not prefixed"
+    )
+
+
+def _nesting_rule(inner: exp.Expression, what: str) -> str:
+    """Trino's message for FIRST/LAST nested in PREV/NEXT but not as its whole argument."""
+    count = sum(1 for n in inner.walk() if _special_kind(n) in ("FIRST", "LAST"))
+    if count > 1:
+        return (
+            "Cannot nest multiple pattern navigation functions inside "
+            f"{what.lower()} pattern navigation function"
+        )
+    return "Immediate nesting is required for pattern navigation functions"
+
+
 def _shown(label: str | None) -> str:
     return "a column without pattern variable" if label is None else f"pattern variable {label}"
 
@@ -624,7 +730,9 @@ def _classifier_label(node: exp.Expression) -> tuple[str, exp.Expression] | None
 
 
 def _label_refs(node: exp.Expression):
-    """(qualifier, node) of every column reference and CLASSIFIER(X) in ``node``."""
+    """(qualifier, node) of every column reference and CLASSIFIER(X) in ``node``;
+    ``CLASSIFIER()`` counts as a reference without pattern variable (as a plain column:
+    the two may be mixed, but not with ``A.x`` or ``CLASSIFIER(A)``)."""
     for n in _walk(node):
         if isinstance(n, exp.Column) and not _is_star(n):
             if n.parent is None or _classifier_label(n.parent) is None:
@@ -633,6 +741,8 @@ def _label_refs(node: exp.Expression):
             found = _classifier_label(n)
             if found:
                 yield found
+            elif _special_kind(n) == "CLASSIFIER" and not n.expressions:
+                yield None, n
 
 
 def _first_ref(node: exp.Expression, qualifier: str | None) -> exp.Expression | None:
@@ -822,9 +932,18 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             low.integer_widths.append(found)
         return found
 
+    lazy: set[int] = set()  # ids of nodes Spark may not evaluate on a row (planner.lazy)
+
+    def glue_or_atom(node: exp.Expression) -> Evaluator | str | None:
+        """``classify``, but None (glue) for a row-local operator that can raise in a
+        lazily evaluated place: a Spark column would compute it on every row."""
+        if id(node) in lazy and may_raise(node) and is_local(node):
+            return None
+        return classify(node)
+
     def compile_node(node: exp.Expression) -> Evaluator:
         if not isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
-            found = classify(node)
+            found = glue_or_atom(node)
             if isinstance(found, str):
                 return nav.navigate(nav.column_at(found), None)  # current row
             if found is not None:
@@ -879,8 +998,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     glue = vector = None
     if dynamic:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
+        lazy.update(lazily_evaluated(combined))
         glue = compile_node(combined)
-        vector = vector_glue(combined, classify, low.ansi, width)
+        vector = vector_glue(combined, glue_or_atom, low.ansi, width)
     for node in _walk(original):
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
@@ -1017,6 +1137,15 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
         agg, where = node.this, node.expression
         if not isinstance(where, exp.Where):
             continue
+        special = _special_kind(agg)
+        if special:
+            raise low.error(
+                SemanticError,
+                f"Cannot use FILTER with {special.lower()} pattern recognition function",
+                node,
+                base,
+                hint="FILTER (WHERE ...) applies to aggregates, e.g. count(*) FILTER (WHERE ...)",
+            )
         if isinstance(agg, _NULL_KEEPING_AGGREGATES):
             raise low.error(
                 UnsupportedError,
@@ -1138,7 +1267,8 @@ def _star_error(low: Lowering, node: exp.Column, base: int) -> SemanticError:
     q = _qualifier(node) or "A"
     return low.error(
         SemanticError,
-        f"{_excerpt(node)} is only allowed as the argument of count()",
+        "label.* syntax is only supported as the only argument of row pattern count "
+        f"function ({_excerpt(node)})",
         node,
         base,
         hint=f"write count({q}.*) to count the rows of {q}, or name a column: {q}.x",
@@ -1269,6 +1399,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             isinstance(node, exp.In) and node.args.get("query") is not None
         ):
             _check_subquery(low, node, base)
+            if in_define and isinstance(node, exp.In):
+                _check_in_subquery_value(low, node, base)
         if isinstance(node, exp.Column) and (
             node.args.get("db") is not None or node.args.get("catalog") is not None
         ):
@@ -1285,7 +1417,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             if not in_define or func:
                 raise low.error(
                     UnsupportedError,
-                    f"window functions (OVER) are not supported in {clause}",
+                    "Cannot nest window functions or row pattern measures inside pattern "
+                    f"recognition expressions ({clause})",
                     node,
                     base,
                     hint="compute the window in a subquery that feeds MATCH_RECOGNIZE, or "
@@ -1324,10 +1457,20 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="use count_if(cond) or sum(CASE WHEN cond THEN x END)",
             )
         semantics, name = call_name(node) if isinstance(node, exp.Anonymous) else (None, "")
+        if semantics and name in SPECIAL:
+            raise low.error(
+                SemanticError,
+                f"{semantics} semantics is not supported with {name.lower()} pattern "
+                "recognition function",
+                node,
+                base,
+                hint=f"remove {semantics}",
+            )
         if semantics and not (name in NAVIGATION or name in nav.AGGREGATES):
             raise low.error(
                 SemanticError,
-                f"{semantics} can only precede FIRST, LAST or an aggregate, not {name}",
+                f"{semantics} semantics is supported only for FIRST(), LAST() and aggregation "
+                f"functions. Actual: {name.lower()}",
                 node,
                 base,
                 hint=f"remove {semantics}, or move it inside: {name}({semantics} LAST(...))"
@@ -1337,7 +1480,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if semantics == "FINAL" and in_define:
             raise low.error(
                 SemanticError,
-                "FINAL is not allowed in DEFINE",
+                "FINAL semantics is not supported in DEFINE clause",
                 node,
                 base,
                 hint="use RUNNING (the default): DEFINE sees the match only up to the current row",
@@ -1346,7 +1489,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if kind == "MATCH_NUMBER" and node.expressions:
             raise low.error(
                 SemanticError,
-                "MATCH_NUMBER takes no arguments",
+                "MATCH_NUMBER pattern recognition function takes no arguments",
                 node.expressions[0],
                 base,
                 hint="write MATCH_NUMBER()",
@@ -1363,14 +1506,16 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 if inner_agg and agg:
                     raise low.error(
                         SemanticError,
-                        f"aggregates cannot be nested: {inner_agg} inside {what}",
+                        f"Cannot nest {inner_agg.lower()} aggregate function inside "
+                        f"{what.lower()} function",
                         sub,
                         base,
                     )
                 if inner_agg:
                     raise low.error(
                         SemanticError,
-                        f"an aggregate ({inner_agg}) cannot be used inside {what}",
+                        f"Cannot nest {inner_agg.lower()} aggregate function inside "
+                        f"{what.lower()} function",
                         sub,
                         base,
                     )
@@ -1381,7 +1526,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                         hint = f"nest the other way round: {inner}({kind}(x))"
                     raise low.error(
                         SemanticError,
-                        f"{inner} cannot be used inside {what}",
+                        f"Cannot nest {inner.lower()} pattern navigation function inside "
+                        f"{what.lower()}{' pattern navigation' if kind else ''} function",
                         sub,
                         base,
                         hint=hint,
@@ -1436,8 +1582,17 @@ def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
     if len(args) > 1:
         raise low.error(
             SemanticError,
-            f"CLASSIFIER takes at most one pattern variable, got {len(args)}",
+            "CLASSIFIER pattern recognition function takes no arguments or 1 argument "
+            f"(got {len(args)})",
             args[1],
+            base,
+            hint="write CLASSIFIER() or CLASSIFIER(A)",
+        )
+    if args and isinstance(args[0], exp.Distinct):
+        raise low.error(
+            SemanticError,
+            "Cannot use DISTINCT with classifier pattern recognition function",
+            node,
             base,
             hint="write CLASSIFIER() or CLASSIFIER(A)",
         )
@@ -1446,12 +1601,39 @@ def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:
         if found is None:
             raise low.error(
                 SemanticError,
-                f"CLASSIFIER takes the name of a pattern variable, not {_excerpt(args[0])}",
+                "CLASSIFIER function argument should be primary pattern variable or subset "
+                f"name. Actual: {_excerpt(args[0])}",
                 args[0],
                 base,
                 hint="write CLASSIFIER() or CLASSIFIER(A)",
             )
         low.label_set(found[0], found[1], base)
+
+
+def _check_in_subquery_value(low: Lowering, node: exp.In, base: int) -> None:
+    """In DEFINE, ``x IN (SELECT ...)`` takes a value of the current row only (as Trino):
+    a pattern variable's column, a navigation, CLASSIFIER() or MATCH_NUMBER() there is
+    refused before Spark is asked (it would compare per label, or fail late)."""
+    for sub in _walk(node.this):
+        kind = _special_kind(sub)
+        if kind in NAVIGATION:
+            what = f"{kind.lower()} function"
+        elif kind == "CLASSIFIER":
+            what = "classifier function"
+        elif kind == "MATCH_NUMBER":
+            what = "match_number function"
+        elif isinstance(sub, exp.Column) and _qualifier(sub) is not None:
+            what = "labeled column reference"
+        else:
+            continue
+        raise low.error(
+            UnsupportedError,
+            f"IN-PREDICATE with {what} is not yet supported",
+            sub,
+            base,
+            hint="compare the current row's value, e.g. x IN (SELECT ...), or list the "
+            "values: A.x IN (1, 2, 3)",
+        )
 
 
 def _check_subquery(low: Lowering, node: exp.Expression, base: int) -> None:
@@ -1466,6 +1648,16 @@ def _check_subquery(low: Lowering, node: exp.Expression, base: int) -> None:
         q = _qualifier(col)
         if q is None or q.lower() in visible:
             continue
+        if low.input_name is not None and q.lower() == low.input_name.lower():
+            raise low.error(
+                UnsupportedError,
+                f"Reference to column '{q}.{col.name}' from outer scope not allowed in this "
+                "context",
+                col,
+                base,
+                hint="a subquery of MEASURES or DEFINE is uncorrelated; compare outside it, "
+                "e.g. x > (SELECT max(y) FROM other)",
+            )
         if q in low.label_ids or q in low.subsets:
             raise low.error(
                 SemanticError,

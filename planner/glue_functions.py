@@ -203,6 +203,33 @@ def array_contains(values: Any, needle: Any) -> Any:
     return True if found else (None if any(v is None for v in values) else False)
 
 
+def array_join(values: Any, delimiter: Any, null_replacement: Any = None) -> Any:
+    """``array_join(arr, delimiter[, nullReplacement])``: NULL elements are skipped, or
+    replaced when a replacement is given (a NULL replacement gives NULL, as Spark)."""
+    if delimiter is None:
+        return None
+    parts = []
+    for v in values:
+        if v is None:
+            if null_replacement is None:
+                continue
+            v = null_replacement
+        parts.append(to_text(v))  # Spark casts the elements to STRING
+    return to_text(delimiter).join(parts)
+
+
+def _array_extreme(pick_max: bool) -> Callable[[Any], Any]:
+    """``array_max`` / ``array_min``: NULL elements skipped, NaN above every double."""
+
+    def extreme(values: Any) -> Any:
+        present = _common([v for v in values if v is not None])
+        if not present:
+            return None
+        return (max if pick_max else min)(present, key=order_key)
+
+    return extreme
+
+
 def pmod_ansi(a: Any, b: Any) -> Any:
     """``pmod`` under ANSI mode: a zero divisor is Spark's REMAINDER_BY_ZERO."""
     if b == 0:
@@ -363,6 +390,9 @@ EXTENDED: dict[str, GlueFunction] = {
     "NULLIF": GlueFunction(nullif, strict=False),
     "NVL2": GlueFunction(nvl2, strict=False),
     "ARRAY_CONTAINS": GlueFunction(array_contains, strict=False),
+    "ARRAY_JOIN": GlueFunction(lambda a, d, r=None: array_join(a, d, r), strict=False),
+    "ARRAY_MAX": GlueFunction(_array_extreme(True)),
+    "ARRAY_MIN": GlueFunction(_array_extreme(False)),
     "PMOD": GlueFunction(pmod, ansi_fn=pmod_ansi),
     "LEVENSHTEIN": GlueFunction(levenshtein),
     "ARRAY": GlueFunction(lambda *values: list(_common(list(values))), strict=False),
@@ -391,6 +421,9 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Nullif: "NULLIF",
     exp.Nvl2: "NVL2",
     exp.ArrayContains: "ARRAY_CONTAINS",
+    exp.ArrayToString: "ARRAY_JOIN",
+    exp.ArrayMax: "ARRAY_MAX",
+    exp.ArrayMin: "ARRAY_MIN",
     exp.Levenshtein: "LEVENSHTEIN",
     exp.Array: "ARRAY",
     exp.SafeDivide: "TRY_DIVIDE",

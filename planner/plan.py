@@ -9,6 +9,7 @@ workers; nothing here imports Spark.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -20,7 +21,14 @@ from matchrec.integer_width import IntegerWidth
 from matchrec.nfa import compile_pattern
 from matchrec.vector_define import VExpr
 
-from .expressions import Atom, DefineLowering, Lowering, lower_define, lower_measure
+from .expressions import (
+    Atom,
+    DefineLowering,
+    Lowering,
+    label_text,
+    lower_define,
+    lower_measure,
+)
 from .sqltext import quote
 from .type_checks import TypeCheck
 
@@ -103,6 +111,7 @@ def plan_clause(
     windows: bool = True,
     ansi: bool = True,
     python_measures: bool = False,
+    qualifier: str | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -111,13 +120,26 @@ def plan_clause(
     sorted partition for Spark's LAG/LEAD to run over. ``ansi``: the session's
     ``spark.sql.ansi.enabled`` (DEFINE's Python glue raises where Spark would).
     ``python_measures``: MEASURES are computed in Python (the table function), so each
-    function of one navigated row moves inside the navigation for Spark to compute."""
+    function of one navigated row moves inside the navigation for Spark to compute.
+    ``qualifier``: the input relation's name (its alias, or a table's name), with which
+    PARTITION BY and ORDER BY may qualify a column (``PARTITION BY Ticker.symbol``)."""
     sql = clause.sql
+    _check_clause_shape(clause)
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))
     subsets = _subsets(clause, label_ids)
     column_map = {c.lower(): c for c in columns}
+    if len(column_map) < len(columns):
+        lowered = [c.lower() for c in columns]
+        twice = next(c for i, c in enumerate(columns) if c.lower() in lowered[:i])
+        raise SemanticError(
+            f"ambiguous column: {twice} in row pattern input relation",
+            sql=sql,
+            pos=clause.pattern_pos,
+            hint="column names are case-insensitive: rename one in a subquery that feeds "
+            "MATCH_RECOGNIZE",
+        )
     nfa = compile_pattern(clause.pattern, label_ids)
     low = Lowering(
         sql,
@@ -127,14 +149,15 @@ def plan_clause(
         ansi=ansi,
         python_measures=python_measures,
         pattern_may_be_empty=can_match_empty(nfa),
+        input_name=qualifier,
     )
 
-    partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]
+    partition_by = [_column_ref(low, e, "PARTITION BY", qualifier) for e in clause.partition_by]
     # Spark's null order unless written (the standard leaves it): ASC NULLS FIRST, DESC
     # NULLS LAST, as Spark's own ORDER BY and window ORDER BY
     order_by = [
         (
-            _column_ref(low, k.expr, "ORDER BY"),
+            _column_ref(low, k.expr, "ORDER BY", qualifier),
             k.descending,
             (not k.descending) if k.nulls_first is None else k.nulls_first,
         )
@@ -147,22 +170,23 @@ def plan_clause(
     for d in clause.defines:
         if d.label in defines:
             raise SemanticError(
-                f"pattern variable {d.label!r} is defined twice in DEFINE",
+                f"pattern variable with name: {label_text(d.label)} is defined twice",
                 sql=sql,
                 pos=d.label_pos,
                 hint="merge the two conditions into one with AND",
             )
         if d.label in subsets:
             raise SemanticError(
-                f"DEFINE names {d.label!r}, which is a SUBSET; DEFINE takes the variables of "
-                "PATTERN",
+                f"defined variable: {label_text(d.label)} is not a primary pattern variable "
+                "(it is a SUBSET; DEFINE takes the variables of PATTERN)",
                 sql=sql,
                 pos=d.label_pos,
                 hint="define each variable of the subset instead",
             )
         if d.label not in label_ids:
             raise SemanticError(
-                f"DEFINE names {d.label!r}, which does not appear in PATTERN",
+                f"defined variable: {label_text(d.label)} is not a primary pattern variable "
+                "(it does not appear in PATTERN)",
                 sql=sql,
                 pos=d.label_pos,
                 hint=f"pattern variables: {', '.join(label_ids) or '(none)'}",
@@ -192,8 +216,8 @@ def plan_clause(
             skip_labels = subsets[name]
         else:
             raise SemanticError(
-                f"AFTER MATCH SKIP TO names {name!r}, which is neither a pattern variable nor a "
-                "SUBSET",
+                f"{label_text(name)} is not a primary or union pattern variable (AFTER MATCH "
+                "SKIP TO names it)",
                 sql=sql,
                 pos=skip.pos,
                 hint=f"pattern variables: {', '.join([*label_ids, *subsets]) or '(none)'}",
@@ -291,6 +315,57 @@ def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]])
     return " ".join(parts)
 
 
+def _check_clause_shape(clause: ast.MatchRecognizeClause) -> None:
+    """Refuse what the standard forbids in a MATCH_RECOGNIZE clause as a whole: a pattern
+    search modifier (INITIAL or SEEK belong to a window's row pattern) and an exclusion
+    with WITH UNMATCHED ROWS (an excluded row would be neither output nor unmatched)."""
+    sql = clause.sql
+    if clause.initial_pos >= 0:
+        word = "INITIAL" if clause.initial else "SEEK"
+        raise SemanticError(
+            f"pattern search modifier: {word} is not allowed in MATCH_RECOGNIZE clause",
+            sql=sql,
+            pos=clause.initial_pos,
+            hint="drop it: MATCH_RECOGNIZE already tries every row as a start row",
+        )
+    rows = clause.rows_per_match
+    if rows.mode == "all" and rows.empty == "unmatched":
+        excluded = next(_exclusions(clause.pattern), None)
+        if excluded is not None:
+            raise SemanticError(
+                "pattern exclusion syntax is not allowed when ALL ROWS PER MATCH WITH "
+                "UNMATCHED ROWS is specified",
+                sql=sql,
+                pos=excluded.pos,
+                hint="drop the exclusion, or use SHOW EMPTY MATCHES / OMIT EMPTY MATCHES",
+            )
+
+
+def check_output_columns(clause: ast.MatchRecognizeClause) -> None:
+    """Refuse a clause whose result has no columns: ONE ROW PER MATCH with neither
+    PARTITION BY nor MEASURES (what a relation of no columns would mean in a query is
+    nothing Spark can hold). The doors that build a result call it before planning."""
+    if clause.rows_per_match.mode == "one" and not clause.partition_by and not clause.measures:
+        raise SemanticError(
+            "pattern recognition output table has no columns: ONE ROW PER MATCH outputs the "
+            "PARTITION BY columns and the MEASURES, and there are none",
+            sql=clause.sql,
+            pos=clause.pattern_pos,
+            hint="add MEASURES (e.g. MATCH_NUMBER() AS match) or use ALL ROWS PER MATCH",
+        )
+
+
+def _exclusions(node: ast.PatternNode) -> Iterator[ast.Exclusion]:
+    """The exclusions ``{- ... -}`` of a pattern, outermost first."""
+    if isinstance(node, ast.Exclusion):
+        yield node
+    if isinstance(node, (ast.Concat, ast.Alternation, ast.Permute)):
+        for item in node.items:
+            yield from _exclusions(item)
+    elif isinstance(node, (ast.Exclusion, ast.Quantified)):
+        yield from _exclusions(node.inner)
+
+
 def _subsets(
     clause: ast.MatchRecognizeClause, label_ids: dict[str, int]
 ) -> dict[str, frozenset[int]]:
@@ -298,19 +373,25 @@ def _subsets(
     for s in clause.subsets:
         if s.name in label_ids:
             raise SemanticError(
-                f"SUBSET name {s.name!r} is already a pattern variable of PATTERN",
+                f"union pattern variable name: {label_text(s.name)} is a duplicate of primary "
+                "pattern variable name",
                 sql=clause.sql,
                 pos=s.pos,
                 hint="give the subset a name of its own",
             )
         if s.name in subsets:
-            raise SemanticError(f"SUBSET {s.name!r} is defined twice", sql=clause.sql, pos=s.pos)
+            raise SemanticError(
+                f"union pattern variable name: {label_text(s.name)} is declared twice",
+                sql=clause.sql,
+                pos=s.pos,
+            )
         ids = []
         for i, label in enumerate(s.labels):
             if label not in label_ids:
                 pos = s.label_pos[i] if i < len(s.label_pos) else s.pos
                 raise SemanticError(
-                    f"SUBSET {s.name} names {label!r}, which is not a primary pattern variable",
+                    f"subset element: {label_text(label)} is not a primary pattern variable "
+                    f"(in SUBSET {label_text(s.name)})",
                     sql=clause.sql,
                     pos=pos,
                     hint=f"pattern variables: {', '.join(label_ids) or '(none)'}",
@@ -320,21 +401,46 @@ def _subsets(
     return subsets
 
 
-def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str) -> str:
+_NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`|"(?:[^"]|"")+")'
+_QUALIFIED = re.compile(rf"^\s*({_NAME})\s*\.\s*({_NAME})\s*$")
+
+
+def _unquoted(name: str) -> str:
+    if len(name) > 1 and name[0] == name[-1] and name[0] in '`"':
+        return name[1:-1].replace(name[0] * 2, name[0])
+    return name
+
+
+def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | None) -> str:
+    """The input column a PARTITION BY or ORDER BY item names: ``x``, `` `x` `` or, with
+    the input relation's name, ``t.x``."""
     text = expr.text.strip()
-    name = text[1:-1] if len(text) > 1 and text[0] == text[-1] and text[0] in '`"' else text
+    qualified = _QUALIFIED.match(text)
+    if qualified:
+        if qualifier is None or _unquoted(qualified.group(1)).lower() != qualifier.lower():
+            named = f"the input is {qualifier}" if qualifier else "the input has no name"
+            raise SemanticError(
+                f"unknown column {text!r} in {where}: {named}",
+                sql=low.sql,
+                pos=expr.pos,
+                hint=f"input columns: {', '.join(low.columns.values())}",
+            )
+        text = qualified.group(2)
+    name = _unquoted(text)
     real = low.columns.get(name.lower())
     if real is None:
         known = ", ".join(low.columns.values())
         if text == name and not name.replace("_", "").isalnum():
+            shown = text if re.fullmatch(r"\w+\s*\(.*\)", text, re.S) else f"({text})"
             raise SemanticError(
-                f"{where} takes column names, not expressions: {text}",
+                f"Expected column reference. Actual: {shown} ({where} takes column names, not "
+                "expressions)",
                 sql=low.sql,
                 pos=expr.pos,
                 hint="compute the expression in a subquery and name it",
             )
         raise SemanticError(
-            f"unknown column {name!r} in {where}",
+            f"Column {name} is not present in the input relation ({where})",
             sql=low.sql,
             pos=expr.pos,
             hint=f"input columns: {known}",

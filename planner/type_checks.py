@@ -113,14 +113,19 @@ def condition_check(
     return TypeCheck(CONDITION, (operand,), False, f"DEFINE {label}")
 
 
+#: Spark's names of a few types as Trino writes them in its messages
+_TRINO_TYPES = {"int": "integer", "string": "varchar", "tinyint": "tinyint", "float": "real"}
+
+
 def _not_boolean(check: TypeCheck, type_name: str, sql: str) -> SemanticError | None:
     """The error for a :func:`condition_check` whose condition Spark types ``type_name``."""
     if type_name in _CONDITION_TYPES:
         return None
     operand = check.operands[0]
+    shown = _TRINO_TYPES.get(type_name.lower(), type_name.lower())
     return SemanticError(
-        f"the condition of {check.clause} must be BOOLEAN, not {type_name.upper()} "
-        f"({operand.text})",
+        f"Expression defining a label must be boolean (actual type: {shown}): the condition "
+        f"of {check.clause} must be BOOLEAN, not {type_name.upper()} ({operand.text})",
         sql=sql,
         pos=operand.pos,
         hint="write a comparison, e.g. x > 0 or x IS NOT NULL",

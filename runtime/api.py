@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from matchrec.planner.plan import MatchPlan, plan_clause
+from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
 from matchrec.planner.statement import Occurrence, read_body, read_statement, with_prefix
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import DataFrame, SparkSession
@@ -61,11 +61,21 @@ def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
     return result
 
 
-def _plan(clause: MatchRecognizeClause, relation: DataFrame) -> MatchPlan:
-    """``plan_clause`` over ``relation``'s columns; a clause without ORDER BY is legal,
-    but warned about (:class:`ArbitraryOrderWarning`)."""
+def _plan(
+    clause: MatchRecognizeClause, relation: DataFrame, qualifier: str | None = None
+) -> MatchPlan:
+    """``plan_clause`` over ``relation``'s columns (``qualifier``: the name that may
+    qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal, but
+    warned about (:class:`ArbitraryOrderWarning`)."""
     ansi = (relation.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
-    plan = plan_clause(clause, relation.columns, windows=not relation.isStreaming, ansi=ansi)
+    plan = plan_clause(
+        clause,
+        relation.columns,
+        windows=not relation.isStreaming,
+        ansi=ansi,
+        qualifier=qualifier,
+    )
+    check_output_columns(clause)
     if not plan.order_by:
         where = ""
         if clause.sql and clause.pattern_pos >= 0:
@@ -201,7 +211,7 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
             plan = None
             result = _dynamic(spark, rewriter, relation, clause, frames)
         else:
-            plan = _plan(clause, relation)
+            plan = _plan(clause, relation, occ.relation_name)
             result = execute(relation, plan)
         view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))

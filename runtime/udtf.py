@@ -73,7 +73,13 @@ from matchrec.planner.measure_eval import (
     decimal_params,
     type_integer_widths,
 )
-from matchrec.planner.plan import MatchPlan, plan_clause, refuse_late_rows, window_spec
+from matchrec.planner.plan import (
+    MatchPlan,
+    check_output_columns,
+    plan_clause,
+    refuse_late_rows,
+    window_spec,
+)
 from matchrec.planner.statement import read_body
 from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_type
@@ -246,6 +252,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     refuse_late_rows(clause, "the table function (it takes batch tables only)")
     columns = list(input_schema.names)
     plan = plan_clause(clause, columns, python_measures=True)
+    check_output_columns(clause)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
     column_types = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}

@@ -115,7 +115,7 @@ CASES = [
         "X.value",
         0,
         SemanticError,
-        "unknown pattern variable 'X'",
+        "X is not a primary pattern variable or subset name",
         "pattern variables: A, B, C, U",
     ),
     (
@@ -124,7 +124,7 @@ CASES = [
         "D.value",
         0,
         SemanticError,
-        "unknown pattern variable 'D'",
+        "D is not a primary pattern variable or subset name",
         "pattern variables: A, B, C, U",
     ),
     (
@@ -133,7 +133,7 @@ CASES = [
         "X.*",
         0,
         SemanticError,
-        "unknown pattern variable 'X'",
+        "X is not a primary pattern variable or subset name",
         None,
     ),
     (
@@ -142,7 +142,7 @@ CASES = [
         "X)",
         0,
         SemanticError,
-        "unknown pattern variable 'X'",
+        "X is not a primary pattern variable or subset name",
         None,
     ),
     (
@@ -151,7 +151,7 @@ CASES = [
         "Q.value",
         0,
         SemanticError,
-        "unknown pattern variable 'Q'",
+        "Q is not a primary pattern variable or subset name",
         "pattern variables: A, B, C, U",
     ),
     (
@@ -160,7 +160,7 @@ CASES = [
         '"a".value',
         0,
         SemanticError,
-        "unknown pattern variable 'a'",
+        "a is not a primary pattern variable or subset name",
         "did you mean A?",
     ),
     (
@@ -169,7 +169,7 @@ CASES = [
         "t.value",
         0,
         SemanticError,
-        "unknown pattern variable 'T'",
+        "T is not a primary pattern variable or subset name",
         "not a table",
     ),
     (
@@ -178,7 +178,7 @@ CASES = [
         "Z)",
         0,
         SemanticError,
-        "SUBSET U names 'Z', which is not a primary pattern variable",
+        "subset element: Z is not a primary pattern variable (in SUBSET U)",
         "pattern variables: A, B, C",
     ),
     (
@@ -187,7 +187,7 @@ CASES = [
         "A = (B",
         0,
         SemanticError,
-        "SUBSET name 'A' is already a pattern variable",
+        "union pattern variable name: A is a duplicate of primary pattern variable name",
         None,
     ),
     (
@@ -196,7 +196,7 @@ CASES = [
         "Z\n",
         0,
         SemanticError,
-        "AFTER MATCH SKIP TO names 'Z', which is neither a pattern variable nor a SUBSET",
+        "Z is not a primary or union pattern variable (AFTER MATCH SKIP TO names it)",
         "pattern variables: A, B, C, U",
     ),
     # ---- DEFINE
@@ -206,7 +206,7 @@ CASES = [
         "B AS B.value > 0",
         0,
         SemanticError,
-        "pattern variable 'B' is defined twice in DEFINE",
+        "pattern variable with name: B is defined twice",
         "AND",
     ),
     (
@@ -215,7 +215,7 @@ CASES = [
         "D AS",
         0,
         SemanticError,
-        "DEFINE names 'D', which does not appear in PATTERN",
+        "defined variable: D is not a primary pattern variable (it does not appear in PATTERN)",
         "pattern variables: A, B, C",
     ),
     (
@@ -224,7 +224,8 @@ CASES = [
         "U AS",
         0,
         SemanticError,
-        "DEFINE names 'U', which is a SUBSET",
+        "defined variable: U is not a primary pattern variable (it is a "
+        "SUBSET; DEFINE takes the variables of PATTERN)",
         None,
     ),
     (
@@ -233,7 +234,7 @@ CASES = [
         "FINAL LAST",
         0,
         SemanticError,
-        "FINAL is not allowed in DEFINE",
+        "FINAL semantics is not supported in DEFINE clause",
         "RUNNING",
     ),
     (
@@ -242,7 +243,7 @@ CASES = [
         "FINAL count",
         0,
         SemanticError,
-        "FINAL is not allowed in DEFINE",
+        "FINAL semantics is not supported in DEFINE clause",
         "RUNNING",
     ),
     # ---- navigation and aggregate nesting
@@ -252,7 +253,7 @@ CASES = [
         "PREV(A.value)",
         0,
         SemanticError,
-        "PREV cannot be used inside FIRST",
+        "Cannot nest prev pattern navigation function inside first pattern navigation function",
         "PREV(FIRST(x))",
     ),
     (
@@ -261,7 +262,7 @@ CASES = [
         "NEXT(C.value)",
         0,
         SemanticError,
-        "NEXT cannot be used inside LAST",
+        "Cannot nest next pattern navigation function inside last pattern navigation function",
         None,
     ),
     (
@@ -270,7 +271,7 @@ CASES = [
         "FIRST(A.value)",
         0,
         SemanticError,
-        "FIRST cannot be used inside FIRST",
+        "Cannot nest first pattern navigation function inside first pattern navigation function",
         None,
     ),
     (
@@ -279,7 +280,7 @@ CASES = [
         "PREV(B.value)",
         0,
         SemanticError,
-        "PREV cannot be used inside PREV",
+        "Cannot nest prev pattern navigation function inside prev pattern navigation function",
         None,
     ),
     (
@@ -288,7 +289,7 @@ CASES = [
         "FIRST(B.value) + 1",
         0,
         SemanticError,
-        "FIRST inside PREV must be the whole first argument of PREV",
+        "Immediate nesting is required for pattern navigation functions",
         None,
     ),
     (
@@ -297,7 +298,7 @@ CASES = [
         "PREV(B.value)",
         0,
         SemanticError,
-        "PREV cannot be used inside SUM",
+        "Cannot nest prev pattern navigation function inside sum function",
         None,
     ),
     (
@@ -306,7 +307,7 @@ CASES = [
         "avg(A.value)",
         0,
         SemanticError,
-        "an aggregate (AVG) cannot be used inside FIRST",
+        "Cannot nest avg aggregate function inside first function",
         None,
     ),
     (
@@ -315,7 +316,7 @@ CASES = [
         "max(B.value)",
         0,
         SemanticError,
-        "an aggregate (MAX) cannot be used inside PREV",
+        "Cannot nest max aggregate function inside prev function",
         None,
     ),
     (
@@ -324,7 +325,7 @@ CASES = [
         "avg(B.value)",
         0,
         SemanticError,
-        "aggregates cannot be nested: AVG inside SUM",
+        "Cannot nest avg aggregate function inside sum function",
         None,
     ),
     (
@@ -333,7 +334,7 @@ CASES = [
         "count(B.*)",
         1,
         SemanticError,
-        "aggregates cannot be nested: COUNT inside MAX",
+        "Cannot nest count aggregate function inside max function",
         None,
     ),
     # ---- unknown columns
@@ -343,7 +344,7 @@ CASES = [
         "price",
         0,
         SemanticError,
-        "unknown column 'price'",
+        "Column price prefixed with label B cannot be resolved",
         "input columns: id, value, name, ts",
     ),
     (
@@ -352,7 +353,7 @@ CASES = [
         "vlaue",
         0,
         SemanticError,
-        "unknown column 'vlaue'",
+        "Column 'vlaue' cannot be resolved",
         "did you mean value?",
     ),
     (
@@ -361,7 +362,7 @@ CASES = [
         "nosuch",
         0,
         SemanticError,
-        "unknown column 'nosuch'",
+        "Column nosuch prefixed with label B cannot be resolved",
         None,
     ),
     (
@@ -370,7 +371,7 @@ CASES = [
         "nmae",
         0,
         SemanticError,
-        "unknown column 'nmae' in PARTITION BY",
+        "Column nmae is not present in the input relation (PARTITION BY)",
         "input columns: id, value, name, ts",
     ),
     (
@@ -379,7 +380,7 @@ CASES = [
         "time",
         0,
         SemanticError,
-        "unknown column 'time' in ORDER BY",
+        "Column time is not present in the input relation (ORDER BY)",
         "input columns",
     ),
     (
@@ -398,7 +399,8 @@ CASES = [
         "-1",
         0,
         SemanticError,
-        "the offset of PREV must be a non-negative integer constant, not -1",
+        "prev pattern recognition navigation function requires a non-negative "
+        "number as the second argument",
         "PREV(x, 2)",
     ),
     (
@@ -407,7 +409,8 @@ CASES = [
         "-1",
         0,
         SemanticError,
-        "the offset of FIRST must be a non-negative integer constant, not -1",
+        "first pattern recognition navigation function requires a non-negative "
+        "number as the second argument",
         None,
     ),
     (
@@ -416,7 +419,7 @@ CASES = [
         "1.5",
         0,
         SemanticError,
-        "the offset of LAST must be a non-negative integer constant, not 1.5",
+        "last pattern recognition navigation function requires a number as the second argument",
         None,
     ),
     (
@@ -425,7 +428,7 @@ CASES = [
         "id)",
         0,
         SemanticError,
-        "the offset of NEXT must be a non-negative integer constant, not id",
+        "next pattern recognition navigation function requires a number as the second argument",
         None,
     ),
     (
@@ -434,7 +437,7 @@ CASES = [
         "NULL",
         0,
         SemanticError,
-        "the offset of PREV must be a non-negative integer constant, not NULL",
+        "prev pattern recognition navigation function requires a number as the second argument",
         None,
     ),
     (
@@ -443,7 +446,7 @@ CASES = [
         "2)",
         0,
         SemanticError,
-        "PREV takes at most two arguments, got 3",
+        "prev pattern recognition function requires 1 or 2 arguments",
         None,
     ),
     (
@@ -452,7 +455,7 @@ CASES = [
         "PREV()",
         0,
         SemanticError,
-        "PREV needs an argument",
+        "prev pattern recognition function requires 1 or 2 arguments",
         None,
     ),
     # ---- one pattern variable per navigation / aggregate
@@ -462,7 +465,8 @@ CASES = [
         "A.value + ^^B.value",
         0,
         SemanticError,
-        "the argument of PREV mixes pattern variable A and pattern variable B",
+        "Column references inside argument of function prev must all either be "
+        "prefixed with the same label or be not prefixed",
         "PREV(A.x) - PREV(B.x)",
     ),
     (
@@ -480,7 +484,8 @@ CASES = [
         "C.value",
         0,
         SemanticError,
-        "the argument of SUM mixes pattern variable B and pattern variable C",
+        "Column references inside argument of function sum must all either be "
+        "prefixed with the same label or be not prefixed",
         None,
     ),
     (
@@ -489,7 +494,8 @@ CASES = [
         "C.id",
         0,
         SemanticError,
-        "the arguments of MAX_BY mix pattern variable B and pattern variable C",
+        "All aggregate function arguments must apply to rows matched with the "
+        "same label (MAX_BY mixes pattern variable B and pattern variable C)",
         None,
     ),
     (
@@ -529,7 +535,7 @@ CASES = [
         "B)",
         0,
         SemanticError,
-        "CLASSIFIER takes at most one pattern variable, got 2",
+        "CLASSIFIER pattern recognition function takes no arguments or 1 argument",
         "CLASSIFIER(A)",
     ),
     (
@@ -538,7 +544,8 @@ CASES = [
         "CLASSIFIER(^^A.value)",
         0,
         SemanticError,
-        "CLASSIFIER takes the name of a pattern variable, not A.value",
+        "CLASSIFIER function argument should be primary pattern variable or "
+        "subset name. Actual: A.value",
         None,
     ),
     (
@@ -547,7 +554,7 @@ CASES = [
         "B) = 'A'",
         0,
         SemanticError,
-        "CLASSIFIER takes at most one pattern variable, got 2",
+        "CLASSIFIER pattern recognition function takes no arguments or 1 argument",
         None,
     ),
     (
@@ -565,7 +572,7 @@ CASES = [
         "A.* AS n",
         0,
         SemanticError,
-        "A.* is only allowed as the argument of count()",
+        "label.* syntax is only supported as the only argument of row pattern count",
         "count(A.*)",
     ),
     (
@@ -574,7 +581,7 @@ CASES = [
         "C.*",
         0,
         SemanticError,
-        "C.* is only allowed as the argument of count()",
+        "label.* syntax is only supported as the only argument of row pattern count",
         None,
     ),
     (
@@ -583,7 +590,8 @@ CASES = [
         "B.*",
         0,
         SemanticError,
-        "B.* is only allowed as the argument of COUNT, not of SUM",
+        "label.* syntax is only supported as the only argument of row pattern "
+        "count function, not of sum: B.*",
         "sum(B.x)",
     ),
     (
@@ -592,7 +600,7 @@ CASES = [
         "1)",
         0,
         SemanticError,
-        "MATCH_NUMBER takes no arguments",
+        "MATCH_NUMBER pattern recognition function takes no arguments",
         "MATCH_NUMBER()",
     ),
     (
@@ -601,7 +609,7 @@ CASES = [
         "x, A.value",
         0,
         SemanticError,  # C.x is checked first: unknown column
-        "unknown column 'x'",
+        "Column x prefixed with label C cannot be resolved",
         None,
     ),
     (
@@ -655,7 +663,8 @@ CASES = [
         "sum(B.value) OVER",
         0,
         UnsupportedError,
-        "window functions (OVER) are not supported in MEASURES",
+        "Cannot nest window functions or row pattern measures inside pattern "
+        "recognition expressions (MEASURES)",
         None,
     ),
     (
@@ -664,7 +673,8 @@ CASES = [
         "avg(C.value) OVER",
         0,
         UnsupportedError,
-        "window functions (OVER) are not supported in DEFINE",
+        "Cannot nest window functions or row pattern measures inside pattern "
+        "recognition expressions (DEFINE)",
         None,
     ),
     (
@@ -682,7 +692,8 @@ CASES = [
         "RUNNING abs",
         0,
         SemanticError,
-        "RUNNING can only precede FIRST, LAST or an aggregate, not ABS",
+        "RUNNING semantics is supported only for FIRST(), LAST() and "
+        "aggregation functions. Actual: abs",
         None,
     ),
     (
@@ -691,7 +702,7 @@ CASES = [
         "FINAL PREV",
         0,
         SemanticError,
-        "FINAL applies to FIRST, LAST and aggregates, not to PREV",
+        "FINAL semantics is not supported with prev pattern recognition function",
         "PREV(FINAL LAST(...))",
     ),
     (
@@ -757,6 +768,102 @@ CASES = [
         SqlSyntaxError,
         "a query used as a value must be in parentheses",
         "(SELECT ...)",
+    ),
+    (
+        "navigation offset beyond 32 bits",
+        broken("PREV(C.value)", "PREV(C.value, 3000000000)"),
+        "3000000000",
+        0,
+        SemanticError,
+        "The second argument of prev pattern recognition navigation function "
+        "must not exceed 2147483647",
+        None,
+    ),
+    (
+        "navigation of a constant",
+        broken("LAST(B.value) AS", "LAST('x') AS"),
+        "'x'",
+        0,
+        SemanticError,
+        "Pattern navigation function last must contain at least one column "
+        "reference or CLASSIFIER()",
+        "navigate a column",
+    ),
+    (
+        "CLASSIFIER() beside a labelled column in a navigation",
+        broken("LAST(B.value) AS", "LAST(B.name || CLASSIFIER()) AS"),
+        "CLASSIFIER()",
+        0,
+        SemanticError,
+        "mixes pattern variable B and a column without pattern variable",
+        None,
+    ),
+    (
+        "FILTER on a navigation",
+        broken("LAST(B.value) AS", "LAST(B.value) FILTER (WHERE B.value > 0) AS"),
+        "LAST(B.value) FILTER",
+        0,
+        SemanticError,
+        "Cannot use FILTER with last pattern recognition function",
+        "applies to aggregates",
+    ),
+    (
+        "DISTINCT in a navigation",
+        broken("LAST(B.value) AS", "LAST(DISTINCT B.value) AS"),
+        "LAST(DISTINCT",
+        0,
+        SemanticError,
+        "Cannot use DISTINCT with last pattern recognition function",
+        "applies to aggregates",
+    ),
+    (
+        "DISTINCT in CLASSIFIER",
+        broken("LAST(B.value) AS", "CLASSIFIER(DISTINCT B) AS"),
+        "CLASSIFIER(DISTINCT",
+        0,
+        SemanticError,
+        "Cannot use DISTINCT with classifier pattern recognition function",
+        None,
+    ),
+    (
+        "FINAL before CLASSIFIER",
+        broken("LAST(B.value) AS", "FINAL CLASSIFIER() AS"),
+        "FINAL CLASSIFIER",
+        0,
+        SemanticError,
+        "FINAL semantics is not supported with classifier pattern recognition function",
+        "remove FINAL",
+    ),
+    # ---- the clause as a whole
+    (
+        "SEEK in MATCH_RECOGNIZE",
+        broken("PATTERN (A B+ C?)", "SEEK PATTERN (A B+ C?)"),
+        "SEEK",
+        0,
+        SemanticError,
+        "pattern search modifier: SEEK is not allowed in MATCH_RECOGNIZE clause",
+        "drop it",
+    ),
+    (
+        "INITIAL in MATCH_RECOGNIZE",
+        broken("PATTERN (A B+ C?)", "INITIAL PATTERN (A B+ C?)"),
+        "INITIAL",
+        0,
+        SemanticError,
+        "pattern search modifier: INITIAL is not allowed in MATCH_RECOGNIZE clause",
+        "drop it",
+    ),
+    (
+        "exclusion with WITH UNMATCHED ROWS",
+        broken("ONE ROW PER MATCH", "ALL ROWS PER MATCH WITH UNMATCHED ROWS").replace(
+            "(A B+ C?)", "(A {- B+ -} C?)"
+        ),
+        "{-",
+        0,
+        SemanticError,
+        "pattern exclusion syntax is not allowed when ALL ROWS PER MATCH WITH "
+        "UNMATCHED ROWS is specified",
+        None,
     ),
     (
         "CAST without a type",
@@ -1041,21 +1148,29 @@ def test_good_query_runs(spark, view):
 def test_semantic_error_through_sql_is_positioned_in_the_query(spark, view):
     query = QUERY.format(view=view).replace("LAST(B.value)", "LAST(C.value)")
     err = sql_error(spark, query)
-    assert_error(err, query, query.index("C.value"), SemanticError, "unknown pattern variable 'C'")
+    message = "C is not a primary pattern variable or subset name"
+    assert_error(err, query, query.index("C.value"), SemanticError, message)
     assert err.line == 6
 
 
 def test_unknown_column_through_sql(spark, view):
     query = QUERY.format(view=view).replace("B.value < PREV", "B.price < PREV")
     err = sql_error(spark, query)
-    assert_error(err, query, query.index("price"), SemanticError, "unknown column 'price'")
+    assert_error(
+        err,
+        query,
+        query.index("price"),
+        SemanticError,
+        "Column price prefixed with label B cannot be resolved",
+    )
     assert err.line == 8 and "input columns: id, value, name, ts" in err.hint
 
 
 def test_partition_by_unknown_column_through_sql(spark, view):
     query = QUERY.format(view=view).replace("PARTITION BY name", "PARTITION BY nam")
     err = sql_error(spark, query)
-    assert_error(err, query, query.index("nam\n"), SemanticError, "unknown column 'nam'")
+    message = "Column nam is not present in the input relation"
+    assert_error(err, query, query.index("nam\n"), SemanticError, message)
     assert err.line == 3
 
 
@@ -1063,7 +1178,11 @@ def test_nesting_error_through_sql(spark, view):
     query = QUERY.format(view=view).replace("FIRST(A.value)", "FIRST(PREV(A.value))")
     err = sql_error(spark, query)
     assert_error(
-        err, query, query.index("PREV(A.value)"), SemanticError, "PREV cannot be used inside FIRST"
+        err,
+        query,
+        query.index("PREV(A.value)"),
+        SemanticError,
+        "Cannot nest prev pattern navigation function inside first pattern navigation function",
     )
     assert err.line == 5
 
@@ -1101,7 +1220,7 @@ def test_error_in_second_clause_of_a_query(spark, view):
         query,
         query.index("-2"),
         SemanticError,
-        "the offset of FIRST must be a non-negative integer constant",
+        "first pattern recognition navigation function requires a non-negative number",
     )
     assert err.line > 10
 
@@ -1235,3 +1354,27 @@ def test_unbalanced_parentheses_point_at_the_culprit(spark, view, old, new, culp
     message = "')' without a matching '('" if extra else "'(' is never closed"
     assert_error(err, query, pos, SqlSyntaxError, message)
     assert "__matchrec" not in str(err)
+
+
+def test_one_row_per_match_without_columns_is_refused_before_a_job(spark, view):
+    query = (
+        f"SELECT 1 FROM {view} MATCH_RECOGNIZE (\n"
+        "  ORDER BY id\n  PATTERN (A B+)\n  DEFINE B AS true)"
+    )
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert "output table has no columns" in err.message
+    assert err.pos == query.index("PATTERN")
+    assert "add MEASURES" in err.hint
+
+
+def test_division_in_a_branch_raises_only_where_it_is_taken():
+    # a row-local division inside IF stays in the glue: never computed on a row whose
+    # condition takes the other branch, a positioned error on one that takes it
+    quiet = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS IF(MATCH_NUMBER() > 1, 1 / 0, 0) = 0"
+    assert list(_run(quiet, {"id": [1, 2, 3]}).rows) == [0]  # one match, from row 0
+    body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS IF(MATCH_NUMBER() >= 1, 1 / 0, 0) = 0"
+    with pytest.raises(MatchRuntimeError) as info:
+        _run(body, {"id": [1, 2, 3]})
+    assert_error(info.value, body, body.index("/ 0"), MatchRuntimeError, "division by zero")

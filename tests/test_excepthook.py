@@ -75,7 +75,8 @@ def test_a_table_function_error_shows_the_matchrec_message_first(spark, capsys):
     matchrec.register(spark)
     spark.createDataFrame([(1, 2.0)], "id INT, price DOUBLE").createOrReplaceTempView("hook_t")
     query = (
-        "SELECT * FROM match_recognize(TABLE(hook_t), '\n  ORDER BY id\n  PATTERN (A B+)\n"
+        "SELECT * FROM match_recognize(TABLE(hook_t), '\n  ORDER BY id ALL ROWS PER MATCH\n"
+        "  PATTERN (A B+)\n"
         "  DEFINE B AS price < PREV(pricex)')"
     )
     exc = _raised(lambda: spark.sql(query).collect())
@@ -83,7 +84,9 @@ def test_a_table_function_error_shows_the_matchrec_message_first(spark, capsys):
     message = carried_error(exc)
     assert message is not None
     column = query.splitlines()[3].index("pricex") + 1
-    assert message.startswith(f"semantic error: unknown column 'pricex' (line 4, column {column})")
+    assert message.startswith(
+        f"semantic error: Column 'pricex' cannot be resolved (line 4, column {column})"
+    )
     assert message.splitlines()[1].endswith("DEFINE B AS price < PREV(pricex)")
     assert "SQLSTATE" not in message
     make_hook(lambda *a: None)(type(exc), exc, exc.__traceback__)

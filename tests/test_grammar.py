@@ -150,8 +150,6 @@ def test_pattern_shapes(text, expected):
         ("{2,4}", 2, 4, True),
         ("{ 2 , 4 }?", 2, 4, False),
         ("{,}", 0, None, True),
-        ("{0}", 0, 0, True),
-        ("{0,0}", 0, 0, True),
         ("{5,5}", 5, 5, True),
     ],
 )
@@ -547,10 +545,19 @@ def test_error_unclosed_pattern_points_at_the_parenthesis():
 def test_error_min_greater_than_max():
     sql = "PATTERN (A B{3,2})"
     err = syntax_error(sql)
-    assert "quantifier {3,2}" in err.message and "minimum (3)" in err.message
+    assert "lower bound must not exceed upper bound: {3,2}" in err.message
+    assert "minimum (3)" in err.message
     assert err.pos == sql.index("{")
     assert caret_under(err) == "{"
     assert err.hint == "write {2,3}"
+
+
+@pytest.mark.parametrize("quantifier", ["{0}", "{0,0}", "{,0}", "{0}?"])
+def test_error_quantifier_upper_bound_zero(quantifier):
+    sql = f"PATTERN (A B{quantifier})"
+    err = syntax_error(sql)
+    assert "upper bound must be greater than or equal to 1" in err.message
+    assert caret_under(err) == "{"
 
 
 def test_error_quantifier_bound_too_large():

@@ -45,6 +45,8 @@ def stream_plan(
     extra: str = "",
     measures: str = MEASURES,
 ):
+    if "{-" in pattern and "UNMATCHED" in rows:
+        rows = "ALL ROWS PER MATCH"  # the standard forbids exclusions WITH UNMATCHED ROWS
     body = (
         f"ORDER BY t MEASURES {measures} {rows} {extra} AFTER MATCH SKIP {skip} "
         f"PATTERN ({pattern}) "

@@ -197,7 +197,7 @@ def test_matchrec_error_is_brief_with_caret(ip):
     result, cap = run(ip, "%%matchrec -o res\n" + BAD_QUERY)
     assert isinstance(result.error_in_exec, SemanticError)
     out = cap.stdout
-    assert "semantic error: unknown column 'prise' (line 6, column 28)" in out
+    assert "semantic error: Column 'prise' cannot be resolved (line 6, column 28)" in out
     assert "  6 |   DEFINE B AS price < PREV(prise)" in out
     assert re.search(r"\n\s+\^\n", out)
     assert "hint:" in out
@@ -332,7 +332,7 @@ def test_notebook_in_a_real_kernel(tmp_path):
     errors = [o for o in nb.cells[3].outputs if o.output_type == "error"]
     assert len(errors) == 1 and errors[0].ename == "SemanticError"
     text = "\n".join(errors[0].traceback)
-    assert "unknown column 'prise' (line 6, column 28)" in text
+    assert "Column 'prise' cannot be resolved (line 6, column 28)" in text
     assert "  6 |   DEFINE B AS price < PREV(prise)" in text
     assert re.search(r"\n\s+\^\n", text)
     assert "Traceback" not in text and len(errors[0].traceback) == 4

@@ -272,7 +272,6 @@ def test_unknown_label_is_an_error():
         ("B{,2}?", "BBBB", 0),
         ("B{1,3}", "BBBB", 3),
         ("B{1,3}?", "BBBB", 1),
-        ("B{0}", "BBBB", 0),
         ("B*", "BBBB", 4),
         ("B*?", "BBBB", 0),
         ("B+", "BBBB", 4),

@@ -98,6 +98,7 @@ def test_define_condition_must_be_boolean(spark, events, condition):
             run()
         err = info.value
         assert "the condition of DEFINE B must be BOOLEAN" in str(err)
+        assert "Expression defining a label must be boolean (actual type: " in str(err)
         assert err.line == 3 and "^" in str(err) and "__mr" not in str(err)
     with pytest.raises(AnalysisException) as info:
         spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})")

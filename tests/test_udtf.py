@@ -260,7 +260,7 @@ def test_unknown_label_shows_our_message(spark, table):
         spark.sql(_call(body))
     text = str(info.value)
     assert "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON" in text
-    assert "semantic error: unknown pattern variable 'X'" in text
+    assert "semantic error: X is not a primary pattern variable or subset name" in text
     assert "hint: pattern variables: A, B" in text
 
 
@@ -333,7 +333,7 @@ def test_late_rows_are_refused_by_the_table_function():
 
 
 def test_unknown_column_is_our_error():
-    with pytest.raises(SemanticError, match="unknown column 'nope'"):
+    with pytest.raises(SemanticError, match="Column 'nope' cannot be resolved"):
         build_program("ORDER BY o MEASURES LAST(nope) AS x PATTERN (A)", INPUT)
 
 
@@ -458,7 +458,7 @@ def test_matchrec_sql_shows_the_table_functions_error_with_a_caret_in_the_query(
     with pytest.raises(SemanticError) as info:
         matchrec.sql(spark, query)
     err = info.value
-    assert err.message == "unknown pattern variable 'X'"
+    assert err.message == "X is not a primary pattern variable or subset name"
     assert err.sql == query
     assert (err.line, err.column) == (3, query.splitlines()[2].index("X.p") + 1)
     assert "TABLE_VALUED_FUNCTION" not in str(err) and "Traceback" not in str(err)

@@ -115,6 +115,8 @@ def make_columns(rng: random.Random, n: int) -> Columns:
 
 
 def plan_of(define: str, pattern: str, skip: str, rows: str, within: bool):
+    if "{-" in pattern and "UNMATCHED" in rows:
+        rows = "ALL ROWS PER MATCH"  # the standard forbids exclusions WITH UNMATCHED ROWS
     body = (
         "ORDER BY t MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS c, count(*) AS k "
         f"{rows} AFTER MATCH SKIP {skip} PATTERN ({pattern}) "
