@@ -126,6 +126,7 @@ _ANONYMOUS = {
     "CEIL": exp.Ceil,
     "CEILING": exp.Ceil,
     "ROUND": exp.Round,
+    "BROUND": exp.Round,
 }
 NULL_TYPE = exp.DataType(this=T.NULL)
 
@@ -400,9 +401,9 @@ def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     if digits is None:
         return None
     if params:
-        if digits < 0:
-            return None
         p, s = params
+        if digits < 0:  # Spark keeps the digits left of the point, and one more
+            return decimal(min(max(p - s + 1, 1 - digits), MAX_PRECISION), 0)
         new_scale = min(s, digits)
         return decimal(min(p - s + 1 + new_scale, MAX_PRECISION), new_scale)
     return t if _is_numeric(t) else None

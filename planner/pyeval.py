@@ -24,7 +24,7 @@ import operator
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from sqlglot import exp
@@ -194,13 +194,44 @@ def _null_safe_eq(a: Any, b: Any) -> bool:
     return _ordered(operator.eq)(*_num(a, b))
 
 
-def _round(x: Any, digits: Any = 0) -> Any:
-    if isinstance(x, float):
-        q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-int(digits)), rounding="ROUND_HALF_UP")
-        return float(q)
-    if isinstance(x, Decimal):
-        return x.quantize(Decimal(1).scaleb(-int(digits)), rounding="ROUND_HALF_UP")
-    return x
+#: enough digits to round any double or DECIMAL(38) exactly (a double has at most 309
+#: integer digits and its shortest decimal form at most 341 fractional ones)
+_ROUND_CONTEXT = Context(prec=1000)
+
+
+def _rounder(mode: str) -> Callable[..., Any]:
+    """Spark's ``round`` (HALF_UP) or ``bround`` (HALF_EVEN) to ``places``: a double goes
+    through its shortest decimal form (Scala's ``BigDecimal(d)``) and back, a NaN or an
+    infinity stays, a zero result is +0.0; an integer rounds only to negative places."""
+
+    def quantize(d: Decimal, places: int) -> Decimal:
+        return d.quantize(Decimal(1).scaleb(-places), rounding=mode, context=_ROUND_CONTEXT)
+
+    def round_to(x: Any, places: Any = 0) -> Any:
+        places = int(places)
+        if isinstance(x, float):
+            if not math.isfinite(x):
+                return x
+            d = Decimal(repr(x))
+            if d.as_tuple().exponent >= -places:  # nothing to round
+                return x + 0.0
+            return float(quantize(d, places)) + 0.0
+        if isinstance(x, Decimal):
+            return quantize(x, places)
+        if isinstance(x, int) and not isinstance(x, bool) and places < 0:
+            return int(quantize(Decimal(x), places))
+        return x
+
+    return round_to
+
+
+_round = _rounder(ROUND_HALF_UP)
+
+
+def _signum(x: Any) -> float:
+    """Spark's ``sign``/``signum``: a double, NaN for NaN, a zero keeps its sign."""
+    f = float(x)
+    return f if f != f or f == 0 else math.copysign(1.0, f)
 
 
 def _overflow(fn: Callable[..., float], *args: Any) -> float:
@@ -237,8 +268,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "CEIL": math.ceil,
     "CEILING": math.ceil,
     "ROUND": _round,
-    "SIGN": lambda x: (x > 0) - (x < 0),
-    "SIGNUM": lambda x: float((x > 0) - (x < 0)),
+    "BROUND": _rounder(ROUND_HALF_EVEN),
+    "SIGN": _signum,
+    "SIGNUM": _signum,
     "POWER": lambda a, b: _power(a, b),
     "POW": lambda a, b: _power(a, b),
     "CONCAT": gf.concat,

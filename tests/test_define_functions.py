@@ -357,6 +357,15 @@ TWO_ROW_CALLS = [
     "levenshtein(N.s, S.s, 1)",
     "try_divide(N.v, S.n)",
     "try_divide(N.n, S.n)",
+    "round(N.v * S.v, 1)",
+    "round(N.v - S.v)",
+    "round(N.v + S.v, -1)",
+    "round(N.n * S.n * 5, -1)",
+    "bround(N.v * S.v, 1)",
+    "bround(N.v - S.v)",
+    "bround(N.n * S.n * 5, -1)",
+    "sign(N.v - S.v)",
+    "signum(N.n - S.n)",
 ]
 
 
