@@ -69,11 +69,15 @@ for _type, _keys in {
     "TRY_TO_TIMESTAMP MAKE_TIMESTAMP",
     "timestamp_ntz": "TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ ConvertTimezone",
     "interval": "MakeInterval",
+    # the combinations of calls planner.decompose splits (typed as the calls they stand for)
+    "bigint ": "__MR_MONTHS_UNTIL",
+    "double ": "__MR_MONTHS_BETWEEN",
+    "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD",
     "binary": "Encode Unhex UNBASE64",
     "interval day to second": "MAKE_DT_INTERVAL",
 }.items():
     for _key in _names(_keys):
-        _FIXED[_key] = _type
+        _FIXED[_key] = _type.strip()
 
 # calls typed like their first argument (the array functions keep the array type)
 _SAME_AS_FIRST = set(

@@ -710,12 +710,16 @@ class _MeasureCompiler:
         try:
             return compile_glue(node, self.compile, lambda n: self.pos, self.sql)  # type: ignore[arg-type,return-value]
         except UnsupportedError as err:
-            raise self.error(
-                f"the table function cannot evaluate {node.key.upper()} over match values "
-                "in MEASURES",
+            if getattr(err, "from_measure", False):  # an inner call's: it names that call
+                raise
+            error = self.error(
+                f"the table function cannot evaluate {written_name(node)} over values from "
+                "several rows of the match in MEASURES",
                 "apply it inside the navigation, e.g. LAST(upper(x)) rather than "
                 "upper(LAST(x)), or use matchrec.sql",
-            ) from err
+            )
+            error.from_measure = True  # type: ignore[attr-defined]
+            raise error from err
 
     def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
         target = _spark_target(node.to)
@@ -742,6 +746,22 @@ class _MeasureCompiler:
                 ) from None
 
         return evaluate
+
+
+def written_name(node: exp.Expression) -> str:
+    """How the user wrote call ``node``: ``map()``, ``format_string()``, ``bround()``
+    (never sqlglot's class names such as VARMAP or ANONYMOUS)."""
+    if isinstance(node, exp.Anonymous):
+        return f"{node.name.lower()}()"
+    if isinstance(node, exp.Func):
+        text = node.sql(dialect="spark")
+        name = text.split("(", 1)[0].strip()
+        if name.replace("_", "").isalnum():
+            return f"{name.lower()}()"
+    if isinstance(node, (exp.Binary, exp.Unary)):
+        return f"operator {node.key.upper()}"
+    text = node.sql(dialect="spark")
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def type_env(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> TypeEnv:

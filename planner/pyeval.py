@@ -79,12 +79,22 @@ def _is_nan(v: Any) -> bool:
     return isinstance(v, float) and v != v
 
 
+def _nan_equal(v: Any) -> Any:
+    """An array or struct value whose NaNs equal each other (Python's NaN equals only
+    itself); for ``=`` and ``<>`` of arrays."""
+    if isinstance(v, (list, tuple)):
+        return tuple(_nan_equal(x) for x in v)
+    return ("NaN",) if _is_nan(v) else v
+
+
 def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     """A comparison as Spark makes it: NaN equals NaN and is above every other double."""
 
     def compare(a: Any, b: Any) -> bool:
         if _is_nan(a) or _is_nan(b):
             return op(gf.order_key(a), gf.order_key(b))
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return op(_nan_equal(a), _nan_equal(b))
         return op(a, b)
 
     return compare

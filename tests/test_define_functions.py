@@ -366,6 +366,21 @@ TWO_ROW_CALLS = [
     "bround(N.n * S.n * 5, -1)",
     "sign(N.v - S.v)",
     "signum(N.n - S.n)",
+    "array_join(array(N.s, S.s, NULL), '-')",
+    "array_join(array(N.s, S.s, NULL), S.s, '?')",
+    "array_join(array(N.v, S.v, NULL), '/')",
+    "flatten(array(array(N.n, S.n), array(S.n)))",
+    "flatten(array(array(N.s), NULL))",
+    "array_sort(array(N.v, S.v, NULL, 0D))",
+    "array_sort(array(N.s, S.s, 'b'))",
+    "sort_array(array(N.n, S.n, NULL))",
+    "sort_array(array(N.d, S.d, NULL), false)",
+    "sort_array(array(N.v, S.v), true)",
+    "format_string('%s|%d|%5s|%-3d|%05d|%%', N.s, S.n, S.s, N.n, S.n)",
+    "printf('%S=%s', N.s, S.s)",
+    "map('a', N.n, 'b', S.n)['b']",
+    "map('a', N.s, 'b', S.s)['a']",
+    "map_from_arrays(array(1, 2), array(N.v, S.v))[2]",
 ]
 
 

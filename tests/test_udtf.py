@@ -454,6 +454,27 @@ FUNCTION_CASES = {
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
+    "functions_of_several_rows": """
+        PARTITION BY sym ORDER BY n
+        MEASURES map('first', FIRST(n), 'last', LAST(n)) AS ends,
+                 format_string('%s-%d', FIRST(tag), LAST(n)) AS label,
+                 flatten(array(FIRST(arr), LAST(arr))) AS both_arrs,
+                 array_join(array(FIRST(tag), LAST(tag)), '>', '?') AS path,
+                 array_sort(array(LAST(price), FIRST(price))) AS prices,
+                 sort_array(array(FIRST(n), LAST(n)), false) AS desc_ns,
+                 bround(FIRST(dec) * LAST(dec), 1) AS product,
+                 round(LAST(price) - FIRST(price), -1) AS tens,
+                 sign(LAST(price) - FIRST(price)) AS dir,
+                 pmod(FIRST(n) - LAST(n), 3) AS pm, bround(LAST(price), 0) AS br,
+                 decode(LAST(n), 1, 'one', 2, 'two', 'many') AS word,
+                 transform(LAST(arr), x -> x * 10) AS tenfold,
+                 aggregate(FIRST(arr), 0, (acc, x) -> acc + x) AS total,
+                 LAST(m)['k'] + FIRST(n) AS mk, LAST(ts) + make_interval(0, 0, 0, 1, 2) AS later,
+                 date_add(FIRST(day), LAST(n)) AS shifted,
+                 timestampdiff(MONTH, FIRST(ts), LAST(ts)) AS months
+        ONE ROW PER MATCH
+        PATTERN (A B*)
+        DEFINE B AS true""",
     "all_rows_pattern_that_can_be_empty": """
         PARTITION BY sym ORDER BY n
         MEASURES year(FIRST(B.day)) AS yr, coalesce(FIRST(B.tag), 'none') AS first_b,
