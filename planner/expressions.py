@@ -70,7 +70,22 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.Mode: "MODE",
     exp.FirstValue: "FIRST_VALUE",
     exp.LastValue: "LAST_VALUE",
+    exp.BitwiseAndAgg: "BIT_AND",
+    exp.BitwiseOrAgg: "BIT_OR",
+    exp.BitwiseXorAgg: "BIT_XOR",
+    exp.ApproxDistinct: "APPROX_COUNT_DISTINCT",
 }
+
+#: Spark's aggregate functions that sqlglot reads as plain calls: an error where matchrec
+#: has no version of one (Spark would otherwise fail with MISSING_GROUP_BY)
+SPARK_AGGREGATE_CALLS = frozenset(
+    "APPROX_TOP_K BITMAP_CONSTRUCT_AGG BITMAP_OR_AGG COUNT_MIN_SKETCH COVAR_SAMP GROUPING "
+    "GROUPING_ID HISTOGRAM_NUMERIC HLL_SKETCH_AGG HLL_UNION_AGG KLL_SKETCH_AGG_BIGINT "
+    "KLL_SKETCH_AGG_DOUBLE KLL_SKETCH_AGG_FLOAT PRODUCT REGR_AVGX REGR_AVGY REGR_COUNT "
+    "REGR_INTERCEPT REGR_R2 REGR_SLOPE REGR_SXX REGR_SXY REGR_SYY THETA_SKETCH_AGG "
+    "THETA_INTERSECTION_AGG THETA_UNION_AGG TRY_AVG TRY_SUM APPROX_COUNT_DISTINCT "
+    "BIT_AND BIT_OR BIT_XOR KURTOSIS SKEWNESS CORR COVAR_POP".split()
+)
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
         AGGREGATE_NODES[getattr(exp, _name)] = "COLLECT_SET"
@@ -554,6 +569,8 @@ class Lowering:
                 qualifiers[q] = _first_ref(a, q) or a
         qualifier = next(iter(qualifiers)) if qualifiers else None
         labels = self.label_set(qualifier, qualifiers.get(qualifier, node), base)
+        if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
+            args = [_spark_hash(args[0]), *args[1:]]
         sources = [self.row_source(a, base, func) for a in args]
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
@@ -1302,7 +1319,12 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="the matcher may evaluate a condition several times or not at all for a "
                 "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
             )
-        if isinstance(node, exp.AggFunc) and not _aggregate_name(node):
+        unknown_call = (
+            isinstance(node, exp.Anonymous)
+            and call_name(node)[1] in SPARK_AGGREGATE_CALLS
+            and not _aggregate_name(node)
+        )
+        if (isinstance(node, exp.AggFunc) or unknown_call) and not _aggregate_name(node):
             name, pos = _written_call(low, node, base)
             raise UnsupportedError(
                 f"aggregate {name}() is not supported in {clause}",
@@ -1311,8 +1333,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="aggregates over the match: count, sum, avg, min, max, array_agg, "
                 "collect_list, collect_set, min_by/max_by, bool_and/bool_or, count_if, "
                 "listagg/string_agg, stddev/variance (_pop/_samp), any_value, first_value, "
-                "last_value, median, "
-                "percentile, percentile_approx, mode; or aggregate "
+                "last_value, median, percentile, percentile_approx, mode, "
+                "approx_count_distinct, bit_and/bit_or/bit_xor, try_sum/try_avg; or aggregate "
                 "the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
             )
         if isinstance(node, exp.Filter):
@@ -1410,6 +1432,15 @@ _VOLATILE = {
 _CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
 
 
+def _spark_hash(node: exp.Expression) -> exp.Expression:
+    """``xxhash64(x)`` (seed 42, the hash Spark's HLL++ takes of a value), NULL for NULL."""
+    return exp.If(
+        this=exp.Is(this=node.copy(), expression=exp.Null()),
+        true=exp.Null(),
+        false=exp.Anonymous(this="xxhash64", expressions=[node.copy()]),
+    )
+
+
 def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, int]:
     """The function name of call ``node`` as the user wrote it (sqlglot renames some,
     ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
@@ -1417,7 +1448,8 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     found = _CALL_HEAD.search(low.sql, 0, pos)
     if found:
         return found.group(1), found.start(1)
-    return node.sql_name().lower(), pos
+    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+    return name.lower(), pos
 
 
 def _volatile_name(node: exp.Expression) -> str | None:

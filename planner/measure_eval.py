@@ -268,7 +268,7 @@ def _aggregate_name(node: exp.Expression) -> str | None:
 
 
 def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
-    if name in ("COUNT", "COUNT_IF"):
+    if name in ("COUNT", "COUNT_IF", "APPROX_COUNT_DISTINCT"):
         return dtype("bigint")
     if name in ("BOOL_AND", "EVERY", "BOOL_OR", "ANY", "SOME"):
         return dtype("boolean")
@@ -284,6 +284,9 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return None
     if name in ("ARRAY_AGG", "COLLECT_LIST", "COLLECT_SET"):
         return array_of(t, no_nulls=True)
+    if name in ("BIT_AND", "BIT_OR", "BIT_XOR"):
+        return t if t.this in _INTEGRAL else None
+    name = {"TRY_SUM": "SUM", "TRY_AVG": "AVG"}.get(name, name)
     if name in ("MIN", "MAX", "MAX_BY", "MIN_BY", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE"):
         return t
     if name == "MODE":
