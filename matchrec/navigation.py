@@ -243,6 +243,10 @@ def _bool_or(values: list[Value]) -> Value:
 
 
 def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
+    """``max_by``/``min_by`` as Spark updates them row by row: a row replaces the kept
+    one unless the kept key is strictly better, so of equal keys (NaN equals NaN) the
+    last row's value wins."""
+
     def pick(values: list[Value], keys: list[Value]) -> Value:
         best, best_key = None, None
         for v, k in zip(values, keys):
@@ -252,7 +256,7 @@ def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
                 best, best_key = v, k
                 continue
             key, top = spark_order(k), spark_order(best_key)
-            if key > top if pick_max else key < top:
+            if key >= top if pick_max else key <= top:
                 best, best_key = v, k
         return best
 

@@ -291,7 +291,23 @@ def test_match_dependent_comparisons_of_nan_and_null_are_sparks(spark, doubles, 
     assert got == expected
 
 
-@pytest.mark.parametrize("aggregate", ["min(x)", "max(x)", "sum(x)", "avg(x)", "max(n)"])
+@pytest.mark.parametrize(
+    "aggregate",
+    [
+        "min(x)",
+        "max(x)",
+        "sum(x)",
+        "avg(x)",
+        "max(n)",
+        "max_by(o, x)",
+        "min_by(o, x)",
+        "max_by(x, n)",
+        "min_by(o, n)",
+        "stddev(x)",
+        "var_pop(x)",
+        "mode(x, true)",
+    ],
+)
 @pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
 def test_aggregates_of_nan_and_infinity_are_sparks(spark, doubles, aggregate, semantics):
     frame = "CURRENT ROW" if semantics == "RUNNING" else "UNBOUNDED FOLLOWING"
