@@ -211,9 +211,15 @@ def _avg(values: list[Value]) -> Value:
 
 
 def spark_order(v: Value) -> Any:
-    """Sort key of a value as Spark orders it: NaN above every other double."""
+    """Sort key of a value as Spark orders it: NaN above every other double; a struct
+    (a dict, or a row tuple) field by field and an array element by element, a NULL
+    inside below any value, a shorter array below a longer one it begins."""
     if isinstance(v, float) and math.isnan(v):
         return (1, 0.0)
+    if isinstance(v, dict):
+        v = tuple(v.values())
+    if isinstance(v, (list, tuple)):
+        return (0, tuple((0,) if x is None else (1, spark_order(x)) for x in v))
     return (0, v)
 
 

@@ -689,6 +689,8 @@ class _MeasureCompiler:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
 
     def compile(self, node: exp.Expression) -> RowEval:
+        if isinstance(node, exp.Column) and node.table in self.atom_index:
+            return self.field(node.table, node.name)  # ``max(info).city``
         if isinstance(node, exp.Column):
             i = self.atom_index.get(node.name)
             if i is None:
@@ -723,6 +725,21 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def field(self, atom: str, name: str) -> RowEval:
+        """Field ``name`` of a struct atom (a PySpark Row or a dict; Spark matches field
+        names without case)."""
+        i = self.atom_index[atom]
+        wanted = name.lower()
+
+        def read(vals: Sequence[Value]) -> Value:
+            value = vals[i]
+            if value is None:
+                return None
+            fields = value.asDict() if hasattr(value, "asDict") else value
+            return next((v for k, v in fields.items() if k.lower() == wanted), None)
+
+        return read
 
     def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
         target = _spark_target(node.to)

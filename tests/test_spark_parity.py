@@ -444,3 +444,30 @@ def test_approx_count_distinct_is_sparks_hyperloglog(spark, events):
     }
     for door, df in frames.items():
         assert sorted(tuple(r) for r in df.collect()) == expected, door
+
+
+def test_min_and_max_of_structs_and_arrays_are_sparks(spark, events):
+    """Spark orders structs field by field and arrays element by element, a NULL inside
+    first (once a Python error comparing dicts); a field of the result reads as Spark's."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_nested AS SELECT * FROM VALUES
+           ('x', 1, named_struct('c', 'Rome', 'kg', 2), array(3, 1)),
+           ('x', 2, named_struct('c', 'Oslo', 'kg', NULL), array(3, NULL)),
+           ('x', 3, named_struct('c', 'Oslo', 'kg', 1), array(3)),
+           ('x', 4, named_struct('c', NULL, 'kg', 9), NULL),
+           ('y', 1, NULL, array(NULL, 2)), ('y', 2, named_struct('c', 'Bern', 'kg', 0), array(1))
+           AS t(k, o, st, arr)"""
+    )
+    aggregates = "min(st), max(st), min(arr), max(arr), max(st).c, min(st).kg + 1"
+    expected = sorted(
+        tuple(r) for r in spark.sql(f"SELECT k, {aggregates} FROM mr_nested GROUP BY k").collect()
+    )
+    measures = ", ".join(f"{a} AS m{i}" for i, a in enumerate(aggregates.split(", ")))
+    body = f"PARTITION BY k ORDER BY o MEASURES {measures} PATTERN (A+) DEFINE A AS true"
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_nested MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_nested"), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_nested), {_literal(body)})"),
+    }
+    for door, df in frames.items():
+        assert sorted(tuple(r) for r in df.collect()) == expected, door
