@@ -1234,6 +1234,18 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
 # every row: kept in the table function's Python glue where it can run
 _RAISES_ON_SOME_ROWS = (exp.Cast, exp.Bracket)
 _MEASURE_GLUE_EXTRA = (exp.Cast, exp.TryCast, exp.Bracket, exp.DataType)
+#: CAST targets whose value depends on the session time zone or Spark's datetime formats
+#: (a timestamp's date, a date's midnight, a timestamp as text): never cast in Python
+_ZONED_TARGETS = {
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.TEXT,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.CHAR,
+}
 
 
 def _measure_glue(node: exp.Expression) -> bool:
@@ -1249,6 +1261,8 @@ def _measure_glue(node: exp.Expression) -> bool:
     def runs(n: exp.Expression) -> bool:
         if isinstance(n, exp.Column) or _special_kind(n) or _aggregate_name(n):
             return True  # an atom
+        if isinstance(n, exp.Cast) and n.to.this in _ZONED_TARGETS:
+            return False  # the session time zone and Spark's formats: Spark casts it
         if not (isinstance(n, _MEASURE_GLUE_EXTRA) or evaluates(shallow(n))):
             return False
         return all(runs(c) for c in n.iter_expressions())

@@ -916,3 +916,21 @@ def test_function_types_match_spark(spark):
         if got != want:
             mismatches.append((text, got and got.simpleString(), want.simpleString()))
     assert not mismatches, "\n".join(map(str, mismatches))
+
+
+def test_casts_that_read_the_session_time_zone_are_sparks(spark, rich_table):
+    """CAST of a date to a timestamp (its midnight in the session time zone), of a
+    timestamp to a date or a string: Spark casts them (once Python did, in the worker's
+    zone), so a session zone other than the worker's gives Spark's answer."""
+    body = """PARTITION BY sym ORDER BY n
+        MEASURES CAST(FIRST(day) AS TIMESTAMP) AS midnight, CAST(LAST(ts) AS DATE) AS d,
+                 CAST(LAST(ts) AS STRING) AS text, FIRST(ts)::date = LAST(ts)::date AS same_day
+        ONE ROW PER MATCH PATTERN (A B*) DEFINE B AS true"""
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", "Asia/Tokyo")
+    try:
+        expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_rich MATCH_RECOGNIZE ({body})")
+        want = sorted(map(repr, expected.collect()))
+        assert sorted(map(repr, spark.sql(_call(body, "mr_udtf_rich")).collect())) == want
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
