@@ -30,7 +30,8 @@ from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
 from .pushdown import push_down
-from .pyeval import compile_glue, evaluates, shallow
+from .pyeval import compile_glue, compiles, evaluates, shallow
+from .sql_functions import FunctionLookup, inline_sql_functions
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 from .type_checks import (
     TypeCheck,
@@ -138,6 +139,8 @@ class Lowering:
     # their f(NULL) at)
     python_measures: bool = False
     pattern_may_be_empty: bool = False
+    # the session's SQL UDFs, looked up by name (None: no session at hand)
+    sql_functions: FunctionLookup | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -886,6 +889,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     original = tree.copy()  # as written, for the type checks' messages
     tree = _current_classifier(tree, label)
     tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
+    if low.sql_functions is not None:  # a SQL UDF of several rows: its body, lowered
+        inlined = inline_sql_functions(tree.copy(), low.sql_functions, _glue_keeps)
+        if inlined != tree:
+            tree = push_down(
+                inlined, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates
+            )
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
     dynamic = [c for c in conjuncts if not is_local(c)]
@@ -1246,6 +1255,25 @@ _ZONED_TARGETS = {
     exp.DataType.Type.VARCHAR,
     exp.DataType.Type.CHAR,
 }
+
+
+def _glue_keeps(node: exp.Expression) -> bool:
+    """Whether DEFINE's glue runs call ``node`` itself (a navigation, an aggregate, one of
+    its functions), or Spark computes it as a column (pushed inside a navigation)."""
+    if _special_kind(node) or _aggregate_name(node) or compiles(shallow(node)):
+        return True
+    return _is_pushed(node)
+
+
+def _is_pushed(node: exp.Expression) -> bool:
+    """A call whose every column is inside a navigation of one row (pushdown's result,
+    ``FIRST(f(S.x))``): Spark computes it."""
+    parent = node.parent
+    while parent is not None:
+        if _special_kind(parent):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _measure_glue(node: exp.Expression) -> bool:

@@ -21,6 +21,7 @@ from matchrec.nfa import compile_pattern
 from matchrec.vector_define import VExpr
 
 from .expressions import Atom, DefineLowering, Lowering, lower_define, lower_measure
+from .sql_functions import FunctionLookup
 from .sqltext import quote
 from .type_checks import TypeCheck
 
@@ -103,6 +104,7 @@ def plan_clause(
     windows: bool = True,
     ansi: bool = True,
     python_measures: bool = False,
+    sql_functions: FunctionLookup | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -111,7 +113,9 @@ def plan_clause(
     sorted partition for Spark's LAG/LEAD to run over. ``ansi``: the session's
     ``spark.sql.ansi.enabled`` (DEFINE's Python glue raises where Spark would).
     ``python_measures``: MEASURES are computed in Python (the table function), so each
-    function of one navigated row moves inside the navigation for Spark to compute."""
+    function of one navigated row moves inside the navigation for Spark to compute.
+    ``sql_functions``: looks up the session's SQL UDFs, whose bodies are inlined where
+    DEFINE's glue would call one on values from several rows (``planner.sql_functions``)."""
     sql = clause.sql
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
@@ -127,6 +131,7 @@ def plan_clause(
         ansi=ansi,
         python_measures=python_measures,
         pattern_may_be_empty=can_match_empty(nfa),
+        sql_functions=sql_functions,
     )
 
     partition_by = [_column_ref(low, e, "PARTITION BY") for e in clause.partition_by]

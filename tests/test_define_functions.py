@@ -925,3 +925,46 @@ def test_percentile_of_a_running_match_in_define(spark):
     # a: from i=1 the first B's x is NULL (median NULL); from i=2 the medians of x are
     # -1, 1.625, 4.25, then 5.625 ends it. b: every prefix of x has a median below 5
     assert rows == [("a", 2, 5), ("b", 1, 5)]
+
+
+SQL_UDF_PAIRS = [
+    # (DEFINE B AS ..., the same over the row before B, read with lag)
+    ("fn_close(A.v, B.v)", "fn_close(lag(v) OVER w, v)"),
+    ("fn_close(B.v)", "fn_close(v)"),
+    ("NOT fn_close(A.v, B.v + 1D)", "NOT fn_close(lag(v) OVER w, v + 1D)"),
+    ("fn_span(A.ts, B.ts) >= 3600", "fn_span(lag(ts) OVER w, ts) >= 3600"),
+    ("fn_prefix(A.path, B.path)", "fn_prefix(lag(path) OVER w, path)"),
+]
+
+
+@pytest.mark.parametrize(("define", "plain"), SQL_UDF_PAIRS)
+def test_sql_udf_of_two_rows_in_define_is_inlined(spark, events, define, plain):
+    """A session SQL UDF of values from two rows (once "cannot be applied to a value that
+    depends on the match"): its body runs with the rows' values, as Spark would call it."""
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION fn_close(a DOUBLE, b DOUBLE DEFAULT 5D) "
+        "RETURNS BOOLEAN RETURN abs(a - b) <= 1D"
+    )
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION fn_span(a TIMESTAMP, b TIMESTAMP) "
+        "RETURNS BIGINT RETURN unix_timestamp(b) - unix_timestamp(a)"
+    )
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION fn_prefix(a STRING, b STRING) "
+        "RETURNS BOOLEAN RETURN b LIKE concat(a, '/%')"
+    )
+    expected = sorted(
+        (r.usr, r.id)
+        for r in spark.sql(
+            f"""SELECT usr, id FROM (SELECT *, lag(id) OVER w AS prev_id, {plain} AS ok
+                FROM fn_events WINDOW w AS (PARTITION BY usr ORDER BY id))
+                WHERE prev_id IS NOT NULL AND ok"""
+        ).collect()
+    )
+    body = f"""PARTITION BY usr ORDER BY id MEASURES B.id AS id AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (A B) DEFINE B AS {define}"""
+    for door, frame in {
+        "sql": matchrec.sql(spark, f"SELECT * FROM fn_events MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("fn_events"), body),
+    }.items():
+        assert sorted((r.usr, r.id) for r in frame.collect()) == expected, door
