@@ -238,6 +238,33 @@ def _rounder(mode: str) -> Callable[..., Any]:
 _round = _rounder(ROUND_HALF_UP)
 
 
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[[Any], Any]:
+    """Spark's ``floor``/``ceil`` (a BIGINT): a double's NaN is 0, and one out of BIGINT's
+    range (infinities too) is an overflow error under ANSI mode, else clamped, as Java's
+    double-to-long conversion."""
+
+    def apply(x: Any) -> Any:
+        if not isinstance(x, float):
+            return rounding(x)
+        if x != x:
+            return 0
+        if math.isfinite(x):
+            result = rounding(x)
+            if _LONG_MIN <= result <= _LONG_MAX:
+                return result
+        if ansi:
+            raise OverflowError(
+                f"{x!r} is out of BIGINT's range (Spark's ARITHMETIC_OVERFLOW under "
+                "spark.sql.ansi.enabled)"
+            )
+        return _LONG_MAX if x > 0 else _LONG_MIN
+
+    return apply
+
+
 def _signum(x: Any) -> float:
     """Spark's ``sign``/``signum``: a double, NaN for NaN, a zero keeps its sign."""
     f = float(x)
@@ -274,9 +301,9 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SQRT": lambda x: math.sqrt(x) if x >= 0 else math.nan,
     "EXP": lambda x: _overflow(math.exp, x),
     "LN": lambda x: math.log(x) if x > 0 else None,
-    "FLOOR": math.floor,
-    "CEIL": math.ceil,
-    "CEILING": math.ceil,
+    "FLOOR": _to_long(math.floor, ansi=False),
+    "CEIL": _to_long(math.ceil, ansi=False),
+    "CEILING": _to_long(math.ceil, ansi=False),
     "ROUND": _round,
     "BROUND": _rounder(ROUND_HALF_EVEN),
     "SIGN": _signum,
@@ -289,6 +316,13 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SIZE": len,
     "CARDINALITY": len,
     "ARRAY_SIZE": len,
+}
+
+# the functions of that table that raise under ANSI mode where Spark does
+_ANSI_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "FLOOR": _to_long(math.floor, ansi=True),
+    "CEIL": _to_long(math.ceil, ansi=True),
+    "CEILING": _to_long(math.ceil, ansi=True),
 }
 
 # sqlglot node classes of those functions (sqlglot parses many of them to typed nodes)
@@ -477,9 +511,8 @@ def compile_glue(
         if name not in _FUNCTIONS:
             name = None
     if name is not None:
-        return _call(
-            node, _FUNCTIONS[name], name not in _NON_STRICT, call_args(node), child, where, sql
-        )
+        fn = _ANSI_FUNCTIONS.get(name, _FUNCTIONS[name]) if ansi else _FUNCTIONS[name]
+        return _call(node, fn, name not in _NON_STRICT, call_args(node), child, where, sql)
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
         at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)

@@ -611,6 +611,25 @@ def test_a_zero_divisor_under_ansi_is_a_positioned_error(spark, call):
     assert err.sql[err.pos :].startswith(operator), err.sql[err.pos : err.pos + 20]
 
 
+ROUNDED_TO_LONG = ["floor(N.v * S.v)", "ceil(N.v - S.v)", "floor(N.v + S.n)"]
+
+
+@pytest.mark.parametrize("call", ROUNDED_TO_LONG)
+def test_floor_and_ceil_of_nan_and_infinity_without_ansi_are_sparks(spark, ansi_off, call):
+    """NaN is 0, an infinity or a double past BIGINT is clamped (once a Python error)."""
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+def test_floor_of_an_infinity_under_ansi_is_a_positioned_error(spark):
+    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call="floor(N.v * S.v)")
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "ARITHMETIC_OVERFLOW" in err.message and "floor()" in err.message
+    assert "floor(N.v * S.v)" in err.sql[err.pos - 6 : err.pos + 20]
+
+
 # ---------------------------------------------------------------- differential: wide inputs
 
 INTS = [None, 0, 1, 2, -1, -3, 5, 100, 2147483647, -2147483648]
