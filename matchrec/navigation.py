@@ -333,10 +333,26 @@ def _percentiles(pick: Callable[[list, float], Value]) -> Callable[..., Value]:
 
 
 def _approx_rank(ordered: list, p: float) -> Value:
-    """Spark's ``percentile_approx`` where its summary is exact (fewer values than its
-    accuracy, 10,000 by default): the smallest value with at least ``p`` of the values
-    at or below it."""
-    return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
+    """Spark's ``percentile_approx`` where its summary (QuantileSummaries, relative error
+    1/10,000) keeps every value: fewer values than the accuracy. The smallest value with
+    at least ``p`` of the values at or below it, with Spark's quirk on NaN: its compress
+    step keeps the minimum only if ``minimum <= second``, false when the second sorted
+    value is NaN ({inf, NaN} gives NaN at every percentage)."""
+    count = len(ordered)
+    sampled = ordered
+    if count > 1 and _is_nan_value(ordered[1]):
+        sampled = ordered[1:]
+    relative_error = 1e-4
+    if p <= relative_error:
+        return sampled[0]
+    if p >= 1 - relative_error:
+        return sampled[-1]
+    rank = math.ceil(p * count)
+    return sampled[rank - 1] if 1 <= rank < len(sampled) else sampled[-1]
+
+
+def _is_nan_value(v: Value) -> bool:
+    return isinstance(v, float) and v != v
 
 
 def _collect_set(values: list[Value]) -> list[Value]:

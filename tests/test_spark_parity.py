@@ -325,6 +325,22 @@ def test_aggregates_of_nan_and_infinity_are_sparks(spark, doubles, aggregate, se
     assert sorted(map(str, got.collect())) == sorted(map(str, expected.collect()))
 
 
+@pytest.mark.parametrize("percentages", ["0.5", "0.1", "array(0.0, 0.25, 0.5, 0.99, 1.0)"])
+def test_percentile_approx_with_nan_is_sparks(spark, doubles, percentages):
+    """Spark's summary drops the minimum when the second sorted value is NaN ({inf, NaN}
+    gives NaN); the whole match against Spark's GROUP BY over the same rows."""
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            f"SELECT k, percentile_approx(x, {percentages}) FROM mr_doubles GROUP BY k"
+        ).collect()
+    )
+    body = f"""PARTITION BY k ORDER BY o MEASURES percentile_approx(x, {percentages}) AS p
+        PATTERN (A+) DEFINE A AS true"""
+    got = sorted(tuple(r) for r in matchrec.match_recognize(doubles, body).collect())
+    assert repr(got) == repr(expected)
+
+
 def test_distinct_values_take_nan_as_one(spark, doubles):
     measures = "count(DISTINCT x) AS d, array_sort(collect_set(x)) AS s, sum(DISTINCT x) AS t"
     expected = spark.sql(
