@@ -890,7 +890,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     tree = _current_classifier(tree, label)
     tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
     if low.sql_functions is not None:  # a SQL UDF of several rows: its body, lowered
-        inlined = inline_sql_functions(tree.copy(), low.sql_functions, _glue_keeps)
+
+        def keeps(node: exp.Expression) -> bool:  # Spark or the glue runs it as it is
+            return _glue_keeps(node) or _current_row_only(node, local_labels)
+
+        inlined = inline_sql_functions(tree.copy(), low.sql_functions, keeps)
         if inlined != tree:
             tree = push_down(
                 inlined, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates
@@ -1263,6 +1267,16 @@ def _glue_keeps(node: exp.Expression) -> bool:
     if _special_kind(node) or _aggregate_name(node) or compiles(shallow(node)):
         return True
     return _is_pushed(node)
+
+
+def _current_row_only(node: exp.Expression, local_labels: set[str | None]) -> bool:
+    """A call of the current row's columns only (row-local: Spark computes it as it is)."""
+    for n in node.walk():
+        if _special_kind(n) or (n is not node and _aggregate_name(n)):
+            return False
+        if isinstance(n, exp.Column) and not _is_star(n) and _qualifier(n) not in local_labels:
+            return False
+    return True
 
 
 def _is_pushed(node: exp.Expression) -> bool:
