@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from typing import Any
 
+from .errors import MatchRuntimeError
 from .sql_values import to_text
 
 Value = Any
@@ -210,9 +211,15 @@ def _avg(values: list[Value]) -> Value:
 
 
 def spark_order(v: Value) -> Any:
-    """Sort key of a value as Spark orders it: NaN above every other double."""
+    """Sort key of a value as Spark orders it: NaN above every other double; a struct
+    (a dict, or a row tuple) field by field and an array element by element, a NULL
+    inside below any value, a shorter array below a longer one it begins."""
     if isinstance(v, float) and math.isnan(v):
         return (1, 0.0)
+    if isinstance(v, dict):
+        v = tuple(v.values())
+    if isinstance(v, (list, tuple)):
+        return (0, tuple((0,) if x is None else (1, spark_order(x)) for x in v))
     return (0, v)
 
 
@@ -242,6 +249,10 @@ def _bool_or(values: list[Value]) -> Value:
 
 
 def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
+    """``max_by``/``min_by`` as Spark updates them row by row: a row replaces the kept
+    one unless the kept key is strictly better, so of equal keys (NaN equals NaN) the
+    last row's value wins."""
+
     def pick(values: list[Value], keys: list[Value]) -> Value:
         best, best_key = None, None
         for v, k in zip(values, keys):
@@ -251,7 +262,7 @@ def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
                 best, best_key = v, k
                 continue
             key, top = spark_order(k), spark_order(best_key)
-            if key > top if pick_max else key < top:
+            if key >= top if pick_max else key <= top:
                 best, best_key = v, k
         return best
 
@@ -322,10 +333,26 @@ def _percentiles(pick: Callable[[list, float], Value]) -> Callable[..., Value]:
 
 
 def _approx_rank(ordered: list, p: float) -> Value:
-    """Spark's ``percentile_approx`` where its summary is exact (fewer values than its
-    accuracy, 10,000 by default): the smallest value with at least ``p`` of the values
-    at or below it."""
-    return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
+    """Spark's ``percentile_approx`` where its summary (QuantileSummaries, relative error
+    1/10,000) keeps every value: fewer values than the accuracy. The smallest value with
+    at least ``p`` of the values at or below it, with Spark's quirk on NaN: its compress
+    step keeps the minimum only if ``minimum <= second``, false when the second sorted
+    value is NaN ({inf, NaN} gives NaN at every percentage)."""
+    count = len(ordered)
+    sampled = ordered
+    if count > 1 and _is_nan_value(ordered[1]):
+        sampled = ordered[1:]
+    relative_error = 1e-4
+    if p <= relative_error:
+        return sampled[0]
+    if p >= 1 - relative_error:
+        return sampled[-1]
+    rank = math.ceil(p * count)
+    return sampled[rank - 1] if 1 <= rank < len(sampled) else sampled[-1]
+
+
+def _is_nan_value(v: Value) -> bool:
+    return isinstance(v, float) and v != v
 
 
 def _collect_set(values: list[Value]) -> list[Value]:
@@ -349,6 +376,87 @@ def _mode(values: list[Value], *_: list[Value]) -> Value:
         return None
     top = max(counts.values())
     return min((first[k] for k, c in counts.items() if c == top), key=spark_order)
+
+
+def _bits(combine: Callable[[int, int], int]) -> Callable[[list[Value]], Value]:
+    """``bit_and``/``bit_or``/``bit_xor`` of the non-NULL integers (Python's unbounded
+    integers give the same bits as Spark's two's complement of the input's width)."""
+
+    def aggregate(values: list[Value]) -> Value:
+        vals = _non_null(values)
+        if not vals:
+            return None
+        result = vals[0]
+        for v in vals[1:]:
+            result = combine(result, v)
+        return result
+
+    return aggregate
+
+
+_LONG = 2**63
+
+
+def _try_sum(values: list[Value]) -> Value:
+    """``try_sum``: ``sum``, but NULL once an integer sum leaves BIGINT's range (Spark's
+    sum of integers is a BIGINT whose overflow is checked at every row)."""
+    vals = _non_null(values)
+    if not vals:
+        return None
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in vals):
+        total = 0
+        for v in vals:
+            total += v
+            if not -_LONG <= total < _LONG:
+                return None
+        return total
+    return _sum(values)
+
+
+#: Spark's HyperLogLogPlusPlusHelper.THRESHOLDS: below, linear counting is the estimate
+_HLL_THRESHOLDS = (10, 20, 40, 80, 220, 400, 900, 1800, 3100, 6500, 11500, 20000, 50000)
+_MASK64 = 2**64 - 1
+
+
+class ApproxDistinctTooLarge(MatchRuntimeError):
+    """More distinct values than the linear-counting range of Spark's HLL++ estimate."""
+
+
+def _approx_count_distinct(hashes: list[Value], rsd: list[Value] | None = None) -> int:
+    """``approx_count_distinct`` as Spark's HyperLogLog++ computes it, from each row's
+    ``xxhash64`` of the value (NULL for a NULL value; the planner has Spark hash it with
+    the seed HLL++ uses): registers of ``2**p`` buckets, then linear counting, which is
+    Spark's estimate while it stays below its threshold (hundreds of distinct values at
+    the default relative error). Beyond it Spark corrects a bias from tables not copied
+    here: a run-time error."""
+    relative_sd = float(rsd[0]) if rsd and rsd[0] is not None else 0.05
+    p = math.ceil(2.0 * math.log(1.106 / relative_sd) / math.log(2.0))
+    if p < 4:
+        raise MatchRuntimeError(
+            "the relative error of approx_count_distinct must be at most 0.39 (as in Spark)"
+        )
+    m = 1 << p
+    registers = [0] * m
+    for h in hashes:
+        if h is None:
+            continue
+        u = h & _MASK64
+        w = ((u << p) & _MASK64) | (1 << (p - 1))
+        idx = u >> (64 - p)
+        registers[idx] = max(registers[idx], 64 - w.bit_length() + 1)
+    zeros = registers.count(0)
+    if zeros == m:
+        return 0
+    if zeros > 0 and p - 4 < len(_HLL_THRESHOLDS):
+        linear = m * math.log(m / zeros)
+        if linear <= _HLL_THRESHOLDS[p - 4]:
+            return math.floor(linear + 0.5)  # Java's Math.round
+    raise ApproxDistinctTooLarge(
+        f"approx_count_distinct over about {math.floor(m * math.log(m / max(zeros, 1)))} "
+        f"distinct values with relative error {relative_sd} is not computed (Spark's bias "
+        "correction past linear counting is not copied)",
+        hint="use count(DISTINCT x), or a smaller relative error (more buckets)",
+    )
 
 
 # name -> (number of arguments, or the numbers it takes; function over the argument value
@@ -388,6 +496,12 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "PERCENTILE_APPROX": ((2, 3), _percentiles(_approx_rank)),
     "APPROX_PERCENTILE": ((2, 3), _percentiles(_approx_rank)),
     "MODE": ((1, 2), _mode),
+    "BIT_AND": (1, _bits(lambda a, b: a & b)),
+    "BIT_OR": (1, _bits(lambda a, b: a | b)),
+    "BIT_XOR": (1, _bits(lambda a, b: a ^ b)),
+    "TRY_SUM": (1, _try_sum),
+    "TRY_AVG": (1, _avg),
+    "APPROX_COUNT_DISTINCT": ((1, 2), _approx_count_distinct),
 }
 
 

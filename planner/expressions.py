@@ -31,7 +31,8 @@ from matchrec.vector_define import VExpr
 
 from .lazy import lazily_evaluated, may_raise
 from .pushdown import push_down
-from .pyeval import compile_glue, evaluates, shallow
+from .pyeval import compile_glue, compiles, evaluates, shallow
+from .sql_functions import FunctionLookup, inline_sql_functions
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 from .type_checks import (
     TypeCheck,
@@ -72,7 +73,22 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.Mode: "MODE",
     exp.FirstValue: "FIRST_VALUE",
     exp.LastValue: "LAST_VALUE",
+    exp.BitwiseAndAgg: "BIT_AND",
+    exp.BitwiseOrAgg: "BIT_OR",
+    exp.BitwiseXorAgg: "BIT_XOR",
+    exp.ApproxDistinct: "APPROX_COUNT_DISTINCT",
 }
+
+#: Spark's aggregate functions that sqlglot reads as plain calls: an error where matchrec
+#: has no version of one (Spark would otherwise fail with MISSING_GROUP_BY)
+SPARK_AGGREGATE_CALLS = frozenset(
+    "APPROX_TOP_K BITMAP_CONSTRUCT_AGG BITMAP_OR_AGG COUNT_MIN_SKETCH COVAR_SAMP GROUPING "
+    "GROUPING_ID HISTOGRAM_NUMERIC HLL_SKETCH_AGG HLL_UNION_AGG KLL_SKETCH_AGG_BIGINT "
+    "KLL_SKETCH_AGG_DOUBLE KLL_SKETCH_AGG_FLOAT PRODUCT REGR_AVGX REGR_AVGY REGR_COUNT "
+    "REGR_INTERCEPT REGR_R2 REGR_SLOPE REGR_SXX REGR_SXY REGR_SYY THETA_SKETCH_AGG "
+    "THETA_INTERSECTION_AGG THETA_UNION_AGG TRY_AVG TRY_SUM APPROX_COUNT_DISTINCT "
+    "BIT_AND BIT_OR BIT_XOR KURTOSIS SKEWNESS CORR COVAR_POP".split()
+)
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
         AGGREGATE_NODES[getattr(exp, _name)] = "COLLECT_SET"
@@ -128,6 +144,8 @@ class Lowering:
     # the input relation's name (its alias or table name), which a subquery of MEASURES
     # or DEFINE must not use: it is evaluated once, not per row of the match
     input_name: str | None = None
+    # the session's SQL UDFs, looked up by name (None: no session at hand)
+    sql_functions: FunctionLookup | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -613,6 +631,8 @@ class Lowering:
                 qualifiers[q] = _first_ref(a, q) or a
         qualifier = next(iter(qualifiers)) if qualifiers else None
         labels = self.label_set(qualifier, qualifiers.get(qualifier, node), base)
+        if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
+            args = [_spark_hash(args[0]), *args[1:]]
         sources = [self.row_source(a, base, func) for a in args]
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
@@ -988,6 +1008,16 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     original = tree.copy()  # as written, for the type checks' messages
     tree = _current_classifier(tree, label)
     tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
+    if low.sql_functions is not None:  # a SQL UDF of several rows: its body, lowered
+
+        def keeps(node: exp.Expression) -> bool:  # Spark or the glue runs it as it is
+            return _glue_keeps(node) or _current_row_only(node, local_labels)
+
+        inlined = inline_sql_functions(tree.copy(), low.sql_functions, keeps)
+        if inlined != tree:
+            tree = push_down(
+                inlined, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates
+            )
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
     dynamic = [c for c in conjuncts if not is_local(c)]
@@ -1347,6 +1377,47 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
 # every row: kept in the table function's Python glue where it can run
 _RAISES_ON_SOME_ROWS = (exp.Cast, exp.Bracket)
 _MEASURE_GLUE_EXTRA = (exp.Cast, exp.TryCast, exp.Bracket, exp.DataType)
+#: CAST targets whose value depends on the session time zone or Spark's datetime formats
+#: (a timestamp's date, a date's midnight, a timestamp as text): never cast in Python
+_ZONED_TARGETS = {
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.TEXT,
+    exp.DataType.Type.VARCHAR,
+    exp.DataType.Type.CHAR,
+}
+
+
+def _glue_keeps(node: exp.Expression) -> bool:
+    """Whether DEFINE's glue runs call ``node`` itself (a navigation, an aggregate, one of
+    its functions), or Spark computes it as a column (pushed inside a navigation)."""
+    if _special_kind(node) or _aggregate_name(node) or compiles(shallow(node)):
+        return True
+    return _is_pushed(node)
+
+
+def _current_row_only(node: exp.Expression, local_labels: set[str | None]) -> bool:
+    """A call of the current row's columns only (row-local: Spark computes it as it is)."""
+    for n in node.walk():
+        if _special_kind(n) or (n is not node and _aggregate_name(n)):
+            return False
+        if isinstance(n, exp.Column) and not _is_star(n) and _qualifier(n) not in local_labels:
+            return False
+    return True
+
+
+def _is_pushed(node: exp.Expression) -> bool:
+    """A call whose every column is inside a navigation of one row (pushdown's result,
+    ``FIRST(f(S.x))``): Spark computes it."""
+    parent = node.parent
+    while parent is not None:
+        if _special_kind(parent):
+            return True
+        parent = parent.parent
+    return False
 
 
 def _measure_glue(node: exp.Expression) -> bool:
@@ -1362,6 +1433,8 @@ def _measure_glue(node: exp.Expression) -> bool:
     def runs(n: exp.Expression) -> bool:
         if isinstance(n, exp.Column) or _special_kind(n) or _aggregate_name(n):
             return True  # an atom
+        if isinstance(n, exp.Cast) and n.to.this in _ZONED_TARGETS:
+            return False  # the session time zone and Spark's formats: Spark casts it
         if not (isinstance(n, _MEASURE_GLUE_EXTRA) or evaluates(shallow(n))):
             return False
         return all(runs(c) for c in n.iter_expressions())
@@ -1435,7 +1508,12 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="the matcher may evaluate a condition several times or not at all for a "
                 "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
             )
-        if isinstance(node, exp.AggFunc) and not _aggregate_name(node):
+        unknown_call = (
+            isinstance(node, exp.Anonymous)
+            and call_name(node)[1] in SPARK_AGGREGATE_CALLS
+            and not _aggregate_name(node)
+        )
+        if (isinstance(node, exp.AggFunc) or unknown_call) and not _aggregate_name(node):
             name, pos = _written_call(low, node, base)
             raise UnsupportedError(
                 f"aggregate {name}() is not supported in {clause}",
@@ -1444,8 +1522,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="aggregates over the match: count, sum, avg, min, max, array_agg, "
                 "collect_list, collect_set, min_by/max_by, bool_and/bool_or, count_if, "
                 "listagg/string_agg, stddev/variance (_pop/_samp), any_value, first_value, "
-                "last_value, median, "
-                "percentile, percentile_approx, mode; or aggregate "
+                "last_value, median, percentile, percentile_approx, mode, "
+                "approx_count_distinct, bit_and/bit_or/bit_xor, try_sum/try_avg; or aggregate "
                 "the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
             )
         if isinstance(node, exp.Filter):
@@ -1556,6 +1634,15 @@ _VOLATILE = {
 _CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
 
 
+def _spark_hash(node: exp.Expression) -> exp.Expression:
+    """``xxhash64(x)`` (seed 42, the hash Spark's HLL++ takes of a value), NULL for NULL."""
+    return exp.If(
+        this=exp.Is(this=node.copy(), expression=exp.Null()),
+        true=exp.Null(),
+        false=exp.Anonymous(this="xxhash64", expressions=[node.copy()]),
+    )
+
+
 def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, int]:
     """The function name of call ``node`` as the user wrote it (sqlglot renames some,
     ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
@@ -1563,7 +1650,8 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     found = _CALL_HEAD.search(low.sql, 0, pos)
     if found:
         return found.group(1), found.start(1)
-    return node.sql_name().lower(), pos
+    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+    return name.lower(), pos
 
 
 def _volatile_name(node: exp.Expression) -> str | None:

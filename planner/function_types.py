@@ -47,8 +47,8 @@ def _names(text: str) -> list[str]:
 # calls whose result type never depends on their arguments
 _FIXED: dict[str, str] = {}
 for _type, _keys in {
-    "int": "Year Month Day DayOfMonth DayOfWeek DayOfYear WeekOfYear Quarter Hour Minute "
-    "Second DateDiff Length ArraySize BitLength Ascii StrPosition RegexpCount "
+    "int": "BitwiseCount FIND_IN_SET Year Month Day DayOfMonth DayOfWeek DayOfYear WeekOfYear "
+    "Quarter Hour Minute Second DateDiff Length ArraySize BitLength Ascii StrPosition RegexpCount "
     "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY "
     "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH",
     "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
@@ -59,20 +59,25 @@ for _type, _keys in {
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
-    "BTRIM SPACE OVERLAY",
+    "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN",
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
-    "ARRAY_CONTAINS_ALL",
+    "ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
     "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE",
     "timestamp": "TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
     "UnixToTime CurrentTimestamp TIMESTAMP_SECONDS TIMESTAMP_MILLIS TIMESTAMP_MICROS "
     "TRY_TO_TIMESTAMP MAKE_TIMESTAMP",
-    "timestamp_ntz": "TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ",
+    "timestamp_ntz": "TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ ConvertTimezone",
+    "interval": "MakeInterval",
+    # the combinations of calls planner.decompose splits (typed as the calls they stand for)
+    "bigint ": "__MR_MONTHS_UNTIL",
+    "double ": "__MR_MONTHS_BETWEEN",
+    "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD",
     "binary": "Encode Unhex UNBASE64",
     "interval day to second": "MAKE_DT_INTERVAL",
 }.items():
     for _key in _names(_keys):
-        _FIXED[_key] = _type
+        _FIXED[_key] = _type.strip()
 
 # calls typed like their first argument (the array functions keep the array type)
 _SAME_AS_FIRST = set(
@@ -261,7 +266,155 @@ def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
     return dtype("decimal(8,6)") if name in _SECOND_FIELDS else dtype("int")
 
 
+def _pmod(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``pmod(a, b)`` is typed as ``a % b``."""
+    args = _args(node)
+    if len(args) != 2:
+        return None
+    return type_of(exp.Mod(this=args[0].copy(), expression=args[1].copy()))
+
+
+def _decode(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``decode(x, search, result, ..., default)``: the results' type when they all have
+    one (Spark's coercion of mixed results is not copied here)."""
+    args = _args(node)[1:]
+    results = [a for i, a in enumerate(args) if i % 2 == 1 or i == len(args) - 1]
+    types = {t.sql("spark") for t in (type_of(r) for r in results) if t is None or t.this != T.NULL}
+    if len(types) != 1 or "None" in types:
+        return None
+    return common(results)
+
+
+def _var_map(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``map(k1, v1, ...)``: Spark's common key and value types; values may be NULL
+    unless every one is a non-NULL literal."""
+    keys, values = node.args["keys"].expressions, node.args["values"].expressions
+    key, value = common(keys), common(values)
+    if key is None or value is None or key.this == T.NULL:
+        return None
+    result = exp.DataType(this=T.MAP, expressions=[key.copy(), value.copy()], nested=True)
+    if all(isinstance(v, (exp.Literal, exp.Boolean)) for v in values):
+        result.meta[NO_NULL_ELEMENTS] = True
+    return result
+
+
+def _map_from_arrays(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    keys, values = type_of(node.args["keys"]), type_of(node.args["values"])
+    key, value = element_type(keys), element_type(values)
+    if key is None or value is None:
+        return None
+    result = exp.DataType(this=T.MAP, expressions=[key.copy(), value.copy()], nested=True)
+    if values is not None and values.meta.get(NO_NULL_ELEMENTS):
+        result.meta[NO_NULL_ELEMENTS] = True
+    return result
+
+
+def _sequence(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``sequence(start, end[, step])`` of numbers: their common type, never NULL."""
+    element = common([node.args["start"], node.args["end"]])
+    if element is None or element.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT):
+        return None
+    return array_of(element, no_nulls=True)
+
+
+def _regexp_extract_all(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:
+    return array_of(dtype("string"))
+
+
+def _str_to_map(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:
+    return exp.DataType(this=T.MAP, expressions=[dtype("string"), dtype("string")], nested=True)
+
+
+def _array_union(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    types = [type_of(a) for a in _args(node)]
+    if len(types) != 2 or any(t is None or t.this != T.ARRAY for t in types):
+        return None
+    element = common([exp.Cast(this=exp.null(), to=element_type(t).copy()) for t in types])
+    if element is None:
+        return None
+    return array_of(element, no_nulls=all(t.meta.get(NO_NULL_ELEMENTS) for t in types))
+
+
+# ------------------------------------------------------------------ higher-order functions
+
+
+def _lambda_body(lam: exp.Expression, params: list[exp.DataType]) -> exp.Expression | None:
+    """The body of lambda ``lam`` with each parameter replaced by a NULL of its type,
+    ready to be typed like any expression."""
+    if not isinstance(lam, exp.Lambda) or len(lam.expressions) > len(params):
+        return None
+    bound = {p.name.lower(): t for p, t in zip(lam.expressions, params)}
+    body = lam.this.copy()
+    for ident in list(body.find_all(exp.Identifier)):
+        target = ident.parent if isinstance(ident.parent, exp.Column) else ident
+        if isinstance(target, exp.Column) and target.table:
+            continue
+        t = bound.get(ident.name.lower())
+        if t is not None:
+            typed = exp.Cast(this=exp.null(), to=t.copy())
+            if target is body:
+                body = typed
+            else:
+                target.replace(typed)
+    return body
+
+
+#: operators whose result is NULL only when an operand is (under ANSI mode)
+_NULL_KEEPING = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Paren, exp.Lower, exp.Upper)
+
+
+def _never_null(lam: exp.Lambda, non_null: set[str]) -> bool:
+    """Whether Spark declares lambda ``lam``'s result non-NULL: built of parameters in
+    ``non_null``, non-NULL literals and NULL-keeping operators only."""
+
+    def check(node: exp.Expression) -> bool:
+        if isinstance(node, (exp.Identifier, exp.Column)) and not getattr(node, "table", ""):
+            return node.name.lower() in non_null
+        if isinstance(node, exp.Literal):
+            return True
+        if isinstance(node, _NULL_KEEPING):
+            return all(check(c) for c in node.iter_expressions())
+        return False
+
+    return check(lam.this)
+
+
+def _transform(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``transform(arr, x -> f)`` / ``(x, i) -> f``: an array of f's type."""
+    array = type_of(node.this)
+    element = element_type(array) if array is not None and array.this == T.ARRAY else None
+    lam = node.expression
+    body = _lambda_body(lam, [element, dtype("int")]) if element is not None else None
+    inner = type_of(body) if body is not None else None
+    if inner is None:
+        return None
+    names = [p.name.lower() for p in lam.expressions]
+    non_null = set(names[1:]) | (set(names[:1]) if array.meta.get(NO_NULL_ELEMENTS) else set())
+    return array_of(inner, no_nulls=_never_null(lam, non_null))
+
+
+def _reduce(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``aggregate(arr, zero, (acc, x) -> merge[, acc -> finish])``: the zero's type, or
+    the finish function's of it."""
+    zero = type_of(node.args["initial"])
+    finish = node.args.get("finish")
+    if zero is None or finish is None:
+        return zero
+    body = _lambda_body(finish, [zero])
+    return type_of(body) if body is not None else None
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "PMOD": _pmod,
+    "DecodeCase": _decode,
+    "VarMap": _var_map,
+    "Map": _map_from_arrays,
+    "GenerateSeries": _sequence,
+    "ARRAY_UNION": _array_union,
+    "RegexpExtractAll": _regexp_extract_all,
+    "StrToMap": _str_to_map,
+    "Transform": _transform,
+    "Reduce": _reduce,
     "Extract": _extract,
     "DATE_PART": _extract,
     "DATEPART": _extract,
@@ -282,9 +435,21 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
 # ------------------------------------------------------------------ intervals and dates
 
 
+_YEAR_MONTH = ("YEAR", "MONTH")
+_DAY_TIME = ("DAY", "HOUR", "MINUTE", "SECOND")
+
+
 def interval_type(node: exp.Interval) -> exp.DataType | None:
-    """The type of an interval literal such as ``INTERVAL 1 HOUR`` (one unit only)."""
+    """The type of an interval literal such as ``INTERVAL 1 HOUR`` or
+    ``INTERVAL '1 02:03' DAY TO MINUTE``."""
     unit = node.args.get("unit")
+    if isinstance(unit, exp.IntervalSpan):
+        start, end = unit.this.name.upper(), unit.expression.name.upper()
+        for fields in (_YEAR_MONTH, _DAY_TIME):
+            if start in fields and end in fields and fields.index(start) < fields.index(end):
+                span = exp.IntervalSpan(this=exp.var(start), expression=exp.var(end))
+                return exp.DataType(this=exp.Interval(unit=span))
+        return None
     name = unit.name.upper() if isinstance(unit, exp.Var) else ""
     name = {"WEEK": "DAY", "WEEKS": "DAY"}.get(name, name.rstrip("S"))
     if name in ("YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND"):
@@ -306,6 +471,10 @@ def datetime_arithmetic(
     """Spark's type of ``+``/``-`` on dates, timestamps and day-time intervals, or None
     when neither side is one of them (then it is numeric arithmetic)."""
     moments = _TIMESTAMPS | {T.DATE}
+    if left.this in moments and right.this == T.INTERVAL:  # make_interval(...): Spark's
+        return left  # DateAddInterval keeps a DATE, TimeAdd the timestamp type
+    if isinstance(node, exp.Add) and right.this in moments and left.this == T.INTERVAL:
+        return right
     if left.this in moments and is_interval(right):
         if left.this == T.DATE:
             unit = right.this.args.get("unit")

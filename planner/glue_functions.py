@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import calendar
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
@@ -158,10 +159,14 @@ def order_key(v: Any) -> Any:
 
 
 def _common(values: list[Any]) -> list[Any]:
-    """Values widened as Spark widens them: Decimal with float to doubles, DATE with
-    TIMESTAMP to the timestamp of the date's local midnight (in the timestamps' zone)."""
-    if any(isinstance(v, float) for v in values) and any(isinstance(v, Decimal) for v in values):
-        return [float(v) if isinstance(v, Decimal) else v for v in values]
+    """Values widened as Spark widens them: integers and Decimals with a float to
+    doubles, DATE with TIMESTAMP to the timestamp of the date's local midnight (in the
+    timestamps' zone)."""
+    if any(isinstance(v, float) for v in values):
+        return [
+            float(v) if isinstance(v, (int, Decimal)) and not isinstance(v, bool) else v
+            for v in values
+        ]
     stamp = next((v for v in values if isinstance(v, datetime)), None)
     if stamp is not None:
         return [
@@ -201,21 +206,6 @@ def array_contains(values: Any, needle: Any) -> Any:
         return None
     found = any(v == needle for v in values if v is not None)
     return True if found else (None if any(v is None for v in values) else False)
-
-
-def array_join(values: Any, delimiter: Any, null_replacement: Any = None) -> Any:
-    """``array_join(arr, delimiter[, nullReplacement])``: NULL elements are skipped, or
-    replaced when a replacement is given (a NULL replacement gives NULL, as Spark)."""
-    if delimiter is None:
-        return None
-    parts = []
-    for v in values:
-        if v is None:
-            if null_replacement is None:
-                continue
-            v = null_replacement
-        parts.append(to_text(v))  # Spark casts the elements to STRING
-    return to_text(delimiter).join(parts)
 
 
 def _array_extreme(pick_max: bool) -> Callable[[Any], Any]:
@@ -294,6 +284,114 @@ def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
         return None
 
     return at
+
+
+# ------------------------------------------------------------------ arrays and maps
+
+
+def _array(v: Any) -> list[Any]:
+    if not isinstance(v, (list, tuple)):
+        raise TypeError(f"{v!r} is not an array")
+    return list(v)
+
+
+def array_join(values: Any, sep: Any, null_text: Any = None) -> str:
+    """``array_join``: elements as Spark casts them to strings; NULL elements skipped,
+    or written as ``null_text`` when given."""
+    parts = [to_text(v) if v is not None else null_text for v in _array(values)]
+    return _text(sep).join(p for p in parts if p is not None)
+
+
+def flatten(values: Any) -> Any:
+    """``flatten``: NULL if an inner array is NULL."""
+    inner = _array(values)
+    if any(v is None for v in inner):
+        return None
+    return [x for v in inner for x in _array(v)]
+
+
+def _sort_key(v: Any) -> Any:
+    if isinstance(v, (list, tuple, dict)):
+        raise TypeError(f"sorting arrays of {type(v).__name__} is not computed here")
+    return order_key(v)
+
+
+def sorter(ascending: bool, nulls_first: bool) -> Callable[[Any], list[Any]]:
+    """``array_sort(arr)`` (ascending, NULLs last) and ``sort_array(arr[, asc])`` (NULLs
+    first ascending, last descending); NaN sorts above every other double."""
+
+    def sort(values: Any) -> list[Any]:
+        items = _array(values)
+        present = sorted((v for v in items if v is not None), key=_sort_key, reverse=not ascending)
+        nulls = [None] * (len(items) - len(present))
+        return nulls + present if nulls_first else present + nulls
+
+    return sort
+
+
+def _checked_key(key: Any, seen: dict) -> Any:
+    if key is None:
+        raise ValueError("a map key is NULL (Spark's NULL_MAP_KEY)")
+    if key in seen:
+        raise ValueError(
+            f"duplicate map key {key!r} (Spark's DUPLICATED_MAP_KEY under the default "
+            "spark.sql.mapKeyDedupPolicy=EXCEPTION)"
+        )
+    return key
+
+
+def make_map(keys: Any, values: Any) -> dict[Any, Any]:
+    """``map(k1, v1, ...)`` (given as the list of keys and the list of values) and
+    ``map_from_arrays``: a NULL or repeated key is an error, as in Spark."""
+    keys, values = _array(keys), _array(values)
+    if len(keys) != len(values):
+        raise ValueError("map_from_arrays needs arrays of the same length")
+    result: dict[Any, Any] = {}
+    for k, v in zip(keys, values):
+        result[_checked_key(k, result)] = v
+    return result
+
+
+_FORMAT = re.compile(r"%(-?0?)(\d*)([sdS%])")
+
+
+def format_string(fmt: Any, *values: Any) -> Any:
+    """``format_string``/``printf`` (Java's ``String.format``) for ``%s``, ``%S``,
+    ``%d`` with a width and the ``-``/``0`` flags, and ``%%``: a NULL value is written
+    ``null``. Other conversions raise (Java's formatting of doubles and dates differs
+    from Python's)."""
+    if fmt is None:
+        return None
+    args = iter(values)
+    out: list[str] = []
+    last = 0
+    for m in _FORMAT.finditer(fmt):
+        if "%" in fmt[last : m.start()]:
+            raise ValueError(f"format {fmt!r} uses a conversion not computed here")
+        out.append(fmt[last : m.start()])
+        last = m.end()
+        flags, width, conv = m.groups()
+        if conv == "%":
+            out.append("%")
+            continue
+        v = next(args, None)
+        if conv == "d" and v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TypeError(f"%d needs an integer, not {v!r}")
+        text = "null" if v is None else (str(v) if conv == "d" else to_text(v))
+        text = text.upper() if conv == "S" else text
+        pad = "0" if "0" in flags and conv == "d" and v is not None else " "
+        w = int(width or 0)
+        if "-" in flags:
+            text = text.ljust(w)
+        elif pad == "0" and text.startswith("-"):
+            text = "-" + text[1:].rjust(w - 1, "0")
+        else:
+            text = text.rjust(w, pad)
+        out.append(text)
+    if "%" in fmt[last:]:
+        raise ValueError(f"format {fmt!r} uses a conversion not computed here")
+    out.append(fmt[last:])
+    return "".join(out)
 
 
 # ------------------------------------------------------------------ dates (decomposed calls)
@@ -390,7 +488,6 @@ EXTENDED: dict[str, GlueFunction] = {
     "NULLIF": GlueFunction(nullif, strict=False),
     "NVL2": GlueFunction(nvl2, strict=False),
     "ARRAY_CONTAINS": GlueFunction(array_contains, strict=False),
-    "ARRAY_JOIN": GlueFunction(lambda a, d, r=None: array_join(a, d, r), strict=False),
     "ARRAY_MAX": GlueFunction(_array_extreme(True)),
     "ARRAY_MIN": GlueFunction(_array_extreme(False)),
     "PMOD": GlueFunction(pmod, ansi_fn=pmod_ansi),
@@ -398,6 +495,15 @@ EXTENDED: dict[str, GlueFunction] = {
     "ARRAY": GlueFunction(lambda *values: list(_common(list(values))), strict=False),
     "TRY_DIVIDE": GlueFunction(try_divide),
     "DATEDIFF": GlueFunction(datediff),
+    "ARRAY_JOIN": GlueFunction(array_join),
+    "FLATTEN": GlueFunction(flatten),
+    "ARRAY_SORT": GlueFunction(sorter(True, False)),
+    "SORT_ARRAY": GlueFunction(sorter(True, True)),
+    "SORT_ARRAY_DESC": GlueFunction(sorter(False, False)),
+    "MAP": GlueFunction(make_map),
+    "MAP_FROM_ARRAYS": GlueFunction(make_map),
+    "FORMAT_STRING": GlueFunction(format_string, strict=False),
+    "PRINTF": GlueFunction(format_string, strict=False),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
     "__MR_MONTHS_ADD": GlueFunction(months_add),
@@ -427,6 +533,10 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Levenshtein: "LEVENSHTEIN",
     exp.Array: "ARRAY",
     exp.SafeDivide: "TRY_DIVIDE",
+    exp.Flatten: "FLATTEN",
+    exp.VarMap: "MAP",
+    exp.Map: "MAP_FROM_ARRAYS",
+    exp.Format: "FORMAT_STRING",
 }
 
 
@@ -436,14 +546,32 @@ def extended_name(node: exp.Expression) -> str | None:
         return "DATEDIFF" if node.args.get("unit") is None else None
     if isinstance(node, exp.Pad):
         return "LPAD" if node.args.get("is_left") else "RPAD"
+    if isinstance(node, exp.ArraySort):
+        return _sort_name(node)
     if isinstance(node, exp.Anonymous):
         name = str(node.this).upper()
         return name if name in EXTENDED else None
     return EXTENDED_NODES.get(type(node))
 
 
+def _sort_name(node: exp.ArraySort) -> str | None:
+    """The entry of ``array_sort``/``sort_array`` by its flags; a comparator lambda or a
+    direction that is not a literal is not computed here."""
+    asc, nulls_first = node.args.get("asc"), node.args.get("nulls_first")
+    if node.expression is not None or not isinstance(nulls_first, exp.Boolean):
+        return None
+    if asc is not None and not isinstance(asc, exp.Boolean):
+        return None
+    if asc is not None and not asc.this:
+        return "SORT_ARRAY_DESC"
+    return "SORT_ARRAY" if nulls_first.this else "ARRAY_SORT"
+
+
 def node_args(node: exp.Expression) -> list[exp.Expression]:
-    """The arguments of call ``node`` in sqlglot's order of its argument slots."""
+    """The arguments of call ``node`` in sqlglot's order of its argument slots (the
+    flags of ``array_sort``/``sort_array`` are in its entry's name)."""
+    if isinstance(node, exp.ArraySort):
+        return [node.this]
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
     args: list[exp.Expression] = []

@@ -130,6 +130,7 @@ _ANONYMOUS = {
     "CEIL": exp.Ceil,
     "CEILING": exp.Ceil,
     "ROUND": exp.Round,
+    "BROUND": exp.Round,
 }
 NULL_TYPE = exp.DataType(this=T.NULL)
 
@@ -271,7 +272,7 @@ def _aggregate_name(node: exp.Expression) -> str | None:
 
 
 def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
-    if name in ("COUNT", "COUNT_IF"):
+    if name in ("COUNT", "COUNT_IF", "APPROX_COUNT_DISTINCT"):
         return dtype("bigint")
     if name in ("BOOL_AND", "EVERY", "BOOL_OR", "ANY", "SOME"):
         return dtype("boolean")
@@ -287,6 +288,9 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return None
     if name in ("ARRAY_AGG", "COLLECT_LIST", "COLLECT_SET"):
         return array_of(t, no_nulls=True)
+    if name in ("BIT_AND", "BIT_OR", "BIT_XOR"):
+        return t if t.this in _INTEGRAL else None
+    name = {"TRY_SUM": "SUM", "TRY_AVG": "AVG"}.get(name, name)
     if name in ("MIN", "MAX", "MAX_BY", "MIN_BY", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE"):
         return t
     if name == "MODE":
@@ -404,9 +408,9 @@ def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     if digits is None:
         return None
     if params:
-        if digits < 0:
-            return None
         p, s = params
+        if digits < 0:  # Spark keeps the digits left of the point, and one more
+            return decimal(min(max(p - s + 1, 1 - digits), MAX_PRECISION), 0)
         new_scale = min(s, digits)
         return decimal(min(p - s + 1 + new_scale, MAX_PRECISION), new_scale)
     return t if _is_numeric(t) else None
@@ -700,6 +704,8 @@ class _MeasureCompiler:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
 
     def compile(self, node: exp.Expression) -> RowEval:
+        if isinstance(node, exp.Column) and node.table in self.atom_index:
+            return self.field(node.table, node.name)  # ``max(info).city``
         if isinstance(node, exp.Column):
             i = self.atom_index.get(node.name)
             if i is None:
@@ -724,12 +730,31 @@ class _MeasureCompiler:
         try:
             return compile_glue(node, self.compile, lambda n: self.pos, self.sql)  # type: ignore[arg-type,return-value]
         except UnsupportedError as err:
-            raise self.error(
-                f"the table function cannot evaluate {node.key.upper()} over match values "
-                "in MEASURES",
+            if getattr(err, "from_measure", False):  # an inner call's: it names that call
+                raise
+            error = self.error(
+                f"the table function cannot evaluate {written_name(node)} over values from "
+                "several rows of the match in MEASURES",
                 "apply it inside the navigation, e.g. LAST(upper(x)) rather than "
                 "upper(LAST(x)), or use matchrec.sql",
-            ) from err
+            )
+            error.from_measure = True  # type: ignore[attr-defined]
+            raise error from err
+
+    def field(self, atom: str, name: str) -> RowEval:
+        """Field ``name`` of a struct atom (a PySpark Row or a dict; Spark matches field
+        names without case)."""
+        i = self.atom_index[atom]
+        wanted = name.lower()
+
+        def read(vals: Sequence[Value]) -> Value:
+            value = vals[i]
+            if value is None:
+                return None
+            fields = value.asDict() if hasattr(value, "asDict") else value
+            return next((v for k, v in fields.items() if k.lower() == wanted), None)
+
+        return read
 
     def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
         target = _spark_target(node.to)
@@ -756,6 +781,22 @@ class _MeasureCompiler:
                 ) from None
 
         return evaluate
+
+
+def written_name(node: exp.Expression) -> str:
+    """How the user wrote call ``node``: ``map()``, ``format_string()``, ``bround()``
+    (never sqlglot's class names such as VARMAP or ANONYMOUS)."""
+    if isinstance(node, exp.Anonymous):
+        return f"{node.name.lower()}()"
+    if isinstance(node, exp.Func):
+        text = node.sql(dialect="spark")
+        name = text.split("(", 1)[0].strip()
+        if name.replace("_", "").isalnum():
+            return f"{name.lower()}()"
+    if isinstance(node, (exp.Binary, exp.Unary)):
+        return f"operator {node.key.upper()}"
+    text = node.sql(dialect="spark")
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def type_env(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> TypeEnv:
@@ -798,7 +839,8 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
                 pos=pos,
                 hint=_HINT,
             )
-        atom = compiler.atom_index.get(tree.name) if isinstance(tree, exp.Column) else None
+        bare = isinstance(tree, exp.Column) and not tree.table
+        atom = compiler.atom_index.get(tree.name) if bare else None
         result.measures.append(CompiledMeasure(alias, t, _chain(evaluate, coerce), atom))
     return result
 

@@ -29,6 +29,7 @@ from .expressions import (
     lower_define,
     lower_measure,
 )
+from .sql_functions import FunctionLookup
 from .sqltext import quote
 from .type_checks import TypeCheck
 
@@ -112,6 +113,7 @@ def plan_clause(
     ansi: bool = True,
     python_measures: bool = False,
     qualifier: str | None = None,
+    sql_functions: FunctionLookup | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -122,7 +124,9 @@ def plan_clause(
     ``python_measures``: MEASURES are computed in Python (the table function), so each
     function of one navigated row moves inside the navigation for Spark to compute.
     ``qualifier``: the input relation's name (its alias, or a table's name), with which
-    PARTITION BY and ORDER BY may qualify a column (``PARTITION BY Ticker.symbol``)."""
+    PARTITION BY and ORDER BY may qualify a column (``PARTITION BY Ticker.symbol``).
+    ``sql_functions``: looks up the session's SQL UDFs, whose bodies are inlined where
+    DEFINE's glue would call one on values from several rows (``planner.sql_functions``)."""
     sql = clause.sql
     _check_clause_shape(clause)
     label_ids: dict[str, int] = {}
@@ -150,6 +154,7 @@ def plan_clause(
         python_measures=python_measures,
         pattern_may_be_empty=can_match_empty(nfa),
         input_name=qualifier,
+        sql_functions=sql_functions,
     )
 
     partition_by = [_column_ref(low, e, "PARTITION BY", qualifier) for e in clause.partition_by]

@@ -24,7 +24,7 @@ import operator
 import re
 from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from sqlglot import exp
@@ -79,12 +79,22 @@ def _is_nan(v: Any) -> bool:
     return isinstance(v, float) and v != v
 
 
+def _nan_equal(v: Any) -> Any:
+    """An array or struct value whose NaNs equal each other (Python's NaN equals only
+    itself); for ``=`` and ``<>`` of arrays."""
+    if isinstance(v, (list, tuple)):
+        return tuple(_nan_equal(x) for x in v)
+    return ("NaN",) if _is_nan(v) else v
+
+
 def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     """A comparison as Spark makes it: NaN equals NaN and is above every other double."""
 
     def compare(a: Any, b: Any) -> bool:
         if _is_nan(a) or _is_nan(b):
             return op(gf.order_key(a), gf.order_key(b))
+        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+            return op(_nan_equal(a), _nan_equal(b))
         return op(a, b)
 
     return compare
@@ -194,13 +204,71 @@ def _null_safe_eq(a: Any, b: Any) -> bool:
     return _ordered(operator.eq)(*_num(a, b))
 
 
-def _round(x: Any, digits: Any = 0) -> Any:
-    if isinstance(x, float):
-        q = Decimal(repr(x)).quantize(Decimal(1).scaleb(-int(digits)), rounding="ROUND_HALF_UP")
-        return float(q)
-    if isinstance(x, Decimal):
-        return x.quantize(Decimal(1).scaleb(-int(digits)), rounding="ROUND_HALF_UP")
-    return x
+#: enough digits to round any double or DECIMAL(38) exactly (a double has at most 309
+#: integer digits and its shortest decimal form at most 341 fractional ones)
+_ROUND_CONTEXT = Context(prec=1000)
+
+
+def _rounder(mode: str) -> Callable[..., Any]:
+    """Spark's ``round`` (HALF_UP) or ``bround`` (HALF_EVEN) to ``places``: a double goes
+    through its shortest decimal form (Scala's ``BigDecimal(d)``) and back, a NaN or an
+    infinity stays, a zero result is +0.0; an integer rounds only to negative places."""
+
+    def quantize(d: Decimal, places: int) -> Decimal:
+        return d.quantize(Decimal(1).scaleb(-places), rounding=mode, context=_ROUND_CONTEXT)
+
+    def round_to(x: Any, places: Any = 0) -> Any:
+        places = int(places)
+        if isinstance(x, float):
+            if not math.isfinite(x):
+                return x
+            d = Decimal(repr(x))
+            if d.as_tuple().exponent >= -places:  # nothing to round
+                return x + 0.0
+            return float(quantize(d, places)) + 0.0
+        if isinstance(x, Decimal):
+            return quantize(x, places)
+        if isinstance(x, int) and not isinstance(x, bool) and places < 0:
+            return int(quantize(Decimal(x), places))
+        return x
+
+    return round_to
+
+
+_round = _rounder(ROUND_HALF_UP)
+
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[[Any], Any]:
+    """Spark's ``floor``/``ceil`` (a BIGINT): a double's NaN is 0, and one out of BIGINT's
+    range (infinities too) is an overflow error under ANSI mode, else clamped, as Java's
+    double-to-long conversion."""
+
+    def apply(x: Any) -> Any:
+        if not isinstance(x, float):
+            return rounding(x)
+        if x != x:
+            return 0
+        if math.isfinite(x):
+            result = rounding(x)
+            if _LONG_MIN <= result <= _LONG_MAX:
+                return result
+        if ansi:
+            raise OverflowError(
+                f"{x!r} is out of BIGINT's range (Spark's ARITHMETIC_OVERFLOW under "
+                "spark.sql.ansi.enabled)"
+            )
+        return _LONG_MAX if x > 0 else _LONG_MIN
+
+    return apply
+
+
+def _signum(x: Any) -> float:
+    """Spark's ``sign``/``signum``: a double, NaN for NaN, a zero keeps its sign."""
+    f = float(x)
+    return f if f != f or f == 0 else math.copysign(1.0, f)
 
 
 def _overflow(fn: Callable[..., float], *args: Any) -> float:
@@ -233,12 +301,13 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SQRT": lambda x: math.sqrt(x) if x >= 0 else math.nan,
     "EXP": lambda x: _overflow(math.exp, x),
     "LN": lambda x: math.log(x) if x > 0 else None,
-    "FLOOR": math.floor,
-    "CEIL": math.ceil,
-    "CEILING": math.ceil,
+    "FLOOR": _to_long(math.floor, ansi=False),
+    "CEIL": _to_long(math.ceil, ansi=False),
+    "CEILING": _to_long(math.ceil, ansi=False),
     "ROUND": _round,
-    "SIGN": lambda x: (x > 0) - (x < 0),
-    "SIGNUM": lambda x: float((x > 0) - (x < 0)),
+    "BROUND": _rounder(ROUND_HALF_EVEN),
+    "SIGN": _signum,
+    "SIGNUM": _signum,
     "POWER": lambda a, b: _power(a, b),
     "POW": lambda a, b: _power(a, b),
     "CONCAT": gf.concat,
@@ -247,6 +316,13 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SIZE": len,
     "CARDINALITY": len,
     "ARRAY_SIZE": len,
+}
+
+# the functions of that table that raise under ANSI mode where Spark does
+_ANSI_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "FLOOR": _to_long(math.floor, ansi=True),
+    "CEIL": _to_long(math.ceil, ansi=True),
+    "CEILING": _to_long(math.ceil, ansi=True),
 }
 
 # sqlglot node classes of those functions (sqlglot parses many of them to typed nodes)
@@ -435,9 +511,8 @@ def compile_glue(
         if name not in _FUNCTIONS:
             name = None
     if name is not None:
-        return _call(
-            node, _FUNCTIONS[name], name not in _NON_STRICT, call_args(node), child, where, sql
-        )
+        fn = _ANSI_FUNCTIONS.get(name, _FUNCTIONS[name]) if ansi else _FUNCTIONS[name]
+        return _call(node, fn, name not in _NON_STRICT, call_args(node), child, where, sql)
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
         at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)

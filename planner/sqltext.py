@@ -36,10 +36,27 @@ class MatchRecognizeDialect(Spark):
         # FIRST/LAST: navigation; LOG10/LOG2 stay Spark's own functions (sqlglot would
         # write LOG(10, x), which Spark computes as ln(x) / ln(10), another double)
         FUNCTIONS = {
-            k: v
-            for k, v in Spark.Parser.FUNCTIONS.items()
-            if k not in ("FIRST", "LAST", "LOG10", "LOG2")
+            **{
+                k: v
+                for k, v in Spark.Parser.FUNCTIONS.items()
+                if k not in ("FIRST", "LAST", "LOG10", "LOG2")
+            },
+            "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
+            "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),
+            "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
         }
+
+
+def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.Expression:
+    """``first_value(x[, ignoreNulls])`` and its kin as Spark reads them: a literal
+    ``true`` is IGNORE NULLS, ``false`` RESPECT NULLS (the default); another second
+    argument stays a plain call, which the planner reports."""
+    if len(args) == 2 and isinstance(args[1], exp.Boolean):
+        call = cls(this=args[0])
+        return exp.IgnoreNulls(this=call) if args[1].this else exp.RespectNulls(this=call)
+    if len(args) == 1:
+        return cls(this=args[0])
+    return exp.Anonymous(this=cls.sql_names()[0].lower(), expressions=args)
 
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)

@@ -25,7 +25,7 @@ import re
 import sys
 import uuid
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -74,6 +74,7 @@ def _plan(
         windows=not relation.isStreaming,
         ansi=ansi,
         qualifier=qualifier,
+        sql_functions=session_sql_function(relation.sparkSession),
     )
     check_output_columns(clause)
     if not plan.order_by:
@@ -89,6 +90,37 @@ def _plan(
             stacklevel=_user_frame(),
         )
     return plan
+
+
+def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str], str] | None]:
+    """Looks a function up in ``spark`` (Spark's ``DESCRIBE FUNCTION EXTENDED``): the
+    ``Input:`` lines and the ``Body:`` of a SQL UDF, None for anything else (a built-in
+    function, a Python UDF, an unknown name). Asked only for calls DEFINE's glue cannot
+    run on values from several rows."""
+
+    def lookup(name: str) -> tuple[list[str], str] | None:
+        quoted = "`" + name.replace("`", "``") + "`"
+        try:
+            lines = [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
+        except Exception:  # not a function Spark knows: the planner reports the call
+            return None
+        inputs: list[str] = []
+        body = None
+        section = ""
+        for line in lines:
+            head, _, rest = line.partition(":")
+            if head and not head.startswith(" ") and rest:
+                section = head.strip()
+                value = rest.strip()
+            else:
+                value = line.strip()
+            if section == "Input" and value:
+                inputs.append(value)
+            elif section == "Body":
+                body = value if body is None else f"{body} {value}"
+        return (inputs, body) if body else None
+
+    return lookup
 
 
 def _user_frame() -> int:

@@ -174,6 +174,10 @@ def to_sqlglot_type(t: DataType) -> exp.DataType:
     # the exact type (nested nullability included) for a measure that returns the
     # column's value as it is
     result.meta[EXACT_SPARK_TYPE] = t
+    if (isinstance(t, ArrayType) and not t.containsNull) or (
+        isinstance(t, MapType) and not t.valueContainsNull
+    ):
+        result.meta[NO_NULL_ELEMENTS] = True  # what transform(t, x -> ...) reasons with
     return result
 
 

@@ -364,6 +364,30 @@ TWO_ROW_CALLS = [
     "levenshtein(N.s, S.s, 1)",
     "try_divide(N.v, S.n)",
     "try_divide(N.n, S.n)",
+    "round(N.v * S.v, 1)",
+    "round(N.v - S.v)",
+    "round(N.v + S.v, -1)",
+    "round(N.n * S.n * 5, -1)",
+    "bround(N.v * S.v, 1)",
+    "bround(N.v - S.v)",
+    "bround(N.n * S.n * 5, -1)",
+    "sign(N.v - S.v)",
+    "signum(N.n - S.n)",
+    "array_join(array(N.s, S.s, NULL), '-')",
+    "array_join(array(N.s, S.s, NULL), S.s, '?')",
+    "array_join(array(N.v, S.v, NULL), '/')",
+    "flatten(array(array(N.n, S.n), array(S.n)))",
+    "flatten(array(array(N.s), NULL))",
+    "array_sort(array(N.v, S.v, NULL, 0D))",
+    "array_sort(array(N.s, S.s, 'b'))",
+    "sort_array(array(N.n, S.n, NULL))",
+    "sort_array(array(N.d, S.d, NULL), false)",
+    "sort_array(array(N.v, S.v), true)",
+    "format_string('%s|%d|%5s|%-3d|%05d|%%', N.s, S.n, S.s, N.n, S.n)",
+    "printf('%S=%s', N.s, S.s)",
+    "map('a', N.n, 'b', S.n)['b']",
+    "map('a', N.s, 'b', S.s)['a']",
+    "map_from_arrays(array(1, 2), array(N.v, S.v))[2]",
 ]
 
 
@@ -592,6 +616,25 @@ def test_a_zero_divisor_under_ansi_is_a_positioned_error(spark, call):
     assert "by zero" in err.message and "spark.sql.ansi.enabled" in err.message
     operator = "pmod" if call.startswith("pmod") else call.split(" ")[1]
     assert err.sql[err.pos :].startswith(operator), err.sql[err.pos : err.pos + 20]
+
+
+ROUNDED_TO_LONG = ["floor(N.v * S.v)", "ceil(N.v - S.v)", "floor(N.v + S.n)"]
+
+
+@pytest.mark.parametrize("call", ROUNDED_TO_LONG)
+def test_floor_and_ceil_of_nan_and_infinity_without_ansi_are_sparks(spark, ansi_off, call):
+    """NaN is 0, an infinity or a double past BIGINT is clamped (once a Python error)."""
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+def test_floor_of_an_infinity_under_ansi_is_a_positioned_error(spark):
+    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call="floor(N.v * S.v)")
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "ARITHMETIC_OVERFLOW" in err.message and "floor()" in err.message
+    assert "floor(N.v * S.v)" in err.sql[err.pos - 6 : err.pos + 20]
 
 
 # ---------------------------------------------------------------- differential: wide inputs
@@ -908,3 +951,46 @@ def test_percentile_of_a_running_match_in_define(spark):
     # a: from i=1 the first B's x is NULL (median NULL); from i=2 the medians of x are
     # -1, 1.625, 4.25, then 5.625 ends it. b: every prefix of x has a median below 5
     assert rows == [("a", 2, 5), ("b", 1, 5)]
+
+
+SQL_UDF_PAIRS = [
+    # (DEFINE B AS ..., the same over the row before B, read with lag)
+    ("fn_close(A.v, B.v)", "fn_close(lag(v) OVER w, v)"),
+    ("fn_close(B.v)", "fn_close(v)"),
+    ("NOT fn_close(A.v, B.v + 1D)", "NOT fn_close(lag(v) OVER w, v + 1D)"),
+    ("fn_span(A.ts, B.ts) >= 3600", "fn_span(lag(ts) OVER w, ts) >= 3600"),
+    ("fn_prefix(A.path, B.path)", "fn_prefix(lag(path) OVER w, path)"),
+]
+
+
+@pytest.mark.parametrize(("define", "plain"), SQL_UDF_PAIRS)
+def test_sql_udf_of_two_rows_in_define_is_inlined(spark, events, define, plain):
+    """A session SQL UDF of values from two rows (once "cannot be applied to a value that
+    depends on the match"): its body runs with the rows' values, as Spark would call it."""
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION fn_close(a DOUBLE, b DOUBLE DEFAULT 5D) "
+        "RETURNS BOOLEAN RETURN abs(a - b) <= 1D"
+    )
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION fn_span(a TIMESTAMP, b TIMESTAMP) "
+        "RETURNS BIGINT RETURN unix_timestamp(b) - unix_timestamp(a)"
+    )
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION fn_prefix(a STRING, b STRING) "
+        "RETURNS BOOLEAN RETURN b LIKE concat(a, '/%')"
+    )
+    expected = sorted(
+        (r.usr, r.id)
+        for r in spark.sql(
+            f"""SELECT usr, id FROM (SELECT *, lag(id) OVER w AS prev_id, {plain} AS ok
+                FROM fn_events WINDOW w AS (PARTITION BY usr ORDER BY id))
+                WHERE prev_id IS NOT NULL AND ok"""
+        ).collect()
+    )
+    body = f"""PARTITION BY usr ORDER BY id MEASURES B.id AS id AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (A B) DEFINE B AS {define}"""
+    for door, frame in {
+        "sql": matchrec.sql(spark, f"SELECT * FROM fn_events MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("fn_events"), body),
+    }.items():
+        assert sorted((r.usr, r.id) for r in frame.collect()) == expected, door

@@ -320,3 +320,25 @@ def test_node_pos_finds_the_first_token_of_a_node():
     assert node_pos(neg, base, sql) == sql.index("-(")
     assert node_pos(neg.this, base, sql) == sql.index("(1)")
     assert node_pos(tree.expression, base, sql) == sql.index("PREV")
+
+
+def test_sql_udfs_are_looked_up_only_where_the_glue_would_call_them():
+    """A SQL UDF of two rows is inlined (its body, arguments CAST to the parameter
+    types); a call of the current row alone or of one navigated row stays Spark's, and
+    is never looked up."""
+    asked: list[str] = []
+
+    def lookup(name: str):
+        asked.append(name)
+        return (["a INT", "b INT DEFAULT 0"], "abs(a - b)") if name == "gap" else None
+
+    def plan(define: str) -> MatchPlan:
+        body = f"ORDER BY o MEASURES count(*) AS c PATTERN (A B) DEFINE B AS {define}"
+        return plan_clause(parse_clause(body), ["o", "n"], sql_functions=lookup)
+
+    plan("gap(B.n, 3) < 5 AND pmod(n, 3) = 0 AND gap(A.n) > 1")
+    assert asked == []
+    found = plan("gap(A.n, B.n) < 5")
+    assert asked == ["gap"]
+    texts = " ".join(text for _, text in found.precomputed).upper()
+    assert "GAP" not in texts and "CAST" in texts

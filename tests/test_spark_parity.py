@@ -10,7 +10,7 @@ import pytest
 from pyspark.errors import AnalysisException
 
 import matchrec
-from matchrec.errors import SemanticError
+from matchrec.errors import SemanticError, UnsupportedError
 
 EVENTS = """
 ('x', 1, 1, 9, 'NO', false), ('x', 2, 2, 5, 'NO', false), ('x', 3, 5, 7, NULL, false),
@@ -173,6 +173,51 @@ def test_null_skipping_first_and_last_values_are_sparks(spark, events):
         assert rows == expected, door
 
 
+def test_respect_nulls_flag_and_more_aggregates_are_sparks(spark, events):
+    """first_value(x, false) and kin (Spark's ignoreNulls = false, once a syntax error),
+    approx_count_distinct, bit_and/bit_or/bit_xor, try_sum/try_avg (once Spark's
+    MISSING_GROUP_BY about matchrec's own plan), against Spark over the same rows."""
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT k, min_by(country, o), max_by(country, o), min_by(country, o),
+                      approx_count_distinct(country), approx_count_distinct(v, 0.1),
+                      bit_or(v), bit_and(w), bit_xor(v), try_sum(v), try_avg(w), try_sum(w * 1.5D)
+               FROM mr_parity GROUP BY k"""
+        ).collect()
+    )
+    measures = """first_value(country, false) AS f, last_value(country, false) AS l,
+        any_value(country, false) AS a, approx_count_distinct(country) AS dc,
+        approx_count_distinct(v, 0.1) AS dv, bit_or(v) AS bo, bit_and(w) AS ba,
+        bit_xor(v) AS bx, try_sum(v) AS ts, try_avg(w) AS ta, try_sum(w * 1.5D) AS td"""
+    for door, rows in _whole_partition(spark, measures).items():
+        assert rows == expected, door
+
+
+def test_new_aggregates_run_in_define(spark, events):
+    # B while the distinct countries so far number at most 1 and the OR of v stays below 8.
+    # x: o=1 NO (v 1), o=2 NO (v 2 -> OR 3), o=3 NULL (v 5 -> OR 7); o=4 SE makes 2
+    # countries: a match of 3 rows; then o=4 SE (v 7), o=5 SE (v 3 -> OR 7): 2 rows.
+    # y: o=1 US (v 4); o=2 (v 8 -> OR 12) stops it; from o=2, 8 is not below 8
+    body = """PARTITION BY k ORDER BY o
+        MEASURES count(B.*) AS nb, LAST(B.o) AS last_b
+        PATTERN (B+)
+        DEFINE B AS approx_count_distinct(B.country) <= 1 AND bit_or(B.v) < 8"""
+    for door, rows in _doors(spark, body).items():
+        assert rows == [("x", 2, 5), ("x", 3, 3), ("y", 1, 1)], door
+
+
+def test_spark_aggregate_matchrec_lacks_is_a_positioned_error(spark, events):
+    body = """PARTITION BY k ORDER BY o
+        MEASURES histogram_numeric(v, 2) AS h PATTERN (A+) DEFINE A AS true"""
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.match_recognize(spark.table("mr_parity"), body)
+    err = info.value
+    assert err.message == "aggregate histogram_numeric() is not supported in MEASURES"
+    assert err.column == body.splitlines()[1].index("histogram_numeric") + 1
+    assert "__mr" not in str(err) and "GROUP BY" not in err.message
+
+
 def test_null_skipping_value_in_define(spark, events):
     # B: the last known country so far is not NO. x: o=1..2 NO, o=3 NULL (still NO), o=4 SE
     body = """PARTITION BY k ORDER BY o
@@ -247,7 +292,23 @@ def test_match_dependent_comparisons_of_nan_and_null_are_sparks(spark, doubles, 
     assert got == expected
 
 
-@pytest.mark.parametrize("aggregate", ["min(x)", "max(x)", "sum(x)", "avg(x)", "max(n)"])
+@pytest.mark.parametrize(
+    "aggregate",
+    [
+        "min(x)",
+        "max(x)",
+        "sum(x)",
+        "avg(x)",
+        "max(n)",
+        "max_by(o, x)",
+        "min_by(o, x)",
+        "max_by(x, n)",
+        "min_by(o, n)",
+        "stddev(x)",
+        "var_pop(x)",
+        "mode(x, true)",
+    ],
+)
 @pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
 def test_aggregates_of_nan_and_infinity_are_sparks(spark, doubles, aggregate, semantics):
     frame = "CURRENT ROW" if semantics == "RUNNING" else "UNBOUNDED FOLLOWING"
@@ -263,6 +324,22 @@ def test_aggregates_of_nan_and_infinity_are_sparks(spark, doubles, aggregate, se
               PATTERN (A+) DEFINE A AS true)""",
     )
     assert sorted(map(str, got.collect())) == sorted(map(str, expected.collect()))
+
+
+@pytest.mark.parametrize("percentages", ["0.5", "0.1", "array(0.0, 0.25, 0.5, 0.99, 1.0)"])
+def test_percentile_approx_with_nan_is_sparks(spark, doubles, percentages):
+    """Spark's summary drops the minimum when the second sorted value is NaN ({inf, NaN}
+    gives NaN); the whole match against Spark's GROUP BY over the same rows."""
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            f"SELECT k, percentile_approx(x, {percentages}) FROM mr_doubles GROUP BY k"
+        ).collect()
+    )
+    body = f"""PARTITION BY k ORDER BY o MEASURES percentile_approx(x, {percentages}) AS p
+        PATTERN (A+) DEFINE A AS true"""
+    got = sorted(tuple(r) for r in matchrec.match_recognize(doubles, body).collect())
+    assert repr(got) == repr(expected)
 
 
 def test_distinct_values_take_nan_as_one(spark, doubles):
@@ -354,3 +431,60 @@ def test_input_column_names_with_dots(spark, events):
             (r["o"], r["first_c"], r["last_price"], r["n"], r["price.usd"]) for r in df.collect()
         )
         assert rows == [(1, "x", 2, 1, 2), (2, "x", 3, 2, 3)], door
+
+
+def test_approx_count_distinct_is_sparks_hyperloglog(spark, events):
+    """Spark's HLL++ estimate (hash collisions included: rsd 0.1 counts some pairs as one)
+    on generated groups of ints, strings, doubles (NaN, -0.0) and dates, every door."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_hll AS
+           SELECT g, id, id * 7919 % 1000 AS n, concat('s', id % (g + 3)) AS s,
+                  CASE id % 5 WHEN 0 THEN double('NaN') WHEN 1 THEN -0.0D WHEN 2 THEN 0.0D
+                       ELSE id / 3D END AS d,
+                  date_add(DATE'2024-01-01', id % 9) AS day
+           FROM (SELECT explode(array(1, 2, 5, 17, 40, 60)) AS g)
+           LATERAL VIEW explode(sequence(1, g)) AS id"""
+    )
+    aggregates = """approx_count_distinct(n), approx_count_distinct(n, 0.1),
+        approx_count_distinct(s), approx_count_distinct(s, 0.1), approx_count_distinct(d),
+        approx_count_distinct(day, 0.3)"""
+    expected = sorted(
+        tuple(r) for r in spark.sql(f"SELECT g, {aggregates} FROM mr_hll GROUP BY g").collect()
+    )
+    measures = ", ".join(f"{a.strip()} AS a{i}" for i, a in enumerate(aggregates.split("),")))
+    measures = measures.replace(" AS a", ") AS a").replace(")) AS", ") AS")
+    body = f"PARTITION BY g ORDER BY id MEASURES {measures} PATTERN (A+) DEFINE A AS true"
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_hll MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_hll"), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_hll), {_literal(body)})"),
+    }
+    for door, df in frames.items():
+        assert sorted(tuple(r) for r in df.collect()) == expected, door
+
+
+def test_min_and_max_of_structs_and_arrays_are_sparks(spark, events):
+    """Spark orders structs field by field and arrays element by element, a NULL inside
+    first (once a Python error comparing dicts); a field of the result reads as Spark's."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_nested AS SELECT * FROM VALUES
+           ('x', 1, named_struct('c', 'Rome', 'kg', 2), array(3, 1)),
+           ('x', 2, named_struct('c', 'Oslo', 'kg', NULL), array(3, NULL)),
+           ('x', 3, named_struct('c', 'Oslo', 'kg', 1), array(3)),
+           ('x', 4, named_struct('c', NULL, 'kg', 9), NULL),
+           ('y', 1, NULL, array(NULL, 2)), ('y', 2, named_struct('c', 'Bern', 'kg', 0), array(1))
+           AS t(k, o, st, arr)"""
+    )
+    aggregates = "min(st), max(st), min(arr), max(arr), max(st).c, min(st).kg + 1"
+    expected = sorted(
+        tuple(r) for r in spark.sql(f"SELECT k, {aggregates} FROM mr_nested GROUP BY k").collect()
+    )
+    measures = ", ".join(f"{a} AS m{i}" for i, a in enumerate(aggregates.split(", ")))
+    body = f"PARTITION BY k ORDER BY o MEASURES {measures} PATTERN (A+) DEFINE A AS true"
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_nested MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_nested"), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_nested), {_literal(body)})"),
+    }
+    for door, df in frames.items():
+        assert sorted(tuple(r) for r in df.collect()) == expected, door

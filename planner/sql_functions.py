@@ -1,0 +1,126 @@
+"""SQL UDFs of the session (``CREATE TEMPORARY FUNCTION f(a INT) RETURNS ... RETURN expr``)
+inlined where DEFINE's Python glue would need to call them.
+
+A call of one navigated row (``f(FIRST(S.x))``) moves inside the navigation and Spark
+calls the function itself (``planner.pushdown``). A call of values from two rows
+(``gap(A.n, B.n)``) has no Spark column to be computed in: its body, with each parameter
+replaced by ``CAST(argument AS parameter type)`` (Spark's implicit cast of a SQL UDF's
+arguments), is lowered like any expression, so each one-row part goes to Spark and
+only what combines the rows runs in the glue.
+
+The runtime looks definitions up (:data:`FunctionLookup`, Spark's ``DESCRIBE FUNCTION
+EXTENDED`` lines ``Input:`` and ``Body:``); this module reads them. Nothing here imports
+Spark.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+
+from .sqltext import MatchRecognizeDialect, call_name
+
+#: a function name -> (its ``Input:`` lines, one per parameter: ``name TYPE [DEFAULT
+#: expr]``, and its ``Body:``), or None when it is no SQL UDF of the session
+FunctionLookup = Callable[[str], "tuple[Sequence[str], str] | None"]
+
+_PARAMETER = re.compile(r"^\s*(`(?:[^`]|``)+`|\w+)\s+(.+?)(?:\s+DEFAULT\s+(.+))?\s*$", re.I)
+
+
+@dataclass(frozen=True)
+class SqlFunction:
+    """One SQL UDF: parameter names, their Spark types, defaults, and the body."""
+
+    params: list[str]
+    types: list[str]
+    defaults: list[str | None]
+    body: exp.Expression
+
+
+def read_definition(inputs: Sequence[str], body: str) -> SqlFunction | None:
+    """A SQL UDF from its ``DESCRIBE FUNCTION EXTENDED`` lines, or None if they cannot
+    be read (then the call stays as it is and is reported where it cannot run)."""
+    params, types, defaults = [], [], []
+    for line in inputs:
+        found = _PARAMETER.match(line)
+        if not found:
+            return None
+        name, kind, default = found.groups()
+        params.append(name.strip("`").replace("``", "`").lower())
+        types.append(kind)
+        defaults.append(default)
+    try:
+        tree = sqlglot.parse_one(body, read=MatchRecognizeDialect)
+    except sqlglot.errors.SqlglotError:
+        return None
+    if tree is None or isinstance(tree, (exp.Select, exp.Subquery)):
+        return None  # a table function or a query body: not inlined
+    return SqlFunction(params, types, defaults, tree)
+
+
+def _parse(text: str) -> exp.Expression:
+    return sqlglot.parse_one(text, read=MatchRecognizeDialect)
+
+
+def inline_call(node: exp.Anonymous, function: SqlFunction) -> exp.Expression | None:
+    """The body of ``function`` for call ``node`` (None: the arguments do not fit)."""
+    args = list(node.expressions)
+    if len(args) > len(function.params):
+        return None
+    values: dict[str, exp.Expression] = {}
+    for i, (name, kind) in enumerate(zip(function.params, function.types)):
+        if i < len(args):
+            value = args[i].copy()
+        elif function.defaults[i] is not None:
+            value = _parse(function.defaults[i])
+        else:
+            return None
+        try:
+            target = exp.DataType.build(kind, dialect="spark")
+        except (sqlglot.errors.SqlglotError, ValueError):
+            return None
+        values[name] = exp.Cast(this=exp.Paren(this=value), to=target)
+    body = function.body.copy()
+    for col in list(body.find_all(exp.Column)):
+        if col.table:
+            continue
+        value = values.get(col.name.lower())
+        if value is not None:
+            if col is body:
+                body = value.copy()
+            else:
+                col.replace(value.copy())
+    return exp.Paren(this=body)
+
+
+def inline_sql_functions(
+    tree: exp.Expression, lookup: FunctionLookup, keep: Callable[[exp.Expression], bool]
+) -> exp.Expression:
+    """``tree`` with each call of a session SQL UDF that ``keep`` does not keep (the glue
+    cannot run it) replaced by its inlined body; unchanged if there is none."""
+    cache: dict[str, SqlFunction | None] = {}
+    for node in list(tree.find_all(exp.Anonymous)):
+        if keep(node):
+            continue
+        semantics, name = call_name(node)
+        if semantics:
+            continue
+        key = name.lower()
+        if key not in cache:
+            found = lookup(key)
+            cache[key] = read_definition(*found) if found is not None else None
+        function = cache[key]
+        if function is None:
+            continue
+        inlined = inline_call(node, function)
+        if inlined is None:
+            continue
+        if node is tree:
+            tree = inlined
+        else:
+            node.replace(inlined)
+    return tree
