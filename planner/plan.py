@@ -94,15 +94,19 @@ class MatchPlan:
         )
 
 
+def pattern_nodes(node: ast.PatternNode) -> Iterator[ast.PatternNode]:
+    """Every node of a pattern, each before the nodes inside it, in written order."""
+    yield node
+    if isinstance(node, (ast.Concat, ast.Alternation, ast.Permute)):
+        for item in node.items:
+            yield from pattern_nodes(item)
+    elif isinstance(node, (ast.Exclusion, ast.Quantified)):
+        yield from pattern_nodes(node.inner)
+
+
 def primary_labels(node: ast.PatternNode) -> Iterator[ast.Label]:
     """Primary pattern variables in order of appearance."""
-    if isinstance(node, ast.Label):
-        yield node
-    elif isinstance(node, (ast.Concat, ast.Alternation, ast.Permute)):
-        for item in node.items:
-            yield from primary_labels(item)
-    elif isinstance(node, (ast.Exclusion, ast.Quantified)):
-        yield from primary_labels(node.inner)
+    return (n for n in pattern_nodes(node) if isinstance(n, ast.Label))
 
 
 def plan_clause(
@@ -335,7 +339,9 @@ def _check_clause_shape(clause: ast.MatchRecognizeClause) -> None:
         )
     rows = clause.rows_per_match
     if rows.mode == "all" and rows.empty == "unmatched":
-        excluded = next(_exclusions(clause.pattern), None)
+        excluded = next(
+            (n for n in pattern_nodes(clause.pattern) if isinstance(n, ast.Exclusion)), None
+        )
         if excluded is not None:
             raise SemanticError(
                 "pattern exclusion syntax is not allowed when ALL ROWS PER MATCH WITH "
@@ -358,17 +364,6 @@ def check_output_columns(clause: ast.MatchRecognizeClause) -> None:
             pos=clause.pattern_pos,
             hint="add MEASURES (e.g. MATCH_NUMBER() AS match) or use ALL ROWS PER MATCH",
         )
-
-
-def _exclusions(node: ast.PatternNode) -> Iterator[ast.Exclusion]:
-    """The exclusions ``{- ... -}`` of a pattern, outermost first."""
-    if isinstance(node, ast.Exclusion):
-        yield node
-    if isinstance(node, (ast.Concat, ast.Alternation, ast.Permute)):
-        for item in node.items:
-            yield from _exclusions(item)
-    elif isinstance(node, (ast.Exclusion, ast.Quantified)):
-        yield from _exclusions(node.inner)
 
 
 def _subsets(
