@@ -308,9 +308,24 @@ def test_with_late_rows_on_a_batch_adds_its_columns_and_no_row(spark):
 @pytest.mark.parametrize(
     ("body", "error", "message", "caret"),
     [
-        ("ORDER BY amount PATTERN (A)", SemanticError, "must start with the event-time", "amount"),
-        ("ORDER BY ts DESC PATTERN (A)", SemanticError, "must be ascending", "ts DESC"),
-        ("ORDER BY ts PATTERN (A B $) DEFINE A AS amount > 1", UnsupportedError, "'$'", "$"),
+        (
+            "PARTITION BY card ORDER BY amount PATTERN (A)",
+            SemanticError,
+            "must start with the event-time",
+            "amount",
+        ),
+        (
+            "PARTITION BY card ORDER BY ts DESC PATTERN (A)",
+            SemanticError,
+            "must be ascending",
+            "ts DESC",
+        ),
+        (
+            "PARTITION BY card ORDER BY ts PATTERN (A B $) DEFINE A AS amount > 1",
+            UnsupportedError,
+            "'$'",
+            "$",
+        ),
     ],
 )
 def test_queries_a_stream_cannot_run_fail_before_it_starts(
@@ -327,7 +342,7 @@ def test_a_stream_without_watermark_is_told_how_to_add_one(spark, tmp_path):
     stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
     source = spark.readStream.schema(CARDS).parquet(str(stream.inbox))
     with pytest.raises(SemanticError) as info:
-        matchrec.match_recognize(source, "ORDER BY ts PATTERN (A)")
+        matchrec.match_recognize(source, "PARTITION BY card ORDER BY ts PATTERN (A)")
     assert "watermark" in info.value.message
     assert "withWatermark" in info.value.hint
 
