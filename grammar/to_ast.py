@@ -122,12 +122,16 @@ class _ToAst(Transformer_NonRecursive):
         timeouts, late = children
         return {
             "rows_per_match": ast.RowsPerMatch(
-                "one", timeouts=bool(timeouts), late_rows=late is not None, late_pos=_pos(late)
+                "one",
+                timeouts=timeouts is not None,
+                timeouts_pos=_pos(timeouts),
+                late_rows=late is not None,
+                late_pos=_pos(late),
             )
         }
 
-    def timeout_rows(self, _: list) -> bool:
-        return True
+    def timeout_rows(self, children: list[Token]) -> int:
+        return children[0].start_pos
 
     def late_rows(self, children: list[Token]) -> int:
         return children[0].start_pos

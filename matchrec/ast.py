@@ -139,6 +139,7 @@ class RowsPerMatch:
     empty: Literal["show", "omit", "unmatched"] = "show"
     # only for ONE ROW PER MATCH (extension): WITH TIMEOUTS adds timed-out partial matches
     timeouts: bool = False
+    timeouts_pos: int = -1  # where TIMEOUTS of WITH TIMEOUTS is written
     # extension, for streams: WITH LATE ROWS adds a row for each late input row
     late_rows: bool = False
     late_pos: int = -1  # where WITH LATE ROWS is written

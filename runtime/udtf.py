@@ -254,6 +254,14 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     """Parse, plan and type ``body`` against ``input_schema`` (raises our errors)."""
     clause = read_body(body)
     refuse_late_rows(clause, "the table function (it takes batch tables only)")
+    if clause.rows_per_match.timeouts:
+        raise UnsupportedError(
+            "ONE ROW PER MATCH WITH TIMEOUTS is not available in the table function",
+            sql=clause.sql,
+            pos=clause.rows_per_match.timeouts_pos,
+            hint="run the query with matchrec.sql(spark, query), which adds the timed-out "
+            "partial matches with match_status, or drop WITH TIMEOUTS",
+        )
     columns = list(input_schema.names)
     plan = plan_clause(clause, columns, python_measures=True)
     check_output_columns(clause)

@@ -589,7 +589,7 @@ def test_error_misspelled_keyword(sql, word, suggestion):
 def test_error_unmatched_rows_with_one_row_per_match():
     sql = "ONE ROW PER MATCH WITH UNMATCHED ROWS PATTERN (A)"
     err = syntax_error(sql)
-    assert err.message == "unexpected 'UNMATCHED'; expected one of: LATE, TIMEOUTS"
+    assert err.message == "unexpected 'UNMATCHED'; expected one of: TIMEOUTS, LATE"
     assert err.pos == sql.index("UNMATCHED")
     assert "only go with ALL ROWS PER MATCH" in err.hint
     assert syntax_error("ONE ROW PER MATCH OMIT EMPTY MATCHES PATTERN (A)").hint == err.hint

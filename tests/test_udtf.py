@@ -216,6 +216,21 @@ def test_timestamp_casts_in_another_session_time_zone(spark, table):
         assert str(ntz.first().ntz) == "2024-01-01 20:30:00"  # 01:30 UTC in New York
 
 
+def test_with_timeouts_is_refused_with_a_caret(spark, table):
+    """WITH TIMEOUTS' rows (and match_status) come from matchrec.sql only: the table
+    function says so, where it gave the matched rows alone, silently."""
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES count(*) AS n ONE ROW PER MATCH WITH TIMEOUTS "
+        "PATTERN (A B) DEFINE A AS v > 1, B AS v > 2"
+    )
+    with pytest.raises(UnsupportedError) as info:
+        build_program(body, INPUT)
+    assert "WITH TIMEOUTS is not available in the table function" in info.value.message
+    assert body[info.value.pos :].startswith("TIMEOUTS")
+    with pytest.raises(AnalysisException, match="not available in the table function"):
+        spark.sql(_call(body))
+
+
 def test_values_of_one_clause(results):
     """Spot values, so that the doors agreeing on a wrong answer would not pass."""
     rows = [json.loads(r) for r in results["udtf"]["cast_and_arithmetic"]]
