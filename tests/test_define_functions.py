@@ -589,12 +589,18 @@ def test_an_index_out_of_bounds_without_ansi_gives_null_as_spark(spark, ansi_off
     test_functions_of_two_rows_equal_spark(spark, call)
 
 
-def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark):
-    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call="array(N.s, S.s)[S.n]")
+def _job_error(spark, call: str) -> MatchRuntimeError:
+    """The matchrec error that the two-row query of ``call`` fails its job with."""
+    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call=call)
     with pytest.raises(Exception) as info:
         matchrec.sql(spark, query).collect()
     err = rebuild(carried_error(info.value) or "", query)
     assert isinstance(err, MatchRuntimeError), info.value
+    return err
+
+
+def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark):
+    err = _job_error(spark, "array(N.s, S.s)[S.n]")
     assert "out of bounds" in err.message and "INVALID_ARRAY_INDEX" in err.message
     assert err.sql[err.pos :].startswith("array(N.s, S.s)[S.n]")
 
@@ -608,11 +614,7 @@ def test_a_zero_divisor_without_ansi_gives_null_as_spark(spark, ansi_off, call):
 def test_a_zero_divisor_under_ansi_is_a_positioned_error(spark, call):
     """Spark's default (ANSI) raises DIVIDE_BY_ZERO / REMAINDER_BY_ZERO: so does DEFINE,
     during the job, as a matchrec error with a caret under the operator."""
-    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call=call)
-    with pytest.raises(Exception) as info:
-        matchrec.sql(spark, query).collect()
-    err = rebuild(carried_error(info.value) or "", query)
-    assert isinstance(err, MatchRuntimeError), info.value
+    err = _job_error(spark, call)
     assert "by zero" in err.message and "spark.sql.ansi.enabled" in err.message
     operator = "pmod" if call.startswith("pmod") else call.split(" ")[1]
     assert err.sql[err.pos :].startswith(operator), err.sql[err.pos : err.pos + 20]
@@ -628,11 +630,7 @@ def test_floor_and_ceil_of_nan_and_infinity_without_ansi_are_sparks(spark, ansi_
 
 
 def test_floor_of_an_infinity_under_ansi_is_a_positioned_error(spark):
-    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call="floor(N.v * S.v)")
-    with pytest.raises(Exception) as info:
-        matchrec.sql(spark, query).collect()
-    err = rebuild(carried_error(info.value) or "", query)
-    assert isinstance(err, MatchRuntimeError), info.value
+    err = _job_error(spark, "floor(N.v * S.v)")
     assert "ARITHMETIC_OVERFLOW" in err.message and "floor()" in err.message
     assert "floor(N.v * S.v)" in err.sql[err.pos - 6 : err.pos + 20]
 
