@@ -33,12 +33,12 @@ def _literal(text: str) -> str:
     return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
-def _doors(spark, body: str) -> dict[str, list[tuple]]:
-    """Sorted rows of ``body`` over ``mr_parity`` from each door."""
+def _doors(spark, body: str, view: str = "mr_parity") -> dict[str, list[tuple]]:
+    """Sorted rows of ``body`` over ``view`` from each door (their types agree)."""
     frames = {
-        "sql": matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})"),
-        "df": matchrec.match_recognize(spark.table("mr_parity"), body),
-        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})"),
+        "sql": matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table(view), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {_literal(body)})"),
     }
     types = {d: [(f.name, f.dataType) for f in df.schema.fields] for d, df in frames.items()}
     assert types["sql"] == types["df"] == types["udtf"]
@@ -454,13 +454,8 @@ def test_approx_count_distinct_is_sparks_hyperloglog(spark, events):
     measures = ", ".join(f"{a.strip()} AS a{i}" for i, a in enumerate(aggregates.split("),")))
     measures = measures.replace(" AS a", ") AS a").replace(")) AS", ") AS")
     body = f"PARTITION BY g ORDER BY id MEASURES {measures} PATTERN (A+) DEFINE A AS true"
-    frames = {
-        "sql": matchrec.sql(spark, f"SELECT * FROM mr_hll MATCH_RECOGNIZE ({body})"),
-        "df": matchrec.match_recognize(spark.table("mr_hll"), body),
-        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_hll), {_literal(body)})"),
-    }
-    for door, df in frames.items():
-        assert sorted(tuple(r) for r in df.collect()) == expected, door
+    for door, rows in _doors(spark, body, "mr_hll").items():
+        assert rows == expected, door
 
 
 def test_min_and_max_of_structs_and_arrays_are_sparks(spark, events):
@@ -481,10 +476,5 @@ def test_min_and_max_of_structs_and_arrays_are_sparks(spark, events):
     )
     measures = ", ".join(f"{a} AS m{i}" for i, a in enumerate(aggregates.split(", ")))
     body = f"PARTITION BY k ORDER BY o MEASURES {measures} PATTERN (A+) DEFINE A AS true"
-    frames = {
-        "sql": matchrec.sql(spark, f"SELECT * FROM mr_nested MATCH_RECOGNIZE ({body})"),
-        "df": matchrec.match_recognize(spark.table("mr_nested"), body),
-        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_nested), {_literal(body)})"),
-    }
-    for door, df in frames.items():
-        assert sorted(tuple(r) for r in df.collect()) == expected, door
+    for door, rows in _doors(spark, body, "mr_nested").items():
+        assert rows == expected, door
