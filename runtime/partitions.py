@@ -80,7 +80,7 @@ def _timeout_mapper(
             edges = [0, *group_starts(batch, keys), batch.num_rows]
             for low, high in zip(edges, edges[1:]):
                 part = batch.slice(low, high - low)
-                part_key = _key_at(part, keys, 0)
+                part_key = key_at(part, keys, 0)
                 if held and part_key != key:
                     yield from match(held)
                     held = []
@@ -92,7 +92,8 @@ def _timeout_mapper(
     return run
 
 
-def _key_at(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:
+def key_at(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:
+    """The partition key of ``row`` of ``batch``, as Python values."""
     return tuple(batch.column(k)[row].as_py() for k in keys)
 
 
@@ -168,13 +169,15 @@ class PartitionMatcher:
         # search that keeps going (one huge match) costs linear time, not quadratic
         self.next_cut = self.chunk_rows
 
-    def push(self, batch: pa.RecordBatch) -> Iterator[Any]:
-        """Take the next sorted ``batch``; yield what the partitions it completes give."""
+    def push(self, batch: pa.RecordBatch, starts: list[int] | None = None) -> Iterator[Any]:
+        """Take the next sorted ``batch``; yield what the partitions it completes give.
+        ``starts``: its ``group_starts``, where the caller has them already."""
         if batch.num_rows == 0:
             return
         keys = self.keys
-        starts = group_starts(batch, keys)
-        first_key = _key_at(batch, keys, 0)
+        if starts is None:
+            starts = group_starts(batch, keys)
+        first_key = key_at(batch, keys, 0)
         if self.pending and first_key != self.key:
             yield from self._close()
             self.finished.add(self.key)
@@ -193,10 +196,10 @@ class PartitionMatcher:
             self.finished.add(first_key)
             if starts[-1] > starts[0]:
                 yield from self._hold([batch.slice(starts[0], starts[-1] - starts[0])])
-                self.finished.add(_key_at(batch, keys, starts[-2]))
+                self.finished.add(key_at(batch, keys, starts[-2]))
         last = starts[-1] if starts else 0
         self._add_pending(batch.slice(last))
-        self.key = _key_at(batch, keys, last)
+        self.key = key_at(batch, keys, last)
         if self.chunks and self.pending_rows >= self.next_cut:
             if self.origin is None:
                 self.origin = 0

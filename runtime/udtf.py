@@ -123,7 +123,7 @@ from matchrec.errors import (
     UnsupportedError,
 )
 
-from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher
+from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
 
 #: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
 #: imported from there: this module runs on executors, which need no pandas)
@@ -527,12 +527,11 @@ class MatchRecognizeUDTF:
     def eval(self, batch: pa.RecordBatch, body: Any) -> Iterator[pa.Table]:
         # by position: the selected columns' names are Spark's, and may hold dots
         batch = batch.rename_columns(self._program.names)
-        if self._order is not None:
-            self._order.check(batch)
+        starts = None if self._order is None else self._order.check(batch)
         if self._zone is None:
             self._zone = (session_zone(batch),)
         SESSION_ZONE.set(self._zone[0])  # the worker may have served another session
-        yield from self._matcher.push(batch)
+        yield from self._matcher.push(batch, starts)
 
     def terminate(self) -> Iterator[pa.Table]:
         SESSION_ZONE.set(self._zone[0] if self._zone else None)
@@ -573,14 +572,16 @@ class RowOrder:
         self.keys = keys
         self.last: tuple[tuple, int] | None = None  # the last row's key and number
 
-    def check(self, batch: pa.RecordBatch) -> None:
+    def check(self, batch: pa.RecordBatch) -> list[int]:
+        """Raise unless ``batch`` continues the order; its partitions' starts
+        (``group_starts``), which the matcher needs too."""
         n = batch.num_rows
         if n == 0:
-            return
+            return []
         numbers = batch.column(ROW_NUMBER).to_numpy(zero_copy_only=False)
         expected = np.empty(n, dtype=numbers.dtype)
         expected[1:] = numbers[:-1] + 1
-        first = _key(batch, self.keys, 0)
+        first = key_at(batch, self.keys, 0)
         continues = self.last is not None and self.last[0] == first
         expected[0] = self.last[1] + 1 if continues else 1
         starts = group_starts(batch, self.keys)
@@ -591,11 +592,8 @@ class RowOrder:
                 hint="PARTITION BY and ORDER BY go inside the clause string, not after "
                 "TABLE(t); if the call has none, run the query with matchrec.sql(spark, query)",
             )
-        self.last = (_key(batch, self.keys, n - 1), int(numbers[-1]))
-
-
-def _key(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:
-    return tuple(batch.column(k)[row].as_py() for k in keys)
+        self.last = (key_at(batch, self.keys, n - 1), int(numbers[-1]))
+        return starts
 
 
 def arrow_udtf_with_analyze(handler: type, name: str, spark: SparkSession) -> Any:
