@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matchrec import skip_chain
 from matchrec import vector_define as vd
 from matchrec.matcher import Match, next_start
 from matchrec.nfa import Op, Program
@@ -45,6 +46,10 @@ TAIL_THREADS = 0
 LONG_STEPS = 32
 #: steps at most
 MAX_STEPS = 4096
+#: with SKIP PAST LAST ROW, every this many steps the searches inside a match of the
+#: tentative chain stop (:mod:`matchrec.skip_chain`); each check walks the chain in Python
+PRUNE_EVERY = 64
+PRUNE_AT = frozenset({8, 16, 32})
 
 UNRESOLVED = -2
 #: ``end`` of a search that reached the last row of a piece that more rows follow
@@ -59,6 +64,8 @@ class WaveProgram:
         self.glue = dict(glue)
         # SKIP TO NEXT ROW searches again from every row inside a match
         self.skips_into_matches = skip_mode == "next_row"
+        # SKIP PAST LAST ROW needs no search from inside a match
+        self.skips_past_matches = skip_mode == "past_last"
         size = len(program)
         self.size = size
         self.done_pc = program.done_pc
@@ -129,7 +136,9 @@ class WaveInputs:
 @dataclass
 class WaveResult:
     """Per start row: ``end`` of its match (exclusive; -1: none; UNRESOLVED: left to the
-    scalar matcher) and where its history is (``level``, ``thread``)."""
+    scalar matcher) and where its history is: its length ``level`` and the ``thread``
+    that ended it, at step ``origin + level`` (``origin``: the step its search started
+    at, None: all at step 0; a search set aside and started again starts later)."""
 
     end: np.ndarray
     level: np.ndarray
@@ -138,6 +147,7 @@ class WaveResult:
     label_of: list[np.ndarray]
     excluded_of: list[np.ndarray]
     most_threads: int = 0  # the most threads alive after a step (a diagnostic)
+    origin: np.ndarray | None = None
 
     @classmethod
     def unresolved(cls, n: int) -> WaveResult:
@@ -179,16 +189,29 @@ class WaveResult:
         labels = np.zeros(int(levels.sum()), dtype=np.int64)
         flags = any(len(e) for e in self.excluded_of)
         excluded = np.zeros(len(labels), dtype=bool) if flags else None
-        by_length = np.argsort(-levels, kind="stable")
-        ordered = levels[by_length]
-        for j in range(int(levels.max(initial=0)), 0, -1):
-            idx = by_length[: int(np.searchsorted(-ordered, -j, side="right"))]
-            pos = offsets[idx] + j - 1
+
+        def read(idx: np.ndarray, step: int, pos: np.ndarray) -> None:
             here = threads[idx]
-            labels[pos] = self.label_of[j - 1][here]
-            if excluded is not None and len(self.excluded_of[j - 1]):
-                excluded[pos] = self.excluded_of[j - 1][here]
-            threads[idx] = self.parents[j - 1][here]
+            labels[pos] = self.label_of[step][here]
+            if excluded is not None and len(self.excluded_of[step]):
+                excluded[pos] = self.excluded_of[step][here]
+            threads[idx] = self.parents[step][here]
+
+        origin = np.zeros(len(at), dtype=np.int64) if self.origin is None else self.origin[at]
+        late = origin > 0
+        # searches from step 0, longest first: the ones still reading are a prefix
+        plain = np.flatnonzero(~late)
+        by_length = plain[np.argsort(-levels[plain], kind="stable")]
+        ordered = levels[by_length]
+        for j in range(int(ordered.max(initial=0)), 0, -1):
+            idx = by_length[: int(np.searchsorted(-ordered, -j, side="right"))]
+            read(idx, j - 1, offsets[idx] + j - 1)
+        # the few searches started again later
+        again = np.flatnonzero(late)
+        tops = origin[again] + levels[again]
+        for step in range(int(tops.max(initial=0)) - 1, int(origin[again].min(initial=0)) - 1, -1):
+            idx = again[(step < tops) & (step >= origin[again])]
+            read(idx, step, offsets[idx] + step - origin[idx])
         return levels, labels, excluded
 
 
@@ -453,9 +476,23 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
     state = vd.initial_state(wp.keys, data.columns, len(t_sid))
     num_labels = len(data.bits)
     open_ended: list[np.ndarray] = []  # searches that need rows after the piece
+    aside = None
+    if (
+        wp.skips_past_matches
+        and data.final
+        and data.searches is None
+        and data.first == 0
+        and data.stop is None
+        and data.at_partition_start is True
+    ):
+        aside = _SetAside(n)
     level = most = 0
     while len(t_sid):
-        rows = t_sid + level
+        rows = (
+            t_sid + level
+            if aside is None or aside.origin is None
+            else t_sid + (level - aside.origin[t_sid])
+        )
         highs = data.highs[t_sid]
         at_end = rows >= highs
         if not data.final and at_end.any():
@@ -466,7 +503,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             if len(live):
                 sids, first = _first_per_search(t_sid[live], live)
                 ends = verdict[first] == Program.ENDS
-                best_level[sids[ends]] = level
+                best_level[sids[ends]] = level  # no search started late (see _SetAside)
                 best_thread[sids[ends]] = first[ends]
                 open_ended.append(sids[~ends])
         elif at_end.any():
@@ -474,7 +511,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             cand = np.flatnonzero(at_end & wp.done_at_end[t_pc])
             if len(cand):
                 sids, first = _first_per_search(t_sid[cand], cand)
-                best_level[sids] = level
+                best_level[sids] = level if aside is None else aside.length(sids, level)
                 best_thread[sids] = first
         # only a search's first row can be its partition's first row (for ^)
         at_start = 0
@@ -489,7 +526,25 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         total = int(count.sum())
         if total == 0:
             t_sid = t_sid[:0]  # every search ended
-            break
+            if aside is None:
+                break
+            # ... but some set aside may have to start again
+            state = {k: v[:0] for k, v in state.items()}
+            t_pc = t_pc[:0]
+            parents.append(np.zeros(0, dtype=np.int32))
+            label_of.append(np.zeros(0, dtype=np.int32))
+            excluded_of.append(wp.excluded[:0])
+            level += 1
+            t_sid, t_pc, state = aside.check(
+                wp,
+                data,
+                level,
+                best_level,
+                best_thread,
+                (t_sid, t_pc, state),
+                (parents, label_of, excluded_of),
+            )
+            continue
         ent_thread = np.repeat(np.arange(len(t_sid)), count)
         begin = np.cumsum(count) - count
         within = np.arange(total) - np.repeat(begin, count)
@@ -505,7 +560,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         if len(hits):
             # a match; the search's entries after it are less preferred
             sids, first = _first_per_search(ent_sid[hits], hits)
-            best_level[sids] = level
+            best_level[sids] = level if aside is None else aside.length(sids, level)
             best_thread[sids] = ent_thread[first]
             after = np.minimum(first + 1, total - 1)
             if ((first + 1 < total) & (ent_sid[after] == sids)).any():
@@ -551,6 +606,16 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         t_sid = ent_sid[survivors]
         t_pc = targets + 1
         level += 1
+        if aside is not None and (level % PRUNE_EVERY == 0 or level in PRUNE_AT or not len(t_sid)):
+            t_sid, t_pc, state = aside.check(
+                wp,
+                data,
+                level,
+                best_level,
+                best_thread,
+                (t_sid, t_pc, state),
+                (parents, label_of, excluded_of),
+            )
         live = len(t_sid)
         most = max(most, live)
         if level == probe and live > n // 2:
@@ -571,7 +636,74 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         end[np.unique(t_sid)] = UNRESOLVED
     for sids in open_ended:
         end[sids] = NEED_MORE
-    return WaveResult(end, best_level, best_thread, parents, label_of, excluded_of, most)
+    origin = None
+    if aside is not None:
+        end[aside.aside] = UNRESOLVED
+        origin = aside.origin
+    return WaveResult(end, best_level, best_thread, parents, label_of, excluded_of, most, origin)
+
+
+class _SetAside:
+    """With SKIP PAST LAST ROW: the searches stopped because they start inside a match
+    of the tentative chain (:mod:`matchrec.skip_chain`), and the ones started again
+    because the chain reached them after all (at step ``origin``; never stopped twice,
+    so a search runs at most twice)."""
+
+    def __init__(self, n: int):
+        self.aside = np.zeros(n, dtype=bool)
+        self.again = np.zeros(n, dtype=bool)
+        self.origin: np.ndarray | None = None
+
+    def length(self, sids: np.ndarray, level: int) -> np.ndarray | int:
+        """The length of a match of searches ``sids`` found at step ``level``."""
+        return level if self.origin is None else level - self.origin[sids]
+
+    def check(
+        self,
+        wp: WaveProgram,
+        data: WaveInputs,
+        level: int,
+        best_level: np.ndarray,
+        best_thread: np.ndarray,
+        threads: tuple[np.ndarray, np.ndarray, dict],
+        history: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]],
+    ) -> tuple[np.ndarray, np.ndarray, dict]:
+        """Stop the live searches inside a match of the chain, start the stopped ones it
+        reaches again; the threads (sorted by search) and the last step of the history
+        change alike."""
+        t_sid, t_pc, state = threads
+        chain = skip_chain.walk(best_level, np.flatnonzero(self.aside), len(self.aside))
+        if len(t_sid):
+            stop = chain.covers(t_sid) & ~self.again[t_sid]
+            if stop.any():
+                gone = np.unique(t_sid[stop])
+                self.aside[gone] = True
+                best_level[gone] = -1
+                best_thread[gone] = -1
+                keep = ~stop
+                t_sid, t_pc = t_sid[keep], t_pc[keep]
+                state = {k: v[keep] for k, v in state.items()}
+                for steps in history:
+                    if len(steps[-1]):
+                        steps[-1] = steps[-1][keep]
+        rows = chain.reached
+        if len(rows):
+            self.aside[rows] = False
+            self.again[rows] = True
+            if self.origin is None:
+                self.origin = np.zeros(len(self.aside), dtype=np.int64)
+            self.origin[rows] = level
+            at = np.searchsorted(t_sid, rows)
+            t_sid = np.insert(t_sid, at, rows)
+            t_pc = np.insert(t_pc, at, 0)
+            fresh = vd.initial_state(wp.keys, data.columns, len(rows))
+            state = {k: np.insert(v, at, fresh[k]) for k, v in state.items()}
+            parents, label_of, excluded_of = history
+            parents[-1] = np.insert(parents[-1], at, 0)  # no parent: its history starts here
+            label_of[-1] = np.insert(label_of[-1], at, 0)
+            if wp.any_excluded:
+                excluded_of[-1] = np.insert(excluded_of[-1], at, False)
+        return t_sid, t_pc, state
 
 
 Fallback = Callable[[int, int, int, int], "Match | None"]
