@@ -20,6 +20,7 @@ from decimal import Decimal
 from typing import Any
 
 from .errors import MatchRuntimeError
+from .moments import STATISTICS
 from .sql_values import to_text
 
 Value = Any
@@ -502,6 +503,7 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "TRY_SUM": (1, _try_sum),
     "TRY_AVG": (1, _avg),
     "APPROX_COUNT_DISTINCT": ((1, 2), _approx_count_distinct),
+    **STATISTICS,
 }
 
 

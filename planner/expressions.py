@@ -26,6 +26,7 @@ from matchrec import navigation as nav
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.integer_width import IntegerWidth
+from matchrec.moments import STATISTICS
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
@@ -78,16 +79,20 @@ AGGREGATE_NODES: dict[type, str] = {
     exp.BitwiseXorAgg: "BIT_XOR",
     exp.ApproxDistinct: "APPROX_COUNT_DISTINCT",
 }
+# Spark's statistical aggregates (matchrec.moments), where this sqlglot has a node for one
+for _name in STATISTICS:
+    _node = getattr(exp, _name.title().replace("_", ""), None)
+    if _node is not None:
+        AGGREGATE_NODES[_node] = _name
 
 #: Spark's aggregate functions that sqlglot reads as plain calls: an error where matchrec
 #: has no version of one (Spark would otherwise fail with MISSING_GROUP_BY)
 SPARK_AGGREGATE_CALLS = frozenset(
     "APPROX_TOP_K BITMAP_CONSTRUCT_AGG BITMAP_OR_AGG COUNT_MIN_SKETCH COVAR_SAMP GROUPING "
     "GROUPING_ID HISTOGRAM_NUMERIC HLL_SKETCH_AGG HLL_UNION_AGG KLL_SKETCH_AGG_BIGINT "
-    "KLL_SKETCH_AGG_DOUBLE KLL_SKETCH_AGG_FLOAT PRODUCT REGR_AVGX REGR_AVGY REGR_COUNT "
-    "REGR_INTERCEPT REGR_R2 REGR_SLOPE REGR_SXX REGR_SXY REGR_SYY THETA_SKETCH_AGG "
+    "KLL_SKETCH_AGG_DOUBLE KLL_SKETCH_AGG_FLOAT PRODUCT THETA_SKETCH_AGG "
     "THETA_INTERSECTION_AGG THETA_UNION_AGG TRY_AVG TRY_SUM APPROX_COUNT_DISTINCT "
-    "BIT_AND BIT_OR BIT_XOR KURTOSIS SKEWNESS CORR COVAR_POP".split()
+    "BIT_AND BIT_OR BIT_XOR".split()
 )
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
@@ -1523,7 +1528,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 "collect_list, collect_set, min_by/max_by, bool_and/bool_or, count_if, "
                 "listagg/string_agg, stddev/variance (_pop/_samp), any_value, first_value, "
                 "last_value, median, percentile, percentile_approx, mode, "
-                "approx_count_distinct, bit_and/bit_or/bit_xor, try_sum/try_avg; or aggregate "
+                "approx_count_distinct, bit_and/bit_or/bit_xor, try_sum/try_avg, skewness, "
+                "kurtosis, covar_pop/covar_samp, corr, regr_*; or aggregate "
                 "the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
             )
         if isinstance(node, exp.Filter):

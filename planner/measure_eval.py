@@ -34,6 +34,7 @@ from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
 from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
 
@@ -278,7 +279,9 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return dtype("boolean")
     if name in ("LISTAGG", "STRING_AGG"):
         return dtype("string")
-    if name.startswith(("STD", "VAR")):
+    if name == "REGR_COUNT":
+        return dtype("bigint")
+    if name.startswith(("STD", "VAR")) or name in STATISTICS:
         return dtype("double")
     arg = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
     while isinstance(arg, (exp.Distinct, exp.Paren)):

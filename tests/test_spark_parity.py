@@ -6,6 +6,8 @@ from the tiny tables below (or computed by plain Spark SQL), never taken from ou
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from pyspark.errors import AnalysisException
 
@@ -478,3 +480,108 @@ def test_min_and_max_of_structs_and_arrays_are_sparks(spark, events):
     body = f"PARTITION BY k ORDER BY o MEASURES {measures} PATTERN (A+) DEFINE A AS true"
     for door, rows in _doors(spark, body, "mr_nested").items():
         assert rows == expected, door
+
+
+STATISTICS = [
+    "skewness(x)",
+    "kurtosis(n)",
+    "covar_pop(x, y)",
+    "covar_samp(y, n)",
+    "corr(x, y)",
+    "regr_count(y, x)",
+    "regr_avgx(y, x)",
+    "regr_avgy(y, n)",
+    "regr_sxx(y, x)",
+    "regr_syy(y, x)",
+    "regr_sxy(y, x)",
+    "regr_slope(y, x)",
+    "regr_intercept(y, x)",
+    "regr_r2(y, x)",
+]
+
+
+@pytest.fixture(scope="module")
+def samples(spark):
+    """Three partitions of 24 rows: doubles with NULLs, x constant in partition c (the
+    divisions by zero of these aggregates), y sometimes equal to o."""
+    rng = random.Random(5)
+    rows = []
+    for k in ("a", "b", "c"):
+        for o in range(1, 25):
+            x = None if rng.random() < 0.1 else (3.0 if k == "c" else round(rng.gauss(2, 3), 3))
+            y = None if rng.random() < 0.1 else rng.choice([rng.random() * 10, float(o)])
+            rows.append((k, o, x, y, rng.randint(-5, 9)))
+    frame = spark.createDataFrame(rows, "k string, o int, x double, y double, n int")
+    frame.createOrReplaceTempView("mr_samples")
+    return frame
+
+
+@pytest.mark.parametrize("aggregate", STATISTICS)
+@pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
+def test_statistical_aggregates_are_sparks_to_the_last_bit(spark, samples, aggregate, semantics):
+    """skewness, kurtosis, covariance, correlation and regr_* over the match: the same
+    doubles as Spark's window over the same rows (Spark updates their moments row by row,
+    and so does matchrec, in the same order)."""
+    frame = "CURRENT ROW" if semantics == "RUNNING" else "UNBOUNDED FOLLOWING"
+    expected = spark.sql(
+        f"""SELECT k, o, {aggregate} OVER (PARTITION BY k ORDER BY o
+                                 ROWS BETWEEN UNBOUNDED PRECEDING AND {frame}) AS v
+            FROM mr_samples"""
+    )
+    got = matchrec.sql(
+        spark,
+        f"""SELECT k, o, v FROM mr_samples MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+              MEASURES {semantics} {aggregate} AS v ALL ROWS PER MATCH
+              PATTERN (A+) DEFINE A AS true)""",
+    )
+    assert sorted(map(str, got.collect())) == sorted(map(str, expected.collect()))
+
+
+def test_statistical_aggregates_through_every_door(spark, events, samples):
+    """One row per partition with all of them: every door gives Spark's values and the
+    same types (the table function types them without Spark's help)."""
+    # a window over the partition in order, as a GROUP BY merges partial results
+    window = (
+        "OVER (PARTITION BY k ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)"
+    )
+    columns = ", ".join(f"{a} {window}" for a in STATISTICS)
+    expected = sorted(
+        tuple(r) for r in spark.sql(f"SELECT DISTINCT k, {columns} FROM mr_samples").collect()
+    )
+    measures = ", ".join(f"{a} AS s{i}" for i, a in enumerate(STATISTICS))
+    body = f"PARTITION BY k ORDER BY o MEASURES {measures} PATTERN (A+) DEFINE A AS true"
+    for door, rows in _doors(spark, body, "mr_samples").items():
+        assert rows == expected, door
+
+
+def test_statistical_aggregate_in_define(spark, events, samples):
+    """A running correlation as a DEFINE condition: B rows while corr(x, y) of the match
+    so far is not below 0.5 (NULL for fewer than two pairs: a match needs a second row
+    that keeps it defined). Expected: the same rule applied, SKIP PAST LAST ROW, to
+    Spark's corr of every run of rows (one query)."""
+    body = """PARTITION BY k ORDER BY o
+        MEASURES FIRST(o) AS f, LAST(o) AS l
+        PATTERN (B{2,}) DEFINE B AS corr(B.x, B.y) >= 0.5 OR count(B.*) = 1"""
+    got = _doors(spark, body, "mr_samples")
+    runs = spark.sql(
+        """SELECT a.k, a.o AS s, b.o AS e, corr(c.x, c.y) AS r FROM mr_samples a
+           JOIN mr_samples b ON b.k = a.k AND b.o > a.o
+           JOIN mr_samples c ON c.k = a.k AND c.o BETWEEN a.o AND b.o
+           GROUP BY a.k, a.o, b.o"""
+    ).collect()
+    corr = {(r.k, r.s, r.e): r.r for r in runs}
+    expected = []
+    for k in ("a", "b", "c"):
+        start, last = 1, 24
+        while start <= last:
+            end = start + 1
+            while end <= last and (corr[k, start, end] or 0) >= 0.5:
+                end += 1
+            if end - start >= 2:
+                expected.append((k, start, end - 1))
+                start = end
+            else:
+                start += 1
+    assert len(expected) > 5
+    for door, found in got.items():
+        assert found == sorted(expected), door
