@@ -416,6 +416,8 @@ def _try_sum(values: list[Value]) -> Value:
 
 #: Spark's HyperLogLogPlusPlusHelper.THRESHOLDS: below, linear counting is the estimate
 _HLL_THRESHOLDS = (10, 20, 40, 80, 220, 400, 900, 1800, 3100, 6500, 11500, 20000, 50000)
+#: HyperLogLog's constant for the smallest register counts (a formula of m from 128 up)
+_HLL_ALPHA = {4: 0.673, 5: 0.697, 6: 0.709}
 _MASK64 = 2**64 - 1
 
 
@@ -426,10 +428,11 @@ class ApproxDistinctTooLarge(MatchRuntimeError):
 def _approx_count_distinct(hashes: list[Value], rsd: list[Value] | None = None) -> int:
     """``approx_count_distinct`` as Spark's HyperLogLog++ computes it, from each row's
     ``xxhash64`` of the value (NULL for a NULL value; the planner has Spark hash it with
-    the seed HLL++ uses): registers of ``2**p`` buckets, then linear counting, which is
-    Spark's estimate while it stays below its threshold (hundreds of distinct values at
-    the default relative error). Beyond it Spark corrects a bias from tables not copied
-    here: a run-time error."""
+    the seed HLL++ uses): registers of ``2**p`` buckets, then Spark's choice of estimate:
+    linear counting while it stays below Spark's threshold (hundreds of distinct values at
+    the default relative error) or while the raw estimate is at most 2.5 buckets, the raw
+    HyperLogLog estimate from 5 buckets up. Between those, Spark corrects the raw
+    estimate's bias from empirical tables not copied here: a run-time error there."""
     relative_sd = float(rsd[0]) if rsd and rsd[0] is not None else 0.05
     p = math.ceil(2.0 * math.log(1.106 / relative_sd) / math.log(2.0))
     if p < 4:
@@ -448,14 +451,21 @@ def _approx_count_distinct(hashes: list[Value], rsd: list[Value] | None = None) 
     zeros = registers.count(0)
     if zeros == m:
         return 0
-    if zeros > 0 and p - 4 < len(_HLL_THRESHOLDS):
+    inverse = 0.0
+    for r in registers:
+        inverse += 1.0 / (1 << r)
+    raw = _HLL_ALPHA.get(p, 0.7213 / (1.0 + 1.079 / m)) * m * m / inverse
+    if zeros > 0:
         linear = m * math.log(m / zeros)
-        if linear <= _HLL_THRESHOLDS[p - 4]:
+        below = p - 4 < len(_HLL_THRESHOLDS) and linear <= _HLL_THRESHOLDS[p - 4]
+        if below or raw <= 2.5 * m:
             return math.floor(linear + 0.5)  # Java's Math.round
+    if raw >= 5.0 * m:
+        return math.floor(raw + 0.5)
     raise ApproxDistinctTooLarge(
-        f"approx_count_distinct over about {math.floor(m * math.log(m / max(zeros, 1)))} "
-        f"distinct values with relative error {relative_sd} is not computed (Spark's bias "
-        "correction past linear counting is not copied)",
+        f"approx_count_distinct over about {math.floor(raw + 0.5)} distinct values with "
+        f"relative error {relative_sd} is not computed (Spark's bias correction between "
+        f"{math.floor(2.5 * m)} and {5 * m} estimated values is not copied)",
         hint="use count(DISTINCT x), or a smaller relative error (more buckets)",
     )
 

@@ -585,3 +585,28 @@ def test_statistical_aggregate_in_define(spark, events, samples):
     assert len(expected) > 5
     for door, found in got.items():
         assert found == sorted(expected), door
+
+
+def test_approx_count_distinct_of_thousands_is_sparks(spark, events):
+    """Past linear counting, Spark's raw HyperLogLog estimate (from five estimated values
+    per bucket on): every door gives Spark's number, at the default relative error and
+    at 0.3 (16 buckets)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_hll_many AS
+           SELECT g, id, id * 7919 % 100000 AS n, concat('s', id) AS s
+           FROM (SELECT explode(array(300, 3000, 6000)) AS g)
+           LATERAL VIEW explode(sequence(1, g)) AS id"""
+    )
+    aggregates = ["approx_count_distinct(n, 0.3)", "approx_count_distinct(s, 0.3)"]
+    expected = spark.sql(
+        f"SELECT g, {', '.join(aggregates)}, approx_count_distinct(n) FROM mr_hll_many "
+        "WHERE g = 6000 OR g = 3000 GROUP BY g"
+    ).collect()
+    expected = sorted((r[0], r[1], r[2], r[3] if r[0] == 6000 else None) for r in expected)
+    measures = ", ".join(f"{a} AS a{i}" for i, a in enumerate(aggregates))
+    body = f"""PARTITION BY g ORDER BY id
+        MEASURES {measures},
+                 CASE WHEN count(*) = 6000 THEN approx_count_distinct(n) END AS d
+        PATTERN (A+) DEFINE A AS true"""
+    for door, rows in _doors(spark, body, "mr_hll_many").items():
+        assert [r for r in rows if r[0] != 300] == expected, door
