@@ -485,7 +485,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         and data.stop is None
         and data.at_partition_start is True
     ):
-        aside = _SetAside(n)
+        aside = _SetAside(wp, data, best_level, best_thread, (parents, label_of, excluded_of))
     level = most = 0
     while len(t_sid):
         rows = (
@@ -535,15 +535,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             label_of.append(np.zeros(0, dtype=np.int32))
             excluded_of.append(wp.excluded[:0])
             level += 1
-            t_sid, t_pc, state = aside.check(
-                wp,
-                data,
-                level,
-                best_level,
-                best_thread,
-                (t_sid, t_pc, state),
-                (parents, label_of, excluded_of),
-            )
+            t_sid, t_pc, state = aside.check(level, t_sid, t_pc, state)
             continue
         ent_thread = np.repeat(np.arange(len(t_sid)), count)
         begin = np.cumsum(count) - count
@@ -607,15 +599,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         t_pc = targets + 1
         level += 1
         if aside is not None and (level % PRUNE_EVERY == 0 or level in PRUNE_AT or not len(t_sid)):
-            t_sid, t_pc, state = aside.check(
-                wp,
-                data,
-                level,
-                best_level,
-                best_thread,
-                (t_sid, t_pc, state),
-                (parents, label_of, excluded_of),
-            )
+            t_sid, t_pc, state = aside.check(level, t_sid, t_pc, state)
         live = len(t_sid)
         most = max(most, live)
         if level == probe and live > n // 2:
@@ -649,7 +633,17 @@ class _SetAside:
     because the chain reached them after all (at step ``origin``; never stopped twice,
     so a search runs at most twice)."""
 
-    def __init__(self, n: int):
+    def __init__(
+        self,
+        wp: WaveProgram,
+        data: WaveInputs,
+        best_level: np.ndarray,
+        best_thread: np.ndarray,
+        history: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]],
+    ):
+        n = len(best_level)
+        self.wp, self.data, self.history = wp, data, history
+        self.best_level, self.best_thread = best_level, best_thread  # changed in place
         self.aside = np.zeros(n, dtype=bool)
         self.again = np.zeros(n, dtype=bool)
         self.origin: np.ndarray | None = None
@@ -659,19 +653,13 @@ class _SetAside:
         return level if self.origin is None else level - self.origin[sids]
 
     def check(
-        self,
-        wp: WaveProgram,
-        data: WaveInputs,
-        level: int,
-        best_level: np.ndarray,
-        best_thread: np.ndarray,
-        threads: tuple[np.ndarray, np.ndarray, dict],
-        history: tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]],
+        self, level: int, t_sid: np.ndarray, t_pc: np.ndarray, state: dict
     ) -> tuple[np.ndarray, np.ndarray, dict]:
         """Stop the live searches inside a match of the chain, start the stopped ones it
         reaches again; the threads (sorted by search) and the last step of the history
         change alike."""
-        t_sid, t_pc, state = threads
+        wp, data, history = self.wp, self.data, self.history
+        best_level, best_thread = self.best_level, self.best_thread
         chain = skip_chain.walk(best_level, np.flatnonzero(self.aside), len(self.aside))
         if len(t_sid):
             stop = chain.covers(t_sid) & ~self.again[t_sid]

@@ -57,14 +57,17 @@ def plan_of(define: str, pattern: str, rows: str):
 
 @contextmanager
 def stopping(every: int | None):
-    """Check the chain every ``every`` steps (None: never stop a search)."""
-    saved = wave.PRUNE_EVERY, wave.PRUNE_AT
+    """Check the chain every ``every`` steps (None: never stop a search). Searches run
+    to their end here (no hand-over of long matches to the scalar matcher, whose running
+    aggregates cost the square of a match's length on these walks)."""
+    saved = wave.PRUNE_EVERY, wave.PRUNE_AT, wave.LONG_STEPS
     wave.PRUNE_EVERY = every or 10**9
     wave.PRUNE_AT = frozenset()
+    wave.LONG_STEPS = 10**9
     try:
         yield
     finally:
-        wave.PRUNE_EVERY, wave.PRUNE_AT = saved
+        wave.PRUNE_EVERY, wave.PRUNE_AT, wave.LONG_STEPS = saved
 
 
 def groups(sizes: list[int]) -> list[tuple[int, int]]:
