@@ -46,8 +46,10 @@ TAIL_THREADS = 0
 LONG_STEPS = 32
 #: steps at most
 MAX_STEPS = 4096
-#: with SKIP PAST LAST ROW, every this many steps the searches inside a match of the
-#: tentative chain stop (:mod:`matchrec.skip_chain`); each check walks the chain in Python
+#: with SKIP PAST LAST ROW, every this many steps (and at the steps PRUNE_AT, when most
+#: searches still run) the searches inside a match of the tentative chain stop
+#: (:mod:`matchrec.skip_chain`); a check costs O(rows) of NumPy, and checking often
+#: stops searches that the chain then reaches and restarts from scratch
 PRUNE_EVERY = 64
 PRUNE_AT = frozenset({8, 16, 32})
 
