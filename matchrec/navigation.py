@@ -17,6 +17,7 @@ import math
 import operator
 from collections.abc import Callable, Sequence
 from decimal import Decimal
+from itertools import compress, islice
 from typing import Any
 
 from .errors import MatchRuntimeError
@@ -537,14 +538,14 @@ class Aggregate:
         labels = self.labels
         if labels is None:
             return list(range(start, start + upto))
-        seq = ctx.labels
-        return [start + i for i in range(upto) if seq[i] in labels]
+        visible = islice(ctx.labels, upto)
+        return list(compress(range(start, start + upto), map(labels.__contains__, visible)))
 
     def __call__(self, ctx: MatchContext) -> Value:
         picked = self.rows(ctx)
         if self.args is None:
             return len(picked)
-        columns = [[a(ctx, r) for r in picked] for a in self.args]
+        columns = [_values_at(a, ctx, picked) for a in self.args]
         if self.distinct:
             seen: dict[Any, None] = {}
             keep = []
@@ -555,6 +556,15 @@ class Aggregate:
                     keep.append(i)
             columns = [[c[i] for i in keep] for c in columns]
         return self._fn(*columns)
+
+
+def _values_at(value: RowValue, ctx: MatchContext, rows: list[int]) -> list[Value]:
+    """``value`` at each of ``rows``; a plain column is read without a call per row (a
+    running aggregate in DEFINE reads every row of the match again at each row)."""
+    if type(value) is ColumnAt:
+        column = ctx.cols[value.name]
+        return [column[r] for r in rows]
+    return [value(ctx, r) for r in rows]
 
 
 def aggregate(
