@@ -28,6 +28,19 @@ def _pairs(firsts: list[Value], seconds: list[Value]) -> list[tuple[float, float
     ]
 
 
+def second_moment(values: list[Value]) -> tuple[float, float]:
+    """(count, sum of squared deviations) updated row by row as Spark's CentralMomentAgg
+    does (Welford's method in doubles): variance and stddev, regr_sxx/regr_syy."""
+    n = mean = m2 = 0.0
+    for x in _numbers(values):
+        n += 1.0
+        delta = x - mean
+        delta_n = delta / n
+        mean += delta_n
+        m2 += delta * (delta - delta_n)
+    return n, m2
+
+
 def central_moments(values: list[Value]) -> tuple[float, float, float, float]:
     """(n, m2, m3, m4): the count and the sums of the 2nd, 3rd and 4th powers of the
     deviations from the mean, updated one value at a time."""
@@ -104,7 +117,7 @@ def _regression(finish: Callable[[list[tuple[float, float]]], Value]):
 
 
 def _m2(values: list[float]) -> float:
-    return central_moments(values)[1]
+    return second_moment(values)[1]
 
 
 def _mean(values: list[float]) -> float:
@@ -122,16 +135,23 @@ def _corr(m: CoMoments) -> Value:
     return None if bottom == 0.0 else m.ck / bottom
 
 
-def _slope(pairs: list[tuple[float, float]]) -> Value:
+def _fit(pairs: list[tuple[float, float]]) -> tuple[float, CoMoments] | None:
+    """For regr_slope/regr_intercept: x's sum of squared deviations and the co-moments
+    over (x, y) pairs; None where x does not vary (no line fits)."""
     sxx = _m2([x for _, x in pairs])
-    return None if sxx == 0.0 else CoMoments([(x, y) for y, x in pairs]).ck / sxx
+    return None if sxx == 0.0 else (sxx, CoMoments([(x, y) for y, x in pairs]))
+
+
+def _slope(pairs: list[tuple[float, float]]) -> Value:
+    fit = _fit(pairs)
+    return None if fit is None else fit[1].ck / fit[0]
 
 
 def _intercept(pairs: list[tuple[float, float]]) -> Value:
-    sxx = _m2([x for _, x in pairs])
-    if sxx == 0.0:
+    fit = _fit(pairs)
+    if fit is None:
         return None
-    m = CoMoments([(x, y) for y, x in pairs])
+    sxx, m = fit
     return m.y_avg - m.ck / sxx * m.x_avg
 
 

@@ -21,7 +21,7 @@ from itertools import compress, islice
 from typing import Any
 
 from .errors import MatchRuntimeError
-from .moments import STATISTICS
+from .moments import STATISTICS, second_moment
 from .sql_values import to_text
 
 Value = Any
@@ -281,25 +281,11 @@ def _listagg(values: list[Value], separators: list[Value]) -> Value:
     return to_text(sep).join(to_text(v) for v in vals)
 
 
-def _moments(values: list[Value]) -> tuple[float, float]:
-    """(count, sum of squared deviations) updated row by row as Spark's CentralMomentAgg
-    does (Welford's method in doubles), so the results are Spark's to the last bit."""
-    n = mean = m2 = 0.0
-    for v in _non_null(values):
-        x = float(v)
-        n += 1.0
-        delta = x - mean
-        delta_n = delta / n
-        mean += delta_n
-        m2 += delta * (delta - delta_n)
-    return n, m2
-
-
 def _variance(sample: bool, root: bool) -> Callable[[list[Value]], Value]:
     """var/stddev, population or sample; NULL without rows, and for one row (sample)."""
 
     def aggregate(values: list[Value]) -> Value:
-        n, m2 = _moments(values)
+        n, m2 = second_moment(values)
         if n == 0.0 or (sample and n == 1.0):
             return None
         result = m2 / (n - 1.0 if sample else n)
