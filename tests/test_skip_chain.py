@@ -21,7 +21,7 @@ from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
 from test_wave import START, Columns, result, with_precomputed
 
-from matchrec import skip_chain, wave
+from matchrec import engine, skip_chain, wave
 from matchrec.engine import run_groups
 
 W2_LIKE = "B AS B.v >= A.v AND avg(B.v) < A.v + 3, C AS C.v > A.v + 3"
@@ -110,8 +110,6 @@ def test_stopping_searches_inside_matches_changes_no_match(
 def searched(define: str, n: int, seed: int, every: int | None):
     _, plan = plan_of(define, "A B+ C", "ALL ROWS PER MATCH")
     cols = with_precomputed(walk_columns(random.Random(seed), n), plan)
-    from matchrec import engine
-
     inputs = engine._wave_inputs(plan.program, cols, [(0, n)])
     with stopping(every):
         return wave.search(plan.program.wave_program(), inputs)
