@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import operator
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from itertools import compress, islice
@@ -32,7 +33,7 @@ Evaluator = Callable[["MatchContext"], Value]
 class MatchContext:
     """The state one evaluation looks at. Reused and mutated in place on the hot path."""
 
-    __slots__ = ("cols", "n", "start", "labels", "upto", "match_number", "label_names")
+    __slots__ = ("cols", "n", "start", "labels", "upto", "match_number", "label_names", "memo")
 
     def __init__(self, cols: dict[str, Sequence[Value]], n: int, label_names: Sequence[str]):
         self.cols = cols
@@ -42,6 +43,9 @@ class MatchContext:
         self.labels: Sequence[int] = ()
         self.upto = 0
         self.match_number = 0
+        #: what running aggregates and navigations know of the labels seen so far, keyed
+        #: by the label list: see :func:`_remembered`
+        self.memo: dict[Any, list[Any]] = {}
 
     @property
     def current(self) -> int:
@@ -131,23 +135,89 @@ def select_row(
         if offset >= upto:
             return None
         i = upto - 1 - offset if from_end else offset
+    elif upto <= _SHORT:
+        i = _scan(ctx.labels, labels, upto, from_end, offset)
+        if i < 0:
+            return None
     else:
-        seq = ctx.labels
-        seen = 0
-        i = -1
-        rng = range(upto - 1, -1, -1) if from_end else range(upto)
-        for j in rng:
-            if seq[j] in labels:
-                if seen == offset:
-                    i = j
-                    break
-                seen += 1
+        i = _labelled(ctx, labels, upto, from_end, offset)
         if i < 0:
             return None
     row = ctx.start + i + physical
     if 0 <= row < ctx.n:
         return row
     return None
+
+
+#: matches up to this many rows are scanned; longer ones use what the memo remembers
+_SHORT = 32
+#: entries a context remembers before it forgets them all (one per label list and reader)
+_MEMO_LIMIT = 4096
+
+
+def _scan(
+    seq: Sequence[int], labels: frozenset[int], upto: int, from_end: bool, offset: int
+) -> int:
+    """Index of the ``offset``-th of the first ``upto`` labels that is in ``labels``,
+    counted from the end or the start; -1 if there is none."""
+    seen = 0
+    for j in range(upto - 1, -1, -1) if from_end else range(upto):
+        if seq[j] in labels:
+            if seen == offset:
+                return j
+            seen += 1
+    return -1
+
+
+def _remembered(ctx: MatchContext, key: Any, fresh: Callable[[], list[Any]]) -> list[Any]:
+    """The memo entry of ``key`` for the label list being looked at, or a new one.
+
+    A running value needs the rows of the match so far; recomputing it at each row makes
+    a long match quadratic. The matcher only ever appends to a label list, and changes
+    nothing but its last label (the candidate row's tentative label), so what was
+    computed from a list's labels before its last one stays true for that list: the
+    entry remembers it with the list itself (compared by identity), the match's first
+    row and number. Entries are ``[list, start, number, rows covered, state...]``."""
+    seq = ctx.labels
+    memo = ctx.memo
+    full_key = (key, id(seq))
+    entry = memo.get(full_key)
+    if (
+        entry is None
+        or entry[0] is not seq
+        or entry[1] != ctx.start
+        or entry[2] != ctx.match_number
+    ):
+        if len(memo) >= _MEMO_LIMIT:
+            memo.clear()
+        entry = memo[full_key] = [seq, ctx.start, ctx.match_number, 0, *fresh()]
+    return entry
+
+
+def _labelled(
+    ctx: MatchContext, labels: frozenset[int], upto: int, from_end: bool, offset: int
+) -> int:
+    """:func:`_scan` for a long match: the positions of the rows with a label in
+    ``labels`` are remembered up to the last settled label, so only new rows are read."""
+    seq = ctx.labels
+    entry = _remembered(ctx, labels, lambda: [[]])
+    positions: list[int] = entry[4]
+    covered = entry[3]
+    settled = min(upto, len(seq) - 1)
+    if settled > covered:
+        positions.extend(j for j in range(covered, settled) if seq[j] in labels)
+        entry[3] = covered = settled
+    if covered >= upto:
+        count = bisect_left(positions, upto)
+        tail: list[int] = []
+    else:
+        count = len(positions)
+        tail = [j for j in range(covered, upto) if seq[j] in labels]
+    total = count + len(tail)
+    if offset >= total:
+        return -1
+    j = total - 1 - offset if from_end else offset
+    return positions[j] if j < count else tail[j - count]
 
 
 class Navigate:
@@ -504,11 +574,109 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
 }
 
 
+class _Fold:
+    """A running aggregate as a left fold: ``step(state, value)`` per row, in row order,
+    and ``result(state)``; states are never changed in place (a fold goes on from the
+    state remembered for the rows settled so far)."""
+
+    __slots__ = ("init", "step", "result")
+
+    def __init__(self, init: Any, step: Callable[[Any, Value], Any], result=None):
+        self.init = init
+        self.step = step
+        self.result = result or (lambda state: state)
+
+
+def _keep(better: Callable[[Any, Any], bool]) -> Callable[[Value, Value], Value]:
+    """min/max row by row: the kept value changes only for a strictly better one, so the
+    first of equal values stays (as Python's min/max keep it)."""
+
+    def step(kept: Value, v: Value) -> Value:
+        if v is None:
+            return kept
+        if kept is None or better(spark_order(v), spark_order(kept)):
+            return v
+        return kept
+
+    return step
+
+
+def _added(kept: Value, v: Value) -> Value:
+    return kept if v is None else (v if kept is None else kept + v)
+
+
+def _averaged(state: tuple[Any, int], v: Value) -> tuple[Any, int]:
+    total, count = state
+    if v is None:
+        return state
+    if count == 0:
+        return (0 + v if isinstance(v, Decimal) else v), 1  # as _avg adds Decimals
+    return total + v, count + 1
+
+
+def _truth(combine: Callable[[bool, bool], bool]) -> Callable[[Value, Value], Value]:
+    def step(kept: Value, v: Value) -> Value:
+        if v is None:
+            return kept
+        return bool(v) if kept is None else combine(kept, bool(v))
+
+    return step
+
+
+def _picked_by(pick_max: bool) -> Callable[[Any, tuple[Value, Value]], Any]:
+    def step(state: tuple[Value, Value], pair: tuple[Value, Value]) -> tuple[Value, Value]:
+        v, k = pair
+        best, best_key = state
+        if k is None:
+            return state
+        if best_key is None:
+            return v, k
+        key, top = spark_order(k), spark_order(best_key)
+        return (v, k) if (key >= top if pick_max else key <= top) else state
+
+    return step
+
+
+_FIRST = _Fold((False, None), lambda s, v: s if s[0] else (True, v), lambda s: s[1])
+
+#: the aggregates a running evaluation updates row by row (each equal to its list
+#: function in AGGREGATES); the others are computed again from the remembered values
+FOLDS: dict[str, _Fold] = {
+    "COUNT": _Fold(0, lambda n, v: n if v is None else n + 1),
+    "SUM": _Fold(None, _added),
+    "AVG": _Fold((None, 0), _averaged, lambda s: None if s[1] == 0 else s[0] / s[1]),
+    "MIN": _Fold(None, _keep(operator.lt)),
+    "MAX": _Fold(None, _keep(operator.gt)),
+    "COUNT_IF": _Fold(0, lambda n, v: n + 1 if v is True else n),
+    "BOOL_AND": _Fold(None, _truth(operator.and_)),
+    "BOOL_OR": _Fold(None, _truth(operator.or_)),
+    "ANY_VALUE": _FIRST,
+    "FIRST_VALUE": _FIRST,
+    "LAST_VALUE": _Fold(None, lambda _, v: v),
+    "MAX_BY": _Fold((None, None), _picked_by(True), lambda s: s[0]),
+    "MIN_BY": _Fold((None, None), _picked_by(False), lambda s: s[0]),
+}
+for _alias, _name in (
+    ("MEAN", "AVG"),
+    ("TRY_AVG", "AVG"),
+    ("EVERY", "BOOL_AND"),
+    ("ANY", "BOOL_OR"),
+    ("SOME", "BOOL_OR"),
+):
+    FOLDS[_alias] = FOLDS[_name]
+_ROWS = _Fold(0, lambda n, _: n + 1)  # count(*)
+
+
 class Aggregate:
     """An aggregate over the visible rows of ``labels`` (``args`` None: ``count(*)``); its
-    parameters are public so that a vectorized evaluator can read them."""
+    parameters are public so that a vectorized evaluator can read them.
 
-    __slots__ = ("func", "args", "labels", "final", "distinct", "_fn")
+    A running aggregate is evaluated again at every row of a match: it remembers (per
+    label list, see :func:`_remembered`) its fold state, or the argument values, of the
+    rows settled so far and reads only the rows after them, so a long match costs linear
+    time, not quadratic. A FINAL one remembers its value for the match."""
+
+    __slots__ = ("func", "args", "labels", "final", "distinct", "_fn", "_fold")
 
     def __init__(self, func, args, labels, final, distinct):
         self.func: str = func
@@ -517,6 +685,7 @@ class Aggregate:
         self.final: bool = final
         self.distinct: bool = distinct
         self._fn = AGGREGATES[func][1]
+        self._fold: _Fold | None = _ROWS if args is None else None if distinct else FOLDS.get(func)
 
     def rows(self, ctx: MatchContext) -> list[int]:
         upto = len(ctx.labels) if self.final else ctx.upto
@@ -528,10 +697,22 @@ class Aggregate:
         return list(compress(range(start, start + upto), map(labels.__contains__, visible)))
 
     def __call__(self, ctx: MatchContext) -> Value:
-        picked = self.rows(ctx)
+        if self.final and len(ctx.labels) > _SHORT:
+            entry = _remembered(ctx, self, lambda: [None])
+            if entry[3] != len(ctx.labels) + 1:  # 0: not computed yet
+                entry[4] = self._of_rows(ctx, self.rows(ctx))
+                entry[3] = len(ctx.labels) + 1
+            return entry[4]
+        if self.final or ctx.upto <= _SHORT:
+            return self._of_rows(ctx, self.rows(ctx))
+        return self._running(ctx)
+
+    def _of_rows(self, ctx: MatchContext, picked: list[int]) -> Value:
         if self.args is None:
             return len(picked)
-        columns = [_values_at(a, ctx, picked) for a in self.args]
+        return self._of_values([_values_at(a, ctx, picked) for a in self.args])
+
+    def _of_values(self, columns: list[list[Value]]) -> Value:
         if self.distinct:
             seen: dict[Any, None] = {}
             keep = []
@@ -542,6 +723,47 @@ class Aggregate:
                     keep.append(i)
             columns = [[c[i] for i in keep] for c in columns]
         return self._fn(*columns)
+
+    def _picked(self, ctx: MatchContext, low: int, high: int) -> list[int]:
+        """Rows among match positions [low, high) that the aggregate reads."""
+        start, labels, seq = ctx.start, self.labels, ctx.labels
+        if labels is None:
+            return list(range(start + low, start + high))
+        return [start + j for j in range(low, high) if seq[j] in labels]
+
+    def _folded(self, ctx: MatchContext, state: Any, rows: list[int]) -> Any:
+        step = self._fold.step
+        if self.args is None:
+            for _ in rows:
+                state = step(state, None)
+            return state
+        values = [_values_at(a, ctx, rows) for a in self.args]
+        for v in values[0] if len(values) == 1 else zip(*values):
+            state = step(state, v)
+        return state
+
+    def _running(self, ctx: MatchContext) -> Value:
+        fold = self._fold
+        upto = ctx.upto
+        entry = _remembered(ctx, self, lambda: [fold.init] if fold else [[[] for _ in self.args]])
+        if entry[3] > upto:  # an earlier row than last time (MEASURES): start again
+            entry[3], entry[4] = 0, fold.init if fold else [[] for _ in self.args]
+        settled = min(upto, len(ctx.labels) - 1)
+        covered, state = entry[3], entry[4]
+        if settled > covered:
+            rows = self._picked(ctx, covered, settled)
+            if fold is None:
+                for column, a in zip(state, self.args):
+                    column.extend(_values_at(a, ctx, rows))
+            else:
+                state = entry[4] = self._folded(ctx, state, rows)
+            entry[3] = covered = settled
+        tail = self._picked(ctx, covered, upto)
+        if fold is not None:
+            return fold.result(self._folded(ctx, state, tail) if tail else state)
+        if tail:
+            state = [c + _values_at(a, ctx, tail) for c, a in zip(state, self.args)]
+        return self._of_values(state)
 
 
 def _values_at(value: RowValue, ctx: MatchContext, rows: list[int]) -> list[Value]:
