@@ -46,6 +46,7 @@ _NOT_ALIAS = {
     "PIVOT",
     "UNPIVOT",
     "TABLESAMPLE",
+    "REPEATABLE",
     "FOR",
     "MATCH_RECOGNIZE",
     "MATCH_RECOGNIZE_DYNAMIC",
@@ -294,14 +295,28 @@ def _relation(tokens: list[Token], k: int) -> tuple[int, bool, str | None] | Non
         aliased = True
     elif not (prev.kind in ("word", "quoted") and prev.text.upper() not in ("FROM", "JOIN", ",")):
         return None
-    name = _name_text(tokens[end]) if tokens[end].kind in ("word", "quoted") else None
     if aliased:
+        name = _name_text(tokens[end])
         end -= 1
         if _word(tokens[end], "AS"):
             end -= 1
+    end = _before_sample(tokens, end)
     if end < 0 or not _names_relation(tokens[end]):
         return None
+    if not aliased:
+        name = _name_text(tokens[end]) if tokens[end].kind in ("word", "quoted") else None
     return _primary_start(tokens, end), aliased, name
+
+
+def _before_sample(tokens: list[Token], end: int) -> int:
+    """The last token of the relation before its ``TABLESAMPLE (...) [REPEATABLE (n)]``
+    ending at ``tokens[end]``; ``end`` itself when it has none."""
+    for word in ("REPEATABLE", "TABLESAMPLE"):
+        if end >= 2 and _is(tokens[end], ")"):
+            o = _opening(tokens, end)
+            if o >= 2 and _word(tokens[o - 1], word):
+                end = o - 2
+    return end
 
 
 def _name_text(token: Token) -> str:

@@ -223,6 +223,26 @@ def test_a_clause_without_order_by_is_legal_but_warned_about(spark, prices):
 
 
 @pytest.mark.parametrize(
+    ("sample", "qualifier"),
+    [
+        ("TABLESAMPLE (100 PERCENT)", "walk"),
+        ("TABLESAMPLE (100 PERCENT) REPEATABLE (7)", "walk"),
+        ("TABLESAMPLE (100 PERCENT) AS s", "s"),
+    ],
+)
+def test_a_sampled_input(spark, sample, qualifier):
+    """``FROM t TABLESAMPLE (...) [REPEATABLE (n)] [AS s] MATCH_RECOGNIZE``: the sample is
+    the input (all of it at 100 percent), and the table's name or the alias qualifies its
+    columns."""
+    walk = [("x", i, float(p)) for i, p in enumerate([5, 4, 3, 6, 2, 1, 7])]
+    spark.createDataFrame(walk, "sym string, t int, p double").createOrReplaceTempView("walk")
+    body = f"""MATCH_RECOGNIZE (PARTITION BY {qualifier}.sym ORDER BY {qualifier}.t
+      MEASURES FIRST(t) AS first_t, count(*) AS n PATTERN (A B+) DEFINE B AS B.p < PREV(B.p))"""
+    got = matchrec.sql(spark, f"SELECT first_t, n FROM walk {sample} {body} ORDER BY first_t")
+    assert rows(got) == [(0, 3), (3, 3)]
+
+
+@pytest.mark.parametrize(
     "source",
     [
         "(VALUES (1, 90), (2, 80), (3, 70), (4, 70), (5, 80)) t(id, value)",

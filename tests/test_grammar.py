@@ -797,6 +797,11 @@ def test_generated_patterns_parse(primaries, quantifiers, alternate):
         ("FROM range(10) r(x) MATCH_RECOGNIZE (X)", "range(10) r(x)", True),
         ("FROM a JOIN b AS bb MATCH_RECOGNIZE (X) AS m ON true", "b AS bb", True),
         ("FROM a, b MATCH_RECOGNIZE (X) AS m", "b", False),
+        # Spark's sampling clause belongs to the relation, before its alias
+        ("FROM t TABLESAMPLE (10 PERCENT) MATCH_RECOGNIZE (X)", None, False),
+        ("FROM t TABLESAMPLE (5 ROWS) REPEATABLE (3) MATCH_RECOGNIZE (X)", None, False),
+        ("FROM db.t TABLESAMPLE (BUCKET 1 OUT OF 2) AS s MATCH_RECOGNIZE (X)", None, True),
+        ("FROM (SELECT 1) TABLESAMPLE (50 PERCENT) s MATCH_RECOGNIZE (X)", None, True),
     ],
 )
 def test_the_input_relation_is_found_with_its_alias(query: str, relation, aliased: bool) -> None:
