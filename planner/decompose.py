@@ -26,6 +26,8 @@ Rules (each exact, none approximate):
 * ``date_add(d, n)``, ``date_sub(d, n)``, ``add_months(d, n)``: the date is anchored
   (``date_add(d, 0)``, ``add_months(d, 0)``, Spark's cast of ``d`` to DATE), the day or
   month arithmetic runs in Python.
+* a field of a struct built in place (``named_struct('x', a, 'y', b).y``) is that
+  field's expression (``b``).
 
 A call is rewritten only where pushdown cannot move it whole (its arguments read more
 than one row); synthesized nodes carry the position of the call the user wrote, so an
@@ -163,7 +165,32 @@ def _add_months(node: exp.Expression) -> exp.Expression | None:
     return _internal("__MR_MONTHS_ADD", day, node.expression.copy())
 
 
+def _struct_field(node: exp.Dot) -> exp.Expression | None:
+    """``named_struct('x', a, 'y', b).y`` is ``b``; ``struct(a AS p, c).col2`` is ``c``
+    (Spark names an unnamed field ``col<n>``, a column its own name). The field is
+    looked up as Spark does by default, ignoring case; none or two of that name: no
+    rewrite (the call stays as written and is reported)."""
+    struct = node.this
+    while isinstance(struct, exp.Paren):
+        struct = struct.this
+    if not isinstance(struct, exp.Struct) or not isinstance(node.expression, exp.Identifier):
+        return None
+    wanted = node.expression.name.lower()
+    found = []
+    for i, item in enumerate(struct.expressions):
+        if isinstance(item, exp.PropertyEQ):
+            name, value = item.this.name, item.expression
+        elif isinstance(item, exp.Alias):
+            name, value = item.alias, item.this
+        else:
+            name, value = f"col{i + 1}", item
+        if name.lower() == wanted:
+            found.append(value)
+    return found[0].copy() if len(found) == 1 else None
+
+
 RULES: dict[type, Rule] = {
+    exp.Dot: _struct_field,
     exp.DateDiff: _datediff,
     exp.TimestampDiff: _timestamp_diff,
     exp.MonthsBetween: _months_between,

@@ -1001,7 +1001,13 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return text.replace("(DISTINCT ", "(", 1) + " OVER ()"  # a value per row
         copy = node.copy()
         parts: dict[str, str] = {}
-        for original, child in zip(list(node.iter_expressions()), list(copy.iter_expressions())):
+        pairs = list(zip(list(node.iter_expressions()), list(copy.iter_expressions())))
+        while pairs:
+            original, child = pairs.pop()
+            if isinstance(child, exp.If) and isinstance(child.parent, exp.Case):
+                # WHEN ... THEN ... has no SQL of its own: probe its two parts
+                pairs.extend(zip(list(original.iter_expressions()), list(child.iter_expressions())))
+                continue
             if isinstance(child, (exp.DataType, exp.Identifier, exp.Var, exp.Interval)):
                 continue
             marker = f"__mr_probe_{id(child)}__"

@@ -33,6 +33,8 @@ from matchrec.errors import MatchRuntimeError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext
 
 from . import glue_functions as gf
+from .math_functions import EXACT as MATH_EXACT
+from .math_functions import MATH_FUNCTIONS
 
 Compile = Callable[[exp.Expression], Evaluator]
 
@@ -316,6 +318,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SIZE": len,
     "CARDINALITY": len,
     "ARRAY_SIZE": len,
+    **MATH_FUNCTIONS,
 }
 
 # the functions of that table that raise under ANSI mode where Spark does
@@ -343,6 +346,26 @@ _FUNCTION_NODES: dict[type, str] = {
     exp.Greatest: "GREATEST",
     exp.Least: "LEAST",
     exp.ArraySize: "SIZE",
+    exp.Sin: "SIN",
+    exp.Cos: "COS",
+    exp.Tan: "TAN",
+    exp.Asin: "ASIN",
+    exp.Acos: "ACOS",
+    exp.Atan: "ATAN",
+    exp.Atan2: "ATAN2",
+    exp.Sinh: "SINH",
+    exp.Cosh: "COSH",
+    exp.Tanh: "TANH",
+    exp.Asinh: "ASINH",
+    exp.Acosh: "ACOSH",
+    exp.Atanh: "ATANH",
+    exp.Cot: "COT",
+    exp.Sec: "SEC",
+    exp.Csc: "CSC",
+    exp.Radians: "RADIANS",
+    exp.Degrees: "DEGREES",
+    exp.Cbrt: "CBRT",
+    exp.Log: "LOG",
 }
 
 
@@ -372,7 +395,7 @@ _GLUE_NODES: tuple[type, ...] = (
 #: functions whose Python results may differ from Spark's in the last bit (Spark uses
 #: Java's StrictMath): the glue computes them only where Spark cannot, like the
 #: functions of ``planner.glue_functions``; a function of one row goes to Spark
-_INEXACT = {"EXP", "LN", "POWER", "POW"}
+_INEXACT = {"EXP", "LN", "POWER", "POW", *(set(MATH_FUNCTIONS) - MATH_EXACT)}
 
 
 def _inexact(node: exp.Expression) -> bool:

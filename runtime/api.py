@@ -42,6 +42,7 @@ from matchrec.excepthook import carried_error
 from .batch import execute
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
+from .session import quiet_analysis
 
 _counter = itertools.count()
 
@@ -274,8 +275,9 @@ def _dynamic(
         )
     prefix = with_prefix(rewriter.text, before=len(rewriter.text))
     try:
-        rules = sql_with_frames(spark, f"{prefix} SELECT * FROM {name}", frames)
-        rules.schema  # noqa: B018 - Spark Connect analyses lazily: ask now
+        with quiet_analysis():
+            rules = sql_with_frames(spark, f"{prefix} SELECT * FROM {name}", frames)
+            rules.schema  # noqa: B018 - Spark Connect analyses lazily: ask now
     except AnalysisException:
         raise SemanticError(
             f"no table or view {name!r} for RULES FROM",

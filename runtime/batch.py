@@ -40,6 +40,7 @@ from .partitions import (
     _partition_mapper,
     _timeout_mapper,
 )
+from .session import quiet_analysis
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
 CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
@@ -63,12 +64,13 @@ def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
     types: dict[str, DataType] = {}
     plain = [a for a in plan.atoms if not a.aggregate]
     aggs = [a for a in plan.atoms if a.aggregate]
-    if plain:
-        for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in plain)).schema.fields:
-            types[f.name] = f.dataType
-    if aggs:
-        for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in aggs)).schema.fields:
-            types[f.name] = f.dataType
+    with quiet_analysis():
+        if plain:
+            for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in plain)).schema:
+                types[f.name] = f.dataType
+        if aggs:
+            for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in aggs)).schema:
+                types[f.name] = f.dataType
     return [types[a.name] for a in plan.atoms]
 
 
@@ -93,7 +95,8 @@ def _operand_types(df: DataFrame, checks: list[TypeCheck]) -> list[list[str]] | 
     is computed)."""
     probes = [o.probe for c in checks for o in c.operands]
     try:
-        fields = df.selectExpr(*(f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes))).schema
+        with quiet_analysis():
+            fields = df.selectExpr(*(f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes))).schema
     except AnalysisException:
         return None
     types = iter(f.dataType.simpleString() for f in fields)
@@ -107,7 +110,10 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
     if not widths:
         return
     try:
-        fields = df.selectExpr(*(f"{w.probe} AS `__mr_i{i}`" for i, w in enumerate(widths))).schema
+        with quiet_analysis():
+            fields = df.selectExpr(
+                *(f"{w.probe} AS `__mr_i{i}`" for i, w in enumerate(widths))
+            ).schema
     except AnalysisException:
         fields = None  # one probe Spark cannot type: ask for each on its own
     if fields is not None:
@@ -116,7 +122,8 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
         return
     for width in widths:
         try:
-            width.set_type(df.selectExpr(width.probe).schema[0].dataType.simpleString())
+            with quiet_analysis():
+                width.set_type(df.selectExpr(width.probe).schema[0].dataType.simpleString())
         except AnalysisException:
             pass  # Spark reports the expression itself where it is computed
 
@@ -295,15 +302,17 @@ def _select(
     user's expression, not our column name."""
     shown = _shown_names(df, named)
     try:
-        selected = analysed(
-            df.selectExpr(*head, *(f"{text} AS {quote(shown[n])}" for n, text in named), *tail)
-        )
+        with quiet_analysis():
+            selected = analysed(
+                df.selectExpr(*head, *(f"{text} AS {quote(shown[n])}" for n, text in named), *tail)
+            )
         back = {shown[n]: n for n, _ in named if shown[n] != n}
         return selected.withColumnsRenamed(back) if back else selected
     except AnalysisException as err:
         for name, text in named:
             try:
-                analysed(df.selectExpr(f"{text} AS {quote(name)}"))
+                with quiet_analysis():
+                    analysed(df.selectExpr(f"{text} AS {quote(name)}"))
             except AnalysisException as one:
                 raise SemanticError(
                     f"Spark cannot evaluate this expression: {_first_line(one)}",

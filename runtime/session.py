@@ -110,9 +110,32 @@ def get_spark(conf: Mapping[str, str] | None = None, remote: str | None = None) 
         spark.sparkContext.setLogLevel(level)
     if level in _QUIET_LEVELS:
         # PySpark also logs each SQL error as JSON before raising it: said twice.
-        for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        for name in _ERROR_LOGGERS:
             logging.getLogger(name).setLevel(logging.CRITICAL)
     return spark
+
+
+#: the loggers PySpark writes each SQL error to (a JSON line on stderr) as it raises it
+_ERROR_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+
+
+@contextmanager
+def quiet_analysis() -> Iterator[None]:
+    """Keep PySpark from logging the analysis errors raised in the ``with`` block.
+
+    matchrec asks Spark to analyse expressions it builds (type probes, the user's
+    expressions one by one to find the one in error) and catches what Spark rejects: a
+    caught error is ours to report, or expected, and must not reach the user's console
+    as a JSON ERROR line (on a session the user built, where they are not silenced)."""
+    loggers = [logging.getLogger(name) for name in _ERROR_LOGGERS]
+    before = [logger.disabled for logger in loggers]
+    for logger in loggers:
+        logger.disabled = True
+    try:
+        yield
+    finally:
+        for logger, disabled in zip(loggers, before):
+            logger.disabled = disabled
 
 
 @contextmanager

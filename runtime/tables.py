@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from matchrec.errors import MatchRecognizeError
 
+from .session import quiet_analysis
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
@@ -248,7 +250,8 @@ def read_table(spark: SparkSession, source: TableSource) -> DataFrame:
     if source.schema is not None:
         options.pop("inferSchema", None)
         try:
-            reader = reader.schema(source.schema)
+            with quiet_analysis():
+                reader = reader.schema(source.schema)
         except (ParseException, AnalysisException) as exc:
             raise SchemaError(
                 f"--schema {source.name}={source.schema!r} is not a valid schema: "
@@ -328,7 +331,8 @@ def spark_errors(loaded: Sequence[str]) -> Iterator[None]:
     from pyspark.errors import AnalysisException, PySparkException
 
     try:
-        yield
+        with quiet_analysis():
+            yield
     except AnalysisException as exc:
         condition = (exc.getCondition() or "").split(".")[0]
         if condition == "TABLE_OR_VIEW_NOT_FOUND":
