@@ -10,6 +10,8 @@ errors the standard defines reach the user with Trino's wording.
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
@@ -1378,3 +1380,33 @@ def test_division_in_a_branch_raises_only_where_it_is_taken():
     with pytest.raises(MatchRuntimeError) as info:
         _run(body, {"id": [1, 2, 3]})
     assert_error(info.value, body, body.index("/ 0"), MatchRuntimeError, "division by zero")
+
+
+def test_analysis_errors_matchrec_catches_are_not_logged_by_pyspark(spark, view):
+    """PySpark logs each SQL error it raises as a JSON line on stderr (unless the session
+    was built by matchrec, which quiets those loggers): the analysis errors matchrec
+    asks for and reports itself must not reach a user's console before its own."""
+    seen: list[logging.LogRecord] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            seen.append(record)
+
+    handler = Collect()
+    loggers = [
+        logging.getLogger(n) for n in ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+    ]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.NOTSET)  # as on a session the user built
+        logger.addHandler(handler)
+    try:
+        query = QUERY.format(view=view).replace("LAST(B.value)", "no_such_fn(B.value)")
+        err = sql_error(spark, query)
+        assert "Spark cannot evaluate this expression" in err.message
+        assert query[err.pos :].startswith("no_such_fn")
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
+            logger.removeHandler(handler)
+    assert seen == []
