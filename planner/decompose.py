@@ -27,7 +27,8 @@ Rules (each exact, none approximate):
   (``date_add(d, 0)``, ``add_months(d, 0)``, Spark's cast of ``d`` to DATE), the day or
   month arithmetic runs in Python.
 * a field of a struct built in place (``named_struct('x', a, 'y', b).y``) is that
-  field's expression (``b``).
+  field's expression (``b``); ``decode(x, s1, r1, ..., default)`` is its CASE with
+  ``<=>``, as Spark defines it.
 
 A call is rewritten only where pushdown cannot move it whole (its arguments read more
 than one row); synthesized nodes carry the position of the call the user wrote, so an
@@ -189,7 +190,23 @@ def _struct_field(node: exp.Dot) -> exp.Expression | None:
     return found[0].copy() if len(found) == 1 else None
 
 
+def _decode(node: exp.DecodeCase) -> exp.Expression | None:
+    """Spark's ``decode(x, s1, r1, s2, r2, ..., default)`` is ``CASE WHEN x <=> s1 THEN r1
+    WHEN x <=> s2 THEN r2 ... ELSE default END`` (a NULL search value finds a NULL)."""
+    args = node.expressions
+    if len(args) < 3:
+        return None
+    value, rest = args[0], args[1:]
+    ifs = [
+        exp.If(this=exp.NullSafeEQ(this=value.copy(), expression=s.copy()), true=r.copy())
+        for s, r in zip(rest[0::2], rest[1::2])
+    ]
+    default = rest[-1].copy() if len(rest) % 2 else None
+    return exp.Case(ifs=ifs, default=default)
+
+
 RULES: dict[type, Rule] = {
+    exp.DecodeCase: _decode,
     exp.Dot: _struct_field,
     exp.DateDiff: _datediff,
     exp.TimestampDiff: _timestamp_diff,

@@ -145,6 +145,19 @@ def _concat(a: Any, b: Any) -> Any:
     return gf.to_text(a) + gf.to_text(b)
 
 
+def _integral(op: Callable[[int, int], int]) -> Callable[[Any, Any], int]:
+    """A bitwise operator of two integers (Spark's ``&``, ``|``, ``^``: the result of two
+    values in range is in range, whatever the width)."""
+
+    def apply(a: Any, b: Any) -> int:
+        for v in (a, b):
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise TypeError(f"{v!r} is not an integer")
+        return op(a, b)
+
+    return apply
+
+
 def _like_regex(pattern: str) -> re.Pattern[str]:
     """Spark's LIKE pattern as a regex: ``%`` any run, ``_`` one character, ``\\`` escapes
     the next one."""
@@ -189,6 +202,9 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
     exp.RegexpLike: _strict(_rlike),
+    exp.BitwiseAnd: _strict(_integral(operator.and_)),
+    exp.BitwiseOr: _strict(_integral(operator.or_)),
+    exp.BitwiseXor: _strict(_integral(operator.xor)),
 }
 
 
@@ -383,6 +399,8 @@ _GLUE_NODES: tuple[type, ...] = (
     exp.Neg,
     exp.NullSafeEQ,
     exp.NullSafeNEQ,
+    exp.EqualNull,
+    exp.BitwiseNot,
     exp.Between,
     exp.Case,
     exp.If,
@@ -489,7 +507,10 @@ def compile_glue(
     if isinstance(node, exp.Neg):
         inner = child(node.this)
         return lambda ctx: None if (v := inner(ctx)) is None else -v
-    if isinstance(node, exp.NullSafeEQ):
+    if isinstance(node, exp.BitwiseNot):
+        inner = child(node.this)
+        return lambda ctx: None if (v := inner(ctx)) is None else _integral(operator.xor)(v, -1)
+    if isinstance(node, (exp.NullSafeEQ, exp.EqualNull)):
         left, right = child(node.this), child(node.expression)
         return lambda ctx: _null_safe_eq(left(ctx), right(ctx))
     if isinstance(node, exp.NullSafeNEQ):

@@ -398,6 +398,16 @@ TWO_ROW_CALLS = [
     "map('a', N.n, 'b', S.n)['b']",
     "map('a', N.s, 'b', S.s)['a']",
     "map_from_arrays(array(1, 2), array(N.v, S.v))[2]",
+    "N.n & S.n",
+    "N.n | S.n",
+    "N.n ^ S.n",
+    "~(N.n ^ S.n)",
+    "equal_null(N.s, S.s)",
+    "equal_null(N.v, S.v)",
+    "decode(N.s, S.s, 'same', 'a', 'is a', 'other')",
+    "decode(N.n, S.n, N.v)",
+    "named_struct('a', N.n, 'b', S.s).B",
+    "struct(N.v + S.v, S.d).col1",
 ]
 
 
