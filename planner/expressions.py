@@ -32,7 +32,10 @@ from matchrec.vector_define import VExpr
 
 from .lazy import lazily_evaluated, may_raise
 from .pushdown import push_down
-from .pyeval import compile_glue, compiles, evaluates, shallow
+from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shallow
+from .python_udfs import PythonLookup
+from .python_udfs import glue_call as udf_glue_call
+from .python_udfs import refusal as udf_refusal
 from .sql_functions import FunctionLookup, inline_sql_functions
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 from .type_checks import (
@@ -151,6 +154,8 @@ class Lowering:
     input_name: str | None = None
     # the session's SQL UDFs, looked up by name (None: no session at hand)
     sql_functions: FunctionLookup | None = None
+    # the session's Python UDFs, looked up by name (None: no session at hand)
+    python_functions: PythonLookup | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -973,11 +978,38 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 return nav.navigate(nav.column_at(found), None)  # current row
             if found is not None:
                 return found
+        udf = python_udf(node)
+        if udf is not None:
+            return udf
         compiled = compile_glue(
             node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
         )
         fits = width(node)
         return compiled if fits is None else fitted(compiled, fits)
+
+    def python_udf(node: exp.Expression) -> Evaluator | None:
+        """The glue's call of a session Python UDF ``node`` (of values from several
+        rows), None if ``node`` calls none; an error if the glue cannot call it as Spark
+        would."""
+        if not isinstance(node, exp.Anonymous) or low.python_functions is None:
+            return None
+        found = low.python_functions(str(node.this))
+        if found is None:
+            return None
+        why = udf_refusal(found)
+        if why is not None:
+            raise low.error(
+                UnsupportedError,
+                f"{str(node.this)}() is {why}: DEFINE cannot call it on values from several rows",
+                node,
+                base,
+                hint="register it as a plain Python UDF (useArrow=False) returning a "
+                "number, STRING or BOOLEAN, or compute each row's part in a subquery",
+            )
+        where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
+        return glue_function_call(
+            node, udf_glue_call(found), node.expressions, compile_node, where, low.sql
+        )
 
     def probe(node: exp.Expression) -> str:
         """Spark SQL with the type of ``node`` over the input and the precomputed columns

@@ -29,6 +29,7 @@ from .expressions import (
     lower_define,
     lower_measure,
 )
+from .python_udfs import PythonLookup
 from .sql_functions import FunctionLookup
 from .sqltext import quote
 from .type_checks import TypeCheck
@@ -118,6 +119,7 @@ def plan_clause(
     python_measures: bool = False,
     qualifier: str | None = None,
     sql_functions: FunctionLookup | None = None,
+    python_functions: PythonLookup | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -130,7 +132,9 @@ def plan_clause(
     ``qualifier``: the input relation's name (its alias, or a table's name), with which
     PARTITION BY and ORDER BY may qualify a column (``PARTITION BY Ticker.symbol``).
     ``sql_functions``: looks up the session's SQL UDFs, whose bodies are inlined where
-    DEFINE's glue would call one on values from several rows (``planner.sql_functions``)."""
+    DEFINE's glue would call one on values from several rows (``planner.sql_functions``).
+    ``python_functions``: looks up the session's Python UDFs, which DEFINE's glue calls
+    on values from several rows (``planner.python_udfs``)."""
     sql = clause.sql
     _check_clause_shape(clause)
     label_ids: dict[str, int] = {}
@@ -159,6 +163,7 @@ def plan_clause(
         pattern_may_be_empty=can_match_empty(nfa),
         input_name=qualifier,
         sql_functions=sql_functions,
+        python_functions=python_functions,
     )
 
     partition_by = [_column_ref(low, e, "PARTITION BY", qualifier) for e in clause.partition_by]

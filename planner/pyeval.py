@@ -576,6 +576,19 @@ def compile_glue(
     )
 
 
+def glue_function_call(
+    node: exp.Expression,
+    fn: Callable[..., Any],
+    arguments: list[exp.Expression],
+    child: Compile,
+    where: Callable[[exp.Expression], int],
+    sql: str,
+) -> Evaluator:
+    """Evaluator of a call of ``fn`` (NULL arguments passed on, as to a UDF) whose
+    errors are run-time errors at the call."""
+    return _call(node, fn, False, arguments, child, where, sql)
+
+
 def _call(
     node: exp.Expression,
     fn: Callable[..., Any],

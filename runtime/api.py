@@ -42,6 +42,7 @@ from matchrec.excepthook import carried_error
 from .batch import execute
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
+from .python_udfs import session_python_function
 from .session import quiet_analysis
 
 _counter = itertools.count()
@@ -76,6 +77,7 @@ def _plan(
         ansi=ansi,
         qualifier=qualifier,
         sql_functions=session_sql_function(relation.sparkSession),
+        python_functions=session_python_function(relation.sparkSession),
     )
     check_output_columns(clause)
     if not plan.order_by:

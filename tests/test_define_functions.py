@@ -442,6 +442,95 @@ def test_functions_of_two_rows_equal_spark(spark, call):
         raise AssertionError(f"{call}: {len(missing)} pairs differ from Spark, e.g. {shown}")
 
 
+def _python_udfs() -> list[tuple]:
+    """Python UDFs of two rows: (name, function, declared type, a call in DEFINE); several
+    return a Python type other than the declared one, which Spark converts (or makes
+    NULL). Defined here, not at module level, so that they pickle by value for Spark's
+    workers (which cannot import this test module)."""
+
+    def text(a, b):  # each Python kind a STRING UDF may return: Java's text of it
+        if a is None or b is None:
+            return None
+        return [a < b, a * 1.5, a * b, f"{a}|{b}", None][(a + b) % 5]
+
+    def hyp(a, b):
+        return None if a is None or b is None else math.hypot(a, b)
+
+    def days(a, b):
+        return None if a is None or b is None else str(a - b)
+
+    return [
+        ("py_hyp", hyp, "double", "py_hyp(N.v, S.v)"),
+        ("py_int_double", lambda a, b: (a or 0) + (b or 0), "double", "py_int_double(N.n, S.n)"),
+        ("py_wide", lambda a, b: (a or 7) * 2**31 + (b or 3) * 2**20, "int", "py_wide(N.n, S.n)"),
+        ("py_short", lambda a, b: (a or 7) * 40_000 + (b or 3), "smallint", "py_short(N.n, S.n)"),
+        (
+            "py_huge",
+            lambda a, b: 2**70 if a else (a or 0) - (b or 0),
+            "bigint",
+            "py_huge(N.n, S.n)",
+        ),
+        ("py_text", text, "string", "py_text(N.n, S.n)"),
+        (
+            "py_flag",
+            lambda a, b: 1 if a == b else None not in (a, b) and a < b,
+            "boolean",
+            "py_flag(N.s, S.s)",
+        ),
+        (
+            "py_third",
+            lambda a, b: None if a is None else a / 3.0 + (b or 0),
+            "float",
+            "py_third(N.v, S.v)",
+        ),
+        ("py_days", days, "string", "py_days(N.d, S.d)"),
+    ]
+
+
+PYTHON_UDF_CALLS = [u[3] for u in _python_udfs()]
+
+
+@pytest.fixture(scope="module")
+def python_udfs(spark):
+    for name, fn, kind, _ in _python_udfs():
+        spark.udf.register(name, fn, kind)
+    yield
+    for name, *_ in _python_udfs():
+        spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+
+
+@pytest.mark.parametrize("call", PYTHON_UDF_CALLS)
+def test_python_udfs_of_two_rows_equal_spark(spark, python_udfs, call):
+    """A Python UDF of values from two rows, called by DEFINE's glue, gives what Spark
+    gives calling it on the same values: same arguments, same conversion of the result
+    to the declared type (an int for DOUBLE is NULL, an int too wide for INT keeps its
+    low bits, a boolean for STRING is 'true')."""
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+def test_python_udfs_defines_cannot_call_are_positioned_errors(spark, python_udfs):
+    from pyspark.sql.functions import udf
+
+    spark.udf.register("py_arrow", udf(lambda a, b: 1.0, "double", useArrow=True))
+    spark.udf.register("py_list", lambda a, b: [a, b], "array<int>")
+    try:
+        for call, name, why in [
+            ("py_arrow(N.v, S.v) > 0", "py_arrow", "Arrow-optimized"),
+            ("size(py_list(N.n, S.n)) > 0", "py_list", "returning ARRAY<INT>"),
+        ]:
+            query = TWO_ROW_QUERY.format(want="1", pairs=_pairs_sql(), call=call)
+            with pytest.raises(UnsupportedError, match=why) as info:
+                matchrec.sql(spark, query)
+            assert query[info.value.pos :].startswith(name)
+        # a timestamp argument: a positioned run-time error, not a guess at its form
+        query = TWO_ROW_QUERY.format(want="'x'", pairs=_pairs_sql(), call="py_days(N.ts, S.ts)")
+        with pytest.raises(Exception, match="numbers, strings, booleans, decimals and dates"):
+            matchrec.sql(spark, query).collect()
+    finally:
+        spark.sql("DROP TEMPORARY FUNCTION IF EXISTS py_arrow")
+        spark.sql("DROP TEMPORARY FUNCTION IF EXISTS py_list")
+
+
 @pytest.fixture
 def new_york(spark):
     """The session time zone set to one with daylight saving (2024-03-10, 2024-11-03)."""

@@ -1,0 +1,142 @@
+"""Python UDFs of the session called in DEFINE on values from several rows.
+
+``hav(A.lat, A.lon, B.lat, B.lon)`` reads two rows, so no Spark column can hold it: the
+glue calls the UDF's own Python function while matching. The runtime finds the function
+the session registered (:data:`PythonLookup`); this module turns it into a glue call that
+gives what Spark gives:
+
+* the arguments are the Python values PySpark hands a UDF (numbers, strings, booleans,
+  ``Decimal``, ``date``; NULL is ``None``); a value of another kind (a timestamp, an
+  array, a map, a struct) is a positioned error rather than a guess at its Python form;
+* the result is converted as Spark converts a (pickled, not Arrow-optimized) Python UDF's
+  result to its declared type: a value of the wrong Python type is NULL (an ``int`` for
+  DOUBLE), an integer keeps the low bits of its type's width (Java's ``toInt``), a
+  STRING takes Java's text of the value (``True`` is ``true``).
+
+Declared types other than the numbers, STRING and BOOLEAN, Arrow-optimized and pandas
+UDFs, and non-deterministic ones are refused when the query is built. Nothing here
+imports Spark.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Any
+
+from matchrec.sql_values import double_text
+
+#: PySpark's ``PythonEvalType.SQL_BATCHED_UDF``: a row-at-a-time UDF with pickled values
+BATCHED_UDF = 100
+
+
+@dataclass(frozen=True)
+class PythonFunction:
+    """A Python UDF of the session: its function, declared type (Spark's simple string),
+    PySpark eval type and whether Spark takes it as deterministic."""
+
+    fn: Callable[..., Any]
+    return_type: str
+    eval_type: int
+    deterministic: bool
+
+
+#: a function name -> the session's Python UDF of that name, or None
+PythonLookup = Callable[[str], "PythonFunction | None"]
+
+
+def _wrapped(bits: int) -> Callable[[Any], Any]:
+    """Java's ``Long.toInt``/``toShort``/``toByte`` of a Python int that fits a long; an
+    int beyond 64 bits (a BigInteger in the JVM) or any other value is NULL."""
+
+    def convert(v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, int) or not -(2**63) <= v < 2**63:
+            return None
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if v >= 1 << (bits - 1) else v
+
+    return convert
+
+
+def _double(v: Any) -> Any:
+    return v if isinstance(v, float) else None
+
+
+def _float(v: Any) -> Any:
+    if not isinstance(v, float):
+        return None
+    if math.isfinite(v) and abs(v) > 3.4028235677973366e38:
+        return math.copysign(math.inf, v)  # Java's (float) of a double too large
+    return struct.unpack("f", struct.pack("f", v))[0]
+
+
+def _boolean(v: Any) -> Any:
+    return v if isinstance(v, bool) else None
+
+
+def _java_text(v: Any) -> Any:
+    """Spark's STRING of the JVM object a Python value unpickles to (``toString``)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return double_text(v)
+    raise TypeError(f"a STRING UDF returned {type(v).__name__} {v!r}")
+
+
+#: declared result type -> conversion of the value the function returned
+RESULTS: dict[str, Callable[[Any], Any]] = {
+    "double": _double,
+    "float": _float,
+    "bigint": _wrapped(64),
+    "int": _wrapped(32),
+    "smallint": _wrapped(16),
+    "tinyint": _wrapped(8),
+    "boolean": _boolean,
+    "string": _java_text,
+}
+
+_ARGUMENT_TYPES = (bool, int, float, str, Decimal)
+
+
+def refusal(found: PythonFunction) -> str | None:
+    """Why the glue cannot call ``found`` as Spark would, or None if it can."""
+    if found.eval_type != BATCHED_UDF:
+        return "an Arrow-optimized or pandas UDF (its conversions are Arrow's)"
+    if not found.deterministic:
+        return "a non-deterministic UDF"
+    if found.return_type not in RESULTS:
+        return f"a UDF returning {found.return_type.upper()}"
+    return None
+
+
+def glue_call(found: PythonFunction) -> Callable[..., Any]:
+    """The function the glue calls: checks the arguments, calls the UDF, converts its
+    result to the declared type as Spark does."""
+    convert = RESULTS[found.return_type]
+    fn = found.fn
+
+    def call(*args: Any) -> Any:
+        for a in args:
+            if a is not None and (
+                not isinstance(a, _ARGUMENT_TYPES)
+                and not (isinstance(a, date) and not isinstance(a, datetime))
+            ):
+                raise TypeError(
+                    f"matchrec passes a Python UDF numbers, strings, booleans, decimals and "
+                    f"dates from several rows, not {type(a).__name__}"
+                )
+        try:
+            result = fn(*args)
+        except Exception as err:  # the user's code: Spark fails the job with it
+            raise ValueError(f"the UDF raised {type(err).__name__}: {err}") from err
+        return None if result is None else convert(result)
+
+    return call
