@@ -31,6 +31,8 @@ class IntegerWidth:
     pos: int
     ansi: bool
     bits: int | None = None
+    #: ``try_add``/``try_subtract``/``try_multiply``: NULL when the result does not fit
+    null_on_overflow: bool = False
 
     def set_type(self, type_name: str) -> None:
         """Take Spark's type of the result (its ``simpleString``)."""
@@ -46,6 +48,8 @@ class IntegerWidth:
         if self.bits is None or type(value) is not int or self.fits(value):
             return value
         half = 1 << (self.bits - 1)
+        if self.null_on_overflow:
+            return None
         if self.ansi:
             type_name = next(k for k, v in WIDTHS.items() if v == self.bits).upper()
             raise MatchRuntimeError(

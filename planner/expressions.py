@@ -30,6 +30,7 @@ from matchrec.moments import STATISTICS
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
+from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .lazy import lazily_evaluated, may_raise
 from .pushdown import push_down
 from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shallow
@@ -958,7 +959,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         if found is None:
             text = user_text(node, low.sql, base, limit=60)
             pos = node_pos(node, base, low.sql)
-            found = widths[id(node)] = IntegerWidth(probe(node), text, low.sql, pos, low.ansi)
+            found = widths[id(node)] = IntegerWidth(
+                probe(node), text, low.sql, pos, low.ansi, null_on_overflow=type(node) in TRY
+            )
             low.integer_widths.append(found)
         return found
 
@@ -971,13 +974,24 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return None
         return classify(node)
 
+    bound: dict[str, list[object]] = {}  # the lambda parameters in scope -> their slots
+
+    def reads_bound(node: exp.Expression) -> bool:
+        return any(bound_name(n) in bound for n in node.walk()) if bound else False
+
     def compile_node(node: exp.Expression) -> Evaluator:
-        if not isinstance(node, (exp.Literal, exp.Boolean, exp.Null)):
+        if bound_name(node) in bound:
+            slot = bound[bound_name(node)]
+            return lambda ctx: slot[0]
+        if not isinstance(node, (exp.Literal, exp.Boolean, exp.Null)) and not reads_bound(node):
             found = glue_or_atom(node)
             if isinstance(found, str):
                 return nav.navigate(nav.column_at(found), None)  # current row
             if found is not None:
                 return found
+        parts = higher_order_parts(node)
+        if parts is not None:
+            return higher_order(node, *parts)
         udf = python_udf(node)
         if udf is not None:
             return udf
@@ -986,6 +1000,34 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         )
         fits = width(node)
         return compiled if fits is None else fitted(compiled, fits)
+
+    def higher_order(
+        node: exp.Expression, kind: str, array: exp.Expression, lam: exp.Lambda
+    ) -> Evaluator:
+        """A higher-order function over values from several rows (``exists(A.tags, t ->
+        t = B.tag)``): its lambda's body compiled with each parameter read from a slot
+        the function fills per element."""
+        params = [p.name.lower() for p in lam.expressions]
+        if not 1 <= len(params) <= HIGHER_ORDER[kind][0]:
+            raise low.error(
+                SemanticError,
+                f"the lambda of {kind.lower()}() takes {HIGHER_ORDER[kind][0]} parameter(s)"
+                if HIGHER_ORDER[kind][0] == 1
+                else f"the lambda of {kind.lower()}() takes 1 or 2 parameters",
+                lam,
+                base,
+            )
+        values = compile_node(array)
+        slots: list[list[object]] = [[None] for _ in params]
+        outer = {p: bound[p] for p in params if p in bound}
+        bound.update(zip(params, slots))
+        try:
+            body = compile_node(lam.this)
+        finally:
+            for p in params:
+                del bound[p]
+            bound.update(outer)
+        return HIGHER_ORDER[kind][1](values, body, slots)
 
     def python_udf(node: exp.Expression) -> Evaluator | None:
         """The glue's call of a session Python UDF ``node`` (of values from several
@@ -1084,7 +1126,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
 
 
 #: glue operators whose integer results Spark keeps in their type's width
-INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Abs)
+#: Spark's try_ forms of integer operators: NULL where the result does not fit
+TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)
+INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Abs, *TRY)
 
 
 def fitted(evaluate: Evaluator, width: IntegerWidth) -> Evaluator:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from sqlglot import exp
 
 from .decompose import decompose
+from .higher_order import reads_outer_parameter
 from .sqltext import call_name
 
 # nodes that give NULL whenever one argument is NULL (and so commute with a navigation
@@ -115,7 +116,7 @@ def push_down(
             parts = decompose(node)
             if parts is not None:
                 return rewrite(parts)
-        if isinstance(r, tuple) and _composite(node, special):
+        if isinstance(r, tuple) and _composite(node, special) and not reads_outer_parameter(node):
             # what the glue evaluates itself (arithmetic, coalesce, lower, ...) stays, so
             # conditions keep their array form and measured speed
             # a physical step may leave the partition: only NULL-preserving functions

@@ -202,6 +202,10 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
     exp.RegexpLike: _strict(_rlike),
+    # try_add & co.: NULL instead of an overflow (the integer width) or an error
+    exp.SafeAdd: _strict(lambda a, b: _date_arithmetic(operator.add, a, b)),
+    exp.SafeSubtract: _strict(lambda a, b: _date_arithmetic(operator.sub, a, b)),
+    exp.SafeMultiply: _strict(operator.mul),
     exp.BitwiseAnd: _strict(_integral(operator.and_)),
     exp.BitwiseOr: _strict(_integral(operator.or_)),
     exp.BitwiseXor: _strict(_integral(operator.xor)),

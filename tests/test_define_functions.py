@@ -408,6 +408,19 @@ TWO_ROW_CALLS = [
     "decode(N.n, S.n, N.v)",
     "named_struct('a', N.n, 'b', S.s).B",
     "struct(N.v + S.v, S.d).col1",
+    # try_ arithmetic: NULL where the INT result overflows (the glue keeps Spark's width)
+    "try_add(N.n + 2147483642, S.n)",
+    "try_subtract(N.n - 2147483643, S.n)",
+    "try_multiply(N.n * 429496729, S.n)",
+    "try_add(N.v, S.v)",
+    # higher-order functions of an array built from both rows
+    "exists(array(S.v, N.v), x -> x > 1)",
+    "exists(array(S.n, N.n), x -> x % 2 = 0)",
+    "forall(array(S.v, N.v), x -> x >= 0)",
+    "filter(array(S.n, N.n, NULL), (x, i) -> x > i)",
+    "transform(array(N.s, S.s), x -> concat(x, '!'))",
+    "transform(array(N.n, S.n), (x, i) -> x * 10 + i)",
+    "size(filter(array(S.s, N.s), x -> x LIKE 'a%'))",
 ]
 
 
@@ -1208,3 +1221,28 @@ def test_sql_udf_of_two_rows_in_define_is_inlined(spark, events, define, plain):
         "df": matchrec.match_recognize(spark.table("fn_events"), body),
     }.items():
         assert sorted((r.usr, r.id) for r in frame.collect()) == expected, door
+
+
+HIGHER_ORDER_CASES = [
+    # (DEFINE with a lambda reading another row, the same without it)
+    ("exists(A.arr, x -> x > B.v)", "A.v + 1 > B.v"),
+    ("forall(A.arr, x -> x < B.v)", "A.v + 1 < B.v"),
+    ("size(filter(B.arr, (x, i) -> x > A.v + i)) > 0", "B.v > A.v"),
+    ("forall(A.arr, x -> exists(B.arr, y -> y > x))", "B.v > A.v"),
+    ("transform(A.arr, v -> v - B.v)[1] > 0", "A.v + 1 > B.v"),
+]
+
+
+@pytest.mark.parametrize(("define", "plain"), HIGHER_ORDER_CASES)
+def test_higher_order_functions_with_a_lambda_of_two_rows(spark, define, plain):
+    """A lambda whose body reads another row than its array (``exists(A.arr, x -> x >
+    B.v)``) runs in DEFINE's glue: the same matches as the condition written without
+    it. A parameter named like a column (``v``) is the parameter."""
+    view = """(SELECT id % 3 AS k, id, v, array(v, v + 1) AS arr
+      FROM (SELECT id, CAST((id * 7919) % 13 AS DOUBLE) AS v FROM range(60)))"""
+    shape = """SELECT k, first_id, n FROM {view} MATCH_RECOGNIZE (PARTITION BY k ORDER BY id
+      MEASURES FIRST(id) AS first_id, count(*) AS n PATTERN (A B+) DEFINE B AS {define})
+      ORDER BY k, first_id"""
+    got = matchrec.sql(spark, shape.format(view=view, define=define)).collect()
+    want = matchrec.sql(spark, shape.format(view=view, define=plain)).collect()
+    assert got and got == want
