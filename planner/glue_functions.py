@@ -35,6 +35,8 @@ from sqlglot import exp
 
 from matchrec.sql_values import double_text, to_text
 
+from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
+
 __all__ = ["double_text", "to_text"]
 
 _INT_MAX = 2**31 - 1
@@ -538,6 +540,10 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Map: "MAP_FROM_ARRAYS",
     exp.Format: "FORMAT_STRING",
 }
+
+
+EXTENDED.update({name: GlueFunction(fn) for name, fn in ARRAY_FUNCTIONS.items()})
+EXTENDED_NODES.update(ARRAY_NODES)
 
 
 def extended_name(node: exp.Expression) -> str | None:

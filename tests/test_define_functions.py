@@ -408,6 +408,18 @@ TWO_ROW_CALLS = [
     "decode(N.n, S.n, N.v)",
     "named_struct('a', N.n, 'b', S.s).B",
     "struct(N.v + S.v, S.d).col1",
+    # array set and search functions of arrays built from both rows
+    "array_distinct(array(N.v, S.v, N.v, NULL, NULL))",
+    "array_distinct(array(N.s, S.s, S.s))",
+    "array_union(array(N.v, NULL), array(S.v, N.v))",
+    "array_intersect(array(N.v, S.v, NULL), array(S.v, 1.5D))",
+    "array_except(array(N.n, S.n, 3, NULL), array(S.n))",
+    "array_position(array(N.v, S.v, N.v), S.v)",
+    "array_position(array(N.s, 'a', S.s), S.s)",
+    "array_remove(array(N.v, S.v, NULL, N.v), S.v)",
+    "arrays_overlap(array(N.v, 2.0D), array(S.v))",
+    "arrays_overlap(array(N.s), array(S.s, NULL))",
+    "array_compact(array(N.n, NULL, S.n))",
     # try_ arithmetic: NULL where the INT result overflows (the glue keeps Spark's width)
     "try_add(N.n + 2147483642, S.n)",
     "try_subtract(N.n - 2147483643, S.n)",
