@@ -87,32 +87,24 @@ def _element_loop(values: Evaluator, body: Evaluator, slots: list[list[Any]], ct
     return out
 
 
-def _exists(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Evaluator:
-    """Spark's ``exists``: true if the predicate holds for an element, else NULL if it
-    was NULL for one, else false (NULL for a NULL array)."""
+def _three_valued(decisive: bool) -> Callable[..., Evaluator]:
+    """Spark's ``exists`` (``decisive`` True) and ``forall`` (False): the decisive verdict
+    for one element decides; else NULL if one verdict was NULL; else the other answer (a
+    NULL array gives NULL)."""
 
-    def run(ctx: Any) -> Any:
-        found = _element_loop(values, body, slots, ctx)
-        if found is None:
-            return None
-        verdicts = [v for _, v in found]
-        return True if True in verdicts else (None if None in verdicts else False)
+    def build(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Evaluator:
+        def run(ctx: Any) -> Any:
+            found = _element_loop(values, body, slots, ctx)
+            if found is None:
+                return None
+            verdicts = [v for _, v in found]
+            if any(v is decisive for v in verdicts):
+                return decisive
+            return None if any(v is None for v in verdicts) else not decisive
 
-    return run
+        return run
 
-
-def _forall(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Evaluator:
-    """Spark's ``forall``: false if the predicate fails for an element, else NULL if it
-    was NULL for one, else true."""
-
-    def run(ctx: Any) -> Any:
-        found = _element_loop(values, body, slots, ctx)
-        if found is None:
-            return None
-        verdicts = [v for _, v in found]
-        return False if False in verdicts else (None if None in verdicts else True)
-
-    return run
+    return build
 
 
 def _filter(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Evaluator:
@@ -134,8 +126,8 @@ def _transform(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Ev
 #: Spark's higher-order functions of an array the glue runs: name -> (most lambda
 #: parameters, the evaluator built of the array, the body and the parameter slots)
 HIGHER_ORDER: dict[str, tuple[int, Callable[..., Evaluator]]] = {
-    "EXISTS": (1, _exists),
-    "FORALL": (1, _forall),
+    "EXISTS": (1, _three_valued(True)),
+    "FORALL": (1, _three_valued(False)),
     "FILTER": (2, _filter),
     "TRANSFORM": (2, _transform),
 }

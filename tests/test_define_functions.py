@@ -829,12 +829,12 @@ def _same(got, want) -> bool:
     return type(got) is type(want) and got == want
 
 
-def _differential(spark, frame, text: str) -> None:
+def _differential(spark, frame, text: str, same=_same) -> None:
     rows = frame.selectExpr("*", f"{text} AS result").collect()
     wrong = [
         (row.asDict(), got)
         for row in rows
-        if not _same(got := _glue_value(text, row.asDict()), row.result)
+        if not same(got := _glue_value(text, row.asDict()), row.result)
     ]
     assert not wrong, f"{text}: {len(wrong)} of {len(rows)} rows differ, e.g. {wrong[:3]}"
 
@@ -910,13 +910,7 @@ def test_glue_math_functions_equal_spark(spark, text):
     edges = [(a, b, n) for a in MATH_DOUBLES for b in MATH_DOUBLES[::3] for n in INTS[:5]]
     spread = [(rng.uniform(-5, 5), rng.uniform(-5, 5), rng.randint(-3, 9)) for _ in range(1500)]
     frame = spark.createDataFrame(edges + spread, "a DOUBLE, b DOUBLE, n INT")
-    rows = frame.selectExpr("*", f"{text} AS result").collect()
-    wrong = [
-        (row.asDict(), got)
-        for row in rows
-        if not _within_ulps(got := _glue_value(text, row.asDict()), row.result)
-    ]
-    assert not wrong, f"{text}: {len(wrong)} of {len(rows)} rows differ, e.g. {wrong[:3]}"
+    _differential(spark, frame, text, same=_within_ulps)
 
 
 def test_a_distance_between_two_rows_in_define(spark):
