@@ -717,7 +717,9 @@ class _MeasureCompiler:
                     "use matchrec.sql",
                 )
             return lambda vals: vals[i]
-        if isinstance(node, (exp.Subquery, exp.Exists)):
+        if isinstance(node, exp.Subquery) or (
+            isinstance(node, exp.Exists) and not isinstance(node.expression, exp.Lambda)
+        ):  # (Spark's higher-order exists(array, x -> ...) is no subquery)
             return self.subquery(node)
         if isinstance(node, exp.In) and node.args.get("query") is not None:
             raise self.error(

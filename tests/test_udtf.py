@@ -330,6 +330,19 @@ def test_unsupported_glue_in_measure():
         build_program(body, INPUT)
 
 
+def test_a_higher_order_exists_of_two_rows_in_a_measure_is_our_error_not_a_subquery():
+    """``exists(array, x -> ...)`` is Spark's higher-order function, not EXISTS (subquery):
+    over values of two rows the table function reports it (it was sent to Spark as a
+    subquery column naming matchrec's internal atoms)."""
+    body = (
+        "ORDER BY o MEASURES exists(array(FIRST(v), LAST(v)), x -> x > 1) AS e "
+        "PATTERN (A+) DEFINE A AS v > 0"
+    )
+    with pytest.raises(UnsupportedError, match="cannot evaluate exists") as info:
+        build_program(body, INPUT)
+    assert info.value.column == body.index("exists") + 1
+
+
 def test_non_null_preserving_function_of_a_row_an_empty_match_lacks_is_refused():
     """hash(NULL) is not NULL: with no row to read f(NULL) at (A* matches empty), the
     call is not moved inside the navigation and the table function says so."""
