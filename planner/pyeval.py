@@ -574,9 +574,10 @@ def compile_glue(
         "the match",
         sql=sql,
         pos=where(node),
-        hint="DEFINE evaluates match-dependent values with comparisons, arithmetic, AND/OR/NOT, "
-        "CASE, IN, BETWEEN, COALESCE and a few functions (abs, round, lower, ...); move the "
-        "call inside the navigation, e.g. PREV(f(x)) not f(PREV(x)), LAST(f(A.x)) not f(A.x)",
+        hint="a function of values from several rows runs in matchrec's own evaluator, "
+        "which has operators, CASE, COALESCE and the functions the README lists (How it "
+        "works); a function of one row is Spark's: compute it per row in a subquery (f(x) AS "
+        "fx) and compare those columns, e.g. B.fx > A.fx",
     )
 
 

@@ -621,7 +621,7 @@ CASES = [
         0,
         UnsupportedError,
         "function my_udf() cannot be applied to a value that depends on the match",
-        "PREV(f(x)) not f(PREV(x))",
+        "compute it per row in a subquery",
     ),
     (
         "CAST of a value of two rows in DEFINE",
