@@ -110,13 +110,24 @@ def get_spark(conf: Mapping[str, str] | None = None, remote: str | None = None) 
         spark.sparkContext.setLogLevel(level)
     if level in _QUIET_LEVELS:
         # PySpark also logs each SQL error as JSON before raising it: said twice.
-        for name in _ERROR_LOGGERS:
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+        for logger in _error_loggers():
+            logger.setLevel(logging.CRITICAL)
     return spark
 
 
 #: the loggers PySpark writes each SQL error to (a JSON line on stderr) as it raises it
 _ERROR_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger")
+
+
+def _error_loggers() -> list[logging.Logger]:
+    """PySpark's error loggers, created as PySpark creates them (a ``PySparkLogger``: it
+    logs with keywords a plain ``logging.Logger`` rejects, so a plain one made first under
+    the same name would turn every later SQL error into a TypeError)."""
+    try:
+        from pyspark.logger import PySparkLogger
+    except ImportError:  # a PySpark without them: nothing to quiet
+        return []
+    return [PySparkLogger.getLogger(name) for name in _ERROR_LOGGERS]
 
 
 @contextmanager
@@ -127,7 +138,7 @@ def quiet_analysis() -> Iterator[None]:
     expressions one by one to find the one in error) and catches what Spark rejects: a
     caught error is ours to report, or expected, and must not reach the user's console
     as a JSON ERROR line (on a session the user built, where they are not silenced)."""
-    loggers = [logging.getLogger(name) for name in _ERROR_LOGGERS]
+    loggers = _error_loggers()
     before = [logger.disabled for logger in loggers]
     for logger in loggers:
         logger.disabled = True

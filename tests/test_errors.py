@@ -11,6 +11,8 @@ errors the standard defines reach the user with Trino's wording.
 from __future__ import annotations
 
 import logging
+import subprocess
+import sys
 
 import pytest
 from matchrec.grammar import parse_clause
@@ -1410,3 +1412,21 @@ def test_analysis_errors_matchrec_catches_are_not_logged_by_pyspark(spark, view)
             logger.setLevel(level)
             logger.removeHandler(handler)
     assert seen == []
+
+
+def test_quieting_pysparks_error_loggers_keeps_them_pysparks():
+    """PySpark logs an SQL error with keywords only its own logger class takes: had
+    matchrec made the logger first as a plain ``logging.Logger``, every later SQL error on
+    the session would be a TypeError (``Logger._log() got an unexpected keyword argument
+    'errorClass'``). A fresh interpreter, as a user's script."""
+    script = (
+        "import logging\n"
+        "from matchrec.runtime.session import quiet_analysis\n"
+        "with quiet_analysis():\n"
+        "    pass\n"
+        "from pyspark.logger import PySparkLogger\n"
+        "names = ('SQLQueryContextLogger', 'DataFrameQueryContextLogger')\n"
+        "assert all(isinstance(logging.getLogger(n), PySparkLogger) for n in names)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
