@@ -419,8 +419,12 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
 
 def cte_spans(sql: str) -> tuple[str, list[tuple[int, int]]]:
     """The leading ``WITH [RECURSIVE]`` keyword text and the span of each CTE definition
-    (``name [(cols)] AS (...)``) of ``sql``; ``("", [])`` without a WITH clause."""
+    (``name [(cols)] AS (...)``) of ``sql``; ``("", [])`` without a WITH clause. In a
+    temporary view's definition, those of the view's query."""
     tokens = tokenize(sql)
+    view = temp_view_definition(sql)
+    if view is not None:
+        tokens = [t for t in tokens if t.start >= view.query_start]
     if not tokens or tokens[0].text.upper() != "WITH":
         return "", []
     i = 1
@@ -457,3 +461,79 @@ def with_prefix(sql: str, before: int | None = None) -> str:
     if not spans:
         return ""
     return keyword + " " + ", ".join(sql[a:b] for a, b in spans) + " "
+
+
+@dataclass(frozen=True)
+class TempView:
+    """``CREATE [OR REPLACE] [GLOBAL] TEMP[ORARY] VIEW [IF NOT EXISTS] name [(cols)] AS
+    query``: what it asks for, and the offset where its query starts."""
+
+    name: str  # as Spark takes it (backquotes removed)
+    columns: list[str] | None
+    replace: bool
+    is_global: bool
+    if_not_exists: bool
+    query_start: int
+    #: ``CACHE [LAZY] TABLE name [OPTIONS (...)] [AS] query``: a view, then cached
+    cache: bool = False
+    lazy: bool = False
+
+
+_QUERY_WORDS_START = {"SELECT", "WITH", "FROM", "VALUES", "TABLE"}
+
+
+def temp_view_definition(sql: str) -> TempView | None:
+    """The temporary view ``sql`` defines, or None if it is no such statement."""
+    tokens = tokenize(sql)
+    words = [t.text.upper() if t.kind == "word" else None for t in tokens]
+
+    def at(i: int, *expected: str) -> bool:
+        return all(i + k < len(words) and words[i + k] == w for k, w in enumerate(expected))
+
+    if at(0, "CACHE"):
+        lazy = at(1, "LAZY")
+        i = 2 if lazy else 1
+        named = i + 1 < len(tokens) and tokens[i + 1].kind in ("word", "quoted")
+        if not (at(i, "TABLE") and named):
+            return None
+        name, i = _name_text(tokens[i + 1]), i + 2
+        if at(i, "OPTIONS") and i + 1 < len(tokens) and _is(tokens[i + 1], "("):
+            i = _matching(tokens, i + 1, sql) + 1
+        i += 1 if at(i, "AS") else 0
+        if i >= len(tokens) or not (words[i] in _QUERY_WORDS_START or _is(tokens[i], "(")):
+            return None
+        return TempView(name, None, False, False, False, tokens[i].start, True, lazy)
+    if not at(0, "CREATE"):
+        return None
+    i = 1
+    replace = at(i, "OR", "REPLACE")
+    i += 2 if replace else 0
+    is_global = at(i, "GLOBAL")
+    i += 1 if is_global else 0
+    if not (at(i, "TEMP", "VIEW") or at(i, "TEMPORARY", "VIEW")):
+        return None
+    i += 2
+    if_not_exists = at(i, "IF", "NOT", "EXISTS")
+    i += 3 if if_not_exists else 0
+    if i >= len(tokens) or tokens[i].kind not in ("word", "quoted"):
+        return None
+    name = _name_text(tokens[i])
+    i += 1
+    columns = None
+    if i < len(tokens) and _is(tokens[i], "("):
+        close = _matching(tokens, i, sql)
+        columns, expect_name, depth = [], True, 0
+        for t in tokens[i + 1 : close]:
+            if _is(t, "(") or _is(t, ")"):
+                depth += 1 if t.text == "(" else -1
+            elif depth == 0 and _is(t, ","):
+                expect_name = True
+            elif expect_name and t.kind in ("word", "quoted"):
+                columns.append(_name_text(t))
+                expect_name = False
+        i = close + 1
+    while i < len(tokens) and not at(i, "AS"):  # COMMENT '...', TBLPROPERTIES (...)
+        i = _matching(tokens, i, sql) + 1 if _is(tokens[i], "(") else i + 1
+    if i + 1 >= len(tokens):
+        return None
+    return TempView(name, columns, replace, is_global, if_not_exists, tokens[i + 1].start)

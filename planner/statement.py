@@ -11,11 +11,17 @@ from __future__ import annotations
 
 from matchrec.grammar import parse_clause
 from matchrec.grammar.parser import parse_dynamic
-from matchrec.grammar.query_scan import Occurrence, find_match_recognize, with_prefix
+from matchrec.grammar.query_scan import (
+    Occurrence,
+    TempView,
+    find_match_recognize,
+    temp_view_definition,
+    with_prefix,
+)
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
 
-__all__ = ["Occurrence", "read_body", "read_statement", "with_prefix"]
+__all__ = ["Occurrence", "TempView", "read_body", "read_statement", "read_temp_view", "with_prefix"]
 
 
 def read_body(body: str) -> MatchRecognizeClause:
@@ -40,3 +46,10 @@ def read_statement(
         )
         for o in find_match_recognize(query)
     ]
+
+
+def read_temp_view(query: str) -> TempView | None:
+    """The temporary view ``query`` defines (``CREATE [OR REPLACE] [GLOBAL] TEMP VIEW v AS
+    ...``), None for any other statement: the runtime registers such a view itself when
+    its query holds a MATCH_RECOGNIZE."""
+    return temp_view_definition(query)

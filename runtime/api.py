@@ -30,7 +30,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
-from matchrec.planner.statement import Occurrence, read_body, read_statement, with_prefix
+from matchrec.planner.statement import (
+    Occurrence,
+    TempView,
+    read_body,
+    read_statement,
+    read_temp_view,
+    with_prefix,
+)
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import DataFrame, SparkSession
 
@@ -196,7 +203,10 @@ def sql(spark: SparkSession, query: str) -> DataFrame:
     with planned_clauses(spark, query) as planned:
         if planned.clauses:
             check(spark)  # on a cluster: the executors can run it (once per session)
+        view = read_temp_view(query) if planned.clauses else None
         try:
+            if view is not None:
+                return _define_view(spark, planned, view)
             return planned.dataframe(spark)
         except PySparkException as exc:
             carried = carried_error(exc)
@@ -204,6 +214,38 @@ def sql(spark: SparkSession, query: str) -> DataFrame:
             if error is None:
                 raise
             raise error from None
+
+
+def _define_view(spark: SparkSession, planned: PlannedQuery, view: TempView) -> DataFrame:
+    """``CREATE ... TEMP VIEW v AS <query with MATCH_RECOGNIZE>`` (or ``CACHE TABLE v AS
+    ...``): the view is the query's DataFrame, registered by name (and cached). Spark's
+    own statement would keep the query's text, which reads each clause's result through a
+    name that only lives while the statement runs, so the view would fail when read."""
+    # the clauses sit after ``AS``: the rewritten text starts its query at the same offset
+    query = PlannedQuery(planned.clauses, planned.rewritten[view.query_start :])
+    result = query.dataframe(spark)
+    if view.columns is not None:
+        result = result.toDF(*view.columns)
+    catalog = spark.catalog
+    quoted = "`" + view.name.replace("`", "``") + "`"
+    if view.is_global:
+        database = spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
+        exists = catalog.tableExists(f"{database}.{quoted}")
+    else:
+        exists = any(t.name == view.name and t.isTemporary for t in catalog.listTables())
+    registers = {
+        (False, False): result.createTempView,
+        (False, True): result.createOrReplaceTempView,
+        (True, False): result.createGlobalTempView,
+        (True, True): result.createOrReplaceGlobalTempView,
+    }
+    if not (exists and view.if_not_exists):
+        registers[view.is_global, view.replace](view.name)
+    if view.cache:
+        catalog.cacheTable(view.name)
+        if not view.lazy:
+            spark.table(view.name).count()  # CACHE TABLE fills the cache now
+    return spark.sql("SELECT 1 AS done").limit(0).drop("done")  # no rows, as CREATE VIEW
 
 
 def sql_with_frames(spark: SparkSession, text: str, frames: dict[str, DataFrame]) -> DataFrame:

@@ -265,3 +265,59 @@ def test_an_input_aliased_with_column_names(spark, source):
     want = matchrec.sql(spark, f"SELECT id, mn, cls, val FROM {named} {body}").collect()
     assert [tuple(r) for r in got] == [tuple(r) for r in want]
     assert [r.cls for r in got] == ["A", "B", "B", "C", "C"]
+
+
+VIEW_QUERY = """SELECT * FROM walk_v MATCH_RECOGNIZE (PARTITION BY sym ORDER BY t
+  MEASURES FIRST(t) AS first_t, count(*) AS n PATTERN (A B+) DEFINE B AS B.p < PREV(B.p))"""
+
+
+@pytest.mark.parametrize(
+    ("statement", "read", "columns"),
+    [
+        ("CREATE OR REPLACE TEMP VIEW mr_view AS {q}", "mr_view", ["sym", "first_t", "n"]),
+        ("CREATE TEMPORARY VIEW mr_view (s, f, k) AS {q}", "mr_view", ["s", "f", "k"]),
+        (
+            "CREATE OR REPLACE GLOBAL TEMP VIEW mr_view AS {q}",
+            "global_temp.mr_view",
+            ["sym", "first_t", "n"],
+        ),
+        ("CACHE TABLE mr_view AS {q}", "mr_view", ["sym", "first_t", "n"]),
+        (  # the view's query has CTEs of its own
+            "CREATE TEMP VIEW mr_view AS WITH w AS (SELECT * FROM walk_v) "
+            + VIEW_QUERY.replace("FROM walk_v", "FROM w"),
+            "mr_view",
+            ["sym", "first_t", "n"],
+        ),
+    ],
+)
+def test_a_view_of_a_match_recognize_query_reads_later(spark, statement, read, columns):
+    """``CREATE TEMP VIEW v AS <query with MATCH_RECOGNIZE>`` (and CACHE TABLE): the view
+    is readable after the statement. Spark's own statement keeps the query's text, which
+    reads each clause's result through a name that lives only while the statement runs."""
+    walk = [("x", i, float(p)) for i, p in enumerate([5, 4, 3, 6, 2, 1, 7])]
+    spark.createDataFrame(walk, "sym string, t int, p double").createOrReplaceTempView("walk_v")
+    try:
+        assert matchrec.sql(spark, statement.format(q=VIEW_QUERY)).collect() == []
+        got = spark.sql(f"SELECT * FROM {read} ORDER BY 2")
+        assert got.columns == columns
+        assert rows(got) == [("x", 0, 3), ("x", 3, 3)]
+        if "CACHE" in statement:
+            assert spark.catalog.isCached("mr_view")
+    finally:
+        spark.sql("UNCACHE TABLE IF EXISTS mr_view")
+        spark.catalog.dropTempView("mr_view")
+        spark.catalog.dropGlobalTempView("mr_view")
+
+
+def test_a_temp_view_that_exists_is_spark_s_error_unless_if_not_exists(spark):
+    spark.createDataFrame([("x", 0, 1.0)], "sym string, t int, p double").createOrReplaceTempView(
+        "walk_v"
+    )
+    spark.sql("CREATE OR REPLACE TEMP VIEW mr_taken AS SELECT 1 AS one")
+    try:
+        with pytest.raises(Exception, match="TEMP_TABLE_OR_VIEW_ALREADY_EXISTS"):
+            matchrec.sql(spark, f"CREATE TEMP VIEW mr_taken AS {VIEW_QUERY}")
+        matchrec.sql(spark, f"CREATE TEMP VIEW IF NOT EXISTS mr_taken AS {VIEW_QUERY}")
+        assert spark.table("mr_taken").columns == ["one"]  # left as it was
+    finally:
+        spark.catalog.dropTempView("mr_taken")

@@ -846,3 +846,42 @@ def test_first_measure_may_start_with_a_prefix_operator(first):
     )
     assert [o.expr.text for o in clause.order_by] == ["ts"]
     assert [(m.alias, m.expr.text) for m in clause.measures] == [("v", first), ("w", "-x")]
+
+
+@pytest.mark.parametrize(
+    ("sql", "fields"),
+    [
+        ("CREATE OR REPLACE TEMP VIEW v AS SELECT 1", ("v", None, True, False, False, False)),
+        (
+            "create temporary view if not exists `my v` (a, b COMMENT 'x') AS SELECT 1, 2",
+            ("my v", ["a", "b"], False, False, True, False),
+        ),
+        (
+            "CREATE GLOBAL TEMP VIEW g COMMENT 'c' AS WITH x AS (SELECT 1) SELECT * FROM x",
+            ("g", None, False, True, False, False),
+        ),
+        (
+            "CACHE LAZY TABLE c OPTIONS ('storageLevel' 'DISK_ONLY') SELECT 1",
+            ("c", None, False, False, False, True),
+        ),
+        ("CREATE VIEW p AS SELECT 1", None),
+        ("CACHE TABLE c", None),
+        ("SELECT 1", None),
+    ],
+)
+def test_temporary_view_definitions_are_read(sql, fields):
+    from matchrec.grammar.query_scan import temp_view_definition
+
+    found = temp_view_definition(sql)
+    if fields is None:
+        assert found is None
+        return
+    name, columns, replace, is_global, if_not_exists, cache = fields
+    assert (found.name, found.columns, found.replace, found.is_global) == (
+        name,
+        columns,
+        replace,
+        is_global,
+    )
+    assert (found.if_not_exists, found.cache) == (if_not_exists, cache)
+    assert sql[found.query_start :].split()[0].upper() in ("SELECT", "WITH")
