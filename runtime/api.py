@@ -240,11 +240,11 @@ def _define_view(spark: SparkSession, planned: PlannedQuery, view: TempView) -> 
         (True, True): result.createOrReplaceGlobalTempView,
     }
     if not (exists and view.if_not_exists):
-        registers[view.is_global, view.replace](view.name)
+        registers[view.is_global, view.replace](quoted)
     if view.cache:
-        catalog.cacheTable(view.name)
+        catalog.cacheTable(quoted)
         if not view.lazy:
-            spark.table(view.name).count()  # CACHE TABLE fills the cache now
+            spark.table(quoted).count()  # CACHE TABLE fills the cache now
     return spark.sql("SELECT 1 AS done").limit(0).drop("done")  # no rows, as CREATE VIEW
 
 

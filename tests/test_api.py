@@ -282,6 +282,7 @@ VIEW_QUERY = """SELECT * FROM walk_v MATCH_RECOGNIZE (PARTITION BY sym ORDER BY 
             ["sym", "first_t", "n"],
         ),
         ("CACHE TABLE mr_view AS {q}", "mr_view", ["sym", "first_t", "n"]),
+        ("CREATE TEMP VIEW `mr view` AS {q}", "`mr view`", ["sym", "first_t", "n"]),
         (  # the view's query has CTEs of its own
             "CREATE TEMP VIEW mr_view AS WITH w AS (SELECT * FROM walk_v) "
             + VIEW_QUERY.replace("FROM walk_v", "FROM w"),
@@ -306,6 +307,7 @@ def test_a_view_of_a_match_recognize_query_reads_later(spark, statement, read, c
     finally:
         spark.sql("UNCACHE TABLE IF EXISTS mr_view")
         spark.catalog.dropTempView("mr_view")
+        spark.catalog.dropTempView("`mr view`")
         spark.catalog.dropGlobalTempView("mr_view")
 
 
