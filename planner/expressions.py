@@ -1008,15 +1008,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         t = B.tag)``): its lambda's body compiled with each parameter read from a slot
         the function fills per element."""
         params = [p.name.lower() for p in lam.expressions]
-        if not 1 <= len(params) <= HIGHER_ORDER[kind][0]:
-            raise low.error(
-                SemanticError,
-                f"the lambda of {kind.lower()}() takes {HIGHER_ORDER[kind][0]} parameter(s)"
-                if HIGHER_ORDER[kind][0] == 1
-                else f"the lambda of {kind.lower()}() takes 1 or 2 parameters",
-                lam,
-                base,
-            )
+        most = HIGHER_ORDER[kind][0]
+        if not 1 <= len(params) <= most:
+            takes = "one parameter" if most == 1 else "one or two parameters (x, index)"
+            message = f"the lambda of {kind.lower()}() takes {takes}"
+            raise low.error(SemanticError, message, lam, base)
         values = compile_node(array)
         slots: list[list[object]] = [[None] for _ in params]
         outer = {p: bound[p] for p in params if p in bound}
@@ -1048,9 +1044,13 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 hint="register it as a plain Python UDF (useArrow=False) returning a "
                 "number, STRING or BOOLEAN, or compute each row's part in a subquery",
             )
-        where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
         return glue_function_call(
-            node, udf_glue_call(found), node.expressions, compile_node, where, low.sql
+            node,
+            udf_glue_call(found),
+            node.expressions,
+            compile_node,
+            lambda n: node_pos(n, base, low.sql),
+            low.sql,
         )
 
     def probe(node: exp.Expression) -> str:
@@ -1125,9 +1125,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 
-#: glue operators whose integer results Spark keeps in their type's width
 #: Spark's try_ forms of integer operators: NULL where the result does not fit
 TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)
+#: glue operators whose integer results Spark keeps in their type's width
 INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Abs, *TRY)
 
 

@@ -22,7 +22,7 @@ from sqlglot import exp, parse_one
 
 import matchrec
 from matchrec.carried import rebuild
-from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.excepthook import carried_error
 
 ROWS = """('u', 1, TIMESTAMP'2024-01-01 10:00:00', '/a', 'x', 5.0D),
@@ -1252,3 +1252,19 @@ def test_higher_order_functions_with_a_lambda_of_two_rows(spark, define, plain):
     got = matchrec.sql(spark, shape.format(view=view, define=define)).collect()
     want = matchrec.sql(spark, shape.format(view=view, define=plain)).collect()
     assert got and got == want
+
+
+@pytest.mark.parametrize(
+    ("define", "message"),
+    [
+        ("exists(array(S.v, N.v), (x, i) -> x > 0)", "the lambda of exists() takes one parameter"),
+        (
+            "size(filter(array(S.v, N.v), (x, i, j) -> x > i)) > 0",
+            "the lambda of filter() takes one or two parameters",
+        ),
+    ],
+)
+def test_a_lambda_with_too_many_parameters_is_a_positioned_error(define, message):
+    with pytest.raises(SemanticError, match=re.escape(message)) as info:
+        _plan(define)
+    assert info.value.sql[info.value.pos :].startswith("x, i")
