@@ -47,10 +47,10 @@ def reads_outer_parameter(node: exp.Expression) -> bool:
         name = bound_name(n)
         if name is None:
             continue
-        at = n.parent
-        while at is not None and at is not node and not _binds(at, name):
+        at = n
+        while at is not node and not _binds(at, name):  # a lambda inside node binds it?
             at = at.parent
-        if at is node:  # not bound below node: look above it
+        if at is node:  # no: is it a parameter of a lambda around node?
             at = node.parent
             while at is not None and not _binds(at, name):
                 at = at.parent
