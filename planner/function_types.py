@@ -61,7 +61,7 @@ for _type, _keys in {
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
     "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN",
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
-    "ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull",
+    "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
     "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE",
     "timestamp": "TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "

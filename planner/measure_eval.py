@@ -50,7 +50,7 @@ from .function_types import (
 )
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
-from .sqltext import MatchRecognizeDialect
+from .sqltext import MatchRecognizeDialect, higher_order_exists
 from .type_checks import mismatch
 
 T = exp.DataType.Type
@@ -261,7 +261,7 @@ class TypeEnv:
 
 
 def _parse(text: str) -> exp.Expression:
-    return sqlglot.parse_one(text, read=MatchRecognizeDialect)
+    return higher_order_exists(sqlglot.parse_one(text, read=MatchRecognizeDialect))
 
 
 def _aggregate_name(node: exp.Expression) -> str | None:
@@ -717,9 +717,7 @@ class _MeasureCompiler:
                     "use matchrec.sql",
                 )
             return lambda vals: vals[i]
-        if isinstance(node, exp.Subquery) or (
-            isinstance(node, exp.Exists) and not isinstance(node.expression, exp.Lambda)
-        ):  # (Spark's higher-order exists(array, x -> ...) is no subquery)
+        if isinstance(node, (exp.Subquery, exp.Exists)):
             return self.subquery(node)
         if isinstance(node, exp.In) and node.args.get("query") is not None:
             raise self.error(

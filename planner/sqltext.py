@@ -149,10 +149,10 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_shape(tree, expr, sql)
-    return _higher_order_exists(tree)
+    return higher_order_exists(tree)
 
 
-def _higher_order_exists(tree: exp.Expression) -> exp.Expression:
+def higher_order_exists(tree: exp.Expression) -> exp.Expression:
     """``tree`` with Spark's higher-order ``exists(array, x -> ...)``, which sqlglot reads
     as an EXISTS node with a lambda, as a plain function call: it is no subquery."""
     for node in list(tree.find_all(exp.Exists)):
