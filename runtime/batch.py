@@ -94,10 +94,8 @@ def _operand_types(df: DataFrame, checks: list[TypeCheck]) -> list[list[str]] | 
     None when Spark cannot type one of them (it reports that expression itself where it
     is computed)."""
     probes = [o.probe for c in checks for o in c.operands]
-    try:
-        with quiet_analysis():
-            fields = df.selectExpr(*(f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes))).schema
-    except AnalysisException:
+    fields = _types_of(df, [f"{p} AS `__mr_t{i}`" for i, p in enumerate(probes)])
+    if fields is None:
         return None
     types = iter(f.dataType.simpleString() for f in fields)
     return [[next(types) for _ in check.operands] for check in checks]
@@ -109,23 +107,25 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
     widths = plan.integer_widths
     if not widths:
         return
-    try:
-        with quiet_analysis():
-            fields = df.selectExpr(
-                *(f"{w.probe} AS `__mr_i{i}`" for i, w in enumerate(widths))
-            ).schema
-    except AnalysisException:
-        fields = None  # one probe Spark cannot type: ask for each on its own
+    fields = _types_of(df, [f"{w.probe} AS `__mr_i{i}`" for i, w in enumerate(widths)])
     if fields is not None:
         for width, f in zip(widths, fields):
             width.set_type(f.dataType.simpleString())
         return
-    for width in widths:
-        try:
-            with quiet_analysis():
-                width.set_type(df.selectExpr(width.probe).schema[0].dataType.simpleString())
-        except AnalysisException:
-            pass  # Spark reports the expression itself where it is computed
+    for width in widths:  # one probe Spark cannot type: ask for each on its own
+        one = _types_of(df, [width.probe])
+        if one is not None:  # (else Spark reports the expression where it is computed)
+            width.set_type(one[0].dataType.simpleString())
+
+
+def _types_of(df: DataFrame, expressions: list[str]) -> StructType | None:
+    """Spark's schema of ``df.selectExpr(*expressions)`` (analysis only, no job); None
+    when Spark cannot analyse one of them (PySpark's log of that error kept quiet)."""
+    try:
+        with quiet_analysis():
+            return df.selectExpr(*expressions).schema
+    except AnalysisException:
+        return None
 
 
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:
