@@ -422,7 +422,7 @@ def cte_spans(sql: str) -> tuple[str, list[tuple[int, int]]]:
     (``name [(cols)] AS (...)``) of ``sql``; ``("", [])`` without a WITH clause. In a
     temporary view's definition, those of the view's query."""
     tokens = tokenize(sql)
-    view = temp_view_definition(sql)
+    view = _temp_view(tokens, sql)
     if view is not None:
         tokens = [t for t in tokens if t.start >= view.query_start]
     if not tokens or tokens[0].text.upper() != "WITH":
@@ -484,7 +484,10 @@ _QUERY_WORDS_START = {"SELECT", "WITH", "FROM", "VALUES", "TABLE"}
 
 def temp_view_definition(sql: str) -> TempView | None:
     """The temporary view ``sql`` defines, or None if it is no such statement."""
-    tokens = tokenize(sql)
+    return _temp_view(tokenize(sql), sql)
+
+
+def _temp_view(tokens: list[Token], sql: str) -> TempView | None:
     words = [t.text.upper() if t.kind == "word" else None for t in tokens]
 
     def at(i: int, *expected: str) -> bool:
