@@ -512,8 +512,8 @@ def compile_glue(
         inner = child(node.this)
         return lambda ctx: None if (v := inner(ctx)) is None else -v
     if isinstance(node, exp.BitwiseNot):
-        inner = child(node.this)
-        return lambda ctx: None if (v := inner(ctx)) is None else _integral(operator.xor)(v, -1)
+        inner, xor = child(node.this), _integral(operator.xor)
+        return lambda ctx: None if (v := inner(ctx)) is None else xor(v, -1)
     if isinstance(node, (exp.NullSafeEQ, exp.EqualNull)):
         left, right = child(node.this), child(node.expression)
         return lambda ctx: _null_safe_eq(left(ctx), right(ctx))
