@@ -673,8 +673,10 @@ class Aggregate:
 
     A running aggregate is evaluated again at every row of a match: it remembers (per
     label list, see :func:`_remembered`) its fold state, or the argument values, of the
-    rows settled so far and reads only the rows after them, so a long match costs linear
-    time, not quadratic. A FINAL one remembers its value for the match."""
+    rows settled so far and reads only the rows after them: with a fold (:data:`FOLDS`)
+    a long match costs linear time, not quadratic; the others still apply their function
+    to every value at each row, but no longer read the rows again. A FINAL one remembers
+    its value for the match."""
 
     __slots__ = ("func", "args", "labels", "final", "distinct", "_fn", "_fold")
 
