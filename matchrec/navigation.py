@@ -341,6 +341,63 @@ def _by(pick_max: bool) -> Callable[[list[Value], list[Value]], Value]:
     return pick
 
 
+def _top_k(pick_max: bool) -> Callable[[list[Value], list[Value], list[Value]], Value]:
+    """``max_by(x, y, k)``/``min_by(x, y, k)`` (Spark 4.2): the ``x`` of the ``k`` rows
+    with the greatest (least) ``y``, sorted by ``y``, as Spark keeps them row by row: a
+    binary heap of at most ``k`` slots whose root is the weakest kept key; a row replaces
+    the root only with a strictly better key, so of equal keys the earlier rows stay, and
+    the final sort is stable over the slots. Rows with a NULL ``y`` are skipped; no row
+    gives an empty array."""
+
+    def better(a: Value, b: Value) -> bool:  # a would sit below b in the heap
+        ka, kb = spark_order(a), spark_order(b)
+        return ka > kb if pick_max else ka < kb
+
+    def aggregate(values: list[Value], keys: list[Value], ks: list[Value]) -> Value:
+        k = ks[0] if ks else 0
+        slot_values: list[Value] = []
+        slot_keys: list[Value] = []
+        heap: list[int] = []  # slot indices, the weakest key at the root
+
+        def sift_up(pos: int) -> None:
+            while pos > 0:
+                parent = (pos - 1) // 2
+                if not better(slot_keys[heap[parent]], slot_keys[heap[pos]]):
+                    return
+                heap[pos], heap[parent] = heap[parent], heap[pos]
+                pos = parent
+
+        def sift_down(pos: int) -> None:
+            size = len(heap)
+            while 2 * pos + 1 < size:
+                child = 2 * pos + 1
+                if child + 1 < size and better(slot_keys[heap[child]], slot_keys[heap[child + 1]]):
+                    child += 1
+                if not better(slot_keys[heap[pos]], slot_keys[heap[child]]):
+                    return
+                heap[pos], heap[child] = heap[child], heap[pos]
+                pos = child
+
+        for v, key in zip(values, keys):
+            if key is None:
+                continue
+            if len(heap) < k:
+                slot_values.append(v)
+                slot_keys.append(key)
+                heap.append(len(heap))
+                sift_up(len(heap) - 1)
+            elif better(key, slot_keys[heap[0]]):
+                slot_values[heap[0]] = v
+                slot_keys[heap[0]] = key
+                sift_down(0)
+        order = sorted(
+            range(len(slot_keys)), key=lambda i: spark_order(slot_keys[i]), reverse=pick_max
+        )
+        return [slot_values[i] for i in order]
+
+    return aggregate
+
+
 def _listagg(values: list[Value], separators: list[Value]) -> Value:
     """Spark's ``listagg``/``string_agg``: the non-NULL values as text, in match order,
     joined by the (constant) separator; NULL when there is none."""
@@ -375,11 +432,21 @@ def _percentile_of(ordered: list[float], p: float) -> float:
     return low + (position - lower) * (float(ordered[higher]) - low)
 
 
-def _percentiles(pick: Callable[[list, float], Value]) -> Callable[..., Value]:
-    """An aggregate of the non-NULL values at a constant percentage (or array of them)."""
+def _percentile_disc(ordered: list[float], p: float) -> float:
+    """Spark's ``percentile_disc``: the first value whose cumulative share of the values
+    reaches ``p`` (the value at position ``ceil(n * p)``, counted from 1; the first for 0)."""
+    higher = math.ceil(len(ordered) * p)
+    return float(ordered[max(higher, 1) - 1])
+
+
+def _percentiles(
+    pick: Callable[[list, float], Value], descending: bool = False
+) -> Callable[..., Value]:
+    """An aggregate of the non-NULL values at a constant percentage (or array of them),
+    the values sorted ascending (or descending: ``WITHIN GROUP (ORDER BY x DESC)``)."""
 
     def aggregate(values: list[Value], percentages: list[Value], *_: list[Value]) -> Value:
-        ordered = sorted(_non_null(values), key=spark_order)
+        ordered = sorted(_non_null(values), key=spark_order, reverse=descending)
         p = percentages[0] if percentages else None
         if not ordered or p is None:
             return None
@@ -421,9 +488,10 @@ def _collect_set(values: list[Value]) -> list[Value]:
     return list(kept.values())
 
 
-def _mode(values: list[Value], *_: list[Value]) -> Value:
+def _mode(values: list[Value], *_: list[Value], highest: bool = False) -> Value:
     """The most frequent non-NULL value; of equally frequent ones the lowest (Spark's
-    ``mode(x, true)``; without ``true`` Spark may return any of them)."""
+    ``mode(x, true)`` and ``mode() WITHIN GROUP (ORDER BY x)``; without either Spark may
+    return any of them), or the highest (``... ORDER BY x DESC``)."""
     counts: dict[Any, int] = {}
     first: dict[Any, Value] = {}  # distinct key -> the value (NaN counts as one value)
     for v in _non_null(values):
@@ -433,7 +501,8 @@ def _mode(values: list[Value], *_: list[Value]) -> Value:
     if not counts:
         return None
     top = max(counts.values())
-    return min((first[k] for k, c in counts.items() if c == top), key=spark_order)
+    pick = max if highest else min
+    return pick((first[k] for k, c in counts.items() if c == top), key=spark_order)
 
 
 def _bits(combine: Callable[[int, int], int]) -> Callable[[list[Value]], Value]:
@@ -547,6 +616,14 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "COUNT_IF": (1, lambda vals: sum(1 for v in vals if v is True)),
     "MAX_BY": (2, _by(True)),
     "MIN_BY": (2, _by(False)),
+    # the forms written another way (the planner maps them; a name with "/" is never
+    # one a user can call)
+    "MAX_BY/K": (3, _top_k(True)),
+    "MIN_BY/K": (3, _top_k(False)),
+    "PERCENTILE/DESC": (2, _percentiles(_percentile_of, descending=True)),
+    "PERCENTILE_DISC/ASC": (2, _percentiles(_percentile_disc)),
+    "PERCENTILE_DISC/DESC": (2, _percentiles(_percentile_disc, descending=True)),
+    "MODE/DESC": (1, lambda vals: _mode(vals, highest=True)),
     "STDDEV": (1, _variance(sample=True, root=True)),
     "STD": (1, _variance(sample=True, root=True)),
     "STDDEV_SAMP": (1, _variance(sample=True, root=True)),
@@ -678,16 +755,20 @@ class Aggregate:
     to every value at each row, but no longer read the rows again. A FINAL one remembers
     its value for the match."""
 
-    __slots__ = ("func", "args", "labels", "final", "distinct", "_fn", "_fold")
+    __slots__ = ("func", "args", "labels", "final", "distinct", "order", "_fn", "_fold")
 
-    def __init__(self, func, args, labels, final, distinct):
+    def __init__(self, func, args, labels, final, distinct, order=()):
         self.func: str = func
         self.args: tuple[RowValue, ...] | None = None if args is None else tuple(args)
         self.labels: frozenset[int] | None = labels
         self.final: bool = final
         self.distinct: bool = distinct
+        # WITHIN GROUP (ORDER BY ...): (descending, nulls first) of each of the last
+        # len(order) arguments, the keys the rows are sorted by before ``func`` reads them
+        self.order: tuple[tuple[bool, bool], ...] = tuple(order)
         self._fn = AGGREGATES[func][1]
-        self._fold: _Fold | None = _ROWS if args is None else None if distinct else FOLDS.get(func)
+        plain = not (distinct or self.order)
+        self._fold: _Fold | None = _ROWS if args is None else FOLDS.get(func) if plain else None
 
     def rows(self, ctx: MatchContext) -> list[int]:
         upto = len(ctx.labels) if self.final else ctx.upto
@@ -715,6 +796,10 @@ class Aggregate:
         return self._of_values([_values_at(a, ctx, picked) for a in self.args])
 
     def _of_values(self, columns: list[list[Value]]) -> Value:
+        if self.order:
+            keys = columns[-len(self.order) :]
+            rows = sorted_rows(keys, self.order)
+            columns = [[c[i] for i in rows] for c in columns[: -len(self.order)]]
         if self.distinct:
             seen: dict[Any, None] = {}
             keep = []
@@ -768,6 +853,22 @@ class Aggregate:
         return self._of_values(state)
 
 
+def sorted_rows(keys: list[list[Value]], order: Sequence[tuple[bool, bool]]) -> list[int]:
+    """The positions of the rows sorted by the key columns, each (descending, nulls
+    first) as ``order`` says; a stable sort, so rows of equal keys keep their order (as
+    Spark's sort of an aggregate's buffer)."""
+    rows = list(range(len(keys[0]) if keys else 0))
+    for column, (descending, nulls_first) in reversed(list(zip(keys, order))):
+        null_rank = 1 if nulls_first == descending else 0  # sorted after a reversal
+
+        def key(i: int, column=column, null_rank=null_rank) -> tuple:
+            v = column[i]
+            return (null_rank,) if v is None else (1 - null_rank, spark_order(v))
+
+        rows.sort(key=key, reverse=descending)
+    return rows
+
+
 def _values_at(value: RowValue, ctx: MatchContext, rows: list[int]) -> list[Value]:
     """``value`` at each of ``rows``; a plain column is read without a call per row (a
     running aggregate in DEFINE reads every row of the match again at each row)."""
@@ -783,6 +884,8 @@ def aggregate(
     labels: frozenset[int] | None,
     final: bool,
     distinct: bool = False,
+    order: Sequence[tuple[bool, bool]] = (),
 ) -> Evaluator:
-    """An evaluator for an aggregate over the visible rows of ``labels`` (``args`` None: ``*``)."""
-    return Aggregate(func, args, labels, final, distinct)
+    """An evaluator for an aggregate over the visible rows of ``labels`` (``args`` None:
+    ``*``); ``order``: the WITHIN GROUP sort of the last arguments (see :class:`Aggregate`)."""
+    return Aggregate(func, args, labels, final, distinct, order)

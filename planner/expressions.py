@@ -30,6 +30,7 @@ from matchrec.moments import STATISTICS
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
+from . import within_group
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .lazy import lazily_evaluated, may_raise
 from .pushdown import push_down
@@ -548,17 +549,8 @@ class Lowering:
     def listagg_args(
         self, node: exp.Expression, args: list[exp.Expression], base: int
     ) -> list[exp.Expression]:
-        """``listagg(x[, separator])`` as two arguments; the values are read in match
-        order, so WITHIN GROUP (ORDER BY ...) is refused rather than ignored."""
-        if args and isinstance(args[0], exp.Order):
-            raise self.error(
-                UnsupportedError,
-                "WITHIN GROUP (ORDER BY ...) is not supported in MATCH_RECOGNIZE",
-                args[0].expressions[0] if args[0].expressions else node,
-                base,
-                hint="listagg reads the rows in match order (the ORDER BY of the clause); "
-                "sort the array instead: array_join(array_sort(array_agg(x)), ',')",
-            )
+        """``listagg(x[, separator])`` as two arguments (the separator NULL when not
+        given, as Spark's)."""
         if len(args) == 1:
             return [*args, _NULL_STRING.copy()]
         return args
@@ -566,7 +558,7 @@ class Lowering:
     def aggregate_atom(
         self, node: exp.Expression, base: int, in_define: bool
     ) -> tuple[Evaluator, str]:
-        semantics, func, args, distinct = _aggregate_parts(node)
+        semantics, func, args, distinct, keys = _aggregate_parts(node)
         if semantics == "FINAL" and in_define:
             raise self.error(
                 SemanticError,
@@ -575,9 +567,16 @@ class Lowering:
                 base,
                 hint="use RUNNING (the default)",
             )
-        arity, _ = nav.AGGREGATES[func]
         if func in ("LISTAGG", "STRING_AGG"):
             args = self.listagg_args(node, args, base)
+
+        def fail(message: str, at: exp.Expression, hint: str | None) -> Exception:
+            return self.error(SemanticError, message, at, base, hint=hint)
+
+        ordered = within_group.plan(func, args, distinct, keys, node, fail)
+        if ordered is not None:
+            return self.ordered_aggregate(ordered, node, base, semantics, distinct)
+        arity, _ = nav.AGGREGATES[func]
         stars = [a for a in args if _is_star(a)]
         if stars and func != "COUNT":
             q = _qualifier(stars[0]) if isinstance(stars[0], exp.Column) else None
@@ -606,6 +605,8 @@ class Lowering:
         if func == "COUNT" and not args:
             return nav.aggregate("COUNT", None, None, semantics == "FINAL"), "CAST(NULL AS BIGINT)"
         counts = arity if isinstance(arity, tuple) else (arity,)
+        if func in ("MAX_BY", "MIN_BY"):
+            counts = (2, 3)
         if len(args) not in counts:
             most = max(counts)
             s = "" if most == 1 else "s"
@@ -616,6 +617,37 @@ class Lowering:
                 where,
                 base,
             )
+        labels = self.aggregated_labels(func, args, node, base)
+        if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
+            args = [_spark_hash(args[0]), *args[1:]]
+        sources = [self.row_source(a, base, func) for a in args]
+        probe_args = ", ".join(self.probe_of(a, base) for a in args)
+        probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
+        return nav.aggregate(func, sources, labels, semantics == "FINAL", distinct), probe
+
+    def ordered_aggregate(
+        self,
+        ordered: within_group.OrderedAggregate,
+        node: exp.Expression,
+        base: int,
+        semantics: str | None,
+        distinct: bool,
+    ) -> tuple[Evaluator, str]:
+        """An aggregate with WITHIN GROUP keys or a max_by/min_by count (see
+        :mod:`planner.within_group`)."""
+        args = ordered.args
+        labels = self.aggregated_labels(ordered.func, args, node, base)
+        sources = [self.row_source(a, base, ordered.func) for a in args]
+        probe = ordered.probe_text([self.probe_of(a, base) for a in args])
+        final = semantics == "FINAL"
+        evaluate = nav.aggregate(ordered.func, sources, labels, final, distinct, ordered.order)
+        return evaluate, probe
+
+    def aggregated_labels(
+        self, func: str, args: list[exp.Expression], node: exp.Expression, base: int
+    ) -> frozenset[int] | None:
+        """The rows an aggregate reads: those of the one pattern variable (or subset) its
+        arguments name, all rows if none; nested aggregates and a mix are errors."""
         qualifiers: dict[str | None, exp.Expression] = {}
         for a in args:
             for sub in _walk(a):
@@ -641,13 +673,7 @@ class Lowering:
                     )
                 qualifiers[q] = _first_ref(a, q) or a
         qualifier = next(iter(qualifiers)) if qualifiers else None
-        labels = self.label_set(qualifier, qualifiers.get(qualifier, node), base)
-        if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
-            args = [_spark_hash(args[0]), *args[1:]]
-        sources = [self.row_source(a, base, func) for a in args]
-        probe_args = ", ".join(self.probe_of(a, base) for a in args)
-        probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
-        return nav.aggregate(func, sources, labels, semantics == "FINAL", distinct), probe
+        return self.label_set(qualifier, qualifiers.get(qualifier, node), base)
 
 
 _NULL_STRING = exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.VARCHAR))
@@ -835,6 +861,8 @@ def _special_kind(node: exp.Expression) -> str | None:
 
 
 def _aggregate_name(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.WithinGroup):
+        return within_group.within_group_name(node)
     if type(node) in AGGREGATE_NODES:
         return AGGREGATE_NODES[type(node)]
     if isinstance(node, exp.Anonymous):
@@ -844,23 +872,33 @@ def _aggregate_name(node: exp.Expression) -> str | None:
     return None
 
 
-def _aggregate_parts(node: exp.Expression) -> tuple[str | None, str, list[exp.Expression], bool]:
-    """(RUNNING/FINAL, function, arguments, DISTINCT) of an aggregate call."""
+def _aggregate_parts(
+    node: exp.Expression,
+) -> tuple[str | None, str, list[exp.Expression], bool, list[exp.Ordered]]:
+    """(RUNNING/FINAL, function, arguments, DISTINCT, WITHIN GROUP keys) of an aggregate
+    call."""
+    node, keys = within_group.orderings(node)
     if isinstance(node, exp.Anonymous):
         semantics, name = call_name(node)
         args = list(node.expressions)
     else:
-        semantics, name = None, AGGREGATE_NODES[type(node)]
+        semantics = None
+        name = AGGREGATE_NODES.get(type(node)) or within_group.within_group_name(
+            exp.WithinGroup(this=node)
+        )
         args = [node.this] if node.args.get("this") is not None else []
         for key in ("expression", "separator", "quantile", "accuracy", "deterministic"):
             if node.args.get(key) is not None:
                 args.append(node.args[key])
         args.extend(node.expressions)
+    if name in ("LISTAGG", "STRING_AGG"):
+        args, folded = within_group.listagg_order(args)
+        keys = keys or folded
     distinct = False
     if args and isinstance(args[0], exp.Distinct):
         distinct = True
         args = [*args[0].expressions, *args[1:]]
-    return semantics, name, args, distinct
+    return semantics, name, args, distinct, keys
 
 
 # ---------------------------------------------------------------------- public lowering
@@ -1274,6 +1312,11 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
             )
         cond = where.this
         filtered = agg.copy()
+        if _filter_sorted(filtered, cond):
+            if node is tree:
+                return filtered
+            node.replace(filtered)
+            continue
         if isinstance(filtered, exp.Anonymous):  # RUNNING/FINAL agg(...), max_by, ...
             _filter_call_args(low, filtered, cond)
             if node is tree:
@@ -1293,6 +1336,38 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
             return filtered
         node.replace(filtered)
     return tree
+
+
+def _filter_sorted(agg: exp.Expression, cond: exp.Expression) -> bool:
+    """FILTER (WHERE ``cond``) on an aggregate with WITHIN GROUP keys, in place: the
+    value it aggregates is NULL where ``cond`` does not hold, so the row counts for
+    nothing (a listagg's value; a percentile's or mode's ORDER BY key, the value it
+    reads). False when ``agg`` has no keys."""
+    call, keys = within_group.orderings(agg)
+    if isinstance(call, exp.GroupConcat) and isinstance(call.this, exp.Order):
+        keys = list(call.this.expressions)
+        call = call.this  # its ``this`` is the value
+    elif isinstance(call, exp.Anonymous) and call_name(call)[1] in ("LISTAGG", "STRING_AGG"):
+        if keys and call.expressions:
+            values = list(call.expressions)
+            first = values[0]
+            if isinstance(first, exp.Distinct):
+                first.set("expressions", [_only_where(cond, e) for e in first.expressions])
+            else:
+                values[0] = _only_where(cond, first)
+            call.set("expressions", values)
+        call = None
+    if not keys:
+        return False
+    if call is not None and isinstance(call, exp.Order):
+        value = call.this
+        if isinstance(value, exp.Distinct):
+            value.set("expressions", [_only_where(cond, e) for e in value.expressions])
+        else:
+            call.set("this", _only_where(cond, value))
+    for key in keys:
+        key.set("this", _only_where(cond, key.this))
+    return True
 
 
 #: aggregates whose first n arguments are values of the aggregated rows (the rest are
@@ -1595,6 +1670,25 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 hint="the matcher may evaluate a condition several times or not at all for a "
                 "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
             )
+        if isinstance(node, exp.WithinGroup) and not _aggregate_name(node):
+            name, pos = _written_call(low, node.this, base)
+            raise UnsupportedError(
+                f"{name}() does not take WITHIN GROUP (ORDER BY ...)",
+                sql=low.sql,
+                pos=pos,
+                hint="WITHIN GROUP orders the rows of listagg/string_agg, percentile_cont, "
+                "percentile_disc and mode()",
+            )
+        if isinstance(node.parent, exp.WithinGroup) and node is node.parent.this:
+            continue  # the call of a WITHIN GROUP aggregate: checked as one with it
+        if isinstance(node, (exp.PercentileCont, exp.PercentileDisc)):
+            name, pos = _written_call(low, node, base)
+            raise SemanticError(
+                f"{name}() needs WITHIN GROUP (ORDER BY ...): the values it reads",
+                sql=low.sql,
+                pos=pos,
+                hint=f"write {name}(0.5) WITHIN GROUP (ORDER BY x)",
+            )
         unknown_call = (
             isinstance(node, exp.Anonymous)
             and call_name(node)[1] in SPARK_AGGREGATE_CALLS
@@ -1666,7 +1760,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if kind in NAVIGATION or agg:
             what = kind or agg
             for sub in _walk(node):
-                if sub is node:
+                if sub is node or (isinstance(node, exp.WithinGroup) and sub is node.this):
                     continue
                 inner_agg = _aggregate_name(sub)
                 if inner_agg and agg:

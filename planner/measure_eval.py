@@ -52,6 +52,7 @@ from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
 from .sqltext import MatchRecognizeDialect, higher_order_exists
 from .type_checks import mismatch
+from .within_group import within_group_name
 
 T = exp.DataType.Type
 Value = Any
@@ -265,6 +266,8 @@ def _parse(text: str) -> exp.Expression:
 
 
 def _aggregate_name(node: exp.Expression) -> str | None:
+    if isinstance(node, exp.WithinGroup):
+        return within_group_name(node)
     if type(node) in _AGGREGATE_NODES:
         return _AGGREGATE_NODES[type(node)]
     if isinstance(node, exp.Anonymous) and str(node.this).upper() in AGGREGATES:
@@ -283,6 +286,8 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return dtype("bigint")
     if name.startswith(("STD", "VAR")) or name in STATISTICS:
         return dtype("double")
+    if isinstance(node, exp.WithinGroup):  # percentile_cont/_disc, mode(): of the key
+        return _within_group_type(name, node, env)
     arg = node.this if not isinstance(node, exp.Anonymous) else node.expressions[0]
     while isinstance(arg, (exp.Distinct, exp.Paren)):
         arg = arg.expressions[0] if isinstance(arg, exp.Distinct) else arg.this
@@ -294,6 +299,8 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
     if name in ("BIT_AND", "BIT_OR", "BIT_XOR"):
         return t if t.this in _INTEGRAL else None
     name = {"TRY_SUM": "SUM", "TRY_AVG": "AVG"}.get(name, name)
+    if name in ("MAX_BY", "MIN_BY") and len(node.expressions) == 3:  # max_by(x, y, k)
+        return array_of(t)
     if name in ("MIN", "MAX", "MAX_BY", "MIN_BY", "FIRST_VALUE", "LAST_VALUE", "ANY_VALUE"):
         return t
     if name == "MODE":
@@ -327,6 +334,24 @@ def _unparen(node: exp.Expression) -> exp.Expression:
     while isinstance(node, exp.Paren):
         node = node.this
     return node
+
+
+def _within_group_type(name: str, node: exp.WithinGroup, env: TypeEnv) -> exp.DataType | None:
+    """percentile_cont/percentile_disc: DOUBLE (an array of them for an array of
+    percentages) of a numeric key; mode(): the key's type."""
+    order = node.expression
+    keys = order.expressions if isinstance(order, exp.Order) else []
+    t = infer_type(keys[0].this, env) if len(keys) == 1 else None
+    if t is None:
+        return None
+    if name == "MODE":
+        return t
+    if not _is_numeric(t):
+        return None
+    args = node.this.expressions if isinstance(node.this, exp.Anonymous) else [node.this.this]
+    if args and isinstance(_unparen(args[0]), exp.Array):
+        return array_of(dtype("double"), no_nulls=True)
+    return dtype("double")
 
 
 def _quantile_arg(node: exp.Expression) -> exp.Expression | None:

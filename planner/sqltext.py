@@ -21,7 +21,7 @@ from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 
 from matchrec.ast import SqlExpr
-from matchrec.errors import SqlSyntaxError
+from matchrec.errors import SqlSyntaxError, UnsupportedError
 
 
 class MatchRecognizeDialect(Spark):
@@ -44,7 +44,42 @@ class MatchRecognizeDialect(Spark):
             "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
             "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),
             "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
+            "MAX_BY": lambda args: _by(exp.ArgMax, "max_by", args),
+            "MIN_BY": lambda args: _by(exp.ArgMin, "min_by", args),
         }
+        FUNCTION_PARSERS = {
+            k: v for k, v in Spark.Parser.FUNCTION_PARSERS.items() if k not in ("MAX_BY", "MIN_BY")
+        }
+
+    class Generator(Spark.Generator):
+        # WITHIN GROUP stays as written: Spark 4 has percentile_cont/percentile_disc, which
+        # sqlglot's Spark dialect would write as percentile_approx
+        TRANSFORMS = {
+            k: v for k, v in Spark.Generator.TRANSFORMS.items() if k is not exp.WithinGroup
+        }
+
+        def unsupported(self, message: str) -> None:
+            """SQL this dialect cannot write is an error, never SQL with a part dropped
+            (sqlglot only logs it: ``max_by(x, y, 2)`` would lose its ``2``)."""
+            raise UnsupportedSqlError(message)
+
+
+class UnsupportedSqlError(UnsupportedError):
+    """An expression that sqlglot cannot write back as Spark SQL."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            f"cannot write this expression as Spark SQL ({message})",
+            hint="rewrite the expression with other Spark SQL functions",
+        )
+
+
+def _by(cls: type[exp.Func], name: str, args: list[exp.Expression]) -> exp.Expression:
+    """``max_by(x, y)`` as sqlglot's node; ``max_by(x, y, k)`` (Spark 4.2: an array of the
+    k values at the top) as a plain call, which sqlglot writes back with all arguments."""
+    if len(args) == 2:
+        return cls(this=args[0], expression=args[1])
+    return exp.Anonymous(this=name, expressions=args)
 
 
 def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.Expression:
