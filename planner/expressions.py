@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from sqlglot import exp
+from sqlglot.errors import ErrorLevel
 
 from matchrec import navigation as nav
 from matchrec.ast import SqlExpr
@@ -1116,16 +1117,22 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         pairs = list(zip(list(node.iter_expressions()), list(copy.iter_expressions())))
         while pairs:
             original, child = pairs.pop()
-            if isinstance(child, exp.If) and isinstance(child.parent, exp.Case):
-                # WHEN ... THEN ... has no SQL of its own: probe its two parts
+            if (isinstance(child, exp.If) and isinstance(child.parent, exp.Case)) or (
+                isinstance(child, exp.Array) and isinstance(child.parent, exp.VarMap)
+            ):
+                # WHEN ... THEN ... has no SQL of its own, nor map(...)'s keys and values
+                # lists: probe their parts
                 pairs.extend(zip(list(original.iter_expressions()), list(child.iter_expressions())))
                 continue
-            if isinstance(child, (exp.DataType, exp.Identifier, exp.Var, exp.Interval)):
+            if isinstance(
+                child, (exp.DataType, exp.Identifier, exp.Var, exp.Interval, exp.Boolean)
+            ):
                 continue
             marker = f"__mr_probe_{id(child)}__"
             parts[marker] = f"({probe(original)})"
             child.replace(exp.column(marker))
-        return Lowering._fill(copy.sql(dialect=MatchRecognizeDialect), parts)
+        text = copy.sql(dialect=MatchRecognizeDialect, unsupported_level=ErrorLevel.IGNORE)
+        return Lowering._fill(text, parts)
 
     _check_semantics(low, tree, base, in_define=True)
     original = tree.copy()  # as written, for the type checks' messages

@@ -15,13 +15,44 @@ reports still points into the user's SQL:
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
+from sqlglot.errors import ErrorLevel
 
 from matchrec.ast import SqlExpr
 from matchrec.errors import SqlSyntaxError, UnsupportedError
+
+
+class UnsupportedSqlError(UnsupportedError):
+    """An expression that sqlglot cannot write back as Spark SQL."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            f"cannot write this expression as Spark SQL ({message})",
+            hint="rewrite the expression with other Spark SQL functions",
+        )
+
+
+def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[..., exp.Expression]:
+    """sqlglot's builder of function ``name``, but a call whose node sqlglot cannot write
+    back as Spark SQL with all its arguments (``max_by(x, y, 2)``, Spark 4.2's top-k;
+    ``levenshtein(a, b, 3)``, whose third argument is Spark's threshold, not sqlglot's
+    insertion cost) stays a plain call: Spark then reads it as the user wrote it, and
+    the planner's functions know it by name or report it."""
+
+    def make(args: list[exp.Expression], dialect=None) -> exp.Expression:
+        # a builder that needs the dialect fails without it; sqlglot then calls again
+        node = build(args) if dialect is None else build(args, dialect=dialect)
+        try:
+            node.sql(dialect=MatchRecognizeDialect)
+        except UnsupportedSqlError:
+            return exp.Anonymous(this=name, expressions=args)
+        return node
+
+    return make
 
 
 class MatchRecognizeDialect(Spark):
@@ -35,20 +66,25 @@ class MatchRecognizeDialect(Spark):
     class Parser(Spark.Parser):
         # FIRST/LAST: navigation; LOG10/LOG2 stay Spark's own functions (sqlglot would
         # write LOG(10, x), which Spark computes as ln(x) / ln(10), another double)
+        # every call sqlglot could not write back whole stays a plain call (see
+        # _written_back)
         FUNCTIONS = {
-            **{
-                k: v
-                for k, v in Spark.Parser.FUNCTIONS.items()
-                if k not in ("FIRST", "LAST", "LOG10", "LOG2")
-            },
-            "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
-            "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),
-            "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
-            "MAX_BY": lambda args: _by(exp.ArgMax, "max_by", args),
-            "MIN_BY": lambda args: _by(exp.ArgMin, "min_by", args),
+            name: _written_back(name, build)
+            for name, build in {
+                **{
+                    k: v
+                    for k, v in Spark.Parser.FUNCTIONS.items()
+                    if k not in ("FIRST", "LAST", "LOG10", "LOG2")
+                },
+                "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
+                "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),
+                "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
+            }.items()
         }
         FUNCTION_PARSERS = {
-            k: v for k, v in Spark.Parser.FUNCTION_PARSERS.items() if k not in ("MAX_BY", "MIN_BY")
+            **Spark.Parser.FUNCTION_PARSERS,
+            "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),
+            "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
         }
 
     class Generator(Spark.Generator):
@@ -60,26 +96,21 @@ class MatchRecognizeDialect(Spark):
 
         def unsupported(self, message: str) -> None:
             """SQL this dialect cannot write is an error, never SQL with a part dropped
-            (sqlglot only logs it: ``max_by(x, y, 2)`` would lose its ``2``)."""
-            raise UnsupportedSqlError(message)
+            (sqlglot only logs it: ``max_by(x, y, 2)`` would lose its ``2``), unless the
+            caller asks for ``unsupported_level=ErrorLevel.IGNORE`` (a type probe, which
+            Spark checks)."""
+            if self.unsupported_level != ErrorLevel.IGNORE:
+                raise UnsupportedSqlError(message)
 
 
-class UnsupportedSqlError(UnsupportedError):
-    """An expression that sqlglot cannot write back as Spark SQL."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(
-            f"cannot write this expression as Spark SQL ({message})",
-            hint="rewrite the expression with other Spark SQL functions",
-        )
-
-
-def _by(cls: type[exp.Func], name: str, args: list[exp.Expression]) -> exp.Expression:
-    """``max_by(x, y)`` as sqlglot's node; ``max_by(x, y, k)`` (Spark 4.2: an array of the
-    k values at the top) as a plain call, which sqlglot writes back with all arguments."""
-    if len(args) == 2:
-        return cls(this=args[0], expression=args[1])
-    return exp.Anonymous(this=name, expressions=args)
+def _top_k(node: exp.Expression) -> exp.Expression:
+    """``max_by(x, y, k)``/``min_by`` (Spark 4.2's top k) as a plain call: sqlglot's node
+    has room for the count but its Spark SQL drops it."""
+    if isinstance(node, (exp.ArgMax, exp.ArgMin)) and node.args.get("count") is not None:
+        name = "MAX_BY" if isinstance(node, exp.ArgMax) else "MIN_BY"
+        args = [node.this, node.expression, node.args["count"]]
+        return exp.Anonymous(this=name, expressions=args)
+    return node
 
 
 def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.Expression:
