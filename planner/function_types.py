@@ -152,6 +152,11 @@ def call_type(
     k = key(node)
     if k in _FIXED:
         return dtype(_FIXED[k])
+    written = exp.FUNCTION_BY_NAME.get(k) if isinstance(node, exp.Anonymous) else None
+    if written is not None and written.__name__ in _FIXED:
+        # a call kept as written (sqlglot could not write its node back whole, e.g.
+        # to_char(n, '999')): typed as the node it stands for when that type is fixed
+        return dtype(_FIXED[written.__name__])
     if k in _SAME_AS_FIRST:
         first = _first_arg(node)
         return type_of(first) if first is not None else None

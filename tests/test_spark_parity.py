@@ -606,3 +606,24 @@ def test_approx_count_distinct_of_thousands_is_sparks(spark, events):
         PATTERN (A+) DEFINE A AS true"""
     for door, rows in _doors(spark, body, "mr_hll_many").items():
         assert [r for r in rows if r[0] != 300] == expected, door
+
+
+def test_calls_sqlglot_cannot_write_back_stay_as_written(spark, events):
+    """sqlglot reads ``to_char(v, '999')`` and ``levenshtein(a, b, 1)`` into nodes whose
+    Spark SQL drops the format (``to_char(v)`` gave '5', not '  5') and the threshold;
+    such calls now reach Spark as written. Expected: Spark's own values over the rows."""
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT k, o, to_char(v, '999'), levenshtein(country, 'NOPE', 1)
+               FROM mr_parity WHERE levenshtein(country, 'SEX', 1) = -1
+                                AND to_char(w, '99') <> ' 5'"""
+        ).collect()
+    )
+    body = """PARTITION BY k ORDER BY o
+        MEASURES A.o AS o, to_char(A.v, '999') AS c, levenshtein(A.country, 'NOPE', 1) AS d
+        AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (A) DEFINE A AS levenshtein(A.country, 'SEX', 1) = -1
+                                AND to_char(A.w, '99') <> ' 5'"""
+    for door, rows in _doors(spark, body).items():
+        assert rows == expected, door
