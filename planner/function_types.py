@@ -63,8 +63,8 @@ for _type, _keys in {
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
     "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
-    "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE",
-    "timestamp": "TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
+    "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE TRUNC",
+    "timestamp": "DATE_TRUNC TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
     "UnixToTime CurrentTimestamp TIMESTAMP_SECONDS TIMESTAMP_MILLIS TIMESTAMP_MICROS "
     "TRY_TO_TIMESTAMP MAKE_TIMESTAMP",
     "timestamp_ntz": "TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ ConvertTimezone",

@@ -55,6 +55,21 @@ def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[.
     return make
 
 
+def _literal_unit(
+    name: str, unit: int, build: Callable[..., exp.Expression]
+) -> Callable[..., exp.Expression]:
+    """``build`` of a function whose argument ``unit`` sqlglot takes for a keyword: a
+    call whose unit is not a string literal stays a plain call, as written."""
+
+    def make(args: list[exp.Expression], dialect=None) -> exp.Expression:
+        given = args[unit] if len(args) > unit else None
+        if given is not None and not (isinstance(given, exp.Literal) and given.is_string):
+            return exp.Anonymous(this=name, expressions=args)
+        return build(args) if dialect is None else build(args, dialect=dialect)
+
+    return make
+
+
 class MatchRecognizeDialect(Spark):
     """Spark SQL where FIRST/LAST are kept as calls with all their arguments, and a
     doubled quote inside a string literal is a quote (``'yyyy-MM-dd''T''HH'``), as Spark
@@ -81,6 +96,10 @@ class MatchRecognizeDialect(Spark):
                 "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
             }.items()
         }
+        # date_trunc(unit, ts) and trunc(d, unit): sqlglot reads a unit that is not a
+        # literal as a keyword (date_trunc(grain, ts) became DATE_TRUNC('GRAIN', ts))
+        for _name, _unit in (("DATE_TRUNC", 0), ("TRUNC", 1)):
+            FUNCTIONS[_name] = _literal_unit(_name, _unit, FUNCTIONS[_name])
         FUNCTION_PARSERS = {
             **Spark.Parser.FUNCTION_PARSERS,
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),

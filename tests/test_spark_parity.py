@@ -627,3 +627,27 @@ def test_calls_sqlglot_cannot_write_back_stay_as_written(spark, events):
                                 AND to_char(A.w, '99') <> ' 5'"""
     for door, rows in _doors(spark, body).items():
         assert rows == expected, door
+
+
+def test_truncation_units_read_from_columns(spark, events):
+    """date_trunc(unit, ts) and trunc(d, unit) with the unit in a column: sqlglot took the
+    column's name for the unit (DATE_TRUNC('GRAIN', ts): NULL). Expected: Spark's values."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_grains AS SELECT * FROM VALUES
+             (1, 'HOUR', 'MM', timestamp'2024-05-17 10:42:13'),
+             (2, 'YEAR', 'YEAR', timestamp'2024-06-18 11:00:00'),
+             (3, 'DAY', 'WEEK', timestamp'2024-06-19 12:30:00')
+           AS t(o, grain, fmt, ts)"""
+    )
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT o, date_trunc(grain, ts), trunc(to_date(ts), fmt) FROM mr_grains
+               WHERE date_trunc(grain, ts) < ts"""
+        ).collect()
+    )
+    body = """ORDER BY o MEASURES A.o AS o, date_trunc(A.grain, A.ts) AS t,
+                 trunc(to_date(A.ts), A.fmt) AS d
+        AFTER MATCH SKIP TO NEXT ROW PATTERN (A) DEFINE A AS date_trunc(grain, ts) < ts"""
+    for door, rows in _doors(spark, body, "mr_grains").items():
+        assert rows == expected, door
