@@ -59,7 +59,7 @@ for _type, _keys in {
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
-    "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN",
+    "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN Elt",
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
     "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
@@ -85,11 +85,11 @@ _SAME_AS_FIRST = set(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot BitwiseLeftShift "
         "BitwiseRightShift SHIFTRIGHTUNSIGNED Reverse ArrayDistinct ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
-        "Nanvl"
+        "Nanvl ArrayAppend ArrayPrepend"
     )
 )
 # calls typed like the element of their first argument (an array)
-_ELEMENT_OF_FIRST = set(_names("ArrayMax ArrayMin ARRAY_MAX ARRAY_MIN"))
+_ELEMENT_OF_FIRST = set(_names("ArrayMax ArrayMin ARRAY_MAX ARRAY_MIN GET"))
 # calls typed as Spark's common type of their argument and the INT 0
 _COMMON_WITH_ZERO = {"ZEROIFNULL"}
 # calls typed as Spark's common type of all their arguments

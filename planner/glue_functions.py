@@ -288,7 +288,133 @@ def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
     return at
 
 
+def nanvl(a: Any, b: Any) -> Any:
+    """``nanvl``: ``a`` unless it is NaN, then ``b`` (both as DOUBLE, as Spark casts)."""
+    if a is None:
+        return None
+    a = float(a)
+    if a == a:
+        return a
+    return None if b is None else float(b)
+
+
+def try_mod(a: Any, b: Any) -> Any:
+    """``try_mod``: Java's remainder, NULL for a zero divisor."""
+    return None if b == 0 else java_remainder(a, b)
+
+
+def find_in_set(s: Any, items: Any) -> int:
+    """``find_in_set``: the 1-based place of ``s`` among the comma-separated ``items``;
+    0 when absent or when ``s`` holds a comma."""
+    s, items = _text(s), _text(items)
+    if "," in s:
+        return 0
+    for i, item in enumerate(items.split(","), start=1):
+        if item == s:
+            return i
+    return 0
+
+
+def substring_index(s: Any, delim: Any, count: Any) -> str:
+    """Spark's ``UTF8String.subStringIndex``: the text before the ``count``-th ``delim``
+    from the left (from the right for a negative count); each search starts one place
+    after the last match, so matches may overlap; fewer matches give all of ``s``."""
+    s, delim, count = _text(s), _text(delim), _int(count)
+    if not delim or count == 0:
+        return ""
+    if count > 0:
+        idx = -1
+        for _ in range(count):
+            idx = s.find(delim, idx + 1)
+            if idx < 0:
+                return s
+        return s[:idx]
+    idx = len(s)
+    for _ in range(-count):
+        idx = s.rfind(delim, 0, idx - 1 + len(delim)) if idx > 0 else -1
+        if idx < 0:
+            return s
+    return s[idx + len(delim) :]
+
+
+def translate(s: Any, matching: Any, replace_by: Any) -> str:
+    """Spark's ``translate``: each character of ``matching`` becomes the character at
+    the same place in ``replace_by`` (the first occurrence in ``matching`` decides), or
+    is removed where ``replace_by`` is shorter."""
+    s, matching, replace_by = _text(s), _text(matching), _text(replace_by)
+    table: dict[str, str] = {}
+    for i, ch in enumerate(matching):
+        table.setdefault(ch, replace_by[i] if i < len(replace_by) else "")
+    return "".join(table.get(ch, ch) for ch in s)
+
+
+def _elt(ansi: bool) -> Callable[..., Any]:
+    """``elt(n, s1, s2, ...)``: the n-th string (1-based); out of range NULL, or an error
+    under ANSI mode, as Spark."""
+
+    def elt(n: Any, *values: Any) -> Any:
+        if n is None:
+            return None
+        n = _int(n)
+        for v in values:
+            if v is not None and not isinstance(v, str):
+                raise TypeError(f"elt() of {v!r} is not computed here (only strings)")
+        if 1 <= n <= len(values):
+            return values[n - 1]
+        if ansi:
+            raise InvalidIndex(
+                f"the index {n} is out of bounds for elt() of {len(values)} values "
+                "(INVALID_ARRAY_INDEX under spark.sql.ansi.enabled)"
+            )
+        return None
+
+    return elt
+
+
 # ------------------------------------------------------------------ arrays and maps
+
+
+def get(values: Any, index: Any) -> Any:
+    """``get(arr, i)``: the element at 0-based ``i``; NULL out of bounds (also ANSI)."""
+    items, i = _array(values), _int(index)
+    return items[i] if 0 <= i < len(items) else None
+
+
+def map_contains_key(values: Any, key: Any) -> Any:
+    """``map_contains_key``: whether the map has the key (as ``array_contains`` of its
+    keys)."""
+    if not isinstance(values, dict):
+        raise TypeError(f"{values!r} is not a map")
+    return array_contains(list(values), key)
+
+
+def array_slice(values: Any, start: Any, length: Any) -> list[Any]:
+    """Spark's ``slice``: from 1-based ``start`` (negative: from the end) at most
+    ``length`` elements; a start of 0 or a negative length is an error, as in Spark."""
+    items, start, length = _array(values), _int(start), _int(length)
+    if start == 0:
+        raise InvalidIndex("slice() start must not be 0 (INVALID_PARAMETER_VALUE.START)")
+    if length < 0:
+        raise InvalidIndex(
+            f"slice() length must be at least 0, got {length} (INVALID_PARAMETER_VALUE.LENGTH)"
+        )
+    first = start - 1 if start > 0 else len(items) + start
+    if first < 0 or first >= len(items):
+        return []
+    return items[first : first + length]
+
+
+def _with_element(at_end: bool) -> Callable[[Any, Any], Any]:
+    """``array_append``/``array_prepend``: the element added (a NULL one too); NULL for
+    a NULL array. Numbers take the array's common type, as Spark widens them."""
+
+    def add(values: Any, element: Any) -> Any:
+        if values is None:
+            return None
+        items = _array(values)
+        return _common([*items, element] if at_end else [element, *items])
+
+    return add
 
 
 def _array(v: Any) -> list[Any]:
@@ -502,6 +628,17 @@ EXTENDED: dict[str, GlueFunction] = {
     "ARRAY_SORT": GlueFunction(sorter(True, False)),
     "SORT_ARRAY": GlueFunction(sorter(True, True)),
     "SORT_ARRAY_DESC": GlueFunction(sorter(False, False)),
+    "NANVL": GlueFunction(nanvl, strict=False),
+    "TRY_MOD": GlueFunction(try_mod),
+    "FIND_IN_SET": GlueFunction(find_in_set),
+    "SUBSTRING_INDEX": GlueFunction(substring_index),
+    "TRANSLATE": GlueFunction(translate),
+    "ELT": GlueFunction(_elt(False), strict=False, ansi_fn=_elt(True)),
+    "GET": GlueFunction(get),
+    "MAP_CONTAINS_KEY": GlueFunction(map_contains_key),
+    "SLICE": GlueFunction(array_slice),
+    "ARRAY_APPEND": GlueFunction(_with_element(True), strict=False),
+    "ARRAY_PREPEND": GlueFunction(_with_element(False), strict=False),
     "MAP": GlueFunction(make_map),
     "MAP_FROM_ARRAYS": GlueFunction(make_map),
     "FORMAT_STRING": GlueFunction(format_string, strict=False),
@@ -539,6 +676,14 @@ EXTENDED_NODES: dict[type, str] = {
     exp.VarMap: "MAP",
     exp.Map: "MAP_FROM_ARRAYS",
     exp.Format: "FORMAT_STRING",
+    exp.Nanvl: "NANVL",
+    exp.SubstringIndex: "SUBSTRING_INDEX",
+    exp.Translate: "TRANSLATE",
+    exp.Elt: "ELT",
+    exp.MapContainsKey: "MAP_CONTAINS_KEY",
+    exp.ArraySlice: "SLICE",
+    exp.ArrayAppend: "ARRAY_APPEND",
+    exp.ArrayPrepend: "ARRAY_PREPEND",
 }
 
 

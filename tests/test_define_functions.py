@@ -433,6 +433,25 @@ TWO_ROW_CALLS = [
     "transform(array(N.s, S.s), x -> concat(x, '!'))",
     "transform(array(N.n, S.n), (x, i) -> x * 10 + i)",
     "size(filter(array(S.s, N.s), x -> x LIKE 'a%'))",
+    # more string, array and map functions whose arguments come from two rows
+    "nanvl(N.v, S.v)",
+    "nanvl(N.v, S.n)",
+    "try_mod(N.n, S.n)",
+    "try_mod(N.v, S.v)",
+    "find_in_set(S.s, concat_ws(',', N.s, 'b', N.s))",
+    "find_in_set(S.s, N.s)",
+    "substring_index(concat(N.s, S.s, N.s, 'aa', S.s), S.s, N.n)",
+    "substring_index('aaaa', concat(S.s, 'a'), N.n)",
+    "translate(concat(N.s, 'abcé'), S.s, 'xy')",
+    "translate(N.s, 'ab', S.s)",
+    "translate(concat(N.s, 'ab'), concat(S.s, 'ba'), 'xyz')",
+    "elt(abs(N.n) % 3 + 1, S.s, N.s, 'z')",
+    "get(array(N.n, S.n, 7), S.n)",
+    "map_contains_key(map(coalesce(N.s, 'k'), 1), S.s)",
+    "slice(array(N.n, S.n, 1, 2), nvl(nullif(S.n, 0), 1), abs(N.n))",
+    "array_append(array(N.n, S.n), S.v)",
+    "array_prepend(array(N.s), S.s)",
+    "array_append(array(N.d), S.d)",
 ]
 
 
@@ -717,6 +736,7 @@ ZERO_DIVISORS = ["N.n / S.n", "N.v % S.n", "N.n DIV S.n", "pmod(N.n, S.n)"]
     [
         "array(N.s, 'x', S.s)[N.n]",
         "CASE WHEN S.n = 0 THEN 'zero' ELSE element_at(array(N.s, 'x'), S.n) END",
+        "elt(N.n, S.s, N.s, 'z')",
     ],
 )
 def test_an_index_out_of_bounds_without_ansi_gives_null_as_spark(spark, ansi_off, call):
@@ -733,10 +753,11 @@ def _job_error(spark, call: str) -> MatchRuntimeError:
     return err
 
 
-def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark):
-    err = _job_error(spark, "array(N.s, S.s)[S.n]")
+@pytest.mark.parametrize("call", ["array(N.s, S.s)[S.n]", "elt(S.n, N.s, S.s)"])
+def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark, call):
+    err = _job_error(spark, call)
     assert "out of bounds" in err.message and "INVALID_ARRAY_INDEX" in err.message
-    assert err.sql[err.pos :].startswith("array(N.s, S.s)[S.n]")
+    assert err.sql[err.pos :].startswith(call)
 
 
 @pytest.mark.parametrize("call", ZERO_DIVISORS)
