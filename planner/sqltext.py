@@ -110,7 +110,14 @@ class MatchRecognizeDialect(Spark):
         # WITHIN GROUP stays as written: Spark 4 has percentile_cont/percentile_disc, which
         # sqlglot's Spark dialect would write as percentile_approx
         TRANSFORMS = {
-            k: v for k, v in Spark.Generator.TRANSFORMS.items() if k is not exp.WithinGroup
+            **{k: v for k, v in Spark.Generator.TRANSFORMS.items() if k is not exp.WithinGroup},
+            # Spark 4 functions sqlglot's Spark SQL loses: parse_json(s) was written as s
+            # alone; current_catalog and localtimestamp need their parentheses
+            exp.ParseJSON: lambda self, e: self.func(
+                "TRY_PARSE_JSON" if e.args.get("safe") else "PARSE_JSON", e.this
+            ),
+            exp.CurrentCatalog: lambda self, e: "CURRENT_CATALOG()",
+            exp.Localtimestamp: lambda self, e: "LOCALTIMESTAMP()",
         }
 
         def unsupported(self, message: str) -> None:
