@@ -480,3 +480,33 @@ def test_the_table_function_on_a_stream_says_to_use_matchrec_sql(spark, tmp_path
         "PARTITION BY card ORDER BY ts MEASURES count(*) AS n PATTERN (A+) DEFINE A AS amount > 0"
     )
     assert matchrec.sql(spark, f"SELECT * FROM tf_events MATCH_RECOGNIZE ({body})").isStreaming
+
+
+ORDERED = """
+  SELECT * FROM events MATCH_RECOGNIZE (
+    PARTITION BY card ORDER BY ts
+    MEASURES listagg(country, ',') WITHIN GROUP (ORDER BY amount DESC, ts) AS by_amount,
+             max_by(amount, ts, 2) AS last_two,
+             percentile_disc(0.5) WITHIN GROUP (ORDER BY S.amount) AS middle
+    ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+    PATTERN (S{3,} B) WITHIN INTERVAL '10' MINUTE
+    DEFINE S AS amount < 2 AND amount <= percentile_cont(0.5) WITHIN GROUP (ORDER BY S.amount) + 1,
+           B AS amount > 500)"""
+
+
+def test_aggregates_in_an_order_of_their_own_on_a_stream(spark, tmp_path):
+    """WITHIN GROUP aggregates and max_by with a count, in MEASURES and DEFINE, over 4
+    micro-batches arriving out of order: the batch answer."""
+    rows = card_events(seed=3)
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "2 minutes")
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, ORDERED)
+
+    query = stream.run(build, arrival_files(rows, seed=3, files=4, jitter_minutes=1.5))
+    stream.push_watermark(query, ("zz-end", None, 50.0, "XX"), at(200))
+    query.stop()
+    want = batch_answer(spark, rows, CARDS, ORDERED)
+    assert len(want) >= 3
+    assert stream.output() == want
