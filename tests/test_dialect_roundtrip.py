@@ -8,6 +8,7 @@ to_char(n, '999') as TO_CHAR(n))."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import sqlglot
 from matchrec.planner.sqltext import MatchRecognizeDialect
@@ -22,6 +23,7 @@ _UNSTABLE = re.compile(
 )
 _EXAMPLE = re.compile(r"> SELECT (.*?);\s*$", re.MULTILINE)
 _BATCH = 40
+EXPRESSIONS = Path(__file__).parent / "queries" / "spark_expressions.txt"
 
 
 def _examples(spark) -> list[str]:
@@ -53,22 +55,40 @@ def _answers(spark, selects: list[str]) -> list[str | None]:
     return [a for s in selects for a in _answers(spark, [s])]
 
 
-def test_every_documented_example_means_the_same_written_back(spark):
-    examples = []
-    for select in _examples(spark):
-        try:
-            tree = sqlglot.parse_one(f"SELECT {select}", read=MatchRecognizeDialect)
-        except sqlglot.errors.ParseError:
-            continue  # refused when read: an error, never another meaning
-        if len(tree.expressions) == 1 and not isinstance(tree.expressions[0], sqlglot.exp.Alias):
-            examples.append((select, tree.expressions[0].sql(dialect=MatchRecognizeDialect)))
-    assert len(examples) > 700
+def _written_back(select: str) -> str | None:
+    """``select`` read and written back by matchrec's dialect; None if it is refused
+    when read (an error, never another meaning) or is not one plain expression."""
+    try:
+        tree = sqlglot.parse_one(f"SELECT {select}", read=MatchRecognizeDialect)
+    except sqlglot.errors.ParseError:
+        return None
+    if len(tree.expressions) != 1 or isinstance(tree.expressions[0], sqlglot.exp.Alias):
+        return None
+    return tree.expressions[0].sql(dialect=MatchRecognizeDialect)
+
+
+def _differences(spark, selects: list[str]) -> list[tuple]:
+    """(as written, as written back, Spark's answers) where the answers differ."""
+    pairs = [(s, b) for s in selects if (b := _written_back(s)) is not None]
     differ = []
-    for start in range(0, len(examples), _BATCH):
-        batch = examples[start : start + _BATCH]
+    for start in range(0, len(pairs), _BATCH):
+        batch = pairs[start : start + _BATCH]
         written = _answers(spark, [s for s, _ in batch])
         back = _answers(spark, [b for _, b in batch])
         differ += [
             (s, b, w, x) for (s, b), w, x in zip(batch, written, back) if w is not None and w != x
         ]
-    assert not differ, differ[:5]
+    return differ
+
+
+def test_every_documented_example_means_the_same_written_back(spark):
+    examples = _examples(spark)
+    assert len(examples) > 700
+    assert not (differ := _differences(spark, examples)), differ[:5]
+
+
+def test_literals_operators_casts_and_formats_mean_the_same_written_back(spark):
+    lines = EXPRESSIONS.read_text(encoding="utf-8").splitlines()
+    selects = [line for line in lines if line.strip() and not line.startswith("#")]
+    assert all(_written_back(s) is not None for s in selects)
+    assert not (differ := _differences(spark, selects)), differ[:5]
