@@ -42,6 +42,8 @@ from .python_udfs import refusal as udf_refusal
 from .sql_functions import FunctionLookup, inline_sql_functions
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 from .type_checks import (
+    NUMERIC_ARGUMENT,
+    Operand,
     TypeCheck,
     build_check,
     condition_check,
@@ -100,6 +102,16 @@ SPARK_AGGREGATE_CALLS = frozenset(
     "THETA_INTERSECTION_AGG THETA_UNION_AGG TRY_AVG TRY_SUM APPROX_COUNT_DISTINCT "
     "BIT_AND BIT_OR BIT_XOR".split()
 )
+#: aggregates whose first n arguments must be numbers (Spark casts a string to DOUBLE)
+NUMERIC_AGGREGATES: dict[str, int] = {
+    **dict.fromkeys(
+        "SUM AVG MEAN TRY_SUM TRY_AVG STDDEV STD STDDEV_SAMP STDDEV_POP VARIANCE VAR_SAMP "
+        "VAR_POP MEDIAN PERCENTILE PERCENTILE_APPROX APPROX_PERCENTILE PERCENTILE/DESC "
+        "PERCENTILE_DISC/ASC PERCENTILE_DISC/DESC".split(),
+        1,
+    ),
+    **{name: 2 if name.startswith(("CORR", "COVAR", "REGR")) else 1 for name in STATISTICS},
+}
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
         AGGREGATE_NODES[getattr(exp, _name)] = "COLLECT_SET"
@@ -116,6 +128,7 @@ class Atom:
     probe: str
     aggregate: bool = False
     text: str = ""  # the value as the user wrote it (``LAST(B.price)``), for messages
+    pos: int | None = None  # where it starts in the query, for messages
 
 
 @dataclass
@@ -414,11 +427,40 @@ class Lowering:
         return quote(self.precompute(inner, base))
 
     def add_atom(
-        self, evaluate: Evaluator, probe: str, aggregate: bool = False, text: str = ""
+        self,
+        evaluate: Evaluator,
+        probe: str,
+        aggregate: bool = False,
+        text: str = "",
+        pos: int | None = None,
     ) -> str:
         name = f"__mr_a{len(self.atoms)}"
-        self.atoms.append(Atom(name, evaluate, probe, aggregate, text))
+        self.atoms.append(Atom(name, evaluate, probe, aggregate, text, pos))
         return name
+
+    def check_numeric_arguments(
+        self, func: str, args: list[exp.Expression], base: int, in_define: bool, shown: str = ""
+    ) -> None:
+        """Record that the value arguments of aggregate ``func`` must not be strings:
+        matchrec computes it over the match without Spark's implicit cast of a string to
+        DOUBLE (``sum(s)`` would join the strings). The runtime asks Spark for their
+        types before any job runs (:data:`planner.type_checks.NUMERIC_ARGUMENT`)."""
+        count = NUMERIC_AGGREGATES.get(func, 0)
+        if not count:
+            return
+        operands = tuple(
+            Operand(
+                self.probe_of(a, base),
+                user_text(a, self.sql, base),
+                node_pos(a, base, self.sql),
+                False,
+            )
+            for a in args[:count]
+        )
+        clause = "DEFINE" if in_define else "MEASURES"
+        self.define_checks.append(
+            TypeCheck(f"{NUMERIC_ARGUMENT} {(shown or func).lower()}", operands, True, clause)
+        )
 
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
         """The arguments of navigation call ``node``; it needs at least one."""
@@ -576,6 +618,7 @@ class Lowering:
 
         ordered = within_group.plan(func, args, distinct, keys, node, fail)
         if ordered is not None:
+            self.check_numeric_arguments(ordered.func, ordered.args, base, in_define, func)
             return self.ordered_aggregate(ordered, node, base, semantics, distinct)
         arity, _ = nav.AGGREGATES[func]
         stars = [a for a in args if _is_star(a)]
@@ -619,6 +662,7 @@ class Lowering:
                 base,
             )
         labels = self.aggregated_labels(func, args, node, base)
+        self.check_numeric_arguments(func, args, base, in_define)
         if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
             args = [_spark_hash(args[0]), *args[1:]]
         sources = [self.row_source(a, base, func) for a in args]
@@ -1512,7 +1556,9 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             return exp.column(low.add_atom(nav.match_number, "CAST(NULL AS BIGINT)", text=text))
         if _aggregate_name(node):
             evaluate, probe = low.aggregate_atom(node, base, in_define=False)
-            return exp.column(low.add_atom(evaluate, probe, aggregate=True, text=text))
+            call = node.this if isinstance(node, exp.WithinGroup) else node
+            pos = _written_call(low, call, base)[1]
+            return exp.column(low.add_atom(evaluate, probe, aggregate=True, text=text, pos=pos))
         if isinstance(node, exp.Column):
             if _is_star(node):
                 raise _star_error(low, node, base)

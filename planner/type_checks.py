@@ -99,6 +99,8 @@ def build_check(
 
 #: the operator of a :func:`condition_check`
 CONDITION = "condition"
+#: the operator of a check that an aggregate's values are numbers (followed by its name)
+NUMERIC_ARGUMENT = "numeric argument of"
 #: the types a DEFINE condition may have (NULL is false)
 _CONDITION_TYPES = ("boolean", "void")
 
@@ -132,6 +134,21 @@ def _not_boolean(check: TypeCheck, type_name: str, sql: str) -> SemanticError | 
     )
 
 
+def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """The error for a string among the values of a numeric aggregate (``sum(s)``)."""
+    func = check.operator[len(NUMERIC_ARGUMENT) :].strip().split("/")[0]
+    for operand, type_name in zip(check.operands, types):
+        if _is_string(type_name):
+            return SemanticError(
+                f"{func}() of {operand.text} (STRING) in {check.clause}: matchrec computes "
+                f"{func} over the match without Spark's implicit cast of strings to DOUBLE",
+                sql=sql,
+                pos=operand.pos,
+                hint=f"convert explicitly: write try_cast({operand.text} AS DOUBLE) in its place",
+            )
+    return None
+
+
 def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
     """``check`` with the operands' probes replaced (same order)."""
     operands = tuple(Operand(p, o.text, o.pos, o.literal) for o, p in zip(check.operands, probes))
@@ -155,6 +172,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
     if check.operator == CONDITION:
         return _not_boolean(check, types[0], sql)
+    if check.operator.startswith(NUMERIC_ARGUMENT):
+        return _string_aggregated(check, types, sql)
     strings = [(o, t) for o, t in zip(check.operands, types) if _is_string(t)]
     others = [(o, t) for o, t in zip(check.operands, types) if not _is_string(t) and t != "void"]
     if not strings or not others:

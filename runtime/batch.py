@@ -60,18 +60,38 @@ def _sort_column(name: str, descending: bool, nulls_first: bool) -> Column:
 
 
 def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
-    """Spark's type of every atom, from analysing an equivalent expression (no job runs)."""
+    """Spark's type of every atom, from analysing an equivalent expression (no job runs);
+    one Spark rejects (``percentile(x, 1.5)``) is a positioned error with Spark's reason."""
     types: dict[str, DataType] = {}
     plain = [a for a in plan.atoms if not a.aggregate]
     aggs = [a for a in plan.atoms if a.aggregate]
-    with quiet_analysis():
-        if plain:
-            for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in plain)).schema:
-                types[f.name] = f.dataType
-        if aggs:
-            for f in df.selectExpr(*(f"{a.probe} AS {quote(a.name)}" for a in aggs)).schema:
-                types[f.name] = f.dataType
+    for atoms in (plain, aggs):
+        if not atoms:
+            continue
+        fields = _types_of(df, [f"{a.probe} AS {quote(a.name)}" for a in atoms])
+        if fields is None:
+            _raise_rejected_atom(df, plan, atoms)
+        for f in fields:
+            types[f.name] = f.dataType
     return [types[a.name] for a in plan.atoms]
+
+
+def _raise_rejected_atom(df: DataFrame, plan: MatchPlan, atoms: list) -> None:
+    """Raise the first of ``atoms`` Spark cannot analyse, at the user's expression."""
+    for atom in atoms:
+        try:
+            with quiet_analysis():
+                _ = df.selectExpr(atom.probe).schema
+        except AnalysisException as err:
+            reason = str(err).split("\n")[0]
+            reason = re.sub(r"\s*SQLSTATE: \w+;?.*$", "", reason)
+            raise SemanticError(
+                f"Spark rejects {atom.text}: {reason}",
+                sql=plan.clause.sql,
+                pos=atom.pos,
+                hint="the arguments must be what Spark's function takes",
+            ) from None
+    _ = df.selectExpr(*(a.probe for a in atoms)).schema  # only together: Spark's own error
 
 
 def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> None:

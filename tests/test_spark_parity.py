@@ -651,3 +651,58 @@ def test_truncation_units_read_from_columns(spark, events):
         AFTER MATCH SKIP TO NEXT ROW PATTERN (A) DEFINE A AS date_trunc(grain, ts) < ts"""
     for door, rows in _doors(spark, body, "mr_grains").items():
         assert rows == expected, door
+
+
+@pytest.mark.parametrize(
+    ("measure", "define", "message", "at"),
+    [
+        (
+            "sum(country)",
+            "true",
+            "sum() of country (STRING) in MEASURES: matchrec computes sum over the match "
+            "without Spark's implicit cast of strings to DOUBLE",
+            "country)",
+        ),
+        (
+            "percentile_cont(0.5) WITHIN GROUP (ORDER BY country)",
+            "true",
+            "percentile_cont() of country (STRING) in MEASURES: matchrec computes "
+            "percentile_cont over the match without Spark's implicit cast of strings to DOUBLE",
+            "country)",
+        ),
+        (
+            "count(*)",
+            "avg(A.country) IS NULL OR true",
+            "avg() of A.country (STRING) in DEFINE: matchrec computes avg over the match "
+            "without Spark's implicit cast of strings to DOUBLE",
+            "A.country)",
+        ),
+    ],
+)
+def test_a_numeric_aggregate_of_strings_is_a_positioned_error(
+    spark, events, measure, define, message, at
+):
+    """Spark casts the strings to DOUBLE; matchrec's aggregates would join them (sum of
+    '1' and '2' was '12'): an error before any job runs, through every door."""
+    body = f"PARTITION BY k ORDER BY o\nMEASURES {measure} AS m\nPATTERN (A+) DEFINE A AS {define}"
+    line = body.splitlines()[1 if "MEASURES" in message else 2]
+    for run in (
+        lambda: matchrec.match_recognize(spark.table("mr_parity"), body),
+        lambda: matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})"),
+    ):
+        with pytest.raises(SemanticError) as info:
+            run()
+        assert info.value.message == message
+        assert info.value.column == line.index(at) + 1
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})").collect()
+    assert message in str(info.value)
+
+
+def test_an_aggregate_spark_rejects_is_a_positioned_error(spark, events):
+    body = "ORDER BY o\nMEASURES percentile(v, 1.5) AS p\nPATTERN (A+) DEFINE A AS true"
+    with pytest.raises(SemanticError) as info:
+        matchrec.match_recognize(spark.table("mr_parity"), body)
+    assert info.value.message.lower().startswith("spark rejects percentile(v, 1.5): ")
+    assert "percentage must be between" in info.value.message
+    assert (info.value.line, info.value.column) == (2, len("MEASURES ") + 1)
