@@ -10,6 +10,7 @@ import random
 
 import pytest
 from pyspark.errors import AnalysisException
+from spark_windows import running_and_window
 
 import matchrec
 from matchrec.errors import SemanticError, UnsupportedError
@@ -294,24 +295,6 @@ def test_match_dependent_comparisons_of_nan_and_null_are_sparks(spark, doubles, 
     assert got == expected
 
 
-def _running_and_window(spark, view: str, aggregate: str, semantics: str):
-    """``aggregate`` over each partition's rows so far (RUNNING) or all of them (FINAL),
-    as text: from MEASURES of one match per partition, and from Spark's window."""
-    frame = "CURRENT ROW" if semantics == "RUNNING" else "UNBOUNDED FOLLOWING"
-    expected = spark.sql(
-        f"""SELECT k, o, {aggregate} OVER (PARTITION BY k ORDER BY o
-                                 ROWS BETWEEN UNBOUNDED PRECEDING AND {frame}) AS v
-            FROM {view}"""
-    )
-    got = matchrec.sql(
-        spark,
-        f"""SELECT k, o, v FROM {view} MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
-              MEASURES {semantics} {aggregate} AS v ALL ROWS PER MATCH
-              PATTERN (A+) DEFINE A AS true)""",
-    )
-    return sorted(map(str, got.collect())), sorted(map(str, expected.collect()))
-
-
 @pytest.mark.parametrize(
     "aggregate",
     [
@@ -331,7 +314,7 @@ def _running_and_window(spark, view: str, aggregate: str, semantics: str):
 )
 @pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
 def test_aggregates_of_nan_and_infinity_are_sparks(spark, doubles, aggregate, semantics):
-    got, expected = _running_and_window(spark, "mr_doubles", aggregate, semantics)
+    got, expected = running_and_window(spark, "mr_doubles", aggregate, semantics)
     assert got == expected
 
 
@@ -529,7 +512,7 @@ def test_statistical_aggregates_are_sparks_to_the_last_bit(spark, samples, aggre
     """skewness, kurtosis, covariance, correlation and regr_* over the match: the same
     doubles as Spark's window over the same rows (Spark updates their moments row by row,
     and so does matchrec, in the same order)."""
-    got, expected = _running_and_window(spark, "mr_samples", aggregate, semantics)
+    got, expected = running_and_window(spark, "mr_samples", aggregate, semantics)
     assert got == expected
 
 

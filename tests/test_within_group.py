@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from spark_windows import running_and_window
 
 import matchrec
 from matchrec.errors import SemanticError, UnsupportedError
@@ -82,18 +83,8 @@ def test_within_group_aggregates_are_sparks(spark, ranked, aggregate, semantics)
 def test_max_by_and_min_by_with_a_count_are_sparks(spark, ranked, aggregate, semantics):
     """Spark's window over the same rows in the same order: which of equal keys stay is
     decided row by row, as matchrec keeps them."""
-    frame = "CURRENT ROW" if semantics == "RUNNING" else "UNBOUNDED FOLLOWING"
-    expected = spark.sql(
-        f"""SELECT k, o, {aggregate} OVER (PARTITION BY k ORDER BY o
-                ROWS BETWEEN UNBOUNDED PRECEDING AND {frame}) AS v FROM mr_ranked"""
-    )
-    got = matchrec.sql(
-        spark,
-        f"""SELECT k, o, v FROM mr_ranked MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
-              MEASURES {semantics} {aggregate} AS v ALL ROWS PER MATCH
-              PATTERN (A+) DEFINE A AS true)""",
-    )
-    assert sorted(map(str, got.collect())) == sorted(map(str, expected.collect()))
+    got, expected = running_and_window(spark, "mr_ranked", aggregate, semantics)
+    assert got == expected
 
 
 def test_every_door_gives_the_same_values_and_types(spark, ranked):
