@@ -1548,7 +1548,8 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         text = node.sql(dialect=MatchRecognizeDialect)
         if kind in NAVIGATION:
             evaluate, probe = low.navigation_atom(node, base, in_define=False)
-            return exp.column(low.add_atom(evaluate, probe, text=text))
+            pos = node_pos(node, base, low.sql)
+            return exp.column(low.add_atom(evaluate, probe, text=text, pos=pos))
         if kind == "CLASSIFIER":
             evaluate = _classifier(low, node, base)
             return exp.column(low.add_atom(evaluate, "CAST(NULL AS STRING)", text=text))

@@ -38,7 +38,7 @@ class UnsupportedSqlError(UnsupportedError):
 
 def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[..., exp.Expression]:
     """sqlglot's builder of function ``name``, but a call whose node sqlglot cannot write
-    back as Spark SQL with all its arguments (``max_by(x, y, 2)``, Spark 4.2's top-k;
+    back as Spark SQL with all its arguments (``to_char(n, '999')`` lost its format;
     ``levenshtein(a, b, 3)``, whose third argument is Spark's threshold, not sqlglot's
     insertion cost) stays a plain call: Spark then reads it as the user wrote it, and
     the planner's functions know it by name or report it."""
