@@ -19,6 +19,7 @@ import difflib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
@@ -42,11 +43,10 @@ from .python_udfs import refusal as udf_refusal
 from .sql_functions import FunctionLookup, inline_sql_functions
 from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
 from .type_checks import (
-    NUMERIC_ARGUMENT,
-    Operand,
     TypeCheck,
     build_check,
     condition_check,
+    numeric_check,
     operands_of,
     replace_probes,
     user_text,
@@ -102,16 +102,6 @@ SPARK_AGGREGATE_CALLS = frozenset(
     "THETA_INTERSECTION_AGG THETA_UNION_AGG TRY_AVG TRY_SUM APPROX_COUNT_DISTINCT "
     "BIT_AND BIT_OR BIT_XOR".split()
 )
-#: aggregates whose first n arguments must be numbers (Spark casts a string to DOUBLE)
-NUMERIC_AGGREGATES: dict[str, int] = {
-    **dict.fromkeys(
-        "SUM AVG MEAN TRY_SUM TRY_AVG STDDEV STD STDDEV_SAMP STDDEV_POP VARIANCE VAR_SAMP "
-        "VAR_POP MEDIAN PERCENTILE PERCENTILE_APPROX APPROX_PERCENTILE PERCENTILE/DESC "
-        "PERCENTILE_DISC/ASC PERCENTILE_DISC/DESC".split(),
-        1,
-    ),
-    **{name: 2 if name.startswith(("CORR", "COVAR", "REGR")) else 1 for name in STATISTICS},
-}
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
         AGGREGATE_NODES[getattr(exp, _name)] = "COLLECT_SET"
@@ -441,26 +431,14 @@ class Lowering:
     def check_numeric_arguments(
         self, func: str, args: list[exp.Expression], base: int, in_define: bool, shown: str = ""
     ) -> None:
-        """Record that the value arguments of aggregate ``func`` must not be strings:
-        matchrec computes it over the match without Spark's implicit cast of a string to
-        DOUBLE (``sum(s)`` would join the strings). The runtime asks Spark for their
-        types before any job runs (:data:`planner.type_checks.NUMERIC_ARGUMENT`)."""
-        count = NUMERIC_AGGREGATES.get(func, 0)
-        if not count:
-            return
-        operands = tuple(
-            Operand(
-                self.probe_of(a, base),
-                user_text(a, self.sql, base),
-                node_pos(a, base, self.sql),
-                False,
-            )
-            for a in args[:count]
-        )
+        """Record the check that aggregate ``func``'s values are not strings
+        (:func:`planner.type_checks.numeric_check`); the runtime asks Spark for their
+        types before any job runs."""
         clause = "DEFINE" if in_define else "MEASURES"
-        self.define_checks.append(
-            TypeCheck(f"{NUMERIC_ARGUMENT} {(shown or func).lower()}", operands, True, clause)
-        )
+        probe = partial(self.probe_of, base=base)
+        check = numeric_check(func, shown or func, args, probe, self.sql, base, clause)
+        if check is not None:
+            self.define_checks.append(check)
 
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
         """The arguments of navigation call ``node``; it needs at least one."""
@@ -1396,29 +1374,27 @@ def _filter_sorted(agg: exp.Expression, cond: exp.Expression) -> bool:
     reads). False when ``agg`` has no keys."""
     call, keys = within_group.orderings(agg)
     if isinstance(call, exp.GroupConcat) and isinstance(call.this, exp.Order):
-        keys = list(call.this.expressions)
-        call = call.this  # its ``this`` is the value
-    elif isinstance(call, exp.Anonymous) and call_name(call)[1] in ("LISTAGG", "STRING_AGG"):
-        if keys and call.expressions:
-            values = list(call.expressions)
-            first = values[0]
-            if isinstance(first, exp.Distinct):
-                first.set("expressions", [_only_where(cond, e) for e in first.expressions])
-            else:
-                values[0] = _only_where(cond, first)
-            call.set("expressions", values)
-        call = None
+        order = call.this  # listagg(x) WITHIN GROUP (...) as sqlglot reads it
+        keys = list(order.expressions)
+        order.set("this", _value_where(cond, order.this))
+    elif keys and isinstance(call, exp.Anonymous) and call.expressions:
+        if call_name(call)[1] in ("LISTAGG", "STRING_AGG"):  # FINAL listagg(x) WITHIN ...
+            call.set(
+                "expressions", [_value_where(cond, call.expressions[0]), *call.expressions[1:]]
+            )
     if not keys:
         return False
-    if call is not None and isinstance(call, exp.Order):
-        value = call.this
-        if isinstance(value, exp.Distinct):
-            value.set("expressions", [_only_where(cond, e) for e in value.expressions])
-        else:
-            call.set("this", _only_where(cond, value))
     for key in keys:
         key.set("this", _only_where(cond, key.this))
     return True
+
+
+def _value_where(cond: exp.Expression, value: exp.Expression) -> exp.Expression:
+    """An aggregate's value argument (DISTINCT's values too) NULL where ``cond`` fails."""
+    if isinstance(value, exp.Distinct):
+        value.set("expressions", [_only_where(cond, e) for e in value.expressions])
+        return value
+    return _only_where(cond, value)
 
 
 #: aggregates whose first n arguments are values of the aggregated rows (the rest are

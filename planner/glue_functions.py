@@ -374,12 +374,6 @@ def _elt(ansi: bool) -> Callable[..., Any]:
 # ------------------------------------------------------------------ arrays and maps
 
 
-def get(values: Any, index: Any) -> Any:
-    """``get(arr, i)``: the element at 0-based ``i``; NULL out of bounds (also ANSI)."""
-    items, i = _array(values), _int(index)
-    return items[i] if 0 <= i < len(items) else None
-
-
 def map_contains_key(values: Any, key: Any) -> Any:
     """``map_contains_key``: whether the map has the key (as ``array_contains`` of its
     keys)."""
@@ -634,7 +628,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "SUBSTRING_INDEX": GlueFunction(substring_index),
     "TRANSLATE": GlueFunction(translate),
     "ELT": GlueFunction(_elt(False), strict=False, ansi_fn=_elt(True)),
-    "GET": GlueFunction(get),
+    "GET": GlueFunction(subscript(0, safe=True, ansi=False)),  # 0-based, NULL outside
     "MAP_CONTAINS_KEY": GlueFunction(map_contains_key),
     "SLICE": GlueFunction(array_slice),
     "ARRAY_APPEND": GlueFunction(_with_element(True), strict=False),

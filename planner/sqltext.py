@@ -58,14 +58,15 @@ def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[.
 def _literal_unit(
     name: str, unit: int, build: Callable[..., exp.Expression]
 ) -> Callable[..., exp.Expression]:
-    """``build`` of a function whose argument ``unit`` sqlglot takes for a keyword: a
-    call whose unit is not a string literal stays a plain call, as written."""
+    """``build`` (a :func:`_written_back` builder) of a function whose argument ``unit``
+    sqlglot takes for a keyword: a call whose unit is not a string literal stays a plain
+    call, as written."""
 
     def make(args: list[exp.Expression], dialect=None) -> exp.Expression:
         given = args[unit] if len(args) > unit else None
         if given is not None and not (isinstance(given, exp.Literal) and given.is_string):
             return exp.Anonymous(this=name, expressions=args)
-        return build(args) if dialect is None else build(args, dialect=dialect)
+        return build(args, dialect=dialect)
 
     return make
 

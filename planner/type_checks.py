@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from sqlglot import exp
 
 from matchrec.errors import SemanticError
+from matchrec.moments import STATISTICS
 
 from .pyeval import OPERATORS
 from .sqltext import MatchRecognizeDialect, node_pos
@@ -85,22 +86,35 @@ def build_check(
     args = operands_of(node)
     if not args:
         return None
-    operands = tuple(
-        Operand(
-            probe(a),
-            user_text(a, sql, base),
-            node_pos(a, base, sql),
-            isinstance(a, exp.Literal) and a.is_string,
-        )
-        for a in args
-    )
+    operands = tuple(_operand(a, probe, sql, base) for a in args)
     return TypeCheck(CHECKED[type(node)], operands, glue, clause)
+
+
+def _operand(
+    node: exp.Expression, probe: Callable[[exp.Expression], str], sql: str, base: int
+) -> Operand:
+    return Operand(
+        probe(node),
+        user_text(node, sql, base),
+        node_pos(node, base, sql),
+        isinstance(node, exp.Literal) and node.is_string,
+    )
 
 
 #: the operator of a :func:`condition_check`
 CONDITION = "condition"
 #: the operator of a check that an aggregate's values are numbers (followed by its name)
 NUMERIC_ARGUMENT = "numeric argument of"
+#: aggregates whose first n arguments must be numbers (Spark casts a string to DOUBLE)
+NUMERIC_AGGREGATES: dict[str, int] = {
+    **dict.fromkeys(
+        "SUM AVG MEAN TRY_SUM TRY_AVG STDDEV STD STDDEV_SAMP STDDEV_POP VARIANCE VAR_SAMP "
+        "VAR_POP MEDIAN PERCENTILE PERCENTILE_APPROX APPROX_PERCENTILE PERCENTILE/DESC "
+        "PERCENTILE_DISC/ASC PERCENTILE_DISC/DESC".split(),
+        1,
+    ),
+    **{name: 2 if name.startswith(("CORR", "COVAR", "REGR")) else 1 for name in STATISTICS},
+}
 #: the types a DEFINE condition may have (NULL is false)
 _CONDITION_TYPES = ("boolean", "void")
 
@@ -111,8 +125,7 @@ def condition_check(
     """The check that the whole condition of ``DEFINE label AS node`` is a BOOLEAN, as
     Spark requires of a WHERE condition (``DEFINE A AS price`` is an error, not a truth
     value of a number)."""
-    operand = Operand(probe(node), user_text(node, sql, base), node_pos(node, base, sql), False)
-    return TypeCheck(CONDITION, (operand,), False, f"DEFINE {label}")
+    return TypeCheck(CONDITION, (_operand(node, probe, sql, base),), False, f"DEFINE {label}")
 
 
 #: Spark's names of a few types as Trino writes them in its messages
@@ -132,6 +145,26 @@ def _not_boolean(check: TypeCheck, type_name: str, sql: str) -> SemanticError | 
         pos=operand.pos,
         hint="write a comparison, e.g. x > 0 or x IS NOT NULL",
     )
+
+
+def numeric_check(
+    func: str,
+    shown: str,
+    args: list[exp.Expression],
+    probe: Callable[[exp.Expression], str],
+    sql: str,
+    base: int,
+    clause: str,
+) -> TypeCheck | None:
+    """The check that the value arguments of aggregate ``func`` (named ``shown`` in
+    messages) are not strings: matchrec computes it over the match without Spark's
+    implicit cast of a string to DOUBLE (``sum(s)`` would join the strings). None for an
+    aggregate that takes any type."""
+    count = NUMERIC_AGGREGATES.get(func, 0)
+    if not count:
+        return None
+    operands = tuple(_operand(a, probe, sql, base) for a in args[:count])
+    return TypeCheck(f"{NUMERIC_ARGUMENT} {shown.lower()}", operands, True, clause)
 
 
 def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:

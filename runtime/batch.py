@@ -79,10 +79,8 @@ def _probe_types(df: DataFrame, plan: MatchPlan) -> list[DataType]:
 def _raise_rejected_atom(df: DataFrame, plan: MatchPlan, atoms: list) -> None:
     """Raise the first of ``atoms`` Spark cannot analyse, at the user's expression."""
     for atom in atoms:
-        try:
-            with quiet_analysis():
-                _ = df.selectExpr(atom.probe).schema
-        except AnalysisException as err:
+        err = _analysed(df, [atom.probe])
+        if isinstance(err, AnalysisException):
             reason = str(err).split("\n")[0]
             reason = re.sub(r"\s*SQLSTATE: \w+;?.*$", "", reason)
             raise SemanticError(
@@ -141,11 +139,17 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
 def _types_of(df: DataFrame, expressions: list[str]) -> StructType | None:
     """Spark's schema of ``df.selectExpr(*expressions)`` (analysis only, no job); None
     when Spark cannot analyse one of them (PySpark's log of that error kept quiet)."""
+    result = _analysed(df, expressions)
+    return None if isinstance(result, AnalysisException) else result
+
+
+def _analysed(df: DataFrame, expressions: list[str]) -> StructType | AnalysisException:
+    """The schema of ``df.selectExpr(*expressions)`` (analysis only), or Spark's error."""
     try:
         with quiet_analysis():
             return df.selectExpr(*expressions).schema
-    except AnalysisException:
-        return None
+    except AnalysisException as err:
+        return err
 
 
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:
