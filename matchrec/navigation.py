@@ -17,6 +17,7 @@ import math
 import operator
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
+from datetime import timedelta
 from decimal import Decimal
 from itertools import compress, islice
 from typing import Any
@@ -279,7 +280,21 @@ def _avg(values: list[Value]) -> Value:
         return None
     if any(isinstance(v, Decimal) for v in vals):
         return sum(Decimal(v) for v in vals) / len(vals)
-    return _in_row_order(vals) / len(vals)
+    return _mean(_in_row_order(vals), len(vals))
+
+
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _mean(total: Any, count: int) -> Any:
+    """``total / count``; a DAY-TIME interval's mean rounded half up to the microsecond
+    (Spark divides the microseconds with ``RoundingMode.HALF_UP``; Python's timedelta
+    division rounds half to even)."""
+    if not isinstance(total, timedelta):
+        return total / count
+    quotient, rest = divmod(abs(total // _MICROSECOND), count)
+    quotient += 2 * rest >= count
+    return timedelta(microseconds=quotient if total >= timedelta(0) else -quotient)
 
 
 def spark_order(v: Value) -> Any:
@@ -346,8 +361,8 @@ def _top_k(pick_max: bool) -> Callable[[list[Value], list[Value], list[Value]], 
     with the greatest (least) ``y``, sorted by ``y``, as Spark keeps them row by row: a
     binary heap of at most ``k`` slots whose root is the weakest kept key; a row replaces
     the root only with a strictly better key, so of equal keys the earlier rows stay, and
-    the final sort is stable over the slots. Rows with a NULL ``y`` are skipped; no row
-    gives an empty array."""
+    the final sort is stable over the slots. Rows with a NULL ``y`` are skipped; without a
+    row left the result is NULL (Spark's, over no rows as over only NULL keys)."""
 
     def better(a: Value, b: Value) -> bool:  # a would sit below b in the heap
         ka, kb = spark_order(a), spark_order(b)
@@ -390,6 +405,8 @@ def _top_k(pick_max: bool) -> Callable[[list[Value], list[Value], list[Value]], 
                 slot_values[heap[0]] = v
                 slot_keys[heap[0]] = key
                 sift_down(0)
+        if not heap:
+            return None
         order = sorted(
             range(len(slot_keys)), key=lambda i: spark_order(slot_keys[i]), reverse=pick_max
         )
@@ -450,11 +467,26 @@ def _percentiles(
         p = percentages[0] if percentages else None
         if not ordered or p is None:
             return None
+        at = pick
+        if isinstance(ordered[0], timedelta) and pick is not _approx_rank:
+            at = _in_microseconds(pick)
+            ordered = [v // _MICROSECOND for v in ordered]
         if isinstance(p, (list, tuple)):
-            return [None if q is None else pick(ordered, float(q)) for q in p]
-        return pick(ordered, float(p))
+            return [None if q is None else at(ordered, float(q)) for q in p]
+        return at(ordered, float(p))
 
     return aggregate
+
+
+def _in_microseconds(pick: Callable[[list, float], float]) -> Callable[[list, float], Value]:
+    """``pick`` over DAY-TIME intervals given as microseconds: Spark computes the
+    percentile of the microseconds as doubles and truncates the result to a whole
+    microsecond (its ``Double.toLong``)."""
+
+    def at(ordered: list, p: float) -> Value:
+        return timedelta(microseconds=int(pick(ordered, p)))
+
+    return at
 
 
 def _approx_rank(ordered: list, p: float) -> Value:
@@ -721,7 +753,7 @@ _FIRST = _Fold((False, None), lambda s, v: s if s[0] else (True, v), lambda s: s
 FOLDS: dict[str, _Fold] = {
     "COUNT": _Fold(0, lambda n, v: n if v is None else n + 1),
     "SUM": _Fold(None, _added),
-    "AVG": _Fold((None, 0), _averaged, lambda s: None if s[1] == 0 else s[0] / s[1]),
+    "AVG": _Fold((None, 0), _averaged, lambda s: None if s[1] == 0 else _mean(*s)),
     "MIN": _Fold(None, _keep(operator.lt)),
     "MAX": _Fold(None, _keep(operator.gt)),
     "COUNT_IF": _Fold(0, lambda n, v: n + 1 if v is True else n),

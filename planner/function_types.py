@@ -493,6 +493,28 @@ def datetime_arithmetic(
         if left.this == right.this == T.DATE:
             return dtype("interval day")
         return dtype("interval day to second")
-    if is_interval(left) or is_interval(right):
-        return None  # interval with interval (or a number): not typed here
-    return None
+    both = _day_time_fields(left), _day_time_fields(right)
+    if both[0] and both[1]:  # Spark: from the larger of the start fields to the smaller end
+        start = min(both[0][0], both[1][0])
+        end = max(both[0][1], both[1][1])
+        return _day_time_type(start, end)
+    return None  # a year-month interval, or an interval with a number: not typed here
+
+
+def _day_time_fields(t: exp.DataType) -> tuple[int, int] | None:
+    """A DAY-TIME interval type's start and end fields as places in DAY, HOUR, MINUTE,
+    SECOND; None for other types."""
+    if not is_interval(t):
+        return None
+    unit = t.this.args.get("unit")
+    ends = (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit, unit)
+    names = [e.name.upper() if isinstance(e, exp.Var) else "" for e in ends]
+    if not all(n in _DAY_TIME for n in names):
+        return None
+    return _DAY_TIME.index(names[0]), _DAY_TIME.index(names[1])
+
+
+def _day_time_type(start: int, end: int) -> exp.DataType:
+    if start == end:
+        return dtype(f"interval {_DAY_TIME[start].lower()}")
+    return dtype(f"interval {_DAY_TIME[start].lower()} to {_DAY_TIME[end].lower()}")

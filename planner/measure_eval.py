@@ -46,6 +46,7 @@ from .function_types import (
     dtype,
     field_type,
     interval_type,
+    is_interval,
     struct_fields,
 )
 from .plan import MatchPlan
@@ -305,6 +306,11 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return t
     if name == "MODE":
         return t
+    if _is_day_time(t) and name in _OF_DAY_TIME:
+        kind = _OF_DAY_TIME[name] or t
+        quantile = _quantile_arg(node) if name == "PERCENTILE" else None
+        listed = quantile is not None and isinstance(_unparen(quantile), exp.Array)
+        return array_of(kind, no_nulls=True) if listed else kind
     if name == "MEDIAN":
         return dtype("double") if _is_numeric(t) else None
     if name in ("PERCENTILE", "PERCENTILE_APPROX", "APPROX_PERCENTILE"):
@@ -330,6 +336,21 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
     return None
 
 
+#: aggregates of DAY-TIME intervals and their type: the argument's (None) or Spark's
+#: widest day-time interval (percentile_approx: see its own rule above)
+_OF_DAY_TIME: dict[str, exp.DataType | None] = {
+    "SUM": None,
+    **dict.fromkeys(("AVG", "MEAN", "MEDIAN", "PERCENTILE"), dtype("interval day to second")),
+}
+
+
+def _is_day_time(t: exp.DataType) -> bool:
+    """Whether ``t`` is a DAY-TIME interval (``INTERVAL HOUR``, ``... DAY TO SECOND``)."""
+    return is_interval(t) and not any(
+        unit.name.upper() in ("YEAR", "MONTH") for unit in t.this.find_all(exp.Var)
+    )
+
+
 def _unparen(node: exp.Expression) -> exp.Expression:
     while isinstance(node, exp.Paren):
         node = node.this
@@ -346,12 +367,16 @@ def _within_group_type(name: str, node: exp.WithinGroup, env: TypeEnv) -> exp.Da
         return None
     if name == "MODE":
         return t
-    if not _is_numeric(t):
+    if _is_day_time(t):
+        t = dtype("interval day to second")
+    elif not _is_numeric(t):
         return None
+    else:
+        t = dtype("double")
     args = node.this.expressions if isinstance(node.this, exp.Anonymous) else [node.this.this]
     if args and isinstance(_unparen(args[0]), exp.Array):
-        return array_of(dtype("double"), no_nulls=True)
-    return dtype("double")
+        return array_of(t, no_nulls=True)
+    return t
 
 
 def _quantile_arg(node: exp.Expression) -> exp.Expression | None:

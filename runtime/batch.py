@@ -33,6 +33,7 @@ from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used 
 from matchrec.errors import SemanticError
 from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
+from .arrow_safe import months_for_arrow, months_restored
 from .partitions import (
     DEFAULT_CHUNK_ROWS,
     DEFAULT_GROUP_ROWS,
@@ -195,6 +196,8 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     _set_integer_widths(df, plan)
     atom_types = _probe_types(df, plan)
 
+    df, encoded = months_for_arrow(df, plan, atom_types)
+
     timeouts = plan.clause.rows_per_match.timeouts
     out_schema, carried = matcher_output(df, plan, input_columns, atom_types)
     zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
@@ -208,7 +211,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
     dotless, names = _without_dots(df)
     matched = dotless.mapInArrow(_named_batches(mapper, names), out_schema)
-    return project_measures(matched, plan, input_columns)
+    return project_measures(months_restored(matched, encoded), plan, input_columns)
 
 
 def _without_dots(df: DataFrame) -> tuple[DataFrame, list[str]]:

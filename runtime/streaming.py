@@ -45,6 +45,7 @@ from matchrec.arrow_packing import PACKED, pack, unpack
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
+from .arrow_safe import months_for_arrow, months_restored
 from .batch import (
     _check_types,
     _check_within,
@@ -157,6 +158,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     _check_types(df, plan, plan.define_checks)
     _set_integer_widths(df, plan)
     atom_types = _probe_types(df, plan)
+    df, encoded = months_for_arrow(df, plan, atom_types)
     buckets = int(conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS))) if keys else 1
     bucket = bucket_of(keys, buckets)
     df = df.withColumn(EVENT_MICROS, F.unix_micros(F.col(quote(event)))).withColumn(BUCKET, bucket)
@@ -178,7 +180,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     )
     processor = MatchProcessor(spec, counted.names)
     matched = run_buckets(packed_by_bucket(df), processor, counted).drop(BUCKET)
-    return project_measures(matched, plan, input_columns)
+    return project_measures(months_restored(matched, encoded), plan, input_columns)
 
 
 def bucket_of(keys: Sequence[str], buckets: int) -> Column:

@@ -123,6 +123,7 @@ from matchrec.errors import (
     UnsupportedError,
 )
 
+from .arrow_safe import refuse_uncarried
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
 
 #: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
@@ -254,6 +255,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     """Parse, plan and type ``body`` against ``input_schema`` (raises our errors)."""
     clause = read_body(body)
     refuse_late_rows(clause, "the table function (it takes batch tables only)")
+    refuse_uncarried(input_schema, "input", clause.sql)
     if clause.rows_per_match.timeouts:
         raise UnsupportedError(
             "ONE ROW PER MATCH WITH TIMEOUTS is not available in the table function",
@@ -316,6 +318,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
             pos=0,
             hint="add MEASURES (or PARTITION BY), or use matchrec.sql",
         )
+    refuse_uncarried(schema, "output", clause.sql)
     return _Program(
         plan=plan,
         schema=schema,

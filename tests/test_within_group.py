@@ -6,6 +6,7 @@ allows one, else its GROUP BY over a self-join that gives each row the rows up t
 from __future__ import annotations
 
 import random
+from datetime import timedelta
 
 import pytest
 from spark_windows import running_and_window
@@ -17,7 +18,9 @@ from matchrec.errors import SemanticError, UnsupportedError
 @pytest.fixture(scope="module")
 def ranked(spark):
     """Three partitions of 30 rows: doubles with NULLs, NaN and many ties, small integers
-    with ties and NULLs, strings; ``o`` orders each partition."""
+    with ties and NULLs, strings, DAY-TIME intervals of a few microseconds either side of
+    zero (means and percentiles that fall between two microseconds); ``o`` orders each
+    partition."""
     rng = random.Random(11)
     rows = []
     for k in ("a", "b", "c"):
@@ -25,8 +28,11 @@ def ranked(spark):
             x = rng.choice([None, float("nan"), 0.5, 1.0, 1.0, 2.0, 3.5, -1.0, rng.random()])
             n = None if rng.random() < 0.15 else rng.randint(0, 4)
             s = None if rng.random() < 0.1 else rng.choice(["p", "q", "r", "s"])
-            rows.append((k, o, x, n, s))
-    frame = spark.createDataFrame(rows, "k string, o int, x double, n int, s string")
+            d = None if rng.random() < 0.1 else timedelta(microseconds=rng.randint(-7, 9))
+            rows.append((k, o, x, n, s, d))
+    frame = spark.createDataFrame(
+        rows, "k string, o int, x double, n int, s string, d interval day to second"
+    )
     frame.createOrReplaceTempView("mr_ranked")
     matchrec.register(spark)
     return frame
@@ -43,7 +49,7 @@ def _running(spark, aggregate: str, semantics: str = "RUNNING") -> tuple[list, l
               PATTERN (A+) DEFINE A AS true)""",
     )
     spark_aggregate = aggregate
-    for column in ("x", "n", "s", "o"):
+    for column in ("x", "n", "s", "o", "d"):
         spark_aggregate = spark_aggregate.replace(f"({column}", f"(b.{column}")
         spark_aggregate = spark_aggregate.replace(f" {column}", f" b.{column}")
     upto = "b.o <= a.o" if semantics == "RUNNING" else "true"
@@ -74,6 +80,28 @@ def _running(spark, aggregate: str, semantics: str = "RUNNING") -> tuple[list, l
 )
 @pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
 def test_within_group_aggregates_are_sparks(spark, ranked, aggregate, semantics):
+    got, expected = _running(spark, aggregate, semantics)
+    assert got == expected
+
+
+@pytest.mark.parametrize(
+    "aggregate",
+    [
+        "avg(d)",
+        "avg(d * -1)",
+        "sum(d)",
+        "median(d)",
+        "percentile(d, array(0.1, 0.35, 0.5))",
+        "percentile_cont(0.3) WITHIN GROUP (ORDER BY d DESC)",
+        "percentile_disc(0.7) WITHIN GROUP (ORDER BY d)",
+        "percentile_approx(d, 0.4)",
+        "avg(d) FILTER (WHERE n > 1)",
+    ],
+)
+@pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
+def test_interval_aggregates_round_as_spark(spark, ranked, aggregate, semantics):
+    """Means and percentiles of DAY-TIME intervals are intervals: Spark rounds a mean half
+    up to the microsecond and truncates a percentile between two microseconds."""
     got, expected = _running(spark, aggregate, semantics)
     assert got == expected
 
@@ -122,6 +150,27 @@ def test_every_door_gives_the_same_values_and_types(spark, ranked):
     assert len(set(schemas.values())) == 1, schemas
     for door, frame in frames.items():
         assert sorted(tuple(r) for r in frame.collect()) == expected, door
+
+
+def test_interval_measures_have_sparks_types_through_every_door(spark, ranked):
+    """The table function types interval aggregates and interval arithmetic without
+    Spark: the same schema and values as the doors where Spark computes the measures."""
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES avg(d) AS a, median(d) AS m, sum(d) AS s, "
+        "sum(CAST(d AS INTERVAL HOUR)) AS h, percentile(d, array(0.2, 0.9)) AS p, "
+        "percentile_cont(0.4) WITHIN GROUP (ORDER BY d) AS pc, LAST(d) - FIRST(d) AS span, "
+        "CAST(LAST(d) AS INTERVAL HOUR) + CAST(FIRST(d) AS INTERVAL MINUTE) AS mixed PATTERN (A+) DEFINE A AS true"
+    )
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_ranked MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_ranked"), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_ranked), '{body}')"),
+    }
+    schemas = {door: frame.schema.simpleString() for door, frame in frames.items()}
+    assert len(set(schemas.values())) == 1, schemas
+    assert "mixed:interval hour to minute" in schemas["sql"]
+    values = {door: sorted(map(tuple, frame.collect())) for door, frame in frames.items()}
+    assert values["df"] == values["sql"] and values["udtf"] == values["sql"]
 
 
 def test_listagg_keeps_rows_of_equal_keys_in_match_order(spark):

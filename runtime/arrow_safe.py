@@ -1,0 +1,116 @@
+"""Columns whose type PySpark's Arrow conversion cannot carry to the matcher.
+
+PySpark 4.3 has no Arrow type for year-month intervals (``INTERVAL YEAR``, ``INTERVAL
+YEAR TO MONTH``, ...) or for ``CALENDAR INTERVAL``: a DataFrame holding one fails inside
+``mapInArrow`` with an error about Arrow. A year-month column the matcher only carries
+along (ALL ROWS PER MATCH, or a column the clause never reads) travels as its number of
+months and gets its type back after the matcher; a value the matcher itself reads or
+computes of such a type is an error naming it, before any job runs.
+"""
+
+from __future__ import annotations
+
+from matchrec.planner.plan import MatchPlan, quote
+from pyspark.sql import DataFrame
+from pyspark.sql import functions as F
+from pyspark.sql.types import (
+    ArrayType,
+    CalendarIntervalType,
+    DataType,
+    MapType,
+    StructType,
+    YearMonthIntervalType,
+)
+
+from matchrec.errors import SemanticError, UnsupportedError
+
+_HINT = (
+    "compute it as a number of months (CAST(CAST(x AS INTERVAL YEAR TO MONTH) AS INT)) "
+    "and make the interval in the query around the clause (make_ym_interval(0, months))"
+)
+
+
+def _uncarried(t: DataType) -> bool:
+    """Whether ``t`` is, or holds, a type PySpark's Arrow conversion has no form for."""
+    if isinstance(t, (YearMonthIntervalType, CalendarIntervalType)):
+        return True
+    if isinstance(t, ArrayType):
+        return _uncarried(t.elementType)
+    if isinstance(t, MapType):
+        return _uncarried(t.keyType) or _uncarried(t.valueType)
+    if isinstance(t, StructType):
+        return any(_uncarried(f.dataType) for f in t.fields)
+    return False
+
+
+def months_for_arrow(
+    df: DataFrame, plan: MatchPlan, atom_types: list[DataType]
+) -> tuple[DataFrame, dict[str, DataType]]:
+    """``df`` with each year-month column the matcher only carries as INT months, and
+    those columns' types; raise for a value of an uncarried type the matcher reads."""
+    for atom, t in zip(plan.atoms, atom_types):
+        if _uncarried(t):
+            raise SemanticError(
+                f"{atom.text} is {t.simpleString().upper()}, a type matchrec cannot compute "
+                "over the match (PySpark passes no such values to Python)",
+                sql=plan.clause.sql,
+                pos=atom.pos,
+                hint=_HINT,
+            )
+    # what the matcher reads, as the user wrote it: a key, or a value Spark computes
+    read = {name: name for name in plan.partition_by}
+    read.update(
+        (name, name if name == text.strip("`") else text) for name, text in plan.precomputed
+    )
+    encoded: dict[str, DataType] = {}
+    for f in df.schema.fields:
+        if not _uncarried(f.dataType):
+            continue
+        if f.name in read or not isinstance(f.dataType, YearMonthIntervalType):
+            raise SemanticError(
+                f"{read.get(f.name, f.name)} is {f.dataType.simpleString().upper()}, a type "
+                "matchrec's matcher cannot read (PySpark has no Arrow form for it)",
+                sql=plan.clause.sql,
+                pos=plan.origins.get(f.name),
+                hint=_HINT,
+            )
+        encoded[f.name] = f.dataType
+    if not encoded:
+        return df, encoded
+    months = {
+        name: F.expr(f"CAST(CAST({quote(name)} AS INTERVAL YEAR TO MONTH) AS INT)")
+        for name in encoded
+    }
+    return df.withColumns(months), encoded
+
+
+def months_restored(matched: DataFrame, encoded: dict[str, DataType]) -> DataFrame:
+    """The matcher's output with each column :func:`months_for_arrow` encoded back in
+    its year-month interval type."""
+    if not encoded:
+        return matched
+    present = [name for name in encoded if name in matched.columns]
+    return matched.withColumns(
+        {
+            name: F.expr(
+                f"CAST(make_ym_interval(0, {quote(name)}) AS {encoded[name].simpleString()})"
+            )
+            for name in present
+        }
+    )
+
+
+def refuse_uncarried(schema: StructType, what: str, sql: str) -> None:
+    """Raise for the first column of ``schema`` (the table function's input, or its
+    output: ``what`` says which) whose type PySpark passes to no Python table function."""
+    for f in schema.fields:
+        if _uncarried(f.dataType):
+            raise UnsupportedError(
+                f"{what} column {f.name} is {f.dataType.simpleString().upper()}: PySpark "
+                "passes no such values to a Python table function",
+                sql=sql,
+                pos=0,
+                hint="select it as a number of months in the table argument, "
+                "TABLE(SELECT ..., CAST(CAST(x AS INTERVAL YEAR TO MONTH) AS INT) AS x ...), "
+                "or use matchrec.sql, which carries such columns",
+            )
