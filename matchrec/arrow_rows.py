@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
+from matchrec.sql_values import WIDE_DECIMALS
 
 MATCHED = "__mr_matched"
 
@@ -69,7 +70,7 @@ def to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
     """Python values of an atom as an Arrow array of the atom's Spark type."""
     if pa.types.is_decimal(arrow_type):
         q = Decimal(1).scaleb(-arrow_type.scale)
-        values = [None if v is None else Decimal(v).quantize(q) for v in values]
+        values = [None if v is None else WIDE_DECIMALS.quantize(Decimal(v), q) for v in values]
     elif pa.types.is_floating(arrow_type):
         values = [None if v is None else float(v) for v in values]
     return pa.array(values, type=arrow_type)

@@ -19,6 +19,7 @@ import pyarrow as pa
 
 from matchrec import vector_define as vd
 from matchrec import wave
+from matchrec.errors import MatchRuntimeError
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, MatchRun, match_partition, next_start
 from matchrec.navigation import Evaluator, MatchContext, Navigate
@@ -47,6 +48,9 @@ class PartitionProgram:
     # how far DEFINE navigation reaches physically: (rows before a match's first row,
     # rows after the current row)
     define_reach: tuple[int, int] = (0, 0)
+    # each atom as the user wrote it and where (for run-time errors), and the query
+    atom_sources: list[tuple[str, int | None]] = field(default_factory=list)
+    sql: str = ""
     _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
     _wave: wave.WaveProgram | None = field(default=None, repr=False, compare=False)
     # bits-only programs: whether matches came often enough in the rows seen so far (on
@@ -748,6 +752,25 @@ def emit_rows(
     return out
 
 
+def _append_atoms(program: PartitionProgram, ctx: MatchContext, out: PartitionOutput) -> None:
+    """Each atom's value at ``ctx``; a value Python cannot compute (an aggregate given
+    values of a type it does not handle) is a run-time error at the user's expression."""
+    try:
+        for (atom, _), column in zip(program.atoms, out.atoms):
+            column.append(atom(ctx))
+    except (TypeError, ValueError, ArithmeticError, KeyError, IndexError) as err:
+        # the failing atom's column is the first one short of a value for this row
+        k = next(i for i, column in enumerate(out.atoms) if len(column) < len(out.rows))
+        text, pos = program.atom_sources[k] if k < len(program.atom_sources) else ("", None)
+        raise MatchRuntimeError(
+            f"could not compute {text or 'a measure'} over the match: {type(err).__name__}: {err}",
+            sql=program.sql or None,
+            pos=pos,
+            hint="the values may have a type matchrec's Python side does not handle; "
+            "CAST them to a simpler type inside the aggregate or navigation",
+        ) from None
+
+
 def _emit_match(
     program: PartitionProgram, ctx: MatchContext, number: int, match: Match, out: PartitionOutput
 ) -> None:
@@ -759,8 +782,7 @@ def _emit_match(
         ctx.upto = size
         out.rows.append(match.start)
         out.matched.append(True)
-        for (atom, _), column in zip(program.atoms, out.atoms):
-            column.append(atom(ctx))
+        _append_atoms(program, ctx, out)
         return
     if size == 0:
         if program.empty_matches == "omit":
@@ -768,8 +790,7 @@ def _emit_match(
         ctx.upto = 0
         out.rows.append(match.start)
         out.matched.append(True)
-        for (atom, _), column in zip(program.atoms, out.atoms):
-            column.append(atom(ctx))
+        _append_atoms(program, ctx, out)
         return
     for i in range(size):
         if match.excluded[i]:
@@ -777,5 +798,4 @@ def _emit_match(
         ctx.upto = i + 1
         out.rows.append(match.start + i)
         out.matched.append(True)
-        for (atom, _), column in zip(program.atoms, out.atoms):
-            column.append(atom(ctx))
+        _append_atoms(program, ctx, out)

@@ -24,7 +24,7 @@ from typing import Any
 
 from .errors import MatchRuntimeError
 from .moments import STATISTICS, second_moment
-from .sql_values import to_text
+from .sql_values import WIDE_DECIMALS, to_text
 
 Value = Any
 RowValue = Callable[["MatchContext", int], Value]
@@ -265,8 +265,15 @@ def _non_null(values: list[Value]) -> list[Value]:
 
 def _in_row_order(vals: list[Value]) -> Value:
     """The sum added up row by row, as Spark and Trino do (and as the vectorized matcher
-    does, so both give the same bits); Python >= 3.12's ``sum`` compensates rounding."""
-    return functools.reduce(operator.add, vals)
+    does, so both give the same bits); Python >= 3.12's ``sum`` compensates rounding.
+    Decimals are added exactly (Python's default context would round to 28 digits)."""
+    return functools.reduce(_plus, vals)
+
+
+def _plus(a: Value, b: Value) -> Value:
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return WIDE_DECIMALS.add(a, b)
+    return a + b
 
 
 def _sum(values: list[Value]) -> Value:
@@ -279,7 +286,10 @@ def _avg(values: list[Value]) -> Value:
     if not vals:
         return None
     if any(isinstance(v, Decimal) for v in vals):
-        return sum(Decimal(v) for v in vals) / len(vals)
+        total = functools.reduce(WIDE_DECIMALS.add, map(Decimal, vals))
+        return WIDE_DECIMALS.divide(total, len(vals))
+    if isinstance(vals[0], int):  # Spark averages integers as doubles added in row order
+        vals = [float(v) for v in vals]
     return _mean(_in_row_order(vals), len(vals))
 
 
@@ -290,6 +300,8 @@ def _mean(total: Any, count: int) -> Any:
     """``total / count``; a DAY-TIME interval's mean rounded half up to the microsecond
     (Spark divides the microseconds with ``RoundingMode.HALF_UP``; Python's timedelta
     division rounds half to even)."""
+    if isinstance(total, Decimal):
+        return WIDE_DECIMALS.divide(total, count)
     if not isinstance(total, timedelta):
         return total / count
     quotient, rest = divmod(abs(total // _MICROSECOND), count)
@@ -311,8 +323,16 @@ def spark_order(v: Value) -> Any:
 
 
 def _distinct_key(v: Value) -> Any:
-    """Key under which DISTINCT (and sets) take equal values as one: NaN equals NaN."""
-    return spark_order(v) if isinstance(v, float) else v
+    """Key under which DISTINCT (and sets) take equal values as one: NaN equals NaN; an
+    array, map or struct by its elements (entries, fields) in order, as Spark compares
+    their bytes."""
+    if isinstance(v, float):
+        return spark_order(v)
+    if isinstance(v, dict):
+        return ("{", tuple((_distinct_key(k), _distinct_key(x)) for k, x in v.items()))
+    if isinstance(v, (list, tuple)):
+        return ("[", tuple(_distinct_key(x) for x in v))
+    return v
 
 
 def _min(values: list[Value]) -> Value:
@@ -416,12 +436,15 @@ def _top_k(pick_max: bool) -> Callable[[list[Value], list[Value], list[Value]], 
 
 
 def _listagg(values: list[Value], separators: list[Value]) -> Value:
-    """Spark's ``listagg``/``string_agg``: the non-NULL values as text, in match order,
-    joined by the (constant) separator; NULL when there is none."""
+    """Spark's ``listagg``/``string_agg``: the non-NULL values as text (or BINARY values
+    as bytes), in match order, joined by the (constant) separator; NULL when there is
+    none."""
     vals = _non_null(values)
     if not vals:
         return None
     sep = separators[0] if separators and separators[0] is not None else ""
+    if isinstance(vals[0], (bytes, bytearray)):
+        return bytes(sep or b"").join(bytes(v) for v in vals)
     return to_text(sep).join(to_text(v) for v in vals)
 
 
@@ -711,16 +734,18 @@ def _keep(better: Callable[[Any, Any], bool]) -> Callable[[Value, Value], Value]
 
 
 def _added(kept: Value, v: Value) -> Value:
-    return kept if v is None else (v if kept is None else kept + v)
+    return kept if v is None else (v if kept is None else _plus(kept, v))
 
 
 def _averaged(state: tuple[Any, int], v: Value) -> tuple[Any, int]:
     total, count = state
     if v is None:
         return state
+    if isinstance(v, int):  # as _avg: integers as doubles
+        v = float(v)
     if count == 0:
         return (0 + v if isinstance(v, Decimal) else v), 1  # as _avg adds Decimals
-    return total + v, count + 1
+    return _plus(total, v), count + 1
 
 
 def _truth(combine: Callable[[bool, bool], bool]) -> Callable[[Value, Value], Value]:

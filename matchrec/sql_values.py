@@ -9,8 +9,13 @@ from __future__ import annotations
 
 import math
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
+
+#: Decimal arithmetic wide enough for Spark's DECIMAL(38, s) values and their sums
+#: (Python's default context keeps 28 digits, then rounds or raises), rounding half up as
+#: Spark's decimals do
+WIDE_DECIMALS = Context(prec=100, rounding=ROUND_HALF_UP)
 
 
 def double_text(x: float) -> str:

@@ -202,6 +202,9 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
         return pa.array(seen, type=pa.int64())
     dtype = np.int64 if pa.types.is_integer(kind) else np.float64
     raw = np.asarray(gathered.fill_null(0).to_numpy(zero_copy_only=False), dtype=dtype)
+    if atom.func == "AVG" and dtype is np.int64:
+        # Spark averages integers as doubles added in row order (exact only up to 2**53)
+        dtype, raw = np.float64, raw.astype(np.float64)
     if atom.func in ("SUM", "AVG"):
         if dtype is np.float64:
             # doubles are added in row order from the match's first row, as Spark adds

@@ -571,9 +571,9 @@ class Lowering:
         self, node: exp.Expression, args: list[exp.Expression], base: int
     ) -> list[exp.Expression]:
         """``listagg(x[, separator])`` as two arguments (the separator NULL when not
-        given, as Spark's)."""
+        given, as Spark's; untyped, as it stands for a STRING or a BINARY one)."""
         if len(args) == 1:
-            return [*args, _NULL_STRING.copy()]
+            return [*args, exp.Null()]
         return args
 
     def aggregate_atom(

@@ -281,10 +281,10 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return dtype("bigint")
     if name in ("BOOL_AND", "EVERY", "BOOL_OR", "ANY", "SOME"):
         return dtype("boolean")
-    if name in ("LISTAGG", "STRING_AGG"):
-        return dtype("string")
     if name == "REGR_COUNT":
         return dtype("bigint")
+    if name in ("LISTAGG", "STRING_AGG"):
+        return _listagg_type(node, env)
     if name.startswith(("STD", "VAR")) or name in STATISTICS:
         return dtype("double")
     if isinstance(node, exp.WithinGroup):  # percentile_cont/_disc, mode(): of the key
@@ -349,6 +349,16 @@ def _is_day_time(t: exp.DataType) -> bool:
     return is_interval(t) and not any(
         unit.name.upper() in ("YEAR", "MONTH") for unit in t.this.find_all(exp.Var)
     )
+
+
+def _listagg_type(node: exp.Expression, env: TypeEnv) -> exp.DataType:
+    """listagg/string_agg: BINARY of BINARY values, else STRING."""
+    call = node.this if isinstance(node, exp.WithinGroup) else node
+    value = call.expressions[0] if isinstance(call, exp.Anonymous) else call.this
+    while isinstance(value, (exp.Distinct, exp.Paren, exp.Order)):
+        value = value.expressions[0] if isinstance(value, exp.Distinct) else value.this
+    t = infer_type(value, env) if value is not None else None
+    return t if t is not None and t.this in (T.BINARY, T.VARBINARY) else dtype("string")
 
 
 def _unparen(node: exp.Expression) -> exp.Expression:

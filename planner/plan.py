@@ -272,6 +272,8 @@ def plan_clause(
         skip_mode=skip.mode,
         skip_labels=skip_labels,
         atoms=[(a.evaluate, a.aggregate) for a in low.atoms],
+        atom_sources=[(a.text, a.pos) for a in low.atoms],
+        sql=sql,
         one_row=clause.rows_per_match.mode == "one",
         empty_matches=clause.rows_per_match.empty,
         excluded_output=clause.rows_per_match.mode == "one",

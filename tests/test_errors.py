@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
+from datetime import date
 
 import pytest
 from matchrec.grammar import parse_clause
@@ -1059,6 +1060,25 @@ def test_runtime_type_error_in_define_is_positioned():
         body.index("> A.id"),
         MatchRuntimeError,
         "could not apply > to 'b' (str), 1 (int)",  # row 2's name, A's id
+        hint="CAST",
+    )
+
+
+def test_runtime_error_in_a_measure_is_positioned():
+    # the matcher's guard for a measure's aggregate given values it cannot compute with
+    # (with Spark, types are checked first; here the program runs on other values)
+    body = (
+        "ORDER BY id\nMEASURES count(*) AS n,\n  sum(A.name) AS total\n"
+        "PATTERN (A+)\nDEFINE A AS true"
+    )
+    with pytest.raises(MatchRuntimeError) as info:
+        _run(body, {"id": [1, 2, 3], "name": [date(2024, 1, d) for d in (1, 2, 3)]})
+    assert_error(
+        info.value,
+        body,
+        body.index("sum(A.name)"),
+        MatchRuntimeError,
+        "could not compute SUM(A.name) over the match: TypeError",
         hint="CAST",
     )
 

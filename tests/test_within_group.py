@@ -159,7 +159,8 @@ def test_interval_measures_have_sparks_types_through_every_door(spark, ranked):
         "PARTITION BY k ORDER BY o MEASURES avg(d) AS a, median(d) AS m, sum(d) AS s, "
         "sum(CAST(d AS INTERVAL HOUR)) AS h, percentile(d, array(0.2, 0.9)) AS p, "
         "percentile_cont(0.4) WITHIN GROUP (ORDER BY d) AS pc, LAST(d) - FIRST(d) AS span, "
-        "CAST(LAST(d) AS INTERVAL HOUR) + CAST(FIRST(d) AS INTERVAL MINUTE) AS mixed PATTERN (A+) DEFINE A AS true"
+        "CAST(LAST(d) AS INTERVAL HOUR) + CAST(FIRST(d) AS INTERVAL MINUTE) AS mixed "
+        "PATTERN (A+) DEFINE A AS true"
     )
     frames = {
         "sql": matchrec.sql(spark, f"SELECT * FROM mr_ranked MATCH_RECOGNIZE ({body})"),

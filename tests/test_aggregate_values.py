@@ -1,0 +1,102 @@
+"""Aggregates in MEASURES over values of every kind Spark aggregates: DECIMAL(38, s) wide
+enough to pass Python's default 28 digits, BIGINT near its limit, BINARY for
+listagg/string_agg, arrays and maps for mode() and DISTINCT. Expected values are Spark's:
+its window over the same rows, or its GROUP BY."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from spark_windows import running_and_window
+
+import matchrec
+
+
+@pytest.fixture(scope="module")
+def wide(spark):
+    """Two partitions: DECIMAL(38,18) values of about 10^12 with 18 decimals (31 digits,
+    their sums more), BIGINTs near 2**63 whose sum as doubles is not the exact sum, BINARY
+    strings, and arrays/maps with repeats."""
+    rows = []
+    for k, sign in (("a", 1), ("b", -1)):
+        for o in range(1, 9):
+            d = Decimal(f"{sign * (10**12 + o)}.{7 * o:018d}")  # 31 digits
+            big = sign * (2**62 + o * 3**30)
+            b = bytes([o % 3, 255 - o])
+            arr = [int(o <= 5), o % 2 if o > 5 else 0]  # [1, 0] five times, 3 distinct
+            m = {"x": o % 3 if o > 4 else 9}  # {x: 9} four times, 4 distinct
+            rows.append((k, o, d, big, b, arr, m))
+    frame = spark.createDataFrame(
+        rows,
+        "k string, o int, d decimal(38,18), big bigint, b binary, arr array<int>, "
+        "m map<string,int>",
+    )
+    frame.createOrReplaceTempView("mr_wide")
+    matchrec.register(spark)
+    return frame
+
+
+@pytest.mark.parametrize("aggregate", ["sum(d)", "avg(d)", "avg(big)", "sum(d * 3)"])
+@pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
+def test_wide_sums_and_means_are_sparks(spark, wide, aggregate, semantics):
+    got, expected = running_and_window(spark, "mr_wide", aggregate, semantics)
+    assert got == expected
+
+
+def _grouped_and_matched(spark, measures: dict[str, str]) -> tuple[list, dict[str, list]]:
+    """Spark's GROUP BY k of ``measures`` over mr_wide, and each door's one match per k."""
+    expected = sorted(
+        map(
+            tuple,
+            spark.sql(
+                "SELECT k, "
+                + ", ".join(f"{m} AS {name}" for name, m in measures.items())
+                + " FROM mr_wide GROUP BY k"
+            ).collect(),
+        )
+    )
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
+        + " PATTERN (A+) DEFINE A AS true"
+    )
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_wide MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_wide"), body),
+        "udtf": spark.sql(
+            "SELECT * FROM match_recognize(TABLE(mr_wide), '" + body.replace("'", "''") + "')"
+        ),
+    }
+    schemas = {door: frame.schema.simpleString() for door, frame in frames.items()}
+    assert len(set(schemas.values())) == 1, schemas
+    return expected, {door: sorted(map(tuple, f.collect())) for door, f in frames.items()}
+
+
+def test_listagg_of_binary_values_is_binary(spark, wide):
+    expected, got = _grouped_and_matched(
+        spark,
+        {
+            "joined": "listagg(b)",
+            "separated": "string_agg(b, X'2C')",
+            "ordered": "listagg(b, X'00') WITHIN GROUP (ORDER BY o DESC)",
+        },
+    )
+    for door, rows in got.items():
+        assert rows == expected, door
+
+
+def test_distinct_and_mode_of_arrays_and_maps(spark, wide):
+    # the most frequent array is unique here, so Spark's mode() is deterministic (its
+    # mode() of maps is not: it does not take equal maps as one value)
+    expected, got = _grouped_and_matched(
+        spark,
+        {
+            "arrays": "count(DISTINCT arr)",
+            "maps": "count(DISTINCT m)",
+            "approx": "approx_count_distinct(arr)",
+            "common": "mode(arr)",
+        },
+    )
+    for door, rows in got.items():
+        assert rows == expected, door
