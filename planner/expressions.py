@@ -158,6 +158,9 @@ class Lowering:
     # the input relation's name (its alias or table name), which a subquery of MEASURES
     # or DEFINE must not use: it is evaluated once, not per row of the match
     input_name: str | None = None
+    # every measure's alias (lower case) -> its expression as written, for the hint when
+    # a measure names another one (not in scope: the standard's rule, also Trino's)
+    measure_texts: dict[str, str] = field(default_factory=dict)
     # the session's SQL UDFs, looked up by name (None: no session at hand)
     sql_functions: FunctionLookup | None = None
     # the session's Python UDFs, looked up by name (None: no session at hand)
@@ -214,6 +217,13 @@ class Lowering:
             hint = f"input columns: {known}"
             if close:
                 hint = f"did you mean {close}? {hint}"
+            measure = None if _qualifier(node) else self.measure_texts.get(name.lower())
+            if measure is not None:
+                hint = (
+                    f"{name} is a measure, and a measure cannot use another (the SQL "
+                    f"standard's scope, unlike Spark's lateral column aliases in SELECT): "
+                    f"write its expression, {measure}, in its place"
+                )
             q = _qualifier(node)
             what = f"Column {name} prefixed with label {q}" if q else f"Column {name!r}"
             raise self.error(SemanticError, f"{what} cannot be resolved", target, base, hint)

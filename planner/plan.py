@@ -209,6 +209,7 @@ def plan_clause(
 
     measures: list[tuple[str, str]] = []
     seen_alias: set[str] = set()
+    low.measure_texts.update((m.alias.lower(), m.expr.text) for m in clause.measures)
     for m in clause.measures:
         if m.alias.lower() in seen_alias:
             raise SemanticError(

@@ -362,6 +362,17 @@ CASES = [
         "did you mean value?",
     ),
     (
+        "a measure named in another measure (a lateral alias in Spark's SELECT)",
+        broken("count(B.*) AS n", "last_value - first_value AS n"),
+        "last_value - first",
+        0,
+        SemanticError,
+        "Column 'last_value' cannot be resolved",
+        "last_value is a measure, and a measure cannot use another (the SQL standard's "
+        "scope, unlike Spark's lateral column aliases in SELECT): write its expression, "
+        "LAST(B.value), in its place",
+    ),
+    (
         "unknown column inside navigation",
         broken("LAST(B.value)", "LAST(B.nosuch)"),
         "nosuch",
