@@ -1,4 +1,5 @@
-"""Expected values of aggregates over a match, from Spark's own window functions."""
+"""Expected values of aggregates over a match, from Spark's own window functions, and
+the same measures through every door."""
 
 from __future__ import annotations
 
@@ -22,3 +23,25 @@ def running_and_window(spark, view: str, aggregate: str, semantics: str):
               PATTERN (A+) DEFINE A AS true)""",
     )
     return sorted(map(str, got.collect())), sorted(map(str, expected.collect()))
+
+
+def every_door(spark, view: str, measures: dict[str, str]) -> dict[str, list[tuple]]:
+    """``measures`` (name -> expression) of one match per partition of ``view``
+    (``PARTITION BY k ORDER BY o``, every row) through ``matchrec.sql``, the DataFrame
+    door and the table function: each door's sorted rows, once all three schemas are
+    asserted equal."""
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
+        + " PATTERN (A+) DEFINE A AS true"
+    )
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table(view), body),
+        "udtf": spark.sql(
+            f"SELECT * FROM match_recognize(TABLE({view}), '" + body.replace("'", "''") + "')"
+        ),
+    }
+    schemas = {door: frame.schema.simpleString() for door, frame in frames.items()}
+    assert len(set(schemas.values())) == 1, schemas
+    return {door: sorted(map(tuple, frame.collect())) for door, frame in frames.items()}

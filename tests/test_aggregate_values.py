@@ -8,7 +8,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from spark_windows import running_and_window
+from spark_windows import every_door, running_and_window
 
 import matchrec
 
@@ -56,21 +56,7 @@ def _grouped_and_matched(spark, measures: dict[str, str]) -> tuple[list, dict[st
             ).collect(),
         )
     )
-    body = (
-        "PARTITION BY k ORDER BY o MEASURES "
-        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
-        + " PATTERN (A+) DEFINE A AS true"
-    )
-    frames = {
-        "sql": matchrec.sql(spark, f"SELECT * FROM mr_wide MATCH_RECOGNIZE ({body})"),
-        "df": matchrec.match_recognize(spark.table("mr_wide"), body),
-        "udtf": spark.sql(
-            "SELECT * FROM match_recognize(TABLE(mr_wide), '" + body.replace("'", "''") + "')"
-        ),
-    }
-    schemas = {door: frame.schema.simpleString() for door, frame in frames.items()}
-    assert len(set(schemas.values())) == 1, schemas
-    return expected, {door: sorted(map(tuple, f.collect())) for door, f in frames.items()}
+    return expected, every_door(spark, "mr_wide", measures)
 
 
 def test_listagg_of_binary_values_is_binary(spark, wide):

@@ -9,7 +9,7 @@ import random
 from datetime import timedelta
 
 import pytest
-from spark_windows import running_and_window
+from spark_windows import every_door, running_and_window
 
 import matchrec
 from matchrec.errors import SemanticError, UnsupportedError
@@ -134,44 +134,31 @@ def test_every_door_gives_the_same_values_and_types(spark, ranked):
                 ON g.k = w.k"""
         ).collect()
     )
-    body = (
-        "PARTITION BY k ORDER BY o MEASURES "
-        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
-        + " PATTERN (A+) DEFINE A AS true"
-    )
-    frames = {
-        "sql": matchrec.sql(spark, f"SELECT * FROM mr_ranked MATCH_RECOGNIZE ({body})"),
-        "df": matchrec.match_recognize(spark.table("mr_ranked"), body),
-        "udtf": spark.sql(
-            "SELECT * FROM match_recognize(TABLE(mr_ranked), '" + body.replace("'", "''") + "')"
-        ),
-    }
-    schemas = {door: frame.schema.simpleString() for door, frame in frames.items()}
-    assert len(set(schemas.values())) == 1, schemas
-    for door, frame in frames.items():
-        assert sorted(tuple(r) for r in frame.collect()) == expected, door
+    for door, rows in every_door(spark, "mr_ranked", measures).items():
+        assert rows == expected, door
 
 
 def test_interval_measures_have_sparks_types_through_every_door(spark, ranked):
     """The table function types interval aggregates and interval arithmetic without
     Spark: the same schema and values as the doors where Spark computes the measures."""
-    body = (
-        "PARTITION BY k ORDER BY o MEASURES avg(d) AS a, median(d) AS m, sum(d) AS s, "
-        "sum(CAST(d AS INTERVAL HOUR)) AS h, percentile(d, array(0.2, 0.9)) AS p, "
-        "percentile_cont(0.4) WITHIN GROUP (ORDER BY d) AS pc, LAST(d) - FIRST(d) AS span, "
-        "CAST(LAST(d) AS INTERVAL HOUR) + CAST(FIRST(d) AS INTERVAL MINUTE) AS mixed "
-        "PATTERN (A+) DEFINE A AS true"
-    )
-    frames = {
-        "sql": matchrec.sql(spark, f"SELECT * FROM mr_ranked MATCH_RECOGNIZE ({body})"),
-        "df": matchrec.match_recognize(spark.table("mr_ranked"), body),
-        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_ranked), '{body}')"),
+    measures = {
+        "a": "avg(d)",
+        "m": "median(d)",
+        "s": "sum(d)",
+        "h": "sum(CAST(d AS INTERVAL HOUR))",
+        "p": "percentile(d, array(0.2, 0.9))",
+        "pc": "percentile_cont(0.4) WITHIN GROUP (ORDER BY d)",
+        "span": "LAST(d) - FIRST(d)",
+        "mixed": "CAST(LAST(d) AS INTERVAL HOUR) + CAST(FIRST(d) AS INTERVAL MINUTE)",
     }
-    schemas = {door: frame.schema.simpleString() for door, frame in frames.items()}
-    assert len(set(schemas.values())) == 1, schemas
-    assert "mixed:interval hour to minute" in schemas["sql"]
-    values = {door: sorted(map(tuple, frame.collect())) for door, frame in frames.items()}
+    values = every_door(spark, "mr_ranked", measures)
     assert values["df"] == values["sql"] and values["udtf"] == values["sql"]
+    schema = matchrec.match_recognize(
+        spark.table("mr_ranked"),
+        "PARTITION BY k ORDER BY o MEASURES " + measures["mixed"] + " AS mixed "
+        "PATTERN (A+) DEFINE A AS true",
+    ).schema
+    assert schema["mixed"].dataType.simpleString() == "interval hour to minute"
 
 
 def test_listagg_keeps_rows_of_equal_keys_in_match_order(spark):
