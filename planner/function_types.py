@@ -494,7 +494,7 @@ def datetime_arithmetic(
             return dtype("interval day")
         return dtype("interval day to second")
     both = _day_time_fields(left), _day_time_fields(right)
-    if both[0] and both[1]:  # Spark: from the larger of the start fields to the smaller end
+    if both[0] and both[1]:  # Spark: from the earlier start field to the later end field
         start = min(both[0][0], both[1][0])
         end = max(both[0][1], both[1][1])
         return _day_time_type(start, end)

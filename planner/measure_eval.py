@@ -337,7 +337,7 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
 
 
 #: aggregates of DAY-TIME intervals and their type: the argument's (None) or Spark's
-#: widest day-time interval (percentile_approx: see its own rule above)
+#: widest day-time interval (percentile_approx keeps its argument's type: the rule below)
 _OF_DAY_TIME: dict[str, exp.DataType | None] = {
     "SUM": None,
     **dict.fromkeys(("AVG", "MEAN", "MEDIAN", "PERCENTILE"), dtype("interval day to second")),
