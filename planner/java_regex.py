@@ -19,12 +19,15 @@ whose Python meaning is unambiguous, rather than trusting Python to read Java te
 * ``(?i)`` is Java's default ASCII-only case folding, applied to each literal and class;
 * named groups, back references (``\\1``, ``\\k<name>``; Java's rule for how many
   digits a reference takes), ``\\Q...\\E``, octal/hex/unicode/control escapes,
-  lookarounds, atomic groups and possessive quantifiers.
+  lookarounds (a lookbehind Python can run: of fixed length), atomic groups, possessive
+  quantifiers and ``\\R`` (which backtracks into ``\\r\\n`` in Java 17).
 
 Anything else is refused with the construct named (:class:`RegexRefused`) rather than
-guessed: ``(?x) (?u) (?U) (?d)``, ``\\G \\X \\R`` ... are not translated, neither are
-Unicode property classes (their tables follow the JVM's Unicode version). Patterns Java
-rejects raise :class:`JavaPatternError` with Java's message where the parser can tell.
+guessed: ``(?x) (?u) (?U) (?d) (?c)``, ``\\G \\X \\N{...} \\b{g}``, a quantifier on a
+quantifier or a lookaround, classes Java reads in surprising ways (``[]a]``, ``[^a[b]]``,
+``[a-z-9]``) are not translated, neither are Unicode property classes (their tables
+follow the JVM's Unicode version). Patterns Java rejects raise :class:`JavaPatternError`
+with Java's message where the parser can tell.
 
 ``\\b``/``\\B`` are translated for ASCII subjects only: Java 17 counts any Unicode
 letter or digit as a word character there, Java 19+ only ``[a-zA-Z0-9_]``, so on other
@@ -675,7 +678,12 @@ def _translated(pattern: str) -> JavaRegex | ValueError:
     if compiled.groups != parser.opened:  # never: each capturing group is written once
         return RegexRefused("a group Python counts differently", 0)
     return JavaRegex(
-        pattern, compiled, parser.opened, dict(parser.names), parser.word_boundary, after_cr
+        pattern,
+        compiled,
+        parser.opened,
+        dict(parser.names),
+        parser.word_boundary,
+        after_cr,
     )
 
 

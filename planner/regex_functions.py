@@ -171,7 +171,7 @@ def regexp_replace(s: Any, pattern: Any, replacement: Any, position: Any = 1) ->
         raise RegexReplaceError(
             f'[INVALID_REGEXP_REPLACE] Could not perform regexp_replace for source = "{s}", '
             f'pattern = "{pattern}", replacement = "{replacement}" and position = '
-            f"{position + 1} ({err})."
+            f"{start + 1} ({err})."
         ) from None
     out = [s[:start]]
     last = 0

@@ -1316,6 +1316,8 @@ REGEX_SUBJECTS = [
     "\r",
     "k \u212a s \u017f",
     "\x0b\f\xa0",
+    "Z^_`a(",
+    " 0",
     None,
 ]
 # Java patterns the glue translates: each construct of planner/java_regex.py
@@ -1399,6 +1401,16 @@ REGEX_PATTERNS = [
     "\\$",
     "\\\\",
     "[$^]",
+    "\\0400",
+    "a|",
+    "|b",
+    "(?:ab)*c",
+    "x{0}y",
+    "[a-c&&b-d]",
+    "(?i)[Z-a]+",
+    "\\(|\\{|\\[|\\.",
+    "😀|\\x{1F600}",
+    "(?=(a))\\w",
     None,
 ]
 REGEX_TEXTS = [
@@ -1490,6 +1502,8 @@ def test_positions_outside_the_bmp_equal_spark(spark):
     """Characters outside the BMP (two Java chars each): regexp_instr and regexp_replace's
     position and the matches themselves as Spark has them."""
     values = [("😀a😀b", "b", "-"), ("😀😀x", "x", "-"), ("a😀", "😀", "-")]
+    # a class of every BMP character: Java does not match it inside a surrogate pair
+    values += [("😀", "[\\x{0}-\\x{FFFF}]", "-"), ("a😀b", "[^a]+", "-")]
     frame = spark.createDataFrame(values, "s STRING, p STRING, r STRING")
     for text in ["regexp_instr(s, p)", "regexp_replace(s, p, r, 3)", "regexp_extract(s, p, 0)"]:
         _differential(spark, frame, text)
@@ -1544,8 +1558,10 @@ def test_regex_functions_of_two_rows_equal_spark(spark, call):
     assert not missing, f"{call}: {len(missing)} of {parts} partitions differ from Spark"
 
 
-def _regex_job_error(spark, call: str, pattern: str, subject: str = "abc") -> MatchRuntimeError:
-    rows = [(0, 1, "S-row", pattern, "-"), (0, 2, subject, "N-row", "N")]
+def _regex_job_error(
+    spark, call: str, pattern: str, subject: str = "abc", replacement: str = "-"
+) -> MatchRuntimeError:
+    rows = [(0, 1, "S-row", pattern, replacement), (0, 2, subject, "N-row", "N")]
     spark.createDataFrame(
         rows, "part INT, id INT, s STRING, p STRING, r STRING"
     ).createOrReplaceTempView("regex_error")
@@ -1566,49 +1582,53 @@ def _spark_error(spark, text: str, s: str, p: str, r: str = "-") -> str:
 
 
 @pytest.mark.parametrize(
-    ("call", "text", "pattern", "spark_says"),
+    ("call", "pattern", "replacement", "spark_says"),
     [
         (
             "regexp_extract(N.s, S.p, 2)",
-            "regexp_extract(s, p, 2)",
             "(b)",
+            "-",
             "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] The value of parameter(s) `idx` in "
             "`regexp_extract` is invalid: Expects group index between 0 and 1, but got 2.",
         ),
         (
             "regexp_extract_all(N.s, S.p, -1)",
-            "regexp_extract_all(s, p, -1)",
             "b",
+            "-",
             "Expects group index between 0 and 0, but got -1.",
         ),
         (
-            "regexp_replace(N.s, S.p, '$2')",
-            "regexp_replace(s, p, '$2')",
+            "regexp_replace(N.s, S.p, S.r)",
             "(b)",
-            "No group 2",
+            "$2",
+            '[INVALID_REGEXP_REPLACE] Could not perform regexp_replace for source = "abc", '
+            'pattern = "(b)", replacement = "$2" and position = 1',
         ),
         (
-            "regexp_replace(N.s, S.p, '${y}')",
-            "regexp_replace(s, p, '${y}')",
+            "regexp_replace(N.s, S.p, S.r)",
             "(?<x>b)",
+            "${y}",
             '[INVALID_REGEXP_REPLACE] Could not perform regexp_replace for source = "abc", '
             'pattern = "(?<x>b)", replacement = "${y}" and position = 1',
         ),
+        ("regexp_replace(N.s, S.p, S.r)", "b", "x\\", "[INVALID_REGEXP_REPLACE]"),
         (
             "N.s RLIKE S.p",
-            "s RLIKE p",
             "a(b",
+            "-",
             "java.util.regex.PatternSyntaxException: Unclosed group near index",
         ),
-        ("N.s RLIKE S.p", "s RLIKE p", "a{,2}", "Illegal repetition"),
-        ("N.s RLIKE S.p", "s RLIKE p", "\\y", "Illegal/unsupported escape sequence"),
+        ("N.s RLIKE S.p", "a{,2}", "-", "Illegal repetition"),
+        ("N.s RLIKE S.p", "\\y", "-", "Illegal/unsupported escape sequence"),
     ],
 )
-def test_regex_errors_of_two_rows_are_sparks(spark, call, text, pattern, spark_says):
+def test_regex_errors_of_two_rows_are_sparks(spark, call, pattern, replacement, spark_says):
     """What Spark raises for these values (checked here), the glue raises too: a
-    run-time error positioned at the call, with Spark's error text."""
-    assert spark_says in _spark_error(spark, text, "abc", pattern)
-    err = _regex_job_error(spark, call, pattern)
+    run-time error positioned at the call, with Spark's error text. (A replacement is
+    read from S.r: a quote in the error's line would keep the caret out of the query.)"""
+    text = call.replace("N.", "").replace("S.", "")
+    assert spark_says in _spark_error(spark, text, "abc", pattern, replacement)
+    err = _regex_job_error(spark, call, pattern, replacement=replacement)
     assert spark_says in err.message, err.message
 
 
@@ -1627,6 +1647,8 @@ def test_regex_errors_of_two_rows_are_sparks(spark, call, text, pattern, spark_s
 def test_regexes_read_from_a_row_that_are_not_translated_fail_the_job(
     spark, pattern, subject, construct
 ):
+    """A pattern read from a row that the glue cannot run exactly fails the job, naming
+    the construct."""
     err = _regex_job_error(spark, "regexp_count(N.s, S.p)", pattern, subject)
     assert construct in err.message and "not computed" in err.message, err.message
 
