@@ -289,13 +289,15 @@ class _Parser:
             self.i += 1
         if self.peek() and self.peek() in "*+?{":
             raise self.refuse("a quantifier applied to a quantifier")
-        if atom.startswith("(?=") or atom.startswith("(?!") or atom.startswith("(?<"):
-            raise self.refuse("a quantified lookaround", start)
+        if atom.startswith(
+            ("(?=", "(?!", "(?<", "\\A", "\\Z", "\\b", "(?:\\B", "(?:\\Z", "(?:(?!")
+        ):
+            raise self.refuse("a quantified lookaround or anchor", start)
         return f"(?:{atom}){q}"
 
     def braces(self) -> str:
         at = self.i
-        m = re.compile(r"\{(\d+)(,(\d*))?\}").match(self.p, self.i)
+        m = re.compile(r"\{([0-9]+)(,([0-9]*))?\}").match(self.p, self.i)
         if not m:
             raise self.error("Illegal repetition", at)
         low = int(m.group(1))
@@ -526,6 +528,8 @@ class _Parser:
     def char_escape(self, start: int) -> int:
         """The code point of a character escape at ``self.i`` (after the backslash)."""
         c = self.peek()
+        if c == "":
+            raise self.error("Unexpected internal error", len(self.p))
         self.i += 1
         if c in _SIMPLE_ESCAPES:
             return ord(_SIMPLE_ESCAPES[c])

@@ -1722,3 +1722,38 @@ def test_a_regex_function_of_two_rows_through_the_three_doors(spark):
         # h: 'id=7' and 'x id=9\r\n' match (Java's $ before a final \r\n), 'ID=8' does
         # not (no (?i)); j: 'ID=3' under (?i)
         assert sorted(tuple(r) for r in frame.collect()) == [("h", 1, 3), ("j", 1, 2)], door
+
+
+def _random_regexes(count: int, seed: int) -> list[str]:
+    """Patterns of random pieces of Java's syntax that the glue translates (a seeded
+    sample: what Java rejects or the glue refuses is left out)."""
+    from matchrec.planner.java_regex import JavaPatternError, RegexRefused, translate
+
+    pieces = list("ab()[]|*+?.^$\\-&") + [
+        *("(?", "[^", "&&", "{2}", "{0,1}", "(?<n>", "\\k<n>", "\\w", "\\d", "\\s", "\\b"),
+        *("\\1", "(?i)", "(?m)", "(?s)", "\\Z", "\\z", "\\R", "(?=", "(?!", "(?>", "(?<="),
+        *("\\Q", "\\E", "\\n", "\\r"),
+    ]
+    rng = random.Random(seed)
+    found: list[str] = []
+    while len(found) < count:
+        p = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 7)))
+        try:
+            translate(p)
+        except (RegexRefused, JavaPatternError):
+            continue
+        found.append(p)
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["s RLIKE p", "regexp_extract_all(s, p, 0)", "regexp_replace(s, p, '<$0>')", "split(s, p)"],
+)
+def test_random_java_regexes_equal_spark(spark, text):
+    """Random combinations of the translated constructs over ASCII subjects with line
+    terminators (Spark would fail the whole frame on a pattern Java rejects: none is
+    taken that the glue does not reject too)."""
+    subjects = ["", "a", "ab", "ba\nb", "aab\r\nb", "A B_b", "b\ra", "((a))", "a-b&", "bb\r"]
+    values = [(s, p) for s in subjects for p in _random_regexes(150, 11)]
+    _differential(spark, spark.createDataFrame(values, "s STRING, p STRING"), text)
