@@ -1318,6 +1318,7 @@ REGEX_SUBJECTS = [
     "\x0b\f\xa0",
     "Z^_`a(",
     " 0",
+    "xaa11",
     None,
 ]
 # Java patterns the glue translates: each construct of planner/java_regex.py
