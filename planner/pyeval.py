@@ -567,6 +567,9 @@ def compile_glue(
         fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
         if extended in REGEX_FUNCTIONS:
             _check_regex_call(node, extended, gf.node_args(node), where, sql)
+            if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
+                left, right = child(node.this), child(node.expression)
+                return _guarded_binary(_strict(fn), left, right, node, where, sql)
         return _call(node, fn, entry.strict, gf.node_args(node), child, where, sql)
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
@@ -577,6 +580,19 @@ def compile_glue(
         "which has operators, CASE, COALESCE and the functions the README lists (How it "
         "works); a function of one row is Spark's: compute it per row in a subquery (f(x) AS "
         "fx) and compare those columns, e.g. B.fx > A.fx",
+    )
+
+
+def _written_as_call(
+    node: exp.Expression, where: Callable[[exp.Expression], int], sql: str
+) -> bool:
+    """Whether ``node`` is written ``rlike(s, p)`` (or ``regexp``/``regexp_like``), not
+    as the operator ``s RLIKE p``."""
+    written = _NAME.match(sql, where(node))
+    return (
+        written is not None
+        and written.group().lower() in ("rlike", "regexp", "regexp_like")
+        and sql[written.end() :].lstrip().startswith("(")
     )
 
 

@@ -1571,7 +1571,8 @@ def _regex_job_error(
         matchrec.sql(spark, query).collect()
     err = rebuild(carried_error(info.value) or "", query)
     assert isinstance(err, MatchRuntimeError), info.value
-    assert err.sql[err.pos :].startswith(call.split(" ")[0].split("(")[0]), err
+    at = "RLIKE" if " RLIKE " in call else call.split("(")[0]
+    assert err.sql[err.pos :].startswith(at), err
     return err
 
 
