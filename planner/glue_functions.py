@@ -10,8 +10,10 @@ Python glue must compute it while matching. Two levers, applied in this order:
   Spark (same function, same implicit casts, same errors) and only the combination runs
   here;
 * **reimplement** (this module): string, comparison and date functions whose Spark
-  semantics are small enough to copy exactly. Each one is checked against Spark on
-  generated values by the differential test in ``tests/test_define_functions.py``.
+  semantics are small enough to copy exactly (array set functions in
+  ``planner.array_functions``, regex functions in ``planner.regex_functions``, whose Java
+  patterns ``planner.java_regex`` translates or refuses). Each one is checked against
+  Spark on generated values by the differential test in ``tests/test_define_functions.py``.
 
 A function here is used only where Spark cannot compute the value: pushdown still moves
 every one-row use of it to Spark (:data:`EXTENDED` is not part of ``pyeval.evaluates``).
