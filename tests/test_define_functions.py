@@ -1759,3 +1759,18 @@ def test_random_java_regexes_equal_spark(spark, text):
     subjects = ["", "a", "ab", "ba\nb", "aab\r\nb", "A B_b", "b\ra", "((a))", "a-b&", "bb\r"]
     values = [(s, p) for s in subjects for p in _random_regexes(150, 11)]
     _differential(spark, spark.createDataFrame(values, "s STRING, p STRING"), text)
+
+
+@pytest.mark.parametrize(
+    "text", ["c RLIKE 'E$'", "c RLIKE '(?i)^se'", "regexp_like(c, '[^\\\\w]')"]
+)
+def test_rlike_in_a_dynamic_rule_is_javas(spark, text):
+    """A MATCH_RECOGNIZE_DYNAMIC rule's row-local RLIKE runs in Python too: with Java's
+    regex, as Spark's (once Python's ``re``: ``$`` before a final ``\\r\\n`` differed)."""
+    from matchrec.planner.rules import _row_function
+
+    fn, _ = _row_function(text, 0, text, ["c"])
+    values = ["SE\r\n", "SE\n", "se", "xSE", "", "SE\u2028", None]
+    rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
+    for row in rows:
+        assert fn([row.c]) == row[1], (row.c, fn([row.c]), row[1])
