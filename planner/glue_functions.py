@@ -686,7 +686,7 @@ EXTENDED_NODES: dict[type, str] = {
 
 EXTENDED.update({name: GlueFunction(fn) for name, fn in ARRAY_FUNCTIONS.items()})
 EXTENDED_NODES.update(ARRAY_NODES)
-EXTENDED.update({name: GlueFunction(fn) for name, (fn, _) in REGEX_FUNCTIONS.items()})
+EXTENDED.update({name: GlueFunction(fn) for name, fn in REGEX_FUNCTIONS.items()})
 EXTENDED_NODES.update(REGEX_NODES)
 
 

@@ -628,9 +628,9 @@ def _check_regex_call(
                 f"the regex construct {err.construct} is not computed for values of several rows",
                 sql=sql,
                 pos=pos,
-                hint="the glue translates Java regexes to Python's and refuses what it "
-                "cannot match exactly (README: regex functions of several rows); compute "
-                "the call per row in a subquery if it reads one row",
+                hint="over values of several rows matchrec translates Java's regex to "
+                "Python's and refuses what it cannot match exactly (README: regex functions "
+                "of several rows): rewrite the pattern without it",
             ) from None
     if name == "REGEXP_REPLACE" and len(arguments) > 3:
         position = arguments[3]

@@ -237,18 +237,18 @@ def str_to_map(text: Any, pair_delim: Any = ",", key_value_delim: Any = ":") -> 
 
 # ------------------------------------------------------------------ the table
 
-#: name -> (function of non-NULL arguments, index of the pattern argument)
-REGEX_FUNCTIONS: dict[str, tuple[Callable[..., Any], int]] = {
-    "RLIKE": (rlike, 1),
-    "REGEXP": (rlike, 1),
-    "REGEXP_EXTRACT": (regexp_extract, 1),
-    "REGEXP_EXTRACT_ALL": (regexp_extract_all, 1),
-    "REGEXP_REPLACE": (regexp_replace, 1),
-    "REGEXP_COUNT": (regexp_count, 1),
-    "REGEXP_SUBSTR": (regexp_substr, 1),
-    "REGEXP_INSTR": (regexp_instr, 1),
-    "SPLIT": (split, 1),
-    "STR_TO_MAP": (str_to_map, 1),
+#: name -> function of non-NULL arguments (the pattern is the second one)
+REGEX_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "RLIKE": rlike,
+    "REGEXP": rlike,
+    "REGEXP_EXTRACT": regexp_extract,
+    "REGEXP_EXTRACT_ALL": regexp_extract_all,
+    "REGEXP_REPLACE": regexp_replace,
+    "REGEXP_COUNT": regexp_count,
+    "REGEXP_SUBSTR": regexp_substr,
+    "REGEXP_INSTR": regexp_instr,
+    "SPLIT": split,
+    "STR_TO_MAP": str_to_map,
 }
 
 #: sqlglot's node classes of those functions

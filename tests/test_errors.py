@@ -632,7 +632,7 @@ CASES = [
         0,
         UnsupportedError,
         "the regex construct the flag (?x) (comments) is not computed for values of several rows",
-        "compute the call per row",
+        "rewrite the pattern without it",
     ),
     (
         "regex Java rejects, in a literal pattern",
