@@ -10,8 +10,10 @@ Python glue must compute it while matching. Two levers, applied in this order:
   Spark (same function, same implicit casts, same errors) and only the combination runs
   here;
 * **reimplement** (this module): string, comparison and date functions whose Spark
-  semantics are small enough to copy exactly. Each one is checked against Spark on
-  generated values by the differential test in ``tests/test_define_functions.py``.
+  semantics are small enough to copy exactly (array set functions in
+  ``planner.array_functions``, regex functions in ``planner.regex_functions``, whose Java
+  patterns ``planner.java_regex`` translates or refuses). Each one is checked against
+  Spark on generated values by the differential test in ``tests/test_define_functions.py``.
 
 A function here is used only where Spark cannot compute the value: pushdown still moves
 every one-row use of it to Spark (:data:`EXTENDED` is not part of ``pyeval.evaluates``).
@@ -36,6 +38,7 @@ from sqlglot import exp
 from matchrec.sql_values import double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
+from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 
 __all__ = ["double_text", "to_text"]
 
@@ -683,6 +686,8 @@ EXTENDED_NODES: dict[type, str] = {
 
 EXTENDED.update({name: GlueFunction(fn) for name, fn in ARRAY_FUNCTIONS.items()})
 EXTENDED_NODES.update(ARRAY_NODES)
+EXTENDED.update({name: GlueFunction(fn) for name, fn in REGEX_FUNCTIONS.items()})
+EXTENDED_NODES.update(REGEX_NODES)
 
 
 def extended_name(node: exp.Expression) -> str | None:
@@ -696,7 +701,14 @@ def extended_name(node: exp.Expression) -> str | None:
     if isinstance(node, exp.Anonymous):
         name = str(node.this).upper()
         return name if name in EXTENDED else None
-    return EXTENDED_NODES.get(type(node))
+    name = EXTENDED_NODES.get(type(node))
+    if name in REGEX_SLOTS and _other_slots(node, REGEX_SLOTS[name]):
+        return None  # another dialect's arguments (occurrence, flags, ...): not Spark's
+    return name
+
+
+def _other_slots(node: exp.Expression, slots: tuple[str, ...]) -> bool:
+    return any(isinstance(v, exp.Expression) and k not in slots for k, v in node.args.items())
 
 
 def _sort_name(node: exp.ArraySort) -> str | None:
@@ -719,6 +731,10 @@ def node_args(node: exp.Expression) -> list[exp.Expression]:
         return [node.this]
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
+    name = EXTENDED_NODES.get(type(node))
+    if name in REGEX_SLOTS:
+        slots = [node.args.get(k) for k in REGEX_SLOTS[name]]
+        return [v for v in slots if isinstance(v, exp.Expression)]
     args: list[exp.Expression] = []
     for key in node.arg_types:
         value = node.args.get(key)

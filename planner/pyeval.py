@@ -29,12 +29,14 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext
 
 from . import glue_functions as gf
+from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
 from .math_functions import MATH_FUNCTIONS
+from .regex_functions import REGEX_FUNCTIONS
 
 Compile = Callable[[exp.Expression], Evaluator]
 
@@ -181,10 +183,6 @@ def _ilike(value: str, pattern: str) -> bool:
     return _like(value.lower(), pattern.lower())
 
 
-def _rlike(value: str, pattern: str) -> bool:
-    return re.search(pattern, value) is not None
-
-
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Add: _strict(lambda a, b: _date_arithmetic(operator.add, a, b)),
     exp.Sub: _strict(lambda a, b: _date_arithmetic(operator.sub, a, b)),
@@ -201,7 +199,6 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.DPipe: _strict(_concat),
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
-    exp.RegexpLike: _strict(_rlike),
     # try_add & co.: NULL instead of an overflow (the integer width) or an error
     exp.SafeAdd: _strict(lambda a, b: _date_arithmetic(operator.add, a, b)),
     exp.SafeSubtract: _strict(lambda a, b: _date_arithmetic(operator.sub, a, b)),
@@ -568,6 +565,11 @@ def compile_glue(
     if extended is not None:
         entry = gf.EXTENDED[extended]
         fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
+        if extended in REGEX_FUNCTIONS:
+            _check_regex_call(node, extended, gf.node_args(node), where, sql)
+            if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
+                left, right = child(node.this), child(node.expression)
+                return _guarded_binary(_strict(fn), left, right, node, where, sql)
         return _call(node, fn, entry.strict, gf.node_args(node), child, where, sql)
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
@@ -579,6 +581,66 @@ def compile_glue(
         "works); a function of one row is Spark's: compute it per row in a subquery (f(x) AS "
         "fx) and compare those columns, e.g. B.fx > A.fx",
     )
+
+
+def _written_as_call(
+    node: exp.Expression, where: Callable[[exp.Expression], int], sql: str
+) -> bool:
+    """Whether ``node`` is written ``rlike(s, p)`` (or ``regexp``/``regexp_like``), not
+    as the operator ``s RLIKE p``."""
+    written = _NAME.match(sql, where(node))
+    return (
+        written is not None
+        and written.group().lower() in ("rlike", "regexp", "regexp_like")
+        and sql[written.end() :].lstrip().startswith("(")
+    )
+
+
+def _check_regex_call(
+    node: exp.Expression,
+    name: str,
+    arguments: list[exp.Expression],
+    where: Callable[[exp.Expression], int],
+    sql: str,
+) -> None:
+    """A regex function's patterns that are literals, translated now (``planner.
+    java_regex``): one the glue cannot run exactly, or Java rejects, is an error when
+    the query is built, the caret at the construct; ``regexp_replace``'s position must
+    be a positive integer literal, as Spark requires."""
+    patterns = arguments[1:3] if name == "STR_TO_MAP" else arguments[1:2]
+    for arg in patterns:
+        if not (isinstance(arg, exp.Literal) and arg.is_string):
+            continue
+        try:
+            translate(arg.this)
+        except (RegexRefused, JavaPatternError) as err:
+            pos = where(arg)
+            # the caret under the construct where the literal's text is the pattern's
+            if sql[pos : pos + 1] in ("'", '"') and sql.startswith(arg.this[: err.offset], pos + 1):
+                pos += 1 + err.offset
+            if isinstance(err, JavaPatternError):
+                raise SemanticError(
+                    f"invalid regex {arg.this!r}: {err.description} (Java rejects it)",
+                    sql=sql,
+                    pos=pos,
+                ) from None
+            raise UnsupportedError(
+                f"the regex construct {err.construct} is not computed for values of several rows",
+                sql=sql,
+                pos=pos,
+                hint="over values of several rows matchrec translates Java's regex to "
+                "Python's and refuses what it cannot match exactly (README: regex functions "
+                "of several rows): rewrite the pattern without it",
+            ) from None
+    if name == "REGEXP_REPLACE" and len(arguments) > 3:
+        position = arguments[3]
+        if not (isinstance(position, exp.Literal) and position.is_int and position.to_py() > 0):
+            raise SemanticError(
+                "the position of regexp_replace() must be a positive integer literal (as "
+                "Spark requires)",
+                sql=sql,
+                pos=where(position),
+            )
 
 
 def glue_function_call(

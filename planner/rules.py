@@ -264,6 +264,8 @@ def _row_function(
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
         if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(shallow(node), False):
             continue
+        if isinstance(node, exp.RegexpLike):  # Java's regex, translated (planner.java_regex)
+            continue
         raise UnsupportedError(
             f"{_shown(node)} cannot be evaluated in a rule",
             sql=sql,

@@ -1289,3 +1289,488 @@ def test_a_lambda_with_too_many_parameters_is_a_positioned_error(define, message
     with pytest.raises(SemanticError, match=re.escape(message)) as info:
         _plan(define)
     assert info.value.sql[info.value.pos :].startswith("x, i")
+
+
+# ---------------------------------------------------------------- regex functions (Java's regex)
+
+# Subjects with every Java line terminator, Unicode, case pairs (the Kelvin sign K and
+# the long s fold to k and s in Unicode, not in Java's default ASCII case folding)
+REGEX_SUBJECTS = [
+    "",
+    "a",
+    "abc",
+    "aBc",
+    "ABC abc",
+    "a\nb",
+    "a\r\nb\r\n",
+    "x\u0085",
+    "line\u2028end\u2029",
+    "é É ü",
+    "a1b22c333",
+    "foo.bar",
+    "  tab\tend ",
+    "aaa",
+    "x{y}]",
+    "a$b\\c",
+    "ab\n",
+    "\r",
+    "k \u212a s \u017f",
+    "\x0b\f\xa0",
+    "Z^_`a(",
+    " 0",
+    "xaa11",
+    None,
+]
+# Java patterns the glue translates: each construct of planner/java_regex.py
+REGEX_PATTERNS = [
+    "",
+    "a",
+    "x*",
+    "a*",
+    "a??",
+    "b+?",
+    ".",
+    "a.b",
+    "(?s)a.b",
+    ".$",
+    "^",
+    "$",
+    "^a",
+    "b$",
+    "(?m)^",
+    "(?m)$",
+    "(?m)^\\w+$",
+    "\\Z",
+    "\\z",
+    "\\A.",
+    "\\d+",
+    "\\D",
+    "\\w+",
+    "\\W",
+    "\\s",
+    "\\S+",
+    "\\h",
+    "\\v",
+    "\\R",
+    "\\R\\n",
+    "[a-c]+",
+    "[^a-c\\n]",
+    "[a-z&&[^b]]+",
+    "[a[0-9]]+",
+    "[\\w&&[^\\d]]",
+    "(?i)abc",
+    "(?i)[a-c]+",
+    "(?i)[^a]",
+    "(?i)k",
+    "(?i)s",
+    "(?i)é",
+    "(?i:a)B",
+    "a(?i)b|c",
+    "(?i)a(?-i)b",
+    "(a)(b)?",
+    "(?<x>a)\\k<x>",
+    "(a|b)\\1",
+    "(a)\\11",
+    "\\2",
+    "\\Qa.b\\E|\\.",
+    "\\Q$",
+    "\\x61|\\u0062|\\0143|\\x{63}",
+    "\\cJ",
+    "\\t|\\f",
+    "a{2}",
+    "a{1,}",
+    "\\d{2,3}",
+    "a{1,2}?",
+    "a++",
+    "(?>a|ab)c",
+    "(?=b)",
+    "(?!a).",
+    "(?<=a)b",
+    "(?<!a)b",
+    "\\p{Alpha}+",
+    "\\P{Digit}+",
+    "\\p{Punct}",
+    "[\\p{Lower}\\d]+",
+    "(?:(a)|b)+",
+    "(a|b)*?c",
+    "}",
+    "]",
+    "[.]",
+    "[\\]]",
+    "[-a]",
+    "[a-]",
+    "\\$",
+    "\\\\",
+    "[$^]",
+    "\\0400",
+    "a|",
+    "|b",
+    "(?:ab)*c",
+    "x{0}y",
+    "[a-c&&b-d]",
+    "(?i)[Z-a]+",
+    "\\(|\\{|\\[|\\.",
+    "😀|\\x{1F600}",
+    "(?=(a))\\w",
+    None,
+]
+REGEX_TEXTS = [
+    "s RLIKE p",
+    "regexp_like(s, p)",
+    "regexp(s, p)",
+    "regexp_extract(s, p, 0)",
+    "regexp_extract_all(s, p, 0)",
+    "regexp_replace(s, p, '<$0>')",
+    "regexp_replace(s, p, '-', 3)",
+    "regexp_count(s, p)",
+    "regexp_substr(s, p)",
+    "regexp_instr(s, p)",
+    "split(s, p)",
+    "split(s, p, 2)",
+    "split(s, p, 0)",
+    "split(s, p, -3)",
+]
+
+
+def test_every_regex_of_the_pools_is_translated():
+    from matchrec.planner.java_regex import translate
+
+    for p in REGEX_PATTERNS + REGEX_GROUPED:
+        if p is not None:
+            translate(p)
+
+
+@pytest.mark.parametrize("text", REGEX_TEXTS)
+def test_glue_regex_functions_equal_spark(spark, text):
+    """Every (subject, pattern) pair: the glue's answer is Spark's (java.util.regex)."""
+    values = [(s, p) for s in REGEX_SUBJECTS for p in REGEX_PATTERNS]
+    _differential(spark, spark.createDataFrame(values, "s STRING, p STRING"), text)
+
+
+# patterns with groups, for group indexes and replacements ($n, ${name})
+REGEX_GROUPED = [
+    "(?<x>a)(b)?",
+    "(?<x>b)(c)?",
+    "(?<x>)",
+    "(?<x>\\w)\\w*",
+    "(?<x>x)?b",
+    "(?i)(?<x>b)",
+    "(?<x>[^\\n]*)$",
+    "(?m)(?<x>^.)",
+    "(?<x>\\d)(\\d)?",
+]
+REPLACEMENTS = ["-", "$0", "[$1]", "$12", "\\$1", "\\\\", "${x}!", "$1$1", "", "é$0\\n"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "regexp_extract(s, p, 1)",
+        "regexp_extract_all(s, p, 1)",
+        "regexp_instr(s, p, 1)",
+        "regexp_instr(s, p, 0)",
+        "regexp_replace(s, p, r)",
+        "regexp_replace(s, p, r, 2)",
+    ],
+)
+def test_glue_regex_groups_and_replacements_equal_spark(spark, text):
+    values = [(s, p, r) for s in REGEX_SUBJECTS for p in REGEX_GROUPED for r in REPLACEMENTS]
+    frame = spark.createDataFrame(values, "s STRING, p STRING, r STRING")
+    _differential(spark, frame, text)
+
+
+@pytest.mark.parametrize("text", ["str_to_map(s, p, q)", "str_to_map(s)", "str_to_map(s, p)"])
+def test_glue_str_to_map_equals_spark(spark, text):
+    """``str_to_map``'s delimiters are regexes in Spark (``UTF8String.split``)."""
+    subjects = ["a=1,b=2", "a:1;b", "", "k", "x=1=2,y", "p:1,q:2", None]
+    delimiters = [(",", "="), ("[,;]", "[=:]"), (";+", ":"), (",", ""), (None, ":")]
+    values = [(s, p, q) for s in subjects for p, q in delimiters]
+    frame = spark.createDataFrame(values, "s STRING, p STRING, q STRING")
+    _differential(spark, frame, text)
+
+
+def test_word_boundaries_on_ascii_text_equal_spark(spark):
+    """``\\b``/``\\B`` on ASCII text (elsewhere Java 17 and 21 disagree: refused)."""
+    subjects = ["", "a b", "ab_c d1", "x-y", " a", "ab ", "a\nb"]
+    patterns = ["\\b", "\\B", "\\bb", "b\\b", "\\b\\w+\\b", "\\Ba\\B"]
+    values = [(s, p) for s in subjects for p in patterns]
+    frame = spark.createDataFrame(values, "s STRING, p STRING")
+    for text in ["s RLIKE p", "regexp_count(s, p)", "regexp_replace(s, p, '|')"]:
+        _differential(spark, frame, text)
+
+
+def test_positions_outside_the_bmp_equal_spark(spark):
+    """Characters outside the BMP (two Java chars each): regexp_instr and regexp_replace's
+    position and the matches themselves as Spark has them."""
+    values = [("😀a😀b", "b", "-"), ("😀😀x", "x", "-"), ("a😀", "😀", "-")]
+    # a class of every BMP character: Java does not match it inside a surrogate pair
+    values += [("😀", "[\\x{0}-\\x{FFFF}]", "-"), ("a😀b", "[^a]+", "-")]
+    frame = spark.createDataFrame(values, "s STRING, p STRING, r STRING")
+    for text in ["regexp_instr(s, p)", "regexp_replace(s, p, r, 3)", "regexp_extract(s, p, 0)"]:
+        _differential(spark, frame, text)
+
+
+# Each partition: S holds a pattern (and a replacement), N a subject; DEFINE N compares
+# the call computed by the glue with Spark's (the S values read with first_value)
+REGEX_PAIR_QUERY = """SELECT part FROM (
+  SELECT *, {want} AS want FROM {pairs}
+) MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY id
+  MEASURES count(*) AS k
+  PATTERN (^S N)
+  DEFINE N AS {call} <=> want
+)"""
+
+
+def _regex_pairs(spark, patterns: list) -> tuple[str, int]:
+    rows = []
+    for k, (s, p) in enumerate((s, p) for s in REGEX_SUBJECTS for p in patterns):
+        rows += [(k, 1, "S-row", p, "<$0>"), (k, 2, s, "N-row", "N")]
+    view = "regex_pairs"
+    schema = "part INT, id INT, s STRING, p STRING, r STRING"
+    spark.createDataFrame(rows, schema).createOrReplaceTempView(view)
+    return view, len(rows) // 2
+
+
+REGEX_TWO_ROW_CALLS = [
+    "N.s RLIKE S.p",
+    "regexp_extract(N.s, S.p, 0)",
+    "regexp_extract_all(concat(N.s, S.r), S.p, 0)",
+    "regexp_replace(N.s, S.p, S.r)",
+    "regexp_count(N.s, S.p)",
+    "regexp_substr(N.s, S.p)",
+    "regexp_instr(N.s, S.p)",
+    "split(N.s, S.p, 3)",
+    "regexp_extract(concat(N.s, S.r), '<(\\\\$?)[0-9]>', 1)",
+]
+
+
+@pytest.mark.parametrize("call", REGEX_TWO_ROW_CALLS)
+def test_regex_functions_of_two_rows_equal_spark(spark, call):
+    """A whole MATCH_RECOGNIZE whose DEFINE calls a regex function of a subject from one
+    row and a pattern from another: every (subject, pattern) partition matches."""
+    view, parts = _regex_pairs(spark, REGEX_PATTERNS[:-1])
+    want = call.replace("N.", "")
+    for c in ("s", "p", "r"):
+        want = want.replace(f"S.{c}", f"first_value({c}) OVER (PARTITION BY part ORDER BY id)")
+    query = REGEX_PAIR_QUERY.format(want=want, pairs=view, call=call)
+    got = {r.part for r in matchrec.sql(spark, query).collect()}
+    missing = sorted(set(range(parts)) - got)
+    assert not missing, f"{call}: {len(missing)} of {parts} partitions differ from Spark"
+
+
+def _regex_job_error(
+    spark, call: str, pattern: str, subject: str = "abc", replacement: str = "-"
+) -> MatchRuntimeError:
+    rows = [(0, 1, "S-row", pattern, replacement), (0, 2, subject, "N-row", "N")]
+    spark.createDataFrame(
+        rows, "part INT, id INT, s STRING, p STRING, r STRING"
+    ).createOrReplaceTempView("regex_error")
+    query = REGEX_PAIR_QUERY.format(want="NULL", pairs="regex_error", call=call)
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    at = "RLIKE" if " RLIKE " in call else call.split("(")[0]
+    assert err.sql[err.pos :].startswith(at), err
+    return err
+
+
+def _spark_error(spark, text: str, s: str, p: str, r: str = "-") -> str:
+    frame = spark.createDataFrame([(s, p, r)], "s STRING, p STRING, r STRING")
+    with pytest.raises(Exception) as info:
+        frame.selectExpr(text).collect()
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("call", "pattern", "replacement", "spark_says"),
+    [
+        (
+            "regexp_extract(N.s, S.p, 2)",
+            "(b)",
+            "-",
+            "[INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX] The value of parameter(s) `idx` in "
+            "`regexp_extract` is invalid: Expects group index between 0 and 1, but got 2.",
+        ),
+        (
+            "regexp_extract_all(N.s, S.p, -1)",
+            "b",
+            "-",
+            "Expects group index between 0 and 0, but got -1.",
+        ),
+        (
+            "regexp_replace(N.s, S.p, S.r)",
+            "(b)",
+            "$2",
+            '[INVALID_REGEXP_REPLACE] Could not perform regexp_replace for source = "abc", '
+            'pattern = "(b)", replacement = "$2" and position = 1',
+        ),
+        (
+            "regexp_replace(N.s, S.p, S.r)",
+            "(?<x>b)",
+            "${y}",
+            '[INVALID_REGEXP_REPLACE] Could not perform regexp_replace for source = "abc", '
+            'pattern = "(?<x>b)", replacement = "${y}" and position = 1',
+        ),
+        ("regexp_replace(N.s, S.p, S.r)", "b", "x\\", "[INVALID_REGEXP_REPLACE]"),
+        (
+            "N.s RLIKE S.p",
+            "a(b",
+            "-",
+            "java.util.regex.PatternSyntaxException: Unclosed group near index",
+        ),
+        ("N.s RLIKE S.p", "a{,2}", "-", "Illegal repetition"),
+        ("N.s RLIKE S.p", "\\y", "-", "Illegal/unsupported escape sequence"),
+    ],
+)
+def test_regex_errors_of_two_rows_are_sparks(spark, call, pattern, replacement, spark_says):
+    """What Spark raises for these values (checked here), the glue raises too: a
+    run-time error positioned at the call, with Spark's error text. (A replacement is
+    read from S.r: a quote in the error's line would keep the caret out of the query.)"""
+    text = call.replace("N.", "").replace("S.", "")
+    assert spark_says in _spark_error(spark, text, "abc", pattern, replacement)
+    err = _regex_job_error(spark, call, pattern, replacement=replacement)
+    assert spark_says in err.message, err.message
+
+
+@pytest.mark.parametrize(
+    ("pattern", "subject", "construct"),
+    [
+        ("\\p{L}", "abc", "a Unicode property class"),
+        ("(?x) a", "abc", "(?x) (comments)"),
+        ("(?iu)é", "É", "(?u)"),
+        ("\\bé", "é", "\\b or \\B on text that is not ASCII"),
+        ("x*", "😀", "an empty match before a character outside the BMP"),
+        ("(?<=a+)b", "ab", "this pattern in Python"),
+        ("(a?)*", "aa", "a repeated group that can match empty and holds a capturing group"),
+    ],
+)
+def test_regexes_read_from_a_row_that_are_not_translated_fail_the_job(
+    spark, pattern, subject, construct
+):
+    """A pattern read from a row that the glue cannot run exactly fails the job, naming
+    the construct."""
+    err = _regex_job_error(spark, "regexp_count(N.s, S.p)", pattern, subject)
+    assert construct in err.message and "not computed" in err.message, err.message
+
+
+@pytest.mark.parametrize(
+    ("define", "caret", "cls", "message"),
+    [
+        ("N.path RLIKE concat(S.path, '(?x)a')", None, None, None),
+        (
+            "regexp_extract(concat(N.path, S.path), 'a(?x)b', 0) = ''",
+            "x)b'",
+            UnsupportedError,
+            "the regex construct the flag (?x) (comments) is not computed",
+        ),
+        (
+            "regexp_count(concat(N.path, S.path), '[a-z]\\\\p{Lu}') > 0",
+            "\\\\p{Lu}",
+            UnsupportedError,
+            "a Unicode property class",
+        ),
+        (
+            "regexp_count(concat(N.path, S.path), 'ab(c') > 0",
+            "') > 0",  # where the ')' is missing
+            SemanticError,
+            "invalid regex 'ab(c': Unclosed group (Java rejects it)",
+        ),
+        (
+            "split(concat(N.path, S.path), '/', 2)[0] = regexp_replace(N.path, S.path, 'x', N.id)",
+            "N.id)",
+            SemanticError,
+            "the position of regexp_replace() must be a positive integer literal",
+        ),
+    ],
+)
+def test_literal_regexes_are_checked_when_the_query_is_built(define, caret, cls, message):
+    if cls is None:  # the pattern is not a literal: checked as it runs
+        _plan(define)
+        return
+    with pytest.raises(cls) as info:
+        _plan(define)
+    err = info.value
+    assert message in err.message, err.message
+    assert err.sql[err.pos :].startswith(caret), err.sql[err.pos :]
+
+
+def test_a_regex_function_of_two_rows_through_the_three_doors(spark):
+    """``regexp_extract(B.line, FIRST(A.pattern), 1)`` in DEFINE, the pattern read from
+    the match's first row: the same rows from matchrec.sql, match_recognize and the
+    table function, and the ones worked out by hand."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW regex_log AS SELECT * FROM VALUES "
+        "('h', 1, 'rule', 'id=(\\\\d+)$'), ('h', 2, 'id=7', NULL), ('h', 3, 'x id=9\\r\\n', NULL), "
+        "('h', 4, 'ID=8', NULL), ('h', 5, 'id=', NULL), "
+        "('j', 1, 'rule', '(?i)id=(\\\\d+)'), ('j', 2, 'ID=3', NULL), ('j', 3, 'id=x', NULL) "
+        "AS t(k, i, line, pattern)"
+    )
+    matchrec.register(spark)
+    body = (
+        "PARTITION BY k ORDER BY i MEASURES FIRST(i) AS first_i, LAST(i) AS last_i "
+        "PATTERN (A B+) DEFINE A AS pattern IS NOT NULL, "
+        "B AS regexp_extract(B.line, FIRST(A.pattern), 1) <> ''"
+    )
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM regex_log MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("regex_log"), body),
+        "udtf": spark.sql(
+            "SELECT * FROM match_recognize(TABLE(regex_log), '" + body.replace("'", "''") + "')"
+        ),
+    }
+    for door, frame in frames.items():
+        # h: 'id=7' and 'x id=9\r\n' match (Java's $ before a final \r\n), 'ID=8' does
+        # not (no (?i)); j: 'ID=3' under (?i)
+        assert sorted(tuple(r) for r in frame.collect()) == [("h", 1, 3), ("j", 1, 2)], door
+
+
+def _random_regexes(count: int, seed: int) -> list[str]:
+    """Patterns of random pieces of Java's syntax that the glue translates (a seeded
+    sample: what Java rejects or the glue refuses is left out)."""
+    from matchrec.planner.java_regex import JavaPatternError, RegexRefused, translate
+
+    pieces = list("ab()[]|*+?.^$\\-&") + [
+        *("(?", "[^", "&&", "{2}", "{0,1}", "(?<n>", "\\k<n>", "\\w", "\\d", "\\s", "\\b"),
+        *("\\1", "(?i)", "(?m)", "(?s)", "\\Z", "\\z", "\\R", "(?=", "(?!", "(?>", "(?<="),
+        *("\\Q", "\\E", "\\n", "\\r"),
+    ]
+    rng = random.Random(seed)
+    found: list[str] = []
+    while len(found) < count:
+        p = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 7)))
+        try:
+            translate(p)
+        except (RegexRefused, JavaPatternError):
+            continue
+        found.append(p)
+    return found
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["s RLIKE p", "regexp_extract_all(s, p, 0)", "regexp_replace(s, p, '<$0>')", "split(s, p)"],
+)
+def test_random_java_regexes_equal_spark(spark, text):
+    """Random combinations of the translated constructs over ASCII subjects with line
+    terminators (Spark would fail the whole frame on a pattern Java rejects: none is
+    taken that the glue does not reject too)."""
+    subjects = ["", "a", "ab", "ba\nb", "aab\r\nb", "A B_b", "b\ra", "((a))", "a-b&", "bb\r"]
+    values = [(s, p) for s in subjects for p in _random_regexes(150, 11)]
+    _differential(spark, spark.createDataFrame(values, "s STRING, p STRING"), text)
+
+
+@pytest.mark.parametrize(
+    "text", ["c RLIKE 'E$'", "c RLIKE '(?i)^se'", "regexp_like(c, '[^\\\\w]')"]
+)
+def test_rlike_in_a_dynamic_rule_is_javas(spark, text):
+    """A MATCH_RECOGNIZE_DYNAMIC rule's row-local RLIKE runs in Python too: with Java's
+    regex, as Spark's (once Python's ``re``: ``$`` before a final ``\\r\\n`` differed)."""
+    from matchrec.planner.rules import _row_function
+
+    fn, _ = _row_function(text, 0, text, ["c"])
+    values = ["SE\r\n", "SE\n", "se", "xSE", "", "SE\u2028", None]
+    rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
+    for row in rows:
+        assert fn([row.c]) == row[1], (row.c, fn([row.c]), row[1])
