@@ -57,9 +57,13 @@ def rebuild(text: str, query: str | None = None) -> MatchRecognizeError | None:
 
 
 def _in_query(source: str, column: int, query: str) -> int | None:
-    """Offset in ``query`` of ``column`` of ``source``, a line of a string literal's value
-    (quotes doubled in ``query``), when that line occurs exactly once; else None."""
-    quoted = source.replace("'", "''")
-    if not quoted.strip() or query.count(quoted) != 1:
+    """Offset in ``query`` of ``column`` of ``source``, a line of the clause as written in
+    ``query`` or of a string literal's value (quotes doubled in ``query``: the table
+    function's body), when that line occurs exactly once; else None."""
+    if not source.strip():
         return None
-    return query.index(quoted) + len(source[: column - 1].replace("'", "''"))
+    for quote in ("'", "''"):
+        written = source.replace("'", quote)
+        if query.count(written) == 1:
+            return query.index(written) + len(source[: column - 1].replace("'", quote))
+    return None

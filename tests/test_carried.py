@@ -38,6 +38,14 @@ def test_caret_moves_into_the_query_that_holds_the_body():
     assert (err.line, err.column, err.hint) == (4, 17, None)
 
 
+def test_caret_moves_into_a_query_that_holds_the_clause_as_written():
+    # matchrec.sql: the clause is in the query itself, its quotes single
+    query = f"SELECT *\nFROM t MATCH_RECOGNIZE ({BODY})"
+    err = rebuild(_rendered(MatchRuntimeError, BODY, "s = ", hint=None), query)
+    assert err.sql == query
+    assert (err.line, err.column) == (6, query.splitlines()[5].index("s = ") + 1)
+
+
 def test_a_line_found_twice_in_the_query_keeps_the_body_position():
     query = f"SELECT * FROM match_recognize(TABLE(t), '{BODY}') JOIN x ON '{BODY}' = ''"
     err = rebuild(_rendered(SemanticError, BODY, "Z.t"), query.replace("'it''s'", "1"))
