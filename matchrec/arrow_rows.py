@@ -49,7 +49,8 @@ class ArrowColumns:
 
 def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]:
     """Row positions (after 0) where the partition key changes, found vectorized; NULL
-    equals NULL, as in PARTITION BY."""
+    equals NULL, NaN equals NaN and -0.0 equals 0.0, as in Spark's PARTITION BY (which
+    normalizes floating-point keys); arrays and structs compare by value."""
     n = batch.num_rows
     if not keys or n < 2:
         return []
@@ -58,11 +59,52 @@ def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]
         column = batch.column(k)
         if isinstance(column, pa.ChunkedArray):
             column = column.combine_chunks()
-        head, tail = column.slice(0, n - 1), column.slice(1)
-        differs = pc.fill_null(pc.not_equal(head, tail), False)
-        nulls = pc.not_equal(head.is_null(), tail.is_null())
-        changed |= np.asarray(pc.or_(differs, nulls).to_numpy(zero_copy_only=False), dtype=bool)
+        changed |= _changes(column)
     return (np.flatnonzero(changed) + 1).tolist()
+
+
+def _changes(column: pa.Array) -> np.ndarray:
+    """For each row but the last of ``column``: does the next row hold another key?"""
+    n = len(column)
+    head, tail = column.slice(0, n - 1), column.slice(1)
+    kind = column.type
+    if pa.types.is_floating(kind):
+        both_nan = pc.and_(pc.is_nan(head), pc.is_nan(tail))
+        differs = pc.and_(pc.not_equal(head, tail), pc.invert(both_nan))
+    elif pa.types.is_nested(kind) or pa.types.is_dictionary(kind):
+        # no Arrow kernel compares them: compare the keys as Python values
+        values = [partition_key(v) for v in column.to_pylist()]
+        return np.fromiter((a != b for a, b in zip(values, values[1:])), bool, n - 1)
+    else:
+        differs = pc.not_equal(head, tail)
+    nulls = pc.not_equal(head.is_null(), tail.is_null())
+    both = pc.or_(pc.fill_null(differs, False), nulls)
+    return np.asarray(both.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+class _NaN:
+    """The one NaN of partition keys: equal to itself, as Spark groups NaN values."""
+
+    def __repr__(self) -> str:
+        return "NaN"
+
+
+_NAN = _NaN()
+
+
+def partition_key(value: Any) -> Any:
+    """A Python value of a PARTITION BY column as a hashable key that is equal exactly
+    when Spark puts the two values in one partition: NaN equals NaN, -0.0 equals 0.0
+    (Python's ``==`` and ``hash`` already agree there), arrays and structs by value."""
+    if isinstance(value, float):
+        return _NAN if value != value else value
+    if isinstance(value, list):
+        return tuple(partition_key(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, partition_key(v)) for k, v in value.items())
+    if isinstance(value, tuple):
+        return tuple(partition_key(v) for v in value)
+    return value
 
 
 def to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
