@@ -82,6 +82,11 @@ def match_number_at(ctx: MatchContext, row: int) -> Value:
     return ctx.match_number
 
 
+def row_found(ctx: MatchContext, row: int) -> Value:
+    """TRUE at every row: navigated, whether the navigation lands on a row (else NULL)."""
+    return True
+
+
 class ByLabel:
     """A value that depends on a row's label: ``f(x, CLASSIFIER())`` read at ``row``.
 

@@ -98,3 +98,41 @@ def test_partition_by_a_map_is_a_positioned_error(spark, keys):
         text = str(info.value)
         assert "column 'm' is MAP<STRING,INT>, which Spark cannot compare or sort" in text
         assert info.value.line == 2 and "^" in text and "__mr" not in text
+
+
+@pytest.fixture(scope="module")
+def uneven(spark):
+    """Rows 1 and 2 match ``A B``; row 3, never read by a measure, would fail each
+    computation under ANSI mode (an empty array, a malformed number, a zero divisor)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_uneven AS SELECT * FROM VALUES
+        (1, array(1, 2), '5', 1, 'a'), (2, array(7), '6', 2, NULL), (3, array(), 'x', 0, 'c')
+        AS t(id, arr, n, z, s)"""
+    )
+    return "mr_uneven"
+
+
+def test_measure_computes_a_navigated_value_from_the_rows_it_reads(spark, uneven):
+    # FIRST(f(x)) is f at the match's first row only: Spark must not compute f on row 3
+    body = """ORDER BY id
+        MEASURES FIRST(arr[0]) AS a, FIRST(CAST(n AS INT)) AS c, LAST(id / z) AS d,
+                 LAST(coalesce(s, 'none')) AS e, PREV(FIRST(coalesce(s, 'none')), 3) AS p
+        PATTERN (A B) DEFINE B AS id > PREV(id)"""
+    expected = _rows(
+        spark.sql(
+            f"""SELECT f.arr[0] AS a, CAST(f.n AS INT) AS c, l.id / l.z AS d,
+                coalesce(l.s, 'none') AS e, CAST(NULL AS STRING) AS p
+            FROM {uneven} f JOIN {uneven} l ON f.id = 1 AND l.id = 2"""
+        )
+    )
+    assert expected == [(1, 5, 1.0, "none", None)]  # the guard: p has no row, so NULL
+    for door, rows in _doors(spark, uneven, body).items():
+        assert rows == expected, door
+
+
+def test_measure_of_an_unmatched_row_reads_nothing(spark, uneven):
+    # WITH UNMATCHED ROWS: row 3 is output, its measure is NULL and is not computed
+    body = """ORDER BY id MEASURES FIRST(arr[0] * 10) AS a
+        ALL ROWS PER MATCH WITH UNMATCHED ROWS PATTERN (A) DEFINE A AS size(arr) > 0"""
+    rows = _rows(matchrec.sql(spark, f"SELECT id, a FROM {uneven} MATCH_RECOGNIZE ({body})"))
+    assert rows == [(1, 10), (2, 70), (3, None)]
