@@ -1589,8 +1589,8 @@ def _computed_value(node: exp.Expression) -> exp.Expression | None:
     a zero divisor) would fail the job; the measure reads the columns through the
     navigation and computes the value after instead (:func:`_read_through`)."""
     value = _value_argument(node)
-    if value is None or isinstance(_unparen(value), exp.Column):
-        return None
+    if value is None or isinstance(_unparen(value), (exp.Column, exp.Distinct)):
+        return None  # (DISTINCT: the navigation reports it)
     columns = 0
     for n in value.walk():
         if isinstance(n, (exp.Subquery, exp.Exists, exp.Lambda, exp.Window, exp.Star)):
