@@ -136,3 +136,71 @@ def test_measure_of_an_unmatched_row_reads_nothing(spark, uneven):
         ALL ROWS PER MATCH WITH UNMATCHED ROWS PATTERN (A) DEFINE A AS size(arr) > 0"""
     rows = _rows(matchrec.sql(spark, f"SELECT id, a FROM {uneven} MATCH_RECOGNIZE ({body})"))
     assert rows == [(1, 10), (2, 70), (3, None)]
+
+
+_CLAUSE = """MATCH_RECOGNIZE (PARTITION BY k ORDER BY id
+    MEASURES count(*) AS n PATTERN (A{2}) DEFINE A AS true)"""
+
+
+@pytest.fixture(scope="module")
+def small(spark):
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_small AS SELECT * FROM VALUES "
+        "('a', 1), ('a', 2), ('b', 1), ('b', 2) AS t(k, id)"
+    )
+    return "mr_small"
+
+
+@pytest.mark.parametrize(
+    "query, at, condition",
+    [
+        (f"SELECT nonexist FROM {{t}} {_CLAUSE}", "nonexist", "UNRESOLVED_COLUMN"),
+        (f"SELECT mr.id FROM {{t}} {_CLAUSE} mr", "mr.id", "UNRESOLVED_COLUMN"),
+        (f"SELECT * FROM {{t}} {_CLAUSE} mr JOIN nosuch x ON mr.k = x.k", "nosuch", "TABLE_"),
+        (f"SELECT * FROM nosuch {_CLAUSE}", "nosuch", "TABLE_OR_VIEW_NOT_FOUND"),
+        (f"SELECT * FROM (SELECT k, idd FROM {{t}}) {_CLAUSE}", "idd", "UNRESOLVED_COLUMN"),
+        (
+            f"WITH c AS (SELECT * FROM {{t}}) SELECT * FROM c {_CLAUSE} x\nJOIN c ON x.k = c.kk",
+            "c.kk",
+            "UNRESOLVED_COLUMN",
+        ),
+        (
+            f"CREATE OR REPLACE TEMP VIEW mr_bad AS SELECT nope FROM {{t}} {_CLAUSE}",
+            "nope",
+            "UNRESOLVED_COLUMN",
+        ),
+        (f"SELECT * FROM {{t}} {_CLAUSE} mr; SELECT 1", "SELECT 1", "PARSE_SYNTAX_ERROR"),
+        (f"SELECT * FROM {{t}} {_CLAUSE} WHERE n >", "", "PARSE_SYNTAX_ERROR"),
+    ],
+)
+def test_spark_error_around_the_clause_is_told_at_the_users_text(
+    spark, small, query, at, condition
+):
+    # Spark's own error (still an AnalysisException) with its caret in the query as
+    # written, not in matchrec's rewritten text, and no internal name or plan
+    from pyspark.errors import AnalysisException
+
+    query = query.replace("{t}", small)
+    if "mr.id" not in query:  # (the result has no id: the input has)
+        with pytest.raises(AnalysisException) as info:  # Spark's error without the clause
+            spark.sql(query.replace(_CLAUSE, "").replace("WHERE n >", "WHERE id >"))
+        assert info.value.getCondition().startswith(condition)
+    with pytest.raises(AnalysisException) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert isinstance(err, matchrec.errors.MatchRecognizeError)
+    assert err.getCondition().startswith(condition)
+    text = str(err)
+    assert "_pyspark_" not in text and "__m" not in text and "Project" not in text
+    expected = query.index(at) if at else len(query.rstrip())
+    assert err.pos == expected and "^" in text
+
+
+def test_a_permanent_view_of_the_clause_says_what_to_do(spark, small):
+    query = f"CREATE VIEW mr_permanent AS SELECT * FROM {small} {_CLAUSE}"
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    text = str(info.value)
+    assert "INVALID_TEMP_OBJ_REFERENCE" in text and "the MATCH_RECOGNIZE result" in text
+    assert "CREATE TEMP VIEW" in info.value.hint and "_pyspark_" not in text
+    assert info.value.line == 1 and "^" in text  # the statement: Spark names no part
