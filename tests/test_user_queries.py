@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 import pytest
+from pyspark.errors import AnalysisException
 
 import matchrec
 from matchrec.arrow_rows import group_starts
@@ -98,6 +99,13 @@ def test_partition_by_a_map_is_a_positioned_error(spark, keys):
         text = str(info.value)
         assert "column 'm' is MAP<STRING,INT>, which Spark cannot compare or sort" in text
         assert info.value.line == 2 and "^" in text and "__mr" not in text
+        body = f"{clause} MEASURES count(*) AS n PATTERN (A) DEFINE A AS true"
+        matchrec.register(spark)
+        with pytest.raises(AnalysisException) as info:  # the table function's analyze
+            spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_map_keys), {_literal(body)})")
+        assert "column 'm' is MAP<STRING,INT>, which Spark cannot compare or sort" in str(
+            info.value
+        )
 
 
 @pytest.fixture(scope="module")
@@ -178,8 +186,6 @@ def test_spark_error_around_the_clause_is_told_at_the_users_text(
 ):
     # Spark's own error (still an AnalysisException) with its caret in the query as
     # written, not in matchrec's rewritten text, and no internal name or plan
-    from pyspark.errors import AnalysisException
-
     query = query.replace("{t}", small)
     if "mr.id" not in query:  # (the result has no id: the input has)
         with pytest.raises(AnalysisException) as info:  # Spark's error without the clause
