@@ -46,7 +46,7 @@ from matchrec.carried import rebuild
 from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, line_col
 from matchrec.excepthook import carried_error
 
-from .batch import execute
+from .batch import analysed, execute
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
 from .python_udfs import session_python_function
@@ -208,7 +208,9 @@ def sql(spark: SparkSession, query: str) -> DataFrame:
         try:
             if view is not None:
                 return _define_view(spark, planned, view)
-            return planned.dataframe(spark)
+            # analysed now (Spark Connect analyses lazily), so that Spark's errors about
+            # the query around the clauses are told at the query's text below
+            return analysed(planned.dataframe(spark))
         except PySparkException as exc:
             carried = carried_error(exc)
             error = rebuild(carried, query) if carried is not None else None
