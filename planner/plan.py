@@ -145,12 +145,19 @@ def plan_clause(
     if len(column_map) < len(columns):
         lowered = [c.lower() for c in columns]
         twice = next(c for i, c in enumerate(columns) if c.lower() in lowered[:i])
+        first = columns[lowered.index(twice.lower())]
+        if first == twice:  # a join's columns, say
+            hint = f"the input has two columns named {twice}: keep or rename one in a "
+        else:
+            hint = (
+                f"the input has columns {first} and {twice}, which MATCH_RECOGNIZE does not "
+                "tell apart (its names are case-insensitive): rename one in a "
+            )
         raise SemanticError(
             f"ambiguous column: {twice} in row pattern input relation",
             sql=sql,
             pos=clause.pattern_pos,
-            hint="column names are case-insensitive: rename one in a subquery that feeds "
-            "MATCH_RECOGNIZE",
+            hint=hint + "subquery that feeds MATCH_RECOGNIZE",
         )
     nfa = compile_pattern(clause.pattern, label_ids)
     low = Lowering(

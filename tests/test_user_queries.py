@@ -210,3 +210,18 @@ def test_a_permanent_view_of_the_clause_says_what_to_do(spark, small):
     assert "INVALID_TEMP_OBJ_REFERENCE" in text and "the MATCH_RECOGNIZE result" in text
     assert "CREATE TEMP VIEW" in info.value.hint and "_pyspark_" not in text
     assert info.value.line == 1 and "^" in text  # the statement: Spark names no part
+
+
+def test_duplicate_input_columns_say_where_they_come_from(spark):
+    left = spark.createDataFrame([(1, "x", 5), (2, "x", 3)], "id INT, k STRING, v INT")
+    right = spark.createDataFrame([(1, "x", 50), (2, "x", 30)], "id INT, k STRING, w INT")
+    body = "ORDER BY id MEASURES count(*) AS n PATTERN (A B) DEFINE B AS v > PREV(v)"
+    with pytest.raises(SemanticError) as info:  # a join's two k columns
+        matchrec.match_recognize(left.join(right, "id"), body)
+    assert info.value.message == "ambiguous column: k in row pattern input relation"
+    assert info.value.hint.startswith("the input has two columns named k: keep or rename one")
+    with pytest.raises(SemanticError) as info:  # names that differ in case only
+        matchrec.match_recognize(left.withColumnRenamed("k", "V"), body)
+    assert "the input has columns V and v, which MATCH_RECOGNIZE does not tell apart" in str(
+        info.value
+    )
