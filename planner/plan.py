@@ -429,7 +429,17 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
     text = expr.text.strip()
     qualified = _QUALIFIED.match(text)
     if qualified:
-        if qualifier is None or _unquoted(qualified.group(1)).lower() != qualifier.lower():
+        head = _unquoted(qualified.group(1))
+        if head.lower() in low.columns and (qualifier is None or head.lower() != qualifier.lower()):
+            raise SemanticError(
+                f"Expected column reference. Actual: {text} (a field of column "
+                f"{low.columns[head.lower()]}; {where} takes column names, not expressions)",
+                sql=low.sql,
+                pos=expr.pos,
+                hint=f"name the field in a subquery, e.g. SELECT *, {text} AS "
+                f"{_unquoted(qualified.group(2))} FROM ...",
+            )
+        if qualifier is None or head.lower() != qualifier.lower():
             named = f"the input is {qualifier}" if qualifier else "the input has no name"
             raise SemanticError(
                 f"unknown column {text!r} in {where}: {named}",

@@ -14,6 +14,7 @@ from matchrec.planner.sqltext import node_pos, parse_expression, prepare
 
 from matchrec.ast import SqlExpr
 from matchrec.engine import run_partition
+from matchrec.errors import SemanticError
 
 COLUMNS = ["id", "Value", "name", "ts"]
 
@@ -354,3 +355,18 @@ def test_sql_udfs_are_looked_up_only_where_the_glue_would_call_them():
     assert asked == ["gap"]
     texts = " ".join(text for _, text in found.precomputed).upper()
     assert "GAP" not in texts and "CAST" in texts
+
+
+def test_partition_by_a_struct_field_says_it_is_a_field():
+    # Spark's window would take the expression; MATCH_RECOGNIZE takes column names
+    with pytest.raises(SemanticError) as info:
+        plan_clause(
+            parse_clause("PARTITION BY info.city ORDER BY id PATTERN (A) DEFINE A AS true"),
+            ["id", "info"],
+        )
+    assert info.value.message == (
+        "Expected column reference. Actual: info.city (a field of column info; "
+        "PARTITION BY takes column names, not expressions)"
+    )
+    assert info.value.pos == len("PARTITION BY ")
+    assert "SELECT *, info.city AS city FROM" in info.value.hint
