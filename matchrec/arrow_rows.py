@@ -8,7 +8,7 @@ atom values and the matched flag. Nothing here imports Spark.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 import numpy as np
@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
+from matchrec.errors import MatchRuntimeError
 
 MATCHED = "__mr_matched"
 
@@ -108,13 +109,40 @@ def partition_key(value: Any) -> Any:
 
 
 def to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
-    """Python values of an atom as an Arrow array of the atom's Spark type."""
+    """Python values of an atom as an Arrow array of the atom's Spark type; a DECIMAL
+    value its type cannot hold (a sum past 38 digits) is Spark's ANSI error."""
     if pa.types.is_decimal(arrow_type):
-        q = Decimal(1).scaleb(-arrow_type.scale)
-        values = [None if v is None else Decimal(v).quantize(q) for v in values]
+        values = _decimals(values, arrow_type.precision, arrow_type.scale)
     elif pa.types.is_floating(arrow_type):
         values = [None if v is None else float(v) for v in values]
     return pa.array(values, type=arrow_type)
+
+
+def _decimals(values: list[Any], precision: int, scale: int) -> list[Decimal | None]:
+    """``values`` rounded half up to ``scale`` digits (with all 38 of Spark's digits:
+    Python's default context keeps 28), each checked to fit DECIMAL(``precision``,
+    ``scale``)."""
+    q = Decimal(1).scaleb(-scale)
+    limit = Decimal(10) ** (precision - scale)
+    out: list[Decimal | None] = []
+    with localcontext() as context:
+        context.prec = 2 * 38 + 2
+        context.rounding = ROUND_HALF_UP  # as Spark's Decimal.changePrecision
+        for v in values:
+            if v is None:
+                out.append(None)
+                continue
+            d = Decimal(v).quantize(q)
+            if abs(d) >= limit:
+                raise MatchRuntimeError(
+                    f"[NUMERIC_VALUE_OUT_OF_RANGE] {d} cannot be represented as "
+                    f"Decimal({precision}, {scale}): a measure's aggregate over the match "
+                    "is out of its type's range",
+                    hint="CAST the values to a wider type (DOUBLE) before the aggregate, "
+                    "or use try_sum/try_avg",
+                )
+            out.append(d)
+    return out
 
 
 def _inferred(values: list[Any]) -> pa.Array:

@@ -12,6 +12,7 @@ and the match number.
 
 from __future__ import annotations
 
+import decimal
 import functools
 import math
 import operator
@@ -267,9 +268,30 @@ def _non_null(values: list[Value]) -> list[Value]:
     return [v for v in values if v is not None]
 
 
+#: Spark's DECIMAL has up to 38 digits, Python's default context keeps 28: decimals are
+#: added and divided with room to spare, and rounded to the atom's type on the way out
+_DECIMALS = decimal.Context(prec=2 * 38 + 2)
+
+
+def _plus(a: Value, b: Value) -> Value:
+    """``a + b``, exact for decimals of Spark's 38 digits."""
+    if isinstance(a, Decimal) or isinstance(b, Decimal):
+        return _DECIMALS.add(a, b)
+    return a + b
+
+
+def _divided(total: Value, count: int) -> Value:
+    """``total / count``, exact enough for decimals of Spark's 38 digits."""
+    if isinstance(total, Decimal):
+        return _DECIMALS.divide(total, count)
+    return total / count
+
+
 def _in_row_order(vals: list[Value]) -> Value:
     """The sum added up row by row, as Spark and Trino do (and as the vectorized matcher
     does, so both give the same bits); Python >= 3.12's ``sum`` compensates rounding."""
+    if isinstance(vals[0], Decimal):
+        return functools.reduce(_DECIMALS.add, vals)
     return functools.reduce(operator.add, vals)
 
 
@@ -283,7 +305,7 @@ def _avg(values: list[Value]) -> Value:
     if not vals:
         return None
     if any(isinstance(v, Decimal) for v in vals):
-        return sum(Decimal(v) for v in vals) / len(vals)
+        return _divided(functools.reduce(_DECIMALS.add, (Decimal(v) for v in vals)), len(vals))
     return _in_row_order(vals) / len(vals)
 
 
@@ -684,7 +706,7 @@ def _keep(better: Callable[[Any, Any], bool]) -> Callable[[Value, Value], Value]
 
 
 def _added(kept: Value, v: Value) -> Value:
-    return kept if v is None else (v if kept is None else kept + v)
+    return kept if v is None else (v if kept is None else _plus(kept, v))
 
 
 def _averaged(state: tuple[Any, int], v: Value) -> tuple[Any, int]:
@@ -693,7 +715,7 @@ def _averaged(state: tuple[Any, int], v: Value) -> tuple[Any, int]:
         return state
     if count == 0:
         return (0 + v if isinstance(v, Decimal) else v), 1  # as _avg adds Decimals
-    return total + v, count + 1
+    return _plus(total, v), count + 1
 
 
 def _truth(combine: Callable[[bool, bool], bool]) -> Callable[[Value, Value], Value]:
@@ -726,7 +748,7 @@ _FIRST = _Fold((False, None), lambda s, v: s if s[0] else (True, v), lambda s: s
 FOLDS: dict[str, _Fold] = {
     "COUNT": _Fold(0, lambda n, v: n if v is None else n + 1),
     "SUM": _Fold(None, _added),
-    "AVG": _Fold((None, 0), _averaged, lambda s: None if s[1] == 0 else s[0] / s[1]),
+    "AVG": _Fold((None, 0), _averaged, lambda s: None if s[1] == 0 else _divided(s[0], s[1])),
     "MIN": _Fold(None, _keep(operator.lt)),
     "MAX": _Fold(None, _keep(operator.gt)),
     "COUNT_IF": _Fold(0, lambda n, v: n + 1 if v is True else n),

@@ -225,3 +225,54 @@ def test_duplicate_input_columns_say_where_they_come_from(spark):
     assert "the input has columns V and v, which MATCH_RECOGNIZE does not tell apart" in str(
         info.value
     )
+
+
+@pytest.fixture(scope="module")
+def wide_decimals(spark):
+    """DECIMAL(38, 6) values of 34 digits: more than Python's default 28."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_wide AS SELECT * FROM VALUES
+        (1, 'a', CAST(1234567890123456789012345678.123456 AS DECIMAL(38, 6))),
+        (2, 'a', CAST(1234567890123456789012345678.123457 AS DECIMAL(38, 6))),
+        (3, 'a', CAST(0.000001 AS DECIMAL(38, 6))),
+        (4, 'b', CAST(9999999999999999999999999999.999999 AS DECIMAL(38, 6))),
+        (5, 'b', CAST(-0.000001 AS DECIMAL(38, 6)))
+        AS t(id, k, x)"""
+    )
+    return "mr_wide"
+
+
+def test_aggregates_of_38_digit_decimals_are_exact(spark, wide_decimals):
+    body = """PARTITION BY k ORDER BY id
+        MEASURES sum(x) AS s, avg(x) AS a, max(x) AS m, min(x) AS n
+        PATTERN (A+) DEFINE A AS true"""
+    expected = _rows(
+        spark.sql(
+            f"SELECT k, sum(x) AS s, avg(x) AS a, max(x) AS m, min(x) AS n FROM {wide_decimals} "
+            "GROUP BY k"
+        )
+    )
+    for door, rows in _doors(spark, wide_decimals, body).items():
+        assert rows == expected, door
+    # a match-dependent DEFINE sums them per match too (the scalar matcher)
+    query = f"""SELECT k, id, rs FROM {wide_decimals} MATCH_RECOGNIZE (PARTITION BY k
+        ORDER BY id MEASURES RUNNING sum(x) AS rs ALL ROWS PER MATCH
+        PATTERN (A B*) DEFINE B AS sum(x) <> A.x)"""
+    window = f"SELECT k, id, sum(x) OVER (PARTITION BY k ORDER BY id) AS rs FROM {wide_decimals}"
+    assert _rows(matchrec.sql(spark, query)) == _rows(spark.sql(window))
+
+
+def test_a_decimal_sum_past_its_type_is_a_runtime_error(spark):
+    # Spark (ANSI): NUMERIC_VALUE_OUT_OF_RANGE; matchrec says so, not a worker traceback
+    rows = "VALUES (1, CAST(99999999999999999999999999999999.999999 AS DECIMAL(38, 6))), (2, 1)"
+    relation = f"(SELECT * FROM {rows} AS t(id, x))"
+    with pytest.raises(Exception) as info:
+        spark.sql(f"SELECT sum(x) FROM {relation}").collect()
+    assert "NUMERIC_VALUE_OUT_OF_RANGE" in str(info.value)
+    query = f"""SELECT * FROM {relation} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES sum(x) AS s PATTERN (A+) DEFINE A AS true)"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    assert "[NUMERIC_VALUE_OUT_OF_RANGE]" in str(info.value)
+    assert "cannot be represented as Decimal(38, 6)" in str(info.value)
+    assert "decimal.InvalidOperation" not in str(info.value)
