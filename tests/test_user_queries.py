@@ -276,3 +276,16 @@ def test_a_decimal_sum_past_its_type_is_a_runtime_error(spark):
     assert "[NUMERIC_VALUE_OUT_OF_RANGE]" in str(info.value)
     assert "cannot be represented as Decimal(38, 6)" in str(info.value)
     assert "decimal.InvalidOperation" not in str(info.value)
+
+
+def test_try_sum_of_decimals_is_null_while_past_its_type(spark):
+    # Spark's running try_sum: NULL at the row where the sum leaves DECIMAL(38, 6), a
+    # value again once it is back in range (not an error, not a rounded 28-digit sum)
+    big = "CAST(99999999999999999999999999999999.999999 AS DECIMAL(38, 6))"
+    relation = f"(SELECT * FROM VALUES (1, {big}), (2, 1), (3, -5) AS t(id, x))"
+    query = f"""SELECT id, rs FROM {relation} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES RUNNING try_sum(x) AS rs ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true)"""
+    window = f"SELECT id, try_sum(x) OVER (ORDER BY id) AS rs FROM {relation}"
+    expected = _rows(spark.sql(window))
+    assert [r[1] is None for r in expected] == [False, True, False]
+    assert _rows(matchrec.sql(spark, query)) == expected
