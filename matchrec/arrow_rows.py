@@ -8,7 +8,7 @@ atom values and the matched flag. Nothing here imports Spark.
 
 from __future__ import annotations
 
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 import numpy as np
@@ -16,7 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
-from matchrec.sql_values import WIDE_DECIMALS
+from matchrec.errors import MatchRuntimeError
 
 MATCHED = "__mr_matched"
 
@@ -50,7 +50,8 @@ class ArrowColumns:
 
 def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]:
     """Row positions (after 0) where the partition key changes, found vectorized; NULL
-    equals NULL, as in PARTITION BY."""
+    equals NULL, NaN equals NaN and -0.0 equals 0.0, as in Spark's PARTITION BY (which
+    normalizes floating-point keys); arrays and structs compare by value."""
     n = batch.num_rows
     if not keys or n < 2:
         return []
@@ -59,21 +60,89 @@ def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]
         column = batch.column(k)
         if isinstance(column, pa.ChunkedArray):
             column = column.combine_chunks()
-        head, tail = column.slice(0, n - 1), column.slice(1)
-        differs = pc.fill_null(pc.not_equal(head, tail), False)
-        nulls = pc.not_equal(head.is_null(), tail.is_null())
-        changed |= np.asarray(pc.or_(differs, nulls).to_numpy(zero_copy_only=False), dtype=bool)
+        changed |= _changes(column)
     return (np.flatnonzero(changed) + 1).tolist()
 
 
+def _changes(column: pa.Array) -> np.ndarray:
+    """For each row but the last of ``column``: does the next row hold another key?"""
+    n = len(column)
+    head, tail = column.slice(0, n - 1), column.slice(1)
+    kind = column.type
+    if pa.types.is_floating(kind):
+        both_nan = pc.and_(pc.is_nan(head), pc.is_nan(tail))
+        differs = pc.and_(pc.not_equal(head, tail), pc.invert(both_nan))
+    elif pa.types.is_nested(kind) or pa.types.is_dictionary(kind):
+        # no Arrow kernel compares them: compare the keys as Python values
+        values = [partition_key(v) for v in column.to_pylist()]
+        return np.fromiter((a != b for a, b in zip(values, values[1:])), bool, n - 1)
+    else:
+        differs = pc.not_equal(head, tail)
+    nulls = pc.not_equal(head.is_null(), tail.is_null())
+    both = pc.or_(pc.fill_null(differs, False), nulls)
+    return np.asarray(both.to_numpy(zero_copy_only=False), dtype=bool)
+
+
+class _NaN:
+    """The one NaN of partition keys: equal to itself, as Spark groups NaN values."""
+
+    def __repr__(self) -> str:
+        return "NaN"
+
+
+_NAN = _NaN()
+
+
+def partition_key(value: Any) -> Any:
+    """A Python value of a PARTITION BY column as a hashable key that is equal exactly
+    when Spark puts the two values in one partition: NaN equals NaN, -0.0 equals 0.0
+    (Python's ``==`` and ``hash`` already agree there), arrays and structs by value."""
+    if isinstance(value, float):
+        return _NAN if value != value else value
+    if isinstance(value, list):
+        return tuple(partition_key(v) for v in value)
+    if isinstance(value, dict):
+        return tuple((k, partition_key(v)) for k, v in value.items())
+    if isinstance(value, tuple):
+        return tuple(partition_key(v) for v in value)
+    return value
+
+
 def to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
-    """Python values of an atom as an Arrow array of the atom's Spark type."""
+    """Python values of an atom as an Arrow array of the atom's Spark type; a DECIMAL
+    value its type cannot hold (a sum past 38 digits) is Spark's ANSI error."""
     if pa.types.is_decimal(arrow_type):
-        q = Decimal(1).scaleb(-arrow_type.scale)
-        values = [None if v is None else WIDE_DECIMALS.quantize(Decimal(v), q) for v in values]
+        values = _decimals(values, arrow_type.precision, arrow_type.scale)
     elif pa.types.is_floating(arrow_type):
         values = [None if v is None else float(v) for v in values]
     return pa.array(values, type=arrow_type)
+
+
+def _decimals(values: list[Any], precision: int, scale: int) -> list[Decimal | None]:
+    """``values`` rounded half up to ``scale`` digits (with all 38 of Spark's digits:
+    Python's default context keeps 28), each checked to fit DECIMAL(``precision``,
+    ``scale``)."""
+    q = Decimal(1).scaleb(-scale)
+    limit = Decimal(10) ** (precision - scale)
+    out: list[Decimal | None] = []
+    with localcontext() as context:
+        context.prec = 2 * 38 + 2
+        context.rounding = ROUND_HALF_UP  # as Spark's Decimal.changePrecision
+        for v in values:
+            if v is None:
+                out.append(None)
+                continue
+            d = Decimal(v).quantize(q)
+            if abs(d) >= limit:
+                raise MatchRuntimeError(
+                    f"[NUMERIC_VALUE_OUT_OF_RANGE] {d} cannot be represented as "
+                    f"Decimal({precision}, {scale}): a measure's aggregate over the match "
+                    "is out of its type's range",
+                    hint="CAST the values to a wider type (DOUBLE) before the aggregate, "
+                    "or use try_sum/try_avg",
+                )
+            out.append(d)
+    return out
 
 
 def _inferred(values: list[Any]) -> pa.Array:

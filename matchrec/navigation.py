@@ -83,6 +83,11 @@ def match_number_at(ctx: MatchContext, row: int) -> Value:
     return ctx.match_number
 
 
+def row_found(ctx: MatchContext, row: int) -> Value:
+    """TRUE at every row: navigated, whether the navigation lands on a row (else NULL)."""
+    return True
+
+
 class ByLabel:
     """A value that depends on a row's label: ``f(x, CLASSIFIER())`` read at ``row``.
 
@@ -592,6 +597,12 @@ def _try_sum(values: list[Value]) -> Value:
             if not -_LONG <= total < _LONG:
                 return None
         return total
+    if isinstance(vals[0], Decimal):
+        # NULL past DECIMAL(38, s), as Spark's try_sum of a DECIMAL(p, s) with p >= 28
+        # (a narrower one's sum type holds the sum of any realistic number of values)
+        total = _in_row_order(vals)
+        scale = max(-v.as_tuple().exponent for v in vals)
+        return None if total.copy_abs() >= WIDE_DECIMALS.power(10, 38 - scale) else total
     return _sum(values)
 
 

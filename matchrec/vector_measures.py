@@ -25,7 +25,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from matchrec.matcher import Match
-from matchrec.navigation import Aggregate, ColumnAt, Navigate, classifier_at, match_number
+from matchrec.navigation import (
+    Aggregate,
+    ColumnAt,
+    Navigate,
+    classifier_at,
+    match_number,
+    row_found,
+)
 
 ArrowColumn = Callable[[str], pa.Array]
 
@@ -163,6 +170,8 @@ def _navigation(layout: MatchLayout, atom: Navigate, column: ArrowColumn, names:
     source = atom.source
     if isinstance(source, ColumnAt):
         return _take(column(source.name), rows, valid)
+    if source is row_found:
+        return pa.array(np.ones(len(valid), dtype=bool), mask=~valid)
     if source is classifier_at:
         # the label of that row in the (whole) match, NULL outside the match
         match = layout.out_match

@@ -1532,6 +1532,9 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             return node
         kind = _special_kind(node)
         text = node.sql(dialect=MatchRecognizeDialect)
+        value = _computed_value(node) if kind in NAVIGATION else None
+        if value is not None and (not low.python_measures or _measure_glue(value)):
+            return _read_through(low, node, value, base, replace)
         if kind in NAVIGATION:
             evaluate, probe = low.navigation_atom(node, base, in_define=False)
             pos = node_pos(node, base, low.sql)
@@ -1573,6 +1576,79 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
+
+
+def _value_argument(node: exp.Expression) -> exp.Expression | None:
+    """The argument navigation ``node`` reads at the row it lands on (``x + 1`` of
+    ``PREV(LAST(A.x + 1), 2)``), None when it has none."""
+    args = node.expressions
+    if not args:
+        return None
+    inner = _unparen(args[0])
+    if _special_kind(node) in PHYSICAL and _special_kind(inner) in ("FIRST", "LAST"):
+        return inner.expressions[0] if inner.expressions else None
+    return args[0]
+
+
+def _computed_value(node: exp.Expression) -> exp.Expression | None:
+    """The value argument of navigation ``node`` in a measure when it computes something
+    from plain columns of the row (``FIRST(arr[0])``, ``LAST(qty / n)``), else None.
+
+    Spark would compute such an argument as a column of every row before matching, so
+    under ANSI mode a row the measure never reads (an unmatched row with an empty array,
+    a zero divisor) would fail the job; the measure reads the columns through the
+    navigation and computes the value after instead (:func:`_read_through`)."""
+    value = _value_argument(node)
+    if value is None or isinstance(_unparen(value), (exp.Column, exp.Distinct)):
+        return None  # (DISTINCT: the navigation reports it)
+    columns = 0
+    for n in value.walk():
+        if isinstance(n, (exp.Subquery, exp.Exists, exp.Lambda, exp.Window, exp.Star)):
+            return None
+        if _special_kind(n) or _aggregate_name(n):
+            return None
+        if isinstance(n, exp.Column):
+            if _is_star(n):
+                return None
+            columns += 1
+    return value if columns else None
+
+
+def _read_through(
+    low: Lowering,
+    node: exp.Expression,
+    value: exp.Expression,
+    base: int,
+    replace,
+) -> exp.Expression:
+    """``FIRST(f(A.x, A.y), k)`` as ``CASE WHEN <FIRST(A.*, k) exists> THEN f(FIRST(A.x,
+    k), FIRST(A.y, k)) END``: the same value, computed from the navigated row only (the
+    guard keeps NULL where no row is found, whatever ``f`` of NULLs is)."""
+    outer = _unparen(value.parent) if value.parent is not node else node
+    low.label_of(value, base, call_name(outer)[1])  # one label, as for any navigation
+    atoms: dict[str, exp.Expression] = {}
+    computed = value.copy()
+    for column in list(computed.find_all(exp.Column)):
+        key = column.sql(dialect=MatchRecognizeDialect).lower()
+        if key not in atoms:
+            single = node.copy()
+            _value_argument(single).replace(column.copy())
+            atoms[key] = replace(single)
+        column.replace(atoms[key].copy())
+    probe = node.copy()
+    _value_argument(probe).replace(next(value.find_all(exp.Column)).copy())
+    found, _ = low.navigation_atom(probe, base, in_define=False)
+    present = nav.navigate(
+        nav.row_found,
+        found.labels,
+        found.from_end,
+        found.offset,
+        found.physical,
+        found.final,
+    )
+    text = node.sql(dialect=MatchRecognizeDialect)
+    guard = exp.column(low.add_atom(present, "CAST(NULL AS BOOLEAN)", text=f"row of {text}"))
+    return exp.Paren(this=exp.Case(ifs=[exp.If(this=guard, true=computed)]))
 
 
 # what may raise under ANSI on a row the match never reads, were Spark to compute it on

@@ -145,12 +145,19 @@ def plan_clause(
     if len(column_map) < len(columns):
         lowered = [c.lower() for c in columns]
         twice = next(c for i, c in enumerate(columns) if c.lower() in lowered[:i])
+        first = columns[lowered.index(twice.lower())]
+        if first == twice:  # a join's columns, say
+            hint = f"the input has two columns named {twice}: keep or rename one in a "
+        else:
+            hint = (
+                f"the input has columns {first} and {twice}, which MATCH_RECOGNIZE does not "
+                "tell apart (its names are case-insensitive): rename one in a "
+            )
         raise SemanticError(
             f"ambiguous column: {twice} in row pattern input relation",
             sql=sql,
             pos=clause.pattern_pos,
-            hint="column names are case-insensitive: rename one in a subquery that feeds "
-            "MATCH_RECOGNIZE",
+            hint=hint + "subquery that feeds MATCH_RECOGNIZE",
         )
     nfa = compile_pattern(clause.pattern, label_ids)
     low = Lowering(
@@ -425,7 +432,17 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
     text = expr.text.strip()
     qualified = _QUALIFIED.match(text)
     if qualified:
-        if qualifier is None or _unquoted(qualified.group(1)).lower() != qualifier.lower():
+        head = _unquoted(qualified.group(1))
+        if head.lower() in low.columns and (qualifier is None or head.lower() != qualifier.lower()):
+            raise SemanticError(
+                f"Expected column reference. Actual: {text} (a field of column "
+                f"{low.columns[head.lower()]}; {where} takes column names, not expressions)",
+                sql=low.sql,
+                pos=expr.pos,
+                hint=f"name the field in a subquery, e.g. SELECT *, {text} AS "
+                f"{_unquoted(qualified.group(2))} FROM ...",
+            )
+        if qualifier is None or head.lower() != qualifier.lower():
             named = f"the input is {qualifier}" if qualifier else "the input has no name"
             raise SemanticError(
                 f"unknown column {text!r} in {where}: {named}",

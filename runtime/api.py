@@ -43,14 +43,15 @@ from pyspark.sql import DataFrame, SparkSession
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
 from matchrec.carried import rebuild
-from matchrec.errors import ArbitraryOrderWarning, SemanticError, line_col
+from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, line_col
 from matchrec.excepthook import carried_error
 
-from .batch import execute
+from .batch import analysed, execute
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
 from .python_udfs import session_python_function
-from .session import quiet_analysis
+from .session import is_connect, quiet_analysis
+from .spark_errors import translated
 
 _counter = itertools.count()
 
@@ -207,13 +208,33 @@ def sql(spark: SparkSession, query: str) -> DataFrame:
         try:
             if view is not None:
                 return _define_view(spark, planned, view)
-            return planned.dataframe(spark)
+            # analysed now (Spark Connect analyses lazily), so that Spark's errors about
+            # the query around the clauses are told at the query's text below
+            return analysed(planned.dataframe(spark))
         except PySparkException as exc:
             carried = carried_error(exc)
             error = rebuild(carried, query) if carried is not None else None
+            if error is None and planned.clauses and isinstance(exc, AnalysisException):
+                # about the query around the clauses, which Spark saw rewritten
+                outermost = _outermost(planned.clauses)
+                length = len(_SEEN_NAME[is_connect(spark)])
+                start = view.query_start if view is not None else 0
+                error = translated(exc, query, outermost, length, seen_from=start)
             if error is None:
                 raise
             raise error from None
+
+
+#: how PySpark names a DataFrame passed to ``spark.sql`` (classic, Spark Connect), as
+#: far as the length of the name goes: an error's offset into the text Spark saw
+_SEEN_NAME = {False: "_pyspark_" + "0" * 32, True: "_pyspark_connect_temp_view_" + "0" * 32}
+
+
+def _outermost(clauses: list[PlannedClause]) -> list[tuple[int, int]]:
+    """The spans of the query that Spark saw as a name (a clause with its input
+    relation), without those inside another."""
+    spans = [(c.occurrence.relation_start, c.occurrence.body_end + 1) for c in clauses]
+    return [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
 
 
 def _define_view(spark: SparkSession, planned: PlannedQuery, view: TempView) -> DataFrame:
@@ -283,7 +304,14 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     planned: list[PlannedClause] = []
     for occ, clause in clauses:
         frames = {step.view: step.result for step in planned}
-        relation = _relation(spark, rewriter, occ, frames)
+        try:
+            relation = _relation(spark, rewriter, occ, frames)
+        except AnalysisException as exc:
+            if isinstance(exc, MatchRecognizeError):
+                raise
+            spans = [(o.relation_start, o.body_end + 1) for o, _ in clauses]
+            span = (occ.relation_start, occ.relation_end)
+            raise translated(exc, query, spans, within=span) from None
         if isinstance(clause, DynamicClause):
             plan = None
             result = _dynamic(spark, rewriter, relation, clause, frames)

@@ -342,6 +342,8 @@ def spark_errors(loaded: Sequence[str]) -> Iterator[None]:
                 f"the query reads table {name!r}, which is not loaded: add "
                 f"--table {name.split('.')[-1]}=PATH{have}"
             ) from None
+        if isinstance(exc, MatchRecognizeError):
+            raise  # already told at the query's text (matchrec.sql's errors around a clause)
         raise SparkQueryError(spark_message(exc)) from None
     except PySparkException as exc:
         carried = worker_error_text(str(exc))

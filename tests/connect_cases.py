@@ -86,6 +86,12 @@ ERRORS: dict[str, tuple[str, str]] = {
         "  MEASURES no_such_fn(price) AS bad\n  PATTERN (A B+)\n"
         "  DEFINE B AS price < PREV(price)\n) m",
     ),
+    # found by Spark's analysis of the query around the clause (lazy on Connect)
+    "unknown_column_around": (
+        "sql",
+        f"SELECT sym, nope\nFROM {TABLE} MATCH_RECOGNIZE (\n  PARTITION BY sym ORDER BY t\n"
+        "  MEASURES count(*) AS n\n  PATTERN (A B+)\n  DEFINE B AS price < PREV(price)\n) m",
+    ),
     # found in the table function's analyze, in a Python worker of the server
     "udtf_unknown_label": (
         "udtf_sql",

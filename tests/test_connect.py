@@ -86,7 +86,12 @@ def test_doors_agree_with_each_other(on_classic):
 def test_same_error_as_classic(on_connect, on_classic, name):
     """The class, the message and the caret line are those of the classic session."""
     got, want = on_connect["errors"][name], on_classic["errors"][name]
-    assert want["class"] in ("SemanticError", "SqlSyntaxError", "UnsupportedError")
+    assert want["class"] in (
+        "SemanticError",
+        "SqlSyntaxError",
+        "UnsupportedError",
+        "SparkAnalysisError",
+    )
     assert got == want
 
 

@@ -14,6 +14,7 @@ from matchrec.planner.sqltext import node_pos, parse_expression, prepare
 
 from matchrec.ast import SqlExpr
 from matchrec.engine import run_partition
+from matchrec.errors import SemanticError
 
 COLUMNS = ["id", "Value", "name", "ts"]
 
@@ -172,12 +173,24 @@ def test_measures_are_spark_sql_over_atoms():
 
 
 def test_navigation_of_an_expression_reads_a_precomputed_column():
+    # in DEFINE, Spark computes the argument as a column and the navigation reads it
+    p = plan("ORDER BY id PATTERN (A B+) DEFINE B AS B.value > FIRST(A.value * 2)")
+    assert "`Value` * 2" in dict((text, name) for name, text in p.precomputed)
+
+
+def test_navigation_of_an_expression_in_a_measure_computes_it_after():
+    # in MEASURES, the navigation reads the columns and the value is computed from them
+    # (a row the measure never reads cannot fail the job), NULL where no row is found
     p = plan(
         "ORDER BY id MEASURES FIRST(A.value * 2) AS f, LAST(A.value * 2, 1) AS g "
         "PATTERN (A B+) DEFINE B AS B.value > 0"
     )
-    column = dict((text, name) for name, text in p.precomputed)["`Value` * 2"]
-    assert [a.probe for a in p.atoms] == [f"`{column}`", f"`{column}`"]
+    assert "`Value` * 2" not in dict((text, name) for name, text in p.precomputed)
+    assert [a.probe for a in p.atoms] == ["`Value`", "CAST(NULL AS BOOLEAN)"] * 2
+    assert p.measures == [
+        ("f", "(CASE WHEN __mr_a1 THEN __mr_a0 * 2 END)"),
+        ("g", "(CASE WHEN __mr_a3 THEN __mr_a2 * 2 END)"),
+    ]
 
 
 def test_aggregate_probe_keeps_function_and_distinct():
@@ -198,11 +211,11 @@ def test_measure_subquery_is_left_to_spark():
 def test_origins_locate_precomputed_columns_and_measures():
     body = (
         "ORDER BY id MEASURES FIRST(A.value * 2) AS f, B.name AS n "
-        "PATTERN (A B+) DEFINE B AS B.value > 10"
+        "PATTERN (A B+) DEFINE B AS B.value > 10 AND FIRST(A.value + 1) > 0"
     )
     p = plan(body)
     by_text = {text: name for name, text in p.precomputed}
-    assert p.origins[by_text["`Value` * 2"]] == body.index("A.value * 2")
+    assert p.origins[by_text["`Value` + 1"]] == body.index("A.value + 1")
     assert p.origins[by_text["`Value` > 10"]] == body.index("B.value > 10")
     assert p.origins["f"] == body.index("FIRST(")
     assert p.origins["n"] == body.index("B.name")
@@ -342,3 +355,18 @@ def test_sql_udfs_are_looked_up_only_where_the_glue_would_call_them():
     assert asked == ["gap"]
     texts = " ".join(text for _, text in found.precomputed).upper()
     assert "GAP" not in texts and "CAST" in texts
+
+
+def test_partition_by_a_struct_field_says_it_is_a_field():
+    # Spark's window would take the expression; MATCH_RECOGNIZE takes column names
+    with pytest.raises(SemanticError) as info:
+        plan_clause(
+            parse_clause("PARTITION BY info.city ORDER BY id PATTERN (A) DEFINE A AS true"),
+            ["id", "info"],
+        )
+    assert info.value.message == (
+        "Expected column reference. Actual: info.city (a field of column info; "
+        "PARTITION BY takes column names, not expressions)"
+    )
+    assert info.value.pos == len("PARTITION BY ")
+    assert "SELECT *, info.city AS city FROM" in info.value.hint

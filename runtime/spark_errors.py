@@ -1,0 +1,167 @@
+"""Spark's errors about the query around MATCH_RECOGNIZE, told at the user's text.
+
+``matchrec.sql`` hands Spark a rewritten query: each clause replaced by a name that
+stands for its result (which PySpark turns into a ``_pyspark_<hex>`` view), each input
+relation read on its own. Spark's analysis and parse errors about that text (an unknown
+column after the clause, a missing table, a syntax error in the WHERE that follows)
+would quote the rewritten text, its positions, internal names and a plan. This module
+reports them as :class:`SparkAnalysisError` (or :class:`SparkSyntaxError`): Spark's own
+first line with the internal names put in words, the caret in the query the user wrote.
+Both stay Spark's ``AnalysisException`` (``ParseException``), so code that catches
+Spark's errors still does.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from pyspark.errors import AnalysisException, ParseException
+
+from matchrec.errors import MatchRecognizeError, SemanticError, SqlSyntaxError
+
+
+class SparkAnalysisError(SemanticError, AnalysisException):
+    """Spark's analysis error about the query around a MATCH_RECOGNIZE, positioned; its
+    condition and message parameters are Spark's."""
+
+    def __init__(self, message: str, *, spark_error: AnalysisException, **where) -> None:
+        super().__init__(message, **where)
+        self._errorClass = spark_error.getCondition()
+        self._messageParameters = spark_error.getMessageParameters()
+
+
+class SparkSyntaxError(SqlSyntaxError, ParseException):
+    """Spark's parse error about the query around a MATCH_RECOGNIZE, positioned."""
+
+    def __init__(self, message: str, *, spark_error: AnalysisException, **where) -> None:
+        super().__init__(message, **where)
+        self._errorClass = spark_error.getCondition()
+        self._messageParameters = spark_error.getMessageParameters()
+
+
+#: the names that stand for a clause's result in the text Spark saw
+_RESULT_NAME = re.compile(
+    r"`?\b(?:_pyspark_(?:connect_temp_view_)?[0-9a-f]{32}|__matchrec_[0-9a-f]{8}_\d+)\b`?"
+)
+_INPUT_NAME = re.compile(r"`?\b__matchrec_input\b`?")
+_TAIL = re.compile(r"\s*(?:SQLSTATE: \w+)?;?\s*(?:\(?line \d+,? pos \d+\)?)?;?\s*$")
+_NEAR = re.compile(r"at or near (?:'((?:[^']|'')*)'|(end of input))")
+_PARSE_AT = re.compile(r"\(line (\d+), pos (\d+)\)")
+
+_HINTS = {
+    "INVALID_TEMP_OBJ_REFERENCE": "a permanent view keeps its query's text, which Spark "
+    "cannot run alone: use CREATE TEMP VIEW (matchrec registers the result) or "
+    "CREATE TABLE ... AS SELECT to keep the rows",
+}
+
+
+def translated(
+    exc: AnalysisException,
+    query: str,
+    replaced: Sequence[tuple[int, int]],
+    name_length: int = 0,
+    seen_from: int = 0,
+    within: tuple[int, int] | None = None,
+) -> MatchRecognizeError:
+    """``exc``, raised by Spark for ``query`` rewritten (each span of ``replaced``, the
+    outermost MATCH_RECOGNIZE clauses with their input relations, stood for by a name of
+    ``name_length`` characters; Spark saw that text from offset ``seen_from`` on), as an
+    error at ``query``'s text. With ``within`` (the span of an input relation, which
+    Spark read on its own), the error is looked for there by the text Spark quotes."""
+    condition = exc.getCondition()
+    text = str(exc)
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    first = _TAIL.sub("", first)
+    first = _RESULT_NAME.sub("the MATCH_RECOGNIZE result", first)
+    first = _INPUT_NAME.sub("the MATCH_RECOGNIZE input", first)
+    spans = sorted(replaced)
+    if within is not None:
+        pos = _fragment_at(_quoted(exc, text)[0], query, [within], inside=True)
+        pos = pos if pos is not None else _fragment_at(_quoted(exc, text)[0], query, spans)
+    else:
+        pos = _position(exc, text, query, spans, name_length, seen_from)
+    if pos is None:
+        pos = len(query) - len(query.lstrip())  # the statement, where Spark names no part
+    cls = SparkSyntaxError if isinstance(exc, ParseException) else SparkAnalysisError
+    hint = _HINTS.get((condition or "").split(".")[0])
+    return cls(first, spark_error=exc, sql=query, pos=pos, hint=hint)
+
+
+def _quoted(exc: AnalysisException, text: str) -> tuple[str | None, int | None]:
+    """The part of its text Spark quotes and its offset there (None where unknown)."""
+    try:
+        contexts = exc.getQueryContext()
+    except Exception:  # no JVM context to ask
+        contexts = []
+    for context in contexts:
+        found = getattr(context, "fragment", lambda: "")()
+        if found:
+            return found, getattr(context, "startIndex", lambda: None)()
+    near = _NEAR.search(text)
+    if near is not None and near.group(1) is not None:
+        return near.group(1).replace("''", "'"), None
+    return None, None
+
+
+def _position(
+    exc: AnalysisException,
+    text: str,
+    query: str,
+    replaced: list[tuple[int, int]],
+    name_length: int,
+    seen_from: int,
+) -> int | None:
+    """Where in ``query`` Spark's error points, None if unknown: Spark's offset into the
+    text it saw mapped back when the text there is the fragment Spark quotes, else the
+    first place of that fragment outside the clauses."""
+    seen = _seen(query, replaced, name_length)[seen_from:]
+    fragment, start = _quoted(exc, text)
+    near = _NEAR.search(text)
+    if near is not None and near.group(2):  # at the end of the input
+        return len(query.rstrip().rstrip(";").rstrip())
+    at = _PARSE_AT.search(text)
+    if start is None and at is not None:
+        lines = seen.split("\n")
+        line = int(at.group(1))
+        if line <= len(lines):
+            start = sum(len(ln) + 1 for ln in lines[: line - 1]) + int(at.group(2))
+    if start is not None and (not fragment or seen[start : start + len(fragment)] == fragment):
+        return _back(start + seen_from, replaced, name_length)
+    return _fragment_at(fragment, query, replaced)
+
+
+def _fragment_at(
+    fragment: str | None, query: str, spans: list[tuple[int, int]], inside: bool = False
+) -> int | None:
+    """The first offset of ``fragment`` in ``query`` outside ``spans`` (``inside``: in
+    one of them), exact case first; None if there is none."""
+    if not fragment:
+        return None
+    for pattern in (re.escape(fragment), rf"(?i){re.escape(fragment)}"):
+        for m in re.finditer(pattern, query):
+            if any(a <= m.start() < b for a, b in spans) == inside:
+                return m.start()
+    return None
+
+
+def _seen(query: str, replaced: list[tuple[int, int]], name_length: int) -> str:
+    """``query`` as Spark saw it, up to the names' characters."""
+    parts, last = [], 0
+    for a, b in replaced:
+        parts += [query[last:a], "_" * name_length]
+        last = b
+    return "".join(parts) + query[last:]
+
+
+def _back(seen: int, replaced: list[tuple[int, int]], name_length: int) -> int:
+    """The offset in the user's query of offset ``seen`` of the text Spark saw (inside a
+    clause's name: where the clause's input relation starts)."""
+    shift = 0
+    for a, b in replaced:
+        if seen < a + shift:
+            break
+        if seen < a + shift + name_length:
+            return a
+        shift += name_length - (b - a)
+    return seen - shift
