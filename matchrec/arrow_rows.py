@@ -8,7 +8,7 @@ atom values and the matched flag. Nothing here imports Spark.
 
 from __future__ import annotations
 
-from decimal import ROUND_HALF_UP, Decimal, localcontext
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -17,6 +17,7 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
+from matchrec.sql_values import WIDE_DECIMALS
 
 MATCHED = "__mr_matched"
 
@@ -125,23 +126,20 @@ def _decimals(values: list[Any], precision: int, scale: int) -> list[Decimal | N
     q = Decimal(1).scaleb(-scale)
     limit = Decimal(10) ** (precision - scale)
     out: list[Decimal | None] = []
-    with localcontext() as context:
-        context.prec = 2 * 38 + 2
-        context.rounding = ROUND_HALF_UP  # as Spark's Decimal.changePrecision
-        for v in values:
-            if v is None:
-                out.append(None)
-                continue
-            d = Decimal(v).quantize(q)
-            if abs(d) >= limit:
-                raise MatchRuntimeError(
-                    f"[NUMERIC_VALUE_OUT_OF_RANGE] {d} cannot be represented as "
-                    f"Decimal({precision}, {scale}): a measure's aggregate over the match "
-                    "is out of its type's range",
-                    hint="CAST the values to a wider type (DOUBLE) before the aggregate, "
-                    "or use try_sum/try_avg",
-                )
-            out.append(d)
+    for v in values:
+        if v is None:
+            out.append(None)
+            continue
+        d = WIDE_DECIMALS.quantize(Decimal(v), q)  # half up, as Spark's changePrecision
+        if d.copy_abs() >= limit:  # abs() would round to the default 28 digits
+            raise MatchRuntimeError(
+                f"[NUMERIC_VALUE_OUT_OF_RANGE] {d} cannot be represented as "
+                f"Decimal({precision}, {scale}): a measure's aggregate over the match "
+                "is out of its type's range",
+                hint="CAST the values to a wider type (DOUBLE) before the aggregate, "
+                "or use try_sum/try_avg",
+            )
+        out.append(d)
     return out
 
 
