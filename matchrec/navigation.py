@@ -812,9 +812,19 @@ class Aggregate:
     to every value at each row, but no longer read the rows again. A FINAL one remembers
     its value for the match."""
 
-    __slots__ = ("func", "args", "labels", "final", "distinct", "order", "_fn", "_fold")
+    __slots__ = (
+        "func",
+        "args",
+        "labels",
+        "final",
+        "distinct",
+        "order",
+        "overflow",
+        "_fn",
+        "_fold",
+    )
 
-    def __init__(self, func, args, labels, final, distinct, order=()):
+    def __init__(self, func, args, labels, final, distinct, order=(), overflow=None):
         self.func: str = func
         self.args: tuple[RowValue, ...] | None = None if args is None else tuple(args)
         self.labels: frozenset[int] | None = labels
@@ -823,9 +833,16 @@ class Aggregate:
         # WITHIN GROUP (ORDER BY ...): (descending, nulls first) of each of the last
         # len(order) arguments, the keys the rows are sorted by before ``func`` reads them
         self.order: tuple[tuple[bool, bool], ...] = tuple(order)
+        # ``sum``'s BIGINT of integers (matchrec.integer_width.LongSum): each running
+        # total checked, or wrapped around, as Spark's; None: Python's exact sum
+        self.overflow = overflow
         self._fn = AGGREGATES[func][1]
         plain = not (distinct or self.order)
         self._fold: _Fold | None = _ROWS if args is None else FOLDS.get(func) if plain else None
+        if overflow is not None and func == "SUM":
+            self._fn = lambda vals: overflow.total(_non_null(vals), _sum(vals))
+            if self._fold is not None:
+                self._fold = _Fold(None, lambda kept, v: overflow.fit(_added(kept, v)))
 
     def rows(self, ctx: MatchContext) -> list[int]:
         upto = len(ctx.labels) if self.final else ctx.upto
@@ -942,7 +959,9 @@ def aggregate(
     final: bool,
     distinct: bool = False,
     order: Sequence[tuple[bool, bool]] = (),
+    overflow: Any = None,
 ) -> Evaluator:
     """An evaluator for an aggregate over the visible rows of ``labels`` (``args`` None:
-    ``*``); ``order``: the WITHIN GROUP sort of the last arguments (see :class:`Aggregate`)."""
-    return Aggregate(func, args, labels, final, distinct, order)
+    ``*``); ``order``: the WITHIN GROUP sort of the last arguments; ``overflow``: how
+    ``sum`` fits its integer totals to Spark's BIGINT (see :class:`Aggregate`)."""
+    return Aggregate(func, args, labels, final, distinct, order, overflow)
