@@ -21,6 +21,8 @@ ROWS = {
     "back": [MAX, 1, -10],  # the second total leaves BIGINT, the third is in range again
     "low": [-MAX, -5, 3],  # below BIGINT's least value at the second row
     "fits": [MAX - 5, 2, 3, -7],  # reaches MAX exactly, never beyond
+    # longer than navigation._SHORT: running sums go on from the rows settled so far
+    "long": [1] * 36 + [MAX - 40, 10, -20, 5],
 }
 INT_MAX = 2**31 - 1
 
@@ -94,7 +96,7 @@ def _assert_sum_error(err, query: str, at: str) -> None:
     assert "spark.sql.ansi.enabled=false" in err.hint and "DECIMAL(38, 0)" in err.hint
 
 
-@pytest.mark.parametrize("k", ["wraps", "back", "low", "fits"])
+@pytest.mark.parametrize("k", ["wraps", "back", "low", "fits", "long"])
 def test_one_row_per_match_sums_as_spark(spark, sums, ansi, k):
     # a window adds the rows in order, as the match does (a GROUP BY adds partial sums
     # of the input's partitions, whose running totals may differ)
@@ -111,7 +113,7 @@ def test_one_row_per_match_sums_as_spark(spark, sums, ansi, k):
         assert sorted(map(tuple, matchrec.sql(spark, query).collect())) == expected
 
 
-@pytest.mark.parametrize("k", ["wraps", "back", "fits"])
+@pytest.mark.parametrize("k", ["wraps", "back", "fits", "long"])
 def test_running_sums_of_all_rows_per_match_as_spark(spark, sums, ansi, k):
     expected = _spark_or_error(
         spark,
@@ -145,7 +147,7 @@ def _define(k: str) -> str:
       DEFINE B AS sum(B.v) > 0)"""
 
 
-@pytest.mark.parametrize("k", ["wraps", "fits"])
+@pytest.mark.parametrize("k", ["wraps", "fits", "long"])
 def test_sum_in_define_as_spark(spark, sums, ansi, k):
     """Spark's totals of the rows after the first; B+ takes them while they are positive."""
     totals = _spark_or_error(
@@ -165,7 +167,8 @@ def test_sum_in_define_as_spark(spark, sums, ansi, k):
         taken += 1
     got = sorted(map(tuple, matchrec.sql(spark, query).collect()))
     assert (got[0] if got else None) == ((k, 1, 1 + taken) if taken else None)
-    assert taken == (1 if k == "wraps" else 2)  # "wraps": the wrapped total at row 3 is < 0
+    # "wraps", "long": the wrapped total is negative at the row after them
+    assert taken == {"wraps": 1, "fits": 2, "long": 36}[k]
 
 
 def test_a_sum_of_ints_in_define_is_a_bigint(spark, sums, ansi):
