@@ -179,9 +179,9 @@ def initial_state(keys: list[tuple], columns: Columns, size: int) -> dict[tuple,
             if kind == "sum" and np.issubdtype(dtype, np.integer):
                 # Spark's sum of integers is a BIGINT, checked (ANSI) or wrapped at each
                 # row: the scalar matcher does that where a total may leave int64
+                # (integer columns come as int64)
                 if not columns.long_sums(key[2]):
                     raise NeedsScalar("integer overflow")
-                dtype = np.int64
             state[key] = np.zeros(size, dtype=dtype)
     return state
 

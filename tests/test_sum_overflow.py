@@ -172,7 +172,7 @@ def test_sum_in_define_as_spark(spark, sums, ansi, k):
 
 
 def test_a_sum_of_ints_in_define_is_a_bigint(spark, sums, ansi):
-    """An INT column's sum does not wrap at INT's range (the array form kept it as int32)."""
+    """An INT column's sum does not wrap at INT's range, in DEFINE or MEASURES."""
     query = f"""SELECT * FROM {_of("wraps")} MATCH_RECOGNIZE (PARTITION BY k ORDER BY id
       MEASURES count(*) AS c, sum(i) AS s PATTERN (A+) DEFINE A AS sum(A.i) > 0)"""
     expected = spark.sql(f"SELECT k, count(*), sum(i) FROM {_of('wraps')} GROUP BY k").collect()
