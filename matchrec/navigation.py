@@ -773,6 +773,17 @@ def _picked_by(pick_max: bool) -> Callable[[Any, tuple[Value, Value]], Any]:
 
 _FIRST = _Fold((False, None), lambda s, v: s if s[0] else (True, v), lambda s: s[1])
 
+
+def _long_sum(overflow: Any, values: list[Value]) -> Value:
+    """``sum`` with its integer totals fitted to Spark's BIGINT (``overflow``: a
+    :class:`matchrec.integer_width.LongSum`); module functions, so plans pickle."""
+    return overflow.total(_non_null(values), _sum(values))
+
+
+def _long_added(overflow: Any, kept: Value, v: Value) -> Value:
+    return overflow.fit(_added(kept, v))
+
+
 #: the aggregates a running evaluation updates row by row (each equal to its list
 #: function in AGGREGATES); the others are computed again from the remembered values
 FOLDS: dict[str, _Fold] = {
@@ -840,9 +851,9 @@ class Aggregate:
         plain = not (distinct or self.order)
         self._fold: _Fold | None = _ROWS if args is None else FOLDS.get(func) if plain else None
         if overflow is not None and func == "SUM":
-            self._fn = lambda vals: overflow.total(_non_null(vals), _sum(vals))
+            self._fn = functools.partial(_long_sum, overflow)
             if self._fold is not None:
-                self._fold = _Fold(None, lambda kept, v: overflow.fit(_added(kept, v)))
+                self._fold = _Fold(None, functools.partial(_long_added, overflow))
 
     def rows(self, ctx: MatchContext) -> list[int]:
         upto = len(ctx.labels) if self.final else ctx.upto
