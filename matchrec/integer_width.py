@@ -47,19 +47,83 @@ class IntegerWidth:
         wrapped around, or under ANSI mode an error positioned at the operator."""
         if self.bits is None or type(value) is not int or self.fits(value):
             return value
-        half = 1 << (self.bits - 1)
         if self.null_on_overflow:
             return None
         if self.ansi:
-            type_name = next(k for k, v in WIDTHS.items() if v == self.bits).upper()
-            raise MatchRuntimeError(
-                f"integer overflow: {self.text} is {value}, outside {type_name} "
-                f"[{-half}, {half - 1}] (Spark raises ARITHMETIC_OVERFLOW under "
-                "spark.sql.ansi.enabled)",
-                sql=self.sql,
-                pos=self.pos,
-                hint="CAST an operand to a wider type, e.g. CAST(x AS BIGINT) or "
+            raise overflow_error(
+                f"{self.text} is {value}",
+                self.bits,
+                self.sql,
+                self.pos,
+                "CAST an operand to a wider type, e.g. CAST(x AS BIGINT) or "
                 "CAST(x AS DECIMAL(38, 0)); with spark.sql.ansi.enabled=false the "
                 "result wraps around as in Spark",
             )
-        return (value + half) % (2 * half) - half
+        return wrapped(value, self.bits)
+
+
+def wrapped(value: int, bits: int) -> int:
+    """``value`` wrapped around into ``bits`` bits (two's complement, as Java's)."""
+    half = 1 << (bits - 1)
+    return (value + half) % (2 * half) - half
+
+
+def overflow_error(what: str, bits: int, sql: str, pos: int | None, hint: str):
+    """The error of a result out of Spark's integer type of ``bits`` bits under ANSI mode
+    (``what``: the expression and its value, as the user wrote it)."""
+    half = 1 << (bits - 1)
+    type_name = next(k for k, v in WIDTHS.items() if v == bits).upper()
+    return MatchRuntimeError(
+        f"integer overflow: {what}, outside {type_name} [{-half}, {half - 1}] (Spark "
+        "raises ARITHMETIC_OVERFLOW under spark.sql.ansi.enabled)",
+        sql=sql,
+        pos=pos,
+        hint=hint,
+    )
+
+
+_LONG = 1 << 63
+
+
+@dataclass(eq=False)
+class LongSum:
+    """Spark's ``sum`` of TINYINT ... BIGINT values: a BIGINT, each row added with a
+    check (under ANSI mode a running total out of range at any row fails with
+    ARITHMETIC_OVERFLOW, even if later rows bring it back; otherwise it wraps around).
+    Python adds exactly; this fits its totals. Values that are no integers (doubles,
+    decimals, intervals) pass unchanged."""
+
+    text: str  # the aggregate as the user wrote it, for messages
+    sql: str
+    pos: int | None
+    ansi: bool
+
+    def fit(self, total: Any) -> Any:
+        """A running total (the sum of the rows so far) as Spark's BIGINT."""
+        if type(total) is not int or -_LONG <= total < _LONG:
+            return total
+        if self.ansi:
+            raise overflow_error(
+                f"{self.text} reaches {total} at a row of the match",
+                64,
+                self.sql,
+                self.pos,
+                "try_sum(x) gives NULL instead, sum(CAST(x AS DECIMAL(38, 0))) adds "
+                "exactly; with spark.sql.ansi.enabled=false the sum wraps around as in "
+                "Spark",
+            )
+        return wrapped(total, 64)
+
+    def total(self, values: list[Any], exact: Any) -> Any:
+        """``exact``, the sum of the non-NULL ``values`` in row order, as Spark's: every
+        running total checked under ANSI mode (only when they may leave the range)."""
+        if type(exact) is not int:
+            return exact
+        if not self.ansi:
+            return self.fit(exact)
+        if -_LONG <= exact < _LONG and sum(map(abs, values)) < _LONG:
+            return exact  # no running total can be out of range
+        running = 0
+        for v in values:
+            running = self.fit(running + v)
+        return running

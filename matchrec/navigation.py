@@ -784,6 +784,17 @@ def _picked_by(pick_max: bool) -> Callable[[Any, tuple[Value, Value]], Any]:
 
 _FIRST = _Fold((False, None), lambda s, v: s if s[0] else (True, v), lambda s: s[1])
 
+
+def _long_sum(overflow: Any, values: list[Value]) -> Value:
+    """``sum`` with its integer totals fitted to Spark's BIGINT (``overflow``: a
+    :class:`matchrec.integer_width.LongSum`); module functions, so plans pickle."""
+    return overflow.total(_non_null(values), _sum(values))
+
+
+def _long_added(overflow: Any, kept: Value, v: Value) -> Value:
+    return overflow.fit(_added(kept, v))
+
+
 #: the aggregates a running evaluation updates row by row (each equal to its list
 #: function in AGGREGATES); the others are computed again from the remembered values
 FOLDS: dict[str, _Fold] = {
@@ -823,9 +834,19 @@ class Aggregate:
     to every value at each row, but no longer read the rows again. A FINAL one remembers
     its value for the match."""
 
-    __slots__ = ("func", "args", "labels", "final", "distinct", "order", "_fn", "_fold")
+    __slots__ = (
+        "func",
+        "args",
+        "labels",
+        "final",
+        "distinct",
+        "order",
+        "overflow",
+        "_fn",
+        "_fold",
+    )
 
-    def __init__(self, func, args, labels, final, distinct, order=()):
+    def __init__(self, func, args, labels, final, distinct, order=(), overflow=None):
         self.func: str = func
         self.args: tuple[RowValue, ...] | None = None if args is None else tuple(args)
         self.labels: frozenset[int] | None = labels
@@ -834,9 +855,16 @@ class Aggregate:
         # WITHIN GROUP (ORDER BY ...): (descending, nulls first) of each of the last
         # len(order) arguments, the keys the rows are sorted by before ``func`` reads them
         self.order: tuple[tuple[bool, bool], ...] = tuple(order)
+        # ``sum``'s BIGINT of integers (matchrec.integer_width.LongSum): each running
+        # total checked, or wrapped around, as Spark's; None: Python's exact sum
+        self.overflow = overflow
         self._fn = AGGREGATES[func][1]
         plain = not (distinct or self.order)
         self._fold: _Fold | None = _ROWS if args is None else FOLDS.get(func) if plain else None
+        if overflow is not None and func == "SUM":
+            self._fn = functools.partial(_long_sum, overflow)
+            if self._fold is not None:
+                self._fold = _Fold(None, functools.partial(_long_added, overflow))
 
     def rows(self, ctx: MatchContext) -> list[int]:
         upto = len(ctx.labels) if self.final else ctx.upto
@@ -953,7 +981,9 @@ def aggregate(
     final: bool,
     distinct: bool = False,
     order: Sequence[tuple[bool, bool]] = (),
+    overflow: Any = None,
 ) -> Evaluator:
     """An evaluator for an aggregate over the visible rows of ``labels`` (``args`` None:
-    ``*``); ``order``: the WITHIN GROUP sort of the last arguments (see :class:`Aggregate`)."""
-    return Aggregate(func, args, labels, final, distinct, order)
+    ``*``); ``order``: the WITHIN GROUP sort of the last arguments; ``overflow``: how
+    ``sum`` fits its integer totals to Spark's BIGINT (see :class:`Aggregate`)."""
+    return Aggregate(func, args, labels, final, distinct, order, overflow)

@@ -147,9 +147,22 @@ class Columns:
 
     def __init__(self, arrays: Mapping[str, tuple[np.ndarray, np.ndarray]]):
         self.arrays = arrays
+        self._long_sums: dict[str, bool] = {}
 
     def __getitem__(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         return self.arrays[name]
+
+    def long_sums(self, name: str) -> bool:
+        """Whether every sum of integer column ``name``'s rows fits int64 at every row it
+        adds: its absolute values add up (in doubles, rounding included) below 2**62."""
+        fits = self._long_sums.get(name)
+        if fits is None:
+            values, valid = self.arrays[name]
+            magnitude = np.abs(values.astype(np.float64))
+            if valid.ndim:
+                magnitude = magnitude[valid]
+            fits = self._long_sums[name] = bool(magnitude.sum() < 2.0**62)
+        return fits
 
 
 def initial_state(keys: list[tuple], columns: Columns, size: int) -> dict[tuple, np.ndarray]:
@@ -163,6 +176,12 @@ def initial_state(keys: list[tuple], columns: Columns, size: int) -> dict[tuple,
             state[key] = np.zeros(size, dtype=np.int64)
         else:
             dtype = columns[key[2]][0].dtype
+            if kind == "sum" and np.issubdtype(dtype, np.integer):
+                # Spark's sum of integers is a BIGINT, checked (ANSI) or wrapped at each
+                # row: the scalar matcher does that where a total may leave int64
+                # (integer columns come as int64)
+                if not columns.long_sums(key[2]):
+                    raise NeedsScalar("integer overflow")
             state[key] = np.zeros(size, dtype=dtype)
     return state
 
@@ -366,9 +385,10 @@ def _divide(args: list[Value]) -> Value:
 
 
 class NeedsScalar(ArithmeticError):
-    """A zero divisor under ANSI mode: Spark raises where the condition is evaluated, but
-    the array form evaluates threads the scalar matcher may never reach. The caller runs
-    the scalar matcher instead, which raises (positioned) only if it gets there."""
+    """A zero divisor under ANSI mode, or an integer result or sum that may leave its
+    width: Spark raises (or wraps) where the condition is evaluated, but the array form
+    evaluates threads the scalar matcher may never reach. The caller runs the scalar
+    matcher instead, which raises (positioned) or wraps only if it gets there."""
 
 
 def _divide_ansi(args: list[Value]) -> Value:

@@ -8,7 +8,8 @@ its label, its match), and each atom becomes index arithmetic over those arrays:
 * navigation is a position in the match (``FIRST``/``LAST`` among the rows of a label
   set, found with a cumulative count and ``searchsorted``), then a physical step;
   the value is gathered from the Arrow column with ``take``, never touching Python;
-* ``count``, ``sum`` and ``avg`` are differences of cumulative sums (RUNNING or FINAL);
+* ``count``, ``sum`` and ``avg`` are differences of cumulative sums (RUNNING or FINAL;
+  an integer ``sum`` only where no total can leave BIGINT);
   ``min``/``max`` under FINAL are segment reductions.
 
 An atom this module does not know how to vectorize returns None, and the caller falls
@@ -186,6 +187,11 @@ def _navigation(layout: MatchLayout, atom: Navigate, column: ArrowColumn, names:
     return None
 
 
+#: integer sums whose absolute values add up to less (in doubles, rounding included) can
+#: have no running total outside BIGINT, nor can any prefix sum of them
+_NO_OVERFLOW = 2.0**62
+
+
 def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
     lo, hi = layout.window(atom.final)
     counts = layout.counts(atom.labels)
@@ -221,6 +227,10 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
             running = _match_running_sums(np.where(in_set, raw, 0.0), layout.first)
             total = np.where(hi >= lo, running[np.clip(hi, 0, max(len(raw) - 1, 0))], 0.0)
         else:
+            if np.abs(raw[in_set].astype(np.float64)).sum() >= _NO_OVERFLOW:
+                # a running total may leave BIGINT (and int64 prefix sums wrap silently):
+                # the per-match evaluators raise or wrap at the row, as Spark does
+                return None
             sums = np.zeros(len(raw) + 1, dtype=dtype)
             np.cumsum(np.where(in_set, raw, 0), out=sums[1:])
             total = sums[np.maximum(hi + 1, lo)] - sums[lo]

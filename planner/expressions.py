@@ -27,7 +27,7 @@ from sqlglot.errors import ErrorLevel
 from matchrec import navigation as nav
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, UnsupportedError
-from matchrec.integer_width import IntegerWidth
+from matchrec.integer_width import IntegerWidth, LongSum
 from matchrec.moments import STATISTICS
 from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
@@ -656,7 +656,12 @@ class Lowering:
         sources = [self.row_source(a, base, func) for a in args]
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
-        return nav.aggregate(func, sources, labels, semantics == "FINAL", distinct), probe
+        overflow = None
+        if func == "SUM":  # Spark's sum of integers is a BIGINT checked at every row
+            text = user_text(node, self.sql, base, limit=60)
+            overflow = LongSum(text, self.sql, node_pos(node, base, self.sql), self.ansi)
+        final = semantics == "FINAL"
+        return nav.aggregate(func, sources, labels, final, distinct, overflow=overflow), probe
 
     def ordered_aggregate(
         self,
