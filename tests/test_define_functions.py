@@ -1511,15 +1511,10 @@ def test_positions_outside_the_bmp_equal_spark(spark):
 
 
 # Each partition: S holds a pattern (and a replacement), N a subject; DEFINE N compares
-# the call computed by the glue with Spark's (the S values read with first_value)
-REGEX_PAIR_QUERY = """SELECT part FROM (
-  SELECT *, {want} AS want FROM {pairs}
-) MATCH_RECOGNIZE (
-  PARTITION BY part ORDER BY id
-  MEASURES count(*) AS k
-  PATTERN (^S N)
-  DEFINE N AS {call} <=> want
-)"""
+# the call computed by the glue with Spark's (the S values read with first_value):
+# TWO_ROW_QUERY over a view of such pairs
+def _regex_pair_query(want: str, view: str, call: str) -> str:
+    return TWO_ROW_QUERY.format(want=want, pairs=f"SELECT * FROM {view}", call=call)
 
 
 def _regex_pairs(spark, patterns: list) -> tuple[str, int]:
@@ -1553,7 +1548,7 @@ def test_regex_functions_of_two_rows_equal_spark(spark, call):
     want = call.replace("N.", "")
     for c in ("s", "p", "r"):
         want = want.replace(f"S.{c}", f"first_value({c}) OVER (PARTITION BY part ORDER BY id)")
-    query = REGEX_PAIR_QUERY.format(want=want, pairs=view, call=call)
+    query = _regex_pair_query(want, view, call)
     got = {r.part for r in matchrec.sql(spark, query).collect()}
     missing = sorted(set(range(parts)) - got)
     assert not missing, f"{call}: {len(missing)} of {parts} partitions differ from Spark"
@@ -1566,7 +1561,7 @@ def _regex_job_error(
     spark.createDataFrame(
         rows, "part INT, id INT, s STRING, p STRING, r STRING"
     ).createOrReplaceTempView("regex_error")
-    query = REGEX_PAIR_QUERY.format(want="NULL", pairs="regex_error", call=call)
+    query = _regex_pair_query("NULL", "regex_error", call)
     with pytest.raises(Exception) as info:
         matchrec.sql(spark, query).collect()
     err = rebuild(carried_error(info.value) or "", query)
