@@ -96,31 +96,25 @@ def _assert_sum_error(err, query: str, at: str) -> None:
     assert "spark.sql.ansi.enabled=false" in err.hint and "DECIMAL(38, 0)" in err.hint
 
 
+#: ONE ROW PER MATCH: the match's sum, Spark's window over the whole partition (a GROUP BY
+#: adds partial sums of the input's partitions, whose running totals may differ); ALL ROWS
+#: PER MATCH: the running sum, Spark's window up to the row
+_FORMS = {
+    "one row": (_one_row, "SELECT DISTINCT k", "UNBOUNDED FOLLOWING"),
+    "all rows": (_all_rows, "SELECT k, id", "CURRENT ROW"),
+}
+
+
+@pytest.mark.parametrize("form", list(_FORMS))
 @pytest.mark.parametrize("k", ["wraps", "back", "low", "fits", "long"])
-def test_one_row_per_match_sums_as_spark(spark, sums, ansi, k):
-    # a window adds the rows in order, as the match does (a GROUP BY adds partial sums
-    # of the input's partitions, whose running totals may differ)
+def test_sums_as_spark(spark, sums, ansi, k, form):
+    clause, select, frame_end = _FORMS[form]
     expected = _spark_or_error(
         spark,
-        f"""SELECT DISTINCT k, sum(v) OVER (PARTITION BY k ORDER BY id
-              ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING) FROM {_of(k)}""",
+        f"""{select}, sum(v) OVER (PARTITION BY k ORDER BY id
+              ROWS BETWEEN UNBOUNDED PRECEDING AND {frame_end}) FROM {_of(k)}""",
     )
-    query = _one_row(k)
-    if ansi and k != "fits":
-        assert expected == "ARITHMETIC_OVERFLOW"
-        _assert_sum_error(_match_error(spark, query), query, "sum(v)")
-    else:
-        assert sorted(map(tuple, matchrec.sql(spark, query).collect())) == expected
-
-
-@pytest.mark.parametrize("k", ["wraps", "back", "fits", "long"])
-def test_running_sums_of_all_rows_per_match_as_spark(spark, sums, ansi, k):
-    expected = _spark_or_error(
-        spark,
-        f"""SELECT k, id, sum(v) OVER (PARTITION BY k ORDER BY id
-              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM {_of(k)}""",
-    )
-    query = _all_rows(k)
+    query = clause(k)
     if ansi and k != "fits":
         assert expected == "ARITHMETIC_OVERFLOW"
         _assert_sum_error(_match_error(spark, query), query, "sum(v)")
