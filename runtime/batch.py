@@ -42,6 +42,7 @@ from .partitions import (
     _timeout_mapper,
 )
 from .session import quiet_analysis
+from .sort_keys import check_sortable
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
 CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
@@ -168,27 +169,6 @@ def _check_within(df: DataFrame, plan: MatchPlan) -> None:
         )
 
 
-def _check_sortable(df: DataFrame, plan: MatchPlan) -> None:
-    """A PARTITION BY or ORDER BY column Spark cannot sort (a MAP, a VARIANT) is a
-    positioned error before any job, not Spark's analysis of our sort."""
-    clause = plan.clause
-    items = [("PARTITION BY", c, e.pos) for c, e in zip(plan.partition_by, clause.partition_by)]
-    items += [("ORDER BY", c, k.expr.pos) for (c, _, _), k in zip(plan.order_by, clause.order_by)]
-    for where, column, pos in items:
-        try:
-            with quiet_analysis():
-                analysed(df.select(F.col(quote(column))).sortWithinPartitions(quote(column)))
-        except AnalysisException:
-            kind = df.schema[column].dataType.simpleString().upper()
-            raise SemanticError(
-                f"{where} column {column!r} is {kind}, which Spark cannot compare or sort",
-                sql=clause.sql,
-                pos=pos,
-                hint="partition or order by a key computed from it in a subquery "
-                "(e.g. to_json(m) or one of its values)",
-            ) from None
-
-
 def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     """The DataFrame of ``plan`` applied to ``df`` (a stream goes to :mod:`.streaming`)."""
     if df.isStreaming:
@@ -196,7 +176,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
 
         return execute_stream(df, plan)
     input_columns = list(df.columns)
-    _check_sortable(df, plan)
+    check_sortable(plan, {f.name: f for f in df.schema.fields})
     keys = plan.partition_by
     order = [_sort_column(c, d, nf) for c, d, nf in plan.order_by]
     if keys:

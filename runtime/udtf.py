@@ -104,7 +104,6 @@ from pyspark.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
-    VariantType,
 )
 from pyspark.sql.udtf import (
     AnalyzeArgument,
@@ -126,6 +125,7 @@ from matchrec.errors import (
 
 from .arrow_safe import refuse_uncarried
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
+from .sort_keys import check_sortable
 
 #: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
 #: imported from there: this module runs on executors, which need no pandas)
@@ -270,7 +270,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
     check_output_columns(clause)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
-    _check_sortable(plan, fields)
+    check_sortable(plan, fields)
     column_types = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
     type_integer_widths(plan, column_types)
     check_define_types(plan, column_types)
@@ -346,34 +346,6 @@ def _check_within(plan: MatchPlan, fields: dict[str, StructField]) -> None:
             pos=plan.clause.order_by[0].expr.pos,
             hint="order by an event-time column",
         )
-
-
-def _sortable(dtype: DataType) -> bool:
-    """Whether Spark can sort by (and so partition a window by) a value of ``dtype``."""
-    if isinstance(dtype, ArrayType):
-        return _sortable(dtype.elementType)
-    if isinstance(dtype, StructType):
-        return all(_sortable(f.dataType) for f in dtype.fields)
-    return not isinstance(dtype, (MapType, VariantType))
-
-
-def _check_sortable(plan: MatchPlan, fields: dict[str, StructField]) -> None:
-    """A PARTITION BY or ORDER BY column Spark cannot sort is our positioned error (as
-    ``matchrec.sql`` reports it), not Spark's analysis of the row_number window."""
-    clause = plan.clause
-    items = [("PARTITION BY", c, e.pos) for c, e in zip(plan.partition_by, clause.partition_by)]
-    items += [("ORDER BY", c, k.expr.pos) for (c, _, _), k in zip(plan.order_by, clause.order_by)]
-    for where, column, pos in items:
-        dtype = fields[column].dataType
-        if not _sortable(dtype):
-            raise SemanticError(
-                f"{where} column {column!r} is {dtype.simpleString().upper()}, which Spark "
-                "cannot compare or sort",
-                sql=clause.sql,
-                pos=pos,
-                hint="partition or order by a key computed from it in a subquery "
-                "(e.g. to_json(m) or one of its values)",
-            )
 
 
 _PROGRAMS: dict[tuple[str, str], _Program] = {}
