@@ -433,7 +433,8 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
     qualified = _QUALIFIED.match(text)
     if qualified:
         head = _unquoted(qualified.group(1))
-        if head.lower() in low.columns and (qualifier is None or head.lower() != qualifier.lower()):
+        foreign = qualifier is None or head.lower() != qualifier.lower()
+        if foreign and head.lower() in low.columns:
             raise SemanticError(
                 f"Expected column reference. Actual: {text} (a field of column "
                 f"{low.columns[head.lower()]}; {where} takes column names, not expressions)",
@@ -442,7 +443,7 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
                 hint=f"name the field in a subquery, e.g. SELECT *, {text} AS "
                 f"{_unquoted(qualified.group(2))} FROM ...",
             )
-        if qualifier is None or head.lower() != qualifier.lower():
+        if foreign:
             named = f"the input is {qualifier}" if qualifier else "the input has no name"
             raise SemanticError(
                 f"unknown column {text!r} in {where}: {named}",
