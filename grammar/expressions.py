@@ -46,6 +46,8 @@ CLAUSE_STARTS: dict[str, Callable[[Raw], bool]] = {
     "ONE": _is_word("ROW"),
     "ALL": _is_word("ROWS"),
     "AFTER": _is_word("MATCH"),
+    "ROWS": _is_word("BETWEEN"),  # a window's frame (row pattern recognition in a window)
+    "EXCLUDE": _is_word("NO"),
     "INITIAL": _is_word("PATTERN"),
     "SEEK": _is_word("PATTERN"),
     "PATTERN": lambda raw: raw.text == "(",
@@ -60,6 +62,8 @@ _FOLLOWERS: dict[str, Callable[[Raw], bool]] = {
     "ASC": lambda raw: True,
     "DESC": lambda raw: True,
     "NULLS": _is_word("FIRST", "LAST"),
+    # a window frame's end: ROWS BETWEEN CURRENT ROW AND <expression> FOLLOWING
+    "FOLLOWING": lambda raw: True,
     # MATCH_RECOGNIZE_DYNAMIC: after the rules table
     "KEYS": lambda raw: raw.text == "(",
     "ON": _is_word("ERROR"),

@@ -130,6 +130,29 @@ class _ToAst(Transformer_NonRecursive):
             )
         }
 
+    @v_args(meta=True)
+    def window_frame(self, meta, children: list) -> dict:
+        end, _ = children
+        return {"frame": replace(end, pos=meta.start_pos)}
+
+    def frame_following(self, children: list[Token]) -> ast.WindowFrame:
+        expression, _ = children
+        if " ".join(expression.split()).upper() == "UNBOUNDED":
+            return ast.WindowFrame("unbounded")
+        return ast.WindowFrame("following", _expr(expression))
+
+    def frame_at(self, children: list[Token]) -> ast.WindowFrame:
+        (expression,) = children
+        if " ".join(expression.split()).upper() == "CURRENT ROW":
+            return ast.WindowFrame("current")
+        raise SqlSyntaxError(
+            f"a window with a row pattern has ROWS BETWEEN CURRENT ROW AND CURRENT ROW, "
+            f"AND <n> FOLLOWING or AND UNBOUNDED FOLLOWING, not AND {expression}",
+            sql=self.sql,
+            pos=expression.start_pos,
+            hint="the frame starts at the current row: the pattern is searched from there on",
+        )
+
     def timeout_rows(self, children: list[Token]) -> int:
         return children[0].start_pos
 

@@ -165,6 +165,17 @@ class Within:
 
 
 @dataclass(frozen=True)
+class WindowFrame:
+    """``ROWS BETWEEN CURRENT ROW AND <end>`` of row pattern recognition in a window:
+    ``end`` is ``current`` (CURRENT ROW), ``unbounded`` (UNBOUNDED FOLLOWING) or
+    ``following`` (``offset`` FOLLOWING, an expression of the row)."""
+
+    end: Literal["current", "unbounded", "following"]
+    offset: SqlExpr | None = None
+    pos: int = -1  # where ROWS is written
+
+
+@dataclass(frozen=True)
 class MatchRecognizeClause:
     """Everything between ``MATCH_RECOGNIZE (`` and its closing ``)``."""
 
@@ -177,10 +188,17 @@ class MatchRecognizeClause:
     initial: bool = True  # INITIAL (default) or SEEK
     initial_pos: int = -1  # where INITIAL or SEEK is written (-1: not written)
     within: Within | None = None
+    # row pattern recognition in a window: its frame (None in MATCH_RECOGNIZE)
+    frame: WindowFrame | None = None
     subsets: tuple[Subset, ...] = ()
     defines: tuple[Define, ...] = ()
     pattern_pos: int = -1
     sql: str = ""  # the text the positions refer to
+    # the clause is a window's specification (``WINDOW w AS (...)``, ``OVER (...)``);
+    # the aliases of the measures that stand for a window function called over it
+    # (``count(*) OVER w``: over the match's rows, over no row where there is none)
+    in_window: bool = False
+    frame_functions: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

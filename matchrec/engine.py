@@ -24,6 +24,7 @@ from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, MatchRun, match_partition, next_start
 from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.vector_measures import MatchLayout, vector_atoms
+from matchrec.window_rows import WindowSearch, run_window
 
 
 @dataclass
@@ -51,6 +52,9 @@ class PartitionProgram:
     # each atom as the user wrote it and where (for run-time errors), and the query
     atom_sources: list[tuple[str, int | None]] = field(default_factory=list)
     sql: str = ""
+    # row pattern recognition in a window: how the frame bounds each row's search
+    # (:mod:`matchrec.window_rows`); None for MATCH_RECOGNIZE
+    window: WindowSearch | None = None
     _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
     _wave: wave.WaveProgram | None = field(default=None, repr=False, compare=False)
     # bits-only programs: whether matches came often enough in the rows seen so far (on
@@ -390,7 +394,9 @@ def chunkable(program: PartitionProgram) -> bool:
     at rows after the current one (NEXT from a label's row: the piece may end there)."""
     unmatched = program.empty_matches == "unmatched" and not program.one_row
     ahead = program.define_reach[1]
-    return not unmatched and not can_match_empty(program.nfa) and ahead == 0
+    return (
+        program.window is None and not unmatched and not can_match_empty(program.nfa) and ahead == 0
+    )
 
 
 def _scalar_search(
@@ -647,7 +653,7 @@ def run_groups(
     are table rows. This is how many small partitions stay cheap. None where it does not
     apply (DEFINE parts in Python, unmatched rows, an empty match): then run each
     partition with :func:`run_partition`."""
-    if program.empty_matches == "unmatched" and not program.one_row:
+    if program.window is not None or (program.empty_matches == "unmatched" and not program.one_row):
         return None
     total = bounds[-1][1] if bounds else 0
     # a bits-only program tries the searches at once only where matches are frequent:
@@ -686,6 +692,8 @@ def run_partition(
     (``vectorize``), else match by match; both give the same values."""
     if n == 0:
         return PartitionOutput(atoms=[[] for _ in program.atoms])
+    if program.window is not None:
+        return run_window(program, cols, n)
     define_ctx = MatchContext(cols, n, program.label_names)
     unmatched = program.empty_matches == "unmatched" and not program.one_row
     found: Any

@@ -34,11 +34,23 @@ Evaluator = Callable[["MatchContext"], Value]
 class MatchContext:
     """The state one evaluation looks at. Reused and mutated in place on the hot path."""
 
-    __slots__ = ("cols", "n", "start", "labels", "upto", "match_number", "label_names", "memo")
+    __slots__ = (
+        "cols",
+        "n",
+        "low",
+        "start",
+        "labels",
+        "upto",
+        "match_number",
+        "label_names",
+        "memo",
+    )
 
     def __init__(self, cols: dict[str, Sequence[Value]], n: int, label_names: Sequence[str]):
         self.cols = cols
         self.n = n
+        #: navigation reads rows [low, n): the partition, or a window's frame
+        self.low = 0
         self.label_names = label_names
         self.start = 0
         self.labels: Sequence[int] = ()
@@ -134,7 +146,8 @@ def select_row(
     Logical step: the ``offset``-th row (0-based) from the end (LAST) or the start (FIRST)
     among the visible rows of the match whose label is in ``labels`` (all rows when None).
     Physical step: then ``physical`` rows forward (NEXT, > 0) or back (PREV, < 0) in the
-    partition, where leaving the match is allowed but leaving the partition gives NULL.
+    partition, where leaving the match is allowed but leaving the partition (or a
+    window's frame: rows ``ctx.low`` to ``ctx.n``) gives NULL.
     """
     upto = len(ctx.labels) if final else ctx.upto
     if labels is None:
@@ -150,7 +163,7 @@ def select_row(
         if i < 0:
             return None
     row = ctx.start + i + physical
-    if 0 <= row < ctx.n:
+    if ctx.low <= row < ctx.n:
         return row
     return None
 

@@ -910,6 +910,12 @@ def _aggregate_name(node: exp.Expression) -> str | None:
     return None
 
 
+def is_aggregate(node: exp.Expression) -> bool:
+    """Whether ``node`` is an aggregate call (what a window function over a row pattern
+    window may be, besides navigation and ranking)."""
+    return _aggregate_name(node) is not None
+
+
 def _aggregate_parts(
     node: exp.Expression,
 ) -> tuple[str | None, str, list[exp.Expression], bool, list[exp.Ordered]]:

@@ -25,14 +25,16 @@ from .expressions import (
     Atom,
     DefineLowering,
     Lowering,
+    is_aggregate,
     label_text,
     lower_define,
     lower_measure,
 )
 from .python_udfs import PythonLookup
 from .sql_functions import FunctionLookup
-from .sqltext import quote
+from .sqltext import parse_expression, quote
 from .type_checks import TypeCheck
+from .window_plan import check_window_shape, frame_function_measure, window_search
 
 # WITHIN units -> seconds
 _UNIT_SECONDS = {
@@ -85,10 +87,17 @@ class MatchPlan:
 
     @property
     def one_row(self) -> bool:
-        return self.clause.rows_per_match.mode == "one"
+        return self.clause.rows_per_match.mode == "one" and not self.clause.in_window
+
+    @property
+    def window(self) -> bool:
+        """Row pattern recognition in a window: one output row per input row."""
+        return self.clause.in_window
 
     @property
     def with_unmatched(self) -> bool:
+        if self.clause.in_window:
+            return True
         return (
             self.clause.rows_per_match.mode == "all"
             and self.clause.rows_per_match.empty == "unmatched"
@@ -137,6 +146,7 @@ def plan_clause(
     on values from several rows (``planner.python_udfs``)."""
     sql = clause.sql
     _check_clause_shape(clause)
+    check_window_shape(clause, list(pattern_nodes(clause.pattern)))
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))
@@ -184,7 +194,9 @@ def plan_clause(
         )
         for k in clause.order_by
     ]
-    if order_by and windows:
+    # a window's frame starts at the current row: PREV there is NULL, which Spark's LAG
+    # over the partition would not give, so the matcher navigates itself
+    if order_by and windows and not clause.in_window:
         low.window = window_spec(partition_by, order_by)
 
     defines: dict[str, DefineLowering] = {}
@@ -218,6 +230,8 @@ def plan_clause(
     seen_alias: set[str] = set()
     low.measure_texts.update((m.alias.lower(), m.expr.text) for m in clause.measures)
     for m in clause.measures:
+        if m.alias in clause.frame_functions:
+            m = frame_function_measure(m, sql, is_aggregate)
         if m.alias.lower() in seen_alias:
             raise SemanticError(
                 f"two measures are named {m.alias!r}",
@@ -293,6 +307,10 @@ def plan_clause(
             max((v.reach[1] for v in defines.values()), default=0),
         ),
     )
+    if clause.in_window:
+        program.window = window_search(
+            clause, lambda e: low.precompute(parse_expression(e, sql), e.pos)
+        )
     precomputed = [(name, text) for text, name in low.precomputed.items()]
     return MatchPlan(
         clause=clause,
@@ -344,7 +362,7 @@ def _check_clause_shape(clause: ast.MatchRecognizeClause) -> None:
     search modifier (INITIAL or SEEK belong to a window's row pattern) and an exclusion
     with WITH UNMATCHED ROWS (an excluded row would be neither output nor unmatched)."""
     sql = clause.sql
-    if clause.initial_pos >= 0:
+    if clause.initial_pos >= 0 and not clause.in_window:
         word = "INITIAL" if clause.initial else "SEEK"
         raise SemanticError(
             f"pattern search modifier: {word} is not allowed in MATCH_RECOGNIZE clause",

@@ -28,8 +28,10 @@ import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
+from matchrec.planner.sqltext import quote
 from matchrec.planner.statement import (
     Occurrence,
     TempView,
@@ -38,6 +40,7 @@ from matchrec.planner.statement import (
     read_temp_view,
     with_prefix,
 )
+from matchrec.planner.window_query import WindowQuery, read_windows, window_order_text
 from pyspark.errors import AnalysisException, PySparkException
 from pyspark.sql import DataFrame, SparkSession
 
@@ -179,6 +182,7 @@ class PlannedClause:
     plan: MatchPlan | None  # None for MATCH_RECOGNIZE_DYNAMIC (its rules are planned later)
     result: DataFrame  # the DataFrame the runtime builds for it
     view: str  # the name that stands for ``result`` in ``rewritten``
+    window: bool = False  # a window with a row pattern (its SELECT was rewritten)
 
 
 @dataclass(frozen=True)
@@ -233,7 +237,9 @@ _SEEN_NAME = {False: "_pyspark_" + "0" * 32, True: "_pyspark_connect_temp_view_"
 def _outermost(clauses: list[PlannedClause]) -> list[tuple[int, int]]:
     """The spans of the query that Spark saw as a name (a clause with its input
     relation), without those inside another."""
-    spans = [(c.occurrence.relation_start, c.occurrence.body_end + 1) for c in clauses]
+    spans = [
+        (c.occurrence.relation_start, c.occurrence.body_end + 1) for c in clauses if not c.window
+    ]
     return [s for s in spans if not any(o != s and o[0] <= s[0] and s[1] <= o[1] for o in spans)]
 
 
@@ -293,17 +299,27 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     Every clause is parsed before any is planned, so a syntax error anywhere is reported
     first. Each clause, innermost first, is replaced in the query by a unique name that
     stands for its result (an outer clause's input reads it); ``PlannedQuery.dataframe``
-    runs the rewritten query. Nothing is registered in the session, so the DataFrames stay
-    valid after the block, on classic Spark and on Spark Connect alike. Only analysis
-    happens here: no Spark job runs.
+    runs the rewritten query. A SELECT with windows with a row pattern has its FROM and
+    WHERE replaced the same way, by the rows with the windows' columns, and its calls
+    over those windows by the columns. Nothing is registered in the session, so the
+    DataFrames stay valid after the block, on classic Spark and on Spark Connect alike.
+    Only analysis happens here: no Spark job runs.
     """
     clauses = read_statement(query)
-    if clauses:
+    windows = read_windows(query)
+    if clauses or windows:
         ship(spark)  # on a cluster: before the job's functions are built
     rewriter = _Rewriter(query)
     planned: list[PlannedClause] = []
-    for occ, clause in clauses:
-        frames = {step.view: step.result for step in planned}
+    steps: list[tuple[int, Any]] = [(o.body_end, (o, c)) for o, c in clauses]
+    steps += [(w.select.end, w) for w in windows]
+    steps.sort(key=lambda step: step[0])  # a clause or SELECT inside another comes first
+    for _, step in steps:
+        frames = {p.view: p.result for p in planned}
+        if isinstance(step, WindowQuery):
+            planned.extend(_windows(spark, rewriter, step, frames, query))
+            continue
+        occ, clause = step
         try:
             relation = _relation(spark, rewriter, occ, frames)
         except AnalysisException as exc:
@@ -318,10 +334,74 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
         else:
             plan = _plan(clause, relation, occ.relation_name)
             result = execute(relation, plan)
-        view = f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
+        view = _view_name()
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))
         rewriter.replace(occ.relation_start, occ.body_end + 1, view)
     yield PlannedQuery(planned, rewriter.text)
+
+
+def _view_name() -> str:
+    return f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
+
+
+def _windows(
+    spark: SparkSession,
+    rewriter: _Rewriter,
+    query_windows: WindowQuery,
+    frames: dict[str, DataFrame],
+    query: str,
+) -> list[PlannedClause]:
+    """Plan the windows with a row pattern of one SELECT over its FROM and WHERE, one
+    after the other (each adds its columns to every row), and rewrite the SELECT to read
+    the result: FROM and WHERE become its name, each call over a window its column."""
+    select = query_windows.select
+    start, end = rewriter.at(select.from_start), rewriter.at(select.input_end)
+    prefix = with_prefix(rewriter.text, before=start)
+    try:
+        relation = sql_with_frames(
+            spark, f"{prefix} SELECT * FROM {rewriter.text[start:end]}", frames
+        )
+        input_columns = list(relation.columns)
+    except AnalysisException as exc:
+        if isinstance(exc, MatchRecognizeError):
+            raise
+        span = (select.from_start, select.input_end)
+        raise translated(exc, query, [span], within=span) from None
+    planned = []
+    current = relation
+    for spec, clause in zip(select.specs, query_windows.clauses):
+        plan = _plan(clause, current, select.alias)
+        result = execute(current, plan)
+        occurrence = Occurrence(
+            relation_start=select.from_start,
+            relation_end=select.input_end,
+            keyword=spec.body_start,
+            body_start=spec.body_start,
+            body_end=spec.body_end,
+            alias=None,
+        )
+        planned.append(PlannedClause(occurrence, clause, current, plan, result, _view_name(), True))
+        current = result
+    view = planned[-1].view
+    alias = f" AS {quote(select.alias)}" if select.alias else ""
+    rewriter.replace(select.from_start, select.input_end, f" {view}{alias}")
+    for call, (k, name) in zip(select.calls, query_windows.targets):
+        if name:
+            text = quote(name)
+        else:
+            over = window_order_text(query_windows.clauses[k])
+            text = f"{call.function} OVER ({over})"
+        if call.name is not None:
+            text += f" AS {quote(call.name)}"
+        rewriter.replace(call.start, call.end, text)
+    for a, b in select.removals:
+        rewriter.replace(a, b, " ")
+    for a, b, qualifier in select.stars:
+        if qualifier is None:
+            rewriter.replace(a, b, ", ".join(quote(c) for c in input_columns))
+        elif select.alias and qualifier.strip("`").lower() == select.alias.lower():
+            rewriter.replace(a, b, ", ".join(f"{qualifier}.{quote(c)}" for c in input_columns))
+    return planned
 
 
 _NAME_PART = r"(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)"

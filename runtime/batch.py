@@ -20,7 +20,11 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.types import (
     BooleanType,
+    ByteType,
     DataType,
+    IntegerType,
+    LongType,
+    ShortType,
     DateType,
     StringType,
     StructField,
@@ -169,6 +173,22 @@ def _check_within(df: DataFrame, plan: MatchPlan) -> None:
         )
 
 
+def _check_frame_type(df: DataFrame, plan: MatchPlan) -> None:
+    """A window's ``n FOLLOWING`` computed per row must be a whole number."""
+    search = plan.program.window
+    if search is None or search.column is None:
+        return
+    dtype = df.schema[search.column].dataType
+    if not isinstance(dtype, (ByteType, ShortType, IntegerType, LongType)):
+        raise SemanticError(
+            f"the window frame's end must be a whole number of rows; {search.text} is "
+            f"{dtype.simpleString()}",
+            sql=plan.clause.sql,
+            pos=search.pos,
+            hint=f"write e.g. CAST({search.text} AS INT) FOLLOWING",
+        )
+
+
 def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     """The DataFrame of ``plan`` applied to ``df`` (a stream goes to :mod:`.streaming`)."""
     if df.isStreaming:
@@ -194,6 +214,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     if plan.scratch:
         df = df.drop(*plan.scratch)
     _check_within(df, plan)
+    _check_frame_type(df, plan)
     _check_types(df, plan, plan.define_checks)
     _set_integer_widths(df, plan)
     atom_types = _probe_types(df, plan)
@@ -276,7 +297,10 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
     measures = []
     for alias, text in plan.measures:
         text = _ATOM.sub(lambda m: quote(renamed.get(m.group(1), m.group(0))), text)
-        expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if plan.with_unmatched else text
+        # a window function over a window with a row pattern sees no row where there is
+        # no match (count 0, ...): its atoms are those of an empty match
+        wrap = plan.with_unmatched and alias not in plan.clause.frame_functions
+        expr = f"CASE WHEN {MATCHED} THEN ({text}) END" if wrap else text
         if mode.late_rows:
             expr = f"CASE WHEN {status} = '{LATE_STATUS}' THEN NULL ELSE ({expr}) END"
         measures.append((alias, expr))

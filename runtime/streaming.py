@@ -85,6 +85,14 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
     errors point into the clause."""
     clause = plan.clause
     sql = clause.sql
+    if plan.window:
+        raise SemanticError(
+            "row pattern recognition in a window runs on batch DataFrames, not on streams",
+            sql=sql,
+            pos=clause.frame.pos if clause.frame else clause.pattern_pos,
+            hint="on a stream, use FROM t MATCH_RECOGNIZE (... ALL ROWS PER MATCH WITH "
+            "UNMATCHED ROWS ...)",
+        )
     event = watermark_column(df)
     if event is None:
         raise SemanticError(

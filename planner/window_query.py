@@ -1,0 +1,139 @@
+"""The planner's door for a query with row pattern recognition in windows.
+
+:func:`read_windows` finds every SELECT that calls measures or window functions over a
+window with a row pattern (:mod:`matchrec.grammar.window_scan`), parses each window
+specification as a clause body (positions stay offsets into the query), and decides what
+each call becomes: a measure's column, a window function's column (the function added to
+the clause as a measure over the match's rows), or a ranking function over the window's
+PARTITION BY and ORDER BY (it ignores the frame). The runtime then runs each clause over
+the SELECT's FROM and WHERE and rewrites the SELECT to read the columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from matchrec.grammar import parse_clause
+from matchrec.grammar.window_scan import RANKING, WindowSelect, WindowSpec, find_pattern_windows
+
+from matchrec import ast
+from matchrec.errors import SemanticError
+
+__all__ = ["WindowQuery", "read_windows", "window_order_text"]
+
+
+@dataclass(frozen=True)
+class WindowQuery:
+    """One SELECT with windows with a row pattern: ``clauses[k]`` is ``select.specs[k]``
+    parsed (each measure named ``__mrw<k>_<j>``); ``targets[i]`` says what
+    ``select.calls[i]`` becomes: (clause index, measure name), the name empty for a
+    ranking function."""
+
+    select: WindowSelect
+    clauses: tuple[ast.MatchRecognizeClause, ...]
+    targets: tuple[tuple[int, str], ...]
+
+
+def read_windows(query: str) -> list[WindowQuery]:
+    """Every SELECT of ``query`` with windows with a row pattern, parsed."""
+    found = []
+    for select in find_pattern_windows(query):
+        clauses = []
+        targets: list[tuple[int, str] | None] = [None] * len(select.calls)
+        for k, spec in enumerate(select.specs):
+            clause = _parse_spec(query, spec)
+            names = {m.alias.lower(): j for j, m in enumerate(clause.measures)}
+            if len(names) < len(clause.measures):
+                seen: set[str] = set()
+                twice = next(
+                    m
+                    for m in clause.measures
+                    if m.alias.lower() in seen or seen.add(m.alias.lower())
+                )
+                raise SemanticError(
+                    f"two measures are named {twice.alias!r}",
+                    sql=query,
+                    pos=twice.alias_pos,
+                    hint="give each measure its own name (names are case-insensitive)",
+                )
+            measures = [replace(m, alias=f"__mrw{k}_{j}") for j, m in enumerate(clause.measures)]
+            functions: dict[str, str] = {}
+            for i, call in enumerate(select.calls):
+                if call.spec != spec.key:
+                    continue
+                if call.measure is not None:
+                    j = names.get(call.measure.lower())
+                    if j is None:
+                        raise SemanticError(
+                            f"{call.measure} is not a measure of the window it is called over",
+                            sql=query,
+                            pos=call.measure_pos,
+                            hint="its measures: "
+                            + (", ".join(m.alias for m in clause.measures) or "(none)"),
+                        )
+                    targets[i] = (k, measures[j].alias)
+                elif call.function_name in RANKING:
+                    targets[i] = (k, "")
+                else:
+                    text = call.function or ""
+                    if text not in functions:
+                        functions[text] = f"__mrw{k}_f{len(functions)}"
+                        measures.append(
+                            ast.Measure(
+                                ast.SqlExpr(text, call.function_pos),
+                                functions[text],
+                                call.function_pos,
+                            )
+                        )
+                    targets[i] = (k, functions[text])
+            clauses.append(
+                replace(
+                    clause,
+                    measures=tuple(measures),
+                    in_window=True,
+                    frame_functions=frozenset(functions.values()),
+                )
+            )
+        found.append(WindowQuery(select, tuple(clauses), tuple(t or (0, "") for t in targets)))
+    return found
+
+
+def _parse_spec(query: str, spec: WindowSpec) -> ast.MatchRecognizeClause:
+    """The clause of a window specification; ``OVER (w MEASURES ...)`` takes PARTITION BY
+    and ORDER BY from the named window ``w``."""
+    start = spec.body_start + spec.body_skip
+    clause = parse_clause(query[start : spec.body_end], base=start, sql=query)
+    if spec.base is None:
+        return clause
+    if clause.partition_by or clause.order_by:
+        what = clause.partition_by[0] if clause.partition_by else clause.order_by[0].expr
+        raise SemanticError(
+            "a window that extends a named window cannot have its own PARTITION BY or ORDER BY",
+            sql=query,
+            pos=what.pos,
+            hint="put them in the named window, or drop the name",
+        )
+    low, high = spec.base
+    # the named window holds PARTITION BY and ORDER BY only: parse it as a body with a
+    # pattern after it (its positions stay those of the query)
+    base = parse_clause(
+        query[low:high] + " PATTERN (A)", base=low, sql=query[:high] + " PATTERN (A)"
+    )
+    return replace(clause, partition_by=base.partition_by, order_by=base.order_by)
+
+
+def window_order_text(clause: ast.MatchRecognizeClause) -> str:
+    """``PARTITION BY .. ORDER BY ..`` of a window with a row pattern, for a ranking
+    function over it (which ignores the frame)."""
+    parts = []
+    if clause.partition_by:
+        parts.append("PARTITION BY " + ", ".join(e.text for e in clause.partition_by))
+    if clause.order_by:
+        keys = []
+        for key in clause.order_by:
+            text = key.expr.text + (" DESC" if key.descending else " ASC")
+            if key.nulls_first is not None:
+                text += " NULLS FIRST" if key.nulls_first else " NULLS LAST"
+            keys.append(text)
+        parts.append("ORDER BY " + ", ".join(keys))
+    return " ".join(parts)
