@@ -521,8 +521,8 @@ def test_error_missing_pattern():
     err = syntax_error("ORDER BY id\nDEFINE A AS true")
     assert "unexpected 'DEFINE'" in err.message
     assert (
-        "expected one of: ',', ASC, DESC, NULLS, MEASURES, ONE, ALL, ROWS, AFTER, INITIAL, SEEK, PATTERN"
-        in err.message
+        "expected one of: ',', ASC, DESC, NULLS, MEASURES, ONE, ALL, ROWS, AFTER, INITIAL, SEEK, "
+        "PATTERN" in err.message
     )
     assert (err.line, err.column) == (2, 1)
     assert caret_under(err) == "D"
