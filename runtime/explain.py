@@ -63,6 +63,17 @@ def rows_text(mode: ast.RowsPerMatch) -> str:
     return " ".join([text, *(words for words, asked in extensions if asked)])
 
 
+def _frame_text(clause: ast.MatchRecognizeClause) -> str:
+    """A window's frame and search modifier, as written (defaults spelled out)."""
+    frame = clause.frame
+    assert frame is not None
+    end = {"current": "CURRENT ROW", "unbounded": "UNBOUNDED FOLLOWING"}.get(frame.end)
+    if end is None:
+        end = f"{frame.offset.text if frame.offset else '?'} FOLLOWING"
+    search = "INITIAL" if clause.initial else "SEEK"
+    return f"ROWS BETWEEN CURRENT ROW AND {end} {search} (one output row per input row)"
+
+
 @dataclass(frozen=True)
 class Explanation:
     """The explanation of a query: ``text`` for people, ``dot`` for Graphviz (one graph
@@ -118,7 +129,8 @@ def _section(spark: SparkSession, query: str, step: PlannedClause, number: int, 
     line, _ = line_col(query, occ.keyword)
     relation = _one_line(query[occ.relation_start : occ.relation_end])
     alias = f" AS {occ.alias}" if occ.alias else ""
-    head = f"== MATCH_RECOGNIZE {number} of {total} (line {line}): {relation}{alias} =="
+    what = "WINDOW WITH A ROW PATTERN" if step.window else "MATCH_RECOGNIZE"
+    head = f"== {what} {number} of {total} (line {line}): {relation}{alias} =="
     blocks = [
         head + "\nInput columns: " + _schema_text(step.input),
         "Clause\n" + _indent(_clause_summary(step.clause, step.plan)),
@@ -193,7 +205,10 @@ def _clause_summary(clause: ast.MatchRecognizeClause, plan: MatchPlan) -> str:
         rows.append(("SUBSET", f"{subset.name} = ({', '.join(subset.labels)})"))
     skip = clause.after_match_skip
     rows.append(("AFTER MATCH", _SKIP_TEXT[skip.mode].format(label=skip.label)))
-    rows.append(("ROWS", rows_text(clause.rows_per_match)))
+    if clause.frame is not None:
+        rows.append(("FRAME", _frame_text(clause)))
+    else:
+        rows.append(("ROWS", rows_text(clause.rows_per_match)))
     lines = [f"{name:<{_NAME_WIDTH}}{value}" for name, value in rows]
 
     names = [m.alias for m in clause.measures] + plan.program.label_names

@@ -1,0 +1,266 @@
+"""Row pattern recognition in a window (SQL:2016 R020) through ``matchrec.sql``.
+
+Trino's cases are in tests/queries/pattern_windows.slt; here: what a window is to the
+rest of the query (columns, names, WHERE, CTEs, several windows), the same answers as
+MATCH_RECOGNIZE where the two must agree, Spark's values over an empty frame, and the
+errors (class, message, caret)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from pyspark.errors import AnalysisException
+
+import matchrec
+from matchrec.errors import MatchRecognizeError, MatchRuntimeError, SemanticError, SqlSyntaxError
+from tests.test_errors import assert_error
+
+ROWS = "(VALUES (1, 'p', 90), (2, 'p', 80), (3, 'p', 70), (4, 'p', 80), (5, 'q', 10), (6, 'q', 5))"
+
+WINDOW = """WINDOW w AS (
+  PARTITION BY k ORDER BY id
+  MEASURES LAST(v) AS last_v, CLASSIFIER() AS label
+  ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING
+  PATTERN (A B+)
+  DEFINE B AS B.v < PREV(B.v)
+)"""
+
+
+def rows(df) -> list[tuple]:
+    return [tuple(r) for r in df.collect()]
+
+
+def test_columns_names_and_order(spark) -> None:
+    df = matchrec.sql(
+        spark,
+        f"SELECT *, last_v OVER w, count(*) OVER w, label OVER w AS l "
+        f"FROM {ROWS} t(id, k, v) {WINDOW} ORDER BY id",
+    )
+    assert df.columns == ["id", "k", "v", "last_v", "count(*) OVER w", "l"]
+    assert rows(df) == [
+        (1, "p", 90, 70, 3, "B"),
+        (2, "p", 80, None, 0, None),
+        (3, "p", 70, None, 0, None),
+        (4, "p", 80, None, 0, None),
+        (5, "q", 10, 5, 2, "B"),
+        (6, "q", 5, None, 0, None),
+    ]
+
+
+def test_where_cte_qualified_star_and_expressions(spark) -> None:
+    df = matchrec.sql(
+        spark,
+        f"WITH src AS (SELECT * FROM {ROWS} t(id, k, v)) "
+        f"SELECT t.*, coalesce(last_v OVER w, -1) + 0 AS x FROM src t WHERE id <> 3 "
+        f"{WINDOW} ORDER BY id",
+    )
+    # without row 3, p's rows are 90, 80, 80: A B, then 80 is not below 80
+    assert df.columns == ["id", "k", "v", "x"]
+    assert rows(df) == [
+        (1, "p", 90, 80),
+        (2, "p", 80, -1),
+        (4, "p", 80, -1),
+        (5, "q", 10, 5),
+        (6, "q", 5, -1),
+    ]
+
+
+def test_two_pattern_windows_a_plain_one_and_ranking(spark) -> None:
+    df = matchrec.sql(
+        spark,
+        f"""SELECT id, last_v OVER w, up OVER u, sum(v) OVER (PARTITION BY k ORDER BY id),
+                   rank() OVER w AS r
+            FROM {ROWS} t(id, k, v)
+            {WINDOW}, u AS (ORDER BY id MEASURES LAST(v) AS up
+                ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING AFTER MATCH SKIP TO NEXT ROW
+                PATTERN (X Y) DEFINE Y AS Y.v > X.v)
+            ORDER BY id""",
+    )
+    assert rows(df) == [
+        (1, 70, None, 90, 1),
+        (2, None, None, 170, 2),
+        (3, None, 80, 240, 3),
+        (4, None, None, 320, 4),
+        (5, 5, None, 10, 1),
+        (6, None, None, 15, 2),
+    ]
+
+
+def test_prev_at_the_current_row_is_outside_the_frame(spark) -> None:
+    # MATCH_RECOGNIZE's PREV reads the row before the match; a window's frame starts at
+    # the current row, so there it is NULL
+    df = matchrec.sql(
+        spark,
+        "SELECT id, p OVER w FROM (VALUES (1, 5), (2, 6), (3, 7)) t(id, v) "
+        "WINDOW w AS (ORDER BY id MEASURES PREV(A.v) AS p "
+        "ROWS BETWEEN CURRENT ROW AND CURRENT ROW AFTER MATCH SKIP TO NEXT ROW "
+        "PATTERN (A) DEFINE A AS PREV(A.v) IS NULL) ORDER BY id",
+    )
+    assert rows(df) == [(1, None), (2, None), (3, None)]
+
+
+@pytest.mark.parametrize("skip", ["PAST LAST ROW", "TO NEXT ROW", "TO LAST B"])
+def test_matches_at_search_rows_are_match_recognize_matches(spark, skip: str) -> None:
+    """Without SEEK and with an unbounded frame, a row's match is MATCH_RECOGNIZE's
+    match starting there, wherever no DEFINE reads before the match's first row."""
+    rng = random.Random(7)
+    values = ", ".join(f"({i}, {i % 3}, {rng.randint(0, 9)})" for i in range(60))
+    source = f"(VALUES {values}) t(id, k, v)"
+    body = (
+        "PARTITION BY k ORDER BY id MEASURES FIRST(id) AS first_id, LAST(id) AS last_id, "
+        "count(B.*) AS bs, sum(v) AS total {mode} AFTER MATCH SKIP " + skip + " "
+        "PATTERN (A B+ C?) DEFINE B AS B.v >= FIRST(A.v) AND B.v > PREV(B.v), "
+        "C AS C.v < LAST(B.v)"
+    )
+    windowed = matchrec.sql(
+        spark,
+        f"SELECT id, first_id OVER w, last_id OVER w, bs OVER w, total OVER w FROM {source} "
+        "WINDOW w AS ("
+        + body.format(mode="ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING")
+        + ")",
+    )
+    matched = matchrec.sql(
+        spark,
+        f"SELECT first_id, last_id, bs, total FROM {source} MATCH_RECOGNIZE ("
+        + body.format(mode="ONE ROW PER MATCH")
+        + ")",
+    )
+    got = sorted(r[1:] for r in rows(windowed) if r[1] is not None)
+    assert got == sorted(rows(matched))
+    assert all(r[0] == r[1] for r in rows(windowed) if r[1] is not None)
+
+
+def test_window_functions_over_no_row_are_spark_values(spark) -> None:
+    aggregates = "collect_list(v), count(v), sum(v), collect_set(v), count_if(v > 0), max(v)"
+    calls = ", ".join(f"{a} OVER w" for a in aggregates.split(", "))
+    df = matchrec.sql(
+        spark,
+        f"SELECT id, {calls} FROM (VALUES (1, 1), (2, 2)) t(id, v) "
+        "WINDOW w AS (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING "
+        "PATTERN (A) DEFINE A AS A.v > 5) ORDER BY id",
+    )
+    empty = spark.sql(f"SELECT {aggregates} FROM VALUES (1) AS t(v) WHERE false").collect()[0]
+    assert [tuple(r)[1:] for r in df.collect()] == [tuple(empty)] * 2
+
+
+def test_first_last_nth_value_read_the_match(spark) -> None:
+    df = matchrec.sql(
+        spark,
+        "SELECT id, first_value(v) OVER w, last_value(v) OVER w, nth_value(v, 2) OVER w "
+        "FROM (VALUES (1, 10), (2, 20), (3, 30), (4, 5)) t(id, v) "
+        "WINDOW w AS (ORDER BY id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING "
+        "PATTERN (A+) DEFINE A AS A.v >= 10) ORDER BY id",
+    )
+    assert rows(df) == [
+        (1, 10, 30, 20),
+        (2, None, None, None),
+        (3, None, None, None),
+        (4, None, None, None),
+    ]
+
+
+def _error(spark, query: str) -> MatchRecognizeError:
+    with pytest.raises(MatchRecognizeError) as info:
+        matchrec.sql(spark, query)
+    return info.value
+
+
+BASE = "SELECT id, m OVER w FROM (VALUES (1, 10), (2, 20)) t(id, v) WINDOW w AS (ORDER BY id "
+
+
+@pytest.mark.parametrize(
+    ("rest", "at", "cls", "message"),
+    [
+        (
+            "MEASURES MATCH_NUMBER() AS m ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING "
+            "PATTERN (A) DEFINE A AS true)",
+            "MATCH_NUMBER",
+            SemanticError,
+            "MATCH_NUMBER function is not supported in window",
+        ),
+        (
+            "MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING "
+            "PATTERN (^A) DEFINE A AS true)",
+            "^",
+            SemanticError,
+            "Anchor pattern syntax is not allowed in window",
+        ),
+        (
+            "MEASURES 1 AS m PATTERN (A) DEFINE A AS true)",
+            "PATTERN",
+            SemanticError,
+            "needs the frame ROWS BETWEEN CURRENT ROW",
+        ),
+        (
+            "MEASURES 1 AS m ONE ROW PER MATCH PATTERN (A) DEFINE A AS true)",
+            "PATTERN",
+            SemanticError,
+            "needs the frame ROWS BETWEEN CURRENT ROW",
+        ),
+        (
+            "MEASURES 1 AS x ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING "
+            "PATTERN (A) DEFINE A AS true)",
+            "m OVER",
+            SemanticError,
+            "m is not a measure of the window",
+        ),
+        (
+            "MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND 1 PRECEDING "
+            "PATTERN (A) DEFINE A AS true)",
+            "1 PRECEDING",
+            SqlSyntaxError,
+            "not AND 1 PRECEDING",
+        ),
+        (
+            "MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND 'x' FOLLOWING "
+            "PATTERN (A) DEFINE A AS true)",
+            "'x'",
+            SemanticError,
+            "must be a whole number of rows",
+        ),
+    ],
+)
+def test_errors(spark, rest: str, at: str, cls: type, message: str) -> None:
+    query = BASE + rest
+    assert_error(_error(spark, query), query, query.index(at), cls, message)
+
+
+def test_errors_around_the_window(spark) -> None:
+    frame = "ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING PATTERN (A) DEFINE A AS true)"
+    query = (
+        f"SELECT id, abs(v) OVER w FROM (VALUES (1, 10)) t(id, v) WINDOW w AS (ORDER BY id {frame}"
+    )
+    assert_error(
+        _error(spark, query), query, query.index("abs"), SemanticError, "not a window function"
+    )
+    query = (
+        "SELECT k, count(*) OVER w FROM (VALUES (1, 10)) t(k, v) GROUP BY k "
+        f"WINDOW w AS (ORDER BY k {frame}"
+    )
+    assert_error(_error(spark, query), query, query.index("GROUP"), SemanticError, "GROUP")
+    clause = "SELECT * FROM (VALUES (1, 10)) t(id, v) MATCH_RECOGNIZE (ORDER BY id " + frame
+    assert_error(_error(spark, clause), clause, clause.index("ROWS"), SemanticError, "ROWS BETWEEN")
+    query = f"SELECT id FROM (VALUES (1, 10)) t(id, v) ORDER BY nope OVER (ORDER BY id {frame}"
+    assert "nope" in str(_error(spark, query))
+
+
+def test_a_negative_frame_offset_fails_the_query_at_its_expression(spark) -> None:
+    query = (
+        "SELECT id, m OVER w FROM (VALUES (1, 0), (2, -1)) t(id, n) WINDOW w AS (ORDER BY id "
+        "MEASURES LAST(id) AS m ROWS BETWEEN CURRENT ROW AND n FOLLOWING "
+        "PATTERN (A+) DEFINE A AS true)"
+    )
+    with pytest.raises((MatchRuntimeError, Exception)) as info:
+        matchrec.sql(spark, query).collect()
+    assert "must not be negative or null" in str(info.value)
+
+
+def test_an_unknown_table_in_from_is_told_at_the_query(spark) -> None:
+    query = (
+        "SELECT id, m OVER w FROM no_such_table WINDOW w AS (ORDER BY id MEASURES 1 AS m "
+        "ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING PATTERN (A) DEFINE A AS true)"
+    )
+    with pytest.raises(AnalysisException) as info:
+        matchrec.sql(spark, query)
+    assert "no_such_table" in str(info.value)
