@@ -264,3 +264,13 @@ def test_an_unknown_table_in_from_is_told_at_the_query(spark) -> None:
     with pytest.raises(AnalysisException) as info:
         matchrec.sql(spark, query)
     assert "no_such_table" in str(info.value)
+
+
+def test_explain_shows_the_window_and_its_frame(spark) -> None:
+    shown = str(
+        matchrec.explain(
+            spark, f"SELECT id, last_v OVER w FROM {ROWS} t(id, k, v) {WINDOW} ORDER BY id"
+        )
+    )
+    assert "== WINDOW WITH A ROW PATTERN 1 of 1" in shown
+    assert "FRAME         ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING INITIAL" in shown
