@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from matchrec.errors import SemanticError, SqlSyntaxError
 
-from .query_scan import Token, _is, _opening, _relation, _word, tokenize
+from .query_scan import Token, _is, _name_text, _opening, _relation, _word, tokenize
 
 #: words that end a SELECT's FROM clause (and each other clause) at its depth
 _CLAUSES = {
@@ -252,7 +252,7 @@ def _named_windows(
     k = at + 1
     while k + 2 < stop and _word(tokens[k + 1], "AS") and _is(tokens[k + 2], "("):
         close = _close(tokens, k + 2)
-        name = tokens[k].text.strip("`").upper()
+        name = _name_text(tokens[k]).upper()
         found[name] = (k, close + 1, k + 2, close)
         k = close + 1
         if k < stop and _is(tokens[k], ","):
@@ -280,14 +280,14 @@ def _call(
         base = None
         skip = 0
         if first is not None and first.kind in ("word", "quoted"):
-            named = windows.get(first.text.strip("`").upper())
+            named = windows.get(_name_text(first).upper())
             if named is not None:
                 base = (tokens[named[2]].end, tokens[named[3]].start)
                 skip = first.end - after.end
         specs[key] = WindowSpec(key, after.end, tokens[close].start, base, skip)
         window_end = tokens[close].end
     elif after.kind in ("word", "quoted"):
-        key = after.text.strip("`").upper()
+        key = _name_text(after).upper()
         named = windows.get(key)
         if named is None or not _has_pattern(tokens, named[2], named[3]):
             return None
@@ -300,7 +300,7 @@ def _call(
     before = tokens[j]
     if before.kind in ("word", "quoted") and not _word(before, "NULLS"):
         return WindowCall(
-            before.start, window_end, key, measure=before.text.strip("`"), measure_pos=before.start
+            before.start, window_end, key, measure=_name_text(before), measure_pos=before.start
         )
     # f(...) [FILTER (WHERE ...)] [IGNORE | RESPECT NULLS] OVER w
     if _word(before, "NULLS") and j >= 1:
@@ -316,7 +316,7 @@ def _call(
                 window_end,
                 key,
                 function=sql[start : tokens[k - 1].end],
-                function_name=tokens[o - 1].text.strip("`").lower(),
+                function_name=_name_text(tokens[o - 1]).lower(),
                 function_pos=start,
             )
     raise SqlSyntaxError(

@@ -1,4 +1,5 @@
-"""Spark's fixed-width integer results for arithmetic that DEFINE's glue computes in Python.
+"""Spark's fixed-width integer (and DECIMAL) results for arithmetic that DEFINE's glue
+computes in Python.
 
 Spark adds, subtracts, multiplies and negates TINYINT, SMALLINT, INT and BIGINT values
 in their own width: under ``spark.sql.ansi.enabled`` a result out of range fails with
@@ -6,15 +7,20 @@ ARITHMETIC_OVERFLOW, without it the result wraps around (two's complement). Pyth
 integers have no width, so each such operator of the glue carries an
 :class:`IntegerWidth`: the planner records what Spark SQL has the operator's type, the
 runtime asks Spark for that type before the query runs (analysis only) and sets
-``bits``; the matcher then fits every result to it. Nothing here imports Spark.
+``bits``; the matcher then fits every result to it. A DECIMAL result is rounded half
+up to Spark's scale of it, and one beyond its precision is NULL (an error under ANSI
+mode), as Spark's decimal arithmetic does. Nothing here imports Spark.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError
+from matchrec.sql_values import WIDE_DECIMALS
 
 #: Spark's integral type names -> their width in bits
 WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -34,9 +40,14 @@ class IntegerWidth:
     #: ``try_add``/``try_subtract``/``try_multiply``: NULL when the result does not fit
     null_on_overflow: bool = False
 
+    #: a DECIMAL result's (precision, scale), where Spark's type of it is one
+    decimal: tuple[int, int] | None = None
+
     def set_type(self, type_name: str) -> None:
         """Take Spark's type of the result (its ``simpleString``)."""
         self.bits = WIDTHS.get(type_name)
+        found = _DECIMAL.fullmatch(type_name.replace(" ", ""))
+        self.decimal = (int(found.group(1)), int(found.group(2))) if found else None
 
     def fits(self, value: int) -> bool:
         half = 1 << (self.bits - 1) if self.bits else 0
@@ -45,6 +56,8 @@ class IntegerWidth:
     def fit(self, value: Any) -> Any:
         """``value`` as Spark's result: unchanged if it fits (or is no integer), else
         wrapped around, or under ANSI mode an error positioned at the operator."""
+        if self.decimal is not None and isinstance(value, Decimal):
+            return self._fit_decimal(value)
         if self.bits is None or type(value) is not int or self.fits(value):
             return value
         if self.null_on_overflow:
@@ -60,6 +73,28 @@ class IntegerWidth:
                 "result wraps around as in Spark",
             )
         return wrapped(value, self.bits)
+
+    def _fit_decimal(self, value: Decimal) -> Decimal | None:
+        """``value`` rounded half up to Spark's scale of the result; one that does not
+        fit its precision is NULL, or under ANSI mode an error at the operator."""
+        precision, scale = self.decimal or (38, 0)
+        rounded = value.quantize(Decimal(1).scaleb(-scale), context=WIDE_DECIMALS)
+        if rounded.copy_abs() < Decimal(10) ** (precision - scale):
+            return rounded
+        if self.ansi and not self.null_on_overflow:
+            raise MatchRuntimeError(
+                f"{self.text} is {value}, which DECIMAL({precision}, {scale}) cannot hold "
+                "(Spark raises NUMERIC_VALUE_OUT_OF_RANGE under spark.sql.ansi.enabled)",
+                sql=self.sql,
+                pos=self.pos,
+                hint="CAST the operands to a DECIMAL with fewer fraction digits, or use "
+                "try_add/try_multiply/try_divide for NULL instead",
+            )
+        return None
+
+
+#: Spark's simpleString of a DECIMAL type
+_DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
 
 
 def wrapped(value: int, bits: int) -> int:

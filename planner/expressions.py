@@ -1061,7 +1061,26 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     def reads_bound(node: exp.Expression) -> bool:
         return any(bound_name(n) in bound for n in node.walk()) if bound else False
 
+    # the operands of a comparison -> the width of their common type: Spark compares two
+    # DECIMALs of different scales in a wider type, rounded (half up) to its scale
+    operand_widths: dict[int, IntegerWidth] = {}
+
     def compile_node(node: exp.Expression) -> Evaluator:
+        if type(node) in COMPARISONS and node.left is not None and node.right is not None:
+            common = IntegerWidth(
+                f"coalesce({probe(node.left)}, {probe(node.right)})",
+                user_text(node, low.sql, base, limit=60),
+                low.sql,
+                node_pos(node, base, low.sql),
+                low.ansi,
+            )
+            low.integer_widths.append(common)
+            operand_widths[id(node.left)] = operand_widths[id(node.right)] = common
+        compiled = compile_uncommon(node)
+        common = operand_widths.get(id(node))
+        return compiled if common is None else fitted(compiled, common)
+
+    def compile_uncommon(node: exp.Expression) -> Evaluator:
         if bound_name(node) in bound:
             slot = bound[bound_name(node)]
             return lambda ctx: slot[0]
@@ -1215,8 +1234,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
 
 #: Spark's try_ forms of integer operators: NULL where the result does not fit
 TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)
-#: glue operators whose integer results Spark keeps in their type's width
-INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Abs, *TRY)
+#: comparisons whose DECIMAL operands Spark brings to a common type first
+COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
+
+#: glue operators whose integer results Spark keeps in their type's width, and whose
+#: DECIMAL results it rounds to their type's scale (``/`` only the latter)
+INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Abs, *TRY)
 
 
 def fitted(evaluate: Evaluator, width: IntegerWidth) -> Evaluator:

@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext
+from matchrec.sql_values import WIDE_DECIMALS
 
 from . import glue_functions as gf
 from .java_regex import JavaPatternError, RegexRefused, translate
@@ -61,7 +62,8 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
     (``date_add``/``date_sub``); anything else as Python does."""
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return op(a, timedelta(days=b))
-    if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and op is operator.add:
+    adds = op in (operator.add, _ADD)
+    if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
     return op(a, b)
 
@@ -108,8 +110,33 @@ def _divide(a: Any, b: Any) -> Any:
     if b == 0:
         return None
     if isinstance(a, Decimal) or isinstance(b, Decimal):
-        return Decimal(a) / Decimal(b)
+        # Spark divides to 38 fraction digits (half up), then rounds to the result's
+        # scale (planner.expressions' width of the operator)
+        quotient = WIDE_DECIMALS.divide(Decimal(a), Decimal(b))
+        return quotient.quantize(_SCALE_38, context=WIDE_DECIMALS)
     return a / b
+
+
+_SCALE_38 = Decimal(1).scaleb(-38)
+
+
+def _exact(op: Callable[[Any, Any], Any], wide: Callable[[Any, Any], Any]):
+    """``op``, but DECIMAL operands (with integers) computed exactly (Python's default
+    context keeps 28 digits; Spark's DECIMAL has 38)."""
+
+    def apply(a: Any, b: Any) -> Any:
+        if (isinstance(a, Decimal) or isinstance(b, Decimal)) and all(
+            isinstance(v, (Decimal, int)) and not isinstance(v, bool) for v in (a, b)
+        ):
+            return wide(Decimal(a), Decimal(b))
+        return op(a, b)
+
+    return apply
+
+
+_ADD = _exact(operator.add, WIDE_DECIMALS.add)
+_SUB = _exact(operator.sub, WIDE_DECIMALS.subtract)
+_MUL = _exact(operator.mul, WIDE_DECIMALS.multiply)
 
 
 class DivisionByZero(ZeroDivisionError):
@@ -184,9 +211,9 @@ def _ilike(value: str, pattern: str) -> bool:
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    exp.Add: _strict(lambda a, b: _date_arithmetic(operator.add, a, b)),
-    exp.Sub: _strict(lambda a, b: _date_arithmetic(operator.sub, a, b)),
-    exp.Mul: _strict(operator.mul),
+    exp.Add: _strict(lambda a, b: _date_arithmetic(_ADD, a, b)),
+    exp.Sub: _strict(lambda a, b: _date_arithmetic(_SUB, a, b)),
+    exp.Mul: _strict(_MUL),
     exp.Div: _strict(_divide),
     exp.IntDiv: _strict(_int_divide),
     exp.Mod: _strict(_mod),
@@ -200,9 +227,9 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
     # try_add & co.: NULL instead of an overflow (the integer width) or an error
-    exp.SafeAdd: _strict(lambda a, b: _date_arithmetic(operator.add, a, b)),
-    exp.SafeSubtract: _strict(lambda a, b: _date_arithmetic(operator.sub, a, b)),
-    exp.SafeMultiply: _strict(operator.mul),
+    exp.SafeAdd: _strict(lambda a, b: _date_arithmetic(_ADD, a, b)),
+    exp.SafeSubtract: _strict(lambda a, b: _date_arithmetic(_SUB, a, b)),
+    exp.SafeMultiply: _strict(_MUL),
     exp.BitwiseAnd: _strict(_integral(operator.and_)),
     exp.BitwiseOr: _strict(_integral(operator.or_)),
     exp.BitwiseXor: _strict(_integral(operator.xor)),

@@ -1,0 +1,122 @@
+"""DECIMAL arithmetic and comparisons in DEFINE's match-dependent glue give Spark's
+answers: results rounded half up to Spark's result scale (DECIMAL(38, 18) * DECIMAL(38,
+18) keeps 6 fraction digits), overflow NULL without ANSI mode, and two DECIMALs of
+different scales compared in their common type (rounded) as Spark compares them. Each
+expected value is Spark's own, computed over the same two rows."""
+
+from __future__ import annotations
+
+import pytest
+
+import matchrec
+
+COLUMNS = {
+    "w": (
+        "DECIMAL(38,18)",
+        [
+            "1.0",
+            "1.0000002",
+            "12345678901234567890.123456789012345678",
+            "12345678901234567890.123456789012345679",
+            "0.000000000000000001",
+            "99999999999999999999.999999999999999999",
+            "3",
+            "-2.5",
+        ],
+    ),
+    "n": (
+        "DECIMAL(10,2)",
+        ["1.00", "0.01", "99999999.99", "-3.33", "2.50", "7.00", "0.00", "1.01"],
+    ),
+    "z": (
+        "DECIMAL(38,0)",
+        [
+            "1",
+            "3",
+            "99999999999999999999999999999999999999",
+            "-7",
+            "10",
+            "0",
+            "2",
+            "12345678901234567890",
+        ],
+    ),
+}
+SIZE = 8
+
+CALLS = [
+    "N.w + S.w",
+    "N.w - S.n",
+    "N.w * S.w",
+    "N.w * S.n",
+    "N.w / S.w",
+    "N.n / S.n",
+    "N.z / S.n",
+    "N.z * S.z",
+    "(N.w + S.w) / 3",
+    "N.n * S.w + 1",
+]
+TESTS = [
+    "N.w + S.w > 24691357802469135780.246913578024691357",
+    "N.w / S.w > 1.0000001",
+    "N.w > S.n",
+    "N.w = S.n * 1.0",
+    "N.z >= S.w",
+    "N.n * 3 = S.n",
+]
+
+
+def _pairs_sql() -> str:
+    """Two-row partitions of every pair of values: part k has S = k // SIZE, N = k % SIZE."""
+    rows = []
+    for k in range(SIZE * SIZE):
+        for row_id, index in ((1, k // SIZE), (2, k % SIZE)):
+            cells = ", ".join(
+                f"CAST('{values[index]}' AS {kind})" for kind, values in COLUMNS.values()
+            )
+            rows.append(f"({k}, {row_id}, {cells})")
+    return f"SELECT * FROM VALUES {', '.join(rows)} AS p(part, id, {', '.join(COLUMNS)})"
+
+
+def _spark(expression: str) -> str:
+    value = expression.replace("N.", "")
+    for c in COLUMNS:
+        value = value.replace(f"S.{c}", f"first_value({c}) OVER (PARTITION BY part ORDER BY id)")
+    return value
+
+
+def _matched_parts(spark, define: str, extra: str = "") -> set[int]:
+    query = f"""SELECT part FROM (SELECT *{extra} FROM ({_pairs_sql()}))
+    MATCH_RECOGNIZE (
+      PARTITION BY part ORDER BY id
+      MEASURES count(*) AS k
+      PATTERN (^S N)
+      DEFINE N AS {define}
+    )"""
+    return {r.part for r in matchrec.sql(spark, query).collect()}
+
+
+@pytest.fixture
+def ansi_off(spark):
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    yield
+    spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_decimal_results_are_spark_values(spark, ansi_off, call: str) -> None:
+    parts = _matched_parts(spark, f"{call} <=> want", f", {_spark(call)} AS want")
+    assert parts == set(range(SIZE * SIZE))
+
+
+@pytest.mark.parametrize("test", TESTS)
+def test_decimal_comparisons_are_spark_verdicts(spark, ansi_off, test: str) -> None:
+    want = {
+        r.part
+        for r in spark.sql(
+            f"SELECT part FROM (SELECT *, {_spark(test)} AS t FROM ({_pairs_sql()})) "
+            "WHERE id = 2 AND t"
+        ).collect()
+    }
+    assert _matched_parts(spark, test) == want
