@@ -90,6 +90,7 @@ class WindowSelect:
     from_start: int  # the first character after FROM
     input_end: int  # the end of the FROM clause, or of WHERE when there is one
     alias: str | None  # the input relation's name, when FROM has one relation
+    joined: bool  # FROM has several relations (a join, or a comma)
     specs: tuple[WindowSpec, ...]
     calls: tuple[WindowCall, ...]
     removals: tuple[tuple[int, int], ...]  # WINDOW definitions to drop
@@ -226,12 +227,17 @@ def _scan_select(
         raise SqlSyntaxError("FROM needs a table or subquery", sql=sql, pos=tokens[from_at].end)
     found = _relation(tokens, relation_end)
     alias = found[2] if found is not None and found[0] == from_at + 1 else None
+    joined = any(
+        depths[k] == d and (_is(tokens[k], ",") or _word(tokens[k], "JOIN"))
+        for k in range(from_at + 1, relation_end)
+    )
     removals = _removals(tokens, clauses.get("WINDOW"), windows, specs, sql)
     return WindowSelect(
         select_start=tokens[i].start,
         from_start=tokens[from_at].end,
         input_end=tokens[after_from - 1].end,
         alias=alias,
+        joined=joined,
         specs=tuple(specs.values()),
         calls=tuple(calls),
         removals=removals,

@@ -45,6 +45,13 @@ def check_window_shape(clause: ast.MatchRecognizeClause, nodes: list[ast.Pattern
             pos=clause.pattern_pos,
             hint="add e.g. ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
         )
+    if not clause.defines:
+        raise SemanticError(
+            "Pattern recognition requires DEFINE clause",
+            sql=sql,
+            pos=clause.pattern_pos,
+            hint="define at least one variable of the pattern, e.g. DEFINE A AS true",
+        )
     anchor = next((n for n in nodes if isinstance(n, ast.Anchor)), None)
     if anchor is not None:
         raise SemanticError(

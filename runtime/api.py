@@ -27,7 +27,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
@@ -42,8 +42,10 @@ from matchrec.planner.statement import (
 )
 from matchrec.planner.window_query import WindowQuery, read_windows, window_order_text
 from pyspark.errors import AnalysisException, PySparkException
-from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql import functions as F
 
+from matchrec import ast
 from matchrec.ast import DynamicClause, MatchRecognizeClause
 from matchrec.carried import rebuild
 from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, line_col
@@ -169,6 +171,9 @@ class _Rewriter:
     def replace(self, start: int, end: int, text: str) -> None:
         a, b = self.at(start), self.at(end)
         self.text = self.text[:a] + text + self.text[b:]
+        # edits inside this one are gone with the text they made: only the length of
+        # this replacement counts from now on (else their shift would count twice)
+        self.edits = [e for e in self.edits if not (start <= e[0] and e[1] <= end)]
         self.edits.append((start, end, len(text)))
 
 
@@ -340,6 +345,44 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     yield PlannedQuery(planned, rewriter.text)
 
 
+#: a PARTITION BY or ORDER BY item that names a column (maybe qualified)
+_PLAIN_NAME = re.compile(r"\s*(`(?:[^`]|``)+`|\w+)(\s*\.\s*(`(?:[^`]|``)+`|\w+))?\s*")
+
+
+def _keys_as_columns(
+    relation: DataFrame, clause: MatchRecognizeClause, k: int
+) -> tuple[DataFrame, MatchRecognizeClause]:
+    """A window's PARTITION BY and ORDER BY may be expressions (``PARTITION BY id % 2``),
+    a MATCH_RECOGNIZE's only columns: each expression becomes a column of the input,
+    named in the clause at the expression's place (so errors still point there)."""
+    added: dict[str, Column] = {}
+
+    def as_column(expr: ast.SqlExpr) -> ast.SqlExpr:
+        if _PLAIN_NAME.fullmatch(expr.text):
+            return expr
+        column = F.expr(expr.text)
+        try:
+            with quiet_analysis():
+                relation.select(column).schema  # noqa: B018 - analysis only
+        except AnalysisException as err:
+            raise SemanticError(
+                f"Spark rejects {expr.text}: {str(err).splitlines()[0]}",
+                sql=clause.sql,
+                pos=expr.pos,
+                hint="PARTITION BY and ORDER BY take expressions of the input's columns",
+            ) from None
+        name = f"__mrw{k}_key{len(added)}"
+        added[name] = column
+        return ast.SqlExpr(name, expr.pos)
+
+    partition_by = tuple(as_column(e) for e in clause.partition_by)
+    order_by = tuple(replace(key, expr=as_column(key.expr)) for key in clause.order_by)
+    if not added:
+        return relation, clause
+    relation = relation.withColumns(added)
+    return relation, replace(clause, partition_by=partition_by, order_by=order_by)
+
+
 def _view_name() -> str:
     return f"__matchrec_{uuid.uuid4().hex[:8]}_{next(_counter)}"
 
@@ -367,9 +410,21 @@ def _windows(
             raise
         span = (select.from_start, select.input_end)
         raise translated(exc, query, [span], within=span) from None
+    if select.joined:
+        twice = sorted({c for c in input_columns if input_columns.count(c) > 1})
+        if twice:
+            raise SemanticError(
+                f"a window with a row pattern reads its FROM as one relation, where "
+                f"{', '.join(twice)} would be two columns",
+                sql=query,
+                pos=select.from_start + 1,
+                hint="join in a subquery that names each column once, and use the names "
+                "unqualified: FROM (SELECT a.id, b.k AS b_k, ... FROM a JOIN b ON ...) t",
+            )
     planned = []
     current = relation
-    for spec, clause in zip(select.specs, query_windows.clauses):
+    for k, (spec, clause) in enumerate(zip(select.specs, query_windows.clauses)):
+        current, clause = _keys_as_columns(current, clause, k)
         plan = _plan(clause, current, select.alias)
         result = execute(current, plan)
         occurrence = Occurrence(

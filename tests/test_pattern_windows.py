@@ -274,3 +274,22 @@ def test_explain_shows_the_window_and_its_frame(spark) -> None:
     )
     assert "== WINDOW WITH A ROW PATTERN 1 of 1" in shown
     assert "FRAME         ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING INITIAL" in shown
+
+
+def test_partition_by_expression_spark_rejects_is_told_at_it(spark) -> None:
+    query = (
+        "SELECT id, m OVER w FROM (VALUES (1, 10)) t(id, v) WINDOW w AS (PARTITION BY "
+        "nope % 2 ORDER BY id MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND UNBOUNDED "
+        "FOLLOWING PATTERN (A) DEFINE A AS true)"
+    )
+    assert_error(_error(spark, query), query, query.index("nope"), SemanticError, "Spark rejects")
+
+
+def test_a_join_sharing_a_column_name_is_refused_with_a_hint(spark) -> None:
+    query = (
+        "SELECT a.id, m OVER w FROM (VALUES (1, 'x')) a(id, k) JOIN (VALUES ('x', 5)) b(k, v) "
+        "ON a.k = b.k WINDOW w AS (ORDER BY id MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND "
+        "UNBOUNDED FOLLOWING PATTERN (A) DEFINE A AS true)"
+    )
+    err = _error(spark, query)
+    assert_error(err, query, query.index("(VALUES"), SemanticError, "k would be two columns")
