@@ -49,6 +49,18 @@ def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[st
         "$END",
     ):
         return f"a PATTERN clause is required; the clauses go in this order: {_CLAUSE_ORDER}"
+    if raw.kind == "word" and raw.text.upper() in ("RANGE", "GROUPS") and "ROWS" in keyword:
+        if keyword["ROWS"] in expected:
+            return (
+                "Pattern recognition requires ROWS frame type: a window with a row pattern "
+                "takes ROWS BETWEEN CURRENT ROW AND ..."
+            )
+    rows_per_match = {keyword["ONE"], keyword["ALL"]}
+    if raw.kind == "word" and raw.text.upper() == "ROWS" and rows_per_match & set(fed):
+        return (
+            "in a window, the frame ROWS BETWEEN CURRENT ROW AND ... stands where "
+            "MATCH_RECOGNIZE has ONE ROW PER MATCH or ALL ROWS PER MATCH: keep one of them"
+        )
     if raw.kind == "word" and raw.text.upper() in CLAUSE_STARTS:
         return f"the clauses go in this order: {_CLAUSE_ORDER}"
     return None

@@ -885,3 +885,24 @@ def test_temporary_view_definitions_are_read(sql, fields):
     )
     assert (found.if_not_exists, found.cache) == (if_not_exists, cache)
     assert sql[found.query_start :].split()[0].upper() in ("SELECT", "WITH")
+
+
+@pytest.mark.parametrize(
+    ("body", "at", "hint"),
+    [
+        (
+            "ORDER BY id RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING PATTERN (A)",
+            "RANGE",
+            "requires ROWS frame type",
+        ),
+        (
+            "ORDER BY id ONE ROW PER MATCH ROWS BETWEEN CURRENT ROW AND 2 FOLLOWING PATTERN (A)",
+            "ROWS BETWEEN",
+            "stands where MATCH_RECOGNIZE has ONE ROW PER MATCH",
+        ),
+    ],
+)
+def test_window_frame_mistakes_have_hints(body: str, at: str, hint: str) -> None:
+    err = syntax_error(body)
+    assert err.pos == body.index(at)
+    assert hint in (err.hint or "")
