@@ -14,7 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from matchrec.grammar import parse_clause
-from matchrec.grammar.window_scan import RANKING, WindowSelect, WindowSpec, find_pattern_windows
+from matchrec.grammar.window_scan import (
+    RANKING,
+    WindowCall,
+    WindowSelect,
+    WindowSpec,
+    find_pattern_windows,
+)
 
 from matchrec import ast
 from matchrec.errors import SemanticError
@@ -39,63 +45,76 @@ def read_windows(query: str) -> list[WindowQuery]:
     found = []
     for select in find_pattern_windows(query):
         clauses = []
-        targets: list[tuple[int, str] | None] = [None] * len(select.calls)
+        targets: list[tuple[int, str]] = [(0, "")] * len(select.calls)
         for k, spec in enumerate(select.specs):
             clause = _parse_spec(query, spec)
-            names = {m.alias.lower(): j for j, m in enumerate(clause.measures)}
-            if len(names) < len(clause.measures):
-                seen: set[str] = set()
-                twice = next(
-                    m
-                    for m in clause.measures
-                    if m.alias.lower() in seen or seen.add(m.alias.lower())
-                )
-                raise SemanticError(
-                    f"two measures are named {twice.alias!r}",
-                    sql=query,
-                    pos=twice.alias_pos,
-                    hint="give each measure its own name (names are case-insensitive)",
-                )
-            measures = [replace(m, alias=f"__mrw{k}_{j}") for j, m in enumerate(clause.measures)]
-            functions: dict[str, str] = {}
-            for i, call in enumerate(select.calls):
-                if call.spec != spec.key:
-                    continue
-                if call.measure is not None:
-                    j = names.get(call.measure.lower())
-                    if j is None:
-                        raise SemanticError(
-                            f"{call.measure} is not a measure of the window it is called over",
-                            sql=query,
-                            pos=call.measure_pos,
-                            hint="its measures: "
-                            + (", ".join(m.alias for m in clause.measures) or "(none)"),
-                        )
-                    targets[i] = (k, measures[j].alias)
-                elif call.function_name in RANKING:
-                    targets[i] = (k, "")
-                else:
-                    text = call.function or ""
-                    if text not in functions:
-                        functions[text] = f"__mrw{k}_f{len(functions)}"
-                        measures.append(
-                            ast.Measure(
-                                ast.SqlExpr(text, call.function_pos),
-                                functions[text],
-                                call.function_pos,
-                            )
-                        )
-                    targets[i] = (k, functions[text])
-            clauses.append(
-                replace(
-                    clause,
-                    measures=tuple(measures),
-                    in_window=True,
-                    frame_functions=frozenset(functions.values()),
-                )
-            )
-        found.append(WindowQuery(select, tuple(clauses), tuple(t or (0, "") for t in targets)))
+            _check_measure_names(clause, query)
+            clause, called = _with_calls(clause, k, spec.key, select.calls, query)
+            for i, target in called.items():
+                targets[i] = target
+            clauses.append(clause)
+        found.append(WindowQuery(select, tuple(clauses), tuple(targets)))
     return found
+
+
+def _check_measure_names(clause: ast.MatchRecognizeClause, query: str) -> None:
+    """Two measures of one window may not share a name (case-insensitive)."""
+    seen: set[str] = set()
+    for m in clause.measures:
+        if m.alias.lower() in seen:
+            raise SemanticError(
+                f"two measures are named {m.alias!r}",
+                sql=query,
+                pos=m.alias_pos,
+                hint="give each measure its own name (names are case-insensitive)",
+            )
+        seen.add(m.alias.lower())
+
+
+def _with_calls(
+    clause: ast.MatchRecognizeClause,
+    k: int,
+    key: str,
+    calls: tuple[WindowCall, ...],
+    query: str,
+) -> tuple[ast.MatchRecognizeClause, dict[int, tuple[int, str]]]:
+    """Window ``k``'s clause with its measures renamed ``__mrw<k>_<j>`` (unique beside the
+    input's columns) and a measure added per window function called over it, and what
+    each of its calls (index into ``calls``) becomes."""
+    names = {m.alias.lower(): j for j, m in enumerate(clause.measures)}
+    measures = [replace(m, alias=f"__mrw{k}_{j}") for j, m in enumerate(clause.measures)]
+    functions: dict[str, str] = {}  # a window function's text -> its measure
+    targets: dict[int, tuple[int, str]] = {}
+    for i, call in enumerate(calls):
+        if call.spec != key:
+            continue
+        if call.measure is not None:
+            j = names.get(call.measure.lower())
+            if j is None:
+                raise SemanticError(
+                    f"{call.measure} is not a measure of the window it is called over",
+                    sql=query,
+                    pos=call.measure_pos,
+                    hint="its measures: "
+                    + (", ".join(m.alias for m in clause.measures) or "(none)"),
+                )
+            targets[i] = (k, measures[j].alias)
+        elif call.function_name in RANKING:
+            targets[i] = (k, "")
+        else:
+            text = call.function or ""
+            if text not in functions:
+                functions[text] = f"__mrw{k}_f{len(functions)}"
+                expr = ast.SqlExpr(text, call.function_pos)
+                measures.append(ast.Measure(expr, functions[text], call.function_pos))
+            targets[i] = (k, functions[text])
+    clause = replace(
+        clause,
+        measures=tuple(measures),
+        in_window=True,
+        frame_functions=frozenset(functions.values()),
+    )
+    return clause, targets
 
 
 def _parse_spec(query: str, spec: WindowSpec) -> ast.MatchRecognizeClause:

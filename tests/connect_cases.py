@@ -62,6 +62,13 @@ CASES: dict[str, tuple[str, str]] = {
     "udtf_one_row": ("udtf", ONE_ROW),
     "udtf_all_rows": ("udtf", ALL_ROWS),
     "magic_nested": ("magic", NESTED),
+    "sql_window": (
+        "sql",
+        f"""SELECT sym, t, bottom OVER w, count(*) OVER w AS n FROM {TABLE} WHERE t > 1
+        WINDOW w AS (PARTITION BY sym ORDER BY t MEASURES LAST(DOWN.t) AS bottom
+          ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING
+          PATTERN (STRT DOWN+ UP) DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price))""",
+    ),
     "sql_dynamic": (
         "sql",
         "SELECT rule_id, rule_version, status, match_number, to_json(keys) AS k, "
