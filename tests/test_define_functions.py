@@ -398,6 +398,9 @@ TWO_ROW_CALLS = [
     "map('a', N.n, 'b', S.n)['b']",
     "map('a', N.s, 'b', S.s)['a']",
     "map_from_arrays(array(1, 2), array(N.v, S.v))[2]",
+    "map_from_entries(array(named_struct('k', 1, 'v', N.v), named_struct('k', 2, 'v', S.v)))[2]",
+    "element_at(map_from_entries(array(named_struct('k', 'a', 'v', N.s), "
+    "named_struct('k', 'b', 'v', S.s))), 'b')",
     "N.n & S.n",
     "N.n | S.n",
     "N.n ^ S.n",
@@ -773,6 +776,25 @@ def test_a_zero_divisor_under_ansi_is_a_positioned_error(spark, call):
     assert "by zero" in err.message and "spark.sql.ansi.enabled" in err.message
     operator = "pmod" if call.startswith("pmod") else call.split(" ")[1]
     assert err.sql[err.pos :].startswith(operator), err.sql[err.pos : err.pos + 20]
+
+
+@pytest.mark.parametrize(
+    "text, want",
+    [
+        ("n / 0 > 0 AND false", False),
+        ("(FALSE) AND n / 0 > 0", False),
+        ("n / 0 > 0 OR true", True),
+        ("(n / 0 > 0 OR (true)) AND x", None),
+        ("x AND false", False),
+    ],
+)
+def test_a_literal_that_decides_and_or_drops_the_other_side_as_spark(text, want):
+    """Spark's optimizer turns `e AND false` into false and `e OR true` into true
+    (BooleanSimplification), so e is never evaluated: the glue does the same, in either
+    operand order (Trino's TestExpressionRewriteInRowPatternMatching.testSimplifyExpressions)."""
+    assert _glue_value(text, {"n": 1, "x": None}) is want
+    with pytest.raises(MatchRuntimeError, match="by zero"):
+        _glue_value("n / 0 > 0 AND true", {"n": 1})
 
 
 ROUNDED_TO_LONG = ["floor(N.v * S.v)", "ceil(N.v - S.v)", "floor(N.v + S.n)"]
@@ -1257,6 +1279,11 @@ HIGHER_ORDER_CASES = [
     ("size(filter(B.arr, (x, i) -> x > A.v + i)) > 0", "B.v > A.v"),
     ("forall(A.arr, x -> exists(B.arr, y -> y > x))", "B.v > A.v"),
     ("transform(A.arr, v -> v - B.v)[1] > 0", "A.v + 1 > B.v"),
+    # a field of a struct parameter (sqlglot's Dot), its name case-insensitive as Spark's
+    (
+        "exists(array(named_struct('W', A.v), named_struct('W', A.v + 1)), s -> s.w > B.v)",
+        "A.v + 1 > B.v",
+    ),
 ]
 
 
