@@ -218,6 +218,32 @@ def test_a_field_of_a_column_that_is_no_struct_is_a_positioned_error(spark):
     assert err.sql == query and query[err.pos :].startswith("R.id.x")
 
 
+def test_a_struct_whose_field_names_repeat_is_carried_read_and_measured(spark):
+    """Spark allows struct(id, id), Arrow refuses it (DUPLICATED_FIELD_NAME_IN_ARROW_STRUCT):
+    such a column, atom or nested struct crosses the matcher with unique names and comes
+    back in its own type (Trino's map_union case of TestCopyAggregationStateInRowPatternMatching,
+    as Spark writes it, reads one)."""
+    view = "(SELECT id, struct(id, id) AS s, array(struct(id, struct(id, id))) AS a FROM range(3))"
+    got = matchrec.sql(
+        spark,
+        f"""SELECT * FROM {view} MATCH_RECOGNIZE (ORDER BY id
+          MEASURES LAST(s) AS ls, array_agg(s) AS all_s, CLASSIFIER() AS c
+          ALL ROWS PER MATCH PATTERN ((P | Q)* X)
+          DEFINE X AS map_from_entries(array_agg(struct(id, id)))[0] = 0 AND count(P.*) = 1)""",
+    )
+    plain = spark.sql(f"SELECT *, s AS ls FROM {view}")
+    assert got.schema["s"].dataType == got.schema["ls"].dataType == plain.schema["s"].dataType
+    assert got.schema["a"].dataType == plain.schema["a"].dataType
+    rows = got.collect()
+    assert [(r.id, r.c, tuple(r.ls)) for r in rows] == [
+        (0, "P", (0, 0)),
+        (1, "Q", (1, 1)),
+        (2, "X", (2, 2)),
+    ]
+    assert [tuple(v) for v in rows[-1].all_s] == [(0, 0), (1, 1), (2, 2)]
+    assert rows[0].a == plain.collect()[0].a
+
+
 # ---------------------------------------------------------------- functions of two rows
 
 # Each partition holds two rows, S then N, made of one value of each pool below: every
