@@ -477,6 +477,21 @@ def make_map(keys: Any, values: Any) -> dict[Any, Any]:
     return result
 
 
+def map_from_entries(entries: Any) -> dict[Any, Any] | None:
+    """``map_from_entries``: an array of (key, value) structs (dicts, as Arrow gives
+    them, or tuples) as a map; a NULL entry makes the map NULL, a NULL or repeated key is
+    an error, as in Spark."""
+    result: dict[Any, Any] = {}
+    for entry in _array(entries):
+        if entry is None:
+            return None
+        pair = list(entry.values()) if isinstance(entry, dict) else list(entry)
+        if len(pair) != 2:
+            raise TypeError(f"{entry!r} is no (key, value) struct")
+        result[_checked_key(pair[0], result)] = pair[1]
+    return result
+
+
 _FORMAT = re.compile(r"%(-?0?)(\d*)([sdS%])")
 
 
@@ -638,6 +653,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "ARRAY_PREPEND": GlueFunction(_with_element(False), strict=False),
     "MAP": GlueFunction(make_map),
     "MAP_FROM_ARRAYS": GlueFunction(make_map),
+    "MAP_FROM_ENTRIES": GlueFunction(map_from_entries),
     "FORMAT_STRING": GlueFunction(format_string, strict=False),
     "PRINTF": GlueFunction(format_string, strict=False),
     # the combinations of decomposed calls (planner.decompose); never written by users
@@ -672,6 +688,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Flatten: "FLATTEN",
     exp.VarMap: "MAP",
     exp.Map: "MAP_FROM_ARRAYS",
+    exp.MapFromEntries: "MAP_FROM_ENTRIES",
     exp.Format: "FORMAT_STRING",
     exp.Nanvl: "NANVL",
     exp.SubstringIndex: "SUBSTRING_INDEX",

@@ -518,12 +518,19 @@ def compile_glue(
         return lambda ctx: value
     if isinstance(node, exp.Null):
         return lambda ctx: None
-    if isinstance(node, exp.And):
+    if isinstance(node, (exp.And, exp.Or)):
+        # `x AND false` is false and `x OR true` is true whatever x is (NULL, or an error
+        # such as a zero divisor): Spark's optimizer drops x (BooleanSimplification)
+        decider = isinstance(node, exp.Or)
+        if _is_boolean(node.this, decider) or _is_boolean(node.expression, decider):
+            return lambda ctx: decider
         left, right = child(node.this), child(node.expression)
+        if decider:
+            return lambda ctx: _or(left, right, ctx)
         return lambda ctx: _and(left, right, ctx)
-    if isinstance(node, exp.Or):
-        left, right = child(node.this), child(node.expression)
-        return lambda ctx: _or(left, right, ctx)
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+        inner, name = child(node.this), node.expression.this
+        return lambda ctx: _field(inner(ctx), name)
     if isinstance(node, exp.Not):
         inner = child(node.this)
 
@@ -839,6 +846,30 @@ def _literal(node: exp.Literal) -> Any:
             return float(text)
         return Decimal(text)
     return int(text)
+
+
+def _field(struct: Any, name: str) -> Any:
+    """The field ``name`` of a struct value (a dict, or a Row), found as Spark finds it
+    (case-insensitively, spark.sql.caseSensitive being off); NULL of a NULL struct."""
+    if struct is None:
+        return None
+    if hasattr(struct, "asDict"):
+        struct = struct.asDict()
+    if not isinstance(struct, dict):
+        raise TypeError(f"{struct!r} is not a struct")
+    if name in struct:
+        return struct[name]
+    found = [k for k in struct if k.lower() == name.lower()]
+    if len(found) != 1:
+        raise KeyError(f"the struct has no field {name} (its fields: {', '.join(struct)})")
+    return struct[found[0]]
+
+
+def _is_boolean(node: exp.Expression, value: bool) -> bool:
+    """Whether ``node`` is the literal TRUE (``value``) or FALSE, in parentheses or not."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return isinstance(node, exp.Boolean) and bool(node.this) is value
 
 
 def _and(left: Evaluator, right: Evaluator, ctx: MatchContext) -> Any:

@@ -6,6 +6,10 @@ YEAR TO MONTH``, ...) or for ``CALENDAR INTERVAL``: a DataFrame holding one fail
 along (ALL ROWS PER MATCH, or a column the clause never reads) travels as its number of
 months and gets its type back after the matcher; a value the matcher itself reads or
 computes of such a type is an error naming it, before any job runs.
+
+Arrow also refuses a struct with two fields of one name (``struct(id, id)``, which Spark
+allows): such a column travels with the repeated names made unique and gets its type
+back after the matcher (a cast, by position).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pyspark.sql.types import (
     CalendarIntervalType,
     DataType,
     MapType,
+    StructField,
     StructType,
     YearMonthIntervalType,
 )
@@ -41,6 +46,36 @@ def _uncarried(t: DataType) -> bool:
     if isinstance(t, StructType):
         return any(_uncarried(f.dataType) for f in t.fields)
     return False
+
+
+def _unique_names(t: DataType) -> DataType | None:
+    """``t`` with the repeated field names of every struct in it made unique (``id``,
+    ``id`` becomes ``id``, ``id_2``), or None if no struct in ``t`` repeats a name."""
+    if isinstance(t, ArrayType):
+        inner = _unique_names(t.elementType)
+        return None if inner is None else ArrayType(inner, t.containsNull)
+    if isinstance(t, MapType):
+        key, value = _unique_names(t.keyType), _unique_names(t.valueType)
+        if key is None and value is None:
+            return None
+        return MapType(key or t.keyType, value or t.valueType, t.valueContainsNull)
+    if not isinstance(t, StructType):
+        return None
+    names = [f.name for f in t.fields]
+    inner = [_unique_names(f.dataType) for f in t.fields]
+    if len(set(names)) == len(names) and all(i is None for i in inner):
+        return None
+    fields, taken = [], set(names)
+    for i, (f, new) in enumerate(zip(t.fields, inner)):
+        name = f.name
+        if names.index(name) != i:  # a repeat: the first keeps the name
+            n = i + 1
+            while f"{name}_{n}" in taken:
+                n += 1
+            name = f"{name}_{n}"
+            taken.add(name)
+        fields.append(StructField(name, new or f.dataType, f.nullable, f.metadata))
+    return StructType(fields)
 
 
 def months_for_arrow(
@@ -75,18 +110,40 @@ def months_for_arrow(
                 hint=_HINT,
             )
         encoded[f.name] = f.dataType
+    unique = {}
+    for f in df.schema.fields:
+        new = _unique_names(f.dataType)
+        if new is not None and f.name not in encoded:
+            encoded[f.name] = f.dataType
+            unique[f.name] = F.col(quote(f.name)).cast(new)
     if not encoded:
         return df, encoded
     months = {
         name: F.expr(f"CAST(CAST({quote(name)} AS INTERVAL YEAR TO MONTH) AS INT)")
         for name in encoded
+        if name not in unique
     }
-    return df.withColumns(months), encoded
+    return df.withColumns({**months, **unique}), encoded
+
+
+def atoms_for_arrow(
+    plan: MatchPlan, atom_types: list[DataType], encoded: dict[str, DataType]
+) -> list[DataType]:
+    """The types the matcher emits its atoms in: a struct whose field names repeat with
+    them made unique, that atom's own type recorded in ``encoded`` for
+    :func:`months_restored`."""
+    emitted = []
+    for atom, t in zip(plan.atoms, atom_types):
+        new = _unique_names(t)
+        if new is not None:
+            encoded[atom.name] = t
+        emitted.append(new or t)
+    return emitted
 
 
 def months_restored(matched: DataFrame, encoded: dict[str, DataType]) -> DataFrame:
     """The matcher's output with each column :func:`months_for_arrow` encoded back in
-    its year-month interval type."""
+    its type: a year-month interval, or a struct whose field names repeat."""
     if not encoded:
         return matched
     present = [name for name in encoded if name in matched.columns]
@@ -95,6 +152,8 @@ def months_restored(matched: DataFrame, encoded: dict[str, DataType]) -> DataFra
             name: F.expr(
                 f"CAST(make_ym_interval(0, {quote(name)}) AS {encoded[name].simpleString()})"
             )
+            if _uncarried(encoded[name])
+            else F.col(quote(name)).cast(encoded[name])
             for name in present
         }
     )

@@ -37,7 +37,7 @@ from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used 
 from matchrec.errors import SemanticError
 from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
-from .arrow_safe import months_for_arrow, months_restored
+from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
 from .partitions import (
     DEFAULT_CHUNK_ROWS,
     DEFAULT_GROUP_ROWS,
@@ -220,6 +220,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     atom_types = _probe_types(df, plan)
 
     df, encoded = months_for_arrow(df, plan, atom_types)
+    atom_types = atoms_for_arrow(plan, atom_types, encoded)
 
     timeouts = plan.clause.rows_per_match.timeouts
     out_schema, carried = matcher_output(df, plan, input_columns, atom_types)

@@ -45,7 +45,7 @@ from matchrec.arrow_packing import PACKED, pack, unpack
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
-from .arrow_safe import months_for_arrow, months_restored
+from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
 from .batch import (
     _check_types,
     _check_within,
@@ -167,6 +167,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     _set_integer_widths(df, plan)
     atom_types = _probe_types(df, plan)
     df, encoded = months_for_arrow(df, plan, atom_types)
+    atom_types = atoms_for_arrow(plan, atom_types, encoded)
     buckets = int(conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS))) if keys else 1
     bucket = bucket_of(keys, buckets)
     df = df.withColumn(EVENT_MICROS, F.unix_micros(F.col(quote(event)))).withColumn(BUCKET, bucket)

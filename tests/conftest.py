@@ -19,6 +19,11 @@ if TYPE_CHECKING:
 
 pytest_plugins = ["pytester"]
 
+# Trino's cases run through the query-suite runner in test_trino_cases.py, one test per
+# file; the .slt plugin (--slt) would run them again record by record. A file named on
+# the command line is still collected by the plugin.
+collect_ignore_glob = ["trino_cases/*.slt"]
+
 
 @pytest.fixture(scope="session")
 def spark() -> Iterator[SparkSession]:
