@@ -51,6 +51,9 @@ class PartitionProgram:
     # each atom as the user wrote it and where (for run-time errors), and the query
     atom_sources: list[tuple[str, int | None]] = field(default_factory=list)
     sql: str = ""
+    # the session's spark.sql.ansi.enabled when planned: a DECIMAL atom out of its type's
+    # range fails under it, else is NULL (``arrow_rows.output_batch``)
+    ansi: bool = True
     _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
     _wave: wave.WaveProgram | None = field(default=None, repr=False, compare=False)
     # bits-only programs: whether matches came often enough in the rows seen so far (on
