@@ -9,7 +9,9 @@ reports still points into the user's SQL:
 * ``FINAL  LAST(`` becomes ``FINAL__LAST(``: one anonymous function whose name carries
   the semantics;
 * ``"b"`` becomes ```b```;
-* ``FIRST``/``LAST`` parse as plain calls (sqlglot would otherwise drop their offset).
+* ``FIRST``/``LAST`` parse as plain calls (sqlglot would otherwise drop their offset);
+* ``X '0A'``, Spark's binary literal with spaces before its string, becomes ``X'0A'``
+  followed by those spaces (sqlglot reads only the written-together form).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
+from sqlglot.tokens import TokenType
 
 from matchrec.ast import SqlExpr
 from matchrec.errors import SqlSyntaxError, UnsupportedError
@@ -106,6 +109,30 @@ class MatchRecognizeDialect(Spark):
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),
             "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
         }
+        # ``||`` binds as ``+`` and ``-`` do in Spark (sqlglot: with the bitwise operators)
+        TERM = {
+            **Spark.Parser.TERM,
+            TokenType.DPIPE: lambda this, expression: exp.DPipe(
+                this=this, expression=expression, safe=not Spark.STRICT_STRING_CONCAT
+            ),
+        }
+
+        def _parse_bitwise(self) -> exp.Expression | None:
+            """Spark's operators between ``+``/``-`` and the comparisons, each level
+            binding tighter than the one before it (sqlglot reads them all as one level,
+            so ``1 | 4 >> 1`` was ``(1 | 4) >> 1``), and ``>>>``, Spark's unsigned shift
+            right, which sqlglot does not know."""
+            return self._parse_spark_level(0)
+
+        def _parse_spark_level(self, level: int) -> exp.Expression | None:
+            if level == len(_SPARK_LEVELS):
+                return self._parse_term()
+            this = self._parse_spark_level(level + 1)
+            while True:
+                build = _operator(self, _SPARK_LEVELS[level])
+                if build is None:
+                    return this
+                this = self.expression(build(this, self._parse_spark_level(level + 1)))
 
     class Generator(Spark.Generator):
         # WITHIN GROUP stays as written: Spark 4 has percentile_cont/percentile_disc, which
@@ -128,6 +155,47 @@ class MatchRecognizeDialect(Spark):
             Spark checks)."""
             if self.unsupported_level != ErrorLevel.IGNORE:
                 raise UnsupportedSqlError(message)
+
+
+def _binary(cls: type[exp.Binary]) -> Callable[[exp.Expression, exp.Expression], exp.Expression]:
+    return lambda this, expression: cls(this=this, expression=expression)
+
+
+def _call(name: str) -> Callable[[exp.Expression, exp.Expression], exp.Expression]:
+    """A binary operator Spark reads as this function (``a >>> b`` is
+    ``shiftrightunsigned(a, b)``), written back as the call."""
+    return lambda this, expression: exp.Anonymous(this=name, expressions=[this, expression])
+
+
+#: Spark's binary operators above the comparisons and below ``+``/``-``, loosest first
+#: (``valueExpression`` in Spark's SqlBaseParser.g4): each level's operator tokens, the
+#: longest first, and the node each builds
+_SPARK_LEVELS: list[list[tuple[tuple[TokenType, ...], Callable[..., exp.Expression]]]] = [
+    [((TokenType.PIPE,), _binary(exp.BitwiseOr))],
+    [((TokenType.CARET,), _binary(exp.BitwiseXor))],
+    [((TokenType.AMP,), _binary(exp.BitwiseAnd))],
+    [
+        ((TokenType.GT, TokenType.GT, TokenType.GT), _call("shiftrightunsigned")),
+        ((TokenType.GT, TokenType.GT), _binary(exp.BitwiseRightShift)),
+        ((TokenType.LT, TokenType.LT), _binary(exp.BitwiseLeftShift)),
+    ],
+]
+
+
+def _operator(parser, level: list) -> Callable[..., exp.Expression] | None:
+    """The builder of the operator at ``parser``'s current token among ``level``'s (its
+    tokens consumed), None when none is there. A shift's characters are adjacent."""
+    tokens = parser._tokens
+    at = parser._index
+    for kinds, build in level:
+        found = tokens[at : at + len(kinds)]
+        if len(found) == len(kinds) and all(
+            t.token_type == k and (i == 0 or found[i - 1].end + 1 == t.start)
+            for i, (t, k) in enumerate(zip(found, kinds))
+        ):
+            parser._advance(len(kinds))
+            return build
+    return None
 
 
 def _top_k(node: exp.Expression) -> exp.Expression:
@@ -154,6 +222,8 @@ def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.E
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)
 MARKED_CALL = re.compile(r"^(RUNNING|FINAL)_+(\w+)$", re.IGNORECASE)
+#: ``X '0A'``: the letter of a binary literal (a word of its own), spaces, its string
+_SPACED_HEX = re.compile(r"(?<![\w$`.])[Xx](\s+)(?=')")
 
 
 def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
@@ -220,6 +290,13 @@ def prepare(text: str) -> str:
         ws_start, ws_end = m.span(2)
         for k in range(ws_start, ws_end):
             chars[k] = "_"
+    for m in _SPACED_HEX.finditer(masked):
+        ws_start, ws_end = m.span(1)
+        close = masked.find("'", ws_end + 1)
+        if close < 0:
+            continue
+        literal = text[ws_end : close + 1]
+        chars[ws_start : close + 1] = list(literal + text[ws_start:ws_end])
     return "".join(chars)
 
 
