@@ -30,11 +30,15 @@ from matchrec.errors import SqlSyntaxError, UnsupportedError
 
 
 class UnsupportedSqlError(UnsupportedError):
-    """An expression that sqlglot cannot write back as Spark SQL."""
+    """An expression that sqlglot cannot write back as Spark SQL; ``sql`` and ``pos``
+    place it in the user's query (:func:`parse_expression` checks every expression)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, sql: str | None = None, pos: int | None = None) -> None:
+        self.reason = message
         super().__init__(
             f"cannot write this expression as Spark SQL ({message})",
+            sql=sql,
+            pos=pos,
             hint="rewrite the expression with other Spark SQL functions",
         )
 
@@ -319,7 +323,51 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_shape(tree, expr, sql)
+    _check_writable(tree, expr, sql)
     return higher_order_exists(tree)
+
+
+def _check_writable(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
+    """Raise :class:`UnsupportedSqlError` at the innermost part of ``tree`` that sqlglot
+    cannot write back as Spark SQL (``initcap(s, '-')``, a window's EXCLUDE), so that the
+    error points at it rather than being raised, unplaced, where the planner writes it."""
+    found = _unwritable(tree)
+    if found is not None:
+        node, reason = found
+        pos = node_pos(node, expr.pos, sql)
+        if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary)):
+            pos = _call_start(sql, pos, expr.pos)
+        raise UnsupportedSqlError(reason, sql=sql, pos=pos)
+
+
+def _call_start(sql: str, pos: int, base: int) -> int:
+    """The offset of the function name whose ``(`` comes right before ``pos`` (a call's
+    first argument), or ``pos`` when no name is there."""
+    i = pos
+    while i > base and sql[i - 1].isspace():
+        i -= 1
+    if i <= base or sql[i - 1] != "(":
+        return pos
+    j = i - 1
+    while j > base and sql[j - 1].isspace():
+        j -= 1
+    k = j
+    while k > base and (sql[k - 1].isalnum() or sql[k - 1] == "_"):
+        k -= 1
+    return k if k < j else pos
+
+
+def _unwritable(node: exp.Expression) -> tuple[exp.Expression, str] | None:
+    """The innermost node of ``node`` whose Spark SQL sqlglot cannot write, and why."""
+    try:
+        node.sql(dialect=MatchRecognizeDialect)
+        return None
+    except UnsupportedSqlError as err:
+        for child in node.iter_expressions():
+            found = _unwritable(child)
+            if found is not None:
+                return found
+        return node, err.reason
 
 
 def higher_order_exists(tree: exp.Expression) -> exp.Expression:
@@ -506,7 +554,10 @@ def _unpositioned(node: exp.Expression, base: int, sql: str | None) -> int:
                 after = max(ends) + 1
         if after is None:
             after = node_pos(parent, base, sql) - base
-        text = node.sql(dialect=MatchRecognizeDialect).upper()
+        try:
+            text = node.sql(dialect=MatchRecognizeDialect).upper()
+        except UnsupportedSqlError:  # its text is unknown: placed at its parent
+            text = ""
         i = sql.upper().find(text, base + after) if text else -1
         if i >= 0:
             return i
