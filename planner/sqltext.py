@@ -133,10 +133,13 @@ class MatchRecognizeDialect(Spark):
                 return self._parse_term()
             this = self._parse_spark_level(level + 1)
             while True:
-                build = _operator(self, _SPARK_LEVELS[level])
-                if build is None:
+                found = _operator(self, _SPARK_LEVELS[level])
+                if found is None:
                     return this
-                this = self.expression(build(this, self._parse_spark_level(level + 1)))
+                cls, build = found
+                operand = self._parse_spark_level(level + 1)
+                # sqlglot's check of the operands, then the node Spark reads
+                this = build(self.expression(cls(this=this, expression=operand)))
 
     class Generator(Spark.Generator):
         # WITHIN GROUP stays as written: Spark 4 has percentile_cont/percentile_disc, which
@@ -161,44 +164,49 @@ class MatchRecognizeDialect(Spark):
                 raise UnsupportedSqlError(message)
 
 
-def _binary(cls: type[exp.Binary]) -> Callable[[exp.Expression, exp.Expression], exp.Expression]:
-    return lambda this, expression: cls(this=this, expression=expression)
+def _as_is(node: exp.Expression) -> exp.Expression:
+    return node
 
 
-def _call(name: str) -> Callable[[exp.Expression, exp.Expression], exp.Expression]:
+def _call(name: str) -> Callable[[exp.Expression], exp.Expression]:
     """A binary operator Spark reads as this function (``a >>> b`` is
     ``shiftrightunsigned(a, b)``), written back as the call."""
-    return lambda this, expression: exp.Anonymous(this=name, expressions=[this, expression])
+    return lambda node: exp.Anonymous(this=name, expressions=[node.this, node.expression])
 
 
 #: Spark's binary operators above the comparisons and below ``+``/``-``, loosest first
-#: (``valueExpression`` in Spark's SqlBaseParser.g4): each level's operator tokens, the
-#: longest first, and the node each builds
-_SPARK_LEVELS: list[list[tuple[tuple[TokenType, ...], Callable[..., exp.Expression]]]] = [
-    [((TokenType.PIPE,), _binary(exp.BitwiseOr))],
-    [((TokenType.CARET,), _binary(exp.BitwiseXor))],
-    [((TokenType.AMP,), _binary(exp.BitwiseAnd))],
+#: (``valueExpression`` in Spark's SqlBaseParser.g4): each level's operator tokens (the
+#: longest first), the node sqlglot checks its operands with, and what that node becomes
+_SPARK_LEVELS: list[list[tuple[tuple[TokenType, ...], type[exp.Binary], Callable]]] = [
+    [((TokenType.PIPE,), exp.BitwiseOr, _as_is)],
+    [((TokenType.CARET,), exp.BitwiseXor, _as_is)],
+    [((TokenType.AMP,), exp.BitwiseAnd, _as_is)],
     [
-        ((TokenType.GT, TokenType.GT, TokenType.GT), _call("shiftrightunsigned")),
-        ((TokenType.GT, TokenType.GT), _binary(exp.BitwiseRightShift)),
-        ((TokenType.LT, TokenType.LT), _binary(exp.BitwiseLeftShift)),
+        (
+            (TokenType.GT, TokenType.GT, TokenType.GT),
+            exp.BitwiseRightShift,
+            _call("shiftrightunsigned"),
+        ),
+        ((TokenType.GT, TokenType.GT), exp.BitwiseRightShift, _as_is),
+        ((TokenType.LT, TokenType.LT), exp.BitwiseLeftShift, _as_is),
     ],
 ]
 
 
-def _operator(parser, level: list) -> Callable[..., exp.Expression] | None:
-    """The builder of the operator at ``parser``'s current token among ``level``'s (its
-    tokens consumed), None when none is there. A shift's characters are adjacent."""
+def _operator(parser, level: list) -> tuple[type[exp.Binary], Callable] | None:
+    """The node class and builder of the operator at ``parser``'s current token among
+    ``level``'s (its tokens consumed), None when none is there. A shift's characters
+    are adjacent."""
     tokens = parser._tokens
     at = parser._index
-    for kinds, build in level:
+    for kinds, cls, build in level:
         found = tokens[at : at + len(kinds)]
         if len(found) == len(kinds) and all(
             t.token_type == k and (i == 0 or found[i - 1].end + 1 == t.start)
             for i, (t, k) in enumerate(zip(found, kinds))
         ):
             parser._advance(len(kinds))
-            return build
+            return cls, build
     return None
 
 

@@ -1000,7 +1000,7 @@ ODD_BODIES = [
     "ORDER BY id PATTERN (A B+) DEFINE B AS EXISTS (SELECT 1 FROM t WHERE t.x = A.value)",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.name LIKE A.name ESCAPE '!'",
     "ORDER BY id PATTERN (A B+) DEFINE B AS sum(B.value, 1) > 1",
-    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value >>> 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value >>>> 1",
     "ORDER BY id PATTERN (A B+) DEFINE B AS 1 +* 2",
     "ORDER BY id PATTERN (A B+) DEFINE B AS a..b",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value BETWEEN 1",
