@@ -121,6 +121,17 @@ class MatchRecognizeDialect(Spark):
             ),
         }
 
+        def _parse_interval(
+            self, require_interval: bool = True, parse_function_unit: bool = True
+        ) -> exp.Expression | None:
+            """A literal of several units (``INTERVAL 1 DAY 2 HOURS``) is one value, as in
+            Spark: sqlglot's sum of one interval per unit, in parentheses (``* v`` after it
+            multiplied its last part only)."""
+            interval = super()._parse_interval(require_interval, parse_function_unit)
+            if require_interval and isinstance(interval, exp.Add):
+                return exp.Paren(this=interval)
+            return interval
+
         def _parse_bitwise(self) -> exp.Expression | None:
             """Spark's operators between ``+``/``-`` and the comparisons, each level
             binding tighter than the one before it (sqlglot reads them all as one level,

@@ -54,6 +54,10 @@ EXPRESSIONS = [
     "1BD + {v}",
     "1.5D + {v}",
     "1e3F + {v}",
+    ".5 + {v}",
+    # a literal of several units is one value (sqlglot: a sum, multiplied by its last part)
+    "INTERVAL 1 DAY 2 HOURS * {v}",
+    "TIMESTAMP '2020-01-01 00:00:00' + INTERVAL 1 DAY 3 HOURS * {v}",
 ]
 
 
@@ -108,6 +112,7 @@ def _lit(text: str | None) -> str:
         ("a & b << c", "a & SHIFTLEFT(b, c)"),
         ("a >>> b >>> c", "SHIFTRIGHTUNSIGNED(SHIFTRIGHTUNSIGNED(a, b), c)"),
         ("a + b >>> c", "SHIFTRIGHTUNSIGNED(a + b, c)"),
+        ("INTERVAL 1 DAY 2 HOURS * v", "(INTERVAL '1' DAY + INTERVAL '2' HOURS) * v"),
     ],
 )
 def test_spark_operator_precedence(text, tree):
