@@ -29,7 +29,7 @@ __all__ = [
     "Occurrence",
     "TempView",
     "bound_parameters",
-    "has_clauses",
+    "clause_bodies",
     "read_body",
     "read_statement",
     "read_temp_view",
@@ -68,11 +68,12 @@ def read_temp_view(query: str) -> TempView | None:
     return temp_view_definition(query)
 
 
-def has_clauses(query: str) -> bool:
-    """Whether ``query`` holds a ``MATCH_RECOGNIZE`` (or ``MATCH_RECOGNIZE_DYNAMIC``)
-    clause; raises :class:`~matchrec.errors.SqlSyntaxError` as :func:`read_statement`
-    does when one is malformed around its parentheses."""
-    return bool(find_match_recognize(query))
+def clause_bodies(query: str) -> list[tuple[int, int]]:
+    """The span of the body (the text inside the parentheses) of every
+    ``MATCH_RECOGNIZE`` (or ``MATCH_RECOGNIZE_DYNAMIC``) clause of ``query``, none when
+    it holds no clause; raises :class:`~matchrec.errors.SqlSyntaxError` as
+    :func:`read_statement` does when one is malformed around its parentheses."""
+    return [(o.body_start, o.body_end) for o in find_match_recognize(query)]
 
 
 def bound_parameters(query: str, values: Mapping[str, str] | Sequence[str] | None) -> EditedText:

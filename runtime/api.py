@@ -34,7 +34,7 @@ from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
 from matchrec.planner.statement import (
     Occurrence,
     TempView,
-    has_clauses,
+    clause_bodies,
     read_body,
     read_statement,
     read_temp_view,
@@ -224,15 +224,34 @@ def sql(
     try:
         if kwargs:
             arguments = formatted(spark, query, kwargs)
-        if not has_clauses(arguments.text):
+        if not clause_bodies(arguments.text):
             return _spark_sql(spark, query, args, kwargs)
         arguments = bound(arguments, spark, args)
-        return _sql(spark, arguments.text, arguments.frames)
+        with _viewed_in_bodies(spark, arguments):
+            return _sql(spark, arguments.text, arguments.frames)
     except MatchRecognizeError as err:
         placed = arguments.placed(err)
         if placed is err:
             raise
         raise placed from None
+
+
+@contextmanager
+def _viewed_in_bodies(spark: SparkSession, arguments: QueryArguments) -> Iterator[None]:
+    """The DataFrames of ``arguments`` that a clause body names (a subquery of DEFINE or
+    MEASURES, which Spark analyses in ``selectExpr``, not in ``spark.sql``) as temporary
+    views under their names while the query is built, as PySpark's ``spark.sql`` views
+    them while it runs; on Spark Connect, which analyses later, they stay registered."""
+    bodies = [arguments.text[a:b] for a, b in clause_bodies(arguments.text)]
+    named = [n for n in arguments.frames if any(re.search(rf"\b{n}\b", b) for b in bodies)]
+    for name in named:
+        arguments.frames[name].createOrReplaceTempView(name)
+    try:
+        yield
+    finally:
+        if not is_connect(spark):
+            for name in named:
+                spark.catalog.dropTempView(name)
 
 
 def _spark_sql(

@@ -110,6 +110,21 @@ def test_a_dataframe_keyword_argument_is_the_input_and_a_join_partner(spark, pri
     assert got == [(*r, "it's") for r in _rows(spark_join)] and got
 
 
+def test_a_dataframe_keyword_argument_inside_define_and_measures(spark, prices):
+    """A subquery of DEFINE or MEASURES reads a DataFrame argument as the same query
+    over a temporary view does; no view is left behind."""
+    limits = spark.createDataFrame([(11,)], "x int")
+    query = """SELECT * FROM {t} MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id
+      MEASURES count(*) AS c, (SELECT max(x) FROM {limits}) AS m
+      PATTERN (A B+) DEFINE B AS B.price > (SELECT max(x) FROM {limits}))"""
+    before = {t.name for t in spark.catalog.listTables()}
+    got = _rows(matchrec.sql(spark, query, t=prices, limits=limits))
+    assert {t.name for t in spark.catalog.listTables()} == before
+    limits.createOrReplaceTempView("mr_sql_args_limits")
+    viewed = query.replace("{limits}", "mr_sql_args_limits").replace("{t}", _VIEW)
+    assert got == _rows(matchrec.sql(spark, viewed)) and got
+
+
 def test_a_query_without_the_clause_is_spark_sqls_own(spark, prices):
     query = "SELECT sym, price * :k AS p FROM {t} WHERE price > ? - 0"
     with pytest.raises(Exception) as spark_err:
