@@ -46,7 +46,7 @@ _TOKEN = re.compile(
     r"""
       (?P<string>[rR]'[^']*'|[rR]"[^"]*"|'(?:[^'\\]|\\.|'')*')   # r'raw' or 'x\'y''z'
     | (?P<word>[^\W\d]\w*)
-    | (?P<number>\d\w*)
+    | (?P<number>\d\w*|\.\d\w*)                               # 5, 1e3F, .5
     | (?P<qident>"(?:[^"]|"")*")
     | (?P<bqident>`(?:[^`]|``)*`)
     | (?P<punct>\{-|-\}|[^\s\w'"`])

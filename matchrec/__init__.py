@@ -50,11 +50,15 @@ __all__ = [
 ]
 
 
-def sql(spark: SparkSession, query: str) -> DataFrame:
-    """Run a Spark SQL query whose FROM clauses may hold ``MATCH_RECOGNIZE``."""
+def sql(
+    spark: SparkSession, query: str, args: dict[str, Any] | list[Any] | None = None, **kwargs: Any
+) -> DataFrame:
+    """Run a Spark SQL query whose FROM clauses may hold ``MATCH_RECOGNIZE``; ``args``
+    (parameter markers ``:name``/``?``) and ``kwargs`` (``{name}`` values, DataFrames
+    among them) as ``spark.sql`` takes them."""
     from matchrec.runtime.api import sql as _sql
 
-    return _sql(spark, query)
+    return _sql(spark, query, args, **kwargs)
 
 
 def match_recognize(df: DataFrame, clause: str) -> DataFrame:

@@ -109,20 +109,23 @@ def partition_key(value: Any) -> Any:
     return value
 
 
-def to_arrow(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
+def to_arrow(values: list[Any], arrow_type: pa.DataType, ansi: bool = True) -> pa.Array:
     """Python values of an atom as an Arrow array of the atom's Spark type; a DECIMAL
-    value its type cannot hold (a sum past 38 digits) is Spark's ANSI error."""
+    value its type cannot hold (a sum past 38 digits) is Spark's error under ``ansi``
+    (``spark.sql.ansi.enabled``), else NULL, as Spark's own ``sum`` gives."""
     if pa.types.is_decimal(arrow_type):
-        values = _decimals(values, arrow_type.precision, arrow_type.scale)
+        values = _decimals(values, arrow_type.precision, arrow_type.scale, ansi)
     elif pa.types.is_floating(arrow_type):
         values = [None if v is None else float(v) for v in values]
     return pa.array(values, type=arrow_type)
 
 
-def _decimals(values: list[Any], precision: int, scale: int) -> list[Decimal | None]:
+def _decimals(
+    values: list[Any], precision: int, scale: int, ansi: bool = True
+) -> list[Decimal | None]:
     """``values`` rounded half up to ``scale`` digits (with all 38 of Spark's digits:
     Python's default context keeps 28), each checked to fit DECIMAL(``precision``,
-    ``scale``)."""
+    ``scale``): one that does not is an error under ``ansi``, else NULL."""
     q = Decimal(1).scaleb(-scale)
     limit = Decimal(10) ** (precision - scale)
     out: list[Decimal | None] = []
@@ -131,7 +134,10 @@ def _decimals(values: list[Any], precision: int, scale: int) -> list[Decimal | N
             out.append(None)
             continue
         d = WIDE_DECIMALS.quantize(Decimal(v), q)  # half up, as Spark's changePrecision
-        if d.copy_abs() >= limit:  # abs() would round to the default 28 digits
+        if d.copy_abs() >= limit and not ansi:  # abs() would round to the default 28 digits
+            out.append(None)
+            continue
+        if d.copy_abs() >= limit:
             raise MatchRuntimeError(
                 f"[NUMERIC_VALUE_OUT_OF_RANGE] {d} cannot be represented as "
                 f"Decimal({precision}, {scale}): a measure's aggregate over the match "
@@ -160,9 +166,12 @@ def output_batch(
     out: PartitionOutput,
     carried: list[str],
     arrow_types: list[pa.DataType | None],
+    ansi: bool = True,
 ) -> pa.RecordBatch | None:
     """The output rows of ``out`` (rows of ``table``): the ``carried`` columns, one column
-    per atom (``__mr_a<k>``, typed ``arrow_types[k]``) and :data:`MATCHED`."""
+    per atom (``__mr_a<k>``, typed ``arrow_types[k]``) and :data:`MATCHED`. ``ansi``: the
+    plan's ``spark.sql.ansi.enabled`` (a DECIMAL out of its type's range fails, or is
+    NULL)."""
     count = len(out.rows)
     if count == 0:
         return None
@@ -174,7 +183,7 @@ def output_batch(
         elif isinstance(values, pa.Array):
             arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
         else:
-            arrays.append(to_arrow(values, arrow_type))
+            arrays.append(to_arrow(values, arrow_type, ansi))
     names = carried + [atom_column(i) for i in range(len(out.atoms))]
     matched = np.ones(count, dtype=bool) if out.matched is None else out.matched
     arrays.append(pa.array(matched, type=pa.bool_()))

@@ -55,6 +55,9 @@ class PartitionProgram:
     # row pattern recognition in a window: how the frame bounds each row's search
     # (:mod:`matchrec.window_rows`); None for MATCH_RECOGNIZE
     window: WindowSearch | None = None
+    # the session's spark.sql.ansi.enabled when planned: a DECIMAL atom out of its type's
+    # range fails under it, else is NULL (``arrow_rows.output_batch``)
+    ansi: bool = True
     _bit_matcher: BitMatcher | None = field(default=None, repr=False, compare=False)
     _wave: wave.WaveProgram | None = field(default=None, repr=False, compare=False)
     # bits-only programs: whether matches came often enough in the rows seen so far (on

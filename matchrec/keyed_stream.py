@@ -297,7 +297,9 @@ class KeyedStream:
             )
             for out, status in ((done.output, MATCHED_STATUS), (done.timeouts, TIMEOUT_STATUS)):
                 batch = (
-                    None if out is None else output_batch(part, out, spec.carried, spec.atom_types)
+                    None
+                    if out is None
+                    else output_batch(part, out, spec.carried, spec.atom_types, spec.program.ansi)
                 )
                 if batch is not None:
                     result.batches.append(_with_status(batch, status, spec.status_shown))
@@ -343,11 +345,15 @@ class KeyedStream:
                 timeouts=spec.timeouts,
                 within_ticks=(ticks, limit) if limit is not None else None,
             )
-            batch = output_batch(ready, done.output, spec.carried, spec.atom_types)
+            batch = output_batch(
+                ready, done.output, spec.carried, spec.atom_types, spec.program.ansi
+            )
             if batch is not None:
                 result.batches.append(_with_status(batch, MATCHED_STATUS, spec.status_shown))
             if done.timeouts is not None:
-                lost = output_batch(ready, done.timeouts, spec.carried, spec.atom_types)
+                lost = output_batch(
+                    ready, done.timeouts, spec.carried, spec.atom_types, spec.program.ansi
+                )
                 if lost is not None:
                     result.batches.append(_with_status(lost, TIMEOUT_STATUS, True))
             drop[which] = done.drop

@@ -296,6 +296,7 @@ def plan_clause(
         atoms=[(a.evaluate, a.aggregate) for a in low.atoms],
         atom_sources=[(a.text, a.pos) for a in low.atoms],
         sql=sql,
+        ansi=ansi,
         one_row=clause.rows_per_match.mode == "one",
         empty_matches=clause.rows_per_match.empty,
         excluded_output=clause.rows_per_match.mode == "one",

@@ -9,7 +9,9 @@ reports still points into the user's SQL:
 * ``FINAL  LAST(`` becomes ``FINAL__LAST(``: one anonymous function whose name carries
   the semantics;
 * ``"b"`` becomes ```b```;
-* ``FIRST``/``LAST`` parse as plain calls (sqlglot would otherwise drop their offset).
+* ``FIRST``/``LAST`` parse as plain calls (sqlglot would otherwise drop their offset);
+* ``X '0A'``, Spark's binary literal with spaces before its string, becomes ``X'0A'``
+  followed by those spaces (sqlglot reads only the written-together form).
 """
 
 from __future__ import annotations
@@ -21,17 +23,22 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
+from sqlglot.tokens import TokenType
 
 from matchrec.ast import SqlExpr
 from matchrec.errors import SqlSyntaxError, UnsupportedError
 
 
 class UnsupportedSqlError(UnsupportedError):
-    """An expression that sqlglot cannot write back as Spark SQL."""
+    """An expression that sqlglot cannot write back as Spark SQL; ``sql`` and ``pos``
+    place it in the user's query (:func:`parse_expression` checks every expression)."""
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, *, sql: str | None = None, pos: int | None = None) -> None:
+        self.reason = message
         super().__init__(
             f"cannot write this expression as Spark SQL ({message})",
+            sql=sql,
+            pos=pos,
             hint="rewrite the expression with other Spark SQL functions",
         )
 
@@ -106,6 +113,44 @@ class MatchRecognizeDialect(Spark):
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),
             "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
         }
+        # ``||`` binds as ``+`` and ``-`` do in Spark (sqlglot: with the bitwise operators)
+        TERM = {
+            **Spark.Parser.TERM,
+            TokenType.DPIPE: lambda this, expression: exp.DPipe(
+                this=this, expression=expression, safe=not Spark.STRICT_STRING_CONCAT
+            ),
+        }
+
+        def _parse_interval(
+            self, require_interval: bool = True, parse_function_unit: bool = True
+        ) -> exp.Expression | None:
+            """A literal of several units (``INTERVAL 1 DAY 2 HOURS``) is one value, as in
+            Spark: sqlglot's sum of one interval per unit, in parentheses (``* v`` after it
+            multiplied its last part only)."""
+            interval = super()._parse_interval(require_interval, parse_function_unit)
+            if require_interval and isinstance(interval, exp.Add):
+                return exp.Paren(this=interval)
+            return interval
+
+        def _parse_bitwise(self) -> exp.Expression | None:
+            """Spark's operators between ``+``/``-`` and the comparisons, each level
+            binding tighter than the one before it (sqlglot reads them all as one level,
+            so ``1 | 4 >> 1`` was ``(1 | 4) >> 1``), and ``>>>``, Spark's unsigned shift
+            right, which sqlglot does not know."""
+            return self._parse_spark_level(0)
+
+        def _parse_spark_level(self, level: int) -> exp.Expression | None:
+            if level == len(_SPARK_LEVELS):
+                return self._parse_term()
+            this = self._parse_spark_level(level + 1)
+            while True:
+                found = _operator(self, _SPARK_LEVELS[level])
+                if found is None:
+                    return this
+                cls, build = found
+                operand = self._parse_spark_level(level + 1)
+                # sqlglot's check of the operands, then the node Spark reads
+                this = build(self.expression(cls(this=this, expression=operand)))
 
     class Generator(Spark.Generator):
         # WITHIN GROUP stays as written: Spark 4 has percentile_cont/percentile_disc, which
@@ -128,6 +173,52 @@ class MatchRecognizeDialect(Spark):
             Spark checks)."""
             if self.unsupported_level != ErrorLevel.IGNORE:
                 raise UnsupportedSqlError(message)
+
+
+def _as_is(node: exp.Expression) -> exp.Expression:
+    return node
+
+
+def _call(name: str) -> Callable[[exp.Expression], exp.Expression]:
+    """A binary operator Spark reads as this function (``a >>> b`` is
+    ``shiftrightunsigned(a, b)``), written back as the call."""
+    return lambda node: exp.Anonymous(this=name, expressions=[node.this, node.expression])
+
+
+#: Spark's binary operators above the comparisons and below ``+``/``-``, loosest first
+#: (``valueExpression`` in Spark's SqlBaseParser.g4): each level's operator tokens (the
+#: longest first), the node sqlglot checks its operands with, and what that node becomes
+_SPARK_LEVELS: list[list[tuple[tuple[TokenType, ...], type[exp.Binary], Callable]]] = [
+    [((TokenType.PIPE,), exp.BitwiseOr, _as_is)],
+    [((TokenType.CARET,), exp.BitwiseXor, _as_is)],
+    [((TokenType.AMP,), exp.BitwiseAnd, _as_is)],
+    [
+        (
+            (TokenType.GT, TokenType.GT, TokenType.GT),
+            exp.BitwiseRightShift,
+            _call("shiftrightunsigned"),
+        ),
+        ((TokenType.GT, TokenType.GT), exp.BitwiseRightShift, _as_is),
+        ((TokenType.LT, TokenType.LT), exp.BitwiseLeftShift, _as_is),
+    ],
+]
+
+
+def _operator(parser, level: list) -> tuple[type[exp.Binary], Callable] | None:
+    """The node class and builder of the operator at ``parser``'s current token among
+    ``level``'s (its tokens consumed), None when none is there. A shift's characters
+    are adjacent."""
+    tokens = parser._tokens
+    at = parser._index
+    for kinds, cls, build in level:
+        found = tokens[at : at + len(kinds)]
+        if len(found) == len(kinds) and all(
+            t.token_type == k and (i == 0 or found[i - 1].end + 1 == t.start)
+            for i, (t, k) in enumerate(zip(found, kinds))
+        ):
+            parser._advance(len(kinds))
+            return cls, build
+    return None
 
 
 def _top_k(node: exp.Expression) -> exp.Expression:
@@ -154,6 +245,8 @@ def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.E
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)
 MARKED_CALL = re.compile(r"^(RUNNING|FINAL)_+(\w+)$", re.IGNORECASE)
+#: ``X '0A'``: the letter of a binary literal (a word of its own), spaces, its string
+_SPACED_HEX = re.compile(r"(?<![\w$`.])[Xx](\s+)(?=')")
 
 
 def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
@@ -220,6 +313,13 @@ def prepare(text: str) -> str:
         ws_start, ws_end = m.span(2)
         for k in range(ws_start, ws_end):
             chars[k] = "_"
+    for m in _SPACED_HEX.finditer(masked):
+        ws_start, ws_end = m.span(1)
+        close = masked.find("'", ws_end + 1)
+        if close < 0:
+            continue
+        literal = text[ws_end : close + 1]
+        chars[ws_start : close + 1] = list(literal + text[ws_start:ws_end])
     return "".join(chars)
 
 
@@ -242,7 +342,51 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_shape(tree, expr, sql)
+    _check_writable(tree, expr, sql)
     return higher_order_exists(tree)
+
+
+def _check_writable(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
+    """Raise :class:`UnsupportedSqlError` at the innermost part of ``tree`` that sqlglot
+    cannot write back as Spark SQL (``initcap(s, '-')``, a window's EXCLUDE), so that the
+    error points at it rather than being raised, unplaced, where the planner writes it."""
+    found = _unwritable(tree)
+    if found is not None:
+        node, reason = found
+        pos = node_pos(node, expr.pos, sql)
+        if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary)):
+            pos = _call_start(sql, pos, expr.pos)
+        raise UnsupportedSqlError(reason, sql=sql, pos=pos)
+
+
+def _call_start(sql: str, pos: int, base: int) -> int:
+    """The offset of the function name whose ``(`` comes right before ``pos`` (a call's
+    first argument), or ``pos`` when no name is there."""
+    i = pos
+    while i > base and sql[i - 1].isspace():
+        i -= 1
+    if i <= base or sql[i - 1] != "(":
+        return pos
+    j = i - 1
+    while j > base and sql[j - 1].isspace():
+        j -= 1
+    k = j
+    while k > base and (sql[k - 1].isalnum() or sql[k - 1] == "_"):
+        k -= 1
+    return k if k < j else pos
+
+
+def _unwritable(node: exp.Expression) -> tuple[exp.Expression, str] | None:
+    """The innermost node of ``node`` whose Spark SQL sqlglot cannot write, and why."""
+    try:
+        node.sql(dialect=MatchRecognizeDialect)
+        return None
+    except UnsupportedSqlError as err:
+        for child in node.iter_expressions():
+            found = _unwritable(child)
+            if found is not None:
+                return found
+        return node, err.reason
 
 
 def higher_order_exists(tree: exp.Expression) -> exp.Expression:
@@ -429,7 +573,10 @@ def _unpositioned(node: exp.Expression, base: int, sql: str | None) -> int:
                 after = max(ends) + 1
         if after is None:
             after = node_pos(parent, base, sql) - base
-        text = node.sql(dialect=MatchRecognizeDialect).upper()
+        try:
+            text = node.sql(dialect=MatchRecognizeDialect).upper()
+        except UnsupportedSqlError:  # its text is unknown: placed at its parent
+            text = ""
         i = sql.upper().find(text, base + after) if text else -1
         if i >= 0:
             return i

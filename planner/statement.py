@@ -9,7 +9,10 @@ text the user wrote (so errors point there).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from matchrec.grammar import parse_clause
+from matchrec.grammar.parameters import bind_parameters
 from matchrec.grammar.parser import parse_dynamic
 from matchrec.grammar.query_scan import (
     Occurrence,
@@ -20,8 +23,18 @@ from matchrec.grammar.query_scan import (
 )
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
+from matchrec.text_edits import EditedText
 
-__all__ = ["Occurrence", "TempView", "read_body", "read_statement", "read_temp_view", "with_prefix"]
+__all__ = [
+    "Occurrence",
+    "TempView",
+    "bound_parameters",
+    "clause_bodies",
+    "read_body",
+    "read_statement",
+    "read_temp_view",
+    "with_prefix",
+]
 
 
 def read_body(body: str) -> MatchRecognizeClause:
@@ -53,3 +66,17 @@ def read_temp_view(query: str) -> TempView | None:
     ...``), None for any other statement: the runtime registers such a view itself when
     its query holds a MATCH_RECOGNIZE."""
     return temp_view_definition(query)
+
+
+def clause_bodies(query: str) -> list[tuple[int, int]]:
+    """The span of the body (the text inside the parentheses) of every
+    ``MATCH_RECOGNIZE`` (or ``MATCH_RECOGNIZE_DYNAMIC``) clause of ``query``, none when
+    it holds no clause; raises :class:`~matchrec.errors.SqlSyntaxError` as
+    :func:`read_statement` does when one is malformed around its parentheses."""
+    return [(o.body_start, o.body_end) for o in find_match_recognize(query)]
+
+
+def bound_parameters(query: str, values: Mapping[str, str] | Sequence[str] | None) -> EditedText:
+    """``query`` with its parameter markers (``:name``, ``?``) replaced by the SQL text of
+    their values (see :mod:`matchrec.grammar.parameters`), offsets mapped back."""
+    return bind_parameters(query, values)

@@ -27,7 +27,7 @@ import uuid
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
@@ -35,6 +35,7 @@ from matchrec.planner.sqltext import quote
 from matchrec.planner.statement import (
     Occurrence,
     TempView,
+    clause_bodies,
     read_body,
     read_statement,
     read_temp_view,
@@ -55,6 +56,7 @@ from .batch import analysed, execute
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
 from .python_udfs import session_python_function
+from .query_args import QueryArguments, bound, formatted
 from .session import is_connect, quiet_analysis
 from .spark_errors import translated
 
@@ -197,20 +199,88 @@ class PlannedQuery:
 
     clauses: list[PlannedClause]
     rewritten: str
+    #: the DataFrames the user's query names (``spark.sql``'s keyword arguments)
+    inputs: dict[str, DataFrame] = field(default_factory=dict)
 
     def dataframe(self, spark: SparkSession) -> DataFrame:
-        """``spark.sql`` of the rewritten query, each clause's result passed by reference."""
-        return sql_with_frames(spark, self.rewritten, {c.view: c.result for c in self.clauses})
+        """``spark.sql`` of the rewritten query, each clause's result (and each DataFrame
+        of ``inputs``) passed by reference."""
+        frames = {**self.inputs, **{c.view: c.result for c in self.clauses}}
+        return sql_with_frames(spark, self.rewritten, frames)
 
 
-def sql(spark: SparkSession, query: str) -> DataFrame:
-    """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included.
+def sql(
+    spark: SparkSession,
+    query: str,
+    args: dict[str, Any] | list[Any] | None = None,
+    **kwargs: Any,
+) -> DataFrame:
+    """Run ``query`` with Spark SQL, MATCH_RECOGNIZE clauses included; ``args`` and
+    ``kwargs`` as ``spark.sql`` takes them.
+
+    ``kwargs`` format ``query`` first (``{name}``: a DataFrame is read by reference, a
+    Column is its name, a string a quoted literal; braces meant as text are doubled, a
+    pattern's ``A{{2,3}}`` too), then ``args`` binds its parameter markers, a dict the
+    ``:name`` ones, a list the ``?`` ones, anywhere in the query, the clause included. A
+    query without MATCH_RECOGNIZE goes to ``spark.sql`` as it is.
 
     A matchrec error that Spark reports from a Python worker while analysing the query
     (the ``match_recognize`` table function's ``analyze``) is raised as that error, its
     caret in ``query``, instead of Spark's error that quotes it after a traceback.
     """
-    with planned_clauses(spark, query) as planned:
+    arguments = QueryArguments(query, query)
+    try:
+        if kwargs:
+            arguments = formatted(spark, query, kwargs)
+        if not clause_bodies(arguments.text):
+            return _spark_sql(spark, query, args, kwargs)
+        arguments = bound(arguments, spark, args)
+        with _viewed_in_bodies(spark, arguments):
+            return _sql(spark, arguments.text, arguments.frames)
+    except MatchRecognizeError as err:
+        placed = arguments.placed(err)
+        if placed is err:
+            raise
+        raise placed from None
+
+
+@contextmanager
+def _viewed_in_bodies(spark: SparkSession, arguments: QueryArguments) -> Iterator[None]:
+    """The DataFrames of ``arguments`` that a clause body names (a subquery of DEFINE or
+    MEASURES, which Spark analyses in ``selectExpr``, not in ``spark.sql``) as temporary
+    views under their names while the query is built, as PySpark's ``spark.sql`` views
+    them while it runs; on Spark Connect, which analyses later, they stay registered."""
+    bodies = [arguments.text[a:b] for a, b in clause_bodies(arguments.text)]
+    named = [n for n in arguments.frames if any(re.search(rf"\b{n}\b", b) for b in bodies)]
+    for name in named:
+        arguments.frames[name].createOrReplaceTempView(name)
+    try:
+        yield
+    finally:
+        if not is_connect(spark):
+            for name in named:
+                spark.catalog.dropTempView(name)
+
+
+def _spark_sql(
+    spark: SparkSession, query: str, args: dict | list | None, kwargs: dict[str, Any]
+) -> DataFrame:
+    """``spark.sql(query, args, **kwargs)`` of a query without MATCH_RECOGNIZE, analysed;
+    a matchrec error carried in Spark's (the table function's) raised as itself."""
+    try:
+        return analysed(spark.sql(query, args, **kwargs))
+    except PySparkException as exc:
+        carried = carried_error(exc)
+        error = rebuild(carried, query) if carried is not None else None
+        if error is None:
+            raise
+        raise error from None
+
+
+def _sql(spark: SparkSession, query: str, inputs: dict[str, DataFrame]) -> DataFrame:
+    """:func:`sql` of ``query`` (formatted and bound), which holds MATCH_RECOGNIZE; the
+    names of ``inputs`` in it stand for those DataFrames."""
+    with planned_clauses(spark, query, inputs) as planned:
         if planned.clauses:
             check(spark)  # on a cluster: the executors can run it (once per session)
         view = read_temp_view(query) if planned.clauses else None
@@ -254,7 +324,7 @@ def _define_view(spark: SparkSession, planned: PlannedQuery, view: TempView) -> 
     own statement would keep the query's text, which reads each clause's result through a
     name that only lives while the statement runs, so the view would fail when read."""
     # the clauses sit after ``AS``: the rewritten text starts its query at the same offset
-    query = PlannedQuery(planned.clauses, planned.rewritten[view.query_start :])
+    query = PlannedQuery(planned.clauses, planned.rewritten[view.query_start :], planned.inputs)
     result = query.dataframe(spark)
     if view.columns is not None:
         result = result.toDF(*view.columns)
@@ -298,7 +368,9 @@ def sql_with_frames(spark: SparkSession, text: str, frames: dict[str, DataFrame]
 
 
 @contextmanager
-def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
+def planned_clauses(
+    spark: SparkSession, query: str, inputs: dict[str, DataFrame] | None = None
+) -> Iterator[PlannedQuery]:
     """Find, parse and plan every MATCH_RECOGNIZE of ``query`` and build its DataFrame.
 
     Every clause is parsed before any is planned, so a syntax error anywhere is reported
@@ -308,8 +380,10 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     WHERE replaced the same way, by the rows with the windows' columns, and its calls
     over those windows by the columns. Nothing is registered in the session, so the
     DataFrames stay valid after the block, on classic Spark and on Spark Connect alike.
-    Only analysis happens here: no Spark job runs.
+    Only analysis happens here: no Spark job runs. ``inputs``: DataFrames the query names
+    (the names :func:`sql` gives ``spark.sql``'s keyword arguments).
     """
+    inputs = dict(inputs or {})
     clauses = read_statement(query)
     windows = read_windows(query)
     if clauses or windows:
@@ -320,7 +394,7 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
     steps += [(w.select.end, w) for w in windows]
     steps.sort(key=lambda step: step[0])  # a clause or SELECT inside another comes first
     for _, step in steps:
-        frames = {p.view: p.result for p in planned}
+        frames = {**inputs, **{p.view: p.result for p in planned}}
         if isinstance(step, WindowQuery):
             planned.extend(_windows(spark, rewriter, step, frames, query))
             continue
@@ -342,7 +416,7 @@ def planned_clauses(spark: SparkSession, query: str) -> Iterator[PlannedQuery]:
         view = _view_name()
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))
         rewriter.replace(occ.relation_start, occ.body_end + 1, view)
-    yield PlannedQuery(planned, rewriter.text)
+    yield PlannedQuery(planned, rewriter.text, inputs)
 
 
 #: a PARTITION BY or ORDER BY item that names a column (maybe qualified)

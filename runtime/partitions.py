@@ -67,7 +67,11 @@ def _timeout_mapper(
             within_ticks=(ticks, limit),
         )
         for out, status in ((done.output, MATCHED_STATUS), (done.timeouts, TIMEOUT_STATUS)):
-            batch = None if out is None else output_batch(table, out, carried, arrow_types)
+            batch = (
+                None
+                if out is None
+                else output_batch(table, out, carried, arrow_types, program.ansi)
+            )
             if batch is not None:
                 yield _with_status(batch, status, True)
 
@@ -111,7 +115,7 @@ def _partition_mapper(
     atoms, matched flag)."""
 
     def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
-        return output_batch(table, out, carried, arrow_types)
+        return output_batch(table, out, carried, arrow_types, program.ansi)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         matcher = PartitionMatcher(program, keys, output, chunk_rows, group_rows)

@@ -69,6 +69,17 @@ CASES: dict[str, tuple[str, str]] = {
           ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING
           PATTERN (STRT DOWN+ UP) DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price))""",
     ),
+    # spark.sql's arguments: the input a DataFrame by reference, a parameter in DEFINE's
+    # glue, in MEASURES and around the clause (see ARGS)
+    "sql_args": (
+        "sql_args",
+        """SELECT * FROM {df} MATCH_RECOGNIZE (PARTITION BY sym ORDER BY t
+          MEASURES FIRST(t) AS start_t, count(*) + :bonus AS n
+          PATTERN (STRT DOWN+ UP+)
+          DEFINE DOWN AS price < PREV(price),
+                 UP AS price > PREV(price) AND price > FIRST(STRT.price) - :slack
+        ) AS m WHERE n > :least""",
+    ),
     "sql_dynamic": (
         "sql",
         "SELECT rule_id, rule_version, status, match_number, to_json(keys) AS k, "
@@ -99,6 +110,12 @@ ERRORS: dict[str, tuple[str, str]] = {
         f"SELECT sym, nope\nFROM {TABLE} MATCH_RECOGNIZE (\n  PARTITION BY sym ORDER BY t\n"
         "  MEASURES count(*) AS n\n  PATTERN (A B+)\n  DEFINE B AS price < PREV(price)\n) m",
     ),
+    # a parameter without a value, after a formatted {df}
+    "unbound_parameter": (
+        "sql_args",
+        "SELECT *\nFROM {df} MATCH_RECOGNIZE (\n  ORDER BY t\n  MEASURES :nothing AS x\n"
+        "  PATTERN (A B)\n  DEFINE B AS price > :slack\n) m",
+    ),
     # found in the table function's analyze, in a Python worker of the server
     "udtf_unknown_label": (
         "udtf_sql",
@@ -106,6 +123,10 @@ ERRORS: dict[str, tuple[str, str]] = {
         "  MEASURES LAST(Z.t) AS z\n  PATTERN (A B+)\n  DEFINE B AS price < PREV(price)')",
     ),
 }
+
+
+#: the ``args`` of the ``sql_args`` door (its DataFrame keyword argument ``df`` is the table)
+ARGS = {"bonus": 100, "slack": -0.5, "least": 100}
 
 
 def value(v: Any) -> Any:
@@ -148,6 +169,8 @@ def run_case(spark: Any, door: str, text: str) -> Any:
         return spark.sql(f"SELECT * FROM match_recognize(TABLE({TABLE}), '{body}')")
     if door == "udtf_sql":
         return matchrec.sql(spark, text)
+    if door == "sql_args":
+        return matchrec.sql(spark, text, args=ARGS, df=spark.table(TABLE))
     if door == "magic":
         from IPython.testing.globalipapp import get_ipython  # test_magic's shell too
         from IPython.utils.capture import capture_output

@@ -1000,7 +1000,7 @@ ODD_BODIES = [
     "ORDER BY id PATTERN (A B+) DEFINE B AS EXISTS (SELECT 1 FROM t WHERE t.x = A.value)",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.name LIKE A.name ESCAPE '!'",
     "ORDER BY id PATTERN (A B+) DEFINE B AS sum(B.value, 1) > 1",
-    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value >>> 1",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS B.value >>>> 1",
     "ORDER BY id PATTERN (A B+) DEFINE B AS 1 +* 2",
     "ORDER BY id PATTERN (A B+) DEFINE B AS a..b",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value BETWEEN 1",
@@ -1479,3 +1479,48 @@ def test_quieting_pysparks_error_loggers_keeps_them_pysparks():
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
+
+
+#: (old text of QUERY, new text, the culprit's text in the new query, sqlglot's reason):
+#: Spark SQL that sqlglot cannot write back, in MEASURES, in a row-local DEFINE and in
+#: DEFINE's glue
+UNWRITABLE = [
+    (
+        "LAST(B.value) AS last_value",
+        "initcap(LAST(B.name), '-') AS last_value",
+        "initcap(",
+        "INITCAP does not support custom delimiters",
+    ),
+    (
+        "B.value < PREV(B.value)",
+        "initcap(name, '-') = 'X' AND B.value < PREV(B.value)",
+        "initcap(",
+        "INITCAP does not support custom delimiters",
+    ),
+    (
+        "B.value < PREV(B.value)",
+        "B.value < FIRST(A.value) AND initcap(FIRST(A.name), '-') = 'X'",
+        "initcap(",
+        "INITCAP does not support custom delimiters",
+    ),
+    (
+        "B.value < PREV(B.value)",
+        "B.value < PREV(B.value) AND B.value IN (SELECT value FROM test_errors_t FOR UPDATE)",
+        "value FROM",
+        "Locking reads using 'FOR UPDATE/SHARE' are not supported",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "culprit", "reason"), UNWRITABLE)
+def test_sql_sqlglot_cannot_write_is_an_error_at_the_users_expression(
+    spark, view, old, new, culprit, reason
+):
+    from matchrec.planner.sqltext import UnsupportedSqlError
+
+    query = QUERY.format(view=view).replace(old, new)
+    err = sql_error(spark, query)
+    message = f"cannot write this expression as Spark SQL ({reason})"
+    assert_error(err, query, query.index(culprit), UnsupportedSqlError, message)
+    assert isinstance(err, UnsupportedError)
+    assert err.hint == "rewrite the expression with other Spark SQL functions"

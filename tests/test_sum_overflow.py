@@ -204,3 +204,72 @@ def test_a_long_sum_checks_every_running_total(values, ansi_total, wrapped):
         assert LongSum("s", "s", 0, ansi=True).total(values, exact) == ansi_total
     assert LongSum("s", "s", 0, ansi=False).total(values, exact) == wrapped
     assert LongSum("s", "s", 0, ansi=True).total([1.5e300], 1.5e300) == 1.5e300
+
+
+#: DECIMAL(38, 0) values whose running total leaves the type at the second row and comes
+#: back at the third (Spark keeps the exact total and checks each result)
+_BIG = "99999999999999999999999999999999999999"
+_DECIMALS = "mr_decimal_overflow"
+
+
+@pytest.fixture(scope="module")
+def decimals(spark):
+    rows = ", ".join(
+        f"('d', {n}, CAST('{v}' AS DECIMAL(38, 0)))"
+        for n, v in enumerate([_BIG, _BIG, "-" + _BIG], 1)
+    )
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW {_DECIMALS} AS SELECT * FROM VALUES {rows} AS t(k, id, v)"
+    )
+
+
+def test_a_decimal_sum_past_its_type_is_as_spark(spark, decimals, ansi):
+    """Past DECIMAL(38, 0): Spark's NUMERIC_VALUE_OUT_OF_RANGE under ANSI mode, NULL
+    without it (and the total again once it is back in range), as Spark's window sum."""
+    expected = _spark_or_error(
+        spark,
+        f"""SELECT k, id, sum(v) OVER (PARTITION BY k ORDER BY id
+              ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM {_DECIMALS}""",
+    )
+    query = f"""SELECT k, id, s FROM {_DECIMALS} MATCH_RECOGNIZE (PARTITION BY k ORDER BY id
+      MEASURES sum(v) AS s ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true)"""
+    if ansi:
+        assert expected == "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"
+        err = _match_error(spark, query)
+        assert "[NUMERIC_VALUE_OUT_OF_RANGE]" in err.message
+    else:
+        assert expected == [("d", 1, int(_BIG)), ("d", 2, None), ("d", 3, int(_BIG))]
+        got = sorted(map(tuple, matchrec.sql(spark, query).collect()))
+        assert got == expected
+
+
+def test_a_stream_gives_null_for_a_decimal_sum_past_its_type_without_ansi(spark, tmp_path):
+    """The stream's worker reads the plan's ANSI setting as the batch's does."""
+    from decimal import Decimal
+
+    from pyspark.sql.types import DecimalType, StringType, StructField, StructType, TimestampType
+    from streams import FolderStream, at
+
+    schema = StructType(
+        [
+            StructField("k", StringType()),
+            StructField("ts", TimestampType()),
+            StructField("v", DecimalType(38, 0)),
+        ]
+    )
+    big = Decimal(_BIG)
+    rows = [("d", at(1), big), ("d", at(2), big), ("d", at(3), Decimal(1))]
+    clause = """PARTITION BY k ORDER BY ts MEASURES sum(v) AS s ALL ROWS PER MATCH
+      PATTERN (A{3}) DEFINE A AS true"""
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    try:
+        stream = FolderStream(spark, tmp_path, schema, "ts", "1 minute")
+        query = stream.run(lambda source: matchrec.match_recognize(source, clause), [rows])
+        stream.push_watermark(query, ("zz", None, Decimal(0)), at(10))
+        query.stop()
+        # k, ts, then the measure s (ALL ROWS PER MATCH: keys, order, measures, the rest)
+        got = [(r[0], r[1], r[2]) for r in stream.output() if r[0] == "d"]
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
+    assert sorted(got) == [("d", at(1), big), ("d", at(2), None), ("d", at(3), None)]

@@ -1,0 +1,125 @@
+"""Spark SQL's operators and literals in MEASURES and DEFINE give Spark's answers.
+
+Each expression is written over a column (``{v}``) and evaluated four ways: in MEASURES
+and in a row-local DEFINE (Spark computes it), and over ``FIRST(A.v)``, a value of
+another row of the match, in DEFINE (the matcher's Python glue computes it) and in
+MEASURES. The answers are compared with ``spark.sql`` over the same rows.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sqlglot
+from matchrec.planner.sqltext import MatchRecognizeDialect
+
+import matchrec
+
+_VIEW = "mr_operators"
+_ROWS = [(1, 8), (2, 16), (3, -4), (4, 33), (5, 7), (6, 1)]
+
+EXPRESSIONS = [
+    # shifts: Spark's unsigned shift right, and each level of Spark's precedence
+    "{v} >>> 1",
+    "CAST({v} AS BIGINT) >>> 1",
+    "CAST({v} AS TINYINT) >>> 1",
+    "{v} >>> 1 > 2",
+    "{v} << 2",
+    "{v} >> 1",
+    "1 | {v} >> 1",
+    "4 | {v} & 2",
+    "{v} ^ 3 & 1",
+    "{v} & 3 << 1",
+    "{v} | 1",
+    "~{v}",
+    # binary literals, with and without spaces, either case
+    "hex(X '10') || {v}",
+    "hex(x '0a') || {v}",
+    "hex(X'0A') || {v}",
+    "X '0A' <=> x'0a'",
+    # the other operators and typed literals
+    "'7'::int + {v}",
+    "{v}::string",
+    "'a' || {v}",
+    "{v} <=> 8",
+    "{v} != 8",
+    "{v} == 8",
+    "{v} DIV 3",
+    "{v} % 3",
+    "DATE '2020-01-01' + {v}",
+    "TIMESTAMP_NTZ '2020-01-01 00:00:00' + make_interval(0, 0, 0, {v})",
+    "INTERVAL '1-2' YEAR TO MONTH * {v}",
+    "1Y + {v}",
+    "1S + {v}",
+    "1L + {v}",
+    "1BD + {v}",
+    "1.5D + {v}",
+    "1e3F + {v}",
+    ".5 + {v}",
+    # a literal of several units is one value (sqlglot: a sum, multiplied by its last part)
+    "INTERVAL 1 DAY 2 HOURS * {v}",
+    "TIMESTAMP '2020-01-01 00:00:00' + INTERVAL 1 DAY 3 HOURS * {v}",
+]
+
+
+@pytest.fixture(scope="module")
+def values(spark):
+    rows = ", ".join(f"({i}, {v})" for i, v in _ROWS)
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW {_VIEW} AS SELECT * FROM VALUES {rows} AS t(id, v)")
+
+
+def _spark(spark, expr: str) -> list[tuple]:
+    """Spark's value of ``expr`` on each row (as a string), and on the row before."""
+    text = f"CAST(({expr.format(v='v')}) AS STRING)"
+    return [
+        tuple(r)
+        for r in spark.sql(
+            f"SELECT id, v, {text} AS e, lag({text}) OVER (ORDER BY id) AS before "
+            f"FROM {_VIEW} ORDER BY id"
+        ).collect()
+    ]
+
+
+@pytest.mark.parametrize("expr", EXPRESSIONS)
+def test_an_operator_gives_sparks_answer_in_measures_and_define(spark, values, expr):
+    expected = _spark(spark, expr)
+    rows = ", ".join(f"({i}, {v}, {_lit(e)}, {_lit(b)})" for i, v, e, b in expected)
+    source = f"(SELECT * FROM VALUES {rows} AS t(id, v, e, before))"
+    on_row = f"CAST(({expr.format(v='A.v')}) AS STRING)"
+    # every row is an A: its own value as Spark computes it in DEFINE and in MEASURES
+    query = f"""SELECT id, x FROM {source} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES {on_row} AS x ALL ROWS PER MATCH PATTERN (A)
+        DEFINE A AS {on_row} <=> A.e)"""
+    got = sorted(map(tuple, matchrec.sql(spark, query).collect()))
+    assert got == [(i, e) for i, _, e, _ in expected]
+    # A B pairs: B holds when the glue's value of FIRST(A.v) is Spark's value of A's row
+    on_first = f"CAST(({expr.format(v='FIRST(A.v)')}) AS STRING)"
+    query = f"""SELECT * FROM {source} MATCH_RECOGNIZE (ORDER BY id
+        MEASURES A.id AS a, {on_first} AS x PATTERN (A B)
+        DEFINE B AS {on_first} <=> B.before)"""
+    got = sorted(map(tuple, matchrec.sql(spark, query).collect()))
+    assert got == [(i, e) for i, _, e, _ in expected[0::2]]
+
+
+def _lit(text: str | None) -> str:
+    return "NULL" if text is None else "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+@pytest.mark.parametrize(
+    ("text", "tree"),
+    [
+        ("a | b >> c", "a | SHIFTRIGHT(b, c)"),
+        ("a | b & c", "a | b & c"),
+        ("a & b << c", "a & SHIFTLEFT(b, c)"),
+        ("a >>> b >>> c", "SHIFTRIGHTUNSIGNED(SHIFTRIGHTUNSIGNED(a, b), c)"),
+        ("a + b >>> c", "SHIFTRIGHTUNSIGNED(a + b, c)"),
+        ("INTERVAL 1 DAY 2 HOURS * v", "(INTERVAL '1' DAY + INTERVAL '2' HOURS) * v"),
+    ],
+)
+def test_spark_operator_precedence(text, tree):
+    assert sqlglot.parse_one(text, read=MatchRecognizeDialect).sql(MatchRecognizeDialect) == tree
+
+
+def test_concatenation_binds_as_addition():
+    """``'a' || 1 + 2`` is ``('a' || 1) + 2`` in Spark (sqlglot: ``'a' || (1 + 2)``)."""
+    tree = sqlglot.parse_one("'a' || 1 + 2", read=MatchRecognizeDialect)
+    assert isinstance(tree, sqlglot.exp.Add) and isinstance(tree.this, sqlglot.exp.DPipe)
