@@ -21,6 +21,7 @@ from matchrec.grammar.query_scan import (
     temp_view_definition,
     with_prefix,
 )
+from matchrec.grammar.window_scan import find_pattern_windows
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
 from matchrec.text_edits import EditedText
@@ -70,10 +71,14 @@ def read_temp_view(query: str) -> TempView | None:
 
 def clause_bodies(query: str) -> list[tuple[int, int]]:
     """The span of the body (the text inside the parentheses) of every
-    ``MATCH_RECOGNIZE`` (or ``MATCH_RECOGNIZE_DYNAMIC``) clause of ``query``, none when
+    ``MATCH_RECOGNIZE`` (or ``MATCH_RECOGNIZE_DYNAMIC``) clause of ``query`` and of every
+    window specification with a row pattern, none when
     it holds no clause; raises :class:`~matchrec.errors.SqlSyntaxError` as
     :func:`read_statement` does when one is malformed around its parentheses."""
-    return [(o.body_start, o.body_end) for o in find_match_recognize(query)]
+    bodies = [(o.body_start, o.body_end) for o in find_match_recognize(query)]
+    # row pattern recognition in windows: each window specification with a pattern
+    bodies += [(s.body_start, s.body_end) for w in find_pattern_windows(query) for s in w.specs]
+    return bodies
 
 
 def bound_parameters(query: str, values: Mapping[str, str] | Sequence[str] | None) -> EditedText:

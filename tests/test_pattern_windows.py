@@ -293,3 +293,15 @@ def test_a_join_sharing_a_column_name_is_refused_with_a_hint(spark) -> None:
     )
     err = _error(spark, query)
     assert_error(err, query, query.index("(VALUES"), SemanticError, "k would be two columns")
+
+
+def test_parameters_reach_a_window(spark) -> None:
+    df = matchrec.sql(
+        spark,
+        "SELECT id, m OVER w FROM {src} WINDOW w AS (ORDER BY id MEASURES LAST(v) AS m "
+        "ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING PATTERN (A+) "
+        "DEFINE A AS A.v > :least) ORDER BY id",
+        args={"least": 15},
+        src=spark.sql("SELECT * FROM VALUES (1, 10), (2, 20), (3, 30) AS t(id, v)"),
+    )
+    assert rows(df) == [(1, None), (2, 30), (3, None)]
