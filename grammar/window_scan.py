@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from matchrec.errors import SemanticError, SqlSyntaxError
 
 from .query_scan import Token, _is, _name_text, _opening, _relation, _word, tokenize
+from .query_scan import _matching as _closing  # the ``)`` of a ``(``
 
 #: words that end a SELECT's FROM clause (and each other clause) at its depth
 _CLAUSES = {
@@ -110,19 +111,6 @@ def _depths(tokens: list[Token]) -> list[int]:
     return depths
 
 
-def _close(tokens: list[Token], i: int) -> int:
-    """Index of the ``)`` closing the ``(`` at ``i`` (the query is balanced)."""
-    depth = 0
-    for j in range(i, len(tokens)):
-        if _is(tokens[j], "("):
-            depth += 1
-        elif _is(tokens[j], ")"):
-            depth -= 1
-            if depth == 0:
-                return j
-    return len(tokens) - 1
-
-
 def _has_pattern(tokens: list[Token], i: int, j: int) -> bool:
     """Whether the parentheses ``tokens[i]``..``tokens[j]`` hold ``PATTERN (`` at their
     own level: a window specification with a row pattern."""
@@ -189,7 +177,7 @@ def _scan_select(
             from_at = k
         elif word in _CLAUSES and from_at is not None and word not in clauses:
             clauses[word] = k
-    windows = _named_windows(tokens, clauses.get("WINDOW"), clauses, end)
+    windows = _named_windows(sql, tokens, clauses.get("WINDOW"), clauses, end)
     specs: dict[str, WindowSpec] = {}
     calls: list[WindowCall] = []
     for k in range(i + 1, end):
@@ -247,7 +235,7 @@ def _scan_select(
 
 
 def _named_windows(
-    tokens: list[Token], at: int | None, clauses: dict[str, int], end: int
+    sql: str, tokens: list[Token], at: int | None, clauses: dict[str, int], end: int
 ) -> dict[str, tuple[int, int, int, int]]:
     """``WINDOW w AS (...), v AS (...)``: name (upper case) -> token indexes of the name,
     the end of its definition (the token after ``)``), ``(`` and ``)``."""
@@ -257,7 +245,7 @@ def _named_windows(
     found = {}
     k = at + 1
     while k + 2 < stop and _word(tokens[k + 1], "AS") and _is(tokens[k + 2], "("):
-        close = _close(tokens, k + 2)
+        close = _closing(tokens, k + 2, sql)
         name = _name_text(tokens[k]).upper()
         found[name] = (k, close + 1, k + 2, close)
         k = close + 1
@@ -278,7 +266,7 @@ def _call(
     """The call whose OVER is ``tokens[k]``, if its window has a row pattern."""
     after = tokens[k + 1]
     if _is(after, "("):
-        close = _close(tokens, k + 1)
+        close = _closing(tokens, k + 1, sql)
         if not _has_pattern(tokens, k + 1, close):
             return None
         key = f"#{after.start}"

@@ -227,19 +227,11 @@ def plan_clause(
         defines[d.label] = lower_define(low, d.label, d.expr)
 
     measures: list[tuple[str, str]] = []
-    seen_alias: set[str] = set()
+    refuse_twice_named(clause.measures, sql)
     low.measure_texts.update((m.alias.lower(), m.expr.text) for m in clause.measures)
     for m in clause.measures:
         if m.alias in clause.frame_functions:
             m = frame_function_measure(m, sql, is_aggregate)
-        if m.alias.lower() in seen_alias:
-            raise SemanticError(
-                f"two measures are named {m.alias!r}",
-                sql=sql,
-                pos=m.alias_pos,
-                hint="give each measure its own name (names are case-insensitive)",
-            )
-        seen_alias.add(m.alias.lower())
         measures.append((m.alias, lower_measure(low, m.expr).spark_sql))
 
     skip = clause.after_match_skip
@@ -329,6 +321,20 @@ def plan_clause(
         measure_checks=low.measure_checks,
         integer_widths=low.integer_widths,
     )
+
+
+def refuse_twice_named(measures: Sequence[ast.Measure], sql: str) -> None:
+    """Two measures may not share a name (Spark's names are case-insensitive)."""
+    seen: set[str] = set()
+    for m in measures:
+        if m.alias.lower() in seen:
+            raise SemanticError(
+                f"two measures are named {m.alias!r}",
+                sql=sql,
+                pos=m.alias_pos,
+                hint="give each measure its own name (names are case-insensitive)",
+            )
+        seen.add(m.alias.lower())
 
 
 def refuse_late_rows(clause: ast.MatchRecognizeClause, door: str) -> None:

@@ -528,7 +528,11 @@ def compile_glue(
         if decider:
             return lambda ctx: _or(left, right, ctx)
         return lambda ctx: _and(left, right, ctx)
-    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+    if (
+        isinstance(node, exp.Dot)
+        and isinstance(node.this, exp.Identifier)  # a lambda's parameter (e -> e.k)
+        and isinstance(node.expression, exp.Identifier)
+    ):
         inner, name = child(node.this), node.expression.this
         return lambda ctx: _field(inner(ctx), name)
     if isinstance(node, exp.Not):

@@ -25,6 +25,8 @@ from matchrec.grammar.window_scan import (
 from matchrec import ast
 from matchrec.errors import SemanticError
 
+from .plan import refuse_twice_named
+
 __all__ = ["WindowQuery", "read_windows", "window_order_text"]
 
 
@@ -48,27 +50,13 @@ def read_windows(query: str) -> list[WindowQuery]:
         targets: list[tuple[int, str]] = [(0, "")] * len(select.calls)
         for k, spec in enumerate(select.specs):
             clause = _parse_spec(query, spec)
-            _check_measure_names(clause, query)
+            refuse_twice_named(clause.measures, query)
             clause, called = _with_calls(clause, k, spec.key, select.calls, query)
             for i, target in called.items():
                 targets[i] = target
             clauses.append(clause)
         found.append(WindowQuery(select, tuple(clauses), tuple(targets)))
     return found
-
-
-def _check_measure_names(clause: ast.MatchRecognizeClause, query: str) -> None:
-    """Two measures of one window may not share a name (case-insensitive)."""
-    seen: set[str] = set()
-    for m in clause.measures:
-        if m.alias.lower() in seen:
-            raise SemanticError(
-                f"two measures are named {m.alias!r}",
-                sql=query,
-                pos=m.alias_pos,
-                hint="give each measure its own name (names are case-insensitive)",
-            )
-        seen.add(m.alias.lower())
 
 
 def _with_calls(
