@@ -113,6 +113,8 @@ class MatchRecognizeDialect(Spark):
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),
             "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
         }
+        # ``v:a.b[0]``: Spark's path into a VARIANT (written back as read, see Generator)
+        COLON_IS_VARIANT_EXTRACT = True
         # ``||`` binds as ``+`` and ``-`` do in Spark (sqlglot: with the bitwise operators)
         TERM = {
             **Spark.Parser.TERM,
@@ -163,6 +165,7 @@ class MatchRecognizeDialect(Spark):
                 "TRY_PARSE_JSON" if e.args.get("safe") else "PARSE_JSON", e.this
             ),
             exp.CurrentCatalog: lambda self, e: "CURRENT_CATALOG()",
+            exp.JSONExtract: lambda self, e: _json_extract(self, e),
             exp.Localtimestamp: lambda self, e: "LOCALTIMESTAMP()",
         }
 
@@ -173,6 +176,28 @@ class MatchRecognizeDialect(Spark):
             Spark checks)."""
             if self.unsupported_level != ErrorLevel.IGNORE:
                 raise UnsupportedSqlError(message)
+
+
+def _json_extract(self: Spark.Generator, node: exp.JSONExtract) -> str:
+    """Spark SQL of a JSON extraction: ``v:a.b`` as Spark's VARIANT path when it was
+    read so, else as the Spark dialect writes it (``get_json_object``)."""
+    if node.args.get("variant_extract"):
+        return f"{self.sql(node, 'this')}:{_variant_path(node.expression)}"
+    return self.func("GET_JSON_OBJECT", node.this, node.expression)
+
+
+def _variant_path(path: exp.Expression) -> str:
+    """A JSON path as Spark writes it after ``:`` (``a.b[0]['c d']``)."""
+    text = ""
+    for part in path.expressions:
+        if isinstance(part, exp.JSONPathKey) and not part.args.get("quoted"):
+            text += ("." if text else "") + str(part.this)
+        elif isinstance(part, exp.JSONPathKey):
+            text += "['" + str(part.this).replace("\\", "\\\\").replace("'", "\\'") + "']"
+        elif isinstance(part, exp.JSONPathSubscript):
+            inner = part.this
+            text += "[*]" if isinstance(inner, exp.JSONPathWildcard) else f"[{inner}]"
+    return text
 
 
 def _as_is(node: exp.Expression) -> exp.Expression:

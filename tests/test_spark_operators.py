@@ -123,3 +123,32 @@ def test_concatenation_binds_as_addition():
     """``'a' || 1 + 2`` is ``('a' || 1) + 2`` in Spark (sqlglot: ``'a' || (1 + 2)``)."""
     tree = sqlglot.parse_one("'a' || 1 + 2", read=MatchRecognizeDialect)
     assert isinstance(tree, sqlglot.exp.Add) and isinstance(tree.this, sqlglot.exp.DPipe)
+
+
+def test_a_variant_path_gives_sparks_answer(spark):
+    """``v:a.b[0]``, Spark's path into a VARIANT, in MEASURES, in a row-local DEFINE and
+    beside a navigation (``FIRST(A.j):a``)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_variant AS SELECT id, parse_json(s) AS j FROM VALUES
+          (1, '{"a": 1, "b": {"c": [10, 20]}}'), (2, '{"a": 5, "b": {"c": [30]}}'),
+          (3, '{"a": 2, "b": {"c": []}}'), (4, '{"a": 0, "b": {}}') AS t(id, s)"""
+    )
+    expected = spark.sql(
+        "SELECT id, j:a::int, CAST(j:b.c[0] AS INT), CAST(j:['a'] AS INT) FROM mr_variant "
+        "WHERE j:a::int > 0"
+    ).collect()
+    got = matchrec.sql(
+        spark,
+        """SELECT id, a, c0, q FROM mr_variant MATCH_RECOGNIZE (ORDER BY id
+          MEASURES A.j:a::int AS a, CAST(A.j:b.c[0] AS INT) AS c0, CAST(A.j:['a'] AS INT) AS q
+          ALL ROWS PER MATCH PATTERN (A) DEFINE A AS A.j:a::int > 0)""",
+    ).collect()
+    assert sorted(map(tuple, got)) == sorted(map(tuple, expected))
+    # A then B rows whose a exceeds A's: 1 -> 5, 2 (then 0 ends it)
+    got = matchrec.sql(
+        spark,
+        """SELECT * FROM mr_variant MATCH_RECOGNIZE (ORDER BY id
+          MEASURES FIRST(A.id) AS f, count(*) AS n, CAST(LAST(B.j):a AS INT) AS last_a
+          PATTERN (A B+) DEFINE B AS B.j:a::int > FIRST(A.j):a::int)""",
+    ).collect()
+    assert [tuple(r) for r in got] == [(1, 3, 2)]
