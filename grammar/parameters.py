@@ -115,6 +115,8 @@ def parameter_markers(query: str) -> list[Marker]:
                 and name.start == tok.end
                 and not (before is not None and before.end == tok.start and before.text == ":")
                 and not _after_value(before)
+                # a qualified name (``r.measures:x``) is a value, whatever its last word
+                and not (before is not None and i >= 2 and tokens[i - 2].text == ".")
             ):
                 text = name.text[1:-1].replace("``", "`") if name.kind == "quoted" else name.text
                 found.append(Marker(tok.start, name.end, name=text))

@@ -57,12 +57,12 @@ def _num(a: Any, b: Any) -> tuple[Any, Any]:
     return a, b
 
 
-def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any) -> Any:
+def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool = False) -> Any:
     """``op`` as Spark applies it: a DATE plus or minus an integer moves by days
-    (``date_add``/``date_sub``); anything else as Python does."""
+    (``date_add``/``date_sub``; ``adds``: ``op`` adds, so an integer may come first);
+    anything else as Python does. (A flag, not ``op is ...``: a worker unpickles copies.)"""
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return op(a, timedelta(days=b))
-    adds = op in (operator.add, _ADD)
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
     return op(a, b)
@@ -211,7 +211,7 @@ def _ilike(value: str, pattern: str) -> bool:
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    exp.Add: _strict(lambda a, b: _date_arithmetic(_ADD, a, b)),
+    exp.Add: _strict(lambda a, b: _date_arithmetic(_ADD, a, b, adds=True)),
     exp.Sub: _strict(lambda a, b: _date_arithmetic(_SUB, a, b)),
     exp.Mul: _strict(_MUL),
     exp.Div: _strict(_divide),
@@ -227,7 +227,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
     # try_add & co.: NULL instead of an overflow (the integer width) or an error
-    exp.SafeAdd: _strict(lambda a, b: _date_arithmetic(_ADD, a, b)),
+    exp.SafeAdd: _strict(lambda a, b: _date_arithmetic(_ADD, a, b, adds=True)),
     exp.SafeSubtract: _strict(lambda a, b: _date_arithmetic(_SUB, a, b)),
     exp.SafeMultiply: _strict(_MUL),
     exp.BitwiseAnd: _strict(_integral(operator.and_)),
