@@ -33,6 +33,15 @@ def spark() -> Iterator[SparkSession]:
     yield get_spark()
 
 
+@pytest.fixture
+def ansi_off(spark: SparkSession) -> Iterator[None]:
+    """``spark.sql.ansi.enabled=false`` for one test (Spark's non-ANSI answers)."""
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", "false")
+    yield
+    spark.conf.set("spark.sql.ansi.enabled", before)
+
+
 @pytest.fixture(scope="session")
 def spark_cluster() -> Iterator[StandaloneCluster]:
     """A Spark standalone master and two 1-core workers on 127.0.0.1, started once per

@@ -96,14 +96,6 @@ def _matched_parts(spark, define: str, extra: str = "") -> set[int]:
     return {r.part for r in matchrec.sql(spark, query).collect()}
 
 
-@pytest.fixture
-def ansi_off(spark):
-    before = spark.conf.get("spark.sql.ansi.enabled")
-    spark.conf.set("spark.sql.ansi.enabled", "false")
-    yield
-    spark.conf.set("spark.sql.ansi.enabled", before)
-
-
 @pytest.mark.parametrize("call", CALLS)
 def test_decimal_results_are_spark_values(spark, ansi_off, call: str) -> None:
     parts = _matched_parts(spark, f"{call} <=> want", f", {_spark(call)} AS want")

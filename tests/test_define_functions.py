@@ -749,14 +749,6 @@ def test_classifier_inside_aggregates_through_the_table_function(spark, labelled
     assert got.schema["r"].dataType.simpleString() == "array<string>"
 
 
-@pytest.fixture
-def ansi_off(spark):
-    before = spark.conf.get("spark.sql.ansi.enabled")
-    spark.conf.set("spark.sql.ansi.enabled", "false")
-    yield
-    spark.conf.set("spark.sql.ansi.enabled", before)
-
-
 ZERO_DIVISORS = ["N.n / S.n", "N.v % S.n", "N.n DIV S.n", "pmod(N.n, S.n)"]
 
 

@@ -69,14 +69,6 @@ def _query(call: str, test: str, want: bool = True) -> str:
     )"""
 
 
-@pytest.fixture
-def ansi_off(spark):
-    before = spark.conf.get("spark.sql.ansi.enabled")
-    spark.conf.set("spark.sql.ansi.enabled", "false")
-    yield
-    spark.conf.set("spark.sql.ansi.enabled", before)
-
-
 # ``<=>`` is evaluated by the scalar glue, ``=`` also by the array form of the searches
 @pytest.mark.parametrize("test", ["{call} <=> want", "{call} = want"])
 @pytest.mark.parametrize("call", CALLS)
