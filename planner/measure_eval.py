@@ -751,6 +751,7 @@ _HINT = "wrap it in CAST(... AS type), or use matchrec.sql"
 class _MeasureCompiler:
     def __init__(self, plan: MatchPlan, pos: int, subqueries: list[str]):
         self.sql = plan.clause.sql
+        self.ansi = plan.program.ansi
         self.pos = pos
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
         self.subqueries = subqueries  # shared by all measures of the plan
@@ -791,7 +792,7 @@ class _MeasureCompiler:
             parts = [self.compile(value) for _, value in fields]
             return lambda vals: tuple(part(vals) for part in parts)
         try:
-            return compile_glue(node, self.compile, lambda n: self.pos, self.sql)  # type: ignore[arg-type,return-value]
+            return compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type,return-value]
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
                 raise
@@ -925,15 +926,17 @@ def _chain(evaluate: RowEval, coerce: Callable[[Value], Value]) -> RowEval:
 
 def check_define_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
     """Raise the first failing type check of DEFINE (``plan.define_checks``: operand
-    mixes, a condition that is not BOOLEAN) with the types inferred here, under ANSI
-    mode as the table function runs; a check with an operand of unknown type is skipped
+    mixes, a condition that is not BOOLEAN) with the types inferred here, under the ANSI
+    setting the plan was made with; a check with an operand of unknown type is skipped
     (the batch doors ask Spark instead)."""
     env = type_env(plan, columns)
     for check in plan.define_checks:
         types = [_probe_type(o.probe, env) for o in check.operands]
         if any(t is None for t in types):
             continue
-        error = mismatch(check, [_simple_name(t) for t in types], True, plan.clause.sql)
+        error = mismatch(
+            check, [_simple_name(t) for t in types], plan.program.ansi, plan.clause.sql
+        )
         if error is not None:
             raise error
 

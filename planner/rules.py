@@ -29,7 +29,7 @@ from matchrec import vector_define as vd
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.rule_set import RuleProgram
 
-from .measure_eval import compile_measures
+from .measure_eval import check_define_types, compile_measures, type_integer_widths
 from .plan import plan_clause, refuse_late_rows
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
@@ -135,8 +135,10 @@ def compile_rule(
     columns: Mapping[str, exp.DataType],
     key_sets: Sequence[tuple[str, ...]] | None = None,
     event_time: str | None = None,
+    ansi: bool = True,
 ) -> RuleProgram:
-    """The runnable form of ``row`` over events with ``columns`` (name -> type).
+    """The runnable form of ``row`` over events with ``columns`` (name -> type), under
+    the session's ``spark.sql.ansi.enabled`` (``ansi``).
 
     Raises a :class:`~matchrec.errors.MatchRecognizeError` positioned in ``row.spec``
     when the rule does not parse, does not plan, is not data (see :data:`FORBIDDEN`),
@@ -148,7 +150,7 @@ def compile_rule(
     number = ast.Measure(ast.SqlExpr("MATCH_NUMBER()", 0), MATCH_NUMBER_ALIAS)
     clause = dataclasses.replace(clause, measures=(*clause.measures, number))
     names = list(columns)
-    plan = plan_clause(clause, names, windows=False)
+    plan = plan_clause(clause, names, windows=False, ansi=ansi)
     keys = tuple(plan.partition_by)
     if key_sets is not None and _key_set(keys) not in {_key_set(k) for k in key_sets}:
         shown = ", ".join(f"({', '.join(k)})" for k in key_sets) or "none"
@@ -173,6 +175,10 @@ def compile_rule(
             )
     if row.active_from is not None:
         _check_time_order(plan, columns)
+    # the glue's integer widths and DEFINE's type checks, from types inferred here as
+    # the table function infers them (a rule has no DataFrame to ask Spark with)
+    type_integer_widths(plan, columns)
+    check_define_types(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}
     local = [
         (name, *_row_function(text, plan.origins.get(name, 0), clause.sql, names), text)

@@ -57,7 +57,7 @@ from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
-from .session import is_connect, quiet_analysis
+from .session import ansi_enabled, is_connect, quiet_analysis
 from .spark_errors import translated
 
 _counter = itertools.count()
@@ -84,7 +84,7 @@ def _plan(
     """``plan_clause`` over ``relation``'s columns (``qualifier``: the name that may
     qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal, but
     warned about (:class:`ArbitraryOrderWarning`)."""
-    ansi = (relation.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    ansi = ansi_enabled(relation.sparkSession)
     plan = plan_clause(
         clause,
         relation.columns,

@@ -45,7 +45,7 @@ from .partitions import (
     _partition_mapper,
     _timeout_mapper,
 )
-from .session import quiet_analysis
+from .session import ansi_enabled, quiet_analysis
 from .sort_keys import check_sortable
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
@@ -103,7 +103,7 @@ def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> Non
     the first mix that would fail while the query runs (``planner.type_checks``)."""
     if not checks:
         return
-    ansi = (df.sparkSession.conf.get("spark.sql.ansi.enabled") or "true").lower() == "true"
+    ansi = ansi_enabled(df.sparkSession)
     typed = _operand_types(df, checks)
     if typed is None:  # one probe Spark cannot type: ask for each check on its own
         typed = [t for check in checks for t in (_operand_types(df, [check]) or [None])]

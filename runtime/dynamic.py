@@ -53,6 +53,7 @@ from matchrec.errors import MatchRecognizeError, SemanticError
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import OUTPUT_FIELDS, RuleBucket, RuleProgram, error_row, run_batch
 
+from .session import ansi_enabled
 from .streaming import (
     BUCKETS_CONF,
     DEFAULT_BUCKETS,
@@ -134,7 +135,7 @@ def match_recognize_dynamic(
                 hint='set one on the input, e.g. df.withWatermark("ts", "1 minute")',
             )
     types = {f.name: to_sqlglot_type(f.dataType) for f in df.schema.fields}
-    compiler = _Compiler(types, key_sets, event_time)
+    compiler = _Compiler(types, key_sets, event_time, ansi_enabled(df.sparkSession))
     static: list[RuleRow] = [] if rules.isStreaming else _collect(rules)
     errors = []
     good: list[RuleRow] = []
@@ -185,8 +186,15 @@ class _Compiler:
     """Compiles rule rows against the event schema, once per process (picklable: the
     compiled rules are rebuilt from their text where they run)."""
 
-    def __init__(self, types: dict, key_sets: list[tuple[str, ...]] | None, event_time: str | None):
+    def __init__(
+        self,
+        types: dict,
+        key_sets: list[tuple[str, ...]] | None,
+        event_time: str | None,
+        ansi: bool = True,
+    ):
         self.types = types
+        self.ansi = ansi
         self.key_sets = key_sets
         self.event_time = event_time
         self.seen: set[tuple[str, ...]] = set()
@@ -201,7 +209,9 @@ class _Compiler:
         if found is None:
             if len(self._cache) > 4096:
                 self._cache.clear()
-            found = self._cache[key] = compile_rule(row, self.types, self.key_sets, self.event_time)
+            found = self._cache[key] = compile_rule(
+                row, self.types, self.key_sets, self.event_time, self.ansi
+            )
         return found
 
     def __call__(self, spec: str, version: int, rule_id: str, active_from: int | None):

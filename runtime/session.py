@@ -176,6 +176,26 @@ def log_level() -> str:
     return level if level in _LOG_LEVELS else DEFAULT_LOG_LEVEL
 
 
+ANSI_CONF = "spark.sql.ansi.enabled"
+
+
+def ansi_enabled(spark: SparkSession) -> bool:
+    """The session's ``spark.sql.ansi.enabled`` (Spark 4's default: true): DEFINE's and
+    MEASURES' Python glue raises where Spark raises under it, and gives NULL otherwise."""
+    return (spark.conf.get(ANSI_CONF) or "true").lower() == "true"
+
+
+def task_ansi_enabled() -> bool:
+    """``spark.sql.ansi.enabled`` of the session that runs the current Spark task, in a
+    Python worker (the table function's, which has no session): Spark hands a query's SQL
+    settings to its tasks as local properties; one never set is Spark's default, true."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    value = context.getLocalProperty(ANSI_CONF) if context is not None else None
+    return (value or "true").lower() == "true"
+
+
 def is_connect(spark: SparkSession) -> bool:
     """Whether ``spark`` is a Spark Connect session (it has no SparkContext nor JVM)."""
     return type(spark).__module__.startswith("pyspark.sql.connect")

@@ -125,6 +125,7 @@ from matchrec.errors import (
 
 from .arrow_safe import refuse_uncarried
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
+from .session import task_ansi_enabled
 from .sort_keys import check_sortable
 
 #: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
@@ -252,8 +253,11 @@ class _Program:
     arrow_schema: pa.Schema  # the output as Arrow batches
 
 
-def build_program(body: str, input_schema: StructType) -> _Program:
-    """Parse, plan and type ``body`` against ``input_schema`` (raises our errors)."""
+def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Program:
+    """Parse, plan and type ``body`` against ``input_schema`` (raises our errors) under
+    ``spark.sql.ansi.enabled`` = ``ansi``. ``analyze`` has no session to read it from and
+    plans under ANSI mode (Spark 4's default), whose type checks are the stricter; each
+    worker plans again under the setting of the session running the query."""
     clause = read_body(body)
     refuse_late_rows(clause, "the table function (it takes batch tables only)")
     refuse_uncarried(input_schema, "input", clause.sql)
@@ -266,7 +270,7 @@ def build_program(body: str, input_schema: StructType) -> _Program:
             "partial matches with match_status, or drop WITH TIMEOUTS",
         )
     columns = list(input_schema.names)
-    plan = plan_clause(clause, columns, python_measures=True)
+    plan = plan_clause(clause, columns, ansi=ansi, python_measures=True)
     check_output_columns(clause)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
@@ -348,17 +352,17 @@ def _check_within(plan: MatchPlan, fields: dict[str, StructField]) -> None:
         )
 
 
-_PROGRAMS: dict[tuple[str, str], _Program] = {}
+_PROGRAMS: dict[tuple[str, str, bool], _Program] = {}
 
 
-def _program(body: str, input_schema: StructType) -> _Program:
+def _program(body: str, input_schema: StructType, ansi: bool) -> _Program:
     """``build_program``, once per Python worker for the same call."""
-    key = (body, input_schema.json())
+    key = (body, input_schema.json(), ansi)
     program = _PROGRAMS.get(key)
     if program is None:
         if len(_PROGRAMS) >= 32:  # a long-lived worker serving many different calls
             _PROGRAMS.clear()
-        program = _PROGRAMS[key] = build_program(body, input_schema)
+        program = _PROGRAMS[key] = build_program(body, input_schema, ansi)
     return program
 
 
@@ -510,7 +514,9 @@ class MatchRecognizeUDTF:
             raise SemanticError(
                 "match_recognize must be called as match_recognize(TABLE(t), '<clause body>')"
             )
-        program = self._program = _program(analyze_result.body, analyze_result.input_schema)
+        program = self._program = _program(
+            analyze_result.body, analyze_result.input_schema, task_ansi_enabled()
+        )
         self._matcher = PartitionMatcher(
             program.plan.program,
             program.plan.partition_by,

@@ -121,6 +121,21 @@ def test_each_rule_equals_its_own_match_recognize(spark: SparkSession, payments)
     dynamic.unpersist()
 
 
+def test_rules_follow_the_sessions_ansi_mode(spark: SparkSession, payments, ansi_off) -> None:
+    """Without ANSI mode a zero divisor in a rule's glue is NULL, as in the rule's own
+    MATCH_RECOGNIZE (under ANSI mode both fail the query)."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES count(*) AS n PATTERN (A B) "
+        "DEFINE A AS amount > 100, B AS B.amount / (A.version - A.version) IS NULL"
+    )
+    rules = _rules(spark, [("div", 1, spec, None, None)])
+    dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules))
+    single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+    expected = sorted(tuple(r) for r in single.collect())
+    assert expected, "the data must match"
+    assert _as_single(dynamic, single, "div") == expected
+
+
 def test_versions_switch_by_event_time_and_a_disabled_rule_stops(
     spark: SparkSession, payments
 ) -> None:

@@ -173,17 +173,25 @@ def test_a_sum_of_ints_in_define_is_a_bigint(spark, sums, ansi):
     assert [tuple(r) for r in matchrec.sql(spark, query).collect()] == [tuple(expected[0])]
 
 
-def test_the_table_function_raises_as_spark(spark, sums):
-    """The table function is always ANSI (it has no session to read the mode from)."""
+def test_the_table_function_follows_the_sessions_ansi_mode(spark, sums, ansi):
+    """The table function reads spark.sql.ansi.enabled of the session running the query
+    (its workers get it from the task): an error under ANSI mode, Spark's wrapped sum
+    without it, in MEASURES and in DEFINE alike."""
     body = "PARTITION BY k ORDER BY id MEASURES sum(v) AS s PATTERN (A+) DEFINE A AS true"
     fits = f"SELECT * FROM match_recognize(TABLE({_of('fits')}), '{body}')"
     assert spark.sql(fits).collect()[0].s == MAX - 7
     query = f"SELECT * FROM match_recognize(TABLE({_of('back')}), '{body}')"
-    _assert_sum_error(_match_error(spark, query, spark.sql), query, "sum(v)")
     define = "PARTITION BY k ORDER BY id MEASURES count(*) AS c PATTERN (A B+) "
     define += "DEFINE B AS sum(B.v) > 0"
-    query = f"SELECT * FROM match_recognize(TABLE({_of('wraps')}), '{define}')"
-    _assert_sum_error(_match_error(spark, query, spark.sql), query, "sum(B.v)")
+    in_define = f"SELECT * FROM match_recognize(TABLE({_of('wraps')}), '{define}')"
+    if ansi:
+        _assert_sum_error(_match_error(spark, query, spark.sql), query, "sum(v)")
+        _assert_sum_error(_match_error(spark, in_define, spark.sql), in_define, "sum(B.v)")
+        return
+    wrapped = spark.sql(f"SELECT sum(v) AS s FROM {_of('back')}").collect()[0].s
+    assert spark.sql(query).collect()[0].s == wrapped
+    through_sql = matchrec.sql(spark, f"SELECT * FROM {_of('wraps')} MATCH_RECOGNIZE ({define})")
+    assert spark.sql(in_define).collect() == through_sql.collect()
 
 
 @pytest.mark.parametrize(
