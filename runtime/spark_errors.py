@@ -45,6 +45,9 @@ _RESULT_NAME = re.compile(
     r"`?\b(?:_pyspark_(?:connect_temp_view_)?[0-9a-f]{32}|__matchrec_[0-9a-f]{8}_\d+)\b`?"
 )
 _INPUT_NAME = re.compile(r"`?\b__matchrec_input\b`?")
+#: a column matchrec adds (a window's measure, a DEFINE bit), as Spark lists it
+_INTERNAL_ITEM = re.compile(r"^(?:`[^`]*`\.)*`__mr\w*`$")
+_LIST = re.compile(r"\[([^\[\]]*)\]")
 _TAIL = re.compile(r"\s*(?:SQLSTATE: \w+)?;?\s*(?:\(?line \d+,? pos \d+\)?)?;?\s*$")
 _NEAR = re.compile(r"at or near (?:'((?:[^']|'')*)'|(end of input))")
 _PARSE_AT = re.compile(r"\(line (\d+), pos (\d+)\)")
@@ -75,6 +78,7 @@ def translated(
     first = _TAIL.sub("", first)
     first = _RESULT_NAME.sub("the MATCH_RECOGNIZE result", first)
     first = _INPUT_NAME.sub("the MATCH_RECOGNIZE input", first)
+    first = _LIST.sub(_user_items, first)
     spans = sorted(replaced)
     if within is not None:
         pos = _fragment_at(_quoted(exc, text)[0], query, [within], inside=True)
@@ -86,6 +90,13 @@ def translated(
     cls = SparkSyntaxError if isinstance(exc, ParseException) else SparkAnalysisError
     hint = _HINTS.get((condition or "").split(".")[0])
     return cls(first, spark_error=exc, sql=query, pos=pos, hint=hint)
+
+
+def _user_items(found: re.Match[str]) -> str:
+    """A list Spark suggests names from (``Did you mean one of the following? [...]``)
+    without the columns matchrec added to the query it saw."""
+    items = found.group(1).split(", ")
+    return "[" + ", ".join(i for i in items if not _INTERNAL_ITEM.match(i.strip())) + "]"
 
 
 def _quoted(exc: AnalysisException, text: str) -> tuple[str | None, int | None]:

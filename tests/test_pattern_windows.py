@@ -266,6 +266,20 @@ def test_an_unknown_table_in_from_is_told_at_the_query(spark) -> None:
     assert "no_such_table" in str(info.value)
 
 
+def test_an_unknown_column_is_suggested_only_the_users_names(spark) -> None:
+    """Spark's "did you mean" list leaves out the columns matchrec adds for a window."""
+    query = (
+        "SELECT id, nope, m OVER w FROM VALUES (1, 2) AS t(id, v) WINDOW w AS (ORDER BY id "
+        "MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING PATTERN (A) "
+        "DEFINE A AS true)"
+    )
+    with pytest.raises(AnalysisException) as info:
+        matchrec.sql(spark, query)
+    message = str(info.value).splitlines()[0]
+    assert "`nope` cannot be resolved" in message and "`id`" in message, message
+    assert "__mr" not in message
+
+
 def test_explain_shows_the_window_and_its_frame(spark) -> None:
     shown = str(
         matchrec.explain(
