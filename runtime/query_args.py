@@ -21,6 +21,7 @@ from typing import Any
 
 from matchrec.planner.statement import bound_parameters
 from pyspark.sql import Column, DataFrame, SparkSession
+from pyspark.sql.types import ArrayType, DataType, MapType, StructType
 
 from matchrec.errors import MatchRecognizeError, line_col
 from matchrec.sql_literals import sql_literal
@@ -103,9 +104,39 @@ def _literal(spark: SparkSession, value: Any) -> str:
     expression (classic PySpark only), any other value as ``lit`` types it."""
     if isinstance(value, Column):
         if is_connect(spark):
-            raise TypeError("a Column as a parameter's value needs classic PySpark")
+            return _evaluated(spark, value)
         return spark._jsparkSession.expression(value._jc).sql()
     return sql_literal(value)
+
+
+def _evaluated(spark: SparkSession, column: Column) -> str:
+    """A Column's value as a literal of its type, evaluated by a Spark Connect server
+    (whose client cannot write a Column as SQL); ``spark.sql`` takes only constant
+    Columns (``lit``, ``array(lit(..))``, ...) as parameter values."""
+    row = spark.range(1).select(column.alias("v"))
+    return typed_literal(row.first()[0], row.schema["v"].dataType)
+
+
+def typed_literal(value: Any, dtype: DataType) -> str:
+    """``value``, as PySpark collects a value of ``dtype``, as Spark SQL of that type."""
+    if value is None:
+        return f"CAST(NULL AS {dtype.simpleString()})"
+    if isinstance(dtype, ArrayType):
+        items = ", ".join(typed_literal(v, dtype.elementType) for v in value)
+        return f"CAST(array({items}) AS {dtype.simpleString()})"
+    if isinstance(dtype, MapType):
+        pairs = ", ".join(
+            f"{typed_literal(k, dtype.keyType)}, {typed_literal(v, dtype.valueType)}"
+            for k, v in value.items()
+        )
+        return f"CAST(map({pairs}) AS {dtype.simpleString()})"
+    if isinstance(dtype, StructType):
+        fields = ", ".join(
+            f"{sql_literal(f.name)}, {typed_literal(v, f.dataType)}"
+            for f, v in zip(dtype.fields, value)
+        )
+        return f"named_struct({fields})"
+    return f"CAST({sql_literal(value)} AS {dtype.simpleString()})"
 
 
 class _Formatter(string.Formatter):

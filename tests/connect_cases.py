@@ -74,7 +74,8 @@ CASES: dict[str, tuple[str, str]] = {
     "sql_args": (
         "sql_args",
         """SELECT * FROM {df} MATCH_RECOGNIZE (PARTITION BY sym ORDER BY t
-          MEASURES FIRST(t) AS start_t, count(*) + :bonus AS n
+          MEASURES FIRST(t) AS start_t, count(*) + :bonus AS n, :steps AS steps,
+            element_at(:steps, LAST(DOWN.t) - FIRST(t)) AS step
           PATTERN (STRT DOWN+ UP+)
           DEFINE DOWN AS price < PREV(price),
                  UP AS price > PREV(price) AND price > FIRST(STRT.price) - :slack
@@ -125,7 +126,8 @@ ERRORS: dict[str, tuple[str, str]] = {
 }
 
 
-#: the ``args`` of the ``sql_args`` door (its DataFrame keyword argument ``df`` is the table)
+#: the ``args`` of the ``sql_args`` door (its DataFrame keyword argument ``df`` is the
+#: table; ``run_case`` adds a Column ``steps``)
 ARGS = {"bonus": 100, "slack": -0.5, "least": 100}
 
 
@@ -170,7 +172,11 @@ def run_case(spark: Any, door: str, text: str) -> Any:
     if door == "udtf_sql":
         return matchrec.sql(spark, text)
     if door == "sql_args":
-        return matchrec.sql(spark, text, args=ARGS, df=spark.table(TABLE))
+        from pyspark.sql import functions as F
+
+        # a Column value too: Spark writes it as SQL on classic, evaluates it on Connect
+        args = {**ARGS, "steps": F.array(F.lit(1), F.lit(None), F.lit(3)).cast("array<tinyint>")}
+        return matchrec.sql(spark, text, args=args, df=spark.table(TABLE))
     if door == "magic":
         from IPython.testing.globalipapp import get_ipython  # test_magic's shell too
         from IPython.utils.capture import capture_output

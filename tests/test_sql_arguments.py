@@ -14,6 +14,7 @@ from decimal import Decimal
 
 import pytest
 from matchrec.grammar.parameters import parameter_markers
+from matchrec.runtime.query_args import typed_literal
 from pyspark.sql import functions as F
 from test_errors import assert_error, find
 
@@ -156,6 +157,31 @@ _VALUES = [
     b"\x01\x02",
     [1, 2],
 ]
+
+
+#: constant Columns a parameter may take (Spark Connect evaluates them on the server)
+_COLUMNS = {
+    "ints": lambda: F.array(F.lit(1), F.lit(None), F.lit(3)),
+    "map": lambda: F.create_map(F.lit("a"), F.lit(1.5), F.lit("b"), F.lit(None)),
+    "struct": lambda: F.struct(F.lit(1).alias("n"), F.array(F.lit("x")).alias("odd name")),
+    "decimal": lambda: F.lit(Decimal("12.340")),
+    "timestamp": lambda: F.lit(datetime.datetime(2020, 1, 2, 3, 4, 5, 6)),
+    "null_array": lambda: F.lit(None).cast("array<date>"),
+    "float": lambda: F.lit(0.1).cast("float"),
+    "nested": lambda: F.array(F.struct(F.lit(2).cast("tinyint").alias("t"))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_COLUMNS))
+def test_a_columns_value_written_with_its_type_reads_back_the_same(spark, name):
+    """What a Spark Connect session binds for a Column parameter: its value and type,
+    evaluated by Spark and written as SQL, read back by Spark equal."""
+    column = spark.range(1).select(_COLUMNS[name]().alias("v"))
+    dtype, value = column.schema["v"].dataType, column.first().v
+    written = spark.sql(f"SELECT {typed_literal(value, dtype)} AS v")
+    # the same type up to nullability, which a CAST does not write
+    assert written.schema["v"].dataType.simpleString() == dtype.simpleString()
+    assert written.first().v == value
 
 
 @pytest.mark.parametrize("value", _VALUES, ids=[repr(v) for v in _VALUES])
