@@ -282,7 +282,9 @@ def verdict(expr: VExpr, t: Threads) -> np.ndarray:
     """Where ``expr`` is TRUE (NULL and FALSE both fail a DEFINE condition)."""
     with np.errstate(all="ignore"):
         values, valid = evaluate(expr, t)
-    out = np.asarray(values, dtype=bool) & valid
+    out = np.asarray(values, dtype=bool)
+    if valid.ndim or not valid:  # a 0-d True (no NULL) needs no AND, nor its copy
+        out = out & valid
     return out if out.ndim else np.full(len(t.rows), bool(out))
 
 
@@ -350,30 +352,57 @@ def _both(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
     return apply
 
 
-def _nan(a: Any) -> Any:
-    """Where ``a`` is NaN (False for arrays that hold no floats)."""
+def _nan_mask(a: Any) -> np.ndarray | None:
+    """Where ``a`` is NaN, or None where it cannot be (no floats, or a number that is
+    not NaN): a comparison then needs no NaN rule, and skips its NumPy calls."""
     a = np.asarray(a)
-    return np.isnan(a) if a.dtype.kind == "f" else np.zeros(a.shape, dtype=bool)
+    if a.dtype.kind != "f":
+        return None
+    if a.ndim == 0:
+        return a if np.isnan(a) else None  # a NaN constant: a 0-d float that is truthy
+    return np.isnan(a)
+
+
+def _or_nan(out: Any, nan: np.ndarray | None) -> Any:
+    """``out | nan`` (``nan`` None: all False)."""
+    return out if nan is None else out | (np.asarray(nan, dtype=bool))
 
 
 def _spark_equal(a: Any, b: Any) -> Any:
     """Spark's ``=``: NaN equals NaN."""
-    return np.equal(a, b) | (_nan(a) & _nan(b))
+    na, nb = _nan_mask(a), _nan_mask(b)
+    out = np.equal(a, b)
+    if na is None or nb is None:
+        return out
+    return out | (np.asarray(na, dtype=bool) & np.asarray(nb, dtype=bool))
+
+
+def _spark_greater_equal(a: Any, b: Any) -> Any:
+    """Spark's ``>=``: NaN is larger than any other double and equal to NaN, so
+    ``a >= b`` holds where NumPy's does or where ``a`` is NaN."""
+    return _or_nan(np.greater_equal(a, b), _nan_mask(a))
+
+
+def _spark_less_equal(a: Any, b: Any) -> Any:
+    """Spark's ``<=``: NumPy's, or ``b`` is NaN."""
+    return _or_nan(np.less_equal(a, b), _nan_mask(b))
 
 
 def _spark_less(a: Any, b: Any) -> Any:
-    """Spark's ``<``: NaN is larger than any other double."""
-    return np.less(a, b) | (~_nan(a) & _nan(b))
+    """Spark's ``<``: NaN is larger than any other double (NaN's order is total, so
+    ``a < b`` is ``NOT a >= b``)."""
+    return ~np.asarray(_spark_greater_equal(a, b))
 
 
-# Spark's comparisons of doubles (NaN = NaN, NaN above everything), as NumPy's are not
+# Spark's comparisons of doubles (NaN = NaN, NaN above everything), as NumPy's are not;
+# each is one NumPy comparison, plus an isnan and an OR per side that may hold a NaN
 _COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     "=": _spark_equal,
-    "<>": lambda a, b: ~_spark_equal(a, b),
+    "<>": lambda a, b: ~np.asarray(_spark_equal(a, b)),
     "<": _spark_less,
-    "<=": lambda a, b: _spark_less(a, b) | _spark_equal(a, b),
-    ">": lambda a, b: _spark_less(b, a),
-    ">=": lambda a, b: _spark_less(b, a) | _spark_equal(a, b),
+    "<=": _spark_less_equal,
+    ">": lambda a, b: ~np.asarray(_spark_less_equal(a, b)),
+    ">=": _spark_greater_equal,
 }
 
 

@@ -46,6 +46,8 @@ TAIL_THREADS = 0
 LONG_STEPS = 32
 #: steps at most
 MAX_STEPS = 4096
+#: closures of at most this many instructions are read from a padded table
+PADDED_WIDTH = 8
 #: with SKIP PAST LAST ROW, every this many steps (and at the steps PRUNE_AT, when most
 #: searches still run) the searches inside a match of the tentative chain stop
 #: (:mod:`matchrec.skip_chain`); a check costs O(rows) of NumPy, and checking often
@@ -91,6 +93,20 @@ class WaveProgram:
             self.done_at_end[pc] = self.done_pc in program.closure(pc, False, True)
             self.before_next_row[pc] = program.before_next_row(pc, False)
         self.targets = np.array(flat, dtype=np.int64)
+        # the same closures as rows of a table padded with -1 (None: the widest closure
+        # is too wide for that to pay): a step lists its entries with one gather and a
+        # flatnonzero instead of np.repeat, which costs ~15 ns per element
+        # (width a power of two: an entry's thread is its position shifted right)
+        widest = max(1, int(self.count.max(initial=0)))
+        self.shift = (widest - 1).bit_length()
+        self.width = 1 << self.shift
+        self.table: np.ndarray | None = None
+        if self.width <= PADDED_WIDTH:
+            self.table = np.full((2, size, self.width), -1, dtype=np.int64)
+            for at_start in (0, 1):
+                for pc in dict.fromkeys(starts):
+                    begin, count = self.ptr[at_start, pc], self.count[at_start, pc]
+                    self.table[at_start, pc, :count] = flat[begin : begin + count]
         self.keys = vd.state_keys(self.glue)
         # each closure as a bit set of its targets, to see cheaply whether two threads of
         # a search can reach the same instruction (None: too many targets for 63 bits)
@@ -401,6 +417,36 @@ def skip_targets(result: WaveResult, skip_mode: str, skip_labels: frozenset[int]
     return out
 
 
+def _per_pc(table: np.ndarray, at_start: int | np.ndarray, t_pc: np.ndarray) -> np.ndarray:
+    """``table[at_start, t_pc]``; when ``at_start`` is one number, a 1-d gather from
+    its row (cheaper than NumPy's mixed 2-d indexing)."""
+    return table[at_start][t_pc] if isinstance(at_start, int) else table[at_start, t_pc]
+
+
+def _entries(
+    wp: WaveProgram, at_start: int | np.ndarray, t_pc: np.ndarray, at_end: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of a step: each thread's epsilon closure, in order (no entry for a
+    thread ``at_end`` of its partition; None: none is), as the thread each comes from
+    and its target."""
+    if wp.table is None:
+        count = _per_pc(wp.count, at_start, t_pc)
+        if at_end is not None:
+            count[at_end] = 0
+        total = int(count.sum())
+        ent_thread = np.repeat(np.arange(len(t_pc)), count)
+        begin = np.cumsum(count) - count
+        within = np.arange(total) - np.repeat(begin, count)
+        ptr = _per_pc(wp.ptr, at_start, t_pc)
+        return ent_thread, wp.targets[np.repeat(ptr, count) + within]
+    block = _per_pc(wp.table, at_start, t_pc)
+    if at_end is not None:
+        block[at_end] = -1  # a copy: fancy indexing
+    flat = block.ravel()
+    at = np.flatnonzero(flat >= 0)
+    return at >> wp.shift, flat[at]
+
+
 def _first_per_search(sids: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For ``positions`` (ascending) of entries whose searches are ``sids`` (ascending),
     the distinct searches and the first position of each."""
@@ -495,9 +541,9 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             if aside is None or aside.origin is None
             else t_sid + (level - aside.origin[t_sid])
         )
-        highs = data.highs[t_sid]
-        at_end = rows >= highs
-        if not data.final and at_end.any():
+        at_end = rows >= data.highs[t_sid]
+        ending = bool(at_end.any())
+        if not data.final and ending:
             # the first live thread of each search decides: it ends the match here, or
             # it wants the next row (the search stays open until that row is known)
             verdict = wp.before_next_row[t_pc]
@@ -508,7 +554,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
                 best_level[sids[ends]] = level  # no search started late (see _SetAside)
                 best_thread[sids[ends]] = first[ends]
                 open_ended.append(sids[~ends])
-        elif at_end.any():
+        elif ending:
             # the partition ends: a thread whose closure reaches DONE past the last row
             cand = np.flatnonzero(at_end & wp.done_at_end[t_pc])
             if len(cand):
@@ -522,10 +568,8 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             if isinstance(data.at_partition_start, np.ndarray):
                 first_row &= data.at_partition_start[t_sid]
             at_start = first_row.astype(np.int64)
-        count = wp.count[at_start, t_pc]
-        if at_end.any():
-            count[at_end] = 0
-        total = int(count.sum())
+        ent_thread, ent_target = _entries(wp, at_start, t_pc, at_end if ending else None)
+        total = len(ent_thread)
         if total == 0:
             t_sid = t_sid[:0]  # every search ended
             if aside is None:
@@ -539,12 +583,8 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             level += 1
             t_sid, t_pc, state = aside.check(level, t_sid, t_pc, state)
             continue
-        ent_thread = np.repeat(np.arange(len(t_sid)), count)
-        begin = np.cumsum(count) - count
-        within = np.arange(total) - np.repeat(begin, count)
-        ent_target = wp.targets[np.repeat(wp.ptr[at_start, t_pc], count) + within]
         ent_sid = t_sid[ent_thread]
-        signature = None if wp.signature is None else wp.signature[at_start, t_pc]
+        signature = None if wp.signature is None else _per_pc(wp.signature, at_start, t_pc)
         keep = _dedup(t_sid, ent_sid, ent_target, ent_thread, state, wp.size, signature)
         done = ent_target == wp.done_pc
         if keep is not None:
@@ -566,7 +606,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         new_state = {k: np.empty(total, dtype=v.dtype) for k, v in state.items()}
         present = np.flatnonzero(np.bincount(ent_label, minlength=num_labels))
         for label in present.tolist():
-            sel = candidates[ent_label == label] if len(present) > 1 else candidates
+            sel = candidates[np.flatnonzero(ent_label == label)] if len(present) > 1 else candidates
             parent = ent_thread[sel]
             r = rows[parent]
             passed = None if data.bits[label] is None else data.bits[label][r]
@@ -576,7 +616,8 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
                 near = valid[r] & valid[s] & (ticks[r] - ticks[s] <= data.limit)
                 passed = near if passed is None else passed & near
             if passed is not None and not passed.all():
-                sel, parent, r = sel[passed], parent[passed], r[passed]
+                at = np.flatnonzero(passed)  # cheaper than three boolean-mask gathers
+                sel, parent, r = sel[at], parent[at], r[at]
             if not len(sel):
                 continue
             t = vd.Threads(
