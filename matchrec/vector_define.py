@@ -229,22 +229,32 @@ def advance(
 class Threads:
     """What a condition sees for a batch of threads testing ``label``: the row each
     tests, the match start, the updated state, and (computed when asked for) the bounds
-    of the partition around the row. Values read once are kept for the call."""
+    of the partition around the row. Values read once are kept for the call.
+    ``starts`` may be a function that gives them, called when a condition reads them
+    (most do not)."""
 
     def __init__(
         self,
         label: int,
         rows: np.ndarray,
-        starts: np.ndarray,
+        starts: np.ndarray | Callable[[], np.ndarray],
         columns: Columns,
         bounds: Callable[[], tuple[np.ndarray, np.ndarray]],
     ):
-        self.label, self.rows, self.starts, self.columns = label, rows, starts, columns
+        self.label, self.rows, self.columns = label, rows, columns
+        self._starts = starts
         self.state: dict[tuple, np.ndarray] = {}
         self._bounds = bounds
         self._known: tuple[np.ndarray, np.ndarray] | None = None
-        self.memo: dict[VExpr, Value] = {}
+        self.memo: dict[VExpr | int, Value] = {}  # int: a leaf of a compiled verdict
         self._current: dict[str, Value] = {}
+
+    @property
+    def starts(self) -> np.ndarray:
+        """The start row of each thread's match."""
+        if callable(self._starts):
+            self._starts = self._starts()
+        return self._starts
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -282,10 +292,58 @@ def verdict(expr: VExpr, t: Threads) -> np.ndarray:
     """Where ``expr`` is TRUE (NULL and FALSE both fail a DEFINE condition)."""
     with np.errstate(all="ignore"):
         values, valid = evaluate(expr, t)
+    return _truth(values, valid, len(t.rows))
+
+
+def _truth(values: Any, valid: np.ndarray, size: int) -> np.ndarray:
+    """Where a condition's value is TRUE, for ``size`` threads."""
     out = np.asarray(values, dtype=bool)
     if valid.ndim or not valid:  # a 0-d True (no NULL) needs no AND, nor its copy
         out = out & valid
-    return out if out.ndim else np.full(len(t.rows), bool(out))
+    return out if out.ndim else np.full(size, bool(out))
+
+
+Verdict = Callable[[Threads], np.ndarray]
+
+
+def compile_verdict(expr: VExpr) -> Verdict:
+    """:func:`verdict` of ``expr`` as one function built once: the tree is walked when
+    it is built, not at each call (no dispatch on node types, constants made once, equal
+    leaves read once per call through a memo keyed by a small number), which is most of
+    the fixed cost of a step of :mod:`matchrec.wave` when few threads are left."""
+    value = _compile(expr, {})
+
+    def run(t: Threads) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            values, valid = value(t)
+        return _truth(values, valid, len(t.rows))
+
+    return run
+
+
+def _compile(expr: VExpr, slots: dict[VExpr, int]) -> Callable[[Threads], Value]:
+    """A function of the threads giving ``expr``'s value, as :func:`evaluate` does;
+    ``slots`` numbers the distinct leaves (equal leaves share a number)."""
+    if isinstance(expr, Op):
+        apply = OPERATORS[expr.op]
+        args = tuple(_compile(a, slots) for a in expr.args)
+        return lambda t: apply([a(t) for a in args])
+    if isinstance(expr, Checked):
+        checked = tuple(_compile(a, slots) for a in expr.inner.args)
+        return lambda t: _checked_args(expr, [a(t) for a in checked])
+    if isinstance(expr, Const):
+        constant = _const(expr, None)  # never written to: every operator makes new arrays
+        return lambda t: constant
+    slot = slots.setdefault(expr, len(slots))
+    read = _EVAL[type(expr)]
+
+    def leaf(t: Threads) -> Value:
+        found = t.memo.get(slot)
+        if found is None:
+            found = t.memo[slot] = read(expr, t)
+        return found
+
+    return leaf
 
 
 def _const(expr: Const, t: Threads) -> Value:
@@ -311,9 +369,10 @@ def _nav(expr: Nav, t: Threads) -> Value:
         found = np.asarray(True)
     else:
         base = t.state[("last" if expr.from_end else "first", expr.labels)]
-        found = base >= 0
-        if found.all():
-            found = np.asarray(True)
+        if not len(base) or base.min() >= 0:
+            found = np.asarray(True)  # one reduction, where most threads have the row
+        else:
+            found = base >= 0
     if expr.physical == 0:  # a row of the match: inside the partition
         if found.ndim == 0:
             return data[base], _at(valid, base)
@@ -347,9 +406,18 @@ def _agg(expr: Agg, t: Threads) -> Value:
 def _both(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
     def apply(args: list[Value]) -> Value:
         (a, va), (b, vb) = args
-        return fn(a, b), va & vb
+        return fn(a, b), _valid_both(va, vb)
 
     return apply
+
+
+def _valid_both(va: np.ndarray, vb: np.ndarray) -> np.ndarray:
+    """``va & vb``, without a NumPy call when one is a 0-d True (no NULL)."""
+    if vb.ndim == 0 and vb:
+        return va
+    if va.ndim == 0 and va:
+        return vb
+    return va & vb
 
 
 def _nan_mask(a: Any) -> np.ndarray | None:
@@ -507,7 +575,11 @@ def _op(expr: Op, t: Threads) -> Value:
 
 
 def _checked(expr: Checked, t: Threads) -> Value:
-    args = [evaluate(a, t) for a in expr.inner.args]
+    return _checked_args(expr, [evaluate(a, t) for a in expr.inner.args])
+
+
+def _checked_args(expr: Checked, args: list[Value]) -> Value:
+    """Checked ``expr`` applied to its evaluated arguments."""
     out = OPERATORS[expr.inner.op](args)
     bits = expr.width.bits
     if bits is None:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -108,6 +109,7 @@ class WaveProgram:
                     begin, count = self.ptr[at_start, pc], self.count[at_start, pc]
                     self.table[at_start, pc, :count] = flat[begin : begin + count]
         self.keys = vd.state_keys(self.glue)
+        self.verdicts = {label: vd.compile_verdict(g) for label, g in self.glue.items()}
         # each closure as a bit set of its targets, to see cheaply whether two threads of
         # a search can reach the same instruction (None: too many targets for 63 bits)
         distinct = {t: i for i, t in enumerate(dict.fromkeys(flat))}
@@ -474,11 +476,12 @@ def _dedup(
     t_sid, ent_sid, ent_target, ent_thread, state, size, signature=None
 ) -> np.ndarray | None:
     """Mask of entries to keep: the first of each (search, instruction, state), or None
-    if no two entries can share a search and an instruction."""
+    if no two entries can share a search and an instruction. ``signature()`` gives each
+    thread's closure as a bit set (only asked for when a search has two threads)."""
     shared = t_sid[1:] == t_sid[:-1]
     if not shared.any():
         return None  # one thread per search: its closure has no repeats
-    if signature is not None and not _overlap(t_sid, signature, shared):
+    if signature is not None and not _overlap(t_sid, signature(), shared):
         return None
     many = np.zeros(len(t_sid), dtype=bool)
     many[1:] = shared
@@ -584,7 +587,9 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             t_sid, t_pc, state = aside.check(level, t_sid, t_pc, state)
             continue
         ent_sid = t_sid[ent_thread]
-        signature = None if wp.signature is None else _per_pc(wp.signature, at_start, t_pc)
+        signature = None
+        if wp.signature is not None:
+            signature = partial(_per_pc, wp.signature, at_start, t_pc)
         keep = _dedup(t_sid, ent_sid, ent_target, ent_thread, state, wp.size, signature)
         done = ent_target == wp.done_pc
         if keep is not None:
@@ -623,13 +628,13 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             t = vd.Threads(
                 label,
                 r,
-                t_sid[parent],
+                lambda p=parent, s=t_sid: s[p],
                 data.columns,
                 lambda p=parent, s=t_sid: (data.lows[s[p]], data.highs[s[p]]),
             )
             t.state = vd.advance({k: v[parent] for k, v in state.items()}, label, r, t.current)
-            glue = wp.glue.get(label)
-            ok[sel] = True if glue is None else vd.verdict(glue, t)
+            glue = wp.verdicts.get(label)
+            ok[sel] = True if glue is None else glue(t)
             for k, v in t.state.items():
                 new_state[k][sel] = v
         survivors = np.flatnonzero(ok)
