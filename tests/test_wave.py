@@ -340,3 +340,21 @@ def test_row_local_programs_searched_at_once_equal_the_dfa(pattern, skip, rows, 
         return
     assert not isinstance(together, tuple), (body, together)
     assert result(together) == (want_rows, want_atoms), body
+
+
+@pytest.mark.parametrize(
+    "setting", [("PADDED_WIDTH", 0), ("LABEL_LOOP_MAX", 0), ("PADDED_WIDTH", 1)]
+)
+def test_other_layouts_of_a_step_equal_one_by_one(setting, monkeypatch):
+    """A step's entries listed with np.repeat instead of the padded closure table, and
+    split by label after counting the labels, give the scalar matcher's results too."""
+    name, value = setting
+    monkeypatch.setattr(wave, name, value)
+    rng = random.Random(11)
+    for define in DEFINES:
+        for pattern in PATTERNS:
+            skip = rng.choice(SKIPS)
+            body, plan = plan_of(define, pattern, skip, "ONE ROW PER MATCH", False)
+            cols = with_precomputed(make_columns(rng, 30), plan)
+            program = dataclasses.replace(plan.program, _wave=None)
+            assert run(program, cols, 30) == run(scalar(plan.program), cols, 30), body
