@@ -18,6 +18,8 @@ arithmetic follows Python's, as the scalar evaluators do, so both give the same 
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -148,6 +150,10 @@ class Columns:
     def __init__(self, arrays: Mapping[str, tuple[np.ndarray, np.ndarray]]):
         self.arrays = arrays
         self._long_sums: dict[str, bool] = {}
+        self._specials: dict[str, tuple[bool, bool]] = {}
+        #: per comparison of a compiled condition (:func:`_compile`): whether each side
+        #: may be NaN over these columns
+        self.facts: dict[int, tuple[bool, bool]] = {}
 
     def __getitem__(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         return self.arrays[name]
@@ -163,6 +169,55 @@ class Columns:
                 magnitude = magnitude[valid]
             fits = self._long_sums[name] = bool(magnitude.sum() < 2.0**62)
         return fits
+
+    def specials(self, name: str) -> tuple[bool, bool]:
+        """Whether column ``name`` holds a NaN, and an infinity, at any row (NULL rows
+        included: whatever they hold is read too); False for columns of no floats."""
+        found = self._specials.get(name)
+        if found is None:
+            values = self.arrays[name][0]
+            if values.dtype.kind != "f":
+                found = (False, False)
+            else:
+                found = (bool(np.isnan(values).any()), bool(np.isinf(values).any()))
+            self._specials[name] = found
+        return found
+
+
+def specials(expr: VExpr, columns: Columns) -> tuple[bool, bool]:
+    """Whether ``expr`` may be NaN, and may be infinite, at some thread over
+    ``columns`` (conservative: True when not sure). Only a NaN or an infinity in a
+    column, or arithmetic on infinities, makes a NaN: a sum of finite doubles may
+    overflow to an infinity, never to NaN (it cannot come back from an infinity)."""
+    if isinstance(expr, Const):
+        value = float(expr.value) if isinstance(expr.value, (float, Decimal)) else 0.0
+        return math.isnan(value), math.isinf(value)
+    if isinstance(expr, (Current, Nav)):
+        return columns.specials(expr.name)
+    if isinstance(expr, Agg):
+        if expr.func == "COUNT" or expr.name is None:
+            return False, False
+        nan, inf = columns.specials(expr.name)
+        if expr.func in ("MIN", "MAX"):
+            return nan, inf
+        return nan or inf, True  # SUM, AVG: inf + -inf is NaN; a sum may overflow
+    if isinstance(expr, Checked):
+        return specials(expr.inner, columns)
+    if not isinstance(expr, Op):
+        return True, True
+    if expr.op in _BOOLEAN_RESULTS:
+        return False, False
+    args = [specials(a, columns) for a in expr.args]
+    nan = any(n for n, _ in args)
+    inf = any(i for _, i in args)
+    if expr.op in ("neg", "abs", "coalesce", "greatest", "least"):
+        return nan, inf
+    if expr.op in ("+", "-", "/", "/ansi"):
+        # inf - inf and inf / inf are NaN; x / 0 is NULL (divided by 1)
+        return nan or all(i for _, i in args), True
+    if expr.op == "*":
+        return nan or inf, True  # 0 * inf is NaN
+    return True, True
 
 
 def initial_state(keys: list[tuple], columns: Columns, size: int) -> dict[tuple, np.ndarray]:
@@ -321,9 +376,36 @@ def compile_verdict(expr: VExpr) -> Verdict:
     return run
 
 
+_COMPARISON_IDS = itertools.count()
+
+
+def _compile_comparison(
+    expr: Op, left: Callable[[Threads], Value], right: Callable[[Threads], Value]
+) -> Callable[[Threads], Value]:
+    """A comparison that skips the NaN rule of a side that holds no NaN over the
+    columns of the call (:func:`specials`, found once per set of columns)."""
+    compare = _COMPARISONS[expr.op]
+    key = next(_COMPARISON_IDS)
+    x, y = expr.args
+
+    def compared(t: Threads) -> Value:
+        facts = t.columns.facts.get(key)
+        if facts is None:
+            facts = (specials(x, t.columns)[0], specials(y, t.columns)[0])
+            t.columns.facts[key] = facts
+        (a, va), (b, vb) = left(t), right(t)
+        return compare(a, b, *facts), _valid_both(va, vb)
+
+    return compared
+
+
 def _compile(expr: VExpr, slots: dict[VExpr, int]) -> Callable[[Threads], Value]:
     """A function of the threads giving ``expr``'s value, as :func:`evaluate` does;
     ``slots`` numbers the distinct leaves (equal leaves share a number)."""
+    if isinstance(expr, Op) and expr.op in _COMPARISONS:
+        return _compile_comparison(
+            expr, _compile(expr.args[0], slots), _compile(expr.args[1], slots)
+        )
     if isinstance(expr, Op):
         apply = OPERATORS[expr.op]
         args = tuple(_compile(a, slots) for a in expr.args)
@@ -420,9 +502,12 @@ def _valid_both(va: np.ndarray, vb: np.ndarray) -> np.ndarray:
     return va & vb
 
 
-def _nan_mask(a: Any) -> np.ndarray | None:
-    """Where ``a`` is NaN, or None where it cannot be (no floats, or a number that is
-    not NaN): a comparison then needs no NaN rule, and skips its NumPy calls."""
+def _nan_mask(a: Any, may: bool = True) -> np.ndarray | None:
+    """Where ``a`` is NaN, or None where it cannot be (``may`` False: known not to; no
+    floats; or a number that is not NaN): a comparison then needs no NaN rule, and
+    skips its NumPy calls."""
+    if not may:
+        return None
     a = np.asarray(a)
     if a.dtype.kind != "f":
         return None
@@ -436,42 +521,57 @@ def _or_nan(out: Any, nan: np.ndarray | None) -> Any:
     return out if nan is None else out | (np.asarray(nan, dtype=bool))
 
 
-def _spark_equal(a: Any, b: Any) -> Any:
+# Spark's comparisons of doubles (NaN = NaN, NaN above everything), as NumPy's are not:
+# each is one NumPy comparison, plus an isnan and an OR per side that may hold a NaN
+# (``a_nan``/``b_nan`` False: that side is known to hold none, see :func:`specials`)
+
+
+def _spark_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
     """Spark's ``=``: NaN equals NaN."""
-    na, nb = _nan_mask(a), _nan_mask(b)
     out = np.equal(a, b)
+    na = _nan_mask(a, a_nan)
+    nb = None if na is None else _nan_mask(b, b_nan)
     if na is None or nb is None:
         return out
     return out | (np.asarray(na, dtype=bool) & np.asarray(nb, dtype=bool))
 
 
-def _spark_greater_equal(a: Any, b: Any) -> Any:
+def _spark_not_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
+    return ~np.asarray(_spark_equal(a, b, a_nan, b_nan))
+
+
+def _spark_greater_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
     """Spark's ``>=``: NaN is larger than any other double and equal to NaN, so
     ``a >= b`` holds where NumPy's does or where ``a`` is NaN."""
-    return _or_nan(np.greater_equal(a, b), _nan_mask(a))
+    return _or_nan(np.greater_equal(a, b), _nan_mask(a, a_nan))
 
 
-def _spark_less_equal(a: Any, b: Any) -> Any:
+def _spark_less_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
     """Spark's ``<=``: NumPy's, or ``b`` is NaN."""
-    return _or_nan(np.less_equal(a, b), _nan_mask(b))
+    return _or_nan(np.less_equal(a, b), _nan_mask(b, b_nan))
 
 
-def _spark_less(a: Any, b: Any) -> Any:
+def _spark_less(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
     """Spark's ``<``: NaN is larger than any other double (NaN's order is total, so
     ``a < b`` is ``NOT a >= b``)."""
-    return ~np.asarray(_spark_greater_equal(a, b))
+    return ~np.asarray(_spark_greater_equal(a, b, a_nan, b_nan))
 
 
-# Spark's comparisons of doubles (NaN = NaN, NaN above everything), as NumPy's are not;
-# each is one NumPy comparison, plus an isnan and an OR per side that may hold a NaN
-_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+def _spark_greater(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
+    """Spark's ``>``: ``NOT a <= b``."""
+    return ~np.asarray(_spark_less_equal(a, b, a_nan, b_nan))
+
+
+_COMPARISONS: dict[str, Callable[..., Any]] = {
     "=": _spark_equal,
-    "<>": lambda a, b: ~np.asarray(_spark_equal(a, b)),
+    "<>": _spark_not_equal,
     "<": _spark_less,
     "<=": _spark_less_equal,
-    ">": lambda a, b: ~np.asarray(_spark_less_equal(a, b)),
+    ">": _spark_greater,
     ">=": _spark_greater_equal,
 }
+# operators whose result is a boolean (never NaN)
+_BOOLEAN_RESULTS = frozenset({*_COMPARISONS, "and", "or", "not", "is_null", "is_not_null"})
 
 
 def _divide(args: list[Value]) -> Value:

@@ -78,6 +78,7 @@ class WaveProgram:
         self.size = size
         self.done_pc = program.done_pc
         self.labels = np.array([i.label for i in program], dtype=np.int64)
+        self.labels32 = self.labels.astype(np.int32)  # as the history keeps them
         self.excluded = np.array([i.excluded for i in program], dtype=bool)
         self.any_excluded = bool(self.excluded.any())
         starts = [0] + [pc + 1 for pc, i in enumerate(program) if i.op is Op.MATCH_LABEL]
@@ -491,14 +492,19 @@ def _overlap(t_sid: np.ndarray, signature: np.ndarray, shared: np.ndarray) -> bo
     """Whether two threads of one search have closures with a target in common
     (``signature``: each thread's closure as a bit set; ``shared``: thread i+1 is of the
     same search as thread i). Searches rarely have more than a few threads, so pairs
-    k apart are compared for k = 1, 2, ... while any such pair is in one search."""
-    same = shared
+    k apart are compared for k = 1, 2, ... while any such pair is in one search (``at``:
+    the first threads of those pairs, so only they are read)."""
+    at = np.flatnonzero(shared)
     k = 1
-    while same.any():
-        if ((signature[k:] & signature[:-k]) != 0)[same].any():
+    while len(at):
+        if ((signature[at] & signature[at + k]) != 0).any():
             return True
+        # threads i and i + k + 1 are of one search where i and i + k are, and so are
+        # i + k and i + k + 1
+        after = at + k
+        at = at[after < len(shared)]
+        at = at[shared[at + k]]
         k += 1
-        same = same[:-1] & shared[k - 1 :]
     return False
 
 
@@ -669,7 +675,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         state = {k: v[survivors] for k, v in new_state.items()}
         targets = ent_target[survivors]
         parents.append(ent_thread[survivors].astype(np.int32))
-        label_of.append(wp.labels[targets].astype(np.int32))
+        label_of.append(wp.labels32[targets])
         excluded_of.append(wp.excluded[targets] if wp.any_excluded else wp.excluded[:0])
         t_sid = ent_sid[survivors]
         t_pc = targets + 1
