@@ -463,9 +463,11 @@ def _by_label(
     """The candidates of each label present (``ent_label``: the label of each), in
     label order. With few labels in the program, one comparison and a flatnonzero per
     label cost less than counting them all first (``np.bincount``)."""
+    if not len(candidates):
+        return []
     if len(label_ids) <= LABEL_LOOP_MAX:
         if len(label_ids) == 1:
-            return [(label_ids[0], candidates)] if len(candidates) else []
+            return [(label_ids[0], candidates)]
         out = []
         for label in label_ids:
             at = np.flatnonzero(ent_label == label)
