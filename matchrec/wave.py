@@ -116,6 +116,15 @@ class WaveProgram:
         # the labels the program matches, ascending
         self.label_ids = sorted({i.label for i in program if i.op is Op.MATCH_LABEL})
         self.verdicts = {label: vd.compile_verdict(g) for label, g in self.glue.items()}
+        # per label: the state its rows change, and what its step reads (that, and
+        # what its condition reads); the rest of a thread's state is carried as it is
+        self.touches: dict[int, list[tuple]] = {}
+        self.needs: dict[int, list[tuple]] = {}
+        for label in {i.label for i in program if i.op is Op.MATCH_LABEL}:
+            touches = [k for k in self.keys if k[1] is None or label in k[1]]
+            reads = vd.state_keys({label: self.glue[label]}) if label in self.glue else []
+            self.touches[label] = touches
+            self.needs[label] = list(dict.fromkeys([*touches, *reads]))
         # each closure as a bit set of its targets, to see cheaply whether two threads of
         # a search can reach the same instruction (None: too many targets for 63 bits)
         distinct = {t: i for i, t in enumerate(dict.fromkeys(flat))}
@@ -646,8 +655,11 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         candidates = np.flatnonzero(alive)
         ent_label = wp.labels[ent_target[candidates]]
         ok = np.zeros(total, dtype=bool)
-        new_state = {k: np.empty(total, dtype=v.dtype) for k, v in state.items()}
-        for label, sel in _by_label(candidates, ent_label, wp.label_ids, num_labels):
+        groups = _by_label(candidates, ent_label, wp.label_ids, num_labels)
+        # the state a label of this step changes, per entry (the rest is its thread's)
+        changed = {k for label, _ in groups for k in wp.touches[label]}
+        new_state = {k: v[ent_thread] for k, v in state.items() if k in changed}
+        for label, sel in groups:
             parent = ent_thread[sel]
             r = rows[parent]
             passed = None if data.bits[label] is None else data.bits[label][r]
@@ -668,15 +680,19 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
                 data.columns,
                 lambda p=parent, s=t_sid: (data.lows[s[p]], data.highs[s[p]]),
             )
-            t.state = vd.advance({k: v[parent] for k, v in state.items()}, label, r, t.current)
+            needs = {k: state[k][parent] for k in wp.needs[label]}
+            t.state = vd.advance(needs, label, r, t.current)
             glue = wp.verdicts.get(label)
             ok[sel] = True if glue is None else glue(t)
-            for k, v in t.state.items():
-                new_state[k][sel] = v
+            for k in wp.touches[label]:
+                new_state[k][sel] = t.state[k]
         survivors = np.flatnonzero(ok)
-        state = {k: v[survivors] for k, v in new_state.items()}
+        came_from = ent_thread[survivors]
+        state = {
+            k: new_state[k][survivors] if k in new_state else v[came_from] for k, v in state.items()
+        }
         targets = ent_target[survivors]
-        parents.append(ent_thread[survivors].astype(np.int32))
+        parents.append(came_from.astype(np.int32))
         label_of.append(wp.labels32[targets])
         excluded_of.append(wp.excluded[targets] if wp.any_excluded else wp.excluded[:0])
         t_sid = ent_sid[survivors]
