@@ -18,6 +18,8 @@ arithmetic follows Python's, as the scalar evaluators do, so both give the same 
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -148,6 +150,10 @@ class Columns:
     def __init__(self, arrays: Mapping[str, tuple[np.ndarray, np.ndarray]]):
         self.arrays = arrays
         self._long_sums: dict[str, bool] = {}
+        self._specials: dict[str, tuple[bool, bool]] = {}
+        #: per comparison of a compiled condition (:func:`_compile`): whether each side
+        #: may be NaN over these columns
+        self.facts: dict[int, tuple[bool, bool]] = {}
 
     def __getitem__(self, name: str) -> tuple[np.ndarray, np.ndarray]:
         return self.arrays[name]
@@ -163,6 +169,55 @@ class Columns:
                 magnitude = magnitude[valid]
             fits = self._long_sums[name] = bool(magnitude.sum() < 2.0**62)
         return fits
+
+    def specials(self, name: str) -> tuple[bool, bool]:
+        """Whether column ``name`` holds a NaN, and an infinity, at any row (NULL rows
+        included: whatever they hold is read too); False for columns of no floats."""
+        found = self._specials.get(name)
+        if found is None:
+            values = self.arrays[name][0]
+            if values.dtype.kind != "f":
+                found = (False, False)
+            else:
+                found = (bool(np.isnan(values).any()), bool(np.isinf(values).any()))
+            self._specials[name] = found
+        return found
+
+
+def specials(expr: VExpr, columns: Columns) -> tuple[bool, bool]:
+    """Whether ``expr`` may be NaN, and may be infinite, at some thread over
+    ``columns`` (conservative: True when not sure). Only a NaN or an infinity in a
+    column, or arithmetic on infinities, makes a NaN: a sum of finite doubles may
+    overflow to an infinity, never to NaN (it cannot come back from an infinity)."""
+    if isinstance(expr, Const):
+        value = float(expr.value) if isinstance(expr.value, (float, Decimal)) else 0.0
+        return math.isnan(value), math.isinf(value)
+    if isinstance(expr, (Current, Nav)):
+        return columns.specials(expr.name)
+    if isinstance(expr, Agg):
+        if expr.func == "COUNT" or expr.name is None:
+            return False, False
+        nan, inf = columns.specials(expr.name)
+        if expr.func in ("MIN", "MAX"):
+            return nan, inf
+        return nan or inf, True  # SUM, AVG: inf + -inf is NaN; a sum may overflow
+    if isinstance(expr, Checked):
+        return specials(expr.inner, columns)
+    if not isinstance(expr, Op):
+        return True, True
+    if expr.op in _BOOLEAN_RESULTS:
+        return False, False
+    args = [specials(a, columns) for a in expr.args]
+    nan = any(n for n, _ in args)
+    inf = any(i for _, i in args)
+    if expr.op in ("neg", "abs", "coalesce", "greatest", "least"):
+        return nan, inf
+    if expr.op in ("+", "-", "/", "/ansi"):
+        # inf - inf and inf / inf are NaN; x / 0 is NULL (divided by 1)
+        return nan or all(i for _, i in args), True
+    if expr.op == "*":
+        return nan or inf, True  # 0 * inf is NaN
+    return True, True
 
 
 def initial_state(keys: list[tuple], columns: Columns, size: int) -> dict[tuple, np.ndarray]:
@@ -229,22 +284,32 @@ def advance(
 class Threads:
     """What a condition sees for a batch of threads testing ``label``: the row each
     tests, the match start, the updated state, and (computed when asked for) the bounds
-    of the partition around the row. Values read once are kept for the call."""
+    of the partition around the row. Values read once are kept for the call.
+    ``starts`` may be a function that gives them, called when a condition reads them
+    (most do not)."""
 
     def __init__(
         self,
         label: int,
         rows: np.ndarray,
-        starts: np.ndarray,
+        starts: np.ndarray | Callable[[], np.ndarray],
         columns: Columns,
         bounds: Callable[[], tuple[np.ndarray, np.ndarray]],
     ):
-        self.label, self.rows, self.starts, self.columns = label, rows, starts, columns
+        self.label, self.rows, self.columns = label, rows, columns
+        self._starts = starts
         self.state: dict[tuple, np.ndarray] = {}
         self._bounds = bounds
         self._known: tuple[np.ndarray, np.ndarray] | None = None
-        self.memo: dict[VExpr, Value] = {}
+        self.memo: dict[VExpr | int, Value] = {}  # int: a leaf of a compiled verdict
         self._current: dict[str, Value] = {}
+
+    @property
+    def starts(self) -> np.ndarray:
+        """The start row of each thread's match."""
+        if callable(self._starts):
+            self._starts = self._starts()
+        return self._starts
 
     @property
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -282,8 +347,85 @@ def verdict(expr: VExpr, t: Threads) -> np.ndarray:
     """Where ``expr`` is TRUE (NULL and FALSE both fail a DEFINE condition)."""
     with np.errstate(all="ignore"):
         values, valid = evaluate(expr, t)
-    out = np.asarray(values, dtype=bool) & valid
-    return out if out.ndim else np.full(len(t.rows), bool(out))
+    return _truth(values, valid, len(t.rows))
+
+
+def _truth(values: Any, valid: np.ndarray, size: int) -> np.ndarray:
+    """Where a condition's value is TRUE, for ``size`` threads."""
+    out = np.asarray(values, dtype=bool)
+    if valid.ndim or not valid:  # a 0-d True (no NULL) needs no AND, nor its copy
+        out = out & valid
+    return out if out.ndim else np.full(size, bool(out))
+
+
+Verdict = Callable[[Threads], np.ndarray]
+
+
+def compile_verdict(expr: VExpr) -> Verdict:
+    """:func:`verdict` of ``expr`` as one function built once: the tree is walked when
+    it is built, not at each call (no dispatch on node types, constants made once, equal
+    leaves read once per call through a memo keyed by a small number), which is most of
+    the fixed cost of a step of :mod:`matchrec.wave` when few threads are left."""
+    value = _compile(expr, {})
+
+    def run(t: Threads) -> np.ndarray:
+        with np.errstate(all="ignore"):
+            values, valid = value(t)
+        return _truth(values, valid, len(t.rows))
+
+    return run
+
+
+_COMPARISON_IDS = itertools.count()
+
+
+def _compile_comparison(
+    expr: Op, left: Callable[[Threads], Value], right: Callable[[Threads], Value]
+) -> Callable[[Threads], Value]:
+    """A comparison that skips the NaN rule of a side that holds no NaN over the
+    columns of the call (:func:`specials`, found once per set of columns)."""
+    compare = _COMPARISONS[expr.op]
+    key = next(_COMPARISON_IDS)
+    x, y = expr.args
+
+    def compared(t: Threads) -> Value:
+        facts = t.columns.facts.get(key)
+        if facts is None:
+            facts = (specials(x, t.columns)[0], specials(y, t.columns)[0])
+            t.columns.facts[key] = facts
+        (a, va), (b, vb) = left(t), right(t)
+        return compare(a, b, *facts), _valid_both(va, vb)
+
+    return compared
+
+
+def _compile(expr: VExpr, slots: dict[VExpr, int]) -> Callable[[Threads], Value]:
+    """A function of the threads giving ``expr``'s value, as :func:`evaluate` does;
+    ``slots`` numbers the distinct leaves (equal leaves share a number)."""
+    if isinstance(expr, Op) and expr.op in _COMPARISONS:
+        return _compile_comparison(
+            expr, _compile(expr.args[0], slots), _compile(expr.args[1], slots)
+        )
+    if isinstance(expr, Op):
+        apply = OPERATORS[expr.op]
+        args = tuple(_compile(a, slots) for a in expr.args)
+        return lambda t: apply([a(t) for a in args])
+    if isinstance(expr, Checked):
+        checked = tuple(_compile(a, slots) for a in expr.inner.args)
+        return lambda t: _checked_args(expr, [a(t) for a in checked])
+    if isinstance(expr, Const):
+        constant = _const(expr, None)  # never written to: every operator makes new arrays
+        return lambda t: constant
+    slot = slots.setdefault(expr, len(slots))
+    read = _EVAL[type(expr)]
+
+    def leaf(t: Threads) -> Value:
+        found = t.memo.get(slot)
+        if found is None:
+            found = t.memo[slot] = read(expr, t)
+        return found
+
+    return leaf
 
 
 def _const(expr: Const, t: Threads) -> Value:
@@ -309,9 +451,10 @@ def _nav(expr: Nav, t: Threads) -> Value:
         found = np.asarray(True)
     else:
         base = t.state[("last" if expr.from_end else "first", expr.labels)]
-        found = base >= 0
-        if found.all():
-            found = np.asarray(True)
+        if not len(base) or base.min() >= 0:
+            found = np.asarray(True)  # one reduction, where most threads have the row
+        else:
+            found = base >= 0
     if expr.physical == 0:  # a row of the match: inside the partition
         if found.ndim == 0:
             return data[base], _at(valid, base)
@@ -345,36 +488,90 @@ def _agg(expr: Agg, t: Threads) -> Value:
 def _both(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
     def apply(args: list[Value]) -> Value:
         (a, va), (b, vb) = args
-        return fn(a, b), va & vb
+        return fn(a, b), _valid_both(va, vb)
 
     return apply
 
 
-def _nan(a: Any) -> Any:
-    """Where ``a`` is NaN (False for arrays that hold no floats)."""
+def _valid_both(va: np.ndarray, vb: np.ndarray) -> np.ndarray:
+    """``va & vb``, without a NumPy call when one is a 0-d True (no NULL)."""
+    if vb.ndim == 0 and vb:
+        return va
+    if va.ndim == 0 and va:
+        return vb
+    return va & vb
+
+
+def _nan_mask(a: Any, may: bool = True) -> np.ndarray | None:
+    """Where ``a`` is NaN, or None where it cannot be (``may`` False: known not to; no
+    floats; or a number that is not NaN): a comparison then needs no NaN rule, and
+    skips its NumPy calls."""
+    if not may:
+        return None
     a = np.asarray(a)
-    return np.isnan(a) if a.dtype.kind == "f" else np.zeros(a.shape, dtype=bool)
+    if a.dtype.kind != "f":
+        return None
+    if a.ndim == 0:
+        return a if np.isnan(a) else None  # a NaN constant: a 0-d float that is truthy
+    return np.isnan(a)
 
 
-def _spark_equal(a: Any, b: Any) -> Any:
+def _or_nan(out: Any, nan: np.ndarray | None) -> Any:
+    """``out | nan`` (``nan`` None: all False)."""
+    return out if nan is None else out | (np.asarray(nan, dtype=bool))
+
+
+# Spark's comparisons of doubles (NaN = NaN, NaN above everything), as NumPy's are not:
+# each is one NumPy comparison, plus an isnan and an OR per side that may hold a NaN
+# (``a_nan``/``b_nan`` False: that side is known to hold none, see :func:`specials`)
+
+
+def _spark_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
     """Spark's ``=``: NaN equals NaN."""
-    return np.equal(a, b) | (_nan(a) & _nan(b))
+    out = np.equal(a, b)
+    na = _nan_mask(a, a_nan)
+    nb = None if na is None else _nan_mask(b, b_nan)
+    if na is None or nb is None:
+        return out
+    return out | (np.asarray(na, dtype=bool) & np.asarray(nb, dtype=bool))
 
 
-def _spark_less(a: Any, b: Any) -> Any:
-    """Spark's ``<``: NaN is larger than any other double."""
-    return np.less(a, b) | (~_nan(a) & _nan(b))
+def _spark_not_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
+    return ~np.asarray(_spark_equal(a, b, a_nan, b_nan))
 
 
-# Spark's comparisons of doubles (NaN = NaN, NaN above everything), as NumPy's are not
-_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+def _spark_greater_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
+    """Spark's ``>=``: NaN is larger than any other double and equal to NaN, so
+    ``a >= b`` holds where NumPy's does or where ``a`` is NaN."""
+    return _or_nan(np.greater_equal(a, b), _nan_mask(a, a_nan))
+
+
+def _spark_less_equal(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
+    """Spark's ``<=``: NumPy's, or ``b`` is NaN."""
+    return _or_nan(np.less_equal(a, b), _nan_mask(b, b_nan))
+
+
+def _spark_less(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
+    """Spark's ``<``: NaN is larger than any other double (NaN's order is total, so
+    ``a < b`` is ``NOT a >= b``)."""
+    return ~np.asarray(_spark_greater_equal(a, b, a_nan, b_nan))
+
+
+def _spark_greater(a: Any, b: Any, a_nan: bool = True, b_nan: bool = True) -> Any:
+    """Spark's ``>``: ``NOT a <= b``."""
+    return ~np.asarray(_spark_less_equal(a, b, a_nan, b_nan))
+
+
+_COMPARISONS: dict[str, Callable[..., Any]] = {
     "=": _spark_equal,
-    "<>": lambda a, b: ~_spark_equal(a, b),
+    "<>": _spark_not_equal,
     "<": _spark_less,
-    "<=": lambda a, b: _spark_less(a, b) | _spark_equal(a, b),
-    ">": lambda a, b: _spark_less(b, a),
-    ">=": lambda a, b: _spark_less(b, a) | _spark_equal(a, b),
+    "<=": _spark_less_equal,
+    ">": _spark_greater,
+    ">=": _spark_greater_equal,
 }
+# operators whose result is a boolean (never NaN)
+_BOOLEAN_RESULTS = frozenset({*_COMPARISONS, "and", "or", "not", "is_null", "is_not_null"})
 
 
 def _divide(args: list[Value]) -> Value:
@@ -478,7 +675,11 @@ def _op(expr: Op, t: Threads) -> Value:
 
 
 def _checked(expr: Checked, t: Threads) -> Value:
-    args = [evaluate(a, t) for a in expr.inner.args]
+    return _checked_args(expr, [evaluate(a, t) for a in expr.inner.args])
+
+
+def _checked_args(expr: Checked, args: list[Value]) -> Value:
+    """Checked ``expr`` applied to its evaluated arguments."""
     out = OPERATORS[expr.inner.op](args)
     bits = expr.width.bits
     if bits is None:

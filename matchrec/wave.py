@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -46,6 +47,11 @@ TAIL_THREADS = 0
 LONG_STEPS = 32
 #: steps at most
 MAX_STEPS = 4096
+#: closures of at most this many instructions are read from a padded table
+PADDED_WIDTH = 8
+#: programs of at most this many labels split a step's entries by label one label at a
+#: time (else after counting the labels present)
+LABEL_LOOP_MAX = 4
 #: with SKIP PAST LAST ROW, every this many steps (and at the steps PRUNE_AT, when most
 #: searches still run) the searches inside a match of the tentative chain stop
 #: (:mod:`matchrec.skip_chain`); a check costs O(rows) of NumPy, and checking often
@@ -72,6 +78,7 @@ class WaveProgram:
         self.size = size
         self.done_pc = program.done_pc
         self.labels = np.array([i.label for i in program], dtype=np.int64)
+        self.labels32 = self.labels.astype(np.int32)  # as the history keeps them
         self.excluded = np.array([i.excluded for i in program], dtype=bool)
         self.any_excluded = bool(self.excluded.any())
         starts = [0] + [pc + 1 for pc, i in enumerate(program) if i.op is Op.MATCH_LABEL]
@@ -91,7 +98,33 @@ class WaveProgram:
             self.done_at_end[pc] = self.done_pc in program.closure(pc, False, True)
             self.before_next_row[pc] = program.before_next_row(pc, False)
         self.targets = np.array(flat, dtype=np.int64)
+        # the same closures as rows of a table padded with -1 (None: the widest closure
+        # is too wide for that to pay): a step lists its entries with one gather and a
+        # flatnonzero instead of np.repeat, which costs ~15 ns per element
+        # (width a power of two: an entry's thread is its position shifted right)
+        widest = max(1, int(self.count.max(initial=0)))
+        self.shift = (widest - 1).bit_length()
+        self.width = 1 << self.shift
+        self.table: np.ndarray | None = None
+        if self.width <= PADDED_WIDTH:
+            self.table = np.full((2, size, self.width), -1, dtype=np.int64)
+            for at_start in (0, 1):
+                for pc in dict.fromkeys(starts):
+                    begin, count = self.ptr[at_start, pc], self.count[at_start, pc]
+                    self.table[at_start, pc, :count] = flat[begin : begin + count]
         self.keys = vd.state_keys(self.glue)
+        # the labels the program matches, ascending
+        self.label_ids = sorted({i.label for i in program if i.op is Op.MATCH_LABEL})
+        self.verdicts = {label: vd.compile_verdict(g) for label, g in self.glue.items()}
+        # per label: the state its rows change, and what its step reads (that, and
+        # what its condition reads); the rest of a thread's state is carried as it is
+        self.touches: dict[int, list[tuple]] = {}
+        self.needs: dict[int, list[tuple]] = {}
+        for label in {i.label for i in program if i.op is Op.MATCH_LABEL}:
+            touches = [k for k in self.keys if k[1] is None or label in k[1]]
+            reads = vd.state_keys({label: self.glue[label]}) if label in self.glue else []
+            self.touches[label] = touches
+            self.needs[label] = list(dict.fromkeys([*touches, *reads]))
         # each closure as a bit set of its targets, to see cheaply whether two threads of
         # a search can reach the same instruction (None: too many targets for 63 bits)
         distinct = {t: i for i, t in enumerate(dict.fromkeys(flat))}
@@ -401,6 +434,63 @@ def skip_targets(result: WaveResult, skip_mode: str, skip_labels: frozenset[int]
     return out
 
 
+def _per_pc(table: np.ndarray, at_start: int | np.ndarray, t_pc: np.ndarray) -> np.ndarray:
+    """``table[at_start, t_pc]``; when ``at_start`` is one number, ``np.take`` from its
+    row (NumPy's fancy indexing of a 2-d table by rows costs ~10x ``take``)."""
+    if isinstance(at_start, int):
+        return np.take(table[at_start], t_pc, axis=0)
+    return table[at_start, t_pc]
+
+
+def _entries(
+    wp: WaveProgram, at_start: int | np.ndarray, t_pc: np.ndarray, at_end: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The entries of a step: each thread's epsilon closure, in order (no entry for a
+    thread ``at_end`` of its partition; None: none is), as the thread each comes from
+    and its target."""
+    if wp.table is None:
+        count = _per_pc(wp.count, at_start, t_pc)
+        if at_end is not None:
+            count[at_end] = 0
+        total = int(count.sum())
+        ent_thread = np.repeat(np.arange(len(t_pc)), count)
+        begin = np.cumsum(count) - count
+        within = np.arange(total) - np.repeat(begin, count)
+        ptr = _per_pc(wp.ptr, at_start, t_pc)
+        return ent_thread, wp.targets[np.repeat(ptr, count) + within]
+    block = _per_pc(wp.table, at_start, t_pc)
+    if at_end is not None:
+        block[at_end] = -1  # a copy: fancy indexing
+    flat = block.ravel()
+    at = np.flatnonzero(flat >= 0)
+    return at >> wp.shift, flat[at]
+
+
+def _by_label(
+    candidates: np.ndarray, ent_label: np.ndarray, label_ids: list[int], num_labels: int
+) -> list[tuple[int, np.ndarray]]:
+    """The candidates of each label present (``ent_label``: the label of each), in
+    label order. With few labels in the program, one comparison and a flatnonzero per
+    label cost less than counting them all first (``np.bincount``)."""
+    if not len(candidates):
+        return []
+    if len(label_ids) <= LABEL_LOOP_MAX:
+        if len(label_ids) == 1:
+            return [(label_ids[0], candidates)]
+        out = []
+        for label in label_ids:
+            at = np.flatnonzero(ent_label == label)
+            if len(at) == len(candidates):
+                return [(label, candidates)]
+            if len(at):
+                out.append((label, candidates[at]))
+        return out
+    present = np.flatnonzero(np.bincount(ent_label, minlength=num_labels)).tolist()
+    if len(present) == 1:
+        return [(present[0], candidates)]
+    return [(label, candidates[np.flatnonzero(ent_label == label)]) for label in present]
+
+
 def _first_per_search(sids: np.ndarray, positions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """For ``positions`` (ascending) of entries whose searches are ``sids`` (ascending),
     the distinct searches and the first position of each."""
@@ -413,14 +503,19 @@ def _overlap(t_sid: np.ndarray, signature: np.ndarray, shared: np.ndarray) -> bo
     """Whether two threads of one search have closures with a target in common
     (``signature``: each thread's closure as a bit set; ``shared``: thread i+1 is of the
     same search as thread i). Searches rarely have more than a few threads, so pairs
-    k apart are compared for k = 1, 2, ... while any such pair is in one search."""
-    same = shared
+    k apart are compared for k = 1, 2, ... while any such pair is in one search (``at``:
+    the first threads of those pairs, so only they are read)."""
+    at = np.flatnonzero(shared)
     k = 1
-    while same.any():
-        if ((signature[k:] & signature[:-k]) != 0)[same].any():
+    while len(at):
+        if ((signature[at] & signature[at + k]) != 0).any():
             return True
+        # threads i and i + k + 1 are of one search where i and i + k are, and so are
+        # i + k and i + k + 1
+        after = at + k
+        at = at[after < len(shared)]
+        at = at[shared[at + k]]
         k += 1
-        same = same[:-1] & shared[k - 1 :]
     return False
 
 
@@ -428,11 +523,12 @@ def _dedup(
     t_sid, ent_sid, ent_target, ent_thread, state, size, signature=None
 ) -> np.ndarray | None:
     """Mask of entries to keep: the first of each (search, instruction, state), or None
-    if no two entries can share a search and an instruction."""
+    if no two entries can share a search and an instruction. ``signature()`` gives each
+    thread's closure as a bit set (only asked for when a search has two threads)."""
     shared = t_sid[1:] == t_sid[:-1]
     if not shared.any():
         return None  # one thread per search: its closure has no repeats
-    if signature is not None and not _overlap(t_sid, signature, shared):
+    if signature is not None and not _overlap(t_sid, signature(), shared):
         return None
     many = np.zeros(len(t_sid), dtype=bool)
     many[1:] = shared
@@ -495,9 +591,9 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             if aside is None or aside.origin is None
             else t_sid + (level - aside.origin[t_sid])
         )
-        highs = data.highs[t_sid]
-        at_end = rows >= highs
-        if not data.final and at_end.any():
+        at_end = rows >= data.highs[t_sid]
+        ending = bool(at_end.any())
+        if not data.final and ending:
             # the first live thread of each search decides: it ends the match here, or
             # it wants the next row (the search stays open until that row is known)
             verdict = wp.before_next_row[t_pc]
@@ -508,7 +604,7 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
                 best_level[sids[ends]] = level  # no search started late (see _SetAside)
                 best_thread[sids[ends]] = first[ends]
                 open_ended.append(sids[~ends])
-        elif at_end.any():
+        elif ending:
             # the partition ends: a thread whose closure reaches DONE past the last row
             cand = np.flatnonzero(at_end & wp.done_at_end[t_pc])
             if len(cand):
@@ -522,10 +618,8 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             if isinstance(data.at_partition_start, np.ndarray):
                 first_row &= data.at_partition_start[t_sid]
             at_start = first_row.astype(np.int64)
-        count = wp.count[at_start, t_pc]
-        if at_end.any():
-            count[at_end] = 0
-        total = int(count.sum())
+        ent_thread, ent_target = _entries(wp, at_start, t_pc, at_end if ending else None)
+        total = len(ent_thread)
         if total == 0:
             t_sid = t_sid[:0]  # every search ended
             if aside is None:
@@ -539,12 +633,10 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
             level += 1
             t_sid, t_pc, state = aside.check(level, t_sid, t_pc, state)
             continue
-        ent_thread = np.repeat(np.arange(len(t_sid)), count)
-        begin = np.cumsum(count) - count
-        within = np.arange(total) - np.repeat(begin, count)
-        ent_target = wp.targets[np.repeat(wp.ptr[at_start, t_pc], count) + within]
         ent_sid = t_sid[ent_thread]
-        signature = None if wp.signature is None else wp.signature[at_start, t_pc]
+        signature = None
+        if wp.signature is not None:
+            signature = partial(_per_pc, wp.signature, at_start, t_pc)
         keep = _dedup(t_sid, ent_sid, ent_target, ent_thread, state, wp.size, signature)
         done = ent_target == wp.done_pc
         if keep is not None:
@@ -563,10 +655,11 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         candidates = np.flatnonzero(alive)
         ent_label = wp.labels[ent_target[candidates]]
         ok = np.zeros(total, dtype=bool)
-        new_state = {k: np.empty(total, dtype=v.dtype) for k, v in state.items()}
-        present = np.flatnonzero(np.bincount(ent_label, minlength=num_labels))
-        for label in present.tolist():
-            sel = candidates[ent_label == label] if len(present) > 1 else candidates
+        groups = _by_label(candidates, ent_label, wp.label_ids, num_labels)
+        # the state a label of this step changes, per entry (the rest is its thread's)
+        changed = {k for label, _ in groups for k in wp.touches[label]}
+        new_state = {k: v[ent_thread] for k, v in state.items() if k in changed}
+        for label, sel in groups:
             parent = ent_thread[sel]
             r = rows[parent]
             passed = None if data.bits[label] is None else data.bits[label][r]
@@ -576,26 +669,31 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
                 near = valid[r] & valid[s] & (ticks[r] - ticks[s] <= data.limit)
                 passed = near if passed is None else passed & near
             if passed is not None and not passed.all():
-                sel, parent, r = sel[passed], parent[passed], r[passed]
+                at = np.flatnonzero(passed)  # cheaper than three boolean-mask gathers
+                sel, parent, r = sel[at], parent[at], r[at]
             if not len(sel):
                 continue
             t = vd.Threads(
                 label,
                 r,
-                t_sid[parent],
+                lambda p=parent, s=t_sid: s[p],
                 data.columns,
                 lambda p=parent, s=t_sid: (data.lows[s[p]], data.highs[s[p]]),
             )
-            t.state = vd.advance({k: v[parent] for k, v in state.items()}, label, r, t.current)
-            glue = wp.glue.get(label)
-            ok[sel] = True if glue is None else vd.verdict(glue, t)
-            for k, v in t.state.items():
-                new_state[k][sel] = v
+            needs = {k: state[k][parent] for k in wp.needs[label]}
+            t.state = vd.advance(needs, label, r, t.current)
+            glue = wp.verdicts.get(label)
+            ok[sel] = True if glue is None else glue(t)
+            for k in wp.touches[label]:
+                new_state[k][sel] = t.state[k]
         survivors = np.flatnonzero(ok)
-        state = {k: v[survivors] for k, v in new_state.items()}
+        came_from = ent_thread[survivors]
+        state = {
+            k: new_state[k][survivors] if k in new_state else v[came_from] for k, v in state.items()
+        }
         targets = ent_target[survivors]
-        parents.append(ent_thread[survivors].astype(np.int32))
-        label_of.append(wp.labels[targets].astype(np.int32))
+        parents.append(came_from.astype(np.int32))
+        label_of.append(wp.labels32[targets])
         excluded_of.append(wp.excluded[targets] if wp.any_excluded else wp.excluded[:0])
         t_sid = ent_sid[survivors]
         t_pc = targets + 1

@@ -340,3 +340,50 @@ def test_row_local_programs_searched_at_once_equal_the_dfa(pattern, skip, rows, 
         return
     assert not isinstance(together, tuple), (body, together)
     assert result(together) == (want_rows, want_atoms), body
+
+
+@pytest.mark.parametrize(
+    "setting", [("PADDED_WIDTH", 0), ("LABEL_LOOP_MAX", 0), ("PADDED_WIDTH", 1)]
+)
+def test_other_layouts_of_a_step_equal_one_by_one(setting, monkeypatch):
+    """A step's entries listed with np.repeat instead of the padded closure table, and
+    split by label after counting the labels, give the scalar matcher's results too."""
+    name, value = setting
+    monkeypatch.setattr(wave, name, value)
+    rng = random.Random(11)
+    for define in DEFINES:
+        for pattern in PATTERNS:
+            skip = rng.choice(SKIPS)
+            body, plan = plan_of(define, pattern, skip, "ONE ROW PER MATCH", False)
+            cols = with_precomputed(make_columns(rng, 30), plan)
+            program = dataclasses.replace(plan.program, _wave=None)
+            assert run(program, cols, 30) == run(scalar(plan.program), cols, 30), body
+
+
+SPECIAL_DEFINES = [
+    "B AS B.w >= A.w AND avg(B.w) < A.w + 1, C AS C.w > A.w + 1",
+    "B AS max(B.w) - min(B.w) < 2.5 AND B.w <= LAST(A.w), C AS C.w = FIRST(A.w)",
+    "B AS sum(U.w) > 3 OR B.w <> A.w * 2, C AS C.w / (A.w - 1) <= 3",
+    "B AS B.w - A.w < A.w - B.w, C AS greatest(C.w, A.w) = abs(C.w - A.w)",
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    define=st.sampled_from(SPECIAL_DEFINES),
+    pattern=st.sampled_from(["A B+ C", "(A | B)+ C?", "A B*? C"]),
+    skip=st.sampled_from(["PAST LAST ROW", "TO NEXT ROW"]),
+    size=st.integers(0, 30),
+    seed=st.integers(0, 100_000),
+    specials=st.sampled_from([(), (math.nan,), (math.inf, -math.inf), (math.nan, math.inf)]),
+)
+def test_nan_and_infinities_equal_one_by_one(define, pattern, skip, size, seed, specials):
+    """Comparisons skip the NaN rule only where no NaN can arise (``vector_define
+    .specials``): with NaN and infinities in the data, the answers stay the scalar
+    matcher's."""
+    body, plan = plan_of(define, pattern, skip, "ONE ROW PER MATCH", False)
+    rng = random.Random(seed)
+    cols = with_precomputed(make_columns(rng, size), plan)
+    choices = [*specials, 0.0, 1.0, 1.5, 2.0, -1.0, None]
+    cols["w"] = [rng.choice(choices) if rng.random() < 0.5 else w for w in cols["w"]]
+    assert run(plan.program, cols, size) == run(scalar(plan.program), cols, size), body
