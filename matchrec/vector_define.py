@@ -268,7 +268,8 @@ def advance(
             if kind == "count":
                 out[key] = values + 1 if every else values + ok
             elif kind == "sum":
-                out[key] = values + v if every else np.where(ok, values + v, values)
+                with np.errstate(invalid="ignore", over="ignore"):  # inf + -inf is NaN in Spark too
+                    out[key] = values + v if every else np.where(ok, values + v, values)
             else:
                 empty = state[("count", labels, name)] == 0
                 # NaN is the largest double in Spark: max keeps it, min skips it
