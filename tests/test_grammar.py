@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matchrec.grammar import parse_clause
+from matchrec.grammar.nesting import refuse_nested_recognition
 
 from matchrec.ast import (
     Alternation,
@@ -32,7 +33,7 @@ from matchrec.ast import (
     SqlExpr,
     Within,
 )
-from matchrec.errors import SqlSyntaxError
+from matchrec.errors import SemanticError, SqlSyntaxError
 
 CONFORMANCE = Path("/work/shared/conformance/standard")
 
@@ -906,3 +907,48 @@ def test_window_frame_mistakes_have_hints(body: str, at: str, hint: str) -> None
     err = syntax_error(body)
     assert err.pos == body.index(at)
     assert hint in (err.hint or "")
+
+
+# -- row pattern recognition nested in another, or in a recursive query ---------------
+
+NESTED_RECOGNITION = [
+    # a row pattern window in DEFINE of MATCH_RECOGNIZE
+    (
+        "SELECT * FROM t MATCH_RECOGNIZE (MEASURES 1 AS c PATTERN (A) DEFINE A AS "
+        "m OVER (MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND 5 FOLLOWING PATTERN (X) "
+        "DEFINE X AS true) > 0)",
+        "OVER (MEASURES 1 AS m",
+        "in row pattern recognition",
+    ),
+    # MATCH_RECOGNIZE in a subquery of a row pattern window's MEASURES
+    (
+        "SELECT m OVER (MEASURES (SELECT max(c) FROM u MATCH_RECOGNIZE (MEASURES 1 AS c "
+        "PATTERN (X) DEFINE X AS true)) AS m ROWS BETWEEN CURRENT ROW AND 5 FOLLOWING "
+        "PATTERN (A) DEFINE A AS true) FROM t",
+        "MATCH_RECOGNIZE (MEASURES 1 AS c",
+        "in row pattern recognition",
+    ),
+    # the recursive part of WITH RECURSIVE
+    (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r MATCH_RECOGNIZE "
+        "(MEASURES 1 AS c PATTERN (X) DEFINE X AS true) WHERE n < 3) SELECT * FROM r",
+        "MATCH_RECOGNIZE (MEASURES",
+        "in a recursive query (WITH RECURSIVE r)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "at", "message"), NESTED_RECOGNITION)
+def test_nested_row_pattern_recognition_is_refused_where_it_starts(sql, at, message) -> None:
+    with pytest.raises(SemanticError) as info:
+        refuse_nested_recognition(sql)
+    assert message in info.value.message
+    assert info.value.pos == sql.index(at)
+
+
+def test_row_pattern_recognition_beside_a_recursive_query_is_fine() -> None:
+    refuse_nested_recognition(
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3), "
+        "m AS (SELECT * FROM r MATCH_RECOGNIZE (MEASURES 1 AS c PATTERN (X) DEFINE X AS true)) "
+        "SELECT * FROM m"
+    )
