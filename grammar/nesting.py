@@ -7,15 +7,21 @@ inside another (a subquery or a window of MEASURES or DEFINE), and row pattern
 recognition in the recursive part of ``WITH RECURSIVE``. Without this check the scanners
 would each see only part of such a query and report a misleading syntax error, or Spark
 a missing table.
+
+A window specification with row pattern clauses (MEASURES, AFTER MATCH SKIP, INITIAL or
+SEEK, SUBSET, DEFINE) but no PATTERN is no row pattern window either: the scanners leave
+it to Spark, whose parser knows none of those words; it is refused here, at the clause.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from matchrec.errors import SemanticError
 
 from .query_scan import Token, _is, _word, tokenize
 
-__all__ = ["refuse_nested_recognition"]
+__all__ = ["refuse_nested_recognition", "refuse_row_pattern_clauses_without_pattern"]
 
 
 def refuse_nested_recognition(sql: str) -> None:
@@ -112,3 +118,84 @@ def _same_name(token: Token, name: Token) -> bool:
     if token.kind not in ("word", "quoted"):
         return False
     return token.text.strip('`"').upper() == name.text.strip('`"').upper()
+
+
+def _follows(*shapes: str) -> Callable[[list[Token], int], bool]:
+    """A check that the tokens after index ``k`` have ``shapes``: ``name`` (a word or a
+    quoted name), ``name(`` (that or ``(``), ``end`` (``)`` or a word), or a word itself."""
+
+    def fits(tok: Token, shape: str) -> bool:
+        if shape == "name":
+            return tok.kind in ("word", "quoted")
+        if shape == "name(":
+            return tok.kind in ("word", "quoted") or _is(tok, "(")
+        if shape == "end":
+            return tok.kind == "word" or _is(tok, ")")
+        return _is(tok, shape) or _word(tok, shape)
+
+    def check(tokens: list[Token], k: int) -> bool:
+        after = tokens[k + 1 : k + 1 + len(shapes)]
+        return len(after) == len(shapes) and all(map(fits, after, shapes))
+
+    return check
+
+
+#: the row pattern clauses of a window specification: first word -> (what the tokens
+#: after it look like, how the message names the clause)
+_PATTERN_CLAUSES: dict[str, tuple[Callable[[list[Token], int], bool], str]] = {
+    "MEASURES": (_follows("name("), "row pattern measures (MEASURES)"),
+    "AFTER": (_follows("MATCH", "SKIP"), "AFTER MATCH SKIP"),
+    "INITIAL": (_follows("end"), "the pattern search modifier INITIAL"),
+    "SEEK": (_follows("end"), "the pattern search modifier SEEK"),
+    "SUBSET": (_follows("name", "="), "union variables (SUBSET)"),
+    "DEFINE": (_follows("name", "AS"), "pattern variable definitions (DEFINE)"),
+}
+
+
+def refuse_row_pattern_clauses_without_pattern(sql: str) -> None:
+    """Raise :class:`~matchrec.errors.SemanticError` at the first row pattern clause of a
+    window specification (``OVER (...)``, ``WINDOW w AS (...)``) that has no PATTERN."""
+    tokens = tokenize(sql)
+    if not any(t.kind == "word" and t.text.upper() in _PATTERN_CLAUSES for t in tokens):
+        return
+    for o, c in sorted(_paren_pairs(tokens).items()):
+        if not _is_window_spec(tokens, o) or _holds_pattern(tokens, o, c):
+            continue
+        depth = 0
+        for k in range(o + 1, c):
+            tok = tokens[k]
+            depth += _is(tok, "(") - _is(tok, ")")
+            clause = _PATTERN_CLAUSES.get(tok.text.upper()) if tok.kind == "word" else None
+            if depth or clause is None or not _starts_clause(tokens[k - 1]):
+                continue
+            fits, what = clause
+            if fits(tokens, k):
+                raise SemanticError(
+                    f"this window has {what} but no PATTERN: they make no sense without one",
+                    sql=sql,
+                    pos=tok.start,
+                    hint="add PATTERN (...) and DEFINE to the window, after its frame "
+                    "ROWS BETWEEN CURRENT ROW AND ...",
+                )
+
+
+def _is_window_spec(tokens: list[Token], o: int) -> bool:
+    """Whether the ``(`` at ``o`` opens a window specification: ``OVER (`` or ``WINDOW w
+    AS (`` (also a later ``, v AS (`` of the WINDOW clause)."""
+    if o >= 1 and _word(tokens[o - 1], "OVER"):
+        return True
+    return (
+        o >= 3
+        and _word(tokens[o - 1], "AS")
+        and tokens[o - 2].kind in ("word", "quoted")
+        and (_word(tokens[o - 3], "WINDOW") or _is(tokens[o - 3], ","))
+        and any(_word(t, "WINDOW") for t in tokens[:o])
+    )
+
+
+def _starts_clause(before: Token) -> bool:
+    """Whether a clause word may start after ``before``: not an operand of BY, a comma or
+    an operator (``PARTITION BY subset``, ``ORDER BY a, seek``)."""
+    if before.kind == "punct":
+        return before.text in ("(", ")")
+    return not _word(before, "BY")

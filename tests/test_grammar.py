@@ -14,7 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matchrec.grammar import parse_clause
-from matchrec.grammar.nesting import refuse_nested_recognition
+from matchrec.grammar.nesting import (
+    refuse_nested_recognition,
+    refuse_row_pattern_clauses_without_pattern,
+)
 
 from matchrec.ast import (
     Alternation,
@@ -951,4 +954,40 @@ def test_row_pattern_recognition_beside_a_recursive_query_is_fine() -> None:
         "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3), "
         "m AS (SELECT * FROM r MATCH_RECOGNIZE (MEASURES 1 AS c PATTERN (X) DEFINE X AS true)) "
         "SELECT * FROM m"
+    )
+
+
+WITHOUT_PATTERN = [
+    (
+        "SELECT rank() OVER (MEASURES A.x AS m ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t",
+        "MEASURES",
+        "(MEASURES)",
+    ),
+    (
+        "SELECT rank() OVER w FROM t WINDOW w AS (ORDER BY k ROWS BETWEEN CURRENT ROW AND "
+        "1 FOLLOWING AFTER MATCH SKIP TO NEXT ROW)",
+        "AFTER",
+        "AFTER MATCH SKIP",
+    ),
+    ("SELECT count(*) OVER (ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING SEEK) FROM t", "SEEK", "SEEK"),
+    (
+        "SELECT count(*) OVER (ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING DEFINE B AS x > 0) FROM t",
+        "DEFINE",
+        "(DEFINE)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "at", "what"), WITHOUT_PATTERN)
+def test_row_pattern_clauses_of_a_window_without_pattern_are_refused(sql, at, what) -> None:
+    with pytest.raises(SemanticError) as info:
+        refuse_row_pattern_clauses_without_pattern(sql)
+    assert what in info.value.message and "no PATTERN" in info.value.message
+    assert info.value.pos == sql.index(at)
+
+
+def test_windows_named_like_row_pattern_clauses_are_plain_windows() -> None:
+    refuse_row_pattern_clauses_without_pattern(
+        "SELECT sum(x) OVER (PARTITION BY subset ORDER BY seek, measures ROWS BETWEEN "
+        "1 PRECEDING AND CURRENT ROW) FROM t"
     )
