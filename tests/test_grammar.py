@@ -991,3 +991,17 @@ def test_windows_named_like_row_pattern_clauses_are_plain_windows() -> None:
         "SELECT sum(x) OVER (PARTITION BY subset ORDER BY seek, measures ROWS BETWEEN "
         "1 PRECEDING AND CURRENT ROW) FROM t"
     )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "ORDER BY y ROWS CURRENT ROW PATTERN (A) DEFINE A AS true",
+        "MEASURES z AS m ROWS CURRENT ROW EXCLUDE NO OTHERS PATTERN (A) DEFINE A AS true",
+    ],
+)
+def test_rows_current_row_is_the_frame_of_the_current_row(body) -> None:
+    clause = parse_clause(body)
+    assert clause.frame is not None and clause.frame.end == "current"
+    assert clause.frame.pos == body.index("ROWS")
+    assert all(key.expr.text == "y" for key in clause.order_by)
