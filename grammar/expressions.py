@@ -46,9 +46,9 @@ CLAUSE_STARTS: dict[str, Callable[[Raw], bool]] = {
     "ONE": _is_word("ROW"),
     "ALL": _is_word("ROWS"),
     "AFTER": _is_word("MATCH"),
-    "ROWS": _is_word("BETWEEN"),  # a window's frame (row pattern recognition in a window)
-    "RANGE": _is_word("BETWEEN"),  # a frame type a row pattern window refuses
-    "GROUPS": _is_word("BETWEEN"),
+    "ROWS": _is_word("BETWEEN", "CURRENT"),  # a row pattern window's frame
+    "RANGE": _is_word("BETWEEN", "CURRENT"),  # a frame type a row pattern window refuses
+    "GROUPS": _is_word("BETWEEN", "CURRENT"),
     "EXCLUDE": _is_word("NO"),
     "INITIAL": _is_word("PATTERN"),
     "SEEK": _is_word("PATTERN"),
@@ -57,8 +57,8 @@ CLAUSE_STARTS: dict[str, Callable[[Raw], bool]] = {
     "SUBSET": _is_name,
     "DEFINE": _is_name,
 }
-#: words that start a window's frame (``ROWS BETWEEN CURRENT ROW ...``): a clause start
-#: only when BETWEEN and CURRENT or UNBOUNDED follow
+#: words that start a window's frame (``ROWS BETWEEN CURRENT ROW ...``, ``ROWS CURRENT
+#: ROW``): a clause start only when BETWEEN and CURRENT or UNBOUNDED, or CURRENT ROW follow
 _FRAME_UNITS = ("ROWS", "RANGE", "GROUPS")
 # Keywords that end an expression only where the grammar allows them after it (AS in
 # MEASURES; ASC, DESC, NULLS in ORDER BY), with the same kind of check where useful.
@@ -186,7 +186,8 @@ class _Extent:
         following = self.scanner.at(raw.end)
         if word in _FRAME_UNITS:  # `rows BETWEEN 1 AND 3` may be a column's test
             after = self.scanner.at(following.end) if following.kind == "word" else following
-            return _is_word("BETWEEN")(following) and _is_word("CURRENT", "UNBOUNDED")(after)
+            between = _is_word("BETWEEN")(following) and _is_word("CURRENT", "UNBOUNDED")(after)
+            return between or (_is_word("CURRENT")(following) and _is_word("ROW")(after))
         if word in CLAUSE_STARTS:
             return CLAUSE_STARTS[word](following)
         keyword = self.grammar.keywords.get(word)

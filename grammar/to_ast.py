@@ -135,6 +135,10 @@ class _ToAst(Transformer_NonRecursive):
         end, _ = children
         return {"frame": replace(end, pos=meta.start_pos)}
 
+    @v_args(meta=True)
+    def window_frame_current_row(self, meta, children: list) -> dict:
+        return {"frame": ast.WindowFrame("current", pos=meta.start_pos)}
+
     def frame_following(self, children: list[Token]) -> ast.WindowFrame:
         expression, _ = children
         if " ".join(expression.split()).upper() == "UNBOUNDED":

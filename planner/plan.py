@@ -396,6 +396,8 @@ def check_output_columns(clause: ast.MatchRecognizeClause) -> None:
     """Refuse a clause whose result has no columns: ONE ROW PER MATCH with neither
     PARTITION BY nor MEASURES (what a relation of no columns would mean in a query is
     nothing Spark can hold). The doors that build a result call it before planning."""
+    if clause.in_window:
+        return  # a window's rows are the input's, with or without measures
     if clause.rows_per_match.mode == "one" and not clause.partition_by and not clause.measures:
         raise SemanticError(
             "pattern recognition output table has no columns: ONE ROW PER MATCH outputs the "

@@ -368,7 +368,39 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_shape(tree, expr, sql)
     _check_writable(tree, expr, sql)
-    return higher_order_exists(tree)
+    return quoted_spark_calls(higher_order_exists(tree))
+
+
+#: Spark aggregates whose names are also row pattern navigations: a quoted name
+#: (```first`(x)``, ``"LAST"(x)``) is the function of that name, as in Spark, never the
+#: navigation (as Trino: a quoted PREV, CLASSIFIER, ... is no row pattern function either,
+#: and Spark then finds no function of that name). Spark's ``first``/``last`` are its
+#: ``first_value``/``last_value``.
+_QUOTED_AGGREGATES: dict[str, type[exp.Func]] = {"FIRST": exp.FirstValue, "LAST": exp.LastValue}
+
+
+def quoted_spark_calls(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each call of a quoted name in :data:`_QUOTED_AGGREGATES` as the Spark
+    aggregate it names (``first`(x, true)`` keeps its NULL-skipping flag as IGNORE NULLS)."""
+    for node in list(tree.find_all(exp.Anonymous)):
+        ident = node.this
+        if not (isinstance(ident, exp.Identifier) and ident.quoted):
+            continue
+        build = _QUOTED_AGGREGATES.get(ident.this.upper())
+        args = list(node.expressions)
+        if build is None or not 1 <= len(args) <= 2:
+            continue
+        if len(args) == 2 and not isinstance(args[1], exp.Boolean):
+            continue
+        call: exp.Expression = build(this=args[0])
+        if len(args) == 2 and args[1].this:
+            call = exp.IgnoreNulls(this=call)
+        call.meta.update(node.meta)
+        if node is tree:
+            tree = call
+        else:
+            node.replace(call)
+    return tree
 
 
 def _check_writable(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:

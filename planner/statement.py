@@ -12,6 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from matchrec.grammar import parse_clause
+from matchrec.grammar.nesting import (
+    refuse_nested_recognition,
+    refuse_row_pattern_clauses_without_pattern,
+)
 from matchrec.grammar.parameters import bind_parameters
 from matchrec.grammar.parser import parse_dynamic
 from matchrec.grammar.query_scan import (
@@ -51,6 +55,7 @@ def read_statement(
     first as :func:`~matchrec.grammar.query_scan.find_match_recognize` orders them, each
     with its parsed clause. All are parsed before the caller plans any, so a syntax error
     anywhere in the query is reported first."""
+    refuse_nested_recognition(query)
     return [
         (
             o,
@@ -75,6 +80,8 @@ def clause_bodies(query: str) -> list[tuple[int, int]]:
     window specification with a row pattern, none when
     it holds no clause; raises :class:`~matchrec.errors.SqlSyntaxError` as
     :func:`read_statement` does when one is malformed around its parentheses."""
+    refuse_nested_recognition(query)
+    refuse_row_pattern_clauses_without_pattern(query)
     bodies = [(o.body_start, o.body_end) for o in find_match_recognize(query)]
     # row pattern recognition in windows: each window specification with a pattern
     bodies += [(s.body_start, s.body_end) for w in find_pattern_windows(query) for s in w.specs]

@@ -14,6 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from matchrec.grammar import parse_clause
+from matchrec.grammar.nesting import (
+    refuse_nested_recognition,
+    refuse_row_pattern_clauses_without_pattern,
+)
 
 from matchrec.ast import (
     Alternation,
@@ -32,7 +36,7 @@ from matchrec.ast import (
     SqlExpr,
     Within,
 )
-from matchrec.errors import SqlSyntaxError
+from matchrec.errors import SemanticError, SqlSyntaxError
 
 CONFORMANCE = Path("/work/shared/conformance/standard")
 
@@ -906,3 +910,98 @@ def test_window_frame_mistakes_have_hints(body: str, at: str, hint: str) -> None
     err = syntax_error(body)
     assert err.pos == body.index(at)
     assert hint in (err.hint or "")
+
+
+# -- row pattern recognition nested in another, or in a recursive query ---------------
+
+NESTED_RECOGNITION = [
+    # a row pattern window in DEFINE of MATCH_RECOGNIZE
+    (
+        "SELECT * FROM t MATCH_RECOGNIZE (MEASURES 1 AS c PATTERN (A) DEFINE A AS "
+        "m OVER (MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND 5 FOLLOWING PATTERN (X) "
+        "DEFINE X AS true) > 0)",
+        "OVER (MEASURES 1 AS m",
+        "in row pattern recognition",
+    ),
+    # MATCH_RECOGNIZE in a subquery of a row pattern window's MEASURES
+    (
+        "SELECT m OVER (MEASURES (SELECT max(c) FROM u MATCH_RECOGNIZE (MEASURES 1 AS c "
+        "PATTERN (X) DEFINE X AS true)) AS m ROWS BETWEEN CURRENT ROW AND 5 FOLLOWING "
+        "PATTERN (A) DEFINE A AS true) FROM t",
+        "MATCH_RECOGNIZE (MEASURES 1 AS c",
+        "in row pattern recognition",
+    ),
+    # the recursive part of WITH RECURSIVE
+    (
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r MATCH_RECOGNIZE "
+        "(MEASURES 1 AS c PATTERN (X) DEFINE X AS true) WHERE n < 3) SELECT * FROM r",
+        "MATCH_RECOGNIZE (MEASURES",
+        "in a recursive query (WITH RECURSIVE r)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "at", "message"), NESTED_RECOGNITION)
+def test_nested_row_pattern_recognition_is_refused_where_it_starts(sql, at, message) -> None:
+    with pytest.raises(SemanticError) as info:
+        refuse_nested_recognition(sql)
+    assert message in info.value.message
+    assert info.value.pos == sql.index(at)
+
+
+def test_row_pattern_recognition_beside_a_recursive_query_is_fine() -> None:
+    refuse_nested_recognition(
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 3), "
+        "m AS (SELECT * FROM r MATCH_RECOGNIZE (MEASURES 1 AS c PATTERN (X) DEFINE X AS true)) "
+        "SELECT * FROM m"
+    )
+
+
+WITHOUT_PATTERN = [
+    (
+        "SELECT rank() OVER (MEASURES A.x AS m ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM t",
+        "MEASURES",
+        "(MEASURES)",
+    ),
+    (
+        "SELECT rank() OVER w FROM t WINDOW w AS (ORDER BY k ROWS BETWEEN CURRENT ROW AND "
+        "1 FOLLOWING AFTER MATCH SKIP TO NEXT ROW)",
+        "AFTER",
+        "AFTER MATCH SKIP",
+    ),
+    ("SELECT count(*) OVER (ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING SEEK) FROM t", "SEEK", "SEEK"),
+    (
+        "SELECT count(*) OVER (ROWS BETWEEN CURRENT ROW AND 1 FOLLOWING DEFINE B AS x > 0) FROM t",
+        "DEFINE",
+        "(DEFINE)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("sql", "at", "what"), WITHOUT_PATTERN)
+def test_row_pattern_clauses_of_a_window_without_pattern_are_refused(sql, at, what) -> None:
+    with pytest.raises(SemanticError) as info:
+        refuse_row_pattern_clauses_without_pattern(sql)
+    assert what in info.value.message and "no PATTERN" in info.value.message
+    assert info.value.pos == sql.index(at)
+
+
+def test_windows_named_like_row_pattern_clauses_are_plain_windows() -> None:
+    refuse_row_pattern_clauses_without_pattern(
+        "SELECT sum(x) OVER (PARTITION BY subset ORDER BY seek, measures ROWS BETWEEN "
+        "1 PRECEDING AND CURRENT ROW) FROM t"
+    )
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "ORDER BY y ROWS CURRENT ROW PATTERN (A) DEFINE A AS true",
+        "MEASURES z AS m ROWS CURRENT ROW EXCLUDE NO OTHERS PATTERN (A) DEFINE A AS true",
+    ],
+)
+def test_rows_current_row_is_the_frame_of_the_current_row(body) -> None:
+    clause = parse_clause(body)
+    assert clause.frame is not None and clause.frame.end == "current"
+    assert clause.frame.pos == body.index("ROWS")
+    assert all(key.expr.text == "y" for key in clause.order_by)

@@ -2,7 +2,9 @@
 
 Each file holds the assertions of one Trino test method group (TestRowPatternMatching,
 TestAggregationsInRowPatternMatching, TestCopyAggregationStateInRowPatternMatching,
-TestExpressionRewriteInRowPatternMatching) in Spark SQL; each record names its source.
+TestExpressionRewriteInRowPatternMatching; the analyzer's, parser's and matcher's checks
+of row patterns from TestAnalyzer, TestSqlParser and TestPatternMatchingMachine in the
+``analyzer_*`` files) in Spark SQL; each record names its source.
 The files run here through the query-suite runner (:func:`matchrec.runtime.slt.run_file`),
 one test per file in the shared session; ``conftest.py`` keeps the ``.slt`` plugin from
 collecting them a second time (``pytest tests/trino_cases/<file>.slt`` still runs one file
