@@ -339,6 +339,27 @@ def _calls_table_function(tokens: list[Token], k: int) -> bool:
     )
 
 
+#: tokens that end a join condition, never a relation: what MATCH_RECOGNIZE would read
+#: after ``a JOIN b ON a.k = b.k`` or ``USING (k)`` is part of the condition
+_CONDITION_TOKENS = {"ON", "USING", "AND", "OR", "NOT", "=", "==", "<", ">", "<=", ">="}
+_CONDITION_TOKENS |= {"<>", "!=", "<=>", "+", "-", "*", "/", "%", "||"}
+
+
+def _refuse_join_condition(tokens: list[Token], start: int, keyword: str, sql: str) -> None:
+    """A MATCH_RECOGNIZE right after a join's ON or USING condition is an error (the
+    clause applies to one table or subquery, as in the standard and Trino), not a read
+    of the condition's last name as a table."""
+    if start >= 1 and tokens[start - 1].text.upper() in _CONDITION_TOKENS:
+        raise SqlSyntaxError(
+            f"{keyword} follows a join condition: it applies to one table or subquery, "
+            "not to a join",
+            sql=sql,
+            pos=tokens[start].start,
+            hint=f"join in a subquery first: FROM (SELECT ... FROM a JOIN b ON ...) {keyword} "
+            f"( ... ), or to one side: JOIN (SELECT * FROM b {keyword} ( ... )) m ON ...",
+        )
+
+
 def _refuse_nesting(tokens: list[Token], k: int, spans: list[tuple[int, int]], sql: str) -> None:
     """A MATCH_RECOGNIZE at token ``k`` inside the body of an earlier one (in a subquery
     of its MEASURES or DEFINE) is an error, as the standard and Trino say."""
@@ -380,6 +401,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
         prev = tokens[k - 1]
         found_relation = _relation(tokens, k)
         if found_relation is not None:
+            _refuse_join_condition(tokens, found_relation[0], keyword, sql)
             rel_start, relation_aliased = tokens[found_relation[0]].start, found_relation[1]
             relation_name = found_relation[2]
         else:

@@ -41,7 +41,14 @@ from .python_udfs import PythonLookup
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
 from .sql_functions import FunctionLookup, inline_sql_functions
-from .sqltext import MatchRecognizeDialect, call_name, node_pos, parse_expression, quote
+from .sqltext import (
+    MatchRecognizeDialect,
+    call_name,
+    call_start,
+    node_pos,
+    parse_expression,
+    quote,
+)
 from .type_checks import (
     TypeCheck,
     build_check,
@@ -450,6 +457,27 @@ class Lowering:
         if check is not None:
             self.define_checks.append(check)
 
+    def check_percentages(
+        self, func: str, args: list[exp.Expression], node: exp.Expression, base: int
+    ) -> None:
+        """A literal percentage (or array of them) of a percentile aggregate must be between
+        0 and 1, as Spark's analyser requires (every door, the table function's too)."""
+        at = PERCENTAGE_ARGUMENT.get(func)
+        if at is None or len(args) <= at:
+            return
+        arg = args[at]
+        items = arg.expressions if isinstance(arg, exp.Array) else [arg]
+        for item in items:
+            value = _number(item)
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise SemanticError(
+                    f"Spark rejects {user_text(node, self.sql, base)}: the percentage must be "
+                    f"between [0.0, 1.0] (current value = {_excerpt(item)})",
+                    sql=self.sql,
+                    pos=call_start(self.sql, node_pos(node, base, self.sql), base),
+                    hint="write a fraction, e.g. 0.95 for the 95th percentile",
+                )
+
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
         """The arguments of navigation call ``node``; it needs at least one."""
         args = list(node.expressions)
@@ -651,6 +679,7 @@ class Lowering:
             )
         labels = self.aggregated_labels(func, args, node, base)
         self.check_numeric_arguments(func, args, base, in_define)
+        self.check_percentages(func, args, node, base)
         if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
             args = [_spark_hash(args[0]), *args[1:]]
         sources = [self.row_source(a, base, func) for a in args]
@@ -712,6 +741,29 @@ class Lowering:
                 qualifiers[q] = _first_ref(a, q) or a
         qualifier = next(iter(qualifiers)) if qualifiers else None
         return self.label_set(qualifier, qualifiers.get(qualifier, node), base)
+
+
+#: aggregates with a percentage argument, and its position
+PERCENTAGE_ARGUMENT: dict[str, int] = {
+    "PERCENTILE": 1,
+    "PERCENTILE_APPROX": 1,
+    "APPROX_PERCENTILE": 1,
+}
+
+
+def _number(node: exp.Expression) -> float | None:
+    """The value of a numeric literal, signed or in parentheses; None for anything else."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    sign = 1.0
+    if isinstance(node, exp.Neg):
+        sign, node = -1.0, node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return sign * float(node.this)
+        except ValueError:
+            return None
+    return None
 
 
 _NULL_STRING = exp.Cast(this=exp.Null(), to=exp.DataType(this=exp.DataType.Type.VARCHAR))

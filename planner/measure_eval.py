@@ -22,6 +22,7 @@ imports Spark.
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -620,6 +621,28 @@ def _integral_range(t: exp.DataType.Type) -> int:
     return 2 ** (8 * {T.TINYINT: 1, T.SMALLINT: 2, T.INT: 4, T.BIGINT: 8}[t] - 1)
 
 
+#: CAST targets the DEFINE glue converts as the table function does (``cast_converter``)
+_GLUE_CASTS = {*_INTEGRAL, *_FRACTIONAL, T.DECIMAL, *_STRINGS, T.BOOLEAN}
+
+
+def cast_converter(to: exp.DataType) -> tuple[str, Callable[[Value], Value]] | None:
+    """For the DEFINE glue: Spark's name of CAST target ``to`` and the conversion of a
+    non-NULL value to it (raising when it does not convert); None for a target it leaves
+    to Spark (dates, timestamps, intervals, nested types)."""
+    target = _spark_target(to)
+    convert = _converter(target) if target.this in _GLUE_CASTS else None
+    return None if convert is None else (target.sql("spark").upper(), convert)
+
+
+def _to_float32(v: float) -> float:
+    """``v`` rounded to the nearest FLOAT (Java's ``(float) d``: infinite beyond its range),
+    so that arithmetic on a CAST to FLOAT reads the value Spark's does."""
+    try:
+        return struct.unpack("f", struct.pack("f", v))[0]
+    except OverflowError:
+        return math.copysign(math.inf, v)
+
+
 def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     """A function turning a non-NULL Python value into a value of type ``t`` (raises
     ValueError/TypeError/ArithmeticError when it cannot), or None when ``t`` is unknown."""
@@ -638,6 +661,8 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
             return result
 
         return to_int
+    if kind == T.FLOAT:
+        return lambda v: _to_float32(float(v.strip() if isinstance(v, str) else v))
     if kind in _FRACTIONAL:
         return lambda v: float(v.strip() if isinstance(v, str) else v)
     if kind == T.DECIMAL:

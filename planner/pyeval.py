@@ -588,6 +588,10 @@ def compile_glue(
     if isinstance(node, exp.Coalesce):
         parts = [child(node.this), *(child(e) for e in node.expressions)]
         return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)
+    if isinstance(node, exp.Cast):
+        cast = _glue_cast(node, child, where, sql, ansi)
+        if cast is not None:
+            return cast
     name = _FUNCTION_NODES.get(type(node))
     if name is None and isinstance(node, exp.Anonymous):
         name = str(node.this).upper()
@@ -619,6 +623,46 @@ def compile_glue(
         "works); a function of one row is Spark's: compute it per row in a subquery (f(x) AS "
         "fx) and compare those columns, e.g. B.fx > A.fx",
     )
+
+
+def _glue_cast(
+    node: exp.Cast, child: Compile, where: Callable[[exp.Expression], int], sql: str, ansi: bool
+) -> Evaluator | None:
+    """CAST (TRY_CAST, ``::``) of a value of several rows to a number, a string or a
+    BOOLEAN, with the conversions the table function computes measures with (Spark's
+    rules, ``planner.measure_eval``); None for other targets (dates and timestamps read
+    the session's zone and formats: refused as before). A value that does not convert is
+    NULL for TRY_CAST, and for a string without ANSI mode, as in Spark; otherwise a
+    positioned error (Spark's CAST_INVALID_INPUT or CAST_OVERFLOW under ANSI mode; without
+    it Spark would wrap an integer around, which matchrec does not imitate)."""
+    from .measure_eval import cast_converter  # measure_eval builds on this module
+
+    found = cast_converter(node.to)
+    if found is None:
+        return None
+    target, convert = found
+    inner = child(node.this)
+    safe = isinstance(node, exp.TryCast) or bool(node.args.get("safe"))
+    pos = where(node)
+
+    def evaluate(ctx: MatchContext) -> Any:
+        v = inner(ctx)
+        if v is None:
+            return None
+        try:
+            return convert(v)
+        except (ValueError, TypeError, ArithmeticError):
+            if safe or (not ansi and isinstance(v, str)):
+                return None
+            raise MatchRuntimeError(
+                f"cannot cast {v!r} to {target}"
+                + ("" if ansi else " (out of range: matchrec does not wrap it around)"),
+                sql=sql,
+                pos=pos,
+                hint="use TRY_CAST to get NULL instead",
+            ) from None
+
+    return evaluate
 
 
 def _written_as_call(

@@ -412,11 +412,11 @@ def _check_writable(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
         node, reason = found
         pos = node_pos(node, expr.pos, sql)
         if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary)):
-            pos = _call_start(sql, pos, expr.pos)
+            pos = call_start(sql, pos, expr.pos)
         raise UnsupportedSqlError(reason, sql=sql, pos=pos)
 
 
-def _call_start(sql: str, pos: int, base: int) -> int:
+def call_start(sql: str, pos: int, base: int) -> int:
     """The offset of the function name whose ``(`` comes right before ``pos`` (a call's
     first argument), or ``pos`` when no name is there."""
     i = pos

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from matchrec.planner.plan import MatchPlan, quote
+from matchrec.planner.sqltext import call_start
 from matchrec.planner.type_checks import TypeCheck, mismatch
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
@@ -87,15 +88,18 @@ def _raise_rejected_atom(df: DataFrame, plan: MatchPlan, atoms: list) -> None:
     for atom in atoms:
         err = _analysed(df, [atom.probe])
         if isinstance(err, AnalysisException):
-            reason = str(err).split("\n")[0]
-            reason = re.sub(r"\s*SQLSTATE: \w+;?.*$", "", reason)
             raise SemanticError(
-                f"Spark rejects {atom.text}: {reason}",
+                f"Spark rejects {atom.text}: {_reason(err)}",
                 sql=plan.clause.sql,
                 pos=atom.pos,
                 hint="the arguments must be what Spark's function takes",
             ) from None
     _ = df.selectExpr(*(a.probe for a in atoms)).schema  # only together: Spark's own error
+
+
+def _reason(err: AnalysisException) -> str:
+    """The first line of Spark's message, without its SQLSTATE and plan."""
+    return re.sub(r"\s*SQLSTATE: \w+;?.*$", "", str(err).split("\n")[0])
 
 
 def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> None:
@@ -111,6 +115,31 @@ def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> Non
         error = None if types is None else mismatch(check, types, ansi, plan.clause.sql)
         if error is not None:
             raise error
+    _raise_rejected_operand(df, plan, [c for c, t in zip(checks, typed) if t is None])
+
+
+def _raise_rejected_operand(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> None:
+    """Raise, at the smallest operand of ``checks`` Spark rejects for its arguments'
+    types or values (``percentile(price, 2)`` in DEFINE, which the matcher computes
+    itself), Spark's reason; an operand Spark cannot analyse for another reason (a
+    probe of what only the matcher computes) is left to the matcher."""
+    rejected = []
+    for operand in {o for check in checks for o in check.operands}:
+        err = _analysed(df, [operand.probe])
+        if isinstance(err, AnalysisException) and (err.getCondition() or "").startswith(
+            "DATATYPE_MISMATCH"
+        ):
+            rejected.append((len(operand.text), operand.pos, operand, err))
+    if rejected:
+        *_, operand, err = min(rejected, key=lambda r: r[:2])
+        raise SemanticError(
+            f"Spark rejects {operand.text}: {_reason(err)}",
+            sql=plan.clause.sql,
+            pos=call_start(plan.clause.sql, operand.pos, 0)  # a call: at its name
+            if re.match(r"\w+\s*\(", operand.text)
+            else operand.pos,
+            hint="the arguments must be what Spark's function takes",
+        ) from None
 
 
 def _operand_types(df: DataFrame, checks: list[TypeCheck]) -> list[list[str]] | None:

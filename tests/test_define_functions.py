@@ -481,6 +481,20 @@ TWO_ROW_CALLS = [
     "array_append(array(N.n, S.n), S.v)",
     "array_prepend(array(N.s), S.s)",
     "array_append(array(N.d), S.d)",
+    # CAST, TRY_CAST and :: of a value of two rows to numbers, strings, BOOLEAN
+    "CAST(N.n + S.n AS DOUBLE)",
+    "CAST(N.n + S.n AS FLOAT)",
+    "CAST(N.v * S.n AS STRING)",
+    "CAST(N.n * S.n AS DECIMAL(4, 1))",
+    "try_cast(N.v - S.v AS DECIMAL(5, 2))",
+    "try_cast(N.v + S.v AS INT)",
+    "try_cast(concat(N.s, S.n) AS INT)",
+    "try_cast(concat(S.n, '.', N.n) AS DOUBLE)",
+    "try_cast(concat(N.s, S.s) AS BOOLEAN)",
+    "(N.n - S.n)::bigint",
+    "CAST(N.n - S.n AS BOOLEAN)",
+    "CAST(N.n < S.n AS INT)",
+    "CAST(CAST(N.v AS FLOAT) * S.n AS FLOAT)",
 ]
 
 
@@ -513,6 +527,15 @@ def test_functions_of_two_rows_equal_spark(spark, call):
             for k in missing[:5]
         ]
         raise AssertionError(f"{call}: {len(missing)} pairs differ from Spark, e.g. {shown}")
+
+
+@pytest.mark.parametrize(
+    "call", ["CAST(concat(N.s, S.n) AS INT)", "CAST(concat(S.n, N.s) AS DOUBLE)"]
+)
+def test_a_cast_of_two_rows_of_a_malformed_string_without_ansi_is_null_as_spark(
+    spark, ansi_off, call
+):
+    test_functions_of_two_rows_equal_spark(spark, call)
 
 
 def _python_udfs() -> list[tuple]:

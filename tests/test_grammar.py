@@ -821,6 +821,26 @@ def test_the_input_relation_is_found_with_its_alias(query: str, relation, aliase
 
 
 @pytest.mark.parametrize(
+    ("query", "at"),
+    [
+        ("FROM a JOIN b USING (k, o) MATCH_RECOGNIZE (X)", "(k, o)"),
+        ("FROM a JOIN b ON a.k = b.k MATCH_RECOGNIZE (X)", "b.k MATCH"),
+        ("FROM a JOIN b ON a.k = b.k AND (a.o < b.o) MATCH_RECOGNIZE (X)", "b.k AND"),
+    ],
+)
+def test_match_recognize_after_a_join_condition_is_a_positioned_error(query, at) -> None:
+    """Not a read of the condition's last name (``b.k``) as a table, or of ``USING``'s
+    columns as a subquery."""
+    from matchrec.grammar.query_scan import find_match_recognize
+
+    sql = f"SELECT * {query}"
+    with pytest.raises(SqlSyntaxError, match="follows a join condition") as info:
+        find_match_recognize(sql)
+    assert info.value.column == sql.index(at) + 1
+    assert "subquery" in info.value.hint
+
+
+@pytest.mark.parametrize(
     ("rows", "mode", "empty", "timeouts"),
     [
         ("ONE ROW PER MATCH WITH LATE ROWS", "one", "show", False),

@@ -682,6 +682,46 @@ def test_a_numeric_aggregate_of_strings_is_a_positioned_error(
     assert message in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("define", "at", "reason"),
+    [
+        # the matcher computes an aggregate of DEFINE itself: Spark's check of its
+        # arguments is done when the query is built, in every door
+        ("percentile(v, 2) > 0", "percentile", "percentage must be between"),
+        ("v > approx_percentile(A.v, array(0.5, 1.5))", "approx_percentile", "percentage"),
+    ],
+)
+def test_an_aggregate_in_define_spark_rejects_is_a_positioned_error(
+    spark, events, define, at, reason
+):
+    body = f"ORDER BY o\nMEASURES count(*) AS n\nPATTERN (A B+) DEFINE B AS {define}"
+    for run in (
+        lambda: matchrec.match_recognize(spark.table("mr_parity"), body),
+        lambda: matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})"),
+    ):
+        with pytest.raises(SemanticError) as info:
+            run()
+        assert info.value.message.startswith("Spark rejects ")
+        assert reason in info.value.message
+        assert (info.value.line, info.value.column) == (3, body.splitlines()[2].index(at) + 1)
+    with pytest.raises(AnalysisException, match=reason):
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})").collect()
+    with pytest.raises(AnalysisException, match=reason):  # Spark's own verdict
+        spark.sql(f"SELECT {define.replace('A.', '')} FROM mr_parity").collect()
+
+
+def test_an_argument_spark_rejects_in_define_is_told_at_the_aggregate(spark, events):
+    # not a percentage: Spark's analyser is asked, as for a measure
+    body = (
+        "ORDER BY o\nMEASURES count(*) AS n\n"
+        "PATTERN (A B+) DEFINE B AS v > percentile_approx(v, 0.5, 0)"
+    )
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})")
+    assert "accuracy must be between" in info.value.message
+    assert (info.value.line, info.value.column) == (3, body.splitlines()[2].index("percentile") + 1)
+
+
 def test_an_aggregate_spark_rejects_is_a_positioned_error(spark, events):
     body = "ORDER BY o\nMEASURES percentile(v, 1.5) AS p\nPATTERN (A+) DEFINE A AS true"
     with pytest.raises(SemanticError) as info:

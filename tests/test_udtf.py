@@ -555,7 +555,9 @@ FUNCTION_CASES = {
                  aggregate(FIRST(arr), 0, (acc, x) -> acc + x) AS total,
                  LAST(m)['k'] + FIRST(n) AS mk, LAST(ts) + make_interval(0, 0, 0, 1, 2) AS later,
                  date_add(FIRST(day), LAST(n)) AS shifted,
-                 timestampdiff(MONTH, FIRST(ts), LAST(ts)) AS months
+                 timestampdiff(MONTH, FIRST(ts), LAST(ts)) AS months,
+                 CAST(LAST(price) / 3 AS FLOAT) * 2 AS float_twice,
+                 CAST(FIRST(price) / 7 AS FLOAT) + CAST(LAST(price) AS FLOAT) AS fsum
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
