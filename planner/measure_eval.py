@@ -634,6 +634,38 @@ def cast_converter(to: exp.DataType) -> tuple[str, Callable[[Value], Value]] | N
     return None if convert is None else (target.sql("spark").upper(), convert)
 
 
+def _wrapped(n: int, bits: int) -> int:
+    """``n``'s low ``bits`` bits as a signed integer (Java's narrowing of integers)."""
+    n &= (1 << bits) - 1
+    return n - (1 << bits) if n >> (bits - 1) else n
+
+
+def legacy_cast(to: exp.DataType) -> Callable[[Value], Value]:
+    """Without ANSI mode, what Spark's CAST to ``to`` gives for a value the ANSI cast
+    refuses: a number to an integer type is narrowed as Java narrows (a double or float
+    saturates at INT, or BIGINT for a BIGINT target, NaN is 0, then the low bits are
+    kept; an integer or DECIMAL, truncated, keeps its low bits), anything else is NULL
+    (a malformed string, a DECIMAL out of its precision)."""
+    kind = _spark_target(to).this
+    if kind not in _INTEGRAL:
+        return lambda v: None
+    bits = 8 * {T.TINYINT: 1, T.SMALLINT: 2, T.INT: 4, T.BIGINT: 8}[kind]
+    wide = 64 if bits == 64 else 32
+
+    def narrow(v: Value) -> Value:
+        if isinstance(v, float):
+            if math.isnan(v):
+                return 0
+            low, high = -(2 ** (wide - 1)), 2 ** (wide - 1) - 1
+            whole = (high if v > 0 else low) if math.isinf(v) else int(v)
+            return _wrapped(min(max(whole, low), high), bits)
+        if isinstance(v, (int, Decimal)):
+            return _wrapped(_wrapped(int(v), 64), bits)
+        return None
+
+    return narrow
+
+
 def _to_float32(v: float) -> float:
     """``v`` rounded to the nearest FLOAT (Java's ``(float) d``: infinite beyond its range),
     so that arithmetic on a CAST to FLOAT reads the value Spark's does."""
@@ -852,6 +884,7 @@ class _MeasureCompiler:
             raise self.error(f"CAST to {node.to.sql('spark')} is not supported here", _HINT)
         inner = self.compile(node.this)
         safe = bool(node.args.get("safe"))
+        legacy = legacy_cast(target)
 
         def evaluate(vals: Sequence[Value]) -> Value:
             v = inner(vals)
@@ -862,6 +895,8 @@ class _MeasureCompiler:
             except (ValueError, TypeError, ArithmeticError, InvalidOperation):
                 if safe:
                     return None
+                if not self.ansi:
+                    return legacy(v)
                 raise MatchRuntimeError(
                     f"cannot cast {v!r} to {target.sql('spark')}",
                     sql=self.sql,

@@ -632,17 +632,19 @@ def _glue_cast(
     BOOLEAN, with the conversions the table function computes measures with (Spark's
     rules, ``planner.measure_eval``); None for other targets (dates and timestamps read
     the session's zone and formats: refused as before). A value that does not convert is
-    NULL for TRY_CAST, and for a string without ANSI mode, as in Spark; otherwise a
-    positioned error (Spark's CAST_INVALID_INPUT or CAST_OVERFLOW under ANSI mode; without
-    it Spark would wrap an integer around, which matchrec does not imitate)."""
-    from .measure_eval import cast_converter  # measure_eval builds on this module
+    NULL for TRY_CAST; without ANSI mode it is what Spark's cast gives (a number narrowed
+    to an integer type as Java narrows, otherwise NULL: ``measure_eval.legacy_cast``);
+    under ANSI mode a positioned error (Spark's CAST_INVALID_INPUT or CAST_OVERFLOW)."""
+    from .measure_eval import cast_converter, legacy_cast  # measure_eval builds on this
 
     found = cast_converter(node.to)
     if found is None:
         return None
     target, convert = found
+    legacy = legacy_cast(node.to)
     inner = child(node.this)
-    safe = isinstance(node, exp.TryCast) or bool(node.args.get("safe"))
+    # the dialect parses every CAST as a TryCast (Spark's legacy casts); TRY_CAST is safe
+    safe = bool(node.args.get("safe"))
     pos = where(node)
 
     def evaluate(ctx: MatchContext) -> Any:
@@ -652,11 +654,12 @@ def _glue_cast(
         try:
             return convert(v)
         except (ValueError, TypeError, ArithmeticError):
-            if safe or (not ansi and isinstance(v, str)):
+            if safe:
                 return None
+            if not ansi:
+                return legacy(v)
             raise MatchRuntimeError(
-                f"cannot cast {v!r} to {target}"
-                + ("" if ansi else " (out of range: matchrec does not wrap it around)"),
+                f"cannot cast {v!r} to {target}",
                 sql=sql,
                 pos=pos,
                 hint="use TRY_CAST to get NULL instead",

@@ -530,12 +530,46 @@ def test_functions_of_two_rows_equal_spark(spark, call):
 
 
 @pytest.mark.parametrize(
-    "call", ["CAST(concat(N.s, S.n) AS INT)", "CAST(concat(S.n, N.s) AS DOUBLE)"]
+    "call",
+    [
+        "CAST(concat(N.s, S.n) AS INT)",
+        "CAST(concat(S.n, N.s) AS DOUBLE)",
+        # out of range: narrowed as Spark narrows without ANSI mode, or NULL
+        "CAST(N.v + S.v AS INT)",
+        "CAST(N.v * S.v AS TINYINT)",
+        "CAST(N.v - S.n AS BIGINT)",
+        "CAST(N.n * S.n AS SMALLINT)",
+        "CAST(CAST(N.n AS DECIMAL(12, 1)) * S.n AS TINYINT)",
+        "CAST(N.v * S.v AS DECIMAL(4, 1))",
+    ],
 )
-def test_a_cast_of_two_rows_of_a_malformed_string_without_ansi_is_null_as_spark(
-    spark, ansi_off, call
-):
+def test_a_cast_of_two_rows_without_ansi_is_sparks(spark, ansi_off, call):
+    """A malformed string is NULL, a number out of an integer type's range is narrowed
+    (saturated at INT/BIGINT from a double, then its low bits), as Spark's legacy cast."""
     test_functions_of_two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize(
+    ("cast", "fails"),
+    [
+        ("CAST(N.v + S.v AS INT)", True),
+        ("(N.v + S.v)::int", True),
+        ("TRY_CAST(N.v + S.v AS INT)", False),
+    ],
+)
+def test_a_cast_of_two_rows_out_of_range_under_ansi_fails_at_the_cast(spark, cast, fails):
+    """Under ANSI mode CAST and :: raise where Spark's cast overflows (TRY_CAST is NULL)."""
+    query = f"""SELECT * FROM VALUES (1, 1e20D), (2, 1.0D) AS t(id, v) MATCH_RECOGNIZE (
+      ORDER BY id MEASURES count(*) AS k PATTERN (S N?) DEFINE N AS {cast} IS NULL)"""
+    if not fails:
+        assert [r.k for r in matchrec.sql(spark, query).collect()] == [2]
+        return
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "cannot cast" in err.message and "INT" in err.message
+    assert err.pos == query.index(cast.split("(")[0] if cast[0] != "(" else cast)
 
 
 def _python_udfs() -> list[tuple]:
