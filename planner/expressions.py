@@ -1280,7 +1280,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
-    low.define_checks.append(condition_check(original, probe, low.sql, base, label))
+    low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 

@@ -1002,8 +1002,13 @@ def check_define_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> 
 
 
 def _probe_type(probe: str, env: TypeEnv) -> exp.DataType | None:
+    """The type of a DEFINE check's probe; an aggregate there runs over a window (``max(v)
+    OVER ()``), which has the aggregate's type."""
     try:
-        return infer_type(_parse(probe), env)
+        tree = _parse(probe).transform(
+            lambda n: n.this if isinstance(n, exp.Window) else n, copy=False
+        )
+        return infer_type(tree, env)
     except sqlglot.errors.SqlglotError:
         return None
 

@@ -20,6 +20,7 @@ Rules (Spark's types, never guessed here):
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -120,12 +121,22 @@ _CONDITION_TYPES = ("boolean", "void")
 
 
 def condition_check(
-    node: exp.Expression, probe: Callable[[exp.Expression], str], sql: str, base: int, label: str
+    node: exp.Expression,
+    probe: Callable[[exp.Expression], str],
+    sql: str,
+    base: int,
+    label: str,
+    written: str,
 ) -> TypeCheck:
     """The check that the whole condition of ``DEFINE label AS node`` is a BOOLEAN, as
     Spark requires of a WHERE condition (``DEFINE A AS price`` is an error, not a truth
-    value of a number)."""
-    return TypeCheck(CONDITION, (_operand(node, probe, sql, base),), False, f"DEFINE {label}")
+    value of a number); ``written``: the condition as the user wrote it, which the error
+    quotes, at its start (``node`` may be rewritten: ``first(x, true)`` is a subscript)."""
+    operand = _operand(node, probe, sql, base)
+    shown = " ".join(written.split())
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    operand = dataclasses.replace(operand, text=shown, pos=base)
+    return TypeCheck(CONDITION, (operand,), False, f"DEFINE {label}")
 
 
 #: Spark's names of a few types as Trino writes them in its messages

@@ -85,7 +85,7 @@ def test_count_of_a_variable_with_filter(spark, events):
         assert rows == [("x", 2, 3, 3)], door
 
 
-@pytest.mark.parametrize("condition", ["v", "country", "v + 1", "A.v"])
+@pytest.mark.parametrize("condition", ["v", "country", "v + 1", "A.v", "first(v, true)"])
 def test_define_condition_must_be_boolean(spark, events, condition):
     body = f"""PARTITION BY k ORDER BY o
         MEASURES count(*) AS n
@@ -103,6 +103,8 @@ def test_define_condition_must_be_boolean(spark, events, condition):
         assert "the condition of DEFINE B must be BOOLEAN" in str(err)
         assert "Expression defining a label must be boolean (actual type: " in str(err)
         assert err.line == 3 and "^" in str(err) and "__mr" not in str(err)
+        assert f"({condition})" in err.message  # as written (a rewrite is never shown)
+        assert err.pos == err.sql.index(condition, err.sql.index("DEFINE"))
     with pytest.raises(AnalysisException) as info:
         spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})")
     assert "the condition of DEFINE B must be BOOLEAN" in str(info.value)
