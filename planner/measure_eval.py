@@ -621,17 +621,52 @@ def _integral_range(t: exp.DataType.Type) -> int:
     return 2 ** (8 * {T.TINYINT: 1, T.SMALLINT: 2, T.INT: 4, T.BIGINT: 8}[t] - 1)
 
 
-#: CAST targets the DEFINE glue converts as the table function does (``cast_converter``)
+#: CAST targets the DEFINE glue converts as the table function does (``cast_evaluator``)
 _GLUE_CASTS = {*_INTEGRAL, *_FRACTIONAL, T.DECIMAL, *_STRINGS, T.BOOLEAN}
 
 
-def cast_converter(to: exp.DataType) -> tuple[str, Callable[[Value], Value]] | None:
-    """For the DEFINE glue: Spark's name of CAST target ``to`` and the conversion of a
-    non-NULL value to it (raising when it does not convert); None for a target it leaves
-    to Spark (dates, timestamps, intervals, nested types)."""
-    target = _spark_target(to)
-    convert = _converter(target) if target.this in _GLUE_CASTS else None
-    return None if convert is None else (target.sql("spark").upper(), convert)
+def cast_evaluator(
+    node: exp.Cast | exp.TryCast,
+    compile_arg: Callable[[exp.Expression], Callable[[Any], Value]],
+    ansi: bool,
+    sql: str,
+    pos: int,
+    glue: bool = False,
+) -> Callable[[Any], Value] | None:
+    """CAST (TRY_CAST, ``::``) of its argument (compiled by ``compile_arg``) as Spark
+    casts: a value that does not convert is NULL for TRY_CAST, what Spark's legacy cast
+    gives without ANSI mode (:func:`legacy_cast`), a positioned error under it. None
+    where the target has no conversion here; ``glue`` (DEFINE's glue): numbers, strings
+    and BOOLEAN only, dates, timestamps, intervals and nested types are left to Spark. The
+    dialect parses every
+    CAST as a TryCast node: only TRY_CAST carries ``safe``."""
+    target = _spark_target(node.to)
+    convert = _converter(target) if not glue or target.this in _GLUE_CASTS else None
+    if convert is None:
+        return None
+    inner = compile_arg(node.this)
+    safe = bool(node.args.get("safe"))
+    legacy = legacy_cast(target)
+
+    def evaluate(arg: Any) -> Value:
+        v = inner(arg)
+        if v is None:
+            return None
+        try:
+            return convert(v)
+        except (ValueError, TypeError, ArithmeticError):  # InvalidOperation included
+            if safe:
+                return None
+            if not ansi:
+                return legacy(v)
+            raise MatchRuntimeError(
+                f"cannot cast {v!r} to {target.sql('spark').upper()}",
+                sql=sql,
+                pos=pos,
+                hint="use TRY_CAST to get NULL instead",
+            ) from None
+
+    return evaluate
 
 
 def _wrapped(n: int, bits: int) -> int:
@@ -878,32 +913,9 @@ class _MeasureCompiler:
         return read
 
     def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
-        target = _spark_target(node.to)
-        convert = _converter(target)
-        if convert is None:
+        evaluate = cast_evaluator(node, self.compile, self.ansi, self.sql, self.pos)
+        if evaluate is None:
             raise self.error(f"CAST to {node.to.sql('spark')} is not supported here", _HINT)
-        inner = self.compile(node.this)
-        safe = bool(node.args.get("safe"))
-        legacy = legacy_cast(target)
-
-        def evaluate(vals: Sequence[Value]) -> Value:
-            v = inner(vals)
-            if v is None:
-                return None
-            try:
-                return convert(v)
-            except (ValueError, TypeError, ArithmeticError, InvalidOperation):
-                if safe:
-                    return None
-                if not self.ansi:
-                    return legacy(v)
-                raise MatchRuntimeError(
-                    f"cannot cast {v!r} to {target.sql('spark')}",
-                    sql=self.sql,
-                    pos=self.pos,
-                    hint="use TRY_CAST to get NULL instead",
-                ) from None
-
         return evaluate
 
 

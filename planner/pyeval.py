@@ -629,43 +629,12 @@ def _glue_cast(
     node: exp.Cast, child: Compile, where: Callable[[exp.Expression], int], sql: str, ansi: bool
 ) -> Evaluator | None:
     """CAST (TRY_CAST, ``::``) of a value of several rows to a number, a string or a
-    BOOLEAN, with the conversions the table function computes measures with (Spark's
-    rules, ``planner.measure_eval``); None for other targets (dates and timestamps read
-    the session's zone and formats: refused as before). A value that does not convert is
-    NULL for TRY_CAST; without ANSI mode it is what Spark's cast gives (a number narrowed
-    to an integer type as Java narrows, otherwise NULL: ``measure_eval.legacy_cast``);
-    under ANSI mode a positioned error (Spark's CAST_INVALID_INPUT or CAST_OVERFLOW)."""
-    from .measure_eval import cast_converter, legacy_cast  # measure_eval builds on this
+    BOOLEAN, as the table function casts measures (``measure_eval.cast_evaluator``); None
+    for other targets (dates and timestamps read the session's zone and formats: refused
+    as before)."""
+    from .measure_eval import cast_evaluator  # measure_eval builds on this module
 
-    found = cast_converter(node.to)
-    if found is None:
-        return None
-    target, convert = found
-    legacy = legacy_cast(node.to)
-    inner = child(node.this)
-    # the dialect parses every CAST as a TryCast (Spark's legacy casts); TRY_CAST is safe
-    safe = bool(node.args.get("safe"))
-    pos = where(node)
-
-    def evaluate(ctx: MatchContext) -> Any:
-        v = inner(ctx)
-        if v is None:
-            return None
-        try:
-            return convert(v)
-        except (ValueError, TypeError, ArithmeticError):
-            if safe:
-                return None
-            if not ansi:
-                return legacy(v)
-            raise MatchRuntimeError(
-                f"cannot cast {v!r} to {target}",
-                sql=sql,
-                pos=pos,
-                hint="use TRY_CAST to get NULL instead",
-            ) from None
-
-    return evaluate
+    return cast_evaluator(node, child, ansi, sql, where(node), glue=True)  # type: ignore[arg-type]
 
 
 def _written_as_call(
