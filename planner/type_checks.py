@@ -20,7 +20,6 @@ Rules (Spark's types, never guessed here):
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -132,10 +131,8 @@ def condition_check(
     Spark requires of a WHERE condition (``DEFINE A AS price`` is an error, not a truth
     value of a number); ``written``: the condition as the user wrote it, which the error
     quotes, at its start (``node`` may be rewritten: ``first(x, true)`` is a subscript)."""
-    operand = _operand(node, probe, sql, base)
-    shown = " ".join(written.split())
-    shown = shown if len(shown) <= 40 else shown[:37] + "..."
-    operand = dataclasses.replace(operand, text=shown, pos=base)
+    literal = isinstance(node, exp.Literal) and node.is_string
+    operand = Operand(probe(node), _clipped(" ".join(written.split())), base, literal)
     return TypeCheck(CONDITION, (operand,), False, f"DEFINE {label}")
 
 
@@ -201,7 +198,10 @@ def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
 
 def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str:
     """The operand as Spark SQL prints it (the user's spelling, normalised)."""
-    text = node.sql(dialect=MatchRecognizeDialect)
+    return _clipped(node.sql(dialect=MatchRecognizeDialect), limit)
+
+
+def _clipped(text: str, limit: int = 40) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
