@@ -42,7 +42,7 @@ from matchrec.engine import (
     run_groups,
     run_partition,
 )
-from matchrec.errors import MatchRecognizeError
+from matchrec.errors import MatchRecognizeError, MatchRuntimeError
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import (
     EVENT_MICROS,
@@ -103,7 +103,10 @@ class RuleProgram:
         for name, fn, vector, text in self.local:
             found = shared.get(text)
             if found is None and vector is not None:
-                found = _vectorized(vector, table)
+                try:
+                    found = _vectorized(vector, table)
+                except vd.NeedsScalar:
+                    found = None  # the row function raises, positioned (ANSI: zero divisor)
             if found is None:
                 if rows is None:
                     rows = list(zip(*(table.column(c).to_pylist() for c in self.columns)))
@@ -170,10 +173,39 @@ def _vectorized(expr: vd.VExpr, table: pa.Table) -> pa.Array | None:
     return pa.array(values, mask=~valid)
 
 
-def error_row(rule_id: str, version: int, err: BaseException) -> OutputRow:
-    """The output row that reports a rule that does not compile."""
+def error_row(rule_id: str, version: int, err: BaseException, keys: str | None = None) -> OutputRow:
+    """The output row that reports a rule that does not compile, or one that raised
+    while it ran (``keys``: the JSON of the partition it raised on, if known)."""
     text = err.render() if isinstance(err, MatchRecognizeError) else f"{type(err).__name__}: {err}"
-    return (rule_id, version, ERROR_STATUS, None, None, None, None, text)
+    return (rule_id, version, ERROR_STATUS, None, keys, None, None, text)
+
+
+def run_batch_isolated(
+    rule: RuleProgram,
+    table: pa.Table,
+    start: int | None,
+    end: int | None,
+    sorted_by: dict | None = None,
+) -> list[OutputRow]:
+    """:func:`run_batch`, where a run-time error (Spark's ANSI errors: a zero divisor,
+    an overflow) stops the rule on the partition that raised it only: that partition
+    gives one ERROR row naming its keys, the others their matches. The partitions run
+    together first; one at a time only after an error."""
+    try:
+        return run_batch(rule, table, start, end, sorted_by)
+    except MatchRuntimeError:
+        pass
+    ordered = sort_rows(table, rule.keys, rule.order)
+    edges = [0, *group_starts(ordered, rule.keys), ordered.num_rows]
+    result: list[OutputRow] = []
+    for low, high in zip(edges, edges[1:]):
+        part = ordered.slice(low, high - low)
+        try:
+            result += run_batch(rule, part, start, end)
+        except MatchRuntimeError as err:
+            keys = _object(rule.keys, [part.column(k)[0].as_py() for k in rule.keys])
+            result.append(error_row(rule.rule_id, rule.version, err, keys))
+    return result
 
 
 # --------------------------------------------------------------------------- batch
@@ -196,10 +228,12 @@ def run_batch(
     if key not in sorted_by:
         sorted_by[key] = (sort_rows(table, rule.keys, rule.order), {})
     ordered, shared = sorted_by[key]
-    # row-local conditions over all rows of the sort, shared by the rules that test them
-    table = rule.with_local(ordered, shared)
-    if start is not None or end is not None:
-        table = table.filter(_in_window(table.column(rule.order[0][0]), start, end))
+    if start is None and end is None:
+        # row-local conditions over all rows of the sort, shared by the rules that test them
+        table = rule.with_local(ordered, shared)
+    else:  # only the rows of the version's time (elsewhere they could raise under ANSI)
+        table = ordered.filter(_in_window(ordered.column(rule.order[0][0]), start, end))
+        table = rule.with_local(table)
     if table.num_rows == 0:
         return []
     edges = [0, *group_starts(table, rule.keys), table.num_rows]
@@ -469,11 +503,17 @@ class RuleBucket:
         return errors
 
     def advance(
-        self, events: pa.Table | None, watermark: int | None, compile_rule: Compile
+        self,
+        events: pa.Table | None,
+        watermark: int | None,
+        compile_rule: Compile,
+        skip_errors: bool = True,
     ) -> tuple[list[OutputRow], int | None]:
         """Add events, route those the watermark passed to each version covering their
         time, match, and close versions whose end the watermark passed. Returns the output
-        rows and the event time to be woken at."""
+        rows and the event time to be woken at. A version that raises while it runs (an
+        ANSI error of Spark's: a zero divisor, an overflow) stops in this bucket with an
+        ERROR row when ``skip_errors``, else the error propagates (ON ERROR FAIL)."""
         if events is not None and events.num_rows:
             self.pending = (
                 events if self.pending is None else pa.concat_tables([self.pending, events])
@@ -504,22 +544,18 @@ class RuleBucket:
                 timeouts=rule.timeouts,
             )
             stream = KeyedStream.load(spec, v.blob)
-            rows = None
-            if ready is not None:
-                times = ready.column(EVENT_MICROS).to_numpy()
-                inside = np.ones(len(times), dtype=bool)
-                if v.start is not None:
-                    inside &= times >= v.start
-                if v.end is not None:
-                    inside &= times < v.end
-                if inside.all():  # the common case: versions share row-local values
-                    rows = rule.with_local(ready, shared)
-                elif inside.any():
-                    rows = rule.with_local(ready.filter(pa.array(inside)))
-            done = stream.advance(rows, watermark)
-            out += _stream_rows(rule, done.batches)
-            if v.end is not None and watermark is not None and v.end <= watermark:
-                out += _stream_rows(rule, stream.finish().batches)
+            try:  # the measures are computed in _stream_rows: inside too
+                done, finished = self._advance_version(v, rule, stream, ready, watermark, shared)
+                found = _stream_rows(rule, done.batches)
+                if finished is not None:
+                    found += _stream_rows(rule, finished.batches)
+            except MatchRuntimeError as err:
+                if not skip_errors:
+                    raise
+                out.append(error_row(v.rule_id, v.version, err))
+                continue  # the version stops here: its held searches would miss rows
+            out += found
+            if finished is not None:
                 continue  # the version is over: its partial matches end with it
             v.blob = stream.save() if (stream.held_rows or stream.cursors) else None
             kept.append(v)
@@ -532,6 +568,34 @@ class RuleBucket:
             first = int(pc.min(self.pending.column(EVENT_MICROS)).as_py()) + 1
             wake = first if wake is None else min(wake, first)
         return out, wake
+
+    @staticmethod
+    def _advance_version(
+        v: Version,
+        rule: RuleProgram,
+        stream: KeyedStream,
+        ready: pa.Table | None,
+        watermark: int | None,
+        shared: dict,
+    ) -> tuple[Any, Any]:
+        """Advance one version's matcher over the ready rows of its time; the second
+        value is its final output when the watermark passed its end, else None."""
+        rows = None
+        if ready is not None:
+            times = ready.column(EVENT_MICROS).to_numpy()
+            inside = np.ones(len(times), dtype=bool)
+            if v.start is not None:
+                inside &= times >= v.start
+            if v.end is not None:
+                inside &= times < v.end
+            if inside.all():  # the common case: versions share row-local values
+                rows = rule.with_local(ready, shared)
+            elif inside.any():
+                rows = rule.with_local(ready.filter(pa.array(inside)))
+        done = stream.advance(rows, watermark)
+        if v.end is not None and watermark is not None and v.end <= watermark:
+            return done, stream.finish()
+        return done, None
 
 
 def _stream_rows(rule: RuleProgram, batches: list[pa.RecordBatch]) -> list[OutputRow]:

@@ -143,14 +143,16 @@ class DivisionByZero(ZeroDivisionError):
     """Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO under ANSI mode."""
 
 
-def _ansi(fn: Callable[[Any, Any], Any], what: str, instead: str) -> Callable[[Any, Any], Any]:
-    """``fn`` raising where Spark's ANSI mode raises: a zero divisor."""
+def _ansi(
+    fn: Callable[[Any, Any], Any], what: str, condition: str, instead: str
+) -> Callable[[Any, Any], Any]:
+    """``fn`` raising where Spark's ANSI mode raises (error ``condition``): a zero divisor."""
 
     def checked(a: Any, b: Any) -> Any:
         if a is not None and b is not None and b == 0:
             raise DivisionByZero(
                 f"{what} by zero under spark.sql.ansi.enabled (as Spark raises "
-                f"{what.upper().replace(' ', '_')}_BY_ZERO); {instead} gives NULL instead"
+                f"{condition}); {instead} gives NULL instead"
             )
         return fn(a, b)
 
@@ -238,9 +240,9 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
 
 # the same operators under ANSI mode (Spark 4's default)
 _ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
-    exp.Div: _ansi(_BINARY[exp.Div], "division", "try_divide"),
-    exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "division", "try_divide"),
-    exp.Mod: _ansi(_BINARY[exp.Mod], "remainder", "try_mod"),
+    exp.Div: _ansi(_BINARY[exp.Div], "division", "DIVIDE_BY_ZERO", "try_divide"),
+    exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "division", "DIVIDE_BY_ZERO", "try_divide"),
+    exp.Mod: _ansi(_BINARY[exp.Mod], "remainder", "REMAINDER_BY_ZERO", "try_mod"),
 }
 
 

@@ -181,7 +181,7 @@ def compile_rule(
     check_define_types(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}
     local = [
-        (name, *_row_function(text, plan.origins.get(name, 0), clause.sql, names), text)
+        (name, *_row_function(text, plan.origins.get(name, 0), clause.sql, names, ansi), text)
         for name, text in plan.precomputed
     ]
     try:
@@ -260,11 +260,13 @@ def _function_name(node: exp.Expression) -> str | None:
 
 
 def _row_function(
-    text: str, pos: int, sql: str, names: list[str]
+    text: str, pos: int, sql: str, names: list[str], ansi: bool
 ) -> tuple[Callable[[Sequence[Any]], Any], vd.VExpr | None]:
     """A row-local expression (Spark SQL over event columns, as the planner wrote it) as a
     function of one row's values (in ``names`` order), and as an array expression over
-    all rows where it has one (``matchrec.vector_define``, the same arithmetic)."""
+    all rows where it has one (``matchrec.vector_define``, the same arithmetic). Under
+    ``ansi`` a zero divisor raises, positioned, as Spark's projection of the condition
+    over every row would (the array form defers to the row function to raise)."""
     tree = parse_expression(ast.SqlExpr(text, 0), text)
     index = {n.lower(): i for i, n in enumerate(names)}
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
@@ -287,12 +289,11 @@ def _row_function(
             if i is None:
                 raise SemanticError(f"unknown column {node.name!r}", sql=sql, pos=pos)
             return lambda values: values[i]
-        # the array form of these row functions gives NULL for a zero divisor: so does this
-        return compile_glue(node, child, lambda n: pos, sql, ansi=False)
+        return compile_glue(node, child, lambda n: pos, sql, ansi=ansi)
 
     real = {n.lower(): n for n in names}
     vector = vector_glue(
-        tree, lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) else None
+        tree, lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) else None, ansi
     )
     return child(tree), vector
 

@@ -51,7 +51,14 @@ from pyspark.sql.types import (
 from matchrec.arrow_packing import PACKED, unpack
 from matchrec.errors import MatchRecognizeError, SemanticError
 from matchrec.keyed_stream import EVENT_MICROS
-from matchrec.rule_set import OUTPUT_FIELDS, RuleBucket, RuleProgram, error_row, run_batch
+from matchrec.rule_set import (
+    OUTPUT_FIELDS,
+    RuleBucket,
+    RuleProgram,
+    error_row,
+    run_batch,
+    run_batch_isolated,
+)
 
 from .session import ansi_enabled
 from .streaming import (
@@ -135,7 +142,9 @@ def match_recognize_dynamic(
                 hint='set one on the input, e.g. df.withWatermark("ts", "1 minute")',
             )
     types = {f.name: to_sqlglot_type(f.dataType) for f in df.schema.fields}
-    compiler = _Compiler(types, key_sets, event_time, ansi_enabled(df.sparkSession))
+    compiler = _Compiler(
+        types, key_sets, event_time, ansi_enabled(df.sparkSession), skip_errors=on_error == "skip"
+    )
     static: list[RuleRow] = [] if rules.isStreaming else _collect(rules)
     errors = []
     good: list[RuleRow] = []
@@ -184,7 +193,9 @@ def match_recognize_dynamic(
 
 class _Compiler:
     """Compiles rule rows against the event schema, once per process (picklable: the
-    compiled rules are rebuilt from their text where they run)."""
+    compiled rules are rebuilt from their text where they run). ``skip_errors`` (ON ERROR
+    SKIP) goes with it to the workers: a rule that raises while it runs (an ANSI error)
+    is an ERROR row there instead of failing the query."""
 
     def __init__(
         self,
@@ -192,9 +203,11 @@ class _Compiler:
         key_sets: list[tuple[str, ...]] | None,
         event_time: str | None,
         ansi: bool = True,
+        skip_errors: bool = True,
     ):
         self.types = types
         self.ansi = ansi
+        self.skip_errors = skip_errors
         self.key_sets = key_sets
         self.event_time = event_time
         self.seen: set[tuple[str, ...]] = set()
@@ -323,8 +336,9 @@ def _batch_runner(compiler: _Compiler, plan: list, columns: list[str]):
         table = table.select(columns)
         out: list[tuple] = []
         sorted_by: dict = {}  # rules that partition and order alike share one sort
+        run_rule = run_batch_isolated if compiler.skip_errors else run_batch
         for row, window in plan:
-            out += run_batch(compiler.compile(row), table, window.start, window.end, sorted_by)
+            out += run_rule(compiler.compile(row), table, window.start, window.end, sorted_by)
         return _table(out)
 
     return run
@@ -458,7 +472,7 @@ class DynamicProcessor(StatefulProcessor):
             events = unpack(pdf[kinds == "e"].iloc[:, 1])
             if events is not None:
                 events, late = bucket.drop_late(events)
-        done, wake = bucket.advance(events, watermark, self.compiler)
+        done, wake = bucket.advance(events, watermark, self.compiler, self.compiler.skip_errors)
         out += done
         bucket.timer = move_timer(self.handle, bucket.timer, wake, watermark_ms)
         self.state.update((bucket.save(),))

@@ -136,6 +136,32 @@ def test_rules_follow_the_sessions_ansi_mode(spark: SparkSession, payments, ansi
     assert _as_single(dynamic, single, "div") == expected
 
 
+def test_a_rule_that_raises_under_ansi_is_an_error_row_for_its_partition(
+    spark: SparkSession, payments
+) -> None:
+    """Under ANSI mode (Spark's default) a zero divisor on card c1's rows stops the rule on
+    that card only, with an ERROR row naming it (ON ERROR SKIP): the other cards give the
+    rule's own MATCH_RECOGNIZE without c1, and the other rules run. ON ERROR FAIL fails."""
+    zero = "(CASE WHEN card = 'c1' THEN 0 ELSE 1 END)"
+    spec = SPECS["every_row"].replace("amount > 100", f"amount / {zero} > 100")
+    rules = _rules(spark, [("div", 1, spec, None, None), ("fraud", 1, SPECS["fraud"], None, None)])
+    dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules)).cache()
+    errors = dynamic.where("status = 'ERROR'").collect()
+    assert [(r.rule_id, json.loads(r["keys"].toJson())) for r in errors] == [
+        ("div", {"card": "c1"})
+    ]
+    assert "DIVIDE_BY_ZERO" in errors[0].error and "^" in errors[0].error
+    without_c1 = "(SELECT * FROM dyn_payments WHERE card <> 'c1')"
+    single = matchrec.sql(spark, f"SELECT * FROM {without_c1} MATCH_RECOGNIZE ({spec})")
+    expected = sorted(tuple(r) for r in single.collect())
+    assert expected, "the other cards must match"
+    assert _as_single(dynamic.where("status <> 'ERROR'"), single, "div") == expected
+    assert dynamic.where("rule_id = 'fraud' AND status = 'MATCHED'").count() > 0
+    dynamic.unpersist()
+    with pytest.raises(Exception, match="DIVIDE_BY_ZERO"):
+        matchrec.match_recognize_dynamic(payments, rules, on_error="fail").collect()
+
+
 def test_versions_switch_by_event_time_and_a_disabled_rule_stops(
     spark: SparkSession, payments
 ) -> None:

@@ -7,12 +7,13 @@ import random
 from datetime import datetime, timedelta, timezone
 
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pytest
 from matchrec.grammar.parser import parse_dynamic
 from matchrec.planner.rules import RuleRow, compile_rule, schedule
 from sqlglot import exp
 
-from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, SqlSyntaxError, UnsupportedError
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import RuleBucket, run_batch
 
@@ -263,3 +264,59 @@ def test_rules_of_one_call_share_their_sort_and_row_local_conditions() -> None:
     texts = {text for *_, text in three.local} | {text for *_, text in four.local}
     assert set(values) == texts  # each distinct condition computed once
     assert len(texts) < len(three.local) + len(four.local), "the rules must share a condition"
+
+
+# a zero divisor on card c2's rows only: row-local, in DEFINE's glue, in MEASURES
+ZERO_ON_C2 = "(CASE WHEN card = 'c2' THEN 0 ELSE 1 END)"
+RAISING = {
+    "row-local": _spec(3).replace("amount < 3", f"amount / {ZERO_ON_C2} < 3"),
+    "define glue": _spec(3).replace("amount > 100", f"amount / {ZERO_ON_C2} > FIRST(S.amount)"),
+    "measures": _spec(3).replace("LAST(B.amount) AS big", f"LAST(B.amount) / {ZERO_ON_C2} AS big"),
+}
+
+
+@pytest.mark.parametrize("where", RAISING)
+def test_a_rule_that_raises_stops_on_its_partition_only(where: str) -> None:
+    """Under ANSI mode a zero divisor raises as Spark's DIVIDE_BY_ZERO, positioned in the
+    rule's text: the partition it raised on gives one ERROR row naming its keys, the other
+    partitions give what the rule gives without that partition's rows."""
+    from matchrec.rule_set import run_batch_isolated
+
+    spec = RAISING[where]
+    events = _events(5).drop_columns([EVENT_MICROS])
+    rule = compile_rule(RuleRow("r", 1, spec), COLUMNS)
+    out = run_batch_isolated(rule, events, None, None)
+    errors = [r for r in out if r[2] == "ERROR"]
+    assert [(e[0], e[1], e[4]) for e in errors] == [("r", 1, '{"card":"c2"}')]
+    assert "DIVIDE_BY_ZERO" in errors[0][7] and "^" in errors[0][7]
+    others = events.filter(pa.compute.not_equal(events.column("card"), "c2"))
+    expected = run_batch(rule, others, None, None)
+    assert expected, "the other cards must match"
+    assert _normal([r for r in out if r[2] != "ERROR"]) == _normal(expected)
+    with pytest.raises(MatchRuntimeError, match="DIVIDE_BY_ZERO"):
+        run_batch(rule, events, None, None)  # ON ERROR FAIL: the error itself
+    lenient = compile_rule(RuleRow("r", 1, spec), COLUMNS, ansi=False)
+    assert all(r[2] != "ERROR" for r in run_batch_isolated(lenient, events, None, None))
+
+
+def test_a_stream_version_that_raises_stops_and_the_others_run_on() -> None:
+    events = _events(5)
+    micros = events.column(EVENT_MICROS).to_pylist()
+    compile_ = _compiler()
+    bucket = RuleBucket(["card"], 1, True)
+    bucket.add_rules(
+        [("bad", 1, RAISING["measures"], None, True), ("good", 1, _spec(3), None, True)],
+        None,
+        compile_,
+    )
+    out, _ = bucket.advance(events, micros[-1] + 1, compile_)
+    errors = [r for r in out if r[2] == "ERROR"]
+    assert [(e[0], e[1]) for e in errors] == [("bad", 1)] and "DIVIDE_BY_ZERO" in errors[0][7]
+    assert [v.rule_id for v in bucket.versions] == ["good"]  # "bad" stopped
+    table = events.drop_columns([EVENT_MICROS])
+    expected = run_batch(compile_(_spec(3), 1, "good", None), table, None, None)
+    assert expected and _normal([r for r in out if r[0] == "good"]) == _normal(expected)
+    with pytest.raises(MatchRuntimeError, match="DIVIDE_BY_ZERO"):
+        failing = RuleBucket(["card"], 1, True)
+        failing.add_rules([("bad", 1, RAISING["measures"], None, True)], None, compile_)
+        failing.advance(events, micros[-1] + 1, compile_, skip_errors=False)
