@@ -48,6 +48,7 @@ from .sqltext import (
     node_pos,
     parse_expression,
     quote,
+    written_call,
 )
 from .type_checks import (
     TypeCheck,
@@ -462,6 +463,7 @@ class Lowering:
     ) -> None:
         """A literal percentage (or array of them) of a percentile aggregate must be between
         0 and 1, as Spark's analyser requires (every door, the table function's too)."""
+        self._check_accuracy(func, args, node, base)
         at = PERCENTAGE_ARGUMENT.get(func)
         if at is None or len(args) <= at:
             return
@@ -470,13 +472,47 @@ class Lowering:
         for item in items:
             value = _number(item)
             if value is not None and not 0.0 <= value <= 1.0:
+                pos = call_start(self.sql, node_pos(node, base, self.sql), base)
+                shown = written_call(self.sql, pos) or user_text(node, self.sql, base)
                 raise SemanticError(
-                    f"Spark rejects {user_text(node, self.sql, base)}: the percentage must be "
+                    f"Spark rejects {shown}: the percentage must be "
                     f"between [0.0, 1.0] (current value = {_excerpt(item)})",
                     sql=self.sql,
-                    pos=call_start(self.sql, node_pos(node, base, self.sql), base),
+                    pos=pos,
                     hint="write a fraction, e.g. 0.95 for the 95th percentile",
                 )
+
+    def _check_accuracy(
+        self, func: str, args: list[exp.Expression], node: exp.Expression, base: int
+    ) -> None:
+        """A literal accuracy of percentile_approx must be an integer in (0, 2147483647], as
+        Spark's analyser requires (the batch doors ask Spark; the table function cannot)."""
+        at = ACCURACY_ARGUMENT.get(func)
+        if at is None or len(args) <= at:
+            return
+        value = _number(args[at])
+        if value is None:
+            return
+        reason = None
+        if not value.is_integer() or "." in args[at].sql() or "e" in args[at].sql().lower():
+            reason = (
+                f'the accuracy requires the "INTEGRAL" type (current value = {_excerpt(args[at])})'
+            )
+        elif not 0 < value <= 2147483647:
+            reason = (
+                "the accuracy must be between (0, 2147483647] "
+                f"(current value = {_excerpt(args[at])})"
+            )
+        if reason is not None:
+            pos = call_start(self.sql, node_pos(node, base, self.sql), base)
+            shown = written_call(self.sql, pos) or user_text(node, self.sql, base)
+            raise SemanticError(
+                f"Spark rejects {shown}: {reason}",
+                sql=self.sql,
+                pos=pos,
+                hint="write a positive whole number of at most 2147483647 (Spark's default "
+                "is 10000), or leave it out",
+            )
 
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
         """The arguments of navigation call ``node``; it needs at least one."""
@@ -744,6 +780,9 @@ class Lowering:
 
 
 #: aggregates with a percentage argument, and its position
+#: the accuracy argument of the approximate percentile aggregates
+ACCURACY_ARGUMENT: dict[str, int] = {"PERCENTILE_APPROX": 2, "APPROX_PERCENTILE": 2}
+
 PERCENTAGE_ARGUMENT: dict[str, int] = {
     "PERCENTILE": 1,
     "PERCENTILE_APPROX": 1,

@@ -433,6 +433,28 @@ def call_start(sql: str, pos: int, base: int) -> int:
     return k if k < j else pos
 
 
+def written_call(sql: str, start: int, limit: int = 60) -> str | None:
+    """The call that starts at ``start`` as the user wrote it (name through its closing
+    parenthesis, spaces collapsed, clipped to ``limit``), or None if it does not close."""
+    depth, quote_char = 0, None
+    for i in range(start, len(sql)):
+        ch = sql[i]
+        if quote_char:
+            quote_char = None if ch == quote_char else quote_char
+        elif ch in "'\"`":
+            quote_char = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                text = " ".join(sql[start : i + 1].split())
+                return text if len(text) <= limit else text[: limit - 3] + "..."
+            if depth < 0:
+                return None
+    return None
+
+
 def _unwritable(node: exp.Expression) -> tuple[exp.Expression, str] | None:
     """The innermost node of ``node`` whose Spark SQL sqlglot cannot write, and why."""
     try:

@@ -691,6 +691,9 @@ def test_a_numeric_aggregate_of_strings_is_a_positioned_error(
         # arguments is done when the query is built, in every door
         ("percentile(v, 2) > 0", "percentile", "percentage must be between"),
         ("v > approx_percentile(A.v, array(0.5, 1.5))", "approx_percentile", "percentage"),
+        ("v > percentile_approx(v, 0.5, 0)", "percentile_approx", "accuracy must be between"),
+        ("v < approx_percentile(A.v, 0.5, 1.5)", "approx_percentile", '"INTEGRAL"'),
+        ("v < approx_percentile(A.v, 0.5, -2)", "approx_percentile", "2147483647]"),
     ],
 )
 def test_an_aggregate_in_define_spark_rejects_is_a_positioned_error(
@@ -705,6 +708,8 @@ def test_an_aggregate_in_define_spark_rejects_is_a_positioned_error(
             run()
         assert info.value.message.startswith("Spark rejects ")
         assert reason in info.value.message
+        written = define[define.index(at) :].split(")")[0]  # the call as the user wrote it
+        assert info.value.message.startswith(f"Spark rejects {written}")
         assert (info.value.line, info.value.column) == (3, body.splitlines()[2].index(at) + 1)
     with pytest.raises(AnalysisException, match=reason):
         spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_parity), {_literal(body)})").collect()
