@@ -90,12 +90,18 @@ def register(spark: SparkSession, name: str = "match_recognize") -> Any:
     return _register(spark, name)
 
 
-def explain(spark: SparkSession, query: str) -> Any:
+def explain(
+    spark: SparkSession,
+    query: str,
+    args: dict[str, Any] | list[Any] | None = None,
+    **kwargs: Any,
+) -> Any:
     """Explain a query's MATCH_RECOGNIZE clauses: parsed clause, Spark plan, DEFINE
-    conditions (vectorized or per match) and the pattern's automaton (Graphviz DOT)."""
+    conditions (vectorized or per match) and the pattern's automaton (Graphviz DOT).
+    ``args``/``kwargs``: parameters and DataFrames, as :func:`sql` takes them."""
     from matchrec.runtime.explain import explain as _explain
 
-    return _explain(spark, query)
+    return _explain(spark, query, args, **kwargs)
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -228,15 +228,32 @@ def sql(
     (the ``match_recognize`` table function's ``analyze``) is raised as that error, its
     caret in ``query``, instead of Spark's error that quotes it after a traceback.
     """
+    arguments = prepared(spark, query, args, kwargs)
+    if arguments is None:
+        return _spark_sql(spark, query, args, kwargs)
+    with placed_errors(arguments), viewed_in_bodies(spark, arguments):
+        return _sql(spark, arguments.text, arguments.frames)
+
+
+def prepared(
+    spark: SparkSession, query: str, args: dict | list | None, kwargs: dict[str, Any]
+) -> QueryArguments | None:
+    """``query`` formatted with ``kwargs`` and bound to ``args`` as :func:`sql` takes them,
+    or None when it holds no MATCH_RECOGNIZE (``spark.sql`` takes it as it is)."""
     arguments = QueryArguments(query, query)
-    try:
-        if kwargs:
-            arguments = formatted(spark, query, kwargs)
+    if kwargs:
+        arguments = formatted(spark, query, kwargs)  # its errors are about ``query``
+    with placed_errors(arguments):
         if not clause_bodies(arguments.text):
-            return _spark_sql(spark, query, args, kwargs)
-        arguments = bound(arguments, spark, args)
-        with _viewed_in_bodies(spark, arguments):
-            return _sql(spark, arguments.text, arguments.frames)
+            return None
+        return bound(arguments, spark, args)
+
+
+@contextmanager
+def placed_errors(arguments: QueryArguments) -> Iterator[None]:
+    """A matchrec error about ``arguments.text`` raised with its caret in the user's query."""
+    try:
+        yield
     except MatchRecognizeError as err:
         placed = arguments.placed(err)
         if placed is err:
@@ -245,7 +262,7 @@ def sql(
 
 
 @contextmanager
-def _viewed_in_bodies(spark: SparkSession, arguments: QueryArguments) -> Iterator[None]:
+def viewed_in_bodies(spark: SparkSession, arguments: QueryArguments) -> Iterator[None]:
     """The DataFrames of ``arguments`` that a clause body names (a subquery of DEFINE or
     MEASURES, which Spark analyses in ``selectExpr``, not in ``spark.sql``) as temporary
     views under their names while the query is built, as PySpark's ``spark.sql`` views

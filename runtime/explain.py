@@ -23,6 +23,7 @@ import html
 import io
 import textwrap
 from dataclasses import dataclass, field
+from typing import Any
 
 from matchrec.planner.plan import MatchPlan
 from pyspark.sql import DataFrame, SparkSession
@@ -31,7 +32,7 @@ from matchrec import ast
 from matchrec.automaton_dot import pattern_dot, pattern_text, render_svg
 from matchrec.errors import line_col
 
-from .api import PlannedClause, planned_clauses
+from .api import PlannedClause, placed_errors, planned_clauses, prepared, viewed_in_bodies
 
 INDENT = "  "
 #: said of every clause without ORDER BY (``matchrec.sql`` also warns)
@@ -96,12 +97,29 @@ class Explanation:
         return "\n".join(parts)
 
 
-def explain(spark: SparkSession, query: str) -> Explanation:
+def explain(
+    spark: SparkSession,
+    query: str,
+    args: dict[str, Any] | list[Any] | None = None,
+    **kwargs: Any,
+) -> Explanation:
     """Explain every MATCH_RECOGNIZE of ``query`` (see the module docstring); no job runs.
 
-    Errors in the query are raised as by ``matchrec.sql`` (``SqlSyntaxError``, ...).
+    ``args`` and ``kwargs`` as :func:`matchrec.sql` takes them (parameter markers, ``{name}``
+    DataFrames); the explanation shows the query with its parameters bound. Errors in the
+    query are raised as by ``matchrec.sql`` (``SqlSyntaxError``, ...), caret in ``query``.
     """
-    with planned_clauses(spark, query) as planned:
+    arguments = prepared(spark, query, args, kwargs)
+    if arguments is None:
+        return Explanation(
+            "No MATCH_RECOGNIZE in this query: matchrec.sql hands it to spark.sql unchanged."
+        )
+    with placed_errors(arguments), viewed_in_bodies(spark, arguments):
+        return _explained(spark, arguments.text, arguments.frames)
+
+
+def _explained(spark: SparkSession, query: str, frames: dict[str, DataFrame]) -> Explanation:
+    with planned_clauses(spark, query, frames) as planned:
         steps = planned.clauses
         if not steps:
             return Explanation(

@@ -69,9 +69,16 @@ class Options:
     limit: int = DEFAULT_LIMIT
     explain: bool = False
     session: str | None = None
+    args: str | None = None
 
 
-_VALUE_OPTIONS = {"-o": "output", "--output": "output", "--limit": "limit", "--session": "session"}
+_VALUE_OPTIONS = {
+    "-o": "output",
+    "--output": "output",
+    "--limit": "limit",
+    "--session": "session",
+    "--args": "args",
+}
 _FLAG_OPTIONS = {"--explain": "explain"}
 _TOKEN = re.compile(r"\s*(\S+)")
 
@@ -129,7 +136,7 @@ class MatchrecMagics(Magics):
 
         Usage::
 
-            %%matchrec [-o NAME] [--limit N] [--explain] [--session VAR]
+            %%matchrec [-o NAME] [--limit N] [--explain] [--session VAR] [--args VAR]
             SELECT ... FROM t MATCH_RECOGNIZE (...) ...
 
             %matchrec [options] SELECT ...
@@ -146,6 +153,9 @@ class MatchrecMagics(Magics):
           --session VAR           the SparkSession in variable VAR (default: ``spark``
                                   if it is one, else the active session, else a new
                                   local one from matchrec.runtime.session.get_spark)
+          --args VAR              bind the query's parameter markers to variable VAR:
+                                  a dict for ``:name`` markers, a list for ``?`` ones
+                                  (as ``matchrec.sql(spark, query, args=VAR)``)
 
         The SQL is used verbatim: no ``{expr}`` or ``$var`` expansion, so patterns like
         ``A{2,3} B$`` are safe in both forms.
@@ -164,11 +174,12 @@ class MatchrecMagics(Magics):
             raise UsageError("%matchrec: no SQL given")
 
         spark = resolve_session(self.shell.user_ns, opts.session)
+        args = resolve_args(self.shell.user_ns, opts.args)
         try:
             if opts.explain:
-                display(_explain(spark, query))
+                display(_explain(spark, query, args))
                 return
-            df, result = run_query(spark, query, opts.limit)
+            df, result = run_query(spark, query, opts.limit, args)
         except Exception as exc:
             brief = brief_error(exc, query)
             if brief is None:
@@ -181,24 +192,26 @@ class MatchrecMagics(Magics):
         display(result)
 
 
-def _explain(spark: SparkSession, query: str) -> Any:
+def _explain(spark: SparkSession, query: str, args: dict | list | None = None) -> Any:
     """``matchrec.explain``'s result, or a clear message while that module is missing."""
     if importlib.util.find_spec("matchrec.runtime.explain") is None:
         raise UsageError(
             "%matchrec --explain: this matchrec has no explain support "
             "(matchrec.runtime.explain is not installed)"
         )
-    return matchrec.explain(spark, query)
+    return matchrec.explain(spark, query, args)
 
 
-def run_query(spark: SparkSession, query: str, limit: int) -> tuple[DataFrame, ResultTable]:
+def run_query(
+    spark: SparkSession, query: str, limit: int, args: dict | list | None = None
+) -> tuple[DataFrame, ResultTable]:
     """Run ``query`` once and return its DataFrame and a table of its first ``limit`` rows.
 
     Exactly one action: ``df.limit(limit + 1).collect()``; the extra row only tells
     whether there are more rows than shown.
     """
     start = time.perf_counter()
-    df = matchrec.sql(spark, query)
+    df = matchrec.sql(spark, query, args)
     rows = df.limit(limit + 1).collect()
     elapsed = time.perf_counter() - start
     table = ResultTable(
@@ -208,6 +221,21 @@ def run_query(spark: SparkSession, query: str, limit: int) -> tuple[DataFrame, R
         seconds=elapsed,
     )
     return df, table
+
+
+def resolve_args(user_ns: dict[str, Any], var: str | None) -> dict | list | None:
+    """The parameter values in variable ``var`` of the notebook (a dict or a list)."""
+    if var is None:
+        return None
+    if var not in user_ns:
+        raise UsageError(f"%matchrec: --args {var}: no variable named {var!r}")
+    value = user_ns[var]
+    if not isinstance(value, (dict, list)):
+        raise UsageError(
+            f"%matchrec: --args {var} must be a dict (for :name markers) or a list (for ? "
+            f"markers), not {type(value).__name__}"
+        )
+    return value
 
 
 def resolve_session(user_ns: dict[str, Any], var: str | None) -> SparkSession:

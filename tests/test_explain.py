@@ -410,6 +410,19 @@ def test_explain_reports_query_errors_like_sql(spark, view):
         matchrec.explain(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE (ORDER BY nope PATTERN (A))")
 
 
+def test_explain_takes_parameters_and_dataframes_as_sql_does(spark, view):
+    """``args`` bind the markers (the explanation shows the bound value), ``kwargs`` are
+    DataFrames; an error is placed in the query as written."""
+    body = BODY.format(partition="PARTITION BY sym").replace("price > 0", "price > :floor")
+    query = f"SELECT * FROM {{prices}} MATCH_RECOGNIZE ({body}) m"
+    text = matchrec.explain(spark, query, {"floor": 4.25}, prices=spark.table(view)).text
+    assert "4.25" in text and ":floor" not in text
+    bad = query.replace("ORDER BY t", "ORDER BY nope")
+    with pytest.raises(matchrec.SemanticError) as err:
+        matchrec.explain(spark, bad, {"floor": 4.25}, prices=spark.table(view))
+    assert err.value.sql == bad and bad[err.value.pos :].startswith("nope")
+
+
 WITH_BOTH = "ONE ROW PER MATCH WITH TIMEOUTS WITH LATE ROWS"
 
 

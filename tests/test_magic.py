@@ -250,6 +250,29 @@ def test_session_option_and_defaults(ip, spark):
     assert magic.resolve_session({"spark": "not a session"}, None) is spark
 
 
+def test_args_bind_parameter_markers_in_the_clause(ip):
+    """``--args VAR``: the notebook's dict binds ``:name`` markers (a list, ``?`` ones),
+    in the clause too, as ``matchrec.sql(spark, query, args=VAR)``; --explain takes them."""
+    query = V_QUERY.replace("UP AS price > PREV(price)", "UP AS price > PREV(price) + :jump")
+    ip.user_ns["x"] = {"jump": 2.5}  # of the three V shapes, only x's 7 -> 12 jumps by more
+    with capture_output() as cap:
+        ip.run_cell_magic("matchrec", "--args x", query)
+    assert table_rows(html_of(cap)) == [["x", "6", "7.0", "10"]]
+    ip.user_ns["x"] = [2.5]
+    with capture_output() as cap:
+        ip.run_cell_magic("matchrec", "--args x", query.replace(":jump", "?"))
+    assert table_rows(html_of(cap)) == [["x", "6", "7.0", "10"]]
+    ip.user_ns["x"] = {"jump": 2.5}
+    with capture_output() as cap:
+        ip.run_cell_magic("matchrec", "--explain --args x", query)
+    assert "2.5" in "".join(str(o.data) for o in cap.outputs)
+    ip.user_ns["x"] = 2.5
+    with pytest.raises(UsageError, match="must be a dict .* or a list"):
+        ip.run_cell_magic("matchrec", "--args x", query)
+    with pytest.raises(UsageError, match="no variable named 'nothing'"):
+        ip.run_cell_magic("matchrec", "--args nothing", query)
+
+
 def test_query_runs_once(ip, spark, monkeypatch):
     """One matchrec.sql call and exactly the Spark jobs of ``limit(21).collect()``."""
     sc = spark.sparkContext
@@ -266,7 +289,9 @@ def test_query_runs_once(ip, spark, monkeypatch):
     baseline = jobs("mg-baseline", lambda: matchrec.sql(spark, V_QUERY).limit(21).collect())
     calls = []
     real_sql = matchrec.sql
-    monkeypatch.setattr(matchrec, "sql", lambda s, q: calls.append(q) or real_sql(s, q))
+    monkeypatch.setattr(
+        matchrec, "sql", lambda s, q, args=None: calls.append(q) or real_sql(s, q, args)
+    )
     with capture_output():
         used = jobs("mg-magic", lambda: ip.run_cell_magic("matchrec", "", V_QUERY))
     assert calls == [V_QUERY]
@@ -280,8 +305,8 @@ def test_explain_displays_explanation_without_running(ip, monkeypatch):
             return "<pre>the plan</pre>"
 
     monkeypatch.setattr(magic.importlib.util, "find_spec", lambda name: object())
-    monkeypatch.setattr(matchrec, "explain", lambda spark, q: Shown())
-    monkeypatch.setattr(matchrec, "sql", lambda spark, q: pytest.fail("ran the query"))
+    monkeypatch.setattr(matchrec, "explain", lambda spark, q, args=None: Shown())
+    monkeypatch.setattr(matchrec, "sql", lambda spark, q, args=None: pytest.fail("ran the query"))
     with capture_output() as cap:
         ip.run_cell_magic("matchrec", "--explain", V_QUERY)
     assert html_of(cap) == "<pre>the plan</pre>"
