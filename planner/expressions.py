@@ -53,6 +53,7 @@ from .sqltext import (
 from .type_checks import (
     TypeCheck,
     build_check,
+    cast_check,
     condition_check,
     numeric_check,
     operands_of,
@@ -1319,6 +1320,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
+        elif isinstance(node, exp.Cast) and not is_local(node):
+            low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
     low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 

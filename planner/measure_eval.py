@@ -22,6 +22,7 @@ imports Spark.
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
@@ -622,7 +623,7 @@ def _integral_range(t: exp.DataType.Type) -> int:
 
 
 #: CAST targets the DEFINE glue converts as the table function does (``cast_evaluator``)
-_GLUE_CASTS = {*_INTEGRAL, *_FRACTIONAL, T.DECIMAL, *_STRINGS, T.BOOLEAN}
+_GLUE_CASTS = {*_INTEGRAL, *_FRACTIONAL, T.DECIMAL, *_STRINGS, T.BOOLEAN, T.DATE}
 
 
 def cast_evaluator(
@@ -636,10 +637,10 @@ def cast_evaluator(
     """CAST (TRY_CAST, ``::``) of its argument (compiled by ``compile_arg``) as Spark
     casts: a value that does not convert is NULL for TRY_CAST, what Spark's legacy cast
     gives without ANSI mode (:func:`legacy_cast`), a positioned error under it. None
-    where the target has no conversion here; ``glue`` (DEFINE's glue): numbers, strings
-    and BOOLEAN only, dates, timestamps, intervals and nested types are left to Spark. The
-    dialect parses every
-    CAST as a TryCast node: only TRY_CAST carries ``safe``."""
+    where the target has no conversion here; ``glue`` (DEFINE's glue): numbers, strings,
+    BOOLEAN and DATE only (a TIMESTAMP arrives in the session time zone: its date is the
+    session's); timestamps, intervals and nested types are left to Spark. The dialect
+    parses every CAST as a TryCast node: only TRY_CAST carries ``safe``."""
     target = _spark_target(node.to)
     convert = _converter(target) if not glue or target.this in _GLUE_CASTS else None
     if convert is None:
@@ -760,10 +761,10 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         def to_date(v: Value) -> date:
             if isinstance(v, datetime):
-                return v.date()
+                return v.date()  # a TIMESTAMP arrives in the session time zone
             if isinstance(v, date):
                 return v
-            return date.fromisoformat(str(v).strip()[:10])
+            return _spark_date(str(v))
 
         return to_date
     if kind in _TIMESTAMPS:
@@ -796,6 +797,20 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     if isinstance(kind, exp.Interval):
         return _to_interval
     return None
+
+
+#: the forms Spark's CAST reads a DATE from: [+-]yyyy[-[m]m[-[d]d[ or T anything]]]
+_DATE_TEXT = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
+
+
+def _spark_date(text: str) -> date:
+    """``text`` as Spark's CAST to DATE reads it (ValueError where Spark's gives NULL or
+    raises CAST_INVALID_INPUT)."""
+    found = _DATE_TEXT.fullmatch(text.strip())
+    if found is None:
+        raise ValueError(f"{text!r} is not a date")
+    year, month, day = found.groups()
+    return date(int(year), int(month or 1), int(day or 1))
 
 
 def _to_interval(v: Value) -> timedelta:

@@ -175,6 +175,19 @@ def numeric_check(
     return TypeCheck(f"{NUMERIC_ARGUMENT} {shown.lower()}", operands, True, clause)
 
 
+def cast_check(
+    node: exp.Cast,
+    probe: Callable[[exp.Expression], str],
+    sql: str,
+    base: int,
+    clause: str,
+) -> TypeCheck:
+    """The check of a CAST that DEFINE's glue computes: its probe is the CAST itself, so
+    that Spark's analysis refuses a cast it never allows (``CAST(n AS DATE)`` of a number)
+    when the query is built, as it would refuse it in ``spark.sql``."""
+    return TypeCheck("CAST", (_operand(node, probe, sql, base),), True, clause)
+
+
 def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
     """The error for a string among the values of a numeric aggregate (``sum(s)``)."""
     func = check.operator[len(NUMERIC_ARGUMENT) :].strip().split("/")[0]

@@ -495,6 +495,12 @@ TWO_ROW_CALLS = [
     "CAST(N.n - S.n AS BOOLEAN)",
     "CAST(N.n < S.n AS INT)",
     "CAST(CAST(N.v AS FLOAT) * S.n AS FLOAT)",
+    # ... and to DATE: a timestamp's date in the session zone, a string read as Spark reads it
+    "CAST(greatest(N.ts, S.ts) AS DATE)",
+    "(coalesce(N.ts, S.ts))::date",
+    "CAST(least(N.d, S.d) AS DATE)",
+    "try_cast(concat(S.n + 2000, '-', N.n, '-', abs(S.n) + 1) AS DATE)",
+    "try_cast(concat(N.s, S.n) AS DATE)",
 ]
 
 
@@ -570,6 +576,18 @@ def test_a_cast_of_two_rows_out_of_range_under_ansi_fails_at_the_cast(spark, cas
     assert isinstance(err, MatchRuntimeError), info.value
     assert "cannot cast" in err.message and "INT" in err.message
     assert err.pos == query.index(cast.split("(")[0] if cast[0] != "(" else cast)
+
+
+def test_a_cast_of_two_rows_spark_never_allows_is_refused_when_built(spark):
+    """``CAST(number AS DATE)`` is not a cast Spark has: refused before any job, as Spark
+    refuses it, with the caret at the CAST (the glue would otherwise try it per match)."""
+    define = "CAST(N.n + S.n AS DATE) IS NULL"
+    query = TWO_ROW_QUERY.format(want="1", pairs=_pairs_sql(), call=define)
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    assert info.value.message.startswith("Spark rejects CAST(N.n + S.n AS DATE): ")
+    assert "DATATYPE_MISMATCH" in info.value.message
+    assert query[info.value.pos :].startswith("CAST(N.n")
 
 
 def _python_udfs() -> list[tuple]:
@@ -1866,7 +1884,7 @@ def test_rlike_in_a_dynamic_rule_is_javas(spark, text):
     regex, as Spark's (once Python's ``re``: ``$`` before a final ``\\r\\n`` differed)."""
     from matchrec.planner.rules import _row_function
 
-    fn, _ = _row_function(text, 0, text, ["c"])
+    fn, _ = _row_function(text, 0, text, ["c"], ansi=True)
     values = ["SE\r\n", "SE\n", "se", "xSE", "", "SE\u2028", None]
     rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
     for row in rows:
