@@ -610,6 +610,17 @@ class Lowering:
     ) -> list[exp.Expression]:
         """``listagg(x[, separator])`` as two arguments (the separator NULL when not
         given, as Spark's; untyped, as it stands for a STRING or a BINARY one)."""
+        if not args or args[0] is None:  # listagg() WITHIN GROUP (...): nothing to join
+            at = node_pos(node, base, self.sql)
+            calls = list(_LISTAGG_CALL.finditer(self.sql, base, at + 1))
+            pos, name = (calls[-1].start(), calls[-1].group(1)) if calls else (at, "listagg")
+            raise SemanticError(
+                f"{name.lower()}() needs the value to aggregate",
+                sql=self.sql,
+                pos=pos,
+                hint=f"write {name.lower()}(x) or {name.lower()}(x, ',') WITHIN GROUP "
+                "(ORDER BY ...)",
+            )
         if len(args) == 1:
             return [*args, exp.Null()]
         return args
@@ -966,6 +977,10 @@ def is_aggregate(node: exp.Expression) -> bool:
     """Whether ``node`` is an aggregate call (what a window function over a row pattern
     window may be, besides navigation and ranking)."""
     return _aggregate_name(node) is not None
+
+
+#: a call of listagg or its other name, as written
+_LISTAGG_CALL = re.compile(r"\b(listagg|string_agg)\s*\(", re.IGNORECASE)
 
 
 def _aggregate_parts(
