@@ -1684,6 +1684,36 @@ def test_an_aggregate_of_null_is_what_spark_gives_in_both_doors(spark, view):
         assert df.schema["a"].dataType.simpleString() == "array<void>"
 
 
+WINDOW_QUERY = """SELECT {items}
+FROM {view}
+WINDOW w AS (
+  PARTITION BY name ORDER BY id
+  MEASURES LAST(value) AS val, CLASSIFIER() AS label
+  ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING
+  PATTERN (A B+)
+  DEFINE B AS B.value < PREV(B.value)
+)"""
+
+
+def test_a_missing_comma_between_window_calls_is_told_at_the_second(spark, view):
+    # each call became a column of ours: Spark took the second as the first's alias (one
+    # column named __mrw0_1), or named our column in its syntax error
+    query = WINDOW_QUERY.format(items="id, val OVER w label OVER w", view=view)
+    err = sql_error(spark, query)
+    assert err.pos == query.index("label OVER w"), str(err)
+    assert "__mr" not in str(err) and "label OVER w" in err.message
+    assert err.hint == "is a comma missing between the items of the SELECT?"
+
+
+def test_an_expression_over_a_window_call_is_named_as_written(spark, view):
+    query = WINDOW_QUERY.format(items="id, val OVER w + 1, upper(label OVER w)", view=view)
+    df = matchrec.sql(spark, query)
+    assert df.columns == ["id", "(val OVER w + 1)", "upper(label OVER w)"]
+    rows = {r[0]: tuple(r[1:]) for r in df.collect()}
+    # from row 1 the match is rows 1-3 (90, 80, 70), its measures taken at its last row
+    assert rows[1] == (71, "B") and rows[3] == (None, None)
+
+
 def test_one_row_per_match_without_columns_is_refused_before_a_job(spark, view):
     query = (
         f"SELECT 1 FROM {view} MATCH_RECOGNIZE (\n"
