@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import enum
 import itertools
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -215,6 +216,54 @@ def compile_pattern(pattern: ast.PatternNode, label_ids: Mapping[str, int]) -> P
     compiler.node(pattern, False)
     compiler.emit(Op.DONE)
     return Program(tuple(compiler.finish()), tuple(names))
+
+
+#: the most instructions a pattern may compile to: the compiler unrolls bounded
+#: quantifiers (``A{n,m}`` is n copies and m - n optional ones) and PERMUTE (every order),
+#: so ``A{2147483647}`` would take hours and all memory before the first row is matched
+MAX_PROGRAM_SIZE = 100_000
+
+
+def program_size(node: ast.PatternNode) -> int:
+    """The number of instructions :func:`compile_pattern` emits for ``node`` (without the
+    final DONE), computed without compiling: one product per quantifier or PERMUTE."""
+    if isinstance(node, (ast.Label, ast.Anchor)):
+        return 1
+    if isinstance(node, ast.Empty):
+        return 0
+    if isinstance(node, ast.Concat):
+        return sum(program_size(item) for item in node.items)
+    if isinstance(node, ast.Alternation):
+        return sum(program_size(item) for item in node.items) + 2 * (len(node.items) - 1)
+    if isinstance(node, ast.Permute):
+        orders = math.factorial(len(node.items))
+        return orders * sum(program_size(item) for item in node.items) + 2 * (orders - 1)
+    if isinstance(node, ast.Exclusion):
+        return program_size(node.inner)
+    if isinstance(node, ast.Quantified):
+        inner = program_size(node.inner)
+        if node.max is None:
+            return inner + 2 if node.min == 0 else node.min * inner + 1
+        return node.min * inner + (node.max - node.min) * (inner + 1)
+    raise TypeError(f"not a pattern node: {node!r}")
+
+
+def oversized_part(node: ast.PatternNode, limit: int = MAX_PROGRAM_SIZE) -> ast.PatternNode | None:
+    """The innermost quantifier or PERMUTE of ``node`` whose unrolled program exceeds
+    ``limit`` instructions while its parts do not (the one to shrink), else ``node`` itself
+    when only the whole is too large, else None."""
+    if program_size(node) <= limit:
+        return None
+    children: tuple[ast.PatternNode, ...] = ()
+    if isinstance(node, (ast.Concat, ast.Alternation, ast.Permute)):
+        children = node.items
+    elif isinstance(node, (ast.Exclusion, ast.Quantified)):
+        children = (node.inner,)
+    for child in children:
+        found = oversized_part(child, limit)
+        if found is not None:
+            return found
+    return node
 
 
 class _Compiler:

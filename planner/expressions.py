@@ -26,7 +26,7 @@ from sqlglot.errors import ErrorLevel
 
 from matchrec import navigation as nav
 from matchrec.ast import SqlExpr
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
 from matchrec.integer_width import IntegerWidth, LongSum
 from matchrec.moments import STATISTICS
 from matchrec.navigation import Evaluator, RowValue
@@ -647,6 +647,17 @@ class Lowering:
     ) -> list[exp.Expression]:
         """``listagg(x[, separator])`` as two arguments (the separator NULL when not
         given, as Spark's; untyped, as it stands for a STRING or a BINARY one)."""
+        if not args or args[0] is None:  # listagg() WITHIN GROUP (...): nothing to join
+            at = node_pos(node, base, self.sql)
+            calls = list(_LISTAGG_CALL.finditer(self.sql, base, at + 1))
+            pos, name = (calls[-1].start(), calls[-1].group(1)) if calls else (at, "listagg")
+            raise SemanticError(
+                f"{name.lower()}() needs the value to aggregate",
+                sql=self.sql,
+                pos=pos,
+                hint=f"write {name.lower()}(x) or {name.lower()}(x, ',') WITHIN GROUP "
+                "(ORDER BY ...)",
+            )
         if len(args) == 1:
             return [*args, exp.Null()]
         return args
@@ -1006,6 +1017,10 @@ def is_aggregate(node: exp.Expression) -> bool:
     """Whether ``node`` is an aggregate call (what a window function over a row pattern
     window may be, besides navigation and ranking)."""
     return _aggregate_name(node) is not None
+
+
+#: a call of listagg or its other name, as written
+_LISTAGG_CALL = re.compile(r"\b(listagg|string_agg)\s*\(", re.IGNORECASE)
 
 
 def _aggregate_parts(
@@ -1868,12 +1883,41 @@ def _is_physical_on_current(node: exp.Expression, local_labels: set) -> bool:
     return all(_qualifier(c) in local_labels for c in _columns(inner))
 
 
+def _check_unqualified_call(low: Lowering, node: exp.Expression, base: int) -> None:
+    """A row pattern function or aggregate written after a dot (``A.FIRST(x)``,
+    ``A.count(x)``, ``A.FINAL LAST(x)``) is refused: the planner would take the call and
+    leave ``A.`` in front of the column it computes, which no one can resolve. The label
+    goes inside the call."""
+    parent = node.parent
+    if not (isinstance(parent, exp.Dot) and parent.expression is node):
+        return
+    name = _special_kind(node) or _aggregate_name(node)
+    if name is None:
+        return
+    qualifier = parent.this.sql(dialect=MatchRecognizeDialect).replace("`", "")
+    name = name.upper()
+    written = _QUALIFIED_CALL_FIX.get(name, "{name}({q}.x)").format(name=name, q=qualifier)
+    raise low.error(
+        SqlSyntaxError,
+        f"{name}(...) cannot follow '{qualifier}.': a row pattern function or aggregate is "
+        "called by its name alone",
+        parent,
+        base,
+        hint=f"write {written}",
+    )
+
+
+#: how to write a call that :func:`_check_unqualified_call` refuses, by name
+_QUALIFIED_CALL_FIX = {"CLASSIFIER": "CLASSIFIER({q})", "MATCH_NUMBER": "MATCH_NUMBER()"}
+
+
 def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: bool) -> None:
     """Checks that hold for any position of a node: RUNNING/FINAL placement, nesting of
     navigation and aggregates, the arguments of CLASSIFIER and MATCH_NUMBER, constructs
     MATCH_RECOGNIZE does not take, and pattern variables inside subqueries."""
     clause = "DEFINE" if in_define else "MEASURES"
     for node in _walk(tree):
+        _check_unqualified_call(low, node, base)
         if isinstance(node, (exp.Subquery, exp.Exists)) or (
             isinstance(node, exp.In) and node.args.get("query") is not None
         ):

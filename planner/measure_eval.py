@@ -947,6 +947,8 @@ def written_name(node: exp.Expression) -> str:
     if isinstance(node, (exp.Binary, exp.Unary)):
         return f"operator {node.key.upper()}"
     text = node.sql(dialect="spark")
+    if "__mr_" in text:  # it holds a navigation or aggregate, as our column: not as written
+        return "a tuple (..., ...)" if isinstance(node, exp.Tuple) else "this expression"
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 

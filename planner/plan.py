@@ -18,7 +18,7 @@ from matchrec.engine import PartitionProgram
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.fastmatch import can_match_empty
 from matchrec.integer_width import IntegerWidth
-from matchrec.nfa import compile_pattern
+from matchrec.nfa import MAX_PROGRAM_SIZE, compile_pattern, oversized_part, program_size
 from matchrec.vector_define import VExpr
 
 from .expressions import (
@@ -104,6 +104,29 @@ class MatchPlan:
         )
 
 
+def _check_pattern_size(clause: ast.MatchRecognizeClause, sql: str) -> None:
+    """Refuse a pattern whose program would exceed :data:`MAX_PROGRAM_SIZE` instructions
+    (``A{2147483647}``, ``PERMUTE`` of a dozen items), at the quantifier or PERMUTE to
+    shrink, before compiling it unrolled would hang."""
+    culprit = oversized_part(clause.pattern)
+    if culprit is None:
+        return
+    size = program_size(culprit)
+    pos = culprit.pos if culprit.pos >= 0 else clause.pattern_pos
+    permute = isinstance(culprit, ast.Permute)
+    what = "PERMUTE" if permute else "this part of the pattern"
+    raise UnsupportedError(
+        f"{what} unrolls to {size:,} matcher instructions, more than the "
+        f"{MAX_PROGRAM_SIZE:,} matchrec compiles",
+        sql=sql,
+        pos=pos,
+        hint="PERMUTE tries every order of its items: list fewer"
+        if permute
+        else "use smaller bounds, or an unbounded quantifier such as A{n,} with a DEFINE "
+        "that stops it",
+    )
+
+
 def pattern_nodes(node: ast.PatternNode) -> Iterator[ast.PatternNode]:
     """Every node of a pattern, each before the nodes inside it, in written order."""
     yield node
@@ -169,6 +192,7 @@ def plan_clause(
             pos=clause.pattern_pos,
             hint=hint + "subquery that feeds MATCH_RECOGNIZE",
         )
+    _check_pattern_size(clause, sql)
     nfa = compile_pattern(clause.pattern, label_ids)
     low = Lowering(
         sql,

@@ -26,7 +26,7 @@ from sqlglot.errors import ErrorLevel
 from sqlglot.tokens import TokenType
 
 from matchrec.ast import SqlExpr
-from matchrec.errors import SqlSyntaxError, UnsupportedError
+from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
 
 
 class UnsupportedSqlError(UnsupportedError):
@@ -367,6 +367,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_shape(tree, expr, sql)
+    _check_type_parameters(tree, expr, sql)
     _check_writable(tree, expr, sql)
     return quoted_spark_calls(higher_order_exists(tree))
 
@@ -595,6 +596,78 @@ def _check_shape(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
                 hint="is an operator or a comma missing? (a name cannot follow an expression here)",
             )
         stack.extend(node.iter_expressions())
+
+
+#: Spark's largest DECIMAL precision
+MAX_DECIMAL_PRECISION = 38
+
+
+def _check_type_parameters(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
+    """Reject a type's parameters that Spark's parser or ``DecimalType`` refuses
+    (``DECIMAL('a', 2)``, ``DECIMAL(50, 2)``, ``DECIMAL(5, 9)``, ``INT(5)``): sqlglot
+    reads them, and the planner's type inference would then fail deep inside or type the
+    value wrongly, while Spark itself would refuse the query."""
+    for node in tree.find_all(exp.DataType):
+        params = [p for p in node.expressions if isinstance(p, exp.DataTypeParam)]
+        if not params:
+            continue
+        name = node.this.value if isinstance(node.this, exp.DataType.Type) else str(node.this)
+        if node.this != exp.DataType.Type.DECIMAL:
+            raise SqlSyntaxError(
+                f"type {name} takes no parameters",
+                sql=sql,
+                pos=node_pos(params[0], expr.pos, sql),
+                hint=f"write {name} without the parentheses",
+            )
+        _check_decimal(params, expr, sql)
+
+
+def _check_decimal(params: list[exp.DataTypeParam], expr: SqlExpr, sql: str) -> None:
+    """DECIMAL(precision[, scale]): integers, 1 <= precision <= 38, 0 <= scale <= precision."""
+    hint = f"write DECIMAL(p, s) with 1 <= p <= {MAX_DECIMAL_PRECISION} and 0 <= s <= p"
+    if len(params) > 2:
+        raise SqlSyntaxError(
+            "DECIMAL takes at most two parameters (precision, scale)",
+            sql=sql,
+            pos=node_pos(params[2], expr.pos, sql),
+            hint=hint,
+        )
+    values = []
+    for what, param in zip(("precision", "scale"), params):
+        value = param.this
+        digits = value.this if isinstance(value, exp.Literal) and not value.is_string else ""
+        if not re.fullmatch(r"\d+", str(digits)):
+            raise SqlSyntaxError(
+                f"the {what} of DECIMAL must be an integer",
+                sql=sql,
+                pos=node_pos(param, expr.pos, sql),
+                hint=hint,
+            )
+        values.append(int(digits))
+    precision, scale = values[0], values[1] if len(values) > 1 else 0
+    if precision > MAX_DECIMAL_PRECISION:
+        raise SemanticError(
+            f"DECIMAL precision {precision} exceeds the maximum precision {MAX_DECIMAL_PRECISION}",
+            sql=sql,
+            pos=node_pos(params[0], expr.pos, sql),
+            hint=hint,
+        )
+    if precision == 0:
+        # Spark takes DECIMAL(0, 0), which holds only 0; Arrow, which carries values
+        # between Spark and the matcher, has no decimal without digits
+        raise UnsupportedError(
+            "DECIMAL precision 0 is not supported",
+            sql=sql,
+            pos=node_pos(params[0], expr.pos, sql),
+            hint=hint,
+        )
+    if scale > precision:
+        raise SemanticError(
+            f"DECIMAL scale {scale} is greater than its precision {precision}",
+            sql=sql,
+            pos=node_pos(params[1], expr.pos, sql),
+            hint=hint,
+        )
 
 
 def _offset_of(text: str, line: int, col: int) -> int:

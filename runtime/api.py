@@ -58,7 +58,7 @@ from .dynamic import match_recognize_dynamic
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import ansi_enabled, is_connect, quiet_analysis
-from .spark_errors import translated
+from .spark_errors import translated, window_call_error
 
 _counter = itertools.count()
 
@@ -162,6 +162,8 @@ class _Rewriter:
     def __init__(self, sql: str):
         self.text = sql
         self.edits: list[tuple[int, int, int]] = []  # (original start, original end, new length)
+        # a column of ours that stands for a call over a window -> the call's span in ``sql``
+        self.calls: dict[str, tuple[int, int]] = {}
 
     def at(self, pos: int) -> int:
         shift = 0
@@ -201,6 +203,8 @@ class PlannedQuery:
     rewritten: str
     #: the DataFrames the user's query names (``spark.sql``'s keyword arguments)
     inputs: dict[str, DataFrame] = field(default_factory=dict)
+    #: the column that stands for each call over a window -> the call's span in the query
+    window_calls: dict[str, tuple[int, int]] = field(default_factory=dict)
 
     def dataframe(self, spark: SparkSession) -> DataFrame:
         """``spark.sql`` of the rewritten query, each clause's result (and each DataFrame
@@ -306,10 +310,12 @@ def _sql(spark: SparkSession, query: str, inputs: dict[str, DataFrame]) -> DataF
                 return _define_view(spark, planned, view)
             # analysed now (Spark Connect analyses lazily), so that Spark's errors about
             # the query around the clauses are told at the query's text below
-            return analysed(planned.dataframe(spark))
+            return _named_as_written(analysed(planned.dataframe(spark)), query, planned)
         except PySparkException as exc:
             carried = carried_error(exc)
             error = rebuild(carried, query) if carried is not None else None
+            if error is None and isinstance(exc, AnalysisException):
+                error = window_call_error(exc, query, planned.window_calls)
             if error is None and planned.clauses and isinstance(exc, AnalysisException):
                 # about the query around the clauses, which Spark saw rewritten
                 outermost = _outermost(planned.clauses)
@@ -319,6 +325,31 @@ def _sql(spark: SparkSession, query: str, inputs: dict[str, DataFrame]) -> DataF
             if error is None:
                 raise
             raise error from None
+
+
+def _named_as_written(df: DataFrame, query: str, planned: PlannedQuery) -> DataFrame:
+    """``df`` with each column that Spark named after an expression holding a call over a
+    window with a row pattern (``val OVER w + 1``, unaliased) named with that call as
+    written, not with the column of ours that stood for it."""
+    calls = planned.window_calls
+    if not calls:
+        return df
+    renamed = {}
+    for column in df.columns:
+        new = _CALL_NAME.sub(
+            lambda m: (
+                " ".join(query[calls[m.group(0)][0] : calls[m.group(0)][1]].split())
+                if m.group(0) in calls
+                else m.group(0)
+            ),
+            column,
+        )
+        if new != column:
+            renamed[column] = new
+    return df.withColumnsRenamed(renamed) if renamed else df
+
+
+_CALL_NAME = re.compile(r"__mrw\d+_\w+")
 
 
 #: how PySpark names a DataFrame passed to ``spark.sql`` (classic, Spark Connect), as
@@ -433,7 +464,7 @@ def planned_clauses(
         view = _view_name()
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))
         rewriter.replace(occ.relation_start, occ.body_end + 1, view)
-    yield PlannedQuery(planned, rewriter.text, inputs)
+    yield PlannedQuery(planned, rewriter.text, inputs, rewriter.calls)
 
 
 #: a PARTITION BY or ORDER BY item that names a column (maybe qualified)
@@ -454,7 +485,8 @@ def _keys_as_columns(
         column = F.expr(expr.text)
         try:
             with quiet_analysis():
-                relation.select(column).schema  # noqa: B018 - analysis only
+                # beside the input's columns, as it is added: an aggregate is refused
+                relation.select("*", column).schema  # noqa: B018 - analysis only
         except AnalysisException as err:
             raise SemanticError(
                 f"Spark rejects {expr.text}: {str(err).splitlines()[0]}",
@@ -533,7 +565,10 @@ def _windows(
     rewriter.replace(select.from_start, select.input_end, f" {view}{alias}")
     for call, (k, name) in zip(select.calls, query_windows.targets):
         if name:
-            text = quote(name)
+            # in parentheses: a call the user wrote next to another (a comma missing)
+            # stays an error, never our column taken as an alias of the one before
+            text = quote(name) if call.name is not None else f"({quote(name)})"
+            rewriter.calls[name] = (call.start, call.end)
         else:
             over = window_order_text(query_windows.clauses[k])
             text = f"{call.function} OVER ({over})"

@@ -22,6 +22,7 @@ from pyspark.sql.types import (
     CalendarIntervalType,
     DataType,
     MapType,
+    NullType,
     StructField,
     StructType,
     YearMonthIntervalType,
@@ -46,6 +47,36 @@ def _uncarried(t: DataType) -> bool:
     if isinstance(t, StructType):
         return any(_uncarried(f.dataType) for f in t.fields)
     return False
+
+
+def nullable_voids(t: DataType) -> DataType:
+    """``t`` with every NULL-typed element, map value or struct field marked nullable.
+
+    Spark types ``collect_list(NULL)`` (``array_agg(NULL)``) as an array of VOID that
+    contains no NULL; Arrow has no non-nullable field of its null type, so PySpark's
+    conversion of that type fails. Only the nullability flag changes: the values are the
+    same (an array of VOID holds nothing but NULLs, which collect_list drops)."""
+    if isinstance(t, ArrayType):
+        inner = nullable_voids(t.elementType)
+        return ArrayType(inner, t.containsNull or isinstance(inner, NullType))
+    if isinstance(t, MapType):
+        value = nullable_voids(t.valueType)
+        return MapType(
+            nullable_voids(t.keyType), value, t.valueContainsNull or isinstance(value, NullType)
+        )
+    if isinstance(t, StructType):
+        return StructType(
+            [
+                StructField(
+                    f.name,
+                    nullable_voids(f.dataType),
+                    f.nullable or isinstance(f.dataType, NullType),
+                    f.metadata,
+                )
+                for f in t.fields
+            ]
+        )
+    return t
 
 
 def _unique_names(t: DataType) -> DataType | None:
@@ -137,7 +168,7 @@ def atoms_for_arrow(
         new = _unique_names(t)
         if new is not None:
             encoded[atom.name] = t
-        emitted.append(new or t)
+        emitted.append(nullable_voids(new or t))
     return emitted
 
 

@@ -398,7 +398,7 @@ def _select(
                     analysed(df.selectExpr(f"{text} AS {quote(name)}"))
             except AnalysisException as one:
                 raise SemanticError(
-                    f"Spark cannot evaluate this expression: {_first_line(one)}",
+                    f"Spark cannot evaluate this expression: {_in_users_words(one, plan)}",
                     sql=plan.clause.sql,
                     pos=plan.origins.get(name),
                     hint="check function names and argument types",
@@ -427,6 +427,50 @@ def analysed(df: DataFrame) -> DataFrame:
     which is too late for an error to be translated into one pointing at the query."""
     _ = df.schema
     return df
+
+
+#: a column matchrec added, as Spark's messages name it
+_INTERNAL_NAME = re.compile(r"`?\b(__mr_\w+)\b`?")
+_NAME_LIST = re.compile(r"\[([^\[\]]*)\]")
+#: a call or name as written: RUNNING/FINAL, a dotted name, then balanced parentheses
+_WRITTEN_HEAD = re.compile(r"(?:(?:RUNNING|FINAL)\s+)?[\w.`\"]+\s*", re.IGNORECASE)
+
+
+def _in_users_words(err: Exception, plan: MatchPlan) -> str:
+    """Spark's first line about an expression of ours, without our column names: a list
+    of suggested names keeps the user's, and a column that stands for part of the
+    user's expression (a PREV's window, a navigation) is shown as that part as written."""
+    first = _first_line(err)
+    first = _NAME_LIST.sub(
+        lambda m: (
+            "[" + ", ".join(i for i in m.group(1).split(", ") if not _INTERNAL_NAME.search(i)) + "]"
+        ),
+        first,
+    )
+    written = {a.name: _written_at(plan.clause.sql, a.pos) for a in plan.atoms if a.pos is not None}
+    written.update((name, _written_at(plan.clause.sql, pos)) for name, pos in plan.origins.items())
+
+    def shown(m: re.Match[str]) -> str:
+        return written.get(m.group(1)) or "(part of the expression)"
+
+    return _INTERNAL_NAME.sub(shown, first)
+
+
+def _written_at(sql: str, pos: int) -> str | None:
+    """The name or call that starts at offset ``pos`` of ``sql`` as written (``PREV
+    (B.value)``, ``FINAL LAST(x)``), None when none starts there."""
+    head = _WRITTEN_HEAD.match(sql, pos)
+    if head is None:
+        return None
+    end = head.end()
+    if end < len(sql) and sql[end] == "(":
+        depth = 0
+        for i in range(end, len(sql)):
+            depth += {"(": 1, ")": -1}.get(sql[i], 0)
+            if depth == 0:
+                return " ".join(sql[pos : i + 1].split())
+        return None
+    return sql[pos:end].strip() or None
 
 
 def _first_line(err: Exception) -> str:

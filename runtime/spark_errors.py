@@ -92,6 +92,39 @@ def translated(
     return cls(first, spark_error=exc, sql=query, pos=pos, hint=hint)
 
 
+#: a column of ours that stands for a call over a window with a row pattern
+_WINDOW_CALL = re.compile(r"`?\b(__mrw\d+_\w+)\b`?")
+
+
+def window_call_error(
+    exc: AnalysisException, query: str, calls: dict[str, tuple[int, int]]
+) -> MatchRecognizeError | None:
+    """Spark's error about the SELECT of a window with a row pattern, which Spark saw
+    with each call over that window as a column of ours (``val OVER w`` as
+    ``__mrw0_0``): told at the first such call Spark names, with the call as written;
+    None when Spark names none."""
+    first = _first_line(exc)
+    named = [m for m in _WINDOW_CALL.finditer(first) if m.group(1) in calls]
+    if not named:
+        return None
+
+    def written(m: re.Match[str]) -> str:
+        span = calls.get(m.group(1))
+        return " ".join(query[span[0] : span[1]].split()) if span else "a call over the window"
+
+    message = _WINDOW_CALL.sub(written, first)
+    cls = SparkSyntaxError if isinstance(exc, ParseException) else SparkAnalysisError
+    juxtaposed = cls is SparkSyntaxError or exc.getCondition() == "MULTI_ALIAS_WITHOUT_GENERATOR"
+    hint = "is a comma missing between the items of the SELECT?" if juxtaposed else None
+    return cls(message, spark_error=exc, sql=query, pos=calls[named[0].group(1)][0], hint=hint)
+
+
+def _first_line(exc: AnalysisException) -> str:
+    text = str(exc)
+    first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
+    return _TAIL.sub("", first)
+
+
 def _user_items(found: re.Match[str]) -> str:
     """A list Spark suggests names from (``Did you mean one of the following? [...]``)
     without the columns matchrec added to the query it saw."""

@@ -123,7 +123,7 @@ from matchrec.errors import (
     UnsupportedError,
 )
 
-from .arrow_safe import refuse_uncarried
+from .arrow_safe import nullable_voids, refuse_uncarried
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
 from .session import task_ansi_enabled
 from .sort_keys import check_sortable
@@ -291,7 +291,7 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
                 pos=spec.expr.pos,
                 hint="wrap it in CAST(... AS type), or use matchrec.sql",
             )
-        measure_fields.append(StructField(m.alias, spark_type, True))
+        measure_fields.append(StructField(m.alias, nullable_voids(spark_type), True))
 
     position = {c: i for i, c in enumerate(columns)}
     keys = plan.partition_by

@@ -18,6 +18,7 @@ from datetime import date
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
+from pyspark.errors import PySparkException
 
 import matchrec
 from matchrec.engine import run_partition
@@ -908,6 +909,163 @@ CASES = [
         "CAST needs a type",
         None,
     ),
+    # ---- found by mutating the repository's queries (issue 10): each planned before, and
+    # then failed deep inside (ValueError, decimal.Overflow), hung, or reached Spark with
+    # our column names in its message
+    (
+        "DECIMAL with a string precision",
+        broken("count(B.*)", "CAST(LAST(B.value) AS DECIMAL('str', 20))"),
+        "'str'",
+        0,
+        SqlSyntaxError,
+        "the precision of DECIMAL must be an integer",
+        "write DECIMAL(p, s) with 1 <= p <= 38 and 0 <= s <= p",
+    ),
+    (
+        "DECIMAL with a fractional precision",
+        broken("count(B.*)", "CAST(LAST(B.value) AS DECIMAL(1.5))"),
+        "1.5",
+        0,
+        SqlSyntaxError,
+        "the precision of DECIMAL must be an integer",
+        None,
+    ),
+    (
+        "DECIMAL precision over 38",
+        broken("B.value < PREV", "CAST(B.value AS DECIMAL(50, 2)) < PREV"),
+        "50",
+        0,
+        SemanticError,
+        "DECIMAL precision 50 exceeds the maximum precision 38",
+        None,
+    ),
+    (
+        "DECIMAL precision of 20 digits",
+        broken("B.value < PREV", "CAST(B.value AS DECIMAL(99999999999999999999)) < PREV"),
+        "99999999999999999999",
+        0,
+        SemanticError,
+        "exceeds the maximum precision 38",
+        None,
+    ),
+    (
+        "DECIMAL scale over its precision",
+        broken("count(B.*)", "CAST(LAST(B.value) AS DECIMAL(5, 9))"),
+        "DECIMAL(5, ^^9)",
+        0,
+        SemanticError,
+        "DECIMAL scale 9 is greater than its precision 5",
+        None,
+    ),
+    (
+        "DECIMAL with three parameters",
+        broken("count(B.*)", "CAST(LAST(B.value) AS DECIMAL(1, 2, 3))"),
+        "DECIMAL(1, 2, ^^3)",
+        0,
+        SqlSyntaxError,
+        "DECIMAL takes at most two parameters",
+        None,
+    ),
+    (
+        "DECIMAL without digits",
+        broken("count(B.*)", "CAST(LAST(B.value) AS DECIMAL(0))"),
+        "DECIMAL(^^0)",
+        0,
+        UnsupportedError,
+        "DECIMAL precision 0 is not supported",
+        None,
+    ),
+    (
+        "a parameter of a type that takes none",
+        broken("count(B.*)", "CAST(LAST(B.value) AS STRUCT<a: INT(5)>)"),
+        "INT(^^5)",
+        0,
+        SqlSyntaxError,
+        "type INT takes no parameters",
+        "write INT without the parentheses",
+    ),
+    (
+        "navigation after a pattern variable and a dot",
+        broken("FIRST(A.value) AS", "A.FIRST(value) AS"),
+        "A.FIRST",
+        0,
+        SqlSyntaxError,
+        "FIRST(...) cannot follow 'A.'",
+        "write FIRST(A.x)",
+    ),
+    (
+        "FINAL navigation after a dot",
+        broken("LAST(B.value) AS", "B.FINAL LAST(value) AS"),
+        "B.FINAL",
+        0,
+        SqlSyntaxError,
+        "LAST(...) cannot follow 'B.'",
+        "write LAST(B.x)",
+    ),
+    (
+        "aggregate after a dot in DEFINE",
+        broken("B.value < PREV(B.value)", "B.count(value) < 3"),
+        "B.count",
+        0,
+        SqlSyntaxError,
+        "COUNT(...) cannot follow 'B.'",
+        "write COUNT(B.x)",
+    ),
+    (
+        "CLASSIFIER after a dot",
+        broken("count(B.*)", "U.CLASSIFIER()"),
+        "U.CLASSIFIER",
+        0,
+        SqlSyntaxError,
+        "CLASSIFIER(...) cannot follow 'U.'",
+        "write CLASSIFIER(U)",
+    ),
+    (
+        "quantifier that unrolls to billions of instructions",
+        broken("PATTERN (A B+ C?)", "PATTERN (A{2147483647,} B+ C?)"),
+        "{2147483647,}",
+        0,
+        UnsupportedError,
+        "this part of the pattern unrolls to 2,147,483,648 matcher instructions, more than "
+        "the 100,000 matchrec compiles",
+        None,
+    ),
+    (
+        "nested bounded quantifiers, the outer one too large",
+        broken("PATTERN (A B+ C?)", "PATTERN (A (B{0,100}){0,1000} C?)"),
+        "{0,1000}",
+        0,
+        UnsupportedError,
+        "unrolls to 201,000 matcher instructions",
+        None,
+    ),
+    (
+        "listagg WITHIN GROUP without a value",
+        broken("count(B.*)", "LISTAGG() WITHIN GROUP (ORDER BY B.id)"),
+        "LISTAGG",
+        0,
+        SemanticError,
+        "listagg() needs the value to aggregate",
+        "write listagg(x) or listagg(x, ',') WITHIN GROUP (ORDER BY ...)",
+    ),
+    (
+        "string_agg WITHIN GROUP without a value",
+        broken("count(B.*)", "string_agg(DISTINCT) WITHIN GROUP (ORDER BY B.id)"),
+        "string_agg",
+        0,
+        SemanticError,
+        "string_agg() needs the value to aggregate",
+        None,
+    ),
+    (
+        "PERMUTE of ten variables",
+        broken("PATTERN (A B+ C?)", "PATTERN (PERMUTE(A, B, C, D, E, F, G, H, I, J))"),
+        "PERMUTE",
+        0,
+        UnsupportedError,
+        "PERMUTE unrolls to",
+        "PERMUTE tries every order of its items: list fewer",
+    ),
 ]
 
 
@@ -1009,6 +1167,66 @@ ODD_BODIES = [
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value > 1 x",
     'ORDER BY id PATTERN (A B+) DEFINE B AS "".value > 1',
 ]
+
+
+# bodies the table function and MATCH_RECOGNIZE_DYNAMIC rules failed on with a ValueError
+# or decimal.Overflow from their type inference (the caret's text after the body)
+TYPED_BODIES = [
+    (
+        "ORDER BY id PATTERN ((A | B)* X) DEFINE X AS avg(CAST(B.id AS decimal('str', 20))) = 1",
+        "'str'",
+    ),
+    ("ORDER BY id PATTERN ((A | B)* X) DEFINE X AS sum(CAST(B.id AS decimal(30, ''))) = 1", "''"),
+    ("ORDER BY id MEASURES CAST(LAST(B.id) AS decimal(50, 2)) AS x PATTERN (A B+)", "50"),
+    ("ORDER BY id MEASURES CAST(LAST(B.id) AS decimal(1.5)) AS x PATTERN (A B+)", "1.5"),
+    (
+        "ORDER BY id MEASURES CAST(LAST(B.id) AS decimal(99999999999999999999)) AS x PATTERN (A)",
+        "9",
+    ),
+    ("ORDER BY id MEASURES CAST(LAST(B.id) + 1 AS decimal(5, 9)) AS x PATTERN (A B+)", "9)"),
+]
+
+
+@pytest.mark.parametrize(("body", "culprit"), TYPED_BODIES)
+def test_bad_type_parameters_are_positioned_in_every_door(body, culprit):
+    from matchrec.planner.rules import RuleRow, compile_rule
+    from matchrec.runtime.udtf import build_program, to_sqlglot_type
+    from pyspark.sql.types import IntegerType, StructField, StructType
+
+    schema = StructType([StructField("id", IntegerType()), StructField("value", IntegerType())])
+    types = {f.name: to_sqlglot_type(f.dataType) for f in schema.fields}
+    doors = {
+        "plan": lambda: plan(body, ["id", "value"]),
+        "table function": lambda: build_program(body, schema),
+        "dynamic rule": lambda: compile_rule(RuleRow("r", 1, body), types),
+    }
+    for door, call in doors.items():
+        with pytest.raises(MatchRecognizeError) as info:
+            call()
+        assert info.value.pos == body.index(culprit), (door, str(info.value))
+        assert "DECIMAL" in info.value.message, door
+
+
+def test_the_table_functions_refusal_quotes_no_column_of_ours():
+    from matchrec.runtime.udtf import build_program
+    from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+    schema = StructType([StructField("id", IntegerType()), StructField("v", StringType())])
+    body = "ORDER BY id MEASURES concat_ws(('', collect_list(CLASSIFIER()))) AS x PATTERN (A)"
+    with pytest.raises(UnsupportedError) as info:
+        build_program(body, schema)
+    assert "__mr" not in str(info.value)
+    assert "cannot evaluate a tuple (..., ...)" in info.value.message
+
+
+def test_the_largest_pattern_that_compiles_is_refused_one_instruction_later():
+    from matchrec.nfa import MAX_PROGRAM_SIZE
+
+    fits = f"ORDER BY id PATTERN (A{{{MAX_PROGRAM_SIZE // 2}}} B{{{MAX_PROGRAM_SIZE // 2}}})"
+    assert len(plan(fits + " DEFINE A AS true").program.nfa) == MAX_PROGRAM_SIZE + 1  # DONE
+    body = fits.replace("B{", "C B{") + " DEFINE A AS true"
+    err = plan_error(body)
+    assert isinstance(err, UnsupportedError) and err.pos == body.index("A{"), str(err)
 
 
 @pytest.mark.parametrize("body", ODD_BODIES)
@@ -1407,6 +1625,93 @@ def test_unbalanced_parentheses_point_at_the_culprit(spark, view, old, new, culp
     message = "')' without a matching '('" if extra else "'(' is never closed"
     assert_error(err, query, pos, SqlSyntaxError, message)
     assert "__matchrec" not in str(err)
+
+
+@pytest.mark.parametrize(
+    ("type_name", "culprit"),
+    [
+        ("DECIMAL('str', 20)", "'str'"),
+        ("DECIMAL(1.5)", "1.5"),
+        ("DECIMAL(50, 2)", "50"),
+        ("DECIMAL(5, 9)", "9"),
+        ("DECIMAL(1, 2, 3)", "3"),
+        ("INT(5)", "5"),
+    ],
+)
+def test_types_refused_in_the_clause_are_refused_by_spark(spark, view, type_name, culprit):
+    with pytest.raises(PySparkException):  # a parse error, or DECIMAL_PRECISION_EXCEEDS_...
+        spark.sql(f"SELECT CAST(0 AS {type_name}) AS c").collect()
+    query = QUERY.format(view=view).replace(
+        "LAST(B.value) AS", f"CAST(LAST(B.value) AS {type_name}) AS"
+    )
+    err = sql_error(spark, query)
+    at = query.index(type_name)
+    assert err.pos == at + type_name.rindex(culprit), str(err)
+    assert "__mr" not in str(err)
+
+
+def test_sparks_message_about_define_shows_the_navigation_as_written(spark, view):
+    # Spark analyses the row-local part of DEFINE over our columns (PREV is a window
+    # column of ours); its message named that column (`__mr_w0`)
+    query = QUERY.format(view=view).replace(
+        "B.value < PREV(B.value)", "B.value + DATE'2020-01-01' < abs(PREV (B.value))"
+    )
+    err = sql_error(spark, query)
+    assert "__mr" not in str(err)
+    assert "< abs(PREV (B.value))" in err.message
+    assert err.pos == query.index("B.value + DATE")
+
+
+def test_an_aggregate_of_null_is_what_spark_gives_in_both_doors(spark, view):
+    # Spark types collect_list(NULL) as ARRAY<VOID> without NULLs, which Arrow cannot
+    # carry: both doors failed with pyarrow's "A null type field may not be non-nullable"
+    measures = "array_agg(NULL) AS a, map(1, collect_list(NULL)) AS m, count(*) AS n"
+    body = (
+        f"PARTITION BY name ORDER BY id MEASURES {measures} "
+        "PATTERN (A B+) DEFINE B AS B.value < PREV(B.value)"
+    )
+    matched = matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body}) AS m")
+    matchrec.register(spark)
+    udtf = spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{body}')")
+    # the matches are rows 1-3 and 4-5 (value falls from 90 to 70, then from 80 to 70)
+    plain = spark.sql(
+        f"SELECT name, {measures} FROM {view} WHERE id <= 3 GROUP BY name "
+        f"UNION ALL SELECT name, {measures} FROM {view} WHERE id IN (4, 5) GROUP BY name"
+    )
+    expected = sorted(map(tuple, plain.collect()), key=lambda r: r[-1])
+    for df in (matched, udtf):
+        assert sorted(map(tuple, df.collect()), key=lambda r: r[-1]) == expected
+        assert df.schema["a"].dataType.simpleString() == "array<void>"
+
+
+WINDOW_QUERY = """SELECT {items}
+FROM {view}
+WINDOW w AS (
+  PARTITION BY name ORDER BY id
+  MEASURES LAST(value) AS val, CLASSIFIER() AS label
+  ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING
+  PATTERN (A B+)
+  DEFINE B AS B.value < PREV(B.value)
+)"""
+
+
+def test_a_missing_comma_between_window_calls_is_told_at_the_second(spark, view):
+    # each call became a column of ours: Spark took the second as the first's alias (one
+    # column named __mrw0_1), or named our column in its syntax error
+    query = WINDOW_QUERY.format(items="id, val OVER w label OVER w", view=view)
+    err = sql_error(spark, query)
+    assert err.pos == query.index("label OVER w"), str(err)
+    assert "__mr" not in str(err) and "label OVER w" in err.message
+    assert err.hint == "is a comma missing between the items of the SELECT?"
+
+
+def test_an_expression_over_a_window_call_is_named_as_written(spark, view):
+    query = WINDOW_QUERY.format(items="id, val OVER w + 1, upper(label OVER w)", view=view)
+    df = matchrec.sql(spark, query)
+    assert df.columns == ["id", "(val OVER w + 1)", "upper(label OVER w)"]
+    rows = {r[0]: tuple(r[1:]) for r in df.collect()}
+    # from row 1 the match is rows 1-3 (90, 80, 70), its measures taken at its last row
+    assert rows[1] == (71, "B") and rows[3] == (None, None)
 
 
 def test_one_row_per_match_without_columns_is_refused_before_a_job(spark, view):

@@ -19,7 +19,7 @@ from reference_matcher import reference_find_match, reference_match_partition
 from matchrec import ast
 from matchrec.errors import MatchRuntimeError
 from matchrec.matcher import Match, MatchRun, find_match, match_partition, next_start
-from matchrec.nfa import Op, compile_pattern
+from matchrec.nfa import Op, compile_pattern, program_size
 
 LABELS = ("A", "B", "C", "D", "L", "Y", "X")
 IDS = {name: i for i, name in enumerate(LABELS)}
@@ -238,6 +238,27 @@ def test_program_sizes_match_trino():
     assert len(program("A{0,5000}")) == 10001
     assert len(program("(A{0,100}){0,100}")) == 20101
     assert len(program("PERMUTE(A, B, C, D, L)")) == 839
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "A",
+        "A B | C",
+        "(A | B | C)*?",
+        "A{3,}",
+        "A{2,5}",
+        "(A{0,4}){2,3}",
+        "PERMUTE(A, B, C)",
+        "{- A+ -} B?",
+        "^ A* $",
+        "()",
+        "(A | ()){1,3}",
+        "PERMUTE(A B, C | D)",
+    ],
+)
+def test_program_size_counts_what_the_compiler_emits(pattern):
+    assert program_size(parse(pattern)) == len(program(pattern)) - 1  # DONE
 
 
 def test_permute_is_alternation_in_lexicographic_order():

@@ -299,6 +299,19 @@ def test_partition_by_expression_spark_rejects_is_told_at_it(spark) -> None:
     assert_error(_error(spark, query), query, query.index("nope"), SemanticError, "Spark rejects")
 
 
+def test_an_aggregate_as_order_by_key_is_told_at_it(spark) -> None:
+    # a global aggregate analyses alone, not beside the input's columns: it reached the
+    # user as Spark's MISSING_GROUP_BY with a plan naming our key column
+    query = (
+        "SELECT id, m OVER w FROM (VALUES (1, 10)) t(id, v) WINDOW w AS (ORDER BY "
+        "percentile(v, 0.5) MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND UNBOUNDED "
+        "FOLLOWING PATTERN (A) DEFINE A AS true)"
+    )
+    err = _error(spark, query)
+    assert_error(err, query, query.index("percentile"), SemanticError, "MISSING_GROUP_BY")
+    assert "__mr" not in str(err)
+
+
 def test_a_join_sharing_a_column_name_is_refused_with_a_hint(spark) -> None:
     query = (
         "SELECT a.id, m OVER w FROM (VALUES (1, 'x')) a(id, k) JOIN (VALUES ('x', 5)) b(k, v) "
