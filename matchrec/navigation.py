@@ -24,6 +24,7 @@ from typing import Any
 
 from .errors import MatchRuntimeError
 from .moments import STATISTICS, second_moment
+from .set_order import normalized_double, spark_set_order
 from .sql_values import WIDE_DECIMALS, to_text
 
 Value = Any
@@ -554,11 +555,18 @@ def _is_nan_value(v: Value) -> bool:
 
 
 def _collect_set(values: list[Value]) -> list[Value]:
-    """The distinct non-NULL values in first-seen order (one NaN, as Spark's set)."""
+    """The distinct non-NULL values (one NaN, and 0.0 for -0.0, as Spark's set) in
+    Spark's order of them (its hash set's, :mod:`set_order`), or first-seen where that
+    order is not known."""
     kept: dict[Any, Value] = {}
-    for v in _non_null(values):
-        kept.setdefault(_distinct_key(v), v)
-    return list(kept.values())
+    last_new = last = -1
+    for i, v in enumerate(_non_null(values)):
+        last = i
+        if _distinct_key(v) not in kept:
+            kept[_distinct_key(v)] = normalized_double(v) if isinstance(v, float) else v
+            last_new = i
+    distinct = list(kept.values())
+    return spark_set_order(distinct, added_after=last > last_new) or distinct
 
 
 def _mode(values: list[Value], *_: list[Value], highest: bool = False) -> Value:

@@ -86,3 +86,61 @@ def test_distinct_and_mode_of_arrays_and_maps(spark, wide):
     )
     for door, rows in got.items():
         assert rows == expected, door
+
+
+@pytest.fixture(scope="module")
+def sets(spark):
+    """Values whose first-seen order is not the order of Spark's hash set: integers
+    across buckets, strings, doubles with -0.0 and NaN, dates before 1970, booleans, and
+    enough distinct values in one partition for the set to grow its table twice."""
+    rows = []
+    for o, (i, s, d, day, b) in enumerate(
+        [
+            (10, "x", 1.0, "2055-06-17", True),
+            (20, "yz", -2.5, "1966-05-07", False),
+            (10, "", -0.0, "2016-04-12", None),
+            (-1, "€é", 0.0, "1966-05-07", True),
+            (2**40, None, float("nan"), None, False),
+            (None, "x", float("nan"), "2056-05-27", True),
+            (50, "aéb", 1e20, "1970-01-01", None),
+        ],
+        start=1,
+    ):
+        rows.append(("a", o, i, s, d, day, b))
+    for o in range(1, 41):  # 37 distinct values: tables of 16, 32 and 64 buckets
+        rows.append(("b", o, (o * 7919) % 37 - 18, f"s{o % 37}", o / 8, None, None))
+    frame = spark.createDataFrame(
+        rows, "k string, o int, i bigint, s string, d double, day string, b boolean"
+    ).selectExpr("k", "o", "i", "s", "d", "CAST(day AS DATE) AS day", "b")
+    frame.createOrReplaceTempView("mr_sets")
+    matchrec.register(spark)
+    return frame
+
+
+@pytest.mark.parametrize("column", ["i", "s", "d", "day", "b"])
+@pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
+def test_collect_set_lists_values_in_sparks_order(spark, sets, column, semantics):
+    # Spark lists a set in its hash set's order (and -0.0 as 0.0), not first-seen order
+    got, expected = running_and_window(spark, "mr_sets", f"collect_set({column})", semantics)
+    assert got == expected
+
+
+def test_collect_set_in_every_door_is_sparks_window(spark, sets):
+    measures = {c: f"collect_set({c})" for c in ("i", "s", "d", "day", "b")}
+    expected = sorted(
+        map(
+            tuple,
+            spark.sql(
+                "SELECT DISTINCT k, "
+                + ", ".join(
+                    f"{m} OVER (PARTITION BY k ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING "
+                    f"AND UNBOUNDED FOLLOWING) AS {c}"
+                    for c, m in measures.items()
+                )
+                + " FROM mr_sets"
+            ).collect(),
+        ),
+        key=repr,
+    )
+    for door, rows in every_door(spark, "mr_sets", measures).items():
+        assert repr(sorted(rows, key=repr)) == repr(expected), door  # NaN as text
