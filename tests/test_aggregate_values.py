@@ -144,3 +144,66 @@ def test_collect_set_in_every_door_is_sparks_window(spark, sets):
     )
     for door, rows in every_door(spark, "mr_sets", measures).items():
         assert repr(sorted(rows, key=repr)) == repr(expected), door  # NaN as text
+
+
+_COUNTS = {
+    "pairs": "count(DISTINCT i, s)",
+    "triples": "count(DISTINCT d, b, s)",
+    "present": "count(i, b)",
+    "late": "count(DISTINCT i, s) FILTER (WHERE o > 2)",
+}
+
+
+def test_count_of_several_values_is_sparks(spark, sets):
+    # Spark counts the rows where none of the values is NULL (DISTINCT: distinct tuples)
+    expected = sorted(
+        map(
+            tuple,
+            spark.sql(
+                "SELECT k, "
+                + ", ".join(f"{m} AS {name}" for name, m in _COUNTS.items())
+                + " FROM mr_sets GROUP BY k"
+            ).collect(),
+        )
+    )
+    for door, rows in every_door(spark, "mr_sets", _COUNTS).items():
+        assert rows == expected, door
+
+
+def test_running_count_of_several_values_is_sparks(spark, sets):
+    # Spark has no DISTINCT window: each row's rows so far come from a self-join (their
+    # own o named bo, as FILTER reads it)
+    so_far = """(SELECT a.k, a.o, b.i, b.s, b.d, b.b, b.o AS bo FROM mr_sets a
+                 JOIN mr_sets b ON a.k = b.k AND b.o <= a.o)"""
+    measures = {n: m.replace("o > 2", "bo > 2") for n, m in _COUNTS.items()}
+    expected = spark.sql(
+        "SELECT k, o, "
+        + ", ".join(f"{m} AS {n}" for n, m in measures.items())
+        + f" FROM {so_far} GROUP BY k, o"
+    )
+    got = matchrec.sql(
+        spark,
+        "SELECT k, o, "
+        + ", ".join(_COUNTS)
+        + " FROM mr_sets MATCH_RECOGNIZE (PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"RUNNING {m} AS {n}" for n, m in _COUNTS.items())
+        + " ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true)",
+    )
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
+
+
+def test_count_of_several_values_in_define(spark, sets):
+    # a match grows while fewer than 3 distinct (i, s) pairs are seen: Spark's count of
+    # the rows so far (self-join) says where the first match of each partition ends
+    got = matchrec.sql(
+        spark,
+        """SELECT k, n FROM mr_sets MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+            MEASURES count(*) AS n ONE ROW PER MATCH
+            PATTERN (^ A+) DEFINE A AS count(DISTINCT A.i, A.s) < 3)""",
+    )
+    expected = spark.sql(
+        """SELECT k, max(o) FROM (SELECT a.k, a.o, count(DISTINCT b.i, b.s) AS c
+             FROM mr_sets a JOIN mr_sets b ON a.k = b.k AND b.o <= a.o GROUP BY a.k, a.o)
+           WHERE c < 3 GROUP BY k"""
+    )
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
