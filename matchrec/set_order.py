@@ -141,3 +141,61 @@ def spark_set_order(values: list[Any], added_after: bool = False) -> list[Any] |
             threshold = int(table * _LOAD_FACTOR)
     keyed = sorted(range(len(values)), key=lambda i: (hashes[i] & (table - 1), hashes[i], i))
     return [values[i] for i in keyed]
+
+
+def _java_hash(value: Any) -> int | None:
+    """Java's ``hashCode`` of Spark's internal value, where it does not depend on a type
+    the Python value no longer tells (an INT and a BIGINT differ below zero, a FLOAT and
+    a DOUBLE always): None there. Doubles as Spark keys them: -0.0 as 0.0, one NaN."""
+    if isinstance(value, bool):
+        return 1231 if value else 1237
+    if isinstance(value, int):
+        return value if 0 <= value <= _INT_MAX else None
+    if isinstance(value, float):
+        return _double_hash(value)
+    if isinstance(value, str):
+        return utf8_string_hash(value)
+    if isinstance(value, dt.datetime):
+        return None
+    if isinstance(value, dt.date):
+        return (value - _EPOCH).days
+    return None
+
+
+def _murmur3_int(h: int) -> int:
+    """Guava's ``murmur3_32_fixed().hashInt``: Spark's OpenHashSet spreads hash codes."""
+    return _fmix(_mix_h1(0, _mix_k1(h & _MASK)), 4)
+
+
+def open_hash_map_order(keys: list[Any]) -> list[Any] | None:
+    """``keys`` (distinct, non-NULL, in the order first added) in the order Spark's
+    ``OpenHashMap`` lists them (``mode()`` takes the first most frequent key in it), or
+    None when a key's hash is not known here.
+
+    The map starts with 64 slots, probes ``pos + 1, + 2, ...`` from the spread hash, and
+    doubles once it holds more than 70% of its slots, moving the keys in slot order."""
+    spread: dict[int, int] = {}
+    for i, k in enumerate(keys):
+        h = _java_hash(k)
+        if h is None:
+            return None
+        spread[i] = _murmur3_int(h)
+    capacity = 64
+    slots: dict[int, int] = {}  # slot -> key index
+
+    def place(table: dict[int, int], i: int, mask: int) -> None:
+        pos, delta = spread[i] & mask, 1
+        while pos in table:
+            pos = (pos + delta) & mask
+            delta += 1
+        table[pos] = i
+
+    for i in range(len(keys)):
+        place(slots, i, capacity - 1)
+        if len(slots) > int(0.7 * capacity):
+            capacity *= 2
+            moved: dict[int, int] = {}
+            for pos in sorted(slots):
+                place(moved, slots[pos], capacity - 1)
+            slots = moved
+    return [keys[slots[pos]] for pos in sorted(slots)]
