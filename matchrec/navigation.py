@@ -24,6 +24,7 @@ from typing import Any
 
 from .errors import MatchRuntimeError
 from .moments import STATISTICS, second_moment
+from .set_order import normalized_double, open_hash_map_order, spark_set_order
 from .sql_values import WIDE_DECIMALS, to_text
 
 Value = Any
@@ -554,26 +555,40 @@ def _is_nan_value(v: Value) -> bool:
 
 
 def _collect_set(values: list[Value]) -> list[Value]:
-    """The distinct non-NULL values in first-seen order (one NaN, as Spark's set)."""
+    """The distinct non-NULL values (one NaN, and 0.0 for -0.0, as Spark's set) in
+    Spark's order of them (its hash set's, :mod:`set_order`), or first-seen where that
+    order is not known."""
     kept: dict[Any, Value] = {}
-    for v in _non_null(values):
-        kept.setdefault(_distinct_key(v), v)
-    return list(kept.values())
+    last_new = last = -1
+    for i, v in enumerate(_non_null(values)):
+        last = i
+        if _distinct_key(v) not in kept:
+            kept[_distinct_key(v)] = normalized_double(v) if isinstance(v, float) else v
+            last_new = i
+    distinct = list(kept.values())
+    return spark_set_order(distinct, added_after=last > last_new) or distinct
 
 
-def _mode(values: list[Value], *_: list[Value], highest: bool = False) -> Value:
-    """The most frequent non-NULL value; of equally frequent ones the lowest (Spark's
-    ``mode(x, true)`` and ``mode() WITHIN GROUP (ORDER BY x)``; without either Spark may
-    return any of them), or the highest (``... ORDER BY x DESC``)."""
+def _mode(values: list[Value], *rest: list[Value], highest: bool = False) -> Value:
+    """The most frequent non-NULL value (-0.0 and 0.0 one value, 0.0, as in Spark). Of
+    equally frequent ones: the lowest with ``mode(x, true)`` and ``mode() WITHIN GROUP
+    (ORDER BY x)``, the highest with ``... ORDER BY x DESC``; with plain ``mode(x)``, the
+    one Spark finds first in its hash map (:func:`open_hash_map_order`; the lowest where
+    that order is not known here: a negative integer, a timestamp, a decimal ...)."""
     counts: dict[Any, int] = {}
     first: dict[Any, Value] = {}  # distinct key -> the value (NaN counts as one value)
     for v in _non_null(values):
         key = _distinct_key(v)
         counts[key] = counts.get(key, 0) + 1
-        first.setdefault(key, v)
+        first.setdefault(key, normalized_double(v) if isinstance(v, float) else v)
     if not counts:
         return None
     top = max(counts.values())
+    deterministic = highest or bool(rest and rest[0] and rest[0][0] is True)
+    if not deterministic:
+        listed = open_hash_map_order(list(first.values()))
+        if listed is not None:
+            return next(v for v in listed if counts[_distinct_key(v)] == top)
     pick = max if highest else min
     return pick((first[k] for k, c in counts.items() if c == top), key=spark_order)
 
@@ -702,6 +717,7 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "PERCENTILE/DESC": (2, _percentiles(_percentile_of, descending=True)),
     "PERCENTILE_DISC/ASC": (2, _percentiles(_percentile_disc)),
     "PERCENTILE_DISC/DESC": (2, _percentiles(_percentile_disc, descending=True)),
+    "MODE/ASC": (1, lambda vals: _mode(vals, [True])),
     "MODE/DESC": (1, lambda vals: _mode(vals, highest=True)),
     "STDDEV": (1, _variance(sample=True, root=True)),
     "STD": (1, _variance(sample=True, root=True)),

@@ -1075,7 +1075,9 @@ class MeasureLowering:
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     """Lower ``DEFINE label AS expr``."""
     tree = _filtered_aggregates(
-        low, _ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql))), expr.pos
+        low,
+        _counts_of_several(_ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql)))),
+        expr.pos,
     )
     base = expr.pos
     label_id = low.label_ids[label]
@@ -1431,6 +1433,46 @@ def _drop_respect_nulls(node: exp.Expression) -> None:
         node.set("expressions", args[:1])
 
 
+def _counts_of_several(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with Spark's ``count(a, b, ...)`` and ``count(DISTINCT a, b, ...)`` written
+    with one argument: a row counts when none of the values is NULL, and DISTINCT takes
+    the values together (``struct(a, b)``, compared field by field), as Spark counts."""
+
+    def several(node: exp.Expression) -> tuple[list[exp.Expression], exp.Distinct | None]:
+        if isinstance(node, exp.Count):
+            first = node.this
+            values = [first, *node.expressions] if first is not None else []
+        elif isinstance(node, exp.Anonymous) and call_name(node)[1] == "COUNT":
+            values = list(node.expressions)
+        else:
+            return [], None
+        if len(values) == 1 and isinstance(values[0], exp.Distinct):
+            return list(values[0].expressions), values[0]
+        return values, None
+
+    for node in list(tree.find_all(exp.Count, exp.Anonymous)):
+        values, distinct = several(node)
+        if len(values) < 2 or any(isinstance(v, exp.Star) for v in values):
+            continue
+        present = exp.and_(
+            *(exp.Not(this=exp.Is(this=v.copy(), expression=exp.Null())) for v in values)
+        )
+        value = (
+            exp.Struct(expressions=[v.copy() for v in values])
+            if distinct
+            else (exp.Literal.number(1))
+        )
+        single: exp.Expression = exp.If(this=present, true=value, false=exp.Null())
+        if distinct is not None:
+            single = exp.Distinct(expressions=[single])
+        if isinstance(node, exp.Count):
+            node.set("this", single)
+            node.set("expressions", [])
+        else:
+            node.set("expressions", [single])
+    return tree
+
+
 def _ignoring_nulls(tree: exp.Expression) -> exp.Expression:
     """``tree`` with Spark's NULL-skipping forms of ``first_value``/``last_value``/
     ``any_value``/``first``/``last`` written as ``try_element_at(array_agg(x), 1 or -1)``:
@@ -1657,7 +1699,9 @@ def _classifier(low: Lowering, node: exp.Expression, base: int) -> Evaluator:
 def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     """Lower one MEASURES expression to Spark SQL over atom columns."""
     tree = _filtered_aggregates(
-        low, _ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql))), expr.pos
+        low,
+        _counts_of_several(_ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql)))),
+        expr.pos,
     )
     base = expr.pos
     _check_semantics(low, tree, base, in_define=False)

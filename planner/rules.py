@@ -242,6 +242,15 @@ def _check_is_data(clause: ast.MatchRecognizeClause) -> None:
                     hint="compute what the rule needs as an event column before the query",
                 )
             name = _function_name(node)
+            if name == "COUNT" and _distinct_of_several(node):
+                raise UnsupportedError(
+                    "count(DISTINCT ...) of several values is not available in a rule (its "
+                    "values are taken together as a struct, which rules do not evaluate)",
+                    sql=clause.sql,
+                    pos=node_pos(node, expr.pos, clause.sql),
+                    hint="count one value that joins them, e.g. "
+                    "count(DISTINCT concat(a, '|', b)), or use MATCH_RECOGNIZE",
+                )
             if name in FORBIDDEN:
                 raise UnsupportedError(
                     f"{name.lower()}() is not allowed in a rule: {FORBIDDEN[name]}",
@@ -249,6 +258,12 @@ def _check_is_data(clause: ast.MatchRecognizeClause) -> None:
                     pos=node_pos(node, expr.pos, clause.sql),
                     hint="rules are data; compute such values as event columns before the query",
                 )
+
+
+def _distinct_of_several(count: exp.Expression) -> bool:
+    """``count(DISTINCT a, b, ...)``: DISTINCT over more than one value."""
+    args = [count.this] if isinstance(count, exp.Count) else list(count.expressions)
+    return any(isinstance(a, exp.Distinct) and len(a.expressions) > 1 for a in args)
 
 
 def _function_name(node: exp.Expression) -> str | None:

@@ -34,7 +34,7 @@ _INVERSE = {
     ("PERCENTILE_CONT", True): "PERCENTILE/DESC",
     ("PERCENTILE_DISC", False): "PERCENTILE_DISC/ASC",
     ("PERCENTILE_DISC", True): "PERCENTILE_DISC/DESC",
-    ("MODE", False): "MODE",  # of equally frequent values the lowest
+    ("MODE", False): "MODE/ASC",  # of equally frequent values the lowest
     ("MODE", True): "MODE/DESC",
 }
 _MAX_COUNT = 2**31 - 1

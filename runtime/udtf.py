@@ -114,6 +114,7 @@ from pyspark.sql.udtf import (
 from pyspark.util import PythonEvalType
 from sqlglot import exp
 
+from matchrec import ast
 from matchrec.arrow_rows import group_starts
 from matchrec.engine import PartitionOutput
 from matchrec.errors import (
@@ -317,6 +318,7 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
     schema = StructType(
         [fields[c] for c in lead_names] + measure_fields + [fields[c] for c in trail_names]
     )
+    _refuse_repeated_names(clause, lead_names + trail_names)
     if not schema.fields:
         raise UnsupportedError(
             "this MATCH_RECOGNIZE has no output columns",
@@ -336,6 +338,31 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
         measures=measures,
         arrow_schema=pa.schema(list(to_arrow_type(schema, timezone="UTC"))),
     )
+
+
+def _refuse_repeated_names(clause: ast.MatchRecognizeClause, carried: list[str]) -> None:
+    """Refuse a measure named as an input column the result also carries (ALL ROWS PER
+    MATCH: any input column; ONE ROW PER MATCH: a PARTITION BY column). ``matchrec.sql``
+    returns both columns under that name, as Trino does, but a table function's rows
+    cannot hold two columns of one name (Spark's Arrow reader fails on them)."""
+    taken = {c.lower(): c for c in carried}
+    for m in clause.measures:
+        column = taken.get(m.alias.lower())
+        if column is not None:
+            rows = (
+                "ALL ROWS PER MATCH"
+                if clause.rows_per_match.mode != "one"
+                else ("ONE ROW PER MATCH (as a PARTITION BY column)")
+            )
+            raise SemanticError(
+                f"measure {m.alias!r} has the name of input column {column!r}, which "
+                f"{rows} also outputs: the table function cannot return two columns of "
+                "one name",
+                sql=clause.sql,
+                pos=m.alias_pos,
+                hint=f"name the measure otherwise (e.g. AS {m.alias}_m), or run the query "
+                "with matchrec.sql, which returns both columns as Trino does",
+            )
 
 
 def _check_within(plan: MatchPlan, fields: dict[str, StructField]) -> None:

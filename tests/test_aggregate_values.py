@@ -46,17 +46,24 @@ def test_wide_sums_and_means_are_sparks(spark, wide, aggregate, semantics):
 
 def _grouped_and_matched(spark, measures: dict[str, str]) -> tuple[list, dict[str, list]]:
     """Spark's GROUP BY k of ``measures`` over mr_wide, and each door's one match per k."""
+    return _grouped_and_matched_in(spark, "mr_wide", measures)
+
+
+def _grouped_and_matched_in(
+    spark, view: str, measures: dict[str, str]
+) -> tuple[list, dict[str, list]]:
+    """Spark's GROUP BY k of ``measures`` over ``view``, and each door's one match per k."""
     expected = sorted(
         map(
             tuple,
             spark.sql(
                 "SELECT k, "
                 + ", ".join(f"{m} AS {name}" for name, m in measures.items())
-                + " FROM mr_wide GROUP BY k"
+                + f" FROM {view} GROUP BY k"
             ).collect(),
         )
     )
-    return expected, every_door(spark, "mr_wide", measures)
+    return expected, every_door(spark, view, measures)
 
 
 def test_listagg_of_binary_values_is_binary(spark, wide):
@@ -86,3 +93,146 @@ def test_distinct_and_mode_of_arrays_and_maps(spark, wide):
     )
     for door, rows in got.items():
         assert rows == expected, door
+
+
+@pytest.fixture(scope="module")
+def sets(spark):
+    """Values whose first-seen order is not the order of Spark's hash set: integers
+    across buckets, strings, doubles with -0.0 and NaN, dates before 1970, booleans, and
+    enough distinct values in one partition for the set to grow its table twice."""
+    rows = []
+    for o, (i, s, d, day, b) in enumerate(
+        [
+            (10, "x", 1.0, "2055-06-17", True),
+            (20, "yz", -2.5, "1966-05-07", False),
+            (10, "", -0.0, "2016-04-12", None),
+            (-1, "€é", 0.0, "1966-05-07", True),
+            (2**40, None, float("nan"), None, False),
+            (None, "x", float("nan"), "2056-05-27", True),
+            (50, "aéb", 1e20, "1970-01-01", None),
+        ],
+        start=1,
+    ):
+        rows.append(("a", o, i, s, d, day, b))
+    for o in range(1, 41):  # 37 distinct values: tables of 16, 32 and 64 buckets
+        rows.append(("b", o, (o * 7919) % 37 - 18, f"s{o % 37}", o / 8, None, None))
+    frame = spark.createDataFrame(
+        rows, "k string, o int, i bigint, s string, d double, day string, b boolean"
+    ).selectExpr("k", "o", "i", "s", "d", "CAST(day AS DATE) AS day", "b")
+    frame.createOrReplaceTempView("mr_sets")
+    matchrec.register(spark)
+    return frame
+
+
+@pytest.mark.parametrize("column", ["i", "s", "d", "day", "b"])
+@pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
+def test_collect_set_lists_values_in_sparks_order(spark, sets, column, semantics):
+    # Spark lists a set in its hash set's order (and -0.0 as 0.0), not first-seen order
+    got, expected = running_and_window(spark, "mr_sets", f"collect_set({column})", semantics)
+    assert got == expected
+
+
+def test_collect_set_in_every_door_is_sparks_window(spark, sets):
+    measures = {c: f"collect_set({c})" for c in ("i", "s", "d", "day", "b")}
+    expected = sorted(
+        map(
+            tuple,
+            spark.sql(
+                "SELECT DISTINCT k, "
+                + ", ".join(
+                    f"{m} OVER (PARTITION BY k ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING "
+                    f"AND UNBOUNDED FOLLOWING) AS {c}"
+                    for c, m in measures.items()
+                )
+                + " FROM mr_sets"
+            ).collect(),
+        ),
+        key=repr,
+    )
+    for door, rows in every_door(spark, "mr_sets", measures).items():
+        assert repr(sorted(rows, key=repr)) == repr(expected), door  # NaN as text
+
+
+_COUNTS = {
+    "pairs": "count(DISTINCT i, s)",
+    "triples": "count(DISTINCT d, b, s)",
+    "present": "count(i, b)",
+    "late": "count(DISTINCT i, s) FILTER (WHERE o > 2)",
+}
+
+
+def test_count_of_several_values_is_sparks(spark, sets):
+    # Spark counts the rows where none of the values is NULL (DISTINCT: distinct tuples)
+    expected = sorted(
+        map(
+            tuple,
+            spark.sql(
+                "SELECT k, "
+                + ", ".join(f"{m} AS {name}" for name, m in _COUNTS.items())
+                + " FROM mr_sets GROUP BY k"
+            ).collect(),
+        )
+    )
+    for door, rows in every_door(spark, "mr_sets", _COUNTS).items():
+        assert rows == expected, door
+
+
+def test_running_count_of_several_values_is_sparks(spark, sets):
+    # Spark has no DISTINCT window: each row's rows so far come from a self-join (their
+    # own o named bo, as FILTER reads it)
+    so_far = """(SELECT a.k, a.o, b.i, b.s, b.d, b.b, b.o AS bo FROM mr_sets a
+                 JOIN mr_sets b ON a.k = b.k AND b.o <= a.o)"""
+    measures = {n: m.replace("o > 2", "bo > 2") for n, m in _COUNTS.items()}
+    expected = spark.sql(
+        "SELECT k, o, "
+        + ", ".join(f"{m} AS {n}" for n, m in measures.items())
+        + f" FROM {so_far} GROUP BY k, o"
+    )
+    got = matchrec.sql(
+        spark,
+        "SELECT k, o, "
+        + ", ".join(_COUNTS)
+        + " FROM mr_sets MATCH_RECOGNIZE (PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"RUNNING {m} AS {n}" for n, m in _COUNTS.items())
+        + " ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true)",
+    )
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
+
+
+def test_count_of_several_values_in_define(spark, sets):
+    # a match grows while fewer than 3 distinct (i, s) pairs are seen: Spark's count of
+    # the rows so far (self-join) says where the first match of each partition ends
+    got = matchrec.sql(
+        spark,
+        """SELECT k, n FROM mr_sets MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+            MEASURES count(*) AS n ONE ROW PER MATCH
+            PATTERN (^ A+) DEFINE A AS count(DISTINCT A.i, A.s) < 3)""",
+    )
+    expected = spark.sql(
+        """SELECT k, max(o) FROM (SELECT a.k, a.o, count(DISTINCT b.i, b.s) AS c
+             FROM mr_sets a JOIN mr_sets b ON a.k = b.k AND b.o <= a.o GROUP BY a.k, a.o)
+           WHERE c < 3 GROUP BY k"""
+    )
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
+
+
+@pytest.mark.parametrize("aggregate", ["mode(s)", "mode(d)", "mode(day)", "mode(b)", "mode(o % 4)"])
+@pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
+def test_mode_of_equally_frequent_values_is_sparks(spark, sets, aggregate, semantics):
+    # running, most rows see ties: plain mode() takes the first in Spark's hash map
+    got, expected = running_and_window(spark, "mr_sets", aggregate, semantics)
+    assert got == expected
+
+
+def test_deterministic_modes_take_the_lowest_or_highest(spark, sets):
+    expected, got = _grouped_and_matched_in(
+        spark,
+        "mr_sets",
+        {
+            "low": "mode(s, true)",
+            "asc": "mode() WITHIN GROUP (ORDER BY d)",
+            "desc": "mode() WITHIN GROUP (ORDER BY o % 4 DESC)",
+        },
+    )
+    for door, rows in got.items():
+        assert repr(rows) == repr(expected), door

@@ -279,6 +279,29 @@ def test_unknown_label_shows_our_message(spark, table):
     assert "hint: pattern variables: A, B" in text
 
 
+@pytest.mark.parametrize(
+    "rows, measure",
+    [("ALL ROWS PER MATCH", "LAST(B.p) AS P"), ("ONE ROW PER MATCH", "LAST(B.o) AS k")],
+)
+def test_a_measure_named_as_a_carried_column_is_our_error(spark, table, rows, measure):
+    """matchrec.sql returns both columns of the name (as Trino); the table function's
+    rows cannot hold them: a positioned error before any job, where Spark's Arrow reader
+    failed the job with an IllegalArgumentException."""
+    body = (
+        f"PARTITION BY k ORDER BY o MEASURES {measure} {rows} PATTERN (A B) DEFINE B AS p < PREV(p)"
+    )
+    query = f"SELECT * FROM mr_udtf_t MATCH_RECOGNIZE ({body})"
+    name = measure.split()[-1]
+    assert [c.lower() for c in matchrec.sql(spark, query).columns].count(name.lower()) == 2
+    with pytest.raises(SemanticError) as info:
+        build_program(body, INPUT)
+    assert f"measure {name!r} has the name of input column" in info.value.message
+    assert body[info.value.pos :].startswith(name)
+    assert "matchrec.sql" in info.value.hint
+    with pytest.raises(AnalysisException, match="the table function cannot return two"):
+        spark.sql(_call(body))
+
+
 def test_partition_by_in_the_call(spark, table):
     """PARTITION BY belongs in the string. Written after TABLE(t) as well, the same keys
     give the same rows; other keys split the clause's partitions, which fails the query
