@@ -1155,28 +1155,30 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         return compiled if fits is None else fitted(compiled, fits)
 
     def higher_order(
-        node: exp.Expression, kind: str, array: exp.Expression, lam: exp.Lambda
+        node: exp.Expression, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]
     ) -> Evaluator:
         """A higher-order function over values from several rows (``exists(A.tags, t ->
-        t = B.tag)``): its lambda's body compiled with each parameter read from a slot
+        t = B.tag)``): each lambda's body compiled with each parameter read from a slot
         the function fills per element."""
-        params = [p.name.lower() for p in lam.expressions]
-        most = HIGHER_ORDER[kind][0]
-        if not 1 <= len(params) <= most:
-            takes = "one parameter" if most == 1 else "one or two parameters (x, index)"
-            message = f"the lambda of {kind.lower()}() takes {takes}"
-            raise low.error(SemanticError, message, lam, base)
-        values = compile_node(array)
-        slots: list[list[object]] = [[None] for _ in params]
-        outer = {p: bound[p] for p in params if p in bound}
-        bound.update(zip(params, slots))
-        try:
-            body = compile_node(lam.this)
-        finally:
-            for p in params:
-                del bound[p]
-            bound.update(outer)
-        return HIGHER_ORDER[kind][1](values, body, slots)
+        spec = HIGHER_ORDER[kind]
+        values = [compile_node(a) for a in args]
+        bodies, slots = [], []
+        for lam, counts in zip(lambdas, spec.params):
+            params = [p.name.lower() for p in lam.expressions]
+            if len(params) not in counts:
+                message = f"the lambda of {kind.lower()}() takes {spec.takes}"
+                raise low.error(SemanticError, message, lam, base)
+            lam_slots: list[list[object]] = [[None] for _ in params]
+            outer = {p: bound[p] for p in params if p in bound}
+            bound.update(zip(params, lam_slots))
+            try:
+                bodies.append(compile_node(lam.this))
+            finally:
+                for p in params:
+                    del bound[p]
+                bound.update(outer)
+            slots.append(lam_slots)
+        return spec.build(values, bodies, slots)
 
     def python_udf(node: exp.Expression) -> Evaluator | None:
         """The glue's call of a session Python UDF ``node`` (of values from several

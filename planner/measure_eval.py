@@ -34,7 +34,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
-from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
@@ -50,6 +50,7 @@ from .function_types import (
     is_interval,
     struct_fields,
 )
+from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
 from .sqltext import MatchRecognizeDialect, higher_order_exists
@@ -847,6 +848,7 @@ class _MeasureCompiler:
         self.pos = pos
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
         self.subqueries = subqueries  # shared by all measures of the plan
+        self.bound: dict[str, list[Value]] = {}  # lambda parameters in scope -> their slots
 
     def subquery(self, node: exp.Expression) -> RowEval:
         """An uncorrelated subquery: Spark evaluates it as an extra input column."""
@@ -860,6 +862,13 @@ class _MeasureCompiler:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
 
     def compile(self, node: exp.Expression) -> RowEval:
+        name = bound_name(node) if self.bound else None
+        if name in self.bound:
+            slot = self.bound[name]
+            return lambda vals: slot[0]
+        parts = higher_order_parts(node)
+        if parts is not None:
+            return self.higher_order(*parts)
         if isinstance(node, exp.Column) and node.table in self.atom_index:
             return self.field(node.table, node.name)  # ``max(info).city``
         if isinstance(node, exp.Column):
@@ -896,6 +905,32 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def higher_order(
+        self, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]
+    ) -> RowEval:
+        """A higher-order function of match values (``aggregate(collect_list(x), 0D,
+        (acc, v) -> acc + v)``): the glue's, each lambda's body compiled with its
+        parameters read from slots the function fills."""
+        spec = HIGHER_ORDER[kind]
+        values = [self.compile(a) for a in args]
+        bodies, slots = [], []
+        for lam, counts in zip(lambdas, spec.params):
+            params = [p.name.lower() for p in lam.expressions]
+            if len(params) not in counts:
+                message = f"the lambda of {kind.lower()}() takes {spec.takes}"
+                raise SemanticError(message, sql=self.sql, pos=self.pos)
+            lam_slots: list[list[Value]] = [[None] for _ in params]
+            outer = {p: self.bound[p] for p in params if p in self.bound}
+            self.bound.update(zip(params, lam_slots))
+            try:
+                bodies.append(self.compile(lam.this))
+            finally:
+                for p in params:
+                    del self.bound[p]
+                self.bound.update(outer)
+            slots.append(lam_slots)
+        return spec.build(values, bodies, slots)  # type: ignore[return-value]
 
     def field(self, atom: str, name: str) -> RowEval:
         """Field ``name`` of a struct atom (a PySpark Row or a dict; Spark matches field

@@ -289,3 +289,71 @@ def test_try_sum_of_decimals_is_null_while_past_its_type(spark):
     expected = _rows(spark.sql(window))
     assert [r[1] is None for r in expected] == [False, True, False]
     assert _rows(matchrec.sql(spark, query)) == expected
+
+
+@pytest.fixture(scope="module")
+def folds(spark):
+    """Two partitions of numbers and arrays (a NULL element, an empty array)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_folds AS SELECT * FROM VALUES
+        ('a', 1, 3, array(1, NULL)), ('a', 2, 1, array()), ('a', 3, 4, array(2, 5)),
+        ('b', 4, 5, array(7)), ('b', 5, 2, NULL), ('b', 6, 6, array(1, 2, 3))
+        AS t(k, id, p, arr)"""
+    )
+    return "mr_folds"
+
+
+# a higher-order function of the match's values ({L}: the list of p in match order,
+# {F}: the first p), as a measure over each whole partition
+FOLDS = [
+    "aggregate({L}, 0, (acc, x) -> acc + x)",
+    "aggregate({L}, 0D, (acc, x) -> acc + x, acc -> acc / 2)",
+    "reduce({L}, {F}, (acc, x) -> greatest(acc, x))",
+    "transform({L}, (x, i) -> x * 10 + i)",
+    "filter({L}, x -> x % 2 = 0)",
+    "exists({L}, x -> x > {F} + 2)",
+    "forall({L}, x -> x > 0)",
+    "zip_with({L}, reverse({L}), (x, y) -> x - y)",
+    "array_sort({L}, (l, r) -> r - l)",
+    "size(filter({L}, x -> x > {F}))",
+]
+
+
+@pytest.mark.parametrize("measure", FOLDS)
+def test_higher_order_functions_of_the_matchs_values(spark, folds, measure):
+    # the table function refused these (several rows' values); Spark's answer from
+    # GROUP BY over the same rows in order
+    body = f"""PARTITION BY k ORDER BY id
+        MEASURES {measure.format(L="collect_list(A.p)", F="FIRST(A.p)")} AS v
+        PATTERN (A+) DEFINE A AS true"""
+    expected = _rows(
+        spark.sql(
+            f"""SELECT k, {measure.format(L="ps", F="ps[0]")} AS v FROM (
+            SELECT k, transform(array_sort(collect_list(struct(id, p))), e -> e.p) AS ps
+            FROM {folds} GROUP BY k)"""
+        )
+    )
+    for door, rows in _doors(spark, folds, body).items():
+        assert rows == expected, door
+
+
+def test_higher_order_functions_of_two_rows_in_define_and_measures(spark, folds):
+    # pairs (A, B) where B's array outweighs A's: folds over two rows' arrays in
+    # DEFINE (a glue error before) and MEASURES (the table function refused it)
+    body = """PARTITION BY k ORDER BY id
+        MEASURES B.id AS b, zip_with(A.arr, B.arr, (x, y) -> coalesce(y, 0) - coalesce(x, 0)) AS d
+        AFTER MATCH SKIP TO NEXT ROW PATTERN (A B)
+        DEFINE B AS aggregate(B.arr, 0, (acc, x) -> acc + coalesce(x, 0))
+                  > aggregate(A.arr, 0, (acc, x) -> acc + coalesce(x, 0))"""
+    expected = _rows(
+        spark.sql(
+            f"""SELECT a.k, b.id, zip_with(a.arr, b.arr,
+                  (x, y) -> coalesce(y, 0) - coalesce(x, 0)) AS d
+            FROM {folds} a JOIN {folds} b ON a.k = b.k AND b.id = a.id + 1
+            WHERE aggregate(b.arr, 0, (acc, x) -> acc + coalesce(x, 0))
+                > aggregate(a.arr, 0, (acc, x) -> acc + coalesce(x, 0))"""
+        )
+    )
+    assert expected
+    for door, rows in _doors(spark, folds, body).items():
+        assert rows == expected, door
