@@ -124,6 +124,7 @@ from matchrec.errors import (
 )
 
 from .arrow_safe import refuse_uncarried
+from .collated_keys import boundary_keys, collated_stand_ins
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
 from .session import task_ansi_enabled
 from .sort_keys import check_sortable
@@ -251,6 +252,7 @@ class _Program:
     subqueries: list[int]  # row positions of the MEASURES subqueries
     measures: list[CompiledMeasure]
     arrow_schema: pa.Schema  # the output as Arrow batches
+    bounds: list[str]  # the columns whose changes are partition boundaries (collated_keys)
 
 
 def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Program:
@@ -308,6 +310,8 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
         # Spark's Window operator sorts each partition for this number (and for any
         # LAG/LEAD of DEFINE, over the same window): the rows reach the UDTF in order
         selected.append((ROW_NUMBER, f"row_number() OVER ({window_spec(keys, plan.order_by)})"))
+    stand_ins = collated_stand_ins(input_schema, keys, plan.order_by)
+    selected += list(stand_ins.values())
     if plan.one_row:
         lead_names, trail_names = list(keys), []
     else:
@@ -335,6 +339,7 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
         subqueries=list(range(len(columns) + len(plan.precomputed), len(columns) + len(selected))),
         measures=measures,
         arrow_schema=pa.schema(list(to_arrow_type(schema, timezone="UTC"))),
+        bounds=boundary_keys(keys, stand_ins),
     )
 
 
@@ -480,9 +485,11 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
     select = [SelectedColumn(_quote(c)) for c in input_schema.names] + [
         SelectedColumn(text, alias=name) for name, text in program.selected
     ]
-    if plan.order_by:
+    if plan.order_by or program.bounds != plan.partition_by:
         # no partitioning asked: the window of ROW_NUMBER (build_program) partitions and
-        # sorts the rows, once for it and DEFINE's LAG/LEAD alike; the UDTF checks the order
+        # sorts the rows, once for it and DEFINE's LAG/LEAD alike; the UDTF checks the order.
+        # A collated key's stand-in (collated_keys) is a window too, which groups each
+        # partition's rows together: Spark's own partitionBy would cut them by byte value
         return MatchAnalyzeResult(
             schema=program.schema, select=select, body=body.value, input_schema=input_schema
         )
@@ -519,12 +526,12 @@ class MatchRecognizeUDTF:
         )
         self._matcher = PartitionMatcher(
             program.plan.program,
-            program.plan.partition_by,
+            program.bounds,
             lambda table, out: measured_rows(program, table, out),
             DEFAULT_CHUNK_ROWS,
             DEFAULT_GROUP_ROWS,
         )
-        self._order = RowOrder(program.plan.partition_by) if program.plan.order_by else None
+        self._order = RowOrder(program.bounds) if program.plan.order_by else None
         self._zone: tuple[tzinfo | None] | None = None  # (the session's zone,) once known
 
     @staticmethod
