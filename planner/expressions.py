@@ -1118,16 +1118,18 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     operand_widths: dict[int, IntegerWidth] = {}
 
     def compile_node(node: exp.Expression) -> Evaluator:
-        if type(node) in COMPARISONS and node.left is not None and node.right is not None:
+        operands = _compared(node)
+        if operands:
             common = IntegerWidth(
-                f"coalesce({probe(node.left)}, {probe(node.right)})",
+                f"coalesce({', '.join(probe(o) for o in operands)})",
                 user_text(node, low.sql, base, limit=60),
                 low.sql,
                 node_pos(node, base, low.sql),
                 low.ansi,
             )
             low.integer_widths.append(common)
-            operand_widths[id(node.left)] = operand_widths[id(node.right)] = common
+            for operand in operands:
+                operand_widths[id(operand)] = common
         compiled = compile_uncommon(node)
         common = operand_widths.get(id(node))
         return compiled if common is None else fitted(compiled, common)
@@ -1294,6 +1296,16 @@ COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ
 #: glue operators whose integer results Spark keeps in their type's width, and whose
 #: DECIMAL results it rounds to their type's scale (``/`` only the latter)
 INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Abs, *TRY)
+
+
+def _compared(node: exp.Expression) -> list[exp.Expression]:
+    """The operands Spark brings to one common type to compare them (a comparison's two,
+    IN's value and list): DECIMALs of one scale, strings of one collation."""
+    if type(node) in COMPARISONS and node.left is not None and node.right is not None:
+        return [node.left, node.right]
+    if isinstance(node, exp.In) and node.args.get("query") is None and node.expressions:
+        return [node.this, *node.expressions]
+    return []
 
 
 def fitted(evaluate: Evaluator, width: IntegerWidth) -> Evaluator:

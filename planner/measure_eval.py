@@ -138,6 +138,8 @@ _ANONYMOUS = {
     "BROUND": exp.Round,
 }
 NULL_TYPE = exp.DataType(this=T.NULL)
+#: the meta key of a string type's collation (an input column's, e.g. UTF8_LCASE)
+COLLATION = "matchrec_collation"
 
 
 def decimal(precision: int, scale: int) -> exp.DataType:
@@ -1023,7 +1025,9 @@ def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
     env = type_env(plan, columns)
     for width in plan.integer_widths:
         t = infer_type(_parse(width.probe), env)
-        if t is not None:
+        if t is not None and t.meta.get(COLLATION):  # a comparison of collated strings
+            width.set_type(f"string collate {t.meta[COLLATION]}")
+        elif t is not None:
             width.set_type(t.sql("spark").lower())
 
 

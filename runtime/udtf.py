@@ -66,6 +66,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from matchrec.planner.function_types import NO_NULL_ELEMENTS
 from matchrec.planner.measure_eval import (
+    COLLATION,
     SESSION_ZONE,
     CompiledMeasure,
     check_define_types,
@@ -124,7 +125,7 @@ from matchrec.errors import (
 )
 
 from .arrow_safe import refuse_uncarried
-from .collated_keys import boundary_keys, collated_stand_ins
+from .collated_keys import boundary_keys, collated_stand_ins, is_collated
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
 from .session import task_ansi_enabled
 from .sort_keys import check_sortable
@@ -171,6 +172,11 @@ def to_sqlglot_type(t: DataType) -> exp.DataType:
     """A Spark type as the sqlglot type ``planner.measure_eval`` reasons with."""
     if isinstance(t, NullType):
         return exp.DataType(this=T.NULL)
+    if is_collated(t):  # sqlglot has no collations: a STRING that remembers its own
+        result = exp.DataType.build("string", dialect="spark")
+        result.meta[EXACT_SPARK_TYPE] = t
+        result.meta[COLLATION] = t.collation  # type: ignore[attr-defined]
+        return result
     try:
         result = exp.DataType.build(t.simpleString(), dialect="spark")
     except Exception:  # a type sqlglot cannot spell: unknown, never guessed
