@@ -33,6 +33,7 @@ from matchrec.rule_set import RuleProgram
 
 from .measure_eval import check_define_types, compile_measures, type_integer_widths
 from .plan import plan_clause, refuse_late_rows
+from .pyeval import _field as struct_field
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .vector_lowering import vector_glue
@@ -292,6 +293,10 @@ def _row_function(
         if constant.get(id(node)) is not None:
             value = constant[id(node)]
             return lambda values: value
+        if isinstance(node, exp.Column) and node.table and node.table.lower() in index:
+            # a struct column's field (s.a): the planner writes event columns unqualified
+            at, name = index[node.table.lower()], node.name
+            return lambda values: struct_field(values[at], name)
         if isinstance(node, exp.Column):
             i = index.get(node.name.lower())
             if i is None:
@@ -302,7 +307,8 @@ def _row_function(
 
     real = {n.lower(): n for n in names}
     vector = vector_glue(
-        tree, lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) else None
+        tree,
+        lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) and not n.table else None,
     )
     return child(tree), vector
 

@@ -441,3 +441,32 @@ def test_a_killed_driver_restarts_with_its_rules_and_state(
         stream.write(rows)
         query.processAllAvailable()
     _assert_batch_replay(spark, _finish(spark, stream, query))
+
+
+def test_a_rule_reads_struct_fields(spark: SparkSession) -> None:
+    """``B.info.amount > A.info.amount`` in a rule: a struct column's field (it was
+    'unknown column amount'); the pairs and measures are Spark's."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW dyn_structs AS SELECT id, id % 2 AS k,
+        named_struct('amount', (id * 37) % 11, 'city', concat('c', id % 3)) AS info
+        FROM range(1, 25)"""
+    )
+    spec = (
+        "PARTITION BY k ORDER BY id MEASURES B.id AS b, A.info.city AS city "
+        "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) "
+        "DEFINE A AS info.city <> 'c0', B AS B.info.amount > A.info.amount"
+    )
+    rules = _rules(spark, [("st", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(spark.table("dyn_structs"), rules, on_error="fail")
+    got = sorted(
+        tuple(r) for r in out.selectExpr("measures:b::bigint", "measures:city::string").collect()
+    )
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT id, prev.city FROM (SELECT id, info,
+                lag(info) OVER (PARTITION BY k ORDER BY id) AS prev FROM dyn_structs)
+            WHERE prev.city <> 'c0' AND info.amount > prev.amount"""
+        ).collect()
+    )
+    assert expected and got == expected
