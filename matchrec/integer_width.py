@@ -9,17 +9,20 @@ integers have no width, so each such operator of the glue carries an
 runtime asks Spark for that type before the query runs (analysis only) and sets
 ``bits``; the matcher then fits every result to it. A DECIMAL result is rounded half
 up to Spark's scale of it, and one beyond its precision is NULL (an error under ANSI
-mode), as Spark's decimal arithmetic does. Nothing here imports Spark.
+mode), as Spark's decimal arithmetic does. The operands of a comparison carry one too:
+a string compared under a collation (``STRING COLLATE UTF8_LCASE``) is folded as that
+collation compares it. Nothing here imports Spark.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from matchrec.errors import MatchRuntimeError
+from matchrec.errors import MatchRuntimeError, UnsupportedError
 from matchrec.sql_values import WIDE_DECIMALS
 
 #: Spark's integral type names -> their width in bits
@@ -43,11 +46,31 @@ class IntegerWidth:
     #: a DECIMAL result's (precision, scale), where Spark's type of it is one
     decimal: tuple[int, int] | None = None
 
+    #: a string comparison's operands as their collation compares them (None: by bytes)
+    fold: Callable[[str], str] | None = None
+
     def set_type(self, type_name: str) -> None:
         """Take Spark's type of the result (its ``simpleString``)."""
         self.bits = WIDTHS.get(type_name)
+        collated = _COLLATED.fullmatch(type_name)
+        self.fold = self._folding(collated.group(1)) if collated else None
         found = _DECIMAL.fullmatch(type_name.replace(" ", ""))
         self.decimal = (int(found.group(1)), int(found.group(2))) if found else None
+
+    def _folding(self, collation: str) -> Callable[[str], str] | None:
+        """How strings compare under ``collation``; an error for one the glue lacks."""
+        name = collation.upper()
+        if name in _FOLDS:
+            return _FOLDS[name]
+        raise UnsupportedError(
+            f"this compares strings of two rows under collation {collation}, which "
+            "matchrec's evaluator of several rows does not have (it has UTF8_BINARY and "
+            "UTF8_LCASE)",
+            sql=self.sql,
+            pos=self.pos,
+            hint="compare a per-row key instead, e.g. lower(x) in a subquery, or "
+            "x COLLATE UTF8_LCASE",
+        )
 
     def fits(self, value: int) -> bool:
         half = 1 << (self.bits - 1) if self.bits else 0
@@ -56,6 +79,8 @@ class IntegerWidth:
     def fit(self, value: Any) -> Any:
         """``value`` as Spark's result: unchanged if it fits (or is no integer), else
         wrapped around, or under ANSI mode an error positioned at the operator."""
+        if self.fold is not None and isinstance(value, str):
+            return self.fold(value)
         if self.decimal is not None and isinstance(value, Decimal):
             return self._fit_decimal(value)
         if self.bits is None or type(value) is not int or self.fits(value):
@@ -92,6 +117,31 @@ class IntegerWidth:
             )
         return None
 
+
+#: Spark's simpleString of a collated string type
+_COLLATED = re.compile(r"string collate (\w+)", re.IGNORECASE)
+
+
+def _lower(value: str) -> str:
+    return value.lower()
+
+
+def _rtrim(value: str) -> str:
+    return value.rstrip(" ")
+
+
+def _rtrim_lower(value: str) -> str:
+    return value.rstrip(" ").lower()
+
+
+#: the collations the glue compares: a string's folding, equal and ordered as Spark's
+#: (UTF8_LCASE compares lowercase strings; _RTRIM ignores trailing spaces)
+_FOLDS: dict[str, Callable[[str], str] | None] = {
+    "UTF8_BINARY": None,
+    "UTF8_BINARY_RTRIM": _rtrim,
+    "UTF8_LCASE": _lower,
+    "UTF8_LCASE_RTRIM": _rtrim_lower,
+}
 
 #: Spark's simpleString of a DECIMAL type
 _DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")

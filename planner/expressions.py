@@ -1175,16 +1175,18 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     operand_widths: dict[int, IntegerWidth] = {}
 
     def compile_node(node: exp.Expression) -> Evaluator:
-        if type(node) in COMPARISONS and node.left is not None and node.right is not None:
+        operands = _compared(node)
+        if operands:
             common = IntegerWidth(
-                f"coalesce({probe(node.left)}, {probe(node.right)})",
+                f"coalesce({', '.join(probe(o) for o in operands)})",
                 user_text(node, low.sql, base, limit=60),
                 low.sql,
                 node_pos(node, base, low.sql),
                 low.ansi,
             )
             low.integer_widths.append(common)
-            operand_widths[id(node.left)] = operand_widths[id(node.right)] = common
+            for operand in operands:
+                operand_widths[id(operand)] = common
         compiled = compile_uncommon(node)
         common = operand_widths.get(id(node))
         return compiled if common is None else fitted(compiled, common)
@@ -1212,28 +1214,30 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         return compiled if fits is None else fitted(compiled, fits)
 
     def higher_order(
-        node: exp.Expression, kind: str, array: exp.Expression, lam: exp.Lambda
+        node: exp.Expression, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]
     ) -> Evaluator:
         """A higher-order function over values from several rows (``exists(A.tags, t ->
-        t = B.tag)``): its lambda's body compiled with each parameter read from a slot
+        t = B.tag)``): each lambda's body compiled with each parameter read from a slot
         the function fills per element."""
-        params = [p.name.lower() for p in lam.expressions]
-        most = HIGHER_ORDER[kind][0]
-        if not 1 <= len(params) <= most:
-            takes = "one parameter" if most == 1 else "one or two parameters (x, index)"
-            message = f"the lambda of {kind.lower()}() takes {takes}"
-            raise low.error(SemanticError, message, lam, base)
-        values = compile_node(array)
-        slots: list[list[object]] = [[None] for _ in params]
-        outer = {p: bound[p] for p in params if p in bound}
-        bound.update(zip(params, slots))
-        try:
-            body = compile_node(lam.this)
-        finally:
-            for p in params:
-                del bound[p]
-            bound.update(outer)
-        return HIGHER_ORDER[kind][1](values, body, slots)
+        spec = HIGHER_ORDER[kind]
+        values = [compile_node(a) for a in args]
+        bodies, slots = [], []
+        for lam, counts in zip(lambdas, spec.params):
+            params = [p.name.lower() for p in lam.expressions]
+            if len(params) not in counts:
+                message = f"the lambda of {kind.lower()}() takes {spec.takes}"
+                raise low.error(SemanticError, message, lam, base)
+            lam_slots: list[list[object]] = [[None] for _ in params]
+            outer = {p: bound[p] for p in params if p in bound}
+            bound.update(zip(params, lam_slots))
+            try:
+                bodies.append(compile_node(lam.this))
+            finally:
+                for p in params:
+                    del bound[p]
+                bound.update(outer)
+            slots.append(lam_slots)
+        return spec.build(values, bodies, slots)
 
     def python_udf(node: exp.Expression) -> Evaluator | None:
         """The glue's call of a session Python UDF ``node`` (of values from several
@@ -1351,6 +1355,16 @@ COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ
 #: glue operators whose integer results Spark keeps in their type's width, and whose
 #: DECIMAL results it rounds to their type's scale (``/`` only the latter)
 INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Abs, *TRY)
+
+
+def _compared(node: exp.Expression) -> list[exp.Expression]:
+    """The operands Spark brings to one common type to compare them (a comparison's two,
+    IN's value and list): DECIMALs of one scale, strings of one collation."""
+    if type(node) in COMPARISONS and node.left is not None and node.right is not None:
+        return [node.left, node.right]
+    if isinstance(node, exp.In) and node.args.get("query") is None and node.expressions:
+        return [node.this, *node.expressions]
+    return []
 
 
 def fitted(evaluate: Evaluator, width: IntegerWidth) -> Evaluator:

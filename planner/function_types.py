@@ -85,7 +85,7 @@ _SAME_AS_FIRST = set(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot BitwiseLeftShift "
         "BitwiseRightShift SHIFTRIGHTUNSIGNED Reverse ArrayDistinct ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
-        "Nanvl ArrayAppend ArrayPrepend"
+        "Nanvl ArrayAppend ArrayPrepend MAP_FILTER"
     )
 )
 # calls typed like the element of their first argument (an array)
@@ -365,7 +365,17 @@ def _lambda_body(lam: exp.Expression, params: list[exp.DataType]) -> exp.Express
 
 
 #: operators whose result is NULL only when an operand is (under ANSI mode)
-_NULL_KEEPING = (exp.Add, exp.Sub, exp.Mul, exp.Neg, exp.Paren, exp.Lower, exp.Upper)
+_NULL_KEEPING = (
+    exp.Add,
+    exp.Sub,
+    exp.Mul,
+    exp.Neg,
+    exp.Paren,
+    exp.Lower,
+    exp.Upper,
+    exp.Concat,
+    exp.DPipe,
+)
 
 
 def _never_null(lam: exp.Lambda, non_null: set[str]) -> bool:
@@ -409,7 +419,62 @@ def _reduce(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | Non
     return type_of(body) if body is not None else None
 
 
+def _zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``zip_with(a, b, (x, y) -> f)``: an array of f's type (x or y may be NULL, past the
+    shorter array's end)."""
+    args = _args(node)
+    if len(args) != 3:
+        return None
+    elements = [element_type(type_of(a)) for a in args[:2]]
+    body = _lambda_body(args[2], elements) if None not in elements else None
+    inner = type_of(body) if body is not None else None
+    if inner is None:
+        return None
+    return array_of(inner, no_nulls=_never_null(args[2], set()))
+
+
+def _map_lambda(node: exp.Expression, type_of: TypeOf) -> tuple[exp.DataType, exp.DataType] | None:
+    """(map type, lambda body type) of ``f(map, (k, v) -> body)``."""
+    args = _args(node)
+    t = type_of(args[0]) if len(args) == 2 else None
+    if t is None or t.this != T.MAP or len(t.expressions) != 2:
+        return None
+    body = _lambda_body(args[1], list(t.expressions))
+    inner = type_of(body) if body is not None else None
+    return None if inner is None else (t, inner)
+
+
+def _map_of(key: exp.DataType, value: exp.DataType, no_nulls: bool) -> exp.DataType:
+    result = exp.DataType(this=T.MAP, expressions=[key.copy(), value.copy()], nested=True)
+    if no_nulls:  # Spark's valueContainsNull = false
+        result.meta[NO_NULL_ELEMENTS] = True
+    return result
+
+
+def _transform_values(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``transform_values(m, (k, v) -> f)``: m's keys to f's type."""
+    found = _map_lambda(node, type_of)
+    if found is None:
+        return None
+    lam = _args(node)[1]
+    names = [p.name.lower() for p in lam.expressions]
+    non_null = set(names[:1]) | (set(names[1:]) if found[0].meta.get(NO_NULL_ELEMENTS) else set())
+    return _map_of(found[0].expressions[0], found[1], _never_null(lam, non_null))
+
+
+def _transform_keys(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``transform_keys(m, (k, v) -> f)``: f's type to m's values."""
+    found = _map_lambda(node, type_of)
+    if found is None:
+        return None
+    t = found[0]
+    return _map_of(found[1], t.expressions[1], bool(t.meta.get(NO_NULL_ELEMENTS)))
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "ZIP_WITH": _zip_with,
+    "TRANSFORM_VALUES": _transform_values,
+    "TRANSFORM_KEYS": _transform_keys,
     "PMOD": _pmod,
     "DecodeCase": _decode,
     "VarMap": _var_map,

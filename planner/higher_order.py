@@ -6,16 +6,21 @@ parameter read from a slot (a one-item list); the functions here fill the slots 
 element (the element, and its index where the lambda takes two parameters) and combine
 the body's results as Spark does: ``exists`` and ``forall`` with three-valued logic (a
 NULL verdict makes the answer NULL unless another element decides it), ``filter`` keeps
-the elements whose verdict is true, ``transform`` maps; a NULL array gives NULL.
+the elements whose verdict is true, ``transform`` maps, ``aggregate`` (``reduce``) folds
+(``aggregate(collect_list(B.p), 0, (acc, x) -> acc + x)``), ``zip_with`` pairs two arrays,
+``array_sort`` sorts by a comparator; a NULL array gives NULL.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cmp_to_key
 from typing import Any
 
 from sqlglot import exp
 
+from matchrec.errors import MatchRuntimeError
 from matchrec.navigation import Evaluator
 
 
@@ -62,18 +67,36 @@ def reads_outer_parameter(node: exp.Expression) -> bool:
     return False
 
 
-def higher_order_parts(node: exp.Expression) -> tuple[str, exp.Expression, exp.Lambda] | None:
-    """(kind, array, lambda) of a call of one of :data:`HIGHER_ORDER`, else None."""
-    if isinstance(node, exp.Anonymous):
-        name, args = str(node.this).upper(), node.expressions
+def higher_order_parts(
+    node: exp.Expression,
+) -> tuple[str, list[exp.Expression], list[exp.Lambda]] | None:
+    """(kind, value arguments, lambdas) of a call of one of :data:`HIGHER_ORDER`, else
+    None (also for a call whose lambdas are not where Spark takes them)."""
+    if isinstance(node, exp.Reduce):  # aggregate/reduce(array, zero, merge[, finish])
+        name = "AGGREGATE"
+        args = [node.this, node.args.get("initial"), node.args.get("merge")]
+        if node.args.get("finish") is not None:
+            args.append(node.args["finish"])
+    elif isinstance(node, exp.Anonymous):
+        name, args = str(node.this).upper(), list(node.expressions)
     else:
-        name = {exp.Exists: "EXISTS", exp.ArrayFilter: "FILTER", exp.Transform: "TRANSFORM"}.get(
-            type(node), ""
-        )
+        name = {
+            exp.Exists: "EXISTS",
+            exp.ArrayFilter: "FILTER",
+            exp.Transform: "TRANSFORM",
+            exp.ArraySort: "ARRAY_SORT",
+        }.get(type(node), "")
         args = [node.this, node.args.get("expression")]
-    if name in HIGHER_ORDER and len(args) == 2 and isinstance(args[1], exp.Lambda):
-        return name, args[0], args[1]
-    return None
+    spec = HIGHER_ORDER.get(name)
+    if spec is None or not all(isinstance(a, exp.Expression) for a in args):
+        return None
+    values, lambdas = args[: spec.values], args[spec.values :]
+    if len(lambdas) not in spec.lambdas or not all(isinstance(a, exp.Lambda) for a in lambdas):
+        return None
+    return name, values, lambdas  # type: ignore[return-value]
+
+
+Slots = list[list[list[Any]]]  # per lambda, per parameter: a one-item list
 
 
 def _element_loop(values: Evaluator, body: Evaluator, slots: list[list[Any]], ctx: Any):
@@ -95,9 +118,9 @@ def _three_valued(decisive: bool) -> Callable[..., Evaluator]:
     for one element decides; else NULL if one verdict was NULL; else the other answer (a
     NULL array gives NULL)."""
 
-    def build(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Evaluator:
+    def build(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
         def run(ctx: Any) -> Any:
-            found = _element_loop(values, body, slots, ctx)
+            found = _element_loop(values[0], bodies[0], slots[0], ctx)
             if found is None:
                 return None
             verdicts = [v for _, v in found]
@@ -110,27 +133,111 @@ def _three_valued(decisive: bool) -> Callable[..., Evaluator]:
     return build
 
 
-def _filter(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Evaluator:
+def _filter(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
     def run(ctx: Any) -> Any:
-        found = _element_loop(values, body, slots, ctx)
+        found = _element_loop(values[0], bodies[0], slots[0], ctx)
         return None if found is None else [item for item, keep in found if keep is True]
 
     return run
 
 
-def _transform(values: Evaluator, body: Evaluator, slots: list[list[Any]]) -> Evaluator:
+def _transform(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
     def run(ctx: Any) -> Any:
-        found = _element_loop(values, body, slots, ctx)
+        found = _element_loop(values[0], bodies[0], slots[0], ctx)
         return None if found is None else [result for _, result in found]
 
     return run
 
 
-#: Spark's higher-order functions of an array the glue runs: name -> (most lambda
-#: parameters, the evaluator built of the array, the body and the parameter slots)
-HIGHER_ORDER: dict[str, tuple[int, Callable[..., Evaluator]]] = {
-    "EXISTS": (1, _three_valued(True)),
-    "FORALL": (1, _three_valued(False)),
-    "FILTER": (2, _filter),
-    "TRANSFORM": (2, _transform),
+def _aggregate(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
+    """Spark's ``aggregate``/``reduce``: the accumulator starts at the zero, the merge
+    function folds each element in, in order; the finish function (if any) maps the
+    result. A NULL array gives NULL; NULL elements are handed to merge as they are."""
+    (array, zero), merge = values, bodies[0]
+    finish = bodies[1] if len(bodies) > 1 else None
+
+    def run(ctx: Any) -> Any:
+        items = array(ctx)
+        if items is None:
+            return None
+        acc = zero(ctx)
+        for item in items:
+            slots[0][0][0], slots[0][1][0] = acc, item
+            acc = merge(ctx)
+        if finish is None:
+            return acc
+        slots[1][0][0] = acc
+        return finish(ctx)
+
+    return run
+
+
+def _zip_with(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
+    """Spark's ``zip_with``: the function of the elements at each index, the shorter
+    array padded with NULLs; a NULL array gives NULL."""
+
+    def run(ctx: Any) -> Any:
+        left, right = values[0](ctx), values[1](ctx)
+        if left is None or right is None:
+            return None
+        out = []
+        for i in range(max(len(left), len(right))):
+            slots[0][0][0] = left[i] if i < len(left) else None
+            slots[0][1][0] = right[i] if i < len(right) else None
+            out.append(bodies[0](ctx))
+        return out
+
+    return run
+
+
+def _sorted_by(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
+    """Spark's ``array_sort(array, (l, r) -> ...)``: a stable sort by the comparator's
+    sign; a NULL comparator result is Spark's error."""
+    left, right = slots[0][0], slots[0][1]
+
+    def compare(a: Any, b: Any, ctx: Any) -> int:
+        left[0], right[0] = a, b
+        verdict = bodies[0](ctx)
+        if verdict is None:
+            raise MatchRuntimeError(
+                "[COMPARATOR_RETURNS_NULL] the comparator of array_sort() returned NULL "
+                f"comparing {a!r} and {b!r}; it should return a number (negative, 0 or "
+                "positive) for every pair"
+            )
+        return (verdict > 0) - (verdict < 0)
+
+    def run(ctx: Any) -> Any:
+        items = values[0](ctx)
+        if items is None:
+            return None
+        return sorted(items, key=cmp_to_key(lambda a, b: compare(a, b, ctx)))
+
+    return run
+
+
+@dataclass(frozen=True)
+class HigherOrder:
+    """How the glue runs one of Spark's higher-order functions."""
+
+    values: int  # the value arguments before the lambdas
+    lambdas: tuple[int, ...]  # how many lambdas it may take
+    params: tuple[tuple[int, ...], ...]  # per lambda: the parameter counts it may take
+    build: Callable[[list[Evaluator], list[Evaluator], Slots], Evaluator]
+    takes: str  # the parameters, as an error message says them
+
+
+#: Spark's higher-order functions of arrays the glue runs, by name
+HIGHER_ORDER: dict[str, HigherOrder] = {
+    "EXISTS": HigherOrder(1, (1,), ((1,),), _three_valued(True), "one parameter"),
+    "FORALL": HigherOrder(1, (1,), ((1,),), _three_valued(False), "one parameter"),
+    "FILTER": HigherOrder(1, (1,), ((1, 2),), _filter, "one or two parameters (x, index)"),
+    "TRANSFORM": HigherOrder(1, (1,), ((1, 2),), _transform, "one or two parameters (x, index)"),
+    "AGGREGATE": HigherOrder(
+        2, (1, 2), ((2,), (1,)), _aggregate, "(acc, x) to merge and (acc) to finish"
+    ),
+    "REDUCE": HigherOrder(
+        2, (1, 2), ((2,), (1,)), _aggregate, "(acc, x) to merge and (acc) to finish"
+    ),
+    "ZIP_WITH": HigherOrder(2, (1,), ((2,),), _zip_with, "two parameters (x, y)"),
+    "ARRAY_SORT": HigherOrder(1, (1,), ((2,),), _sorted_by, "two parameters (left, right)"),
 }

@@ -35,7 +35,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
-from matchrec.errors import MatchRuntimeError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
@@ -51,6 +51,7 @@ from .function_types import (
     is_interval,
     struct_fields,
 )
+from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
 from .sqltext import MatchRecognizeDialect, higher_order_exists
@@ -138,6 +139,8 @@ _ANONYMOUS = {
     "BROUND": exp.Round,
 }
 NULL_TYPE = exp.DataType(this=T.NULL)
+#: the meta key of a string type's collation (an input column's, e.g. UTF8_LCASE)
+COLLATION = "matchrec_collation"
 
 
 def decimal(precision: int, scale: int) -> exp.DataType:
@@ -862,6 +865,7 @@ class _MeasureCompiler:
         self.pos = pos
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
         self.subqueries = subqueries  # shared by all measures of the plan
+        self.bound: dict[str, list[Value]] = {}  # lambda parameters in scope -> their slots
 
     def subquery(self, node: exp.Expression) -> RowEval:
         """An uncorrelated subquery: Spark evaluates it as an extra input column."""
@@ -875,6 +879,13 @@ class _MeasureCompiler:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
 
     def compile(self, node: exp.Expression) -> RowEval:
+        name = bound_name(node) if self.bound else None
+        if name in self.bound:
+            slot = self.bound[name]
+            return lambda vals: slot[0]
+        parts = higher_order_parts(node)
+        if parts is not None:
+            return self.higher_order(*parts)
         if isinstance(node, exp.Column) and node.table in self.atom_index:
             return self.field(node.table, node.name)  # ``max(info).city``
         if isinstance(node, exp.Column):
@@ -911,6 +922,32 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def higher_order(
+        self, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]
+    ) -> RowEval:
+        """A higher-order function of match values (``aggregate(collect_list(x), 0D,
+        (acc, v) -> acc + v)``): the glue's, each lambda's body compiled with its
+        parameters read from slots the function fills."""
+        spec = HIGHER_ORDER[kind]
+        values = [self.compile(a) for a in args]
+        bodies, slots = [], []
+        for lam, counts in zip(lambdas, spec.params):
+            params = [p.name.lower() for p in lam.expressions]
+            if len(params) not in counts:
+                message = f"the lambda of {kind.lower()}() takes {spec.takes}"
+                raise SemanticError(message, sql=self.sql, pos=self.pos)
+            lam_slots: list[list[Value]] = [[None] for _ in params]
+            outer = {p: self.bound[p] for p in params if p in self.bound}
+            self.bound.update(zip(params, lam_slots))
+            try:
+                bodies.append(self.compile(lam.this))
+            finally:
+                for p in params:
+                    del self.bound[p]
+                self.bound.update(outer)
+            slots.append(lam_slots)
+        return spec.build(values, bodies, slots)  # type: ignore[return-value]
 
     def field(self, atom: str, name: str) -> RowEval:
         """Field ``name`` of a struct atom (a PySpark Row or a dict; Spark matches field
@@ -1005,7 +1042,9 @@ def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
     env = type_env(plan, columns)
     for width in plan.integer_widths:
         t = infer_type(_parse(width.probe), env)
-        if t is not None:
+        if t is not None and t.meta.get(COLLATION):  # a comparison of collated strings
+            width.set_type(f"string collate {t.meta[COLLATION]}")
+        elif t is not None:
             width.set_type(t.sql("spark").lower())
 
 

@@ -63,6 +63,14 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
     anything else as Python does. (A flag, not ``op is ...``: a worker unpickles copies.)"""
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return op(a, timedelta(days=b))
+    if _is_date(a) and isinstance(b, timedelta) and b % timedelta(days=1):
+        # Spark's answer is the TIMESTAMP of the date's midnight in the session zone,
+        # which Python's date arithmetic would drop the hours of
+        raise MatchRuntimeError(
+            f"a DATE moved by {b} (not whole days) is a TIMESTAMP in Spark, which this "
+            "evaluator does not compute",
+            hint="CAST the date AS TIMESTAMP first, or move it by whole days",
+        )
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
     return op(a, b)

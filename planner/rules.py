@@ -19,6 +19,8 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from matchrec.grammar import parse_clause
@@ -31,6 +33,7 @@ from matchrec.rule_set import RuleProgram
 
 from .measure_eval import check_define_types, compile_measures, type_integer_widths
 from .plan import plan_clause, refuse_late_rows
+from .pyeval import _field as struct_field
 from .pyeval import compile_glue, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .vector_lowering import vector_glue
@@ -284,8 +287,13 @@ def _row_function(
     over every row would (the array form defers to the row function to raise)."""
     tree = parse_expression(ast.SqlExpr(text, 0), text)
     index = {n.lower(): i for i, n in enumerate(names)}
+    intervals = [n for n in tree.walk() if isinstance(n, exp.Interval)]
+    constant = {id(n): interval_literal(n) for n in intervals}
+    inside = {id(c) for n in intervals for c in n.walk() if constant[id(n)] is not None}
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
         if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(shallow(node), False):
+            continue
+        if id(node) in inside:  # a day-time interval literal (or its parts): a timedelta
             continue
         if isinstance(node, exp.RegexpLike):  # Java's regex, translated (planner.java_regex)
             continue
@@ -299,6 +307,13 @@ def _row_function(
         )
 
     def child(node: exp.Expression) -> Callable[[Any], Any]:
+        if constant.get(id(node)) is not None:
+            value = constant[id(node)]
+            return lambda values: value
+        if isinstance(node, exp.Column) and node.table and node.table.lower() in index:
+            # a struct column's field (s.a): the planner writes event columns unqualified
+            at, name = index[node.table.lower()], node.name
+            return lambda values: struct_field(values[at], name)
         if isinstance(node, exp.Column):
             i = index.get(node.name.lower())
             if i is None:
@@ -308,9 +323,43 @@ def _row_function(
 
     real = {n.lower(): n for n in names}
     vector = vector_glue(
-        tree, lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) else None, ansi
+        tree,
+        lambda n: real.get(n.name.lower()) if isinstance(n, exp.Column) and not n.table else None,
+        ansi,
     )
     return child(tree), vector
+
+
+#: day-time interval units -> their length
+_UNITS = {
+    "WEEK": timedelta(weeks=1),
+    "DAY": timedelta(days=1),
+    "HOUR": timedelta(hours=1),
+    "MINUTE": timedelta(minutes=1),
+    "SECOND": timedelta(seconds=1),
+}
+
+
+def interval_literal(node: exp.Interval) -> timedelta | None:
+    """A day-time interval literal of one unit (``INTERVAL '10' MINUTE``, ``INTERVAL 2
+    HOURS``) as the timedelta Spark's value is; None for any other interval (a span such
+    as DAY TO SECOND, a year-month interval, a non-literal amount)."""
+    unit = node.args.get("unit")
+    amount = node.this
+    if not isinstance(unit, exp.Var) or not isinstance(amount, exp.Literal):
+        return None
+    length = _UNITS.get(unit.name.upper().rstrip("S"))
+    try:
+        number = Decimal(amount.name.strip())
+    except InvalidOperation:
+        return None
+    if length is None or not number.is_finite():
+        return None
+    if length < timedelta(seconds=2):  # seconds may have a fraction (to microseconds)
+        return timedelta(microseconds=int(number * 1_000_000))
+    if number != number.to_integral_value():
+        return None  # Spark refuses a fraction of a day, an hour or a minute
+    return int(number) * length
 
 
 def _shown(node: exp.Expression) -> str:

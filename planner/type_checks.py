@@ -222,7 +222,8 @@ _STRING = ("string", "varchar", "char")
 
 
 def _is_string(type_name: str) -> bool:
-    return type_name.split("(")[0] in _STRING
+    """A string type, of any collation (``string collate UTF8_LCASE``)."""
+    return type_name.split("(")[0].split(" collate ")[0] in _STRING
 
 
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:

@@ -39,6 +39,7 @@ from matchrec.errors import SemanticError
 from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
 from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
+from .collated_keys import boundary_keys, collated_stand_ins
 from .partitions import (
     DEFAULT_CHUNK_ROWS,
     DEFAULT_GROUP_ROWS,
@@ -236,6 +237,9 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         df = df.repartition(1).sortWithinPartitions(*order)
     else:
         df = df.coalesce(1)
+    stand_ins = collated_stand_ins(df.schema, keys, plan.order_by)
+    if stand_ins:  # a collated key: the matcher compares each partition's first value
+        df = df.withColumns({name: F.expr(text) for name, text in stand_ins.values()})
     # after the sort: PREV/NEXT became LAG/LEAD windows ordered as the sort, so Spark
     # computes them on the sorted rows without another shuffle or sort
     for stage in plan.stages:
@@ -252,6 +256,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     atom_types = atoms_for_arrow(plan, atom_types, encoded)
 
     timeouts = plan.clause.rows_per_match.timeouts
+    bounds = boundary_keys(keys, stand_ins)
     out_schema, carried = matcher_output(df, plan, input_columns, atom_types)
     zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
@@ -259,9 +264,11 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     chunk_rows = int(conf.get(CHUNK_ROWS_CONF, str(DEFAULT_CHUNK_ROWS)))
     group_rows = int(conf.get(GROUP_ROWS_CONF, str(DEFAULT_GROUP_ROWS)))
     if timeouts:
-        mapper = _timeout_mapper(plan.program, keys, carried, arrow_types)
+        mapper = _timeout_mapper(plan.program, bounds, carried, arrow_types)
     else:
-        mapper = _partition_mapper(plan.program, keys, carried, arrow_types, chunk_rows, group_rows)
+        mapper = _partition_mapper(
+            plan.program, bounds, carried, arrow_types, chunk_rows, group_rows
+        )
     dotless, names = _without_dots(df)
     matched = dotless.mapInArrow(_named_batches(mapper, names), out_schema)
     return project_measures(months_restored(matched, encoded), plan, input_columns)

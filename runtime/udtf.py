@@ -66,6 +66,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from matchrec.planner.function_types import NO_NULL_ELEMENTS
 from matchrec.planner.measure_eval import (
+    COLLATION,
     SESSION_ZONE,
     CompiledMeasure,
     check_define_types,
@@ -125,6 +126,7 @@ from matchrec.errors import (
 )
 
 from .arrow_safe import nullable_voids, refuse_uncarried
+from .collated_keys import boundary_keys, collated_stand_ins, is_collated
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
 from .session import task_ansi_enabled
 from .sort_keys import check_sortable
@@ -171,6 +173,11 @@ def to_sqlglot_type(t: DataType) -> exp.DataType:
     """A Spark type as the sqlglot type ``planner.measure_eval`` reasons with."""
     if isinstance(t, NullType):
         return exp.DataType(this=T.NULL)
+    if is_collated(t):  # sqlglot has no collations: a STRING that remembers its own
+        result = exp.DataType.build("string", dialect="spark")
+        result.meta[EXACT_SPARK_TYPE] = t
+        result.meta[COLLATION] = t.collation  # type: ignore[attr-defined]
+        return result
     try:
         result = exp.DataType.build(t.simpleString(), dialect="spark")
     except Exception:  # a type sqlglot cannot spell: unknown, never guessed
@@ -252,6 +259,7 @@ class _Program:
     subqueries: list[int]  # row positions of the MEASURES subqueries
     measures: list[CompiledMeasure]
     arrow_schema: pa.Schema  # the output as Arrow batches
+    bounds: list[str]  # the columns whose changes are partition boundaries (collated_keys)
 
 
 def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Program:
@@ -309,6 +317,8 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
         # Spark's Window operator sorts each partition for this number (and for any
         # LAG/LEAD of DEFINE, over the same window): the rows reach the UDTF in order
         selected.append((ROW_NUMBER, f"row_number() OVER ({window_spec(keys, plan.order_by)})"))
+    stand_ins = collated_stand_ins(input_schema, keys, plan.order_by)
+    selected += list(stand_ins.values())
     if plan.one_row:
         lead_names, trail_names = list(keys), []
     else:
@@ -337,6 +347,7 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
         subqueries=list(range(len(columns) + len(plan.precomputed), len(columns) + len(selected))),
         measures=measures,
         arrow_schema=pa.schema(list(to_arrow_type(schema, timezone="UTC"))),
+        bounds=boundary_keys(keys, stand_ins),
     )
 
 
@@ -507,9 +518,11 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
     select = [SelectedColumn(_quote(c)) for c in input_schema.names] + [
         SelectedColumn(text, alias=name) for name, text in program.selected
     ]
-    if plan.order_by:
+    if plan.order_by or program.bounds != plan.partition_by:
         # no partitioning asked: the window of ROW_NUMBER (build_program) partitions and
-        # sorts the rows, once for it and DEFINE's LAG/LEAD alike; the UDTF checks the order
+        # sorts the rows, once for it and DEFINE's LAG/LEAD alike; the UDTF checks the order.
+        # A collated key's stand-in (collated_keys) is a window too, which groups each
+        # partition's rows together: Spark's own partitionBy would cut them by byte value
         return MatchAnalyzeResult(
             schema=program.schema, select=select, body=body.value, input_schema=input_schema
         )
@@ -546,12 +559,12 @@ class MatchRecognizeUDTF:
         )
         self._matcher = PartitionMatcher(
             program.plan.program,
-            program.plan.partition_by,
+            program.bounds,
             lambda table, out: measured_rows(program, table, out),
             DEFAULT_CHUNK_ROWS,
             DEFAULT_GROUP_ROWS,
         )
-        self._order = RowOrder(program.plan.partition_by) if program.plan.order_by else None
+        self._order = RowOrder(program.bounds) if program.plan.order_by else None
         self._zone: tuple[tzinfo | None] | None = None  # (the session's zone,) once known
 
     @staticmethod

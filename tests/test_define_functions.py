@@ -1372,6 +1372,16 @@ HIGHER_ORDER_CASES = [
     ("size(filter(B.arr, (x, i) -> x > A.v + i)) > 0", "B.v > A.v"),
     ("forall(A.arr, x -> exists(B.arr, y -> y > x))", "B.v > A.v"),
     ("transform(A.arr, v -> v - B.v)[1] > 0", "A.v + 1 > B.v"),
+    # folds, pairs and comparator sorts (each a glue error before)
+    ("aggregate(array(A.v, B.v), 0D, (acc, x) -> acc + x) > 2 * A.v", "B.v > A.v"),
+    ("reduce(A.arr, B.v, (acc, x) -> acc - x, acc -> acc > 0)", "B.v > 2 * A.v + 1"),
+    ("aggregate(collect_list(B.v), 0D, (acc, x) -> acc + x) < 20", "sum(B.v) < 20"),
+    ("exists(zip_with(A.arr, B.arr, (x, y) -> y - x), d -> d > 0)", "B.v > A.v"),
+    (
+        "array_sort(array(A.v, B.v), (l, r) -> CASE WHEN l < r THEN 1 "
+        "WHEN l > r THEN -1 ELSE 0 END)[0] = B.v AND B.v <> A.v",
+        "B.v > A.v",
+    ),
     # a field of a struct parameter (sqlglot's Dot), its name case-insensitive as Spark's
     (
         "exists(array(named_struct('W', A.v), named_struct('W', A.v + 1)), s -> s.w > B.v)",

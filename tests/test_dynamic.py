@@ -121,6 +121,41 @@ def test_each_rule_equals_its_own_match_recognize(spark: SparkSession, payments)
     dynamic.unpersist()
 
 
+@pytest.mark.parametrize(
+    "gap",
+    [
+        "B.ts - A.ts <= INTERVAL '3' MINUTE",
+        "B.ts < A.ts + INTERVAL 200 SECONDS",
+        "ts - PREV(ts) < INTERVAL 4 MINUTES",
+    ],
+)
+def test_a_rule_compares_times_with_interval_literals(
+    spark: SparkSession, payments, gap: str
+) -> None:
+    """A day-time interval literal in a rule (``B.ts - A.ts <= INTERVAL '3' MINUTE``,
+    the usual fraud rule) was 'cannot be evaluated in a rule'; the pairs are Spark's."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES A.ts AS a_ts AFTER MATCH SKIP TO NEXT ROW "
+        f"PATTERN (A B) DEFINE B AS {gap} AND B.amount > A.amount"
+    )
+    rules = _rules(spark, [("gap", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(payments, rules, on_error="fail")
+    got = sorted(
+        tuple(r) for r in out.selectExpr("keys:card::string", "measures:a_ts::timestamp").collect()
+    )
+    # every card's events are 3 minutes apart: each rising pair matches
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT card, prev_ts FROM (SELECT card, ts, amount,
+                lag(ts) OVER w AS prev_ts, lag(amount) OVER w AS prev_amount
+                FROM dyn_payments WINDOW w AS (PARTITION BY card ORDER BY ts))
+            WHERE ts - prev_ts <= INTERVAL '3' MINUTE AND amount > prev_amount"""
+        ).collect()
+    )
+    assert expected and got == expected
+
+
 def test_rules_follow_the_sessions_ansi_mode(spark: SparkSession, payments, ansi_off) -> None:
     """Without ANSI mode a zero divisor in a rule's glue is NULL, as in the rule's own
     MATCH_RECOGNIZE (under ANSI mode both fail the query)."""
@@ -432,3 +467,32 @@ def test_a_killed_driver_restarts_with_its_rules_and_state(
         stream.write(rows)
         query.processAllAvailable()
     _assert_batch_replay(spark, _finish(spark, stream, query))
+
+
+def test_a_rule_reads_struct_fields(spark: SparkSession) -> None:
+    """``B.info.amount > A.info.amount`` in a rule: a struct column's field (it was
+    'unknown column amount'); the pairs and measures are Spark's."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW dyn_structs AS SELECT id, id % 2 AS k,
+        named_struct('amount', (id * 37) % 11, 'city', concat('c', id % 3)) AS info
+        FROM range(1, 25)"""
+    )
+    spec = (
+        "PARTITION BY k ORDER BY id MEASURES B.id AS b, A.info.city AS city "
+        "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) "
+        "DEFINE A AS info.city <> 'c0', B AS B.info.amount > A.info.amount"
+    )
+    rules = _rules(spark, [("st", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(spark.table("dyn_structs"), rules, on_error="fail")
+    got = sorted(
+        tuple(r) for r in out.selectExpr("measures:b::bigint", "measures:city::string").collect()
+    )
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT id, prev.city FROM (SELECT id, info,
+                lag(info) OVER (PARTITION BY k ORDER BY id) AS prev FROM dyn_structs)
+            WHERE prev.city <> 'c0' AND info.amount > prev.amount"""
+        ).collect()
+    )
+    assert expected and got == expected

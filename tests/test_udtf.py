@@ -353,15 +353,15 @@ def test_unsupported_glue_in_measure():
         build_program(body, INPUT)
 
 
-def test_a_higher_order_exists_of_two_rows_in_a_measure_is_our_error_not_a_subquery():
-    """``exists(array, x -> ...)`` is Spark's higher-order function, not EXISTS (subquery):
-    over values of two rows the table function reports it (it was sent to Spark as a
-    subquery column naming matchrec's internal atoms)."""
+def test_a_lambda_with_too_many_parameters_in_a_measure_is_our_error():
+    """A higher-order function of two rows runs in the table function's evaluator: a
+    lambda Spark would refuse is refused there, at the measure (``exists(array, x ->
+    ...)`` is Spark's higher-order function, never EXISTS of a subquery)."""
     body = (
-        "ORDER BY o MEASURES exists(array(FIRST(v), LAST(v)), x -> x > 1) AS e "
+        "ORDER BY o MEASURES exists(array(FIRST(v), LAST(v)), (x, i) -> x > i) AS e "
         "PATTERN (A+) DEFINE A AS v > 0"
     )
-    with pytest.raises(UnsupportedError, match="cannot evaluate exists") as info:
+    with pytest.raises(SemanticError, match="the lambda of exists.. takes one") as info:
         build_program(body, INPUT)
     assert info.value.column == body.index("exists") + 1
 
@@ -868,6 +868,12 @@ ROW_FUNCTIONS = [
     "aggregate(arr, 0, (acc, x) -> acc + x)",
     "aggregate(arr, 0L, (acc, x) -> acc + x, acc -> acc * 2.5)",
     "reduce(arr, 0D, (acc, x) -> acc + x)",
+    "zip_with(arr, arr, (x, y) -> x * y)",
+    "zip_with(arr, array(tag), (x, y) -> concat(y, x))",
+    "transform_values(m, (k, v) -> v + 1)",
+    "transform_values(m, (k, v) -> concat(k, v))",
+    "transform_keys(m, (k, v) -> upper(k))",
+    "map_filter(m, (k, v) -> v > 2)",
     "ts + make_interval(0, 0, 0, n, 2, 0, 0)",
     "tsn - make_interval(1)",
     "day + make_interval(0, 1, 0, 2)",

@@ -5,13 +5,15 @@ types, session settings. Each answer is compared with what Spark computes by its
 
 from __future__ import annotations
 
+import warnings
+
 import pyarrow as pa
 import pytest
 from pyspark.errors import AnalysisException
 
 import matchrec
 from matchrec.arrow_rows import group_starts
-from matchrec.errors import SemanticError
+from matchrec.errors import ArbitraryOrderWarning, SemanticError, UnsupportedError
 
 
 def _literal(text: str) -> str:
@@ -289,3 +291,147 @@ def test_try_sum_of_decimals_is_null_while_past_its_type(spark):
     expected = _rows(spark.sql(window))
     assert [r[1] is None for r in expected] == [False, True, False]
     assert _rows(matchrec.sql(spark, query)) == expected
+
+
+@pytest.fixture(scope="module")
+def folds(spark):
+    """Two partitions of numbers and arrays (a NULL element, an empty array)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_folds AS SELECT * FROM VALUES
+        ('a', 1, 3, array(1, NULL)), ('a', 2, 1, array()), ('a', 3, 4, array(2, 5)),
+        ('b', 4, 5, array(7)), ('b', 5, 2, NULL), ('b', 6, 6, array(1, 2, 3))
+        AS t(k, id, p, arr)"""
+    )
+    return "mr_folds"
+
+
+# a higher-order function of the match's values ({L}: the list of p in match order,
+# {F}: the first p), as a measure over each whole partition
+FOLDS = [
+    "aggregate({L}, 0, (acc, x) -> acc + x)",
+    "aggregate({L}, 0D, (acc, x) -> acc + x, acc -> acc / 2)",
+    "reduce({L}, {F}, (acc, x) -> greatest(acc, x))",
+    "transform({L}, (x, i) -> x * 10 + i)",
+    "filter({L}, x -> x % 2 = 0)",
+    "exists({L}, x -> x > {F} + 2)",
+    "forall({L}, x -> x > 0)",
+    "zip_with({L}, reverse({L}), (x, y) -> x - y)",
+    "array_sort({L}, (l, r) -> r - l)",
+    "size(filter({L}, x -> x > {F}))",
+]
+
+
+@pytest.mark.parametrize("measure", FOLDS)
+def test_higher_order_functions_of_the_matchs_values(spark, folds, measure):
+    # the table function refused these (several rows' values); Spark's answer from
+    # GROUP BY over the same rows in order
+    body = f"""PARTITION BY k ORDER BY id
+        MEASURES {measure.format(L="collect_list(A.p)", F="FIRST(A.p)")} AS v
+        PATTERN (A+) DEFINE A AS true"""
+    expected = _rows(
+        spark.sql(
+            f"""SELECT k, {measure.format(L="ps", F="ps[0]")} AS v FROM (
+            SELECT k, transform(array_sort(collect_list(struct(id, p))), e -> e.p) AS ps
+            FROM {folds} GROUP BY k)"""
+        )
+    )
+    for door, rows in _doors(spark, folds, body).items():
+        assert rows == expected, door
+
+
+def test_higher_order_functions_of_two_rows_in_define_and_measures(spark, folds):
+    # pairs (A, B) where B's array outweighs A's: folds over two rows' arrays in
+    # DEFINE (a glue error before) and MEASURES (the table function refused it)
+    body = """PARTITION BY k ORDER BY id
+        MEASURES B.id AS b, zip_with(A.arr, B.arr, (x, y) -> coalesce(y, 0) - coalesce(x, 0)) AS d
+        AFTER MATCH SKIP TO NEXT ROW PATTERN (A B)
+        DEFINE B AS aggregate(B.arr, 0, (acc, x) -> acc + coalesce(x, 0))
+                  > aggregate(A.arr, 0, (acc, x) -> acc + coalesce(x, 0))"""
+    expected = _rows(
+        spark.sql(
+            f"""SELECT a.k, b.id, zip_with(a.arr, b.arr,
+                  (x, y) -> coalesce(y, 0) - coalesce(x, 0)) AS d
+            FROM {folds} a JOIN {folds} b ON a.k = b.k AND b.id = a.id + 1
+            WHERE aggregate(b.arr, 0, (acc, x) -> acc + coalesce(x, 0))
+                > aggregate(a.arr, 0, (acc, x) -> acc + coalesce(x, 0))"""
+        )
+    )
+    assert expected
+    for door, rows in _doors(spark, folds, body).items():
+        assert rows == expected, door
+
+
+@pytest.mark.parametrize("order", ["ORDER BY id", ""])
+@pytest.mark.parametrize("collation", ["UTF8_LCASE", "UNICODE_CI"])
+def test_a_collated_partition_key_groups_as_spark_groups_it(spark, collation, order):
+    # 'x' and 'X' are one partition under a case-insensitive collation: the matcher cut
+    # it at each change of case (the table function failed its order check)
+    spark.sql(
+        f"""CREATE OR REPLACE TEMP VIEW mr_collated AS
+        SELECT id, CAST(g AS STRING COLLATE {collation}) AS g FROM VALUES
+        (1, 'x'), (2, 'X'), (3, 'x'), (4, 'X'), (5, 'y'), (6, 'Y'), (7, 'y') AS t(id, g)"""
+    )
+    body = f"""PARTITION BY g {order} MEASURES count(*) AS n, max(id) AS last_id
+        PATTERN (A+) DEFINE A AS true"""
+    expected = _rows(spark.sql("SELECT count(*), max(id) FROM mr_collated GROUP BY g"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ArbitraryOrderWarning)
+        doors = _doors(spark, "mr_collated", body)
+    for door, rows in doors.items():
+        assert sorted(r[1:] for r in rows) == expected, door
+
+
+@pytest.fixture(scope="module")
+def collated(spark):
+    """Pairs of rows (odd id, next id) whose strings differ in case only, or not at all."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_collated_text AS
+        SELECT id, CAST(t AS STRING COLLATE UTF8_LCASE) AS c, t FROM VALUES
+        (1, 'Apple'), (2, 'APPLE'), (3, 'pear'), (4, 'PEAR '), (5, 'a'), (6, 'B'),
+        (7, 'b'), (8, 'A') AS v(id, t)"""
+    )
+    return "mr_collated_text"
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "B.c = A.c",
+        "c = PREV(c)",
+        "B.c < A.c",
+        "B.c >= A.c",
+        "B.c IN (A.c, 'zzz')",
+        "B.c <=> A.c",
+        "upper(B.t) COLLATE UTF8_LCASE = A.t",
+    ],
+)
+def test_collated_strings_of_two_rows_compare_as_spark_compares_them(spark, collated, condition):
+    # DEFINE's glue compared the strings byte by byte ('APPLE' <> 'Apple', 'B' < 'a'),
+    # and refused the explicit COLLATE as a type mismatch
+    body = f"""ORDER BY id MEASURES B.id AS b PATTERN (A B)
+        DEFINE A AS id % 2 = 1, B AS {condition}"""
+    plain = condition.replace("PREV(c)", "A.c").replace("A.", "a.").replace("B.", "b.")
+    plain = plain.replace("c = a.c", "b.c = a.c") if plain.startswith("c =") else plain
+    expected = _rows(
+        spark.sql(
+            f"""SELECT b.id FROM {collated} a JOIN {collated} b ON b.id = a.id + 1
+            WHERE a.id % 2 = 1 AND ({plain})"""
+        )
+    )
+    assert expected
+    doors = _doors(spark, collated, body)
+    if "COLLATE" in condition:  # sqlglot cannot type an expression's collation
+        del doors["udtf"]
+    for door, rows in doors.items():
+        assert rows == expected, door
+
+
+def test_a_collation_the_glue_lacks_is_a_positioned_error(spark, collated):
+    query = """SELECT * FROM mr_collated_text MATCH_RECOGNIZE (ORDER BY id
+        MEASURES B.id AS b PATTERN (A B)
+        DEFINE B AS B.t COLLATE UNICODE_CI = A.t COLLATE UNICODE_CI)"""
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query)
+    text = str(info.value)
+    assert "under collation UNICODE_CI" in text and "UTF8_LCASE" in text
+    assert info.value.line == 3 and "^" in text
