@@ -367,8 +367,18 @@ def compile_verdict(expr: VExpr) -> Verdict:
     it is built, not at each call (no dispatch on node types, constants made once, equal
     leaves read once per call through a memo keyed by a small number), which is most of
     the fixed cost of a step of :mod:`matchrec.wave` when few threads are left."""
-    value = _compile(expr, {})
+    return _verdict(_compile(expr, {}))
 
+
+def compile_verdicts(exprs: Mapping[int, VExpr]) -> dict[int, Verdict]:
+    """:func:`compile_verdict` of each of ``exprs``, with one numbering of their leaves:
+    called in turn on one :class:`Threads` of label -1 (so no aggregate may read the
+    label), they read a value they share once."""
+    slots: dict[VExpr, int] = {}
+    return {key: _verdict(_compile(expr, slots)) for key, expr in exprs.items()}
+
+
+def _verdict(value: Callable[[Threads], Value]) -> Verdict:
     def run(t: Threads) -> np.ndarray:
         with np.errstate(all="ignore"):
             values, valid = value(t)

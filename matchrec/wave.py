@@ -28,7 +28,7 @@ from functools import partial
 
 import numpy as np
 
-from matchrec import skip_chain
+from matchrec import skip_chain, start_bound
 from matchrec import vector_define as vd
 from matchrec.matcher import Match, next_start
 from matchrec.nfa import Op, Program
@@ -116,6 +116,8 @@ class WaveProgram:
         # the labels the program matches, ascending
         self.label_ids = sorted({i.label for i in program if i.op is Op.MATCH_LABEL})
         self.verdicts = {label: vd.compile_verdict(g) for label, g in self.glue.items()}
+        # searches that cannot match, found before they start (None: not this program)
+        self.start_bound = start_bound.analyze(program, self.glue)
         # per label: the state its rows change, and what its step reads (that, and
         # what its condition reads); the rest of a thread's state is carried as it is
         self.touches: dict[int, list[tuple]] = {}
@@ -570,6 +572,12 @@ def search(wp: WaveProgram, data: WaveInputs, probe: int | None = None) -> WaveR
         t_sid = np.asarray(data.searches, dtype=np.int64)
     else:
         t_sid = np.arange(data.first, n if data.stop is None else data.stop, dtype=np.int64)
+    if wp.start_bound is not None and len(t_sid):
+        keep = start_bound.possible(
+            wp.start_bound, data.columns, data.lows, data.highs, t_sid, data.final
+        )
+        if keep is not None:
+            t_sid = t_sid[keep]
     t_pc = np.zeros(len(t_sid), dtype=np.int64)
     state = vd.initial_state(wp.keys, data.columns, len(t_sid))
     num_labels = len(data.bits)

@@ -34,6 +34,9 @@ DEFINES = [
     "A AS A.w / 2 < 3, B AS B.w / (B.v - A.v) > 0.5 OR NOT b, C AS count(v) > 2",
     "B AS B.v * 2 >= A.v AND greatest(B.v, A.v) < 4, C AS least(C.w, PREV(C.w)) < A.w",
     "B AS B.v >= PREV(FIRST(A.v), 2) OR B.v IS NULL, C AS C.w > PREV(LAST(B.w), 3) + 1",
+    # every row after the first compared with the first (matchrec.start_bound)
+    "B AS B.v >= A.v AND avg(B.w) < A.w + 1, C AS C.v > PREV(A.v) + 1 OR C.v IS NULL",
+    "B AS B.w >= FIRST(w) - 1 AND count(B.*) < 5, C AS C.w < LAST(A.w) AND C.v <> A.v",
 ]
 PATTERNS = [
     "A B+ C",
@@ -226,6 +229,37 @@ def test_threads_of_a_search_merge_when_their_state_is_the_same(pattern, monkeyp
     found = wave.search(plan.program.wave_program(), inputs)
     assert (found.end == -1).all()
     assert found.most_threads <= 3 * n, (pattern, found.most_threads)
+
+
+def test_searches_that_cannot_match_never_start():
+    """Every row after a search's first is compared with it (W2's shape): on a random
+    walk most searches fall below their first row before a row rises far enough for C.
+    They are found unable to match before the searches run, so far fewer threads run at
+    once than there are rows (all of them did), and the answers stay the scalar
+    matcher's."""
+    body = (
+        "ORDER BY t MEASURES count(*) AS k, FIRST(w) AS f PATTERN (A B+ C) "
+        "DEFINE B AS B.w >= A.w AND avg(B.w) < A.w + 1, C AS C.w > A.w + 1"
+    )
+    plan = plan_clause(parse_clause(body), ["a", "b", "v", "w", "t"])
+    rng = random.Random(5)
+    n = 3000
+    w = [0.0]
+    for _ in range(n - 1):
+        w.append(round(w[-1] + rng.choice([-0.1, 0.1]), 1))
+    cols = Columns(
+        a=[True] * n,
+        b=[True] * n,
+        v=[0] * n,
+        w=w,
+        t=[START + timedelta(seconds=i) for i in range(n)],
+    )
+    inputs = engine._wave_inputs(plan.program, cols, [(0, n)])
+    found = wave.search(plan.program.wave_program(), inputs)
+    assert found.most_threads < n // 4, found.most_threads
+    got = run(plan.program, cols, n)
+    assert len(got[0]) >= 5
+    assert got == run(scalar(plan.program), cols, n)
 
 
 @settings(max_examples=200, deadline=None)
