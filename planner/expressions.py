@@ -1466,7 +1466,7 @@ def _counts_of_several(tree: exp.Expression) -> exp.Expression:
 
     for node in list(tree.find_all(exp.Count, exp.Anonymous)):
         values, distinct = several(node)
-        if len(values) < 2 or any(isinstance(v, exp.Star) for v in values):
+        if len(values) < 2 or any(_is_star(v) for v in values):
             continue
         present = exp.and_(
             *(exp.Not(this=exp.Is(this=v.copy(), expression=exp.Null())) for v in values)
