@@ -473,14 +473,11 @@ class Lowering:
         for item in items:
             value = _number(item)
             if value is not None and not 0.0 <= value <= 1.0:
-                pos = call_start(self.sql, node_pos(node, base, self.sql), base)
-                shown = written_call(self.sql, pos) or user_text(node, self.sql, base)
-                raise SemanticError(
-                    f"Spark rejects {shown}: the percentage must be "
-                    f"between [0.0, 1.0] (current value = {_excerpt(item)})",
-                    sql=self.sql,
-                    pos=pos,
-                    hint="write a fraction, e.g. 0.95 for the 95th percentile",
+                raise self._spark_rejects(
+                    node,
+                    base,
+                    f"the percentage must be between [0.0, 1.0] (current value = {_excerpt(item)})",
+                    "write a fraction, e.g. 0.95 for the 95th percentile",
                 )
 
     def _check_accuracy(
@@ -505,15 +502,22 @@ class Lowering:
                 f"(current value = {_excerpt(args[at])})"
             )
         if reason is not None:
-            pos = call_start(self.sql, node_pos(node, base, self.sql), base)
-            shown = written_call(self.sql, pos) or user_text(node, self.sql, base)
-            raise SemanticError(
-                f"Spark rejects {shown}: {reason}",
-                sql=self.sql,
-                pos=pos,
-                hint="write a positive whole number of at most 2147483647 (Spark's default "
-                "is 10000), or leave it out",
+            raise self._spark_rejects(
+                node,
+                base,
+                reason,
+                "write a positive whole number of at most 2147483647 (Spark's default is "
+                "10000), or leave it out",
             )
+
+    def _spark_rejects(
+        self, node: exp.Expression, base: int, reason: str, hint: str
+    ) -> SemanticError:
+        """Spark's refusal of call ``node`` for ``reason``: the call quoted as written,
+        the caret at its name."""
+        pos = call_start(self.sql, node_pos(node, base, self.sql), base)
+        shown = written_call(self.sql, pos) or user_text(node, self.sql, base)
+        return SemanticError(f"Spark rejects {shown}: {reason}", sql=self.sql, pos=pos, hint=hint)
 
     def arguments(self, name: str, node: exp.Expression, base: int) -> list[exp.Expression]:
         """The arguments of navigation call ``node``; it needs at least one."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from matchrec.planner.plan import MatchPlan, quote
-from matchrec.planner.sqltext import call_start
+from matchrec.planner.sqltext import call_start, written_call
 from matchrec.planner.type_checks import TypeCheck, mismatch
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
@@ -471,12 +471,7 @@ def _written_at(sql: str, pos: int) -> str | None:
         return None
     end = head.end()
     if end < len(sql) and sql[end] == "(":
-        depth = 0
-        for i in range(end, len(sql)):
-            depth += {"(": 1, ")": -1}.get(sql[i], 0)
-            if depth == 0:
-                return " ".join(sql[pos : i + 1].split())
-        return None
+        return written_call(sql, pos, limit=len(sql))
     return sql[pos:end].strip() or None
 
 
