@@ -52,6 +52,9 @@ class PartitionProgram:
     # each atom as the user wrote it and where (for run-time errors), and the query
     atom_sources: list[tuple[str, int | None]] = field(default_factory=list)
     sql: str = ""
+    # offset in ``sql`` of AFTER MATCH SKIP's label (-1: none), where its run-time
+    # errors point (:func:`matchrec.matcher.placed_skip_error`)
+    skip_pos: int = -1
     # row pattern recognition in a window: how the frame bounds each row's search
     # (:mod:`matchrec.window_rows`); None for MATCH_RECOGNIZE
     window: WindowSearch | None = None

@@ -34,6 +34,7 @@ from matchrec.arrow_rows import (
 from matchrec.engine import PartitionProgram
 from matchrec.errors import MatchRuntimeError
 from matchrec.incremental import CURSOR_FIELDS, Cursor, Cursors, step, step_pieces
+from matchrec.matcher import placed_skip_error
 
 #: the event time in microseconds since the epoch, added by the runtime to every row
 EVENT_MICROS = "__mr_evt"
@@ -206,7 +207,17 @@ class KeyedStream:
     def advance(self, new: pa.Table | None, watermark_micros: int | None) -> Advanced:
         """Add ``new`` rows, then settle what the watermark allows (rows with an event
         time before ``watermark_micros`` are complete; :meth:`split_late` takes out the
-        rows that come after that)."""
+        rows that come after that). AFTER MATCH SKIP's run-time errors point at the query."""
+        try:
+            return self._advance(new, watermark_micros)
+        except MatchRuntimeError as err:
+            program = self.spec.program
+            placed = placed_skip_error(err, program.sql, program.skip_pos)
+            if placed is err:
+                raise
+            raise placed from None
+
+    def _advance(self, new: pa.Table | None, watermark_micros: int | None) -> Advanced:
         spec = self.spec
         result = Advanced()
         if new is not None and new.num_rows:

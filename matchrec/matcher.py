@@ -477,7 +477,28 @@ def next_start(match: Match, skip_mode: str, skip_labels: frozenset[int] = froze
                 offset = i
                 break
     if offset < 0:
-        raise MatchRuntimeError("AFTER MATCH SKIP failed: pattern variable is not present in match")
+        raise MatchRuntimeError(SKIP_ABSENT)
     if offset == 0:
-        raise MatchRuntimeError("AFTER MATCH SKIP failed: cannot skip to first row of match")
+        raise MatchRuntimeError(SKIP_TO_START)
     return match.start + offset
+
+
+#: the run-time errors of AFTER MATCH SKIP TO (Trino's words), and how to avoid each
+SKIP_ABSENT = "AFTER MATCH SKIP failed: pattern variable is not present in match"
+SKIP_TO_START = "AFTER MATCH SKIP failed: cannot skip to first row of match"
+_SKIP_HINTS = {
+    SKIP_ABSENT: "a match had no row of the label to skip to: make that label mandatory "
+    "in PATTERN, or use AFTER MATCH SKIP PAST LAST ROW / TO NEXT ROW",
+    SKIP_TO_START: "skipping to a match's first row would find the same match again: skip "
+    "to a label that cannot start a match, or use AFTER MATCH SKIP TO NEXT ROW",
+}
+
+
+def placed_skip_error(err: MatchRuntimeError, sql: str, pos: int) -> MatchRuntimeError:
+    """``err`` pointing at AFTER MATCH SKIP's label (offset ``pos`` of ``sql``) with how to
+    avoid it, when it is one of :func:`next_start`'s errors without a place; else ``err``.
+    The matcher raises them without the query, which the runtime that runs it has."""
+    hint = _SKIP_HINTS.get(err.message)
+    if hint is None or err.line is not None or pos < 0 or not sql:
+        return err
+    return MatchRuntimeError(err.message, sql=sql, pos=pos, hint=hint)

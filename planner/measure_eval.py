@@ -1071,10 +1071,19 @@ def check_define_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> 
 
 def _probe_type(probe: str, env: TypeEnv) -> exp.DataType | None:
     """The type of a DEFINE check's probe; an aggregate there runs over a window (``max(v)
-    OVER ()``), which has the aggregate's type."""
+    OVER ()``), which has the aggregate's type, and PREV/NEXT's ``LAG``/``LEAD`` without
+    a default has its value's."""
+
+    def navigated(n: exp.Expression) -> exp.Expression:
+        if isinstance(n, (exp.Lag, exp.Lead)) and n.args.get("default") is None:
+            return n.this
+        return n
+
     try:
-        tree = _parse(probe).transform(
-            lambda n: n.this if isinstance(n, exp.Window) else n, copy=False
+        tree = (
+            _parse(probe)
+            .transform(lambda n: n.this if isinstance(n, exp.Window) else n, copy=False)
+            .transform(navigated, copy=False)
         )
         return infer_type(tree, env)
     except sqlglot.errors.SqlglotError:

@@ -309,6 +309,7 @@ def plan_clause(
         history_free=all(v.history_free for v in defines.values()),
         skip_mode=skip.mode,
         skip_labels=skip_labels,
+        skip_pos=skip.pos,
         atoms=[(a.evaluate, a.aggregate) for a in low.atoms],
         atom_sources=[(a.text, a.pos) for a in low.atoms],
         sql=sql,

@@ -369,7 +369,27 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
     _check_writable(tree, expr, sql)
-    return quoted_spark_calls(higher_order_exists(tree))
+    return any_aggregates(quoted_spark_calls(higher_order_exists(tree)))
+
+
+def any_aggregates(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each call ``any(x)`` that is not the right side of a quantified
+    comparison (``x = ANY(...)``, ``s LIKE ANY (...)``) as ``bool_or(x)``, which it is in
+    Spark: sqlglot reads it as the quantifier, which the planner would hand to Spark as a
+    row-local value (an aggregate without a window: MISSING_GROUP_BY)."""
+    for node in list(tree.find_all(exp.Any)):
+        parent = node.parent
+        quantified = isinstance(parent, (exp.Binary, exp.Predicate))
+        if quantified and parent.args.get("expression") is node:
+            continue
+        arg = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
+        call = exp.LogicalOr(this=arg)
+        call.meta.update(node.meta)
+        if node is tree:
+            tree = call
+        else:
+            node.replace(call)
+    return tree
 
 
 #: Spark aggregates whose names are also row pattern navigations: a quoted name
@@ -607,6 +627,16 @@ def _check_type_parameters(tree: exp.Expression, expr: SqlExpr, sql: str) -> Non
     (``DECIMAL('a', 2)``, ``DECIMAL(50, 2)``, ``DECIMAL(5, 9)``, ``INT(5)``): sqlglot
     reads them, and the planner's type inference would then fail deep inside or type the
     value wrongly, while Spark itself would refuse the query."""
+    for cast in tree.find_all(exp.Cast):
+        target = cast.args.get("to")
+        if target is not None and not isinstance(target, exp.DataType):
+            # ``x::struct<a:int>(y)``: sqlglot reads a call of the type as the target
+            raise SqlSyntaxError(
+                "a CAST or :: needs a type after it, not an expression",
+                sql=sql,
+                pos=node_pos(target, expr.pos, sql),
+                hint="write x::type or CAST(x AS type), e.g. x::int",
+            )
     for node in tree.find_all(exp.DataType):
         params = [p for p in node.expressions if isinstance(p, exp.DataTypeParam)]
         if not params:

@@ -115,6 +115,11 @@ NUMERIC_AGGREGATES: dict[str, int] = {
     ),
     **{name: 2 if name.startswith(("CORR", "COVAR", "REGR")) else 1 for name in STATISTICS},
 }
+#: the operator of a check that an aggregate's values are truth values (then its name)
+BOOLEAN_ARGUMENT = "boolean argument of"
+#: aggregates of truth values: Spark refuses any other argument type when it analyses
+#: the query; matchrec's own evaluation would take a number's truth instead
+BOOLEAN_AGGREGATES = frozenset("BOOL_AND BOOL_OR EVERY ANY SOME COUNT_IF".split())
 #: the types a DEFINE condition may have (NULL is false)
 _CONDITION_TYPES = ("boolean", "void")
 
@@ -168,6 +173,9 @@ def numeric_check(
     messages) are not strings: matchrec computes it over the match without Spark's
     implicit cast of a string to DOUBLE (``sum(s)`` would join the strings). None for an
     aggregate that takes any type."""
+    if func in BOOLEAN_AGGREGATES:
+        operands = tuple(_operand(a, probe, sql, base) for a in args[:1])
+        return TypeCheck(f"{BOOLEAN_ARGUMENT} {shown.lower()}", operands, True, clause)
     count = NUMERIC_AGGREGATES.get(func, 0)
     if not count:
         return None
@@ -203,6 +211,21 @@ def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> Semantic
     return None
 
 
+def _not_boolean_aggregated(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """The error for a value that is not a BOOLEAN in a truth-value aggregate (``any(1)``)."""
+    func = check.operator[len(BOOLEAN_ARGUMENT) :].strip()
+    for operand, type_name in zip(check.operands, types):
+        if type_name not in _CONDITION_TYPES:
+            return SemanticError(
+                f"{func}() takes BOOLEAN values, not {type_name.upper()} ({operand.text}) in "
+                f"{check.clause}",
+                sql=sql,
+                pos=operand.pos,
+                hint=f"pass a condition, e.g. {func}({operand.text} > 0)",
+            )
+    return None
+
+
 def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
     """``check`` with the operands' probes replaced (same order)."""
     operands = tuple(Operand(p, o.text, o.pos, o.literal) for o, p in zip(check.operands, probes))
@@ -219,6 +242,44 @@ def _clipped(text: str, limit: int = 40) -> str:
 
 
 _STRING = ("string", "varchar", "char")
+#: Spark's nested types, by the simple name's head (``map<string,int>``)
+_COMPLEX = ("array", "map", "struct")
+
+
+def _kind(type_name: str) -> str:
+    """``array``/``map``/``struct`` for a nested type, else the simple name's head."""
+    return type_name.split("<")[0].split("(")[0].strip()
+
+
+def _complex_mixed(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """The error for an array, map or struct operand of arithmetic, or compared with a
+    value of another kind (``x = MAP('a', 1)``): Spark never converts between them and
+    rejects the operator when it analyses the query. The table function's ``analyze``
+    has no Spark to ask, and Spark's own error there comes after it, without a caret."""
+    kinds = [_kind(t) for t in types]
+    for i, (operand, kind) in enumerate(zip(check.operands, kinds)):
+        if kind not in _COMPLEX:
+            continue
+        if check.operator in {OPERATORS[n] for n in _ARITHMETIC}:
+            return SemanticError(
+                f"{check.operator} is not defined for {operand.text} ({types[i].upper()}) in "
+                f"{check.clause}: Spark has no arithmetic on {kind.upper()} values",
+                sql=sql,
+                pos=operand.pos,
+                hint="apply it to an element or field, e.g. element_at(a, 1) or s.field",
+            )
+        for j, other in enumerate(kinds):
+            if other != kind and other != "void":
+                shown = check.operands[j]
+                return SemanticError(
+                    f"{check.operator} compares {operand.text} ({types[i].upper()}) with "
+                    f"{shown.text} ({types[j].upper()}) in {check.clause}: Spark compares "
+                    "values of one type",
+                    sql=sql,
+                    pos=operand.pos,
+                    hint="compare an element or field of it, e.g. element_at(m, 'key') = 1",
+                )
+    return None
 
 
 def _is_string(type_name: str) -> bool:
@@ -232,6 +293,12 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _not_boolean(check, types[0], sql)
     if check.operator.startswith(NUMERIC_ARGUMENT):
         return _string_aggregated(check, types, sql)
+    if check.operator.startswith(BOOLEAN_ARGUMENT):
+        return _not_boolean_aggregated(check, types, sql)
+    if check.operator != "CAST":
+        complex_error = _complex_mixed(check, types, sql)
+        if complex_error is not None:
+            return complex_error
     strings = [(o, t) for o, t in zip(check.operands, types) if _is_string(t)]
     others = [(o, t) for o, t in zip(check.operands, types) if not _is_string(t) and t != "void"]
     if not strings or not others:

@@ -90,7 +90,7 @@ def _raise_rejected_atom(df: DataFrame, plan: MatchPlan, atoms: list) -> None:
         err = _analysed(df, [atom.probe])
         if isinstance(err, AnalysisException):
             raise SemanticError(
-                f"Spark rejects {atom.text}: {_reason(err)}",
+                f"Spark rejects {atom.text}: {_in_users_words(err, plan, whole=True)}",
                 sql=plan.clause.sql,
                 pos=atom.pos,
                 hint="the arguments must be what Spark's function takes",
@@ -134,7 +134,7 @@ def _raise_rejected_operand(df: DataFrame, plan: MatchPlan, checks: list[TypeChe
     if rejected:
         *_, operand, err = min(rejected, key=lambda r: r[:2])
         raise SemanticError(
-            f"Spark rejects {operand.text}: {_reason(err)}",
+            f"Spark rejects {operand.text}: {_in_users_words(err, plan, whole=True)}",
             sql=plan.clause.sql,
             pos=call_start(plan.clause.sql, operand.pos, 0)  # a call: at its name
             if re.match(r"\w+\s*\(", operand.text)
@@ -443,10 +443,12 @@ _NAME_LIST = re.compile(r"\[([^\[\]]*)\]")
 _WRITTEN_HEAD = re.compile(r"(?:(?:RUNNING|FINAL)\s+)?[\w.`\"]+\s*", re.IGNORECASE)
 
 
-def _in_users_words(err: Exception, plan: MatchPlan) -> str:
+def _in_users_words(err: Exception, plan: MatchPlan, whole: bool = False) -> str:
     """Spark's first line about an expression of ours, without our column names: a list
     of suggested names keeps the user's, and a column that stands for part of the
-    user's expression (a PREV's window, a navigation) is shown as that part as written."""
+    user's expression (a PREV's window, a navigation) is shown as that part as written;
+    with ``whole``, a row-local value the aggregate reads (``__mr_c0``) as its whole
+    expression (only its start is known as written)."""
     first = _first_line(err)
     first = _NAME_LIST.sub(
         lambda m: (
@@ -456,6 +458,8 @@ def _in_users_words(err: Exception, plan: MatchPlan) -> str:
     )
     written = {a.name: _written_at(plan.clause.sql, a.pos) for a in plan.atoms if a.pos is not None}
     written.update((name, _written_at(plan.clause.sql, pos)) for name, pos in plan.origins.items())
+    if whole:
+        written.update((name, text.replace("`", "")) for name, text in plan.precomputed)
 
     def shown(m: re.Match[str]) -> str:
         return written.get(m.group(1)) or "(part of the expression)"

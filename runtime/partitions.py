@@ -27,6 +27,7 @@ from matchrec.engine import (
 from matchrec.errors import MatchRuntimeError
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import MATCHED_STATUS, TIMEOUT_STATUS, _with_status
+from matchrec.matcher import placed_skip_error
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
 DEFAULT_CHUNK_ROWS = 262_144
@@ -177,6 +178,23 @@ class PartitionMatcher:
     def push(self, batch: pa.RecordBatch, starts: list[int] | None = None) -> Iterator[Any]:
         """Take the next sorted ``batch``; yield what the partitions it completes give.
         ``starts``: its ``group_starts``, where the caller has them already."""
+        yield from self._placed(self._push(batch, starts))
+
+    def finish(self) -> Iterator[Any]:
+        """The input ended: match what is left."""
+        yield from self._placed(self._finish())
+
+    def _placed(self, results: Iterator[Any]) -> Iterator[Any]:
+        """``results``, with AFTER MATCH SKIP's run-time errors pointing at the query."""
+        try:
+            yield from results
+        except MatchRuntimeError as err:
+            placed = placed_skip_error(err, self.program.sql, self.program.skip_pos)
+            if placed is err:
+                raise
+            raise placed from None
+
+    def _push(self, batch: pa.RecordBatch, starts: list[int] | None) -> Iterator[Any]:
         if batch.num_rows == 0:
             return
         keys = self.keys
@@ -210,8 +228,7 @@ class PartitionMatcher:
                 self.origin = 0
             yield from self._piece(False)
 
-    def finish(self) -> Iterator[Any]:
-        """The input ended: match what is left."""
+    def _finish(self) -> Iterator[Any]:
         yield from self._close()
         yield from self._release()
 

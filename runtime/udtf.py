@@ -515,8 +515,9 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
     _reject_stream(input_schema)
     program = build_program(body.value, input_schema)
     plan = program.plan
+    aliases = shown_aliases(input_schema.names, program.selected)
     select = [SelectedColumn(_quote(c)) for c in input_schema.names] + [
-        SelectedColumn(text, alias=name) for name, text in program.selected
+        SelectedColumn(text, alias=alias) for (_, text), alias in zip(program.selected, aliases)
     ]
     if plan.order_by or program.bounds != plan.partition_by:
         # no partitioning asked: the window of ROW_NUMBER (build_program) partitions and
@@ -541,6 +542,28 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
         body=body.value,
         input_schema=input_schema,
     )
+
+
+def shown_aliases(inputs: list[str], selected: list[tuple[str, str]]) -> list[str]:
+    """The alias Spark gets for each column of ours that the table function selects: its
+    expression's text, unless another column has that name.
+
+    ``eval`` reads the columns by position, so the names are free; Spark shows them when
+    it rejects one of the expressions (a DEFINE comparing a number with a map: Spark
+    analyses them only after ``analyze`` returned, with no caret for us to give) in the
+    plan it prints, where the user's own text says which expression is meant and an
+    internal ``__mr_c0`` would not."""
+    taken = {c.lower() for c in inputs}
+    aliases = []
+    for _, text in selected:
+        readable = " ".join(text.replace("`", "").split())
+        alias, n = readable, 1
+        while alias.lower() in taken:
+            n += 1
+            alias = f"{readable} #{n}"
+        taken.add(alias.lower())
+        aliases.append(alias)
+    return aliases
 
 
 class MatchRecognizeUDTF:

@@ -29,6 +29,7 @@ from matchrec.errors import (
     SqlSyntaxError,
     UnsupportedError,
 )
+from matchrec.excepthook import carried_error
 
 COLUMNS = ["id", "value", "name", "ts"]
 
@@ -1829,3 +1830,74 @@ def test_sql_sqlglot_cannot_write_is_an_error_at_the_users_expression(
     assert_error(err, query, query.index(culprit), UnsupportedSqlError, message)
     assert isinstance(err, UnsupportedError)
     assert err.hint == "rewrite the expression with other Spark SQL functions"
+
+
+def test_after_match_skip_errors_point_at_the_label(spark, view):
+    query = f"""SELECT m.id
+FROM {view} MATCH_RECOGNIZE (
+  ORDER BY id
+  MEASURES match_number() AS match
+  ALL ROWS PER MATCH
+  AFTER MATCH SKIP TO FIRST D
+  PATTERN (A B+ C+ D?)
+  DEFINE B AS B.value < PREV(B.value), C AS C.value > PREV(C.value), D AS false
+) AS m"""
+    with pytest.raises(PySparkException) as info:
+        matchrec.sql(spark, query).collect()
+    carried = carried_error(info.value)
+    line, column = line_col(query, query.index("D\n  PATTERN"))
+    assert carried.startswith(
+        "runtime error: AFTER MATCH SKIP failed: pattern variable is not present in match "
+        f"(line {line}, column {column})"
+    ), carried
+    assert f"  {line} |   AFTER MATCH SKIP TO FIRST D\n" in carried
+    assert "hint: a match had no row of the label to skip to" in carried
+
+
+@pytest.mark.parametrize(
+    ("define", "expected"),
+    [
+        # value 90 80 70 80 70 80 (ids 1-6): a B row must be under 85, a reluctant B+?
+        # ends at the first; no B row is over 85
+        ("any(B.value < 85)", [(1, 2), (3, 4), (5, 6)]),
+        ("any(B.value > 85)", []),
+    ],
+)
+def test_any_is_the_boolean_aggregate_in_define(spark, view, define, expected):
+    """Spark's ``any(x)`` is ``bool_or(x)``; sqlglot read it as the quantifier of
+    ``x = ANY(...)``, which Spark then got without a window (MISSING_GROUP_BY)."""
+    query = f"""SELECT m.* FROM {view} MATCH_RECOGNIZE (
+  ORDER BY id
+  MEASURES FIRST(A.id) AS a, LAST(B.id) AS b
+  AFTER MATCH SKIP PAST LAST ROW
+  PATTERN (A B+?)
+  DEFINE B AS {define}
+) AS m"""
+    rows = matchrec.sql(spark, query).collect()
+    assert [tuple(r) for r in rows] == expected
+
+
+def test_any_of_a_number_is_an_error_at_its_argument(spark, view):
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", "any(B.value)")
+    err = sql_error(spark, query)
+    assert_error(
+        err, query, query.index("B.value)"), SemanticError, "takes BOOLEAN values, not INT"
+    )
+
+
+def test_a_call_after_a_cast_operator_is_a_syntax_error():
+    # sqlglot read the call as the target "type" and wrote SQL it could not read back,
+    # a ParseError from deep inside the planner
+    body = "ORDER BY id\nPATTERN (A B)\nDEFINE B AS id::struct<a:int>(B.value) > A.id"
+    err = plan_error(body)
+    assert_error(err, body, body.index("(B.value)"), SqlSyntaxError, "needs a type after it")
+
+
+def test_sparks_reason_for_a_rejected_aggregate_names_the_users_expression(spark, view):
+    query = QUERY.format(view=view).replace(
+        "LAST(B.value) AS last_value", "sum(coalesce(value, 1) > 1) AS last_value"
+    )
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index("sum(coalesce"), SemanticError, "Spark rejects")
+    assert "__mr_" not in str(err)
+    assert "coalesce(value, 1) > 1" in err.message.lower()

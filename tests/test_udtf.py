@@ -1049,3 +1049,62 @@ def test_casts_that_read_the_session_time_zone_are_sparks(spark, rich_table):
         assert sorted(map(repr, spark.sql(_call(body, "mr_udtf_rich")).collect())) == want
     finally:
         spark.conf.set("spark.sql.session.timeZone", before)
+
+
+# values Spark cannot compare or add, found by ``analyze`` itself: Spark's own error comes
+# only after it, with no caret and the table function's plan. (clause body, culprit, message)
+NESTED_TYPE_MIXES = [
+    ("p = MAP('a', 1)", "MAP(", "= compares MAP('a', 1) (MAP<STRING, INT>) with p (DOUBLE)"),
+    ("PREV(v) + 1 = MAP('a', 1)", "MAP(", "with PREV(v) + 1 (INT)"),
+    ("array(v) < 1", "array(", "< compares ARRAY(v) (ARRAY<INT>) with 1 (INT)"),
+    ("array(v) + 1 > 3", "array(", "+ is not defined for ARRAY(v) (ARRAY<INT>)"),
+]
+
+
+@pytest.mark.parametrize(("define", "culprit", "message"), NESTED_TYPE_MIXES)
+def test_nested_values_of_the_wrong_kind_are_our_error_in_analyze(
+    spark, table, define, culprit, message
+):
+    body = f"ORDER BY o MEASURES FIRST(A.p) AS f PATTERN (A B+) DEFINE B AS {define}"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, INPUT)
+    assert message in info.value.message
+    assert info.value.pos == body.index(culprit)
+    assert "^" in str(info.value) and info.value.hint
+    with pytest.raises(AnalysisException) as through_spark:
+        spark.sql(_call(body))
+    assert "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON" in str(through_spark.value)
+    assert message in str(through_spark.value)
+
+
+def test_sparks_errors_about_the_selected_expressions_name_no_column_of_ours(spark, table):
+    """What analyze cannot check (here Spark's rule for DECIMAL against DATE) Spark
+    rejects after it, printing the plan of the table argument: each column computed for
+    the clause is shown under the user's expression, not as ``__mr_c0``/``__mr_rn``."""
+    body = (
+        "ORDER BY o MEASURES FIRST(A.p) AS f PATTERN (A B+) "
+        "DEFINE B AS p < PREV(p) AND d > DATE'2024-01-01'"
+    )
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(_call(body))
+    text = str(info.value)
+    assert "DATATYPE_MISMATCH" in text
+    assert "__mr_" not in text
+    assert "AS p < LAG(p, 1) OVER (ORDER BY o ASC NULLS FIRST) AND d > CAST(" in text
+    assert "AS row_number() OVER (ORDER BY o ASC NULLS FIRST)" in text
+
+
+def test_after_match_skip_errors_point_at_the_label_in_the_body(spark, table):
+    """A run-time error of AFTER MATCH SKIP (Trino's wording) reaches the user from the
+    worker with the caret under the label in the body string and how to avoid it."""
+    body = "ORDER BY o MEASURES A.o AS a AFTER MATCH SKIP TO FIRST A PATTERN (A B) DEFINE B AS true"
+    with pytest.raises(Exception) as info:
+        spark.sql(_call(body.replace("FIRST A", "FIRST A"))).collect()
+    text = str(info.value)
+    column = body.index("A PATTERN") + 1
+    assert (
+        "runtime error: AFTER MATCH SKIP failed: cannot skip to first row of match "
+        f"(line 1, column {column})"
+    ) in text
+    assert f"  1 | {body}\n" + " " * (column + 5) + "^" in text
+    assert "hint: skipping to a match's first row would find the same match again" in text
