@@ -631,10 +631,12 @@ def _check_type_parameters(tree: exp.Expression, expr: SqlExpr, sql: str) -> Non
         target = cast.args.get("to")
         if target is not None and not isinstance(target, exp.DataType):
             # ``x::struct<a:int>(y)``: sqlglot reads a call of the type as the target
+            start = node_pos(cast, expr.pos, sql)
+            colons = sql.find("::", start, expr.pos + len(expr.text))
             raise SqlSyntaxError(
                 "a CAST or :: needs a type after it, not an expression",
                 sql=sql,
-                pos=node_pos(target, expr.pos, sql),
+                pos=colons if colons >= 0 else start,
                 hint="write x::type or CAST(x AS type), e.g. x::int",
             )
     for node in tree.find_all(exp.DataType):

@@ -58,7 +58,7 @@ from .dynamic import match_recognize_dynamic
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import ansi_enabled, is_connect, quiet_analysis
-from .spark_errors import translated, window_call_error
+from .spark_errors import literal_error, translated, window_call_error
 
 _counter = itertools.count()
 
@@ -455,6 +455,11 @@ def planned_clauses(
             spans = [(o.relation_start, o.body_end + 1) for o, _ in clauses]
             span = (occ.relation_start, occ.relation_end)
             raise translated(exc, query, spans, within=span) from None
+        except PySparkException as exc:
+            told = literal_error(exc, query, (occ.relation_start, occ.relation_end))
+            if told is None:
+                raise
+            raise told from None
         if isinstance(clause, DynamicClause):
             plan = None
             result = _dynamic(spark, rewriter, relation, clause, frames)
@@ -533,6 +538,11 @@ def _windows(
             raise
         span = (select.from_start, select.input_end)
         raise translated(exc, query, [span], within=span) from None
+    except PySparkException as exc:
+        told = literal_error(exc, query, (select.from_start, select.input_end))
+        if told is None:
+            raise
+        raise told from None
     if select.joined:
         twice = sorted({c for c in input_columns if input_columns.count(c) > 1})
         if twice:

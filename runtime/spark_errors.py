@@ -209,3 +209,35 @@ def _back(seen: int, replaced: list[tuple[int, int]], name_length: int) -> int:
             return a
         shift += name_length - (b - a)
     return seen - shift
+
+
+#: a number as Spark SQL reads it (digits, fraction, exponent, type suffix), not in a word
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?(?:BD|[LSYDF])?(?!\w)", re.I)
+#: a quoted string or name, which holds no number literal
+_QUOTED_TEXT = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.|\"\")*\"|`[^`]*`")
+_MAX_DIGITS = 38
+
+
+def literal_error(exc: Exception, query: str, span: tuple[int, int]) -> MatchRecognizeError | None:
+    """Spark's error about a number literal of the input relation in ``span`` of
+    ``query`` that no DECIMAL holds (DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION, which
+    Spark raises while it parses, naming no place), at the first such literal; None for
+    other errors."""
+    condition = getattr(exc, "getCondition", lambda: None)() or ""
+    if not condition.startswith("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"):
+        return None
+    start, end = span
+    text = _QUOTED_TEXT.sub(lambda m: " " * len(m.group(0)), query[start:end])
+    for found in _NUMBER.finditer(text):
+        mantissa = found.group(1)
+        exact = not re.search(r"[eE]|[DF]$", found.group(0), re.I)
+        if exact and len(mantissa.replace(".", "").lstrip("0")) > _MAX_DIGITS:
+            first = _TAIL.sub("", str(exc).strip().splitlines()[0])
+            return SemanticError(
+                first,
+                sql=query,
+                pos=start + found.start(),
+                hint=f"a DECIMAL holds at most {_MAX_DIGITS} digits: write fewer, or a DOUBLE "
+                "with an exponent (1.5E40)",
+            )
+    return None
