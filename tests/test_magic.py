@@ -225,8 +225,15 @@ def test_runtime_error_from_worker_is_brief(ip):
     result, cap = run(ip, "%matchrec " + query)
     assert result.error_in_exec is not None
     out = cap.stdout.strip()
-    assert out.startswith("runtime error: AFTER MATCH SKIP failed")
-    assert "Traceback" not in out and len(out.splitlines()) == 1
+    # as a planning error: the message at the label, the query line, the caret, the hint
+    column = query.index("A PATTERN") + 1
+    assert out.startswith(
+        f"runtime error: AFTER MATCH SKIP failed: cannot skip to first row of match "
+        f"(line 1, column {column})\n  1 | {query}\n"
+    )
+    assert out.splitlines()[2] == " " * (column + 5) + "^"
+    assert out.splitlines()[3].startswith("hint: skipping to a match's first row")
+    assert "Traceback" not in out and len(out.splitlines()) == 4
 
 
 def test_bad_usage_is_a_usage_error(ip):
