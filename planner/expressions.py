@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -221,8 +221,8 @@ class Lowering:
         real = self.columns.get(name.lower())
         if real is None:
             target = node.this if isinstance(node.this, exp.Expression) else node
-            known = ", ".join(self.columns.values()) or "(none)"
-            close = _close_match(name, list(self.columns.values()))
+            known = ", ".join(users_columns(self.columns.values())) or "(none)"
+            close = _close_match(name, users_columns(self.columns.values()))
             hint = f"input columns: {known}"
             if close:
                 hint = f"did you mean {close}? {hint}"
@@ -994,6 +994,12 @@ def _is_star(node: exp.Expression) -> bool:
     return isinstance(node, exp.Star) or (
         isinstance(node, exp.Column) and isinstance(node.this, exp.Star)
     )
+
+
+def users_columns(names: Iterable[str]) -> list[str]:
+    """``names`` without the columns matchrec adds to an input (``__mrw0_key0``, a
+    window's computed PARTITION BY key), which a hint listing the input must not offer."""
+    return [n for n in names if not n.startswith("__mr")]
 
 
 def _special_kind(node: exp.Expression) -> str | None:

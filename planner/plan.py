@@ -29,6 +29,7 @@ from .expressions import (
     label_text,
     lower_define,
     lower_measure,
+    users_columns,
 )
 from .python_udfs import PythonLookup
 from .sql_functions import FunctionLookup
@@ -501,13 +502,13 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
                 f"unknown column {text!r} in {where}: {named}",
                 sql=low.sql,
                 pos=expr.pos,
-                hint=f"input columns: {', '.join(low.columns.values())}",
+                hint=f"input columns: {', '.join(users_columns(low.columns.values()))}",
             )
         text = qualified.group(2)
     name = _unquoted(text)
     real = low.columns.get(name.lower())
     if real is None:
-        known = ", ".join(low.columns.values())
+        known = ", ".join(users_columns(low.columns.values()))
         if text == name and not name.replace("_", "").isalnum():
             shown = text if re.fullmatch(r"\w+\s*\(.*\)", text, re.S) else f"({text})"
             raise SemanticError(

@@ -332,3 +332,15 @@ def test_parameters_reach_a_window(spark) -> None:
         src=spark.sql("SELECT * FROM VALUES (1, 10), (2, 20), (3, 30) AS t(id, v)"),
     )
     assert rows(df) == [(1, None), (2, 30), (3, None)]
+
+
+def test_an_unknown_order_key_lists_only_the_users_columns(spark) -> None:
+    # PARTITION BY id % 2 is computed as a column of ours, which the hint listed
+    query = (
+        "SELECT id, m OVER w FROM (VALUES (1, 10), (2, 20)) t(id, v) WINDOW w AS ("
+        "PARTITION BY id % 2 ORDER BY nope MEASURES 1 AS m "
+        "ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING PATTERN (A) DEFINE A AS true)"
+    )
+    err = _error(spark, query)
+    assert_error(err, query, query.index("nope"), SemanticError, "Column nope is not present")
+    assert err.hint == "input columns: id, v"
