@@ -353,6 +353,18 @@ def test_unsupported_glue_in_measure():
         build_program(body, INPUT)
 
 
+def test_a_call_the_measure_cannot_compute_is_named_and_placed_as_written():
+    """sqlglot reads timestampadd() as its DATE_ADD node: the error names the call the
+    user wrote and puts the caret under it, not at the start of the measure."""
+    body = (
+        "ORDER BY o MEASURES LAST(s) AS l, upper(FIRST(s)) || timestampadd(HOUR, count(*), "
+        "FIRST(ts)) AS r PATTERN (A+) DEFINE A AS v > 0"
+    )
+    with pytest.raises(UnsupportedError, match=r"cannot evaluate timestampadd\(\)") as info:
+        build_program(body, INPUT)
+    assert info.value.column == body.index("timestampadd") + 1
+
+
 def test_a_lambda_with_too_many_parameters_in_a_measure_is_our_error():
     """A higher-order function of two rows runs in the table function's evaluator: a
     lambda Spark would refuse is refused there, at the measure (``exists(array, x ->
@@ -580,7 +592,12 @@ FUNCTION_CASES = {
                  date_add(FIRST(day), LAST(n)) AS shifted,
                  timestampdiff(MONTH, FIRST(ts), LAST(ts)) AS months,
                  CAST(LAST(price) / 3 AS FLOAT) * 2 AS float_twice,
-                 CAST(FIRST(price) / 7 AS FLOAT) + CAST(LAST(price) AS FLOAT) AS fsum
+                 CAST(FIRST(price) / 7 AS FLOAT) + CAST(LAST(price) AS FLOAT) AS fsum,
+                 LAST(ts) - FIRST(ts) > INTERVAL '2' HOUR AS over_2h,
+                 LAST(day) - FIRST(day) <= INTERVAL '5' DAY AS within_5d,
+                 LAST(ts) - FIRST(ts) < make_dt_interval(0, 2, 30) AS under_230,
+                 CAST(LAST(ts) AS LONG) - CAST(FIRST(ts) AS LONG) AS secs,
+                 CAST(LAST(ts) AS DOUBLE) AS epoch, CAST(max(n) * 60 AS TIMESTAMP) AS stamp
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
@@ -636,6 +653,14 @@ def test_spot_values_of_functions_of_match_rows(spark, rich_table):
     )
     assert (b.head, b.head1, b.mk, b.ch, b.ns) == (None, None, None, None, [1, 2])
     assert str(a.span) == "2:30:00" and a.day_span.days == 6
+    query = _call(FUNCTION_CASES["functions_of_several_rows"], "mr_udtf_rich")
+    several = {r.sym: r for r in spark.sql(query).collect()}
+    sa, sb = several["a"], several["b"]
+    assert (sa.over_2h, sa.within_5d, sa.under_230, sa.secs) == (True, False, False, 9000)
+    assert (sb.over_2h, sb.within_5d, sb.under_230, sb.secs) == (False, True, True, 300)
+    epoch = spark.sql("SELECT CAST(TIMESTAMP'2024-01-01 12:30:00' AS DOUBLE)").first()[0]
+    assert sa.epoch == epoch
+    assert (sa.stamp.minute, sb.stamp.minute) == (3, 2)
     assert (a.ty, a.ym, a.yr, a.next_month.month) == ("int", "2024-01", 2024, 2)
 
 
