@@ -501,6 +501,28 @@ TWO_ROW_CALLS = [
     "CAST(least(N.d, S.d) AS DATE)",
     "try_cast(concat(S.n + 2000, '-', N.n, '-', abs(S.n) + 1) AS DATE)",
     "try_cast(concat(N.s, S.n) AS DATE)",
+    # digests and byte functions (planner.digest_functions): a STRING is its UTF-8 bytes
+    "md5(concat(N.s, S.s))",
+    "sha1(concat(N.s, S.s))",
+    "sha2(concat(S.s, N.s), 224)",
+    "sha2(concat(N.s, S.s), abs(S.n) * 128)",
+    "crc32(concat(N.s, S.s))",
+    "hex(N.n - S.n)",
+    "hex(concat(N.s, S.s))",
+    "octet_length(concat(N.s, S.s))",
+    "bit_length(concat(S.s, N.s))",
+    # string and math functions of the glue (planner.glue_functions)
+    "initcap(concat(N.s, ' ', upper(S.s)))",
+    "split_part(concat(N.s, '-', S.s), '-', nullif(S.n, 0))",
+    "split_part(concat(N.s, S.s), '', nullif(N.n, 0))",
+    "overlay(N.s PLACING S.s FROM abs(S.n) + 1)",
+    "overlay(N.s, S.s, abs(N.n) + 1, S.n)",
+    "rint(N.v - S.v)",
+    "rint((N.n - S.n) / 2)",
+    "isnan(N.v * S.v)",
+    "factorial(N.n - S.n + 15)",
+    "width_bucket(N.v, S.v, S.n, abs(N.n))",
+    "width_bucket(N.n - S.n, 5, -5, 4)",
 ]
 
 
