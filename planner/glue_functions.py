@@ -38,6 +38,14 @@ from sqlglot import exp
 from matchrec.sql_values import double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
+from .datetime_functions import (
+    DATETIME_FUNCTIONS,
+    DATETIME_NODES,
+    datetime_args,
+    datetime_name,
+    make_date,
+    make_date_ansi,
+)
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
 from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 
@@ -795,6 +803,9 @@ EXTENDED.update({name: GlueFunction(fn) for name, fn in REGEX_FUNCTIONS.items()}
 EXTENDED_NODES.update(REGEX_NODES)
 EXTENDED.update({name: GlueFunction(fn) for name, fn in DIGEST_FUNCTIONS.items()})
 EXTENDED_NODES.update(DIGEST_NODES)
+EXTENDED.update({name: GlueFunction(fn) for name, fn in DATETIME_FUNCTIONS.items()})
+EXTENDED_NODES.update(DATETIME_NODES)
+EXTENDED["MAKE_DATE"] = GlueFunction(make_date, ansi_fn=make_date_ansi)
 
 
 def extended_name(node: exp.Expression) -> str | None:
@@ -803,6 +814,8 @@ def extended_name(node: exp.Expression) -> str | None:
         return "DATEDIFF" if node.args.get("unit") is None else None
     if isinstance(node, exp.Pad):
         return "LPAD" if node.args.get("is_left") else "RPAD"
+    if isinstance(node, (exp.TsOrDsToDate, exp.Extract, exp.TimestampAdd)):
+        return datetime_name(node)
     if isinstance(node, exp.Initcap):  # sqlglot's delimiters: Spark's is a space only
         space = node.expression
         spark = space is None or (isinstance(space, exp.Literal) and space.this == " ")
@@ -840,6 +853,9 @@ def node_args(node: exp.Expression) -> list[exp.Expression]:
     flags of ``array_sort``/``sort_array`` are in its entry's name)."""
     if isinstance(node, exp.ArraySort):
         return [node.this]
+    special = datetime_args(node)
+    if special is not None:
+        return special
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
     name = EXTENDED_NODES.get(type(node))

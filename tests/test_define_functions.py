@@ -523,6 +523,25 @@ TWO_ROW_CALLS = [
     "factorial(N.n - S.n + 15)",
     "width_bucket(N.v, S.v, S.n, abs(N.n))",
     "width_bucket(N.n - S.n, 5, -5, 4)",
+    # date-time fields, make_date, timestampadd (planner.datetime_functions)
+    "hour(greatest(N.ts, S.ts)) * 100 + minute(least(N.ts, S.ts))",
+    "second(coalesce(N.ts, S.ts))",
+    "year(greatest(N.d, S.d)) * 1000 + dayofyear(least(N.d, S.d))",
+    "dayofweek(greatest(N.d, S.d)) * 100 + weekofyear(least(N.d, S.d))",
+    "weekday(coalesce(N.d, S.d)) * 10 + quarter(greatest(N.ts, S.ts))",
+    "to_date(greatest(N.ts, S.ts))",
+    "extract(HOUR FROM N.ts - S.ts) * 100 + extract(MINUTE FROM S.ts - N.ts)",
+    "extract(SECOND FROM N.ts - S.ts) + extract(DAY FROM N.ts - S.ts)",
+    "extract(SECOND FROM greatest(N.ts, S.ts))",
+    "date_part('DOY', greatest(N.ts, S.ts)) * 10 + date_part('dow_iso', least(N.d, S.d))",
+    "extract(WEEK FROM greatest(N.d, S.d)) * 10000 + extract(YEAROFWEEK FROM least(N.d, S.d))",
+    "make_date(year(S.d), abs(N.n) + 1, abs(S.n) + 1)",
+    "timestampadd(HOUR, N.n, S.ts)",
+    "timestampadd(DAY, N.n - S.n, S.ts)",
+    "timestampadd(MONTH, N.n, S.d)",
+    "timestampadd(QUARTER, S.n, N.ts)",
+    "timestampadd(SECOND, N.n * 1000, S.ts)",
+    "timestampadd(WEEK, N.n, greatest(N.ts, S.ts))",
 ]
 
 
