@@ -312,14 +312,17 @@ def test_an_aggregate_as_order_by_key_is_told_at_it(spark) -> None:
     assert "__mr" not in str(err)
 
 
-def test_a_join_sharing_a_column_name_is_refused_with_a_hint(spark) -> None:
+def test_a_join_sharing_a_column_name_runs_and_the_name_alone_is_ambiguous(spark) -> None:
     query = (
-        "SELECT a.id, m OVER w FROM (VALUES (1, 'x')) a(id, k) JOIN (VALUES ('x', 5)) b(k, v) "
-        "ON a.k = b.k WINDOW w AS (ORDER BY id MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND "
+        "SELECT a.id, b.k, m OVER w FROM (VALUES (1, 'x')) a(id, k) JOIN (VALUES ('x', 5)) b(k, v) "
+        "ON a.k = b.k WINDOW w AS (ORDER BY a.id MEASURES {m} AS m ROWS BETWEEN CURRENT ROW AND "
         "UNBOUNDED FOLLOWING PATTERN (A) DEFINE A AS true)"
     )
-    err = _error(spark, query)
-    assert_error(err, query, query.index("(VALUES"), SemanticError, "k would be two columns")
+    assert rows(matchrec.sql(spark, query.format(m="LAST(v)"))) == [(1, "x", 5)]
+    ambiguous = query.format(m="LAST(k)")
+    err = _error(spark, ambiguous)
+    at = ambiguous.index("k) AS m")
+    assert_error(err, ambiguous, at, SemanticError, "Column 'k' is ambiguous: the join has a.k")
 
 
 def test_parameters_reach_a_window(spark) -> None:
