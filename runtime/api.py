@@ -59,6 +59,7 @@ from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import ansi_enabled, is_connect, quiet_analysis
 from .spark_errors import translated, window_call_error
+from .window_group import grouped_error
 from .window_join import JoinedInput, joined_input
 
 _counter = itertools.count()
@@ -541,7 +542,11 @@ def _windows(
         span = (select.from_start, select.input_end)
         raise translated(exc, query, [span], within=span) from None
     joined = None
-    if select.joined:
+    grouped = None
+    if select.group_keys:
+        grouped = _grouped_input(spark, rewriter, select, frames, query, prefix)
+        relation, input_columns = grouped, list(grouped.columns)
+    elif select.joined:
         joined = joined_input(
             lambda text: sql_with_frames(spark, f"{prefix} {text}", frames),
             rewriter.text[start:end],
@@ -569,6 +574,8 @@ def _windows(
         try:
             plan = _plan(clause, current, select.alias)
         except SemanticError as err:
+            if grouped is not None:
+                raise grouped_error(err, clause, input_columns) from None
             raise joined.explained(err) if joined is not None else err from None
         result = execute(current, plan)
         occurrence = Occurrence(
@@ -583,8 +590,22 @@ def _windows(
         current = result
     view = planned[-1].view
     alias = f" AS {quote(select.alias)}" if select.alias else ""
-    outer = joined.outer_from(view) if joined is not None else f" {view}{alias}"
-    rewriter.replace(select.from_start, select.input_end, outer)
+    if grouped is not None:
+        # the groups' measures join the rows of each group; the query groups by them too
+        # (one value per group, so its groups stay the same)
+        names = list(dict.fromkeys(name for _, name in query_windows.targets if name))
+        keys = [query[a:b] for a, b in select.group_keys]
+        columns = [f"{quote(c)} AS __mrg{n}" for n, c in enumerate(input_columns)]
+        on = " AND ".join(f"{k} <=> __mrg.__mrg{n}" for n, k in enumerate(keys))
+        inner = ", ".join(columns + [quote(n) for n in names])
+        join = f" JOIN (SELECT {inner} FROM {view}) AS __mrg ON {on}"
+        rewriter.replace(select.from_end, select.from_end, join)
+        if names:
+            more = ", " + ", ".join(f"__mrg.{quote(n)}" for n in names)
+            rewriter.replace(select.group_end, select.group_end, more)
+    else:
+        outer = joined.outer_from(view) if joined is not None else f" {view}{alias}"
+        rewriter.replace(select.from_start, select.input_end, outer)
     for call, (k, name) in zip(select.calls, query_windows.targets):
         if name:
             # in parentheses: a call the user wrote next to another (a comma missing)
@@ -609,6 +630,42 @@ def _windows(
 
 _NAME_PART = r"(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)"
 _TABLE_NAME = re.compile(rf"^{_NAME_PART}(?:\.{_NAME_PART})*$")
+
+
+def _grouped_input(
+    spark: SparkSession,
+    rewriter: _Rewriter,
+    select: Any,
+    frames: dict[str, DataFrame],
+    query: str,
+    prefix: str,
+) -> DataFrame:
+    """The groups of a SELECT with GROUP BY, one row per group with its keys: the rows a
+    window with a row pattern of that SELECT matches (as Trino, after GROUP BY and
+    HAVING)."""
+    if select.joined:
+        raise SemanticError(
+            "a window with a row pattern over GROUP BY of a join is not supported",
+            sql=query,
+            pos=select.from_start + 1,
+            hint="join in a subquery and put GROUP BY and the window in the query around it",
+        )
+    keys = ", ".join(query[a:b] for a, b in select.group_keys)
+    start, end = rewriter.at(select.from_start), rewriter.at(select.input_end)
+    having = ""
+    if select.having is not None:
+        having = rewriter.text[rewriter.at(select.having[0]) : rewriter.at(select.having[1])]
+    text = f"{prefix} SELECT {keys} FROM {rewriter.text[start:end]} GROUP BY {keys} {having}"
+    try:
+        with quiet_analysis():
+            groups = sql_with_frames(spark, text, frames)
+            groups.schema  # noqa: B018 - Spark Connect analyses lazily: ask now
+    except AnalysisException as exc:
+        if isinstance(exc, MatchRecognizeError):
+            raise
+        span = (select.from_start, select.input_end)
+        raise translated(exc, query, [span], within=span) from None
+    return groups
 
 
 def _dynamic(

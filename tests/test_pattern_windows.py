@@ -235,10 +235,13 @@ def test_errors_around_the_window(spark) -> None:
         _error(spark, query), query, query.index("abs"), SemanticError, "not a window function"
     )
     query = (
-        "SELECT k, count(*) OVER w FROM (VALUES (1, 10)) t(k, v) GROUP BY k "
+        "SELECT k, count(*) OVER w FROM (VALUES (1, 10)) t(k, v) GROUP BY {key} "
         f"WINDOW w AS (ORDER BY k {frame}"
     )
-    assert_error(_error(spark, query), query, query.index("GROUP"), SemanticError, "GROUP")
+    assert rows(matchrec.sql(spark, query.format(key="k"))) == [(1, 1)]  # over the groups
+    grouped = query.format(key="k + 0")
+    at = grouped.index("k + 0")
+    assert_error(_error(spark, grouped), grouped, at, SemanticError, "keys that are columns")
     clause = "SELECT * FROM (VALUES (1, 10)) t(id, v) MATCH_RECOGNIZE (ORDER BY id " + frame
     assert_error(_error(spark, clause), clause, clause.index("ROWS"), SemanticError, "ROWS BETWEEN")
     query = f"SELECT id FROM (VALUES (1, 10)) t(id, v) ORDER BY nope OVER (ORDER BY id {frame}"
