@@ -326,6 +326,10 @@ def test_a_join_sharing_a_column_name_runs_and_the_name_alone_is_ambiguous(spark
     err = _error(spark, ambiguous)
     at = ambiguous.index("k) AS m")
     assert_error(err, ambiguous, at, SemanticError, "Column 'k' is ambiguous: the join has a.k")
+    outer = query.format(m="LAST(v)").replace("SELECT a.id, b.k,", "SELECT k,")
+    err = _error(spark, outer)  # Spark's word, without our names
+    assert "ambiguous" in err.message and "__mr" not in str(err), str(err)
+    assert err.pos == outer.index("k,")
 
 
 def test_parameters_reach_a_window(spark) -> None:
