@@ -11,6 +11,7 @@ the SELECT's FROM and WHERE and rewrites the SELECT to read the columns.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 import sqlglot
@@ -177,3 +178,24 @@ def window_order_text(clause: ast.MatchRecognizeClause) -> str:
             keys.append(text)
         parts.append("ORDER BY " + ", ".join(keys))
     return " ".join(parts)
+
+
+_IDENTIFIER = re.compile(r"`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*")
+_STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"")
+#: words of a FROM clause that never name a relation
+_NOT_NAMES = frozenset(
+    "select from where join on using values as inner left right full outer cross natural "
+    "semi anti lateral and or not null true false is in between like case when then else "
+    "end cast table group by order limit union all distinct".split()
+)
+
+
+def relation_name_candidates(from_text: str) -> list[str]:
+    """The words of a FROM clause's text (strings skipped, keywords dropped, back-quoted
+    names unquoted) that may name one of its relations: the runtime asks Spark which do."""
+    names = []
+    for word in _IDENTIFIER.findall(_STRING.sub(" ", from_text)):
+        name = word[1:-1].replace("``", "`") if word.startswith("`") else word
+        if name.lower() not in _NOT_NAMES:
+            names.append(name)
+    return names

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from matchrec.planner.sqltext import quote
+from matchrec.planner.window_query import relation_name_candidates
 from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
@@ -27,15 +28,6 @@ from matchrec.errors import SemanticError
 from .session import quiet_analysis
 
 __all__ = ["JoinedInput", "joined_input"]
-
-_IDENTIFIER = re.compile(r"`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*")
-_STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"")
-#: words of a FROM clause that never name a relation (the rest are tried with Spark)
-_NOT_NAMES = frozenset(
-    "select from where join on using values as inner left right full outer cross natural "
-    "semi anti lateral and or not null true false is in between like case when then else "
-    "end cast table group by order limit union all distinct".split()
-)
 
 
 @dataclass(frozen=True)
@@ -110,10 +102,9 @@ def joined_input(
     lowered = {c.lower() for c in columns}
     found: list[tuple[str, str, tuple[str, ...]]] = []
     seen: set[str] = set()
-    for word in _IDENTIFIER.findall(_STRING.sub(" ", from_text)):
-        name = word[1:-1].replace("``", "`") if word.startswith("`") else word
+    for name in relation_name_candidates(from_text):
         key = name.lower()
-        if key in seen or key in _NOT_NAMES or key in lowered:
+        if key in seen or key in lowered:
             continue
         seen.add(key)
         try:
