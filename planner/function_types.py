@@ -255,8 +255,8 @@ _DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.TIMESTAMPLTZ
 
 
 def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    """``extract(field FROM d)``, ``date_part('field', d)`` of a date or timestamp
-    (an interval's fields have other types: unknown here)."""
+    """``extract(field FROM d)``, ``date_part('field', d)`` of a date or timestamp, or of
+    a day-time interval (its hours and minutes are TINYINT, its days INT)."""
     if isinstance(node, exp.Extract):
         field, source = node.this, node.expression
     else:
@@ -266,9 +266,35 @@ def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
         field, source = args
     name = field.name.upper() if isinstance(field, (exp.Var, exp.Literal, exp.Column)) else ""
     source_type = type_of(source)
+    if name and source_type is not None and _is_day_time(source_type):
+        name = _INTERVAL_FIELDS.get(name, name)
+        return dtype(_INTERVAL_FIELD_TYPES[name]) if name in _INTERVAL_FIELD_TYPES else None
     if not name or source_type is None or source_type.this not in _DATETIMES:
         return None
     return dtype("decimal(8,6)") if name in _SECOND_FIELDS else dtype("int")
+
+
+#: a day-time interval's fields (Spark's other spellings first) and their types
+_INTERVAL_FIELDS = {
+    **dict.fromkeys(("D", "DAYS"), "DAY"),
+    **dict.fromkeys(("H", "HOURS", "HR", "HRS"), "HOUR"),
+    **dict.fromkeys(("M", "MIN", "MINS", "MINUTES"), "MINUTE"),
+    **dict.fromkeys(("S", "SEC", "SECONDS", "SECS"), "SECOND"),
+}
+_INTERVAL_FIELD_TYPES = {
+    "DAY": "int",
+    "HOUR": "tinyint",
+    "MINUTE": "tinyint",
+    "SECOND": "decimal(8,6)",
+}
+
+
+def _is_day_time(t: exp.DataType) -> bool:
+    unit = t.this.args.get("unit") if isinstance(t.this, exp.Interval) else None
+    if unit is None:
+        return False
+    ends = (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit,)
+    return all(e.name.upper() in ("DAY", "HOUR", "MINUTE", "SECOND") for e in ends)
 
 
 def _pmod(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
