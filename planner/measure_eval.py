@@ -637,6 +637,7 @@ def cast_evaluator(
     sql: str,
     pos: int,
     glue: bool = False,
+    source: exp.DataType | None = None,
 ) -> Callable[[Any], Value] | None:
     """CAST (TRY_CAST, ``::``) of its argument (compiled by ``compile_arg``) as Spark
     casts: a value that does not convert is NULL for TRY_CAST, what Spark's legacy cast
@@ -649,6 +650,9 @@ def cast_evaluator(
     convert = _converter(target) if not glue or target.this in _GLUE_CASTS else None
     if convert is None:
         return None
+    span = _day_time_span(source) if source is not None else None
+    if span is not None and target.this in _STRINGS:
+        convert = lambda v: interval_text(v, *span)  # noqa: E731
     inner = compile_arg(node.this)
     safe = bool(node.args.get("safe"))
     legacy = legacy_cast(target)
@@ -762,7 +766,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         return to_decimal
     if kind in _STRINGS:
-        return to_text
+        return _to_string
     if kind == T.BOOLEAN:
         return _to_bool
     if kind == T.DATE:
@@ -848,6 +852,54 @@ def _from_epoch_seconds(seconds: int | float | Decimal, wall_clock: bool) -> dat
     return stamp.astimezone(zone) if zone is not None else stamp.replace(tzinfo=None)
 
 
+def _to_string(v: Value) -> str:
+    """CAST to STRING; an interval's text names its fields, which its value does not hold
+    (``cast_evaluator`` formats one whose type is known)."""
+    if isinstance(v, timedelta):
+        raise TypeError("an interval of unknown fields does not cast to STRING here")
+    return to_text(v)
+
+
+_DAY_TIME_FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
+_FIELD_MICROS = (86_400_000_000, 3_600_000_000, 60_000_000, 1_000_000)
+
+
+def _day_time_span(t: exp.DataType) -> tuple[str, str] | None:
+    """The start and end fields of a day-time interval type, else None."""
+    unit = t.this.args.get("unit") if isinstance(t.this, exp.Interval) else None
+    if unit is None:
+        return None
+    start, end = (
+        (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit, unit)
+    )
+    names = (start.name.upper(), end.name.upper())
+    return names if all(n in _DAY_TIME_FIELDS for n in names) else None  # type: ignore[return-value]
+
+
+def interval_text(v: timedelta, start: str, end: str) -> str:
+    """A day-time interval of fields ``start`` to ``end`` as Spark's CAST writes it:
+    ``INTERVAL '1 01:30:00.5' DAY TO SECOND``, ``INTERVAL '-35' DAY``."""
+    micros = v // timedelta(microseconds=1)
+    rest = abs(micros)
+    first, last = _DAY_TIME_FIELDS.index(start), _DAY_TIME_FIELDS.index(end)
+    parts = []
+    for i in range(first, last + 1):
+        if _DAY_TIME_FIELDS[i] == "SECOND":
+            whole, fraction = divmod(rest, 1_000_000)
+            text = f"{whole:02d}" + (f".{fraction:06d}".rstrip("0") if fraction else "")
+        else:
+            value = rest // _FIELD_MICROS[i]
+            rest -= value * _FIELD_MICROS[i]
+            text = str(value) if _DAY_TIME_FIELDS[i] == "DAY" else f"{value:02d}"
+        parts.append(text)
+    body = (
+        (parts[0] + " " + ":".join(parts[1:])) if first == 0 and len(parts) > 1 else ":".join(parts)
+    )
+    sign = "-" if micros < 0 else ""
+    fields = start if start == end else f"{start} TO {end}"
+    return f"INTERVAL '{sign}{body}' {fields}"
+
+
 #: the forms Spark's CAST reads a DATE from: [+-]yyyy[-[m]m[-[d]d[ or T anything]]]
 _DATE_TEXT = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
 
@@ -909,11 +961,12 @@ _READS_ROWS = (exp.Column, exp.Identifier, exp.Lambda, exp.Star)
 
 
 class _MeasureCompiler:
-    def __init__(self, plan: MatchPlan, text: ast.SqlExpr, subqueries: list[str]):
+    def __init__(self, plan: MatchPlan, text: ast.SqlExpr, subqueries: list[str], env: TypeEnv):
         self.sql = plan.clause.sql
         self.ansi = plan.program.ansi
         self.pos = text.pos
         self.text = text  # the measure as written, where an error looks for its call
+        self.env = env
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
         self.subqueries = subqueries  # shared by all measures of the plan
         self.bound: dict[str, list[Value]] = {}  # lambda parameters in scope -> their slots
@@ -1028,7 +1081,8 @@ class _MeasureCompiler:
         return read
 
     def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
-        evaluate = cast_evaluator(node, self.compile, self.ansi, self.sql, self.pos)
+        source = infer_type(node.this, self.env)
+        evaluate = cast_evaluator(node, self.compile, self.ansi, self.sql, self.pos, source=source)
         if evaluate is None:
             raise self.error(f"CAST to {node.to.sql('spark')} is not supported here", _HINT)
         return evaluate
@@ -1104,7 +1158,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     result = CompiledMeasures([], [])
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
-        compiler = _MeasureCompiler(plan, measure.expr, result.subqueries)
+        compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
         tree = _parse(text)
         evaluate = compiler.compile(tree)
         t = infer_type(tree, env)

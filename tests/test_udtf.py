@@ -12,7 +12,7 @@ import functools
 import json
 
 import pytest
-from matchrec.planner.measure_eval import TypeEnv, dtype, infer_type
+from matchrec.planner.measure_eval import TypeEnv, dtype, infer_type, interval_text
 from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.demo import DEMO_QUERY, sample_path
 from matchrec.runtime.session import session_settings
@@ -353,6 +353,34 @@ def test_unsupported_glue_in_measure():
         build_program(body, INPUT)
 
 
+INTERVALS = [
+    "TIMESTAMP'2024-01-02 11:30:00.5' - TIMESTAMP'2024-01-01 10:00:00'",
+    "TIMESTAMP'2024-01-01 10:00:00' - TIMESTAMP'2024-01-02 11:30:00.25'",
+    "DATE'2024-01-01' - DATE'2024-02-05'",
+    "INTERVAL '90' MINUTE",
+    "INTERVAL '-2' HOUR",
+    "INTERVAL '1 02' DAY TO HOUR",
+    "INTERVAL '02:03:04.5' HOUR TO SECOND",
+    "INTERVAL '3.25' SECOND",
+    "INTERVAL '03:04' MINUTE TO SECOND",
+    "INTERVAL '-1 02:03' DAY TO MINUTE",
+    "INTERVAL '100000 00:00:00' DAY TO SECOND",
+]
+
+
+def test_interval_text_is_sparks_cast_to_string(spark):
+    """A measure's CAST of a day-time interval to STRING (``CAST(LAST(ts) - FIRST(ts)
+    AS STRING)``) is written from its value and its type's fields, as Spark writes it."""
+    frame = spark.sql("SELECT " + ", ".join(f"{e} AS c{i}" for i, e in enumerate(INTERVALS)))
+    texts = spark.sql(
+        "SELECT " + ", ".join(f"CAST({e} AS STRING) AS c{i}" for i, e in enumerate(INTERVALS))
+    ).first()
+    names = ["DAY", "HOUR", "MINUTE", "SECOND"]
+    for field, value, text in zip(frame.schema.fields, frame.first(), texts):
+        start, end = names[field.dataType.startField], names[field.dataType.endField]
+        assert interval_text(value, start, end) == text
+
+
 def test_a_call_the_measure_cannot_compute_is_named_and_placed_as_written():
     """sqlglot reads timestampadd() as its DATE_ADD node: the error names the call the
     user wrote and puts the caret under it, not at the start of the measure."""
@@ -597,7 +625,9 @@ FUNCTION_CASES = {
                  LAST(day) - FIRST(day) <= INTERVAL '5' DAY AS within_5d,
                  LAST(ts) - FIRST(ts) < make_dt_interval(0, 2, 30) AS under_230,
                  CAST(LAST(ts) AS LONG) - CAST(FIRST(ts) AS LONG) AS secs,
-                 CAST(LAST(ts) AS DOUBLE) AS epoch, CAST(max(n) * 60 AS TIMESTAMP) AS stamp
+                 CAST(LAST(ts) AS DOUBLE) AS epoch, CAST(max(n) * 60 AS TIMESTAMP) AS stamp,
+                 CAST(LAST(ts) - FIRST(ts) AS STRING) AS span_text,
+                 CAST(LAST(day) - FIRST(day) AS STRING) AS days_text
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
