@@ -176,7 +176,6 @@ def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
 _UNITS = (*_MICROS_PER, *_DAYS_PER, *_MONTHS_PER)
 
 DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "TO_DATE": _day,
     "HOUR": lambda v: _timestamp(v).hour,
     "MINUTE": lambda v: _timestamp(v).minute,
     "SECOND": lambda v: _timestamp(v).second,
@@ -210,11 +209,8 @@ DATETIME_NODES: dict[type, str] = {
 
 
 def datetime_name(node: exp.Expression) -> str | None:
-    """The entry of a call sqlglot reads with extra slots: ``to_date(x)`` (not with a
-    format), ``extract(field FROM x)`` (its field is a name), ``timestampadd(unit, n,
-    x)`` (one entry per unit)."""
-    if isinstance(node, exp.TsOrDsToDate):
-        return "TO_DATE" if node.args.get("format") is None else None
+    """The entry of a call sqlglot reads with extra slots: ``extract(field FROM x)`` (its
+    field is a name), ``timestampadd(unit, n, x)`` (one entry per unit)."""
     if isinstance(node, exp.Extract):
         return "EXTRACT"
     if isinstance(node, exp.TimestampAdd):
@@ -227,8 +223,6 @@ def datetime_name(node: exp.Expression) -> str | None:
 def datetime_args(node: exp.Expression) -> list[exp.Expression] | None:
     """The arguments of those calls, in their functions' order (an EXTRACT field as a
     string literal)."""
-    if isinstance(node, exp.TsOrDsToDate):
-        return [node.this]
     if isinstance(node, exp.Extract):
         return [exp.Literal.string(node.this.name), node.expression]
     if isinstance(node, exp.TimestampAdd):

@@ -814,7 +814,7 @@ def extended_name(node: exp.Expression) -> str | None:
         return "DATEDIFF" if node.args.get("unit") is None else None
     if isinstance(node, exp.Pad):
         return "LPAD" if node.args.get("is_left") else "RPAD"
-    if isinstance(node, (exp.TsOrDsToDate, exp.Extract, exp.TimestampAdd)):
+    if isinstance(node, (exp.Extract, exp.TimestampAdd)):
         return datetime_name(node)
     if isinstance(node, exp.Initcap):  # sqlglot's delimiters: Spark's is a space only
         space = node.expression

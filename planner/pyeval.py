@@ -598,6 +598,8 @@ def compile_glue(
     if isinstance(node, exp.Coalesce):
         parts = [child(node.this), *(child(e) for e in node.expressions)]
         return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)
+    if isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None:
+        node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))  # Spark's to_date(x)
     if isinstance(node, exp.Cast):
         cast = _glue_cast(node, child, where, sql, ansi)
         if cast is not None:

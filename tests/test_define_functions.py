@@ -120,7 +120,7 @@ def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
         ("timestampdiff(HOUR, max(S.ts), N.ts) < 1", "timestampdiff"),
         ("months_between(N.ts, min(S.ts)) < 1", "months_between"),
         ("unix_timestamp(concat(N.path, FIRST(S.path))) > 0", "unix_timestamp"),
-        ("to_date(concat(N.path, S.path)) IS NULL", "to_date"),
+        ("to_date(concat(N.path, S.path), 'yyyy/MM') IS NULL", "to_date"),
     ],
 )
 def test_errors_name_the_function_as_written(define, name):
