@@ -213,6 +213,8 @@ def _concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | Non
     types = [type_of(a) for a in _args(node)]
     if any(t is not None and t.this == T.ARRAY for t in types):
         return common(_args(node))
+    if types and all(t is not None and t.this == T.BINARY for t in types):
+        return dtype("binary")
     return dtype("string")
 
 

@@ -136,7 +136,14 @@ def try_divide(a: Any, b: Any) -> Any:
     return a / b
 
 
-def concat(*values: Any) -> str:
+def concat(*values: Any) -> Any:
+    """``concat``/``||`` (no NULL among ``values``): of arrays the array of their
+    elements, of BINARY values their bytes, else the text of each value joined, as
+    Spark's ``concat`` types the call by its arguments."""
+    if values and all(isinstance(v, (list, tuple)) for v in values):
+        return [x for v in values for x in v]
+    if values and all(isinstance(v, (bytes, bytearray)) for v in values):
+        return b"".join(values)
     return "".join(to_text(v) for v in values)
 
 

@@ -181,7 +181,7 @@ def _mod(a: Any, b: Any) -> Any:
 
 
 def _concat(a: Any, b: Any) -> Any:
-    return gf.to_text(a) + gf.to_text(b)
+    return gf.concat(a, b)
 
 
 def _integral(op: Callable[[int, int], int]) -> Callable[[Any, Any], int]:

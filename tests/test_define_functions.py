@@ -1899,3 +1899,63 @@ def test_rlike_in_a_dynamic_rule_is_javas(spark, text):
     rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
     for row in rows:
         assert fn([row.c]) == row[1], (row.c, fn([row.c]), row[1])
+
+
+CONCAT_ROWS = """SELECT * FROM VALUES
+  ('p', 1, array('x', 'y'), X'0A'), ('p', 2, array('y', 'z'), X'0B0C'),
+  ('p', 3, array(), X''), ('p', 4, array('x', NULL), NULL), ('p', 5, NULL, X'FF')
+  AS t(part, id, tags, bin)"""
+
+CONCAT_CONDITIONS = [
+    "size(concat(A.tags, B.tags)) > 2",
+    "size(A.tags || B.tags) = 4",
+    "element_at(concat(A.tags, B.tags), -1) = 'z'",
+    "array_position(A.tags || B.tags, 'y') = 2",
+    "length(concat(A.bin, B.bin)) = 3",
+    "concat(A.bin, B.bin) = X'0A0B0C'",
+]
+
+
+@pytest.mark.parametrize("condition", CONCAT_CONDITIONS)
+def test_concat_of_two_rows_arrays_and_binaries_is_sparks(spark, condition):
+    """``concat``/``||`` of arrays (or BINARY values) of two rows is the array (bytes)
+    Spark's concat gives, not the text of each value (once ``size(concat(A.tags,
+    B.tags))`` counted characters): DEFINE through every door, against a self-join."""
+    spark.sql(CONCAT_ROWS).createOrReplaceTempView("concat_rows")
+    body = f"""PARTITION BY part ORDER BY id MEASURES A.id AS aid
+      AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {condition}"""
+    joined = condition.replace("A.", "a.").replace("B.", "b.")
+    want = spark.sql(
+        f"""SELECT a.part, a.id FROM concat_rows a JOIN concat_rows b
+        ON b.part = a.part AND b.id = a.id + 1 WHERE {joined}"""
+    ).collect()
+    assert want  # the condition holds somewhere
+    matchrec.register(spark)
+    quoted = "'" + body.replace("'", "\\'") + "'"
+    frames = [
+        matchrec.sql(spark, f"SELECT * FROM concat_rows MATCH_RECOGNIZE ({body})"),
+        matchrec.match_recognize(spark.table("concat_rows"), body),
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(concat_rows), {quoted})"),
+    ]
+    for frame in frames:
+        assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, want)), condition
+
+
+def test_concat_of_two_rows_in_the_table_functions_measures(spark):
+    """The table function computes ``concat(A.tags, B.tags)`` and ``A.bin || B.bin`` of
+    the match as Spark's arrays and bytes, typed as Spark types them."""
+    spark.sql(CONCAT_ROWS).createOrReplaceTempView("concat_rows")
+    matchrec.register(spark)
+    got = spark.sql(
+        """SELECT * FROM match_recognize(TABLE(concat_rows), 'PARTITION BY part ORDER BY id
+        MEASURES A.id AS aid, concat(A.tags, B.tags) AS tags, A.bin || B.bin AS bin,
+          size(concat(A.tags, B.tags)) AS n
+        AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE A AS true')"""
+    )
+    want = spark.sql(
+        """SELECT a.part, a.id AS aid, concat(a.tags, b.tags) AS tags, a.bin || b.bin AS bin,
+          size(concat(a.tags, b.tags)) AS n
+        FROM concat_rows a JOIN concat_rows b ON b.part = a.part AND b.id = a.id + 1"""
+    )
+    assert got.schema.simpleString() == want.schema.simpleString()
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
