@@ -502,6 +502,17 @@ def map_from_entries(entries: Any) -> dict[Any, Any] | None:
 _FORMAT = re.compile(r"%(-?0?)(\d*)([sdS%])")
 
 
+def unsupported_conversion(fmt: str) -> int | None:
+    """The offset in ``fmt`` of the first ``%`` conversion :func:`format_string` does
+    not compute, or None when it computes them all."""
+    last = 0
+    for m in _FORMAT.finditer(fmt):
+        if "%" in fmt[last : m.start()]:
+            return fmt.index("%", last)
+        last = m.end()
+    return fmt.index("%", last) if "%" in fmt[last:] else None
+
+
 def format_string(fmt: Any, *values: Any) -> Any:
     """``format_string``/``printf`` (Java's ``String.format``) for ``%s``, ``%S``,
     ``%d`` with a width and the ``-``/``0`` flags, and ``%%``: a NULL value is written

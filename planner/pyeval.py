@@ -617,6 +617,8 @@ def compile_glue(
     if extended is not None:
         entry = gf.EXTENDED[extended]
         fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
+        if extended in ("FORMAT_STRING", "PRINTF"):
+            _check_format_call(gf.node_args(node), where, sql)
         if extended in REGEX_FUNCTIONS:
             _check_regex_call(node, extended, gf.node_args(node), where, sql)
             if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
@@ -657,6 +659,32 @@ def _written_as_call(
         written is not None
         and written.group().lower() in ("rlike", "regexp", "regexp_like")
         and sql[written.end() :].lstrip().startswith("(")
+    )
+
+
+def _check_format_call(
+    arguments: list[exp.Expression], where: Callable[[exp.Expression], int], sql: str
+) -> None:
+    """A ``format_string``/``printf`` format that is a literal, checked now: a conversion
+    the glue does not compute (``%.2f``, ``%x``, ``%tY``: Java formats numbers and dates
+    its own way) is an error when the query is built, the caret at the conversion, not a
+    failed job."""
+    fmt = arguments[0] if arguments else None
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        return
+    offset = gf.unsupported_conversion(fmt.this)
+    if offset is None:
+        return
+    pos = where(fmt)
+    if sql[pos : pos + 1] in ("'", '"') and sql.startswith(fmt.this[:offset], pos + 1):
+        pos += 1 + offset
+    raise UnsupportedError(
+        f"format_string() over values of several rows computes only %s, %S, %d (with a "
+        f"width and the - and 0 flags) and %%, not the conversion at {fmt.this[offset:]!r}",
+        sql=sql,
+        pos=pos,
+        hint="format each row's value where Spark computes it (e.g. format_string('%.2f', "
+        "B.x) of one row, or round(x, 2) and %s), or CAST the value to STRING first",
     )
 
 

@@ -131,6 +131,29 @@ def test_errors_name_the_function_as_written(define, name):
     assert err.sql[err.pos :].startswith(name)
 
 
+@pytest.mark.parametrize(
+    ("define", "at"),
+    [
+        ("format_string('%.2f', N.v + S.v) = '1.50'", "%.2f"),
+        ("printf('%s|%x', N.path, FIRST(S.id)) = 'a|1'", "%x"),
+        ("format_string('%-3s %tY', N.path, S.ts) IS NULL", "%tY"),
+    ],
+)
+def test_a_format_conversion_the_glue_lacks_is_refused_when_built(define, at):
+    """A literal format of several rows' values with a conversion the glue does not
+    compute is an error at that conversion when the query is built (it failed the job
+    at the first match, a worker traceback through the table function)."""
+    with pytest.raises(UnsupportedError) as info:
+        _plan(define)
+    err = info.value
+    assert "%s, %S, %d" in err.message
+    assert err.sql[err.pos :].startswith(at)
+
+
+def test_a_format_of_several_rows_with_known_conversions_still_plans():
+    assert _plan("format_string('%-4s|%05d %%', N.path, S.id) = 'a'") is not None
+
+
 @pytest.mark.parametrize("call", ["rand()", "uuid()", "reflect('java.util.UUID', 'randomUUID')"])
 def test_non_deterministic_functions_are_refused_in_define(call):
     with pytest.raises(UnsupportedError) as info:
