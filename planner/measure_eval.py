@@ -110,6 +110,7 @@ _BOOLEAN_NODES = (
     exp.Between,
     exp.Like,
     exp.ILike,
+    exp.Escape,
     exp.RegexpLike,
     exp.Exists,
 )

@@ -197,13 +197,13 @@ def _integral(op: Callable[[int, int], int]) -> Callable[[Any, Any], int]:
     return apply
 
 
-def _like_regex(pattern: str) -> re.Pattern[str]:
-    """Spark's LIKE pattern as a regex: ``%`` any run, ``_`` one character, ``\\`` escapes
-    the next one."""
+def _like_regex(pattern: str, escape: str = "\\") -> re.Pattern[str]:
+    """Spark's LIKE pattern as a regex: ``%`` any run, ``_`` one character, ``escape``
+    (``\\`` unless ESCAPE names another) escapes the next one."""
     parts, i = [], 0
     while i < len(pattern):
         c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
+        if c == escape and i + 1 < len(pattern):
             parts.append(re.escape(pattern[i + 1]))
             i += 2
             continue
@@ -218,6 +218,45 @@ def _like(value: str, pattern: str) -> bool:
 
 def _ilike(value: str, pattern: str) -> bool:
     return _like(value.lower(), pattern.lower())
+
+
+def _like_with(ignore_case: bool, negate: bool, escape: str) -> Callable[[str, str], bool]:
+    """``[NOT] LIKE``/``ILIKE`` with an ESCAPE character (sqlglot keeps NOT as the
+    node's ``negate`` and ESCAPE as a node around it)."""
+
+    def like(value: str, pattern: str) -> bool:
+        if ignore_case:
+            value, pattern = value.lower(), pattern.lower()
+        return (_like_regex(pattern, escape).fullmatch(value) is not None) != negate
+
+    return like
+
+
+def _like_node(
+    node: exp.Expression, where: Callable[[exp.Expression], int], sql: str
+) -> tuple[exp.Like | exp.ILike, Callable[[str, str], bool]] | None:
+    """The LIKE/ILIKE of ``node`` (``x [NOT] LIKE p [ESCAPE 'c']``) and its function;
+    None for other nodes and for LIKE ANY/ALL (a list of patterns)."""
+    escape = "\\"
+    like = node
+    if isinstance(node, exp.Escape):
+        like, char = node.this, node.expression
+        if not isinstance(like, (exp.Like, exp.ILike)):
+            return None
+        if not (isinstance(char, exp.Literal) and char.is_string and len(char.this) == 1):
+            raise SemanticError(
+                "the ESCAPE of LIKE must be a string literal of one character (as Spark "
+                "requires)",
+                sql=sql,
+                pos=where(char),
+            )
+        escape = char.this
+    if not isinstance(like, (exp.Like, exp.ILike)) or isinstance(
+        like.expression, (exp.Any, exp.All)
+    ):
+        return None
+    fn = _like_with(isinstance(like, exp.ILike), bool(like.args.get("negate")), escape)
+    return like, fn
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
@@ -445,6 +484,7 @@ _GLUE_NODES: tuple[type, ...] = (
     exp.Coalesce,
     exp.Column,
     exp.Identifier,
+    exp.Escape,
 )
 
 
@@ -573,6 +613,10 @@ def compile_glue(
         if isinstance(target, exp.Boolean):
             want = bool(target.this)
             return lambda ctx: inner(ctx) is want
+    like = _like_node(node, where, sql)
+    if like is not None:
+        left, right = child(like[0].this), child(like[0].expression)
+        return _guarded_binary(_strict(like[1]), left, right, like[0], where, sql)
     for cls, fn in _BINARY.items():
         if type(node) is cls:
             left, right = child(node.this), child(node.expression)

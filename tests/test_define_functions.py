@@ -1982,3 +1982,50 @@ def test_concat_of_two_rows_in_the_table_functions_measures(spark):
     )
     assert got.schema.simpleString() == want.schema.simpleString()
     assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
+
+
+LIKE_ROWS = """SELECT * FROM VALUES
+  ('p', 1, 'err', 'u'), ('p', 2, 'err_404', 'u2'), ('p', 3, 'ok%200', 'v'),
+  ('p', 4, 'ERR-500', NULL), ('p', 5, 'warn', 'u') AS t(part, id, msg, who)"""
+
+LIKE_CONDITIONS = [
+    "B.msg NOT LIKE concat(A.msg, '%')",
+    "B.msg NOT ILIKE concat(A.msg, '%')",
+    "concat(A.who, B.msg) LIKE 'u2ok!%%' ESCAPE '!'",
+    "concat(A.who, B.msg) NOT LIKE 'uerr!_%' ESCAPE '!'",
+    "concat(B.msg, A.who) ILIKE 'ERR#_404%' ESCAPE '#'",
+    "NOT (B.msg LIKE concat(A.msg, '%'))",
+]
+
+
+@pytest.mark.parametrize("condition", LIKE_CONDITIONS)
+def test_not_like_and_escape_of_two_rows_are_sparks(spark, condition):
+    """``NOT LIKE``/``NOT ILIKE`` of values from two rows is the negation (the glue once
+    dropped the NOT: the opposite rows, silently) and ``ESCAPE 'c'`` works there as in
+    Spark (it was refused); DEFINE through every door against a self-join."""
+    spark.sql(LIKE_ROWS).createOrReplaceTempView("like_rows")
+    body = f"""PARTITION BY part ORDER BY id MEASURES A.id AS aid
+      AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {condition}"""
+    joined = condition.replace("A.", "a.").replace("B.", "b.")
+    want = spark.sql(
+        f"""SELECT a.part, a.id FROM like_rows a JOIN like_rows b
+        ON b.part = a.part AND b.id = a.id + 1 WHERE {joined}"""
+    ).collect()
+    assert want  # the condition holds somewhere
+    matchrec.register(spark)
+    quoted = "'" + body.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    frames = [
+        matchrec.sql(spark, f"SELECT * FROM like_rows MATCH_RECOGNIZE ({body})"),
+        matchrec.match_recognize(spark.table("like_rows"), body),
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(like_rows), {quoted})"),
+    ]
+    for frame in frames:
+        assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, want)), condition
+
+
+def test_a_like_escape_that_is_not_one_character_is_a_positioned_error():
+    with pytest.raises(SemanticError) as info:
+        _plan("concat(N.path, S.path) LIKE 'a!%' ESCAPE '!!'")
+    err = info.value
+    assert "one character" in err.message
+    assert err.sql[err.pos :].startswith("'!!'")
