@@ -245,8 +245,7 @@ def _like_node(
             return None
         if not (isinstance(char, exp.Literal) and char.is_string and len(char.this) == 1):
             raise SemanticError(
-                "the ESCAPE of LIKE must be a string literal of one character (as Spark "
-                "requires)",
+                "the ESCAPE of LIKE must be a string literal of one character (as Spark requires)",
                 sql=sql,
                 pos=where(char),
             )
