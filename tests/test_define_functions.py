@@ -2029,3 +2029,24 @@ def test_a_like_escape_that_is_not_one_character_is_a_positioned_error():
     err = info.value
     assert "one character" in err.message
     assert err.sql[err.pos :].startswith("'!!'")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "c NOT LIKE 'a%'",
+        "c NOT ILIKE 'A%'",
+        "c LIKE 'a!_%' ESCAPE '!'",
+        "c NOT LIKE 'a!_%' ESCAPE '!'",
+    ],
+)
+def test_not_like_and_escape_in_a_dynamic_rule_are_sparks(spark, text):
+    """A MATCH_RECOGNIZE_DYNAMIC rule's row-local [NOT] LIKE runs in matchrec's
+    evaluator: its NOT and ESCAPE as Spark reads them."""
+    from matchrec.planner.rules import _row_function
+
+    fn, _ = _row_function(text, 0, text, ["c"], ansi=True)
+    values = ["abc", "a_c", "ABC", "xyz", "", None]
+    rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
+    for row in rows:
+        assert fn([row.c]) == row[1], (row.c, fn([row.c]), row[1])
