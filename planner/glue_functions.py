@@ -145,7 +145,14 @@ def try_divide(a: Any, b: Any) -> Any:
     return a / b
 
 
-def concat(*values: Any) -> str:
+def concat(*values: Any) -> Any:
+    """``concat``/``||`` (no NULL among ``values``): of arrays the array of their
+    elements, of BINARY values their bytes, else the text of each value joined, as
+    Spark's ``concat`` types the call by its arguments."""
+    if values and all(isinstance(v, (list, tuple)) for v in values):
+        return [x for v in values for x in v]
+    if values and all(isinstance(v, (bytes, bytearray)) for v in values):
+        return b"".join(values)
     return "".join(to_text(v) for v in values)
 
 
@@ -502,6 +509,17 @@ def map_from_entries(entries: Any) -> dict[Any, Any] | None:
 
 
 _FORMAT = re.compile(r"%(-?0?)(\d*)([sdS%])")
+
+
+def unsupported_conversion(fmt: str) -> int | None:
+    """The offset in ``fmt`` of the first ``%`` conversion :func:`format_string` does
+    not compute, or None when it computes them all."""
+    last = 0
+    for m in _FORMAT.finditer(fmt):
+        if "%" in fmt[last : m.start()]:
+            return fmt.index("%", last)
+        last = m.end()
+    return fmt.index("%", last) if "%" in fmt[last:] else None
 
 
 def format_string(fmt: Any, *values: Any) -> Any:

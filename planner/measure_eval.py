@@ -111,6 +111,7 @@ _BOOLEAN_NODES = (
     exp.Between,
     exp.Like,
     exp.ILike,
+    exp.Escape,
     exp.RegexpLike,
     exp.Exists,
 )
@@ -1164,8 +1165,10 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         t = infer_type(tree, env)
         coerce = coercer(t) if t is not None else None
         if t is None or coerce is None:
+            unknown = _untyped_call(tree, env) if t is None else None
+            why = f": {unknown}() is no function it knows the type of (a UDF?)" if unknown else ""
             raise UnsupportedError(
-                f"cannot infer the Spark type of measure {alias!r} for the table function",
+                f"cannot infer the Spark type of measure {alias!r} for the table function{why}",
                 sql=plan.clause.sql,
                 pos=pos,
                 hint=_HINT,
@@ -1174,6 +1177,26 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         atom = compiler.atom_index.get(tree.name) if bare else None
         result.measures.append(CompiledMeasure(alias, t, _chain(evaluate, coerce), atom))
     return result
+
+
+def _untyped_call(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | None:
+    """The name of the innermost call of ``tree`` (or of the atoms and row-local columns
+    it reads) that the table function has no type for though its arguments have one: a
+    UDF, usually, named in the error so that the user knows what to CAST."""
+    for node in reversed(list(tree.walk())):
+        text = env.probes.get(node.name) or env.precomputed.get(node.name)
+        if isinstance(node, exp.Column) and text and depth < 8:
+            try:
+                inner = _parse(text)
+            except sqlglot.errors.SqlglotError:
+                continue
+            found = _untyped_call(inner, env, depth + 1)
+            if found:
+                return found
+        if isinstance(node, exp.Anonymous) and infer_type(node, env) is None:
+            if all(infer_type(a, env) is not None for a in node.expressions):
+                return str(node.this).lower()
+    return None
 
 
 def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
