@@ -62,7 +62,9 @@ class WindowSpec:
     key: str  # the window's name (upper case), or "#<offset>" for one written in OVER
     body_start: int
     body_end: int
-    base: tuple[int, int] | None = None  # (start, end) of the named window's body
+    #: (start, end) of the bodies of the named windows it extends, nearest first, each
+    #: without the name of the window it extends in turn (``w2 AS (w1 ...)``)
+    base: tuple[tuple[int, int], ...] = ()
     body_skip: int = 0  # characters of the body's start that name the base window
 
 
@@ -81,6 +83,8 @@ class WindowCall:
     #: the call is a whole item of the select list without an alias: the column it
     #: becomes is named as written (the measure's name, or the call's text)
     name: str | None = None
+    #: the functions whose arguments hold the call: (name, offset of the name)
+    enclosing: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -97,6 +101,11 @@ class WindowSelect:
     removals: tuple[tuple[int, int], ...]  # WINDOW definitions to drop
     stars: tuple[tuple[int, int, str | None], ...]  # ``*`` / ``q.*`` of the select list
     end: int  # the end of the SELECT
+    from_end: int = -1  # the end of the FROM clause (before WHERE)
+    #: GROUP BY's keys (spans of column names): the windows run over the groups
+    group_keys: tuple[tuple[int, int], ...] = ()
+    group_end: int = -1  # the end of the GROUP BY clause
+    having: tuple[int, int] | None = None  # the span of ``HAVING ...``
 
 
 def _depths(tokens: list[Token]) -> list[int]:
@@ -185,12 +194,13 @@ def _scan_select(
             continue
         call = _call(sql, tokens, k, windows, specs)
         if call is not None:
+            call = _nesting(sql, tokens, call, i, clauses.get("WINDOW"))
             if from_at is not None and k < from_at:
                 call = _named_item(sql, tokens, call, i, from_at)
             calls.append(call)
     for name, (_, _, o, c) in windows.items():
         if _has_pattern(tokens, o, c) and name not in specs:
-            specs[name] = WindowSpec(name, tokens[o].end, tokens[c].start)
+            specs[name] = _spec(sql, tokens, name, o, c, windows)
     if not specs:
         return None
     if from_at is None:
@@ -200,14 +210,7 @@ def _scan_select(
             pos=tokens[i].start,
             hint="write SELECT ... FROM t WINDOW w AS (...)",
         )
-    for word in ("GROUP", "HAVING"):
-        if word in clauses:
-            raise SemanticError(
-                f"a window with a row pattern over the rows of {word} is not supported",
-                sql=sql,
-                pos=tokens[clauses[word]].start,
-                hint="aggregate in a subquery and put the window in the query around it",
-            )
+    grouping = _grouping(sql, tokens, depths, clauses, end)
     after_from = min([clauses[w] for w in clauses if w != "WHERE"] + [end])
     where = clauses.get("WHERE")
     relation_end = where if where is not None else after_from
@@ -231,7 +234,63 @@ def _scan_select(
         removals=removals,
         stars=_stars(tokens, depths, i, from_at),
         end=tokens[end - 1].end,
+        from_end=tokens[relation_end - 1].end,
+        group_keys=grouping[0],
+        group_end=grouping[1],
+        having=grouping[2],
     )
+
+
+#: words of a GROUP BY that make it more than a list of columns
+_GROUPING_WORDS = {"ROLLUP", "CUBE", "GROUPING", "SETS", "ALL", "WITH"}
+
+
+def _grouping(
+    sql: str, tokens: list[Token], depths: list[int], clauses: dict[str, int], end: int
+) -> tuple[tuple[tuple[int, int], ...], int, tuple[int, int] | None]:
+    """GROUP BY of a SELECT with a row pattern window: the spans of its keys (each a
+    column), the end of the clause, and the span of HAVING (its whole text)."""
+
+    def stop(at: int) -> int:
+        return min([k for k in clauses.values() if k > at] + [end])
+
+    having = None
+    if "HAVING" in clauses:
+        at = clauses["HAVING"]
+        having = (tokens[at].start, tokens[stop(at) - 1].end)
+    if "GROUP" not in clauses:
+        if having is not None:
+            raise SemanticError(
+                "a window with a row pattern over the rows of HAVING without GROUP BY is not "
+                "supported",
+                sql=sql,
+                pos=having[0],
+                hint="aggregate in a subquery and put the window in the query around it",
+            )
+        return (), -1, None
+    at = clauses["GROUP"]
+    last = stop(at)
+    keys, k = [], at + 2
+    while k < last:
+        j = k
+        while j < last and not (_is(tokens[j], ",") and depths[j] == depths[at]):
+            j += 1
+        item = tokens[k:j]
+        plain = all(
+            t.kind in ("word", "quoted") if n % 2 == 0 else _is(t, ".") for n, t in enumerate(item)
+        )
+        if not item or not plain or len(item) % 2 == 0 or item[0].text.upper() in _GROUPING_WORDS:
+            where = item[0] if item else tokens[at]
+            raise SemanticError(
+                "a window with a row pattern over GROUP BY takes grouping keys that are columns",
+                sql=sql,
+                pos=where.start,
+                hint="group in a subquery (naming each key) and put the window in the query "
+                "around it",
+            )
+        keys.append((item[0].start, item[-1].end))
+        k = j + 1
+    return tuple(keys), tokens[last - 1].end, having
 
 
 def _named_windows(
@@ -270,23 +329,25 @@ def _call(
         if not _has_pattern(tokens, k + 1, close):
             return None
         key = f"#{after.start}"
-        first = tokens[k + 2] if k + 2 < close else None
-        base = None
-        skip = 0
-        if first is not None and first.kind in ("word", "quoted"):
-            named = windows.get(_name_text(first).upper())
-            if named is not None:
-                base = (tokens[named[2]].end, tokens[named[3]].start)
-                skip = first.end - after.end
-        specs[key] = WindowSpec(key, after.end, tokens[close].start, base, skip)
+        specs[key] = _spec(sql, tokens, key, k + 1, close, windows)
         window_end = tokens[close].end
     elif after.kind in ("word", "quoted"):
         key = _name_text(after).upper()
         named = windows.get(key)
-        if named is None or not _has_pattern(tokens, named[2], named[3]):
+        if named is None:
+            if any(_has_pattern(tokens, o, c) for _, _, o, c in windows.values()):
+                raise SemanticError(
+                    f"Cannot resolve WINDOW name {_name_text(after)}",
+                    sql=sql,
+                    pos=after.start,
+                    hint="the WINDOW clause names: "
+                    + ", ".join(_name_text(tokens[n]) for n, _, _, _ in windows.values()),
+                )
+            return None
+        if not _has_pattern(tokens, named[2], named[3]):
             return None
         if key not in specs:
-            specs[key] = WindowSpec(key, tokens[named[2]].end, tokens[named[3]].start)
+            specs[key] = _spec(sql, tokens, key, named[2], named[3], windows)
         window_end = after.end
     else:
         return None
@@ -321,6 +382,87 @@ def _call(
     )
 
 
+#: words before ``(`` that open no function's arguments
+_NOT_FUNCTIONS = {"IN", "EXISTS", "AS", "FROM", "JOIN", "SELECT", "WHERE", "AND", "OR", "NOT"}
+
+
+def _spec(
+    sql: str,
+    tokens: list[Token],
+    key: str,
+    open_at: int,
+    close: int,
+    windows: dict[str, tuple[int, int, int, int]],
+) -> WindowSpec:
+    """The specification in ``tokens[open_at]``..``tokens[close]``, with the chain of named
+    windows its body starts with (``(w MEASURES ...)``, w maybe ``(v ORDER BY ...)``)."""
+    bases: list[tuple[int, int]] = []
+    skip = 0
+    o, c, seen = open_at, close, {key}
+    while o + 1 < c and tokens[o + 1].kind in ("word", "quoted"):
+        name = _name_text(tokens[o + 1]).upper()
+        named = windows.get(name)
+        if named is None or name in seen:
+            break
+        seen.add(name)
+        if not bases:
+            skip = tokens[o + 1].end - tokens[o].end
+        else:  # the previous base's body starts with this window's name: leave it out
+            low, high = bases[-1]
+            bases[-1] = (tokens[o + 1].end, high)
+        o, c = named[2], named[3]
+        bases.append((tokens[o].end, tokens[c].start))
+    return WindowSpec(key, tokens[open_at].end, tokens[close].start, tuple(bases), skip)
+
+
+def _nesting(
+    sql: str, tokens: list[Token], call: WindowCall, select: int, window_at: int | None
+) -> WindowCall:
+    """``call`` with the functions whose arguments hold it; a call inside another window's
+    specification or a window function's arguments is an error (as Trino and Spark)."""
+    first = next(j for j, t in enumerate(tokens) if t.start == call.start)
+    enclosing = []
+    depth = 0
+    for j in range(first - 1, select, -1):
+        t = tokens[j]
+        if _is(t, ")"):
+            depth += 1
+            continue
+        if not _is(t, "("):
+            continue
+        if depth:
+            depth -= 1
+            continue
+        prev = tokens[j - 1]
+        in_window = window_at is not None and j > window_at and _word(prev, "AS")
+        if _word(prev, "OVER") or in_window:
+            raise SemanticError(
+                "Cannot nest window functions or row pattern measures inside window specification",
+                sql=sql,
+                pos=call.start,
+                hint="compute the measure in a subquery and use its column in the window",
+            )
+        if prev.kind not in ("word", "quoted") or prev.text.upper() in _NOT_FUNCTIONS:
+            continue
+        name = _name_text(prev)
+        after = _closing(tokens, j, sql) + 1
+        if after < len(tokens) and _word(tokens[after], "FILTER"):
+            after = _closing(tokens, after + 1, sql) + 1
+        if after + 1 < len(tokens) and tokens[after + 1].text.upper() == "NULLS":
+            after += 2
+        if after < len(tokens) and _word(tokens[after], "OVER"):
+            raise SemanticError(
+                f"Cannot nest window functions or row pattern measures inside window "
+                f"function '{name}'",
+                sql=sql,
+                pos=call.start,
+                hint="compute the measure in a subquery and call the window function in "
+                "the query around it",
+            )
+        enclosing.append((name, prev.start))
+    return replace(call, enclosing=tuple(enclosing))
+
+
 def _named_item(
     sql: str, tokens: list[Token], call: WindowCall, select: int, from_at: int
 ) -> WindowCall:
@@ -349,19 +491,41 @@ def _removals(
     pattern (all of it when none is left)."""
     if at is None:
         return ()
-    pattern = [w for w in windows if w in specs]
+    # and the windows that extend another (``w1 AS (w0 ORDER BY c)``, which Spark does not
+    # parse): bases of windows with a row pattern, read into their clauses
+    pattern = [
+        w
+        for w, (_, _, o, c) in windows.items()
+        if w in specs
+        or (
+            o + 1 < c
+            and tokens[o + 1].kind in ("word", "quoted")
+            and _name_text(tokens[o + 1]).upper() in windows
+        )
+    ]
     if not pattern:
         return ()
     defs = list(windows.values())
     if len(pattern) == len(windows):
         return ((tokens[at].start, tokens[defs[-1][1] - 1].end),)
+    # each run of dropped definitions goes with the comma after it, the last run with
+    # the comma before it
+    names = list(windows)
     spans = []
-    for name in pattern:
-        first, after, _, _ = windows[name]
-        if after < len(tokens) and _is(tokens[after], ","):
-            spans.append((tokens[first].start, tokens[after + 1].start))
-        else:  # the last one: drop the comma before it
-            spans.append((tokens[first - 1].start, tokens[after - 1].end))
+    k = 0
+    while k < len(names):
+        if names[k] not in pattern:
+            k += 1
+            continue
+        run = k
+        while k < len(names) and names[k] in pattern:
+            k += 1
+        first = windows[names[run]][0]
+        if k < len(names):
+            spans.append((tokens[first].start, tokens[windows[names[k]][0]].start))
+        else:
+            kept_end = tokens[windows[names[run - 1]][1] - 1].end
+            spans.append((kept_end, tokens[windows[names[k - 1]][1] - 1].end))
     return tuple(spans)
 
 

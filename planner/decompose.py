@@ -26,6 +26,8 @@ Rules (each exact, none approximate):
 * ``date_add(d, n)``, ``date_sub(d, n)``, ``add_months(d, n)``: the date is anchored
   (``date_add(d, 0)``, ``add_months(d, 0)``, Spark's cast of ``d`` to DATE), the day or
   month arithmetic runs in Python.
+* ``timestampadd(unit, n, x)``: ``x`` is anchored (``timestampadd(MICROSECOND, 0, x)``,
+  Spark's cast to TIMESTAMP), the unit's arithmetic runs in Python.
 * a field of a struct built in place (``named_struct('x', a, 'y', b).y``) is that
   field's expression (``b``); ``decode(x, s1, r1, ..., default)`` is its CASE with
   ``<=>``, as Spark defines it.
@@ -166,6 +168,19 @@ def _add_months(node: exp.Expression) -> exp.Expression | None:
     return _internal("__MR_MONTHS_ADD", day, node.expression.copy())
 
 
+def _timestamp_add(node: exp.Expression) -> exp.Expression | None:
+    """``timestampadd(unit, n, x)``: ``x`` anchored as ``timestampadd(MICROSECOND, 0, x)``
+    (Spark's cast of a DATE or a string to TIMESTAMP, in the session zone), the unit's
+    arithmetic in Python (``planner.datetime_functions``)."""
+    unit = node.args.get("unit")
+    if unit is None:
+        return None
+    anchor = exp.TimestampAdd(
+        this=node.this.copy(), expression=exp.Literal.number(0), unit=exp.var("MICROSECOND")
+    )
+    return exp.TimestampAdd(this=anchor, expression=node.expression.copy(), unit=unit.copy())
+
+
 def _struct_field(node: exp.Dot) -> exp.Expression | None:
     """``named_struct('x', a, 'y', b).y`` is ``b``; ``struct(a AS p, c).col2`` is ``c``
     (Spark names an unnamed field ``col<n>``, a column its own name). The field is
@@ -213,6 +228,7 @@ RULES: dict[type, Rule] = {
     exp.MonthsBetween: _months_between,
     exp.TsOrDsAdd: _date_add,
     exp.AddMonths: _add_months,
+    exp.TimestampAdd: _timestamp_add,
 }
 
 

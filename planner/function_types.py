@@ -59,7 +59,9 @@ for _type, _keys in {
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
-    "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN Elt",
+    "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN Elt ParseUrl URL_DECODE URL_ENCODE "
+    "TRY_URL_DECODE SCHEMA_OF_JSON",
+    "tinyint": "Getbit",
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
     "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
@@ -213,6 +215,8 @@ def _concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | Non
     types = [type_of(a) for a in _args(node)]
     if any(t is not None and t.this == T.ARRAY for t in types):
         return common(_args(node))
+    if types and all(t is not None and t.this == T.BINARY for t in types):
+        return dtype("binary")
     return dtype("string")
 
 
@@ -255,8 +259,8 @@ _DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.TIMESTAMPLTZ
 
 
 def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    """``extract(field FROM d)``, ``date_part('field', d)`` of a date or timestamp
-    (an interval's fields have other types: unknown here)."""
+    """``extract(field FROM d)``, ``date_part('field', d)`` of a date or timestamp, or of
+    a day-time interval (its hours and minutes are TINYINT, its days INT)."""
     if isinstance(node, exp.Extract):
         field, source = node.this, node.expression
     else:
@@ -266,9 +270,35 @@ def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
         field, source = args
     name = field.name.upper() if isinstance(field, (exp.Var, exp.Literal, exp.Column)) else ""
     source_type = type_of(source)
+    if name and source_type is not None and _is_day_time(source_type):
+        name = _INTERVAL_FIELDS.get(name, name)
+        return dtype(_INTERVAL_FIELD_TYPES[name]) if name in _INTERVAL_FIELD_TYPES else None
     if not name or source_type is None or source_type.this not in _DATETIMES:
         return None
     return dtype("decimal(8,6)") if name in _SECOND_FIELDS else dtype("int")
+
+
+#: a day-time interval's fields (Spark's other spellings first) and their types
+_INTERVAL_FIELDS = {
+    **dict.fromkeys(("D", "DAYS"), "DAY"),
+    **dict.fromkeys(("H", "HOURS", "HR", "HRS"), "HOUR"),
+    **dict.fromkeys(("M", "MIN", "MINS", "MINUTES"), "MINUTE"),
+    **dict.fromkeys(("S", "SEC", "SECONDS", "SECS"), "SECOND"),
+}
+_INTERVAL_FIELD_TYPES = {
+    "DAY": "int",
+    "HOUR": "tinyint",
+    "MINUTE": "tinyint",
+    "SECOND": "decimal(8,6)",
+}
+
+
+def _is_day_time(t: exp.DataType) -> bool:
+    unit = t.this.args.get("unit") if isinstance(t.this, exp.Interval) else None
+    if unit is None:
+        return False
+    ends = (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit,)
+    return all(e.name.upper() in ("DAY", "HOUR", "MINUTE", "SECOND") for e in ends)
 
 
 def _pmod(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
@@ -471,7 +501,32 @@ def _transform_keys(node: exp.Expression, type_of: TypeOf, common) -> exp.DataTy
     return _map_of(found[1], t.expressions[1], bool(t.meta.get(NO_NULL_ELEMENTS)))
 
 
+def _json_keys(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    return array_of(dtype("string"))
+
+
+def _from_json(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``from_json(s, schema)``: the schema literal as Spark reads it, a type
+    (``'ARRAY<INT>'``, ``'STRUCT<a: INT>'``) or a list of fields (``'a INT, b
+    STRING'``: a struct of them)."""
+    schema = node.expression
+    if not (isinstance(schema, exp.Literal) and schema.is_string):
+        return None
+    for text in (schema.this, f"struct<{schema.this}>"):
+        try:
+            t = exp.DataType.build(text, dialect="spark")
+        except Exception:  # noqa: BLE001 - sqlglot raises several kinds for a bad type
+            continue
+        if t.this in (T.ARRAY, T.MAP) or (
+            t.this == T.STRUCT and all(isinstance(f, exp.ColumnDef) for f in t.expressions)
+        ):
+            return t
+    return None
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "JSONKeys": _json_keys,
+    "FromJson": _from_json,
     "ZIP_WITH": _zip_with,
     "TRANSFORM_VALUES": _transform_values,
     "TRANSFORM_KEYS": _transform_keys,

@@ -38,6 +38,15 @@ from sqlglot import exp
 from matchrec.sql_values import double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
+from .datetime_functions import (
+    DATETIME_FUNCTIONS,
+    DATETIME_NODES,
+    datetime_args,
+    datetime_name,
+    make_date,
+    make_date_ansi,
+)
+from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
 from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 
 __all__ = ["double_text", "to_text"]
@@ -136,7 +145,14 @@ def try_divide(a: Any, b: Any) -> Any:
     return a / b
 
 
-def concat(*values: Any) -> str:
+def concat(*values: Any) -> Any:
+    """``concat``/``||`` (no NULL among ``values``): of arrays the array of their
+    elements, of BINARY values their bytes, else the text of each value joined, as
+    Spark's ``concat`` types the call by its arguments."""
+    if values and all(isinstance(v, (list, tuple)) for v in values):
+        return [x for v in values for x in v]
+    if values and all(isinstance(v, (bytes, bytearray)) for v in values):
+        return b"".join(values)
     return "".join(to_text(v) for v in values)
 
 
@@ -495,6 +511,17 @@ def map_from_entries(entries: Any) -> dict[Any, Any] | None:
 _FORMAT = re.compile(r"%(-?0?)(\d*)([sdS%])")
 
 
+def unsupported_conversion(fmt: str) -> int | None:
+    """The offset in ``fmt`` of the first ``%`` conversion :func:`format_string` does
+    not compute, or None when it computes them all."""
+    last = 0
+    for m in _FORMAT.finditer(fmt):
+        if "%" in fmt[last : m.start()]:
+            return fmt.index("%", last)
+        last = m.end()
+    return fmt.index("%", last) if "%" in fmt[last:] else None
+
+
 def format_string(fmt: Any, *values: Any) -> Any:
     """``format_string``/``printf`` (Java's ``String.format``) for ``%s``, ``%S``,
     ``%d`` with a width and the ``-``/``0`` flags, and ``%%``: a NULL value is written
@@ -532,6 +559,80 @@ def format_string(fmt: Any, *values: Any) -> Any:
         raise ValueError(f"format {fmt!r} uses a conversion not computed here")
     out.append(fmt[last:])
     return "".join(out)
+
+
+def initcap(s: Any, _space: Any = " ") -> str:
+    """Spark's ``initcap``: lower case, then each character after a space (or first) in
+    title case; words are split at spaces only."""
+    out = []
+    previous = " "
+    for ch in s.lower():
+        title = ch.title() if previous == " " else ch
+        out.append(title if len(title) == 1 else ch)  # Java maps one character to one
+        previous = ch
+    return "".join(out)
+
+
+def split_part(s: Any, delim: Any, part: Any) -> str:
+    """``split_part``: the ``part``-th piece (1-based, negative from the end, '' when
+    beyond); an empty delimiter does not split; part 0 is Spark's INVALID_INDEX_OF_ZERO."""
+    part = _int(part)
+    if part == 0:
+        raise ValueError("split_part's index 0 is invalid (Spark's INVALID_INDEX_OF_ZERO)")
+    pieces = s.split(delim) if delim else [s]
+    i = part - 1 if part > 0 else len(pieces) + part
+    return pieces[i] if 0 <= i < len(pieces) else ""
+
+
+def overlay(s: Any, by: Any, pos: Any, length: Any = -1) -> Any:
+    """``overlay(s PLACING by FROM pos [FOR length])``: ``length`` characters from
+    ``pos`` replaced (a negative length: as many as ``by`` has)."""
+    pos, length = _int(pos), _int(length)
+    n = length if length >= 0 else len(by)
+    return substring(s, 1, pos - 1) + by + substring(s, pos + n)
+
+
+def rint(x: Any) -> float:
+    """Java's ``Math.rint``: the nearest whole double, ties to even, a zero keeps the sign."""
+    f = float(x)
+    if not math.isfinite(f):
+        return f
+    return math.copysign(float(round(f)), f)
+
+
+def isnan(x: Any) -> bool:
+    """``isnan``: false for NULL and for any non-NaN."""
+    return isinstance(x, float) and x != x
+
+
+def factorial(n: Any) -> Any:
+    """``factorial``: n! for 0 <= n <= 20 (a BIGINT), NULL otherwise."""
+    n = _int(n)
+    return math.factorial(n) if 0 <= n <= 20 else None
+
+
+def width_bucket(value: Any, low: Any, high: Any, buckets: Any) -> Any:
+    """Spark's ``width_bucket``: the 1-based bucket of ``value`` among ``buckets`` equal
+    ranges from ``low`` to ``high`` (0 below, ``buckets + 1`` above; a descending range
+    counts from ``low`` down); NULL for a NaN, an infinite bound, equal bounds or a
+    bucket count that is not positive."""
+    v, lo, hi, n = float(value), float(low), float(high), _int(buckets)
+    if n <= 0 or n == 2**63 - 1 or v != v or lo == hi:
+        return None
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    lower, upper = min(lo, hi), max(lo, hi)
+    if lo < hi:
+        if v < lower:
+            return 0
+        if v >= upper:
+            return n + 1
+        return int(n * (v - lower) / (upper - lower)) + 1
+    if v > upper:
+        return 0
+    if v <= lower:
+        return n + 1
+    return int(n * (upper - v) / (upper - lower)) + 1
 
 
 # ------------------------------------------------------------------ dates (decomposed calls)
@@ -655,6 +756,13 @@ EXTENDED: dict[str, GlueFunction] = {
     "MAP_FROM_ARRAYS": GlueFunction(make_map),
     "MAP_FROM_ENTRIES": GlueFunction(map_from_entries),
     "FORMAT_STRING": GlueFunction(format_string, strict=False),
+    "INITCAP": GlueFunction(initcap),
+    "SPLIT_PART": GlueFunction(split_part),
+    "OVERLAY": GlueFunction(overlay),
+    "RINT": GlueFunction(rint),
+    "ISNAN": GlueFunction(isnan, strict=False),
+    "FACTORIAL": GlueFunction(factorial),
+    "WIDTH_BUCKET": GlueFunction(width_bucket),
     "PRINTF": GlueFunction(format_string, strict=False),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
@@ -698,6 +806,12 @@ EXTENDED_NODES: dict[type, str] = {
     exp.ArraySlice: "SLICE",
     exp.ArrayAppend: "ARRAY_APPEND",
     exp.ArrayPrepend: "ARRAY_PREPEND",
+    exp.SplitPart: "SPLIT_PART",
+    exp.Overlay: "OVERLAY",
+    exp.Rint: "RINT",
+    exp.IsNan: "ISNAN",
+    exp.Factorial: "FACTORIAL",
+    exp.WidthBucket: "WIDTH_BUCKET",
 }
 
 
@@ -705,6 +819,11 @@ EXTENDED.update({name: GlueFunction(fn) for name, fn in ARRAY_FUNCTIONS.items()}
 EXTENDED_NODES.update(ARRAY_NODES)
 EXTENDED.update({name: GlueFunction(fn) for name, fn in REGEX_FUNCTIONS.items()})
 EXTENDED_NODES.update(REGEX_NODES)
+EXTENDED.update({name: GlueFunction(fn) for name, fn in DIGEST_FUNCTIONS.items()})
+EXTENDED_NODES.update(DIGEST_NODES)
+EXTENDED.update({name: GlueFunction(fn) for name, fn in DATETIME_FUNCTIONS.items()})
+EXTENDED_NODES.update(DATETIME_NODES)
+EXTENDED["MAKE_DATE"] = GlueFunction(make_date, ansi_fn=make_date_ansi)
 
 
 def extended_name(node: exp.Expression) -> str | None:
@@ -713,6 +832,12 @@ def extended_name(node: exp.Expression) -> str | None:
         return "DATEDIFF" if node.args.get("unit") is None else None
     if isinstance(node, exp.Pad):
         return "LPAD" if node.args.get("is_left") else "RPAD"
+    if isinstance(node, (exp.Extract, exp.TimestampAdd)):
+        return datetime_name(node)
+    if isinstance(node, exp.Initcap):  # sqlglot's delimiters: Spark's is a space only
+        space = node.expression
+        spark = space is None or (isinstance(space, exp.Literal) and space.this == " ")
+        return "INITCAP" if spark else None
     if isinstance(node, exp.ArraySort):
         return _sort_name(node)
     if isinstance(node, exp.Anonymous):
@@ -746,6 +871,9 @@ def node_args(node: exp.Expression) -> list[exp.Expression]:
     flags of ``array_sort``/``sort_array`` are in its entry's name)."""
     if isinstance(node, exp.ArraySort):
         return [node.this]
+    special = datetime_args(node)
+    if special is not None:
+        return special
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
     name = EXTENDED_NODES.get(type(node))

@@ -27,7 +27,7 @@ import struct
 from collections.abc import Callable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
@@ -35,6 +35,7 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from matchrec import ast
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
@@ -54,7 +55,7 @@ from .function_types import (
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue
-from .sqltext import MatchRecognizeDialect, higher_order_exists
+from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
 from .type_checks import mismatch
 from .within_group import within_group_name
 
@@ -110,6 +111,7 @@ _BOOLEAN_NODES = (
     exp.Between,
     exp.Like,
     exp.ILike,
+    exp.Escape,
     exp.RegexpLike,
     exp.Exists,
 )
@@ -636,6 +638,7 @@ def cast_evaluator(
     sql: str,
     pos: int,
     glue: bool = False,
+    source: exp.DataType | None = None,
 ) -> Callable[[Any], Value] | None:
     """CAST (TRY_CAST, ``::``) of its argument (compiled by ``compile_arg``) as Spark
     casts: a value that does not convert is NULL for TRY_CAST, what Spark's legacy cast
@@ -648,6 +651,9 @@ def cast_evaluator(
     convert = _converter(target) if not glue or target.this in _GLUE_CASTS else None
     if convert is None:
         return None
+    span = _day_time_span(source) if source is not None else None
+    if span is not None and target.this in _STRINGS:
+        convert = lambda v: interval_text(v, *span)  # noqa: E731
     inner = compile_arg(node.this)
     safe = bool(node.args.get("safe"))
     legacy = legacy_cast(target)
@@ -722,7 +728,9 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         bound = _integral_range(kind)
 
         def to_int(v: Value) -> int:
-            if isinstance(v, str):
+            if isinstance(v, datetime):
+                v = _epoch_micros(v) // 1_000_000  # whole seconds, rounded down as Spark
+            elif isinstance(v, str):
                 v = Decimal(v.strip())
             if isinstance(v, float) and not math.isfinite(v):
                 raise ValueError(v)
@@ -733,15 +741,17 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         return to_int
     if kind == T.FLOAT:
-        return lambda v: _to_float32(float(v.strip() if isinstance(v, str) else v))
+        return lambda v: _to_float32(_to_double(v))
     if kind in _FRACTIONAL:
-        return lambda v: float(v.strip() if isinstance(v, str) else v)
+        return _to_double
     if kind == T.DECIMAL:
         precision, scale = decimal_params(t) or (10, 0)
         quantum = Decimal(1).scaleb(-scale)
         limit = Decimal(10) ** (precision - scale)
 
         def to_decimal(v: Value) -> Decimal:
+            if isinstance(v, datetime):
+                v = _to_double(v)  # Spark goes through the seconds as a double
             if isinstance(v, float):
                 if not math.isfinite(v):
                     raise ValueError(v)
@@ -757,7 +767,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         return to_decimal
     if kind in _STRINGS:
-        return to_text
+        return _to_string
     if kind == T.BOOLEAN:
         return _to_bool
     if kind == T.DATE:
@@ -778,6 +788,8 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 stamp = v
             elif isinstance(v, date):
                 stamp = datetime(v.year, v.month, v.day)
+            elif isinstance(v, (int, float, Decimal)) and not isinstance(v, bool):
+                stamp = _from_epoch_seconds(v, wall_clock)
             else:
                 stamp = datetime.fromisoformat(str(v).strip())
             if wall_clock:
@@ -800,6 +812,93 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     if isinstance(kind, exp.Interval):
         return _to_interval
     return None
+
+
+_UTC_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICROS = timedelta(microseconds=1)
+_MAX_MICROS = 2**63 - 1
+
+
+def _epoch_micros(v: datetime) -> int:
+    """Microseconds since 1970-01-01 UTC of a TIMESTAMP (aware in the session zone; a
+    naive one, with no zone known, reads as UTC)."""
+    aware = v if v.tzinfo is not None else v.replace(tzinfo=timezone.utc)
+    return (aware - _UTC_EPOCH) // _MICROS
+
+
+def _to_double(v: Value) -> float:
+    """CAST to DOUBLE: a TIMESTAMP is its seconds since the epoch, with their fraction."""
+    if isinstance(v, datetime):
+        return _epoch_micros(v) / 1_000_000
+    return float(v.strip() if isinstance(v, str) else v)
+
+
+def _from_epoch_seconds(seconds: int | float | Decimal, wall_clock: bool) -> datetime:
+    """CAST of a number to TIMESTAMP: that many seconds after 1970-01-01 UTC, in the
+    session's zone (ValueError/OverflowError where Spark's ANSI cast raises: NaN,
+    infinities, beyond the microseconds a long holds). Spark casts no number to
+    TIMESTAMP_NTZ."""
+    if wall_clock:
+        raise TypeError("a number does not cast to TIMESTAMP_NTZ")
+    if isinstance(seconds, float):
+        if not math.isfinite(seconds):
+            raise ValueError(seconds)
+        micros = int(seconds * 1_000_000)  # Spark: (long) (d * 1e6)
+    else:
+        micros = int(Decimal(seconds) * 1_000_000)
+    if not -_MAX_MICROS - 1 <= micros <= _MAX_MICROS:
+        raise OverflowError(f"{seconds} seconds is out of the TIMESTAMP range")
+    stamp = _UTC_EPOCH + timedelta(microseconds=micros)
+    zone = SESSION_ZONE.get()
+    return stamp.astimezone(zone) if zone is not None else stamp.replace(tzinfo=None)
+
+
+def _to_string(v: Value) -> str:
+    """CAST to STRING; an interval's text names its fields, which its value does not hold
+    (``cast_evaluator`` formats one whose type is known)."""
+    if isinstance(v, timedelta):
+        raise TypeError("an interval of unknown fields does not cast to STRING here")
+    return to_text(v)
+
+
+_DAY_TIME_FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
+_FIELD_MICROS = (86_400_000_000, 3_600_000_000, 60_000_000, 1_000_000)
+
+
+def _day_time_span(t: exp.DataType) -> tuple[str, str] | None:
+    """The start and end fields of a day-time interval type, else None."""
+    unit = t.this.args.get("unit") if isinstance(t.this, exp.Interval) else None
+    if unit is None:
+        return None
+    start, end = (
+        (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit, unit)
+    )
+    names = (start.name.upper(), end.name.upper())
+    return names if all(n in _DAY_TIME_FIELDS for n in names) else None  # type: ignore[return-value]
+
+
+def interval_text(v: timedelta, start: str, end: str) -> str:
+    """A day-time interval of fields ``start`` to ``end`` as Spark's CAST writes it:
+    ``INTERVAL '1 01:30:00.5' DAY TO SECOND``, ``INTERVAL '-35' DAY``."""
+    micros = v // timedelta(microseconds=1)
+    rest = abs(micros)
+    first, last = _DAY_TIME_FIELDS.index(start), _DAY_TIME_FIELDS.index(end)
+    parts = []
+    for i in range(first, last + 1):
+        if _DAY_TIME_FIELDS[i] == "SECOND":
+            whole, fraction = divmod(rest, 1_000_000)
+            text = f"{whole:02d}" + (f".{fraction:06d}".rstrip("0") if fraction else "")
+        else:
+            value = rest // _FIELD_MICROS[i]
+            rest -= value * _FIELD_MICROS[i]
+            text = str(value) if _DAY_TIME_FIELDS[i] == "DAY" else f"{value:02d}"
+        parts.append(text)
+    body = (
+        (parts[0] + " " + ":".join(parts[1:])) if first == 0 and len(parts) > 1 else ":".join(parts)
+    )
+    sign = "-" if micros < 0 else ""
+    fields = start if start == end else f"{start} TO {end}"
+    return f"INTERVAL '{sign}{body}' {fields}"
 
 
 #: the forms Spark's CAST reads a DATE from: [+-]yyyy[-[m]m[-[d]d[ or T anything]]]
@@ -858,11 +957,17 @@ class CompiledMeasure:
 _HINT = "wrap it in CAST(... AS type), or use matchrec.sql"
 
 
+#: nodes that read a row's values (atoms and columns are Column nodes in a measure's SQL)
+_READS_ROWS = (exp.Column, exp.Identifier, exp.Lambda, exp.Star)
+
+
 class _MeasureCompiler:
-    def __init__(self, plan: MatchPlan, pos: int, subqueries: list[str]):
+    def __init__(self, plan: MatchPlan, text: ast.SqlExpr, subqueries: list[str], env: TypeEnv):
         self.sql = plan.clause.sql
         self.ansi = plan.program.ansi
-        self.pos = pos
+        self.pos = text.pos
+        self.text = text  # the measure as written, where an error looks for its call
+        self.env = env
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
         self.subqueries = subqueries  # shared by all measures of the plan
         self.bound: dict[str, list[Value]] = {}  # lambda parameters in scope -> their slots
@@ -874,6 +979,13 @@ class _MeasureCompiler:
             self.subqueries.append(text)
         i = len(self.atom_index) + self.subqueries.index(text)
         return lambda vals: vals[i]
+
+    def constant(self, node: exp.Expression) -> bool:
+        """Whether ``node`` reads no row (no column, atom or lambda parameter): Spark then
+        computes it once per input row as it computes a subquery, with its own types and
+        rules, and the measure reads it at the output row. Non-deterministic calls were
+        refused when the query was planned."""
+        return not any(isinstance(n, _READS_ROWS) for n in node.walk())
 
     def error(self, message: str, hint: str) -> UnsupportedError:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
@@ -914,10 +1026,15 @@ class _MeasureCompiler:
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
                 raise
-            error = self.error(
-                f"the table function cannot evaluate {written_name(node)} over values from "
-                "several rows of the match in MEASURES",
-                "apply it inside the navigation, e.g. LAST(upper(x)) rather than "
+            if self.constant(node):  # INTERVAL '2' HOUR, make_dt_interval(0, 2): Spark's
+                return self.subquery(node)
+            name, pos = written_call_at(node, self.text)
+            error = UnsupportedError(
+                f"the table function cannot evaluate {name or written_name(node)} over values "
+                "from several rows of the match in MEASURES",
+                sql=self.sql,
+                pos=self.pos if pos is None else pos,
+                hint="apply it inside the navigation, e.g. LAST(upper(x)) rather than "
                 "upper(LAST(x)), or use matchrec.sql",
             )
             error.from_measure = True  # type: ignore[attr-defined]
@@ -965,7 +1082,8 @@ class _MeasureCompiler:
         return read
 
     def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
-        evaluate = cast_evaluator(node, self.compile, self.ansi, self.sql, self.pos)
+        source = infer_type(node.this, self.env)
+        evaluate = cast_evaluator(node, self.compile, self.ansi, self.sql, self.pos, source=source)
         if evaluate is None:
             raise self.error(f"CAST to {node.to.sql('spark')} is not supported here", _HINT)
         return evaluate
@@ -987,6 +1105,30 @@ def written_name(node: exp.Expression) -> str:
     if "__mr_" in text:  # it holds a navigation or aggregate, as our column: not as written
         return "a tuple (..., ...)" if isinstance(node, exp.Tuple) else "this expression"
     return repr(text if len(text) <= 40 else text[:37] + "...")
+
+
+_CALL_START = re.compile(r"\b([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+
+
+def written_call_at(node: exp.Expression, text: ast.SqlExpr) -> tuple[str | None, int | None]:
+    """The name (``timestampadd()``) and position of the call in measure ``text`` that
+    parsed to a node of ``node``'s class, or (None, None): the measure's lowered SQL
+    holds sqlglot's spelling (``date_add`` for ``timestampadd``) and no positions."""
+    if not isinstance(node, exp.Func):
+        return None, None
+    for found in _CALL_START.finditer(text.text):
+        call = written_call(text.text, found.start())
+        if call is None:
+            continue
+        try:
+            parsed = sqlglot.parse_one(call, read=MatchRecognizeDialect)
+        except sqlglot.errors.SqlglotError:
+            continue
+        if type(parsed) is type(node) and (
+            not isinstance(node, exp.Anonymous) or parsed.name.lower() == node.name.lower()
+        ):
+            return f"{found.group(1).lower()}()", text.pos + found.start()
+    return None, None
 
 
 def type_env(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> TypeEnv:
@@ -1017,14 +1159,16 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     result = CompiledMeasures([], [])
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
-        compiler = _MeasureCompiler(plan, pos, result.subqueries)
+        compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
         tree = _parse(text)
         evaluate = compiler.compile(tree)
         t = infer_type(tree, env)
         coerce = coercer(t) if t is not None else None
         if t is None or coerce is None:
+            unknown = _untyped_call(tree, env) if t is None else None
+            why = f": {unknown}() is no function it knows the type of (a UDF?)" if unknown else ""
             raise UnsupportedError(
-                f"cannot infer the Spark type of measure {alias!r} for the table function",
+                f"cannot infer the Spark type of measure {alias!r} for the table function{why}",
                 sql=plan.clause.sql,
                 pos=pos,
                 hint=_HINT,
@@ -1033,6 +1177,26 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         atom = compiler.atom_index.get(tree.name) if bare else None
         result.measures.append(CompiledMeasure(alias, t, _chain(evaluate, coerce), atom))
     return result
+
+
+def _untyped_call(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | None:
+    """The name of the innermost call of ``tree`` (or of the atoms and row-local columns
+    it reads) that the table function has no type for though its arguments have one: a
+    UDF, usually, named in the error so that the user knows what to CAST."""
+    for node in reversed(list(tree.walk())):
+        text = env.probes.get(node.name) or env.precomputed.get(node.name)
+        if isinstance(node, exp.Column) and text and depth < 8:
+            try:
+                inner = _parse(text)
+            except sqlglot.errors.SqlglotError:
+                continue
+            found = _untyped_call(inner, env, depth + 1)
+            if found:
+                return found
+        if isinstance(node, exp.Anonymous) and infer_type(node, env) is None:
+            if all(infer_type(a, env) is not None for a in node.expressions):
+                return str(node.this).lower()
+    return None
 
 
 def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:

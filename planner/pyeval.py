@@ -181,7 +181,7 @@ def _mod(a: Any, b: Any) -> Any:
 
 
 def _concat(a: Any, b: Any) -> Any:
-    return gf.to_text(a) + gf.to_text(b)
+    return gf.concat(a, b)
 
 
 def _integral(op: Callable[[int, int], int]) -> Callable[[Any, Any], int]:
@@ -197,13 +197,13 @@ def _integral(op: Callable[[int, int], int]) -> Callable[[Any, Any], int]:
     return apply
 
 
-def _like_regex(pattern: str) -> re.Pattern[str]:
-    """Spark's LIKE pattern as a regex: ``%`` any run, ``_`` one character, ``\\`` escapes
-    the next one."""
+def _like_regex(pattern: str, escape: str = "\\") -> re.Pattern[str]:
+    """Spark's LIKE pattern as a regex: ``%`` any run, ``_`` one character, ``escape``
+    (``\\`` unless ESCAPE names another) escapes the next one."""
     parts, i = [], 0
     while i < len(pattern):
         c = pattern[i]
-        if c == "\\" and i + 1 < len(pattern):
+        if c == escape and i + 1 < len(pattern):
             parts.append(re.escape(pattern[i + 1]))
             i += 2
             continue
@@ -218,6 +218,44 @@ def _like(value: str, pattern: str) -> bool:
 
 def _ilike(value: str, pattern: str) -> bool:
     return _like(value.lower(), pattern.lower())
+
+
+def _like_with(ignore_case: bool, negate: bool, escape: str) -> Callable[[str, str], bool]:
+    """``[NOT] LIKE``/``ILIKE`` with an ESCAPE character (sqlglot keeps NOT as the
+    node's ``negate`` and ESCAPE as a node around it)."""
+
+    def like(value: str, pattern: str) -> bool:
+        if ignore_case:
+            value, pattern = value.lower(), pattern.lower()
+        return (_like_regex(pattern, escape).fullmatch(value) is not None) != negate
+
+    return like
+
+
+def _like_node(
+    node: exp.Expression, where: Callable[[exp.Expression], int], sql: str
+) -> tuple[exp.Like | exp.ILike, Callable[[str, str], bool]] | None:
+    """The LIKE/ILIKE of ``node`` (``x [NOT] LIKE p [ESCAPE 'c']``) and its function;
+    None for other nodes and for LIKE ANY/ALL (a list of patterns)."""
+    escape = "\\"
+    like = node
+    if isinstance(node, exp.Escape):
+        like, char = node.this, node.expression
+        if not isinstance(like, (exp.Like, exp.ILike)):
+            return None
+        if not (isinstance(char, exp.Literal) and char.is_string and len(char.this) == 1):
+            raise SemanticError(
+                "the ESCAPE of LIKE must be a string literal of one character (as Spark requires)",
+                sql=sql,
+                pos=where(char),
+            )
+        escape = char.this
+    if not isinstance(like, (exp.Like, exp.ILike)) or isinstance(
+        like.expression, (exp.Any, exp.All)
+    ):
+        return None
+    fn = _like_with(isinstance(like, exp.ILike), bool(like.args.get("negate")), escape)
+    return like, fn
 
 
 _BINARY: dict[type, Callable[[Any, Any], Any]] = {
@@ -445,6 +483,7 @@ _GLUE_NODES: tuple[type, ...] = (
     exp.Coalesce,
     exp.Column,
     exp.Identifier,
+    exp.Escape,
 )
 
 
@@ -573,6 +612,10 @@ def compile_glue(
         if isinstance(target, exp.Boolean):
             want = bool(target.this)
             return lambda ctx: inner(ctx) is want
+    like = _like_node(node, where, sql)
+    if like is not None:
+        left, right = child(like[0].this), child(like[0].expression)
+        return _guarded_binary(_strict(like[1]), left, right, like[0], where, sql)
     for cls, fn in _BINARY.items():
         if type(node) is cls:
             left, right = child(node.this), child(node.expression)
@@ -598,6 +641,8 @@ def compile_glue(
     if isinstance(node, exp.Coalesce):
         parts = [child(node.this), *(child(e) for e in node.expressions)]
         return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)
+    if isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None:
+        node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))  # Spark's to_date(x)
     if isinstance(node, exp.Cast):
         cast = _glue_cast(node, child, where, sql, ansi)
         if cast is not None:
@@ -617,6 +662,8 @@ def compile_glue(
     if extended is not None:
         entry = gf.EXTENDED[extended]
         fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
+        if extended in ("FORMAT_STRING", "PRINTF"):
+            _check_format_call(gf.node_args(node), where, sql)
         if extended in REGEX_FUNCTIONS:
             _check_regex_call(node, extended, gf.node_args(node), where, sql)
             if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
@@ -657,6 +704,32 @@ def _written_as_call(
         written is not None
         and written.group().lower() in ("rlike", "regexp", "regexp_like")
         and sql[written.end() :].lstrip().startswith("(")
+    )
+
+
+def _check_format_call(
+    arguments: list[exp.Expression], where: Callable[[exp.Expression], int], sql: str
+) -> None:
+    """A ``format_string``/``printf`` format that is a literal, checked now: a conversion
+    the glue does not compute (``%.2f``, ``%x``, ``%tY``: Java formats numbers and dates
+    its own way) is an error when the query is built, the caret at the conversion, not a
+    failed job."""
+    fmt = arguments[0] if arguments else None
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        return
+    offset = gf.unsupported_conversion(fmt.this)
+    if offset is None:
+        return
+    pos = where(fmt)
+    if sql[pos : pos + 1] in ("'", '"') and sql.startswith(fmt.this[:offset], pos + 1):
+        pos += 1 + offset
+    raise UnsupportedError(
+        f"format_string() over values of several rows computes only %s, %S, %d (with a "
+        f"width and the - and 0 flags) and %%, not the conversion at {fmt.this[offset:]!r}",
+        sql=sql,
+        pos=pos,
+        hint="format each row's value where Spark computes it (e.g. format_string('%.2f', "
+        "B.x) of one row, or round(x, 2) and %s), or CAST the value to STRING first",
     )
 
 

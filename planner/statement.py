@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import sqlglot
 from matchrec.grammar import parse_clause
 from matchrec.grammar.nesting import (
     refuse_nested_recognition,
@@ -26,12 +27,14 @@ from matchrec.grammar.query_scan import (
     with_prefix,
 )
 from matchrec.grammar.window_scan import find_pattern_windows
+from sqlglot import exp
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
 from matchrec.text_edits import EditedText
 
 __all__ = [
     "Occurrence",
+    "is_constant_literal",
     "TempView",
     "bound_parameters",
     "clause_bodies",
@@ -92,3 +95,20 @@ def bound_parameters(query: str, values: Mapping[str, str] | Sequence[str] | Non
     """``query`` with its parameter markers (``:name``, ``?``) replaced by the SQL text of
     their values (see :mod:`matchrec.grammar.parameters`), offsets mapped back."""
     return bind_parameters(query, values)
+
+
+#: nodes that make a parameter's text more than a constant
+_NOT_CONSTANT = (exp.Column, exp.Star, exp.Subquery, exp.Select, exp.Placeholder, exp.Parameter)
+
+
+def is_constant_literal(text: str) -> bool:
+    """Whether ``text`` is one constant Spark SQL expression (``5``, ``'ACME'``,
+    ``DATE'2024-01-01'``, ``INTERVAL 5 MINUTES``, ``array(1, 2)``), which a command line
+    parameter must be: a bare word would read as a column."""
+    from .sqltext import MatchRecognizeDialect
+
+    try:
+        tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
+    except sqlglot.errors.SqlglotError:
+        return False
+    return not any(isinstance(n, _NOT_CONSTANT) for n in tree.walk())

@@ -11,8 +11,10 @@ the SELECT's FROM and WHERE and rewrites the SELECT to read the columns.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
+import sqlglot
 from matchrec.grammar import parse_clause
 from matchrec.grammar.window_scan import (
     RANKING,
@@ -25,6 +27,7 @@ from matchrec.grammar.window_scan import (
 from matchrec import ast
 from matchrec.errors import SemanticError
 
+from .expressions import SPARK_AGGREGATE_CALLS, is_aggregate
 from .plan import refuse_twice_named
 
 __all__ = ["WindowQuery", "read_windows", "window_order_text"]
@@ -46,6 +49,7 @@ def read_windows(query: str) -> list[WindowQuery]:
     """Every SELECT of ``query`` with windows with a row pattern, parsed."""
     found = []
     for select in find_pattern_windows(query):
+        _refuse_in_aggregates(select.calls, query)
         clauses = []
         targets: list[tuple[int, str]] = [(0, "")] * len(select.calls)
         for k, spec in enumerate(select.specs):
@@ -57,6 +61,33 @@ def read_windows(query: str) -> list[WindowQuery]:
             clauses.append(clause)
         found.append(WindowQuery(select, tuple(clauses), tuple(targets)))
     return found
+
+
+def _refuse_in_aggregates(calls: tuple[WindowCall, ...], query: str) -> None:
+    """A measure or window function over a row pattern window is no aggregate's argument
+    (Trino's rule, and Spark's for window functions)."""
+    for call in calls:
+        for name, _pos in call.enclosing:
+            if _is_aggregate_name(name):
+                raise SemanticError(
+                    f"Cannot nest window functions or row pattern measures inside "
+                    f"aggregation '{name}'",
+                    sql=query,
+                    pos=call.start,
+                    hint=f"compute the measure in a subquery and call {name} in the query "
+                    "around it",
+                )
+
+
+def _is_aggregate_name(name: str) -> bool:
+    """Whether Spark's function ``name`` is an aggregate."""
+    if name.upper() in SPARK_AGGREGATE_CALLS or name.upper() in ("FIRST", "LAST"):
+        return True
+    try:
+        node = sqlglot.parse_one(f"{name}(x)", read="spark")
+    except sqlglot.errors.ParseError:
+        return False
+    return is_aggregate(node)
 
 
 def _with_calls(
@@ -110,7 +141,7 @@ def _parse_spec(query: str, spec: WindowSpec) -> ast.MatchRecognizeClause:
     and ORDER BY from the named window ``w``."""
     start = spec.body_start + spec.body_skip
     clause = parse_clause(query[start : spec.body_end], base=start, sql=query)
-    if spec.base is None:
+    if not spec.base:
         return clause
     if clause.partition_by or clause.order_by:
         what = clause.partition_by[0] if clause.partition_by else clause.order_by[0].expr
@@ -120,13 +151,16 @@ def _parse_spec(query: str, spec: WindowSpec) -> ast.MatchRecognizeClause:
             pos=what.pos,
             hint="put them in the named window, or drop the name",
         )
-    low, high = spec.base
-    # the named window holds PARTITION BY and ORDER BY only: parse it as a body with a
-    # pattern after it (its positions stay those of the query)
-    base = parse_clause(
-        query[low:high] + " PATTERN (A)", base=low, sql=query[:high] + " PATTERN (A)"
-    )
-    return replace(clause, partition_by=base.partition_by, order_by=base.order_by)
+    # each named window holds PARTITION BY and ORDER BY only: parse it as a body with a
+    # pattern after it (its positions stay those of the query); the nearest one that has
+    # them gives each
+    partition_by, order_by = (), ()
+    for low, high in spec.base:
+        tail = " PATTERN (A)"
+        base = parse_clause(query[low:high] + tail, base=low, sql=query[:high] + tail)
+        partition_by = partition_by or base.partition_by
+        order_by = order_by or base.order_by
+    return replace(clause, partition_by=partition_by, order_by=order_by)
 
 
 def window_order_text(clause: ast.MatchRecognizeClause) -> str:
@@ -144,3 +178,24 @@ def window_order_text(clause: ast.MatchRecognizeClause) -> str:
             keys.append(text)
         parts.append("ORDER BY " + ", ".join(keys))
     return " ".join(parts)
+
+
+_IDENTIFIER = re.compile(r"`(?:[^`]|``)+`|[A-Za-z_][A-Za-z0-9_]*")
+_STRING = re.compile(r"'(?:[^'\\]|\\.|'')*'|\"(?:[^\"\\]|\\.)*\"")
+#: words of a FROM clause that never name a relation
+_NOT_NAMES = frozenset(
+    "select from where join on using values as inner left right full outer cross natural "
+    "semi anti lateral and or not null true false is in between like case when then else "
+    "end cast table group by order limit union all distinct".split()
+)
+
+
+def relation_name_candidates(from_text: str) -> list[str]:
+    """The words of a FROM clause's text (strings skipped, keywords dropped, back-quoted
+    names unquoted) that may name one of its relations: the runtime asks Spark which do."""
+    names = []
+    for word in _IDENTIFIER.findall(_STRING.sub(" ", from_text)):
+        name = word[1:-1].replace("``", "`") if word.startswith("`") else word
+        if name.lower() not in _NOT_NAMES:
+            names.append(name)
+    return names

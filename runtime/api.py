@@ -59,6 +59,8 @@ from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import ansi_enabled, is_connect, quiet_analysis
 from .spark_errors import literal_error, translated, window_call_error
+from .window_group import grouped_error
+from .window_join import JoinedInput, joined_input
 
 _counter = itertools.count()
 
@@ -477,21 +479,24 @@ _PLAIN_NAME = re.compile(r"\s*(`(?:[^`]|``)+`|\w+)(\s*\.\s*(`(?:[^`]|``)+`|\w+))
 
 
 def _keys_as_columns(
-    relation: DataFrame, clause: MatchRecognizeClause, k: int
+    relation: DataFrame, clause: MatchRecognizeClause, k: int, joined: JoinedInput | None = None
 ) -> tuple[DataFrame, MatchRecognizeClause]:
     """A window's PARTITION BY and ORDER BY may be expressions (``PARTITION BY id % 2``),
     a MATCH_RECOGNIZE's only columns: each expression becomes a column of the input,
-    named in the clause at the expression's place (so errors still point there)."""
+    named in the clause at the expression's place (so errors still point there). Over a
+    join (``joined``), a name qualified with a relation of the join (``a.id``) is one."""
     added: dict[str, Column] = {}
+    scope = joined.scope(relation) if joined is not None else relation
 
     def as_column(expr: ast.SqlExpr) -> ast.SqlExpr:
-        if _PLAIN_NAME.fullmatch(expr.text):
+        plain = _PLAIN_NAME.fullmatch(expr.text)
+        if plain and (joined is None or plain.group(2) is None):
             return expr
         column = F.expr(expr.text)
         try:
             with quiet_analysis():
                 # beside the input's columns, as it is added: an aggregate is refused
-                relation.select("*", column).schema  # noqa: B018 - analysis only
+                scope.select("*", column).schema  # noqa: B018 - analysis only
         except AnalysisException as err:
             raise SemanticError(
                 f"Spark rejects {expr.text}: {str(err).splitlines()[0]}",
@@ -507,7 +512,10 @@ def _keys_as_columns(
     order_by = tuple(replace(key, expr=as_column(key.expr)) for key in clause.order_by)
     if not added:
         return relation, clause
-    relation = relation.withColumns(added)
+    if joined is not None:
+        relation = scope.withColumns(added).drop(*joined.names())
+    else:
+        relation = relation.withColumns(added)
     return relation, replace(clause, partition_by=partition_by, order_by=order_by)
 
 
@@ -543,9 +551,19 @@ def _windows(
         if told is None:
             raise
         raise told from None
-    if select.joined:
+    joined = None
+    grouped = None
+    if select.group_keys:
+        grouped = _grouped_input(spark, rewriter, select, frames, query, prefix)
+        relation, input_columns = grouped, list(grouped.columns)
+    elif select.joined:
+        joined = joined_input(
+            lambda text: sql_with_frames(spark, f"{prefix} {text}", frames),
+            rewriter.text[start:end],
+            input_columns,
+        )
         twice = sorted({c for c in input_columns if input_columns.count(c) > 1})
-        if twice:
+        if twice and joined is None:
             raise SemanticError(
                 f"a window with a row pattern reads its FROM as one relation, where "
                 f"{', '.join(twice)} would be two columns",
@@ -554,11 +572,21 @@ def _windows(
                 hint="join in a subquery that names each column once, and use the names "
                 "unqualified: FROM (SELECT a.id, b.k AS b_k, ... FROM a JOIN b ON ...) t",
             )
+    star_columns = ", ".join(quote(c) for c in input_columns)
+    if joined is not None:
+        relation = joined.relation
+        if joined.twice:
+            star_columns = joined.star()
     planned = []
     current = relation
     for k, (spec, clause) in enumerate(zip(select.specs, query_windows.clauses)):
-        current, clause = _keys_as_columns(current, clause, k)
-        plan = _plan(clause, current, select.alias)
+        current, clause = _keys_as_columns(current, clause, k, joined)
+        try:
+            plan = _plan(clause, current, select.alias)
+        except SemanticError as err:
+            if grouped is not None:
+                raise grouped_error(err, clause, input_columns) from None
+            raise joined.explained(err) if joined is not None else err from None
         result = execute(current, plan)
         occurrence = Occurrence(
             relation_start=select.from_start,
@@ -572,7 +600,22 @@ def _windows(
         current = result
     view = planned[-1].view
     alias = f" AS {quote(select.alias)}" if select.alias else ""
-    rewriter.replace(select.from_start, select.input_end, f" {view}{alias}")
+    if grouped is not None:
+        # the groups' measures join the rows of each group; the query groups by them too
+        # (one value per group, so its groups stay the same)
+        names = list(dict.fromkeys(name for _, name in query_windows.targets if name))
+        keys = [query[a:b] for a, b in select.group_keys]
+        columns = [f"{quote(c)} AS __mrg{n}" for n, c in enumerate(input_columns)]
+        on = " AND ".join(f"{k} <=> __mrg.__mrg{n}" for n, k in enumerate(keys))
+        inner = ", ".join(columns + [quote(n) for n in names])
+        join = f" JOIN (SELECT {inner} FROM {view}) AS __mrg ON {on}"
+        rewriter.replace(select.from_end, select.from_end, join)
+        if names:
+            more = ", " + ", ".join(f"__mrg.{quote(n)}" for n in names)
+            rewriter.replace(select.group_end, select.group_end, more)
+    else:
+        outer = joined.outer_from(view) if joined is not None else f" {view}{alias}"
+        rewriter.replace(select.from_start, select.input_end, outer)
     for call, (k, name) in zip(select.calls, query_windows.targets):
         if name:
             # in parentheses: a call the user wrote next to another (a comma missing)
@@ -589,7 +632,7 @@ def _windows(
         rewriter.replace(a, b, " ")
     for a, b, qualifier in select.stars:
         if qualifier is None:
-            rewriter.replace(a, b, ", ".join(quote(c) for c in input_columns))
+            rewriter.replace(a, b, star_columns)
         elif select.alias and qualifier.strip("`").lower() == select.alias.lower():
             rewriter.replace(a, b, ", ".join(f"{qualifier}.{quote(c)}" for c in input_columns))
     return planned
@@ -597,6 +640,42 @@ def _windows(
 
 _NAME_PART = r"(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`)"
 _TABLE_NAME = re.compile(rf"^{_NAME_PART}(?:\.{_NAME_PART})*$")
+
+
+def _grouped_input(
+    spark: SparkSession,
+    rewriter: _Rewriter,
+    select: Any,
+    frames: dict[str, DataFrame],
+    query: str,
+    prefix: str,
+) -> DataFrame:
+    """The groups of a SELECT with GROUP BY, one row per group with its keys: the rows a
+    window with a row pattern of that SELECT matches (as Trino, after GROUP BY and
+    HAVING)."""
+    if select.joined:
+        raise SemanticError(
+            "a window with a row pattern over GROUP BY of a join is not supported",
+            sql=query,
+            pos=select.from_start + 1,
+            hint="join in a subquery and put GROUP BY and the window in the query around it",
+        )
+    keys = ", ".join(query[a:b] for a, b in select.group_keys)
+    start, end = rewriter.at(select.from_start), rewriter.at(select.input_end)
+    having = ""
+    if select.having is not None:
+        having = rewriter.text[rewriter.at(select.having[0]) : rewriter.at(select.having[1])]
+    text = f"{prefix} SELECT {keys} FROM {rewriter.text[start:end]} GROUP BY {keys} {having}"
+    try:
+        with quiet_analysis():
+            groups = sql_with_frames(spark, text, frames)
+            groups.schema  # noqa: B018 - Spark Connect analyses lazily: ask now
+    except AnalysisException as exc:
+        if isinstance(exc, MatchRecognizeError):
+            raise
+        span = (select.from_start, select.input_end)
+        raise translated(exc, query, [span], within=span) from None
+    return groups
 
 
 def _dynamic(

@@ -40,6 +40,7 @@ Each subcommand is a ``_add_<name>`` function that declares its arguments and a
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -217,6 +218,14 @@ def _add_tables(parser: argparse.ArgumentParser) -> None:
         help="a Spark setting, e.g. spark.matchrec.chunkRows=65536 (repeatable)",
     )
     parser.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="bind the query's :NAME marker to a SQL literal, e.g. --param limit=5, "
+        "--param sym=\"'ACME'\", --param since=\"DATE'2024-01-01'\" (repeatable)",
+    )
+    parser.add_argument(
         "--remote",
         metavar="URL",
         help="run on a Spark Connect server, sc://host:port ('local[2]': a local one); "
@@ -236,6 +245,37 @@ def parse_confs(values: Sequence[str]) -> dict[str, str]:
             )
         settings[key] = value.strip()
     return settings
+
+
+_PARAM_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_params(values: Sequence[str]) -> dict[str, str]:
+    """``--param NAME=VALUE`` options as a dict of SQL literal texts (a later NAME wins)."""
+    from matchrec.planner.statement import is_constant_literal
+
+    params: dict[str, str] = {}
+    for text in values:
+        name, sep, value = text.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not _PARAM_NAME.fullmatch(name):
+            raise OptionError(
+                f"--param takes NAME=VALUE for a :NAME marker, e.g. --param limit=5; got {text!r}"
+            )
+        if not is_constant_literal(value):
+            raise OptionError(
+                f"--param {name}: {value!r} is not a SQL literal; quote a string, e.g. "
+                f"--param {name}=\"'{value}'\", or write DATE'2024-01-01', 5, TRUE"
+            )
+        params[name] = value
+    return params
+
+
+def _bound(params: dict[str, str]) -> dict[str, object] | None:
+    """The ``args`` of ``matchrec.sql`` for ``--param`` values (literal Columns)."""
+    from pyspark.sql import functions as F
+
+    return {name: F.expr(value) for name, value in params.items()} or None
 
 
 @contextmanager
@@ -326,12 +366,13 @@ def _cmd_run(args: argparse.Namespace) -> int:
     query = read_query(args.query)
     sources = table_sources(args.table, args.schema)
     parse_confs(args.conf)  # a bad option costs no JVM
+    params = parse_params(args.param)
     with (
         _session(args, RUN_CONF) as spark,
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):
-        result = matchrec.sql(spark, query)
+        result = matchrec.sql(spark, query, _bound(params))
         if args.out:
             if args.limit is not None:
                 result = result.limit(args.limit)
@@ -366,12 +407,13 @@ def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | 
         for s in sources
     ]
     parse_confs(args.conf)
+    params = parse_params(args.param)
     with (
         _session(args, RUN_CONF) as spark,
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):
-        result = matchrec.sql(spark, query)
+        result = matchrec.sql(spark, query, _bound(params))
         writer = (
             result.writeStream.format(fmt or "parquet")
             .option("path", args.out)
@@ -420,12 +462,13 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     query = read_query(args.query)
     sources = table_sources(args.table, args.schema)
     parse_confs(args.conf)
+    params = parse_params(args.param)
     with (
         _session(args, {}) as spark,
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):
-        explanation = matchrec.explain(spark, query)
+        explanation = matchrec.explain(spark, query, _bound(params))
     if args.dot:
         if not explanation.dot:
             print("matchrec: no MATCH_RECOGNIZE in the query: no automaton", file=sys.stderr)

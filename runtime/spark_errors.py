@@ -45,6 +45,8 @@ _RESULT_NAME = re.compile(
     r"`?\b(?:_pyspark_(?:connect_temp_view_)?[0-9a-f]{32}|__matchrec_[0-9a-f]{8}_\d+)\b`?"
 )
 _INPUT_NAME = re.compile(r"`?\b__matchrec_input\b`?")
+#: the qualifier of the rows of windows with a row pattern over a join (window_join)
+_JOIN_ROWS = re.compile(r"`?\b__mrj_from\b`?\.")
 #: a column matchrec adds (a window's measure, a DEFINE bit), as Spark lists it
 _INTERNAL_ITEM = re.compile(r"^(?:`[^`]*`\.)*`__mr\w*`$")
 _LIST = re.compile(r"\[([^\[\]]*)\]")
@@ -78,6 +80,7 @@ def translated(
     first = _TAIL.sub("", first)
     first = _RESULT_NAME.sub("the MATCH_RECOGNIZE result", first)
     first = _INPUT_NAME.sub("the MATCH_RECOGNIZE input", first)
+    first = _JOIN_ROWS.sub("", first)
     first = _LIST.sub(_user_items, first)
     spans = sorted(replaced)
     if within is not None:

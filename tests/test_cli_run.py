@@ -184,6 +184,31 @@ def test_run_with_conf_sets_it_for_the_run_only(spark, files, capsys):
     assert "--conf takes KEY=VALUE" in capsys.readouterr().err
 
 
+def test_run_and_explain_bind_params(spark, files, capsys):
+    """``--param NAME=VALUE`` binds a ``:NAME`` marker (in the clause too) to a SQL
+    literal: a string, a number."""
+    query = files["tmp"] / "params.sql"
+    query.write_text(
+        QUERY.replace("price < PREV(price)", "price < PREV(price) - :step").replace(
+            ") AS m", ") AS m WHERE sym = :sym"
+        )
+    )
+    table = ["--table", f"{VIEW}={files['parquet']}"]
+    code = main(["run", str(query), *table, "--param", "sym='x'", "--param", "step=0"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert shown_rows(out) == EXPECTED[:1]
+    # x falls by 1.0 at each step: a step of 1 leaves no DOWN row
+    code = main(["run", str(query), *table, "--param", "sym='x'", "--param", "step=1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert shown_rows(out) == []
+    code = main(["explain", str(query), *table, "--param", "sym='x'", "--param", "step=0.5"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "PATTERN" in out
+
+
 def test_run_jsonl_from_stdin_with_limit(spark, files, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO(QUERY))
     code = main(["run", "-", "--table", f"{VIEW}={files['jsonl']}", "--limit", "1"])
@@ -253,6 +278,9 @@ BEFORE_SPARK = [
     (["--table", f"{VIEW}={{csv}}", "--out", "{dir}/r.txt"], "usage error: cannot tell the output"),
     (["--table", f"{VIEW}={{csv}}", "--out", "{csv}"], "usage error: --out {csv} already exists"),
     (["--table", f"{VIEW}={{csv}}", "--limit", "-1"], "usage error: --limit must be 0 or more"),
+    (["--param", "sym"], "usage error: --param takes NAME=VALUE for a :NAME marker"),
+    (["--param", "sym=x"], "usage error: --param sym: 'x' is not a SQL literal; quote a string"),
+    (["--param", "1a=5"], "usage error: --param takes NAME=VALUE"),
 ]
 
 

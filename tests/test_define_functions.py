@@ -120,7 +120,7 @@ def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
         ("timestampdiff(HOUR, max(S.ts), N.ts) < 1", "timestampdiff"),
         ("months_between(N.ts, min(S.ts)) < 1", "months_between"),
         ("unix_timestamp(concat(N.path, FIRST(S.path))) > 0", "unix_timestamp"),
-        ("to_date(concat(N.path, S.path)) IS NULL", "to_date"),
+        ("to_date(concat(N.path, S.path), 'yyyy/MM') IS NULL", "to_date"),
     ],
 )
 def test_errors_name_the_function_as_written(define, name):
@@ -129,6 +129,29 @@ def test_errors_name_the_function_as_written(define, name):
     err = info.value
     assert err.message.startswith(f"function {name}() cannot be applied")
     assert err.sql[err.pos :].startswith(name)
+
+
+@pytest.mark.parametrize(
+    ("define", "at"),
+    [
+        ("format_string('%.2f', N.v + S.v) = '1.50'", "%.2f"),
+        ("printf('%s|%x', N.path, FIRST(S.id)) = 'a|1'", "%x"),
+        ("format_string('%-3s %tY', N.path, S.ts) IS NULL", "%tY"),
+    ],
+)
+def test_a_format_conversion_the_glue_lacks_is_refused_when_built(define, at):
+    """A literal format of several rows' values with a conversion the glue does not
+    compute is an error at that conversion when the query is built (it failed the job
+    at the first match, a worker traceback through the table function)."""
+    with pytest.raises(UnsupportedError) as info:
+        _plan(define)
+    err = info.value
+    assert "%s, %S, %d" in err.message
+    assert err.sql[err.pos :].startswith(at)
+
+
+def test_a_format_of_several_rows_with_known_conversions_still_plans():
+    assert _plan("format_string('%-4s|%05d %%', N.path, S.id) = 'a'") is not None
 
 
 @pytest.mark.parametrize("call", ["rand()", "uuid()", "reflect('java.util.UUID', 'randomUUID')"])
@@ -501,6 +524,47 @@ TWO_ROW_CALLS = [
     "CAST(least(N.d, S.d) AS DATE)",
     "try_cast(concat(S.n + 2000, '-', N.n, '-', abs(S.n) + 1) AS DATE)",
     "try_cast(concat(N.s, S.n) AS DATE)",
+    # digests and byte functions (planner.digest_functions): a STRING is its UTF-8 bytes
+    "md5(concat(N.s, S.s))",
+    "sha1(concat(N.s, S.s))",
+    "sha2(concat(S.s, N.s), 224)",
+    "sha2(concat(N.s, S.s), abs(S.n) * 128)",
+    "crc32(concat(N.s, S.s))",
+    "hex(N.n - S.n)",
+    "hex(concat(N.s, S.s))",
+    "octet_length(concat(N.s, S.s))",
+    "bit_length(concat(S.s, N.s))",
+    # string and math functions of the glue (planner.glue_functions)
+    "initcap(concat(N.s, ' ', upper(S.s)))",
+    "split_part(concat(N.s, '-', S.s), '-', nullif(S.n, 0))",
+    "split_part(concat(N.s, S.s), '', nullif(N.n, 0))",
+    "overlay(N.s PLACING S.s FROM abs(S.n) + 1)",
+    "overlay(N.s, S.s, abs(N.n) + 1, S.n)",
+    "rint(N.v - S.v)",
+    "rint((N.n - S.n) / 2)",
+    "isnan(N.v * S.v)",
+    "factorial(N.n - S.n + 15)",
+    "width_bucket(N.v, S.v, S.n, abs(N.n))",
+    "width_bucket(N.n - S.n, 5, -5, 4)",
+    # date-time fields, make_date, timestampadd (planner.datetime_functions)
+    "hour(greatest(N.ts, S.ts)) * 100 + minute(least(N.ts, S.ts))",
+    "second(coalesce(N.ts, S.ts))",
+    "year(greatest(N.d, S.d)) * 1000 + dayofyear(least(N.d, S.d))",
+    "dayofweek(greatest(N.d, S.d)) * 100 + weekofyear(least(N.d, S.d))",
+    "weekday(coalesce(N.d, S.d)) * 10 + quarter(greatest(N.ts, S.ts))",
+    "to_date(greatest(N.ts, S.ts))",
+    "extract(HOUR FROM N.ts - S.ts) * 100 + extract(MINUTE FROM S.ts - N.ts)",
+    "extract(SECOND FROM N.ts - S.ts) + extract(DAY FROM N.ts - S.ts)",
+    "extract(SECOND FROM greatest(N.ts, S.ts))",
+    "date_part('DOY', greatest(N.ts, S.ts)) * 10 + date_part('dow_iso', least(N.d, S.d))",
+    "extract(WEEK FROM greatest(N.d, S.d)) * 10000 + extract(YEAROFWEEK FROM least(N.d, S.d))",
+    "make_date(year(S.d), abs(N.n) + 1, abs(S.n) + 1)",
+    "timestampadd(HOUR, N.n, S.ts)",
+    "timestampadd(DAY, N.n - S.n, S.ts)",
+    "timestampadd(MONTH, N.n, S.d)",
+    "timestampadd(QUARTER, S.n, N.ts)",
+    "timestampadd(SECOND, N.n * 1000, S.ts)",
+    "timestampadd(WEEK, N.n, greatest(N.ts, S.ts))",
 ]
 
 
@@ -1896,6 +1960,134 @@ def test_rlike_in_a_dynamic_rule_is_javas(spark, text):
 
     fn, _ = _row_function(text, 0, text, ["c"], ansi=True)
     values = ["SE\r\n", "SE\n", "se", "xSE", "", "SE\u2028", None]
+    rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
+    for row in rows:
+        assert fn([row.c]) == row[1], (row.c, fn([row.c]), row[1])
+
+
+CONCAT_ROWS = """SELECT * FROM VALUES
+  ('p', 1, array('x', 'y'), X'0A'), ('p', 2, array('y', 'z'), X'0B0C'),
+  ('p', 3, array(), X''), ('p', 4, array('x', NULL), NULL), ('p', 5, NULL, X'FF')
+  AS t(part, id, tags, bin)"""
+
+CONCAT_CONDITIONS = [
+    "size(concat(A.tags, B.tags)) > 2",
+    "size(A.tags || B.tags) = 4",
+    "element_at(concat(A.tags, B.tags), -1) = 'z'",
+    "array_position(A.tags || B.tags, 'y') = 2",
+    "length(concat(A.bin, B.bin)) = 3",
+    "concat(A.bin, B.bin) = X'0A0B0C'",
+]
+
+
+@pytest.mark.parametrize("condition", CONCAT_CONDITIONS)
+def test_concat_of_two_rows_arrays_and_binaries_is_sparks(spark, condition):
+    """``concat``/``||`` of arrays (or BINARY values) of two rows is the array (bytes)
+    Spark's concat gives, not the text of each value (once ``size(concat(A.tags,
+    B.tags))`` counted characters): DEFINE through every door, against a self-join."""
+    spark.sql(CONCAT_ROWS).createOrReplaceTempView("concat_rows")
+    body = f"""PARTITION BY part ORDER BY id MEASURES A.id AS aid
+      AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {condition}"""
+    joined = condition.replace("A.", "a.").replace("B.", "b.")
+    want = spark.sql(
+        f"""SELECT a.part, a.id FROM concat_rows a JOIN concat_rows b
+        ON b.part = a.part AND b.id = a.id + 1 WHERE {joined}"""
+    ).collect()
+    assert want  # the condition holds somewhere
+    matchrec.register(spark)
+    quoted = "'" + body.replace("'", "\\'") + "'"
+    frames = [
+        matchrec.sql(spark, f"SELECT * FROM concat_rows MATCH_RECOGNIZE ({body})"),
+        matchrec.match_recognize(spark.table("concat_rows"), body),
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(concat_rows), {quoted})"),
+    ]
+    for frame in frames:
+        assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, want)), condition
+
+
+def test_concat_of_two_rows_in_the_table_functions_measures(spark):
+    """The table function computes ``concat(A.tags, B.tags)`` and ``A.bin || B.bin`` of
+    the match as Spark's arrays and bytes, typed as Spark types them."""
+    spark.sql(CONCAT_ROWS).createOrReplaceTempView("concat_rows")
+    matchrec.register(spark)
+    got = spark.sql(
+        """SELECT * FROM match_recognize(TABLE(concat_rows), 'PARTITION BY part ORDER BY id
+        MEASURES A.id AS aid, concat(A.tags, B.tags) AS tags, A.bin || B.bin AS bin,
+          size(concat(A.tags, B.tags)) AS n
+        AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE A AS true')"""
+    )
+    want = spark.sql(
+        """SELECT a.part, a.id AS aid, concat(a.tags, b.tags) AS tags, a.bin || b.bin AS bin,
+          size(concat(a.tags, b.tags)) AS n
+        FROM concat_rows a JOIN concat_rows b ON b.part = a.part AND b.id = a.id + 1"""
+    )
+    assert got.schema.simpleString() == want.schema.simpleString()
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, want.collect()))
+
+
+LIKE_ROWS = """SELECT * FROM VALUES
+  ('p', 1, 'err', 'u'), ('p', 2, 'err_404', 'u2'), ('p', 3, 'ok%200', 'v'),
+  ('p', 4, 'ERR-500', NULL), ('p', 5, 'warn', 'u') AS t(part, id, msg, who)"""
+
+LIKE_CONDITIONS = [
+    "B.msg NOT LIKE concat(A.msg, '%')",
+    "B.msg NOT ILIKE concat(A.msg, '%')",
+    "concat(A.who, B.msg) LIKE 'u2ok!%%' ESCAPE '!'",
+    "concat(A.who, B.msg) NOT LIKE 'uerr!_%' ESCAPE '!'",
+    "concat(B.msg, A.who) ILIKE 'ERR#_404%' ESCAPE '#'",
+    "NOT (B.msg LIKE concat(A.msg, '%'))",
+]
+
+
+@pytest.mark.parametrize("condition", LIKE_CONDITIONS)
+def test_not_like_and_escape_of_two_rows_are_sparks(spark, condition):
+    """``NOT LIKE``/``NOT ILIKE`` of values from two rows is the negation (the glue once
+    dropped the NOT: the opposite rows, silently) and ``ESCAPE 'c'`` works there as in
+    Spark (it was refused); DEFINE through every door against a self-join."""
+    spark.sql(LIKE_ROWS).createOrReplaceTempView("like_rows")
+    body = f"""PARTITION BY part ORDER BY id MEASURES A.id AS aid
+      AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {condition}"""
+    joined = condition.replace("A.", "a.").replace("B.", "b.")
+    want = spark.sql(
+        f"""SELECT a.part, a.id FROM like_rows a JOIN like_rows b
+        ON b.part = a.part AND b.id = a.id + 1 WHERE {joined}"""
+    ).collect()
+    assert want  # the condition holds somewhere
+    matchrec.register(spark)
+    quoted = "'" + body.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    frames = [
+        matchrec.sql(spark, f"SELECT * FROM like_rows MATCH_RECOGNIZE ({body})"),
+        matchrec.match_recognize(spark.table("like_rows"), body),
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(like_rows), {quoted})"),
+    ]
+    for frame in frames:
+        assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, want)), condition
+
+
+def test_a_like_escape_that_is_not_one_character_is_a_positioned_error():
+    with pytest.raises(SemanticError) as info:
+        _plan("concat(N.path, S.path) LIKE 'a!%' ESCAPE '!!'")
+    err = info.value
+    assert "one character" in err.message
+    assert err.sql[err.pos :].startswith("'!!'")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "c NOT LIKE 'a%'",
+        "c NOT ILIKE 'A%'",
+        "c LIKE 'a!_%' ESCAPE '!'",
+        "c NOT LIKE 'a!_%' ESCAPE '!'",
+    ],
+)
+def test_not_like_and_escape_in_a_dynamic_rule_are_sparks(spark, text):
+    """A MATCH_RECOGNIZE_DYNAMIC rule's row-local [NOT] LIKE runs in matchrec's
+    evaluator: its NOT and ESCAPE as Spark reads them."""
+    from matchrec.planner.rules import _row_function
+
+    fn, _ = _row_function(text, 0, text, ["c"], ansi=True)
+    values = ["abc", "a_c", "ABC", "xyz", "", None]
     rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
     for row in rows:
         assert fn([row.c]) == row[1], (row.c, fn([row.c]), row[1])

@@ -235,10 +235,13 @@ def test_errors_around_the_window(spark) -> None:
         _error(spark, query), query, query.index("abs"), SemanticError, "not a window function"
     )
     query = (
-        "SELECT k, count(*) OVER w FROM (VALUES (1, 10)) t(k, v) GROUP BY k "
+        "SELECT k, count(*) OVER w FROM (VALUES (1, 10)) t(k, v) GROUP BY {key} "
         f"WINDOW w AS (ORDER BY k {frame}"
     )
-    assert_error(_error(spark, query), query, query.index("GROUP"), SemanticError, "GROUP")
+    assert rows(matchrec.sql(spark, query.format(key="k"))) == [(1, 1)]  # over the groups
+    grouped = query.format(key="k + 0")
+    at = grouped.index("k + 0")
+    assert_error(_error(spark, grouped), grouped, at, SemanticError, "keys that are columns")
     clause = "SELECT * FROM (VALUES (1, 10)) t(id, v) MATCH_RECOGNIZE (ORDER BY id " + frame
     assert_error(_error(spark, clause), clause, clause.index("ROWS"), SemanticError, "ROWS BETWEEN")
     query = f"SELECT id FROM (VALUES (1, 10)) t(id, v) ORDER BY nope OVER (ORDER BY id {frame}"
@@ -312,14 +315,21 @@ def test_an_aggregate_as_order_by_key_is_told_at_it(spark) -> None:
     assert "__mr" not in str(err)
 
 
-def test_a_join_sharing_a_column_name_is_refused_with_a_hint(spark) -> None:
+def test_a_join_sharing_a_column_name_runs_and_the_name_alone_is_ambiguous(spark) -> None:
     query = (
-        "SELECT a.id, m OVER w FROM (VALUES (1, 'x')) a(id, k) JOIN (VALUES ('x', 5)) b(k, v) "
-        "ON a.k = b.k WINDOW w AS (ORDER BY id MEASURES 1 AS m ROWS BETWEEN CURRENT ROW AND "
+        "SELECT a.id, b.k, m OVER w FROM (VALUES (1, 'x')) a(id, k) JOIN (VALUES ('x', 5)) b(k, v) "
+        "ON a.k = b.k WINDOW w AS (ORDER BY a.id MEASURES {m} AS m ROWS BETWEEN CURRENT ROW AND "
         "UNBOUNDED FOLLOWING PATTERN (A) DEFINE A AS true)"
     )
-    err = _error(spark, query)
-    assert_error(err, query, query.index("(VALUES"), SemanticError, "k would be two columns")
+    assert rows(matchrec.sql(spark, query.format(m="LAST(v)"))) == [(1, "x", 5)]
+    ambiguous = query.format(m="LAST(k)")
+    err = _error(spark, ambiguous)
+    at = ambiguous.index("k) AS m")
+    assert_error(err, ambiguous, at, SemanticError, "Column 'k' is ambiguous: the join has a.k")
+    outer = query.format(m="LAST(v)").replace("SELECT a.id, b.k,", "SELECT k,")
+    err = _error(spark, outer)  # Spark's word, without our names
+    assert "ambiguous" in err.message and "__mr" not in str(err), str(err)
+    assert err.pos == outer.index("k,")
 
 
 def test_parameters_reach_a_window(spark) -> None:

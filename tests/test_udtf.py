@@ -12,7 +12,7 @@ import functools
 import json
 
 import pytest
-from matchrec.planner.measure_eval import TypeEnv, dtype, infer_type
+from matchrec.planner.measure_eval import TypeEnv, dtype, infer_type, interval_text
 from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.demo import DEMO_QUERY, sample_path
 from matchrec.runtime.session import session_settings
@@ -339,18 +339,62 @@ INPUT = StructType(
 )
 
 
-def test_untypable_measure_asks_for_a_cast():
-    body = "ORDER BY o MEASURES url_decode(LAST(s)) AS u PATTERN (A+) DEFINE A AS v > 0"
+@pytest.mark.parametrize("measure", ["my_udf(LAST(s))", "my_udf(B.s, 1)", "my_udf(FIRST(s)) + 1"])
+def test_untypable_measure_asks_for_a_cast(measure):
+    """A measure of a session UDF of one row (the table function has no session to ask
+    its type of) names the function and asks for a CAST, which makes it work."""
+    body = f"ORDER BY o MEASURES {measure} AS u PATTERN (A B*) DEFINE A AS v > 0"
     with pytest.raises(UnsupportedError) as info:
         build_program(body, INPUT)
-    assert info.value.column == body.index("url_decode") + 1
+    assert info.value.column == body.index("my_udf") + 1 - (measure.index("my_udf"))
     assert "CAST" in str(info.value) and "matchrec.sql" in str(info.value)
+    assert "my_udf() is no function it knows the type of" in str(info.value)
 
 
 def test_unsupported_glue_in_measure():
     body = "ORDER BY o MEASURES hash(FIRST(s), LAST(s)) AS r PATTERN (A+) DEFINE A AS v > 0"
     with pytest.raises(UnsupportedError, match=r"LAST\(upper\(x\)\)"):
         build_program(body, INPUT)
+
+
+INTERVALS = [
+    "TIMESTAMP'2024-01-02 11:30:00.5' - TIMESTAMP'2024-01-01 10:00:00'",
+    "TIMESTAMP'2024-01-01 10:00:00' - TIMESTAMP'2024-01-02 11:30:00.25'",
+    "DATE'2024-01-01' - DATE'2024-02-05'",
+    "INTERVAL '90' MINUTE",
+    "INTERVAL '-2' HOUR",
+    "INTERVAL '1 02' DAY TO HOUR",
+    "INTERVAL '02:03:04.5' HOUR TO SECOND",
+    "INTERVAL '3.25' SECOND",
+    "INTERVAL '03:04' MINUTE TO SECOND",
+    "INTERVAL '-1 02:03' DAY TO MINUTE",
+    "INTERVAL '100000 00:00:00' DAY TO SECOND",
+]
+
+
+def test_interval_text_is_sparks_cast_to_string(spark):
+    """A measure's CAST of a day-time interval to STRING (``CAST(LAST(ts) - FIRST(ts)
+    AS STRING)``) is written from its value and its type's fields, as Spark writes it."""
+    frame = spark.sql("SELECT " + ", ".join(f"{e} AS c{i}" for i, e in enumerate(INTERVALS)))
+    texts = spark.sql(
+        "SELECT " + ", ".join(f"CAST({e} AS STRING) AS c{i}" for i, e in enumerate(INTERVALS))
+    ).first()
+    names = ["DAY", "HOUR", "MINUTE", "SECOND"]
+    for field, value, text in zip(frame.schema.fields, frame.first(), texts):
+        start, end = names[field.dataType.startField], names[field.dataType.endField]
+        assert interval_text(value, start, end) == text
+
+
+def test_a_call_the_measure_cannot_compute_is_named_and_placed_as_written():
+    """sqlglot reads timestampadd() as its DATE_ADD node: the error names the call the
+    user wrote and puts the caret under it, not at the start of the measure."""
+    body = (
+        "ORDER BY o MEASURES LAST(s) AS l, upper(FIRST(s)) || timestampadd(HOUR, count(*), "
+        "FIRST(ts)) AS r PATTERN (A+) DEFINE A AS v > 0"
+    )
+    with pytest.raises(UnsupportedError, match=r"cannot evaluate timestampadd\(\)") as info:
+        build_program(body, INPUT)
+    assert info.value.column == body.index("timestampadd") + 1
 
 
 def test_a_lambda_with_too_many_parameters_in_a_measure_is_our_error():
@@ -580,7 +624,14 @@ FUNCTION_CASES = {
                  date_add(FIRST(day), LAST(n)) AS shifted,
                  timestampdiff(MONTH, FIRST(ts), LAST(ts)) AS months,
                  CAST(LAST(price) / 3 AS FLOAT) * 2 AS float_twice,
-                 CAST(FIRST(price) / 7 AS FLOAT) + CAST(LAST(price) AS FLOAT) AS fsum
+                 CAST(FIRST(price) / 7 AS FLOAT) + CAST(LAST(price) AS FLOAT) AS fsum,
+                 LAST(ts) - FIRST(ts) > INTERVAL '2' HOUR AS over_2h,
+                 LAST(day) - FIRST(day) <= INTERVAL '5' DAY AS within_5d,
+                 LAST(ts) - FIRST(ts) < make_dt_interval(0, 2, 30) AS under_230,
+                 CAST(LAST(ts) AS LONG) - CAST(FIRST(ts) AS LONG) AS secs,
+                 CAST(LAST(ts) AS DOUBLE) AS epoch, CAST(max(n) * 60 AS TIMESTAMP) AS stamp,
+                 CAST(LAST(ts) - FIRST(ts) AS STRING) AS span_text,
+                 CAST(LAST(day) - FIRST(day) AS STRING) AS days_text
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
@@ -636,6 +687,14 @@ def test_spot_values_of_functions_of_match_rows(spark, rich_table):
     )
     assert (b.head, b.head1, b.mk, b.ch, b.ns) == (None, None, None, None, [1, 2])
     assert str(a.span) == "2:30:00" and a.day_span.days == 6
+    query = _call(FUNCTION_CASES["functions_of_several_rows"], "mr_udtf_rich")
+    several = {r.sym: r for r in spark.sql(query).collect()}
+    sa, sb = several["a"], several["b"]
+    assert (sa.over_2h, sa.within_5d, sa.under_230, sa.secs) == (True, False, False, 9000)
+    assert (sb.over_2h, sb.within_5d, sb.under_230, sb.secs) == (False, True, True, 300)
+    epoch = spark.sql("SELECT CAST(TIMESTAMP'2024-01-01 12:30:00' AS DOUBLE)").first()[0]
+    assert sa.epoch == epoch
+    assert (sa.stamp.minute, sb.stamp.minute) == (3, 2)
     assert (a.ty, a.ym, a.yr, a.next_month.month) == ("int", "2024-01", 2024, 2)
 
 
@@ -722,6 +781,17 @@ ROW_FUNCTIONS = [
     "split_part(tag, ',', 1)",
     "format_number(price, 2)",
     "format_string('%s', tag)",
+    "parse_url(tag, 'HOST')",
+    "parse_url(tag, 'QUERY', 'item')",
+    "url_decode(tag)",
+    "url_encode(tag)",
+    "getbit(b, 0)",
+    "json_object_keys(tag)",
+    "from_json(tag, 'a INT, b STRUCT<c: STRING>')",
+    "from_json(tag, 'a INT, b STRUCT<c: STRING>').b.c",
+    "from_json(tag, 'ARRAY<INT>')",
+    "from_json(tag, 'map<string, double>')",
+    "schema_of_json('[1]')",
     "bit_length(tag)",
     "octet_length(tag)",
     "ascii(tag)",
@@ -760,6 +830,10 @@ ROW_FUNCTIONS = [
     "extract(SECOND FROM ts)",
     "date_part('DAY', day)",
     "date_part('seconds', ts)",
+    "extract(HOUR FROM ts - ts)",
+    "extract(MINS FROM ts - day)",
+    "extract(DAY FROM day - day)",
+    "date_part('SECOND', ts - ts)",
     "unix_millis(ts)",
     "unix_micros(ts)",
     "nullifzero(dec)",

@@ -1,0 +1,230 @@
+"""Spark's date-time field and constructor functions in Python, for glue over several rows.
+
+``hour(greatest(A.ts, B.ts))``, ``extract(MINUTE FROM B.ts - A.ts)`` or
+``timestampadd(HOUR, B.n, A.ts)`` read two rows, so no Spark column holds them and the glue
+computes them. A TIMESTAMP reaches the glue as a datetime in the session time zone (which
+is where Spark reads its fields), a DATE as a date, a day-time interval as a timedelta.
+A string or a DATE where Spark would first cast it with the session's zone or formats is
+refused with a hint to cast inside the navigation. Each function is compared with Spark on
+generated values by ``tests/test_define_functions.py``.
+"""
+
+from __future__ import annotations
+
+import calendar
+from collections.abc import Callable
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+from typing import Any
+
+from sqlglot import exp
+
+_MICRO = timedelta(microseconds=1)
+_MICROS_PER = {
+    "MICROSECOND": 1,
+    "MILLISECOND": 1_000,
+    "SECOND": 1_000_000,
+    "MINUTE": 60_000_000,
+    "HOUR": 3_600_000_000,
+}
+_DAYS_PER = {"DAY": 1, "WEEK": 7}
+_MONTHS_PER = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
+
+
+def _timestamp(v: Any) -> datetime:
+    if not isinstance(v, datetime):
+        raise TypeError(f"{v!r} is not a TIMESTAMP (CAST it inside the navigation)")
+    return v
+
+
+def _day(v: Any) -> date:
+    """The date of a DATE or TIMESTAMP (a timestamp's in the session zone it arrives in)."""
+    if isinstance(v, datetime):
+        return v.date()
+    if isinstance(v, date):
+        return v
+    raise TypeError(f"{v!r} is not a DATE (CAST it inside the navigation)")
+
+
+def _java_div(a: int, b: int) -> int:
+    """Java's integer division: toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
+def _java_rem(a: int, b: int) -> int:
+    return a - b * _java_div(a, b)
+
+
+def _interval_field(field: str, v: timedelta) -> Any:
+    """A field of a day-time interval as Spark extracts it (each part keeps the sign)."""
+    micros = v // _MICRO
+    if field == "DAY":
+        return _java_div(micros, 86_400_000_000)
+    if field == "HOUR":
+        return _java_div(_java_rem(micros, 86_400_000_000), 3_600_000_000)
+    if field == "MINUTE":
+        return _java_div(_java_rem(micros, 3_600_000_000), 60_000_000)
+    if field == "SECOND":
+        return Decimal(_java_rem(micros, 60_000_000)).scaleb(-6)
+    raise ValueError(f"{field} cannot be extracted from a day-time interval")
+
+
+def _day_of_week(d: date) -> int:
+    return d.isoweekday() % 7 + 1  # 1 = Sunday
+
+
+#: EXTRACT's fields of a DATE or TIMESTAMP (Spark's spellings) -> how each is read
+_DATE_FIELDS: dict[str, Callable[[date], Any]] = {
+    "YEAR": lambda d: d.year,
+    "YEAROFWEEK": lambda d: d.isocalendar()[0],
+    "QUARTER": lambda d: (d.month - 1) // 3 + 1,
+    "MONTH": lambda d: d.month,
+    "WEEK": lambda d: d.isocalendar()[1],
+    "DAY": lambda d: d.day,
+    "DAYOFWEEK": _day_of_week,
+    "DAYOFWEEK_ISO": lambda d: d.isoweekday(),
+    "DOY": lambda d: d.timetuple().tm_yday,
+}
+_TIME_FIELDS: dict[str, Callable[[datetime], Any]] = {
+    "HOUR": lambda t: t.hour,
+    "MINUTE": lambda t: t.minute,
+    "SECOND": lambda t: Decimal(t.second * 1_000_000 + t.microsecond).scaleb(-6),
+}
+#: Spark's other names of those fields
+_SYNONYMS = {
+    **dict.fromkeys(("Y", "YEARS", "YR", "YRS"), "YEAR"),
+    **dict.fromkeys(("QTR",), "QUARTER"),
+    **dict.fromkeys(("MON", "MONS", "MONTHS"), "MONTH"),
+    **dict.fromkeys(("W", "WEEKS"), "WEEK"),
+    **dict.fromkeys(("D", "DAYS"), "DAY"),
+    **dict.fromkeys(("DOW",), "DAYOFWEEK"),
+    **dict.fromkeys(("DOW_ISO",), "DAYOFWEEK_ISO"),
+    **dict.fromkeys(("H", "HOURS", "HR", "HRS"), "HOUR"),
+    **dict.fromkeys(("M", "MIN", "MINS", "MINUTES"), "MINUTE"),
+    **dict.fromkeys(("S", "SEC", "SECONDS", "SECS"), "SECOND"),
+}
+
+
+def extract(field: Any, v: Any) -> Any:
+    """``extract(field FROM v)`` / ``date_part('field', v)``."""
+    name = str(field).strip().upper()
+    name = _SYNONYMS.get(name, name)
+    if isinstance(v, timedelta):
+        return _interval_field(name, v)
+    if name in _TIME_FIELDS:
+        return _TIME_FIELDS[name](_timestamp(v))
+    if name in _DATE_FIELDS:
+        return _DATE_FIELDS[name](_day(v))
+    raise ValueError(f"{field!r} is not a field Spark extracts")
+
+
+def make_date(year: Any, month: Any, day: Any) -> date | None:
+    """``make_date`` without ANSI mode: NULL for a date that does not exist."""
+    try:
+        return make_date_ansi(year, month, day)
+    except ValueError:
+        return None
+
+
+def make_date_ansi(year: Any, month: Any, day: Any) -> date:
+    """``make_date`` under ANSI mode: a date that does not exist is an error."""
+    if not all(isinstance(x, int) and not isinstance(x, bool) for x in (year, month, day)):
+        raise TypeError("make_date takes integers")
+    try:
+        return date(year, month, day)
+    except ValueError:
+        raise ValueError(
+            f"make_date({year}, {month}, {day}) is not a date (Spark's "
+            "DATETIME_FIELD_OUT_OF_BOUNDS under ANSI mode; NULL without it)"
+        ) from None
+
+
+def _in_zone(local: datetime, like: datetime) -> datetime:
+    """A wall-clock time in ``like``'s zone, resolved as Java resolves it (a time in a
+    spring-forward gap moves later by the gap)."""
+    if like.tzinfo is None:
+        return local
+    return local.replace(tzinfo=like.tzinfo).astimezone(timezone.utc).astimezone(like.tzinfo)
+
+
+def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
+    """``timestampadd(unit, n, ts)``: units up to an hour move the instant; days and
+    weeks the wall-clock time of the session zone; months, quarters and years its date,
+    clipped to the month's last day."""
+
+    def add(ts: Any, n: Any) -> datetime:
+        ts = _timestamp(ts)
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise TypeError(f"{n!r} is not an integer")
+        if unit in _MICROS_PER:
+            step = timedelta(microseconds=n * _MICROS_PER[unit])
+            if ts.tzinfo is None:
+                return ts + step
+            return (ts.astimezone(timezone.utc) + step).astimezone(ts.tzinfo)
+        local = ts.replace(tzinfo=None)
+        if unit in _DAYS_PER:
+            return _in_zone(local + timedelta(days=n * _DAYS_PER[unit]), ts)
+        months = local.year * 12 + local.month - 1 + n * _MONTHS_PER[unit]
+        year, month = divmod(months, 12)
+        day = min(local.day, calendar.monthrange(year, month + 1)[1])
+        return _in_zone(local.replace(year=year, month=month + 1, day=day), ts)
+
+    return add
+
+
+_UNITS = (*_MICROS_PER, *_DAYS_PER, *_MONTHS_PER)
+
+DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "HOUR": lambda v: _timestamp(v).hour,
+    "MINUTE": lambda v: _timestamp(v).minute,
+    "SECOND": lambda v: _timestamp(v).second,
+    "YEAR": lambda v: _day(v).year,
+    "MONTH": lambda v: _day(v).month,
+    "DAY": lambda v: _day(v).day,
+    "QUARTER": lambda v: (_day(v).month - 1) // 3 + 1,
+    "DAYOFWEEK": lambda v: _day_of_week(_day(v)),
+    "DAYOFYEAR": lambda v: _day(v).timetuple().tm_yday,
+    "WEEKOFYEAR": lambda v: _day(v).isocalendar()[1],
+    "WEEKDAY": lambda v: _day(v).weekday(),
+    "EXTRACT": extract,
+    "DATE_PART": extract,
+    "DATEPART": extract,
+    **{f"TIMESTAMPADD_{unit}": _timestamp_add(unit) for unit in _UNITS},
+}
+
+DATETIME_NODES: dict[type, str] = {
+    exp.Hour: "HOUR",
+    exp.Minute: "MINUTE",
+    exp.Second: "SECOND",
+    exp.Year: "YEAR",
+    exp.Month: "MONTH",
+    exp.Day: "DAY",
+    exp.DayOfMonth: "DAY",
+    exp.Quarter: "QUARTER",
+    exp.DayOfWeek: "DAYOFWEEK",
+    exp.DayOfYear: "DAYOFYEAR",
+    exp.WeekOfYear: "WEEKOFYEAR",
+}
+
+
+def datetime_name(node: exp.Expression) -> str | None:
+    """The entry of a call sqlglot reads with extra slots: ``extract(field FROM x)`` (its
+    field is a name), ``timestampadd(unit, n, x)`` (one entry per unit)."""
+    if isinstance(node, exp.Extract):
+        return "EXTRACT"
+    if isinstance(node, exp.TimestampAdd):
+        unit = node.args.get("unit")
+        name = unit.name.upper() if isinstance(unit, exp.Expression) else str(unit).upper()
+        return f"TIMESTAMPADD_{name}" if name in _UNITS else None
+    return None
+
+
+def datetime_args(node: exp.Expression) -> list[exp.Expression] | None:
+    """The arguments of those calls, in their functions' order (an EXTRACT field as a
+    string literal)."""
+    if isinstance(node, exp.Extract):
+        return [exp.Literal.string(node.this.name), node.expression]
+    if isinstance(node, exp.TimestampAdd):
+        return [node.this, node.expression]
+    return None
