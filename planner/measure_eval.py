@@ -1114,7 +1114,7 @@ def written_call_at(node: exp.Expression, text: ast.SqlExpr) -> tuple[str | None
     """The name (``timestampadd()``) and position of the call in measure ``text`` that
     parsed to a node of ``node``'s class, or (None, None): the measure's lowered SQL
     holds sqlglot's spelling (``date_add`` for ``timestampadd``) and no positions."""
-    if not isinstance(node, exp.Func):
+    if not isinstance(node, (exp.Func, exp.Binary)):  # shiftleft(a, b) is a Binary node
         return None, None
     for found in _CALL_START.finditer(text.text):
         call = written_call(text.text, found.start())

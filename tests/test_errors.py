@@ -1157,7 +1157,7 @@ ODD_BODIES = [
     "ORDER BY id PATTERN (A B+) DEFINE B AS my_udf(B.value, A.value)",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value > (SELECT max(A.value) FROM t)",
     "ORDER BY id PATTERN (A B+) DEFINE B AS EXISTS (SELECT 1 FROM t WHERE t.x = A.value)",
-    "ORDER BY id PATTERN (A B+) DEFINE B AS B.name LIKE A.name ESCAPE '!'",
+    "ORDER BY id PATTERN (A B+) DEFINE B AS B.name LIKE A.name ESCAPE '!!'",
     "ORDER BY id PATTERN (A B+) DEFINE B AS sum(B.value, 1) > 1",
     "ORDER BY id PATTERN (A B+) DEFINE B AS B.value >>>> 1",
     "ORDER BY id PATTERN (A B+) DEFINE B AS 1 +* 2",
