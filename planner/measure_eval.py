@@ -35,7 +35,9 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
+from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.integer_width import collation_fold
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
@@ -859,7 +861,13 @@ _HINT = "wrap it in CAST(... AS type), or use matchrec.sql"
 
 
 class _MeasureCompiler:
-    def __init__(self, plan: MatchPlan, pos: int, subqueries: list[str]):
+    def __init__(
+        self, plan: MatchPlan, pos: int, subqueries: list[str], env: TypeEnv | None = None
+    ):
+        self.env = env
+        #: an atom of a collated string type was read: its values compare as collated
+        #: strings (matchrec.collated_values), the measure's value is a plain string
+        self.collated = False
         self.sql = plan.clause.sql
         self.ansi = plan.program.ansi
         self.pos = pos
@@ -895,6 +903,10 @@ class _MeasureCompiler:
                     f"column {node.sql()} cannot be read in a MEASURES expression here",
                     "use matchrec.sql",
                 )
+            fold = self.collation_of(node.name)
+            if fold is not None:
+                self.collated = True
+                return lambda vals: collated([vals[i]], fold)[0]
             return lambda vals: vals[i]
         if isinstance(node, (exp.Subquery, exp.Exists)):
             return self.subquery(node)
@@ -922,6 +934,13 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def collation_of(self, atom: str) -> Callable[[str], str] | None:
+        """The folding under which the values of ``atom`` compare, if its type is a
+        collated string (Spark compares, groups and orders those by their collation)."""
+        t = self.env.column_type(atom) if self.env is not None else None
+        collation = t.meta.get(COLLATION) if t is not None else None
+        return collation_fold(collation) if collation else None
 
     def higher_order(
         self, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]
@@ -1017,9 +1036,11 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     result = CompiledMeasures([], [])
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
-        compiler = _MeasureCompiler(plan, pos, result.subqueries)
+        compiler = _MeasureCompiler(plan, pos, result.subqueries, env)
         tree = _parse(text)
         evaluate = compiler.compile(tree)
+        if compiler.collated:
+            evaluate = _plain_result(evaluate)
         t = infer_type(tree, env)
         coerce = coercer(t) if t is not None else None
         if t is None or coerce is None:
@@ -1046,6 +1067,10 @@ def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
             width.set_type(f"string collate {t.meta[COLLATION]}")
         elif t is not None:
             width.set_type(t.sql("spark").lower())
+
+
+def _plain_result(evaluate: RowEval) -> RowEval:
+    return lambda vals: plain(evaluate(vals))
 
 
 def _chain(evaluate: RowEval, coerce: Callable[[Value], Value]) -> RowEval:

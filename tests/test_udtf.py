@@ -1049,3 +1049,40 @@ def test_casts_that_read_the_session_time_zone_are_sparks(spark, rich_table):
         assert sorted(map(repr, spark.sql(_call(body, "mr_udtf_rich")).collect())) == want
     finally:
         spark.conf.set("spark.sql.session.timeZone", before)
+
+
+def test_collated_values_of_several_rows_compare_under_their_collation(spark):
+    # The table function computes these in Python: it compared the strings' bytes ('b' <
+    # 'Z' false, greatest 'b'); under UTF8_LCASE 'b' < 'z', and 'Z' = 'z'
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_lcase AS
+        SELECT k, o, CAST(s AS STRING COLLATE UTF8_LCASE) AS s FROM VALUES
+        ('p', 1, 'b'), ('p', 2, 'A'), ('p', 3, 'Z') AS v(k, o, s)"""
+    )
+    matchrec.register(spark)
+    measures = {
+        "lt": "FIRST(s) < LAST(s)",
+        "g": "greatest(FIRST(s), LAST(s))",
+        "l": "least(FIRST(s), LAST(s))",
+        "eq": "LAST(s) = 'z'",
+        "inside": "PREV(LAST(s)) IN ('a', 'q')",
+    }
+    expected = spark.sql(
+        "SELECT k, "
+        + ", ".join(
+            f"{m.replace('FIRST(s)', 'f').replace('PREV(LAST(s))', 'p').replace('LAST(s)', 'l')}"
+            f" AS {name}"
+            for name, m in measures.items()
+        )
+        + """ FROM (SELECT k, first_value(s) OVER w AS f, s AS l, lag(s) OVER w AS p, o,
+              max(o) OVER (PARTITION BY k) AS n FROM mr_udtf_lcase
+              WINDOW w AS (PARTITION BY k ORDER BY o)) WHERE o = n"""
+    ).collect()
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
+        + " PATTERN (A+) DEFINE A AS true"
+    )
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_lcase), {_literal(body)})")
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected]
+    assert [tuple(r) for r in expected] == [("p", True, "Z", "b", True, True)]
