@@ -1965,6 +1965,8 @@ def _measure_glue(node: exp.Expression) -> bool:
     def runs(n: exp.Expression) -> bool:
         if isinstance(n, exp.Column) or _special_kind(n) or _aggregate_name(n):
             return True  # an atom
+        if isinstance(n, exp.DataType):
+            return True  # a CAST's target, with its parameters (DECIMAL(4, 1))
         if isinstance(n, exp.Cast) and n.to.this in _ZONED_TARGETS:
             return False  # the session time zone and Spark's formats: Spark casts it
         if not (isinstance(n, _MEASURE_GLUE_EXTRA) or evaluates(shallow(n))):

@@ -1086,3 +1086,24 @@ def test_collated_values_of_several_rows_compare_under_their_collation(spark):
     got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_lcase), {_literal(body)})")
     assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected]
     assert [tuple(r) for r in expected] == [("p", True, "Z", "b", True, True)]
+
+
+def test_a_decimal_cast_of_one_row_is_not_computed_on_rows_the_measure_never_reads(spark):
+    # CAST(... AS DECIMAL(4, 1)) was moved inside the navigation (its target's
+    # parameters were not seen as part of the cast): Spark cast every row, and the last
+    # row's 2000000000 failed the query under ANSI mode
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_dec AS "
+        "SELECT * FROM VALUES ('p', 1, 3), ('p', 2, 2000000000) AS v(k, o, x)"
+    )
+    matchrec.register(spark)
+    expected = spark.sql(
+        "SELECT 'p', CAST(x AS DECIMAL(4, 1)), CAST(x AS DECIMAL(4, 1)) + 1 "
+        "FROM mr_udtf_dec WHERE o = 1"
+    ).collect()
+    body = """PARTITION BY k ORDER BY o
+        MEASURES CAST(FIRST(x) AS DECIMAL(4, 1)) AS d, CAST(FIRST(x) AS DECIMAL(4, 1)) + 1 AS e
+        PATTERN (A B*) DEFINE B AS true"""
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_dec), {_literal(body)})")
+    assert got.schema.simpleString() == "struct<k:string,d:decimal(4,1),e:decimal(5,1)>"
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected]
