@@ -417,6 +417,10 @@ EXPRESSIONS = [
     "coalesce(b, d)",
     "t + t",
     "t + 1",
+    "t << 2",  # Spark shifts a TINYINT as an INT (was typed TINYINT, its result wrapped)
+    "shiftright(t, 1)",
+    "shiftrightunsigned(t, 1)",
+    "b << 3",
     "o + 1L",
     "abs(f)",
     "round(f, 1)",
