@@ -541,12 +541,45 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
             branches.append(node.args.get("default") or exp.null())
         return _common_type(branches, env)
     result = _function_type(type(node), node, env)
-    if result is not None:
+    if result is None:
+        result = call_type(node, lambda n: infer_type(n, env), lambda ns: _common_type(ns, env))
+    if result is None:
+        result = _fallback_type(node, env)
+    return _with_collation(node, result, env)
+
+
+#: string functions whose result has the collation of their string arguments (Spark's
+#: ``upper(x)`` of a ``STRING COLLATE UTF8_LCASE`` is one)
+_COLLATION_KEEPING = (
+    exp.Lower,
+    exp.Upper,
+    exp.Concat,
+    exp.DPipe,
+    exp.Substring,
+    exp.Left,
+    exp.Right,
+    exp.Trim,
+    exp.Initcap,
+    exp.Pad,
+)
+
+
+def _with_collation(
+    node: exp.Expression, result: exp.DataType | None, env: TypeEnv
+) -> exp.DataType | None:
+    """``result`` with the collation of the first collated string argument of ``node``,
+    when ``node`` is a string function that keeps it."""
+    if result is None or not isinstance(node, _COLLATION_KEEPING) or result.meta.get(COLLATION):
         return result
-    result = call_type(node, lambda n: infer_type(n, env), lambda ns: _common_type(ns, env))
-    if result is not None:
+    if result.this not in (T.TEXT, T.VARCHAR):
         return result
-    return _fallback_type(node, env)
+    for arg in call_args(node):
+        t = infer_type(arg, env) if isinstance(arg, exp.Expression) else None
+        if t is not None and t.meta.get(COLLATION):
+            kept = result.copy()
+            kept.meta[COLLATION] = t.meta[COLLATION]
+            return kept
+    return result
 
 
 def _subquery_type(node: exp.Subquery) -> exp.DataType | None:
@@ -922,7 +955,8 @@ class _MeasureCompiler:
             parts = [self.compile(value) for _, value in fields]
             return lambda vals: tuple(part(vals) for part in parts)
         try:
-            return compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type,return-value]
+            glue = compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
+            return self.collating(node, glue)  # type: ignore[arg-type]
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
                 raise
@@ -934,6 +968,20 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def collating(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
+        """``evaluate`` whose string results compare under the collation of ``node``'s
+        type, if it is a collated string (``upper(LAST(s))`` of a collated ``s``: Python's
+        upper gives a plain string)."""
+        if not isinstance(node, _COLLATION_KEEPING) or self.env is None:
+            return evaluate
+        t = infer_type(node, self.env)
+        collation = t.meta.get(COLLATION) if t is not None else None
+        fold = collation_fold(collation) if collation else None
+        if fold is None:
+            return evaluate
+        self.collated = True
+        return lambda vals: collated([evaluate(vals)], fold)[0]
 
     def collation_of(self, atom: str) -> Callable[[str], str] | None:
         """The folding under which the values of ``atom`` compare, if its type is a

@@ -1111,3 +1111,34 @@ def test_a_decimal_cast_of_one_row_is_not_computed_on_rows_the_measure_never_rea
     got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_dec), {_literal(body)})")
     assert got.schema.simpleString() == "struct<k:string,d:decimal(4,1),e:decimal(5,1)>"
     assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected]
+
+
+def test_string_functions_of_collated_values_keep_the_collation(spark):
+    # typed STRING (Spark: STRING COLLATE UTF8_LCASE), and upper(FIRST(s)) = 'b' compared
+    # Python's plain upper-case string by its bytes
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_lcase2 AS
+        SELECT k, o, CAST(s AS STRING COLLATE UTF8_LCASE) AS s FROM VALUES
+        ('p', 1, 'b'), ('p', 2, 'A'), ('p', 3, 'Zé') AS v(k, o, s)"""
+    )
+    matchrec.register(spark)
+    measures = {
+        "u": "upper(LAST(s))",
+        "c": "FIRST(s) || LAST(s)",
+        "ss": "substr(LAST(s), 1, 1)",
+        "mu": "max(upper(s))",
+        "ueq": "upper(FIRST(s)) = 'b'",
+    }
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
+        + " PATTERN (A+) DEFINE A AS true"
+    )
+    expected = matchrec.sql(
+        spark, f"SELECT * FROM mr_udtf_lcase2 MATCH_RECOGNIZE ({body})"
+    )  # Spark computes these measures over the matcher's columns
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_lcase2), {_literal(body)})")
+    assert got.schema == expected.schema
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected.collect()]
+    assert [tuple(r) for r in expected.collect()] == [("p", "ZÉ", "bZé", "Z", "ZÉ", True)]
+    assert "collate UTF8_LCASE" in got.schema["u"].dataType.simpleString()
