@@ -1142,3 +1142,27 @@ def test_string_functions_of_collated_values_keep_the_collation(spark):
     assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected.collect()]
     assert [tuple(r) for r in expected.collect()] == [("p", "ZÉ", "bZé", "Z", "ZÉ", True)]
     assert "collate UTF8_LCASE" in got.schema["u"].dataType.simpleString()
+
+
+def test_wide_decimal_negation_abs_and_try_divide_are_sparks(spark):
+    # The table function's glue computed these with Python's default 28 digits: abs and
+    # -x gave ...678.0000000000 (Spark rounds a negation to 34 digits), try_divide
+    # ...542.400000 (Spark divides to 38 fraction digits, as for /)
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_wide AS
+        SELECT k, o, CAST(x AS DECIMAL(38, 10)) AS x FROM VALUES
+        ('p', 1, '-1.25'), ('p', 2, '-1234567890123456789012345678.0123456789') AS v(k, o, x)"""
+    )
+    matchrec.register(spark)
+    expected = spark.sql(
+        """SELECT k, abs(l), -l, try_divide(l, f), l / f FROM (SELECT k, o, x AS l,
+           first_value(x) OVER (PARTITION BY k ORDER BY o) AS f FROM mr_udtf_wide)
+           WHERE o = 2"""
+    )
+    body = """PARTITION BY k ORDER BY o
+        MEASURES abs(LAST(x)) AS a, -LAST(x) AS n, try_divide(LAST(x), FIRST(x)) AS t,
+                 LAST(x) / FIRST(x) AS d
+        PATTERN (A B*) DEFINE B AS true"""
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_wide), {_literal(body)})")
+    assert [f.dataType for f in got.schema.fields] == [f.dataType for f in expected.schema.fields]
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected.collect()]
