@@ -143,6 +143,12 @@ _FOLDS: dict[str, Callable[[str], str] | None] = {
     "UTF8_LCASE_RTRIM": _rtrim_lower,
 }
 
+
+def collation_fold(collation: str) -> Callable[[str], str] | None:
+    """How strings of ``collation`` compare (None: by their bytes, or a collation the
+    glue does not have)."""
+    return _FOLDS.get(collation.upper())
+
 #: Spark's simpleString of a DECIMAL type
 _DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
 

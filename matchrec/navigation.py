@@ -22,6 +22,7 @@ from decimal import Decimal
 from itertools import compress, islice
 from typing import Any
 
+from .collated_values import collated, plain
 from .errors import MatchRuntimeError
 from .moments import STATISTICS, second_moment
 from .set_order import normalized_double, open_hash_map_order, spark_set_order
@@ -871,11 +872,14 @@ class Aggregate:
         "distinct",
         "order",
         "overflow",
+        "collations",
         "_fn",
         "_fold",
     )
 
-    def __init__(self, func, args, labels, final, distinct, order=(), overflow=None):
+    def __init__(
+        self, func, args, labels, final, distinct, order=(), overflow=None, collations=None
+    ):
         self.func: str = func
         self.args: tuple[RowValue, ...] | None = None if args is None else tuple(args)
         self.labels: frozenset[int] | None = labels
@@ -887,8 +891,12 @@ class Aggregate:
         # ``sum``'s BIGINT of integers (matchrec.integer_width.LongSum): each running
         # total checked, or wrapped around, as Spark's; None: Python's exact sum
         self.overflow = overflow
+        # per argument, what compares its values (an object whose ``fold`` is a collated
+        # string type's folding, set once Spark's type is known; None: compared as is),
+        # for the aggregates that compare or group values: matchrec.collated_values
+        self.collations: tuple[Any, ...] | None = None if collations is None else tuple(collations)
         self._fn = AGGREGATES[func][1]
-        plain = not (distinct or self.order)
+        plain = not (distinct or self.order or self.collations)
         self._fold: _Fold | None = _ROWS if args is None else FOLDS.get(func) if plain else None
         if overflow is not None and func == "SUM":
             self._fn = functools.partial(_long_sum, overflow)
@@ -905,6 +913,18 @@ class Aggregate:
         return list(compress(range(start, start + upto), map(labels.__contains__, visible)))
 
     def __call__(self, ctx: MatchContext) -> Value:
+        if self.collations:
+            return plain(self._value(ctx))
+        return self._value(ctx)
+
+    def _at(self, k: int, ctx: MatchContext, rows: list[int]) -> list[Value]:
+        """Argument ``k``'s values at ``rows``, collated strings as their collation
+        compares them."""
+        values = _values_at(self.args[k], ctx, rows)
+        holder = self.collations[k] if self.collations else None
+        return values if holder is None else collated(values, holder.fold)
+
+    def _value(self, ctx: MatchContext) -> Value:
         if self.final and len(ctx.labels) > _SHORT:
             entry = _remembered(ctx, self, lambda: [None])
             if entry[3] != len(ctx.labels) + 1:  # 0: not computed yet
@@ -918,7 +938,7 @@ class Aggregate:
     def _of_rows(self, ctx: MatchContext, picked: list[int]) -> Value:
         if self.args is None:
             return len(picked)
-        return self._of_values([_values_at(a, ctx, picked) for a in self.args])
+        return self._of_values([self._at(k, ctx, picked) for k in range(len(self.args))])
 
     def _of_values(self, columns: list[list[Value]]) -> Value:
         if self.order:
@@ -949,7 +969,7 @@ class Aggregate:
             for _ in rows:
                 state = step(state, None)
             return state
-        values = [_values_at(a, ctx, rows) for a in self.args]
+        values = [self._at(k, ctx, rows) for k in range(len(self.args))]
         for v in values[0] if len(values) == 1 else zip(*values):
             state = step(state, v)
         return state
@@ -965,8 +985,8 @@ class Aggregate:
         if settled > covered:
             rows = self._picked(ctx, covered, settled)
             if fold is None:
-                for column, a in zip(state, self.args):
-                    column.extend(_values_at(a, ctx, rows))
+                for k, column in enumerate(state):
+                    column.extend(self._at(k, ctx, rows))
             else:
                 state = entry[4] = self._folded(ctx, state, rows)
             entry[3] = covered = settled
@@ -974,7 +994,7 @@ class Aggregate:
         if fold is not None:
             return fold.result(self._folded(ctx, state, tail) if tail else state)
         if tail:
-            state = [c + _values_at(a, ctx, tail) for c, a in zip(state, self.args)]
+            state = [c + self._at(k, ctx, tail) for k, c in enumerate(state)]
         return self._of_values(state)
 
 
@@ -1011,8 +1031,10 @@ def aggregate(
     distinct: bool = False,
     order: Sequence[tuple[bool, bool]] = (),
     overflow: Any = None,
+    collations: Sequence[Any] | None = None,
 ) -> Evaluator:
     """An evaluator for an aggregate over the visible rows of ``labels`` (``args`` None:
     ``*``); ``order``: the WITHIN GROUP sort of the last arguments; ``overflow``: how
-    ``sum`` fits its integer totals to Spark's BIGINT (see :class:`Aggregate`)."""
-    return Aggregate(func, args, labels, final, distinct, order, overflow)
+    ``sum`` fits its integer totals to Spark's BIGINT; ``collations``: how each argument's
+    strings compare (see :class:`Aggregate`)."""
+    return Aggregate(func, args, labels, final, distinct, order, overflow, collations)

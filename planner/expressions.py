@@ -742,7 +742,39 @@ class Lowering:
             text = user_text(node, self.sql, base, limit=60)
             overflow = LongSum(text, self.sql, node_pos(node, base, self.sql), self.ansi)
         final = semantics == "FINAL"
-        return nav.aggregate(func, sources, labels, final, distinct, overflow=overflow), probe
+        collations = self.collations(func, args, distinct, 0, node, base)
+        evaluate = nav.aggregate(
+            func, sources, labels, final, distinct, overflow=overflow, collations=collations
+        )
+        return evaluate, probe
+
+    def collations(
+        self,
+        func: str,
+        args: list[exp.Expression],
+        distinct: bool,
+        keys: int,
+        node: exp.Expression,
+        base: int,
+    ) -> list[IntegerWidth | None] | None:
+        """Per argument of an aggregate that compares or groups its values (min, max,
+        the key of max_by/min_by, mode, DISTINCT, WITHIN GROUP's ``keys`` last ones), the
+        slot the runtime fills with Spark's type of it: a collated string's values then
+        compare under their collation (:mod:`matchrec.collated_values`); None if none."""
+        compared = set(_COMPARED_ARGUMENTS.get(func, ()))
+        if distinct:
+            compared.add(0)
+        compared.update(range(len(args) - keys, len(args)))
+        compared &= set(range(len(args)))
+        if not compared:
+            return None
+        text = user_text(node, self.sql, base, limit=60)
+        pos = node_pos(node, base, self.sql)
+        slots: list[IntegerWidth | None] = [None] * len(args)
+        for k in sorted(compared):
+            slots[k] = IntegerWidth(self.probe_of(args[k], base), text, self.sql, pos, self.ansi)
+            self.integer_widths.append(slots[k])
+        return slots
 
     def ordered_aggregate(
         self,
@@ -759,7 +791,10 @@ class Lowering:
         sources = [self.row_source(a, base, ordered.func) for a in args]
         probe = ordered.probe_text([self.probe_of(a, base) for a in args])
         final = semantics == "FINAL"
-        evaluate = nav.aggregate(ordered.func, sources, labels, final, distinct, ordered.order)
+        collations = self.collations(ordered.func, args, distinct, len(ordered.order), node, base)
+        evaluate = nav.aggregate(
+            ordered.func, sources, labels, final, distinct, ordered.order, collations=collations
+        )
         return evaluate, probe
 
     def aggregated_labels(
@@ -794,6 +829,20 @@ class Lowering:
         qualifier = next(iter(qualifiers)) if qualifiers else None
         return self.label_set(qualifier, qualifiers.get(qualifier, node), base)
 
+
+#: aggregates that compare or group their values -> the arguments compared (a collated
+#: string's under its collation, as Spark's)
+_COMPARED_ARGUMENTS: dict[str, tuple[int, ...]] = {
+    "MIN": (0,),
+    "MAX": (0,),
+    "MAX_BY": (1,),
+    "MIN_BY": (1,),
+    "MAX_BY/K": (1,),
+    "MIN_BY/K": (1,),
+    "MODE": (0,),
+    "MODE/ASC": (0,),
+    "MODE/DESC": (0,),
+}
 
 #: aggregates with a percentage argument, and its position
 #: the accuracy argument of the approximate percentile aggregates
@@ -1922,6 +1971,8 @@ def _measure_glue(node: exp.Expression) -> bool:
     def runs(n: exp.Expression) -> bool:
         if isinstance(n, exp.Column) or _special_kind(n) or _aggregate_name(n):
             return True  # an atom
+        if isinstance(n, exp.DataType):
+            return True  # a CAST's target, with its parameters (DECIMAL(4, 1))
         if isinstance(n, exp.Cast) and n.to.this in _ZONED_TARGETS:
             return False  # the session time zone and Spark's formats: Spark casts it
         if not (isinstance(n, _MEASURE_GLUE_EXTRA) or evaluates(shallow(n))):

@@ -84,18 +84,23 @@ for _type, _keys in {
 # calls typed like their first argument (the array functions keep the array type)
 _SAME_AS_FIRST = set(
     _names(
-        "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot BitwiseLeftShift "
-        "BitwiseRightShift SHIFTRIGHTUNSIGNED Reverse ArrayDistinct ArraySort ArraySlice "
+        "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
+        "ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
         "Nanvl ArrayAppend ArrayPrepend MAP_FILTER"
     )
 )
+# the shifts: Spark shifts an INT or a BIGINT (a TINYINT or SMALLINT is cast to INT)
+_SHIFTS = set(_names("BitwiseLeftShift BitwiseRightShift SHIFTRIGHTUNSIGNED"))
 # calls typed like the element of their first argument (an array)
 _ELEMENT_OF_FIRST = set(_names("ArrayMax ArrayMin ARRAY_MAX ARRAY_MIN GET"))
 # calls typed as Spark's common type of their argument and the INT 0
 _COMMON_WITH_ZERO = {"ZEROIFNULL"}
 # calls typed as Spark's common type of all their arguments
 _COMMON_OF_ALL = set(_names("Greatest Least Coalesce BitwiseAnd BitwiseOr BitwiseXor NVL IFNULL"))
+
+
+_NARROW_INTEGERS = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT}
 
 
 def key(node: exp.Expression) -> str:
@@ -162,6 +167,12 @@ def call_type(
     if k in _SAME_AS_FIRST:
         first = _first_arg(node)
         return type_of(first) if first is not None else None
+    if k in _SHIFTS:
+        first = _first_arg(node)
+        shifted = type_of(first) if first is not None else None
+        if shifted is not None and shifted.this in _NARROW_INTEGERS:
+            return dtype("int")
+        return shifted
     if k in _ELEMENT_OF_FIRST:
         first = _first_arg(node)
         return element_type(type_of(first)) if first is not None else None

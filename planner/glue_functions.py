@@ -35,7 +35,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.sql_values import double_text, to_text
+from matchrec.sql_values import WIDE_DECIMALS, double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
 from .datetime_functions import (
@@ -141,7 +141,10 @@ def try_divide(a: Any, b: Any) -> Any:
     if b == 0:
         return None
     if isinstance(a, Decimal) or isinstance(b, Decimal):
-        return Decimal(a) / Decimal(b)
+        # as ``/``: 38 fraction digits (half up) before the result's scale, not Python's
+        # default 28 significant digits
+        quotient = WIDE_DECIMALS.divide(Decimal(a), Decimal(b))
+        return quotient.quantize(Decimal(1).scaleb(-38), context=WIDE_DECIMALS)
     return a / b
 
 

@@ -36,7 +36,9 @@ from sqlglot import exp
 from sqlglot.optimizer.annotate_types import annotate_types
 
 from matchrec import ast
+from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.integer_width import collation_fold
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
@@ -541,12 +543,45 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
             branches.append(node.args.get("default") or exp.null())
         return _common_type(branches, env)
     result = _function_type(type(node), node, env)
-    if result is not None:
+    if result is None:
+        result = call_type(node, lambda n: infer_type(n, env), lambda ns: _common_type(ns, env))
+    if result is None:
+        result = _fallback_type(node, env)
+    return _with_collation(node, result, env)
+
+
+#: string functions whose result has the collation of their string arguments (Spark's
+#: ``upper(x)`` of a ``STRING COLLATE UTF8_LCASE`` is one)
+_COLLATION_KEEPING = (
+    exp.Lower,
+    exp.Upper,
+    exp.Concat,
+    exp.DPipe,
+    exp.Substring,
+    exp.Left,
+    exp.Right,
+    exp.Trim,
+    exp.Initcap,
+    exp.Pad,
+)
+
+
+def _with_collation(
+    node: exp.Expression, result: exp.DataType | None, env: TypeEnv
+) -> exp.DataType | None:
+    """``result`` with the collation of the first collated string argument of ``node``,
+    when ``node`` is a string function that keeps it."""
+    if result is None or not isinstance(node, _COLLATION_KEEPING) or result.meta.get(COLLATION):
         return result
-    result = call_type(node, lambda n: infer_type(n, env), lambda ns: _common_type(ns, env))
-    if result is not None:
+    if result.this not in (T.TEXT, T.VARCHAR):
         return result
-    return _fallback_type(node, env)
+    for arg in call_args(node):
+        t = infer_type(arg, env) if isinstance(arg, exp.Expression) else None
+        if t is not None and t.meta.get(COLLATION):
+            kept = result.copy()
+            kept.meta[COLLATION] = t.meta[COLLATION]
+            return kept
+    return result
 
 
 def _subquery_type(node: exp.Subquery) -> exp.DataType | None:
@@ -963,6 +998,9 @@ _READS_ROWS = (exp.Column, exp.Identifier, exp.Lambda, exp.Star)
 
 class _MeasureCompiler:
     def __init__(self, plan: MatchPlan, text: ast.SqlExpr, subqueries: list[str], env: TypeEnv):
+        #: an atom of a collated string type was read: its values compare as collated
+        #: strings (matchrec.collated_values), the measure's value is a plain string
+        self.collated = False
         self.sql = plan.clause.sql
         self.ansi = plan.program.ansi
         self.pos = text.pos
@@ -1007,6 +1045,10 @@ class _MeasureCompiler:
                     f"column {node.sql()} cannot be read in a MEASURES expression here",
                     "use matchrec.sql",
                 )
+            fold = self.collation_of(node.name)
+            if fold is not None:
+                self.collated = True
+                return lambda vals: collated([vals[i]], fold)[0]
             return lambda vals: vals[i]
         if isinstance(node, (exp.Subquery, exp.Exists)):
             return self.subquery(node)
@@ -1022,7 +1064,8 @@ class _MeasureCompiler:
             parts = [self.compile(value) for _, value in fields]
             return lambda vals: tuple(part(vals) for part in parts)
         try:
-            return compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type,return-value]
+            glue = compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
+            return self.collating(node, glue)  # type: ignore[arg-type]
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
                 raise
@@ -1039,6 +1082,27 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def collating(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
+        """``evaluate`` whose string results compare under the collation of ``node``'s
+        type, if it is a collated string (``upper(LAST(s))`` of a collated ``s``: Python's
+        upper gives a plain string)."""
+        if not isinstance(node, _COLLATION_KEEPING) or self.env is None:
+            return evaluate
+        t = infer_type(node, self.env)
+        collation = t.meta.get(COLLATION) if t is not None else None
+        fold = collation_fold(collation) if collation else None
+        if fold is None:
+            return evaluate
+        self.collated = True
+        return lambda vals: collated([evaluate(vals)], fold)[0]
+
+    def collation_of(self, atom: str) -> Callable[[str], str] | None:
+        """The folding under which the values of ``atom`` compare, if its type is a
+        collated string (Spark compares, groups and orders those by their collation)."""
+        t = self.env.column_type(atom) if self.env is not None else None
+        collation = t.meta.get(COLLATION) if t is not None else None
+        return collation_fold(collation) if collation else None
 
     def higher_order(
         self, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]
@@ -1162,6 +1226,8 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
         tree = _parse(text)
         evaluate = compiler.compile(tree)
+        if compiler.collated:
+            evaluate = _plain_result(evaluate)
         t = infer_type(tree, env)
         coerce = coercer(t) if t is not None else None
         if t is None or coerce is None:
@@ -1210,6 +1276,10 @@ def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
             width.set_type(f"string collate {t.meta[COLLATION]}")
         elif t is not None:
             width.set_type(t.sql("spark").lower())
+
+
+def _plain_result(evaluate: RowEval) -> RowEval:
+    return lambda vals: plain(evaluate(vals))
 
 
 def _chain(evaluate: RowEval, coerce: Callable[[Value], Value]) -> RowEval:

@@ -127,6 +127,15 @@ def _divide(a: Any, b: Any) -> Any:
 
 _SCALE_38 = Decimal(1).scaleb(-38)
 
+#: Spark negates a DECIMAL (``-x``, ``abs`` of a negative one) through Scala's BigDecimal,
+#: rounded to its 34 significant digits (MathContext.DECIMAL128, half even); Python's
+#: ``-x`` would round to its default context's 28
+_DECIMAL128 = Context(prec=34, rounding=ROUND_HALF_EVEN)
+
+
+def _negated(v: Any) -> Any:
+    return _DECIMAL128.minus(v) if isinstance(v, Decimal) else -v
+
 
 def _exact(op: Callable[[Any, Any], Any], wide: Callable[[Any, Any], Any]):
     """``op``, but DECIMAL operands (with integers) computed exactly (Python's default
@@ -385,7 +394,7 @@ def _power(a: Any, b: Any) -> Any:
 
 # Spark scalar functions available in match-dependent glue: name -> function of non-NULL args.
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "ABS": abs,
+    "ABS": lambda v: _negated(v) if isinstance(v, Decimal) and v < 0 else abs(v),
     "LOWER": str.lower,
     "LCASE": str.lower,
     "UPPER": str.upper,
@@ -594,7 +603,7 @@ def compile_glue(
         return negate
     if isinstance(node, exp.Neg):
         inner = child(node.this)
-        return lambda ctx: None if (v := inner(ctx)) is None else -v
+        return lambda ctx: None if (v := inner(ctx)) is None else _negated(v)
     if isinstance(node, exp.BitwiseNot):
         inner, xor = child(node.this), _integral(operator.xor)
         return lambda ctx: None if (v := inner(ctx)) is None else xor(v, -1)

@@ -120,6 +120,8 @@ def _navigation(found: nav.Navigate) -> vd.VExpr:
 def _aggregate(found: nav.Aggregate) -> vd.VExpr:
     if found.func not in vd.AGG_FUNCS or found.distinct or found.final:
         raise _NotCovered
+    if found.collations and any(c is not None and c.fold for c in found.collations):
+        raise _NotCovered  # strings compared under a collation (matchrec.collated_values)
     if found.args is None:
         return vd.Agg("COUNT", None, found.labels)
     if len(found.args) != 1 or not isinstance(found.args[0], nav.ColumnAt):

@@ -197,6 +197,8 @@ def to_spark_type(t: exp.DataType) -> DataType | None:
     exact = t.meta.get(EXACT_SPARK_TYPE)
     if isinstance(exact, DataType):
         return exact
+    if t.meta.get(COLLATION) and t.this in (T.TEXT, T.VARCHAR):  # upper(x) of a collated x
+        return StringType(t.meta[COLLATION])
     if t.this in _SIMPLE_TYPES:
         return _SIMPLE_TYPES[t.this]
     if t.this == T.DECIMAL:

@@ -461,6 +461,10 @@ EXPRESSIONS = [
     "coalesce(b, d)",
     "t + t",
     "t + 1",
+    "t << 2",  # Spark shifts a TINYINT as an INT (was typed TINYINT, its result wrapped)
+    "shiftright(t, 1)",
+    "shiftrightunsigned(t, 1)",
+    "b << 3",
     "o + 1L",
     "abs(f)",
     "round(f, 1)",
@@ -1182,3 +1186,116 @@ def test_after_match_skip_errors_point_at_the_label_in_the_body(spark, table):
     ) in text
     assert f"  1 | {body}\n" + " " * (column + 5) + "^" in text
     assert "hint: skipping to a match's first row would find the same match again" in text
+
+
+def test_collated_values_of_several_rows_compare_under_their_collation(spark):
+    # The table function computes these in Python: it compared the strings' bytes ('b' <
+    # 'Z' false, greatest 'b'); under UTF8_LCASE 'b' < 'z', and 'Z' = 'z'
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_lcase AS
+        SELECT k, o, CAST(s AS STRING COLLATE UTF8_LCASE) AS s FROM VALUES
+        ('p', 1, 'b'), ('p', 2, 'A'), ('p', 3, 'Z') AS v(k, o, s)"""
+    )
+    matchrec.register(spark)
+    measures = {
+        "lt": "FIRST(s) < LAST(s)",
+        "g": "greatest(FIRST(s), LAST(s))",
+        "l": "least(FIRST(s), LAST(s))",
+        "eq": "LAST(s) = 'z'",
+        "inside": "PREV(LAST(s)) IN ('a', 'q')",
+    }
+    expected = spark.sql(
+        "SELECT k, "
+        + ", ".join(
+            f"{m.replace('FIRST(s)', 'f').replace('PREV(LAST(s))', 'p').replace('LAST(s)', 'l')}"
+            f" AS {name}"
+            for name, m in measures.items()
+        )
+        + """ FROM (SELECT k, first_value(s) OVER w AS f, s AS l, lag(s) OVER w AS p, o,
+              max(o) OVER (PARTITION BY k) AS n FROM mr_udtf_lcase
+              WINDOW w AS (PARTITION BY k ORDER BY o)) WHERE o = n"""
+    ).collect()
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
+        + " PATTERN (A+) DEFINE A AS true"
+    )
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_lcase), {_literal(body)})")
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected]
+    assert [tuple(r) for r in expected] == [("p", True, "Z", "b", True, True)]
+
+
+def test_a_decimal_cast_of_one_row_is_not_computed_on_rows_the_measure_never_reads(spark):
+    # CAST(... AS DECIMAL(4, 1)) was moved inside the navigation (its target's
+    # parameters were not seen as part of the cast): Spark cast every row, and the last
+    # row's 2000000000 failed the query under ANSI mode
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_dec AS "
+        "SELECT * FROM VALUES ('p', 1, 3), ('p', 2, 2000000000) AS v(k, o, x)"
+    )
+    matchrec.register(spark)
+    expected = spark.sql(
+        "SELECT 'p', CAST(x AS DECIMAL(4, 1)), CAST(x AS DECIMAL(4, 1)) + 1 "
+        "FROM mr_udtf_dec WHERE o = 1"
+    ).collect()
+    body = """PARTITION BY k ORDER BY o
+        MEASURES CAST(FIRST(x) AS DECIMAL(4, 1)) AS d, CAST(FIRST(x) AS DECIMAL(4, 1)) + 1 AS e
+        PATTERN (A B*) DEFINE B AS true"""
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_dec), {_literal(body)})")
+    assert got.schema.simpleString() == "struct<k:string,d:decimal(4,1),e:decimal(5,1)>"
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected]
+
+
+def test_string_functions_of_collated_values_keep_the_collation(spark):
+    # typed STRING (Spark: STRING COLLATE UTF8_LCASE), and upper(FIRST(s)) = 'b' compared
+    # Python's plain upper-case string by its bytes
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_lcase2 AS
+        SELECT k, o, CAST(s AS STRING COLLATE UTF8_LCASE) AS s FROM VALUES
+        ('p', 1, 'b'), ('p', 2, 'A'), ('p', 3, 'Zé') AS v(k, o, s)"""
+    )
+    matchrec.register(spark)
+    measures = {
+        "u": "upper(LAST(s))",
+        "c": "FIRST(s) || LAST(s)",
+        "ss": "substr(LAST(s), 1, 1)",
+        "mu": "max(upper(s))",
+        "ueq": "upper(FIRST(s)) = 'b'",
+    }
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES "
+        + ", ".join(f"{m} AS {name}" for name, m in measures.items())
+        + " PATTERN (A+) DEFINE A AS true"
+    )
+    expected = matchrec.sql(
+        spark, f"SELECT * FROM mr_udtf_lcase2 MATCH_RECOGNIZE ({body})"
+    )  # Spark computes these measures over the matcher's columns
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_lcase2), {_literal(body)})")
+    assert got.schema == expected.schema
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected.collect()]
+    assert [tuple(r) for r in expected.collect()] == [("p", "ZÉ", "bZé", "Z", "ZÉ", True)]
+    assert "collate UTF8_LCASE" in got.schema["u"].dataType.simpleString()
+
+
+def test_wide_decimal_negation_abs_and_try_divide_are_sparks(spark):
+    # The table function's glue computed these with Python's default 28 digits: abs and
+    # -x gave ...678.0000000000 (Spark rounds a negation to 34 digits), try_divide
+    # ...542.400000 (Spark divides to 38 fraction digits, as for /)
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_wide AS
+        SELECT k, o, CAST(x AS DECIMAL(38, 10)) AS x FROM VALUES
+        ('p', 1, '-1.25'), ('p', 2, '-1234567890123456789012345678.0123456789') AS v(k, o, x)"""
+    )
+    matchrec.register(spark)
+    expected = spark.sql(
+        """SELECT k, abs(l), -l, try_divide(l, f), l / f FROM (SELECT k, o, x AS l,
+           first_value(x) OVER (PARTITION BY k ORDER BY o) AS f FROM mr_udtf_wide)
+           WHERE o = 2"""
+    )
+    body = """PARTITION BY k ORDER BY o
+        MEASURES abs(LAST(x)) AS a, -LAST(x) AS n, try_divide(LAST(x), FIRST(x)) AS t,
+                 LAST(x) / FIRST(x) AS d
+        PATTERN (A B*) DEFINE B AS true"""
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_wide), {_literal(body)})")
+    assert [f.dataType for f in got.schema.fields] == [f.dataType for f in expected.schema.fields]
+    assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected.collect()]
