@@ -896,7 +896,9 @@ class Aggregate:
         # for the aggregates that compare or group values: matchrec.collated_values
         self.collations: tuple[Any, ...] | None = None if collations is None else tuple(collations)
         self._fn = AGGREGATES[func][1]
-        plain = not (distinct or self.order or self.collations)
+        # a collated argument keeps the fold: its values arrive wrapped (``_at``), and
+        # compare under the collation in the fold's steps as anywhere else
+        plain = not (distinct or self.order)
         self._fold: _Fold | None = _ROWS if args is None else FOLDS.get(func) if plain else None
         if overflow is not None and func == "SUM":
             self._fn = functools.partial(_long_sum, overflow)

@@ -845,7 +845,11 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     if kind in (T.BINARY, T.NULL, T.MAP, T.STRUCT):
         return lambda v: v
     if isinstance(kind, exp.Interval):
-        return _to_interval
+        span = _day_time_span(t)
+        if span is None:
+            return _to_interval
+        unit = timedelta(microseconds=_FIELD_MICROS[_DAY_TIME_FIELDS.index(span[1])])
+        return lambda v: _truncated(_to_interval(v), unit)
     return None
 
 
@@ -948,6 +952,13 @@ def _spark_date(text: str) -> date:
         raise ValueError(f"{text!r} is not a date")
     year, month, day = found.groups()
     return date(int(year), int(month or 1), int(day or 1))
+
+
+def _truncated(v: timedelta, unit: timedelta) -> timedelta:
+    """A day-time interval cut to whole ``unit``s toward zero, as Spark casts one to a type
+    ending at a coarser field (``CAST(d AS INTERVAL HOUR)``)."""
+    whole = abs(v) // unit * unit
+    return whole if v >= timedelta(0) else -whole
 
 
 def _to_interval(v: Value) -> timedelta:
