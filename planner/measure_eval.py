@@ -848,6 +848,8 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         span = _day_time_span(t)
         if span is None:
             return _to_interval
+        if span[1] == "SECOND":  # seconds keep their fraction
+            return _to_interval
         unit = timedelta(microseconds=_FIELD_MICROS[_DAY_TIME_FIELDS.index(span[1])])
         return lambda v: _truncated(_to_interval(v), unit)
     return None
