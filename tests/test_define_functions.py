@@ -1980,29 +1980,36 @@ CONCAT_CONDITIONS = [
 ]
 
 
-@pytest.mark.parametrize("condition", CONCAT_CONDITIONS)
-def test_concat_of_two_rows_arrays_and_binaries_is_sparks(spark, condition):
-    """``concat``/``||`` of arrays (or BINARY values) of two rows is the array (bytes)
-    Spark's concat gives, not the text of each value (once ``size(concat(A.tags,
-    B.tags))`` counted characters): DEFINE through every door, against a self-join."""
-    spark.sql(CONCAT_ROWS).createOrReplaceTempView("concat_rows")
+def _two_row_condition_in_every_door(spark, rows: str, view: str, condition: str) -> None:
+    """DEFINE ``B AS condition`` over pairs of consecutive rows of ``rows`` through every
+    door (``matchrec.sql``, ``match_recognize``, the table function) finds the pairs a
+    self-join with the same condition finds."""
+    spark.sql(rows).createOrReplaceTempView(view)
     body = f"""PARTITION BY part ORDER BY id MEASURES A.id AS aid
       AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {condition}"""
     joined = condition.replace("A.", "a.").replace("B.", "b.")
     want = spark.sql(
-        f"""SELECT a.part, a.id FROM concat_rows a JOIN concat_rows b
+        f"""SELECT a.part, a.id FROM {view} a JOIN {view} b
         ON b.part = a.part AND b.id = a.id + 1 WHERE {joined}"""
     ).collect()
     assert want  # the condition holds somewhere
     matchrec.register(spark)
-    quoted = "'" + body.replace("'", "\\'") + "'"
+    quoted = "'" + body.replace("\\", "\\\\").replace("'", "\\'") + "'"
     frames = [
-        matchrec.sql(spark, f"SELECT * FROM concat_rows MATCH_RECOGNIZE ({body})"),
-        matchrec.match_recognize(spark.table("concat_rows"), body),
-        spark.sql(f"SELECT * FROM match_recognize(TABLE(concat_rows), {quoted})"),
+        matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})"),
+        matchrec.match_recognize(spark.table(view), body),
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {quoted})"),
     ]
     for frame in frames:
         assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, want)), condition
+
+
+@pytest.mark.parametrize("condition", CONCAT_CONDITIONS)
+def test_concat_of_two_rows_arrays_and_binaries_is_sparks(spark, condition):
+    """``concat``/``||`` of arrays (or BINARY values) of two rows is the array (bytes)
+    Spark's concat gives, not the text of each value (once ``size(concat(A.tags,
+    B.tags))`` counted characters)."""
+    _two_row_condition_in_every_door(spark, CONCAT_ROWS, "concat_rows", condition)
 
 
 def test_concat_of_two_rows_in_the_table_functions_measures(spark):
@@ -2043,25 +2050,8 @@ LIKE_CONDITIONS = [
 def test_not_like_and_escape_of_two_rows_are_sparks(spark, condition):
     """``NOT LIKE``/``NOT ILIKE`` of values from two rows is the negation (the glue once
     dropped the NOT: the opposite rows, silently) and ``ESCAPE 'c'`` works there as in
-    Spark (it was refused); DEFINE through every door against a self-join."""
-    spark.sql(LIKE_ROWS).createOrReplaceTempView("like_rows")
-    body = f"""PARTITION BY part ORDER BY id MEASURES A.id AS aid
-      AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {condition}"""
-    joined = condition.replace("A.", "a.").replace("B.", "b.")
-    want = spark.sql(
-        f"""SELECT a.part, a.id FROM like_rows a JOIN like_rows b
-        ON b.part = a.part AND b.id = a.id + 1 WHERE {joined}"""
-    ).collect()
-    assert want  # the condition holds somewhere
-    matchrec.register(spark)
-    quoted = "'" + body.replace("\\", "\\\\").replace("'", "\\'") + "'"
-    frames = [
-        matchrec.sql(spark, f"SELECT * FROM like_rows MATCH_RECOGNIZE ({body})"),
-        matchrec.match_recognize(spark.table("like_rows"), body),
-        spark.sql(f"SELECT * FROM match_recognize(TABLE(like_rows), {quoted})"),
-    ]
-    for frame in frames:
-        assert sorted(map(tuple, frame.collect())) == sorted(map(tuple, want)), condition
+    Spark (it was refused)."""
+    _two_row_condition_in_every_door(spark, LIKE_ROWS, "like_rows", condition)
 
 
 def test_a_like_escape_that_is_not_one_character_is_a_positioned_error():
