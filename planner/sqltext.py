@@ -383,12 +383,16 @@ def any_aggregates(tree: exp.Expression) -> exp.Expression:
         if quantified and parent.args.get("expression") is node:
             continue
         arg = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
-        call = exp.LogicalOr(this=arg)
-        call.meta.update(node.meta)
-        if node is tree:
-            tree = call
-        else:
-            node.replace(call)
+        tree = _replaced(tree, node, exp.LogicalOr(this=arg))
+    return tree
+
+
+def _replaced(tree: exp.Expression, node: exp.Expression, call: exp.Expression) -> exp.Expression:
+    """``tree`` with ``node`` replaced by ``call``, which takes its position (``meta``)."""
+    call.meta.update(node.meta)
+    if node is tree:
+        return call
+    node.replace(call)
     return tree
 
 
@@ -416,11 +420,7 @@ def quoted_spark_calls(tree: exp.Expression) -> exp.Expression:
         call: exp.Expression = build(this=args[0])
         if len(args) == 2 and args[1].this:
             call = exp.IgnoreNulls(this=call)
-        call.meta.update(node.meta)
-        if node is tree:
-            tree = call
-        else:
-            node.replace(call)
+        tree = _replaced(tree, node, call)
     return tree
 
 
