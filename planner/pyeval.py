@@ -114,7 +114,47 @@ def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     return compare
 
 
+_MICRO = timedelta(microseconds=1)
+
+
+def _number(v: Any) -> bool:
+    return isinstance(v, (int, float, Decimal)) and not isinstance(v, bool)
+
+
+def _whole_micros(value: Decimal) -> timedelta:
+    """A day-time interval of ``value`` microseconds, rounded half away from zero (Java's
+    HALF_UP, as Spark's interval arithmetic rounds)."""
+    return timedelta(microseconds=int(value.to_integral_value(ROUND_HALF_UP)))
+
+
+def _scaled_interval(v: timedelta, factor: Any) -> timedelta:
+    """Spark's day-time interval times a number (a double product rounded as a double)."""
+    micros = v // _MICRO
+    if isinstance(factor, float):
+        product = micros * factor
+        if not math.isfinite(product):
+            raise ArithmeticError(f"{v} * {factor!r} is not an interval (Spark's overflow)")
+        return _whole_micros(Decimal(product))
+    return _whole_micros(Decimal(micros) * Decimal(factor))
+
+
+def _divided_interval(v: timedelta, divisor: Any) -> timedelta:
+    """Spark's day-time interval divided by a number; a zero divisor is Spark's
+    INTERVAL_DIVIDED_BY_ZERO in either ANSI mode."""
+    if divisor == 0:
+        raise ArithmeticError("an interval divided by zero (Spark's INTERVAL_DIVIDED_BY_ZERO)")
+    micros = v // _MICRO
+    if isinstance(divisor, float):
+        quotient = micros / divisor
+        if not math.isfinite(quotient):
+            raise ArithmeticError(f"{v} / {divisor!r} is not an interval (Spark's overflow)")
+        return _whole_micros(Decimal(quotient))
+    return _whole_micros(WIDE_DECIMALS.divide(Decimal(micros), Decimal(divisor)))
+
+
 def _divide(a: Any, b: Any) -> Any:
+    if isinstance(a, timedelta) and _number(b):
+        return _divided_interval(a, b)
     if b == 0:
         return None
     if isinstance(a, Decimal) or isinstance(b, Decimal):
@@ -142,6 +182,10 @@ def _exact(op: Callable[[Any, Any], Any], wide: Callable[[Any, Any], Any]):
     context keeps 28 digits; Spark's DECIMAL has 38)."""
 
     def apply(a: Any, b: Any) -> Any:
+        if op is operator.mul and (isinstance(a, timedelta) or isinstance(b, timedelta)):
+            v, factor = (a, b) if isinstance(a, timedelta) else (b, a)
+            if _number(factor):
+                return _scaled_interval(v, factor)
         if (isinstance(a, Decimal) or isinstance(b, Decimal)) and all(
             isinstance(v, (Decimal, int)) and not isinstance(v, bool) for v in (a, b)
         ):

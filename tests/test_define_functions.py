@@ -565,6 +565,12 @@ TWO_ROW_CALLS = [
     "timestampadd(QUARTER, S.n, N.ts)",
     "timestampadd(SECOND, N.n * 1000, S.ts)",
     "timestampadd(WEEK, N.n, greatest(N.ts, S.ts))",
+    # day-time intervals times and divided by numbers: Spark rounds half up to microseconds
+    "(N.ts - S.ts) * 0.5",
+    "(N.ts - S.ts) * 1.5D",
+    "(S.ts - N.ts) * (N.n - S.n)",
+    "(N.ts - S.ts) / nullif(N.n, 0)",
+    "(N.ts - S.ts) / 0.7",
 ]
 
 
