@@ -106,10 +106,15 @@ _SYNONYMS = {
 }
 
 
+def canonical_field(name: str) -> str:
+    """An EXTRACT field as Spark's main spelling (``MINS`` -> ``MINUTE``)."""
+    upper = name.strip().upper()
+    return _SYNONYMS.get(upper, upper)
+
+
 def extract(field: Any, v: Any) -> Any:
     """``extract(field FROM v)`` / ``date_part('field', v)``."""
-    name = str(field).strip().upper()
-    name = _SYNONYMS.get(name, name)
+    name = canonical_field(str(field))
     if isinstance(v, timedelta):
         return _interval_field(name, v)
     if name in _TIME_FIELDS:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
+from .datetime_functions import canonical_field
+
 T = exp.DataType.Type
 TypeOf = Callable[[exp.Expression], "exp.DataType | None"]
 
@@ -263,9 +265,8 @@ def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     return common(_args(node)[1:])
 
 
-#: field names of EXTRACT/date_part whose value Spark returns as DECIMAL(8, 6) (seconds
-#: with their fraction); every other field of a date or timestamp is an INT
-_SECOND_FIELDS = {"SECOND", "SECONDS", "S", "SEC", "SECS"}
+#: EXTRACT/date_part's SECOND of a date or timestamp is a DECIMAL(8, 6) (seconds with
+#: their fraction); every other field of one is an INT
 _DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.TIMESTAMPLTZ, T.DATETIME)
 
 
@@ -281,35 +282,36 @@ def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
         field, source = args
     name = field.name.upper() if isinstance(field, (exp.Var, exp.Literal, exp.Column)) else ""
     source_type = type_of(source)
-    if name and source_type is not None and _is_day_time(source_type):
-        name = _INTERVAL_FIELDS.get(name, name)
+    if name and source_type is not None and day_time_span(source_type):
+        name = canonical_field(name)
         return dtype(_INTERVAL_FIELD_TYPES[name]) if name in _INTERVAL_FIELD_TYPES else None
     if not name or source_type is None or source_type.this not in _DATETIMES:
         return None
-    return dtype("decimal(8,6)") if name in _SECOND_FIELDS else dtype("int")
+    return dtype("decimal(8,6)") if canonical_field(name) == "SECOND" else dtype("int")
 
 
-#: a day-time interval's fields (Spark's other spellings first) and their types
-_INTERVAL_FIELDS = {
-    **dict.fromkeys(("D", "DAYS"), "DAY"),
-    **dict.fromkeys(("H", "HOURS", "HR", "HRS"), "HOUR"),
-    **dict.fromkeys(("M", "MIN", "MINS", "MINUTES"), "MINUTE"),
-    **dict.fromkeys(("S", "SEC", "SECONDS", "SECS"), "SECOND"),
-}
+#: the types of a day-time interval's fields
 _INTERVAL_FIELD_TYPES = {
     "DAY": "int",
     "HOUR": "tinyint",
     "MINUTE": "tinyint",
     "SECOND": "decimal(8,6)",
 }
+#: a day-time interval's fields, coarsest first
+DAY_TIME_FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
 
 
-def _is_day_time(t: exp.DataType) -> bool:
+def day_time_span(t: exp.DataType) -> tuple[str, str] | None:
+    """The start and end fields of a day-time interval type (``('DAY', 'SECOND')``),
+    else None."""
     unit = t.this.args.get("unit") if isinstance(t.this, exp.Interval) else None
     if unit is None:
-        return False
-    ends = (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit,)
-    return all(e.name.upper() in ("DAY", "HOUR", "MINUTE", "SECOND") for e in ends)
+        return None
+    start, end = (
+        (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit, unit)
+    )
+    names = (start.name.upper(), end.name.upper())
+    return names if all(n in DAY_TIME_FIELDS for n in names) else None  # type: ignore[return-value]
 
 
 def _pmod(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:

@@ -45,9 +45,11 @@ from matchrec.sql_values import to_text
 
 from .expressions import AGGREGATE_NODES
 from .function_types import (
+    DAY_TIME_FIELDS,
     array_of,
     call_type,
     datetime_arithmetic,
+    day_time_span,
     dtype,
     field_type,
     interval_type,
@@ -686,7 +688,7 @@ def cast_evaluator(
     convert = _converter(target) if not glue or target.this in _GLUE_CASTS else None
     if convert is None:
         return None
-    span = _day_time_span(source) if source is not None else None
+    span = day_time_span(source) if source is not None else None
     if span is not None and target.this in _STRINGS:
         convert = lambda v: interval_text(v, *span)  # noqa: E731
     inner = compile_arg(node.this)
@@ -845,12 +847,12 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     if kind in (T.BINARY, T.NULL, T.MAP, T.STRUCT):
         return lambda v: v
     if isinstance(kind, exp.Interval):
-        span = _day_time_span(t)
+        span = day_time_span(t)
         if span is None:
             return _to_interval
         if span[1] == "SECOND":  # seconds keep their fraction
             return _to_interval
-        unit = timedelta(microseconds=_FIELD_MICROS[_DAY_TIME_FIELDS.index(span[1])])
+        unit = timedelta(microseconds=_FIELD_MICROS[DAY_TIME_FIELDS.index(span[1])])
         return lambda v: _truncated(_to_interval(v), unit)
     return None
 
@@ -902,20 +904,7 @@ def _to_string(v: Value) -> str:
     return to_text(v)
 
 
-_DAY_TIME_FIELDS = ("DAY", "HOUR", "MINUTE", "SECOND")
 _FIELD_MICROS = (86_400_000_000, 3_600_000_000, 60_000_000, 1_000_000)
-
-
-def _day_time_span(t: exp.DataType) -> tuple[str, str] | None:
-    """The start and end fields of a day-time interval type, else None."""
-    unit = t.this.args.get("unit") if isinstance(t.this, exp.Interval) else None
-    if unit is None:
-        return None
-    start, end = (
-        (unit.this, unit.expression) if isinstance(unit, exp.IntervalSpan) else (unit, unit)
-    )
-    names = (start.name.upper(), end.name.upper())
-    return names if all(n in _DAY_TIME_FIELDS for n in names) else None  # type: ignore[return-value]
 
 
 def interval_text(v: timedelta, start: str, end: str) -> str:
@@ -923,16 +912,16 @@ def interval_text(v: timedelta, start: str, end: str) -> str:
     ``INTERVAL '1 01:30:00.5' DAY TO SECOND``, ``INTERVAL '-35' DAY``."""
     micros = v // timedelta(microseconds=1)
     rest = abs(micros)
-    first, last = _DAY_TIME_FIELDS.index(start), _DAY_TIME_FIELDS.index(end)
+    first, last = DAY_TIME_FIELDS.index(start), DAY_TIME_FIELDS.index(end)
     parts = []
     for i in range(first, last + 1):
-        if _DAY_TIME_FIELDS[i] == "SECOND":
+        if DAY_TIME_FIELDS[i] == "SECOND":
             whole, fraction = divmod(rest, 1_000_000)
             text = f"{whole:02d}" + (f".{fraction:06d}".rstrip("0") if fraction else "")
         else:
             value = rest // _FIELD_MICROS[i]
             rest -= value * _FIELD_MICROS[i]
-            text = str(value) if _DAY_TIME_FIELDS[i] == "DAY" else f"{value:02d}"
+            text = str(value) if DAY_TIME_FIELDS[i] == "DAY" else f"{value:02d}"
         parts.append(text)
     body = (
         (parts[0] + " " + ":".join(parts[1:])) if first == 0 and len(parts) > 1 else ":".join(parts)
