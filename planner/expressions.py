@@ -35,6 +35,7 @@ from matchrec.vector_define import VExpr
 from . import within_group
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .lazy import lazily_evaluated, may_raise
+from .offset_calls import as_navigation
 from .pushdown import push_down
 from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shallow
 from .python_udfs import PythonLookup
@@ -1131,11 +1132,20 @@ class MeasureLowering:
     spark_sql: str  # expression over input/atom columns, evaluated by Spark after matching
 
 
+def _parsed(low: Lowering, expr: SqlExpr) -> exp.Expression:
+    """The expression's tree, with Spark's ``lag``/``lead`` (no OVER) as PREV/NEXT."""
+
+    def error(cls: type, message: str, node: exp.Expression, hint: str | None) -> Exception:
+        return low.error(cls, message, node, expr.pos, hint=hint)
+
+    return as_navigation(parse_expression(expr, low.sql), error)
+
+
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     """Lower ``DEFINE label AS expr``."""
     tree = _filtered_aggregates(
         low,
-        _counts_of_several(_ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql)))),
+        _counts_of_several(_ignoring_nulls(_resolve_fields(low, _parsed(low, expr)))),
         expr.pos,
     )
     base = expr.pos
@@ -1773,7 +1783,7 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     """Lower one MEASURES expression to Spark SQL over atom columns."""
     tree = _filtered_aggregates(
         low,
-        _counts_of_several(_ignoring_nulls(_resolve_fields(low, parse_expression(expr, low.sql)))),
+        _counts_of_several(_ignoring_nulls(_resolve_fields(low, _parsed(low, expr)))),
         expr.pos,
     )
     base = expr.pos
@@ -2101,7 +2111,12 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             and call_name(node)[1] in SPARK_AGGREGATE_CALLS
             and not _aggregate_name(node)
         )
-        if (isinstance(node, exp.AggFunc) or unknown_call) and not _aggregate_name(node):
+        window_head = isinstance(node.parent, exp.Window) and node is node.parent.this
+        if (
+            (isinstance(node, exp.AggFunc) or unknown_call)
+            and not _aggregate_name(node)
+            and not window_head
+        ):
             name, pos = _written_call(low, node, base)
             raise UnsupportedError(
                 f"aggregate {name}() is not supported in {clause}",

@@ -1,0 +1,84 @@
+"""Spark's ``lag``/``lead`` written without ``OVER`` inside MATCH_RECOGNIZE.
+
+A Spark user reaches for ``lag(price)`` where the standard writes ``PREV(price)`` (as
+Snowflake's own examples do): without a window of its own, ``lag(x, n)`` in DEFINE or
+MEASURES reads the row ``n`` rows before the row being looked at, in the clause's ORDER BY
+order within the partition, which is what ``PREV(x, n)`` reads; ``lead`` is ``NEXT``.
+A default value stands in only where that row lies outside the partition, as Spark's
+``lag(x, n, default)`` does (a NULL value of ``x`` stays NULL). ``lag(...) OVER (...)``
+is a window function, left alone here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from sqlglot import exp
+
+from matchrec.errors import UnsupportedError
+
+#: Spark's offset function -> (navigation it reads like, navigation of a negative offset)
+_NAVIGATION: dict[type, tuple[str, str]] = {
+    exp.Lag: ("PREV", "NEXT"),
+    exp.Lead: ("NEXT", "PREV"),
+}
+
+ErrorAt = Callable[[type, str, exp.Expression, str | None], Exception]
+
+
+def as_navigation(tree: exp.Expression, error: ErrorAt) -> exp.Expression:
+    """``tree`` with each ``lag``/``lead`` call that has no ``OVER`` written as
+    ``PREV``/``NEXT``; ``error(cls, message, node, hint)`` makes the error of a form the
+    navigation functions cannot express (``IGNORE NULLS``)."""
+    for node in list(tree.find_all(exp.Lag, exp.Lead)):
+        parent = node.parent
+        if isinstance(parent, exp.Window) and parent.this is node:
+            continue
+        name = type(node).__name__.lower()
+        if isinstance(parent, exp.IgnoreNulls):
+            raise error(
+                UnsupportedError,
+                f"{name}(...) IGNORE NULLS is not supported in MATCH_RECOGNIZE",
+                node,
+                f"{name}(x, n) reads the row n rows away, NULL or not; to skip NULLs use "
+                "LAST(x) or FIRST(x) over the rows of a pattern variable",
+            )
+        replacement = _navigation(node)
+        if node is tree:
+            return replacement
+        node.replace(replacement)
+    return tree
+
+
+def _navigation(node: exp.Lag | exp.Lead) -> exp.Expression:
+    forward, backward = _NAVIGATION[type(node)]
+    offset = node.args.get("offset")
+    steps = _literal_int(offset)
+    function = forward
+    if steps is not None and steps < 0:
+        function, offset = backward, exp.Literal.number(-steps)
+    value = node.this.copy()
+    args = [value] if offset is None else [value, offset.copy()]
+    reads: exp.Expression = exp.Anonymous(this=function, expressions=args)
+    default = node.args.get("default")
+    if default is None or isinstance(default, exp.Null):
+        return reads
+    # a value of the same row(s) that is never NULL: NULL only where no row is there
+    probe = exp.Is(this=exp.Paren(this=node.this.copy()), expression=exp.Null())
+    present_args = [probe] + ([] if offset is None else [offset.copy()])
+    outside = exp.Is(
+        this=exp.Anonymous(this=function, expressions=present_args), expression=exp.Null()
+    )
+    return exp.Paren(this=exp.If(this=outside, true=default.copy(), false=reads))
+
+
+def _literal_int(node: exp.Expression | None) -> int | None:
+    negative = isinstance(node, exp.Neg)
+    inner = node.this if negative else node
+    if not isinstance(inner, exp.Literal) or inner.is_string:
+        return None
+    try:
+        value = int(inner.this)
+    except ValueError:
+        return None
+    return -value if negative else value

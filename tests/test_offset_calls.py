@@ -1,0 +1,95 @@
+"""Spark's ``lag``/``lead`` inside MATCH_RECOGNIZE: without OVER they read the rows that
+``PREV``/``NEXT`` read (Snowflake's examples write ``price < lag(price)``); with OVER they
+are window functions over the input, computed before matching. Each answer is compared
+with the same query written with the standard's navigation, through every door."""
+
+from __future__ import annotations
+
+import pytest
+
+import matchrec
+from matchrec.errors import UnsupportedError
+
+ROWS = [(i, "a" if i < 9 else "b", p) for i, p in enumerate([5, 3, 4, 2, None, 6, 1, 7, 7, 9, 8])]
+
+
+@pytest.fixture(scope="module")
+def prices(spark):
+    spark.createDataFrame(ROWS, "t int, k string, price int").createOrReplaceTempView("mr_lag")
+    matchrec.register(spark)
+    return "mr_lag"
+
+
+def _doors(spark, view: str, body: str) -> dict[str, list[tuple]]:
+    text = body.replace("'", "''")
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table(view), body),
+        "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{text}')"),
+    }
+    return {door: sorted(map(tuple, df.collect()), key=repr) for door, df in frames.items()}
+
+
+CASES = [
+    # (DEFINE / MEASURES written with lag/lead, the same with PREV/NEXT)
+    ("price < lag(price)", "price < PREV(price)"),
+    ("price > lag(price, 2)", "price > PREV(price, 2)"),
+    ("lead(price) > price", "NEXT(price) > price"),
+    ("lag(price, -1) > price", "NEXT(price, 1) > price"),
+    (
+        "price > lag(price, 2, 4)",
+        "price > (CASE WHEN PREV(t, 2) IS NULL THEN 4 ELSE PREV(price, 2) END)",
+    ),
+    (
+        "coalesce(lead(price, 1, 100), 0) > price",
+        "coalesce(CASE WHEN NEXT(t) IS NULL THEN 100 ELSE NEXT(price) END, 0) > price",
+    ),
+]
+
+
+@pytest.mark.parametrize("per_match", ["ONE ROW PER MATCH", "ALL ROWS PER MATCH"])
+@pytest.mark.parametrize(("written", "standard"), CASES)
+def test_lag_and_lead_read_as_prev_and_next(spark, prices, per_match, written, standard):
+    body = """PARTITION BY k ORDER BY t
+        MEASURES FIRST(A.t) AS s, LAST(B.t) AS e, {m} AS m, MATCH_NUMBER() AS n
+        {per_match} PATTERN (A B+) DEFINE B AS {d}"""
+    measure_w = "lag(B.price, 1, -1)"
+    measure_s = "CASE WHEN PREV(B.t) IS NULL THEN -1 ELSE PREV(B.price) END"
+    got = _doors(spark, prices, body.format(m=measure_w, per_match=per_match, d=written))
+    want = _doors(spark, prices, body.format(m=measure_s, per_match=per_match, d=standard))
+    assert want["sql"], "the case finds matches"
+    assert got == want
+
+
+def test_lag_default_stands_in_only_outside_the_partition(spark, prices):
+    # NULL prices stay NULL; the default appears where the row before is not there
+    body = """PARTITION BY k ORDER BY t
+        MEASURES lag(price, 1, -1) AS before, lead(price, 2, -2) AS after
+        ALL ROWS PER MATCH PATTERN (X) DEFINE X AS TRUE"""
+    df = matchrec.sql(spark, f"SELECT t, before, after FROM {prices} MATCH_RECOGNIZE ({body})")
+    got = {r.t: (r.before, r.after) for r in df.collect()}
+    window = spark.sql(
+        f"""SELECT t, lag(price, 1, -1) OVER w AS before, lead(price, 2, -2) OVER w AS after
+        FROM {prices} WINDOW w AS (PARTITION BY k ORDER BY t)"""
+    )
+    assert got == {r.t: (r.before, r.after) for r in window.collect()}
+    assert got[5] == (None, 7) and got[0] == (-1, 4) and got[10] == (9, -2)
+
+
+def test_lag_with_over_in_define_is_a_window_over_the_input(spark, prices):
+    body = """PARTITION BY k ORDER BY t MEASURES FIRST(A.t) AS s, LAST(B.t) AS e
+        PATTERN (A B+) DEFINE B AS price > lag(price) OVER (PARTITION BY k ORDER BY t)"""
+    standard = body.replace("lag(price) OVER (PARTITION BY k ORDER BY t)", "PREV(price)")
+    assert _doors(spark, prices, body) == _doors(spark, prices, standard)
+
+
+def test_lag_ignore_nulls_is_a_positioned_error(spark, prices):
+    query = f"""SELECT * FROM {prices} MATCH_RECOGNIZE (ORDER BY t
+        MEASURES LAST(B.t) AS e PATTERN (A B+)
+        DEFINE B AS lag(price) IGNORE NULLS < price)"""
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert "lag(...) IGNORE NULLS is not supported" in str(err)
+    assert query[err.pos :].startswith("lag(price) IGNORE NULLS")
+    assert "^" in str(err)
