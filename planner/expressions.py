@@ -35,7 +35,7 @@ from matchrec.vector_define import VExpr
 from . import within_group
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .lazy import lazily_evaluated, may_raise
-from .offset_calls import as_navigation
+from .navigation_aliases import as_navigation
 from .pushdown import push_down
 from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shallow
 from .python_udfs import PythonLookup

@@ -1,4 +1,5 @@
-"""Spark's ``lag``/``lead`` written without ``OVER`` inside MATCH_RECOGNIZE.
+"""Other spellings of row pattern navigation that users bring: Spark's ``lag``/``lead``
+written without ``OVER``, Snowflake's ``MATCH_SEQUENCE_NUMBER()``.
 
 A Spark user reaches for ``lag(price)`` where the standard writes ``PREV(price)`` (as
 Snowflake's own examples do): without a window of its own, ``lag(x, n)`` in DEFINE or
@@ -6,7 +7,8 @@ MEASURES reads the row ``n`` rows before the row being looked at, in the clause'
 order within the partition, which is what ``PREV(x, n)`` reads; ``lead`` is ``NEXT``.
 A default value stands in only where that row lies outside the partition, as Spark's
 ``lag(x, n, default)`` does (a NULL value of ``x`` stays NULL). ``lag(...) OVER (...)``
-is a window function, left alone here.
+is a window function, left alone here. ``MATCH_SEQUENCE_NUMBER()`` (Snowflake) numbers
+the rows of a match from 1: ``RUNNING count(*)``.
 """
 
 from __future__ import annotations
@@ -28,8 +30,15 @@ ErrorAt = Callable[[type, str, exp.Expression, str | None], Exception]
 
 def as_navigation(tree: exp.Expression, error: ErrorAt) -> exp.Expression:
     """``tree`` with each ``lag``/``lead`` call that has no ``OVER`` written as
-    ``PREV``/``NEXT``; ``error(cls, message, node, hint)`` makes the error of a form the
-    navigation functions cannot express (``IGNORE NULLS``)."""
+    ``PREV``/``NEXT`` and ``MATCH_SEQUENCE_NUMBER()`` as ``RUNNING count(*)``;
+    ``error(cls, message, node, hint)`` makes the error of a form the navigation functions
+    cannot express (``IGNORE NULLS``)."""
+    for node in list(tree.find_all(exp.Anonymous)):
+        if str(node.this).upper() == "MATCH_SEQUENCE_NUMBER" and not node.expressions:
+            numbered = exp.Anonymous(this="RUNNING_count", expressions=[exp.Star()])
+            if node is tree:
+                return numbered
+            node.replace(numbered)
     for node in list(tree.find_all(exp.Lag, exp.Lead)):
         parent = node.parent
         if isinstance(parent, exp.Window) and parent.this is node:

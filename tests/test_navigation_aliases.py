@@ -1,7 +1,8 @@
-"""Spark's ``lag``/``lead`` inside MATCH_RECOGNIZE: without OVER they read the rows that
-``PREV``/``NEXT`` read (Snowflake's examples write ``price < lag(price)``); with OVER they
-are window functions over the input, computed before matching. Each answer is compared
-with the same query written with the standard's navigation, through every door."""
+"""Spark's ``lag``/``lead`` and Snowflake's ``MATCH_SEQUENCE_NUMBER()`` inside
+MATCH_RECOGNIZE: without OVER, lag/lead read the rows that ``PREV``/``NEXT`` read
+(Snowflake's examples write ``price < lag(price)``); with OVER they are window functions
+over the input, computed before matching. Each answer is compared with the same query
+written with the standard's navigation, through every door."""
 
 from __future__ import annotations
 
@@ -93,3 +94,17 @@ def test_lag_ignore_nulls_is_a_positioned_error(spark, prices):
     assert "lag(...) IGNORE NULLS is not supported" in str(err)
     assert query[err.pos :].startswith("lag(price) IGNORE NULLS")
     assert "^" in str(err)
+
+
+def test_match_sequence_number_numbers_the_rows_of_each_match(spark, prices):
+    body = """PARTITION BY k ORDER BY t
+        MEASURES MATCH_SEQUENCE_NUMBER() AS seq, MATCH_NUMBER() AS n, FINAL count(*) AS rows
+        ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS price > PREV(price)"""
+    got = _doors(spark, prices, body)
+    want = _doors(spark, prices, body.replace("MATCH_SEQUENCE_NUMBER()", "RUNNING count(*)"))
+    assert got == want
+    seqs: dict[tuple, list[int]] = {}
+    for row in matchrec.sql(spark, f"SELECT * FROM {prices} MATCH_RECOGNIZE ({body})").collect():
+        seqs.setdefault((row.k, row.n), []).append(row.seq)
+        assert row.seq <= row.rows
+    assert seqs and all(s == list(range(1, len(s) + 1)) for s in seqs.values())
