@@ -175,6 +175,8 @@ class Lowering:
     sql_functions: FunctionLookup | None = None
     # the session's Python UDFs, looked up by name (None: no session at hand)
     python_functions: PythonLookup | None = None
+    # the first ORDER BY column, which Flink's MATCH_ROWTIME() reads (None: no ORDER BY)
+    rowtime: str | None = None
 
     # ------------------------------------------------------------------ helpers
 
@@ -1138,7 +1140,7 @@ def _parsed(low: Lowering, expr: SqlExpr) -> exp.Expression:
     def error(cls: type, message: str, node: exp.Expression, hint: str | None) -> Exception:
         return low.error(cls, message, node, expr.pos, hint=hint)
 
-    return as_navigation(parse_expression(expr, low.sql), error)
+    return as_navigation(parse_expression(expr, low.sql), error, low.rowtime)
 
 
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:

@@ -1,5 +1,6 @@
 """Other spellings of row pattern navigation that users bring: Spark's ``lag``/``lead``
-written without ``OVER``, Snowflake's ``MATCH_SEQUENCE_NUMBER()``.
+written without ``OVER``, Snowflake's ``MATCH_SEQUENCE_NUMBER()``, Flink's
+``MATCH_ROWTIME()``.
 
 A Spark user reaches for ``lag(price)`` where the standard writes ``PREV(price)`` (as
 Snowflake's own examples do): without a window of its own, ``lag(x, n)`` in DEFINE or
@@ -8,7 +9,8 @@ order within the partition, which is what ``PREV(x, n)`` reads; ``lead`` is ``NE
 A default value stands in only where that row lies outside the partition, as Spark's
 ``lag(x, n, default)`` does (a NULL value of ``x`` stays NULL). ``lag(...) OVER (...)``
 is a window function, left alone here. ``MATCH_SEQUENCE_NUMBER()`` (Snowflake) numbers
-the rows of a match from 1: ``RUNNING count(*)``.
+the rows of a match from 1: ``RUNNING count(*)``. ``MATCH_ROWTIME([column])`` (Flink)
+is the ORDER BY column (or the column named) of the match's last row: ``LAST(column)``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from matchrec.errors import UnsupportedError
+from matchrec.errors import SemanticError, UnsupportedError
 
 #: Spark's offset function -> (navigation it reads like, navigation of a negative offset)
 _NAVIGATION: dict[type, tuple[str, str]] = {
@@ -28,17 +30,55 @@ _NAVIGATION: dict[type, tuple[str, str]] = {
 ErrorAt = Callable[[type, str, exp.Expression, str | None], Exception]
 
 
-def as_navigation(tree: exp.Expression, error: ErrorAt) -> exp.Expression:
+def _sequence_number(node: exp.Anonymous, rowtime: str | None, error: ErrorAt) -> exp.Expression:
+    if node.expressions:
+        raise error(SemanticError, "MATCH_SEQUENCE_NUMBER() takes no arguments", node, None)
+    return exp.Anonymous(this="RUNNING_count", expressions=[exp.Star()])
+
+
+def _rowtime(node: exp.Anonymous, rowtime: str | None, error: ErrorAt) -> exp.Expression:
+    args = list(node.expressions)
+    if len(args) > 1:
+        raise error(
+            SemanticError,
+            "MATCH_ROWTIME takes at most one argument: the time column",
+            node,
+            "MATCH_ROWTIME() or MATCH_ROWTIME(ts)",
+        )
+    if args:
+        return exp.Anonymous(this="LAST", expressions=[args[0].copy()])
+    if rowtime is None:
+        raise error(
+            SemanticError,
+            "MATCH_ROWTIME() reads the ORDER BY column of the match's last row, and this "
+            "MATCH_RECOGNIZE has no ORDER BY",
+            node,
+            "add ORDER BY ts, or write LAST(ts)",
+        )
+    return exp.Anonymous(this="LAST", expressions=[exp.column(rowtime, quoted=True)])
+
+
+_Spelling = Callable[[exp.Anonymous, str | None, ErrorAt], exp.Expression]
+#: a call other engines write (upper case) -> its standard form
+_CALLS: dict[str, _Spelling] = {
+    "MATCH_SEQUENCE_NUMBER": _sequence_number,
+    "MATCH_ROWTIME": _rowtime,
+}
+
+
+def as_navigation(tree: exp.Expression, error: ErrorAt, rowtime: str | None) -> exp.Expression:
     """``tree`` with each ``lag``/``lead`` call that has no ``OVER`` written as
-    ``PREV``/``NEXT`` and ``MATCH_SEQUENCE_NUMBER()`` as ``RUNNING count(*)``;
-    ``error(cls, message, node, hint)`` makes the error of a form the navigation functions
-    cannot express (``IGNORE NULLS``)."""
+    ``PREV``/``NEXT``, and the calls of ``_CALLS`` as the standard's forms; ``rowtime`` is
+    the first ORDER BY column. ``error(cls, message, node, hint)`` makes the error of a
+    form the navigation functions cannot express (``IGNORE NULLS``)."""
     for node in list(tree.find_all(exp.Anonymous)):
-        if str(node.this).upper() == "MATCH_SEQUENCE_NUMBER" and not node.expressions:
-            numbered = exp.Anonymous(this="RUNNING_count", expressions=[exp.Star()])
-            if node is tree:
-                return numbered
-            node.replace(numbered)
+        spelled = _CALLS.get(str(node.this).upper())
+        if spelled is None:
+            continue
+        replacement = spelled(node, rowtime, error)
+        if node is tree:
+            return replacement
+        node.replace(replacement)
     for node in list(tree.find_all(exp.Lag, exp.Lead)):
         parent = node.parent
         if isinstance(parent, exp.Window) and parent.this is node:

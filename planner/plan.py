@@ -219,6 +219,7 @@ def plan_clause(
         )
         for k in clause.order_by
     ]
+    low.rowtime = order_by[0][0] if order_by else None
     # a window's frame starts at the current row: PREV there is NULL, which Spark's LAG
     # over the partition would not give, so the matcher navigates itself
     if order_by and windows and not clause.in_window:

@@ -1,15 +1,15 @@
-"""Spark's ``lag``/``lead`` and Snowflake's ``MATCH_SEQUENCE_NUMBER()`` inside
-MATCH_RECOGNIZE: without OVER, lag/lead read the rows that ``PREV``/``NEXT`` read
-(Snowflake's examples write ``price < lag(price)``); with OVER they are window functions
-over the input, computed before matching. Each answer is compared with the same query
-written with the standard's navigation, through every door."""
+"""Spark's ``lag``/``lead``, Snowflake's ``MATCH_SEQUENCE_NUMBER()`` and Flink's
+``MATCH_ROWTIME()`` inside MATCH_RECOGNIZE: without OVER, lag/lead read the rows that
+``PREV``/``NEXT`` read (Snowflake's examples write ``price < lag(price)``); with OVER they
+are window functions over the input, computed before matching. Each answer is compared
+with the same query written with the standard's navigation, through every door."""
 
 from __future__ import annotations
 
 import pytest
 
 import matchrec
-from matchrec.errors import UnsupportedError
+from matchrec.errors import SemanticError, UnsupportedError
 
 ROWS = [(i, "a" if i < 9 else "b", p) for i, p in enumerate([5, 3, 4, 2, None, 6, 1, 7, 7, 9, 8])]
 
@@ -108,3 +108,24 @@ def test_match_sequence_number_numbers_the_rows_of_each_match(spark, prices):
         seqs.setdefault((row.k, row.n), []).append(row.seq)
         assert row.seq <= row.rows
     assert seqs and all(s == list(range(1, len(s) + 1)) for s in seqs.values())
+
+
+@pytest.mark.parametrize("per_match", ["ONE ROW PER MATCH", "ALL ROWS PER MATCH"])
+def test_match_rowtime_is_the_order_column_of_the_last_row(spark, prices, per_match):
+    body = f"""PARTITION BY k ORDER BY t
+        MEASURES MATCH_ROWTIME() AS rt, MATCH_ROWTIME(price) AS rp, FIRST(A.t) AS s
+        {per_match} PATTERN (A B+) DEFINE B AS price > PREV(price)"""
+    got = _doors(spark, prices, body)
+    standard = body.replace("MATCH_ROWTIME()", "LAST(t)").replace(
+        "MATCH_ROWTIME(price)", "LAST(price)"
+    )
+    assert got["sql"] and got == _doors(spark, prices, standard)
+
+
+def test_match_rowtime_without_order_by_says_what_it_reads(spark, prices):
+    query = f"""SELECT * FROM {prices} MATCH_RECOGNIZE (PARTITION BY k
+        MEASURES MATCH_ROWTIME() AS rt PATTERN (A) DEFINE A AS price > 5)"""
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    assert "no ORDER BY" in str(info.value)
+    assert query[info.value.pos :].startswith("MATCH_ROWTIME()")
