@@ -10,7 +10,8 @@ A default value stands in only where that row lies outside the partition, as Spa
 ``lag(x, n, default)`` does (a NULL value of ``x`` stays NULL). ``lag(...) OVER (...)``
 is a window function, left alone here. ``MATCH_SEQUENCE_NUMBER()`` (Snowflake) numbers
 the rows of a match from 1: ``RUNNING count(*)``. ``MATCH_ROWTIME([column])`` (Flink)
-is the ORDER BY column (or the column named) of the match's last row: ``LAST(column)``.
+is the ORDER BY column (or the column named) of the match's last row: ``LAST(column)``;
+``MATCH_PROCTIME()`` is an error (not deterministic).
 """
 
 from __future__ import annotations
@@ -58,11 +59,23 @@ def _rowtime(node: exp.Anonymous, rowtime: str | None, error: ErrorAt) -> exp.Ex
     return exp.Anonymous(this="LAST", expressions=[exp.column(rowtime, quoted=True)])
 
 
+def _proctime(node: exp.Anonymous, rowtime: str | None, error: ErrorAt) -> exp.Expression:
+    raise error(
+        UnsupportedError,
+        "MATCH_PROCTIME() (Flink's processing time of the match) is not deterministic: a "
+        "batch or a restarted stream would give another answer",
+        node,
+        "use MATCH_ROWTIME() (the event time of the match's last row), or current_timestamp() "
+        "in the SELECT around MATCH_RECOGNIZE",
+    )
+
+
 _Spelling = Callable[[exp.Anonymous, str | None, ErrorAt], exp.Expression]
 #: a call other engines write (upper case) -> its standard form
 _CALLS: dict[str, _Spelling] = {
     "MATCH_SEQUENCE_NUMBER": _sequence_number,
     "MATCH_ROWTIME": _rowtime,
+    "MATCH_PROCTIME": _proctime,
 }
 
 

@@ -3,12 +3,13 @@
 MATCH_RECOGNIZE expressions are Spark SQL plus a few things Spark's grammar does not
 know: ``RUNNING``/``FINAL`` before a navigation or aggregate call, ``FIRST``/``LAST``
 with a logical offset, and double-quoted names that are identifiers (labels), not
-strings. A same-length rewrite of the text handles all three, so every offset sqlglot
-reports still points into the user's SQL:
+strings (a double-quoted span that names nothing stays Spark's string literal). A
+same-length rewrite of the text handles all three, so every offset sqlglot reports still
+points into the user's SQL:
 
 * ``FINAL  LAST(`` becomes ``FINAL__LAST(``: one anonymous function whose name carries
   the semantics;
-* ``"b"`` becomes ```b```;
+* ``"b"`` before ``.`` or ``(``, after ``.`` or in ``CLASSIFIER(`` becomes ```b```;
 * ``FIRST``/``LAST`` parse as plain calls (sqlglot would otherwise drop their offset);
 * ``X '0A'``, Spark's binary literal with spaces before its string, becomes ``X'0A'``
   followed by those spaces (sqlglot reads only the written-together form).
@@ -326,11 +327,30 @@ def quote(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
 
 
+_CLASSIFIER_OPEN = re.compile(r"\bCLASSIFIER\s*\($", re.IGNORECASE)
+
+
+def _names_something(masked: str, start: int, end: int) -> bool:
+    """Whether the double-quoted span ``masked[start:end + 1]`` is a name: a label or
+    column before ``.`` (``"b".price``, ``count("b".*)``), a field after one
+    (``A."price"``), a function name (``"PREV"(x)``) or CLASSIFIER's label
+    (``CLASSIFIER("b")``). Anywhere else it is a string literal, as in Spark."""
+    after = masked[end + 1 :].lstrip()
+    before = masked[:start].rstrip()
+    return (
+        after.startswith((".", "("))
+        or before.endswith(".")
+        or bool(_CLASSIFIER_OPEN.search(before))
+    )
+
+
 def prepare(text: str) -> str:
     """The same-length rewrite described in the module docstring."""
     masked, quoted = _mask_literals(text)
     chars = list(text)
     for start, end, _ in quoted:
+        if not _names_something(masked, start, end):
+            continue  # Spark's string literal: sqlglot reads "..." as one
         chars[start] = "`"
         if end < len(chars):
             chars[end] = "`"

@@ -129,3 +129,12 @@ def test_match_rowtime_without_order_by_says_what_it_reads(spark, prices):
         matchrec.sql(spark, query)
     assert "no ORDER BY" in str(info.value)
     assert query[info.value.pos :].startswith("MATCH_ROWTIME()")
+
+
+def test_match_proctime_is_refused_with_what_to_write(spark, prices):
+    query = f"""SELECT * FROM {prices} MATCH_RECOGNIZE (ORDER BY t
+        MEASURES MATCH_PROCTIME() AS p PATTERN (A) DEFINE A AS price > 5)"""
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query)
+    assert "not deterministic" in str(info.value) and "MATCH_ROWTIME()" in str(info.value)
+    assert query[info.value.pos :].startswith("MATCH_PROCTIME()")

@@ -11,6 +11,7 @@ import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import MatchPlan, plan_clause
 from matchrec.planner.sqltext import node_pos, parse_expression, prepare
+from sqlglot import exp
 
 from matchrec.ast import SqlExpr
 from matchrec.engine import run_partition
@@ -321,6 +322,26 @@ def test_prepare_keeps_length_and_marks_semantics():
     assert len(out) == len(text)
     assert out.startswith("FINAL__LAST(`b`.x) + RUNNING_count(*)")
     assert out.endswith("'FINAL LAST('")  # string literals are left alone
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ('"b".x + count("b".*)', ["b", "b"]),
+        ('A."price" > PREV("price")', ["price"]),
+        ('lower(CLASSIFIER( "b" )) = "b"', ["b"]),
+        ('"PREV"(x) = "x"', ["PREV"]),
+        ('sym = "ACME" AND concat(a, "-", b) <> "a.b"', []),
+    ],
+)
+def test_double_quotes_name_labels_and_columns_else_are_spark_strings(text, names):
+    # Spark reads "..." as a string literal; matchrec keeps that, except where the span
+    # can only be a name (a qualifier, a field, a function, CLASSIFIER's label)
+    tree = parse_expression(SqlExpr(text, 0), text)
+    quoted = [i.this for i in tree.find_all(exp.Identifier) if i.quoted]
+    assert sorted(quoted) == sorted(names)
+    strings = [lit.this for lit in tree.find_all(exp.Literal) if lit.is_string]
+    assert len(strings) == text.count('"') // 2 - len(names)
 
 
 def test_node_pos_finds_the_first_token_of_a_node():
