@@ -17,7 +17,7 @@ import math
 import operator
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
-from datetime import timedelta
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
 from itertools import compress, islice
 from typing import Any
@@ -329,17 +329,27 @@ def _mean(total: Any, count: int) -> Any:
     return timedelta(microseconds=quotient if total >= timedelta(0) else -quotient)
 
 
+def instant(v: Value) -> Value:
+    """``v`` as Spark compares it: a timestamp by its instant. (Python compares and equates
+    two datetimes of one zone by their wall clock, which takes the hour a DST change
+    repeats for the earlier one.)"""
+    if isinstance(v, datetime) and v.tzinfo is not None:
+        return v.astimezone(timezone.utc)
+    return v
+
+
 def spark_order(v: Value) -> Any:
-    """Sort key of a value as Spark orders it: NaN above every other double; a struct
-    (a dict, or a row tuple) field by field and an array element by element, a NULL
-    inside below any value, a shorter array below a longer one it begins."""
+    """Sort key of a value as Spark orders it: NaN above every other double; a timestamp
+    by its instant; a struct (a dict, or a row tuple) field by field and an array element
+    by element, a NULL inside below any value, a shorter array below a longer one it
+    begins."""
     if isinstance(v, float) and math.isnan(v):
         return (1, 0.0)
     if isinstance(v, dict):
         v = tuple(v.values())
     if isinstance(v, (list, tuple)):
         return (0, tuple((0,) if x is None else (1, spark_order(x)) for x in v))
-    return (0, v)
+    return (0, instant(v))
 
 
 def _distinct_key(v: Value) -> Any:
@@ -352,7 +362,7 @@ def _distinct_key(v: Value) -> Any:
         return ("{", tuple((_distinct_key(k), _distinct_key(x)) for k, x in v.items()))
     if isinstance(v, (list, tuple)):
         return ("[", tuple(_distinct_key(x) for x in v))
-    return v
+    return instant(v)
 
 
 def _min(values: list[Value]) -> Value:

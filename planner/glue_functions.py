@@ -35,6 +35,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.navigation import instant
 from matchrec.sql_values import WIDE_DECIMALS, double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
@@ -176,10 +177,10 @@ def concat_ws(sep: Any, *values: Any) -> Any:
 
 
 def order_key(v: Any) -> Any:
-    """Spark orders NaN above every other double."""
+    """Spark orders NaN above every other double, and timestamps by their instant."""
     if isinstance(v, float) and math.isnan(v):
         return (1, 0.0)
-    return (0, v)
+    return (0, instant(v))
 
 
 def _common(values: list[Any]) -> list[Any]:

@@ -30,7 +30,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.navigation import Evaluator, MatchContext
+from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_values import WIDE_DECIMALS
 
 from . import glue_functions as gf
@@ -98,7 +98,7 @@ def _nan_equal(v: Any) -> Any:
     itself); for ``=`` and ``<>`` of arrays."""
     if isinstance(v, (list, tuple)):
         return tuple(_nan_equal(x) for x in v)
-    return ("NaN",) if _is_nan(v) else v
+    return ("NaN",) if _is_nan(v) else instant(v)
 
 
 def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
@@ -109,7 +109,7 @@ def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
             return op(gf.order_key(a), gf.order_key(b))
         if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
             return op(_nan_equal(a), _nan_equal(b))
-        return op(a, b)
+        return op(instant(a), instant(b))
 
     return compare
 

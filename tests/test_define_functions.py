@@ -763,6 +763,62 @@ def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, 
     test_functions_of_two_rows_equal_spark(spark, call)
 
 
+# 2024-11-03 in New York: 01:30 EDT, then 01:10 EST (40 minutes later), then 02:10 EST
+REPEATED_HOUR = """SELECT * FROM VALUES
+  (1, TIMESTAMP'2024-11-03 01:30:00-04:00'), (2, TIMESTAMP'2024-11-03 01:10:00-05:00'),
+  (3, TIMESTAMP'2024-11-03 02:10:00-05:00'), (4, TIMESTAMP'2024-11-03 01:50:00-05:00')
+  AS t(id, ts)"""
+
+
+@pytest.mark.parametrize(
+    "define",
+    [
+        "B.ts > FIRST(A.ts)",
+        "B.ts = A.ts + INTERVAL '40' MINUTE",
+        "greatest(B.ts, A.ts) = B.ts AND B.ts <> A.ts",
+        "least(B.ts, A.ts) = A.ts",
+        "B.ts - A.ts > INTERVAL '0' SECOND",
+        "date_trunc('HOUR', B.ts) > date_trunc('HOUR', FIRST(A.ts))",
+        "timestampadd(MINUTE, 1, A.ts) < B.ts",
+        "array(B.ts) > array(A.ts)",
+        "B.ts BETWEEN A.ts AND A.ts + INTERVAL '1' HOUR",
+    ],
+)
+def test_timestamps_of_the_hour_a_dst_change_repeats_compare_as_spark(spark, new_york, define):
+    # two times of one zone compare by their instant, not by their wall clock
+    query = f"""SELECT a, b FROM ({REPEATED_HOUR}) MATCH_RECOGNIZE (ORDER BY id
+        MEASURES A.id AS a, B.id AS b AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (A B) DEFINE B AS {define})"""
+    got = {tuple(r) for r in matchrec.sql(spark, query).collect()}
+    pair = define.replace("FIRST(A.ts)", "a.ts").replace("A.ts", "a.ts").replace("B.ts", "b.ts")
+    want = spark.sql(
+        f"""SELECT a.id, b.id FROM ({REPEATED_HOUR}) a JOIN ({REPEATED_HOUR}) b
+        ON b.id = a.id + 1 WHERE {pair}"""
+    )
+    assert got == {tuple(r) for r in want.collect()}
+
+
+def test_aggregates_over_the_hour_a_dst_change_repeats_are_sparks(spark, new_york):
+    # the same wall clock twice (01:30 EDT, 01:30 EST) is two values; order is the instant
+    rows = REPEATED_HOUR.replace(
+        "(4, TIMESTAMP'2024-11-03 01:50:00-05:00')", "(4, TIMESTAMP'2024-11-03 01:30:00-05:00')"
+    )
+    measures = (
+        "max(ts) AS hi, min(ts) AS lo, count(DISTINCT ts) AS n, max_by(id, ts) AS at_hi, "
+        "min_by(id, ts) AS at_lo"
+    )
+    body = f"ORDER BY id MEASURES {measures} PATTERN (X+) DEFINE X AS TRUE"
+    matchrec.register(spark)
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_repeated AS {rows}")
+    doors = [
+        matchrec.sql(spark, f"SELECT * FROM mr_repeated MATCH_RECOGNIZE ({body})"),
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_repeated), '{body}')"),
+    ]
+    want = spark.sql(f"SELECT {measures} FROM mr_repeated").collect()
+    for door in doors:
+        assert door.collect() == want
+
+
 # ---------------------------------------------------------------- CLASSIFIER, MATCH_NUMBER inside
 
 LABELLED = """SELECT * FROM VALUES
