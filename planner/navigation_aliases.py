@@ -105,6 +105,16 @@ def as_navigation(tree: exp.Expression, error: ErrorAt, rowtime: str | None) -> 
                 f"{name}(x, n) reads the row n rows away, NULL or not; to skip NULLs use "
                 "LAST(x) or FIRST(x) over the rows of a pattern variable",
             )
+        offset = node.args.get("offset")
+        if offset is not None and _literal_int(offset) is None:
+            raise error(
+                SemanticError,
+                f"the offset of {name}(x, n) inside MATCH_RECOGNIZE must be an integer "
+                f"literal: {name} reads as {_NAVIGATION[type(node)][0]}(x, n), the row n rows "
+                f"{'before' if name == 'lag' else 'after'}",
+                offset,
+                f"write {name}(x, 2)",
+            )
         replacement = _navigation(node)
         if node is tree:
             return replacement

@@ -138,3 +138,13 @@ def test_match_proctime_is_refused_with_what_to_write(spark, prices):
         matchrec.sql(spark, query)
     assert "not deterministic" in str(info.value) and "MATCH_ROWTIME()" in str(info.value)
     assert query[info.value.pos :].startswith("MATCH_PROCTIME()")
+
+
+@pytest.mark.parametrize("offset", ["t", "'a'", "1 + 1"])
+def test_lag_offset_that_is_no_integer_literal_is_a_positioned_error(spark, prices, offset):
+    query = f"""SELECT * FROM {prices} MATCH_RECOGNIZE (ORDER BY t
+        MEASURES LAST(B.t) AS e PATTERN (A B+) DEFINE B AS price > lag(price, {offset}))"""
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    assert "must be an integer literal" in str(info.value)
+    assert query[info.value.pos :].startswith(offset)
