@@ -389,7 +389,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
     _check_writable(tree, expr, sql)
-    return any_aggregates(quoted_spark_calls(higher_order_exists(tree)))
+    return quantified_likes(any_aggregates(quoted_spark_calls(higher_order_exists(tree))))
 
 
 def any_aggregates(tree: exp.Expression) -> exp.Expression:
@@ -404,6 +404,42 @@ def any_aggregates(tree: exp.Expression) -> exp.Expression:
             continue
         arg = node.this.unnest() if isinstance(node.this, exp.Paren) else node.this
         tree = _replaced(tree, node, exp.LogicalOr(this=arg))
+    return tree
+
+
+#: How Spark joins the LIKEs of ``x [NOT] LIKE ANY|ALL (p1, p2, ...)``: ANY is true when
+#: one pattern gives true (``NOT LIKE ANY`` when one pattern does not match), ALL when each
+#: does; three-valued logic gives Spark's NULLs.
+_QUANTIFIED_JOINS: dict[type[exp.Expression], type[exp.Connector]] = {
+    exp.Any: exp.Or,
+    exp.All: exp.And,
+}
+
+
+def quantified_likes(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each ``x [NOT] [I]LIKE ANY|ALL (...)`` whose patterns are not all
+    literals as the OR (ANY) or AND (ALL) of one LIKE per pattern. Spark's parser does the
+    same when a pattern is not foldable; here it lets a pattern that depends on the match
+    (``B.s LIKE ANY (FIRST(A.s) || '%', 'x%')``) reach DEFINE's glue, which has LIKE."""
+    for like in list(tree.find_all(exp.Like, exp.ILike)):
+        quantifier = like.expression
+        join = _QUANTIFIED_JOINS.get(type(quantifier))
+        if join is None:
+            continue
+        inner = quantifier.this
+        patterns = inner.expressions if isinstance(inner, exp.Tuple) else [inner.unnest()]
+        if all(isinstance(p, exp.Literal) for p in patterns):
+            continue
+        negate = like.args.get("negate")
+        parts = [
+            type(like)(this=like.this.copy(), expression=p.copy(), negate=negate) for p in patterns
+        ]
+        for part in parts:
+            part.meta.update(like.meta)
+        combined = parts[0]
+        for part in parts[1:]:
+            combined = join(this=combined, expression=part)
+        tree = _replaced(tree, like, exp.Paren(this=combined))
     return tree
 
 

@@ -2105,6 +2105,11 @@ LIKE_CONDITIONS = [
     "concat(A.who, B.msg) NOT LIKE 'uerr!_%' ESCAPE '!'",
     "concat(B.msg, A.who) ILIKE 'ERR#_404%' ESCAPE '#'",
     "NOT (B.msg LIKE concat(A.msg, '%'))",
+    "B.msg LIKE ANY (concat(A.msg, '%'), 'ok%')",
+    "B.msg LIKE ALL (concat(A.msg, '%'), '%4%')",
+    "B.msg NOT LIKE ANY (concat(A.msg, '%'), 'w%')",
+    "B.msg NOT ILIKE ALL (concat(A.msg, '%'), A.who || '%')",
+    "B.msg ILIKE ANY (upper(A.msg) || '%', A.who)",
 ]
 
 
@@ -2112,7 +2117,8 @@ LIKE_CONDITIONS = [
 def test_not_like_and_escape_of_two_rows_are_sparks(spark, condition):
     """``NOT LIKE``/``NOT ILIKE`` of values from two rows is the negation (the glue once
     dropped the NOT: the opposite rows, silently) and ``ESCAPE 'c'`` works there as in
-    Spark (it was refused)."""
+    Spark (it was refused); ``[NOT] LIKE ANY|ALL`` with a pattern of another row is
+    Spark's (it was refused), NULL patterns included."""
     _two_row_condition_in_every_door(spark, LIKE_ROWS, "like_rows", condition)
 
 
