@@ -1363,16 +1363,17 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         pairs = list(zip(list(node.iter_expressions()), list(copy.iter_expressions())))
         while pairs:
             original, child = pairs.pop()
-            if (isinstance(child, exp.If) and isinstance(child.parent, exp.Case)) or (
-                isinstance(child, exp.Array) and isinstance(child.parent, exp.VarMap)
-            ):
+            if isinstance(child.parent, _PROBED_BY_PARTS.get(type(child), ())):
                 # WHEN ... THEN ... has no SQL of its own, nor map(...)'s keys and values
-                # lists: probe their parts
+                # lists, nor the LIKE of LIKE ... ESCAPE, nor a named struct's `x := v`:
+                # probe their parts
                 pairs.extend(zip(list(original.iter_expressions()), list(child.iter_expressions())))
                 continue
             if isinstance(
-                child, (exp.DataType, exp.Identifier, exp.Var, exp.Interval, exp.Boolean)
-            ):
+                child,
+                (exp.DataType, exp.Identifier, exp.Var, exp.Interval, exp.Boolean, exp.Null),
+            ) or (isinstance(child.parent, exp.Escape) and child is child.parent.expression):
+                # (``IS (NULL)``, ``ESCAPE ('!')`` are no Spark SQL: their checks never ran)
                 continue
             marker = f"__mr_probe_{id(child)}__"
             parts[marker] = f"({probe(original)})"
@@ -1417,6 +1418,16 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
+
+#: nodes with no Spark SQL of their own inside the parent given (a type probe in
+#: parentheses would not parse), whose parts are probed instead
+_PROBED_BY_PARTS: dict[type[exp.Expression], tuple[type[exp.Expression], ...]] = {
+    exp.If: (exp.Case,),
+    exp.Array: (exp.VarMap,),
+    exp.Like: (exp.Escape,),
+    exp.ILike: (exp.Escape,),
+    exp.PropertyEQ: (exp.Struct,),
+}
 
 #: Spark's try_ forms of integer operators: NULL where the result does not fit
 TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)

@@ -1925,3 +1925,25 @@ def test_a_number_no_decimal_holds_in_the_input_is_told_at_it(spark, query):
         "Decimal precision 41 exceeds max precision 38",
         hint="at most 38 digits",
     )
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "try_add(FIRST(A.ts), B.value) IS NULL",
+        "(B.ts - FIRST(A.value)) IS NOT NULL",
+        "B.name LIKE concat(FIRST(A.name), B.ts - A.value) ESCAPE '!'",
+        "named_struct('x', B.ts - FIRST(A.value)).x IS NULL",
+    ],
+)
+def test_a_type_error_under_is_null_escape_or_a_named_struct_is_found_before_any_job(
+    spark, view, condition
+):
+    """A condition Spark cannot type is an error before any job runs whatever surrounds
+    it: under ``IS NULL``, ``LIKE ... ESCAPE`` or in ``named_struct`` its type check once
+    never ran (the check's SQL did not parse) and the matcher failed while running with a
+    worker traceback."""
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", condition)
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index(condition), SemanticError, "Spark rejects")
+    assert "__mr_" not in str(err)
