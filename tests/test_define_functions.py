@@ -2149,3 +2149,27 @@ def test_not_like_and_escape_in_a_dynamic_rule_are_sparks(spark, text):
     rows = spark.createDataFrame([(v,) for v in values], "c STRING").selectExpr("c", text).collect()
     for row in rows:
         assert fn([row.c]) == row[1], (row.c, fn([row.c]), row[1])
+
+
+_PROBE_FORMS = ["({call}) IS NULL", "({call}) IS NOT NULL", "coalesce({call}) = ({call})"]
+
+
+@pytest.mark.parametrize("form", _PROBE_FORMS)
+def test_every_type_probe_of_a_two_row_call_is_spark_sql(spark, form):
+    """Before a job runs, the runtime asks Spark to type each operand of DEFINE (its
+    *probe*, SQL over the input's columns); a probe Spark cannot parse silently skipped
+    its check, so a type error surfaced only while matching (``x IS NULL`` was probed as
+    ``x IS (NULL)``). Every probe of every two-row call, in several surroundings, parses."""
+    parser = spark._jsparkSession.sessionState().sqlParser()
+    unparsable = []
+    for call in TWO_ROW_CALLS:
+        condition = form.format(call=call)
+        body = f"ORDER BY n PATTERN (S N) DEFINE N AS {condition}"
+        plan = plan_clause(parse_clause(body), list(POOLS))
+        probes = [o.probe for c in plan.define_checks for o in c.operands]
+        for probe in probes + [w.probe for w in plan.integer_widths]:
+            try:
+                parser.parseExpression(probe)
+            except Exception as err:  # py4j's error for Spark's ParseException
+                unparsable.append((condition, probe, str(err).splitlines()[0][:120]))
+    assert not unparsable, unparsable[:5]
