@@ -33,7 +33,13 @@ from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
 from . import within_group
-from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
+from .higher_order import (
+    HIGHER_ORDER,
+    bound_name,
+    higher_order_parts,
+    parameter_probe,
+    reads_outer_parameter,
+)
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import push_down
@@ -1342,9 +1348,13 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         """Spark SQL with the type of ``node`` over the input and the precomputed columns
         (atoms stand for the value they read at some row); no new column is added."""
         node = _unparen(node)
+        parameter = parameter_probe(node, probe)
+        if parameter is not None:
+            return parameter
         if isinstance(node, exp.Column) and not _is_star(node):
             return quote(low.column(node, base))
-        if is_local(node):  # in parentheses: a top-level column or PREV is replaced too
+        if is_local(node) and not reads_outer_parameter(node):
+            # in parentheses: a top-level column or PREV is replaced too
             return low.spark_sql(exp.Paren(this=node.copy()), base)
         kind = _special_kind(node)
         if kind in NAVIGATION:
@@ -1369,9 +1379,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 # probe their parts
                 pairs.extend(zip(list(original.iter_expressions()), list(child.iter_expressions())))
                 continue
-            if isinstance(
-                child,
-                (exp.DataType, exp.Identifier, exp.Var, exp.Interval, exp.Boolean, exp.Null),
+            if (
+                isinstance(
+                    child,
+                    (exp.DataType, exp.Identifier, exp.Var, exp.Interval, exp.Boolean, exp.Null),
+                )
+                and parameter_probe(original, probe) is None
             ) or (isinstance(child.parent, exp.Escape) and child is child.parent.expression):
                 # (``IS (NULL)``, ``ESCAPE ('!')`` are no Spark SQL: their checks never ran)
                 continue

@@ -120,6 +120,18 @@ def _pad(s: Any, length: Any, pad: Any, at_left: bool) -> Any:
     return fill + s if at_left else s + fill
 
 
+def _trimmer(leading: bool, trailing: bool) -> Callable[..., str]:
+    """Spark's trim/ltrim/rtrim/btrim: the characters of ``chars`` (a space, not other
+    white space, when not given) taken off the string's ends."""
+
+    def trim(s: Any, chars: Any = " ") -> str:
+        if leading:
+            s = s.lstrip(chars)
+        return s.rstrip(chars) if trailing else s
+
+    return trim
+
+
 def repeat(s: Any, n: Any) -> str:
     return _text(s) * max(_int(n), 0)
 
@@ -728,6 +740,10 @@ EXTENDED: dict[str, GlueFunction] = {
     "LPAD": GlueFunction(lambda s, n, pad=" ": _pad(s, n, pad, True)),
     "RPAD": GlueFunction(lambda s, n, pad=" ": _pad(s, n, pad, False)),
     "REPEAT": GlueFunction(repeat),
+    "TRIM": GlueFunction(_trimmer(True, True)),
+    "BTRIM": GlueFunction(_trimmer(True, True)),
+    "LTRIM": GlueFunction(_trimmer(True, False)),
+    "RTRIM": GlueFunction(_trimmer(False, True)),
     "REVERSE": GlueFunction(lambda s: s[::-1]),
     "CONCAT_WS": GlueFunction(concat_ws, strict=False),
     "NULLIF": GlueFunction(nullif, strict=False),
@@ -838,6 +854,8 @@ def extended_name(node: exp.Expression) -> str | None:
         return "LPAD" if node.args.get("is_left") else "RPAD"
     if isinstance(node, (exp.Extract, exp.TimestampAdd)):
         return datetime_name(node)
+    if isinstance(node, exp.Trim):  # sqlglot's arguments: the string, then the characters
+        return None if node.args.get("collation") else _TRIMS.get(node.args.get("position"))
     if isinstance(node, exp.Initcap):  # sqlglot's delimiters: Spark's is a space only
         space = node.expression
         spark = space is None or (isinstance(space, exp.Literal) and space.this == " ")
@@ -851,6 +869,10 @@ def extended_name(node: exp.Expression) -> str | None:
     if name in REGEX_SLOTS and _other_slots(node, REGEX_SLOTS[name]):
         return None  # another dialect's arguments (occurrence, flags, ...): not Spark's
     return name
+
+
+#: the entries of sqlglot's Trim by its position (trim(s), trim(BOTH c FROM s), ltrim...)
+_TRIMS = {None: "TRIM", "BOTH": "TRIM", "LEADING": "LTRIM", "TRAILING": "RTRIM"}
 
 
 def _other_slots(node: exp.Expression, slots: tuple[str, ...]) -> bool:

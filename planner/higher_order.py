@@ -98,6 +98,44 @@ def higher_order_parts(
 
 Slots = list[list[list[Any]]]  # per lambda, per parameter: a one-item list
 
+_ELEMENT = "element_at({0}, 1)"
+#: Spark SQL of each lambda parameter's type, by (lambda, parameter) index, over the
+#: function's value arguments: the array's element, an INT index, the accumulator (the
+#: zero's type, which Spark requires the merge to keep)
+_PARAMETER_TYPES: dict[str, dict[tuple[int, int], str]] = {
+    "EXISTS": {(0, 0): _ELEMENT},
+    "FORALL": {(0, 0): _ELEMENT},
+    "FILTER": {(0, 0): _ELEMENT, (0, 1): "0"},
+    "TRANSFORM": {(0, 0): _ELEMENT, (0, 1): "0"},
+    "AGGREGATE": {(0, 0): "{1}", (0, 1): _ELEMENT, (1, 0): "{1}"},
+    "REDUCE": {(0, 0): "{1}", (0, 1): _ELEMENT, (1, 0): "{1}"},
+    "ZIP_WITH": {(0, 0): _ELEMENT, (0, 1): "element_at({1}, 1)"},
+    "ARRAY_SORT": {(0, 0): _ELEMENT, (0, 1): _ELEMENT},
+}
+
+
+def parameter_probe(node: exp.Expression, probe: Callable[[exp.Expression], str]) -> str | None:
+    """Spark SQL with the type of lambda parameter ``node`` (``x`` of ``x -> x + 1``)
+    outside its lambda, given ``probe`` for the function's value arguments; None when
+    ``node`` is no parameter. The runtime types an operator of a lambda's body (its
+    integer width, its operands' mix) before any job runs: ``x`` alone is no SQL there."""
+    name = bound_name(node) if isinstance(node, (exp.Column, exp.Identifier)) else None
+    if name is None:
+        return None
+    lam = node.parent
+    while lam is not None and not _binds(lam, name):
+        lam = lam.parent
+    parts = None if lam is None else higher_order_parts(lam.parent)
+    if parts is None:
+        return None
+    kind, values, lambdas = parts
+    at = next(k for k, candidate in enumerate(lambdas) if candidate is lam)
+    params = [p.name.lower() for p in lam.expressions]
+    template = _PARAMETER_TYPES.get(kind, {}).get((at, params.index(name)))
+    if template is None:
+        return None
+    return "(" + template.format(*(probe(v) for v in values)) + ")"
+
 
 def _element_loop(values: Evaluator, body: Evaluator, slots: list[list[Any]], ctx: Any):
     """Each element's lambda result, the parameters set (the element, its index)."""

@@ -540,6 +540,12 @@ TWO_ROW_CALLS = [
     "split_part(concat(N.s, S.s), '', nullif(N.n, 0))",
     "overlay(N.s PLACING S.s FROM abs(S.n) + 1)",
     "overlay(N.s, S.s, abs(N.n) + 1, S.n)",
+    "trim(concat(' ', N.s, ' \t', S.s, ' '))",
+    "trim(BOTH 'a' FROM concat(N.s, S.s))",
+    "trim(LEADING S.s FROM N.s)",
+    "ltrim(S.s, concat(N.s, S.s))",
+    "rtrim(concat(N.s, '  ', S.s, '  '))",
+    "btrim(concat(N.s, S.s), 'ab')",
     "rint(N.v - S.v)",
     "rint((N.n - S.n) / 2)",
     "isnan(N.v * S.v)",
@@ -2173,3 +2179,39 @@ def test_every_type_probe_of_a_two_row_call_is_spark_sql(spark, form):
             except Exception as err:  # py4j's error for Spark's ParseException
                 unparsable.append((condition, probe, str(err).splitlines()[0][:120]))
     assert not unparsable, unparsable[:5]
+
+
+LAMBDA_ROWS = """SELECT * FROM VALUES
+  ('p', 1, array(1, 2147483647), 3), ('p', 2, array(2147483647, 5), 2147483647),
+  ('p', 3, array(-5, NULL), -2147483648), ('p', 4, array(7), 1) AS t(part, id, arr, v)"""
+
+LAMBDA_CONDITIONS = [
+    "exists(A.arr, x -> x + B.v < 0)",
+    "aggregate(B.arr, A.v, (acc, x) -> acc + x) < 0",
+    "zip_with(B.arr, A.arr, (x, y) -> x + y)[0] < 0",
+    "transform(A.arr, (x, i) -> x * B.v + i)[0] < 0",
+]
+
+
+@pytest.mark.parametrize("condition", LAMBDA_CONDITIONS)
+def test_integer_operators_in_a_lambda_of_two_rows_wrap_as_spark_without_ansi(
+    spark, ansi_off, condition
+):
+    """An integer operator in a lambda's body over values of two rows keeps Spark's
+    width: without ANSI it wraps around as Spark does (it once computed in Python's
+    unbounded integers, the opposite verdict, silently: the body's type was never asked)."""
+    _two_row_condition_in_every_door(spark, LAMBDA_ROWS, "lambda_rows", condition)
+
+
+def test_an_integer_overflow_in_a_lambda_under_ansi_is_a_positioned_error(spark):
+    spark.sql(LAMBDA_ROWS).createOrReplaceTempView("lambda_rows")
+    condition = LAMBDA_CONDITIONS[0]
+    query = f"""SELECT * FROM lambda_rows MATCH_RECOGNIZE (PARTITION BY part ORDER BY id
+      MEASURES A.id AS aid PATTERN (A B) DEFINE B AS {condition})"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    text = carried_error(info.value)
+    at = query.index("x + B.v")
+    column = at - query.index("\n") if query.index("\n") < at else at + 1
+    assert text.startswith("runtime error: integer overflow: x + B.v is 2147483648")
+    assert f"(line 2, column {column})" in text
