@@ -693,6 +693,8 @@ def arrow_udtf_with_analyze(handler: type, name: str, spark: SparkSession) -> An
 def register(spark: SparkSession, name: str = "match_recognize") -> Any:
     """Register ``name(TABLE(t), '<clause body>')`` for ``spark.sql``; returns the UDTF."""
     from .cluster import prepare
+    from .worker_errors import install
 
+    install()  # its errors of analysis and of a match: raised as matchrec's, caret first
     prepare(spark, door="udtf")  # on a cluster: ship matchrec, check the executors (once)
     return spark.udtf.register(name, arrow_udtf_with_analyze(MatchRecognizeUDTF, name, spark))
