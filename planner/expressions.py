@@ -741,7 +741,9 @@ class Lowering:
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
         overflow = None
-        if func == "SUM":  # Spark's sum of integers is a BIGINT checked at every row
+        if func in ("SUM", "AVG", "MEAN"):
+            # Spark's sum of integers is a BIGINT checked at every row, and a sum of
+            # DAY-TIME intervals (avg's too) a BIGINT of microseconds, checked likewise
             text = user_text(node, self.sql, base, limit=60)
             overflow = LongSum(text, self.sql, node_pos(node, base, self.sql), self.ansi)
         final = semantics == "FINAL"
