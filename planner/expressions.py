@@ -177,6 +177,8 @@ class Lowering:
     python_functions: PythonLookup | None = None
     # the first ORDER BY column, which Flink's MATCH_ROWTIME() reads (None: no ORDER BY)
     rowtime: str | None = None
+    # each input column's Spark type (lower-case name -> simpleString), where known
+    column_types: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ helpers
 
@@ -1142,7 +1144,7 @@ def _parsed(low: Lowering, expr: SqlExpr) -> exp.Expression:
     def error(cls: type, message: str, node: exp.Expression, hint: str | None) -> Exception:
         return low.error(cls, message, node, expr.pos, hint=hint)
 
-    return as_navigation(parse_expression(expr, low.sql), error, low.rowtime)
+    return as_navigation(parse_expression(expr, low.sql), error, low.rowtime, low.column_types.get)
 
 
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:

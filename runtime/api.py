@@ -97,6 +97,7 @@ def _plan(
         qualifier=qualifier,
         sql_functions=session_sql_function(relation.sparkSession),
         python_functions=session_python_function(relation.sparkSession),
+        column_types={f.name: f.dataType.simpleString() for f in relation.schema.fields},
     )
     check_output_columns(clause)
     if not plan.order_by:

@@ -281,7 +281,13 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
             "partial matches with match_status, or drop WITH TIMEOUTS",
         )
     columns = list(input_schema.names)
-    plan = plan_clause(clause, columns, ansi=ansi, python_measures=True)
+    plan = plan_clause(
+        clause,
+        columns,
+        ansi=ansi,
+        python_measures=True,
+        column_types={f.name: f.dataType.simpleString() for f in input_schema.fields},
+    )
     check_output_columns(clause)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
