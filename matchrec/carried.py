@@ -51,9 +51,10 @@ def rebuild(text: str, query: str | None = None) -> MatchRecognizeError | None:
     found = _in_query(source["text"], column, query) if query is not None else None
     if found is not None:
         return cls(head["message"], sql=query, pos=found, hint=hint)
-    # only the one line of the body is known: keep it at its line number
+    # only the one line of the body is known: keep it at its line number, and the caret
+    # (``pos``) under the same column of it
     known = "\n" * (line - 1) + source["text"]
-    return cls(head["message"], sql=known, line=line, column=column, hint=hint)
+    return cls(head["message"], sql=known, pos=line - 1 + column - 1, hint=hint)
 
 
 def _in_query(source: str, column: int, query: str) -> int | None:

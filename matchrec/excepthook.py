@@ -70,9 +70,20 @@ def short_report(exc: BaseException, message: str) -> str:
         lines.extend(traceback.format_list(frames))
     if isinstance(exc, MatchRecognizeError):
         lines.append(f"{type(exc).__name__}: {message}\n")
+        spark_class = _spark_class(exc)
+        if spark_class is not None:  # a worker's error raised as ours (runtime.worker_errors)
+            lines.append(f"(Spark reported it as {spark_class})\n")
     else:
         lines.append(f"{message}\n(Spark reported it as {type(exc).__name__})\n")
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+def _spark_class(exc: BaseException) -> str | None:
+    """The name of the PySpark class a matchrec error also is, if any."""
+    for cls in type(exc).__mro__:
+        if cls.__module__.startswith("pyspark."):
+            return cls.__name__
+    return None
 
 
 def make_hook(previous: Hook) -> Hook:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -149,6 +150,7 @@ def collation_fold(collation: str) -> Callable[[str], str] | None:
     glue does not have)."""
     return _FOLDS.get(collation.upper())
 
+
 #: Spark's simpleString of a DECIMAL type
 _DECIMAL = re.compile(r"decimal\((\d+),(\d+)\)")
 
@@ -190,7 +192,10 @@ class LongSum:
     ansi: bool
 
     def fit(self, total: Any) -> Any:
-        """A running total (the sum of the rows so far) as Spark's BIGINT."""
+        """A running total (the sum of the rows so far) as Spark's BIGINT, or a DAY-TIME
+        interval's checked."""
+        if type(total) is timedelta:
+            return self.interval(total)
         if type(total) is not int or -_LONG <= total < _LONG:
             return total
         if self.ansi:
@@ -208,6 +213,11 @@ class LongSum:
     def total(self, values: list[Any], exact: Any) -> Any:
         """``exact``, the sum of the non-NULL ``values`` in row order, as Spark's: every
         running total checked under ANSI mode (only when they may leave the range)."""
+        if type(exact) is timedelta:
+            running = timedelta(0)
+            for v in values:
+                running = self.interval(running + v)
+            return running
         if type(exact) is not int:
             return exact
         if not self.ansi:
@@ -218,3 +228,28 @@ class LongSum:
         for v in values:
             running = self.fit(running + v)
         return running
+
+    def interval(self, total: timedelta) -> timedelta:
+        """A running total of DAY-TIME intervals, which Spark holds as a BIGINT of
+        microseconds and adds with a check, ANSI mode or not: past it Spark raises
+        INTERVAL_ARITHMETIC_OVERFLOW (Python's timedelta would go on, and Arrow then
+        fail on it)."""
+        if interval_fits(total):
+            return total
+        raise MatchRuntimeError(
+            f"interval overflow: the running total of {self.text} reaches {total} at a row "
+            "of the match, past a DAY-TIME interval's range of microseconds in a BIGINT "
+            "(Spark raises INTERVAL_ARITHMETIC_OVERFLOW, with or without "
+            "spark.sql.ansi.enabled)",
+            sql=self.sql,
+            pos=self.pos,
+            hint="try_sum(x) or try_avg(x) gives NULL instead",
+        )
+
+
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def interval_fits(v: timedelta) -> bool:
+    """Whether Spark's DAY-TIME interval (microseconds in a BIGINT) holds ``v``."""
+    return -_LONG <= v // _MICROSECOND < _LONG

@@ -24,6 +24,7 @@ from typing import Any
 
 from .collated_values import collated, plain
 from .errors import MatchRuntimeError
+from .integer_width import interval_fits
 from .moments import STATISTICS, second_moment
 from .set_order import normalized_double, open_hash_map_order, spark_set_order
 from .sql_values import WIDE_DECIMALS, to_text
@@ -636,6 +637,13 @@ def _try_sum(values: list[Value]) -> Value:
             if not -_LONG <= total < _LONG:
                 return None
         return total
+    if isinstance(vals[0], timedelta):  # Spark's interval sum overflows past BIGINT µs
+        total = timedelta(0)
+        for v in vals:
+            total += v
+            if not interval_fits(total):
+                return None
+        return total
     if isinstance(vals[0], Decimal):
         # NULL past DECIMAL(38, s), as Spark's try_sum of a DECIMAL(p, s) with p >= 28
         # (a narrower one's sum type holds the sum of any realistic number of values)
@@ -643,6 +651,14 @@ def _try_sum(values: list[Value]) -> Value:
         scale = max(-v.as_tuple().exponent for v in vals)
         return None if total.copy_abs() >= WIDE_DECIMALS.power(10, 38 - scale) else total
     return _sum(values)
+
+
+def _try_avg(values: list[Value]) -> Value:
+    """``try_avg``: ``avg``, but NULL where the sum of DAY-TIME intervals overflows."""
+    vals = _non_null(values)
+    if vals and isinstance(vals[0], timedelta) and _try_sum(vals) is None:
+        return None
+    return _avg(values)
 
 
 #: Spark's HyperLogLogPlusPlusHelper.THRESHOLDS: below, linear counting is the estimate
@@ -751,7 +767,7 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "BIT_OR": (1, _bits(lambda a, b: a | b)),
     "BIT_XOR": (1, _bits(lambda a, b: a ^ b)),
     "TRY_SUM": (1, _try_sum),
-    "TRY_AVG": (1, _avg),
+    "TRY_AVG": (1, _try_avg),
     "APPROX_COUNT_DISTINCT": ((1, 2), _approx_count_distinct),
     **STATISTICS,
 }
@@ -835,12 +851,29 @@ def _long_added(overflow: Any, kept: Value, v: Value) -> Value:
     return overflow.fit(_added(kept, v))
 
 
+def _checked_avg(overflow: Any, values: list[Value]) -> Value:
+    """``avg`` whose sum of DAY-TIME intervals is checked at every row as Spark's."""
+    vals = _non_null(values)
+    if vals and isinstance(vals[0], timedelta):
+        overflow.total(vals, vals[0])
+    return _avg(values)
+
+
+def _checked_averaged(overflow: Any, state: tuple[Any, int], v: Value) -> tuple[Any, int]:
+    total, count = _averaged(state, v)
+    return overflow.fit(total), count
+
+
+def _average(state: tuple[Any, int]) -> Value:
+    return None if state[1] == 0 else _mean(*state)
+
+
 #: the aggregates a running evaluation updates row by row (each equal to its list
 #: function in AGGREGATES); the others are computed again from the remembered values
 FOLDS: dict[str, _Fold] = {
     "COUNT": _Fold(0, lambda n, v: n if v is None else n + 1),
     "SUM": _Fold(None, _added),
-    "AVG": _Fold((None, 0), _averaged, lambda s: None if s[1] == 0 else _mean(*s)),
+    "AVG": _Fold((None, 0), _averaged, _average),
     "MIN": _Fold(None, _keep(operator.lt)),
     "MAX": _Fold(None, _keep(operator.gt)),
     "COUNT_IF": _Fold(0, lambda n, v: n + 1 if v is True else n),
@@ -854,7 +887,6 @@ FOLDS: dict[str, _Fold] = {
 }
 for _alias, _name in (
     ("MEAN", "AVG"),
-    ("TRY_AVG", "AVG"),
     ("EVERY", "BOOL_AND"),
     ("ANY", "BOOL_OR"),
     ("SOME", "BOOL_OR"),
@@ -914,6 +946,12 @@ class Aggregate:
             self._fn = functools.partial(_long_sum, overflow)
             if self._fold is not None:
                 self._fold = _Fold(None, functools.partial(_long_added, overflow))
+        if overflow is not None and func in ("AVG", "MEAN"):  # a sum of intervals, checked
+            self._fn = functools.partial(_checked_avg, overflow)
+            if self._fold is not None:
+                self._fold = _Fold(
+                    (None, 0), functools.partial(_checked_averaged, overflow), _average
+                )
 
     def rows(self, ctx: MatchContext) -> list[int]:
         upto = len(ctx.labels) if self.final else ctx.upto

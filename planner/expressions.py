@@ -183,6 +183,8 @@ class Lowering:
     python_functions: PythonLookup | None = None
     # the first ORDER BY column, which Flink's MATCH_ROWTIME() reads (None: no ORDER BY)
     rowtime: str | None = None
+    # each input column's Spark type (lower-case name -> simpleString), where known
+    column_types: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ helpers
 
@@ -747,7 +749,9 @@ class Lowering:
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
         overflow = None
-        if func == "SUM":  # Spark's sum of integers is a BIGINT checked at every row
+        if func in ("SUM", "AVG", "MEAN"):
+            # Spark's sum of integers is a BIGINT checked at every row, and a sum of
+            # DAY-TIME intervals (avg's too) a BIGINT of microseconds, checked likewise
             text = user_text(node, self.sql, base, limit=60)
             overflow = LongSum(text, self.sql, node_pos(node, base, self.sql), self.ansi)
         final = semantics == "FINAL"
@@ -1146,7 +1150,7 @@ def _parsed(low: Lowering, expr: SqlExpr) -> exp.Expression:
     def error(cls: type, message: str, node: exp.Expression, hint: str | None) -> Exception:
         return low.error(cls, message, node, expr.pos, hint=hint)
 
-    return as_navigation(parse_expression(expr, low.sql), error, low.rowtime)
+    return as_navigation(parse_expression(expr, low.sql), error, low.rowtime, low.column_types.get)
 
 
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:

@@ -38,7 +38,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from matchrec import ast
 from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.integer_width import collation_fold
+from matchrec.integer_width import WIDTHS, collation_fold, overflow_error
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
@@ -959,20 +959,46 @@ def _to_interval(v: Value) -> timedelta:
     return v
 
 
-def coercer(t: exp.DataType) -> Callable[[Value], Value] | None:
-    """How an output value is brought to its declared type (None stays None)."""
+def coercer(
+    t: exp.DataType, ansi: bool = False, sql: str | None = None, pos: int | None = None
+) -> Callable[[Value], Value] | None:
+    """How an output value is brought to its declared type (None stays None). An integer
+    out of an integral type's range is the result of Python's arithmetic without width
+    (``FIRST(i) + 1``): wrapped around as Spark's arithmetic of that type (for ``+ - *``
+    the same as wrapping each step), or Spark's ARITHMETIC_OVERFLOW under ANSI mode, at
+    the measure (``sql``/``pos``)."""
     convert = _converter(t)
     if convert is None:
         return None
+    bits = WIDTHS.get(t.sql("spark").lower()) if t.this in _INTEGRAL else None
 
     def coerce(v: Value) -> Value:
         if v is None:
             return None
         try:
             return convert(v)
+        except OverflowError:
+            if bits is None or type(v) is not int:
+                raise MatchRuntimeError(
+                    f"measure value {v!r} cannot be represented as {t.sql('spark')}",
+                    sql=sql,
+                    pos=pos,
+                ) from None
+            if not ansi:
+                return _wrapped(v, bits)
+            raise overflow_error(
+                f"the measure's value is {v}",
+                bits,
+                sql or "",
+                pos,
+                "try_add, try_subtract and try_multiply give NULL instead; with "
+                "spark.sql.ansi.enabled=false the value wraps around as in Spark",
+            ) from None
         except (ValueError, TypeError, ArithmeticError, InvalidOperation) as err:
             raise MatchRuntimeError(
-                f"measure value {v!r} cannot be represented as {t.sql('spark')}: {err}"
+                f"measure value {v!r} cannot be represented as {t.sql('spark')}: {err}",
+                sql=sql,
+                pos=pos,
             ) from None
 
     return coerce
@@ -1231,7 +1257,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         if compiler.collated:
             evaluate = _plain_result(evaluate)
         t = infer_type(tree, env)
-        coerce = coercer(t) if t is not None else None
+        coerce = coercer(t, plan.program.ansi, plan.clause.sql, pos) if t is not None else None
         if t is None or coerce is None:
             unknown = _untyped_call(tree, env) if t is None else None
             why = f": {unknown}() is no function it knows the type of (a UDF?)" if unknown else ""

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import sqlglot
 from sqlglot import exp
 
 from matchrec.errors import SemanticError, UnsupportedError
@@ -79,11 +80,17 @@ _CALLS: dict[str, _Spelling] = {
 }
 
 
-def as_navigation(tree: exp.Expression, error: ErrorAt, rowtime: str | None) -> exp.Expression:
+def as_navigation(
+    tree: exp.Expression,
+    error: ErrorAt,
+    rowtime: str | None,
+    column_type: Callable[[str], str | None] = lambda name: None,
+) -> exp.Expression:
     """``tree`` with each ``lag``/``lead`` call that has no ``OVER`` written as
     ``PREV``/``NEXT``, and the calls of ``_CALLS`` as the standard's forms; ``rowtime`` is
-    the first ORDER BY column. ``error(cls, message, node, hint)`` makes the error of a
-    form the navigation functions cannot express (``IGNORE NULLS``)."""
+    the first ORDER BY column; ``column_type`` gives an input column's Spark type (by its
+    lower-case name; None where not known). ``error(cls, message, node, hint)`` makes the
+    error of a form the navigation functions cannot express (``IGNORE NULLS``)."""
     for node in list(tree.find_all(exp.Anonymous)):
         spelled = _CALLS.get(str(node.this).upper())
         if spelled is None:
@@ -115,14 +122,16 @@ def as_navigation(tree: exp.Expression, error: ErrorAt, rowtime: str | None) -> 
                 offset,
                 f"write {name}(x, 2)",
             )
-        replacement = _navigation(node)
+        replacement = _navigation(node, column_type)
         if node is tree:
             return replacement
         node.replace(replacement)
     return tree
 
 
-def _navigation(node: exp.Lag | exp.Lead) -> exp.Expression:
+def _navigation(
+    node: exp.Lag | exp.Lead, column_type: Callable[[str], str | None]
+) -> exp.Expression:
     forward, backward = _NAVIGATION[type(node)]
     offset = node.args.get("offset")
     steps = _literal_int(offset)
@@ -141,7 +150,27 @@ def _navigation(node: exp.Lag | exp.Lead) -> exp.Expression:
     outside = exp.Is(
         this=exp.Anonymous(this=function, expressions=present_args), expression=exp.Null()
     )
+    value_type = _value_type(node.this, column_type)
+    if value_type is not None:  # Spark casts the default to the value's type
+        default = exp.Cast(this=default.copy(), to=value_type)
     return exp.Paren(this=exp.If(this=outside, true=default.copy(), false=reads))
+
+
+def _value_type(
+    value: exp.Expression, column_type: Callable[[str], str | None]
+) -> exp.DataType | None:
+    """The Spark type of ``lag``'s value where it is an input column (``price``,
+    ``A.price``) of a known type that SQL can name; None otherwise (the default then
+    keeps its own type, and the result is the two's common type)."""
+    if not isinstance(value, exp.Column) or not isinstance(value.this, exp.Identifier):
+        return None
+    name = column_type(value.name.lower())
+    if name is None or " collate " in name.lower():
+        return None
+    try:
+        return exp.DataType.build(name, dialect="spark")
+    except (ValueError, sqlglot.errors.SqlglotError):
+        return None
 
 
 def _literal_int(node: exp.Expression | None) -> int | None:

@@ -10,7 +10,7 @@ workers; nothing here imports Spark.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from matchrec import ast
@@ -153,6 +153,7 @@ def plan_clause(
     qualifier: str | None = None,
     sql_functions: FunctionLookup | None = None,
     python_functions: PythonLookup | None = None,
+    column_types: Mapping[str, str] | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -167,7 +168,9 @@ def plan_clause(
     ``sql_functions``: looks up the session's SQL UDFs, whose bodies are inlined where
     DEFINE's glue would call one on values from several rows (``planner.sql_functions``).
     ``python_functions``: looks up the session's Python UDFs, which DEFINE's glue calls
-    on values from several rows (``planner.python_udfs``)."""
+    on values from several rows (``planner.python_udfs``). ``column_types``: each input
+    column's Spark type (``simpleString``), where known: Spark's ``lag(x, n, default)``
+    casts the default to x's type (``planner.navigation_aliases``)."""
     sql = clause.sql
     _check_clause_shape(clause)
     check_window_shape(clause, list(pattern_nodes(clause.pattern)))
@@ -220,6 +223,7 @@ def plan_clause(
         for k in clause.order_by
     ]
     low.rowtime = order_by[0][0] if order_by else None
+    low.column_types = {k.lower(): v for k, v in (column_types or {}).items()}
     # a window's frame starts at the current row: PREV there is NULL, which Spark's LAG
     # over the partition would not give, so the matcher navigates itself
     if order_by and windows and not clause.in_window:

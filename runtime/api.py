@@ -61,12 +61,14 @@ from .session import ansi_enabled, is_connect, quiet_analysis
 from .spark_errors import literal_error, translated, window_call_error
 from .window_group import grouped_error
 from .window_join import JoinedInput, joined_input
+from .worker_errors import install as tell_worker_errors
 
 _counter = itertools.count()
 
 
 def match_recognize(df: DataFrame, clause: str) -> DataFrame:
     """Apply a MATCH_RECOGNIZE clause body (the text inside its parentheses) to ``df``."""
+    tell_worker_errors()
     parsed = read_body(clause)
     return run_clause(df, parsed)
 
@@ -95,6 +97,7 @@ def _plan(
         qualifier=qualifier,
         sql_functions=session_sql_function(relation.sparkSession),
         python_functions=session_python_function(relation.sparkSession),
+        column_types={f.name: f.dataType.simpleString() for f in relation.schema.fields},
     )
     check_output_columns(clause)
     if not plan.order_by:
@@ -234,6 +237,7 @@ def sql(
     (the ``match_recognize`` table function's ``analyze``) is raised as that error, its
     caret in ``query``, instead of Spark's error that quotes it after a traceback.
     """
+    tell_worker_errors()  # the job's errors of a match: raised as matchrec's, caret first
     arguments = prepared(spark, query, args, kwargs)
     if arguments is None:
         return _spark_sql(spark, query, args, kwargs)

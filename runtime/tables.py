@@ -346,6 +346,8 @@ def spark_errors(loaded: Sequence[str]) -> Iterator[None]:
             raise  # already told at the query's text (matchrec.sql's errors around a clause)
         raise SparkQueryError(spark_message(exc)) from None
     except PySparkException as exc:
+        if isinstance(exc, MatchRecognizeError):
+            raise  # a worker's matchrec error, raised as itself (worker_errors)
         carried = worker_error_text(str(exc))
         if carried is None:
             raise SparkQueryError(spark_message(exc)) from None

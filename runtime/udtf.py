@@ -281,7 +281,13 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
             "partial matches with match_status, or drop WITH TIMEOUTS",
         )
     columns = list(input_schema.names)
-    plan = plan_clause(clause, columns, ansi=ansi, python_measures=True)
+    plan = plan_clause(
+        clause,
+        columns,
+        ansi=ansi,
+        python_measures=True,
+        column_types={f.name: f.dataType.simpleString() for f in input_schema.fields},
+    )
     check_output_columns(clause)
     fields = {f.name: f for f in input_schema.fields}
     _check_within(plan, fields)
@@ -693,6 +699,8 @@ def arrow_udtf_with_analyze(handler: type, name: str, spark: SparkSession) -> An
 def register(spark: SparkSession, name: str = "match_recognize") -> Any:
     """Register ``name(TABLE(t), '<clause body>')`` for ``spark.sql``; returns the UDTF."""
     from .cluster import prepare
+    from .worker_errors import install
 
+    install()  # its errors of analysis and of a match: raised as matchrec's, caret first
     prepare(spark, door="udtf")  # on a cluster: ship matchrec, check the executors (once)
     return spark.udtf.register(name, arrow_udtf_with_analyze(MatchRecognizeUDTF, name, spark))

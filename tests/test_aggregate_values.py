@@ -11,6 +11,7 @@ import pytest
 from spark_windows import every_door, running_and_window
 
 import matchrec
+from matchrec.errors import MatchRuntimeError
 
 
 @pytest.fixture(scope="module")
@@ -290,3 +291,78 @@ def test_running_aggregates_of_collated_strings_are_sparks_window(spark, lcase, 
         return
     got, expected = running_and_window(spark, lcase, aggregate, "RUNNING")
     assert got == expected
+
+
+# ------------------------------------------------------------ DAY-TIME interval overflow
+
+#: three intervals of ~106.75 million days: any two add up past a BIGINT of microseconds
+_BIG_DAYS = "INTERVAL '106751990' DAY"
+
+
+@pytest.fixture
+def intervals(spark):
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_big_intervals AS SELECT * FROM VALUES "
+        f"('a', 1, {_BIG_DAYS}), ('a', 2, {_BIG_DAYS}), ('a', 3, {_BIG_DAYS}), "
+        "('b', 1, INTERVAL '1' DAY) AS v(k, o, iv)"
+    )
+    matchrec.register(spark)
+    return "mr_big_intervals"
+
+
+@pytest.mark.parametrize("aggregate", ["sum(iv)", "avg(iv)", "RUNNING sum(iv)"])
+def test_interval_sums_that_overflow_fail_as_sparks_in_every_door(spark, intervals, aggregate):
+    """Spark's sum (and avg's sum) of DAY-TIME intervals is a BIGINT of microseconds
+    added with a check, ANSI mode or not: INTERVAL_ARITHMETIC_OVERFLOW. Python's
+    timedelta went on, and the job failed in Arrow (or avg gave a value)."""
+    plain = aggregate.removeprefix("RUNNING ")
+    with pytest.raises(Exception) as spark_error:
+        spark.sql(f"SELECT {plain} FROM {intervals}").collect()
+    condition = spark_error.value.getCondition().split(".")[0]
+    assert condition == "INTERVAL_ARITHMETIC_OVERFLOW"
+    body = f"PARTITION BY k ORDER BY o MEASURES {aggregate} AS v PATTERN (A+) DEFINE A AS true"
+    doors = {
+        "sql": lambda: matchrec.sql(
+            spark, f"SELECT * FROM {intervals} MATCH_RECOGNIZE ({body})"
+        ).collect(),
+        "df": lambda: matchrec.match_recognize(spark.table(intervals), body).collect(),
+        "udtf": lambda: spark.sql(
+            f"SELECT * FROM match_recognize(TABLE({intervals}), '{body}')"
+        ).collect(),
+    }
+    for door, run in doors.items():
+        with pytest.raises(MatchRuntimeError) as info:
+            run()
+        err = info.value
+        assert condition in err.message, door
+        assert err.sql[err.pos :].startswith(aggregate), (door, err)
+
+
+def test_try_sum_and_try_avg_of_intervals_that_overflow_are_null(spark, intervals):
+    expected, got = _grouped_and_matched_in(
+        spark, intervals, {"s": "try_sum(iv)", "a": "try_avg(iv)"}
+    )
+    assert [e[0] for e in expected if e[1] is None and e[2] is None] == ["a"]
+    assert got["sql"] == got["df"] == got["udtf"] == expected
+
+
+# ------------------------------------------------------------ listagg of other types
+
+
+def test_listagg_of_values_that_are_no_strings_casts_them_as_spark(spark):
+    """Spark 4's listagg/string_agg casts numbers, dates, timestamps and booleans to
+    STRING before joining them (binary stays binary: above)."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_listagg_kinds AS SELECT * FROM VALUES "
+        "('a', 1, 10, 2.5D, 1.50BD, DATE'2024-01-01', TIMESTAMP'2024-01-01 10:00:00', true), "
+        "('a', 2, 5, 1.0E20D, 2.25BD, DATE'2024-02-29', TIMESTAMP'2024-03-01 00:00:01', false), "
+        "('a', 3, NULL, -0.0D, NULL, NULL, NULL, NULL) AS v(k, o, i, d, dec, dt, ts, b)"
+    )
+    matchrec.register(spark)
+    measures = {
+        f"{c}_{n}": f"{call}({c}{sep})"
+        for c in ("i", "d", "dec", "dt", "ts", "b")
+        for n, (call, sep) in enumerate([("listagg", ""), ("string_agg", ", '|'")])
+    }
+    expected, got = _grouped_and_matched_in(spark, "mr_listagg_kinds", measures)
+    assert got["sql"] == got["df"] == got["udtf"] == expected

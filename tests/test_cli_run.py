@@ -349,6 +349,11 @@ def test_query_errors(spark, files, capsys):
     bad.write_text(QUERY.replace("SELECT *", "SELECT CAST(sym AS INT) AS n"))
     err = one_line(run_error(["run", str(bad), *table], capsys))
     assert err.startswith("matchrec: spark error: [CAST_INVALID_INPUT]"), err
+    # a run-time error of a match raised in a worker: matchrec's message and caret
+    bad.write_text(QUERY.replace("ONE ROW PER MATCH", "AFTER MATCH SKIP TO FIRST STRT"))
+    err = run_error(["run", str(bad), *table], capsys)
+    assert err.startswith("matchrec: runtime error: AFTER MATCH SKIP failed"), err
+    assert "Traceback" not in err and "^" in err
 
 
 # ---------------------------------------------------------------------------- table files

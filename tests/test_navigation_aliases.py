@@ -148,3 +148,50 @@ def test_lag_offset_that_is_no_integer_literal_is_a_positioned_error(spark, pric
         matchrec.sql(spark, query)
     assert "must be an integer literal" in str(info.value)
     assert query[info.value.pos :].startswith(offset)
+
+
+#: lag/lead with a default of another type than the value's: Spark casts the default to
+#: the value's type (an INT price stays INT: 2.5 is 2, '7' is 7; a STRING k takes '5')
+TYPED_DEFAULTS = [
+    "lag(price, 1, 2.5)",
+    "lag(price, 2, 2.5D)",
+    "lead(price, 1, '7')",
+    "lag(price, 1, 1.5BD)",
+    "lag(k, 1, 5)",
+    "lead(A.price, 2, 9.9D)",
+]
+
+
+@pytest.mark.parametrize("call", TYPED_DEFAULTS)
+def test_lag_default_is_cast_to_the_values_type_as_sparks(spark, prices, call):
+    body = f"""PARTITION BY k ORDER BY t
+        MEASURES {call} AS v ALL ROWS PER MATCH PATTERN (A) DEFINE A AS TRUE"""
+    window = spark.sql(
+        f"SELECT t, {call.replace('A.', '')} OVER (PARTITION BY k ORDER BY t) AS v FROM {prices}"
+    )
+    quote = "'"
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT t, v FROM {prices} MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table(prices), body).select("t", "v"),
+        "udtf": spark.sql(
+            f"SELECT t, v FROM match_recognize(TABLE({prices}), '{body.replace(quote, 2 * quote)}')"
+        ),
+    }
+    expected = sorted(map(tuple, window.collect()), key=repr)
+    for door, frame in frames.items():
+        assert frame.schema["v"].dataType == window.schema["v"].dataType, door
+        assert sorted(map(tuple, frame.collect()), key=repr) == expected, door
+
+
+def test_lag_default_in_define_compares_as_sparks(spark, prices):
+    # 2.5 cast to INT is 2: the first row of each partition has lag(price, 1, 2.5) = 2
+    condition = "lag(price, 1, 2.5) = 2"
+    body = f"PARTITION BY k ORDER BY t MEASURES t AS at PATTERN (A) DEFINE A AS {condition}"
+    windowed = condition.replace(")", ") OVER (PARTITION BY k ORDER BY t)", 1)
+    want = spark.sql(f"SELECT t FROM (SELECT t, {windowed} AS hit FROM {prices}) WHERE hit")
+    expected = sorted(r.t for r in want.collect())
+    assert expected, "the condition holds somewhere"
+    got = _doors(spark, prices, body)
+    assert {door: sorted(r[-1] for r in rows) for door, rows in got.items()} == {
+        door: expected for door in got
+    }

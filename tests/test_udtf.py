@@ -17,7 +17,7 @@ from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.demo import DEMO_QUERY, sample_path
 from matchrec.runtime.session import session_settings
 from matchrec.runtime.udtf import build_program, to_spark_type, to_sqlglot_type
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, PythonException
 from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     ArrayType,
@@ -40,7 +40,7 @@ from pyspark.sql.types import (
 from sqlglot import parse_one
 
 import matchrec
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 
 ROWS = """
 ('a', 1, 10.0D, 5, 1.25BD, 'x'), ('a', 2, 9.0D, 6, 2.50BD, 'y'), ('a', 3, 8.0D, 7, 1.00BD, 'x'),
@@ -273,10 +273,13 @@ def test_unknown_label_shows_our_message(spark, table):
     body = "ORDER BY o MEASURES LAST(X.p) AS x PATTERN (A B) DEFINE B AS p < PREV(p)"
     with pytest.raises(AnalysisException) as info:
         spark.sql(_call(body))
-    text = str(info.value)
-    assert "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON" in text
-    assert "semantic error: X is not a primary pattern variable or subset name" in text
-    assert "hint: pattern variables: A, B" in text
+    err = info.value  # Spark's error of the worker's analysis, raised as ours (worker_errors)
+    assert isinstance(err, SemanticError)
+    assert err.getCondition() == "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON"
+    text = str(err)
+    assert text.startswith("semantic error: X is not a primary pattern variable or subset name")
+    assert "hint: pattern variables: A, B" in text and "Traceback" not in text
+    assert err.sql[err.pos :].startswith("X.p")
 
 
 @pytest.mark.parametrize(
@@ -1151,8 +1154,9 @@ def test_nested_values_of_the_wrong_kind_are_our_error_in_analyze(
     assert "^" in str(info.value) and info.value.hint
     with pytest.raises(AnalysisException) as through_spark:
         spark.sql(_call(body))
-    assert "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON" in str(through_spark.value)
-    assert message in str(through_spark.value)
+    assert isinstance(through_spark.value, SemanticError)
+    assert through_spark.value.getCondition() == "TABLE_VALUED_FUNCTION_FAILED_TO_ANALYZE_IN_PYTHON"
+    assert message in through_spark.value.message
 
 
 def test_sparks_errors_about_the_selected_expressions_name_no_column_of_ours(spark, table):
@@ -1176,9 +1180,13 @@ def test_after_match_skip_errors_point_at_the_label_in_the_body(spark, table):
     """A run-time error of AFTER MATCH SKIP (Trino's wording) reaches the user from the
     worker with the caret under the label in the body string and how to avoid it."""
     body = "ORDER BY o MEASURES A.o AS a AFTER MATCH SKIP TO FIRST A PATTERN (A B) DEFINE B AS true"
-    with pytest.raises(Exception) as info:
-        spark.sql(_call(body.replace("FIRST A", "FIRST A"))).collect()
-    text = str(info.value)
+    with pytest.raises(PythonException) as info:
+        spark.sql(_call(body)).collect()
+    err = info.value  # raised as ours, its message first, no worker traceback
+    assert isinstance(err, MatchRuntimeError)
+    text = str(err)
+    assert text.startswith("runtime error: AFTER MATCH SKIP failed") and "Traceback" not in text
+    assert err.sql[err.pos :].startswith("A PATTERN")
     column = body.index("A PATTERN") + 1
     assert (
         "runtime error: AFTER MATCH SKIP failed: cannot skip to first row of match "
@@ -1299,3 +1307,71 @@ def test_wide_decimal_negation_abs_and_try_divide_are_sparks(spark):
     got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_wide), {_literal(body)})")
     assert [f.dataType for f in got.schema.fields] == [f.dataType for f in expected.schema.fields]
     assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected.collect()]
+
+
+# ------------------------------------------------------------------ errors of a match's values
+
+#: measures that fail under ANSI mode on the rows of ``mr_udtf_ansi`` (one match of both
+#: rows), and Spark's expression of the same values: ``fp``/``lp`` FIRST/LAST(p), ...
+ANSI_MEASURES = {
+    "LAST(p) div LAST(z)": "lp div lz",
+    "FIRST(p) % LAST(z)": "fp % lz",
+    "FIRST(p) + 1": "fp + 1",
+    "FIRST(p) * 2 - LAST(p)": "fp * 2 - lp",
+}
+
+
+@pytest.fixture
+def ansi_view(spark, table):
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_ansi AS SELECT * FROM VALUES "
+        "(1, 2147483647, 1), (2, 5, 0) AS v(o, p, z)"
+    )
+    return (
+        "SELECT {expr} AS r FROM (SELECT min_by(p, o) AS fp, max_by(p, o) AS lp, "
+        "min_by(z, o) AS fz, max_by(z, o) AS lz FROM mr_udtf_ansi)"
+    )
+
+
+def _ansi_body(measure: str) -> str:
+    return f"ORDER BY o MEASURES {measure} AS r PATTERN (A B) DEFINE B AS true"
+
+
+@pytest.mark.parametrize("measure", list(ANSI_MEASURES))
+def test_ansi_errors_of_a_measure_are_ours_with_sparks_condition(spark, ansi_view, measure):
+    """The table function computes MEASURES in its worker: Spark's ANSI error of the
+    same values (divide by zero, integer overflow) is raised as our error, first, at the
+    measure, naming Spark's condition, where Spark's PythonException quoted it after a
+    traceback (and an overflow named neither the measure nor Spark's condition)."""
+    with pytest.raises(Exception) as spark_error:
+        spark.sql(ansi_view.format(expr=ANSI_MEASURES[measure])).collect()
+    condition = spark_error.value.getCondition()
+    body = _ansi_body(measure)
+    with pytest.raises(PythonException) as info:
+        spark.sql(_call(body, "mr_udtf_ansi")).collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError), err
+    assert str(err).startswith("runtime error: ") and "Traceback" not in str(err)
+    assert condition in err.message
+    assert err.sql[err.pos :].startswith(measure)
+
+
+@pytest.mark.parametrize("measure", list(ANSI_MEASURES))
+def test_the_same_measures_without_ansi_are_sparks_values(spark, ansi_off, ansi_view, measure):
+    expected = spark.sql(ansi_view.format(expr=ANSI_MEASURES[measure]))
+    got = spark.sql(_call(_ansi_body(measure), "mr_udtf_ansi"))
+    assert got.schema == expected.schema
+    assert got.collect() == expected.collect()
+
+
+def test_a_run_time_error_through_matchrec_sql_is_ours(spark, table):
+    """The same worker error through matchrec.sql's DataFrame: our class, the caret in
+    the line of the query that holds the clause."""
+    body = "ORDER BY o MEASURES A.o AS a AFTER MATCH SKIP TO FIRST A PATTERN (A B) DEFINE B AS true"
+    query = f"SELECT *\nFROM mr_udtf_t MATCH_RECOGNIZE ({body})"
+    with pytest.raises(PythonException) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError) and err.line == 2
+    assert str(err).startswith("runtime error: AFTER MATCH SKIP failed")
+    assert err.sql[err.pos :].startswith("A PATTERN")

@@ -1,0 +1,92 @@
+"""A matchrec error raised in a Python worker reaches the user as that error.
+
+A run-time error of a match (``AFTER MATCH SKIP TO FIRST A`` where A starts the match,
+an ANSI error of DEFINE's glue or of the table function's MEASURES) is raised in a
+Python worker of the job; Spark fails the job with a ``PythonException`` whose text is
+Spark's header, the worker's traceback and, only at its end, the matchrec message with
+its caret. The table function's errors of analysis come the same way, as an
+``AnalysisException``. Nothing of matchrec runs between the user's ``collect()`` (or
+``spark.sql`` of the table function) and that exception, so :func:`install` hooks the
+one step that PySpark's classic and Connect clients both take for every error from
+Spark: ``recover_python_exception``. An error that carries a matchrec error comes out
+as that matchrec class, its message (what, where, caret, hint) first and alone, and
+still the PySpark class it was (``except PythonException`` or ``AnalysisException``
+still catches it; ``getCondition()`` still answers). Every other error is unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+
+from matchrec.carried import rebuild
+from matchrec.errors import MatchRecognizeError
+from matchrec.excepthook import carried_error
+
+#: PySpark's modules that recover a Python traceback from each error of Spark's (classic, Connect)
+_CLIENTS = ("pyspark.errors.exceptions.captured", "pyspark.errors.exceptions.connect")
+_HOOK = "recover_python_exception"
+
+
+def install() -> None:
+    """Hook each PySpark client's error recovery once (calling it again is harmless; a
+    client that cannot be imported, or that lacks the step, is left alone)."""
+    for name in _CLIENTS:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # Spark Connect's client needs grpc
+            continue
+        recover = getattr(module, _HOOK, None)
+        if recover is None or getattr(recover, "matchrec_previous", None) is not None:
+            continue
+        setattr(module, _HOOK, _hooked(recover))
+
+
+def _hooked(recover: Callable[[BaseException], BaseException]) -> Callable:
+    def recover_matchrec_error(exc: BaseException) -> BaseException:
+        recovered = recover(exc)
+        return as_matchrec_error(recovered) or recovered
+
+    recover_matchrec_error.matchrec_previous = recover  # type: ignore[attr-defined]
+    return recover_matchrec_error
+
+
+def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
+    """``exc``, a PySpark error that carries a matchrec error raised in a Python worker, as
+    that matchrec error (and still ``exc``'s class, with its state); None for any other
+    error. The caret is in the line of the clause the worker quoted (the whole query is
+    not known here): ``err.sql[err.pos:]`` starts where the error is."""
+    if isinstance(exc, MatchRecognizeError) or not _is_spark_error(exc):
+        return None
+    text = carried_error(exc)
+    error = rebuild(text) if text is not None else None
+    if error is None:
+        return None
+    merged = _both(type(error), type(exc))
+    converted = merged.__new__(merged)
+    converted.__dict__.update(exc.__dict__)
+    converted.__dict__.update(error.__dict__)
+    converted.args = error.args
+    return converted
+
+
+def _is_spark_error(exc: BaseException) -> bool:
+    from pyspark.errors import AnalysisException, PythonException
+
+    return isinstance(exc, (PythonException, AnalysisException))
+
+
+@functools.cache
+def _both(error_class: type, spark_class: type) -> type:
+    """The class of a matchrec error carried by a PySpark error: both classes, the
+    matchrec one first (its message and caret are what ``str()`` shows)."""
+    return type(
+        error_class.__name__,
+        (error_class, spark_class),
+        {
+            "__module__": error_class.__module__,
+            "__doc__": f"{error_class.__doc__} Raised in a Python worker of Spark's: "
+            f"also {spark_class.__name__}.",
+        },
+    )
