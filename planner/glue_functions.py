@@ -39,6 +39,7 @@ from matchrec.navigation import instant
 from matchrec.sql_values import WIDE_DECIMALS, double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
+from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
 from .datetime_functions import (
     DATETIME_FUNCTIONS,
     DATETIME_NODES,
@@ -768,6 +769,9 @@ EXTENDED: dict[str, GlueFunction] = {
     "FACTORIAL": GlueFunction(factorial),
     "WIDTH_BUCKET": GlueFunction(width_bucket),
     "PRINTF": GlueFunction(format_string, strict=False),
+    "BIT_COUNT": GlueFunction(bit_count),
+    "BIN": GlueFunction(to_binary),
+    "CONV": GlueFunction(conv, ansi_fn=conv_ansi),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
     "__MR_MONTHS_ADD": GlueFunction(months_add),
@@ -821,6 +825,7 @@ EXTENDED_NODES: dict[type, str] = {
 
 EXTENDED.update({name: GlueFunction(fn) for name, fn in ARRAY_FUNCTIONS.items()})
 EXTENDED_NODES.update(ARRAY_NODES)
+EXTENDED_NODES.update(BIT_NODES)
 EXTENDED.update({name: GlueFunction(fn) for name, fn in REGEX_FUNCTIONS.items()})
 EXTENDED_NODES.update(REGEX_NODES)
 EXTENDED.update({name: GlueFunction(fn) for name, fn in DIGEST_FUNCTIONS.items()})

@@ -34,6 +34,7 @@ from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_values import WIDE_DECIMALS
 
 from . import glue_functions as gf
+from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
@@ -587,6 +588,8 @@ def compiles(node: exp.Expression) -> bool:
         or gf.extended_name(n) is not None
         or _inexact(n)
         or _patterned(n)
+        # shifts: compiled with their width by planner.expressions
+        or shift_name(n) is not None
         for n in node.walk()
         if not isinstance(n, exp.Column)
     )

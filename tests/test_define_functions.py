@@ -596,6 +596,27 @@ TWO_ROW_CALLS = [
     "timestampadd(QUARTER, S.n, N.ts)",
     "timestampadd(SECOND, N.n * 1000, S.ts)",
     "timestampadd(WEEK, N.n, greatest(N.ts, S.ts))",
+    # shifts (Java's: the count masked to the width of Spark's type), bits, bases
+    "shiftleft(N.n, S.n + 30)",
+    "N.n << abs(S.n) * 7",
+    "shiftright(N.n - 100, S.n + 32)",
+    "N.n >> S.n",
+    "shiftrightunsigned(N.n, S.n)",
+    "N.n >>> (S.n + 31)",
+    "shiftleft(CAST(N.n AS BIGINT), S.n * 13)",
+    "shiftrightunsigned(CAST(N.n AS BIGINT) - S.n, abs(S.n) + 60)",
+    "shiftleft(CAST(N.n AS TINYINT), S.n + 6)",
+    "bit_count(N.n - S.n)",
+    "bit_count(CAST(N.n AS BIGINT) * S.n * 1000000007)",
+    "bit_count(N.n > S.n)",
+    "bin(N.n * S.n)",
+    "bin(CAST(N.n AS BIGINT) - S.n * 4000000000)",
+    "conv(concat(N.s, S.s), 16, 10)",
+    "conv(concat(N.n, S.n), 10, -16)",
+    "conv(concat(S.n, N.s), 36, 2)",
+    "conv(concat(' ', N.s, S.n, ' '), 16, -10)",
+    "conv(N.n - S.n, 10, 16)",
+    "conv(concat(N.s, S.s), abs(N.n) * 8, S.n * 7)",
     # datetime patterns (planner.datetime_patterns): the session zone is a one-row part
     *DATETIME_PATTERN_CALLS,
     # day-time intervals times and divided by numbers: Spark rounds half up to microseconds
@@ -799,6 +820,25 @@ def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, 
 @pytest.mark.parametrize("call", [c for c in DATETIME_PATTERN_CALLS if "ts" not in c])
 def test_datetime_patterns_of_two_rows_in_a_daylight_saving_zone(spark, new_york, call):
     test_functions_of_two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize(
+    "call", ["conv(concat(repeat('f', 16), N.s), 16, 10)", "conv(concat(N.n, '9', S.s), 10, -10)"]
+)
+def test_conv_beyond_64_bits_without_ansi_is_sparks(spark, ansi_off, call):
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
+    query = """SELECT * FROM VALUES (1, 'ffffffff'), (2, 'ffffffffff') AS t(id, s)
+      MATCH_RECOGNIZE (ORDER BY id MEASURES count(*) AS k PATTERN (S N?)
+      DEFINE N AS conv(concat(S.s, N.s), 16, 10) IS NULL)"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "ARITHMETIC_OVERFLOW" in err.message
+    assert err.pos == query.index("conv(")
 
 
 PARSE_FAILURES = [
