@@ -32,6 +32,8 @@ Rules (each exact, none approximate):
   ``to_date(s, fmt)``, ``unix_timestamp(x[, fmt])`` / ``to_unix_timestamp`` with a
   literal pattern: the session time zone is a one-row part (``current_timezone()``); the
   glue formats or parses with the pattern as written (``planner.datetime_patterns``).
+* ``base64(x)``: Spark's base64 of a constant probe tells the glue whether the session
+  chunks lines; the glue encodes ``x``.
 * a field of a struct built in place (``named_struct('x', a, 'y', b).y``) is that
   field's expression (``b``); ``decode(x, s1, r1, ..., default)`` is its CASE with
   ``<=>``, as Spark defines it.
@@ -210,6 +212,20 @@ def _patterned(name: str, need_format: bool) -> Rule:
     return rule
 
 
+def _base64(node: exp.Expression) -> exp.Expression | None:
+    """``base64(x)``: the glue encodes, told by Spark's base64 of a 58-byte probe (a
+    constant part) whether the session chunks lines (``spark.sql.chunkBase64String``)."""
+    probe = exp.Anonymous(
+        this="base64",
+        expressions=[
+            exp.Anonymous(
+                this="repeat", expressions=[exp.Literal.string("x"), exp.Literal.number(58)]
+            )
+        ],
+    )
+    return _internal("__MR_BASE64", node.this.copy(), probe)
+
+
 def _struct_field(node: exp.Dot) -> exp.Expression | None:
     """``named_struct('x', a, 'y', b).y`` is ``b``; ``struct(a AS p, c).col2`` is ``c``
     (Spark names an unnamed field ``col<n>``, a column its own name). The field is
@@ -263,6 +279,7 @@ RULES: dict[type, Rule] = {
     exp.StrToUnix: _patterned("__MR_UNIX_TIMESTAMP", need_format=False),
     exp.StrToTime: _patterned("__MR_TO_TIMESTAMP", need_format=True),
     exp.TsOrDsToDate: _patterned("__MR_TO_DATE", need_format=True),
+    exp.ToBase64: _base64,
 }
 
 

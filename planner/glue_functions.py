@@ -49,6 +49,13 @@ from .datetime_functions import (
     make_date_ansi,
 )
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
+from .format_functions import (
+    format_number,
+    from_base64,
+    make_dt_interval,
+    make_dt_interval_ansi,
+    to_base64,
+)
 from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 
 __all__ = ["double_text", "to_text"]
@@ -772,6 +779,10 @@ EXTENDED: dict[str, GlueFunction] = {
     "BIT_COUNT": GlueFunction(bit_count),
     "BIN": GlueFunction(to_binary),
     "CONV": GlueFunction(conv, ansi_fn=conv_ansi),
+    "FORMAT_NUMBER": GlueFunction(format_number),
+    "UNBASE64": GlueFunction(from_base64),
+    "MAKE_DT_INTERVAL": GlueFunction(make_dt_interval, ansi_fn=make_dt_interval_ansi),
+    "__MR_BASE64": GlueFunction(to_base64),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
     "__MR_MONTHS_ADD": GlueFunction(months_add),
@@ -820,6 +831,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.IsNan: "ISNAN",
     exp.Factorial: "FACTORIAL",
     exp.WidthBucket: "WIDTH_BUCKET",
+    exp.FromBase64: "UNBASE64",
 }
 
 

@@ -23,7 +23,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
@@ -36,6 +36,7 @@ from matchrec.sql_values import WIDE_DECIMALS
 from . import glue_functions as gf
 from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
+from .format_functions import NumberPattern
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
 from .math_functions import MATH_FUNCTIONS
@@ -75,7 +76,31 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
         )
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
+    if isinstance(a, datetime) and a.tzinfo is not None and isinstance(b, timedelta):
+        return _timestamp_plus(a, b if adds else -b)
+    if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
+        return _timestamp_plus(b, a)
     return op(a, b)
+
+
+_DAY_MICROS = 86_400_000_000
+
+
+def _timestamp_plus(ts: datetime, delta: timedelta) -> datetime:
+    """Spark's TIMESTAMP plus a day-time interval (``timestampAddDayTime``): its whole
+    days (toward zero) move the session zone's wall clock (Java's ``plusDays``: the
+    offset kept where still valid, a gap skipped forward), the rest moves the instant."""
+    micros = delta // timedelta(microseconds=1)
+    days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
+    rest = timedelta(microseconds=micros - days * _DAY_MICROS)
+    moved = ts
+    if days:
+        local = ts.replace(tzinfo=None) + timedelta(days=days)
+        offset = ts.utcoffset()
+        candidates = [local.replace(tzinfo=ts.tzinfo, fold=f) for f in (0, 1)]
+        same = [c for c in candidates if c.utcoffset() == offset]
+        moved = (same or candidates)[0]
+    return (moved.astimezone(timezone.utc) + rest).astimezone(ts.tzinfo)
 
 
 def _is_date(v: Any) -> bool:
@@ -733,6 +758,8 @@ def compile_glue(
         fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
         if extended in ("FORMAT_STRING", "PRINTF"):
             _check_format_call(gf.node_args(node), where, sql)
+        if extended == "FORMAT_NUMBER":
+            _check_number_pattern(gf.node_args(node), where, sql)
         if extended in REGEX_FUNCTIONS:
             _check_regex_call(node, extended, gf.node_args(node), where, sql)
             if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
@@ -868,6 +895,27 @@ def _pattern_function(
             "each row's value where Spark computes it, e.g. in a subquery",
         ) from None
     return spec.build(elements, ansi)
+
+
+def _check_number_pattern(
+    arguments: list[exp.Expression], where: Callable[[exp.Expression], int], sql: str
+) -> None:
+    """A ``format_number`` pattern that is a literal, checked now: one the glue does not
+    compute (DecimalFormat's ``%``, ``E``, quotes, ...) is an error when the query is
+    built, the caret at the pattern."""
+    pattern = arguments[1] if len(arguments) > 1 else None
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        return
+    try:
+        NumberPattern(pattern.this)
+    except ValueError as err:
+        raise UnsupportedError(
+            f"format_number() over values of several rows: {err}",
+            sql=sql,
+            pos=where(pattern),
+            hint="format each row's value where Spark computes it, or give the number of "
+            "fraction digits (format_number(x, 2))",
+        ) from None
 
 
 def _check_regex_call(

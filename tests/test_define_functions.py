@@ -617,6 +617,24 @@ TWO_ROW_CALLS = [
     "conv(concat(' ', N.s, S.n, ' '), 16, -10)",
     "conv(N.n - S.n, 10, 16)",
     "conv(concat(N.s, S.s), abs(N.n) * 8, S.n * 7)",
+    # format_number, base64/unbase64, make_dt_interval (planner.format_functions)
+    "format_number(N.v * S.n, abs(N.n))",
+    "format_number(N.n * 1000003 + S.n, S.n)",
+    "format_number(N.n / 8 + S.n, 2)",
+    "format_number(N.v - S.v, '#,##0.0#')",
+    "format_number(N.v + S.n, '')",
+    "format_number(N.n / 8 - S.n * 1000, '000,0.00')",
+    "format_number(CAST(N.n AS DECIMAL(10, 3)) / 8 + S.n, 1)",
+    "base64(concat(N.s, S.s))",
+    "base64(repeat(concat(N.s, S.s), 20))",
+    "unbase64(base64(concat(N.s, S.s)))",
+    "unbase64(concat(replace(base64(concat(N.s, S.s)), '=', ''), '%✓'))",
+    "S.ts + make_dt_interval(N.n, S.n)",
+    "N.ts - make_dt_interval(0, N.n - S.n, 30)",
+    "make_dt_interval(N.n, S.n, N.n * 7, CAST(S.n AS DECIMAL(10, 7)) / 3)",
+    "make_dt_interval(N.n, S.n, 0, 1.5)",
+    "S.ts + (N.ts - S.ts) * 1.5D",
+    "N.ts - (N.ts - S.ts) / 3",
     # datetime patterns (planner.datetime_patterns): the session zone is a one-row part
     *DATETIME_PATTERN_CALLS,
     # day-time intervals times and divided by numbers: Spark rounds half up to microseconds
@@ -841,6 +859,23 @@ def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
     assert err.pos == query.index("conv(")
 
 
+def test_base64_of_two_rows_follows_the_session_chunking(spark):
+    """``spark.sql.chunkBase64String.enabled`` off: one line, as Spark writes it."""
+    before = spark.conf.get("spark.sql.chunkBase64String.enabled", None)
+    spark.conf.set("spark.sql.chunkBase64String.enabled", "false")
+    try:
+        test_functions_of_two_rows_equal_spark(spark, "base64(repeat(concat(N.s, S.s), 20))")
+    finally:
+        if before is None:
+            spark.conf.unset("spark.sql.chunkBase64String.enabled")
+        else:
+            spark.conf.set("spark.sql.chunkBase64String.enabled", before)
+
+
+def test_make_dt_interval_seconds_out_of_range_without_ansi_are_null(spark, ansi_off):
+    test_functions_of_two_rows_equal_spark(spark, "make_dt_interval(0, 0, N.n, N.v * S.n)")
+
+
 PARSE_FAILURES = [
     "to_timestamp(concat(N.s, S.s), 'yyyy')",
     "to_timestamp(concat(S.n + 2000, '-', N.n, '-', S.n), 'yyyy-M-d')",
@@ -876,6 +911,7 @@ def test_a_failed_parse_of_two_rows_under_ansi_is_a_positioned_error(spark):
         ("to_timestamp(concat(N.path, S.path), 'yyyy EEE') IS NULL", "EEE", "for parsing"),
         ("to_date(concat(N.path, S.path), 'yMMdd') IS NULL", "yMMdd", "variable width"),
         ("from_unixtime(N.id + S.id, 'dd [HH]') = 'x'", "[HH", "'['"),
+        ("format_number(N.v - S.v, '#,##0.0%') = 'x'", "'#,##0.0%'", "'#,##0.0%'"),
     ],
 )
 def test_a_pattern_letter_the_glue_lacks_is_refused_when_built(define, at, words):
