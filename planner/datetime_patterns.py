@@ -191,9 +191,11 @@ def zone_of(name: str) -> tzinfo:
 
 def local_time(v: object, zone: str) -> datetime:
     """The wall-clock time Spark formats for ``v``: a TIMESTAMP in the session zone, a
-    TIMESTAMP_NTZ (a naive datetime) as it is, a DATE at its midnight."""
+    TIMESTAMP_NTZ (a naive datetime) cast to TIMESTAMP first (a time in a gap moves
+    later), a DATE at its midnight."""
     if isinstance(v, datetime):
-        return v.astimezone(zone_of(zone)).replace(tzinfo=None) if v.tzinfo else v
+        aware = v if v.tzinfo else in_zone(v, zone)
+        return aware.astimezone(zone_of(zone)).replace(tzinfo=None)
     if isinstance(v, date):
         return datetime(v.year, v.month, v.day)
     raise TypeError(f"{v!r} is not a TIMESTAMP or DATE (CAST it inside the navigation)")

@@ -876,6 +876,24 @@ def test_make_dt_interval_seconds_out_of_range_without_ansi_are_null(spark, ansi
     test_functions_of_two_rows_equal_spark(spark, "make_dt_interval(0, 0, N.n, N.v * S.n)")
 
 
+WALL_CLOCKS = """SELECT * FROM VALUES (1, TIMESTAMP_NTZ'2024-03-10 02:30:00'),
+  (2, TIMESTAMP_NTZ'2024-03-10 01:10:00'), (3, TIMESTAMP_NTZ'2024-01-05 00:00:00') AS t(id, w)"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["date_format(greatest(A.w, B.w), 'yyyy-MM-dd HH:mm')", "unix_timestamp(least(A.w, B.w))"],
+)
+def test_datetime_patterns_of_timestamp_ntz_values_are_sparks(spark, new_york, call):
+    """A TIMESTAMP_NTZ is formatted as Spark casts it to TIMESTAMP (a wall-clock time in
+    the spring-forward gap moves later); ``unix_timestamp`` reads it as UTC."""
+    want = call.replace("A.w", "lag(w) OVER (ORDER BY id)").replace("B.w", "w")
+    query = f"""SELECT a FROM (SELECT *, {want} AS want FROM ({WALL_CLOCKS}))
+        MATCH_RECOGNIZE (ORDER BY id MEASURES A.id AS a AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (A B) DEFINE B AS {call} <=> B.want)"""
+    assert sorted(r.a for r in matchrec.sql(spark, query).collect()) == [1, 2]
+
+
 PARSE_FAILURES = [
     "to_timestamp(concat(N.s, S.s), 'yyyy')",
     "to_timestamp(concat(S.n + 2000, '-', N.n, '-', S.n), 'yyyy-M-d')",
