@@ -28,6 +28,12 @@ Rules (each exact, none approximate):
   month arithmetic runs in Python.
 * ``timestampadd(unit, n, x)``: ``x`` is anchored (``timestampadd(MICROSECOND, 0, x)``,
   Spark's cast to TIMESTAMP), the unit's arithmetic runs in Python.
+* ``from_unixtime(n[, fmt])``, ``date_format(x, fmt)``, ``to_timestamp(s, fmt)``,
+  ``to_date(s, fmt)``, ``unix_timestamp(x[, fmt])`` / ``to_unix_timestamp`` with a
+  literal pattern: the session time zone is a one-row part (``current_timezone()``); the
+  glue formats or parses with the pattern as written (``planner.datetime_patterns``).
+* ``base64(x)``: Spark's base64 of a constant probe tells the glue whether the session
+  chunks lines; the glue encodes ``x``.
 * a field of a struct built in place (``named_struct('x', a, 'y', b).y``) is that
   field's expression (``b``); ``decode(x, s1, r1, ..., default)`` is its CASE with
   ``<=>``, as Spark defines it.
@@ -181,6 +187,45 @@ def _timestamp_add(node: exp.Expression) -> exp.Expression | None:
     return exp.TimestampAdd(this=anchor, expression=node.expression.copy(), unit=unit.copy())
 
 
+def _zone() -> exp.Expression:
+    """The session time zone, as a one-row part Spark computes (``current_timezone()``)."""
+    return exp.Anonymous(this="current_timezone", expressions=[])
+
+
+def _patterned(name: str, need_format: bool) -> Rule:
+    """A datetime function of a value and a literal pattern (``from_unixtime``,
+    ``date_format``, ``to_timestamp``, ``to_date``, ``unix_timestamp``): its value and
+    the session's zone go to the glue (``planner.datetime_patterns``), which reads the
+    pattern as written (sqlglot rewrote it in strftime's letters)."""
+
+    def rule(node: exp.Expression) -> exp.Expression | None:
+        fmt = node.args.get("format")
+        if fmt is None and need_format:
+            return None  # to_date(x), to_timestamp(x): a CAST, not a pattern
+        if fmt is not None and not (isinstance(fmt, exp.Literal) and fmt.is_string):
+            return None
+        value = node.this
+        if isinstance(value, exp.TimeStrToTime):  # sqlglot's wrapper of date_format's value
+            value = value.this
+        return _internal(name, value.copy(), _zone())
+
+    return rule
+
+
+def _base64(node: exp.Expression) -> exp.Expression | None:
+    """``base64(x)``: the glue encodes, told by Spark's base64 of a 58-byte probe (a
+    constant part) whether the session chunks lines (``spark.sql.chunkBase64String``)."""
+    probe = exp.Anonymous(
+        this="base64",
+        expressions=[
+            exp.Anonymous(
+                this="repeat", expressions=[exp.Literal.string("x"), exp.Literal.number(58)]
+            )
+        ],
+    )
+    return _internal("__MR_BASE64", node.this.copy(), probe)
+
+
 def _struct_field(node: exp.Dot) -> exp.Expression | None:
     """``named_struct('x', a, 'y', b).y`` is ``b``; ``struct(a AS p, c).col2`` is ``c``
     (Spark names an unnamed field ``col<n>``, a column its own name). The field is
@@ -229,6 +274,12 @@ RULES: dict[type, Rule] = {
     exp.TsOrDsAdd: _date_add,
     exp.AddMonths: _add_months,
     exp.TimestampAdd: _timestamp_add,
+    exp.UnixToStr: _patterned("__MR_FROM_UNIXTIME", need_format=False),
+    exp.TimeToStr: _patterned("__MR_DATE_FORMAT", need_format=True),
+    exp.StrToUnix: _patterned("__MR_UNIX_TIMESTAMP", need_format=False),
+    exp.StrToTime: _patterned("__MR_TO_TIMESTAMP", need_format=True),
+    exp.TsOrDsToDate: _patterned("__MR_TO_DATE", need_format=True),
+    exp.ToBase64: _base64,
 }
 
 

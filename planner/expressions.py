@@ -33,6 +33,7 @@ from matchrec.navigation import Evaluator, RowValue
 from matchrec.vector_define import VExpr
 
 from . import within_group
+from .bit_functions import SHIFTS, shift_args, shift_name
 from .higher_order import (
     HIGHER_ORDER,
     bound_name,
@@ -1225,7 +1226,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     def width(node: exp.Expression) -> IntegerWidth | None:
         """The width Spark gives ``node``'s result, if it is an operator that can
         overflow (its type is set by the runtime; shared by scalar and array glue)."""
-        if type(node) not in INTEGER_OPERATORS:
+        if type(node) not in INTEGER_OPERATORS and shift_name(node) is None:
             return None
         found = widths.get(id(node))
         if found is None:
@@ -1288,11 +1289,30 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         udf = python_udf(node)
         if udf is not None:
             return udf
+        shift = shift_name(node)
+        if shift is not None:
+            return shifted(node, SHIFTS[shift], width(node))
         compiled = compile_glue(
             node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
         )
         fits = width(node)
         return compiled if fits is None else fitted(compiled, fits)
+
+    def shifted(node: exp.Expression, fn, bits: IntegerWidth | None) -> Evaluator:
+        """A shift of values from several rows (``shiftleft(B.n, A.k)``, ``a >>> b``):
+        Java's, in the width of Spark's type of the result (INT or BIGINT), which the
+        runtime sets before the query runs."""
+        text = user_text(node, low.sql, base, limit=60)
+
+        def shift(a, n):
+            if a is None or n is None:
+                return None
+            if bits is None or bits.bits not in (32, 64):
+                raise TypeError(f"the width of {text} is not known (CAST it to INT or BIGINT)")
+            return fn(a, n, bits.bits)
+
+        where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
+        return glue_function_call(node, shift, shift_args(node), compile_node, where, low.sql)
 
     def higher_order(
         node: exp.Expression, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]

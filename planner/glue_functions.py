@@ -39,6 +39,7 @@ from matchrec.navigation import instant
 from matchrec.sql_values import WIDE_DECIMALS, double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
+from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
 from .datetime_functions import (
     DATETIME_FUNCTIONS,
     DATETIME_NODES,
@@ -48,6 +49,13 @@ from .datetime_functions import (
     make_date_ansi,
 )
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
+from .format_functions import (
+    format_number,
+    from_base64,
+    make_dt_interval,
+    make_dt_interval_ansi,
+    to_base64,
+)
 from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 
 __all__ = ["double_text", "to_text"]
@@ -784,6 +792,13 @@ EXTENDED: dict[str, GlueFunction] = {
     "FACTORIAL": GlueFunction(factorial),
     "WIDTH_BUCKET": GlueFunction(width_bucket),
     "PRINTF": GlueFunction(format_string, strict=False),
+    "BIT_COUNT": GlueFunction(bit_count),
+    "BIN": GlueFunction(to_binary),
+    "CONV": GlueFunction(conv, ansi_fn=conv_ansi),
+    "FORMAT_NUMBER": GlueFunction(format_number),
+    "UNBASE64": GlueFunction(from_base64),
+    "MAKE_DT_INTERVAL": GlueFunction(make_dt_interval, ansi_fn=make_dt_interval_ansi),
+    "__MR_BASE64": GlueFunction(to_base64),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
     "__MR_MONTHS_ADD": GlueFunction(months_add),
@@ -832,11 +847,13 @@ EXTENDED_NODES: dict[type, str] = {
     exp.IsNan: "ISNAN",
     exp.Factorial: "FACTORIAL",
     exp.WidthBucket: "WIDTH_BUCKET",
+    exp.FromBase64: "UNBASE64",
 }
 
 
 EXTENDED.update({name: GlueFunction(fn) for name, fn in ARRAY_FUNCTIONS.items()})
 EXTENDED_NODES.update(ARRAY_NODES)
+EXTENDED_NODES.update(BIT_NODES)
 EXTENDED.update({name: GlueFunction(fn) for name, fn in REGEX_FUNCTIONS.items()})
 EXTENDED_NODES.update(REGEX_NODES)
 EXTENDED.update({name: GlueFunction(fn) for name, fn in DIGEST_FUNCTIONS.items()})

@@ -23,7 +23,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
@@ -34,6 +34,9 @@ from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_values import WIDE_DECIMALS
 
 from . import glue_functions as gf
+from .bit_functions import shift_name
+from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
+from .format_functions import NumberPattern
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
 from .math_functions import MATH_FUNCTIONS
@@ -73,7 +76,31 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
         )
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
+    if isinstance(a, datetime) and a.tzinfo is not None and isinstance(b, timedelta):
+        return _timestamp_plus(a, b if adds else -b)
+    if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
+        return _timestamp_plus(b, a)
     return op(a, b)
+
+
+_DAY_MICROS = 86_400_000_000
+
+
+def _timestamp_plus(ts: datetime, delta: timedelta) -> datetime:
+    """Spark's TIMESTAMP plus a day-time interval (``timestampAddDayTime``): its whole
+    days (toward zero) move the session zone's wall clock (Java's ``plusDays``: the
+    offset kept where still valid, a gap skipped forward), the rest moves the instant."""
+    micros = delta // timedelta(microseconds=1)
+    days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
+    rest = timedelta(microseconds=micros - days * _DAY_MICROS)
+    moved = ts
+    if days:
+        local = ts.replace(tzinfo=None) + timedelta(days=days)
+        offset = ts.utcoffset()
+        candidates = [local.replace(tzinfo=ts.tzinfo, fold=f) for f in (0, 1)]
+        same = [c for c in candidates if c.utcoffset() == offset]
+        moved = (same or candidates)[0]
+    return (moved.astimezone(timezone.utc) + rest).astimezone(ts.tzinfo)
 
 
 def _is_date(v: Any) -> bool:
@@ -582,10 +609,21 @@ def compiles(node: exp.Expression) -> bool:
     :func:`evaluates` says, plus the Spark functions of ``planner.glue_functions`` (used
     only where Spark cannot compute a value, see that module)."""
     return all(
-        evaluates(shallow(n)) or gf.extended_name(n) is not None or _inexact(n)
+        evaluates(shallow(n))
+        or gf.extended_name(n) is not None
+        or _inexact(n)
+        or _patterned(n)
+        # shifts: compiled with their width by planner.expressions
+        or shift_name(n) is not None
         for n in node.walk()
         if not isinstance(n, exp.Column)
     )
+
+
+def _patterned(node: exp.Expression) -> bool:
+    """Whether ``node`` is a datetime call with a pattern that ``planner.decompose``
+    handed to the glue (``__MR_FROM_UNIXTIME(x, zone)``...)."""
+    return isinstance(node, exp.Anonymous) and str(node.this).upper() in PATTERNED
 
 
 def shallow(node: exp.Expression) -> exp.Expression:
@@ -711,12 +749,17 @@ def compile_glue(
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
         at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)
+    if _patterned(node):
+        fn = _pattern_function(node, where, sql, ansi)
+        return _call(node, fn, True, list(node.expressions), child, where, sql)
     extended = gf.extended_name(node)
     if extended is not None:
         entry = gf.EXTENDED[extended]
         fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
         if extended in ("FORMAT_STRING", "PRINTF"):
             _check_format_call(gf.node_args(node), where, sql)
+        if extended == "FORMAT_NUMBER":
+            _check_number_pattern(gf.node_args(node), where, sql)
         if extended in REGEX_FUNCTIONS:
             _check_regex_call(node, extended, gf.node_args(node), where, sql)
             if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
@@ -784,6 +827,95 @@ def _check_format_call(
         hint="format each row's value where Spark computes it (e.g. format_string('%.2f', "
         "B.x) of one row, or round(x, 2) and %s), or CAST the value to STRING first",
     )
+
+
+def _written_pattern(node: exp.Expression, pos: int, sql: str) -> tuple[str, int] | None:
+    """The pattern of the datetime call written at ``pos`` of ``sql`` (its last argument,
+    a string literal, as the user wrote it: sqlglot rewrote it in strftime's letters) and
+    the offset of the pattern's text; ``("", -1)`` for a call without a pattern; None if
+    the last argument is no string literal."""
+    from sqlglot.tokens import TokenType
+
+    from .sqltext import MatchRecognizeDialect
+
+    tokens = MatchRecognizeDialect().tokenize(sql[pos:])
+    if len(tokens) < 2 or tokens[1].token_type != TokenType.L_PAREN:
+        return None
+    args: list[list] = [[]]
+    depth = 0
+    for tok in tokens[1:]:
+        if tok.token_type in (TokenType.L_PAREN, TokenType.L_BRACKET):
+            depth += 1
+            if depth == 1:
+                continue
+        elif tok.token_type in (TokenType.R_PAREN, TokenType.R_BRACKET):
+            depth -= 1
+            if depth == 0:
+                break
+        elif tok.token_type == TokenType.COMMA and depth == 1:
+            args.append([])
+            continue
+        args[-1].append(tok)
+    if len(args) == 1:
+        return "", -1
+    last = args[-1]
+    if len(last) != 1 or last[0].token_type != TokenType.STRING:
+        return None
+    return last[0].text, pos + last[0].start + 1
+
+
+def _pattern_function(
+    node: exp.Expression, where: Callable[[exp.Expression], int], sql: str, ansi: bool
+) -> Callable[..., Any]:
+    """The glue function of a datetime call with a pattern (``planner.datetime_patterns``),
+    the pattern read as written and checked now: a letter the glue does not compute is an
+    error when the query is built, the caret at that letter."""
+    spec = PATTERNED[str(node.this).upper()]
+    pos = where(node)
+    written = _written_pattern(node, pos, sql)
+    what = _describe(node, sql, pos)
+    if written is None or (written[1] < 0 and spec.default is None):
+        raise UnsupportedError(
+            f"{what} over values of several rows needs its pattern as a string literal",
+            sql=sql,
+            pos=pos,
+        )
+    pattern, at = written if written[1] >= 0 else (spec.default or "", -1)
+    try:
+        elements = compile_pattern(pattern, parsing=spec.parsing)
+    except PatternRefused as err:
+        if at >= 0 and sql.startswith(pattern[: err.offset], at):
+            pos = at + err.offset
+        raise UnsupportedError(
+            f"{what} over values of several rows: {err.why} (pattern {pattern!r})",
+            sql=sql,
+            pos=pos,
+            hint="over values of several rows matchrec formats and parses the pattern "
+            "letters y M L d D Q E a H k K h m s S and quoted text (README); format or parse "
+            "each row's value where Spark computes it, e.g. in a subquery",
+        ) from None
+    return spec.build(elements, ansi)
+
+
+def _check_number_pattern(
+    arguments: list[exp.Expression], where: Callable[[exp.Expression], int], sql: str
+) -> None:
+    """A ``format_number`` pattern that is a literal, checked now: one the glue does not
+    compute (DecimalFormat's ``%``, ``E``, quotes, ...) is an error when the query is
+    built, the caret at the pattern."""
+    pattern = arguments[1] if len(arguments) > 1 else None
+    if not (isinstance(pattern, exp.Literal) and pattern.is_string):
+        return
+    try:
+        NumberPattern(pattern.this)
+    except ValueError as err:
+        raise UnsupportedError(
+            f"format_number() over values of several rows: {err}",
+            sql=sql,
+            pos=where(pattern),
+            hint="format each row's value where Spark computes it, or give the number of "
+            "fraction digits (format_number(x, 2))",
+        ) from None
 
 
 def _check_regex_call(

@@ -119,8 +119,8 @@ def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
         # names the call as written, not a part of the split
         ("timestampdiff(HOUR, max(S.ts), N.ts) < 1", "timestampdiff"),
         ("months_between(N.ts, min(S.ts)) < 1", "months_between"),
-        ("unix_timestamp(concat(N.path, FIRST(S.path))) > 0", "unix_timestamp"),
-        ("to_date(concat(N.path, S.path), 'yyyy/MM') IS NULL", "to_date"),
+        ("unix_timestamp(concat(N.path, FIRST(S.path)), S.path) > 0", "unix_timestamp"),
+        ("to_date(concat(N.path, S.path), N.path) IS NULL", "to_date"),
     ],
 )
 def test_errors_name_the_function_as_written(define, name):
@@ -341,6 +341,37 @@ TWO_ROW_QUERY = """SELECT part FROM (
   PATTERN (^S N)
   DEFINE N AS {call} <=> want
 )"""
+
+#: datetime functions with a pattern, of values of two rows (each always parses: a
+#: failed parse is an error under ANSI mode, in Spark's column too; see below for NULLs)
+DATETIME_PATTERN_CALLS = [
+    "from_unixtime(N.n * 100000000 + S.n * 1000003)",
+    "from_unixtime(1710050000 + N.n * 1800 + S.n * 60, 'yyyy-MM-dd HH:mm:ss a')",
+    "from_unixtime(1730610000 + N.n * 1800 + S.n * 60, 'yyyy-MM-dd HH:mm:ss a')",
+    "from_unixtime(N.n * 86400 * 40 + S.n * 3607, "
+    "'y yy yyy yyyy yyyyy M MM MMM MMMM L LL LLL LLLL d dd D DD DDD')",
+    "from_unixtime(N.n * 8640000 + S.n * 3607, "
+    "'Q QQ QQQ QQQQ E EE EEE EEEE a H HH k kk K KK h hh m mm s ss S SSS ''at'' ''''')",
+    "date_format(greatest(N.ts, S.ts), 'yyyy-MM-dd HH:mm:ss.SSSSSS a h K k E')",
+    "date_format(least(N.ts, S.ts), 'S SS SSSS SSSSSSS SSSSSSSSS D')",
+    "date_format(least(N.d, S.d), 'yyyy-MM-dd HH D Q EEEE')",
+    "date_format(coalesce(N.ts, S.d), 'yyyy-MM-dd HH:mm')",
+    "unix_timestamp(greatest(N.ts, S.ts))",
+    "unix_timestamp(least(N.d, S.d))",
+    "to_unix_timestamp(greatest(N.ts, S.d))",
+    "unix_timestamp(concat(abs(S.n) + 2000, '-0', abs(N.n) + 1, '-10 0', abs(S.n), ':30'), "
+    "'yyyy-MM-dd HH:mm')",
+    "to_unix_timestamp(concat('2024-03-10 0', abs(N.n), ':', abs(S.n) + 10), 'yyyy-MM-dd HH:mm')",
+    "to_timestamp(concat('2024-11-03 0', abs(N.n), ':', abs(S.n) + 10), 'yyyy-MM-dd HH:mm')",
+    "to_timestamp(concat(abs(S.n) + 2000, '-', abs(N.n) + 1, '-', abs(S.n) + 1), 'yyyy-M-d')",
+    "to_timestamp(concat(abs(N.n) + 1, ' ', nvl2(S.n, 'PM', 'am'), ' ', abs(S.n) + 1), 'h a d')",
+    "to_timestamp(concat('24-', abs(N.n) + 100, ' ', abs(S.n) + 10, '.', abs(N.n)), "
+    "'yy-DDD kk.SS')",
+    "to_timestamp(concat('24-', abs(N.n) + 100, ' ', abs(S.n) + 1), 'yy-DD k')",
+    "to_timestamp(concat('''x', abs(N.n) + 1990, ' Mar'), '''''''x''yyyy MMM')",
+    "to_date(concat(abs(N.n) + 1, '/', abs(S.n) + 1, '/24 1'), 'M/d/yy H')",
+    "to_date(greatest(N.ts, S.ts), 'yyyy')",
+]
 
 TWO_ROW_CALLS = [
     # decomposed: one-row parts computed by Spark, glue combines them
@@ -571,6 +602,47 @@ TWO_ROW_CALLS = [
     "timestampadd(QUARTER, S.n, N.ts)",
     "timestampadd(SECOND, N.n * 1000, S.ts)",
     "timestampadd(WEEK, N.n, greatest(N.ts, S.ts))",
+    # shifts (Java's: the count masked to the width of Spark's type), bits, bases
+    "shiftleft(N.n, S.n + 30)",
+    "N.n << abs(S.n) * 7",
+    "shiftright(N.n - 100, S.n + 32)",
+    "N.n >> S.n",
+    "shiftrightunsigned(N.n, S.n)",
+    "N.n >>> (S.n + 31)",
+    "shiftleft(CAST(N.n AS BIGINT), S.n * 13)",
+    "shiftrightunsigned(CAST(N.n AS BIGINT) - S.n, abs(S.n) + 60)",
+    "shiftleft(CAST(N.n AS TINYINT), S.n + 6)",
+    "bit_count(N.n - S.n)",
+    "bit_count(CAST(N.n AS BIGINT) * S.n * 1000000007)",
+    "bit_count(N.n > S.n)",
+    "bin(N.n * S.n)",
+    "bin(CAST(N.n AS BIGINT) - S.n * 4000000000)",
+    "conv(concat(N.s, S.s), 16, 10)",
+    "conv(concat(N.n, S.n), 10, -16)",
+    "conv(concat(S.n, N.s), 36, 2)",
+    "conv(concat(' ', N.s, S.n, ' '), 16, -10)",
+    "conv(N.n - S.n, 10, 16)",
+    "conv(concat(N.s, S.s), abs(N.n) * 8, S.n * 7)",
+    # format_number, base64/unbase64, make_dt_interval (planner.format_functions)
+    "format_number(N.v * S.n, abs(N.n))",
+    "format_number(N.n * 1000003 + S.n, S.n)",
+    "format_number(N.n / 8 + S.n, 2)",
+    "format_number(N.v - S.v, '#,##0.0#')",
+    "format_number(N.v + S.n, '')",
+    "format_number(N.n / 8 - S.n * 1000, '000,0.00')",
+    "format_number(CAST(N.n AS DECIMAL(10, 3)) / 8 + S.n, 1)",
+    "base64(concat(N.s, S.s))",
+    "base64(repeat(concat(N.s, S.s), 20))",
+    "unbase64(base64(concat(N.s, S.s)))",
+    "unbase64(concat(replace(base64(concat(N.s, S.s)), '=', ''), '%✓'))",
+    "S.ts + make_dt_interval(N.n, S.n)",
+    "N.ts - make_dt_interval(0, N.n - S.n, 30)",
+    "make_dt_interval(N.n, S.n, N.n * 7, CAST(S.n AS DECIMAL(10, 7)) / 3)",
+    "make_dt_interval(N.n, S.n, 0, 1.5)",
+    "S.ts + (N.ts - S.ts) * 1.5D",
+    "N.ts - (N.ts - S.ts) / 3",
+    # datetime patterns (planner.datetime_patterns): the session zone is a one-row part
+    *DATETIME_PATTERN_CALLS,
     # day-time intervals times and divided by numbers: Spark rounds half up to microseconds
     "(N.ts - S.ts) * 0.5",
     "(N.ts - S.ts) * 1.5D",
@@ -767,6 +839,113 @@ def new_york(spark):
 @pytest.mark.parametrize("call", [c for c in TWO_ROW_CALLS if "ts" in c])
 def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, call):
     test_functions_of_two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize("call", [c for c in DATETIME_PATTERN_CALLS if "ts" not in c])
+def test_datetime_patterns_of_two_rows_in_a_daylight_saving_zone(spark, new_york, call):
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize(
+    "call", ["conv(concat(repeat('f', 16), N.s), 16, 10)", "conv(concat(N.n, '9', S.s), 10, -10)"]
+)
+def test_conv_beyond_64_bits_without_ansi_is_sparks(spark, ansi_off, call):
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
+    query = """SELECT * FROM VALUES (1, 'ffffffff'), (2, 'ffffffffff') AS t(id, s)
+      MATCH_RECOGNIZE (ORDER BY id MEASURES count(*) AS k PATTERN (S N?)
+      DEFINE N AS conv(concat(S.s, N.s), 16, 10) IS NULL)"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "ARITHMETIC_OVERFLOW" in err.message
+    assert err.pos == query.index("conv(")
+
+
+def test_base64_of_two_rows_follows_the_session_chunking(spark):
+    """``spark.sql.chunkBase64String.enabled`` off: one line, as Spark writes it."""
+    before = spark.conf.get("spark.sql.chunkBase64String.enabled", None)
+    spark.conf.set("spark.sql.chunkBase64String.enabled", "false")
+    try:
+        test_functions_of_two_rows_equal_spark(spark, "base64(repeat(concat(N.s, S.s), 20))")
+    finally:
+        if before is None:
+            spark.conf.unset("spark.sql.chunkBase64String.enabled")
+        else:
+            spark.conf.set("spark.sql.chunkBase64String.enabled", before)
+
+
+def test_make_dt_interval_seconds_out_of_range_without_ansi_are_null(spark, ansi_off):
+    test_functions_of_two_rows_equal_spark(spark, "make_dt_interval(0, 0, N.n, N.v * S.n)")
+
+
+WALL_CLOCKS = """SELECT * FROM VALUES (1, TIMESTAMP_NTZ'2024-03-10 02:30:00'),
+  (2, TIMESTAMP_NTZ'2024-03-10 01:10:00'), (3, TIMESTAMP_NTZ'2024-01-05 00:00:00') AS t(id, w)"""
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["date_format(greatest(A.w, B.w), 'yyyy-MM-dd HH:mm')", "unix_timestamp(least(A.w, B.w))"],
+)
+def test_datetime_patterns_of_timestamp_ntz_values_are_sparks(spark, new_york, call):
+    """A TIMESTAMP_NTZ is formatted as Spark casts it to TIMESTAMP (a wall-clock time in
+    the spring-forward gap moves later); ``unix_timestamp`` reads it as UTC."""
+    want = call.replace("A.w", "lag(w) OVER (ORDER BY id)").replace("B.w", "w")
+    query = f"""SELECT a FROM (SELECT *, {want} AS want FROM ({WALL_CLOCKS}))
+        MATCH_RECOGNIZE (ORDER BY id MEASURES A.id AS a AFTER MATCH SKIP TO NEXT ROW
+        PATTERN (A B) DEFINE B AS {call} <=> B.want)"""
+    assert sorted(r.a for r in matchrec.sql(spark, query).collect()) == [1, 2]
+
+
+PARSE_FAILURES = [
+    "to_timestamp(concat(N.s, S.s), 'yyyy')",
+    "to_timestamp(concat(S.n + 2000, '-', N.n, '-', S.n), 'yyyy-M-d')",
+    "to_date(concat(N.n, '/', S.n, '/2024'), 'MM/dd/yyyy')",
+    "unix_timestamp(concat(N.n, ':', S.n), 'H:m')",
+    "to_unix_timestamp(concat(N.s, S.n), 'MMM d')",
+    "to_timestamp(concat(N.n + 10, ' ', S.s), 'hh a')",
+]
+
+
+@pytest.mark.parametrize("call", PARSE_FAILURES)
+def test_a_failed_parse_of_two_rows_without_ansi_is_null_as_spark(spark, ansi_off, call):
+    test_functions_of_two_rows_equal_spark(spark, call)
+
+
+def test_a_failed_parse_of_two_rows_under_ansi_is_a_positioned_error(spark):
+    query = """SELECT * FROM VALUES (1, '2024-01-0'), (2, 'x') AS t(id, s) MATCH_RECOGNIZE (
+      ORDER BY id MEASURES count(*) AS k PATTERN (S N?)
+      DEFINE N AS to_date(concat(S.s, N.s), 'yyyy-MM-dd') IS NULL)"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "CANNOT_PARSE_TIMESTAMP" in err.message
+    assert err.pos == query.index("to_date")
+
+
+@pytest.mark.parametrize(
+    ("define", "at", "words"),
+    [
+        ("date_format(greatest(N.ts, S.ts), 'yyyy-MM-dd G') = 'x'", "G'", "letter 'G'"),
+        ("from_unixtime(N.id + S.id, 'HH:mm VV') = 'x'", "VV", "letter 'V'"),
+        ("to_timestamp(concat(N.path, S.path), 'yyyy EEE') IS NULL", "EEE", "for parsing"),
+        ("to_date(concat(N.path, S.path), 'yMMdd') IS NULL", "yMMdd", "variable width"),
+        ("from_unixtime(N.id + S.id, 'dd [HH]') = 'x'", "[HH", "'['"),
+        ("format_number(N.v - S.v, '#,##0.0%') = 'x'", "'#,##0.0%'", "'#,##0.0%'"),
+    ],
+)
+def test_a_pattern_letter_the_glue_lacks_is_refused_when_built(define, at, words):
+    """A pattern letter (or count, or reserved character) the glue does not compute is an
+    error when the query is built, the caret at that letter of the pattern."""
+    with pytest.raises(UnsupportedError) as info:
+        _plan(define)
+    err = info.value
+    assert words in err.message
+    assert err.sql[err.pos :].startswith(at)
 
 
 # 2024-11-03 in New York: 01:30 EDT, then 01:10 EST (40 minutes later), then 02:10 EST
