@@ -23,7 +23,8 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta
+from contextvars import ContextVar
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
@@ -40,6 +41,10 @@ from .math_functions import MATH_FUNCTIONS
 from .regex_functions import REGEX_FUNCTIONS
 
 Compile = Callable[[exp.Expression], Evaluator]
+
+#: the session time zone, where the caller knows it (the table function, from its input):
+#: a wall-clock time cast to TIMESTAMP is read in it (None: left naive, which reads as UTC)
+SESSION_ZONE: ContextVar[tzinfo | None] = ContextVar("matchrec_session_zone", default=None)
 
 
 def _num(a: Any, b: Any) -> tuple[Any, Any]:
@@ -64,16 +69,27 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return op(a, timedelta(days=b))
     if _is_date(a) and isinstance(b, timedelta) and b % timedelta(days=1):
-        # Spark's answer is the TIMESTAMP of the date's midnight in the session zone,
-        # which Python's date arithmetic would drop the hours of
-        raise MatchRuntimeError(
-            f"a DATE moved by {b} (not whole days) is a TIMESTAMP in Spark, which this "
-            "evaluator does not compute",
-            hint="CAST the date AS TIMESTAMP first, or move it by whole days",
-        )
+        return _moved_midnight(a, b if adds else -b)
+    if _is_date(b) and isinstance(a, timedelta) and a % timedelta(days=1) and adds:
+        return _moved_midnight(b, a)
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
     return op(a, b)
+
+
+def _moved_midnight(day: date, by: timedelta) -> datetime:
+    """Spark's DATE plus a day-time interval that is not whole days: the TIMESTAMP of the
+    date's midnight in the session time zone, moved by the interval's microseconds (an
+    instant, not a wall-clock time: a change of clocks on the way counts)."""
+    zone = SESSION_ZONE.get()
+    if zone is None:  # Python's date arithmetic would drop the hours
+        raise MatchRuntimeError(
+            f"a DATE moved by {by} (not whole days) is a TIMESTAMP in Spark, which this "
+            "evaluator computes only where it knows the session time zone",
+            hint="CAST the date AS TIMESTAMP first, or move it by whole days",
+        )
+    midnight = datetime.combine(day, time(), tzinfo=zone).astimezone(timezone.utc)
+    return (midnight + by).astimezone(zone)
 
 
 def _is_date(v: Any) -> bool:
@@ -473,6 +489,16 @@ _ANSI_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "CEILING": _to_long(math.ceil, ansi=True),
 }
 
+
+def _size_of(x: Any) -> int:
+    """Spark's ``size``/``cardinality`` when ANSI is off (``spark.sql.legacy.sizeOfNull``
+    follows it): -1 of a NULL."""
+    return -1 if x is None else len(x)
+
+
+# the functions of that table that differ when ANSI is off, all of them given NULLs
+_LEGACY_FUNCTIONS: dict[str, Callable[..., Any]] = {"SIZE": _size_of, "CARDINALITY": _size_of}
+
 # sqlglot node classes of those functions (sqlglot parses many of them to typed nodes)
 _FUNCTION_NODES: dict[type, str] = {
     exp.Abs: "ABS",
@@ -706,8 +732,12 @@ def compile_glue(
         if name not in _FUNCTIONS:
             name = None
     if name is not None:
-        fn = _ANSI_FUNCTIONS.get(name, _FUNCTIONS[name]) if ansi else _FUNCTIONS[name]
-        return _call(node, fn, name not in _NON_STRICT, call_args(node), child, where, sql)
+        if ansi:
+            fn, strict = _ANSI_FUNCTIONS.get(name, _FUNCTIONS[name]), name not in _NON_STRICT
+        else:
+            fn = _LEGACY_FUNCTIONS.get(name, _FUNCTIONS[name])
+            strict = name not in _NON_STRICT and name not in _LEGACY_FUNCTIONS
+        return _call(node, fn, strict, call_args(node), child, where, sql)
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
         at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)
