@@ -48,8 +48,11 @@ client only; :func:`arrow_udtf_with_analyze` builds the same UDTF without that c
 
 Known limits: functions of one navigated row move inside the navigation (the plan is
 made with ``python_measures=True``), so Spark computes them; what combines several rows
-is limited to what ``planner.pyeval`` evaluates plus CAST, and a measure whose type
-``planner.measure_eval`` cannot infer must be wrapped in a CAST.
+is limited to what ``planner.pyeval`` evaluates plus CAST (a session UDF, SQL or Python,
+of values of several rows is refused: there is no session to call it from), and a measure
+whose type ``planner.measure_eval`` cannot infer must be wrapped in a CAST. PySpark passes
+no YEAR-MONTH interval to or from a Python UDTF: a measure of that type, or a row-local
+value of it that the matcher would read, is refused with a caret.
 """
 
 from __future__ import annotations

@@ -183,6 +183,17 @@ NON_ANSI_CASES = {
         "decimal_divided",
     )
 }
+# integer results out of their type's width wrap around at each operator, as Spark's
+NON_ANSI_CASES["tinyint_squared_wraps_ansi_off"] = (
+    "A.ti * A.ti",
+    "min_by(ti, o) * min_by(ti, o)",
+    BODY,
+)
+NON_ANSI_CASES["smallint_product_wraps_ansi_off"] = (
+    "(LAST(B.si) * FIRST(A.si)) div 2",
+    "(max_by(si, o) * min_by(si, o)) div 2",
+    BODY,
+)
 NON_ANSI_CASES["size_plus_one_ansi_off"] = (
     "size(LAST(B.arr)) + 1",
     "size(max_by(arr, o)) + 1",
