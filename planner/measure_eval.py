@@ -58,7 +58,7 @@ from .function_types import (
 )
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .plan import MatchPlan
-from .pyeval import SESSION_ZONE, call_args, compile_glue
+from .pyeval import SESSION_ZONE, call_args, compile_glue, moved_midnight
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
 from .type_checks import mismatch
 from .within_group import within_group_name
@@ -1077,6 +1077,9 @@ class _MeasureCompiler:
         if fields:  # a tuple, which PySpark returns as a struct row
             parts = [self.compile(value) for _, value in fields]
             return lambda vals: tuple(part(vals) for part in parts)
+        moved = self.date_moved(node)
+        if moved is not None:
+            return moved
         try:
             glue = compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
             return self.collating(node, self.fitted(node, glue))  # type: ignore[arg-type]
@@ -1096,6 +1099,31 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def date_moved(self, node: exp.Expression) -> RowEval | None:
+        """A DATE plus or minus a day-time interval that Spark types TIMESTAMP (the
+        interval has hours, minutes or seconds): ``pyeval.moved_midnight``, a TIMESTAMP
+        for whole days too (the glue keeps a DATE for those). None for other nodes."""
+        if not isinstance(node, (exp.Add, exp.Sub)):
+            return None
+        t = infer_type(node, self.env)
+        if t is None or t.this not in _TIMESTAMPS:
+            return None
+        operands = [node.this, node.expression]
+        types = [infer_type(o, self.env) for o in operands]
+        if isinstance(node, exp.Add) and types[1] is not None and types[1].this == T.DATE:
+            operands.reverse()
+            types.reverse()
+        if types[0] is None or types[0].this != T.DATE or not _is_day_time(types[1]):
+            return None
+        day, interval = (self.compile(o) for o in operands)
+        sign = -1 if isinstance(node, exp.Sub) else 1
+
+        def evaluate(vals: Sequence[Value]) -> Value:
+            d, by = day(vals), interval(vals)
+            return None if d is None or by is None else moved_midnight(d, sign * by)
+
+        return evaluate
 
     def fitted(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
         """``evaluate`` of an arithmetic operator, its result fitted to Spark's type of it

@@ -69,18 +69,19 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return op(a, timedelta(days=b))
     if _is_date(a) and isinstance(b, timedelta) and b % timedelta(days=1):
-        return _moved_midnight(a, b if adds else -b)
+        return moved_midnight(a, b if adds else -b)
     if _is_date(b) and isinstance(a, timedelta) and a % timedelta(days=1) and adds:
-        return _moved_midnight(b, a)
+        return moved_midnight(b, a)
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
     return op(a, b)
 
 
-def _moved_midnight(day: date, by: timedelta) -> datetime:
-    """Spark's DATE plus a day-time interval that is not whole days: the TIMESTAMP of the
-    date's midnight in the session time zone, moved by the interval's microseconds (an
-    instant, not a wall-clock time: a change of clocks on the way counts)."""
+def moved_midnight(day: date, by: timedelta) -> datetime:
+    """Spark's DATE plus a day-time interval with time fields (a TIMESTAMP): its whole
+    days (truncated toward zero) move the date, then the rest is elapsed time added to
+    that date's midnight in the session time zone (Spark's ``timestampAddDayTime``: on a
+    day the clocks change, ``+ 1 day`` is the next midnight, ``+ 24 hours`` is not)."""
     zone = SESSION_ZONE.get()
     if zone is None:  # Python's date arithmetic would drop the hours
         raise MatchRuntimeError(
@@ -88,8 +89,11 @@ def _moved_midnight(day: date, by: timedelta) -> datetime:
             "evaluator computes only where it knows the session time zone",
             hint="CAST the date AS TIMESTAMP first, or move it by whole days",
         )
-    midnight = datetime.combine(day, time(), tzinfo=zone).astimezone(timezone.utc)
-    return (midnight + by).astimezone(zone)
+    micros = by // _MICRO
+    whole = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
+    midnight = datetime.combine(day + timedelta(days=whole), time(), tzinfo=zone)
+    rest = timedelta(microseconds=micros - whole * _DAY_MICROS)
+    return (midnight.astimezone(timezone.utc) + rest).astimezone(zone)
 
 
 def _is_date(v: Any) -> bool:
@@ -131,6 +135,7 @@ def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
 
 
 _MICRO = timedelta(microseconds=1)
+_DAY_MICROS = 86_400_000_000
 
 
 def _number(v: Any) -> bool:

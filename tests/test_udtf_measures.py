@@ -352,3 +352,27 @@ def test_udf_of_one_row_with_a_cast_as_matchrec_sql(spark, view, udfs, udf):
     actual = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), {_literal(body)})")
     assert actual.schema == expected.schema
     assert sorted(actual.collect()) == sorted(expected.collect())
+
+
+def test_date_plus_whole_days_of_a_day_time_interval_across_a_clock_change(spark, view):
+    """DATE + a DAY TO SECOND interval is a TIMESTAMP in Spark: its days move the date,
+    the rest is elapsed time from that date's midnight in the session zone; on the day
+    New York moves its clocks, 1 day from midnight is the next midnight, 23 hours on,
+    and 3 hours from midnight is 04:00."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_dst AS SELECT * FROM VALUES "
+        "('a', 1, date'2024-03-10', INTERVAL '1 00:00:00' DAY TO SECOND), "
+        "('a', 2, date'2024-03-10', INTERVAL '0 01:30:00' DAY TO SECOND), "
+        "('b', 1, date'2024-03-09', INTERVAL '0 03:00:00' DAY TO SECOND), "
+        "('b', 2, date'2024-03-10', INTERVAL '0 01:30:00' DAY TO SECOND) AS t(k, o, dt, dti)"
+    )
+    body = BODY.format(measure="LAST(B.dt) + FIRST(A.dti)")
+    grouped = "SELECT k, max_by(dt, o) + min_by(dti, o) AS m FROM mr_tfm_dst GROUP BY k"
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
+        actual = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_dst), {_literal(body)})")
+        expected = matchrec.sql(spark, f"SELECT * FROM mr_tfm_dst MATCH_RECOGNIZE ({body})")
+        rows = sorted((r.k, r.m) for r in actual.collect())
+        assert actual.schema == expected.schema
+        assert len(rows) == 2
+        assert rows == sorted((r.k, r.m) for r in expected.collect())
+        assert rows == sorted((r.k, r.m) for r in spark.sql(grouped).collect())
