@@ -51,7 +51,7 @@ _FIXED: dict[str, str] = {}
 for _type, _keys in {
     "int": "BitwiseCount FIND_IN_SET Year Month Day DayOfMonth DayOfWeek DayOfYear WeekOfYear "
     "Quarter Hour Minute Second DateDiff Length ArraySize BitLength Ascii StrPosition RegexpCount "
-    "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY "
+    "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY ARRAY_SIZE "
     "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH",
     "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
     "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros",
@@ -79,6 +79,7 @@ for _type, _keys in {
     "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD",
     "binary": "Encode Unhex UNBASE64",
     "interval day to second": "MAKE_DT_INTERVAL",
+    "interval year to month": "MAKE_YM_INTERVAL",
 }.items():
     for _key in _names(_keys):
         _FIXED[_key] = _type.strip()
@@ -599,6 +600,13 @@ def is_interval(t: exp.DataType | None) -> bool:
     return t is not None and isinstance(t.this, exp.Interval)
 
 
+def is_year_month(t: exp.DataType | None) -> bool:
+    """Whether ``t`` is a YEAR-MONTH interval (``INTERVAL YEAR``, ``... YEAR TO MONTH``)."""
+    return is_interval(t) and all(
+        unit.name.upper() in _YEAR_MONTH for unit in t.this.find_all(exp.Var)
+    )
+
+
 _DATE_UNITS = {"DAY", "WEEK", "MONTH", "YEAR"}
 _TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
 
@@ -614,11 +622,11 @@ def datetime_arithmetic(
     if isinstance(node, exp.Add) and right.this in moments and left.this == T.INTERVAL:
         return right
     if left.this in moments and is_interval(right):
-        if left.this == T.DATE:
+        if left.this == T.DATE:  # moved by days, months or years: a DATE still
             unit = right.this.args.get("unit")
             if isinstance(unit, exp.Var) and unit.name.upper() in _DATE_UNITS:
                 return left
-            return dtype("timestamp")
+            return left if is_year_month(right) else dtype("timestamp")
         return left
     if isinstance(node, exp.Add) and right.this in moments and is_interval(left):
         return datetime_arithmetic(node, right, left)

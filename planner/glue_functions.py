@@ -517,6 +517,26 @@ def make_map(keys: Any, values: Any) -> dict[Any, Any]:
     return result
 
 
+def _map(v: Any) -> dict[Any, Any]:
+    if not isinstance(v, dict):
+        raise TypeError(f"{v!r} is not a map")
+    return v
+
+
+def sequence(start: int, stop: int, step: int | None = None) -> list[int]:
+    """Spark's ``sequence`` of integers: ``stop`` included, the step 1 or -1 by default;
+    a step that never reaches ``stop`` is an error (Spark's
+    INVALID_SEQUENCE_BOUNDARIES... "Illegal sequence boundaries")."""
+    if step is None:
+        step = 1 if start <= stop else -1
+    if not ((step > 0 and start <= stop) or (step < 0 and start >= stop) or start == stop):
+        raise ValueError(
+            f"illegal sequence boundaries: {start} to {stop} by {step} (Spark's "
+            "INVALID_SEQUENCE_BOUNDARIES)"
+        )
+    return list(range(start, stop + (1 if step > 0 else -1), step)) if step else [start]
+
+
 def map_from_entries(entries: Any) -> dict[Any, Any] | None:
     """``map_from_entries``: an array of (key, value) structs (dicts, as Arrow gives
     them, or tuples) as a map; a NULL entry makes the map NULL, a NULL or repeated key is
@@ -783,6 +803,9 @@ EXTENDED: dict[str, GlueFunction] = {
     "MAP": GlueFunction(make_map),
     "MAP_FROM_ARRAYS": GlueFunction(make_map),
     "MAP_FROM_ENTRIES": GlueFunction(map_from_entries),
+    "MAP_KEYS": GlueFunction(lambda m: list(_map(m))),
+    "MAP_VALUES": GlueFunction(lambda m: list(_map(m).values())),
+    "SEQUENCE": GlueFunction(sequence),
     "FORMAT_STRING": GlueFunction(format_string, strict=False),
     "INITCAP": GlueFunction(initcap),
     "SPLIT_PART": GlueFunction(split_part),
@@ -832,6 +855,8 @@ EXTENDED_NODES: dict[type, str] = {
     exp.VarMap: "MAP",
     exp.Map: "MAP_FROM_ARRAYS",
     exp.MapFromEntries: "MAP_FROM_ENTRIES",
+    exp.MapKeys: "MAP_KEYS",
+    exp.GenerateSeries: "SEQUENCE",
     exp.Format: "FORMAT_STRING",
     exp.Nanvl: "NANVL",
     exp.SubstringIndex: "SUBSTRING_INDEX",

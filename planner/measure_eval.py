@@ -25,9 +25,8 @@ import math
 import re
 import struct
 from collections.abc import Callable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
 from typing import Any
 
@@ -38,12 +37,12 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from matchrec import ast
 from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.integer_width import WIDTHS, collation_fold, overflow_error
+from matchrec.integer_width import WIDTHS, IntegerWidth, collation_fold, overflow_error
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import to_text
 
-from .expressions import AGGREGATE_NODES
+from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY
 from .function_types import (
     DAY_TIME_FIELDS,
     array_of,
@@ -54,11 +53,12 @@ from .function_types import (
     field_type,
     interval_type,
     is_interval,
+    is_year_month,
     struct_fields,
 )
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .plan import MatchPlan
-from .pyeval import call_args, compile_glue
+from .pyeval import SESSION_ZONE, call_args, compile_glue, moved_midnight
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
 from .type_checks import mismatch
 from .within_group import within_group_name
@@ -75,9 +75,6 @@ _TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
 # non-numeric results for which sqlglot's annotation agrees with Spark
 _TRUSTED_FALLBACK = _STRINGS | _TIMESTAMPS | {T.BOOLEAN, T.DATE, T.BINARY}
 MAX_PRECISION = 38
-#: the session time zone, where the caller knows it (the table function, from its input):
-#: a wall-clock time cast to TIMESTAMP is read in it (None: left naive, which reads as UTC)
-SESSION_ZONE: ContextVar[tzinfo | None] = ContextVar("matchrec_session_zone", default=None)
 
 # the planner's table, plus window-style aggregates that may appear in measure SQL
 _AGGREGATE_NODES: dict[type, str] = {
@@ -436,6 +433,9 @@ def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
         rt = lt
     if isinstance(node, (exp.Add, exp.Sub)) and not (_is_numeric(lt) and _is_numeric(rt)):
         return datetime_arithmetic(node, lt, rt)
+    scaled = _scaled_interval_type(node, lt, rt)
+    if scaled is not None:
+        return scaled
     if not (_is_numeric(lt) and _is_numeric(rt)):
         return None
     if isinstance(node, exp.IntDiv):
@@ -462,6 +462,18 @@ def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
     if isinstance(node, exp.Div):
         return dtype("double")
     return wider(lt, rt)
+
+
+def _scaled_interval_type(
+    node: exp.Binary, lt: exp.DataType, rt: exp.DataType
+) -> exp.DataType | None:
+    """An interval times a number (either side) or divided by one: Spark's widest
+    interval of its kind (DAY TO SECOND, YEAR TO MONTH), whatever the operand's fields."""
+    if isinstance(node, exp.Mul) and is_interval(rt) and _is_numeric(lt):
+        lt, rt = rt, lt
+    if not (isinstance(node, (exp.Mul, exp.Div)) and is_interval(lt) and _is_numeric(rt)):
+        return None
+    return dtype("interval year to month" if is_year_month(lt) else "interval day to second")
 
 
 def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
@@ -1091,9 +1103,12 @@ class _MeasureCompiler:
         if fields:  # a tuple, which PySpark returns as a struct row
             parts = [self.compile(value) for _, value in fields]
             return lambda vals: tuple(part(vals) for part in parts)
+        moved = self.date_moved(node)
+        if moved is not None:
+            return moved
         try:
             glue = compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
-            return self.collating(node, glue)  # type: ignore[arg-type]
+            return self.collating(node, self.fitted(node, glue))  # type: ignore[arg-type]
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
                 raise
@@ -1110,6 +1125,48 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def date_moved(self, node: exp.Expression) -> RowEval | None:
+        """A DATE plus or minus a day-time interval that Spark types TIMESTAMP (the
+        interval has hours, minutes or seconds): ``pyeval.moved_midnight``, a TIMESTAMP
+        for whole days too (the glue keeps a DATE for those). None for other nodes."""
+        if not isinstance(node, (exp.Add, exp.Sub)):
+            return None
+        t = infer_type(node, self.env)
+        if t is None or t.this not in _TIMESTAMPS:
+            return None
+        operands = [node.this, node.expression]
+        types = [infer_type(o, self.env) for o in operands]
+        if isinstance(node, exp.Add) and types[1] is not None and types[1].this == T.DATE:
+            operands.reverse()
+            types.reverse()
+        if types[0] is None or types[0].this != T.DATE or not _is_day_time(types[1]):
+            return None
+        day, interval = (self.compile(o) for o in operands)
+        sign = -1 if isinstance(node, exp.Sub) else 1
+
+        def evaluate(vals: Sequence[Value]) -> Value:
+            d, by = day(vals), interval(vals)
+            return None if d is None or by is None else moved_midnight(d, sign * by)
+
+        return evaluate
+
+    def fitted(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
+        """``evaluate`` of an arithmetic operator, its result fitted to Spark's type of it
+        as DEFINE's glue fits it (``matchrec.integer_width``): an integer out of its width
+        wraps around, or under ANSI mode is Spark's overflow error; a DECIMAL is rounded
+        to its scale. (The measure's type fits only its final value: ``A.t * A.t`` of a
+        TINYINT is a TINYINT in Spark, wrapped, not a wider number.)"""
+        t = infer_type(node, self.env) if type(node) in INTEGER_OPERATORS else None
+        if t is None:
+            return evaluate
+        width = IntegerWidth(
+            self.text.text, self.text.text, self.sql, self.pos, self.ansi, type(node) in TRY
+        )
+        width.set_type(t.sql("spark").lower())
+        if width.bits is None and width.decimal is None:
+            return evaluate
+        return lambda vals: width.fit(evaluate(vals))
 
     def collating(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
         """``evaluate`` whose string results compare under the collation of ``node``'s

@@ -34,7 +34,8 @@ from .higher_order import reads_outer_parameter
 from .sqltext import call_name
 
 # nodes that give NULL whenever one argument is NULL (and so commute with a navigation
-# that finds no row); everything else gets the explicit absent-row branch
+# that finds no row); everything else gets the explicit absent-row branch (size() too:
+# -1 of a NULL when ANSI is off)
 _STRICT_NAMES = (
     "Add Sub Mul Div Mod IntDiv EQ NEQ LT LTE GT GTE DPipe Like ILike RegexpLike Cast "
     "TryCast Neg Abs Lower Upper Length Substring Trim Round Floor Ceil Sqrt Ln Exp Pow "
@@ -42,7 +43,7 @@ _STRICT_NAMES = (
     "StrToUnix TimeToUnix UnixToTime "
     "TimestampTrunc DateTrunc Year Month Day Quarter DayOfWeek DayOfMonth DayOfYear "
     "WeekOfYear Hour Minute Second Extract Concat Interval Paren Sign Initcap Left Right "
-    "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex ArraySize Dot Bracket "
+    "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex Dot Bracket "
     "TimeToStr TimeStrToTime UnixToStr RegexpExtract RegexpReplace LastDay"
 )
 STRICT: tuple[type, ...] = tuple(
@@ -126,13 +127,23 @@ def push_down(
                 return pushed
         if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
             return node  # their arguments are read at other rows, or are Spark's already
-        for child in list(node.iter_expressions()):
+        for child in _arguments(node):
             new = rewrite(child)
             if new is not child:
                 child.replace(new)
         return node
 
     return rewrite(tree)
+
+
+def _arguments(node: exp.Expression) -> list[exp.Expression]:
+    """The sub-expressions of ``node`` that may move: those of ``map(k1, v1, ...)`` are its
+    keys and values, not the ARRAY(k1, ...) and ARRAY(v1, ...) sqlglot holds them in (a
+    map of those moved as one value cannot be written back as Spark SQL)."""
+    children = list(node.iter_expressions())
+    if isinstance(node, exp.VarMap):
+        return [e for c in children for e in (c.expressions if isinstance(c, exp.Array) else [c])]
+    return children
 
 
 def _physical_row(node, kind, local_labels, qualifier, special, aggregate) -> Ref:

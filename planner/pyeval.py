@@ -23,7 +23,8 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from datetime import date, datetime, time, timedelta, timezone
+from contextvars import ContextVar
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
@@ -43,6 +44,10 @@ from .math_functions import MATH_FUNCTIONS
 from .regex_functions import REGEX_FUNCTIONS
 
 Compile = Callable[[exp.Expression], Evaluator]
+
+#: the session time zone, where the caller knows it (the table function, from its input):
+#: a wall-clock time cast to TIMESTAMP is read in it (None: left naive, which reads as UTC)
+SESSION_ZONE: ContextVar[tzinfo | None] = ContextVar("matchrec_session_zone", default=None)
 
 
 def _num(a: Any, b: Any) -> tuple[Any, Any]:
@@ -67,13 +72,9 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return op(a, timedelta(days=b))
     if _is_date(a) and isinstance(b, timedelta) and b % timedelta(days=1):
-        # Spark's answer is the TIMESTAMP of the date's midnight in the session zone,
-        # which Python's date arithmetic would drop the hours of
-        raise MatchRuntimeError(
-            f"a DATE moved by {b} (not whole days) is a TIMESTAMP in Spark, which this "
-            "evaluator does not compute",
-            hint="CAST the date AS TIMESTAMP first, or move it by whole days",
-        )
+        return moved_midnight(a, b if adds else -b)
+    if _is_date(b) and isinstance(a, timedelta) and a % timedelta(days=1) and adds:
+        return moved_midnight(b, a)
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
     if isinstance(a, datetime) and a.tzinfo is not None and isinstance(b, timedelta):
@@ -83,16 +84,11 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
     return op(a, b)
 
 
-_DAY_MICROS = 86_400_000_000
-
-
 def _timestamp_plus(ts: datetime, delta: timedelta) -> datetime:
     """Spark's TIMESTAMP plus a day-time interval (``timestampAddDayTime``): its whole
     days (toward zero) move the session zone's wall clock (Java's ``plusDays``: the
     offset kept where still valid, a gap skipped forward), the rest moves the instant."""
-    micros = delta // timedelta(microseconds=1)
-    days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
-    rest = timedelta(microseconds=micros - days * _DAY_MICROS)
+    days, rest = _whole_days(delta)
     moved = ts
     if days:
         local = ts.replace(tzinfo=None) + timedelta(days=days)
@@ -101,6 +97,23 @@ def _timestamp_plus(ts: datetime, delta: timedelta) -> datetime:
         same = [c for c in candidates if c.utcoffset() == offset]
         moved = (same or candidates)[0]
     return (moved.astimezone(timezone.utc) + rest).astimezone(ts.tzinfo)
+
+
+def moved_midnight(day: date, by: timedelta) -> datetime:
+    """Spark's DATE plus a day-time interval with time fields (a TIMESTAMP): its whole
+    days (truncated toward zero) move the date, then the rest is elapsed time added to
+    that date's midnight in the session time zone (Spark's ``timestampAddDayTime``: on a
+    day the clocks change, ``+ 1 day`` is the next midnight, ``+ 24 hours`` is not)."""
+    zone = SESSION_ZONE.get()
+    if zone is None:  # Python's date arithmetic would drop the hours
+        raise MatchRuntimeError(
+            f"a DATE moved by {by} (not whole days) is a TIMESTAMP in Spark, which this "
+            "evaluator computes only where it knows the session time zone",
+            hint="CAST the date AS TIMESTAMP first, or move it by whole days",
+        )
+    whole, rest = _whole_days(by)
+    midnight = datetime.combine(day + timedelta(days=whole), time(), tzinfo=zone)
+    return (midnight.astimezone(timezone.utc) + rest).astimezone(zone)
 
 
 def _is_date(v: Any) -> bool:
@@ -142,6 +155,15 @@ def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
 
 
 _MICRO = timedelta(microseconds=1)
+_DAY_MICROS = 86_400_000_000
+
+
+def _whole_days(delta: timedelta) -> tuple[int, timedelta]:
+    """A day-time interval's whole days (truncated toward zero, as Spark's
+    ``timestampAddDayTime`` splits it) and the rest."""
+    micros = delta // _MICRO
+    days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
+    return days, timedelta(microseconds=micros - days * _DAY_MICROS)
 
 
 def _number(v: Any) -> bool:
@@ -500,6 +522,16 @@ _ANSI_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "CEILING": _to_long(math.ceil, ansi=True),
 }
 
+
+def _size_of(x: Any) -> int:
+    """Spark's ``size``/``cardinality`` when ANSI is off (``spark.sql.legacy.sizeOfNull``
+    follows it): -1 of a NULL."""
+    return -1 if x is None else len(x)
+
+
+# the functions of that table that differ when ANSI is off, all of them given NULLs
+_LEGACY_FUNCTIONS: dict[str, Callable[..., Any]] = {"SIZE": _size_of, "CARDINALITY": _size_of}
+
 # sqlglot node classes of those functions (sqlglot parses many of them to typed nodes)
 _FUNCTION_NODES: dict[type, str] = {
     exp.Abs: "ABS",
@@ -744,8 +776,12 @@ def compile_glue(
         if name not in _FUNCTIONS:
             name = None
     if name is not None:
-        fn = _ANSI_FUNCTIONS.get(name, _FUNCTIONS[name]) if ansi else _FUNCTIONS[name]
-        return _call(node, fn, name not in _NON_STRICT, call_args(node), child, where, sql)
+        if ansi:
+            fn, strict = _ANSI_FUNCTIONS.get(name, _FUNCTIONS[name]), name not in _NON_STRICT
+        else:
+            fn = _LEGACY_FUNCTIONS.get(name, _FUNCTIONS[name])
+            strict = name not in _NON_STRICT and name not in _LEGACY_FUNCTIONS
+        return _call(node, fn, strict, call_args(node), child, where, sql)
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
         at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)

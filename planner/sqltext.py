@@ -89,7 +89,8 @@ class MatchRecognizeDialect(Spark):
 
     class Parser(Spark.Parser):
         # FIRST/LAST: navigation; LOG10/LOG2 stay Spark's own functions (sqlglot would
-        # write LOG(10, x), which Spark computes as ln(x) / ln(10), another double)
+        # write LOG(10, x), which Spark computes as ln(x) / ln(10), another double);
+        # ARRAY_SIZE too (sqlglot writes SIZE, which is -1 of a NULL when ANSI is off)
         # every call sqlglot could not write back whole stays a plain call (see
         # _written_back)
         FUNCTIONS = {
@@ -98,7 +99,7 @@ class MatchRecognizeDialect(Spark):
                 **{
                     k: v
                     for k, v in Spark.Parser.FUNCTIONS.items()
-                    if k not in ("FIRST", "LAST", "LOG10", "LOG2")
+                    if k not in ("FIRST", "LAST", "LOG10", "LOG2", "ARRAY_SIZE")
                 },
                 "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
                 "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),

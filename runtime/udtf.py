@@ -48,8 +48,11 @@ client only; :func:`arrow_udtf_with_analyze` builds the same UDTF without that c
 
 Known limits: functions of one navigated row move inside the navigation (the plan is
 made with ``python_measures=True``), so Spark computes them; what combines several rows
-is limited to what ``planner.pyeval`` evaluates plus CAST, and a measure whose type
-``planner.measure_eval`` cannot infer must be wrapped in a CAST.
+is limited to what ``planner.pyeval`` evaluates plus CAST (a session UDF, SQL or Python,
+of values of several rows is refused: there is no session to call it from), and a measure
+whose type ``planner.measure_eval`` cannot infer must be wrapped in a CAST. PySpark passes
+no YEAR-MONTH interval to or from a Python UDTF: a measure of that type, or a row-local
+value of it that the matcher would read, is refused with a caret.
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from matchrec.planner.function_types import NO_NULL_ELEMENTS
+from matchrec.planner.function_types import NO_NULL_ELEMENTS, is_year_month
 from matchrec.planner.measure_eval import (
     COLLATION,
     SESSION_ZONE,
@@ -72,6 +75,7 @@ from matchrec.planner.measure_eval import (
     check_define_types,
     compile_measures,
     decimal_params,
+    type_env,
     type_integer_widths,
 )
 from matchrec.planner.plan import (
@@ -306,9 +310,12 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
                 "function cannot return",
                 sql=clause.sql,
                 pos=spec.expr.pos,
-                hint="wrap it in CAST(... AS type), or use matchrec.sql",
+                hint=_YEAR_MONTH_HINT
+                if is_year_month(m.type)
+                else "wrap it in CAST(... AS type), or use matchrec.sql",
             )
         measure_fields.append(StructField(m.alias, nullable_voids(spark_type), True))
+    _refuse_year_month_columns(plan, column_types)
 
     position = {c: i for i, c in enumerate(columns)}
     keys = plan.partition_by
@@ -357,6 +364,27 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
         arrow_schema=pa.schema(list(to_arrow_type(schema, timezone="UTC"))),
         bounds=boundary_keys(keys, stand_ins),
     )
+
+
+_YEAR_MONTH_HINT = (
+    "PySpark passes no YEAR-MONTH interval to or from a Python table function: compute "
+    "with months as numbers (e.g. add_months), or use matchrec.sql"
+)
+
+
+def _refuse_year_month_columns(plan: MatchPlan, columns: dict[str, exp.DataType]) -> None:
+    """Refuse a row-local value that Spark would compute as a YEAR-MONTH interval for the
+    matcher to read (``LAST(d) + make_ym_interval(0, FIRST(n))``): PySpark cannot hand it
+    to the table function (its worker failed on it with an Arrow KeyError)."""
+    env = type_env(plan, columns)
+    for name, text in plan.precomputed:
+        if is_year_month(env.column_type(name)):
+            raise UnsupportedError(
+                f"the table function cannot read {text} of each row: it is a YEAR-MONTH interval",
+                sql=plan.clause.sql,
+                pos=plan.origins.get(name, 0),
+                hint=_YEAR_MONTH_HINT,
+            )
 
 
 def _refuse_repeated_names(clause: ast.MatchRecognizeClause, carried: list[str]) -> None:

@@ -1,0 +1,378 @@
+"""MEASURES of the SQL table function, typed and computed in Python, against Spark.
+
+The table function ``match_recognize(TABLE(t), '...')`` types and evaluates each measure
+itself (``planner.measure_eval``); ``matchrec.sql`` hands the same measure to Spark. Each
+case runs one measure through both doors and asserts the same Spark type and the same
+values, and where it reads simply so, against Spark's own GROUP BY over the matched
+rows: the pattern ``A B+`` with ``B AS true`` matches each partition whole, so FIRST(A.x)
+is ``min_by(x, o)``, LAST(B.x) ``max_by(x, o)`` and an aggregate is the group's.
+
+All cases of one ANSI setting run as one query per door (a UNION ALL of the cases, each
+row its case's name, ``typeof`` and value as a string), so the file costs a few jobs.
+What the table function cannot compute is refused with our error and a caret when the
+query is analysed, before any job.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from matchrec.runtime.session import session_settings
+from matchrec.runtime.udtf import build_program
+from pyspark.errors import AnalysisException
+from pyspark.sql import SparkSession
+from pyspark.sql.types import (
+    ArrayType,
+    ByteType,
+    DateType,
+    DayTimeIntervalType,
+    DecimalType,
+    DoubleType,
+    IntegerType,
+    LongType,
+    ShortType,
+    StringType,
+    StructField,
+    StructType,
+    TimestampType,
+)
+
+import matchrec
+from matchrec.errors import UnsupportedError
+
+VIEW = "mr_tfm_t"
+ROWS = """
+('a', 1, 10, 100, 1, 1.25BD, 10.5BD, 1.5D, 'x', date'2024-01-01', timestamp'2024-01-01 10:00:00',
+ array(3, 1), INTERVAL '1 02:03:04' DAY TO SECOND),
+('a', 2, 20, 200, 2, 2.50BD, 0.25BD, 2.5D, 'y', date'2024-02-29', timestamp'2024-01-02 11:00:00',
+ array(2), INTERVAL '0 05:00:00.5' DAY TO SECOND),
+('a', 3, 30, 300, 3, NULL, 3.125BD, 4.0D, 'z', date'2024-03-31', timestamp'2024-01-03 12:00:00',
+ NULL, INTERVAL '2 00:00:01' DAY TO SECOND),
+('b', 1, 12, 3000, 7, 9.99BD, 1.5BD, -1.0D, 'q', date'2023-12-31', timestamp'2023-12-31 23:59:59',
+ array(5, 6, 7), INTERVAL '0 00:00:30' DAY TO SECOND),
+('b', 2, 7, 1000, 5, 0.01BD, 2.0BD, 0.5D, 'r', date'2024-01-15', timestamp'2024-01-15 00:00:00',
+ array(), INTERVAL '3 00:00:00' DAY TO SECOND)
+"""
+SELECT = (
+    "k, o, CAST(ti AS TINYINT) AS ti, CAST(si AS SMALLINT) AS si, i, CAST(d AS DECIMAL(4, 2)) "
+    "AS d, CAST(e AS DECIMAL(6, 3)) AS e, dbl, s, dt, ts, arr, dti"
+)
+COLUMNS = "k, o, ti, si, i, d, e, dbl, s, dt, ts, arr, dti"
+BODY = (
+    "PARTITION BY k ORDER BY o MEASURES {measure} AS m ONE ROW PER MATCH "
+    "PATTERN (A B+) DEFINE B AS true"
+)
+ALL_ROWS = (
+    "PARTITION BY k ORDER BY o MEASURES {measure} AS m ALL ROWS PER MATCH "
+    "PATTERN (A B+) DEFINE B AS true"
+)
+
+# name -> (measure, the same over the group of a partition's rows or None, body)
+ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
+    # integer widths and decimal precision/scale
+    "sum_tinyint": ("sum(ti)", "sum(ti)", BODY),
+    "smallint_plus_one": ("A.si + 1", "min_by(si, o) + 1", BODY),
+    "tinyint_plus_tinyint": ("LAST(B.ti) + FIRST(A.ti)", "max_by(ti, o) + min_by(ti, o)", BODY),
+    "smallint_minus_tinyint": ("LAST(B.si) - FIRST(A.ti)", "max_by(si, o) - min_by(ti, o)", BODY),
+    "tinyint_times_int": ("LAST(B.ti) * FIRST(A.i)", "max_by(ti, o) * min_by(i, o)", BODY),
+    "decimal_times": ("LAST(B.e) * FIRST(A.d)", "max_by(e, o) * min_by(d, o)", BODY),
+    "decimal_divided": ("LAST(B.e) / FIRST(A.d)", "max_by(e, o) / min_by(d, o)", BODY),
+    "decimal_plus": ("LAST(B.e) + FIRST(A.d)", "max_by(e, o) + min_by(d, o)", BODY),
+    "decimal_mod": ("LAST(B.e) % FIRST(A.d)", "max_by(e, o) % min_by(d, o)", BODY),
+    "decimal_times_int": ("FIRST(A.d) * LAST(B.i)", "min_by(d, o) * max_by(i, o)", BODY),
+    "avg_decimal": ("avg(d)", "avg(d)", BODY),
+    "sum_decimal": ("sum(e)", "sum(e)", BODY),
+    "avg_of_decimal_sum": ("sum(e) / count(*)", "sum(e) / count(*)", BODY),
+    "int_div": ("LAST(B.si) div FIRST(A.i)", "max_by(si, o) div min_by(i, o)", BODY),
+    # maps and arrays of values of several rows
+    "map": ("map(FIRST(A.s), LAST(B.i))", "map(min_by(s, o), max_by(i, o))", BODY),
+    "map_keys": (
+        "map_keys(map(FIRST(A.s), LAST(B.i), 'w', 0))",
+        "map_keys(map(min_by(s, o), max_by(i, o), 'w', 0))",
+        BODY,
+    ),
+    "map_values": (
+        "map_values(map(FIRST(A.s), LAST(B.si)))",
+        "map_values(map(min_by(s, o), max_by(si, o)))",
+        BODY,
+    ),
+    "sequence": ("sequence(FIRST(A.o), LAST(B.o))", "sequence(min(o), max(o))", BODY),
+    "sequence_down": (
+        "sequence(LAST(B.i), FIRST(A.i))",
+        "sequence(max_by(i, o), min_by(i, o))",
+        BODY,
+    ),
+    "array_sort": (
+        "array_sort(array(LAST(B.i), FIRST(A.i), 4))",
+        "array_sort(array(max_by(i, o), min_by(i, o), 4))",
+        BODY,
+    ),
+    "size_of_null": ("size(LAST(B.arr))", "size(max_by(arr, o))", BODY),
+    "cardinality_of_null": ("cardinality(LAST(B.arr))", "cardinality(max_by(arr, o))", BODY),
+    "array_size_of_null": ("array_size(LAST(B.arr))", "array_size(max_by(arr, o))", BODY),
+    # intervals and dates
+    "interval_times_int": ("LAST(B.dti) * 2", "max_by(dti, o) * 2", BODY),
+    "interval_divided": ("LAST(B.dti) / 3", "max_by(dti, o) / 3", BODY),
+    "decimal_times_interval": ("1.5 * FIRST(A.dti)", "1.5 * min_by(dti, o)", BODY),
+    "interval_times_column": ("FIRST(A.dti) * LAST(B.o)", "min_by(dti, o) * max(o)", BODY),
+    "interval_divided_by_double": (
+        "LAST(B.dti) / FIRST(A.dbl)",
+        "max_by(dti, o) / min_by(dbl, o)",
+        BODY,
+    ),
+    "date_plus_day_time": ("LAST(B.dt) + FIRST(A.dti)", "max_by(dt, o) + min_by(dti, o)", BODY),
+    "date_minus_hours": (
+        "LAST(B.dt) - INTERVAL '90' MINUTE * FIRST(A.o)",
+        "max_by(dt, o) - INTERVAL '90' MINUTE * min(o)",
+        BODY,
+    ),
+    "date_plus_year_month": (
+        "LAST(B.dt) + INTERVAL '1-2' YEAR TO MONTH",
+        "max_by(dt, o) + INTERVAL '1-2' YEAR TO MONTH",
+        BODY,
+    ),
+    "date_plus_hours": (
+        "FIRST(A.dt) + INTERVAL '3' HOUR",
+        "min_by(dt, o) + INTERVAL '3' HOUR",
+        BODY,
+    ),
+    "timestamp_difference": ("LAST(B.ts) - FIRST(A.ts)", "max(ts) - min(ts)", BODY),
+    "date_difference": ("LAST(B.dt) - FIRST(A.dt)", "max_by(dt, o) - min_by(dt, o)", BODY),
+    # everyday measures
+    "strings": (
+        "upper(LAST(B.s)) || '-' || lower(FIRST(A.s))",
+        "upper(max_by(s, o)) || '-' || lower(min_by(s, o))",
+        BODY,
+    ),
+    "concat_ws": ("concat_ws('/', FIRST(A.s), LAST(B.s))", None, BODY),
+    "lpad": ("lpad(LAST(B.s), LAST(B.o) + 2, '*')", None, BODY),
+    "datediff": (
+        "datediff(LAST(B.dt), FIRST(A.dt))",
+        "datediff(max_by(dt, o), min_by(dt, o))",
+        BODY,
+    ),
+    "add_months": ("add_months(FIRST(A.dt), LAST(B.o))", None, BODY),
+    "months_between": ("months_between(LAST(B.dt), FIRST(A.dt))", None, BODY),
+    "round_avg": ("round(avg(dbl), 1)", "round(avg(dbl), 1)", BODY),
+    "round_sum_decimal": ("round(sum(d), 1)", "round(sum(d), 1)", BODY),
+    "greatest": ("greatest(FIRST(A.i), LAST(B.i), 3)", None, BODY),
+    "pmod": ("pmod(LAST(B.i), FIRST(A.o) + 1)", None, BODY),
+    "array_agg": ("array_agg(s)", None, BODY),
+    "element_at": ("element_at(array_agg(s), 2)", None, BODY),
+    "named_struct": ("named_struct('x', FIRST(A.i), 'y', LAST(B.s))", None, BODY),
+    "case": ("CASE WHEN count(*) > 2 THEN FIRST(A.s) ELSE LAST(B.s) END", None, BODY),
+    "coalesce_decimal": ("coalesce(LAST(B.d), FIRST(A.d))", None, BODY),
+    "classifier": ("CLASSIFIER()", None, BODY),
+    "match_number": ("MATCH_NUMBER() * 10", None, BODY),
+    "final_last": ("FINAL LAST(B.o) - FIRST(A.o)", "max(o) - min(o)", BODY),
+    "all_rows_running": ("RUNNING LAST(B.i) - FIRST(A.i)", None, ALL_ROWS),
+    "all_rows_final_sum": ("FINAL sum(ti)", None, ALL_ROWS),
+    "all_rows_running_sum": ("RUNNING sum(si) + 1", None, ALL_ROWS),
+    "all_rows_classifier": ("lower(CLASSIFIER())", None, ALL_ROWS),
+}
+# Spark's size() of a NULL is -1 when ANSI is off (spark.sql.legacy.sizeOfNull follows
+# it); array_size() stays NULL
+NON_ANSI_CASES = {
+    f"{name}_ansi_off": ANSI_CASES[name]
+    for name in (
+        "size_of_null",
+        "cardinality_of_null",
+        "array_size_of_null",
+        "tinyint_plus_tinyint",
+        "decimal_divided",
+    )
+}
+# integer results out of their type's width wrap around at each operator, as Spark's
+NON_ANSI_CASES["tinyint_squared_wraps_ansi_off"] = (
+    "A.ti * A.ti",
+    "min_by(ti, o) * min_by(ti, o)",
+    BODY,
+)
+NON_ANSI_CASES["smallint_product_wraps_ansi_off"] = (
+    "(LAST(B.si) * FIRST(A.si)) div 2",
+    "(max_by(si, o) * min_by(si, o)) div 2",
+    BODY,
+)
+NON_ANSI_CASES["size_plus_one_ansi_off"] = (
+    "size(LAST(B.arr)) + 1",
+    "size(max_by(arr, o)) + 1",
+    BODY,
+)
+
+
+@pytest.fixture(scope="module")
+def view(spark: SparkSession) -> Iterator[str]:
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW {VIEW} AS SELECT {SELECT} FROM VALUES {ROWS} AS t({COLUMNS})"
+    )
+    matchrec.register(spark)
+    yield VIEW
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _part(name: str, source: str, k: str = "k") -> str:
+    """One case's rows as (case, key, type, value as a string)."""
+    return (
+        f"SELECT '{name}' AS q, CAST({k} AS STRING) AS k, typeof(m) AS t, "
+        f"CAST(m AS STRING) AS v FROM {source}"
+    )
+
+
+def _run(spark: SparkSession, cases: dict[str, tuple[str, str | None, str]], ansi: bool):
+    """door -> case -> sorted (key, type, value) rows, one query per door."""
+    tf, sql, group = [], [], []
+    for name, (measure, grouped, body) in cases.items():
+        text = body.format(measure=measure)
+        tf.append(_part(name, f"match_recognize(TABLE({VIEW}), {_literal(text)})"))
+        sql.append(_part(name, f"{VIEW} MATCH_RECOGNIZE ({text})"))
+        if grouped is not None:
+            group.append(_part(name, f"(SELECT k, {grouped} AS m FROM {VIEW} GROUP BY k)"))
+    out = {}
+    with session_settings(spark, {"spark.sql.ansi.enabled": str(ansi).lower()}):
+        for door, parts, run in (
+            ("tf", tf, spark.sql),
+            ("sql", sql, lambda q: matchrec.sql(spark, q)),
+            ("group", group, spark.sql),
+        ):
+            rows = run(" UNION ALL ".join(parts)).collect()
+            out[door] = {
+                n: sorted((r.k or "", r.t, r.v or "<null>") for r in rows if r.q == n)
+                for n in cases
+            }
+    return out
+
+
+@pytest.fixture(scope="module")
+def ansi_results(spark, view):
+    return _run(spark, ANSI_CASES, ansi=True)
+
+
+@pytest.fixture(scope="module")
+def non_ansi_results(spark, view):
+    return _run(spark, NON_ANSI_CASES, ansi=False)
+
+
+def _check(results, cases, name):
+    assert results["tf"][name], "the case should match something"
+    assert results["tf"][name] == results["sql"][name]
+    if cases[name][1] is not None:
+        assert results["tf"][name] == results["group"][name]
+
+
+@pytest.mark.parametrize("name", list(ANSI_CASES))
+def test_measure_as_spark_computes_it(ansi_results, name):
+    _check(ansi_results, ANSI_CASES, name)
+
+
+@pytest.mark.parametrize("name", list(NON_ANSI_CASES))
+def test_measure_as_spark_computes_it_ansi_off(non_ansi_results, name):
+    _check(non_ansi_results, NON_ANSI_CASES, name)
+
+
+def test_spot_values(ansi_results, non_ansi_results):
+    """A few values read directly, so that the doors agreeing on a wrong one would not pass."""
+    assert ansi_results["tf"]["sum_tinyint"] == [("a", "bigint", "60"), ("b", "bigint", "19")]
+    assert ansi_results["tf"]["size_of_null"][0] == ("a", "int", "<null>")
+    assert non_ansi_results["tf"]["size_of_null_ansi_off"][0] == ("a", "int", "-1")
+    assert non_ansi_results["tf"]["array_size_of_null_ansi_off"][0] == ("a", "int", "<null>")
+    assert ansi_results["tf"]["sequence"][0] == ("a", "array<int>", "[1, 2, 3]")
+
+
+INPUT = StructType(
+    [
+        StructField(n, t)
+        for n, t in [
+            ("k", StringType()),
+            ("o", IntegerType()),
+            ("ti", ByteType()),
+            ("si", ShortType()),
+            ("i", IntegerType()),
+            ("bi", LongType()),
+            ("d", DecimalType(4, 2)),
+            ("dbl", DoubleType()),
+            ("s", StringType()),
+            ("dt", DateType()),
+            ("ts", TimestampType()),
+            ("arr", ArrayType(IntegerType())),
+            ("dti", DayTimeIntervalType(0, 3)),
+        ]
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    ("measure", "at", "says"),
+    [
+        ("INTERVAL '1' YEAR * LAST(B.o)", "INTERVAL", "YEAR TO MONTH"),
+        ("LAST(B.dt) + make_ym_interval(1, FIRST(A.o))", "make_ym", "YEAR-MONTH"),
+        ("make_ym_interval(0, LAST(B.o)) * 2", "make_ym", "YEAR TO MONTH"),
+        ("my_sql_udf(LAST(B.i) - FIRST(A.i))", "my_sql_udf", "cannot evaluate my_sql_udf()"),
+        ("no_such_fn(LAST(B.i), FIRST(A.i))", "no_such_fn", "cannot evaluate no_such_fn()"),
+        ("sequence(FIRST(A.dt), LAST(B.dt))", "sequence", "cannot infer the Spark type"),
+    ],
+)
+def test_refused_with_a_caret_before_any_job(measure, at, says):
+    body = BODY.format(measure=measure)
+    with pytest.raises(UnsupportedError) as info:
+        build_program(body, INPUT)
+    assert says in info.value.message
+    assert body[info.value.pos :].startswith(at)
+
+
+@pytest.fixture(scope="module")
+def udfs(spark: SparkSession) -> Iterator[None]:
+    spark.sql("CREATE OR REPLACE TEMPORARY FUNCTION mr_plus_one(x INT) RETURNS INT RETURN x + 1")
+    spark.udf.register("mr_py_twice", lambda x: None if x is None else 2 * x, "int")
+    yield
+    spark.sql("DROP TEMPORARY FUNCTION IF EXISTS mr_plus_one")
+
+
+@pytest.mark.parametrize("udf", ["mr_plus_one", "mr_py_twice"])
+def test_udf_of_several_rows_is_our_error_when_analysed(spark, view, udfs, udf):
+    """A session UDF (SQL or Python) of values of several rows: Spark computes it under
+    matchrec.sql; the table function, which has no session to call it from, says so at
+    the call, while Spark analyses the query (no PythonException from a job)."""
+    body = BODY.format(measure=f"{udf}(LAST(B.i) - FIRST(A.i))")
+    expected = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
+    assert len(expected.collect()) == 2
+    with pytest.raises(AnalysisException, match=f"cannot evaluate {udf}\\(\\)"):
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), {_literal(body)})")
+
+
+@pytest.mark.parametrize("udf", ["mr_plus_one", "mr_py_twice"])
+def test_udf_of_one_row_with_a_cast_as_matchrec_sql(spark, view, udfs, udf):
+    """The same UDF of one row runs in Spark before matching; with a CAST to type it,
+    the table function gives what matchrec.sql gives."""
+    body = BODY.format(measure=f"CAST({udf}(LAST(B.i)) AS INT) + FIRST(A.i)")
+    expected = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
+    actual = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), {_literal(body)})")
+    assert actual.schema == expected.schema
+    assert sorted(actual.collect()) == sorted(expected.collect())
+
+
+def test_date_plus_whole_days_of_a_day_time_interval_across_a_clock_change(spark, view):
+    """DATE + a DAY TO SECOND interval is a TIMESTAMP in Spark: its days move the date,
+    the rest is elapsed time from that date's midnight in the session zone; on the day
+    New York moves its clocks, 1 day from midnight is the next midnight, 23 hours on,
+    and 3 hours from midnight is 04:00."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_dst AS SELECT * FROM VALUES "
+        "('a', 1, date'2024-03-10', INTERVAL '1 00:00:00' DAY TO SECOND), "
+        "('a', 2, date'2024-03-10', INTERVAL '0 01:30:00' DAY TO SECOND), "
+        "('b', 1, date'2024-03-09', INTERVAL '0 03:00:00' DAY TO SECOND), "
+        "('b', 2, date'2024-03-10', INTERVAL '0 01:30:00' DAY TO SECOND) AS t(k, o, dt, dti)"
+    )
+    body = BODY.format(measure="LAST(B.dt) + FIRST(A.dti)")
+    grouped = "SELECT k, max_by(dt, o) + min_by(dti, o) AS m FROM mr_tfm_dst GROUP BY k"
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
+        actual = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_dst), {_literal(body)})")
+        expected = matchrec.sql(spark, f"SELECT * FROM mr_tfm_dst MATCH_RECOGNIZE ({body})")
+        rows = sorted((r.k, r.m) for r in actual.collect())
+        assert actual.schema == expected.schema
+        assert len(rows) == 2
+        assert rows == sorted((r.k, r.m) for r in expected.collect())
+        assert rows == sorted((r.k, r.m) for r in spark.sql(grouped).collect())
