@@ -753,8 +753,9 @@ class Lowering:
         if func in ("SUM", "AVG", "MEAN"):
             # Spark's sum of integers is a BIGINT checked at every row, and a sum of
             # DAY-TIME intervals (avg's too) a BIGINT of microseconds, checked likewise
-            text = user_text(node, self.sql, base, limit=60)
-            overflow = LongSum(text, self.sql, node_pos(node, base, self.sql), self.ansi)
+            at = node_pos(node, base, self.sql)
+            text = written_call(self.sql, at) or user_text(node, self.sql, base, limit=60)
+            overflow = LongSum(text, self.sql, at, self.ansi)
         final = semantics == "FINAL"
         collations = self.collations(func, args, distinct, 0, node, base)
         evaluate = nav.aggregate(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
-from datetime import date
+from datetime import date, timedelta
 
 import pytest
 from matchrec.grammar import parse_clause
@@ -1947,3 +1947,16 @@ def test_a_type_error_under_is_null_escape_or_a_named_struct_is_found_before_any
     err = sql_error(spark, query)
     assert_error(err, query, query.index(condition), SemanticError, "Spark rejects")
     assert "__mr_" not in str(err)
+
+
+@pytest.mark.parametrize("measure", ["RUNNING sum(A.iv)", "FINAL avg(A.iv)", "sum(A.iv)"])
+def test_an_interval_overflow_names_the_aggregate_as_written(measure):
+    """The overflow of a sum of DAY-TIME intervals quotes the aggregate as the user wrote
+    it (once ``RUNNING_SUM(A.iv)``, the planner's internal spelling), caret at it."""
+    body = f"ORDER BY id MEASURES {measure} AS s ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS id > 0"
+    program = plan(body, ["id", "iv"])
+    cols = {"id": [1, 2, 3], "iv": [timedelta(days=100_000_000)] * 3}
+    cols.update({name: [True] * 3 for name, _ in program.precomputed})
+    with pytest.raises(MatchRuntimeError) as info:
+        list(run_partition(program.program, cols, 3))
+    assert_error(info.value, body, body.index(measure), MatchRuntimeError, f"of {measure} reaches")
