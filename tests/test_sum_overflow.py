@@ -92,7 +92,7 @@ def _assert_sum_error(err, query: str, at: str) -> None:
         "ARITHMETIC_OVERFLOW",
         hint="try_sum(x) gives NULL",
     )
-    assert "integer overflow: SUM(" in err.message and "BIGINT" in err.message
+    assert f"integer overflow: {at} reaches" in err.message and "BIGINT" in err.message
     assert "spark.sql.ansi.enabled=false" in err.hint and "DECIMAL(38, 0)" in err.hint
 
 
