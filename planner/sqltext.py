@@ -84,6 +84,10 @@ class MatchRecognizeDialect(Spark):
     doubled quote inside a string literal is a quote (``'yyyy-MM-dd''T''HH'``), as Spark
     reads it."""
 
+    # datetime patterns stay Spark's letters as written: sqlglot's round trip through
+    # strftime wrote 'y' as 'yyyy' (year 999 formatted '0999'; '24-3-1' no longer parsed)
+    TIME_MAPPING: dict[str, str] = {}
+
     class Tokenizer(Spark.Tokenizer):
         STRING_ESCAPES = [*Spark.Tokenizer.STRING_ESCAPES, "'"]
 
@@ -169,6 +173,10 @@ class MatchRecognizeDialect(Spark):
             exp.CurrentCatalog: lambda self, e: "CURRENT_CATALOG()",
             exp.JSONExtract: lambda self, e: _json_extract(self, e),
             exp.Localtimestamp: lambda self, e: "LOCALTIMESTAMP()",
+            # to_date(s, 'yyyy-MM-dd') parses strictly; sqlglot wrote it as to_date(s), a
+            # CAST that also takes '2024-01-05 10:00'
+            exp.TsOrDsToDate: lambda self, e: _to_date(self, e),
+            exp.StrToDate: lambda self, e: _to_date(self, e),
         }
 
         def unsupported(self, message: str) -> None:
@@ -178,6 +186,14 @@ class MatchRecognizeDialect(Spark):
             Spark checks)."""
             if self.unsupported_level != ErrorLevel.IGNORE:
                 raise UnsupportedSqlError(message)
+
+
+def _to_date(self: Spark.Generator, node: exp.TsOrDsToDate | exp.StrToDate) -> str:
+    """``to_date`` with its pattern whenever one was given."""
+    fmt = node.args.get("format")
+    if fmt is None:
+        return Spark.Generator.TRANSFORMS[type(node)](self, node)
+    return self.func("TO_DATE", node.this, fmt)
 
 
 def _json_extract(self: Spark.Generator, node: exp.JSONExtract) -> str:

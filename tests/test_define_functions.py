@@ -948,6 +948,57 @@ def test_a_pattern_letter_the_glue_lacks_is_refused_when_built(define, at, words
     assert err.sql[err.pos :].startswith(at)
 
 
+ONE_ROW_VALUES = """SELECT * FROM VALUES
+  (1, TIMESTAMP'0999-03-01 10:00:00', '24-3-1', '2024-01-05 10:00'),
+  (2, TIMESTAMP'2024-03-02 10:00:00', '2024-3-1', '2024-01-05'),
+  (3, TIMESTAMP'0042-12-31 23:59:59', '7-1-2', '99-1-2') AS t(id, ts, s, s2)"""
+#: calls of one row with a pattern whose letters sqlglot's strftime mapping rewrote
+#: ('y' as 'yyyy', 'E' as 'EEE'; to_date(s, 'yyyy-MM-dd') as to_date(s), a lenient CAST)
+ONE_ROW_PATTERNS = [
+    "date_format(ts, 'y E')",
+    "date_format(ts, 'yyy-M-d')",
+    "from_unixtime(unix_timestamp(ts), 'y')",
+    "unix_timestamp(s, 'y-M-d')",
+    "to_timestamp(s, 'y-M-d')",
+    "to_date(s, 'y-M-d')",
+    "to_date(s2, 'yyyy-MM-dd')",
+    "to_unix_timestamp(s2, 'yy-M-d')",
+]
+
+
+def test_patterns_of_one_row_are_sparks_as_written(spark, ansi_off):
+    """A datetime pattern of one row reaches Spark as written, in MEASURES and in DEFINE,
+    through ``matchrec.sql`` and the table function: Spark's answers (a failed parse
+    NULL without ANSI)."""
+    matchrec.register(spark)
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_one_row_patterns AS {ONE_ROW_VALUES}")
+    names = [f"m{i}" for i in range(len(ONE_ROW_PATTERNS))]
+    selected = ", ".join(f"{call} AS {n}" for call, n in zip(ONE_ROW_PATTERNS, names))
+    want = {r.id: r for r in spark.sql(f"SELECT id, {selected} FROM mr_one_row_patterns").collect()}
+    measures = ", ".join(f"{call} AS {n}" for call, n in zip(ONE_ROW_PATTERNS, names))
+    body = f"ORDER BY id MEASURES {measures} ALL ROWS PER MATCH PATTERN (A) DEFINE A AS true"
+    quote = "'"
+    doors = {
+        "matchrec.sql": matchrec.sql(
+            spark, f"SELECT * FROM mr_one_row_patterns MATCH_RECOGNIZE ({body})"
+        ),
+        "table function": spark.sql(
+            "SELECT * FROM match_recognize(TABLE(mr_one_row_patterns), "
+            f"'{body.replace(quote, quote * 2)}')"
+        ),
+    }
+    for door, frame in doors.items():
+        got = {r.id: r for r in frame.collect()}
+        for call, n in zip(ONE_ROW_PATTERNS, names):
+            values = {i: (got[i][n], want[i][n]) for i in want}
+            assert all(a == b for a, b in values.values()), (door, call, values)
+    for call in ONE_ROW_PATTERNS:
+        query = f"""SELECT * FROM (SELECT *, {call} AS want FROM mr_one_row_patterns)
+            MATCH_RECOGNIZE (ORDER BY id MEASURES A.id AS a ALL ROWS PER MATCH
+            PATTERN (A) DEFINE A AS {call} <=> want)"""
+        assert sorted(r.a for r in matchrec.sql(spark, query).collect()) == [1, 2, 3], call
+
+
 # 2024-11-03 in New York: 01:30 EDT, then 01:10 EST (40 minutes later), then 02:10 EST
 REPEATED_HOUR = """SELECT * FROM VALUES
   (1, TIMESTAMP'2024-11-03 01:30:00-04:00'), (2, TIMESTAMP'2024-11-03 01:10:00-05:00'),
