@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import random
 import re
+from collections.abc import Sequence
 
 import pytest
 from matchrec.grammar import parse_clause
@@ -660,8 +661,61 @@ def _want(call: str) -> str:
     return text
 
 
+#: calls checked together, one query (one Spark job) a batch
+BATCH = 16
+BATCH_QUERY = """SELECT part FROM (
+  SELECT *, {wants} FROM ({pairs})
+) MATCH_RECOGNIZE (
+  PARTITION BY part ORDER BY id
+  MEASURES count(*) AS k
+  PATTERN (^S N)
+  DEFINE N AS {tests}
+)"""
+#: (session zone, ANSI, the calls of a test) -> those its batched queries found equal
+_AGREED: dict[tuple, frozenset[str]] = {}
+
+
+def _agreed(spark, family: Sequence[str]) -> frozenset[str]:
+    """The calls of ``family`` equal to Spark on every pair, checked ``BATCH`` calls at a
+    time (``DEFINE N AS (c1 <=> want1) AND (c2 <=> want2) ...``) under the session's
+    zone and ANSI mode. A batch that fails or misses a pair vouches for none of its
+    calls: each then runs alone and reports its own difference."""
+    key = (
+        spark.conf.get("spark.sql.session.timeZone"),
+        spark.conf.get("spark.sql.ansi.enabled"),
+        tuple(family),
+    )
+    if key not in _AGREED:
+        pairs = _pairs_sql()
+        every_pair = set(range(len(VALUES["d"]) ** 2))
+        agreed: set[str] = set()
+        for start in range(0, len(family), BATCH):
+            batch = family[start : start + BATCH]
+            query = BATCH_QUERY.format(
+                pairs=pairs,
+                wants=", ".join(f"{_want(c)} AS want{i}" for i, c in enumerate(batch)),
+                tests=" AND ".join(f"({c} <=> want{i})" for i, c in enumerate(batch)),
+            )
+            try:
+                got = {r.part for r in matchrec.sql(spark, query).collect()}
+            except Exception:  # noqa: BLE001 - each call of the batch then runs alone
+                continue
+            if got == every_pair:
+                agreed.update(batch)
+        _AGREED[key] = frozenset(agreed)
+    return _AGREED[key]
+
+
 @pytest.mark.parametrize("call", TWO_ROW_CALLS)
 def test_functions_of_two_rows_equal_spark(spark, call):
+    _two_rows_equal_spark(spark, call, TWO_ROW_CALLS)
+
+
+def _two_rows_equal_spark(spark, call: str, family: Sequence[str] = ()) -> None:
+    """``call`` (N's values and S's) gives Spark's answer on every pair of values; where
+    its batch of ``family`` found so, no query of its own."""
+    if call in _agreed(spark, family):
+        return
     pairs = _pairs_sql()
     query = TWO_ROW_QUERY.format(want=_want(call), pairs=pairs, call=call)
     got = {r.part for r in matchrec.sql(spark, query).collect()}
@@ -801,7 +855,7 @@ def test_python_udfs_of_two_rows_equal_spark(spark, python_udfs, call):
     gives calling it on the same values: same arguments, same conversion of the result
     to the declared type (an int for DOUBLE is NULL, an int too wide for INT keeps its
     low bits, a boolean for STRING is 'true')."""
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call, PYTHON_UDF_CALLS)
 
 
 def test_python_udfs_defines_cannot_call_are_positioned_errors(spark, python_udfs):
@@ -836,14 +890,18 @@ def new_york(spark):
     spark.conf.set("spark.sql.session.timeZone", before)
 
 
-@pytest.mark.parametrize("call", [c for c in TWO_ROW_CALLS if "ts" in c])
+TIMESTAMP_CALLS = [c for c in TWO_ROW_CALLS if "ts" in c]
+PATTERN_CALLS_OF_NO_TIMESTAMP = [c for c in DATETIME_PATTERN_CALLS if "ts" not in c]
+
+
+@pytest.mark.parametrize("call", TIMESTAMP_CALLS)
 def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, call):
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call, TIMESTAMP_CALLS)
 
 
-@pytest.mark.parametrize("call", [c for c in DATETIME_PATTERN_CALLS if "ts" not in c])
+@pytest.mark.parametrize("call", PATTERN_CALLS_OF_NO_TIMESTAMP)
 def test_datetime_patterns_of_two_rows_in_a_daylight_saving_zone(spark, new_york, call):
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call, PATTERN_CALLS_OF_NO_TIMESTAMP)
 
 
 @pytest.mark.parametrize(
@@ -912,7 +970,7 @@ PARSE_FAILURES = [
 
 @pytest.mark.parametrize("call", PARSE_FAILURES)
 def test_a_failed_parse_of_two_rows_without_ansi_is_null_as_spark(spark, ansi_off, call):
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call, PARSE_FAILURES)
 
 
 def test_a_failed_parse_of_two_rows_under_ansi_is_a_positioned_error(spark):
@@ -1220,7 +1278,7 @@ def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark, call):
 
 @pytest.mark.parametrize("call", ZERO_DIVISORS)
 def test_a_zero_divisor_without_ansi_gives_null_as_spark(spark, ansi_off, call):
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call, ZERO_DIVISORS)
 
 
 @pytest.mark.parametrize("call", ZERO_DIVISORS)
@@ -1258,7 +1316,7 @@ ROUNDED_TO_LONG = ["floor(N.v * S.v)", "ceil(N.v - S.v)", "floor(N.v + S.n)"]
 @pytest.mark.parametrize("call", ROUNDED_TO_LONG)
 def test_floor_and_ceil_of_nan_and_infinity_without_ansi_are_sparks(spark, ansi_off, call):
     """NaN is 0, an infinity or a double past BIGINT is clamped (once a Python error)."""
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call, ROUNDED_TO_LONG)
 
 
 def test_floor_of_an_infinity_under_ansi_is_a_positioned_error(spark):
