@@ -807,6 +807,11 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
     pos = base + min(starts)
     if sql is not None:
         pos = _leading(node, pos, base, sql)
+        left = node
+        while isinstance(left, exp.Binary) and isinstance(left.this, exp.Expression):
+            left = left.this  # ``CAST(x AS INT) > 0`` starts where its left operand does
+        if left is not node and type(left) in _LEADING:
+            pos = min(pos, node_pos(left, base, sql))
     return pos
 
 

@@ -40,6 +40,7 @@ from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
 from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
 from .collated_keys import boundary_keys, collated_stand_ins
+from .expression_origins import marked, remember
 from .partitions import (
     DEFAULT_CHUNK_ROWS,
     DEFAULT_GROUP_ROWS,
@@ -391,11 +392,12 @@ def _select(
     after, so that Spark's errors while the job runs (INVALID_ARRAY_INDEX, ...) show the
     user's expression, not our column name."""
     shown = _shown_names(df, named)
+    texts = [marked(f"{text} AS {quote(shown[n])}") for n, text in named]
+    for (name, _), text in zip(named, texts):
+        remember(text, plan.clause.sql, plan.origins.get(name))
     try:
         with quiet_analysis():
-            selected = analysed(
-                df.selectExpr(*head, *(f"{text} AS {quote(shown[n])}" for n, text in named), *tail)
-            )
+            selected = analysed(df.selectExpr(*head, *texts, *tail))
         back = {shown[n]: n for n, _ in named if shown[n] != n}
         return selected.withColumnsRenamed(back) if back else selected
     except AnalysisException as err:

@@ -11,7 +11,9 @@ one step that PySpark's classic and Connect clients both take for every error fr
 Spark: ``recover_python_exception``. An error that carries a matchrec error comes out
 as that matchrec class, its message (what, where, caret, hint) first and alone, and
 still the PySpark class it was (``except PythonException`` or ``AnalysisException``
-still catches it; ``getCondition()`` still answers). Every other error is unchanged.
+still catches it; ``getCondition()`` still answers). Spark's own run-time error in an
+expression matchrec handed it (an ANSI error of a MEASURE) likewise comes out at the
+user's expression (``runtime.expression_origins``). Every other error is unchanged.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ from collections.abc import Callable
 from matchrec.carried import rebuild
 from matchrec.errors import MatchRecognizeError
 from matchrec.excepthook import carried_error
+
+from .expression_origins import at_users_expression
 
 #: PySpark's modules that recover a Python traceback from each error of Spark's (classic, Connect)
 _CLIENTS = ("pyspark.errors.exceptions.captured", "pyspark.errors.exceptions.connect")
@@ -59,8 +63,8 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     not known here): ``err.sql[err.pos:]`` starts where the error is."""
     if isinstance(exc, MatchRecognizeError) or not _is_spark_error(exc):
         return None
-    text = carried_error(exc)
-    error = rebuild(text) if text is not None else None
+    text = carried_error(exc) if _is_worker_error(exc) else None
+    error = rebuild(text) if text is not None else at_users_expression(exc)
     if error is None:
         return None
     merged = _both(type(error), type(exc))
@@ -72,6 +76,12 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
 
 
 def _is_spark_error(exc: BaseException) -> bool:
+    from pyspark.errors import PySparkException
+
+    return isinstance(exc, PySparkException)
+
+
+def _is_worker_error(exc: BaseException) -> bool:
     from pyspark.errors import AnalysisException, PythonException
 
     return isinstance(exc, (PythonException, AnalysisException))

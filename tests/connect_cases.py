@@ -117,6 +117,13 @@ ERRORS: dict[str, tuple[str, str]] = {
         "SELECT *\nFROM {df} MATCH_RECOGNIZE (\n  ORDER BY t\n  MEASURES :nothing AS x\n"
         "  PATTERN (A B)\n  DEFINE B AS price > :slack\n) m",
     ),
+    # raised by Spark while the job runs (ANSI), at the measure as written
+    "divide_by_zero_in_measure": (
+        "sql",
+        f"SELECT * FROM {TABLE} MATCH_RECOGNIZE (\n  PARTITION BY sym ORDER BY t\n"
+        "  MEASURES 1 / (count(*) - count(B.t) - 1) AS bad\n  PATTERN (A B+)\n"
+        "  DEFINE B AS price < PREV(price)\n) m",
+    ),
     # found in the table function's analyze, in a Python worker of the server
     "udtf_unknown_label": (
         "udtf_sql",

@@ -91,6 +91,7 @@ def test_same_error_as_classic(on_connect, on_classic, name):
         "SqlSyntaxError",
         "UnsupportedError",
         "SparkAnalysisError",
+        "MatchRuntimeError",
     )
     assert got == want
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, ArithmeticException
 from spark_windows import running_and_window
 
 import matchrec
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 
 EVENTS = """
 ('x', 1, 1, 9, 'NO', false), ('x', 2, 2, 5, 'NO', false), ('x', 3, 5, 7, NULL, false),
@@ -110,27 +110,45 @@ def test_define_condition_must_be_boolean(spark, events, condition):
     assert "the condition of DEFINE B must be BOOLEAN" in str(info.value)
 
 
-def test_spark_error_while_a_measure_runs_quotes_the_users_expression(spark, events):
-    # Spark fails the job (as it would for the same expression in a SELECT); its message
-    # shows the measure as written, not matchrec's column names
-    body = """PARTITION BY k ORDER BY o
+def test_spark_error_while_a_measure_runs_is_ours_at_the_users_expression(spark, events):
+    # Spark fails the job (as it would for the same expression in a SELECT); the error is
+    # a run-time error of ours at the measure as written, Spark's message whole, and
+    # still Spark's class and condition
+    query = """SELECT * FROM mr_parity MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
         MEASURES LAST(v) / (FIRST(o) - 1) AS r
-        PATTERN (A B) DEFINE B AS true"""
-    with pytest.raises(Exception) as info:
-        matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})").collect()
-    text = str(info.value)
-    assert "DIVIDE_BY_ZERO" in text
-    assert "`LAST(v)` / (`FIRST(o)` - 1)" in text and "__mr" not in text
+        PATTERN (A B) DEFINE B AS true)"""
+    with pytest.raises(ArithmeticException) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError) and err.getCondition() == "DIVIDE_BY_ZERO"
+    assert err.message.startswith("[DIVIDE_BY_ZERO] Division by zero. Use `try_divide`")
+    assert err.sql == query and err.pos == query.index("LAST(v) /")
+    assert str(err).startswith("runtime error: [DIVIDE_BY_ZERO]") and "__mr" not in str(err)
 
 
-def test_spark_error_while_a_define_condition_runs_quotes_the_users_expression(spark, events):
+def test_spark_error_while_a_define_condition_runs_is_ours_at_the_users_expression(spark, events):
     body = """PARTITION BY k ORDER BY o
         MEASURES count(*) AS n
         PATTERN (A B) DEFINE B AS CAST(country AS INT) > 0"""
-    with pytest.raises(Exception) as info:
+    with pytest.raises(MatchRuntimeError) as info:
         matchrec.match_recognize(spark.table("mr_parity"), body).collect()
-    text = str(info.value)
-    assert "CAST_INVALID_INPUT" in text and "__mr" not in text
+    err = info.value
+    assert err.getCondition() == "CAST_INVALID_INPUT" and "__mr" not in str(err)
+    assert body in err.sql and err.pos == err.sql.index("CAST(country")
+
+
+def test_the_same_measure_in_two_queries_fails_each_at_its_own_place(spark, events):
+    """Two clauses with the same measure at different places, both built before either
+    runs: each one's error has the caret in its own query."""
+    measure = "LAST(v) / (FIRST(o) - 1) AS r"
+    first = f"""SELECT * FROM mr_parity MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+        MEASURES {measure} PATTERN (A B) DEFINE B AS true)"""
+    second = first.replace("MEASURES", "MEASURES count(*) AS n,")
+    frames = {query: matchrec.sql(spark, query) for query in (first, second)}
+    for query in (second, first):
+        with pytest.raises(MatchRuntimeError) as info:
+            frames[query].collect()
+        assert info.value.sql == query and info.value.pos == query.index(measure)
 
 
 def test_spark_analysis_error_in_a_measure_names_the_users_values(spark, events):

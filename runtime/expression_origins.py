@@ -1,0 +1,86 @@
+"""Spark's run-time errors in a user's expression, shown at that expression.
+
+matchrec hands Spark each one-row part of DEFINE and each MEASURE as one expression of a
+``selectExpr``, in the planner's text (``100 / `v` > 1 AS `100 / v > 1```,
+``CAST(`LAST(B.s)` AS INT) AS `r```). An ANSI error that Spark raises while the job
+runs (DIVIDE_BY_ZERO, CAST_INVALID_INPUT, INVALID_ARRAY_INDEX_IN_ELEMENT_AT, ...) quotes
+that text "at line 1, position 1", which is nowhere in the user's query. The runtime
+:func:`remember`\\ s, for each expression text it hands Spark, where that expression
+starts in the user's query; :func:`at_users_expression` finds the text of an error's
+query context among them and gives the error as a :class:`MatchRuntimeError` at the
+user's expression, Spark's message kept whole.
+
+Each text handed to Spark starts with a comment of its own (:func:`marked`), so the
+same expression of two queries (a notebook's cell run again after an edit) is two texts,
+each with its own place, wherever Spark's error shows that comment; else the latest
+query with that text is taken.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import OrderedDict
+
+from matchrec.errors import MatchRuntimeError
+
+#: expression texts remembered at once (the least recently remembered go first)
+_CAPACITY = 4096
+
+_lock = threading.Lock()
+_origins: OrderedDict[str, tuple[str, int]] = OrderedDict()
+_serial = itertools.count(1)
+
+
+def marked(text: str) -> str:
+    """``text`` (an expression with its alias) after a comment that no other text handed
+    to Spark has: Spark reads the same expression, and its error shows the comment with
+    the failed part when that part starts within Spark's 32 characters of context."""
+    return f"/* matchrec {next(_serial)} */ {text}"
+
+
+def remember(text: str, sql: str, pos: int | None) -> None:
+    """``text``, an expression handed to Spark (:func:`marked`), computes the user's
+    expression at ``pos`` of ``sql``."""
+    if pos is None:
+        return
+    with _lock:
+        _origins[text] = (sql, pos)
+        _origins.move_to_end(text)
+        while len(_origins) > _CAPACITY:
+            _origins.popitem(last=False)
+
+
+def at_users_expression(exc: BaseException) -> MatchRuntimeError | None:
+    """``exc``, Spark's error in an expression matchrec handed it, as a run-time error at
+    the user's expression; None when its query context names no remembered text."""
+    origin = _origin(exc)
+    if origin is None:
+        return None
+    sql, pos = origin
+    message = str(exc).split("\n== ", 1)[0].strip()
+    return MatchRuntimeError(message, sql=sql, pos=pos)
+
+
+def _origin(exc: BaseException) -> tuple[str, int] | None:
+    try:
+        contexts = exc.getQueryContext()  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an error without contexts, or a client without them
+        return None
+    for context in contexts or ():
+        try:
+            fragment = context.fragment()
+            start, stop = context.startIndex(), context.stopIndex()
+            lines = context.summary().split("\n")
+        except Exception:  # noqa: BLE001 - a DataFrame context: no SQL text
+            continue
+        if not fragment or len(lines) < 2:
+            continue
+        # the line Spark shows: the failed part with up to 32 characters either side,
+        # "..." where it cut the line
+        shown = lines[1].removeprefix("...").removesuffix("...")
+        with _lock:
+            for text, origin in reversed(_origins.items()):  # the latest first
+                if text[start : stop + 1] == fragment and shown in text:
+                    return origin
+    return None
