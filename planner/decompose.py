@@ -231,23 +231,31 @@ def _struct_field(node: exp.Dot) -> exp.Expression | None:
     (Spark names an unnamed field ``col<n>``, a column its own name). The field is
     looked up as Spark does by default, ignoring case; none or two of that name: no
     rewrite (the call stays as written and is reported)."""
+    fields = struct_fields(node)
+    if fields is None:
+        return None
+    wanted = node.expression.name.lower()
+    found = [value for name, value in fields if name.lower() == wanted]
+    return found[0].copy() if len(found) == 1 else None
+
+
+def struct_fields(node: exp.Dot) -> list[tuple[str, exp.Expression]] | None:
+    """The fields (name, value) of the struct built in place that ``node`` reads a field
+    of (``struct(...).f``, ``named_struct(...).f``); None for another ``.``."""
     struct = node.this
     while isinstance(struct, exp.Paren):
         struct = struct.this
     if not isinstance(struct, exp.Struct) or not isinstance(node.expression, exp.Identifier):
         return None
-    wanted = node.expression.name.lower()
-    found = []
+    fields = []
     for i, item in enumerate(struct.expressions):
         if isinstance(item, exp.PropertyEQ):
-            name, value = item.this.name, item.expression
+            fields.append((item.this.name, item.expression))
         elif isinstance(item, exp.Alias):
-            name, value = item.alias, item.this
+            fields.append((item.alias, item.this))
         else:
-            name, value = f"col{i + 1}", item
-        if name.lower() == wanted:
-            found.append(value)
-    return found[0].copy() if len(found) == 1 else None
+            fields.append((f"col{i + 1}", item))
+    return fields
 
 
 def _decode(node: exp.DecodeCase) -> exp.Expression | None:

@@ -802,6 +802,8 @@ def compile_glue(
                 left, right = child(node.this), child(node.expression)
                 return _guarded_binary(_strict(fn), left, right, node, where, sql)
         return _call(node, fn, entry.strict, gf.node_args(node), child, where, sql)
+    if isinstance(node, exp.Dot):
+        _check_struct_field(node, where, sql)
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
         "the match",
@@ -862,6 +864,31 @@ def _check_format_call(
         pos=pos,
         hint="format each row's value where Spark computes it (e.g. format_string('%.2f', "
         "B.x) of one row, or round(x, 2) and %s), or CAST the value to STRING first",
+    )
+
+
+def _check_struct_field(node: exp.Dot, where: Callable[[exp.Expression], int], sql: str) -> None:
+    """``struct(...).f`` where the struct has no field ``f``, or two: Spark's
+    FIELD_NOT_FOUND / AMBIGUOUS_REFERENCE_TO_FIELDS, positioned at the field's name."""
+    from .decompose import struct_fields  # decompose builds on this module
+
+    fields = struct_fields(node)
+    if fields is None:
+        return
+    wanted = node.expression.name
+    count = sum(name.lower() == wanted.lower() for name, _ in fields)
+    pos = where(node)
+    field = re.compile(r"\)\s*\.\s*`?(" + re.escape(wanted) + r")\b", re.IGNORECASE)
+    written = field.search(sql, pos)
+    names = ", ".join(name for name, _ in fields)
+    raise SemanticError(
+        f"the struct has {'no' if count == 0 else count} field{'s' if count > 1 else ''} "
+        f"named {wanted}: its fields are {names} (as Spark's "
+        f"{'FIELD_NOT_FOUND' if count == 0 else 'AMBIGUOUS_REFERENCE_TO_FIELDS'})",
+        sql=sql,
+        pos=written.start(1) if written is not None else pos,
+        hint="Spark names a field after its column (struct(B.v, ...) has a field v), "
+        "else col1, col2, ...; name it with AS (struct(B.v AS p, FIRST(A.v) AS q).q)",
     )
 
 

@@ -234,6 +234,25 @@ def test_intervals_and_struct_fields(spark, measures, define, flat_measures, fla
     assert rows and rows == matchrec.sql(spark, want).collect()
 
 
+@pytest.mark.parametrize(
+    ("define", "words"),
+    [
+        ("struct(N.v, FIRST(S.v)).col1 > 1", "no field named col1: its fields are v, col2"),
+        ("struct(N.v AS p, FIRST(S.v) AS q).r > 1", "no field named r: its fields are p, q"),
+        ("named_struct('x', N.v, 'X', S.v).x > 1", "2 fields named x: its fields are x, X"),
+    ],
+)
+def test_a_field_a_struct_of_several_rows_lacks_is_a_positioned_error(define, words):
+    """Spark's FIELD_NOT_FOUND (a column's field is named after it: ``struct(N.v, ...)``
+    has ``v``, not ``col1``) or AMBIGUOUS_REFERENCE_TO_FIELDS, the caret at the field."""
+    with pytest.raises(SemanticError) as info:
+        _plan(define)
+    err = info.value
+    assert words in err.message
+    field = re.search(r"\)\.(\w+)", define).group(1)
+    assert err.sql[err.pos :].startswith(f"{field} > 1")
+
+
 def test_a_field_of_a_column_that_is_no_struct_is_a_positioned_error(spark):
     query = SHAPE.format(view=STRUCTS, measures="count(*) AS n", define="R.id.x > 1")
     with pytest.raises(matchrec.MatchRecognizeError) as info:
