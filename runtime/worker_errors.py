@@ -60,11 +60,16 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     """``exc``, a PySpark error that carries a matchrec error raised in a Python worker, as
     that matchrec error (and still ``exc``'s class, with its state); None for any other
     error. The caret is in the line of the clause the worker quoted (the whole query is
-    not known here): ``err.sql[err.pos:]`` starts where the error is."""
+    not known here): ``err.sql[err.pos:]`` starts where the error is. Spark's run-time
+    error in an expression matchrec handed it is a :class:`MatchRuntimeError` at the
+    user's expression (``expression_origins``)."""
     if isinstance(exc, MatchRecognizeError) or not _is_spark_error(exc):
         return None
-    text = carried_error(exc) if _is_worker_error(exc) else None
-    error = rebuild(text) if text is not None else at_users_expression(exc)
+    if _is_worker_error(exc):  # a worker's error, or Spark's analysis: never a run-time one
+        text = carried_error(exc)
+        error = rebuild(text) if text is not None else None
+    else:
+        error = at_users_expression(exc)
     if error is None:
         return None
     merged = _both(type(error), type(exc))
