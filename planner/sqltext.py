@@ -811,7 +811,13 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
         while isinstance(left, exp.Binary) and isinstance(left.this, exp.Expression):
             left = left.this  # ``CAST(x AS INT) > 0`` starts where its left operand does
         if left is not node and type(left) in _LEADING:
-            pos = min(pos, node_pos(left, base, sql))
+            # only from the operand's own tokens: placing an unpositioned one asks its
+            # parent, which would ask this node again
+            inner = [
+                n.meta["start"] for n in left.walk() if "start" in (getattr(n, "meta", None) or {})
+            ]
+            if inner:
+                pos = min(pos, _leading(left, base + min(inner), base, sql))
     return pos
 
 
