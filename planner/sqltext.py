@@ -801,7 +801,7 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
     that starts with a token sqlglot keeps no position of (``-x``, ``(x)``, ``NOT x``,
     ``CAST(x ...)``) is placed on that token.
     """
-    starts = [n.meta["start"] for n in node.walk() if "start" in (getattr(n, "meta", None) or {})]
+    starts = _starts(node)
     if not starts:
         return _unpositioned(node, base, sql)
     pos = base + min(starts)
@@ -813,12 +813,14 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
         if left is not node and type(left) in _LEADING:
             # only from the operand's own tokens: placing an unpositioned one asks its
             # parent, which would ask this node again
-            inner = [
-                n.meta["start"] for n in left.walk() if "start" in (getattr(n, "meta", None) or {})
-            ]
+            inner = _starts(left)
             if inner:
                 pos = min(pos, _leading(left, base + min(inner), base, sql))
     return pos
+
+
+def _starts(node: exp.Expression) -> list[int]:
+    return [n.meta["start"] for n in node.walk() if "start" in (getattr(n, "meta", None) or {})]
 
 
 def _ends(node: exp.Expression) -> list[int]:
