@@ -19,6 +19,7 @@ query with that text is taken.
 from __future__ import annotations
 
 import itertools
+import re
 import threading
 from collections import OrderedDict
 
@@ -51,10 +52,12 @@ def remember(text: str, sql: str, pos: int | None) -> None:
             _origins.popitem(last=False)
 
 
-def at_users_expression(exc: BaseException) -> MatchRuntimeError | None:
+def at_users_expression(exc: BaseException, in_text: bool = False) -> MatchRuntimeError | None:
     """``exc``, Spark's error in an expression matchrec handed it, as a run-time error at
-    the user's expression; None when its query context names no remembered text."""
-    origin = _origin(exc)
+    the user's expression; None when its query context names no remembered text. With
+    ``in_text``, an error that quotes another's (a streaming query's failure, which has
+    no context of its own) is also looked up by the SQL context its text shows."""
+    origin = _origin(exc) or (_origin_in_text(str(exc)) if in_text else None)
     if origin is None:
         return None
     sql, pos = origin
@@ -70,17 +73,42 @@ def _origin(exc: BaseException) -> tuple[str, int] | None:
     for context in contexts or ():
         try:
             fragment = context.fragment()
-            start, stop = context.startIndex(), context.stopIndex()
+            start = context.startIndex()
             lines = context.summary().split("\n")
         except Exception:  # noqa: BLE001 - a DataFrame context: no SQL text
             continue
         if not fragment or len(lines) < 2:
             continue
-        # the line Spark shows: the failed part with up to 32 characters either side,
-        # "..." where it cut the line
-        shown = lines[1].removeprefix("...").removesuffix("...")
-        with _lock:
-            for text, origin in reversed(_origins.items()):  # the latest first
-                if text[start : stop + 1] == fragment and shown in text:
-                    return origin
+        origin = _latest(_shown(lines[1]), fragment, start)
+        if origin is not None:
+            return origin
+    return None
+
+
+#: the SQL context of Spark's error message: its header, then the line it shows
+_CONTEXT = re.compile(r"^== SQL \(line \d+, position \d+\) ==\n(.+)$", re.MULTILINE)
+
+
+def _origin_in_text(message: str) -> tuple[str, int] | None:
+    for found in _CONTEXT.finditer(message):
+        shown = _shown(found[1]).strip()
+        origin = _latest(shown) if shown else None
+        if origin is not None:
+            return origin
+    return None
+
+
+def _shown(line: str) -> str:
+    """The text of the line Spark shows of a failed part, which it gives with up to 32
+    characters either side and "..." where it cut the line."""
+    return line.removeprefix("...").removesuffix("...")
+
+
+def _latest(shown: str, fragment: str = "", start: int = 0) -> tuple[str, int] | None:
+    """The place of the latest remembered text that holds the line Spark ``shown`` (and
+    the failed ``fragment`` at ``start``, where Spark gives it)."""
+    with _lock:
+        for text, origin in reversed(_origins.items()):
+            if shown in text and text[start : start + len(fragment)] == fragment:
+                return origin
     return None

@@ -13,7 +13,9 @@ as that matchrec class, its message (what, where, caret, hint) first and alone, 
 still the PySpark class it was (``except PythonException`` or ``AnalysisException``
 still catches it; ``getCondition()`` still answers). Spark's own run-time error in an
 expression matchrec handed it (an ANSI error of a MEASURE) likewise comes out at the
-user's expression (``runtime.expression_origins``). Every other error is unchanged.
+user's expression (``runtime.expression_origins``). A streaming query that either of
+them stopped raises a ``StreamingQueryException`` that quotes it: that comes out as the
+matchrec error too, still a ``StreamingQueryException``. Every other error is unchanged.
 """
 
 from __future__ import annotations
@@ -66,8 +68,9 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     if isinstance(exc, MatchRecognizeError) or not _is_spark_error(exc):
         return None
     if _is_worker_error(exc):  # a worker's error, or Spark's analysis: never a run-time one
-        text = carried_error(exc)
-        error = rebuild(text) if text is not None else None
+        error = _carried(exc)
+    elif _is_stream_failure(exc):  # a micro-batch's error, whichever part raised it
+        error = _carried(exc) or at_users_expression(exc, in_text=True)
     else:
         error = at_users_expression(exc)
     if error is None:
@@ -78,6 +81,20 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     converted.__dict__.update(error.__dict__)
     converted.args = error.args
     return converted
+
+
+def _carried(exc: BaseException) -> MatchRecognizeError | None:
+    """The matchrec error that a worker raised and ``exc``'s text quotes, if any."""
+    text = carried_error(exc)
+    return rebuild(text) if text is not None else None
+
+
+def _is_stream_failure(exc: BaseException) -> bool:
+    """Whether ``exc`` stopped a streaming query: it quotes the error of the micro-batch
+    (a worker's traceback, or Spark's run-time error with its SQL context) in its text."""
+    from pyspark.errors import StreamingQueryException
+
+    return isinstance(exc, StreamingQueryException)
 
 
 def _is_spark_error(exc: BaseException) -> bool:

@@ -19,7 +19,7 @@ from pyspark.sql.types import (
 from streams import FolderStream, at
 
 import matchrec
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 
 CARDS = StructType(
     [
@@ -263,6 +263,44 @@ def test_late_rows_are_counted_not_matched(spark, tmp_path):
     finally:
         q.stop()
     assert stream.output() == []
+
+
+@pytest.mark.parametrize(
+    ("measure", "condition", "caret"),
+    [
+        ("100 / (LAST(B.amount) - FIRST(A.amount))", "B.amount <= A.amount", "100 / (LAST"),
+        ("LAST(B.amount)", "100 / (B.amount - FIRST(A.amount)) > 0", "/ (B.amount"),
+    ],
+    ids=["measure_spark_computes", "define_over_two_rows"],
+)
+def test_a_run_time_error_stops_the_stream_at_the_users_expression(
+    spark, tmp_path, measure, condition, caret
+):
+    """An ANSI error of a micro-batch (Spark's, in a MEASURE; the matcher's, in DEFINE)
+    stops the query with a StreamingQueryException that is matchrec's run-time error at
+    the expression, caret under it, not Spark's text of the rewritten query."""
+    from pyspark.errors import StreamingQueryException
+
+    query = f"""
+      SELECT * FROM events MATCH_RECOGNIZE (
+        PARTITION BY card ORDER BY ts
+        MEASURES {measure} AS r
+        PATTERN (A B)
+        DEFINE B AS {condition})"""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, query)
+
+    with pytest.raises(MatchRuntimeError) as info:
+        q = stream.run(build, [[("a", at(0), 5.0, "FR"), ("a", at(1), 5.0, "FR")]])
+        stream.push_watermark(q, ("zz", None, 50.0, "XX"), at(100))
+    err = info.value
+    assert isinstance(err, StreamingQueryException)
+    assert "DIVIDE_BY_ZERO" in err.message
+    assert err.sql[err.pos :].startswith(caret)  # the query, or the line a worker quoted
+    assert "__mr_" not in str(err) and "/* matchrec" not in str(err)
 
 
 def test_with_late_rows_each_late_row_is_an_output_row_of_its_own(spark, tmp_path):
