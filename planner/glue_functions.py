@@ -203,41 +203,46 @@ def order_key(v: Any) -> Any:
     return (0, instant(v))
 
 
-def _common(values: list[Any]) -> list[Any]:
+def common(values: list[Any]) -> list[Any]:
     """Values widened as Spark widens them: integers and Decimals with a float to
-    doubles, DATE with TIMESTAMP to the timestamp of the date's local midnight (in the
-    timestamps' zone)."""
+    doubles; with a TIMESTAMP, a DATE to its local midnight and a TIMESTAMP_NTZ's wall
+    clock (naive) to that time in the timestamps' zone, which is the session's (Spark
+    hands timestamps to Python in it; a wall clock the zone skips is read after the
+    gap, one it repeats at the earlier instant, as Java's ``atZone``)."""
     if any(isinstance(v, float) for v in values):
         return [
             float(v) if isinstance(v, (int, Decimal)) and not isinstance(v, bool) else v
             for v in values
         ]
-    stamp = next((v for v in values if isinstance(v, datetime)), None)
-    if stamp is not None:
-        return [
-            datetime.combine(v, time(), tzinfo=stamp.tzinfo)
-            if isinstance(v, date) and not isinstance(v, datetime)
-            else v
-            for v in values
-        ]
-    return values
+    stamps = [v for v in values if isinstance(v, datetime)]
+    if not stamps:
+        return values
+    zone = next((v.tzinfo for v in stamps if v.tzinfo is not None), None)
+    return [
+        v.replace(tzinfo=v.tzinfo or zone)
+        if isinstance(v, datetime)
+        else datetime.combine(v, time(), tzinfo=zone)
+        if isinstance(v, date)
+        else v
+        for v in values
+    ]
 
 
 def greatest(*values: Any) -> Any:
     """The largest non-NULL argument (NULL only when all are)."""
-    present = _common([v for v in values if v is not None])
+    present = common([v for v in values if v is not None])
     return max(present, key=order_key) if present else None
 
 
 def least(*values: Any) -> Any:
-    present = _common([v for v in values if v is not None])
+    present = common([v for v in values if v is not None])
     return min(present, key=order_key) if present else None
 
 
 def nullif(a: Any, b: Any) -> Any:
     if a is None or b is None:
         return a
-    x, y = _common([a, b])
+    x, y = common([a, b])
     return None if order_key(x) == order_key(y) else a  # NaN equals NaN, as in Spark
 
 
@@ -257,7 +262,7 @@ def _array_extreme(pick_max: bool) -> Callable[[Any], Any]:
     """``array_max`` / ``array_min``: NULL elements skipped, NaN above every double."""
 
     def extreme(values: Any) -> Any:
-        present = _common([v for v in values if v is not None])
+        present = common([v for v in values if v is not None])
         if not present:
             return None
         return (max if pick_max else min)(present, key=order_key)
@@ -449,7 +454,7 @@ def _with_element(at_end: bool) -> Callable[[Any, Any], Any]:
         if values is None:
             return None
         items = _array(values)
-        return _common([*items, element] if at_end else [element, *items])
+        return common([*items, element] if at_end else [element, *items])
 
     return add
 
@@ -781,7 +786,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "ARRAY_MIN": GlueFunction(_array_extreme(False)),
     "PMOD": GlueFunction(pmod, ansi_fn=pmod_ansi),
     "LEVENSHTEIN": GlueFunction(levenshtein),
-    "ARRAY": GlueFunction(lambda *values: list(_common(list(values))), strict=False),
+    "ARRAY": GlueFunction(lambda *values: list(common(list(values))), strict=False),
     "TRY_DIVIDE": GlueFunction(try_divide),
     "DATEDIFF": GlueFunction(datediff),
     "ARRAY_JOIN": GlueFunction(array_join),

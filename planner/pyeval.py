@@ -25,7 +25,7 @@ import re
 from collections.abc import Callable
 from contextvars import ContextVar
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 from sqlglot import exp
@@ -51,18 +51,9 @@ SESSION_ZONE: ContextVar[tzinfo | None] = ContextVar("matchrec_session_zone", de
 
 
 def _num(a: Any, b: Any) -> tuple[Any, Any]:
-    """Bring two operands to Spark's common type: Decimal with float is a double; a DATE
-    with a TIMESTAMP is the timestamp of its local midnight (the timestamp's zone, which
-    is the session's: Spark hands timestamps to Python in it)."""
-    if isinstance(a, Decimal) and isinstance(b, float):
-        return float(a), b
-    if isinstance(a, float) and isinstance(b, Decimal):
-        return a, float(b)
-    if isinstance(a, datetime) and _is_date(b):
-        return a, datetime.combine(b, time(), tzinfo=a.tzinfo)
-    if isinstance(b, datetime) and _is_date(a):
-        return datetime.combine(a, time(), tzinfo=b.tzinfo), b
-    return a, b
+    """Two operands brought to Spark's common type (:func:`glue_functions.common`)."""
+    x, y = gf.common([a, b])
+    return x, y
 
 
 def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool = False) -> Any:
@@ -437,12 +428,21 @@ _round = _rounder(ROUND_HALF_UP)
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
-def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[[Any], Any]:
+#: the DECIMAL type (digits, scale) Spark casts a double to before ``ceil``/``floor``
+#: to a scale (a FLOAT's DECIMAL(14, 7) is not told apart: its values reach Python as
+#: doubles)
+_SCALED_DOUBLE = (30, 15)
+
+
+def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[..., Any]:
     """Spark's ``floor``/``ceil`` (a BIGINT): a double's NaN is 0, and one out of BIGINT's
     range (infinities too) is an overflow error under ANSI mode, else clamped, as Java's
-    double-to-long conversion."""
+    double-to-long conversion. With a ``scale``, :func:`_to_scale`."""
+    mode = ROUND_CEILING if rounding is math.ceil else ROUND_FLOOR
 
-    def apply(x: Any) -> Any:
+    def apply(x: Any, scale: Any = None) -> Any:
+        if scale is not None:
+            return _to_scale(x, int(scale), mode, ansi)
         if not isinstance(x, float):
             return rounding(x)
         if x != x:
@@ -459,6 +459,30 @@ def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[[Any], An
         return _LONG_MAX if x > 0 else _LONG_MIN
 
     return apply
+
+
+def _to_scale(x: Any, scale: int, mode: str, ansi: bool) -> Decimal | None:
+    """Spark's ``ceil``/``floor`` of ``x`` to ``scale`` places (a DECIMAL): a double is
+    first cast to DECIMAL(30, 15) as Spark casts, rounding half up; one that type
+    cannot hold is an overflow error under ANSI mode, else NULL."""
+    if isinstance(x, float):
+        digits, places = _SCALED_DOUBLE
+        exact = Decimal(repr(x)) if math.isfinite(x) else None
+        value = (
+            None
+            if exact is None
+            else exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP, _ROUND_CONTEXT)
+        )
+        if value is None or value.adjusted() >= digits - places:
+            if ansi:
+                raise OverflowError(
+                    f"{x!r} cannot be represented as Decimal({digits}, {places}) "
+                    "(Spark's NUMERIC_VALUE_OUT_OF_RANGE under spark.sql.ansi.enabled)"
+                )
+            return None
+        x = value
+    rounded = Decimal(x).quantize(Decimal(1).scaleb(-scale), mode, _ROUND_CONTEXT)
+    return rounded.quantize(Decimal(1), context=_ROUND_CONTEXT) if scale < 0 else rounded
 
 
 def _signum(x: Any) -> float:

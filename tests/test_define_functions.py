@@ -669,6 +669,17 @@ TWO_ROW_CALLS = [
     "(S.ts - N.ts) * (N.n - S.n)",
     "(N.ts - S.ts) / nullif(N.n, 0)",
     "(N.ts - S.ts) / 0.7",
+    # ceil/floor to a scale (a DECIMAL)
+    "ceil(CAST(N.n AS DECIMAL(10, 2)) / 3 + S.n, 2)",
+    "floor(N.n * S.n, -1)",
+    "ceil(N.n - S.n, 0)",
+    "floor(CAST(N.n AS DECIMAL(10, 2)) / 7, 3)",
+    # a TIMESTAMP_NTZ's wall clock with a TIMESTAMP: read in the session zone
+    "CAST(N.ts AS TIMESTAMP_NTZ) > S.ts",
+    "convert_timezone('UTC', 'America/New_York', N.ts) <=> S.ts",
+    "to_timestamp_ntz(N.ts) - S.ts",
+    "greatest(CAST(N.ts AS TIMESTAMP_NTZ), S.ts, N.d)",
+    "coalesce(CAST(N.ts AS TIMESTAMP_NTZ), S.ts)",
 ]
 
 
@@ -1329,7 +1340,15 @@ def test_a_literal_that_decides_and_or_drops_the_other_side_as_spark(text, want)
         _glue_value("n / 0 > 0 AND true", {"n": 1})
 
 
-ROUNDED_TO_LONG = ["floor(N.v * S.v)", "ceil(N.v - S.v)", "floor(N.v + S.n)"]
+ROUNDED_TO_LONG = [
+    "floor(N.v * S.v)",
+    "ceil(N.v - S.v)",
+    "floor(N.v + S.n)",
+    # to a scale: a DECIMAL, the double cast to DECIMAL(30, 15) first
+    "ceil(N.v * S.n, 1)",
+    "floor(N.v - S.v, -1)",
+    "ceil(N.v / 3 + S.n, 2)",
+]
 
 
 @pytest.mark.parametrize("call", ROUNDED_TO_LONG)
