@@ -48,7 +48,7 @@ from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shall
 from .python_udfs import PythonLookup
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
-from .sql_functions import FunctionLookup, inline_sql_functions
+from .sql_functions import FunctionLookup, UnknownFunction, inline_sql_functions
 from .sqltext import (
     MatchRecognizeDialect,
     call_name,
@@ -1428,7 +1428,16 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         def keeps(node: exp.Expression) -> bool:  # Spark or the glue runs it as it is
             return _glue_keeps(node) or _current_row_only(node, local_labels)
 
-        inlined = inline_sql_functions(tree.copy(), low.sql_functions, keeps)
+        try:
+            inlined = inline_sql_functions(tree.copy(), low.sql_functions, keeps)
+        except UnknownFunction as unknown:
+            at = node_pos(unknown.node, base, low.sql)
+            raise SemanticError(
+                unknown.message,
+                sql=low.sql,
+                pos=call_start(low.sql, at, base),
+                hint=f"did you mean {unknown.close}?" if unknown.close else None,
+            ) from None
         if inlined != tree:
             tree = push_down(
                 inlined, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates

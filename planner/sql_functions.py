@@ -25,8 +25,20 @@ from sqlglot import exp
 from .sqltext import MatchRecognizeDialect, call_name
 
 #: a function name -> (its ``Input:`` lines, one per parameter: ``name TYPE [DEFAULT
-#: expr]``, and its ``Body:``), or None when it is no SQL UDF of the session
+#: expr]``, and its ``Body:``), or None when it is no SQL UDF of the session; raises
+#: :class:`UnknownFunction` for a name the session has no function of
 FunctionLookup = Callable[[str], "tuple[Sequence[str], str] | None"]
+
+
+class UnknownFunction(Exception):
+    """The session has no function of the name a call uses (Spark's UNRESOLVED_ROUTINE):
+    its ``message`` as Spark words it, and a close name the session has (or None)."""
+
+    def __init__(self, message: str, close: str | None = None) -> None:
+        super().__init__(message)
+        self.message, self.close = message, close
+        self.node: exp.Expression | None = None  # the call, once the planner knows it
+
 
 _PARAMETER = re.compile(r"^\s*(`(?:[^`]|``)+`|\w+)\s+(.+?)(?:\s+DEFAULT\s+(.+))?\s*$", re.I)
 
@@ -111,7 +123,11 @@ def inline_sql_functions(
             continue
         key = name.lower()
         if key not in cache:
-            found = lookup(key)
+            try:
+                found = lookup(key)
+            except UnknownFunction as unknown:
+                unknown.node = node
+                raise
             cache[key] = read_definition(*found) if found is not None else None
         function = cache[key]
         if function is None:

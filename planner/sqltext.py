@@ -406,6 +406,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
     _check_writable(tree, expr, sql)
+    _check_arguments(tree, expr, sql)
     return quantified_likes(any_aggregates(quoted_spark_calls(higher_order_exists(tree))))
 
 
@@ -508,6 +509,25 @@ def _check_writable(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
         if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary)):
             pos = call_start(sql, pos, expr.pos)
         raise UnsupportedSqlError(reason, sql=sql, pos=pos)
+
+
+def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
+    """Raise :class:`SqlSyntaxError` at a call that lacks an argument Spark requires but
+    that sqlglot's reader of that function let through (``datediff(ts)``), as its
+    other calls are refused (``upper()``): written back it would not parse."""
+    for node in tree.walk():
+        missing = isinstance(node, exp.Func) and any(
+            needed and node.args.get(arg) is None for arg, needed in node.arg_types.items()
+        )
+        if missing:
+            call = node
+            while not _starts(call) and call.parent is not None:
+                call = call.parent
+            pos = node_pos(call, expr.pos, sql)
+            if isinstance(call, exp.Func) and not isinstance(call, (exp.Binary, exp.Unary)):
+                pos = call_start(sql, pos, expr.pos)
+            name = re.match(r"\w*", sql[pos:])[0] or type(call).__name__
+            raise SqlSyntaxError(f"{name.upper()}() is missing an argument", sql=sql, pos=pos)
 
 
 def call_start(sql: str, pos: int, base: int) -> int:

@@ -19,6 +19,7 @@ uses it to show what ``sql`` would run, without running anything.
 from __future__ import annotations
 
 import contextlib
+import difflib
 import itertools
 import os
 import re
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
+from matchrec.planner.sql_functions import UnknownFunction
 from matchrec.planner.sqltext import quote
 from matchrec.planner.statement import (
     Occurrence,
@@ -52,7 +54,7 @@ from matchrec.carried import rebuild
 from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, line_col
 from matchrec.excepthook import carried_error
 
-from .batch import analysed, execute
+from .batch import analysed, execute, first_line
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
 from .python_udfs import session_python_function
@@ -125,7 +127,9 @@ def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str]
         quoted = "`" + name.replace("`", "``") + "`"
         try:
             lines = [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
-        except Exception:  # not a function Spark knows: the planner reports the call
+        except Exception as err:  # noqa: BLE001 - the planner reports the call
+            if getattr(err, "getCondition", lambda: None)() == "UNRESOLVED_ROUTINE":
+                raise UnknownFunction(first_line(err), _close_function(spark, name)) from None
             return None
         inputs: list[str] = []
         body = None
@@ -144,6 +148,13 @@ def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str]
         return (inputs, body) if body else None
 
     return lookup
+
+
+def _close_function(spark: SparkSession, name: str) -> str | None:
+    """The name of the session's functions closest to ``name`` (a typo's), if any."""
+    names = [r[0] for r in spark.sql("SHOW FUNCTIONS").collect()]
+    close = difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.75)
+    return close[0] if close else None
 
 
 def _user_frame() -> int:

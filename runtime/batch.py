@@ -451,7 +451,7 @@ def _in_users_words(err: Exception, plan: MatchPlan, whole: bool = False) -> str
     user's expression (a PREV's window, a navigation) is shown as that part as written;
     with ``whole``, a row-local value the aggregate reads (``__mr_c0``) as its whole
     expression (only its start is known as written)."""
-    first = _first_line(err)
+    first = first_line(err)
     first = _NAME_LIST.sub(
         lambda m: (
             "[" + ", ".join(i for i in m.group(1).split(", ") if not _INTERNAL_NAME.search(i)) + "]"
@@ -481,7 +481,7 @@ def _written_at(sql: str, pos: int) -> str | None:
     return sql[pos:end].strip() or None
 
 
-def _first_line(err: Exception) -> str:
+def first_line(err: Exception) -> str:
     """The first line of Spark's message without its SQLSTATE and position tail (classic
     PySpark and Spark Connect word that tail differently; our caret says where)."""
     text = getattr(err, "getMessage", lambda: str(err))() or str(err)

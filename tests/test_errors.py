@@ -779,6 +779,15 @@ CASES = [
         None,
     ),
     (
+        "function whose reader lets a missing argument through",
+        broken("count(B.*)", "datediff(B.value)"),
+        "datediff(",
+        0,
+        SqlSyntaxError,
+        "DATEDIFF() is missing an argument",
+        None,
+    ),
+    (
         "two expressions in a row",
         broken("PREV(C.value)", "PREV(C.value) 1 2"),
         "1 2",
@@ -1423,6 +1432,21 @@ def test_semantic_error_through_sql_is_positioned_in_the_query(spark, view):
     message = "C is not a primary pattern variable or subset name"
     assert_error(err, query, query.index("C.value"), SemanticError, message)
     assert err.line == 6
+
+
+@pytest.mark.parametrize(
+    ("call", "close"),
+    [("datedif(B.ts, FIRST(A.ts))", "datediff"), ("no_such_fn(B.value, PREV(B.value))", None)],
+)
+def test_an_unknown_function_of_several_rows_is_sparks_unresolved_routine(spark, view, call, close):
+    """A misspelt function in DEFINE's glue is Spark's UNRESOLVED_ROUTINE at the call
+    (with the closest name Spark has), not a limit of matchrec's evaluator."""
+    query = QUERY.format(view=view).replace("B.value < PREV(B.value)", f"{call} > 0")
+    err = sql_error(spark, query)
+    name = call.split("(")[0]
+    assert_error(err, query, query.index(call), SemanticError, f"Cannot resolve routine `{name}`")
+    assert "UNRESOLVED_ROUTINE" in err.message
+    assert (err.hint == f"did you mean {close}?") if close else not err.hint
 
 
 def test_unknown_column_through_sql(spark, view):
