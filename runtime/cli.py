@@ -196,6 +196,13 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 #: Spark settings when ``run`` starts the session: show stage progress on long jobs.
 RUN_CONF = {"spark.ui.showConsoleProgress": "true"}
 
+
+def _run_conf() -> dict[str, str]:
+    """:data:`RUN_CONF` where a person watches stderr; none in a log or a CI capture,
+    where the progress bar's carriage returns would run into the error message."""
+    return RUN_CONF if sys.stderr.isatty() else {}
+
+
 _TABLE_HELP = "load a table file as temporary view NAME (.parquet/.csv/.json/.jsonl or a directory)"
 _SCHEMA_HELP = (
     "column types of table NAME as DDL, e.g. 'ts TIMESTAMP, price DOUBLE' (CSV: no inference)"
@@ -368,7 +375,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     parse_confs(args.conf)  # a bad option costs no JVM
     params = parse_params(args.param)
     with (
-        _session(args, RUN_CONF) as spark,
+        _session(args, _run_conf()) as spark,
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):
@@ -409,7 +416,7 @@ def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | 
     parse_confs(args.conf)
     params = parse_params(args.param)
     with (
-        _session(args, RUN_CONF) as spark,
+        _session(args, _run_conf()) as spark,
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):

@@ -274,8 +274,9 @@ def parse_java_version(output: str) -> int | None:
 def _log4j2_config(level: str) -> Path:
     """A log4j2 configuration file: ``level`` overall, task failures not logged twice.
 
-    Failing tasks are reported to the driver as Python exceptions anyway; without this
-    every expected error of a query suite would also print a JVM stack trace.
+    Failing tasks, writes and streaming queries are reported to the driver as Python
+    exceptions anyway; without this every expected error of a query suite (or a stream
+    stopped by a run-time error) would also print a JVM stack trace.
     """
     lines = [
         "rootLogger.level = " + level,
@@ -292,6 +293,13 @@ def _log4j2_config(level: str) -> Path:
             "logger.executor.level = OFF",
             "logger.tasks.name = org.apache.spark.scheduler.TaskSetManager",
             "logger.tasks.level = OFF",
+            # a failed write or stream: its error reaches the caller as an exception
+            "logger.abort.name = org.apache.spark.util.Utils",
+            "logger.abort.level = OFF",
+            "logger.writer.name = org.apache.spark.sql.execution.datasources.FileFormatWriter",
+            "logger.writer.level = OFF",
+            "logger.stream.name = org.apache.spark.sql.execution.streaming",
+            "logger.stream.level = OFF",
         ]
     text = "\n".join(lines) + "\n"
     path = Path(tempfile.gettempdir()) / f"matchrec-log4j2-{level.lower()}.properties"
