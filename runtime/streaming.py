@@ -21,7 +21,6 @@ row of its own, which an observed metric of the query sums (:func:`late_rows`).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -55,6 +54,8 @@ from .batch import (
     matcher_output,
     project_measures,
 )
+from .late_count import LATE_METRIC, watch
+from .late_count import late_rows as late_rows  # the public name of old
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
 #: number must stay the same for a checkpoint (the state records it and says so). Each
@@ -65,8 +66,6 @@ DEFAULT_BUCKETS = 16
 BUCKET = "__mr_bucket"
 #: column of the processor's output that counts late rows (on rows of their own)
 LATE = "__mr_late"
-#: prefix of the observed metric (``observe``) of each stream's late rows
-LATE_METRIC = "matchrec_late_rows"
 WATERMARK_DELAY = "spark.watermarkDelayMs"
 STATE_STORE_CONF = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -218,6 +217,7 @@ def with_late_column(schema: StructType) -> StructType:
 def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: StructType) -> DataFrame:
     """``processor`` over ``packed`` grouped by bucket (event time, append), its late-row
     counts summed by an observed metric of the query and left out of the result."""
+    watch(packed.sparkSession)
     return (
         packed.groupBy(BUCKET)
         .transformWithStateInPandas(processor, counted, "Append", "EventTime")
@@ -317,32 +317,3 @@ class MatchProcessor(StatefulProcessor):
             yield batch.to_pandas().assign(**{LATE: None})
         if late is not None:
             yield late_frame(self.columns, late.num_rows)
-
-
-def late_rows(query: Any) -> int:
-    """Rows a running streaming query dropped as late (at or behind the watermark),
-    summed over its progress reports so far (``query.recentProgress``; Spark keeps the
-    last 100): matchrec's own count of each MATCH_RECOGNIZE (an observed metric) and
-    what Spark's stateful operators dropped."""
-    total = 0
-    for progress in query.recentProgress:
-        if not isinstance(progress, dict):  # Spark Connect: StreamingQueryProgress
-            progress = json.loads(progress.json)
-        for operator in progress.get("stateOperators", []):
-            total += int(operator.get("numRowsDroppedByWatermark", 0) or 0)
-        for name, metrics in (progress.get("observedMetrics") or {}).items():
-            if name.startswith(LATE_METRIC):
-                total += int(_metrics(metrics).get("late_rows", 0) or 0)
-    return total
-
-
-def _metrics(observed: Any) -> dict:
-    """An observation's values by name: a Row of them (classic sessions), or on Spark
-    Connect a Row or JSON object of ``values`` and their ``schema``."""
-    values = observed.asDict() if hasattr(observed, "asDict") else dict(observed)
-    if set(values) == {"values", "schema"}:
-        schema = values["schema"]
-        fields = schema["fields"] if isinstance(schema, dict) else schema.fields
-        names = [f["name"] if isinstance(f, dict) else f.name for f in fields]
-        return dict(zip(names, values["values"]))
-    return values

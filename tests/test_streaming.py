@@ -303,6 +303,29 @@ def test_a_run_time_error_stops_the_stream_at_the_users_expression(
     assert "__mr_" not in str(err) and "/* matchrec" not in str(err)
 
 
+def test_late_rows_counts_more_batches_than_the_query_keeps_reports_of(spark, tmp_path):
+    """``late_rows`` counts every micro-batch of the query's life, not only the reports
+    Spark still keeps (``numRecentProgressUpdates``, here 2)."""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, FRAUD)
+
+    on_time = [[("a", at(m), 1.0, "FR")] for m in (20, 21, 22, 23)]
+    late = [[("a", at(m), 1.0, "FR")] for m in (2, 3, 4)]
+    spark.conf.set("spark.sql.streaming.numRecentProgressUpdates", "2")
+    try:
+        q = stream.run(build, [*on_time[:2], *late, *on_time[2:]])
+    finally:
+        spark.conf.unset("spark.sql.streaming.numRecentProgressUpdates")
+    try:
+        assert len(q.recentProgress) <= 2
+        assert late_rows(q) == 3
+    finally:
+        q.stop()
+
+
 def test_with_late_rows_each_late_row_is_an_output_row_of_its_own(spark, tmp_path):
     """WITH LATE ROWS: a late row comes out as a LATE row (measures NULL, the row in
     ``late_row``), still counted; the other rows are the batch answer of the rows on
