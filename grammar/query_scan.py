@@ -189,14 +189,7 @@ def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) 
             for _, close in found:
                 between = tokens[close + 1 : j]
                 aliased = bool(between) and (between[0].text.upper() == "AS" or len(between) == 1)
-                if (
-                    close < j
-                    and not aliased
-                    and not any(
-                        t.kind == "word" and t.text.upper() in _QUERY_WORDS or _is(t, "(")
-                        for t in between
-                    )
-                ):
+                if close < j and not aliased and _clause_text(between):
                     culprit = close
             raise SqlSyntaxError(
                 "unbalanced parenthesis: ')' without a matching '('",
@@ -211,6 +204,18 @@ def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) 
             pos=tokens[opened[-1]].start,
             hint="add the missing )",
         )
+
+
+def _clause_text(tokens: list[Token]) -> bool:
+    """Whether ``tokens`` (between a clause's ``)`` and a stray one) read as more of the
+    clause (``DEFINE B AS PREV(x) > 0``): parentheses balanced within, no word of the
+    query around it outside them."""
+    depth = 0
+    for t in tokens:
+        depth += _is(t, "(") - _is(t, ")")
+        if depth < 0 or (depth == 0 and t.kind == "word" and t.text.upper() in _QUERY_WORDS):
+            return False
+    return depth == 0
 
 
 def _opening(tokens: list[Token], j: int) -> int:

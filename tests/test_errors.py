@@ -1634,6 +1634,8 @@ def test_string_literals_compared_with_numbers_are_left_to_spark(spark, view):
     [
         # an extra ')' ends the clause early: the caret is on it, not on Spark's rewritten query
         ("PREV(B.value)", "PREV(B.value))", 13),
+        # ... and the rest of the clause follows it (with parentheses of its own)
+        ("PATTERN (A B+)", "PATTERN (A B+))", 14),
         # a '(' never closed inside DEFINE, inside MEASURES
         ("B.value < PREV", "(B.value < PREV", 0),
         ("PREV(B.value)", "PREV(B.value", 4),
