@@ -88,8 +88,8 @@ def _plan(
     clause: MatchRecognizeClause, relation: DataFrame, qualifier: str | None = None
 ) -> MatchPlan:
     """``plan_clause`` over ``relation``'s columns (``qualifier``: the name that may
-    qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal, but
-    warned about (:class:`ArbitraryOrderWarning`)."""
+    qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal on a
+    table, but warned about (:class:`ArbitraryOrderWarning`)."""
     ansi = ansi_enabled(relation.sparkSession)
     plan = plan_clause(
         clause,
@@ -102,7 +102,7 @@ def _plan(
         column_types={f.name: f.dataType.simpleString() for f in relation.schema.fields},
     )
     check_output_columns(clause)
-    if not plan.order_by:
+    if not plan.order_by and not relation.isStreaming:  # a stream refuses it, said later
         where = ""
         if clause.sql and clause.pattern_pos >= 0:
             line, column = line_col(clause.sql, clause.pattern_pos)

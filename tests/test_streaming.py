@@ -5,6 +5,7 @@ stream's output equals the batch answer over the same rows."""
 from __future__ import annotations
 
 import random
+import warnings
 from datetime import timedelta
 
 import pytest
@@ -19,7 +20,12 @@ from pyspark.sql.types import (
 from streams import FolderStream, at
 
 import matchrec
-from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.errors import (
+    ArbitraryOrderWarning,
+    MatchRuntimeError,
+    SemanticError,
+    UnsupportedError,
+)
 
 CARDS = StructType(
     [
@@ -423,6 +429,17 @@ def test_queries_a_stream_cannot_run_fail_before_it_starts(
         matchrec.match_recognize(stream.source(), body)
     assert message in info.value.message
     assert body[info.value.pos :].startswith(caret)
+
+
+def test_a_stream_without_order_by_is_refused_without_a_warning_first(spark, tmp_path):
+    """A stream without ORDER BY is an error; the batch warning about arbitrary order
+    would only be noise before it."""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with pytest.raises(SemanticError, match="event-time"):
+            matchrec.match_recognize(stream.source(), "PARTITION BY card PATTERN (A)")
+    assert not [w for w in seen if issubclass(w.category, ArbitraryOrderWarning)]
 
 
 def test_a_stream_without_watermark_is_told_how_to_add_one(spark, tmp_path):
