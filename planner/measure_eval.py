@@ -476,6 +476,18 @@ def _scaled_interval_type(
     return dtype("interval year to month" if is_year_month(lt) else "interval day to second")
 
 
+#: the DECIMAL (precision, scale) Spark casts a number of these types to before
+#: ``ceil``/``floor`` to a scale
+_AS_DECIMAL = {
+    exp.DataType.Type.TINYINT: (3, 0),
+    exp.DataType.Type.SMALLINT: (5, 0),
+    exp.DataType.Type.INT: (10, 0),
+    exp.DataType.Type.BIGINT: (20, 0),
+    exp.DataType.Type.FLOAT: (14, 7),
+    exp.DataType.Type.DOUBLE: (30, 15),
+}
+
+
 def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     """FLOOR / CEIL / ROUND with Spark's result types."""
     args = call_args(node)
@@ -484,12 +496,13 @@ def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         return None
     params = decimal_params(t)
     if isinstance(node, (exp.Floor, exp.Ceil)):
-        if len(args) > 1:
-            return None
-        if params:
+        if len(args) > 1:  # to a scale: the number as a DECIMAL, rounded as ROUND types it
+            params = params or _AS_DECIMAL.get(t.this)
+        elif params:
             p, s = params
             return t if s == 0 else _bounded(p - s + 1, 0)
-        return dtype("bigint") if _is_numeric(t) else None
+        else:
+            return dtype("bigint") if _is_numeric(t) else None
     digits = _int_literal(args[1]) if len(args) > 1 else 0
     if digits is None:
         return None

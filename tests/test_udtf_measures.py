@@ -156,6 +156,15 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "months_between": ("months_between(LAST(B.dt), FIRST(A.dt))", None, BODY),
     "round_avg": ("round(avg(dbl), 1)", "round(avg(dbl), 1)", BODY),
     "round_sum_decimal": ("round(sum(d), 1)", "round(sum(d), 1)", BODY),
+    # ceil/floor to a scale: a DECIMAL of the number cast to one
+    "ceil_double_scaled": ("ceil(LAST(B.dbl) * 3, 1)", "ceil(max_by(dbl, o) * 3, 1)", BODY),
+    "floor_decimal_scaled": ("floor(sum(e) / 7, 2)", "floor(sum(e) / 7, 2)", BODY),
+    "ceil_int_negative_scale": ("ceil(sum(i) * 3, -1)", "ceil(sum(i) * 3, -1)", BODY),
+    "floor_tinyint_scaled": (
+        "floor(LAST(B.ti) - FIRST(A.ti), 1)",
+        "floor(max_by(ti, o) - min_by(ti, o), 1)",
+        BODY,
+    ),
     "greatest": ("greatest(FIRST(A.i), LAST(B.i), 3)", None, BODY),
     "pmod": ("pmod(LAST(B.i), FIRST(A.o) + 1)", None, BODY),
     "array_agg": ("array_agg(s)", None, BODY),
