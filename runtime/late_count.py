@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
+import weakref
 from typing import Any
 
 from pyspark.sql import SparkSession
@@ -27,7 +28,7 @@ LATE_METRIC = "matchrec_late_rows"
 _lock = threading.Lock()
 #: query id -> {(run id, batch id): late rows of that batch}, for batches with some
 _dropped: dict[str, dict[tuple[str, int], int]] = {}
-_watched: set[int] = set()
+_watched: weakref.WeakSet[SparkSession] = weakref.WeakSet()
 
 
 def watch(spark: SparkSession) -> None:
@@ -35,10 +36,10 @@ def watch(spark: SparkSession) -> None:
     session; a Spark Connect session is left alone)."""
     from .session import is_connect
 
-    if is_connect(spark) or id(spark) in _watched:
+    if is_connect(spark) or spark in _watched:
         return
     spark.streams.addListener(_LateRowListener())
-    _watched.add(id(spark))
+    _watched.add(spark)
 
 
 def late_rows(query: Any) -> int:
