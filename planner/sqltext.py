@@ -702,6 +702,17 @@ def _check_shape(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
         if isinstance(node, exp.Alias) and not isinstance(node.parent, exp.Func):
             alias = node.args.get("alias")
             target = alias if isinstance(alias, exp.Expression) else node
+            word = node.this
+            if isinstance(word, exp.Column) and not word.table and word.name.upper() in _SEMANTICS:
+                if not word.this.quoted:  # ``FINAL amount``: the keyword before a name
+                    raise SqlSyntaxError(
+                        f"{word.name.upper()} applies to a navigation function or an "
+                        f"aggregate, not to {node.alias!r}",
+                        sql=sql,
+                        pos=node_pos(word, expr.pos, sql),
+                        hint=f"write {word.name.upper()} LAST({node.alias}), or leave "
+                        f"{word.name.upper()} out",
+                    )
             raise SqlSyntaxError(
                 f"unexpected {node.alias!r} after an expression",
                 sql=sql,
@@ -710,6 +721,9 @@ def _check_shape(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
             )
         stack.extend(node.iter_expressions())
 
+
+#: the words that set a navigation's or an aggregate's semantics
+_SEMANTICS = ("RUNNING", "FINAL")
 
 #: Spark's largest DECIMAL precision
 MAX_DECIMAL_PRECISION = 38

@@ -779,6 +779,15 @@ CASES = [
         None,
     ),
     (
+        "FINAL before a column, not a navigation",
+        broken("FIRST(A.value) AS", "FINAL value AS"),
+        "FINAL value",
+        0,
+        SqlSyntaxError,
+        "FINAL applies to a navigation function or an aggregate, not to 'value'",
+        "FINAL LAST(value)",
+    ),
+    (
         "function whose reader lets a missing argument through",
         broken("count(B.*)", "datediff(B.value)"),
         "datediff(",
