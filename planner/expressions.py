@@ -52,6 +52,7 @@ from .sql_functions import FunctionLookup, UnknownFunction, inline_sql_functions
 from .sqltext import (
     MatchRecognizeDialect,
     call_name,
+    call_pos,
     call_start,
     node_pos,
     parse_expression,
@@ -1431,11 +1432,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         try:
             inlined = inline_sql_functions(tree.copy(), low.sql_functions, keeps)
         except UnknownFunction as unknown:
-            at = node_pos(unknown.node, base, low.sql)
             raise SemanticError(
                 unknown.message,
                 sql=low.sql,
-                pos=call_start(low.sql, at, base),
+                pos=call_pos(unknown.node, base, low.sql),
                 hint=f"did you mean {unknown.close}?" if unknown.close else None,
             ) from None
         if inlined != tree:

@@ -505,10 +505,7 @@ def _check_writable(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
     found = _unwritable(tree)
     if found is not None:
         node, reason = found
-        pos = node_pos(node, expr.pos, sql)
-        if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary)):
-            pos = call_start(sql, pos, expr.pos)
-        raise UnsupportedSqlError(reason, sql=sql, pos=pos)
+        raise UnsupportedSqlError(reason, sql=sql, pos=call_pos(node, expr.pos, sql))
 
 
 def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
@@ -523,11 +520,18 @@ def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
             call = node
             while not _starts(call) and call.parent is not None:
                 call = call.parent
-            pos = node_pos(call, expr.pos, sql)
-            if isinstance(call, exp.Func) and not isinstance(call, (exp.Binary, exp.Unary)):
-                pos = call_start(sql, pos, expr.pos)
+            pos = call_pos(call, expr.pos, sql)
             name = re.match(r"\w*", sql[pos:])[0] or type(call).__name__
             raise SqlSyntaxError(f"{name.upper()}() is missing an argument", sql=sql, pos=pos)
+
+
+def call_pos(node: exp.Expression, base: int, sql: str) -> int:
+    """Where ``node`` starts in ``sql``: at its name for a function written as a call
+    (``upper(s)``), else at its first token (:func:`node_pos`)."""
+    pos = node_pos(node, base, sql)
+    if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary)):
+        pos = call_start(sql, pos, base)
+    return pos
 
 
 def call_start(sql: str, pos: int, base: int) -> int:
