@@ -23,6 +23,7 @@ import traceback
 from collections.abc import Callable
 from types import TracebackType
 
+from matchrec.carried import rebuild
 from matchrec.errors import MatchRecognizeError
 
 _QUOTED = re.compile(r"^matchrec\.errors\.\w+: ", re.MULTILINE)
@@ -46,6 +47,13 @@ def carried_error(exc: BaseException) -> str | None:
         return None
     quoted = text[found[-1].end() :]
     return _SPARK_TAIL.sub("", quoted).rstrip()
+
+
+def carried_rebuilt(exc: BaseException, query: str | None = None) -> MatchRecognizeError | None:
+    """The matchrec error that ``exc`` carries (:func:`carried_error`) as that error again,
+    its caret in ``query`` where given (:func:`matchrec.carried.rebuild`); else None."""
+    text = carried_error(exc)
+    return rebuild(text, query) if text is not None else None
 
 
 def _is_library(filename: str) -> bool:

@@ -50,9 +50,8 @@ from pyspark.sql import functions as F
 
 from matchrec import ast
 from matchrec.ast import DynamicClause, MatchRecognizeClause
-from matchrec.carried import rebuild
 from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, line_col
-from matchrec.excepthook import carried_error
+from matchrec.excepthook import carried_rebuilt
 
 from .batch import analysed, execute, first_line
 from .cluster import check, ship
@@ -308,8 +307,7 @@ def _spark_sql(
     try:
         return analysed(spark.sql(query, args, **kwargs))
     except PySparkException as exc:
-        carried = carried_error(exc)
-        error = rebuild(carried, query) if carried is not None else None
+        error = carried_rebuilt(exc, query)
         if error is None:
             raise
         raise error from None
@@ -329,8 +327,7 @@ def _sql(spark: SparkSession, query: str, inputs: dict[str, DataFrame]) -> DataF
             # the query around the clauses are told at the query's text below
             return _named_as_written(analysed(planned.dataframe(spark)), query, planned)
         except PySparkException as exc:
-            carried = carried_error(exc)
-            error = rebuild(carried, query) if carried is not None else None
+            error = carried_rebuilt(exc, query)
             if error is None and isinstance(exc, AnalysisException):
                 error = window_call_error(exc, query, planned.window_calls)
             if error is None and planned.clauses and isinstance(exc, AnalysisException):

@@ -24,9 +24,8 @@ import functools
 import importlib
 from collections.abc import Callable
 
-from matchrec.carried import rebuild
 from matchrec.errors import MatchRecognizeError
-from matchrec.excepthook import carried_error
+from matchrec.excepthook import carried_rebuilt
 
 from .expression_origins import at_users_expression
 
@@ -68,9 +67,9 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     if isinstance(exc, MatchRecognizeError) or not _is_spark_error(exc):
         return None
     if _is_worker_error(exc):  # a worker's error, or Spark's analysis: never a run-time one
-        error = _carried(exc)
+        error = carried_rebuilt(exc)
     elif _is_stream_failure(exc):  # a micro-batch's error, whichever part raised it
-        error = _carried(exc) or at_users_expression(exc, in_text=True)
+        error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True)
     else:
         error = at_users_expression(exc)
     if error is None:
@@ -81,12 +80,6 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     converted.__dict__.update(error.__dict__)
     converted.args = error.args
     return converted
-
-
-def _carried(exc: BaseException) -> MatchRecognizeError | None:
-    """The matchrec error that a worker raised and ``exc``'s text quotes, if any."""
-    text = carried_error(exc)
-    return rebuild(text) if text is not None else None
 
 
 def _is_stream_failure(exc: BaseException) -> bool:
