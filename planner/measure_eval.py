@@ -241,6 +241,7 @@ class TypeEnv:
     columns: Mapping[str, exp.DataType]  # lower-case input column name -> type
     precomputed: Mapping[str, str] = field(default_factory=dict)  # name -> Spark SQL
     probes: Mapping[str, str] = field(default_factory=dict)  # atom name -> probe SQL
+    ansi: bool = True  # spark.sql.ansi.enabled: how a STRING beside another type is typed
     _cache: dict[str, exp.DataType | None] = field(default_factory=dict)
 
     def column_type(self, name: str) -> exp.DataType | None:
@@ -515,11 +516,84 @@ def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     return t if _is_numeric(t) else None
 
 
-def _common_type(nodes: Sequence[exp.Expression], env: TypeEnv) -> exp.DataType | None:
+def _ansi_string_partner(t: exp.DataType) -> exp.DataType | None:
+    """The type Spark's ANSI coercion gives a STRING beside ``t`` in CASE, IF and
+    COALESCE (the string is cast to it), or None where Spark has no common type."""
+    if t.this in _INTEGRAL:
+        return dtype("bigint")
+    if t.this in _FRACTIONAL or t.this == T.DECIMAL:
+        return dtype("double")
+    if t.this in _TIMESTAMPS or t.this in (T.DATE, T.BOOLEAN, T.BINARY):
+        return t
+    return None
+
+
+def _with_strings(others: exp.DataType | None, ansi: bool) -> exp.DataType | None:
+    """The common type of STRINGs and values of the common type ``others``: under ANSI
+    the strings are cast to the others' type (BIGINT for integers, DOUBLE for fractions),
+    without it numbers, dates and timestamps are cast to STRING (Spark 4, measured)."""
+    if others is None:
+        return None
+    if others.this == T.NULL:
+        return dtype("string")
+    if ansi:
+        return _ansi_string_partner(others)
+    if _is_numeric(others) or others.this in _TIMESTAMPS | {T.DATE}:
+        return dtype("string")
+    return None
+
+
+def _common_type(
+    nodes: Sequence[exp.Expression], env: TypeEnv, strings: bool = True
+) -> exp.DataType | None:
+    """The type Spark gives values of ``nodes`` together (CASE branches, COALESCE's
+    arguments, an array's elements); ``strings``: a STRING may join another type
+    (GREATEST and LEAST refuse that)."""
+    types = [infer_type(n, env) for n in nodes]
+    texts = [t for t in types if strings and t is not None and t.this in _STRINGS]
     result: exp.DataType | None = NULL_TYPE
-    for n in nodes:
-        result = wider(result, infer_type(n, env))
+    for t in types:
+        if not any(t is s for s in texts):
+            result = wider(result, t)
+    if texts and result != NULL_TYPE:
+        return _with_strings(result, env.ansi)
+    for t in texts:  # strings only (and NULLs): their collation stays
+        result = wider(result, t)
     return result
+
+
+def _result_branches(node: exp.Expression) -> list[exp.Expression]:
+    """The arguments whose common type is the result of a CASE, IF, NVL2 or COALESCE,
+    or the element type of an array (a map's keys and values are arrays here)."""
+    if isinstance(node, exp.Coalesce):
+        return [node.this, *node.expressions]
+    if isinstance(node, exp.Array):
+        return list(node.expressions)
+    if isinstance(node, exp.Case):
+        ifs = [i.args["true"] for i in node.args.get("ifs", [])]
+        return ifs + [d for d in [node.args.get("default")] if d is not None]
+    if isinstance(node, (exp.If, exp.Nvl2)) and not isinstance(node.parent, exp.Case):
+        return [b for b in (node.args.get("true"), node.args.get("false")) if b is not None]
+    return []
+
+
+def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
+    """``tree`` with the casts Spark adds where a CASE, IF, COALESCE or array mixes a
+    STRING with another type (:func:`_with_strings`), written out so that the branches are
+    evaluated as Spark evaluates them."""
+    tree = tree.copy()
+    for node in reversed(list(tree.walk())):
+        branches = _result_branches(node)
+        types = [infer_type(b, env) for b in branches]
+        if not any(t is not None and t.this in _STRINGS for t in types):
+            continue
+        target = _common_type(branches, env)
+        if target is None:
+            continue
+        for branch, t in zip(branches, types):
+            if t is not None and t.this != T.NULL and t != target:
+                branch.replace(exp.Cast(this=branch.copy(), to=target.copy()))
+    return tree
 
 
 def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
@@ -570,6 +644,8 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
             branches.append(node.args.get("default") or exp.null())
         return _common_type(branches, env)
     result = _function_type(type(node), node, env)
+    if result is None and isinstance(node, _COMMON_FUNCS):
+        return None
     if result is None:
         result = call_type(node, lambda n: infer_type(n, env), lambda ns: _common_type(ns, env))
     if result is None:
@@ -632,7 +708,7 @@ def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataTyp
     if issubclass(cls, _SAME_AS_ARG) and args:
         return infer_type(args[0], env)
     if issubclass(cls, _COMMON_FUNCS):
-        return _common_type(args, env)
+        return _common_type(args, env, strings=issubclass(cls, exp.Coalesce))
     if issubclass(cls, (exp.Floor, exp.Ceil, exp.Round)) and args:
         return _rounding_type(node, env)
     return None
@@ -640,9 +716,11 @@ def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataTyp
 
 def _fallback_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     """sqlglot's annotation, trusted for non-numeric results without date arithmetic
-    (sqlglot types ``timestamp - timestamp`` as a timestamp, Spark as an interval)."""
-    if any(isinstance(n, _ARITHMETIC) for n in node.walk()):
-        return None
+    (sqlglot types ``timestamp - timestamp`` as a timestamp, Spark as an interval) nor
+    a common type (sqlglot types ``coalesce(s, 1)`` as a string, Spark under ANSI as a
+    BIGINT)."""
+    if any(isinstance(n, _ARITHMETIC) for n in node.walk()) or isinstance(node, _COMMON_FUNCS):
+        return None  # COALESCE, GREATEST, LEAST: their common type, or unknown
     copy = node.copy()
     for col in list(copy.find_all(exp.Column)):
         t = None if isinstance(col.this, exp.Star) else env.column_type(col.name)
@@ -1299,6 +1377,7 @@ def type_env(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> TypeEnv:
         columns={k.lower(): v for k, v in columns.items()},
         precomputed=dict(plan.precomputed),
         probes={a.name: a.probe for a in plan.atoms},
+        ansi=plan.program.ansi,
     )
 
 
@@ -1322,7 +1401,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
         compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
-        tree = _parse(text)
+        tree = string_coerced(_parse(text), env)
         evaluate = compiler.compile(tree)
         if compiler.collated:
             evaluate = _plain_result(evaluate)

@@ -426,6 +426,25 @@ def _check_within(plan: MatchPlan, fields: dict[str, StructField]) -> None:
         )
 
 
+def check_declared_types(program: _Program, declared: _Program) -> None:
+    """Refuse a measure whose type without ANSI mode (``program``) differs from the one
+    ``analyze`` declared under it (``declared``): Spark types ``coalesce(s, 1)`` of a
+    STRING ``s`` as BIGINT under ANSI and as STRING without, and ``analyze`` cannot read
+    the session's setting."""
+    clause = program.plan.clause
+    for measure, got, want in zip(clause.measures, program.measures, declared.measures):
+        if got.type != want.type:
+            name = got.type.sql("spark").upper()
+            raise UnsupportedError(
+                f"with spark.sql.ansi.enabled=false Spark types measure {got.alias!r} as "
+                f"{name}, but the table function declared it as under ANSI mode, "
+                f"{want.type.sql('spark').upper()}",
+                sql=clause.sql,
+                pos=measure.expr.pos,
+                hint=f"say which with a CAST(... AS {name}), or use matchrec.sql",
+            )
+
+
 _PROGRAMS: dict[tuple[str, str, bool], _Program] = {}
 
 
@@ -613,9 +632,11 @@ class MatchRecognizeUDTF:
             raise SemanticError(
                 "match_recognize must be called as match_recognize(TABLE(t), '<clause body>')"
             )
-        program = self._program = _program(
-            analyze_result.body, analyze_result.input_schema, task_ansi_enabled()
-        )
+        ansi = task_ansi_enabled()
+        body, input_schema = analyze_result.body, analyze_result.input_schema
+        program = self._program = _program(body, input_schema, ansi)
+        if not ansi:  # ``analyze`` declared the types ANSI mode gives
+            check_declared_types(program, _program(body, input_schema, True))
         self._matcher = PartitionMatcher(
             program.plan.program,
             program.bounds,

@@ -172,6 +172,20 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "named_struct": ("named_struct('x', FIRST(A.i), 'y', LAST(B.s))", None, BODY),
     "case": ("CASE WHEN count(*) > 2 THEN FIRST(A.s) ELSE LAST(B.s) END", None, BODY),
     "coalesce_decimal": ("coalesce(LAST(B.d), FIRST(A.d))", None, BODY),
+    # a STRING beside another type: ANSI casts the string to the other side's type
+    "coalesce_int_string": (
+        "coalesce(nullif(LAST(B.i), 3), '7')",
+        "coalesce(nullif(max_by(i, o), 3), '7')",
+        BODY,
+    ),
+    "case_int_or_string": (
+        "CASE WHEN count(*) > 2 THEN LAST(B.i) ELSE '0' END",
+        "CASE WHEN count(*) > 2 THEN max_by(i, o) ELSE '0' END",
+        BODY,
+    ),
+    "nvl_decimal_string": ("nvl(FIRST(B.d), '7.5')", None, BODY),
+    "if_date_or_string": ("if(count(*) > 2, LAST(B.dt), '2024-06-01')", None, BODY),
+    "coalesce_timestamp_string": ("coalesce(FIRST(A.ts), '2024-06-01 12:00:00')", None, BODY),
     "classifier": ("CLASSIFIER()", None, BODY),
     "match_number": ("MATCH_NUMBER() * 10", None, BODY),
     "final_last": ("FINAL LAST(B.o) - FIRST(A.o)", "max(o) - min(o)", BODY),
@@ -201,6 +215,12 @@ NON_ANSI_CASES["tinyint_squared_wraps_ansi_off"] = (
 NON_ANSI_CASES["smallint_product_wraps_ansi_off"] = (
     "(LAST(B.si) * FIRST(A.si)) div 2",
     "(max_by(si, o) * min_by(si, o)) div 2",
+    BODY,
+)
+# without ANSI Spark types a STRING beside a number as STRING: said with a CAST
+NON_ANSI_CASES["cast_coalesce_int_string_ansi_off"] = (
+    "CAST(coalesce(LAST(B.i), FIRST(A.s)) AS STRING)",
+    "CAST(coalesce(max_by(i, o), min_by(s, o)) AS STRING)",
     BODY,
 )
 NON_ANSI_CASES["size_plus_one_ansi_off"] = (
@@ -289,6 +309,7 @@ def test_spot_values(ansi_results, non_ansi_results):
     assert non_ansi_results["tf"]["size_of_null_ansi_off"][0] == ("a", "int", "-1")
     assert non_ansi_results["tf"]["array_size_of_null_ansi_off"][0] == ("a", "int", "<null>")
     assert ansi_results["tf"]["sequence"][0] == ("a", "array<int>", "[1, 2, 3]")
+    assert ansi_results["tf"]["case_int_or_string"] == [("a", "bigint", "3"), ("b", "bigint", "0")]
 
 
 INPUT = StructType(
@@ -385,3 +406,17 @@ def test_date_plus_whole_days_of_a_day_time_interval_across_a_clock_change(spark
         assert len(rows) == 2
         assert rows == sorted((r.k, r.m) for r in expected.collect())
         assert rows == sorted((r.k, r.m) for r in spark.sql(grouped).collect())
+
+
+def test_a_string_beside_a_number_without_ansi_mode_asks_for_a_cast(spark, view):
+    """``analyze`` cannot read the session's ANSI setting and declares ANSI mode's type
+    (BIGINT for a STRING beside an INT); without ANSI mode Spark's type is STRING, so the
+    query stops with our message at the measure rather than a wrong type."""
+    body = BODY.format(measure="coalesce(LAST(B.i), FIRST(A.s))")
+    query = f"SELECT * FROM match_recognize(TABLE({VIEW}), {_literal(body)})"
+    with session_settings(spark, {"spark.sql.ansi.enabled": "false"}):
+        with pytest.raises(Exception) as info:
+            spark.sql(query).collect()
+    message = str(info.value)
+    assert "Spark types measure 'm' as STRING" in message
+    assert "CAST(... AS STRING)" in message
