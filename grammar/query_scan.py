@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 from matchrec.errors import SemanticError, SqlSyntaxError
 
+from .scanner import comment_end
+
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # words that may follow a FROM item and so are not an alias
 _NOT_ALIAS = {
@@ -92,12 +94,12 @@ def tokenize(sql: str) -> list[Token]:
             j = sql.find("\n", i)
             i = n if j < 0 else j
         elif sql.startswith("/*", i):
-            j = sql.find("*/", i + 2)
-            if j < 0:
+            end = comment_end(sql, i)
+            if end is None:
                 raise SqlSyntaxError(
                     "unterminated comment", sql=sql, pos=i, hint="close it with */"
                 )
-            i = j + 2
+            i = end
         elif c in "'\"`":
             j = i + 1
             while j < n and sql[j] != c:
@@ -378,6 +380,16 @@ def _refuse_nesting(tokens: list[Token], k: int, spans: list[tuple[int, int]], s
         )
 
 
+#: words that open the body of a MATCH_RECOGNIZE: after the keyword without its ``(``
+#: they are a clause missing it, not the keyword used as a name
+_BODY_WORDS = {"PARTITION", "ORDER", "MEASURES", "ONE", "ALL", "AFTER", "PATTERN"}
+_BODY_WORDS |= {"SUBSET", "DEFINE", "ROWS", "INITIAL", "SEEK"}
+
+
+def _starts_clause_body(tokens: list[Token], k: int) -> bool:
+    return k < len(tokens) and tokens[k].kind == "word" and tokens[k].text.upper() in _BODY_WORDS
+
+
 def find_match_recognize(sql: str) -> list[Occurrence]:
     """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
     tokens = tokenize(sql)
@@ -388,6 +400,8 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
             continue
         keyword = tok.text.upper()
         if k + 1 >= len(tokens) or tokens[k + 1].text != "(":
+            if not _starts_clause_body(tokens, k + 1):
+                continue  # ``SELECT 1 AS match_recognize``: a name, Spark's to read
             raise SqlSyntaxError(
                 f"{keyword} must be followed by (",
                 sql=sql,
@@ -482,12 +496,17 @@ def with_prefix(sql: str, before: int | None = None) -> str:
     """The ``WITH ...`` CTE list of ``sql`` for a relation at offset ``before``: every CTE
     when it is in the main statement, only the CTEs defined before it when it sits inside
     the WITH list itself (a CTE sees only earlier ones). '' without a WITH clause."""
+    keyword, texts = visible_ctes(sql, before)
+    return keyword + " " + ", ".join(texts) + " " if texts else ""
+
+
+def visible_ctes(sql: str, before: int | None = None) -> tuple[str, list[str]]:
+    """The WITH keyword(s) of ``sql`` and the text of each CTE (``name AS (...)``) that a
+    relation at offset ``before`` sees (see :func:`with_prefix`)."""
     keyword, spans = cte_spans(sql)
     if before is not None:
         spans = [(a, b) for a, b in spans if b <= before]
-    if not spans:
-        return ""
-    return keyword + " " + ", ".join(sql[a:b] for a, b in spans) + " "
+    return keyword, [sql[a:b] for a, b in spans]
 
 
 @dataclass(frozen=True)

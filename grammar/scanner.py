@@ -102,16 +102,24 @@ class Scanner:
                 return i
 
     def _end_of_comment(self, start: int) -> int:
-        """Spark's bracketed comments nest: /* a /* b */ c */."""
-        depth, i = 0, start
-        while True:
-            mark = _COMMENT_MARK.search(self.source.text, i)
-            if mark is None:
-                raise self.source.error("unterminated comment", start, hint="close it with */")
-            depth += 1 if mark.group() == "/*" else -1
-            i = mark.end()
-            if depth == 0:
-                return i
+        end = comment_end(self.source.text, start)
+        if end is None:
+            raise self.source.error("unterminated comment", start, hint="close it with */")
+        return end
+
+
+def comment_end(text: str, start: int) -> int | None:
+    """Where the bracketed comment opened at ``start`` ends (None: it does not). Spark's
+    bracketed comments nest: /* a /* b */ c */."""
+    depth, i = 0, start
+    while True:
+        mark = _COMMENT_MARK.search(text, i)
+        if mark is None:
+            return None
+        depth += 1 if mark.group() == "/*" else -1
+        i = mark.end()
+        if depth == 0:
+            return i
 
 
 def describe(raw: Raw) -> str:

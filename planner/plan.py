@@ -212,6 +212,7 @@ def plan_clause(
     )
 
     partition_by = [_column_ref(low, e, "PARTITION BY", qualifier) for e in clause.partition_by]
+    _refuse_repeated_keys(partition_by, clause)
     # Spark's null order unless written (the standard leaves it): ASC NULLS FIRST, DESC
     # NULLS LAST, as Spark's own ORDER BY and window ORDER BY
     order_by = [
@@ -379,6 +380,20 @@ def refuse_late_rows(clause: ast.MatchRecognizeClause, door: str) -> None:
             hint="drop it; late rows exist only where matchrec.sql or "
             "matchrec.match_recognize run the clause on a stream",
         )
+
+
+def _refuse_repeated_keys(partition_by: list[str], clause: ast.MatchRecognizeClause) -> None:
+    """A column named twice in PARTITION BY (the output would carry it twice)."""
+    seen: set[str] = set()
+    for name, expr in zip(partition_by, clause.partition_by):
+        if name.lower() in seen:
+            raise SemanticError(
+                f"column {name!r} appears twice in PARTITION BY",
+                sql=clause.sql,
+                pos=expr.pos,
+                hint="name each column once",
+            )
+        seen.add(name.lower())
 
 
 def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]]) -> str:

@@ -18,9 +18,12 @@ points into the user's SQL:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import sqlglot
+from matchrec.grammar.scanner import comment_end
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
@@ -77,6 +80,12 @@ def _literal_unit(
         return build(args, dialect=dialect)
 
     return make
+
+
+class WrittenCTE(exp.Expression):
+    """A CTE of the statement (``name AS (...)``), written back as the user wrote it."""
+
+    arg_types = {"this": True, "name": True}
 
 
 class MatchRecognizeDialect(Spark):
@@ -171,6 +180,7 @@ class MatchRecognizeDialect(Spark):
                 "TRY_PARSE_JSON" if e.args.get("safe") else "PARSE_JSON", e.this
             ),
             exp.CurrentCatalog: lambda self, e: "CURRENT_CATALOG()",
+            WrittenCTE: lambda self, e: e.this,
             exp.JSONExtract: lambda self, e: _json_extract(self, e),
             exp.Localtimestamp: lambda self, e: "LOCALTIMESTAMP()",
             # to_date(s, 'yyyy-MM-dd') parses strictly; sqlglot wrote it as to_date(s), a
@@ -329,8 +339,7 @@ def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
                 out[k] = " "
             i = j
         elif text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
+            j = comment_end(text, i) or n
             for k in range(i, j):
                 out[k] = " " if text[k] != "\n" else "\n"
             i = j
@@ -385,6 +394,55 @@ def prepare(text: str) -> str:
     return "".join(chars)
 
 
+#: the CTEs of the statement whose clause is being planned (``statement_ctes``)
+_STATEMENT_CTES: ContextVar[tuple[bool, list[WrittenCTE]]] = ContextVar(
+    "statement_ctes", default=(False, [])
+)
+_CTE_NAME = re.compile(r"\s*(`(?:[^`]|``)+`|\w+)")
+
+
+@contextmanager
+def statement_ctes(keyword: str, texts: list[str]) -> Iterator[None]:
+    """While planning a clause of a statement with the CTEs ``texts`` (each ``name AS
+    (...)``, after ``keyword``: WITH [RECURSIVE]), a subquery of DEFINE or MEASURES sees
+    them, as every subquery of the statement does in Spark: Spark analyses it apart from
+    the statement, so the CTEs it names are written into it, as the user wrote them."""
+    ctes = []
+    for text in texts:
+        name = _CTE_NAME.match(text)
+        if name:
+            ctes.append(WrittenCTE(this=text, name=name.group(1).strip("`").lower()))
+    token = _STATEMENT_CTES.set(("RECURSIVE" in keyword.upper(), ctes))
+    try:
+        yield
+    finally:
+        _STATEMENT_CTES.reset(token)
+
+
+def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with the statement's CTEs (:func:`statement_ctes`) written into each
+    subquery that names one; a CTE of the subquery's own keeps its name."""
+    recursive, ctes = _STATEMENT_CTES.get()
+    if not ctes:
+        return tree
+    names = {c.args["name"] for c in ctes}
+    for query in list(tree.find_all(exp.Query)):
+        if not isinstance(query.parent, (exp.Subquery, exp.Exists, exp.In)):
+            continue
+        read = {t.name.lower() for t in query.find_all(exp.Table) if not t.args.get("db")}
+        if not read & names:
+            continue
+        own = query.args.get("with_")
+        mine = list(own.expressions) if own else []
+        taken = {c.alias_or_name.lower() for c in mine}
+        outer = [c.copy() for c in ctes if c.args["name"] not in taken]
+        query.set("with_", exp.With(expressions=outer + mine, recursive=recursive or None))
+        if query.parent is tree and isinstance(tree, exp.Subquery):
+            # sqlglot writes the WITH of a whole expression's subquery before its "("
+            return exp.Paren(this=tree)
+    return tree
+
+
 def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     """Parse ``expr`` (a span of ``sql``) or raise SqlSyntaxError pointing into ``sql``."""
     text = prepare(expr.text)
@@ -407,7 +465,8 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_type_parameters(tree, expr, sql)
     _check_writable(tree, expr, sql)
     _check_arguments(tree, expr, sql)
-    return quantified_likes(any_aggregates(quoted_spark_calls(higher_order_exists(tree))))
+    tree = quantified_likes(any_aggregates(quoted_spark_calls(higher_order_exists(tree))))
+    return _with_statement_ctes(tree)
 
 
 def any_aggregates(tree: exp.Expression) -> exp.Expression:

@@ -24,6 +24,7 @@ from matchrec.grammar.query_scan import (
     TempView,
     find_match_recognize,
     temp_view_definition,
+    visible_ctes,
     with_prefix,
 )
 from matchrec.grammar.window_scan import find_pattern_windows
@@ -41,6 +42,7 @@ __all__ = [
     "read_body",
     "read_statement",
     "read_temp_view",
+    "visible_ctes",
     "with_prefix",
 ]
 

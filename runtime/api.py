@@ -33,7 +33,7 @@ from typing import Any
 
 from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
 from matchrec.planner.sql_functions import UnknownFunction
-from matchrec.planner.sqltext import quote
+from matchrec.planner.sqltext import quote, statement_ctes
 from matchrec.planner.statement import (
     Occurrence,
     TempView,
@@ -41,6 +41,7 @@ from matchrec.planner.statement import (
     read_body,
     read_statement,
     read_temp_view,
+    visible_ctes,
     with_prefix,
 )
 from matchrec.planner.window_query import WindowQuery, read_windows, window_order_text
@@ -333,7 +334,7 @@ def _sql(spark: SparkSession, query: str, inputs: dict[str, DataFrame]) -> DataF
             if error is None and planned.clauses and isinstance(exc, AnalysisException):
                 # about the query around the clauses, which Spark saw rewritten
                 outermost = _outermost(planned.clauses)
-                length = len(_SEEN_NAME[is_connect(spark)])
+                length = len(_SEEN_NAME[is_connect(spark)]) + 2  # and its spaces
                 start = view.query_start if view is not None else 0
                 error = translated(exc, query, outermost, length, seen_from=start)
             if error is None:
@@ -478,11 +479,14 @@ def planned_clauses(
             plan = None
             result = _dynamic(spark, rewriter, relation, clause, frames)
         else:
-            plan = _plan(clause, relation, occ.relation_name)
+            ctes = visible_ctes(rewriter.text, before=rewriter.at(occ.relation_start))
+            with statement_ctes(*ctes):
+                plan = _plan(clause, relation, occ.relation_name)
             result = execute(relation, plan)
         view = _view_name()
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))
-        rewriter.replace(occ.relation_start, occ.body_end + 1, view)
+        # spaced: a word written right after the clause's ")" (``)m``) stays a word of its own
+        rewriter.replace(occ.relation_start, occ.body_end + 1, f" {view} ")
     yield PlannedQuery(planned, rewriter.text, inputs, rewriter.calls)
 
 

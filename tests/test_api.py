@@ -75,6 +75,32 @@ def test_query_shapes_around_the_clause(spark, prices):
     assert [tuple(r) for r in joined.collect()] == [("x", 5, 5), ("y", 3, 3)]
 
 
+@pytest.mark.parametrize(
+    ("after", "expected"),
+    [
+        (")m WHERE m.n > 3", [("x", 5)]),
+        (")AS m", [("x", 5), ("y", 3)]),
+        (")WHERE n > 3", [("x", 5)]),
+        (")/* c /* nested */ ) */ ORDER BY sym", [("x", 5), ("y", 3)]),
+    ],
+)
+def test_what_follows_the_clause_needs_no_space(spark, prices, after, expected):
+    """A word right after the clause's ``)`` (an alias, WHERE) reads as Spark reads it
+    after any subquery; a bracketed comment there may nest, as in Spark."""
+    query = f"SELECT sym, n FROM prices MATCH_RECOGNIZE ({BODY.strip()}{after}"
+    assert rows(matchrec.sql(spark, query)) == expected
+
+
+def test_match_recognize_without_a_parenthesis_is_a_name(spark, prices):
+    """Not a Spark keyword: a column or alias may be named so; before a clause's body
+    (PARTITION BY ...) it is a clause missing its parenthesis."""
+    named = matchrec.sql(spark, "SELECT count(*) AS match_recognize FROM prices")
+    assert named.columns == ["match_recognize"]
+    with pytest.raises(SqlSyntaxError, match=r"must be followed by \(") as info:
+        matchrec.sql(spark, "SELECT * FROM prices MATCH_RECOGNIZE PARTITION BY sym")
+    assert info.value.pos == len("SELECT * FROM prices MATCH_RECOGNIZE")
+
+
 def test_nested_match_recognize(spark, prices):
     """A MATCH_RECOGNIZE over the output of another one."""
     inner = "SELECT * FROM prices MATCH_RECOGNIZE (" + BODY + ") AS i"
@@ -133,6 +159,30 @@ def test_errors_come_before_any_job(spark, prices):
         matchrec.sql(spark, "SELECT * FROM prices MATCH_RECOGNIZE (ORDER BY t PATERN (A))")
     assert "PATTERN" in str(err.value)
     assert _job_ids(spark) == before
+
+
+def test_a_subquery_in_define_and_measures_sees_the_statement_s_ctes(spark, prices):
+    """In Spark every subquery of a statement sees its CTEs; a CTE of the subquery's own
+    keeps its name."""
+    body = """PARTITION BY sym ORDER BY t
+        MEASURES count(*) AS n, (SELECT max(cap) FROM caps) AS top
+        PATTERN (LOW+)
+        DEFINE LOW AS price < (SELECT min(cap) FROM caps)"""
+    ctes = "WITH caps AS (SELECT * FROM VALUES ('x', 9.5), ('y', 99) AS c(sym, cap))"
+    got = matchrec.sql(spark, f"{ctes} SELECT * FROM prices MATCH_RECOGNIZE ({body})")
+    plain = body.replace(
+        "FROM caps", "FROM (SELECT * FROM VALUES ('x', 9.5), ('y', 99) AS c(sym, cap))"
+    )
+    assert rows(got) == rows(matchrec.sql(spark, f"SELECT * FROM prices MATCH_RECOGNIZE ({plain})"))
+    own = body.replace(
+        "(SELECT max(cap) FROM caps)", "(WITH caps AS (SELECT 1 AS cap) SELECT max(cap) FROM caps)"
+    )
+    assert {
+        r.top
+        for r in matchrec.sql(
+            spark, f"{ctes} SELECT * FROM prices MATCH_RECOGNIZE ({own})"
+        ).collect()
+    } == {1}
 
 
 def test_match_recognize_inside_a_with_clause(spark, prices):

@@ -18,6 +18,7 @@ from matchrec.grammar.nesting import (
     refuse_nested_recognition,
     refuse_row_pattern_clauses_without_pattern,
 )
+from matchrec.grammar.query_scan import find_match_recognize
 
 from matchrec.ast import (
     Alternation,
@@ -1025,3 +1026,15 @@ def test_rows_current_row_is_the_frame_of_the_current_row(body) -> None:
     assert clause.frame is not None and clause.frame.end == "current"
     assert clause.frame.pos == body.index("ROWS")
     assert all(key.expr.text == "y" for key in clause.order_by)
+
+
+def test_a_bracketed_comment_in_the_clause_may_nest():
+    """As in Spark: /* a /* b */ c */ is one comment, a parenthesis inside is text."""
+    sql = (
+        "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY id /* x /* y */ ) */ PATTERN (A) "
+        "DEFINE A AS true)"
+    )
+    (found,) = find_match_recognize(sql)
+    assert sql[found.body_end] == ")" and found.body_end == len(sql) - 1
+    clause = parse_clause(sql[found.body_start : found.body_end])
+    assert [k.expr.text for k in clause.order_by] == ["id"]

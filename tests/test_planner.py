@@ -391,3 +391,10 @@ def test_partition_by_a_struct_field_says_it_is_a_field():
     )
     assert info.value.pos == len("PARTITION BY ")
     assert "SELECT *, info.city AS city FROM" in info.value.hint
+
+
+def test_a_column_twice_in_partition_by_is_refused_at_the_second():
+    body = "PARTITION BY id, name, ID ORDER BY ts PATTERN (A) DEFINE A AS true"
+    with pytest.raises(SemanticError, match="column 'id' appears twice in PARTITION BY") as info:
+        plan(body)
+    assert body[info.value.pos :].startswith("ID ORDER")
