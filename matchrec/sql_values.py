@@ -8,6 +8,8 @@ into the text Spark would.
 from __future__ import annotations
 
 import math
+import struct
+from collections.abc import Callable
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
@@ -20,6 +22,26 @@ WIDE_DECIMALS = Context(prec=100, rounding=ROUND_HALF_UP)
 
 def double_text(x: float) -> str:
     """Java's ``Double.toString``, which Spark uses for CAST(double AS STRING)."""
+    return _java_text(x, repr)
+
+
+def float_text(x: float) -> str:
+    """Java's ``Float.toString`` of the FLOAT ``x``, which Spark uses for CAST(float AS
+    STRING): the fewest digits that read back as the same FLOAT (``-12.9``, where the
+    double it is held in writes -12.899999618530273), as Java 19 and later write it
+    (Java 17 writes a digit more for a few values: 2.14748365E9 for 2.1474836E9)."""
+    return _java_text(x, _shortest_float32)
+
+
+def _shortest_float32(x: float) -> str:
+    for digits in range(1, 10):
+        text = f"{x:.{digits}g}"
+        if struct.unpack("f", struct.pack("f", float(text)))[0] == x:
+            return text
+    return repr(x)
+
+
+def _java_text(x: float, shortest: Callable[[float], str]) -> str:
     if math.isnan(x):
         return "NaN"
     if math.isinf(x):
@@ -27,9 +49,9 @@ def double_text(x: float) -> str:
     if x == 0:
         return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
     if 1e-3 <= abs(x) < 1e7:
-        text = format(Decimal(repr(x)), "f")
+        text = format(Decimal(shortest(x)), "f")
         return text if "." in text else text + ".0"
-    sign, digits, exponent = Decimal(repr(x)).as_tuple()
+    sign, digits, exponent = Decimal(shortest(x)).as_tuple()
     mantissa = "".join(map(str, digits)).rstrip("0") or "0"
     power = exponent + len(digits) - 1
     head, tail = mantissa[0], mantissa[1:] or "0"

@@ -40,7 +40,7 @@ from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.integer_width import WIDTHS, IntegerWidth, collation_fold, overflow_error
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
-from matchrec.sql_values import to_text
+from matchrec.sql_values import float_text, to_text
 
 from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY
 from .function_types import (
@@ -57,6 +57,7 @@ from .function_types import (
     struct_fields,
 )
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
+from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import SESSION_ZONE, call_args, compile_glue, moved_midnight
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
@@ -794,6 +795,8 @@ def cast_evaluator(
     span = day_time_span(source) if source is not None else None
     if span is not None and target.this in _STRINGS:
         convert = lambda v: interval_text(v, *span)  # noqa: E731
+    elif source is not None and source.this == T.FLOAT and target.this in _STRINGS:
+        convert = lambda v: float_text(v) if isinstance(v, float) else _to_string(v)  # noqa: E731
     inner = compile_arg(node.this)
     safe = bool(node.args.get("safe"))
     legacy = legacy_cast(target)
@@ -846,6 +849,10 @@ def legacy_cast(to: exp.DataType) -> Callable[[Value], Value]:
             return _wrapped(min(max(whole, low), high), bits)
         if isinstance(v, (int, Decimal)):
             return _wrapped(_wrapped(int(v), 64), bits)
+        if isinstance(v, str):  # digits after a point dropped; out of range: NULL
+            whole = integer_text(v, drop_fraction=True)
+            half = 1 << (bits - 1)
+            return whole if whole is not None and -half <= whole < half else None
         return None
 
     return narrow
@@ -871,7 +878,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
             if isinstance(v, datetime):
                 v = _epoch_micros(v) // 1_000_000  # whole seconds, rounded down as Spark
             elif isinstance(v, str):
-                v = Decimal(v.strip())
+                v = _read(integer_text(v), v)
             if isinstance(v, float) and not math.isfinite(v):
                 raise ValueError(v)
             result = int(v)
@@ -896,11 +903,11 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 if not math.isfinite(v):
                     raise ValueError(v)
                 v = repr(v)
+            if isinstance(v, str):
+                v = _read(decimal_text(v), v)
             with localcontext() as ctx:
                 ctx.prec = MAX_PRECISION + 2
-                d = Decimal(v.strip() if isinstance(v, str) else v).quantize(
-                    quantum, rounding=ROUND_HALF_UP
-                )
+                d = Decimal(v).quantize(quantum, rounding=ROUND_HALF_UP)
             if abs(d) >= limit:
                 raise OverflowError(f"{v} does not fit decimal({precision},{scale})")
             return d
@@ -976,7 +983,15 @@ def _to_double(v: Value) -> float:
     """CAST to DOUBLE: a TIMESTAMP is its seconds since the epoch, with their fraction."""
     if isinstance(v, datetime):
         return _epoch_micros(v) / 1_000_000
-    return float(v.strip() if isinstance(v, str) else v)
+    return _read(double_text(v), v) if isinstance(v, str) else float(v)
+
+
+def _read(number: Any, text: str) -> Any:
+    """``number`` read from ``text`` (:mod:`planner.number_text`); ValueError when the
+    text is no such number for Spark."""
+    if number is None:
+        raise ValueError(f"{text!r} is not a number Spark reads")
+    return number
 
 
 def _from_epoch_seconds(seconds: int | float | Decimal, wall_clock: bool) -> datetime:
@@ -1252,7 +1267,12 @@ class _MeasureCompiler:
         if t is None:
             return evaluate
         width = IntegerWidth(
-            self.text.text, self.text.text, self.sql, self.pos, self.ansi, type(node) in TRY
+            self.text.text,
+            self.text.text,
+            self.sql,
+            self.pos,
+            self.ansi,
+            null_on_overflow=type(node) in TRY,
         )
         width.set_type(t.sql("spark").lower())
         if width.bits is None and width.decimal is None:

@@ -520,7 +520,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "CHAR_LENGTH": len,
     "SQRT": lambda x: math.sqrt(x) if x >= 0 else math.nan,
     "EXP": lambda x: _overflow(math.exp, x),
-    "LN": lambda x: math.log(x) if x > 0 else None,
+    "LN": lambda x: math.log(x) if x > 0 else (math.nan if x != x else None),
     "FLOOR": _to_long(math.floor, ansi=False),
     "CEIL": _to_long(math.ceil, ansi=False),
     "CEILING": _to_long(math.ceil, ansi=False),

@@ -166,6 +166,12 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         BODY,
     ),
     "greatest": ("greatest(FIRST(A.i), LAST(B.i), 3)", None, BODY),
+    "try_multiply_overflow_is_null": (
+        "try_multiply(LAST(B.i), 500000000)",
+        "try_multiply(max_by(i, o), 500000000)",
+        BODY,
+    ),
+    "ln_of_nan": ("ln(LAST(B.dbl) + double('NaN'))", "ln(max_by(dbl, o) + double('NaN'))", BODY),
     "pmod": ("pmod(LAST(B.i), FIRST(A.o) + 1)", None, BODY),
     "array_agg": ("array_agg(s)", None, BODY),
     "element_at": ("element_at(array_agg(s), 2)", None, BODY),
@@ -309,6 +315,10 @@ def test_spot_values(ansi_results, non_ansi_results):
     assert non_ansi_results["tf"]["size_of_null_ansi_off"][0] == ("a", "int", "-1")
     assert non_ansi_results["tf"]["array_size_of_null_ansi_off"][0] == ("a", "int", "<null>")
     assert ansi_results["tf"]["sequence"][0] == ("a", "array<int>", "[1, 2, 3]")
+    assert ansi_results["tf"]["try_multiply_overflow_is_null"] == [
+        ("a", "int", "1500000000"),
+        ("b", "int", "<null>"),
+    ]
     assert ansi_results["tf"]["case_int_or_string"] == [("a", "bigint", "3"), ("b", "bigint", "0")]
 
 
@@ -420,3 +430,40 @@ def test_a_string_beside_a_number_without_ansi_mode_asks_for_a_cast(spark, view)
     message = str(info.value)
     assert "Spark types measure 'm' as STRING" in message
     assert "CAST(... AS STRING)" in message
+
+
+#: strings Python's int()/float()/Decimal() read otherwise than Spark's CAST
+NUMBER_TEXTS = [
+    "12", " 12 ", "+12", "-12.9", "12.", ".5", ".", "", "1_000", "10e1", "1e2",
+    "\u0661\u0662", "1d", "0x1p3", "0x10", "inf", "-Infinity", "NaN", "+nan", "1e500",
+    "12a", "007", "3000000000", "99999999.995", "1.005", "+.5e1",
+]  # fmt: skip
+
+
+TARGETS = ["INT", "BIGINT", "DOUBLE", "FLOAT", "DECIMAL(10, 2)"]
+
+
+@pytest.mark.parametrize("ansi", [True, False])
+def test_a_string_cast_to_a_number_reads_as_spark_reads_it(spark, view, ansi):
+    """The table function casts a string built from two rows in Python; Spark's GROUP
+    BY over the same rows casts it in Spark (``try_cast`` under ANSI, which gives NULL
+    where the ANSI cast fails)."""
+    rows = [f"({k}, 1, {_literal(t)}, 'x'), ({k}, 2, '', '')" for k, t in enumerate(NUMBER_TEXTS)]
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_texts AS SELECT * FROM VALUES "
+        f"{', '.join(rows)} AS t(k, o, s, e)"
+    )
+    cast = "try_cast" if ansi else "CAST"
+    measures = ", ".join(
+        f"CAST({cast}(concat(FIRST(A.s), LAST(B.e)) AS {t}) AS STRING) AS m{n}"
+        for n, t in enumerate(TARGETS)
+    )
+    body = f"PARTITION BY k ORDER BY o MEASURES {measures} PATTERN (A B) DEFINE B AS true"
+    grouped = ", ".join(
+        f"CAST({cast}(concat(min_by(s, o), max_by(e, o)) AS {t}) AS STRING) AS m{n}"
+        for n, t in enumerate(TARGETS)
+    )
+    with session_settings(spark, {"spark.sql.ansi.enabled": str(ansi).lower()}):
+        got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_texts), {_literal(body)})")
+        want = spark.sql(f"SELECT k, {grouped} FROM mr_tfm_texts GROUP BY k")
+        assert sorted(got.collect()) == sorted(want.collect())
