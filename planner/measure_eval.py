@@ -896,12 +896,12 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         quantum = Decimal(1).scaleb(-scale)
         limit = Decimal(10) ** (precision - scale)
 
-        def to_decimal(v: Value) -> Decimal:
+        def to_decimal(v: Value) -> Decimal | None:
             if isinstance(v, datetime):
                 v = _to_double(v)  # Spark goes through the seconds as a double
             if isinstance(v, float):
                 if not math.isfinite(v):
-                    raise ValueError(v)
+                    return None  # Spark's too, ANSI mode or not
                 v = repr(v)
             if isinstance(v, str):
                 v = _read(decimal_text(v), v)

@@ -417,12 +417,14 @@ def _select(
 
 def _shown_names(df: DataFrame, named: list[tuple[str, str]]) -> dict[str, str]:
     """name -> the name ``_select`` computes it under: the expression's text for our own
-    columns (``__mr_...``) where that text names no other column, else the name."""
+    columns (``__mr_...``) where that text names no other column and holds no ``${``
+    (Spark's variable substitution would change the name as it changes the text), else
+    the name."""
     taken = {c.lower() for c in df.columns} | {n.lower() for n, _ in named}
     shown = {}
     for name, text in named:
         readable = " ".join(text.replace("`", "").split())
-        if name.startswith("__mr_") and readable.lower() not in taken:
+        if name.startswith("__mr_") and readable.lower() not in taken and "${" not in readable:
             taken.add(readable.lower())
             shown[name] = readable
         else:

@@ -101,6 +101,18 @@ def test_match_recognize_without_a_parenthesis_is_a_name(spark, prices):
     assert info.value.pos == len("SELECT * FROM prices MATCH_RECOGNIZE")
 
 
+def test_a_variable_reference_in_a_define_string_is_substituted_as_spark_does(spark, prices):
+    """Spark substitutes ``${...}`` in the SQL it reads (spark.sql.variable.substitute),
+    in the column names matchrec computes DEFINE's row-local values under too."""
+    body = BODY.replace(
+        "DOWN AS price < PREV(price)", "DOWN AS price < PREV(price) AND sym <> '${mr_unset}'"
+    )
+    query = f"SELECT * FROM prices MATCH_RECOGNIZE ({body})"
+    expected = spark.sql("SELECT count(*) AS c FROM prices WHERE sym <> '${mr_unset}'").first().c
+    assert expected == len(PRICES)  # the text Spark compares with is no ticker
+    assert rows(matchrec.sql(spark, query)) == [("x", 1, 3, 5), ("y", 1, 2, 3)]
+
+
 def test_nested_match_recognize(spark, prices):
     """A MATCH_RECOGNIZE over the output of another one."""
     inner = "SELECT * FROM prices MATCH_RECOGNIZE (" + BODY + ") AS i"

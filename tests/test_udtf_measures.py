@@ -171,6 +171,11 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "try_multiply(max_by(i, o), 500000000)",
         BODY,
     ),
+    "nan_to_decimal_is_null": (
+        "CAST(LAST(B.dbl) + double('NaN') AS DECIMAL(10, 2))",
+        "CAST(max_by(dbl, o) + double('NaN') AS DECIMAL(10, 2))",
+        BODY,
+    ),
     "ln_of_nan": ("ln(LAST(B.dbl) + double('NaN'))", "ln(max_by(dbl, o) + double('NaN'))", BODY),
     "pmod": ("pmod(LAST(B.i), FIRST(A.o) + 1)", None, BODY),
     "array_agg": ("array_agg(s)", None, BODY),
