@@ -133,16 +133,31 @@ def _nan_equal(v: Any) -> Any:
 
 
 def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
-    """A comparison as Spark makes it: NaN equals NaN and is above every other double."""
+    """A comparison as Spark makes it: NaN equals NaN and is above every other double;
+    arrays and structs compare element by element (field by field), NULL first."""
 
     def compare(a: Any, b: Any) -> bool:
         if _is_nan(a) or _is_nan(b):
             return op(gf.order_key(a), gf.order_key(b))
-        if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-            return op(_nan_equal(a), _nan_equal(b))
+        if isinstance(a, (list, tuple, dict)) and isinstance(b, (list, tuple, dict)):
+            if op in (operator.eq, operator.ne):
+                return op(_nan_equal(a), _nan_equal(b))
+            return op(_nested_key(a), _nested_key(b))
         return op(instant(a), instant(b))
 
     return compare
+
+
+def _nested_key(v: Any) -> Any:
+    """A sort key of a value inside an array or struct, ordered as Spark orders them:
+    NULL first, NaN last among doubles, arrays by their elements (a prefix first)."""
+    if v is None:
+        return (0,)
+    if isinstance(v, dict):
+        v = list(v.values())
+    if isinstance(v, (list, tuple)):
+        return (1, tuple(_nested_key(x) for x in v))
+    return (1, gf.order_key(v))
 
 
 _MICRO = timedelta(microseconds=1)

@@ -2541,3 +2541,23 @@ def test_an_integer_overflow_in_a_lambda_under_ansi_is_a_positioned_error(spark)
     column = at - query.index("\n") if query.index("\n") < at else at + 1
     assert text.startswith("runtime error: integer overflow: x + B.v is 2147483648")
     assert f"(line 2, column {column})" in text
+
+
+NESTED_ORDER_ROWS = (
+    "SELECT * FROM VALUES (1, 1, 10), (1, 2, NULL), (1, 3, 3), (1, 4, 10), (1, 5, NULL), "
+    "(1, 6, 1) AS t(part, id, x)"
+)
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "array(A.x, B.x) < array(10, 1)",
+        "array(B.x, A.x) >= array(B.x)",
+        "named_struct('a', A.x, 'b', A.id) > named_struct('a', B.x, 'b', B.id)",
+    ],
+)
+def test_arrays_and_structs_of_two_rows_order_as_sparks(spark, condition):
+    """Element by element (field by field), a NULL before any value, a shorter array
+    that is a prefix of another before it."""
+    _two_row_condition_in_every_door(spark, NESTED_ORDER_ROWS, "fn_nested", condition)
