@@ -2561,3 +2561,15 @@ def test_arrays_and_structs_of_two_rows_order_as_sparks(spark, condition):
     """Element by element (field by field), a NULL before any value, a shorter array
     that is a prefix of another before it."""
     _two_row_condition_in_every_door(spark, NESTED_ORDER_ROWS, "fn_nested", condition)
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "transform(array(A.x, B.x), e -> e)[0] = 10",
+        "zip_with(array(A.x, A.id), array(B.x, B.id), (l, r) -> r)[1] > 4",
+    ],
+)
+def test_a_lambda_whose_body_is_its_parameter(spark, condition):
+    """``e -> e``: sqlglot reads the body as a bare name, which is the parameter."""
+    _two_row_condition_in_every_door(spark, NESTED_ORDER_ROWS, "fn_nested", condition)
