@@ -550,14 +550,20 @@ def _common_type(
     """The type Spark gives values of ``nodes`` together (CASE branches, COALESCE's
     arguments, an array's elements); ``strings``: a STRING may join another type
     (GREATEST and LEAST refuse that)."""
-    types = [infer_type(n, env) for n in nodes]
+    return _common_of([infer_type(n, env) for n in nodes], env.ansi, strings)
+
+
+def _common_of(
+    types: Sequence[exp.DataType | None], ansi: bool, strings: bool = True
+) -> exp.DataType | None:
+    """:func:`_common_type` of values of ``types``."""
     texts = [t for t in types if strings and t is not None and t.this in _STRINGS]
+    others = [t for t in types if not (strings and t is not None and t.this in _STRINGS)]
     result: exp.DataType | None = NULL_TYPE
-    for t in types:
-        if not any(t is s for s in texts):
-            result = wider(result, t)
+    for t in others:
+        result = wider(result, t)
     if texts and result != NULL_TYPE:
-        return _with_strings(result, env.ansi)
+        return _with_strings(result, ansi)
     for t in texts:  # strings only (and NULLs): their collation stays
         result = wider(result, t)
     return result
@@ -565,7 +571,8 @@ def _common_type(
 
 def _result_branches(node: exp.Expression) -> list[exp.Expression]:
     """The arguments whose common type is the result of a CASE, IF, NVL2 or COALESCE,
-    or the element type of an array (a map's keys and values are arrays here)."""
+    or the element type of an array (a map's keys and values are arrays here); a
+    missing ELSE is NULL, which joins any type."""
     if isinstance(node, exp.Coalesce):
         return [node.this, *node.expressions]
     if isinstance(node, exp.Array):
@@ -573,7 +580,7 @@ def _result_branches(node: exp.Expression) -> list[exp.Expression]:
     if isinstance(node, exp.Case):
         ifs = [i.args["true"] for i in node.args.get("ifs", [])]
         return ifs + [d for d in [node.args.get("default")] if d is not None]
-    if isinstance(node, (exp.If, exp.Nvl2)) and not isinstance(node.parent, exp.Case):
+    if isinstance(node, (exp.If, exp.Nvl2)):
         return [b for b in (node.args.get("true"), node.args.get("false")) if b is not None]
     return []
 
@@ -588,7 +595,7 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
         types = [infer_type(b, env) for b in branches]
         if not any(t is not None and t.this in _STRINGS for t in types):
             continue
-        target = _common_type(branches, env)
+        target = _common_of(types, env.ansi)
         if target is None:
             continue
         for branch, t in zip(branches, types):
@@ -638,12 +645,7 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         cls = _ANONYMOUS[str(node.this).upper()]
         return _function_type(cls, node, env)
     if isinstance(node, (exp.Case, exp.If)):
-        if isinstance(node, exp.If):
-            branches = [node.args["true"], node.args.get("false") or exp.null()]
-        else:
-            branches = [i.args["true"] for i in node.args.get("ifs", [])]
-            branches.append(node.args.get("default") or exp.null())
-        return _common_type(branches, env)
+        return _common_type(_result_branches(node), env)
     result = _function_type(type(node), node, env)
     if result is None and isinstance(node, _COMMON_FUNCS):
         return None
