@@ -359,9 +359,13 @@ def _map_from_arrays(node: exp.Expression, type_of: TypeOf, common) -> exp.DataT
 
 
 def _sequence(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    """``sequence(start, end[, step])`` of numbers: their common type, never NULL."""
+    """``sequence(start, end[, step])`` of numbers, dates or timestamps: their common
+    type, never NULL."""
     element = common([node.args["start"], node.args["end"]])
-    if element is None or element.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT):
+    if element is None or element.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, *_DATETIMES):
+        return None
+    step = node.args.get("step")
+    if step is not None and is_year_month(type_of(step)):  # no Python value of its type
         return None
     return array_of(element, no_nulls=True)
 

@@ -48,6 +48,7 @@ from .datetime_functions import (
     make_date,
     make_date_ansi,
 )
+from .datetime_steps import temporal_sequence
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
 from .format_functions import (
     format_number,
@@ -528,10 +529,13 @@ def _map(v: Any) -> dict[Any, Any]:
     return v
 
 
-def sequence(start: int, stop: int, step: int | None = None) -> list[int]:
+def sequence(start: Any, stop: Any, step: Any = None) -> list[Any]:
     """Spark's ``sequence`` of integers: ``stop`` included, the step 1 or -1 by default;
     a step that never reaches ``stop`` is an error (Spark's
-    INVALID_SEQUENCE_BOUNDARIES... "Illegal sequence boundaries")."""
+    INVALID_SEQUENCE_BOUNDARIES... "Illegal sequence boundaries"). Of dates and
+    timestamps: :func:`planner.datetime_steps.temporal_sequence`."""
+    if isinstance(start, date) or isinstance(stop, date):
+        return temporal_sequence(start, stop, step)
     if step is None:
         step = 1 if start <= stop else -1
     if not ((step > 0 and start <= stop) or (step < 0 and start >= stop) or start == stop):

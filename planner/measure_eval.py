@@ -41,7 +41,9 @@ from matchrec.integer_width import WIDTHS, IntegerWidth, collation_fold, overflo
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import float_text, to_text
+from matchrec.zones import SESSION_ZONE
 
+from .datetime_steps import moved_midnight
 from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY
 from .function_types import (
     DAY_TIME_FIELDS,
@@ -59,7 +61,7 @@ from .function_types import (
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
-from .pyeval import SESSION_ZONE, call_args, compile_glue, moved_midnight
+from .pyeval import call_args, compile_glue
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
 from .type_checks import mismatch
 from .within_group import within_group_name
@@ -1236,7 +1238,7 @@ class _MeasureCompiler:
 
     def date_moved(self, node: exp.Expression) -> RowEval | None:
         """A DATE plus or minus a day-time interval that Spark types TIMESTAMP (the
-        interval has hours, minutes or seconds): ``pyeval.moved_midnight``, a TIMESTAMP
+        interval has hours, minutes or seconds): ``datetime_steps.moved_midnight``, a TIMESTAMP
         for whole days too (the glue keeps a DATE for those). None for other nodes."""
         if not isinstance(node, (exp.Add, exp.Sub)):
             return None

@@ -23,8 +23,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from contextvars import ContextVar
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from datetime import date, datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
@@ -37,6 +36,7 @@ from matchrec.sql_values import WIDE_DECIMALS
 from . import glue_functions as gf
 from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
+from .datetime_steps import moved_midnight, timestamp_plus
 from .format_functions import NumberPattern
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
@@ -44,10 +44,6 @@ from .math_functions import MATH_FUNCTIONS
 from .regex_functions import REGEX_FUNCTIONS
 
 Compile = Callable[[exp.Expression], Evaluator]
-
-#: the session time zone, where the caller knows it (the table function, from its input):
-#: a wall-clock time cast to TIMESTAMP is read in it (None: left naive, which reads as UTC)
-SESSION_ZONE: ContextVar[tzinfo | None] = ContextVar("matchrec_session_zone", default=None)
 
 
 def _num(a: Any, b: Any) -> tuple[Any, Any]:
@@ -69,42 +65,10 @@ def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool =
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
         return b + timedelta(days=a)
     if isinstance(a, datetime) and a.tzinfo is not None and isinstance(b, timedelta):
-        return _timestamp_plus(a, b if adds else -b)
+        return timestamp_plus(a, b if adds else -b)
     if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
-        return _timestamp_plus(b, a)
+        return timestamp_plus(b, a)
     return op(a, b)
-
-
-def _timestamp_plus(ts: datetime, delta: timedelta) -> datetime:
-    """Spark's TIMESTAMP plus a day-time interval (``timestampAddDayTime``): its whole
-    days (toward zero) move the session zone's wall clock (Java's ``plusDays``: the
-    offset kept where still valid, a gap skipped forward), the rest moves the instant."""
-    days, rest = _whole_days(delta)
-    moved = ts
-    if days:
-        local = ts.replace(tzinfo=None) + timedelta(days=days)
-        offset = ts.utcoffset()
-        candidates = [local.replace(tzinfo=ts.tzinfo, fold=f) for f in (0, 1)]
-        same = [c for c in candidates if c.utcoffset() == offset]
-        moved = (same or candidates)[0]
-    return (moved.astimezone(timezone.utc) + rest).astimezone(ts.tzinfo)
-
-
-def moved_midnight(day: date, by: timedelta) -> datetime:
-    """Spark's DATE plus a day-time interval with time fields (a TIMESTAMP): its whole
-    days (truncated toward zero) move the date, then the rest is elapsed time added to
-    that date's midnight in the session time zone (Spark's ``timestampAddDayTime``: on a
-    day the clocks change, ``+ 1 day`` is the next midnight, ``+ 24 hours`` is not)."""
-    zone = SESSION_ZONE.get()
-    if zone is None:  # Python's date arithmetic would drop the hours
-        raise MatchRuntimeError(
-            f"a DATE moved by {by} (not whole days) is a TIMESTAMP in Spark, which this "
-            "evaluator computes only where it knows the session time zone",
-            hint="CAST the date AS TIMESTAMP first, or move it by whole days",
-        )
-    whole, rest = _whole_days(by)
-    midnight = datetime.combine(day + timedelta(days=whole), time(), tzinfo=zone)
-    return (midnight.astimezone(timezone.utc) + rest).astimezone(zone)
 
 
 def _is_date(v: Any) -> bool:
@@ -161,15 +125,6 @@ def _nested_key(v: Any) -> Any:
 
 
 _MICRO = timedelta(microseconds=1)
-_DAY_MICROS = 86_400_000_000
-
-
-def _whole_days(delta: timedelta) -> tuple[int, timedelta]:
-    """A day-time interval's whole days (truncated toward zero, as Spark's
-    ``timestampAddDayTime`` splits it) and the rest."""
-    micros = delta // _MICRO
-    days = abs(micros) // _DAY_MICROS * (1 if micros >= 0 else -1)
-    return days, timedelta(microseconds=micros - days * _DAY_MICROS)
 
 
 def _number(v: Any) -> bool:

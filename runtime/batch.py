@@ -265,10 +265,10 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     chunk_rows = int(conf.get(CHUNK_ROWS_CONF, str(DEFAULT_CHUNK_ROWS)))
     group_rows = int(conf.get(GROUP_ROWS_CONF, str(DEFAULT_GROUP_ROWS)))
     if timeouts:
-        mapper = _timeout_mapper(plan.program, bounds, carried, arrow_types)
+        mapper = _timeout_mapper(plan.program, bounds, carried, arrow_types, zone)
     else:
         mapper = _partition_mapper(
-            plan.program, bounds, carried, arrow_types, chunk_rows, group_rows
+            plan.program, bounds, carried, arrow_types, chunk_rows, group_rows, zone
         )
     dotless, names = _without_dots(df)
     matched = dotless.mapInArrow(_named_batches(mapper, names), out_schema)

@@ -28,6 +28,7 @@ from matchrec.errors import MatchRuntimeError
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import MATCHED_STATUS, TIMEOUT_STATUS, _with_status
 from matchrec.matcher import placed_skip_error
+from matchrec.zones import use_zone
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
 DEFAULT_CHUNK_ROWS = 262_144
@@ -46,11 +47,16 @@ __all__ = [
 
 
 def _timeout_mapper(
-    program: PartitionProgram, keys: list[str], carried: list[str], arrow_types: list[pa.DataType]
+    program: PartitionProgram,
+    keys: list[str],
+    carried: list[str],
+    arrow_types: list[pa.DataType],
+    zone: str | None = None,
 ):
     """``mapInArrow`` for ONE ROW PER MATCH WITH TIMEOUTS: each partition (held whole) is
     matched as a stream would at its end, with the partial matches that WITHIN cut off
-    (or that the partition's end left open) as TIMEOUT rows."""
+    (or that the partition's end left open) as TIMEOUT rows; ``zone``: the session time
+    zone, which DEFINE's glue reads (:mod:`matchrec.zones`)."""
 
     def match(rows: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         table = pa.Table.from_batches(rows)
@@ -77,6 +83,7 @@ def _timeout_mapper(
                 yield _with_status(batch, status, True)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        use_zone(zone)
         held: list[pa.RecordBatch] = []
         key = None
         for batch in batches:
@@ -110,15 +117,17 @@ def _partition_mapper(
     arrow_types: list[pa.DataType],
     chunk_rows: int = 0,
     group_rows: int = 0,
+    zone: str | None = None,
 ):
     """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order):
     a :class:`PartitionMatcher` whose output is the matcher's rows (carried columns,
-    atoms, matched flag)."""
+    atoms, matched flag); ``zone``: the session time zone, which DEFINE's glue reads."""
 
     def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
         return output_batch(table, out, carried, arrow_types, program.ansi)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        use_zone(zone)
         matcher = PartitionMatcher(program, keys, output, chunk_rows, group_rows)
         for batch in batches:
             yield from matcher.push(batch)

@@ -43,6 +43,7 @@ from matchrec import ast
 from matchrec.arrow_packing import PACKED, pack, unpack
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
+from matchrec.zones import use_zone
 
 from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
 from .batch import (
@@ -186,7 +187,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     counted = with_late_column(
         StructType([StructField(f.name, f.dataType, True) for f in out_schema.fields])
     )
-    processor = MatchProcessor(spec, counted.names)
+    processor = MatchProcessor(spec, counted.names, zone)
     matched = run_buckets(packed_by_bucket(df), processor, counted).drop(BUCKET)
     return project_measures(months_restored(matched, encoded), plan, input_columns)
 
@@ -281,9 +282,10 @@ class MatchProcessor(StatefulProcessor):
     the bucket last advanced to are late: dropped here, and counted on an output row of
     their own that the query's late-row metric sums."""
 
-    def __init__(self, spec: StreamSpec, columns: list[str]):
+    def __init__(self, spec: StreamSpec, columns: list[str], zone: str | None = None):
         self.spec = spec
         self.columns = columns  # of the output; the last one is LATE
+        self.zone = zone  # the session time zone, which DEFINE's glue reads
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
@@ -303,6 +305,7 @@ class MatchProcessor(StatefulProcessor):
             yield from self._advance(None, watermark_ms)
 
     def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
+        use_zone(self.zone)
         found = self.state.get()
         stream = KeyedStream.load(self.spec, found[0] if found else None)
         late = None

@@ -57,12 +57,10 @@ value of it that the matcher would read, is refused with a caret.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta, timezone, tzinfo
+from datetime import tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import numpy as np
 import pyarrow as pa
@@ -70,7 +68,6 @@ import pyarrow.compute as pc
 from matchrec.planner.function_types import NO_NULL_ELEMENTS, is_year_month
 from matchrec.planner.measure_eval import (
     COLLATION,
-    SESSION_ZONE,
     CompiledMeasure,
     check_define_types,
     compile_measures,
@@ -128,6 +125,7 @@ from matchrec.errors import (
     SemanticError,
     UnsupportedError,
 )
+from matchrec.zones import SESSION_ZONE, zone_named
 
 from .arrow_safe import nullable_voids, refuse_uncarried
 from .collated_keys import boundary_keys, collated_stand_ins, is_collated
@@ -679,17 +677,7 @@ def session_zone(batch: pa.RecordBatch) -> tzinfo | None:
             break
     if name is None and ZONE in batch.schema.names and batch.num_rows:
         name = batch.column(ZONE)[0].as_py()
-    if name is None:
-        return None
-    try:
-        return ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):  # an offset such as +05:30
-        found = re.fullmatch(r"(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?", name)
-        if found is None:
-            return None
-        sign = -1 if found.group(1) == "-" else 1
-        offset = timedelta(hours=int(found.group(2)), minutes=int(found.group(3) or 0))
-        return timezone(sign * offset)
+    return zone_named(name)
 
 
 class RowOrder:

@@ -393,6 +393,23 @@ DATETIME_PATTERN_CALLS = [
     "to_date(greatest(N.ts, S.ts), 'yyyy')",
 ]
 
+#: sequence() of dates and timestamps: wall-clock days, elapsed hours (DST in New York)
+SEQUENCE_CALLS = [
+    "sequence(N.d, date_add(N.d, S.n))",
+    "sequence(least(N.d, S.d), greatest(N.d, S.d), INTERVAL 400 DAY)",
+    "sequence(least(N.d, S.d), greatest(N.d, S.d), INTERVAL 4000 HOUR)",
+    "sequence(greatest(N.d, S.d), least(N.d, S.d), INTERVAL '-50 13' DAY TO HOUR)",
+    "sequence(N.ts, N.ts + make_dt_interval(S.n, 5))",
+    "sequence(least(N.ts, S.ts), greatest(N.ts, S.ts), INTERVAL 30 DAY)",
+    "sequence(least(N.ts, S.ts), greatest(N.ts, S.ts), INTERVAL '45 13' DAY TO HOUR)",
+    "sequence(N.ts, N.ts + make_dt_interval(0, S.n * 7), "
+    "CASE WHEN S.n < 0 THEN INTERVAL -13 HOUR ELSE INTERVAL 13 HOUR END)",
+    "sequence(S.d, greatest(N.ts, TIMESTAMP'2024-12-01 00:00:00'), INTERVAL 2000 HOUR)",
+    "sequence(least(CAST(N.ts AS TIMESTAMP_NTZ), CAST(S.ts AS TIMESTAMP_NTZ)), "
+    "greatest(CAST(N.ts AS TIMESTAMP_NTZ), CAST(S.ts AS TIMESTAMP_NTZ), S.d), "
+    "INTERVAL '41 16' DAY TO HOUR)",
+]
+
 TWO_ROW_CALLS = [
     # decomposed: one-row parts computed by Spark, glue combines them
     "datediff(N.d, S.d)",
@@ -663,6 +680,7 @@ TWO_ROW_CALLS = [
     "N.ts - (N.ts - S.ts) / 3",
     # datetime patterns (planner.datetime_patterns): the session zone is a one-row part
     *DATETIME_PATTERN_CALLS,
+    *SEQUENCE_CALLS,
     # day-time intervals times and divided by numbers: Spark rounds half up to microseconds
     "(N.ts - S.ts) * 0.5",
     "(N.ts - S.ts) * 1.5D",
@@ -927,6 +945,24 @@ PATTERN_CALLS_OF_NO_TIMESTAMP = [c for c in DATETIME_PATTERN_CALLS if "ts" not i
 @pytest.mark.parametrize("call", TIMESTAMP_CALLS)
 def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, call):
     _two_rows_equal_spark(spark, call, TIMESTAMP_CALLS)
+
+
+@pytest.mark.parametrize("call", [c for c in SEQUENCE_CALLS if "ts" not in c])
+def test_sequences_of_two_dates_in_a_daylight_saving_zone(spark, new_york, call):
+    """A DATE moved by a step with hours starts at its midnight in the session zone."""
+    _two_rows_equal_spark(spark, call)
+
+
+def test_a_sequence_of_dates_by_less_than_a_day_is_a_positioned_error(spark):
+    query = TWO_ROW_QUERY.format(
+        want="true", pairs=_pairs_sql(), call="size(sequence(N.d, S.d, INTERVAL 12 HOUR)) > 0"
+    )
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "day granularity if start and end values are dates" in err.message
+    assert err.pos == query.index("sequence(N.d")
 
 
 @pytest.mark.parametrize("call", PATTERN_CALLS_OF_NO_TIMESTAMP)

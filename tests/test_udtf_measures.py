@@ -15,6 +15,7 @@ query is analysed, before any job.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -357,7 +358,11 @@ INPUT = StructType(
         ("make_ym_interval(0, LAST(B.o)) * 2", "make_ym", "YEAR TO MONTH"),
         ("my_sql_udf(LAST(B.i) - FIRST(A.i))", "my_sql_udf", "cannot evaluate my_sql_udf()"),
         ("no_such_fn(LAST(B.i), FIRST(A.i))", "no_such_fn", "cannot evaluate no_such_fn()"),
-        ("sequence(FIRST(A.dt), LAST(B.dt))", "sequence", "cannot infer the Spark type"),
+        (
+            "sequence(FIRST(A.dt), LAST(B.dt), INTERVAL 1 MONTH)",
+            "sequence",
+            "cannot infer the Spark",
+        ),
     ],
 )
 def test_refused_with_a_caret_before_any_job(measure, at, says):
@@ -421,6 +426,42 @@ def test_date_plus_whole_days_of_a_day_time_interval_across_a_clock_change(spark
         assert len(rows) == 2
         assert rows == sorted((r.k, r.m) for r in expected.collect())
         assert rows == sorted((r.k, r.m) for r in spark.sql(grouped).collect())
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "sequence(FIRST(A.dt), LAST(B.dt))",
+        "sequence(FIRST(A.dt), LAST(B.dt), INTERVAL 30 HOUR)",
+        "sequence(FIRST(A.ts), LAST(B.ts))",
+        "sequence(FIRST(A.ts), LAST(B.ts), INTERVAL '1 01' DAY TO HOUR)",
+        "sequence(FIRST(A.dt), LAST(B.ts), INTERVAL 13 HOUR)",
+        "sequence(CAST(FIRST(A.ts) AS TIMESTAMP_NTZ), LAST(B.dt), INTERVAL 25 HOUR)",
+    ],
+)
+def test_sequences_of_dates_and_timestamps_across_a_clock_change(spark, view, measure):
+    """``sequence`` of dates and timestamps: a step's whole days move the session zone's
+    wall clock, its hours are elapsed time (New York moves its clocks on 2024-03-10)."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_seq AS SELECT * FROM VALUES "
+        "('a', 1, date'2024-03-08', timestamp'2024-03-08 23:30:00'), "
+        "('a', 2, date'2024-03-12', timestamp'2024-03-12 22:00:00'), "
+        "('b', 1, date'2024-03-09', timestamp'2024-03-09 02:30:00'), "
+        "('b', 2, date'2024-03-11', timestamp'2024-03-11 03:00:00') AS t(k, o, dt, ts)"
+    )
+    body = BODY.format(measure=measure)
+    grouped = re.sub(r"FIRST\(A\.(\w+)\)", r"min_by(\1, o)", measure)
+    grouped = re.sub(r"LAST\(B\.(\w+)\)", r"max_by(\1, o)", grouped)
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
+        actual = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_seq), {_literal(body)})")
+        rows = sorted((r.k, r.m) for r in actual.collect())
+        spark_rows = spark.sql(f"SELECT k, {grouped} AS m FROM mr_tfm_seq GROUP BY k").collect()
+        assert (
+            actual.schema
+            == matchrec.sql(spark, f"SELECT * FROM mr_tfm_seq MATCH_RECOGNIZE ({body})").schema
+        )
+        assert len(rows) == 2 and all(len(m) > 1 for _, m in rows)
+        assert rows == sorted((r.k, r.m) for r in spark_rows)
 
 
 def test_a_string_beside_a_number_without_ansi_mode_asks_for_a_cast(spark, view):
