@@ -1411,8 +1411,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                     (exp.DataType, exp.Identifier, exp.Var, exp.Interval, exp.Boolean, exp.Null),
                 )
                 and parameter_probe(original, probe) is None
-            ) or (isinstance(child.parent, exp.Escape) and child is child.parent.expression):
-                # (``IS (NULL)``, ``ESCAPE ('!')`` are no Spark SQL: their checks never ran)
+            ) or (
+                isinstance(child.parent, (exp.Escape, exp.Collate))
+                and child is child.parent.expression
+            ):
+                # (``IS (NULL)``, ``ESCAPE ('!')``, ``COLLATE(s, ('UTF8_LCASE'))`` are no
+                # Spark SQL: their checks never ran)
                 continue
             marker = f"__mr_probe_{id(child)}__"
             parts[marker] = f"({probe(original)})"

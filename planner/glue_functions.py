@@ -831,6 +831,9 @@ EXTENDED: dict[str, GlueFunction] = {
     "UNBASE64": GlueFunction(from_base64),
     "MAKE_DT_INTERVAL": GlueFunction(make_dt_interval, ansi_fn=make_dt_interval_ansi),
     "__MR_BASE64": GlueFunction(to_base64),
+    # the value itself: a comparison of it folds as its Spark type's collation says
+    # (``IntegerWidth.fold``), one the glue lacks is refused there
+    "COLLATE": GlueFunction(lambda s: s),
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
     "__MR_MONTHS_ADD": GlueFunction(months_add),
@@ -913,6 +916,8 @@ def extended_name(node: exp.Expression) -> str | None:
         return "INITCAP" if spark else None
     if isinstance(node, exp.ArraySort):
         return _sort_name(node)
+    if isinstance(node, exp.Collate):
+        return "COLLATE" if _compared(node) else None
     if isinstance(node, exp.Anonymous):
         name = str(node.this).upper()
         return name if name in EXTENDED else None
@@ -920,6 +925,19 @@ def extended_name(node: exp.Expression) -> str | None:
     if name in REGEX_SLOTS and _other_slots(node, REGEX_SLOTS[name]):
         return None  # another dialect's arguments (occurrence, flags, ...): not Spark's
     return name
+
+
+#: what compares a collated string as its collation says (``IntegerWidth.fold``); other
+#: functions of it (contains, replace, ...) would need their collation-aware forms
+_FOLDING = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.In)
+
+
+def _compared(node: exp.Expression) -> bool:
+    """Whether collated ``node`` is compared, or is a measure's value itself."""
+    parent = node.parent
+    while isinstance(parent, exp.Paren):
+        parent = parent.parent
+    return parent is None or isinstance(parent, (*_FOLDING, exp.Alias))
 
 
 #: the entries of sqlglot's Trim by its position (trim(s), trim(BOTH c FROM s), ltrim...)
@@ -946,7 +964,7 @@ def _sort_name(node: exp.ArraySort) -> str | None:
 def node_args(node: exp.Expression) -> list[exp.Expression]:
     """The arguments of call ``node`` in sqlglot's order of its argument slots (the
     flags of ``array_sort``/``sort_array`` are in its entry's name)."""
-    if isinstance(node, exp.ArraySort):
+    if isinstance(node, (exp.ArraySort, exp.Collate)):
         return [node.this]
     special = datetime_args(node)
     if special is not None:

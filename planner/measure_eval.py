@@ -618,6 +618,10 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         return env.column_type(node.name)
     if isinstance(node, exp.Interval):
         return interval_type(node)
+    if isinstance(node, exp.Collate):  # s COLLATE name, collate(s, 'name')
+        t = dtype("string")
+        t.meta[COLLATION] = node.expression.name.upper()
+        return t
     if isinstance(node, exp.Literal):
         return _literal_type(node)
     if isinstance(node, exp.Boolean):
@@ -661,6 +665,7 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
 #: string functions whose result has the collation of their string arguments (Spark's
 #: ``upper(x)`` of a ``STRING COLLATE UTF8_LCASE`` is one)
 _COLLATION_KEEPING = (
+    exp.Collate,
     exp.Lower,
     exp.Upper,
     exp.Concat,

@@ -1100,6 +1100,7 @@ _NODE_NAMES: dict[type, str] = {
     exp.BitwiseOr: "operator |",
     exp.BitwiseXor: "operator ^",
     exp.BitwiseNot: "operator ~",
+    exp.Collate: "COLLATE outside a comparison (=, <, IN, ...)",
 }
 
 

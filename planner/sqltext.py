@@ -187,6 +187,9 @@ class MatchRecognizeDialect(Spark):
             # CAST that also takes '2024-01-05 10:00'
             exp.TsOrDsToDate: lambda self, e: _to_date(self, e),
             exp.StrToDate: lambda self, e: _to_date(self, e),
+            # collate(s, 'UTF8_LCASE') was written as s COLLATE 'UTF8_LCASE', which Spark
+            # cannot parse: its COLLATE clause takes a name
+            exp.Collate: lambda self, e: _collate(self, e),
         }
 
         def unsupported(self, message: str) -> None:
@@ -204,6 +207,14 @@ def _to_date(self: Spark.Generator, node: exp.TsOrDsToDate | exp.StrToDate) -> s
     if fmt is None:
         return Spark.Generator.TRANSFORMS[type(node)](self, node)
     return self.func("TO_DATE", node.this, fmt)
+
+
+def _collate(self: Spark.Generator, node: exp.Collate) -> str:
+    """``collate(s, 'name')`` as the function it was written as; ``s COLLATE name`` as
+    the clause."""
+    if isinstance(node.expression, exp.Literal) and node.expression.is_string:
+        return self.func("COLLATE", node.this, node.expression)
+    return self.collate_sql(node)
 
 
 def _json_extract(self: Spark.Generator, node: exp.JSONExtract) -> str:

@@ -965,6 +965,39 @@ def test_a_sequence_of_dates_by_less_than_a_day_is_a_positioned_error(spark):
     assert err.pos == query.index("sequence(N.d")
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "collate(concat(N.s, S.s), 'UTF8_LCASE') = 'AB'",
+        "concat(N.s, S.s) COLLATE UTF8_LCASE < 'AB'",
+        "collate(N.s, 'UTF8_LCASE') = S.s",
+        "concat(S.s, N.s) COLLATE UTF8_LCASE IN ('AB', 'XAB', 'É✓A')",
+        "'B ' > collate(concat(N.s, S.s), 'UTF8_LCASE_RTRIM')",
+    ],
+)
+def test_collated_strings_of_two_rows_compare_as_their_collation(spark, call):
+    """``x COLLATE c`` and ``collate(x, 'c')`` of a value of several rows compare under
+    ``c`` (case-blind for UTF8_LCASE), as in Spark."""
+    _two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize(
+    ("define", "says"),
+    [
+        ("contains(concat(N.path, S.path) COLLATE UTF8_LCASE, 'A')", "COLLATE outside a"),
+        ("collate(concat(N.path, S.path), 'UNICODE_CI') = 'a'", "under collation UNICODE_CI"),
+    ],
+)
+def test_collations_the_glue_lacks_are_refused_when_built(spark, events, define, says):
+    """A collation-aware function of a collated value of several rows, or a collation the
+    glue cannot compare, is refused with a caret (it would be a wrong answer)."""
+    query = QUERY.format(view=events, pattern="S N+", define=define)
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query)
+    assert says in info.value.message
+    assert info.value.pos >= query.index(define)
+
+
 @pytest.mark.parametrize("call", PATTERN_CALLS_OF_NO_TIMESTAMP)
 def test_datetime_patterns_of_two_rows_in_a_daylight_saving_zone(spark, new_york, call):
     _two_rows_equal_spark(spark, call, PATTERN_CALLS_OF_NO_TIMESTAMP)

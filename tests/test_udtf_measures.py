@@ -464,6 +464,31 @@ def test_sequences_of_dates_and_timestamps_across_a_clock_change(spark, view, me
         assert rows == sorted((r.k, r.m) for r in spark_rows)
 
 
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "collate(LAST(B.s), 'UTF8_LCASE')",
+        "collate(LAST(B.s), 'UTF8_LCASE') = FIRST(A.s)",
+        "LAST(B.s) COLLATE UTF8_LCASE = FIRST(A.s)",
+        "collate(concat(FIRST(A.s), LAST(B.s)), 'UTF8_LCASE')",
+        "collate(concat(FIRST(A.s), LAST(B.s)), 'UTF8_LCASE') = 'abcABC'",
+        "concat(FIRST(A.s), LAST(B.s)) COLLATE UTF8_LCASE IN ('ABCABC', 'x')",
+    ],
+)
+def test_collated_measures_are_typed_and_compared_as_spark(spark, view, measure):
+    """``COLLATE`` in MEASURES: its type names the collation, its comparisons ignore case
+    under UTF8_LCASE, through the table function as through ``matchrec.sql``."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_coll AS SELECT * FROM VALUES "
+        "('a', 1, 'abc'), ('a', 2, 'ABC'), ('b', 1, 'x'), ('b', 2, 'y') AS t(k, o, s)"
+    )
+    body = BODY.format(measure=measure)
+    actual = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_coll), {_literal(body)})")
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_tfm_coll MATCH_RECOGNIZE ({body})")
+    assert actual.schema == expected.schema
+    assert sorted(actual.collect()) == sorted(expected.collect())
+
+
 def test_a_string_beside_a_number_without_ansi_mode_asks_for_a_cast(spark, view):
     """``analyze`` cannot read the session's ANSI setting and declares ANSI mode's type
     (BIGINT for a STRING beside an INT); without ANSI mode Spark's type is STRING, so the
