@@ -822,13 +822,28 @@ def cast_evaluator(
             if not ansi:
                 return legacy(v)
             raise MatchRuntimeError(
-                f"cannot cast {v!r} to {target.sql('spark').upper()}",
+                f"cannot cast {_shown_value(v)} to {target.sql('spark').upper()} (Spark raises "
+                f"{_cast_condition(v, target)} under spark.sql.ansi.enabled)",
                 sql=sql,
                 pos=pos,
                 hint="use TRY_CAST to get NULL instead",
             ) from None
 
     return evaluate
+
+
+def _shown_value(v: Value) -> str:
+    """``v`` as a user reads it in SQL: a string quoted, anything else as Spark writes it."""
+    if isinstance(v, str):
+        return "'" + v.replace("'", "''") + "'"
+    return to_text(v)
+
+
+def _cast_condition(v: Value, target: exp.DataType) -> str:
+    """Spark's error condition of a failed ANSI cast of ``v`` to ``target``."""
+    if isinstance(v, str):
+        return "CAST_INVALID_INPUT"
+    return "NUMERIC_VALUE_OUT_OF_RANGE" if target.this == T.DECIMAL else "CAST_OVERFLOW"
 
 
 def _wrapped(n: int, bits: int) -> int:

@@ -828,6 +828,39 @@ def test_a_cast_of_two_rows_out_of_range_under_ansi_fails_at_the_cast(spark, cas
     assert err.pos == query.index(cast.split("(")[0] if cast[0] != "(" else cast)
 
 
+@pytest.mark.parametrize(
+    ("values", "cast", "says"),
+    [
+        (
+            "('maybe', 1.0D), ('x', 2.0D)",
+            "CAST(concat(S.s, N.s) AS BOOLEAN)",
+            "cannot cast 'maybex' to BOOLEAN (Spark raises CAST_INVALID_INPUT",
+        ),
+        (
+            "('a', double('NaN')), ('b', 1.0D)",
+            "CAST(S.v + N.v AS INT)",
+            "cannot cast NaN to INT (Spark raises CAST_OVERFLOW",
+        ),
+        (
+            "('a', 1234.5D), ('b', 1.0D)",
+            "CAST(S.v * N.v AS DECIMAL(5, 2))",
+            "cannot cast 1234.5 to DECIMAL(5, 2) (Spark raises NUMERIC_VALUE_OUT_OF_RANGE",
+        ),
+    ],
+)
+def test_a_failed_cast_of_two_rows_under_ansi_names_sparks_condition(spark, values, cast, says):
+    """The value is shown as SQL writes it (a string quoted, NaN as NaN), with the error
+    condition Spark raises for it."""
+    query = f"""SELECT * FROM VALUES {values} AS t(s, v) MATCH_RECOGNIZE (
+      ORDER BY s MEASURES count(*) AS k PATTERN (S N) DEFINE N AS {cast} IS NULL)"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert says in err.message
+    assert err.pos == query.index(cast)
+
+
 def test_a_cast_of_two_rows_spark_never_allows_is_refused_when_built(spark):
     """``CAST(number AS DATE)`` is not a cast Spark has: refused before any job, as Spark
     refuses it, with the caret at the CAST (the glue would otherwise try it per match)."""
