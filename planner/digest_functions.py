@@ -16,6 +16,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.sql_values import to_text
+
 
 def _bytes(v: Any) -> bytes:
     """A BINARY argument: a string is its UTF-8 bytes, as Spark's implicit cast."""
@@ -51,6 +53,19 @@ def hex_text(v: Any) -> str:
     return _bytes(v).hex().upper()
 
 
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def unhex(v: Any) -> bytes | None:
+    """``unhex``: the bytes of a hexadecimal string (either case; an odd length reads its
+    first digit alone as the first byte); NULL if any character is no ASCII hex digit.
+    A number is read as its digits, as Spark casts it to a string."""
+    text = v if isinstance(v, str) else to_text(v)
+    if any(c not in _HEX_DIGITS for c in text):
+        return None
+    return bytes.fromhex("0" + text if len(text) % 2 else text)
+
+
 def octet_length(v: Any) -> int:
     return len(_bytes(v))
 
@@ -66,6 +81,7 @@ DIGEST_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "CRC32": crc32,
     "HEX": hex_text,
     "OCTET_LENGTH": octet_length,
+    "UNHEX": unhex,
     "BIT_LENGTH": bit_length,
 }
 
@@ -74,5 +90,6 @@ DIGEST_NODES: dict[type, str] = {
     exp.SHA: "SHA",
     exp.SHA2: "SHA2",
     exp.Hex: "HEX",
+    exp.Unhex: "UNHEX",
     exp.BitLength: "BIT_LENGTH",
 }

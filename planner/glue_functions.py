@@ -58,6 +58,15 @@ from .format_functions import (
     to_base64,
 )
 from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
+from .text_functions import (
+    ascii_code,
+    chr_of,
+    luhn_check,
+    soundex,
+    try_url_decode,
+    url_decode,
+    url_encode,
+)
 
 __all__ = ["double_text", "to_text"]
 
@@ -245,6 +254,14 @@ def nullif(a: Any, b: Any) -> Any:
         return a
     x, y = common([a, b])
     return None if order_key(x) == order_key(y) else a  # NaN equals NaN, as in Spark
+
+
+def nullifzero(v: Any) -> Any:
+    """``nullifzero``: NULL for a number equal to 0 (-0.0 too; NaN is kept), else the
+    value; a string is compared as Spark casts it, which is not done here."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
+        raise TypeError(f"nullifzero() of {v!r} is computed here of numbers only")
+    return None if v == 0 else v
 
 
 def nvl2(test: Any, then: Any, other: Any) -> Any:
@@ -471,6 +488,79 @@ def array_join(values: Any, sep: Any, null_text: Any = None) -> str:
     or written as ``null_text`` when given."""
     parts = [to_text(v) if v is not None else null_text for v in _array(values)]
     return _text(sep).join(p for p in parts if p is not None)
+
+
+#: Spark's largest array (ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH)
+MAX_ARRAY_LENGTH = 2**31 - 1 - 15
+
+
+def _array_length(n: int, name: str) -> int:
+    if n > MAX_ARRAY_LENGTH:
+        raise ValueError(
+            f"{name}() cannot create an array of {n} elements, above Spark's limit of "
+            f"{MAX_ARRAY_LENGTH} (COLLECTION_SIZE_LIMIT_EXCEEDED)"
+        )
+    return n
+
+
+def array_repeat(element: Any, count: Any) -> Any:
+    """``array_repeat``: ``count`` times the element (a NULL one too); none for a count
+    below 1; NULL for a NULL count."""
+    if count is None:
+        return None
+    return [element] * _array_length(max(_int(count), 0), "array_repeat")
+
+
+def array_insert(values: Any, pos: Any, element: Any) -> Any:
+    """Spark's ``array_insert``: the element put at 1-based ``pos``, past the end padded
+    with NULLs; a negative ``pos`` counts from the end, -1 putting it after the last
+    element, and before the first pads NULLs after it; ``pos`` 0 is an error
+    (INVALID_INDEX_OF_ZERO). A NULL array or position gives NULL; numbers take the common
+    type of the array and the element."""
+    if values is None or pos is None:
+        return None
+    items, pos = _array(values), _int(pos)
+    if pos == 0:
+        raise InvalidIndex(
+            "array_insert() position 0 is invalid (INVALID_INDEX_OF_ZERO): the first "
+            "element has position 1"
+        )
+    at = pos - 1 if pos > 0 else len(items) + pos + 1
+    if at < 0:
+        _array_length(len(items) - at + 1, "array_insert")
+        result = [element, *([None] * -at), *items]
+    else:
+        _array_length(max(at, len(items)) + 1, "array_insert")
+        result = items[:at] + [None] * (at - len(items)) + [element] + items[at:]
+    return common(result)
+
+
+def _map_key(k: Any) -> Any:
+    """A map key as Spark compares keys: NaN equals NaN, -0.0 equals 0.0."""
+    if isinstance(k, float) and k != k:
+        return ("NaN",)
+    return k
+
+
+def map_concat(*maps: Any) -> dict[Any, Any]:
+    """``map_concat``: the entries of every map in order; a key in two of them is an
+    error (DUPLICATED_MAP_KEY, under the default spark.sql.mapKeyDedupPolicy=EXCEPTION).
+    Keys and values each take their common type, as Spark widens them."""
+    keys: list[Any] = []
+    values: list[Any] = []
+    seen: set[Any] = set()
+    for m in maps:
+        for k, v in _map(m).items():
+            key = _map_key(k)
+            if key in seen:
+                raise ValueError(
+                    f"duplicate map key {k!r} in map_concat() (Spark's DUPLICATED_MAP_KEY "
+                    "under the default spark.sql.mapKeyDedupPolicy=EXCEPTION)"
+                )
+            seen.add(key)
+            keys.append(k)
+            values.append(v)
+    return dict(zip(common(keys), common(values)))
 
 
 def flatten(values: Any) -> Any:
@@ -813,6 +903,17 @@ EXTENDED: dict[str, GlueFunction] = {
     "MAP_FROM_ARRAYS": GlueFunction(make_map),
     "MAP_FROM_ENTRIES": GlueFunction(map_from_entries),
     "MAP_KEYS": GlueFunction(lambda m: list(_map(m))),
+    "MAP_CONCAT": GlueFunction(map_concat),
+    "ARRAY_REPEAT": GlueFunction(array_repeat, strict=False),
+    "ARRAY_INSERT": GlueFunction(array_insert, strict=False),
+    "NULLIFZERO": GlueFunction(nullifzero),
+    "ASCII": GlueFunction(ascii_code),
+    "CHR": GlueFunction(chr_of),
+    "SOUNDEX": GlueFunction(soundex),
+    "LUHN_CHECK": GlueFunction(luhn_check),
+    "URL_ENCODE": GlueFunction(url_encode),
+    "URL_DECODE": GlueFunction(url_decode),
+    "TRY_URL_DECODE": GlueFunction(try_url_decode),
     "MAP_VALUES": GlueFunction(lambda m: list(_map(m).values())),
     "SEQUENCE": GlueFunction(sequence),
     "FORMAT_STRING": GlueFunction(format_string, strict=False),
@@ -885,6 +986,9 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Factorial: "FACTORIAL",
     exp.WidthBucket: "WIDTH_BUCKET",
     exp.FromBase64: "UNBASE64",
+    exp.ArrayInsert: "ARRAY_INSERT",
+    exp.Ascii: "ASCII",
+    exp.Soundex: "SOUNDEX",
 }
 
 
@@ -910,6 +1014,8 @@ def extended_name(node: exp.Expression) -> str | None:
         return datetime_name(node)
     if isinstance(node, exp.Trim):  # sqlglot's arguments: the string, then the characters
         return None if node.args.get("collation") else _TRIMS.get(node.args.get("position"))
+    if isinstance(node, exp.Chr):  # another dialect's character set: not Spark's chr
+        return None if isinstance(node.args.get("charset"), exp.Expression) else "CHR"
     if isinstance(node, exp.Initcap):  # sqlglot's delimiters: Spark's is a space only
         space = node.expression
         spark = space is None or (isinstance(space, exp.Literal) and space.this == " ")

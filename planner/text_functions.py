@@ -1,0 +1,218 @@
+"""Spark's character, phonetic, URL and charset functions in Python, for glue over
+values of several rows.
+
+``ascii(concat(A.s, B.s))``, ``url_encode(B.q || A.q)`` or ``decode(unhex(...), 'UTF-16')``
+read two rows, so no Spark column holds them and the glue (DEFINE's, the table
+function's MEASURES) computes them. Spark computes these on Java strings: ``ascii`` reads
+the first code point, ``chr`` takes the code modulo 256, ``soundex`` works on ASCII
+letters only, ``luhn_check`` accepts any Unicode decimal digit Java's ``isDigit`` accepts,
+the URL functions are Java's ``URLEncoder``/``URLDecoder`` in UTF-8, and ``encode`` /
+``decode`` use Java's charsets with errors on unmappable or malformed input (Spark's
+default; ``spark.sql.legacy.codingErrorAction`` is not followed). Each entry is compared
+with Spark on generated values by ``tests/test_define_functions.py``.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from matchrec.sql_values import to_text
+
+
+def _string(v: Any) -> str:
+    """A STRING argument: Spark casts other values to their text (a number's digits)."""
+    if isinstance(v, str):
+        return v
+    if isinstance(v, (bytes, bytearray, list, tuple, dict)):
+        raise TypeError(f"{v!r} is not a STRING (CAST it inside the navigation)")
+    return to_text(v)
+
+
+def ascii_code(s: Any) -> int:
+    """``ascii``: the code point of the first character (of a supplementary character,
+    the whole code point), 0 for an empty string."""
+    s = _string(s)
+    return ord(s[0]) if s else 0
+
+
+def chr_of(n: Any) -> str:
+    """``chr``/``char``: '' for a negative code, else the character of ``n mod 256``
+    (``chr(256)`` is U+0000)."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise TypeError(f"chr() of {n!r} is computed here of integers only (CAST it to BIGINT)")
+    return "" if n < 0 else chr(n % 256)
+
+
+#: American Soundex codes of A..Z: '0' a vowel (or Y), '7' H and W (skipped, not separators)
+_SOUNDEX = "01230127022455012623017202"
+
+
+def soundex(s: Any) -> str:
+    """Spark's ``soundex``: a string whose first character is no ASCII letter is
+    returned as it is; else its upper-cased first letter and up to three digits of the
+    later letters' codes, a code not repeated right after the same code; H and W are
+    skipped, vowels and any character that is no ASCII letter separate equal codes;
+    padded with '0' to four characters."""
+    s = _string(s)
+    if not s or not ("A" <= s[0].upper() <= "Z" and s[0].isascii()):
+        return s
+    first = s[0].upper()
+    out = [first]
+    last = _SOUNDEX[ord(first) - 65]
+    for ch in s[1:]:
+        up = ch.upper() if ch.isascii() else ch
+        if not ("A" <= up <= "Z"):
+            last = "0"
+            continue
+        code = _SOUNDEX[ord(up) - 65]
+        if code == "7":
+            continue
+        if code != "0" and code != last:
+            out.append(code)
+            if len(out) == 4:
+                break
+        last = code
+    return "".join(out).ljust(4, "0")
+
+
+def _utf16_units(s: str) -> list[str]:
+    """The UTF-16 code units of ``s`` as Java's chars (a supplementary character as two
+    surrogates, each of which is no digit)."""
+    units: list[str] = []
+    for ch in s:
+        if ord(ch) > 0xFFFF:
+            units.extend(("\ud800", "\udc00"))
+        else:
+            units.append(ch)
+    return units
+
+
+def luhn_check(s: Any) -> bool:
+    """Spark's ``luhn_check``: false for an empty string or any character that is no
+    decimal digit (Java's ``Character.isDigit`` of each UTF-16 char: other scripts'
+    digits count with their value); else whether the Luhn sum is a multiple of 10."""
+    units = _utf16_units(_string(s))
+    if not units:
+        return False
+    total = 0
+    for i, ch in enumerate(reversed(units)):
+        if unicodedata.category(ch) != "Nd":
+            return False
+        digit = unicodedata.decimal(ch)
+        if i % 2 == 1:
+            digit *= 2
+            if digit > 9:
+                digit -= 9
+        total += digit
+    return total % 10 == 0
+
+
+_URL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-*_")
+
+
+def url_encode(s: Any) -> str:
+    """Java's ``URLEncoder.encode(s, UTF-8)``: letters, digits and ``.-*_`` kept, a space
+    as '+', every other character's UTF-8 bytes as ``%XX`` (upper case)."""
+    out = []
+    for ch in _string(s):
+        if ch in _URL_SAFE:
+            out.append(ch)
+        elif ch == " ":
+            out.append("+")
+        else:
+            out.append("".join(f"%{b:02X}" for b in ch.encode("utf-8", "surrogatepass")))
+    return "".join(out)
+
+
+class UrlDecodeError(ValueError):
+    """Spark's CANNOT_DECODE_URL."""
+
+
+def _java_digit(ch: str) -> int:
+    """Java's ``Character.digit(ch, 16)``: ASCII and full-width hex letters, any Unicode
+    decimal digit; -1 otherwise."""
+    if "0" <= ch <= "9":
+        return ord(ch) - 48
+    low = ch.lower()
+    if "a" <= low <= "f":
+        return ord(low) - 87
+    if "\uff21" <= ch <= "\uff26":
+        return ord(ch) - 0xFF21 + 10
+    if "\uff41" <= ch <= "\uff46":
+        return ord(ch) - 0xFF41 + 10
+    if unicodedata.category(ch) == "Nd":
+        return unicodedata.decimal(ch)
+    return -1
+
+
+def _escape_value(text: str) -> int:
+    """Java's ``Integer.parseInt(text, 16)`` of the two characters after a '%': an
+    optional sign then hex digits; a value below 0 is refused as URLDecoder does."""
+    sign, digits = 1, text
+    if text[0] in "+-":
+        sign, digits = (-1 if text[0] == "-" else 1), text[1:]
+    values = [_java_digit(c) for c in digits]
+    if not digits or any(v < 0 for v in values):
+        raise UrlDecodeError(f"the escape %{text} is no hexadecimal number")
+    value = sign * int("".join(f"{v:x}" for v in values), 16)
+    if value < 0:
+        raise UrlDecodeError(f"the escape %{text} is negative")
+    return value
+
+
+def java_utf8(data: bytes) -> str:
+    """``new String(bytes, UTF_8)`` in Java: malformed input replaced by U+FFFD as
+    Python's decoder replaces it, except that a three-byte sequence of a surrogate
+    (ED A0..BF xx) is one replacement, as Java gives it."""
+    out = []
+    start = 0
+    i = 0
+    while i + 2 < len(data):
+        if data[i] == 0xED and 0xA0 <= data[i + 1] <= 0xBF and 0x80 <= data[i + 2] <= 0xBF:
+            out.append(data[start:i].decode("utf-8", "replace"))
+            out.append("\ufffd")
+            i += 3
+            start = i
+        else:
+            i += 1
+    out.append(data[start:].decode("utf-8", "replace"))
+    return "".join(out)
+
+
+def url_decode(s: Any) -> str:
+    """Java's ``URLDecoder.decode(s, UTF-8)``: '+' is a space; each run of ``%XX``
+    escapes is bytes read as UTF-8 (malformed ones replaced); an escape without two
+    characters after it, or that is no hex number, is Spark's CANNOT_DECODE_URL."""
+    s = _string(s)
+    out: list[str] = []
+    i, n = 0, len(s)
+    while i < n:
+        ch = s[i]
+        if ch == "+":
+            out.append(" ")
+            i += 1
+        elif ch == "%":
+            data = bytearray()
+            while i + 2 < n and s[i] == "%":
+                data.append(_escape_value(s[i + 1 : i + 3]) & 0xFF)
+                i += 3
+                if i >= n:
+                    break
+            if i < n and s[i] == "%":
+                raise UrlDecodeError(
+                    f"cannot decode the URL {s!r}: an incomplete escape (Spark's CANNOT_DECODE_URL)"
+                )
+            out.append(java_utf8(bytes(data)))
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def try_url_decode(s: Any) -> str | None:
+    """``try_url_decode``: ``url_decode``, NULL where it fails."""
+    try:
+        return url_decode(s)
+    except UrlDecodeError:
+        return None
