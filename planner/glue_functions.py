@@ -61,6 +61,8 @@ from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 from .text_functions import (
     ascii_code,
     chr_of,
+    decode,
+    encode,
     luhn_check,
     soundex,
     try_url_decode,
@@ -914,6 +916,8 @@ EXTENDED: dict[str, GlueFunction] = {
     "URL_ENCODE": GlueFunction(url_encode),
     "URL_DECODE": GlueFunction(url_decode),
     "TRY_URL_DECODE": GlueFunction(try_url_decode),
+    "ENCODE": GlueFunction(encode),
+    "DECODE": GlueFunction(decode),
     "MAP_VALUES": GlueFunction(lambda m: list(_map(m).values())),
     "SEQUENCE": GlueFunction(sequence),
     "FORMAT_STRING": GlueFunction(format_string, strict=False),
@@ -989,6 +993,8 @@ EXTENDED_NODES: dict[type, str] = {
     exp.ArrayInsert: "ARRAY_INSERT",
     exp.Ascii: "ASCII",
     exp.Soundex: "SOUNDEX",
+    exp.Encode: "ENCODE",
+    exp.Decode: "DECODE",
 }
 
 

@@ -216,3 +216,78 @@ def try_url_decode(s: Any) -> str | None:
         return url_decode(s)
     except UrlDecodeError:
         return None
+
+
+class CharacterCodingError(ValueError):
+    """Spark's MALFORMED_CHARACTER_CODING (or INVALID_PARAMETER_VALUE.CHARSET)."""
+
+
+#: the charsets of Spark's ``encode``/``decode`` (case-insensitive) -> Python's codec
+_CHARSETS = {
+    "US-ASCII": "ascii",
+    "ISO-8859-1": "latin-1",
+    "UTF-8": "utf-8",
+    "UTF-16BE": "utf-16-be",
+    "UTF-16LE": "utf-16-le",
+    "UTF-16": "utf-16-be",  # Java's UTF-16: big-endian, a byte-order mark when writing
+    "UTF-32": "utf-32-be",  # Java's UTF-32: big-endian, no byte-order mark when writing
+}
+
+
+def _charset(name: Any, function: str) -> tuple[str, str]:
+    charset = _string(name).upper()
+    if charset not in _CHARSETS:
+        raise CharacterCodingError(
+            f"{function}() charset {name!r} is invalid: Spark expects one of "
+            f"{', '.join(c.lower() for c in sorted(_CHARSETS))} (INVALID_PARAMETER_VALUE.CHARSET)"
+        )
+    return charset, _CHARSETS[charset]
+
+
+def _coding_error(function: str, charset: str) -> CharacterCodingError:
+    return CharacterCodingError(
+        f"invalid value found when performing {function} with {charset} (Spark's "
+        "MALFORMED_CHARACTER_CODING)"
+    )
+
+
+def encode(s: Any, charset: Any) -> bytes:
+    """Spark's ``encode``: the string's bytes in the charset; a character the charset
+    cannot hold is an error (MALFORMED_CHARACTER_CODING), ANSI mode or not. UTF-16
+    writes a big-endian byte-order mark first (none for an empty string), UTF-32 none."""
+    text = _string(s)
+    name, codec = _charset(charset, "encode")
+    try:
+        data = text.encode(codec)
+    except UnicodeError:
+        raise _coding_error("encode", name) from None
+    return b"\xfe\xff" + data if name == "UTF-16" and data else data
+
+
+def _binary(v: Any) -> bytes:
+    if isinstance(v, (bytes, bytearray, memoryview)):
+        return bytes(v)
+    return _string(v).encode("utf-8")  # Spark casts a string to its UTF-8 bytes
+
+
+#: byte-order marks Java's UTF-16 and UTF-32 decoders read (and drop)
+_BOMS = {
+    "UTF-16": ((b"\xfe\xff", "utf-16-be"), (b"\xff\xfe", "utf-16-le")),
+    "UTF-32": ((b"\x00\x00\xfe\xff", "utf-32-be"), (b"\xff\xfe\x00\x00", "utf-32-le")),
+}
+
+
+def decode(b: Any, charset: Any) -> str:
+    """Spark's ``decode``: the bytes read in the charset; malformed bytes are an error
+    (MALFORMED_CHARACTER_CODING), ANSI mode or not. UTF-16 and UTF-32 read a leading
+    byte-order mark of either order, big-endian without one."""
+    data = _binary(b)
+    name, codec = _charset(charset, "decode")
+    for mark, marked in _BOMS.get(name, ()):
+        if data.startswith(mark):
+            data, codec = data[len(mark) :], marked
+            break
+    try:
+        return data.decode(codec)
+    except UnicodeError:
+        raise _coding_error("decode", name) from None

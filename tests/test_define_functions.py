@@ -442,6 +442,23 @@ TEXT_CALLS = [
     "url_decode(concat(replace(N.s, '%', '%25'), '+%2', abs(S.n), replace(S.s, '%', '+')))",
     "try_url_decode(concat(N.s, S.s, '41'))",
     "try_url_decode(concat(N.s, S.n, S.s))",
+    "hex(encode(concat(N.s, S.s), 'UTF-16'))",
+    "hex(encode(concat(N.s, '😀', S.s), 'utf-16le'))",
+    "hex(encode(concat(N.s, S.n), 'UTF-16BE'))",
+    "hex(encode(concat(N.s, '😀', S.s), 'UTF-32'))",
+    "encode(concat(N.s, S.s), 'UTF-8')",
+    "encode(translate(concat(N.s, S.s), '✓', 'x'), 'ISO-8859-1')",
+    "encode(translate(concat(N.s, S.s), 'é✓', 'ex'), 'us-ascii')",
+    "decode(encode(concat(N.s, S.s), 'UTF-16LE'), 'UTF-16LE')",
+    "decode(unhex(concat('FEFF00', hex(N.n + 64), '00', hex(S.n + 70))), 'UTF-16')",
+    "decode(unhex(concat('FFFE', hex(N.n + 64), '00', hex(S.n + 70), '00')), 'UTF-16')",
+    "decode(unhex(concat(hex(N.n + 64), '00', hex(S.n + 233), '00')), 'UTF-16')",
+    "decode(unhex(concat('000000', hex(N.n + 64), '000000', hex(S.n + 200))), 'UTF-32')",
+    "decode(unhex(concat('0000FEFF000000', hex(N.n + 64))), 'UTF-32')",
+    "decode(unhex(concat('FFFE0000', hex(N.n + 64), '000000')), 'UTF-32')",
+    "decode(unhex(concat(hex(N.n + 200), hex(S.n + 65))), 'ISO-8859-1')",
+    "decode(unhex(concat('C3', hex(N.n + 170), hex(S.n + 65))), 'utf-8')",
+    "decode(concat(N.s, S.s), 'UTF-8')",
 ]
 
 TWO_ROW_CALLS = [
@@ -1093,6 +1110,28 @@ def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
     assert isinstance(err, MatchRuntimeError), info.value
     assert "ARITHMETIC_OVERFLOW" in err.message
     assert err.pos == query.index("conv(")
+
+
+def _unmappable_is_a_positioned_error(spark):
+    query = """SELECT * FROM VALUES (1, 'a'), (2, 'é') AS t(id, s)
+      MATCH_RECOGNIZE (ORDER BY id MEASURES count(*) AS k PATTERN (S N?)
+      DEFINE N AS encode(concat(S.s, N.s), 'US-ASCII') IS NULL)"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "MALFORMED_CHARACTER_CODING" in err.message
+    assert err.pos == query.index("encode(")
+
+
+def test_an_unmappable_character_of_two_rows_is_a_positioned_error(spark):
+    """Spark's encode and decode fail on a character the charset cannot hold (or bytes
+    it cannot read), ANSI mode or not (spark.sql.legacy.codingErrorAction is false)."""
+    _unmappable_is_a_positioned_error(spark)
+
+
+def test_an_unmappable_character_without_ansi_is_also_an_error(spark, ansi_off):
+    _unmappable_is_a_positioned_error(spark)
 
 
 def test_base64_of_two_rows_follows_the_session_chunking(spark):
