@@ -65,7 +65,8 @@ for _type, _keys in {
     "TRY_URL_DECODE SCHEMA_OF_JSON",
     "tinyint": "Getbit",
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
-    "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull",
+    "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull "
+    "LUHN_CHECK",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
     "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE TRUNC",
     "timestamp": "DATE_TRUNC TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
@@ -388,6 +389,42 @@ def _array_union(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType 
     return array_of(element, no_nulls=all(t.meta.get(NO_NULL_ELEMENTS) for t in types))
 
 
+def _typed_null(t: exp.DataType) -> exp.Expression:
+    return exp.Cast(this=exp.null(), to=t.copy())
+
+
+def _array_repeat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``array_repeat(x, n)``: an array of ``x``'s type."""
+    args = _args(node)
+    element = type_of(args[0]) if len(args) == 2 else None
+    return array_of(element) if element is not None and element.this != T.NULL else None
+
+
+def _array_insert(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``array_insert(arr, pos, x)``: an array of the common type of the elements and ``x``."""
+    args = _args(node)
+    values = type_of(args[0]) if len(args) == 3 else None
+    if values is None or values.this != T.ARRAY:
+        return None
+    element = common([_typed_null(element_type(values)), args[2]])
+    return array_of(element) if element is not None else None
+
+
+def _map_concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``map_concat(m1, m2, ...)``: Spark's common key and value types of the maps (of
+    none, a map of strings)."""
+    types = [type_of(a) for a in _args(node)]
+    if not types:
+        return dtype("map<string,string>")
+    if any(t is None or t.this != T.MAP or len(t.expressions) != 2 for t in types):
+        return None
+    key = common([_typed_null(t.expressions[0]) for t in types])
+    value = common([_typed_null(t.expressions[1]) for t in types])
+    if key is None or value is None:
+        return None
+    return exp.DataType(this=T.MAP, expressions=[key.copy(), value.copy()], nested=True)
+
+
 # ------------------------------------------------------------------ higher-order functions
 
 
@@ -572,6 +609,9 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "MapKeys": _map_keys,
     "MAP_VALUES": _map_values,
     "Flatten": _flatten,
+    "ARRAY_REPEAT": _array_repeat,
+    "ArrayInsert": _array_insert,
+    "MAP_CONCAT": _map_concat,
 }
 
 

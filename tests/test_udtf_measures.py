@@ -205,6 +205,75 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "all_rows_final_sum": ("FINAL sum(ti)", None, ALL_ROWS),
     "all_rows_running_sum": ("RUNNING sum(si) + 1", None, ALL_ROWS),
     "all_rows_classifier": ("lower(CLASSIFIER())", None, ALL_ROWS),
+    # character, array, map, URL and charset functions of values of several rows
+    "nullifzero": (
+        "nullifzero(LAST(B.i) - FIRST(A.i) - 20)",
+        "nullifzero(max_by(i, o) - min_by(i, o) - 20)",
+        BODY,
+    ),
+    "ascii": (
+        "ascii(concat(LAST(B.s), FIRST(A.s)))",
+        "ascii(concat(max_by(s, o), min_by(s, o)))",
+        BODY,
+    ),
+    "chr": ("chr(LAST(B.i) * 3 + FIRST(A.i))", "chr(max_by(i, o) * 3 + min_by(i, o))", BODY),
+    "array_repeat": (
+        "array_repeat(FIRST(A.s), LAST(B.o))",
+        "array_repeat(min_by(s, o), max(o))",
+        BODY,
+    ),
+    "array_insert": (
+        "array_insert(LAST(B.arr), FIRST(A.o) + 2, FIRST(A.dbl))",
+        "array_insert(max_by(arr, o), min(o) + 2, min_by(dbl, o))",
+        BODY,
+    ),
+    "map_concat": (
+        "map_values(map_concat(map(coalesce(FIRST(A.s), 'f'), FIRST(A.i)), "
+        "map(coalesce(LAST(B.s), 'l'), LAST(B.dbl))))",
+        "map_values(map_concat(map(min_by(s, o), min_by(i, o)), "
+        "map(max_by(s, o), max_by(dbl, o))))",
+        BODY,
+    ),
+    "unhex": (
+        "unhex(concat(FIRST(A.i), LAST(B.i)))",
+        "unhex(concat(min_by(i, o), max_by(i, o)))",
+        BODY,
+    ),
+    "soundex": (
+        "soundex(concat(FIRST(A.s), 'obert', LAST(B.s)))",
+        "soundex(concat(min_by(s, o), 'obert', max_by(s, o)))",
+        BODY,
+    ),
+    "luhn_check": (
+        "luhn_check(concat(FIRST(A.i), LAST(B.si)))",
+        "luhn_check(concat(min_by(i, o), max_by(si, o)))",
+        BODY,
+    ),
+    "url_encode": (
+        "url_encode(concat(FIRST(A.s), ' /é', LAST(B.s)))",
+        "url_encode(concat(min_by(s, o), ' /é', max_by(s, o)))",
+        BODY,
+    ),
+    "url_decode": (
+        "url_decode(concat(FIRST(A.s), '+%C3%A9', LAST(B.s)))",
+        "url_decode(concat(min_by(s, o), '+%C3%A9', max_by(s, o)))",
+        BODY,
+    ),
+    "try_url_decode": (
+        "try_url_decode(concat(FIRST(A.s), '%', LAST(B.s)))",
+        "try_url_decode(concat(min_by(s, o), '%', max_by(s, o)))",
+        BODY,
+    ),
+    "encode": (
+        "hex(encode(concat(FIRST(A.s), '✓', LAST(B.s)), 'UTF-16'))",
+        "hex(encode(concat(min_by(s, o), '✓', max_by(s, o)), 'UTF-16'))",
+        BODY,
+    ),
+    "decode": (
+        "decode(encode(concat(FIRST(A.s), '✓', LAST(B.s)), 'UTF-16LE'), 'utf-16le')",
+        "decode(encode(concat(min_by(s, o), '✓', max_by(s, o)), 'UTF-16LE'), 'utf-16le')",
+        BODY,
+    ),
 }
 # Spark's size() of a NULL is -1 when ANSI is off (spark.sql.legacy.sizeOfNull follows
 # it); array_size() stays NULL
@@ -216,6 +285,12 @@ NON_ANSI_CASES = {
         "array_size_of_null",
         "tinyint_plus_tinyint",
         "decimal_divided",
+        "nullifzero",
+        "chr",
+        "array_insert",
+        "map_concat",
+        "url_decode",
+        "decode",
     )
 }
 # integer results out of their type's width wrap around at each operator, as Spark's
