@@ -50,8 +50,12 @@ class IntegerWidth:
     #: a string comparison's operands as their collation compares them (None: by bytes)
     fold: Callable[[str], str] | None = None
 
+    #: Spark's type of the result as it was set (``hash`` reads its arguments' types)
+    type_name: str | None = None
+
     def set_type(self, type_name: str) -> None:
         """Take Spark's type of the result (its ``simpleString``)."""
+        self.type_name = type_name
         self.bits = WIDTHS.get(type_name)
         collated = _COLLATED.fullmatch(type_name)
         self.fold = self._folding(collated.group(1)) if collated else None

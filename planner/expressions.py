@@ -34,6 +34,7 @@ from matchrec.vector_define import VExpr
 
 from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
+from .hash_functions import HASHES, hash_name, spark_type
 from .higher_order import (
     HIGHER_ORDER,
     bound_name,
@@ -1294,6 +1295,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         shift = shift_name(node)
         if shift is not None:
             return shifted(node, SHIFTS[shift], width(node))
+        hashed = hash_name(node)
+        if hashed is not None:
+            return hash_call(node, HASHES[hashed])
         compiled = compile_glue(
             node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
         )
@@ -1315,6 +1319,34 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
 
         where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
         return glue_function_call(node, shift, shift_args(node), compile_node, where, low.sql)
+
+    def hash_call(node: exp.Expression, fn) -> Evaluator:
+        """``hash(...)``/``xxhash64(...)`` of values from several rows: each argument
+        hashed by its Spark type, which the runtime sets before the query runs (the probe
+        of an integer width, whose type it keeps)."""
+        kinds = []
+        for arg in node.expressions:
+            kind = IntegerWidth(
+                probe(arg),
+                user_text(arg, low.sql, base, limit=60),
+                low.sql,
+                node_pos(arg, base, low.sql),
+                low.ansi,
+            )
+            low.integer_widths.append(kind)
+            kinds.append(kind)
+
+        def hashed(*values):
+            typed = []
+            for value, kind in zip(values, kinds):
+                if kind.type_name is None:
+                    raise TypeError(f"the Spark type of {kind.text} is not known here")
+                typed.append((value, spark_type(kind.type_name)))
+            return fn(typed)
+
+        where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
+        args = list(node.expressions)
+        return glue_function_call(node, hashed, args, compile_node, where, low.sql)
 
     def higher_order(
         node: exp.Expression, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]

@@ -38,6 +38,7 @@ from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
 from .datetime_steps import moved_midnight, timestamp_plus
 from .format_functions import NumberPattern
+from .hash_functions import hash_name
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
 from .math_functions import MATH_FUNCTIONS
@@ -641,6 +642,8 @@ def compiles(node: exp.Expression) -> bool:
         or _patterned(n)
         # shifts: compiled with their width by planner.expressions
         or shift_name(n) is not None
+        # hash/xxhash64: compiled with their arguments' types by planner.expressions
+        or hash_name(n) is not None
         for n in node.walk()
         if not isinstance(n, exp.Column)
     )

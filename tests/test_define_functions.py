@@ -461,8 +461,49 @@ TEXT_CALLS = [
     "decode(concat(N.s, S.s), 'UTF-8')",
 ]
 
+#: hash and xxhash64 of values of two rows, each argument hashed by its Spark type
+HASH_CALLS = [
+    "hash(N.n, S.n)",
+    "hash(N.n - S.n)",
+    "hash(CAST(N.n AS BIGINT) * S.n)",
+    "hash(N.v * S.v)",
+    "hash(CAST(N.v + S.v AS FLOAT))",
+    "hash(concat(N.s, S.s))",
+    "hash(N.s, S.s, N.n)",
+    "hash(repeat(concat(N.s, S.s), 9))",
+    "hash(greatest(N.d, S.d))",
+    "hash(greatest(N.ts, S.ts))",
+    "hash(greatest(CAST(N.ts AS TIMESTAMP_NTZ), CAST(S.ts AS TIMESTAMP_NTZ)))",
+    "hash(CAST(N.n AS DECIMAL(5, 2)) / 4 + S.n)",
+    "hash(CAST(N.n AS DECIMAL(30, 2)) * S.n - 1)",
+    "hash(array(N.n, S.n, NULL))",
+    "hash(array(array(N.v, S.v), NULL, array(S.v)), array(N.d, S.d))",
+    "hash(unhex(concat(N.s, S.s)))",
+    "hash(N.n > S.n)",
+    "hash(CAST(N.n AS TINYINT) + CAST(S.n AS SMALLINT))",
+    "xxhash64(N.n, S.n)",
+    "xxhash64(N.n - S.n)",
+    "xxhash64(CAST(N.n AS BIGINT) * S.n)",
+    "xxhash64(N.v * S.v)",
+    "xxhash64(CAST(N.v + S.v AS FLOAT))",
+    "xxhash64(concat(N.s, S.s))",
+    "xxhash64(N.s, S.s, N.n)",
+    "xxhash64(repeat(concat(N.s, S.s), 9))",
+    "xxhash64(greatest(N.d, S.d))",
+    "xxhash64(greatest(N.ts, S.ts))",
+    "xxhash64(greatest(CAST(N.ts AS TIMESTAMP_NTZ), CAST(S.ts AS TIMESTAMP_NTZ)))",
+    "xxhash64(CAST(N.n AS DECIMAL(5, 2)) / 4 + S.n)",
+    "xxhash64(CAST(N.n AS DECIMAL(30, 2)) * S.n - 1)",
+    "xxhash64(array(N.n, S.n, NULL))",
+    "xxhash64(array(array(N.v, S.v), NULL, array(S.v)), array(N.d, S.d))",
+    "xxhash64(unhex(concat(N.s, S.s)))",
+    "xxhash64(N.n > S.n)",
+    "xxhash64(CAST(N.n AS TINYINT) + CAST(S.n AS SMALLINT))",
+]
+
 TWO_ROW_CALLS = [
     *TEXT_CALLS,
+    *HASH_CALLS,
     # decomposed: one-row parts computed by Spark, glue combines them
     "datediff(N.d, S.d)",
     "date_diff(S.ts, N.d)",
@@ -835,6 +876,11 @@ def _two_rows_equal_spark(spark, call: str, family: Sequence[str] = ()) -> None:
             for k in missing[:5]
         ]
         raise AssertionError(f"{call}: {len(missing)} pairs differ from Spark, e.g. {shown}")
+
+
+@pytest.mark.parametrize("call", HASH_CALLS)
+def test_hashes_of_two_rows_without_ansi_are_sparks(spark, ansi_off, call):
+    _two_rows_equal_spark(spark, call, HASH_CALLS)
 
 
 @pytest.mark.parametrize("call", TEXT_CALLS)
