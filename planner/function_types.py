@@ -91,7 +91,7 @@ _SAME_AS_FIRST = set(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
         "ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
-        "Nanvl ArrayAppend ArrayPrepend MAP_FILTER"
+        "Nanvl ArrayAppend ArrayPrepend MAP_FILTER ArrayCompact"
     )
 )
 # the shifts: Spark shifts an INT or a BIGINT (a TINYINT or SMALLINT is cast to INT)
@@ -586,6 +586,7 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "TRANSFORM_VALUES": _transform_values,
     "TRANSFORM_KEYS": _transform_keys,
     "PMOD": _pmod,
+    "TRY_MOD": _pmod,
     "DecodeCase": _decode,
     "VarMap": _var_map,
     "Map": _map_from_arrays,

@@ -43,6 +43,7 @@ from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import float_text, to_text
 from matchrec.zones import SESSION_ZONE
 
+from .bit_functions import SHIFTS, shift_args, shift_name
 from .datetime_steps import moved_midnight
 from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY
 from .function_types import (
@@ -58,10 +59,11 @@ from .function_types import (
     is_year_month,
     struct_fields,
 )
+from .hash_functions import HASHES, hash_name
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
-from .pyeval import call_args, compile_glue
+from .pyeval import call_args, compile_glue, glue_function_call
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
 from .type_checks import mismatch
 from .within_group import within_group_name
@@ -1236,6 +1238,9 @@ class _MeasureCompiler:
         moved = self.date_moved(node)
         if moved is not None:
             return moved
+        typed = self.typed_call(node)
+        if typed is not None:
+            return typed
         try:
             glue = compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
             return self.collating(node, self.fitted(node, glue))  # type: ignore[arg-type]
@@ -1255,6 +1260,47 @@ class _MeasureCompiler:
             )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
+
+    def typed_call(self, node: exp.Expression) -> RowEval | None:
+        """A call that needs Spark's types of its values, which DEFINE's glue asks the
+        runtime for (``planner.expressions``) and the table function infers here: a
+        shift (Java's, in the width of its INT or BIGINT result) and ``hash`` /
+        ``xxhash64`` (each argument hashed by its type). None for other nodes."""
+        shift, hashed = shift_name(node), hash_name(node)
+        if shift is None and hashed is None:
+            return None
+        where = lambda n: self.pos  # noqa: E731
+        if shift is not None:
+            t = infer_type(node, self.env)
+            bits = WIDTHS.get(t.sql("spark").lower()) if t is not None else None
+            if bits not in (32, 64):
+                raise self.error(
+                    f"cannot infer the INT or BIGINT width of {written_name(node)} for the "
+                    "table function",
+                    _HINT,
+                )
+            fn = SHIFTS[shift]
+
+            def shifted(a: Value, n: Value) -> Value:
+                return None if a is None or n is None else fn(a, n, bits)
+
+            return glue_function_call(
+                node, shifted, shift_args(node), self.compile, where, self.sql
+            )  # type: ignore[arg-type]
+        args = list(node.expressions)
+        types = [infer_type(a, self.env) for a in args]
+        if any(t is None or t.meta.get(COLLATION) for t in types):
+            raise self.error(
+                f"cannot infer the Spark type of each argument of {written_name(node)} "
+                "for the table function (or one is a collated string)",
+                _HINT,
+            )
+        hash_all = HASHES[hashed]  # type: ignore[index]
+
+        def hashed_values(*values: Value) -> Value:
+            return hash_all(list(zip(values, types)))
+
+        return glue_function_call(node, hashed_values, args, self.compile, where, self.sql)  # type: ignore[arg-type]
 
     def date_moved(self, node: exp.Expression) -> RowEval | None:
         """A DATE plus or minus a day-time interval that Spark types TIMESTAMP (the

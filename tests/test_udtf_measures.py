@@ -274,6 +274,76 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "decode(encode(concat(min_by(s, o), '✓', max_by(s, o)), 'UTF-16LE'), 'utf-16le')",
         BODY,
     ),
+    "hash_more_types": (
+        "hash(LAST(B.ts), FIRST(A.d), LAST(B.arr), FIRST(A.s))",
+        "hash(max_by(ts, o), min_by(d, o), max_by(arr, o), min_by(s, o))",
+        BODY,
+    ),
+    "hash": (
+        "hash(FIRST(A.i), LAST(B.s), LAST(B.dbl), FIRST(A.dt))",
+        "hash(min_by(i, o), max_by(s, o), max_by(dbl, o), min_by(dt, o))",
+        BODY,
+    ),
+    "hash_of_arithmetic": (
+        "hash(LAST(B.ti) + FIRST(A.si), FIRST(A.e) * LAST(B.e))",
+        "hash(max_by(ti, o) + min_by(si, o), min_by(e, o) * max_by(e, o))",
+        BODY,
+    ),
+    "xxhash64_more_types": (
+        "xxhash64(LAST(B.ts), FIRST(A.d), LAST(B.arr), FIRST(A.s))",
+        "xxhash64(max_by(ts, o), min_by(d, o), max_by(arr, o), min_by(s, o))",
+        BODY,
+    ),
+    "xxhash64": (
+        "xxhash64(FIRST(A.i), LAST(B.s), LAST(B.dbl), FIRST(A.dt))",
+        "xxhash64(min_by(i, o), max_by(s, o), max_by(dbl, o), min_by(dt, o))",
+        BODY,
+    ),
+    "shiftleft": (
+        "shiftleft(LAST(B.i), FIRST(A.o) + 30)",
+        "shiftleft(max_by(i, o), min(o) + 30)",
+        BODY,
+    ),
+    "shiftright": (
+        "shiftright(LAST(B.si) - 1000, FIRST(A.o))",
+        "shiftright(max_by(si, o) - 1000, min(o))",
+        BODY,
+    ),
+    "shiftrightunsigned": (
+        "shiftrightunsigned(FIRST(A.i) - LAST(B.si), LAST(B.o))",
+        "shiftrightunsigned(min_by(i, o) - max_by(si, o), max(o))",
+        BODY,
+    ),
+    "shift_operator": (
+        "LAST(B.i) << FIRST(A.ti)",
+        "max_by(i, o) << min_by(ti, o)",
+        BODY,
+    ),
+    "try_mod": (
+        "try_mod(LAST(B.i), FIRST(A.o) - 1)",
+        "try_mod(max_by(i, o), min(o) - 1)",
+        BODY,
+    ),
+    "try_mod_decimal": (
+        "try_mod(LAST(B.e), FIRST(A.d))",
+        "try_mod(max_by(e, o), min_by(d, o))",
+        BODY,
+    ),
+    "array_compact": (
+        "array_compact(array(LAST(B.i), NULL, FIRST(A.i)))",
+        "array_compact(array(max_by(i, o), NULL, min_by(i, o)))",
+        BODY,
+    ),
+    "timestampadd": (
+        "timestampadd(HOUR, FIRST(A.o), LAST(B.ts))",
+        "timestampadd(HOUR, min(o), max_by(ts, o))",
+        BODY,
+    ),
+    "timestampadd_month": (
+        "timestampadd(MONTH, LAST(B.o), FIRST(A.dt))",
+        "timestampadd(MONTH, max(o), min_by(dt, o))",
+        BODY,
+    ),
 }
 # Spark's size() of a NULL is -1 when ANSI is off (spark.sql.legacy.sizeOfNull follows
 # it); array_size() stays NULL
@@ -291,6 +361,11 @@ NON_ANSI_CASES = {
         "map_concat",
         "url_decode",
         "decode",
+        "hash",
+        "xxhash64",
+        "shiftleft",
+        "try_mod",
+        "timestampadd",
     )
 }
 # integer results out of their type's width wrap around at each operator, as Spark's
