@@ -91,7 +91,7 @@ _SAME_AS_FIRST = set(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
         "ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
-        "Nanvl ArrayAppend ArrayPrepend MAP_FILTER ArrayCompact"
+        "Nanvl ArrayAppend ArrayPrepend MAP_FILTER"
     )
 )
 # the shifts: Spark shifts an INT or a BIGINT (a TINYINT or SMALLINT is cast to INT)
@@ -422,7 +422,16 @@ def _map_concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType |
     value = common([_typed_null(t.expressions[1]) for t in types])
     if key is None or value is None:
         return None
-    return exp.DataType(this=T.MAP, expressions=[key.copy(), value.copy()], nested=True)
+    result = exp.DataType(this=T.MAP, expressions=[key.copy(), value.copy()], nested=True)
+    if all(t.meta.get(NO_NULL_ELEMENTS) for t in types):
+        result.meta[NO_NULL_ELEMENTS] = True
+    return result
+
+
+def _array_compact(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``array_compact(arr)``: its array type, whose elements are never NULL."""
+    element = element_type(type_of(node.this))
+    return array_of(element, no_nulls=True) if element is not None else None
 
 
 # ------------------------------------------------------------------ higher-order functions
@@ -613,6 +622,7 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "ARRAY_REPEAT": _array_repeat,
     "ArrayInsert": _array_insert,
     "MAP_CONCAT": _map_concat,
+    "ArrayCompact": _array_compact,
 }
 
 
