@@ -61,6 +61,7 @@ from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 from .text_functions import (
     ascii_code,
     chr_of,
+    chr_of_ansi,
     decode,
     encode,
     luhn_check,
@@ -910,7 +911,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "ARRAY_INSERT": GlueFunction(array_insert, strict=False),
     "NULLIFZERO": GlueFunction(nullifzero),
     "ASCII": GlueFunction(ascii_code),
-    "CHR": GlueFunction(chr_of),
+    "CHR": GlueFunction(chr_of, ansi_fn=chr_of_ansi),
     "SOUNDEX": GlueFunction(soundex),
     "LUHN_CHECK": GlueFunction(luhn_check),
     "URL_ENCODE": GlueFunction(url_encode),

@@ -14,7 +14,10 @@ with Spark on generated values by ``tests/test_define_functions.py``.
 
 from __future__ import annotations
 
+import math
 import unicodedata
+from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from matchrec.sql_values import to_text
@@ -36,12 +39,47 @@ def ascii_code(s: Any) -> int:
     return ord(s[0]) if s else 0
 
 
-def chr_of(n: Any) -> str:
-    """``chr``/``char``: '' for a negative code, else the character of ``n mod 256``
-    (``chr(256)`` is U+0000)."""
-    if isinstance(n, bool) or not isinstance(n, int):
-        raise TypeError(f"chr() of {n!r} is computed here of integers only (CAST it to BIGINT)")
-    return "" if n < 0 else chr(n % 256)
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _as_long(n: Any, ansi: bool) -> int:
+    """Spark's implicit CAST of ``chr``'s argument to BIGINT: a fraction cut toward
+    zero; NaN, an infinity or a value out of range is CAST_OVERFLOW under ANSI mode,
+    else a double saturates (NaN is 0) and a DECIMAL keeps its low 64 bits."""
+    if isinstance(n, bool) or not isinstance(n, (int, float, Decimal)):
+        raise TypeError(f"chr() of {n!r} is computed here of numbers only (CAST it to BIGINT)")
+    if isinstance(n, int):
+        return n
+    if isinstance(n, float) and n != n:
+        if ansi:
+            raise OverflowError("NaN cannot be cast to BIGINT (Spark's CAST_OVERFLOW)")
+        return 0
+    if isinstance(n, float) and math.isinf(n):
+        whole = _LONG_MAX + 1 if n > 0 else _LONG_MIN - 1
+    else:
+        whole = int(n)  # toward zero, for a double and a DECIMAL alike
+    if _LONG_MIN <= whole <= _LONG_MAX:
+        return whole
+    if ansi:
+        raise OverflowError(f"{n} cannot be cast to BIGINT (Spark's CAST_OVERFLOW)")
+    if isinstance(n, float):
+        return _LONG_MAX if whole > 0 else _LONG_MIN
+    whole &= 2**64 - 1
+    return whole - 2**64 if whole > _LONG_MAX else whole
+
+
+def _chr(ansi: bool) -> Callable[[Any], str]:
+    def chr_of(n: Any) -> str:
+        """``chr``/``char``: '' for a negative code, else the character of ``n mod 256``
+        (``chr(256)`` is U+0000); the argument is cast to BIGINT as Spark casts it."""
+        code = _as_long(n, ansi)
+        return "" if code < 0 else chr(code % 256)
+
+    return chr_of
+
+
+chr_of = _chr(False)
+chr_of_ansi = _chr(True)
 
 
 #: American Soundex codes of A..Z: '0' a vowel (or Y), '7' H and W (skipped, not separators)

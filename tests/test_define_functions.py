@@ -420,6 +420,8 @@ TEXT_CALLS = [
     "ascii(N.n - S.n)",
     "chr(N.n * 97 + S.n * 40)",
     "char(N.n * S.n + 65)",
+    "chr(least(abs(N.v), 1000D) * S.n)",
+    "chr(CAST(N.n AS DECIMAL(6, 2)) * 40.7 - S.n)",
     "array_repeat(concat(N.s, S.s), N.n - S.n)",
     "array_repeat(N.v, S.n)",
     "array_insert(array(N.n, S.n), nullif(N.n, 0) * 2, S.v)",
@@ -876,6 +878,13 @@ def _two_rows_equal_spark(spark, call: str, family: Sequence[str] = ()) -> None:
             for k in missing[:5]
         ]
         raise AssertionError(f"{call}: {len(missing)} pairs differ from Spark, e.g. {shown}")
+
+
+@pytest.mark.parametrize("call", ["chr(N.v * S.n)", "chr(N.v - 2.5D)"])
+def test_chr_of_a_double_without_ansi_saturates_as_sparks_cast(spark, ansi_off, call):
+    """NaN is 0, an infinity or a double beyond BIGINT its extreme (Spark's legacy
+    cast); under ANSI mode each is CAST_OVERFLOW."""
+    _two_rows_equal_spark(spark, call)
 
 
 @pytest.mark.parametrize("call", HASH_CALLS)
