@@ -966,6 +966,8 @@ def _leading(node: exp.Expression, pos: int, base: int, sql: str) -> int:
     if prefixes is None:
         return pos
     inner = node.args.get("this")
+    while isinstance(inner, exp.Binary) and isinstance(inner.this, exp.Expression):
+        inner = inner.this  # CAST(CAST(x AS t) * y AS u) starts before its operand's CAST
     if isinstance(inner, exp.Expression) and any(type(inner) is cls for cls in _LEADING):
         pos = min(pos, node_pos(inner, base, sql))  # -(x), NOT (x), CAST((x) AS t)
     i = pos

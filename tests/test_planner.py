@@ -356,6 +356,24 @@ def test_node_pos_finds_the_first_token_of_a_node():
     assert node_pos(tree.expression, base, sql) == sql.index("PREV")
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "CAST(CAST(S.v AS DECIMAL(10, 2)) * N.v AS DECIMAL(5, 2)) IS NULL",
+        "CAST((CAST(a AS INT)) + 1 AS INT) > 0",
+        "-(-(a) + b) > 0",
+        "NOT (NOT a AND b)",
+    ],
+)
+def test_node_pos_of_a_cast_negation_or_not_whose_operand_starts_with_one(text):
+    """The outer CAST, ``-`` or NOT is placed on its own token, not on its operand's."""
+    sql = f"xx DEFINE B AS {text}"
+    base = sql.index(text)
+    tree = parse_expression(SqlExpr(text, base), sql)
+    outer = next(n for n in tree.walk() if isinstance(n, (exp.Cast, exp.TryCast, exp.Neg, exp.Not)))
+    assert node_pos(outer, base, sql) == base
+
+
 def test_sql_udfs_are_looked_up_only_where_the_glue_would_call_them():
     """A SQL UDF of two rows is inlined (its body, arguments CAST to the parameter
     types); a call of the current row alone or of one navigated row stays Spark's, and
