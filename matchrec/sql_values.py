@@ -58,8 +58,11 @@ def _java_text(x: float, shortest: Callable[[float], str]) -> str:
     return f"{'-' if sign else ''}{head}.{tail}E{power}"
 
 
-def to_text(v: Any) -> str:
-    """``CAST(v AS STRING)`` as Spark writes it."""
+def to_text(v: Any, plain_decimals: bool = True) -> str:
+    """``CAST(v AS STRING)`` as Spark writes it. A DECIMAL's digits are plain under ANSI
+    mode; without it (``plain_decimals=False``) Spark writes Java's
+    ``BigDecimal.toString``, with an exponent below 10^-6 (``-3.75000E-8``, ``0E-13``),
+    the rule Python's ``str`` of a Decimal follows too."""
     if isinstance(v, str):
         return v
     if isinstance(v, bool):
@@ -67,12 +70,14 @@ def to_text(v: Any) -> str:
     if isinstance(v, float):
         return double_text(v)
     if isinstance(v, Decimal):
-        return format(v, "f")
+        v = v.copy_abs() if v.is_zero() else v  # Java's BigDecimal has no -0
+        return format(v, "f") if plain_decimals else str(v)
     if isinstance(v, datetime):
         text = v.strftime("%Y-%m-%d %H:%M:%S")
         return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
     if isinstance(v, date):
         return v.isoformat()
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join("null" if x is None else to_text(x) for x in v) + "]"
+        inner = ("null" if x is None else to_text(x, plain_decimals) for x in v)
+        return "[" + ", ".join(inner) + "]"
     return str(v)

@@ -29,7 +29,7 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, timezone
 from decimal import Decimal
 from typing import Any
 
@@ -182,28 +182,39 @@ def try_divide(a: Any, b: Any) -> Any:
     return a / b
 
 
-def concat(*values: Any) -> Any:
+def concat(*values: Any, plain_decimals: bool = True) -> Any:
     """``concat``/``||`` (no NULL among ``values``): of arrays the array of their
     elements, of BINARY values their bytes, else the text of each value joined, as
-    Spark's ``concat`` types the call by its arguments."""
+    Spark's ``concat`` types the call by its arguments (``plain_decimals``: ANSI mode's
+    text of a DECIMAL, :func:`to_text`)."""
     if values and all(isinstance(v, (list, tuple)) for v in values):
         return [x for v in values for x in v]
     if values and all(isinstance(v, (bytes, bytearray)) for v in values):
         return b"".join(values)
-    return "".join(to_text(v) for v in values)
+    return "".join(to_text(v, plain_decimals) for v in values)
 
 
-def concat_ws(sep: Any, *values: Any) -> Any:
+def legacy_concat(*values: Any) -> Any:
+    """``concat`` without ANSI mode: a DECIMAL written as Java's ``BigDecimal.toString``."""
+    return concat(*values, plain_decimals=False)
+
+
+def concat_ws(sep: Any, *values: Any, plain_decimals: bool = True) -> Any:
     """NULL separator: NULL; NULL values are skipped; arrays contribute their elements."""
     if sep is None:
         return None
     parts: list[str] = []
     for v in values:
         if isinstance(v, (list, tuple)):
-            parts.extend(to_text(x) for x in v if x is not None)
+            parts.extend(to_text(x, plain_decimals) for x in v if x is not None)
         elif v is not None:
-            parts.append(to_text(v))
+            parts.append(to_text(v, plain_decimals))
     return to_text(sep).join(parts)
+
+
+def legacy_concat_ws(sep: Any, *values: Any) -> Any:
+    """``concat_ws`` without ANSI mode (see :func:`legacy_concat`)."""
+    return concat_ws(sep, *values, plain_decimals=False)
 
 
 # ------------------------------------------------------------------ comparisons, NULLs
@@ -668,6 +679,20 @@ def unsupported_conversion(fmt: str) -> int | None:
     return fmt.index("%", last) if "%" in fmt[last:] else None
 
 
+def _formatted(v: Any) -> str:
+    """``v`` as Java's ``%s`` writes the value Spark hands its formatter: a DATE as its
+    day number, a TIMESTAMP (or TIMESTAMP_NTZ's wall clock) and a day-time interval as
+    microseconds, a DECIMAL as ``BigDecimal.toString``."""
+    if isinstance(v, datetime):
+        wall = v if v.tzinfo is None else v.astimezone(timezone.utc).replace(tzinfo=None)
+        return str((wall - EPOCH) // timedelta(microseconds=1))
+    if isinstance(v, date):
+        return str((v - EPOCH_DAY).days)
+    if isinstance(v, timedelta):
+        return str(v // timedelta(microseconds=1))
+    return to_text(v, plain_decimals=False)
+
+
 def format_string(fmt: Any, *values: Any) -> Any:
     """``format_string``/``printf`` (Java's ``String.format``) for ``%s``, ``%S``,
     ``%d`` with a width and the ``-``/``0`` flags, and ``%%``: a NULL value is written
@@ -690,7 +715,7 @@ def format_string(fmt: Any, *values: Any) -> Any:
         v = next(args, None)
         if conv == "d" and v is not None and (isinstance(v, bool) or not isinstance(v, int)):
             raise TypeError(f"%d needs an integer, not {v!r}")
-        text = "null" if v is None else (str(v) if conv == "d" else to_text(v))
+        text = "null" if v is None else (str(v) if conv == "d" else _formatted(v))
         text = text.upper() if conv == "S" else text
         pad = "0" if "0" in flags and conv == "d" and v is not None else " "
         w = int(width or 0)
@@ -875,7 +900,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "LTRIM": GlueFunction(_trimmer(True, False)),
     "RTRIM": GlueFunction(_trimmer(False, True)),
     "REVERSE": GlueFunction(lambda s: s[::-1]),
-    "CONCAT_WS": GlueFunction(concat_ws, strict=False),
+    "CONCAT_WS": GlueFunction(legacy_concat_ws, strict=False, ansi_fn=concat_ws),
     "NULLIF": GlueFunction(nullif, strict=False),
     "NVL2": GlueFunction(nvl2, strict=False),
     "ARRAY_CONTAINS": GlueFunction(array_contains, strict=False),

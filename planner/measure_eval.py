@@ -808,6 +808,8 @@ def cast_evaluator(
         convert = lambda v: interval_text(v, *span)  # noqa: E731
     elif source is not None and source.this == T.FLOAT and target.this in _STRINGS:
         convert = lambda v: float_text(v) if isinstance(v, float) else _to_string(v)  # noqa: E731
+    elif target.this in _STRINGS and not ansi:  # a DECIMAL as Java's BigDecimal.toString
+        convert = _legacy_string
     inner = compile_arg(node.this)
     safe = bool(node.args.get("safe"))
     legacy = legacy_cast(target)
@@ -1038,6 +1040,12 @@ def _from_epoch_seconds(seconds: int | float | Decimal, wall_clock: bool) -> dat
     stamp = _UTC_EPOCH + timedelta(microseconds=micros)
     zone = SESSION_ZONE.get()
     return stamp.astimezone(zone) if zone is not None else stamp.replace(tzinfo=None)
+
+
+def _legacy_string(v: Value) -> str:
+    """CAST to STRING without ANSI mode: a DECIMAL as Java's ``BigDecimal.toString``."""
+    plain = not isinstance(v, (Decimal, list, tuple))
+    return _to_string(v) if plain else to_text(v, plain_decimals=False)
 
 
 def _to_string(v: Value) -> str:

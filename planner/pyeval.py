@@ -248,6 +248,10 @@ def _concat(a: Any, b: Any) -> Any:
     return gf.concat(a, b)
 
 
+def _legacy_concat(a: Any, b: Any) -> Any:
+    return gf.legacy_concat(a, b)
+
+
 def _integral(op: Callable[[int, int], int]) -> Callable[[Any, Any], int]:
     """A bitwise operator of two integers (Spark's ``&``, ``|``, ``^``: the result of two
     values in range is in range, whatever the width)."""
@@ -335,7 +339,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.LTE: _strict(_ordered(operator.le)),
     exp.GT: _strict(_ordered(operator.gt)),
     exp.GTE: _strict(_ordered(operator.ge)),
-    exp.DPipe: _strict(_concat),
+    exp.DPipe: _strict(_legacy_concat),  # ANSI mode's in _ANSI_BINARY
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
     # try_add & co.: NULL instead of an overflow (the integer width) or an error
@@ -350,6 +354,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
 
 # the same operators under ANSI mode (Spark 4's default)
 _ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    exp.DPipe: _strict(_concat),
     exp.Div: _ansi(_BINARY[exp.Div], "division", "DIVIDE_BY_ZERO", "try_divide"),
     exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "division", "DIVIDE_BY_ZERO", "try_divide"),
     exp.Mod: _ansi(_BINARY[exp.Mod], "remainder", "REMAINDER_BY_ZERO", "try_mod"),
@@ -525,7 +530,17 @@ def _size_of(x: Any) -> int:
 
 
 # the functions of that table that differ when ANSI is off, all of them given NULLs
-_LEGACY_FUNCTIONS: dict[str, Callable[..., Any]] = {"SIZE": _size_of, "CARDINALITY": _size_of}
+_LEGACY_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "SIZE": _size_of,
+    "CARDINALITY": _size_of,
+    "CONCAT": lambda *values: _nulled(gf.legacy_concat, values),
+}
+
+
+def _nulled(fn: Callable[..., Any], values: tuple[Any, ...]) -> Any:
+    """``fn`` of ``values``, NULL if one is (a legacy entry is called with NULLs)."""
+    return None if any(v is None for v in values) else fn(*values)
+
 
 # sqlglot node classes of those functions (sqlglot parses many of them to typed nodes)
 _FUNCTION_NODES: dict[type, str] = {

@@ -410,6 +410,18 @@ SEQUENCE_CALLS = [
     "INTERVAL '41 16' DAY TO HOUR)",
 ]
 
+#: DECIMALs written as text: plain digits under ANSI mode, Java's BigDecimal.toString
+#: (an exponent below 10^-6) without it, and always in format_string's %s
+DECIMAL_TEXT_CALLS = [
+    "CAST(CAST(N.n AS DECIMAL(10, 2)) / CAST(nullif(S.n, 0) * 99999999 AS DECIMAL(12, 1)) "
+    "AS STRING)",
+    "concat('<', CAST(N.n AS DECIMAL(10, 2)) / 100000000 - S.n)",
+    "concat_ws(',', CAST(N.n AS DECIMAL(10, 2)) / 1000000000 * S.n, S.s)",
+    "CAST(N.n AS DECIMAL(10, 2)) / 100000000 * S.n || '|'",
+    "CAST(array(CAST(N.n AS DECIMAL(10, 3)) / 10000000 * S.n) AS STRING)",
+    "format_string('%s|%s|%s', N.d, S.ts, CAST(N.n AS DECIMAL(10, 2)) / 100000000 + S.n)",
+]
+
 #: character, array, map and URL functions of the glue whose answers do not depend on
 #: the ANSI mode (checked under both)
 TEXT_CALLS = [
@@ -776,6 +788,7 @@ TWO_ROW_CALLS = [
     # datetime patterns (planner.datetime_patterns): the session zone is a one-row part
     *DATETIME_PATTERN_CALLS,
     *SEQUENCE_CALLS,
+    *DECIMAL_TEXT_CALLS,
     # day-time intervals times and divided by numbers: Spark rounds half up to microseconds
     "(N.ts - S.ts) * 0.5",
     "(N.ts - S.ts) * 1.5D",
@@ -909,6 +922,7 @@ def test_text_functions_of_two_rows_without_ansi_are_sparks(spark, ansi_off, cal
         "CAST(N.n * S.n AS SMALLINT)",
         "CAST(CAST(N.n AS DECIMAL(12, 1)) * S.n AS TINYINT)",
         "CAST(N.v * S.v AS DECIMAL(4, 1))",
+        *DECIMAL_TEXT_CALLS,
     ],
 )
 def test_a_cast_of_two_rows_without_ansi_is_sparks(spark, ansi_off, call):

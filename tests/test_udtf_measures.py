@@ -390,6 +390,17 @@ NON_ANSI_CASES["size_plus_one_ansi_off"] = (
     "size(max_by(arr, o)) + 1",
     BODY,
 )
+# without ANSI a DECIMAL's text is Java's BigDecimal.toString: -3.75000E-8, 0E-13
+NON_ANSI_CASES["decimal_text_ansi_off"] = (
+    "CAST((LAST(B.d) - FIRST(A.d)) / 100000000 AS STRING)",
+    "CAST((max_by(d, o) - min_by(d, o)) / 100000000 AS STRING)",
+    BODY,
+)
+NON_ANSI_CASES["decimal_concat_ansi_off"] = (
+    "concat(FIRST(A.d) * 0 / 1000000000, '|', LAST(B.e) / 100000000)",
+    "concat(min_by(d, o) * 0 / 1000000000, '|', max_by(e, o) / 100000000)",
+    BODY,
+)
 
 
 @pytest.fixture(scope="module")
