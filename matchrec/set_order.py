@@ -25,6 +25,8 @@ import struct
 from collections.abc import Callable
 from typing import Any
 
+from matchrec.murmur3 import Murmur3
+
 _MASK = 0xFFFFFFFF
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 _EPOCH = dt.date(1970, 1, 1)
@@ -37,43 +39,11 @@ def _signed(h: int) -> int:
     return h - (1 << 32) if h & 0x80000000 else h
 
 
-def _rotl(x: int, r: int) -> int:
-    x &= _MASK
-    return ((x << r) | (x >> (32 - r))) & _MASK
-
-
-def _mix_k1(k1: int) -> int:
-    k1 = (k1 * 0xCC9E2D51) & _MASK
-    return (_rotl(k1, 15) * 0x1B873593) & _MASK
-
-
-def _mix_h1(h1: int, k1: int) -> int:
-    h1 = _rotl(h1 ^ k1, 13)
-    return (h1 * 5 + 0xE6546B64) & _MASK
-
-
-def _fmix(h1: int, length: int) -> int:
-    h1 ^= length
-    h1 ^= h1 >> 16
-    h1 = (h1 * 0x85EBCA6B) & _MASK
-    h1 ^= h1 >> 13
-    h1 = (h1 * 0xC2B2AE35) & _MASK
-    return h1 ^ (h1 >> 16)
-
-
 def utf8_string_hash(text: str) -> int:
     """Spark's ``UTF8String.hashCode``: ``Murmur3_x86_32.hashUnsafeBytes`` of the UTF-8
     bytes with seed 42, whose tail bytes are mixed one by one as signed ints (Spark's
     own variant, not the reference Murmur3 tail)."""
-    data = text.encode("utf-8")
-    aligned = len(data) - len(data) % 4
-    h1 = 42
-    for (word,) in struct.iter_unpack("<i", data[:aligned]):
-        h1 = _mix_h1(h1, _mix_k1(word & _MASK))
-    for byte in data[aligned:]:
-        signed = byte - 256 if byte > 127 else byte
-        h1 = _mix_h1(h1, _mix_k1(signed & _MASK))
-    return _signed(_fmix(h1, len(data)))
+    return _signed(Murmur3.data(text.encode("utf-8"), 42))
 
 
 def _long_hash(v: int) -> int:
@@ -164,7 +134,7 @@ def _java_hash(value: Any) -> int | None:
 
 def _murmur3_int(h: int) -> int:
     """Guava's ``murmur3_32_fixed().hashInt``: Spark's OpenHashSet spreads hash codes."""
-    return _fmix(_mix_h1(0, _mix_k1(h & _MASK)), 4)
+    return Murmur3.int4(h, 0)
 
 
 def open_hash_map_order(keys: list[Any]) -> list[Any] | None:
