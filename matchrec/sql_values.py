@@ -20,6 +20,10 @@ from typing import Any
 WIDE_DECIMALS = Context(prec=100, rounding=ROUND_HALF_UP)
 
 
+#: Spark's largest array (``ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH``)
+MAX_ARRAY_LENGTH = 2**31 - 1 - 15
+
+
 def double_text(x: float) -> str:
     """Java's ``Double.toString``, which Spark uses for CAST(double AS STRING)."""
     return _java_text(x, repr)

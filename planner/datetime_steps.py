@@ -15,6 +15,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError
+from matchrec.sql_values import MAX_ARRAY_LENGTH
 from matchrec.zones import SESSION_ZONE
 
 _MICRO = timedelta(microseconds=1)
@@ -125,7 +126,7 @@ def temporal_sequence(start: Any, stop: Any, step: Any = None) -> list[Any]:
     nth = _nth(start, days, rest)
     last = _midnight(stop) if _is_date(stop) and rest else stop
     found = []
-    while len(found) < _MAX_ELEMENTS:
+    while len(found) < MAX_ARRAY_LENGTH:
         value = nth(len(found))
         if (value > last) if step > zero else (value < last):
             break
@@ -133,12 +134,10 @@ def temporal_sequence(start: Any, stop: Any, step: Any = None) -> list[Any]:
         if step == zero:
             break
     else:
-        raise ValueError(f"a sequence of more than {_MAX_ELEMENTS} elements (Spark's array limit)")
+        raise ValueError(
+            f"a sequence of more than {MAX_ARRAY_LENGTH} elements (Spark's array limit)"
+        )
     return [v.date() for v in found] if _is_date(start) and rest else found
-
-
-#: Spark's largest array (``ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH``)
-_MAX_ELEMENTS = 2**31 - 16
 
 
 def _nth(start: Any, days: int, rest: timedelta) -> Any:

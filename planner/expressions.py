@@ -34,6 +34,7 @@ from matchrec.vector_define import VExpr
 
 from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
+from .glue_functions import COMPARISONS
 from .hash_functions import HASHES, hash_name, spark_type
 from .higher_order import (
     HIGHER_ORDER,
@@ -1515,7 +1516,6 @@ _PROBED_BY_PARTS: dict[type[exp.Expression], tuple[type[exp.Expression], ...]] =
 #: Spark's try_ forms of integer operators: NULL where the result does not fit
 TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)
 #: comparisons whose DECIMAL operands Spark brings to a common type first
-COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
 
 #: glue operators whose integer results Spark keeps in their type's width, and whose
 #: DECIMAL results it rounds to their type's scale (``/`` only the latter)

@@ -36,7 +36,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.navigation import instant
-from matchrec.sql_values import WIDE_DECIMALS, double_text, to_text
+from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
 from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
@@ -502,10 +502,6 @@ def array_join(values: Any, sep: Any, null_text: Any = None) -> str:
     or written as ``null_text`` when given."""
     parts = [to_text(v) if v is not None else null_text for v in _array(values)]
     return _text(sep).join(p for p in parts if p is not None)
-
-
-#: Spark's largest array (ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH)
-MAX_ARRAY_LENGTH = 2**31 - 1 - 15
 
 
 def _array_length(n: int, name: str) -> int:
@@ -1065,9 +1061,12 @@ def extended_name(node: exp.Expression) -> str | None:
     return name
 
 
+#: the comparison operators (Spark brings their operands to one type: a DECIMAL scale, a
+#: string collation)
+COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
 #: what compares a collated string as its collation says (``IntegerWidth.fold``); other
 #: functions of it (contains, replace, ...) would need their collation-aware forms
-_FOLDING = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.In)
+_FOLDING = (*COMPARISONS, exp.In)
 
 
 def _compared(node: exp.Expression) -> bool:
