@@ -53,10 +53,16 @@ class IntegerWidth:
     #: Spark's type of the result as it was set (``hash`` reads its arguments' types)
     type_name: str | None = None
 
+    #: given Spark's type of the result, the cast of a value to it where Spark brings
+    #: operands of other types to it (``coalesce(x, 0)`` of a DOUBLE ``x``); None: kept
+    implicit: Callable[[str], Callable[[Any], Any] | None] | None = None
+    convert: Callable[[Any], Any] | None = None
+
     def set_type(self, type_name: str) -> None:
         """Take Spark's type of the result (its ``simpleString``)."""
         self.type_name = type_name
         self.bits = WIDTHS.get(type_name)
+        self.convert = self.implicit(type_name) if self.implicit is not None else None
         collated = _COLLATED.fullmatch(type_name)
         self.fold = self._folding(collated.group(1)) if collated else None
         found = _DECIMAL.fullmatch(type_name.replace(" ", ""))
@@ -84,6 +90,8 @@ class IntegerWidth:
     def fit(self, value: Any) -> Any:
         """``value`` as Spark's result: unchanged if it fits (or is no integer), else
         wrapped around, or under ANSI mode an error positioned at the operator."""
+        if self.convert is not None and value is not None:
+            value = self.convert(value)
         if self.fold is not None and isinstance(value, str):
             return self.fold(value)
         if self.decimal is not None and isinstance(value, Decimal):

@@ -36,6 +36,12 @@ def zone_named(name: str | None) -> tzinfo | None:
         return timezone(sign * offset)
 
 
+def session_zone() -> tzinfo | None:
+    """The session zone this worker's glue reads (a function: a closure that reads the
+    context variable itself could not be pickled to an executor)."""
+    return SESSION_ZONE.get()
+
+
 def use_zone(name: str | None) -> None:
     """Make ``name`` the session zone of this worker's glue (a worker may serve several
     sessions, so each door sets it before matching)."""

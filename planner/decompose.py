@@ -258,6 +258,11 @@ def struct_fields(node: exp.Dot) -> list[tuple[str, exp.Expression]] | None:
     return fields
 
 
+#: meta key of a CASE written as ``decode(...)``: without ANSI mode Spark types one of
+#: results of several types as a STRING of each result's own text, not their common type
+DECODED = "decoded"
+
+
 def _decode(node: exp.DecodeCase) -> exp.Expression | None:
     """Spark's ``decode(x, s1, r1, s2, r2, ..., default)`` is ``CASE WHEN x <=> s1 THEN r1
     WHEN x <=> s2 THEN r2 ... ELSE default END`` (a NULL search value finds a NULL)."""
@@ -270,7 +275,9 @@ def _decode(node: exp.DecodeCase) -> exp.Expression | None:
         for s, r in zip(rest[0::2], rest[1::2])
     ]
     default = rest[-1].copy() if len(rest) % 2 else None
-    return exp.Case(ifs=ifs, default=default)
+    case = exp.Case(ifs=ifs, default=default)
+    case.meta[DECODED] = True
+    return case
 
 
 RULES: dict[type, Rule] = {

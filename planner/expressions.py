@@ -34,6 +34,7 @@ from matchrec.vector_define import VExpr
 
 from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
+from .decompose import DECODED
 from .glue_functions import COMPARISONS
 from .hash_functions import HASHES, hash_name, spark_type
 from .higher_order import (
@@ -43,6 +44,7 @@ from .higher_order import (
     parameter_probe,
     reads_outer_parameter,
 )
+from .implicit_casts import COERCING, implicit_cast
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import push_down
@@ -1303,7 +1305,28 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
         )
         fits = width(node)
-        return compiled if fits is None else fitted(compiled, fits)
+        compiled = compiled if fits is None else fitted(compiled, fits)
+        common = common_type(node)
+        return compiled if common is None else fitted(compiled, common)
+
+    def common_type(node: exp.Expression) -> IntegerWidth | None:
+        """Spark's type of a conditional's (array's, ...) result, to which the glue casts
+        each value as Spark casts the operands (set by the runtime), or None."""
+        if not isinstance(node, COERCING) or reads_bound(node):
+            return None
+        if node.meta.get(DECODED) and not low.ansi:
+            return None
+        pos = node_pos(node, base, low.sql)
+        found = IntegerWidth(
+            probe(node),
+            user_text(node, low.sql, base, limit=60),
+            low.sql,
+            pos,
+            low.ansi,
+            implicit=partial(implicit_cast, ansi=low.ansi, sql=low.sql, pos=pos),
+        )
+        low.integer_widths.append(found)
+        return found
 
     def shifted(node: exp.Expression, fn, bits: IntegerWidth | None) -> Evaluator:
         """A shift of values from several rows (``shiftleft(B.n, A.k)``, ``a >>> b``):

@@ -41,10 +41,11 @@ from matchrec.integer_width import WIDTHS, IntegerWidth, collation_fold, overflo
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
 from matchrec.sql_values import float_text, to_text
-from matchrec.zones import SESSION_ZONE
+from matchrec.zones import session_zone
 
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .datetime_steps import moved_midnight
+from .decompose import DECODED
 from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY
 from .function_types import (
     DAY_TIME_FIELDS,
@@ -61,6 +62,7 @@ from .function_types import (
 )
 from .hash_functions import HASHES, hash_name
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
+from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import call_args, compile_glue, glue_function_call
@@ -973,7 +975,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 return stamp.replace(tzinfo=None)
             if stamp.tzinfo is None:
                 # a wall-clock time (a date, TIMESTAMP_NTZ) is read in the session's zone
-                stamp = stamp.replace(tzinfo=SESSION_ZONE.get())
+                stamp = stamp.replace(tzinfo=session_zone())
             return stamp
 
         return to_timestamp
@@ -1038,7 +1040,7 @@ def _from_epoch_seconds(seconds: int | float | Decimal, wall_clock: bool) -> dat
     if not -_MAX_MICROS - 1 <= micros <= _MAX_MICROS:
         raise OverflowError(f"{seconds} seconds is out of the TIMESTAMP range")
     stamp = _UTC_EPOCH + timedelta(microseconds=micros)
-    zone = SESSION_ZONE.get()
+    zone = session_zone()
     return stamp.astimezone(zone) if zone is not None else stamp.replace(tzinfo=None)
 
 
@@ -1251,7 +1253,8 @@ class _MeasureCompiler:
             return typed
         try:
             glue = compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
-            return self.collating(node, self.fitted(node, glue))  # type: ignore[arg-type]
+            glue = self.conformed(node, self.fitted(node, glue))  # type: ignore[arg-type]
+            return self.collating(node, glue)
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
                 raise
@@ -1356,6 +1359,19 @@ class _MeasureCompiler:
         if width.bits is None and width.decimal is None:
             return evaluate
         return lambda vals: width.fit(evaluate(vals))
+
+    def conformed(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
+        """``evaluate`` of a conditional (an array, ...) whose results are cast to Spark's
+        common type of its operands (``planner.implicit_casts``), where it is known."""
+        if not isinstance(node, COERCING) or (node.meta.get(DECODED) and not self.ansi):
+            return evaluate
+        t = infer_type(node, self.env)
+        convert = None
+        if t is not None:
+            convert = implicit_cast(
+                t.sql("spark").lower(), ansi=self.ansi, sql=self.sql, pos=self.pos
+            )
+        return evaluate if convert is None else lambda vals: convert(evaluate(vals))
 
     def collating(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
         """``evaluate`` whose string results compare under the collation of ``node``'s

@@ -39,6 +39,7 @@ CHECKED: dict[type, str] = {
     **{node: OPERATORS[node] for node in _ARITHMETIC},
     exp.Between: "BETWEEN",
     exp.In: "IN",
+    exp.Nullif: "nullif",  # compares its operands: nullif(s, 0) casts s as s = 0 does
 }
 
 
@@ -62,6 +63,10 @@ class TypeCheck:
 
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
     """The value operands of a checked operator node, or None for other nodes."""
+    if _nullifzero(node):  # nullif(x, 0)
+        zero = exp.Literal.number(0)
+        zero.meta.update(node.meta)
+        return [node.expressions[0], zero]
     if type(node) not in CHECKED:
         return None
     if isinstance(node, exp.Between):
@@ -87,7 +92,16 @@ def build_check(
     if not args:
         return None
     operands = tuple(_operand(a, probe, sql, base) for a in args)
-    return TypeCheck(CHECKED[type(node)], operands, glue, clause)
+    operator = "nullifzero" if _nullifzero(node) else CHECKED[type(node)]
+    return TypeCheck(operator, operands, glue, clause)
+
+
+def _nullifzero(node: exp.Expression) -> bool:
+    return (
+        isinstance(node, exp.Anonymous)
+        and node.name.upper() == "NULLIFZERO"
+        and len(node.expressions) == 1
+    )
 
 
 def _operand(

@@ -19,6 +19,7 @@ from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
 from matchrec.planner.pyeval import compile_glue
 from matchrec.planner.sqltext import MatchRecognizeDialect
+from matchrec.runtime.session import session_settings
 from sqlglot import exp, parse_one
 
 import matchrec
@@ -929,6 +930,64 @@ def test_a_cast_of_two_rows_without_ansi_is_sparks(spark, ansi_off, call):
     """A malformed string is NULL, a number out of an integer type's range is narrowed
     (saturated at INT/BIGINT from a double, then its low bits), as Spark's legacy cast."""
     test_functions_of_two_rows_equal_spark(spark, call)
+
+
+#: conditionals and arrays whose operands have several types: each value is of Spark's
+#: common type (DOUBLE, DECIMAL, STRING, TIMESTAMP), which shows once written as text
+COMMON_TYPE_CALLS = [
+    "CAST(coalesce(if(N.n > S.n, CAST(N.n AS DECIMAL(5, 2)), NULL), 0) AS STRING)",
+    "CAST(coalesce(if(N.n > S.n, N.v, NULL), 0) AS STRING)",
+    "CAST(if(N.n > S.n, N.v, S.n) AS STRING)",
+    "CAST(CASE WHEN N.n > S.n THEN CAST(N.n AS DECIMAL(5, 2)) ELSE S.n END AS STRING)",
+    "CAST(greatest(N.v, S.n) AS STRING)",
+    "CAST(least(N.n, S.n * 0.5D) AS STRING)",
+    "CAST(nvl(if(N.n > S.n, N.v, NULL), S.n) AS STRING)",
+    "CAST(nvl2(N.s, S.n, N.v) AS STRING)",
+    "concat(coalesce(if(N.n > S.n, N.v, NULL), 0), '|')",
+    "CAST(array(N.v, S.n) AS STRING)",
+    "CAST(array_append(array(N.n), S.v) AS STRING)",
+    "CAST(coalesce(if(N.n > S.n, N.ts, NULL), S.d) AS STRING)",
+    "CAST(decode(N.n, 1, S.n, 2, 2.5D) AS STRING)",
+]
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+@pytest.mark.parametrize("call", COMMON_TYPE_CALLS)
+def test_a_conditional_of_several_types_is_of_sparks_common_type(spark, ansi, call):
+    """``coalesce(x, 0)`` of a DOUBLE is 0.0, of a DECIMAL(5, 2) 0.00, as Spark casts
+    each operand to the common type (without ANSI mode ``decode`` is a STRING of each
+    result's own text, as Spark's)."""
+    with session_settings(spark, {"spark.sql.ansi.enabled": ansi}):
+        _two_rows_equal_spark(spark, call, COMMON_TYPE_CALLS)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "coalesce(concat(N.n, S.n), 5)",
+        "CASE WHEN N.n > S.n THEN concat(N.n, S.n) ELSE 3 END",
+    ],
+)
+def test_a_conditional_of_a_string_and_a_number_without_ansi_is_a_string(spark, ansi_off, call):
+    """Without ANSI mode Spark's common type of a STRING and an INT is STRING: 5 is '5'."""
+    _two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize(
+    ("call", "says", "at"),
+    [
+        ("nullif(concat(N.n, S.n), 0)", "nullif mixes", "concat(N.n"),
+        ("nullifzero(concat(N.s, S.s))", "nullifzero mixes", "concat(N.s"),
+    ],
+)
+def test_nullif_of_a_string_and_a_number_is_refused_as_a_comparison(spark, call, says, at):
+    """``nullif(s, 0)`` compares ``s = 0``, which Spark casts: the glue does not, so it is
+    the positioned error of ``=``, not a value kept because '00' is not 0."""
+    query = TWO_ROW_QUERY.format(want="CAST(NULL AS STRING)", pairs=_pairs_sql(), call=call)
+    with pytest.raises(SemanticError) as caught:
+        matchrec.sql(spark, query)
+    assert says in str(caught.value)
+    assert caught.value.pos == query.index(at)
 
 
 @pytest.mark.parametrize(

@@ -344,6 +344,17 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "timestampadd(MONTH, max(o), min_by(dt, o))",
         BODY,
     ),
+    # a conditional's value is of its operands' common type: 0 of a DECIMAL(4, 2) is 0.00
+    "coalesce_of_decimal_and_int": (
+        "CAST(coalesce(if(LAST(B.i) > 100, FIRST(A.d), NULL), 0) AS STRING)",
+        "CAST(coalesce(if(max_by(i, o) > 100, min_by(d, o), NULL), 0) AS STRING)",
+        BODY,
+    ),
+    "case_of_double_and_int": (
+        "CAST(CASE WHEN LAST(B.i) > 15 THEN LAST(B.dbl) ELSE FIRST(A.i) END AS STRING)",
+        "CAST(CASE WHEN max_by(i, o) > 15 THEN max_by(dbl, o) ELSE min_by(i, o) END AS STRING)",
+        BODY,
+    ),
 }
 # Spark's size() of a NULL is -1 when ANSI is off (spark.sql.legacy.sizeOfNull follows
 # it); array_size() stays NULL
@@ -366,6 +377,8 @@ NON_ANSI_CASES = {
         "shiftleft",
         "try_mod",
         "timestampadd",
+        "coalesce_of_decimal_and_int",
+        "case_of_double_and_int",
     )
 }
 # integer results out of their type's width wrap around at each operator, as Spark's

@@ -1,0 +1,102 @@
+"""Spark's implicit cast of a value computed by DEFINE's glue to the type Spark gives it.
+
+Spark brings the branches of a conditional (CASE, ``if``, ``coalesce``, ``nvl2``,
+``greatest``, ...) and the elements of an array to one common type, so
+``coalesce(if(A.x > B.x, A.p * 1.5D, NULL), 0)`` is the DOUBLE 0.0 and
+``coalesce(CAST(A.n AS DECIMAL(5, 2)), 0)`` the DECIMAL 0.00. The glue's Python values
+keep the type of the branch taken, which compares equal but is written differently
+(``CAST(... AS STRING)``, ``concat``, ``format_string``) and hashes differently. The
+runtime asks Spark for the expression's type (an :class:`~matchrec.integer_width.IntegerWidth`
+probe) and the glue casts each result to it, as Spark's own implicit CAST would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from decimal import Decimal
+from functools import lru_cache
+from typing import Any
+
+from sqlglot import exp
+
+T = exp.DataType.Type
+
+#: Spark's TIMESTAMP (sqlglot reads it as TIMESTAMPTZ) and TIMESTAMP_NTZ -> zone-aware
+_STAMPS = {T.TIMESTAMP: True, T.TIMESTAMPTZ: True, T.TIMESTAMPNTZ: False}
+
+#: target kinds the glue converts to -> the Python types already of that kind
+_ALREADY: dict[Any, tuple[type, ...]] = {
+    **dict.fromkeys((T.TINYINT, T.SMALLINT, T.INT, T.BIGINT), (int,)),
+    **dict.fromkeys((T.FLOAT, T.DOUBLE), (float,)),
+    T.DECIMAL: (Decimal,),
+    **dict.fromkeys((T.VARCHAR, T.TEXT, T.CHAR), (str,)),
+    **dict.fromkeys(_STAMPS, ()),
+    T.ARRAY: (),
+}
+
+#: nodes whose operands Spark brings to one common type that is also the result's
+COERCING: tuple[type[exp.Expression], ...] = (
+    exp.If,
+    exp.Case,
+    exp.Coalesce,
+    exp.Nvl2,
+    exp.Greatest,
+    exp.Least,
+    exp.Array,
+    exp.ArrayAppend,
+    exp.ArrayPrepend,
+    exp.Concat,
+)
+
+
+def implicit_cast(
+    type_name: str, *, ansi: bool, sql: str, pos: int | None
+) -> Callable[[Any], Any] | None:
+    """A function casting a glue value to Spark's type ``type_name`` (its simpleString)
+    as Spark's implicit CAST does (under ANSI mode a value that does not convert is an
+    error positioned at ``pos``); None where the glue keeps values as they are."""
+    target = _parsed(type_name)
+    if target is None or not _converts(target):
+        return None
+    from .measure_eval import cast_evaluator  # measure_eval builds on the glue's modules
+
+    node = exp.Cast(this=exp.Placeholder(), to=target)
+    cast = cast_evaluator(node, lambda _: _same, ansi, sql, pos or 0)
+    if cast is None:
+        return None
+    already = _ALREADY[target.this]
+    if target.this in _STAMPS:
+        aware = _STAMPS[target.this]
+
+        def to_stamp(v: Any) -> Any:
+            fits = isinstance(v, datetime) and (v.tzinfo is not None) == aware
+            return v if v is None or fits else cast(v)
+
+        return to_stamp
+
+    def convert(v: Any) -> Any:
+        if v is None or (type(v) in already):
+            return v
+        return cast(v)
+
+    return convert
+
+
+def _same(v: Any) -> Any:
+    return v
+
+
+def _converts(t: exp.DataType) -> bool:
+    """Whether the glue casts to ``t``: numbers, strings, timestamps and arrays of them."""
+    if t.this == T.ARRAY:
+        return bool(t.expressions) and _converts(t.expressions[0])
+    return t.this in _ALREADY
+
+
+@lru_cache(maxsize=256)
+def _parsed(type_name: str) -> exp.DataType | None:
+    try:
+        return exp.DataType.build(type_name, dialect="spark")
+    except Exception:  # a type sqlglot does not read (a collated string, VARIANT)
+        return None
