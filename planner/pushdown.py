@@ -98,7 +98,10 @@ def push_down(
             row = _navigated_row(node, kind, qualifier, special, aggregate, absent != "local")
             return row
         if kind in ("PREV", "NEXT"):
-            return _physical_row(node, kind, local_labels, qualifier, special, aggregate)
+            row = _physical_row(node, kind, local_labels, qualifier, special, aggregate)
+            if row is None and absent == "local" and _lagged(node, ref):
+                return "local"  # Spark's LAG/LEAD of the current row: a column of its own
+            return row
         if kind or aggregate(node) or isinstance(node, exp.Window):
             return None
         refs = [ref(c) for c in node.iter_expressions()]
@@ -144,6 +147,17 @@ def _arguments(node: exp.Expression) -> list[exp.Expression]:
     if isinstance(node, exp.VarMap):
         return [e for c in children for e in (c.expressions if isinstance(c, exp.Array) else [c])]
     return children
+
+
+def _lagged(node: exp.Expression, ref: Callable[[exp.Expression], Ref]) -> bool:
+    """Whether ``PREV/NEXT(x[, k])`` reads the current row's values ``k`` rows away (a
+    literal ``k``), which Spark computes before matching (LAG/LEAD)."""
+    args = list(node.expressions)
+    if not args or len(args) > 2:
+        return False
+    if len(args) == 2 and not (isinstance(args[1], exp.Literal) and args[1].this.isdigit()):
+        return False
+    return ref(args[0]) == "local"
 
 
 def _physical_row(node, kind, local_labels, qualifier, special, aggregate) -> Ref:

@@ -1345,6 +1345,49 @@ def test_a_pattern_letter_the_glue_lacks_is_refused_when_built(define, at, words
     assert err.sql[err.pos :].startswith(at)
 
 
+LAGGED_VALUES = """SELECT * FROM VALUES
+  (1, TIMESTAMP'2026-01-01 10:00:00', DATE'2026-01-01', 1767261600),
+  (2, TIMESTAMP'2026-01-01 10:30:00', DATE'2026-03-01', 1767263400),
+  (3, TIMESTAMP'2026-01-01 10:31:00', DATE'2026-03-15', 1767270000),
+  (4, TIMESTAMP'2026-01-02 09:00:00', DATE'2026-06-30', 1767330000) AS t(id, ts, d, n)"""
+
+
+@pytest.mark.parametrize(
+    ("define", "spark_sql"),
+    [
+        (
+            "unix_timestamp(ts) - unix_timestamp(PREV(ts)) > 120",
+            "unix_timestamp(ts) - unix_timestamp(lag(ts) OVER w) > 120",
+        ),
+        (
+            "to_unix_timestamp(NEXT(ts)) - to_unix_timestamp(ts) < 3600",
+            "to_unix_timestamp(lead(ts) OVER w) - to_unix_timestamp(ts) < 3600",
+        ),
+        ("date_format(PREV(ts, 2), 'HH') = '10'", "date_format(lag(ts, 2) OVER w, 'HH') = '10'"),
+        ("months_between(d, PREV(d)) > 1", "months_between(d, lag(d) OVER w) > 1"),
+        (
+            "from_unixtime(n) > from_unixtime(PREV(n))",
+            "from_unixtime(n) > from_unixtime(lag(n) OVER w)",
+        ),
+        (
+            "to_date(CAST(PREV(d) AS STRING), 'yyyy-MM-dd') < d",
+            "to_date(CAST(lag(d) OVER w AS STRING), 'yyyy-MM-dd') < d",
+        ),
+    ],
+)
+def test_datetime_patterns_of_the_previous_row_are_sparks(spark, define, spark_sql):
+    """A datetime function of PREV/NEXT of the current row is Spark's LAG/LEAD with the
+    function applied, computed by Spark (was refused naming an internal function)."""
+    query = f"""SELECT * FROM ({LAGGED_VALUES}) MATCH_RECOGNIZE (ORDER BY id
+        MEASURES B.id AS b PATTERN (B) DEFINE B AS {define})"""
+    want = spark.sql(
+        f"SELECT id FROM ({LAGGED_VALUES}) WINDOW w AS (ORDER BY id) QUALIFY {spark_sql}"
+    )
+    expected = sorted(r.id for r in want.collect())
+    assert expected, "the case should select some rows"
+    assert sorted(r.b for r in matchrec.sql(spark, query).collect()) == expected
+
+
 ONE_ROW_VALUES = """SELECT * FROM VALUES
   (1, TIMESTAMP'0999-03-01 10:00:00', '24-3-1', '2024-01-05 10:00'),
   (2, TIMESTAMP'2024-03-02 10:00:00', '2024-3-1', '2024-01-05'),
