@@ -31,10 +31,16 @@ from matchrec import vector_define as vd
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.rule_set import RuleProgram
 
-from .measure_eval import check_define_types, compile_measures, type_integer_widths
+from .measure_eval import (
+    cast_evaluator,
+    check_define_types,
+    compile_measures,
+    type_integer_widths,
+    written_name,
+)
 from .plan import plan_clause, refuse_late_rows
 from .pyeval import _field as struct_field
-from .pyeval import compile_glue, evaluates, shallow
+from .pyeval import compile_glue, compiles, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .vector_lowering import vector_glue
 
@@ -291,8 +297,16 @@ def _row_function(
     constant = {id(n): interval_literal(n) for n in intervals}
     inside = {id(c) for n in intervals for c in n.walk() if constant[id(n)] is not None}
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
-        if isinstance(node, (exp.Column, exp.Identifier)) or evaluates(shallow(node), False):
+        if isinstance(node, (exp.Column, exp.Identifier)) or compiles(shallow(node)):
             continue
+        if (
+            _cast(node)
+            or _date_cast(node)
+            or (isinstance(node, exp.DataType) and _cast(node.parent))
+        ):
+            continue
+        if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
+            continue  # a[i], m[k], element_at, try_element_at: the glue's subscript
         if id(node) in inside:  # a day-time interval literal (or its parts): a timedelta
             continue
         if isinstance(node, exp.RegexpLike):  # Java's regex, translated (planner.java_regex)
@@ -319,6 +333,10 @@ def _row_function(
             if i is None:
                 raise SemanticError(f"unknown column {node.name!r}", sql=sql, pos=pos)
             return lambda values: values[i]
+        if _date_cast(node):  # to_date(x), how sqlglot reads year(x)'s argument
+            node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))
+        if _cast(node):  # TIMESTAMP '...' too: the measures' cast, in the session zone
+            return cast_evaluator(node, child, ansi, sql, pos)  # type: ignore[arg-type,return-value]
         return compile_glue(node, child, lambda n: pos, sql, ansi=ansi)
 
     real = {n.lower(): n for n in names}
@@ -328,6 +346,19 @@ def _row_function(
         ansi,
     )
     return child(tree), vector
+
+
+def _cast(node: exp.Expression | None) -> bool:
+    """Whether ``node`` is a CAST (``::``, TRY_CAST, a ``DATE '...'`` or ``TIMESTAMP
+    '...'`` literal) to a type the measures' cast converts to."""
+    if not isinstance(node, (exp.Cast, exp.TryCast)):
+        return False
+    return cast_evaluator(node, lambda _: lambda v: v, True, "", 0) is not None
+
+
+def _date_cast(node: exp.Expression) -> bool:
+    """``to_date(x)`` without a pattern: Spark's CAST of ``x`` to DATE."""
+    return isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None
 
 
 #: day-time interval units -> their length
@@ -363,7 +394,7 @@ def interval_literal(node: exp.Interval) -> timedelta | None:
 
 
 def _shown(node: exp.Expression) -> str:
-    name = _function_name(node)
-    if name is not None:
-        return f"{name.lower()}()"
+    """``node`` as the user wrote it: ``date_format()``, not sqlglot's TIME_TO_STR."""
+    if isinstance(node, exp.Func):
+        return written_name(node)
     return node.sql(dialect=MatchRecognizeDialect)[:40]

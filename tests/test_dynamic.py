@@ -156,6 +156,40 @@ def test_a_rule_compares_times_with_interval_literals(
     assert expected and got == expected
 
 
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "ts >= TIMESTAMP '2026-03-01 00:30:00'",
+        "CAST(amount AS INT) < 3 OR amount::int > 800",
+        "hour(ts) = 0 AND minute(ts) < 40",
+        "substring(country, 1, 1) = 'F'",
+        "to_date(ts) = DATE '2026-03-01' AND datediff(ts, DATE '2026-02-27') = 2",
+        "year(ts) = 2026 AND CAST(ts AS DATE) < DATE '2026-03-02'",
+        "split(concat(country, '-x'), '-')[0] = 'US'",
+        "array_contains(array(card, 'c9'), 'c1')",
+        "map('US', 1, 'FR', 2)[country] = 2 AND element_at(array(amount), 1) > 2",
+        "regexp_extract(card, 'c([0-9])', 1) = '2'",
+    ],
+)
+def test_a_rules_row_conditions_call_sparks_functions_as_match_recognize(
+    spark: SparkSession, payments, condition: str
+) -> None:
+    """A rule's condition of the current row calls what DEFINE's evaluator has: CAST and
+    ``DATE``/``TIMESTAMP`` literals, date parts, substrings, subscripts, regexes (each was
+    'cannot be evaluated in a rule', a literal named as try_cast()); its matches are those
+    of the same clause run by ``matchrec.sql``."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES FIRST(A.ts) AS first_ts, count(*) AS n "
+        f"AFTER MATCH SKIP PAST LAST ROW PATTERN (A+) DEFINE A AS {condition}"
+    )
+    rules = _rules(spark, [("r", 1, spec, None, None)])
+    dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
+    single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+    expected = sorted(tuple(r) for r in single.collect())
+    assert expected, "the rule should match some rows"
+    assert _as_single(dynamic, single, "r") == expected
+
+
 def test_rules_follow_the_sessions_ansi_mode(spark: SparkSession, payments, ansi_off) -> None:
     """Without ANSI mode a zero divisor in a rule's glue is NULL, as in the rule's own
     MATCH_RECOGNIZE (under ANSI mode both fail the query)."""
