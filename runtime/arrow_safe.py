@@ -132,7 +132,8 @@ def months_for_arrow(
     for f in df.schema.fields:
         if not _uncarried(f.dataType):
             continue
-        if f.name in read or not isinstance(f.dataType, YearMonthIntervalType):
+        key = f.name in plan.partition_by  # compared for equality only: months will do
+        if (f.name in read and not key) or not isinstance(f.dataType, YearMonthIntervalType):
             raise SemanticError(
                 f"{read.get(f.name, f.name)} is {f.dataType.simpleString().upper()}, a type "
                 "matchrec's matcher cannot read (PySpark has no Arrow form for it)",

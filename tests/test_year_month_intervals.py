@@ -63,6 +63,24 @@ def test_row_local_conditions_on_them_run_in_spark(spark, spans):
     assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
 
 
+def test_a_partition_key_of_months_groups_as_spark(spark, spans):
+    """PARTITION BY a year-month column (its NULLs one partition, as GROUP BY's): the
+    matcher compares keys for equality only, so it reads them as months (was refused,
+    without a position)."""
+    got = matchrec.sql(
+        spark,
+        """SELECT * FROM mr_ym MATCH_RECOGNIZE (PARTITION BY y ORDER BY k, id
+             MEASURES count(*) AS n, FIRST(id) AS first_id PATTERN (A+) DEFINE A AS true)""",
+    )
+    assert got.schema["y"].dataType.simpleString() == "interval year"
+    expected = spark.sql(
+        "SELECT CAST(y AS STRING) AS y, count(*) AS n, min_by(id, (k, id)) AS first_id "
+        "FROM mr_ym GROUP BY y"
+    )
+    rows = got.selectExpr("CAST(y AS STRING) AS y", "n", "first_id").collect()
+    assert sorted(map(tuple, rows), key=str) == sorted(map(tuple, expected.collect()), key=str)
+
+
 @pytest.mark.parametrize(
     "measures, define, culprit",
     [
