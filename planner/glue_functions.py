@@ -35,7 +35,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.navigation import instant
+from matchrec.navigation import spark_order
 from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
@@ -221,10 +221,10 @@ def legacy_concat_ws(sep: Any, *values: Any) -> Any:
 
 
 def order_key(v: Any) -> Any:
-    """Spark orders NaN above every other double, and timestamps by their instant."""
-    if isinstance(v, float) and math.isnan(v):
-        return (1, 0.0)
-    return (0, instant(v))
+    """Spark's order: NaN above every other double, timestamps by their instant, arrays
+    element by element and structs field by field, a NULL inside first
+    (``matchrec.navigation.spark_order``, the aggregates' order)."""
+    return spark_order(v)
 
 
 def common(values: list[Any]) -> list[Any]:
@@ -581,19 +581,13 @@ def flatten(values: Any) -> Any:
     return [x for v in inner for x in _array(v)]
 
 
-def _sort_key(v: Any) -> Any:
-    if isinstance(v, (list, tuple, dict)):
-        raise TypeError(f"sorting arrays of {type(v).__name__} is not computed here")
-    return order_key(v)
-
-
 def sorter(ascending: bool, nulls_first: bool) -> Callable[[Any], list[Any]]:
     """``array_sort(arr)`` (ascending, NULLs last) and ``sort_array(arr[, asc])`` (NULLs
     first ascending, last descending); NaN sorts above every other double."""
 
     def sort(values: Any) -> list[Any]:
         items = _array(values)
-        present = sorted((v for v in items if v is not None), key=_sort_key, reverse=not ascending)
+        present = sorted((v for v in items if v is not None), key=order_key, reverse=not ascending)
         nulls = [None] * (len(items) - len(present))
         return nulls + present if nulls_first else present + nulls
 

@@ -951,6 +951,43 @@ COMMON_TYPE_CALLS = [
 ]
 
 
+#: arrays ordered as Spark orders them: element by element, a NULL inside first, a
+#: prefix before the longer array
+NESTED_ORDER_CALLS = [
+    "greatest(array(N.n, S.n), array(S.n, N.n))",
+    "least(array(N.n), array(S.n, N.n))",
+    "array_max(array(array(N.n), array(S.n, 1)))",
+    "array_min(array(array(N.n, S.n), array(S.n)))",
+    "array_sort(array(array(N.n, S.n), array(S.n), array(N.n)))",
+    "sort_array(array(array(N.v, S.v), array(S.v)), false)",
+]
+
+
+@pytest.mark.parametrize("call", NESTED_ORDER_CALLS)
+def test_greatest_least_and_sorts_of_arrays_are_sparks(spark, call):
+    """Was "'>' not supported between 'NoneType' and 'int'" or "sorting arrays of list is
+    not computed here" while the job ran."""
+    _two_rows_equal_spark(spark, call, NESTED_ORDER_CALLS)
+
+
+def test_greatest_of_structs_orders_them_field_by_field(spark):
+    """A struct column compared with another row's: field by field, a NULL field first."""
+    rows = """SELECT * FROM VALUES (1, named_struct('a', 1, 'b', 'x')),
+        (2, named_struct('a', 2, 'b', 'y')), (3, named_struct('a', 0, 'b', 'z')),
+        (4, named_struct('a', 1, 'b', CAST(NULL AS STRING))), (5, named_struct('a', 1, 'b', 'w'))
+        AS t(id, s)"""
+    query = f"""SELECT * FROM ({rows}) MATCH_RECOGNIZE (ORDER BY id
+        MEASURES CLASSIFIER() AS c ALL ROWS PER MATCH PATTERN (X (Y | Z)*)
+        DEFINE Y AS greatest(s, FIRST(X.s)) = s AND least(s, PREV(s)) = PREV(s))"""
+    expected = spark.sql(
+        f"""SELECT id, CASE WHEN id = 1 THEN 'X' WHEN greatest(s, first_value(s) OVER w) = s
+              AND least(s, lag(s) OVER w) = lag(s) OVER w THEN 'Y' ELSE 'Z' END AS c
+            FROM ({rows}) WINDOW w AS (ORDER BY id)"""
+    )
+    got = matchrec.sql(spark, query).select("id", "c")
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
+
+
 @pytest.mark.parametrize("ansi", ["true", "false"])
 @pytest.mark.parametrize("call", COMMON_TYPE_CALLS)
 def test_a_conditional_of_several_types_is_of_sparks_common_type(spark, ansi, call):
