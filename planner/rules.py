@@ -89,6 +89,22 @@ FORBIDDEN: dict[str, str] = {
 }
 
 
+#: what a rule's evaluator has, for the hint of what it has not
+_EVALUATOR_HINT = (
+    "rules run on matchrec's evaluator: comparisons, arithmetic, AND/OR/NOT, CASE, IN, "
+    "BETWEEN, LIKE/RLIKE, COALESCE, CAST and the functions DEFINE computes over several rows "
+    "(README 'MATCH_RECOGNIZE_DYNAMIC'); compute anything else as an event column before "
+    "the query"
+)
+#: the table function's words in the measures' errors -> a rule's (both run measures in
+#: Python; a rule's values are its own rows, not "several rows" that Spark could not see)
+_RULE_WORDS = {
+    "the table function cannot evaluate": "a rule cannot evaluate",
+    " over values from several rows of the match in MEASURES": " in MEASURES",
+    " for the table function": "",
+}
+
+
 @dataclass(frozen=True)
 class RuleRow:
     """One row of the rule table."""
@@ -196,11 +212,15 @@ def compile_rule(
     try:
         compiled = compile_measures(plan, types)
     except UnsupportedError as err:
+        message = err.message
+        for theirs, ours in _RULE_WORDS.items():
+            message = message.replace(theirs, ours)
+        typing = "cannot infer the Spark type" in message
         raise UnsupportedError(
-            err.message.replace(" for the table function", ""),
+            message,
             sql=clause.sql,
             pos=err.pos,
-            hint="wrap it in CAST(... AS type)",
+            hint="wrap it in CAST(... AS type)" if typing else _EVALUATOR_HINT,
         ) from None
     measures = [(m.alias, m.evaluate) for m in compiled.measures]
     return RuleProgram(
@@ -315,9 +335,7 @@ def _row_function(
             f"{_shown(node)} cannot be evaluated in a rule",
             sql=sql,
             pos=pos,
-            hint="rules run on matchrec's evaluator: comparisons, arithmetic, AND/OR/NOT, "
-            "CASE, IN, BETWEEN, LIKE/RLIKE, COALESCE and common functions (abs, round, "
-            "lower, upper, length, concat, ...); see README 'MATCH_RECOGNIZE_DYNAMIC'",
+            hint=_EVALUATOR_HINT,
         )
 
     def child(node: exp.Expression) -> Callable[[Any], Any]:

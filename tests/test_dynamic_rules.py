@@ -93,6 +93,21 @@ def test_rules_are_data(define: str, phrase: str) -> None:
     assert err.value.pos >= spec.index("DEFINE A AS") + len("DEFINE A AS")
 
 
+def test_a_measure_a_rule_cannot_evaluate_is_said_in_a_rules_words() -> None:
+    """Not "the table function cannot evaluate ... over values from several rows", with
+    a hint to CAST: a rule's measures run on its evaluator, which lacks date_format."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES date_format(LAST(A.ts), 'yyyy') AS y "
+        "PATTERN (A) DEFINE A AS true"
+    )
+    with pytest.raises(UnsupportedError) as err:
+        compile_rule(RuleRow("r", 1, spec), COLUMNS)
+    assert "a rule cannot evaluate date_format() in MEASURES" in err.value.message
+    assert "table function" not in err.value.message
+    assert "event column" in (err.value.hint or "")
+    assert spec[err.value.pos :].startswith("date_format(")
+
+
 def test_a_rule_cannot_ask_for_late_rows() -> None:
     spec = "PARTITION BY card ORDER BY ts ONE ROW PER MATCH WITH LATE ROWS PATTERN (A)"
     with pytest.raises(UnsupportedError, match="WITH LATE ROWS") as err:
