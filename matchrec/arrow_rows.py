@@ -45,8 +45,24 @@ class ArrowColumns:
         found = self._lists.get(name)
         if found is None:
             # maps as dicts, as Spark hands them to Python (a subscript looks a key up)
-            found = self._lists[name] = self.arrow(name).to_pylist(maps_as_pydicts="lossy")
+            array = self.arrow(name)
+            try:
+                found = array.to_pylist(maps_as_pydicts="lossy")
+            except UnicodeDecodeError:
+                if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
+                    raise
+                found = _undecodable_strings(array)
+            self._lists[name] = found
         return found
+
+
+def _undecodable_strings(array: pa.Array) -> list[Any]:
+    """A STRING column holding bytes that are no UTF-8 (Spark keeps a CAST of BINARY as
+    it is): each undecodable byte as Python's surrogate escape (U+DC80..U+DCFF), so that
+    values are equal, join and compare as their bytes do in Spark (except such a byte
+    against a character from U+E000 up, which Spark's bytes put below it)."""
+    raw = array.cast(pa.large_binary() if pa.types.is_large_string(array.type) else pa.binary())
+    return [None if b is None else b.decode("utf-8", "surrogateescape") for b in raw.to_pylist()]
 
 
 def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]:

@@ -988,6 +988,25 @@ def test_greatest_of_structs_orders_them_field_by_field(spark):
     assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
 
 
+def test_strings_that_are_no_utf8_compare_as_their_bytes(spark):
+    """A CAST of BINARY to STRING keeps its bytes in Spark; DEFINE's glue read such a
+    value with a worker traceback (UnicodeDecodeError)."""
+    rows = """SELECT * FROM VALUES (1, X'41'), (2, X'FF'), (3, X'42'), (4, X'C3A9'), (5, X'FF')
+        AS t(id, c)"""
+    query = f"""SELECT * FROM ({rows}) MATCH_RECOGNIZE (ORDER BY id
+        MEASURES CLASSIFIER() AS cls ALL ROWS PER MATCH PATTERN (X (Y | Z)*)
+        DEFINE Y AS CAST(c AS STRING) > CAST(FIRST(X.c) AS STRING)
+          AND CAST(c AS STRING) >= CAST(PREV(c) AS STRING))"""
+    expected = spark.sql(
+        f"""SELECT id, CASE WHEN id = 1 THEN 'X' WHEN CAST(c AS STRING) >
+              CAST(first_value(c) OVER w AS STRING) AND CAST(c AS STRING) >=
+              CAST(lag(c) OVER w AS STRING) THEN 'Y' ELSE 'Z' END AS cls
+            FROM ({rows}) WINDOW w AS (ORDER BY id)"""
+    )
+    got = matchrec.sql(spark, query).select("id", "cls")
+    assert sorted(map(tuple, got.collect())) == sorted(map(tuple, expected.collect()))
+
+
 @pytest.mark.parametrize("ansi", ["true", "false"])
 @pytest.mark.parametrize("call", COMMON_TYPE_CALLS)
 def test_a_conditional_of_several_types_is_of_sparks_common_type(spark, ansi, call):
