@@ -55,6 +55,8 @@ from matchrec.keyed_stream import (
 )
 
 ERROR_STATUS = "ERROR"
+#: a row of ALL ROWS PER MATCH WITH UNMATCHED ROWS that is in no match
+UNMATCHED_STATUS = "UNMATCHED"
 #: the columns every rule's output rows have, in order, with their Spark SQL types
 OUTPUT_FIELDS: list[tuple[str, str]] = [
     ("rule_id", "STRING"),
@@ -141,15 +143,16 @@ class RuleProgram:
             vals = atom_rows[i]
             keys_json = _object(self.keys, [k[i] for k in keys])
             row_json = None if whole is None else _object(self.columns, [c[i] for c in whole])
+            shown = status
             if flags[i]:
                 number = self.match_number(vals)
                 measures = _object(
                     [a for a, _ in self.measures], [f(vals) for _, f in self.measures]
                 )
             else:
-                number, measures = None, None
+                number, measures, shown = None, None, UNMATCHED_STATUS
             result.append(
-                (self.rule_id, self.version, status, number, keys_json, measures, row_json, None)
+                (self.rule_id, self.version, shown, number, keys_json, measures, row_json, None)
             )
         return result
 

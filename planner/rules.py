@@ -31,6 +31,7 @@ from matchrec import vector_define as vd
 from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.rule_set import RuleProgram
 
+from .decompose import decompose
 from .measure_eval import (
     cast_evaluator,
     check_define_types,
@@ -161,9 +162,11 @@ def compile_rule(
     key_sets: Sequence[tuple[str, ...]] | None = None,
     event_time: str | None = None,
     ansi: bool = True,
+    zone: str | None = None,
 ) -> RuleProgram:
     """The runnable form of ``row`` over events with ``columns`` (name -> type), under
-    the session's ``spark.sql.ansi.enabled`` (``ansi``).
+    the session's ``spark.sql.ansi.enabled`` (``ansi``) and time zone (``zone``, which
+    datetime patterns read: ``date_format(ts, 'HH')``).
 
     Raises a :class:`~matchrec.errors.MatchRecognizeError` positioned in ``row.spec``
     when the rule does not parse, does not plan, is not data (see :data:`FORBIDDEN`),
@@ -206,7 +209,11 @@ def compile_rule(
     check_define_types(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}
     local = [
-        (name, *_row_function(text, plan.origins.get(name, 0), clause.sql, names, ansi), text)
+        (
+            name,
+            *_row_function(text, plan.origins.get(name, 0), clause.sql, names, ansi, zone),
+            text,
+        )
         for name, text in plan.precomputed
     ]
     try:
@@ -304,14 +311,14 @@ def _function_name(node: exp.Expression) -> str | None:
 
 
 def _row_function(
-    text: str, pos: int, sql: str, names: list[str], ansi: bool
+    text: str, pos: int, sql: str, names: list[str], ansi: bool, zone: str | None = None
 ) -> tuple[Callable[[Sequence[Any]], Any], vd.VExpr | None]:
     """A row-local expression (Spark SQL over event columns, as the planner wrote it) as a
     function of one row's values (in ``names`` order), and as an array expression over
     all rows where it has one (``matchrec.vector_define``, the same arithmetic). Under
     ``ansi`` a zero divisor raises, positioned, as Spark's projection of the condition
     over every row would (the array form defers to the row function to raise)."""
-    tree = parse_expression(ast.SqlExpr(text, 0), text)
+    tree = _patterns_in_zone(parse_expression(ast.SqlExpr(text, 0), text), zone or "UTC")
     index = {n.lower(): i for i, n in enumerate(names)}
     intervals = [n for n in tree.walk() if isinstance(n, exp.Interval)]
     constant = {id(n): interval_literal(n) for n in intervals}
@@ -372,6 +379,30 @@ def _cast(node: exp.Expression | None) -> bool:
     if not isinstance(node, (exp.Cast, exp.TryCast)):
         return False
     return cast_evaluator(node, lambda _: lambda v: v, True, "", 0) is not None
+
+
+def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
+    """``tree`` with each datetime call of a literal pattern (``date_format``,
+    ``unix_timestamp``, ``from_unixtime``, ``to_timestamp``, ``to_date``) as the glue's
+    (``planner.decompose``), its session zone the literal ``zone``: a rule has no Spark
+    to ask ``current_timezone()``."""
+    for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
+        if not isinstance(node, _PATTERNED):
+            continue
+        split = decompose(node)
+        if split is None:
+            continue
+        for call in split.find_all(exp.Anonymous):
+            if str(call.this).lower() == "current_timezone":
+                call.replace(exp.Literal.string(zone))
+        if node is tree:
+            return split
+        node.replace(split)
+    return tree
+
+
+#: the calls :func:`_patterns_in_zone` gives the glue
+_PATTERNED = (exp.UnixToStr, exp.TimeToStr, exp.StrToUnix, exp.StrToTime, exp.TsOrDsToDate)
 
 
 def _date_cast(node: exp.Expression) -> bool:

@@ -59,6 +59,7 @@ from matchrec.rule_set import (
     run_batch,
     run_batch_isolated,
 )
+from matchrec.zones import use_zone
 
 from .session import ansi_enabled
 from .streaming import (
@@ -146,7 +147,12 @@ def match_recognize_dynamic(
             )
     types = {f.name: to_sqlglot_type(f.dataType) for f in df.schema.fields}
     compiler = _Compiler(
-        types, key_sets, event_time, ansi_enabled(df.sparkSession), skip_errors=on_error == "skip"
+        types,
+        key_sets,
+        event_time,
+        ansi_enabled(df.sparkSession),
+        skip_errors=on_error == "skip",
+        zone=df.sparkSession.conf.get("spark.sql.session.timeZone"),
     )
     static: list[RuleRow] = [] if rules.isStreaming else _collect(rules)
     errors = []
@@ -207,9 +213,11 @@ class _Compiler:
         event_time: str | None,
         ansi: bool = True,
         skip_errors: bool = True,
+        zone: str | None = None,
     ):
         self.types = types
         self.ansi = ansi
+        self.zone = zone  # the session time zone: its rules' dates and patterns read it
         self.skip_errors = skip_errors
         self.key_sets = key_sets
         self.event_time = event_time
@@ -226,7 +234,7 @@ class _Compiler:
             if len(self._cache) > 4096:
                 self._cache.clear()
             found = self._cache[key] = compile_rule(
-                row, self.types, self.key_sets, self.event_time, self.ansi
+                row, self.types, self.key_sets, self.event_time, self.ansi, self.zone
             )
         return found
 
@@ -336,6 +344,7 @@ def _batch(
 
 def _batch_runner(compiler: _Compiler, plan: list, columns: list[str]):
     def run(table: pa.Table) -> pa.Table:
+        use_zone(compiler.zone)  # the worker may have served another session
         table = table.select(columns)
         out: list[tuple] = []
         sorted_by: dict = {}  # rules that partition and order alike share one sort
@@ -446,6 +455,7 @@ class DynamicProcessor(StatefulProcessor):
     def _advance(
         self, bucket_id: int, pdf: pd.DataFrame | None, watermark_ms: int
     ) -> Iterator[pd.DataFrame]:
+        use_zone(self.compiler.zone)
         found = self.state.get()
         keys = list(self.key_sets[bucket_id // self.buckets])
         bucket = RuleBucket.load(keys, self.buckets, bucket_id == 0, found[0] if found else None)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from matchrec.runtime.dynamic import RuleError
+from matchrec.runtime.session import session_settings
 from matchrec.runtime.streaming import BUCKETS_CONF as BUCKETS
 from matchrec.runtime.streaming import late_rows
 from pyspark.sql import DataFrame, SparkSession
@@ -156,38 +157,74 @@ def test_a_rule_compares_times_with_interval_literals(
     assert expected and got == expected
 
 
-@pytest.mark.parametrize(
-    "condition",
-    [
-        "ts >= TIMESTAMP '2026-03-01 00:30:00'",
-        "CAST(amount AS INT) < 3 OR amount::int > 800",
-        "hour(ts) = 0 AND minute(ts) < 40",
-        "substring(country, 1, 1) = 'F'",
-        "to_date(ts) = DATE '2026-03-01' AND datediff(ts, DATE '2026-02-27') = 2",
-        "year(ts) = 2026 AND CAST(ts AS DATE) < DATE '2026-03-02'",
-        "split(concat(country, '-x'), '-')[0] = 'US'",
-        "array_contains(array(card, 'c9'), 'c1')",
-        "map('US', 1, 'FR', 2)[country] = 2 AND element_at(array(amount), 1) > 2",
-        "regexp_extract(card, 'c([0-9])', 1) = '2'",
-    ],
-)
+#: conditions of one row a rule computes, with the session zone they run in (the events
+#: start at 2026-03-01 00:00 UTC, 2026-02-28 19:00 in New York)
+ROW_CONDITIONS = [
+    ("UTC", "ts >= TIMESTAMP '2026-03-01 00:30:00'"),
+    ("UTC", "CAST(amount AS INT) < 3 OR amount::int > 800"),
+    ("UTC", "hour(ts) = 0 AND minute(ts) < 40"),
+    ("UTC", "substring(country, 1, 1) = 'F'"),
+    ("UTC", "to_date(ts) = DATE '2026-03-01' AND datediff(ts, DATE '2026-02-27') = 2"),
+    ("UTC", "year(ts) = 2026 AND CAST(ts AS DATE) < DATE '2026-03-02'"),
+    ("UTC", "split(concat(country, '-x'), '-')[0] = 'US'"),
+    ("UTC", "array_contains(array(card, 'c9'), 'c1')"),
+    ("UTC", "map('US', 1, 'FR', 2)[country] = 2 AND element_at(array(amount), 1) > 2"),
+    ("UTC", "regexp_extract(card, 'c([0-9])', 1) = '2'"),
+    ("UTC", "date_format(ts, 'HH:mm') BETWEEN '00:20' AND '00:50'"),
+    ("UTC", "from_unixtime(unix_timestamp(ts), 'mm') < '15'"),
+    ("America/New_York", "date_format(ts, 'HH:mm') BETWEEN '19:20' AND '19:50'"),
+    ("America/New_York", "ts >= TIMESTAMP '2026-02-28 19:30:00'"),
+    ("America/New_York", "hour(ts) = 19 AND to_date(ts) = DATE '2026-02-28'"),
+    (
+        "America/New_York",
+        "unix_timestamp(ts) - unix_timestamp(TIMESTAMP '2026-02-28 19:00:00') < 1800",
+    ),
+]
+
+
+@pytest.mark.parametrize(("zone", "condition"), ROW_CONDITIONS)
 def test_a_rules_row_conditions_call_sparks_functions_as_match_recognize(
-    spark: SparkSession, payments, condition: str
+    spark: SparkSession, payments, condition: str, zone: str
 ) -> None:
     """A rule's condition of the current row calls what DEFINE's evaluator has: CAST and
-    ``DATE``/``TIMESTAMP`` literals, date parts, substrings, subscripts, regexes (each was
-    'cannot be evaluated in a rule', a literal named as try_cast()); its matches are those
-    of the same clause run by ``matchrec.sql``."""
+    ``DATE``/``TIMESTAMP`` literals, date parts, substrings, subscripts, regexes, datetime
+    patterns in the session's zone (each was 'cannot be evaluated in a rule', a literal
+    named as try_cast()); its matches are those of the same clause run by
+    ``matchrec.sql``, in UTC and in New York."""
     spec = (
         "PARTITION BY card ORDER BY ts MEASURES FIRST(A.ts) AS first_ts, count(*) AS n "
         f"AFTER MATCH SKIP PAST LAST ROW PATTERN (A+) DEFINE A AS {condition}"
     )
     rules = _rules(spark, [("r", 1, spec, None, None)])
-    dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
-    single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
-    expected = sorted(tuple(r) for r in single.collect())
-    assert expected, "the rule should match some rows"
-    assert _as_single(dynamic, single, "r") == expected
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
+        single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+        expected = sorted(tuple(r) for r in single.collect())
+        assert expected, "the rule should match some rows"
+        assert _as_single(dynamic, single, "r") == expected
+
+
+def test_unmatched_rows_of_a_rule_say_so_in_their_status(spark: SparkSession, payments) -> None:
+    """ALL ROWS PER MATCH WITH UNMATCHED ROWS: a row in no match has status UNMATCHED (it
+    was MATCHED, so a consumer keeping status = 'MATCHED' got rows of no match)."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES MATCH_NUMBER() AS m ALL ROWS PER MATCH "
+        "WITH UNMATCHED ROWS PATTERN (B S+) DEFINE B AS amount > 100, S AS amount < 5"
+    )
+    rules = _rules(spark, [("u", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(payments, rules, on_error="fail")
+    got = sorted(
+        tuple(r)
+        for r in out.selectExpr(
+            "row:card::string", "row:ts::timestamp", "match_number", "status"
+        ).collect()
+    )
+    single = matchrec.sql(spark, f"SELECT card, ts, m FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+    expected = sorted(
+        (r.card, r.ts, r.m, "MATCHED" if r.m is not None else "UNMATCHED") for r in single.collect()
+    )
+    assert {r[3] for r in expected} == {"MATCHED", "UNMATCHED"}
+    assert got == expected
 
 
 def test_rules_follow_the_sessions_ansi_mode(spark: SparkSession, payments, ansi_off) -> None:
