@@ -65,7 +65,6 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from matchrec.planner.function_names import check_known_functions
 from matchrec.planner.function_types import NO_NULL_ELEMENTS, is_year_month
 from matchrec.planner.measure_eval import (
     COLLATION,
@@ -552,11 +551,8 @@ def _reject_stream(schema: StructType) -> None:
             )
 
 
-def analyze_call(
-    table: AnalyzeArgument, body: AnalyzeArgument, functions: frozenset[str] | None = None
-) -> MatchAnalyzeResult:
-    """What ``analyze`` returns for ``match_recognize(table, body)``; ``functions``: the
-    session's function names, each call of the body is checked against (None: not)."""
+def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeResult:
+    """What ``analyze`` returns for ``match_recognize(table, body)``."""
     if not table.isTable:
         raise SemanticError(
             "the first argument of match_recognize must be a table",
@@ -570,8 +566,6 @@ def analyze_call(
     input_schema = table.dataType
     assert isinstance(input_schema, StructType)
     _reject_stream(input_schema)
-    if functions is not None:
-        check_known_functions(read_body(body.value), functions)
     program = build_program(body.value, input_schema)
     plan = program.plan
     aliases = shown_aliases(input_schema.names, program.selected)
@@ -746,22 +740,4 @@ def register(spark: SparkSession, name: str = "match_recognize") -> Any:
 
     install()  # its errors of analysis and of a match: raised as matchrec's, caret first
     prepare(spark, door="udtf")  # on a cluster: ship matchrec, check the executors (once)
-    functions = frozenset(r[0] for r in spark.sql("SHOW FUNCTIONS").collect())
-    handler = knowing_functions(functions)
-    return spark.udtf.register(name, arrow_udtf_with_analyze(handler, name, spark))
-
-
-def knowing_functions(functions: frozenset[str]) -> type:
-    """:class:`MatchRecognizeUDTF` whose ``analyze`` checks the body's calls against
-    ``functions`` (``planner.function_names``): an unknown one gets our caret, not
-    Spark's error at "line 1 pos 0" of the text we hand it."""
-
-    class MatchRecognize(MatchRecognizeUDTF):
-        @staticmethod
-        def analyze(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeResult:
-            try:
-                return analyze_call(table, body, functions)
-            except MatchRecognizeError as err:
-                raise err.with_traceback(None) from None
-
-    return MatchRecognize
+    return spark.udtf.register(name, arrow_udtf_with_analyze(MatchRecognizeUDTF, name, spark))

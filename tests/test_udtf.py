@@ -1179,38 +1179,6 @@ def test_nested_values_of_the_wrong_kind_are_our_error_in_analyze(
     assert message in through_spark.value.message
 
 
-@pytest.mark.parametrize(
-    ("body", "culprit"),
-    [
-        ("ORDER BY o MEASURES count(*) AS n PATTERN (A B) DEFINE B AS lenght(s) > 0", "lenght("),
-        ("ORDER BY o MEASURES lenght(LAST(B.s)) AS n PATTERN (A B) DEFINE B AS true", "lenght("),
-        ("ORDER BY o MEASURES RUNNING fooo(B.v) AS n PATTERN (A B) DEFINE B AS true", "fooo("),
-    ],
-)
-def test_an_unknown_function_is_our_error_with_a_caret(spark, table, body, culprit):
-    """The session's functions are known from matchrec.register: a misspelt one is our
-    caret, not Spark's UNRESOLVED_ROUTINE at "line 1 pos 0" of the text we hand it, nor
-    "cannot infer the Spark type" of a measure; a function registered later is known once
-    register is called again."""
-    with pytest.raises(AnalysisException) as info:
-        spark.sql(_call(body))
-    assert isinstance(info.value, SemanticError)
-    assert "unknown function" in info.value.message
-    assert info.value.pos == body.index(culprit)
-    if "lenght" in body:
-        assert "did you mean length()?" in (info.value.hint or "")
-    spark.udf.register("lenght", lambda s: len(s or ""), "int")
-    try:
-        matchrec.register(spark)
-        if "DEFINE B AS lenght" in body:
-            query = f"SELECT * FROM mr_udtf_t MATCH_RECOGNIZE ({body})"
-            expected = sorted(map(tuple, matchrec.sql(spark, query).collect()))
-            assert expected and sorted(map(tuple, spark.sql(_call(body)).collect())) == expected
-    finally:
-        spark.sql("DROP TEMPORARY FUNCTION IF EXISTS lenght")
-        matchrec.register(spark)
-
-
 def test_sparks_errors_about_the_selected_expressions_name_no_column_of_ours(spark, table):
     """What analyze cannot check (here Spark's rule for DECIMAL against DATE) Spark
     rejects after it, printing the plan of the table argument: each column computed for
