@@ -152,29 +152,33 @@ def _arguments(node: exp.Expression) -> list[exp.Expression]:
 def _lagged(node: exp.Expression, ref: Callable[[exp.Expression], Ref]) -> bool:
     """Whether ``PREV/NEXT(x[, k])`` reads the current row's values ``k`` rows away (a
     literal ``k``), which Spark computes before matching (LAG/LEAD)."""
+    read = _stepped(node)
+    return read is not None and ref(read[0]) == "local"
+
+
+def _stepped(node: exp.Expression) -> tuple[exp.Expression, int] | None:
+    """(argument, literal steps) of ``PREV/NEXT(x[, k])``; None for another form."""
     args = list(node.expressions)
     if not args or len(args) > 2:
-        return False
-    if len(args) == 2 and not (isinstance(args[1], exp.Literal) and args[1].this.isdigit()):
-        return False
-    return ref(args[0]) == "local"
+        return None
+    if len(args) == 1:
+        return args[0], 1
+    o = args[1]
+    if not (isinstance(o, exp.Literal) and not o.is_string and o.this.isdigit()):
+        return None
+    return args[0], int(o.this)
 
 
 def _physical_row(node, kind, local_labels, qualifier, special, aggregate) -> Ref:
     """The row of ``PREV/NEXT(FIRST/LAST(S.x[, n])[, k])`` or ``PREV/NEXT(S.x[, k])`` (S
     another variable: its last row so far, ``k`` rows back or ahead); None otherwise
     (PREV of the current row's values is Spark's LAG, row-local already)."""
-    args = list(node.expressions)
-    steps = 1
-    if not args or len(args) > 2:
+    read = _stepped(node)
+    if read is None:
         return None
-    if len(args) == 2:
-        o = args[1]
-        if not (isinstance(o, exp.Literal) and not o.is_string and o.this.isdigit()):
-            return None
-        steps = int(o.this)
+    arg, steps = read
     physical = -steps if kind == "PREV" else steps
-    inner = args[0].this if isinstance(args[0], exp.Paren) else args[0]
+    inner = arg.this if isinstance(arg, exp.Paren) else arg
     inner_kind = special(inner)
     if inner_kind in ("FIRST", "LAST"):
         row = _navigated_row(inner, inner_kind, qualifier, special, aggregate)
