@@ -33,6 +33,8 @@ from sqlglot import exp
 from matchrec.ast import DynamicClause, MatchRecognizeClause
 from matchrec.text_edits import EditedText
 
+from .window_query import read_windows
+
 __all__ = [
     "Occurrence",
     "is_constant_literal",
@@ -41,6 +43,7 @@ __all__ = [
     "clause_bodies",
     "read_body",
     "read_statement",
+    "check_syntax",
     "read_temp_view",
     "visible_ctes",
     "with_prefix",
@@ -70,6 +73,15 @@ def read_statement(
         )
         for o in find_match_recognize(query)
     ]
+
+
+def check_syntax(query: str) -> None:
+    """Raise the first syntax error of ``query``'s MATCH_RECOGNIZE clauses and windows
+    with a row pattern, as :func:`matchrec.sql` would, without a Spark session: a command
+    line tool tells a mistyped clause before it pays for starting Spark."""
+    clause_bodies(query)
+    read_statement(query)
+    read_windows(query)
 
 
 def read_temp_view(query: str) -> TempView | None:

@@ -356,6 +356,13 @@ def read_query(path: str) -> str:
     return query
 
 
+def _check_syntax(query: str) -> None:
+    """The query's clauses read, their syntax errors raised before Spark starts."""
+    from matchrec.planner.statement import check_syntax
+
+    check_syntax(query)
+
+
 def _cmd_run(args: argparse.Namespace) -> int:
     import matchrec
 
@@ -366,13 +373,15 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.stream or args.watermark or args.checkpoint or args.continuous:
         # a stream appends to --out run after run: a folder, parquet unless --format says
         query = read_query(args.query)
+        _check_syntax(query)
         return _run_stream(args, query, table_sources(args.table, args.schema), args.format)
     fmt = output_format(args.out, args.format) if args.out else None
     if args.out:
         check_output(args.out, args.overwrite)
     query = read_query(args.query)
     sources = table_sources(args.table, args.schema)
-    parse_confs(args.conf)  # a bad option costs no JVM
+    parse_confs(args.conf)  # a bad option or a mistyped clause costs no JVM
+    _check_syntax(query)
     params = parse_params(args.param)
     with (
         _session(args, _run_conf()) as spark,
@@ -469,6 +478,7 @@ def _cmd_explain(args: argparse.Namespace) -> int:
     query = read_query(args.query)
     sources = table_sources(args.table, args.schema)
     parse_confs(args.conf)
+    _check_syntax(query)
     params = parse_params(args.param)
     with (
         _session(args, {}) as spark,

@@ -291,6 +291,27 @@ def test_bad_options_and_files(files, capsys, extra, expected):
     assert one_line(run_error(argv, capsys)).startswith("matchrec: " + expected.format(**fill))
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [["run"], ["run", "--stream", "--out", "{dir}/o", "--checkpoint", "{dir}/c"], ["explain"]],
+    ids=["run", "stream", "explain"],
+)
+def test_a_mistyped_clause_is_told_before_spark_starts(files, capsys, monkeypatch, extra):
+    def no_session(*args, **kwargs):
+        raise AssertionError("a session was started for a query with a syntax error")
+
+    monkeypatch.setattr("matchrec.runtime.session.get_spark", no_session)
+    bad = files["tmp"] / "typo.sql"
+    bad.write_text(QUERY.replace("PATTERN (", "PATERN ("))
+    fill = {"dir": str(files["tmp"])}
+    command, *rest = extra
+    table = ["--table", f"{VIEW}={files['csv']}"]
+    argv = [command, str(bad), *table, *(a.format(**fill) for a in rest)]
+    err = run_error(argv, capsys)
+    assert err.startswith("matchrec: syntax error: unexpected 'PATERN'"), err
+    assert "^" in err and "did you mean PATTERN?" in err
+
+
 def test_unknown_extension_is_named(files, capsys):
     err = run_error(["run", str(files["query"]), "--table", f"t={files['query']}"], capsys)
     assert "unknown file extension .sql (known: .parquet, .csv, .json, .jsonl" in one_line(err)
