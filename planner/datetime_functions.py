@@ -19,6 +19,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.zones import session_zone
+
 _MICRO = timedelta(microseconds=1)
 _MICROS_PER = {
     "MICROSECOND": 1,
@@ -179,6 +181,22 @@ def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
 
 
 _UNITS = (*_MICROS_PER, *_DAYS_PER, *_MONTHS_PER)
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _unix(per: int) -> Callable[[Any], int]:
+    """``unix_micros``/``unix_millis``/``unix_seconds``: whole units since the epoch, the
+    division floored as Spark's (``Math.floorDiv``); a TIMESTAMP_NTZ is read in the
+    session zone, as Spark's implicit cast to TIMESTAMP reads it."""
+
+    def since_epoch(v: Any) -> int:
+        ts = _timestamp(v)
+        if ts.tzinfo is None:
+            ts = ts.replace(tzinfo=session_zone() or timezone.utc)
+        return ((ts - _EPOCH) // _MICRO) // per
+
+    return since_epoch
+
 
 DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "HOUR": lambda v: _timestamp(v).hour,
@@ -196,6 +214,9 @@ DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "DATE_PART": extract,
     "DATEPART": extract,
     **{f"TIMESTAMPADD_{unit}": _timestamp_add(unit) for unit in _UNITS},
+    "UNIX_MICROS": _unix(1),
+    "UNIX_MILLIS": _unix(1_000),
+    "UNIX_SECONDS": _unix(1_000_000),
 }
 
 DATETIME_NODES: dict[type, str] = {
@@ -210,6 +231,9 @@ DATETIME_NODES: dict[type, str] = {
     exp.DayOfWeek: "DAYOFWEEK",
     exp.DayOfYear: "DAYOFYEAR",
     exp.WeekOfYear: "WEEKOFYEAR",
+    exp.UnixMicros: "UNIX_MICROS",
+    exp.UnixMillis: "UNIX_MILLIS",
+    exp.UnixSeconds: "UNIX_SECONDS",
 }
 
 

@@ -178,7 +178,7 @@ def compile_rule(
     number = ast.Measure(ast.SqlExpr("MATCH_NUMBER()", 0), MATCH_NUMBER_ALIAS)
     clause = dataclasses.replace(clause, measures=(*clause.measures, number))
     names = list(columns)
-    plan = plan_clause(clause, names, windows=False, ansi=ansi)
+    plan = plan_clause(clause, names, windows=False, ansi=ansi, python_measures=True)
     keys = tuple(plan.partition_by)
     if key_sets is not None and _key_set(keys) not in {_key_set(k) for k in key_sets}:
         shown = ", ".join(f"({', '.join(k)})" for k in key_sets) or "none"
@@ -382,19 +382,23 @@ def _cast(node: exp.Expression | None) -> bool:
 
 
 def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
-    """``tree`` with each datetime call of a literal pattern (``date_format``,
-    ``unix_timestamp``, ``from_unixtime``, ``to_timestamp``, ``to_date``) as the glue's
-    (``planner.decompose``), its session zone the literal ``zone``: a rule has no Spark
-    to ask ``current_timezone()``."""
+    """``tree`` with each call the glue computes through ``planner.decompose`` (a datetime
+    call of a literal pattern: ``date_format``, ``unix_timestamp``, ``from_unixtime``,
+    ``to_timestamp``, ``to_date``; ``date_add``/``date_sub``, ``add_months``,
+    ``months_between``) split as the glue's, with its one-row parts computed here: the
+    session zone is the literal ``zone`` (a rule has no Spark to ask
+    ``current_timezone()``), a date anchor (``date_add(d, 0)``) Spark's CAST to DATE."""
     for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
-        if not isinstance(node, _PATTERNED):
+        if not isinstance(node, _DECOMPOSED):
             continue
         split = decompose(node)
         if split is None:
             continue
-        for call in split.find_all(exp.Anonymous):
-            if str(call.this).lower() == "current_timezone":
+        for call in list(split.find_all(exp.Anonymous, exp.TsOrDsAdd, exp.AddMonths)):
+            if isinstance(call, exp.Anonymous) and str(call.this).lower() == "current_timezone":
                 call.replace(exp.Literal.string(zone))
+            elif not isinstance(call, exp.Anonymous) and call.meta.get("decomposed"):
+                call.replace(exp.Cast(this=call.this, to=exp.DataType.build("DATE")))
         if node is tree:
             return split
         node.replace(split)
@@ -403,6 +407,7 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
 
 #: the calls :func:`_patterns_in_zone` gives the glue
 _PATTERNED = (exp.UnixToStr, exp.TimeToStr, exp.StrToUnix, exp.StrToTime, exp.TsOrDsToDate)
+_DECOMPOSED = (*_PATTERNED, exp.TsOrDsAdd, exp.AddMonths, exp.MonthsBetween)
 
 
 def _date_cast(node: exp.Expression) -> bool:

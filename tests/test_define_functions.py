@@ -747,6 +747,8 @@ TWO_ROW_CALLS = [
     "timestampadd(QUARTER, S.n, N.ts)",
     "timestampadd(SECOND, N.n * 1000, S.ts)",
     "timestampadd(WEEK, N.n, greatest(N.ts, S.ts))",
+    "unix_micros(greatest(N.ts, S.ts)) - unix_millis(least(N.ts, S.ts))",
+    "unix_seconds(coalesce(N.ts, S.ts)) + N.n",
     # shifts (Java's: the count masked to the width of Spark's type), bits, bases
     "shiftleft(N.n, S.n + 30)",
     "N.n << abs(S.n) * 7",

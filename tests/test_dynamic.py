@@ -179,6 +179,9 @@ ROW_CONDITIONS = [
         "America/New_York",
         "unix_timestamp(ts) - unix_timestamp(TIMESTAMP '2026-02-28 19:00:00') < 1800",
     ),
+    ("America/New_York", "date_add(ts, 1) = DATE '2026-03-01' AND date_sub(ts, version) < ts"),
+    ("UTC", "add_months(ts, 1) = DATE '2026-04-01'"),
+    ("America/New_York", "months_between(ts, TIMESTAMP '2026-01-28 19:00:00') < 1.0005"),
 ]
 
 
@@ -202,6 +205,42 @@ def test_a_rules_row_conditions_call_sparks_functions_as_match_recognize(
         expected = sorted(tuple(r) for r in single.collect())
         assert expected, "the rule should match some rows"
         assert _as_single(dynamic, single, "r") == expected
+
+
+#: measures of a rule that call Spark's functions on values of the match, with the zone
+#: they run in
+MEASURE_CALLS = [
+    ("UTC", "date_format(LAST(B.ts), 'HH:mm')"),
+    ("America/New_York", "date_format(FIRST(A.ts), 'yyyy-MM-dd HH')"),
+    ("UTC", "unix_timestamp(FIRST(A.ts))"),
+    ("America/New_York", "from_unixtime(unix_timestamp(LAST(B.ts)) + 60, 'HH:mm')"),
+    ("UTC", "sha2(LAST(B.country), 256)"),
+    ("UTC", "concat(upper(FIRST(A.country)), '-', card)"),
+    ("UTC", "date_add(to_date(FIRST(A.ts)), 1)"),
+    ("UTC", "date_sub(LAST(B.ts), 2)"),
+    ("America/New_York", "add_months(to_date(LAST(B.ts)), 1)"),
+    ("UTC", "months_between(LAST(B.ts), FIRST(A.ts) - INTERVAL 40 DAYS)"),
+]
+
+
+@pytest.mark.parametrize(("zone", "measure"), MEASURE_CALLS)
+def test_a_rules_measures_call_sparks_functions_as_match_recognize(
+    spark: SparkSession, payments, measure: str, zone: str
+) -> None:
+    """A rule's measure may call Spark's functions on navigated values (each of these was
+    'a rule cannot evaluate ... in MEASURES'); its values are those of the same clause run
+    by ``matchrec.sql``, in UTC and in New York."""
+    spec = (
+        f"PARTITION BY card ORDER BY ts MEASURES {measure} AS x, count(*) AS n "
+        "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+) DEFINE B AS B.amount > A.amount"
+    )
+    rules = _rules(spark, [("m", 1, spec, None, None)])
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
+        single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+        expected = sorted(tuple(r) for r in single.collect())
+        assert expected, "the rule should match some rows"
+        assert _as_single(dynamic, single, "m") == expected
 
 
 def test_unmatched_rows_of_a_rule_say_so_in_their_status(spark: SparkSession, payments) -> None:
