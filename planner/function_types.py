@@ -666,12 +666,20 @@ _DATE_UNITS = {"DAY", "WEEK", "MONTH", "YEAR"}
 _TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
 
 
+#: the integers Spark adds to a DATE as days (``d + 1``, its ``date_add``)
+_DAY_COUNTS = {T.TINYINT, T.SMALLINT, T.INT}
+
+
 def datetime_arithmetic(
     node: exp.Binary, left: exp.DataType, right: exp.DataType
 ) -> exp.DataType | None:
     """Spark's type of ``+``/``-`` on dates, timestamps and day-time intervals, or None
     when neither side is one of them (then it is numeric arithmetic)."""
     moments = _TIMESTAMPS | {T.DATE}
+    if left.this == T.DATE and right.this in _DAY_COUNTS:  # date_add/date_sub: a DATE
+        return left
+    if isinstance(node, exp.Add) and right.this == T.DATE and left.this in _DAY_COUNTS:
+        return right
     if left.this in moments and right.this == T.INTERVAL:  # make_interval(...): Spark's
         return left  # DateAddInterval keeps a DATE, TimeAdd the timestamp type
     if isinstance(node, exp.Add) and right.this in moments and left.this == T.INTERVAL:

@@ -140,6 +140,9 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     ),
     "timestamp_difference": ("LAST(B.ts) - FIRST(A.ts)", "max(ts) - min(ts)", BODY),
     "date_difference": ("LAST(B.dt) - FIRST(A.dt)", "max_by(dt, o) - min_by(dt, o)", BODY),
+    "date_plus_days": ("FIRST(A.dt) + 1", "min_by(dt, o) + 1", BODY),
+    "date_minus_days": ("LAST(B.dt) - FIRST(A.i)", "max_by(dt, o) - min_by(i, o)", BODY),
+    "days_plus_date": ("FIRST(A.ti) + LAST(B.dt)", "min_by(ti, o) + max_by(dt, o)", BODY),
     # everyday measures
     "strings": (
         "upper(LAST(B.s)) || '-' || lower(FIRST(A.s))",
@@ -377,6 +380,7 @@ NON_ANSI_CASES = {
         "shiftleft",
         "try_mod",
         "timestampadd",
+        "date_minus_days",
         "coalesce_of_decimal_and_int",
         "case_of_double_and_int",
     )
