@@ -7,6 +7,8 @@ the offending spot and a hint on how to fix it, instead of a traceback from deep
 
 from __future__ import annotations
 
+import unicodedata
+
 
 class MatchRecognizeError(Exception):
     """Base class of every error matchrec reports to a user.
@@ -48,7 +50,7 @@ class MatchRecognizeError(Exception):
             text = lines[self.line - 1] if self.line <= len(lines) else ""
             parts.append(f"  {self.line} | {text}")
             gutter = " " * (len(str(self.line)) + 3)
-            parts.append(f"  {gutter}{' ' * ((self.column or 1) - 1)}^")
+            parts.append(f"  {gutter}{_under(text[: (self.column or 1) - 1])}^")
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)
@@ -97,3 +99,11 @@ def line_col(text: str, pos: int) -> tuple[int, int]:
     line = text.count("\n", 0, pos) + 1
     col = pos - (text.rfind("\n", 0, pos) + 1) + 1
     return line, col
+
+
+def _under(prefix: str) -> str:
+    """Blank space as wide on screen as ``prefix``, the text before the caret: its tabs
+    kept (a terminal expands them alike) and a wide character (CJK) as two spaces."""
+    return "".join(
+        c if c == "\t" else "  " if unicodedata.east_asian_width(c) in "WF" else " " for c in prefix
+    )

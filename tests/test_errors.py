@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import subprocess
 import sys
+import unicodedata
 from datetime import date, timedelta
 
 import pytest
@@ -1995,3 +1996,22 @@ def test_an_interval_overflow_names_the_aggregate_as_written(measure):
     with pytest.raises(MatchRuntimeError) as info:
         list(run_partition(program.program, cols, 3))
     assert_error(info.value, body, body.index(measure), MatchRuntimeError, f"of {measure} reaches")
+
+
+@pytest.mark.parametrize(
+    ("line", "culprit"),
+    [("\t\tLAST(B.pricee) AS p1", "B.pricee"), ("  name = '价格价格' AND pricee > 1", "pricee")],
+    ids=["tabs", "wide_characters"],
+)
+def test_the_caret_stands_under_the_culprit_after_tabs_and_wide_characters(line, culprit):
+    """A terminal expands a tab to its next stop and shows a CJK character two cells wide:
+    the caret line keeps the tabs and doubles those characters, so the caret is under the
+    culprit, not in the indentation before it."""
+    sql = f"SELECT *\n{line}\nFROM t"
+    rendered = SemanticError("x", sql=sql, pos=sql.index(culprit)).render().splitlines()
+    shown, caret = rendered[1].expandtabs(8), rendered[2].expandtabs(8)
+
+    def cells(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    assert cells(caret) - 1 == cells(shown[: shown.index(culprit)])
