@@ -292,8 +292,30 @@ def _session(args: argparse.Namespace, base: dict[str, str]) -> Iterator[SparkSe
 
     settings = parse_confs(args.conf)
     spark = get_spark(conf={**base, **settings}, remote=args.remote)
+    _check_conf_values(spark, settings)
     with session_settings(spark, settings):
         yield spark
+
+
+def _check_conf_values(spark: SparkSession, settings: dict[str, str]) -> None:
+    """Raise an :class:`OptionError` for a ``--conf`` value the session refuses (a word
+    where Spark wants a boolean or a number), which Spark tells with a Java stack trace."""
+    from pyspark.errors import PySparkException
+
+    from .batch import first_line
+
+    for key, value in settings.items():
+        if not spark.conf.isModifiable(key):
+            continue
+        old = spark.conf.get(key, None)
+        try:
+            spark.conf.set(key, value)
+        except PySparkException as exc:
+            raise OptionError(f"--conf {key}={value}: {first_line(exc)}") from None
+        if old is None:
+            spark.conf.unset(key)
+        else:
+            spark.conf.set(key, old)
 
 
 def _add_run(parser: argparse.ArgumentParser) -> None:

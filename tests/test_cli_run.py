@@ -184,6 +184,19 @@ def test_run_with_conf_sets_it_for_the_run_only(spark, files, capsys):
     assert "--conf takes KEY=VALUE" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command", ["run", "explain"])
+def test_a_conf_value_spark_refuses_is_one_line(spark, files, capsys, command):
+    """A word where Spark wants a boolean was a Python and Java traceback, exit code 1."""
+    table = ["--table", f"{VIEW}={files['parquet']}"]
+    argv = [command, str(files["query"]), *table, "--conf", "spark.sql.ansi.enabled=maybe"]
+    err = run_error(argv, capsys)
+    assert err.startswith(
+        "matchrec: usage error: --conf spark.sql.ansi.enabled=maybe: [INVALID_CONF_VALUE"
+    ), err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+
+
 def test_run_and_explain_bind_params(spark, files, capsys):
     """``--param NAME=VALUE`` binds a ``:NAME`` marker (in the clause too) to a SQL
     literal: a string, a number."""
