@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from matchrec.errors import SemanticError, SqlSyntaxError
+from matchrec.errors import MatchRecognizeError, SemanticError, SqlSyntaxError
 
 from .scanner import comment_end
 
@@ -127,12 +127,15 @@ def _is(token: Token, text: str) -> bool:
     return token.kind == "punct" and token.text == text
 
 
-def _matching(tokens: list[Token], i: int, sql: str) -> int:
+def _matching(tokens: list[Token], i: int, sql: str, keyword: str | None = None) -> int:
     """Index of the token closing the parenthesis opened at ``tokens[i]``.
 
     When none does, a ``(`` inside the clause is the likely culprit: the last ``)`` that
     returns to the clause's own depth is taken as the clause's end and the body is parsed
-    up to it, so that the error points at the ``(`` that is never closed."""
+    up to it, so that the error points at the ``(`` that is never closed (a ``)`` on a
+    line of its own reads as the clause's). When every ``(`` inside is closed and
+    ``tokens[i]`` opens the body of clause ``keyword``, the clause's own ``)`` is
+    missing: see :func:`_raise_unclosed_clause`."""
     depth = 0
     last_inner = None  # the last ``)`` that brings the depth back to 1
     for j in range(i, len(tokens)):
@@ -148,6 +151,10 @@ def _matching(tokens: list[Token], i: int, sql: str) -> int:
         from matchrec.grammar.parser import parse_clause  # the clause's own parser
 
         start = tokens[i].end
+        closing = tokens[last_inner]
+        own_line = not sql[sql.rfind("\n", 0, closing.start) + 1 : closing.start].strip()
+        if keyword is not None and unclosed(tokens[i:]) == [0] and not own_line:
+            _raise_unclosed_clause(tokens, i, last_inner, sql, keyword)
         parse_clause(sql[start : tokens[last_inner].start], base=start, sql=sql)
     raise SqlSyntaxError(
         "unbalanced parenthesis: '(' is never closed",
@@ -155,6 +162,49 @@ def _matching(tokens: list[Token], i: int, sql: str) -> int:
         pos=tokens[i].start,
         hint="add the missing )",
     )
+
+
+#: tokens of the query after a clause that lacks its ``)``, tried as the clause's end
+_TAIL_TRIES = 64
+
+
+def _raise_unclosed_clause(
+    tokens: list[Token], i: int, last_inner: int, sql: str, keyword: str
+) -> None:
+    """Raise at the end of the longest body that reads as a clause (``... DEFINE B AS
+    price < 10`` before ``AS m``) when the ``(`` at ``tokens[i]`` is the clause's and only
+    its ``)`` is missing: the user left out the clause's last ``)``, not one inside."""
+    from matchrec.grammar.parser import parse_clause
+
+    start = tokens[i].end
+    for k in range(len(tokens) - 1, max(last_inner - 1, len(tokens) - _TAIL_TRIES), -1):
+        try:
+            clause = parse_clause(sql[start : tokens[k].end], base=start, sql=sql)
+        except MatchRecognizeError:
+            continue
+        if not all(_one_expression(d.expr.text) for d in clause.defines):
+            continue  # ``price < 10 AS m``: the query's alias read into the condition
+        raise SqlSyntaxError(
+            f"unbalanced parenthesis: the '(' of {keyword} is never closed",
+            sql=sql,
+            pos=tokens[k].end,
+            hint=f"add the ')' that ends the {keyword} clause here",
+        )
+
+
+def _one_expression(text: str) -> bool:
+    """Whether ``text`` is one Spark SQL expression without an alias (what a condition
+    of DEFINE is), as far as sqlglot reads it."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+
+    if re.search(r"\bAS\s*$", text, re.IGNORECASE):
+        return False  # sqlglot drops a trailing AS
+    try:
+        return not isinstance(sqlglot.parse_one(text, read="spark"), exp.Alias)
+    except SqlglotError:
+        return False
 
 
 def unclosed(tokens: list[Token]) -> list[int]:
@@ -410,7 +460,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
             )
         if _calls_table_function(tokens, k):
             continue  # match_recognize(TABLE(t), '...'): the SQL table function, Spark's
-        close = _matching(tokens, k + 1, sql)
+        close = _matching(tokens, k + 1, sql, keyword)
         _refuse_nesting(tokens, k, spans, sql)
         spans.append((k + 1, close))
         if k == 0:

@@ -19,6 +19,7 @@ from datetime import date, timedelta
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
+from matchrec.planner.statement import check_syntax
 from pyspark.errors import PySparkException
 
 import matchrec
@@ -2015,3 +2016,23 @@ def test_the_caret_stands_under_the_culprit_after_tabs_and_wide_characters(line,
         return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
     assert cells(caret) - 1 == cells(shown[: shown.index(culprit)])
+
+
+@pytest.mark.parametrize(
+    ("ending", "after"),
+    [
+        ("  DEFINE B AS B.value < 10\nAS m", "10"),
+        ("  DEFINE B AS B.value < PREV(B.value)\nWHERE m.last_value > 2", "PREV(B.value)"),
+        ("  DEFINE B AS B.value < PREV(B.value)\n", "PREV(B.value)"),
+        ("  DEFINE B AS B.value < 10 m", "10"),
+    ],
+    ids=["alias", "where", "end", "bare_alias"],
+)
+def test_a_clause_without_its_closing_parenthesis_is_told_where_it_ends(ending, after):
+    """The clause's last ')' forgotten: the caret goes where it belongs (after the last
+    condition), not to PATTERN's or PREV's '(', which are closed."""
+    query = QUERY.format(view="t").split("  DEFINE")[0] + ending
+    with pytest.raises(SqlSyntaxError) as err:
+        check_syntax(query)
+    assert err.value.message == "unbalanced parenthesis: the '(' of MATCH_RECOGNIZE is never closed"
+    assert err.value.pos == query.index(after) + len(after)
