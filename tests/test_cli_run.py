@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pyarrow as pa
@@ -467,3 +469,22 @@ def test_worker_error_text_is_the_matchrec_error_at_the_end():
         "runtime error: boom (line 2, column 3)\n  2 | DEFINE A AS x\n        ^"
     )
     assert worker_error_text("[DIVIDE_BY_ZERO] Division by zero.") is None
+
+
+def test_a_clause_error_after_spark_starts_is_all_that_is_printed(tmp_path):
+    """In a process of its own (Spark's start-up is printed once per JVM): the error and
+    its caret, without Spark's "Setting default log level to WARN" and its advice."""
+    bad = tmp_path / "bad.sql"
+    bad.write_text(
+        "SELECT * FROM (VALUES (1)) t(x) MATCH_RECOGNIZE (ORDER BY x MEASURES nope AS n "
+        "PATTERN (A) DEFINE A AS true)"
+    )
+    code = "import sys; from matchrec.runtime.cli import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "run", str(bad)], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 2, done.stderr
+    # the JVM's own notice of an incubator module is not Spark's to silence
+    lines = [s for s in done.stderr.splitlines() if not s.startswith("WARNING: Using incubator")]
+    assert lines[0].startswith("matchrec: semantic error: Column 'nope' cannot be resolved")
+    assert len(lines) == 4 and lines[3] == "hint: input columns: x", lines
