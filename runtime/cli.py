@@ -378,6 +378,29 @@ def read_query(path: str) -> str:
     return query
 
 
+#: a parameter marker without a value, as matchrec's error names it
+_UNBOUND = re.compile(r"\[UNBOUND_SQL_PARAMETER\] no value for the (?:parameter :(\w+)|positional)")
+
+
+@contextmanager
+def _command_line_hints() -> Iterator[None]:
+    """An unbound parameter's hint in the command line's words (``--param``), not
+    ``matchrec.sql``'s (``args=``)."""
+    try:
+        yield
+    except MatchRecognizeError as err:
+        unbound = _UNBOUND.match(err.message)
+        if unbound is not None:
+            name = unbound.group(1)
+            err.hint = (
+                f"give its value: --param {name}=VALUE, a SQL literal (5, \"'ACME'\", "
+                "DATE'2024-01-01')"
+                if name
+                else "the command line binds :name markers (--param NAME=VALUE): name this one"
+            )
+        raise
+
+
 def _check_syntax(query: str) -> None:
     """The query's clauses read, their syntax errors raised before Spark starts."""
     from matchrec.planner.statement import check_syntax
@@ -410,7 +433,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):
-        result = matchrec.sql(spark, query, _bound(params))
+        with _command_line_hints():
+            result = matchrec.sql(spark, query, _bound(params))
         if args.out:
             if args.limit is not None:
                 result = result.limit(args.limit)
@@ -451,7 +475,8 @@ def _run_stream(args: argparse.Namespace, query: str, sources: list, fmt: str | 
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):
-        result = matchrec.sql(spark, query, _bound(params))
+        with _command_line_hints():
+            result = matchrec.sql(spark, query, _bound(params))
         writer = (
             result.writeStream.format(fmt or "parquet")
             .option("path", args.out)
@@ -507,7 +532,8 @@ def _cmd_explain(args: argparse.Namespace) -> int:
         registered_tables(spark, sources) as names,
         spark_errors(names),
     ):
-        explanation = matchrec.explain(spark, query, _bound(params))
+        with _command_line_hints():
+            explanation = matchrec.explain(spark, query, _bound(params))
     if args.dot:
         if not explanation.dot:
             print("matchrec: no MATCH_RECOGNIZE in the query: no automaton", file=sys.stderr)

@@ -222,6 +222,10 @@ def test_run_and_explain_bind_params(spark, files, capsys):
     out, err = capsys.readouterr()
     assert code == 0, err
     assert "PATTERN" in out
+    # a marker left without a value: the fix in the command line's words
+    err = run_error(["run", str(query), *table, "--param", "sym='x'"], capsys)
+    assert err.startswith("matchrec: semantic error: [UNBOUND_SQL_PARAMETER] no value for the")
+    assert "hint: give its value: --param step=VALUE" in err and "args=" not in err
 
 
 def test_run_jsonl_from_stdin_with_limit(spark, files, capsys, monkeypatch):
