@@ -87,6 +87,13 @@ class MatchRuntimeError(MatchRecognizeError):
     kind = "runtime error"
 
 
+class UsageError(MatchRecognizeError, TypeError):
+    """A function of matchrec's called with arguments of the wrong kind (a table name
+    where a DataFrame goes, the arguments swapped)."""
+
+    kind = "usage error"
+
+
 class ArbitraryOrderWarning(UserWarning):
     """A MATCH_RECOGNIZE without ORDER BY: legal, but the rows of each partition are
     matched in whatever order Spark hands them over, which may change from run to run

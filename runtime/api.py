@@ -54,6 +54,7 @@ from matchrec.ast import DynamicClause, MatchRecognizeClause
 from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, line_col
 from matchrec.excepthook import carried_rebuilt
 
+from .arguments import check_argument
 from .batch import analysed, execute, first_line
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
@@ -70,6 +71,8 @@ _counter = itertools.count()
 
 def match_recognize(df: DataFrame, clause: str) -> DataFrame:
     """Apply a MATCH_RECOGNIZE clause body (the text inside its parentheses) to ``df``."""
+    check_argument("match_recognize", "df", df, DataFrame)
+    check_argument("match_recognize", "clause", clause, str)
     tell_worker_errors()
     parsed = read_body(clause)
     return run_clause(df, parsed)
@@ -248,6 +251,8 @@ def sql(
     (the ``match_recognize`` table function's ``analyze``) is raised as that error, its
     caret in ``query``, instead of Spark's error that quotes it after a traceback.
     """
+    check_argument("sql", "spark", spark, SparkSession)
+    check_argument("sql", "query", query, str)
     tell_worker_errors()  # the job's errors of a match: raised as matchrec's, caret first
     arguments = prepared(spark, query, args, kwargs)
     if arguments is None:

@@ -111,8 +111,11 @@ def match_recognize_dynamic(
     [, enabled]``) to ``df``; see the module docstring. ``keys``: the PARTITION BY column
     sets rules may use (required when ``rules`` is a stream). ``sql``/``pos`` locate the
     clause for errors when it came from SQL."""
+    from .arguments import check_argument
     from .worker_errors import install
 
+    check_argument("match_recognize_dynamic", "df", df, DataFrame)
+    check_argument("match_recognize_dynamic", "rules", rules, DataFrame)
     install()  # a failing rule's error in a worker: raised as matchrec's (on_error="fail")
     if on_error not in ("skip", "fail"):
         raise ValueError("on_error must be 'skip' or 'fail'")

@@ -33,6 +33,7 @@ from matchrec.automaton_dot import pattern_dot, pattern_text, render_svg
 from matchrec.errors import line_col
 
 from .api import PlannedClause, placed_errors, planned_clauses, prepared, viewed_in_bodies
+from .arguments import check_argument
 
 INDENT = "  "
 #: said of every clause without ORDER BY (``matchrec.sql`` also warns)
@@ -109,6 +110,8 @@ def explain(
     DataFrames); the explanation shows the query with its parameters bound. Errors in the
     query are raised as by ``matchrec.sql`` (``SqlSyntaxError``, ...), caret in ``query``.
     """
+    check_argument("explain", "spark", spark, SparkSession)
+    check_argument("explain", "query", query, str)
     arguments = prepared(spark, query, args, kwargs)
     if arguments is None:
         return Explanation(

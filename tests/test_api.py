@@ -385,3 +385,25 @@ def test_a_temp_view_that_exists_is_spark_s_error_unless_if_not_exists(spark):
         assert spark.table("mr_taken").columns == ["one"]  # left as it was
     finally:
         spark.catalog.dropTempView("mr_taken")
+
+
+def test_arguments_of_the_wrong_kind_are_a_usage_error(spark, prices):
+    """A table's name for its DataFrame, a pandas DataFrame, swapped arguments: a
+    UsageError (a TypeError) that says what to pass, not an AttributeError from inside."""
+    import pandas as pd
+
+    from matchrec.errors import UsageError
+
+    body = "ORDER BY ts PATTERN (A) DEFINE A AS true"
+    calls = [
+        (lambda: matchrec.match_recognize("prices", body), "spark.table('name')"),
+        (lambda: matchrec.match_recognize(pd.DataFrame({"a": [1]}), body), "a pandas DataFrame"),
+        (lambda: matchrec.match_recognize(body, prices), "got a str"),
+        (lambda: matchrec.sql("SELECT 1", spark), "takes a SparkSession as spark, got a str"),
+        (lambda: matchrec.explain("SELECT 1", spark), "takes a SparkSession as spark"),
+        (lambda: matchrec.match_recognize_dynamic(prices, "rules"), "as rules, got a str"),
+    ]
+    for call, words in calls:
+        with pytest.raises(UsageError) as err:
+            call()
+        assert isinstance(err.value, TypeError) and words in str(err.value)
