@@ -578,11 +578,27 @@ def _check_writable(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
         raise UnsupportedSqlError(reason, sql=sql, pos=call_pos(node, expr.pos, sql))
 
 
+#: an argument sqlglot's reader of a call takes (for another dialect) where Spark's
+#: function has none, and how many arguments Spark's takes at most
+_NOT_SPARKS: dict[type[exp.Expression], tuple[str, int]] = {exp.Round: ("truncate", 2)}
+
+
 def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
     """Raise :class:`SqlSyntaxError` at a call that lacks an argument Spark requires but
     that sqlglot's reader of that function let through (``datediff(ts)``), as its
-    other calls are refused (``upper()``): written back it would not parse."""
+    other calls are refused (``upper()``): written back it would not parse; and at one
+    with an argument only sqlglot's reader takes (``round(x, 1, 2)``), which the table
+    function's evaluator would ignore."""
     for node in tree.walk():
+        extra = _NOT_SPARKS.get(type(node))
+        if extra is not None and node.args.get(extra[0]) is not None:
+            pos = call_pos(node, expr.pos, sql)
+            name = re.match(r"\w*", sql[pos:])[0].upper() or type(node).__name__.upper()
+            raise SqlSyntaxError(
+                f"{name} takes at most {extra[1]} arguments, got {extra[1] + 1}",
+                sql=sql,
+                pos=pos,
+            )
         missing = isinstance(node, exp.Func) and any(
             needed and node.args.get(arg) is None for arg, needed in node.arg_types.items()
         )

@@ -2036,3 +2036,17 @@ def test_a_clause_without_its_closing_parenthesis_is_told_where_it_ends(ending, 
         check_syntax(query)
     assert err.value.message == "unbalanced parenthesis: the '(' of MATCH_RECOGNIZE is never closed"
     assert err.value.pos == query.index(after) + len(after)
+
+
+@pytest.mark.parametrize(
+    "where", ["MEASURES round(LAST(B.value), 1, 2) AS r", "DEFINE B AS round(value, 1, 2) > 0"]
+)
+def test_round_with_three_arguments_is_refused_as_spark_refuses_it(where):
+    """sqlglot reads a third argument of round() (another dialect's truncation), which the
+    table function's evaluator ignored: it gave round(x, 1) where Spark refuses the call."""
+    measures, define = (where, "DEFINE B AS true") if "MEASURES" in where else ("", where)
+    body = f"ORDER BY id {measures} PATTERN (A B) {define}"
+    with pytest.raises(SqlSyntaxError) as err:
+        plan_clause(parse_clause(body), COLUMNS)
+    assert err.value.message == "ROUND takes at most 2 arguments, got 3"
+    assert body[err.value.pos :].startswith("round(")
