@@ -460,6 +460,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     try:
         tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
     except sqlglot.errors.ParseError as err:
+        _raise_misspelled_operator(expr, sql)
         info = err.errors[0] if err.errors else {}
         message, offset, hint = _describe_parse_error(expr.text, info, str(err))
         raise SqlSyntaxError(message, sql=sql, pos=expr.pos + offset, hint=hint) from None
@@ -478,6 +479,28 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_arguments(tree, expr, sql)
     tree = quantified_likes(any_aggregates(quoted_spark_calls(higher_order_exists(tree))))
     return _with_statement_ctes(tree)
+
+
+#: operators written as another language (or a slip) writes them -> Spark's
+_MISSPELLED_OPERATORS = {"=<": "<=", "!==": "!=", "===": "="}
+_MISSPELLED = re.compile(r"!==|===|=<")
+
+
+def _raise_misspelled_operator(expr: SqlExpr, sql: str) -> None:
+    """Raise at an operator Spark does not have (``=<``, ``!==``) in an expression that
+    does not parse: sqlglot reads ``=`` and ``<`` apart and stops at the end, where its
+    error would point."""
+    masked, _ = _mask_literals(expr.text)
+    found = _MISSPELLED.search(masked)
+    if found is None:
+        return
+    written = found.group()
+    raise SqlSyntaxError(
+        f"unknown operator {written!r}",
+        sql=sql,
+        pos=expr.pos + found.start(),
+        hint=f"did you mean {_MISSPELLED_OPERATORS[written]}?",
+    )
 
 
 def any_aggregates(tree: exp.Expression) -> exp.Expression:

@@ -2050,3 +2050,21 @@ def test_round_with_three_arguments_is_refused_as_spark_refuses_it(where):
         plan_clause(parse_clause(body), COLUMNS)
     assert err.value.message == "ROUND takes at most 2 arguments, got 3"
     assert body[err.value.pos :].startswith("round(")
+
+
+@pytest.mark.parametrize(
+    ("condition", "written", "meant"),
+    [
+        ("value =< PREV(value)", "=<", "<="),
+        ("name !== 'x'", "!==", "!="),
+        ("value === 1", "===", "="),
+    ],
+)
+def test_an_operator_spark_does_not_have_is_named_at_its_place(condition, written, meant):
+    """The caret was at the end of the condition ("')' needs an operand after it")."""
+    body = f"ORDER BY id PATTERN (A B) DEFINE B AS {condition}"
+    with pytest.raises(SqlSyntaxError) as err:
+        plan_clause(parse_clause(body), COLUMNS)
+    assert err.value.message == f"unknown operator {written!r}"
+    assert err.value.hint == f"did you mean {meant}?"
+    assert err.value.pos == body.index(written)
