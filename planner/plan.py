@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from matchrec import ast
 from matchrec.engine import PartitionProgram
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
 from matchrec.fastmatch import can_match_empty
 from matchrec.integer_width import IntegerWidth
 from matchrec.nfa import MAX_PROGRAM_SIZE, compile_pattern, oversized_part, program_size
@@ -529,6 +529,7 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
     real = low.columns.get(name.lower())
     if real is None:
         known = ", ".join(users_columns(low.columns.values()))
+        _refuse_misspelled_order(low, expr)
         if text == name and not name.replace("_", "").isalnum():
             shown = text if re.fullmatch(r"\w+\s*\(.*\)", text, re.S) else f"({text})"
             raise SemanticError(
@@ -545,6 +546,25 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
             hint=f"input columns: {known}",
         )
     return real
+
+
+#: a word after an ORDER BY item that means a keyword of Spark's -> that keyword
+_ORDER_WORDS = {"DESCENDING": "DESC", "ASCENDING": "ASC", "NULL": "NULLS"}
+_ORDER_ITEM = re.compile(rf"\s*{_NAME}\s+(\w+)\b")
+
+
+def _refuse_misspelled_order(low: Lowering, expr: ast.SqlExpr) -> None:
+    """``ORDER BY id DESCENDING`` (or ``NULL FIRST``) reads as an expression with an alias:
+    raise at the word, with the keyword meant."""
+    found = _ORDER_ITEM.match(expr.text)
+    meant = _ORDER_WORDS.get(found.group(1).upper()) if found else None
+    if meant is not None:
+        raise SqlSyntaxError(
+            f"unexpected {found.group(1)!r}",
+            sql=low.sql,
+            pos=expr.pos + found.start(1),
+            hint=f"did you mean {meant}?",
+        )
 
 
 def _within_seconds(within: ast.Within, sql: str) -> float:

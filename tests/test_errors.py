@@ -2068,3 +2068,17 @@ def test_an_operator_spark_does_not_have_is_named_at_its_place(condition, writte
     assert err.value.message == f"unknown operator {written!r}"
     assert err.value.hint == f"did you mean {meant}?"
     assert err.value.pos == body.index(written)
+
+
+@pytest.mark.parametrize(
+    ("order", "word", "meant"),
+    [("id DESCENDING", "DESCENDING", "DESC"), ("id NULL FIRST", "NULL", "NULLS")],
+)
+def test_a_misspelled_sort_keyword_is_a_syntax_error_at_the_word(order, word, meant):
+    """It read as an expression with an alias ("Expected column reference. Actual: (id
+    DESCENDING)", hint: a subquery)."""
+    body = f"ORDER BY {order} PATTERN (A B) DEFINE B AS true"
+    with pytest.raises(SqlSyntaxError) as err:
+        plan_clause(parse_clause(body), COLUMNS)
+    assert err.value.message == f"unexpected {word!r}"
+    assert err.value.hint == f"did you mean {meant}?" and err.value.pos == body.index(word)
