@@ -190,6 +190,9 @@ class MatchRecognizeDialect(Spark):
             # collate(s, 'UTF8_LCASE') was written as s COLLATE 'UTF8_LCASE', which Spark
             # cannot parse: its COLLATE clause takes a name
             exp.Collate: lambda self, e: _collate(self, e),
+            # unix_date(d) was written as DATEDIFF(DAY, DATE'1970-01-01', d), Spark's
+            # timestampdiff: a BIGINT where Spark's unix_date is an INT
+            exp.UnixDate: lambda self, e: self.func("UNIX_DATE", e.this),
         }
 
         def unsupported(self, message: str) -> None:

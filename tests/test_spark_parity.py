@@ -754,3 +754,23 @@ def test_an_aggregate_spark_rejects_is_a_positioned_error(spark, events):
     assert info.value.message.lower().startswith("spark rejects percentile(v, 1.5): ")
     assert "percentage must be between" in info.value.message
     assert (info.value.line, info.value.column) == (2, len("MEASURES ") + 1)
+
+
+@pytest.mark.parametrize(
+    "measure",
+    ["unix_date(LAST(date_from_unix_date(v)))", "LAST(unix_date(date_from_unix_date(v)))"],
+)
+def test_unix_date_is_an_int_in_every_door(spark, events, measure):
+    """sqlglot wrote unix_date(d) back as DATEDIFF(DAY, DATE'1970-01-01', d), Spark's
+    timestampdiff: a BIGINT in the sql and DataFrame doors, where Spark's is an INT."""
+    body = (
+        f"PARTITION BY k ORDER BY o MEASURES {measure} AS u ONE ROW PER MATCH "
+        "PATTERN (A B) DEFINE B AS true"
+    )
+    rows = _doors(spark, body)  # the doors' types agree
+    df = matchrec.sql(spark, f"SELECT * FROM mr_parity MATCH_RECOGNIZE ({body})")
+    assert (
+        df.schema["u"].dataType
+        == spark.sql("SELECT unix_date(current_date()) AS u").schema["u"].dataType
+    )
+    assert rows["sql"] and all(isinstance(r[1], int) for r in rows["sql"])
