@@ -984,6 +984,10 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         if inner is None:
             return None
         return lambda v: [None if x is None else inner(x) for x in v]
+    if kind == T.MAP and len(t.expressions) == 2:
+        return _map_converter(*t.expressions)
+    if kind == T.STRUCT and t.expressions:
+        return _struct_converter(t.expressions)
     if kind in (T.BINARY, T.NULL, T.MAP, T.STRUCT):
         return lambda v: v
     if isinstance(kind, exp.Interval):
@@ -995,6 +999,38 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         unit = timedelta(microseconds=_FIELD_MICROS[DAY_TIME_FIELDS.index(span[1])])
         return lambda v: _truncated(_to_interval(v), unit)
     return None
+
+
+def _map_converter(key: exp.DataType, value: exp.DataType) -> Callable[[Value], Value] | None:
+    """CAST of a MAP: each key and each non-NULL value converted (``MAP<STRING, STRING>``
+    of a ``MAP<STRING, INT>`` holds ``'9'``, not ``9``)."""
+    keys, values = _converter(key), _converter(value)
+    if keys is None or values is None:
+        return None
+    return lambda v: {keys(k): None if x is None else values(x) for k, x in _items(v)}
+
+
+def _items(v: Value) -> list[tuple[Value, Value]]:
+    return list(v.items()) if isinstance(v, dict) else [tuple(p) for p in v]
+
+
+def _struct_converter(fields: list[exp.Expression]) -> Callable[[Value], Value] | None:
+    """CAST of a STRUCT: field by field in order, each to its target type and name."""
+    named = [
+        (f.name, _converter(f.args["kind"]))
+        for f in fields
+        if isinstance(f, exp.ColumnDef) and isinstance(f.args.get("kind"), exp.DataType)
+    ]
+    if len(named) != len(fields) or any(c is None for _, c in named):
+        return None
+
+    def convert(v: Value) -> dict[str, Value]:
+        parts = list(v.values()) if isinstance(v, dict) else list(v)
+        if len(parts) != len(named):
+            raise TypeError(f"{v!r} has {len(parts)} fields, not {len(named)}")
+        return {n: None if x is None else c(x) for (n, c), x in zip(named, parts)}  # type: ignore[misc]
+
+    return convert
 
 
 _UTC_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)

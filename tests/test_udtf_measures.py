@@ -141,6 +141,16 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "timestamp_difference": ("LAST(B.ts) - FIRST(A.ts)", "max(ts) - min(ts)", BODY),
     "date_difference": ("LAST(B.dt) - FIRST(A.dt)", "max_by(dt, o) - min_by(dt, o)", BODY),
     "date_plus_days": ("FIRST(A.dt) + 1", "min_by(dt, o) + 1", BODY),
+    "map_cast_to_strings": (
+        "CAST(map(FIRST(A.s), LAST(B.i), 'n', CAST(NULL AS INT)) AS MAP<STRING, STRING>)",
+        "CAST(map(min_by(s, o), max_by(i, o), 'n', CAST(NULL AS INT)) AS MAP<STRING, STRING>)",
+        BODY,
+    ),
+    "struct_cast_to_strings": (
+        "CAST(named_struct('a', FIRST(A.i), 'b', LAST(B.dbl)) AS STRUCT<x: STRING, y: STRING>)",
+        "CAST(named_struct('a', min_by(i, o), 'b', max_by(dbl, o)) AS STRUCT<x: STRING, y: STRING>)",  # noqa: E501
+        BODY,
+    ),
     "date_minus_days": ("LAST(B.dt) - FIRST(A.i)", "max_by(dt, o) - min_by(i, o)", BODY),
     "days_plus_date": ("FIRST(A.ti) + LAST(B.dt)", "min_by(ti, o) + max_by(dt, o)", BODY),
     # everyday measures
