@@ -148,7 +148,8 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     ),
     "struct_cast_to_strings": (
         "CAST(named_struct('a', FIRST(A.i), 'b', LAST(B.dbl)) AS STRUCT<x: STRING, y: STRING>)",
-        "CAST(named_struct('a', min_by(i, o), 'b', max_by(dbl, o)) AS STRUCT<x: STRING, y: STRING>)",  # noqa: E501
+        "CAST(named_struct('a', min_by(i, o), 'b', max_by(dbl, o)) "
+        "AS STRUCT<x: STRING, y: STRING>)",
         BODY,
     ),
     "date_minus_days": ("LAST(B.dt) - FIRST(A.i)", "max_by(dt, o) - min_by(i, o)", BODY),
