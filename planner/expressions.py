@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
 
+import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel
 
@@ -1957,7 +1958,8 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         (node, build_check(node, lambda n: "", low.sql, base, False, "MEASURES"))
         for node in _walk(tree)
     ]
-    lowered = replace(tree)
+    zipped = _zip_field_names(tree)
+    lowered = _named_zips(replace(tree), zipped)
     for node, check in checked:
         if check is None:
             continue
@@ -1965,6 +1967,46 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
+
+
+def _zip_field_names(tree: exp.Expression) -> dict[int, list[str]]:
+    """Spark's names of the fields of each ``arrays_zip`` of ``tree``, from its arguments
+    as written: a column's name (``arr`` for ``A.arr``), else the argument's place."""
+    return {
+        id(z): [
+            a.name if isinstance(a, exp.Column) and not _is_star(a) else str(i)
+            for i, a in enumerate(z.expressions)
+        ]
+        for z in tree.find_all(exp.ArraysZip)
+    }
+
+
+def _named_zips(tree: exp.Expression, names: dict[int, list[str]]) -> exp.Expression:
+    """``tree`` with each ``arrays_zip`` whose arguments became atom columns (named after
+    the user's text, ``COLLECT_LIST(v)``, which Spark would name its fields after) giving
+    its fields Spark's names of the arguments as written: an argument that is no column
+    is wrapped (Spark names it by its place), and columns' names are set on each element."""
+    for zipped in list(tree.find_all(exp.ArraysZip)):
+        wanted = names.get(id(zipped))
+        if wanted is None or not any(isinstance(a, exp.Column) for a in zipped.expressions):
+            continue
+        zipped.set("expressions", [exp.Coalesce(this=a) for a in zipped.expressions])
+        if all(n == str(i) for i, n in enumerate(wanted)):
+            continue
+        fields = ", ".join(
+            f"{exp.Literal.string(n).sql()}, __mr_zipped.`{i}`" for i, n in enumerate(wanted)
+        )
+        named = sqlglot.parse_one(
+            f"transform(__mr_zip, __mr_zipped -> named_struct({fields}))",
+            read=MatchRecognizeDialect,
+        )
+        slot = next(c for c in named.find_all(exp.Column) if c.name == "__mr_zip")
+        slot.replace(zipped.copy())
+        if zipped is tree:
+            tree = named
+        else:
+            zipped.replace(named)
+    return tree
 
 
 def _value_argument(node: exp.Expression) -> exp.Expression | None:

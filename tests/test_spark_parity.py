@@ -774,3 +774,33 @@ def test_unix_date_is_an_int_in_every_door(spark, events, measure):
         == spark.sql("SELECT unix_date(current_date()) AS u").schema["u"].dataType
     )
     assert rows["sql"] and all(isinstance(r[1], int) for r in rows["sql"])
+
+
+@pytest.mark.parametrize(
+    ("measure", "sparks"),
+    [
+        (
+            "arrays_zip(array_agg(v), array_agg(country))",
+            "arrays_zip(array_agg(a.v), array_agg(a.country))",
+        ),
+        ("arrays_zip(A.v_arr, B.v_arr)", "arrays_zip(a.v_arr, b.v_arr)"),
+        (
+            "arrays_zip(array(FIRST(v), LAST(v)), array_agg(w))",
+            "arrays_zip(array(1, 2), array_agg(a.w))",
+        ),
+    ],
+    ids=["aggregates", "columns", "expression"],
+)
+def test_arrays_zip_names_its_fields_as_spark_does(spark, events, measure, sparks):
+    """Its fields were named after matchrec's columns (``COLLECT_LIST(v)``, ``A.v_arr``):
+    Spark names a column's field after the column, any other argument's by its place."""
+    view = "(SELECT *, array(v, w) AS v_arr FROM mr_parity)"
+    body = f"PARTITION BY k ORDER BY o MEASURES {measure} AS z PATTERN (A B) DEFINE B AS true"
+    got = matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    want = spark.sql(
+        f"SELECT {sparks} AS z FROM {view} a JOIN {view} b ON a.k = b.k AND b.o = a.o + 1 "
+        "GROUP BY a.v_arr, b.v_arr"
+    )
+    names = [f.name for f in got.schema["z"].dataType.elementType.fields]
+    assert names == [f.name for f in want.schema["z"].dataType.elementType.fields]
+    assert got.collect()
