@@ -62,23 +62,24 @@ for _type, _keys in {
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
     "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN Elt ParseUrl URL_DECODE URL_ENCODE "
-    "TRY_URL_DECODE SCHEMA_OF_JSON",
+    "TRY_URL_DECODE SCHEMA_OF_JSON TO_CSV MASK QUOTE SCHEMA_OF_CSV SCHEMA_OF_XML TO_XML "
+    "SCHEMA_OF_VARIANT TO_VARCHAR Collation VERSION CurrentUser",
     "tinyint": "Getbit",
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
     "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull "
-    "LUHN_CHECK",
+    "LUHN_CHECK IS_VARIANT_NULL",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
     "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE TRUNC",
     "timestamp": "DATE_TRUNC TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
     "UnixToTime CurrentTimestamp TIMESTAMP_SECONDS TIMESTAMP_MILLIS TIMESTAMP_MICROS "
-    "TRY_TO_TIMESTAMP MAKE_TIMESTAMP",
+    "TRY_TO_TIMESTAMP MAKE_TIMESTAMP TO_TIMESTAMP_LTZ",
     "timestamp_ntz": "TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ ConvertTimezone",
     "interval": "MakeInterval",
     # the combinations of calls planner.decompose splits (typed as the calls they stand for)
     "bigint ": "__MR_MONTHS_UNTIL",
     "double ": "__MR_MONTHS_BETWEEN",
     "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD",
-    "binary": "Encode Unhex UNBASE64",
+    "binary": "Encode Unhex UNBASE64 ToBinary",
     "interval day to second": "MAKE_DT_INTERVAL",
     "interval year to month": "MAKE_YM_INTERVAL",
 }.items():
