@@ -301,6 +301,52 @@ def _is_string(type_name: str) -> bool:
     return type_name.split("(")[0].split(" collate ")[0] in _STRING
 
 
+_MOMENTS = ("date", "timestamp", "timestamp_ntz")
+_NUMBERS = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
+_DAY_COUNTS = ("tinyint", "smallint", "int")
+_MOMENT_ARITHMETIC = ("+", "-", "*", "/", "%", "DIV")
+_MOMENT_COMPARISONS = ("=", "<>", "<", "<=", ">", ">=", "<=>")
+
+
+def _moment_with_number(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """A DATE or TIMESTAMP with a number in arithmetic or a comparison, which Spark
+    refuses, ANSI mode or not (``PREV(ts) + 1``, ``d > 1``), but for Spark's date_add and
+    date_sub (``d + 1``, ``1 + d``, ``d - 1`` with an INT, SMALLINT or TINYINT)."""
+    arithmetic = check.operator in _MOMENT_ARITHMETIC
+    if len(types) != 2 or not (arithmetic or check.operator in _MOMENT_COMPARISONS):
+        return None
+    kinds = [t.split("(")[0] for t in types]
+    moments = [i for i, k in enumerate(kinds) if k in _MOMENTS]
+    numbers = [i for i, k in enumerate(kinds) if k in _NUMBERS]
+    if len(moments) != 1 or len(numbers) != 1:
+        return None
+    moment, number = moments[0], numbers[0]
+    days = kinds[moment] == "date" and kinds[number] in _DAY_COUNTS
+    if days and (check.operator == "+" or (check.operator == "-" and moment == 0)):
+        return None
+    shown = check.operands[moment]
+    other = check.operands[number]
+    if arithmetic:
+        why = "Spark moves a date or a timestamp by an INTERVAL, not by a number"
+        hint = (
+            f"write {shown.text} {check.operator if check.operator in '+-' else '+'} "
+            "INTERVAL 1 SECOND (the unit you mean), or compare epoch seconds: "
+            f"unix_timestamp({shown.text})"
+        )
+        if kinds[moment] == "date":
+            hint = f"add whole days as an INT (date_add({shown.text}, n)) or an INTERVAL"
+    else:
+        why = "Spark does not compare a date or a timestamp with a number"
+        hint = f"compare with a {kinds[moment].upper()} value, or compare unix_timestamp(...)"
+    return SemanticError(
+        f"{check.operator} mixes {shown.text} ({kinds[moment].upper()}) and {other.text} "
+        f"({types[number].upper()}) in {check.clause}: {why}",
+        sql=sql,
+        pos=other.pos,
+        hint=hint,
+    )
+
+
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
     if check.operator == CONDITION:
@@ -313,6 +359,9 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         complex_error = _complex_mixed(check, types, sql)
         if complex_error is not None:
             return complex_error
+    moment_error = _moment_with_number(check, types, sql)
+    if moment_error is not None:
+        return moment_error
     strings = [(o, t) for o, t in zip(check.operands, types) if _is_string(t)]
     others = [(o, t) for o, t in zip(check.operands, types) if not _is_string(t) and t != "void"]
     if not strings or not others:
