@@ -24,6 +24,7 @@ from matchrec.grammar.query_scan import (
     TempView,
     find_match_recognize,
     temp_view_definition,
+    tokenize,
     visible_ctes,
     with_prefix,
 )
@@ -31,6 +32,7 @@ from matchrec.grammar.window_scan import find_pattern_windows
 from sqlglot import exp
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
+from matchrec.errors import SqlSyntaxError
 from matchrec.text_edits import EditedText
 
 from .window_query import read_windows
@@ -44,6 +46,7 @@ __all__ = [
     "read_body",
     "read_statement",
     "check_syntax",
+    "statement_starts",
     "read_temp_view",
     "visible_ctes",
     "with_prefix",
@@ -82,6 +85,24 @@ def check_syntax(query: str) -> None:
     clause_bodies(query)
     read_statement(query)
     read_windows(query)
+
+
+def statement_starts(text: str) -> list[int]:
+    """Where each statement of ``text`` (statements separated by ``;`` outside strings,
+    names and comments) starts, none for comments alone; a text that does not tokenize
+    counts as one statement."""
+    try:
+        tokens = tokenize(text)
+    except SqlSyntaxError:
+        return [0]
+    starts, after_semicolon = [], True
+    for token in tokens:
+        if token.kind == "punct" and token.text == ";":
+            after_semicolon = True
+        elif after_semicolon:
+            starts.append(token.start)
+            after_semicolon = False
+    return starts
 
 
 def read_temp_view(query: str) -> TempView | None:

@@ -48,7 +48,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError
+from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SqlSyntaxError
 
 from .tables import (
     WRITE_OPTIONS,
@@ -375,7 +375,34 @@ def read_query(path: str) -> str:
         raise TableFileError(
             "standard input is empty" if path == "-" else f"query file {path} is empty"
         )
+    _refuse_statements_before(query, "standard input" if path == "-" else f"query file {path}")
     return query
+
+
+#: a statement that sets what ``--conf`` sets
+_SETTING = re.compile(r"\s*SET\b", re.IGNORECASE)
+
+
+def _refuse_statements_before(query: str, source: str) -> None:
+    """A file runs one statement: one before it (``SET k=v;`` then the query) is an
+    error at the second statement, saying what to do instead (Spark would report it at
+    the first, as a syntax error of SET), and comments alone are no query."""
+    from matchrec.planner.statement import statement_starts
+
+    starts = statement_starts(query)
+    if not starts:
+        raise TableFileError(f"{source} holds only comments, no query")
+    if len(starts) < 2:
+        return
+    settings = all(_SETTING.match(query, s) for s in starts[:-1])
+    raise SqlSyntaxError(
+        f"the file holds {len(starts)} statements; matchrec run and explain run one",
+        sql=query,
+        pos=starts[1],
+        hint="give settings as --conf KEY=VALUE instead of SET"
+        if settings
+        else "put each query in a file of its own",
+    )
 
 
 #: a parameter marker without a value, as matchrec's error names it

@@ -347,6 +347,33 @@ def test_missing_and_empty_query_files(files, capsys, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("\n"))
     err = run_error(["run", "-"], capsys)
     assert one_line(err) == "matchrec: file error: standard input is empty"
+    comments = files["tmp"] / "comments.sql"
+    comments.write_text("-- the query is to come\n/* later */\n")
+    err = run_error(["run", str(comments)], capsys)
+    assert (
+        one_line(err)
+        == f"matchrec: file error: query file {comments} holds only comments, no query"
+    )
+
+
+@pytest.mark.parametrize(
+    ("before", "hint"),
+    [
+        ("SET spark.sql.ansi.enabled=false;\n", "give settings as --conf KEY=VALUE instead of SET"),
+        (f"SELECT * FROM {VIEW};\n", "put each query in a file of its own"),
+    ],
+)
+def test_a_statement_before_the_query_is_told_at_the_query(
+    files, capsys, monkeypatch, before, hint
+):
+    """Spark said INVALID_SET_SYNTAX at the SET, which is not the mistake: a file runs one
+    statement."""
+    monkeypatch.setattr("matchrec.runtime.session.get_spark", None)  # told before Spark starts
+    two = files["tmp"] / "two.sql"
+    two.write_text(before + QUERY + ";\n")
+    err = run_error(["run", str(two), "--table", f"{VIEW}={files['csv']}"], capsys)
+    assert err.startswith("matchrec: syntax error: the file holds 2 statements;")
+    assert "(line 2, column 1)" in err and f"hint: {hint}" in err
 
 
 def test_bad_ddl_schema_is_reworded(spark, files, capsys):
