@@ -279,7 +279,8 @@ def plan_clause(
                 "SKIP TO names it)",
                 sql=sql,
                 pos=skip.pos,
-                hint=f"pattern variables: {', '.join([*label_ids, *subsets]) or '(none)'}",
+                hint=_SKIP_WORDS.get(name.upper(), "").format(label=next(iter(label_ids), "A"))
+                or f"pattern variables: {', '.join([*label_ids, *subsets]) or '(none)'}",
             )
 
     within_column = None
@@ -488,6 +489,13 @@ def _subsets(
         subsets[s.name] = frozenset(ids)
     return subsets
 
+
+#: a word of AFTER MATCH SKIP read as a variable's name -> what was likely meant
+_SKIP_WORDS = {
+    "NEXT": "did you mean AFTER MATCH SKIP TO NEXT ROW?",
+    "LAST": "SKIP TO LAST names a variable: AFTER MATCH SKIP TO LAST {label}",
+    "FIRST": "SKIP TO FIRST names a variable: AFTER MATCH SKIP TO FIRST {label}",
+}
 
 _NAME = r'(?:[A-Za-z_][A-Za-z0-9_]*|`(?:[^`]|``)+`|"(?:[^"]|"")+")'
 _QUALIFIED = re.compile(rf"^\s*({_NAME})\s*\.\s*({_NAME})\s*$")

@@ -2140,3 +2140,17 @@ def test_days_added_to_a_date_are_sparks_date_add(condition):
 
     body = f"ORDER BY ts MEASURES count(*) AS c PATTERN (A B) DEFINE B AS {condition}"
     build_program(body, _moments_struct())
+
+
+@pytest.mark.parametrize(
+    ("skip", "hint"),
+    [
+        ("AFTER MATCH SKIP TO NEXT", "did you mean AFTER MATCH SKIP TO NEXT ROW?"),
+        ("AFTER MATCH SKIP TO LAST", "SKIP TO LAST names a variable: AFTER MATCH SKIP TO LAST A"),
+    ],
+)
+def test_skip_to_without_its_last_word_says_what_was_meant(skip, hint):
+    body = f"ORDER BY id MEASURES count(*) AS c {skip} PATTERN (A B) DEFINE B AS true"
+    with pytest.raises(SemanticError) as err:
+        plan_clause(parse_clause(body), COLUMNS)
+    assert err.value.hint == hint
