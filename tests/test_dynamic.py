@@ -157,6 +157,20 @@ def test_a_rule_compares_times_with_interval_literals(
     assert expected and got == expected
 
 
+def _rule_as_its_match_recognize(
+    spark: SparkSession, payments: DataFrame, spec: str, zone: str
+) -> None:
+    """The rows of rule ``spec`` are those of the same clause run by ``matchrec.sql``,
+    in session time zone ``zone``, and there are some."""
+    rules = _rules(spark, [("r", 1, spec, None, None)])
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
+        single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+        expected = sorted(tuple(r) for r in single.collect())
+        assert expected, "the rule should match some rows"
+        assert _as_single(dynamic, single, "r") == expected
+
+
 #: conditions of one row a rule computes, with the session zone they run in (the events
 #: start at 2026-03-01 00:00 UTC, 2026-02-28 19:00 in New York)
 ROW_CONDITIONS = [
@@ -198,13 +212,7 @@ def test_a_rules_row_conditions_call_sparks_functions_as_match_recognize(
         "PARTITION BY card ORDER BY ts MEASURES FIRST(A.ts) AS first_ts, count(*) AS n "
         f"AFTER MATCH SKIP PAST LAST ROW PATTERN (A+) DEFINE A AS {condition}"
     )
-    rules = _rules(spark, [("r", 1, spec, None, None)])
-    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
-        dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
-        single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
-        expected = sorted(tuple(r) for r in single.collect())
-        assert expected, "the rule should match some rows"
-        assert _as_single(dynamic, single, "r") == expected
+    _rule_as_its_match_recognize(spark, payments, spec, zone)
 
 
 #: measures of a rule that call Spark's functions on values of the match, with the zone
@@ -234,13 +242,7 @@ def test_a_rules_measures_call_sparks_functions_as_match_recognize(
         f"PARTITION BY card ORDER BY ts MEASURES {measure} AS x, count(*) AS n "
         "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+) DEFINE B AS B.amount > A.amount"
     )
-    rules = _rules(spark, [("m", 1, spec, None, None)])
-    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
-        dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
-        single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
-        expected = sorted(tuple(r) for r in single.collect())
-        assert expected, "the rule should match some rows"
-        assert _as_single(dynamic, single, "m") == expected
+    _rule_as_its_match_recognize(spark, payments, spec, zone)
 
 
 def test_unmatched_rows_of_a_rule_say_so_in_their_status(spark: SparkSession, payments) -> None:
