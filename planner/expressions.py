@@ -1994,7 +1994,8 @@ def _named_zips(tree: exp.Expression, names: dict[int, list[str]]) -> exp.Expres
         if all(n == str(i) for i, n in enumerate(wanted)):
             continue
         fields = ", ".join(
-            f"{exp.Literal.string(n).sql()}, __mr_zipped.`{i}`" for i, n in enumerate(wanted)
+            f"{exp.Literal.string(n).sql(dialect=MatchRecognizeDialect)}, __mr_zipped.`{i}`"
+            for i, n in enumerate(wanted)
         )
         named = sqlglot.parse_one(
             f"transform(__mr_zip, __mr_zipped -> named_struct({fields}))",
