@@ -288,8 +288,8 @@ def _log4j2_config(level: str) -> Path:
         "appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex",
         # Spark takes PySpark's driver for a shell, whose console level is this logger's
         # (WARN unless set): at the root's level, it prints no "Setting default log level"
-        "logger.repl.name = org.apache.spark.api.python.PythonGatewayServer",
-        "logger.repl.level = " + level,
+        "logger.gateway.name = org.apache.spark.api.python.PythonGatewayServer",
+        "logger.gateway.level = " + level,
     ]
     if level in _QUIET_LEVELS:
         lines += [
