@@ -749,6 +749,7 @@ TWO_ROW_CALLS = [
     "timestampadd(WEEK, N.n, greatest(N.ts, S.ts))",
     "unix_micros(greatest(N.ts, S.ts)) - unix_millis(least(N.ts, S.ts))",
     "unix_seconds(coalesce(N.ts, S.ts)) + N.n",
+    "unix_date(greatest(N.d, S.d)) - unix_date(least(N.d, S.d)) + N.n",
     # shifts (Java's: the count masked to the width of Spark's type), bits, bases
     "shiftleft(N.n, S.n + 30)",
     "N.n << abs(S.n) * 7",

@@ -141,6 +141,11 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "timestamp_difference": ("LAST(B.ts) - FIRST(A.ts)", "max(ts) - min(ts)", BODY),
     "date_difference": ("LAST(B.dt) - FIRST(A.dt)", "max_by(dt, o) - min_by(dt, o)", BODY),
     "date_plus_days": ("FIRST(A.dt) + 1", "min_by(dt, o) + 1", BODY),
+    "unix_date_of_several_rows": (
+        "unix_date(greatest(FIRST(A.dt), LAST(B.dt)))",
+        "unix_date(greatest(min_by(dt, o), max_by(dt, o)))",
+        BODY,
+    ),
     "map_cast_to_strings": (
         "CAST(map(FIRST(A.s), LAST(B.i), 'n', CAST(NULL AS INT)) AS MAP<STRING, STRING>)",
         "CAST(map(min_by(s, o), max_by(i, o), 'n', CAST(NULL AS INT)) AS MAP<STRING, STRING>)",
