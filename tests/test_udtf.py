@@ -740,6 +740,14 @@ RICH_INPUT = StructType(
 )
 
 ROW_FUNCTIONS = [
+    "rand()",
+    "randn(3)",
+    "random()",
+    "uuid()",
+    "randstr(4)",
+    "monotonically_increasing_id()",
+    "spark_partition_id()",
+    "shuffle(arr)",
     "array_repeat(tag, n)",
     "array_repeat(price, 2)",
     "array_insert(arr, 1, price)",
@@ -1405,3 +1413,17 @@ def test_a_run_time_error_through_matchrec_sql_is_ours(spark, table):
     assert isinstance(err, MatchRuntimeError) and err.line == 2
     assert str(err).startswith("runtime error: AFTER MATCH SKIP failed")
     assert err.sql[err.pos :].startswith("A PATTERN")
+
+
+def test_non_deterministic_measures_have_sparks_types_and_a_value_per_match(spark, table):
+    """rand() and uuid() in MEASURES are typed as Spark types them (the table function
+    asked for a CAST) and, as in a projection, computed anew for each match."""
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES rand() AS r, uuid() AS u, randn() AS n "
+        "PATTERN (A) DEFINE A AS true"
+    )
+    got = spark.sql(_call(body))
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_t MATCH_RECOGNIZE ({body})")
+    assert _fields(got.schema) == _fields(expected.schema)
+    rows = got.collect()
+    assert len(rows) == 18 and len({(r.r, r.u) for r in rows}) == 18
