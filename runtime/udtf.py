@@ -341,6 +341,8 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
     schema = StructType(
         [fields[c] for c in lead_names] + measure_fields + [fields[c] for c in trail_names]
     )
+    if not plan.one_row:
+        _refuse_repeated_keys(clause, plan)
     _refuse_repeated_names(clause, lead_names + trail_names)
     if not schema.fields:
         raise UnsupportedError(
@@ -383,6 +385,25 @@ def _refuse_year_month_columns(plan: MatchPlan, columns: dict[str, exp.DataType]
                 pos=plan.origins.get(name, 0),
                 hint=_YEAR_MONTH_HINT,
             )
+
+
+def _refuse_repeated_keys(clause: ast.MatchRecognizeClause, plan: MatchPlan) -> None:
+    """Refuse an ORDER BY column named twice, or also in PARTITION BY, under ALL ROWS PER
+    MATCH, which outputs each of their columns: ``matchrec.sql`` returns it twice, as
+    Trino does, but Spark's Arrow reader cannot take two columns of one name."""
+    seen = dict.fromkeys((k.lower() for k in plan.partition_by), "PARTITION BY and ORDER BY")
+    for (column, _, _), key in zip(plan.order_by, clause.order_by):
+        if column.lower() in seen:
+            raise SemanticError(
+                f"column {column!r} is named twice in {seen[column.lower()]}, and ALL ROWS "
+                "PER MATCH outputs each of their columns: the table function cannot "
+                "return two columns of one name",
+                sql=clause.sql,
+                pos=key.expr.pos,
+                hint="name it once (a repeated sort key changes no order), or run the "
+                "query with matchrec.sql, which returns the column twice as Trino does",
+            )
+        seen[column.lower()] = "ORDER BY"
 
 
 def _refuse_repeated_names(clause: ast.MatchRecognizeClause, carried: list[str]) -> None:

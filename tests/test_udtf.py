@@ -305,6 +305,30 @@ def test_a_measure_named_as_a_carried_column_is_our_error(spark, table, rows, me
         spark.sql(_call(body))
 
 
+@pytest.mark.parametrize(
+    ("keys", "culprit", "where"),
+    [
+        ("ORDER BY o, o DESC", "o DESC", "in ORDER BY"),
+        ("PARTITION BY k ORDER BY o, K", "K", "in PARTITION BY and ORDER BY"),
+    ],
+)
+def test_a_column_ordered_twice_in_all_rows_is_our_error(spark, table, keys, culprit, where):
+    """Trino's output layout repeats a column that ORDER BY names twice, and so does
+    matchrec.sql; the table function's rows cannot hold it twice: a positioned error
+    before any job (the job failed in Spark's Arrow reader). ONE ROW PER MATCH, which
+    outputs no ORDER BY column, takes it."""
+    body = f"{keys} MEASURES CLASSIFIER() AS c ALL ROWS PER MATCH PATTERN (A) DEFINE A AS true"
+    query = f"SELECT * FROM mr_udtf_t MATCH_RECOGNIZE ({body})"
+    name = culprit.split()[0].lower()
+    assert [c.lower() for c in matchrec.sql(spark, query).columns].count(name) == 2
+    with pytest.raises(SemanticError) as info:
+        build_program(body, INPUT)
+    assert f"column {name!r} is named twice {where}" in info.value.message
+    assert body[info.value.pos :].startswith(culprit)
+    one_row = body.replace("ALL ROWS PER MATCH", "ONE ROW PER MATCH")
+    assert spark.sql(_call(one_row)).count() == 18
+
+
 def test_partition_by_in_the_call(spark, table):
     """PARTITION BY belongs in the string. Written after TABLE(t) as well, the same keys
     give the same rows; other keys split the clause's partitions, which fails the query
@@ -1417,9 +1441,11 @@ def test_a_run_time_error_through_matchrec_sql_is_ours(spark, table):
 
 def test_non_deterministic_measures_have_sparks_types_and_a_value_per_match(spark, table):
     """rand() and uuid() in MEASURES are typed as Spark types them (the table function
-    asked for a CAST) and, as in a projection, computed anew for each match."""
+    asked for a CAST) and, as in a projection, computed anew for each match and for
+    each call written (two calls of the same text were one column)."""
     body = (
-        "PARTITION BY k ORDER BY o MEASURES rand() AS r, uuid() AS u, randn() AS n "
+        "PARTITION BY k ORDER BY o MEASURES rand() AS r, uuid() AS u, randn() AS n, "
+        "rand() AS r2, FIRST(A.p + rand()) AS f, FIRST(A.p + rand()) AS f2 "
         "PATTERN (A) DEFINE A AS true"
     )
     got = spark.sql(_call(body))
@@ -1427,3 +1453,5 @@ def test_non_deterministic_measures_have_sparks_types_and_a_value_per_match(spar
     assert _fields(got.schema) == _fields(expected.schema)
     rows = got.collect()
     assert len(rows) == 18 and len({(r.r, r.u) for r in rows}) == 18
+    assert all(r.r != r.r2 for r in rows)
+    assert all(r.f != r.f2 for r in rows if r.f is not None)
