@@ -1,8 +1,9 @@
 """Trino's row pattern tests as a query suite: ``tests/trino_cases/*.slt``.
 
 Each file holds the assertions of one Trino test method group (TestRowPatternMatching,
-TestRowPatternMatchingInWindow, TestAggregationsInRowPatternMatching, TestCopyAggregationStateInRowPatternMatching,
-TestExpressionRewriteInRowPatternMatching; the analyzer's, parser's and matcher's checks
+TestRowPatternMatchingInWindow, TestAggregationsInRowPatternMatching,
+TestCopyAggregationStateInRowPatternMatching, TestExpressionRewriteInRowPatternMatching;
+the analyzer's, parser's and matcher's checks
 of row patterns from TestAnalyzer, TestSqlParser and TestPatternMatchingMachine in the
 ``analyzer_*`` files) in Spark SQL; each record names its source.
 The files run here through the query-suite runner (:func:`matchrec.runtime.slt.run_file`),
