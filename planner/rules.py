@@ -230,6 +230,17 @@ def compile_rule(
             hint="wrap it in CAST(... AS type)" if typing else _EVALUATOR_HINT,
         ) from None
     measures = [(m.alias, m.evaluate) for m in compiled.measures]
+    if compiled.subqueries:
+        # the constants the table function has Spark compute as extra input columns
+        # (INTERVAL '10' MINUTE): computed here once, after the atoms in each row
+        nothing = [None] * len(names)
+        constants = tuple(
+            _row_function(text, _constant_pos(clause, text), clause.sql, names, ansi, zone)[0](
+                nothing
+            )
+            for text in compiled.subqueries
+        )
+        measures = [(alias, _with_constants(f, constants)) for alias, f in measures]
     return RuleProgram(
         rule_id=row.rule_id,
         version=row.version,
@@ -244,6 +255,20 @@ def compile_rule(
         timeouts=clause.rows_per_match.timeouts,
         columns=names,
     )
+
+
+def _constant_pos(clause: ast.MatchRecognizeClause, text: str) -> int:
+    """Where constant ``text`` (as sqlglot writes it) stands in the rule's MEASURES, for
+    an error about it: its first place there, else the first measure's."""
+    first = clause.measures[0].expr.pos if clause.measures else 0
+    found = clause.sql.upper().find(text.upper(), first)
+    return found if found >= 0 else first
+
+
+def _with_constants(
+    evaluate: Callable[[Sequence[Any]], Any], constants: tuple[Any, ...]
+) -> Callable[[Sequence[Any]], Any]:
+    return lambda vals: evaluate((*vals, *constants))
 
 
 def _key_set(keys: Sequence[str]) -> tuple[str, ...]:

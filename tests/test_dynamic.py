@@ -228,6 +228,9 @@ MEASURE_CALLS = [
     ("UTC", "date_sub(LAST(B.ts), 2)"),
     ("America/New_York", "add_months(to_date(LAST(B.ts)), 1)"),
     ("UTC", "months_between(LAST(B.ts), FIRST(A.ts) - INTERVAL 40 DAYS)"),
+    # constants beside values of several rows (the query failed with an IndexError)
+    ("UTC", "LAST(B.ts) - FIRST(A.ts) > INTERVAL '4' MINUTE"),
+    ("UTC", "CASE WHEN LAST(B.ts) - A.ts >= INTERVAL 3 MINUTES THEN 1 ELSE 0 END"),
 ]
 
 
