@@ -262,9 +262,6 @@ class Lowering:
             return self.column(node, base)
         template, windows = self._render(node, base)
         text = self._fill(template, {marker: window for marker, window, _ in windows})
-        if any(volatile_name(n) for n in node.walk()):
-            # each rand() written is its own column, as in Spark's projection
-            text = f"{text} /* at {node_pos(node, base, self.sql)} */"
         if text not in self.precomputed:
             name = f"__mr_c{len(self.precomputed)}"
             self.precomputed[text] = name
@@ -2241,7 +2238,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                     hint="compute the window in a subquery that feeds MATCH_RECOGNIZE, or "
                     "over its output",
                 )
-        volatile = volatile_name(node)
+        volatile = _volatile_name(node)
         if volatile and in_define:
             raise low.error(
                 UnsupportedError,
@@ -2423,7 +2420,7 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     return name.lower(), pos
 
 
-def volatile_name(node: exp.Expression) -> str | None:
+def _volatile_name(node: exp.Expression) -> str | None:
     """The name of a non-deterministic or side-effecting function call, else None."""
     if isinstance(node, exp.Anonymous):
         name = call_name(node)[1]

@@ -46,7 +46,7 @@ from matchrec.zones import session_zone
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .datetime_steps import moved_midnight
 from .decompose import DECODED
-from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY, volatile_name
+from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY
 from .function_types import (
     DAY_TIME_FIELDS,
     array_of,
@@ -1231,9 +1231,6 @@ class _MeasureCompiler:
     def subquery(self, node: exp.Expression) -> RowEval:
         """An uncorrelated subquery: Spark evaluates it as an extra input column."""
         text = node.sql(dialect=MatchRecognizeDialect)
-        if any(volatile_name(n) for n in node.walk()):
-            # each rand() written is its own column, as in Spark's projection
-            text = f"{text} /* {len(self.subqueries)} */"
         if text not in self.subqueries:
             self.subqueries.append(text)
         i = len(self.atom_index) + self.subqueries.index(text)
@@ -1242,8 +1239,8 @@ class _MeasureCompiler:
     def constant(self, node: exp.Expression) -> bool:
         """Whether ``node`` reads no row (no column, atom or lambda parameter): Spark then
         computes it once per input row as it computes a subquery, with its own types and
-        rules, and the measure reads it at the output row (a non-deterministic call too,
-        which Spark computes anew on each row, as in its projection)."""
+        rules, and the measure reads it at the output row. Non-deterministic calls were
+        refused when the query was planned."""
         return not any(isinstance(n, _READS_ROWS) for n in node.walk())
 
     def error(self, message: str, hint: str) -> UnsupportedError:
