@@ -663,6 +663,41 @@ def call_start(sql: str, pos: int, base: int) -> int:
     return k if k < j else pos
 
 
+def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
+    """The text of ``sql`` that ``node`` was read from, spaces collapsed, or None where
+    that is not known for sure: the span from its first to its last positioned token,
+    with the parentheses opened inside closed, kept only if it reads back as ``node``
+    (a node the planner rewrote, or one ending in a word sqlglot keeps no position of,
+    as in ``x IS NULL``, does not)."""
+    ends = _ends(node)
+    if not ends:
+        return None
+    start, end = node_pos(node, base, sql), base + max(ends) + 1
+    depth, quote_char, i = 0, None, start
+    while i < len(sql) and (i < end or depth > 0):
+        ch = sql[i]
+        if quote_char:
+            quote_char = None if ch == quote_char else quote_char
+        elif ch in "'\"`":
+            quote_char = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return None
+        i += 1
+    span = sql[start:i]
+    if depth or quote_char or not span.strip():
+        return None
+    try:
+        read = sqlglot.parse_one(prepare(span), read=MatchRecognizeDialect)
+        same = read.sql(dialect=MatchRecognizeDialect) == node.sql(dialect=MatchRecognizeDialect)
+    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, UnsupportedSqlError):
+        return None
+    return " ".join(span.split()) if same else None
+
+
 def written_call(sql: str, start: int, limit: int = 60) -> str | None:
     """The call that starts at ``start`` as the user wrote it (name through its closing
     parenthesis, spaces collapsed, clipped to ``limit``), or None if it does not close."""

@@ -29,7 +29,7 @@ from matchrec.errors import SemanticError
 from matchrec.moments import STATISTICS
 
 from .pyeval import OPERATORS
-from .sqltext import MatchRecognizeDialect, node_pos
+from .sqltext import MatchRecognizeDialect, node_pos, written_text
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
@@ -247,8 +247,9 @@ def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
 
 
 def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str:
-    """The operand as Spark SQL prints it (the user's spelling, normalised)."""
-    return _clipped(node.sql(dialect=MatchRecognizeDialect), limit)
+    """The operand as the user wrote it, else as Spark SQL prints it (``COLLECT_LIST``
+    for ``array_agg``)."""
+    return _clipped(written_text(node, sql, base) or node.sql(dialect=MatchRecognizeDialect), limit)
 
 
 def _clipped(text: str, limit: int = 40) -> str:
