@@ -55,6 +55,8 @@ _NEAR = re.compile(r"at or near (?:'((?:[^']|'')*)'|(end of input))")
 _PARSE_AT = re.compile(r"\(line (\d+), pos (\d+)\)")
 
 _HINTS = {
+    "ASSIGNMENT_ARITY_MISMATCH": "name each output column of MATCH_RECOGNIZE in the "
+    "alias's list, in order, or drop the list",
     "INVALID_TEMP_OBJ_REFERENCE": "a permanent view keeps its query's text, which Spark "
     "cannot run alone: use CREATE TEMP VIEW (matchrec registers the result) or "
     "CREATE TABLE ... AS SELECT to keep the rows",
@@ -88,11 +90,27 @@ def translated(
         pos = pos if pos is not None else _fragment_at(_quoted(exc, text)[0], query, spans)
     else:
         pos = _position(exc, text, query, spans, name_length, seen_from)
+    if pos is None and condition == "ASSIGNMENT_ARITY_MISMATCH":
+        pos = _column_list_after(query, spans)
     if pos is None:
         pos = len(query) - len(query.lstrip())  # the statement, where Spark names no part
     cls = SparkSyntaxError if isinstance(exc, ParseException) else SparkAnalysisError
     hint = _HINTS.get((condition or "").split(".")[0])
     return cls(first, spark_error=exc, sql=query, pos=pos, hint=hint)
+
+
+#: a relation's alias with a list of column names: ``AS m(a, b)``, ``m (a, b)``
+_ALIAS_COLUMNS = re.compile(r"\s*(?:AS\s+)?(?:`[^`]+`|\w+)\s*(\()", re.IGNORECASE)
+
+
+def _column_list_after(query: str, spans: list[tuple[int, int]]) -> int | None:
+    """The ``(`` of the first alias column list right after a clause (``) AS m(a, b)``),
+    the list whose length Spark found wrong; None if no clause has one."""
+    for _, end in spans:
+        found = _ALIAS_COLUMNS.match(query, end)
+        if found is not None:
+            return found.start(1)
+    return None
 
 
 #: a column of ours that stands for a call over a window with a row pattern

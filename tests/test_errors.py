@@ -1473,6 +1473,15 @@ def test_unknown_column_through_sql(spark, view):
     assert err.line == 8 and "input columns: id, value, name, ts" in err.hint
 
 
+@pytest.mark.parametrize("alias", [") AS m(a, b, c, d)", ") m (a)"])
+def test_an_alias_column_list_of_the_wrong_length_is_told_at_the_list(spark, view, alias):
+    """Spark names no place for ASSIGNMENT_ARITY_MISMATCH (the caret went to SELECT)."""
+    query = QUERY.format(view=view).replace(") AS m", alias)
+    err = sql_error(spark, query)
+    assert_error(err, query, query.rindex("("), SemanticError, "ASSIGNMENT_ARITY_MISMATCH")
+    assert "alias's list" in err.hint
+
+
 def test_partition_by_unknown_column_through_sql(spark, view):
     query = QUERY.format(view=view).replace("PARTITION BY name", "PARTITION BY nam")
     err = sql_error(spark, query)
