@@ -1045,7 +1045,11 @@ def _leading(node: exp.Expression, pos: int, base: int, sql: str) -> int:
     inner = node.args.get("this")
     while isinstance(inner, exp.Binary) and isinstance(inner.this, exp.Expression):
         inner = inner.this  # CAST(CAST(x AS t) * y AS u) starts before its operand's CAST
-    if isinstance(inner, exp.Expression) and any(type(inner) is cls for cls in _LEADING):
+    if (
+        isinstance(inner, exp.Expression)
+        and any(type(inner) is cls for cls in _LEADING)
+        and _starts(inner)  # an unpositioned one would be placed by asking this node
+    ):
         pos = min(pos, node_pos(inner, base, sql))  # -(x), NOT (x), CAST((x) AS t)
     i = pos
     while i > base and sql[i - 1].isspace():

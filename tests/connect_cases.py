@@ -78,7 +78,7 @@ CASES: dict[str, tuple[str, str]] = {
             element_at(:steps, LAST(DOWN.t) - FIRST(t)) AS step
           PATTERN (STRT DOWN+ UP+)
           DEFINE DOWN AS price < PREV(price),
-                 UP AS price > PREV(price) AND price > FIRST(STRT.price) - :slack
+                 UP AS price > PREV(price) AND price > FIRST(STRT.price) - :slack - :margin
         ) AS m WHERE n > :least""",
     ),
     "sql_dynamic": (
@@ -181,8 +181,14 @@ def run_case(spark: Any, door: str, text: str) -> Any:
     if door == "sql_args":
         from pyspark.sql import functions as F
 
-        # a Column value too: Spark writes it as SQL on classic, evaluates it on Connect
-        args = {**ARGS, "steps": F.array(F.lit(1), F.lit(None), F.lit(3)).cast("array<tinyint>")}
+        # Column values too: Spark writes them as SQL on classic, evaluates them on
+        # Connect (a DECIMAL there is CAST(0.25BD AS decimal(2,2)), which DEFINE took
+        # into endless recursion)
+        args = {
+            **ARGS,
+            "steps": F.array(F.lit(1), F.lit(None), F.lit(3)).cast("array<tinyint>"),
+            "margin": F.expr("0.25"),
+        }
         return matchrec.sql(spark, text, args=args, df=spark.table(TABLE))
     if door == "magic":
         from IPython.testing.globalipapp import get_ipython  # test_magic's shell too

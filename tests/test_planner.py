@@ -416,3 +416,18 @@ def test_a_column_twice_in_partition_by_is_refused_at_the_second():
     with pytest.raises(SemanticError, match="column 'id' appears twice in PARTITION BY") as info:
         plan(body)
     assert body[info.value.pos :].startswith("ID ORDER")
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "price < PREV(price) - CAST(0.5BD AS decimal(1,1))",
+        "NOT (CAST(1BD AS INT) > 0)",
+        "-(CAST(2BD AS DOUBLE)) < price",
+    ],
+)
+def test_a_cast_of_a_typed_literal_plans(condition):
+    """A CAST of a literal sqlglot keeps no position of (``0.5BD``, what a DECIMAL
+    parameter bound on Spark Connect becomes) took node_pos into endless recursion."""
+    body = f"PARTITION BY sym ORDER BY t PATTERN (A B+) DEFINE B AS {condition}"
+    assert plan_clause(parse_clause(body), ["sym", "t", "price"]).defines["B"] is not None
