@@ -2239,15 +2239,14 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                     "over its output",
                 )
         volatile = _volatile_name(node)
-        if volatile and in_define:
+        if volatile:
             raise low.error(
                 UnsupportedError,
                 f"{volatile}() is not deterministic (or has side effects) and cannot be used "
-                "in DEFINE",
+                f"in {clause}",
                 node,
                 base,
-                hint="the matcher may evaluate a condition several times or not at all for a "
-                "row; compute the value in a subquery that feeds MATCH_RECOGNIZE",
+                hint=_VOLATILE_HINTS[clause],
             )
         if isinstance(node, exp.WithinGroup) and not _aggregate_name(node):
             name, pos = _written_call(low, node.this, base)
@@ -2418,6 +2417,15 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
         return found.group(1), found.start(1)
     name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
     return name.lower(), pos
+
+
+_VOLATILE_HINTS = {
+    "DEFINE": "the matcher may evaluate a condition several times or not at all for a row; "
+    "compute the value in a subquery that feeds MATCH_RECOGNIZE",
+    "MEASURES": "a measure may be computed again for the same match (a retried task, a "
+    "stream's restart); compute the value in the query around MATCH_RECOGNIZE, e.g. "
+    "SELECT m.*, rand() AS r FROM t MATCH_RECOGNIZE (...) AS m",
+}
 
 
 def _volatile_name(node: exp.Expression) -> str | None:

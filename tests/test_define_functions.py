@@ -165,6 +165,35 @@ def test_non_deterministic_functions_are_refused_in_define(call):
     assert err.sql[err.pos :].startswith(call.split("(")[0])
 
 
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "rand()",
+        "LAST(N.v) + randn(1)",
+        "uuid()",
+        "count(*) FILTER (WHERE rand() < 2)",
+        "shuffle(array_agg(N.v))",
+        "reflect('java.util.UUID', 'randomUUID')",
+    ],
+)
+@pytest.mark.parametrize("python_measures", [False, True])
+def test_non_deterministic_functions_are_refused_in_measures(measure, python_measures):
+    """The issue asks for a positioned error: a measure may be computed again for the same
+    match, and Spark would give another value (they ran, in every door)."""
+    body = f"PARTITION BY usr ORDER BY id MEASURES {measure} AS m PATTERN (S N+) DEFINE N AS v > 0"
+    with pytest.raises(UnsupportedError) as info:
+        plan_clause(
+            parse_clause(body),
+            ["usr", "id", "ts", "path", "item", "v"],
+            python_measures=python_measures,
+        )
+    err = info.value
+    assert "is not deterministic" in err.message and "in MEASURES" in err.message
+    called = next(f for f in ("reflect", "randn", "rand", "uuid", "shuffle") if f in measure)
+    assert err.sql[err.pos :].startswith(called)
+    assert "around MATCH_RECOGNIZE" in err.hint
+
+
 # ---------------------------------------------------------------- differential: Spark vs glue
 
 STRINGS = ["", "a", "abc", "ABC", "a%c", "a_c", "a\\c", "x.y", "line\nbreak", None]
