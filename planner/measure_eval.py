@@ -1613,13 +1613,13 @@ def _chain(evaluate: RowEval, coerce: Callable[[Value], Value]) -> RowEval:
     return lambda vals: coerce(evaluate(vals))
 
 
-def check_define_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
-    """Raise the first failing type check of DEFINE (``plan.define_checks``: operand
-    mixes, a condition that is not BOOLEAN) with the types inferred here, under the ANSI
-    setting the plan was made with; a check with an operand of unknown type is skipped
-    (the batch doors ask Spark instead)."""
+def check_operand_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
+    """Raise the first failing type check of DEFINE then MEASURES (``plan.define_checks``,
+    ``plan.measure_checks``: operand mixes, a condition that is not BOOLEAN) with the
+    types inferred here, under the ANSI setting the plan was made with; a check with an
+    operand of unknown type is skipped (the batch doors ask Spark instead)."""
     env = type_env(plan, columns)
-    for check in plan.define_checks:
+    for check in [*plan.define_checks, *plan.measure_checks]:
         types = [_probe_type(o.probe, env) for o in check.operands]
         if any(t is None for t in types):
             continue

@@ -397,6 +397,50 @@ def _refuse_repeated_keys(partition_by: list[str], clause: ast.MatchRecognizeCla
         seen.add(name.lower())
 
 
+def end_anchor(node: ast.PatternNode) -> int | None:
+    """Where the pattern has ``$`` (the partition's last row), or None."""
+    if isinstance(node, ast.Anchor):
+        return node.pos if node.kind == "end" else None
+    for child in getattr(node, "items", ()) or ((getattr(node, "inner", None),)):
+        if child is not None:
+            found = end_anchor(child)
+            if found is not None:
+                return found
+    return None
+
+
+def refuse_end_anchor(clause: ast.MatchRecognizeClause) -> None:
+    """Refuse ``$`` on a stream, whose partitions have no last row."""
+    anchor = end_anchor(clause.pattern)
+    if anchor is not None:
+        raise UnsupportedError(
+            "'$' (the partition's last row) never comes on a stream",
+            sql=clause.sql,
+            pos=anchor,
+            hint="drop '$'; use WITHIN to bound how long a match may take",
+        )
+
+
+#: Spark's simple names of the types WITHIN measures a time span on
+_TIME_TYPES = ("timestamp", "timestamp_ntz", "timestamp_ltz", "date")
+
+
+def refuse_untimed_within(
+    plan: MatchPlan, type_name: str, hint: str = "order by an event-time column"
+) -> None:
+    """Refuse WITHIN when the first ORDER BY column (of Spark type ``type_name``) is no
+    time: the span would be measured in its values."""
+    if plan.within_column is None or type_name.lower() in _TIME_TYPES:
+        return
+    raise SemanticError(
+        f"WITHIN needs ORDER BY on a timestamp or date column; {plan.within_column!r} is "
+        f"{type_name.lower()}",
+        sql=plan.clause.sql,
+        pos=plan.clause.order_by[0].expr.pos,
+        hint=hint,
+    )
+
+
 def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]]) -> str:
     """The body of ``OVER (...)`` that orders rows exactly as the runtime sorts them, so
     that Spark computes LAG/LEAD on the already sorted partition without sorting again."""

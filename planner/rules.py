@@ -34,12 +34,12 @@ from matchrec.rule_set import RuleProgram
 from .decompose import decompose
 from .measure_eval import (
     cast_evaluator,
-    check_define_types,
+    check_operand_types,
     compile_measures,
     type_integer_widths,
     written_name,
 )
-from .plan import plan_clause, refuse_late_rows
+from .plan import plan_clause, refuse_end_anchor, refuse_late_rows, refuse_untimed_within
 from .pyeval import _field as struct_field
 from .pyeval import compile_glue, compiles, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
@@ -128,6 +128,34 @@ class Window:
         return self.start is not None and self.end is not None and self.end <= self.start
 
 
+def table_problems(rows: Sequence[RuleRow]) -> tuple[list[RuleRow], list[tuple[RuleRow, str]]]:
+    """The rows of a rule table that can run, and each row that cannot with why: one
+    without a rule_id or version names no rule; a (rule_id, version) given twice with
+    different contents is no one version (the copies are left out, as a version that
+    does not compile is, so the version before runs on); identical copies are one."""
+    runnable: list[RuleRow] = []
+    problems: list[tuple[RuleRow, str]] = []
+    copies: dict[tuple[str, int], list[RuleRow]] = {}
+    for row in rows:
+        if row.rule_id is None or row.version is None:
+            missing = "rule_id" if row.rule_id is None else "version"
+            problems.append((row, f"a rule table row has no {missing} (NULL): it names no rule"))
+        else:
+            copies.setdefault((row.rule_id, row.version), []).append(row)
+    for (rule_id, version), same in copies.items():
+        if len(set(same)) == 1:
+            runnable.append(same[0])
+        else:
+            problems.append(
+                (
+                    same[0],
+                    f"rule {rule_id!r} version {version} is in the rule table {len(same)} "
+                    "times with different contents: one version is one row",
+                )
+            )
+    return runnable, problems
+
+
 def schedule(
     rows: Sequence[RuleRow], broken: Callable[[RuleRow], bool]
 ) -> list[tuple[RuleRow, Window]]:
@@ -203,10 +231,14 @@ def compile_rule(
             )
     if row.active_from is not None:
         _check_time_order(plan, columns)
+    if plan.within_column is not None:
+        refuse_untimed_within(plan, columns[plan.within_column].sql("spark"))
+    if event_time is not None:
+        refuse_end_anchor(clause)
     # the glue's integer widths and DEFINE's type checks, from types inferred here as
     # the table function infers them (a rule has no DataFrame to ask Spark with)
     type_integer_widths(plan, columns)
-    check_define_types(plan, columns)
+    check_operand_types(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}
     local = [
         (

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from matchrec.planner.plan import MatchPlan, quote
+from matchrec.planner.plan import MatchPlan, quote, refuse_untimed_within
 from matchrec.planner.sqltext import call_start, written_call
 from matchrec.planner.type_checks import TypeCheck, mismatch
 from pyspark.errors import AnalysisException
@@ -23,15 +23,12 @@ from pyspark.sql.types import (
     BooleanType,
     ByteType,
     DataType,
-    DateType,
     IntegerType,
     LongType,
     ShortType,
     StringType,
     StructField,
     StructType,
-    TimestampNTZType,
-    TimestampType,
 )
 
 from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used from here before
@@ -190,16 +187,10 @@ def _analysed(df: DataFrame, expressions: list[str]) -> StructType | AnalysisExc
 
 
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:
-    if plan.within_column is None:
-        return
-    dtype = df.schema[plan.within_column].dataType
-    if not isinstance(dtype, (TimestampType, TimestampNTZType, DateType)):
-        key = plan.clause.order_by[0].expr
-        raise SemanticError(
-            f"WITHIN needs ORDER BY on a timestamp or date column; {plan.within_column!r} is "
-            f"{dtype.simpleString()}",
-            sql=plan.clause.sql,
-            pos=key.pos,
+    if plan.within_column is not None:
+        refuse_untimed_within(
+            plan,
+            df.schema[plan.within_column].dataType.simpleString(),
             hint="order by an event-time column, e.g. CAST(x AS TIMESTAMP) computed in a subquery",
         )
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-from matchrec.planner.plan import MatchPlan, quote
+from matchrec.planner.plan import MatchPlan, quote, refuse_end_anchor
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
@@ -39,9 +39,8 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from matchrec import ast
 from matchrec.arrow_packing import PACKED, pack, unpack
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import SemanticError
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 from matchrec.zones import use_zone
 
@@ -126,27 +125,8 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
             pos=clause.order_by[0].expr.pos,
             hint=f"cast it: CAST({event} AS TIMESTAMP) in a projection before withWatermark",
         )
-    anchor = end_anchor(clause.pattern)
-    if anchor is not None:
-        raise UnsupportedError(
-            "'$' (the partition's last row) never comes on a stream",
-            sql=sql,
-            pos=anchor,
-            hint="drop '$'; use WITHIN to bound how long a match may take",
-        )
+    refuse_end_anchor(clause)
     return event
-
-
-def end_anchor(node: ast.PatternNode) -> int | None:
-    """Where the pattern has ``$`` (the partition's last row), or None."""
-    if isinstance(node, ast.Anchor):
-        return node.pos if node.kind == "end" else None
-    for child in getattr(node, "items", ()) or ((getattr(node, "inner", None),)):
-        if child is not None:
-            found = end_anchor(child)
-            if found is not None:
-                return found
-    return None
 
 
 def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:

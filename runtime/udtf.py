@@ -69,7 +69,7 @@ from matchrec.planner.function_types import NO_NULL_ELEMENTS, is_year_month
 from matchrec.planner.measure_eval import (
     COLLATION,
     CompiledMeasure,
-    check_define_types,
+    check_operand_types,
     compile_measures,
     decimal_params,
     type_env,
@@ -80,6 +80,7 @@ from matchrec.planner.plan import (
     check_output_columns,
     plan_clause,
     refuse_late_rows,
+    refuse_untimed_within,
     window_spec,
 )
 from matchrec.planner.statement import read_body
@@ -296,7 +297,7 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
     check_sortable(plan, fields)
     column_types = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
     type_integer_widths(plan, column_types)
-    check_define_types(plan, column_types)
+    check_operand_types(plan, column_types)
     compiled = compile_measures(plan, column_types)
     measures = compiled.measures
     measure_fields = []
@@ -432,17 +433,8 @@ def _refuse_repeated_names(clause: ast.MatchRecognizeClause, carried: list[str])
 
 
 def _check_within(plan: MatchPlan, fields: dict[str, StructField]) -> None:
-    if plan.within_column is None:
-        return
-    dtype = fields[plan.within_column].dataType
-    if not isinstance(dtype, (TimestampType, TimestampNTZType, DateType)):
-        raise SemanticError(
-            f"WITHIN needs ORDER BY on a timestamp or date column; {plan.within_column!r} is "
-            f"{dtype.simpleString()}",
-            sql=plan.clause.sql,
-            pos=plan.clause.order_by[0].expr.pos,
-            hint="order by an event-time column",
-        )
+    if plan.within_column is not None:
+        refuse_untimed_within(plan, fields[plan.within_column].dataType.simpleString())
 
 
 def check_declared_types(program: _Program, declared: _Program) -> None:

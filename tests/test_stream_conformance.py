@@ -24,9 +24,8 @@ from pathlib import Path
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.grammar.query_scan import find_match_recognize, with_prefix
-from matchrec.planner.plan import plan_clause, primary_labels
+from matchrec.planner.plan import end_anchor, plan_clause, primary_labels
 from matchrec.runtime.slt_parser import parse_file
-from matchrec.runtime.streaming import end_anchor
 from pyspark.errors import AnalysisException
 from pyspark.sql import Window
 from pyspark.sql import functions as F
