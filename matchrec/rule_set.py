@@ -505,6 +505,19 @@ class RuleBucket:
                 self.versions.append(Version(rule_id, version, spec, start, None))
         return errors
 
+    def add_static(
+        self,
+        rules: list[tuple[str, int, str, int | None, bool]],
+        watermark: int | None,
+        compile_rule: Compile,
+    ) -> list[OutputRow]:
+        """Apply the rows of a static rule table, read when the query (re)started, on
+        every call: versions the state already holds are skipped, so a version added to
+        the table before a restart from the checkpoint (a new rule, a change, a deletion
+        by ``enabled = false``) activates at the watermark, never retroactively; on the
+        bucket's first call, with no state, each activates at its active_from."""
+        return self.add_rules(rules, watermark if self.latest else None, compile_rule)
+
     def advance(
         self,
         events: pa.Table | None,

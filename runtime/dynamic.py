@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 from matchrec.planner.plan import quote
-from matchrec.planner.rules import RuleRow, compile_rule, schedule
+from matchrec.planner.rules import RuleRow, compile_rule, schedule, table_problems
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
@@ -49,7 +49,7 @@ from pyspark.sql.types import (
 )
 
 from matchrec.arrow_packing import PACKED, unpack
-from matchrec.errors import MatchRecognizeError, SemanticError
+from matchrec.errors import MatchRecognizeError, SemanticError, UsageError
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import (
     OUTPUT_FIELDS,
@@ -104,8 +104,8 @@ def match_recognize_dynamic(
     *,
     keys: list[list[str]] | None = None,
     on_error: str = "skip",
-    sql: str = "",
-    pos: int = 0,
+    sql: str | None = None,
+    pos: int | None = None,
 ) -> DataFrame:
     """Apply every rule of ``rules`` (columns ``rule_id, version, spec[, active_from]
     [, enabled]``) to ``df``; see the module docstring. ``keys``: the PARTITION BY column
@@ -116,6 +116,13 @@ def match_recognize_dynamic(
 
     check_argument("match_recognize_dynamic", "df", df, DataFrame)
     check_argument("match_recognize_dynamic", "rules", rules, DataFrame)
+    if not sql:  # called from Python: no SQL text to point into
+        sql, pos = None, None
+    if isinstance(keys, (str, tuple)) or any(isinstance(k, str) for k in keys or []):
+        raise UsageError(
+            f"keys must be a list of column lists, e.g. [['card'], ['merchant']], not {keys!r}",
+            hint="each inner list is one PARTITION BY column set the rules may use",
+        )
     install()  # a failing rule's error in a worker: raised as matchrec's (on_error="fail")
     if on_error not in ("skip", "fail"):
         raise ValueError("on_error must be 'skip' or 'fail'")
@@ -157,8 +164,14 @@ def match_recognize_dynamic(
         skip_errors=on_error == "skip",
         zone=df.sparkSession.conf.get("spark.sql.session.timeZone"),
     )
-    static: list[RuleRow] = [] if rules.isStreaming else _collect(rules)
+    static, problems = ([], []) if rules.isStreaming else table_problems(_collect(rules))
     errors = []
+    for row, why in problems:
+        problem = SemanticError(why, hint=_TABLE_HINT)
+        if on_error == "fail":
+            raise RuleError(why, hint=_TABLE_HINT)
+        warnings.warn(f"MATCH_RECOGNIZE_DYNAMIC skips a rule table row: {why}", stacklevel=2)
+        errors.append(error_row(row.rule_id, row.version, problem))
     good: list[RuleRow] = []
     for row in static:
         if not row.enabled:
@@ -203,6 +216,9 @@ def match_recognize_dynamic(
     )
 
 
+_TABLE_HINT = "give each rule row a rule_id and a version, and each change of a rule a new version"
+
+
 class _Compiler:
     """Compiles rule rows against the event schema, once per process (picklable: the
     compiled rules are rebuilt from their text where they run). ``skip_errors`` (ON ERROR
@@ -245,7 +261,7 @@ class _Compiler:
         return self.compile(RuleRow(rule_id, version, spec, active_from))
 
 
-def _check_rule_columns(rules: DataFrame, sql: str, pos: int) -> None:
+def _check_rule_columns(rules: DataFrame, sql: str | None, pos: int | None) -> None:
     names = {f.name.lower(): f for f in rules.schema.fields}
     missing = sorted(_REQUIRED - set(names))
     if missing:
@@ -268,7 +284,7 @@ def _check_rule_columns(rules: DataFrame, sql: str, pos: int) -> None:
         )
 
 
-def _column(df: DataFrame, name: str, sql: str, pos: int) -> str:
+def _column(df: DataFrame, name: str, sql: str | None, pos: int | None) -> str:
     for c in df.columns:
         if c.lower() == name.strip("`").lower():
             return c
@@ -302,9 +318,7 @@ def _rule_columns(rules: DataFrame) -> list[Any]:
 def _collect(rules: DataFrame) -> list[RuleRow]:
     rows = rules.select(*_rule_columns(rules)).collect()
     return [
-        RuleRow(r.rule_id, r.version, r.spec or "", r.active_from, bool(r.enabled))
-        for r in rows
-        if r.rule_id is not None and r.version is not None
+        RuleRow(r.rule_id, r.version, r.spec or "", r.active_from, bool(r.enabled)) for r in rows
     ]
 
 
@@ -464,8 +478,8 @@ class DynamicProcessor(StatefulProcessor):
         bucket = RuleBucket.load(keys, self.buckets, bucket_id == 0, found[0] if found else None)
         watermark = watermark_ms * 1000 if watermark_ms > 0 else None
         out: list[tuple] = []
-        if self.static and not bucket.latest:
-            out += bucket.add_rules(self.static, None, self.compiler)
+        if self.static:
+            out += bucket.add_static(self.static, watermark, self.compiler)
         events, late = None, 0
         if pdf is not None:
             # by position (Spark may rename a stateful processor's input columns):

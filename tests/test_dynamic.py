@@ -27,6 +27,7 @@ from pyspark.sql.types import (
 from streams import FolderStream
 
 import matchrec
+from matchrec.errors import UsageError
 
 EVENTS = StructType(
     [
@@ -364,6 +365,50 @@ def test_a_broken_rule_is_reported_and_the_others_run(spark: SparkSession, payme
     with pytest.raises(RuleError, match="rule 'bad' version 7: reflect") as err:
         matchrec.match_recognize_dynamic(payments, rules, on_error="fail")
     assert err.value.pos == broken.index("reflect")
+
+
+def test_rule_table_rows_that_name_no_one_version_are_reported(
+    spark: SparkSession, payments
+) -> None:
+    """A row without rule_id or version was dropped silently; a version given twice with
+    different specs ran one of them, picked by row order (batch and stream picked
+    differently). Both are ERROR rows now, and the version before a duplicated one runs
+    on; identical copies are one version."""
+    fraud, other = SPECS["fraud"], SPECS["fraud"].replace("amount > 100", "amount > 150")
+    rows = [
+        ("fraud", 1, fraud, None, None),
+        ("dup", 1, fraud, None, None),
+        ("dup", 2, fraud, None, None),
+        ("dup", 2, other, None, None),
+        ("same", 1, fraud, None, None),
+        ("same", 1, fraud, None, None),
+        (None, 3, fraud, None, None),
+    ]
+    with pytest.warns(UserWarning, match="skips a rule table row"):
+        out = matchrec.match_recognize_dynamic(payments, _rules(spark, rows)).collect()
+    errors = sorted((r.rule_id or "", r.rule_version, r.error) for r in out if r.status == "ERROR")
+    assert [(e[0], e[1]) for e in errors] == [("", 3), ("dup", 2)]
+    assert "has no rule_id" in errors[0][2]
+    assert "version 2 is in the rule table 2 times with different contents" in errors[1][2]
+    matched = {(r.rule_id, r.rule_version) for r in out if r.status == "MATCHED"}
+    assert matched == {("fraud", 1), ("dup", 1), ("same", 1)}
+    per_rule = [
+        sum(r.rule_id == i and r.status == "MATCHED" for r in out) for i in ("fraud", "dup", "same")
+    ]
+    assert per_rule[0] == per_rule[1] == per_rule[2]  # one copy of "same" ran
+    with pytest.raises(RuleError, match="has no rule_id"):
+        matchrec.match_recognize_dynamic(payments, _rules(spark, rows), on_error="fail")
+
+
+def test_python_door_errors_have_no_caret_and_keys_are_lists_of_lists(
+    spark: SparkSession, payments
+) -> None:
+    rules = _rules(spark, [("fraud", 1, SPECS["fraud"], None, None)])
+    with pytest.raises(UsageError, match=r"list of column lists, e\.g\. \[\['card'\]"):
+        matchrec.match_recognize_dynamic(payments, rules, keys=["card"])
+    with pytest.raises(matchrec.SemanticError, match="KEYS names 'nope'") as err:
+        matchrec.match_recognize_dynamic(payments, rules, keys=[["nope"]])
+    assert err.value.line is None and " | " not in str(err.value)
 
 
 def test_sql_door_errors(spark: SparkSession, payments) -> None:

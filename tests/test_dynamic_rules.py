@@ -149,6 +149,25 @@ def test_key_sets_and_event_time_are_enforced() -> None:
 # ---------------------------------------------------------------------------- schedules
 
 
+def test_within_over_a_rule_ordered_by_no_time_is_refused_as_in_match_recognize() -> None:
+    """It ran, the span measured in amounts, when active_from was NULL."""
+    spec = "PARTITION BY card ORDER BY amount PATTERN (A B) WITHIN INTERVAL '1' SECOND"
+    with pytest.raises(SemanticError, match="WITHIN needs ORDER BY on a timestamp or date") as err:
+        compile_rule(RuleRow("w", 1, spec), COLUMNS)
+    assert spec[err.value.pos :].startswith("amount")
+    timed = spec.replace("ORDER BY amount", "ORDER BY ts")
+    assert compile_rule(RuleRow("w", 1, timed), COLUMNS) is not None
+
+
+def test_end_anchor_in_a_rule_on_a_stream_is_refused() -> None:
+    """The rule ran and never matched: a stream's partitions have no last row."""
+    spec = "PARTITION BY card ORDER BY ts PATTERN (A B $) DEFINE B AS amount > A.amount"
+    with pytest.raises(UnsupportedError, match="never comes on a stream") as err:
+        compile_rule(RuleRow("d", 1, spec), COLUMNS, [("card",)], event_time="ts")
+    assert spec[err.value.pos :].startswith("$")
+    assert compile_rule(RuleRow("d", 1, spec), COLUMNS) is not None  # a batch has one
+
+
 def test_versions_cover_times_until_the_next_version() -> None:
     rows = [
         RuleRow("a", 1, "v1"),
@@ -251,6 +270,37 @@ def test_bucket_state_survives_save_and_load() -> None:
     assert again.latest == bucket.latest
     assert again.pending.equals(bucket.pending)
     assert again.watermark == bucket.watermark == events.column(EVENT_MICROS)[30].as_py()
+
+
+def test_a_static_rule_table_changed_before_a_restart_applies_at_the_watermark() -> None:
+    """The static rule table is read again when the query restarts from its checkpoint:
+    a new version, a deletion (enabled = false) and a new rule take effect at the
+    watermark (they were ignored once the bucket had rules in its state)."""
+    events = _events(5)
+    micros = events.column(EVENT_MICROS).to_pylist()
+    compile_ = _compiler()
+    first = [("small", 1, _spec(3), None, True), ("gone", 1, _spec(2), None, True)]
+    bucket = RuleBucket(["card"], 1, True)
+    bucket.add_static(first, micros[20], compile_)  # no state yet: from active_from
+    assert [(v.rule_id, v.start) for v in bucket.versions] == [("small", None), ("gone", None)]
+    bucket.advance(events.slice(0, 40), micros[20], compile_)
+    restarted = RuleBucket.load(["card"], 1, True, bucket.save())
+    edited = [
+        *first,
+        ("small", 2, _spec(4), None, True),
+        ("gone", 2, "", None, False),
+        ("new", 1, _spec(2), None, True),
+    ]
+    assert restarted.add_static(edited, micros[40], compile_) == []
+    spans = {(v.rule_id, v.version): (v.start, v.end) for v in restarted.versions}
+    assert spans == {
+        ("small", 1): (None, micros[40]),
+        ("gone", 1): (None, micros[40]),
+        ("small", 2): (micros[40], None),
+        ("new", 1): (micros[40], None),
+    }
+    assert restarted.add_static(edited, micros[60], compile_) == []  # the next micro-batch
+    assert {(v.rule_id, v.version) for v in restarted.versions} == set(spans)
 
 
 def test_events_at_or_behind_the_watermark_the_bucket_passed_are_late() -> None:
