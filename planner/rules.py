@@ -32,10 +32,12 @@ from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.rule_set import RuleProgram
 
 from .decompose import decompose
+from .function_types import day_time_span
 from .measure_eval import (
     cast_evaluator,
     check_operand_types,
     compile_measures,
+    interval_text,
     type_integer_widths,
     written_name,
 )
@@ -261,7 +263,7 @@ def compile_rule(
             pos=err.pos,
             hint="wrap it in CAST(... AS type)" if typing else _EVALUATOR_HINT,
         ) from None
-    measures = [(m.alias, m.evaluate) for m in compiled.measures]
+    measures = [(m.alias, _as_variant_value(m.evaluate, m.type)) for m in compiled.measures]
     if compiled.subqueries:
         # the constants the table function has Spark compute as extra input columns
         # (INTERVAL '10' MINUTE): computed here once, after the atoms in each row
@@ -287,6 +289,23 @@ def compile_rule(
         timeouts=clause.rows_per_match.timeouts,
         columns=names,
     )
+
+
+def _as_variant_value(
+    evaluate: Callable[[Sequence[Any]], Any], t: exp.DataType
+) -> Callable[[Sequence[Any]], Any]:
+    """``evaluate``, whose day-time interval values become Spark's text of them (``INTERVAL
+    '0 00:11:03' DAY TO SECOND``, which ``CAST(... AS INTERVAL DAY TO SECOND)`` reads
+    back): a VARIANT holds no interval."""
+    span = day_time_span(t)
+    if span is None:
+        return evaluate
+
+    def shown(vals: Sequence[Any]) -> Any:
+        value = evaluate(vals)
+        return None if value is None else interval_text(value, *span)
+
+    return shown
 
 
 def _constant_pos(clause: ast.MatchRecognizeClause, text: str) -> int:

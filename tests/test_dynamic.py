@@ -158,6 +158,31 @@ def test_a_rule_compares_times_with_interval_literals(
     assert expected and got == expected
 
 
+def test_an_interval_measure_is_sparks_text_of_it(spark: SparkSession, payments) -> None:
+    """A VARIANT holds no interval: a rule's interval measure is Spark's CAST text of it,
+    which CAST reads back (it was Python's text of a timedelta: '-1 day, 23:48:57')."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES LAST(B.ts) - FIRST(A.ts) AS gap, "
+        "FIRST(A.ts) - LAST(B.ts) AS neg AFTER MATCH SKIP PAST LAST ROW "
+        "PATTERN (A B+) DEFINE B AS B.amount > A.amount"
+    )
+    rules = _rules(spark, [("span", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(payments, rules, on_error="fail")
+    got = sorted(
+        tuple(r)
+        for r in out.selectExpr(
+            "keys:card::string",
+            "CAST(measures:gap::string AS INTERVAL DAY TO SECOND)",
+            "measures:neg::string",
+        ).collect()
+    )
+    single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+    expected = sorted(
+        tuple(r) for r in single.selectExpr("card", "gap", "CAST(neg AS STRING)").collect()
+    )
+    assert expected and got == expected
+
+
 def _rule_as_its_match_recognize(
     spark: SparkSession, payments: DataFrame, spec: str, zone: str
 ) -> None:
