@@ -479,10 +479,12 @@ class RuleBucket:
         rules: list[tuple[str, int, str, int | None, bool]],
         watermark: int | None,
         compile_rule: Compile,
+        skip_errors: bool = True,
     ) -> list[OutputRow]:
         """Apply rule rows ``(rule_id, version, spec, active_from, enabled)`` that arrived
         now; a version activates at the later of its active_from and the watermark (never
-        retroactively). Returns ERROR rows for rules that do not compile."""
+        retroactively). Returns ERROR rows for rules that do not compile, or raises the
+        first one's error, naming the rule, unless ``skip_errors`` (ON ERROR FAIL)."""
         errors: list[OutputRow] = []
         for rule_id, version, spec, active_from, enabled in sorted(rules, key=lambda r: r[1]):
             if version <= self.latest.get(rule_id, -(2**31)):
@@ -492,6 +494,13 @@ class RuleBucket:
                 try:
                     rule = compile_rule(spec, version, rule_id, active_from)
                 except MatchRecognizeError as err:
+                    if not skip_errors:
+                        raise type(err)(
+                            f"rule {rule_id!r} version {version}: {err.message}",
+                            sql=err.sql,
+                            pos=err.pos,
+                            hint=err.hint,
+                        ) from None
                     if self.reports_errors:
                         errors.append(error_row(rule_id, version, err))
                     continue  # a broken version is as if absent: the one before runs on

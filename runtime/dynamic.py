@@ -498,7 +498,9 @@ class DynamicProcessor(StatefulProcessor):
                 if r[0] is not None and not pd.isna(r[1])
             ]
             if rule_rows:
-                out += bucket.add_rules(rule_rows, watermark, self.compiler)
+                out += bucket.add_rules(
+                    rule_rows, watermark, self.compiler, self.compiler.skip_errors
+                )
             events = unpack(pdf[kinds == "e"].iloc[:, 1])
             if events is not None:
                 events, late = bucket.drop_late(events)

@@ -323,6 +323,10 @@ def test_a_broken_version_is_reported_once_and_the_previous_one_runs_on() -> Non
     assert [(e[0], e[1], e[2]) for e in errors] == [("small", 2, "ERROR")]
     assert "'(' is never closed" in errors[0][7]
     assert [(v.version, v.end) for v in reporter.versions] == [(1, None)]
+    failing = RuleBucket(["card"], 2, False)  # ON ERROR FAIL: the query stops at it
+    with pytest.raises(SqlSyntaxError, match="rule 'small' version 2: .*never closed") as err:
+        failing.add_rules(rows, None, compile_, skip_errors=False)
+    assert err.value.sql == "PATTERN (A" and err.value.pos is not None
 
 
 def test_rules_of_one_call_share_their_sort_and_row_local_conditions() -> None:
