@@ -67,6 +67,28 @@ def _type(name: str) -> exp.DataType:
     return exp.DataType(this=exp.DataType.Type[name], nested=False)
 
 
+#: the internal calls written here for calls of another name (the others drop ``__MR_``)
+_WRITTEN_AS = {
+    "__MR_MONTHS_UNTIL": "timestampdiff",
+    "__MR_DAYS_ADD": "date_add",
+    "__MR_MONTHS_ADD": "add_months",
+}
+
+
+def is_internal(name: str) -> bool:
+    """Whether ``name`` is a call this module or ``datetime_patterns`` writes."""
+    return name.upper().startswith("__MR_")
+
+
+def user_call_name(name: str) -> str:
+    """The name of the call the user wrote that internal call ``name`` stands for
+    (``__MR_DATE_FORMAT``: ``date_format``), for messages; other names lower-cased."""
+    upper = name.upper()
+    if not is_internal(upper):
+        return name.lower()
+    return _WRITTEN_AS.get(upper, upper[len("__MR_") :].lower())
+
+
 def _internal(name: str, *args: exp.Expression) -> exp.Expression:
     return exp.Anonymous(this=name, expressions=list(args))
 

@@ -79,7 +79,10 @@ for _type, _keys in {
     # the combinations of calls planner.decompose splits (typed as the calls they stand for)
     "bigint ": "__MR_MONTHS_UNTIL",
     "double ": "__MR_MONTHS_BETWEEN",
-    "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD",
+    "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD __MR_TO_DATE",
+    "string ": "__MR_DATE_FORMAT __MR_FROM_UNIXTIME __MR_BASE64",
+    "timestamp ": "__MR_TO_TIMESTAMP",
+    "bigint  ": "__MR_UNIX_TIMESTAMP",
     "binary": "Encode Unhex UNBASE64 ToBinary",
     "interval day to second": "MAKE_DT_INTERVAL",
     "interval year to month": "MAKE_YM_INTERVAL",

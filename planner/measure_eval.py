@@ -45,7 +45,7 @@ from matchrec.zones import session_zone
 
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .datetime_steps import moved_midnight
-from .decompose import DECODED
+from .decompose import DECODED, is_internal, user_call_name
 from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY
 from .function_types import (
     DAY_TIME_FIELDS,
@@ -1483,7 +1483,7 @@ def written_name(node: exp.Expression) -> str:
     """How the user wrote call ``node``: ``map()``, ``format_string()``, ``bround()``
     (never sqlglot's class names such as VARMAP or ANONYMOUS)."""
     if isinstance(node, exp.Anonymous):
-        return f"{node.name.lower()}()"
+        return f"{user_call_name(node.name)}()"
     if isinstance(node, exp.Func):
         text = node.sql(dialect="spark")
         name = text.split("(", 1)[0].strip()
@@ -1559,7 +1559,11 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         coerce = coercer(t, plan.program.ansi, plan.clause.sql, pos) if t is not None else None
         if t is None or coerce is None:
             unknown = _untyped_call(tree, env) if t is None else None
-            why = f": {unknown}() is no function it knows the type of (a UDF?)" if unknown else ""
+            why = ""
+            if unknown and is_internal(unknown):
+                why = f": {user_call_name(unknown)}() of values from several rows"
+            elif unknown:
+                why = f": {unknown}() is no function it knows the type of (a UDF?)"
             raise UnsupportedError(
                 f"cannot infer the Spark type of measure {alias!r} for the table function{why}",
                 sql=plan.clause.sql,

@@ -686,7 +686,13 @@ FUNCTION_CASES = {
                  CAST(LAST(ts) AS LONG) - CAST(FIRST(ts) AS LONG) AS secs,
                  CAST(LAST(ts) AS DOUBLE) AS epoch, CAST(max(n) * 60 AS TIMESTAMP) AS stamp,
                  CAST(LAST(ts) - FIRST(ts) AS STRING) AS span_text,
-                 CAST(LAST(day) - FIRST(day) AS STRING) AS days_text
+                 CAST(LAST(day) - FIRST(day) AS STRING) AS days_text,
+                 date_format(FIRST(ts) + (LAST(ts) - FIRST(ts)) / 2, 'yyyy-MM-dd HH:mm') AS mid,
+                 base64(FIRST(tag) || LAST(tag)) AS b64,
+                 unix_timestamp('202' || LAST(n), 'yyyy') AS year_secs,
+                 to_date('202' || FIRST(n) || '-0' || LAST(n), 'yyyy-M') AS ym_day,
+                 to_timestamp('202' || LAST(n), 'yyyy') AS year_start,
+                 from_unixtime(FIRST(n) * LAST(n)) AS unix_text
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
