@@ -7,6 +7,7 @@ the offending spot and a hint on how to fix it, instead of a traceback from deep
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 
@@ -82,9 +83,49 @@ class UnsupportedError(MatchRecognizeError):
 
 
 class MatchRuntimeError(MatchRecognizeError):
-    """An error the standard defines at run time, e.g. AFTER MATCH SKIP to the first row."""
+    """An error the standard defines at run time, e.g. AFTER MATCH SKIP to the first row,
+    or one of Spark's ANSI errors that matchrec computes itself (a zero divisor of
+    DEFINE's glue): :attr:`spark_condition` names Spark's condition for it."""
 
     kind = "runtime error"
+
+    @property
+    def spark_condition(self) -> str | None:
+        """The error condition Spark raises for the same error (``DIVIDE_BY_ZERO``), as
+        its message names it, else None."""
+        found = _CONDITION.search(self.message)
+        return (found.group(1) or found.group(2)) if found else None
+
+    @property
+    def spark_sqlstate(self) -> str | None:
+        """The SQLSTATE of :attr:`spark_condition`, where known."""
+        condition = self.spark_condition
+        return _SQLSTATES.get(condition.split(".")[0]) if condition else None
+
+
+#: how matchrec's messages name Spark's condition: ``[DIVIDE_BY_ZERO] ...`` or
+#: ``(Spark raises ARITHMETIC_OVERFLOW under spark.sql.ansi.enabled)``
+_CONDITION = re.compile(
+    r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]|Spark raises ([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
+)
+#: Spark's SQLSTATE of the conditions matchrec raises itself
+_SQLSTATES = {
+    "DIVIDE_BY_ZERO": "22012",
+    "REMAINDER_BY_ZERO": "22012",
+    "ARITHMETIC_OVERFLOW": "22003",
+    "BINARY_ARITHMETIC_OVERFLOW": "22003",
+    "NUMERIC_VALUE_OUT_OF_RANGE": "22003",
+    "CAST_OVERFLOW": "22003",
+    "INVALID_ARRAY_INDEX": "22003",
+    "INVALID_ARRAY_INDEX_IN_ELEMENT_AT": "22003",
+    "CAST_INVALID_INPUT": "22018",
+    "INTERVAL_ARITHMETIC_OVERFLOW": "22015",
+    "DATETIME_OVERFLOW": "22008",
+    "CANNOT_PARSE_TIMESTAMP": "22007",
+    "DUPLICATED_MAP_KEY": "23505",
+    "COMPARATOR_RETURNS_NULL": "22004",
+    "NULL_MAP_KEY": "2200E",
+}
 
 
 class UsageError(MatchRecognizeError, TypeError):

@@ -214,6 +214,13 @@ _MUL = _exact(operator.mul, WIDE_DECIMALS.multiply)
 class DivisionByZero(ZeroDivisionError):
     """Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO under ANSI mode."""
 
+    def __init__(self, kind: str, condition: str, instead: str) -> None:
+        super().__init__(
+            f"{kind} by zero under spark.sql.ansi.enabled (as Spark raises {condition}); "
+            f"{instead} gives NULL instead"
+        )
+        self.kind, self.condition, self.instead = kind, condition, instead
+
 
 def _ansi(
     fn: Callable[[Any, Any], Any], what: str, condition: str, instead: str
@@ -222,10 +229,7 @@ def _ansi(
 
     def checked(a: Any, b: Any) -> Any:
         if a is not None and b is not None and b == 0:
-            raise DivisionByZero(
-                f"{what} by zero under spark.sql.ansi.enabled (as Spark raises "
-                f"{condition}); {instead} gives NULL instead"
-            )
+            raise DivisionByZero(what, condition, instead)
         return fn(a, b)
 
     return checked
@@ -1177,6 +1181,14 @@ def _operator_pos(sql: str, left: int, right: int, op: str) -> int:
 def _runtime_error(
     what: str, values: list[Any], err: Exception, sql: str, pos: int
 ) -> MatchRuntimeError:
+    if isinstance(err, DivisionByZero):  # Spark's words for it
+        return MatchRuntimeError(
+            f"[{err.condition}] {err.kind.capitalize()} by zero ({what}). Use "
+            f"`{err.instead}` to tolerate divisor being 0 and return NULL instead "
+            "(spark.sql.ansi.enabled)",
+            sql=sql,
+            pos=pos,
+        )
     shown = ", ".join(f"{v!r} ({type(v).__name__})" for v in values)
     return MatchRuntimeError(
         f"could not apply {what} to {shown}: {err}",

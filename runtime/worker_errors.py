@@ -24,7 +24,7 @@ import functools
 import importlib
 from collections.abc import Callable
 
-from matchrec.errors import MatchRecognizeError
+from matchrec.errors import MatchRecognizeError, MatchRuntimeError
 from matchrec.excepthook import carried_rebuilt
 
 from .expression_origins import at_users_expression
@@ -106,12 +106,21 @@ def _is_worker_error(exc: BaseException) -> bool:
 def _both(error_class: type, spark_class: type) -> type:
     """The class of a matchrec error carried by a PySpark error: both classes, the
     matchrec one first (its message and caret are what ``str()`` shows)."""
-    return type(
-        error_class.__name__,
-        (error_class, spark_class),
-        {
-            "__module__": error_class.__module__,
-            "__doc__": f"{error_class.__doc__} Raised in a Python worker of Spark's: "
-            f"also {spark_class.__name__}.",
-        },
-    )
+    members = {
+        "__module__": error_class.__module__,
+        "__doc__": f"{error_class.__doc__} Raised in a Python worker of Spark's: "
+        f"also {spark_class.__name__}.",
+    }
+    if issubclass(error_class, MatchRuntimeError):
+        members.update(getCondition=_spark_condition, getSqlState=_spark_sqlstate)
+    return type(error_class.__name__, (error_class, spark_class), members)
+
+
+def _spark_condition(self) -> str | None:
+    """Spark's condition for the ANSI error matchrec computed (``DIVIDE_BY_ZERO``), as
+    Spark raises it where it computes the same expression; else the carrier's."""
+    return self.spark_condition or super(MatchRuntimeError, self).getCondition()
+
+
+def _spark_sqlstate(self) -> str | None:
+    return self.spark_sqlstate or super(MatchRuntimeError, self).getSqlState()

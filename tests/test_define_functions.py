@@ -20,6 +20,7 @@ from matchrec.planner.plan import plan_clause
 from matchrec.planner.pyeval import compile_glue
 from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.session import session_settings
+from pyspark.errors import PythonException
 from sqlglot import exp, parse_one
 
 import matchrec
@@ -1757,8 +1758,24 @@ def test_a_zero_divisor_under_ansi_is_a_positioned_error(spark, call):
     during the job, as a matchrec error with a caret under the operator."""
     err = _job_error(spark, call)
     assert "by zero" in err.message and "spark.sql.ansi.enabled" in err.message
+    # Spark's condition and SQLSTATE, as where Spark computes the division itself
+    condition = "REMAINDER_BY_ZERO" if "%" in call or "pmod" in call else "DIVIDE_BY_ZERO"
+    assert (err.spark_condition, err.spark_sqlstate) == (condition, "22012")
     operator = "pmod" if call.startswith("pmod") else call.split(" ")[1]
     assert err.sql[err.pos :].startswith(operator), err.sql[err.pos : err.pos + 20]
+
+
+def test_the_error_raised_in_the_job_answers_with_sparks_condition(spark):
+    """The error the user catches (still PySpark's PythonException) answers
+    getCondition() and getSqlState() as Spark's does where Spark computes the division:
+    DIVIDE_BY_ZERO, 22012 (it answered PYTHON_EXCEPTION, 38000)."""
+    query = TWO_ROW_QUERY.format(want="NULL", pairs=_pairs_sql(), call="N.n / S.n")
+    with pytest.raises(PythonException) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError)
+    assert (err.getCondition(), err.getSqlState()) == ("DIVIDE_BY_ZERO", "22012")
+    assert str(err).startswith("runtime error: [DIVIDE_BY_ZERO] Division by zero (/).")
 
 
 @pytest.mark.parametrize(

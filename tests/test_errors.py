@@ -1782,7 +1782,10 @@ def test_division_in_a_branch_raises_only_where_it_is_taken():
     body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS IF(MATCH_NUMBER() >= 1, 1 / 0, 0) = 0"
     with pytest.raises(MatchRuntimeError) as info:
         _run(body, {"id": [1, 2, 3]})
-    assert_error(info.value, body, body.index("/ 0"), MatchRuntimeError, "division by zero")
+    assert_error(
+        info.value, body, body.index("/ 0"), MatchRuntimeError, "[DIVIDE_BY_ZERO] Division by zero"
+    )
+    assert info.value.spark_condition == "DIVIDE_BY_ZERO" and info.value.spark_sqlstate == "22012"
 
 
 def test_analysis_errors_matchrec_catches_are_not_logged_by_pyspark(spark, view):
