@@ -13,6 +13,7 @@ Options are checked before Spark starts where that is possible, so a typo costs 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -145,12 +146,20 @@ def table_sources(tables: Sequence[str], schemas: Sequence[str] = ()) -> list[Ta
             raise OptionError(f"--table names table {name!r} twice")
         fmt, options = detect_format(path, f"--table {text}")
         schema = next((v for k, v in ddl.items() if k.lower() == name.lower()), None)
-        sources.append(TableSource(name, path, fmt, schema, options))
+        sources.append(TableSource(name, _absolute(path), fmt, schema, options))
     loaded = {s.name.lower() for s in sources}
     for name in ddl:
         if name.lower() not in loaded:
             raise OptionError(f"--schema names table {name!r}, which no --table option loads")
     return sources
+
+
+def _absolute(path: str) -> str:
+    """A local file's path made absolute: a Spark Connect server reads it from its own
+    working directory, not the command's (a URI, ``s3://...``, is left as it is)."""
+    if "://" in path or not os.path.exists(path):
+        return path
+    return os.path.abspath(path)
 
 
 # ---------------------------------------------------------------------------- formats
@@ -312,10 +321,19 @@ def parse_watermarks(values: Sequence[str]) -> dict[str, tuple[str, str]]:
 def registered_tables(spark: SparkSession, sources: Sequence[TableSource]) -> Iterator[list[str]]:
     """Register each source as a temporary view for the ``with`` block; the views are
     dropped afterwards (the CLI may run inside a longer-lived session, e.g. in tests)."""
+    from pyspark.errors import PySparkException
+
     names: list[str] = []
     try:
         for source in sources:
-            read_table(spark, source).createOrReplaceTempView(source.name)
+            table = read_table(spark, source)
+            try:  # a Connect session reads the files only here
+                table.createOrReplaceTempView(source.name)
+            except PySparkException as exc:
+                raise TableFileError(
+                    f"--table {source.name}={source.path}: Spark cannot read it as "
+                    f"{source.format}: {spark_message(exc)}"
+                ) from None
             names.append(source.name)
         yield names
     finally:

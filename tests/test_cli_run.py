@@ -484,6 +484,17 @@ def test_table_sources_attach_schemas_case_insensitively(tmp_path):
         table_sources([f"Prices={data}", f"prices={data}"])
 
 
+def test_a_relative_table_path_is_made_absolute(tmp_path, monkeypatch):
+    """A Spark Connect server reads a path from its own working directory: a relative
+    --table path that the command finds is handed over absolute (the server failed with
+    PATH_NOT_FOUND, a traceback); a URI is left as written."""
+    (tmp_path / "t.csv").write_text("x\n1\n")
+    monkeypatch.chdir(tmp_path)
+    (source,) = table_sources(["t=t.csv"])
+    assert source.path == str(tmp_path / "t.csv")
+    assert table_sources(["u=s3a://bucket/u.parquet"])[0].path == "s3a://bucket/u.parquet"
+
+
 def test_spark_message_is_the_first_line_without_sqlstate():
     error = Exception('[X] Bad thing "y". SQLSTATE: 42601 (line 1, pos 2)\n\n== SQL ==\nfoo')
     assert spark_message(error) == '[X] Bad thing "y". (line 1, pos 2)'
