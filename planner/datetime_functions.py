@@ -180,6 +180,43 @@ def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
     return add
 
 
+def _local(v: Any) -> datetime:
+    """A TIMESTAMP's wall-clock time in the session zone (a TIMESTAMP_NTZ's own)."""
+    ts = _timestamp(v)
+    zone = session_zone()
+    if ts.tzinfo is not None and zone is not None:
+        ts = ts.astimezone(zone)
+    return ts.replace(tzinfo=None)
+
+
+def months_until(a: datetime, b: datetime) -> int:
+    """Java's ``LocalDateTime.until(end, MONTHS)``: whole months toward zero, the end's
+    time of day taken into account."""
+    end = b.date()
+    if end > a.date() and b.time() < a.time():
+        end -= timedelta(days=1)
+    elif end < a.date() and b.time() > a.time():
+        end += timedelta(days=1)
+    diff = (end.year * 12 + end.month) * 32 + end.day - ((a.year * 12 + a.month) * 32 + a.day)
+    return diff // 32 if diff >= 0 else -((-diff) // 32)
+
+
+def _timestamp_diff(unit: str) -> Callable[[Any, Any], int]:
+    """``timestampdiff(unit, start, end)``: whole units between the two wall-clock times
+    of the session zone, toward zero (Java's ``ChronoUnit.between`` over local date-times,
+    as Spark counts)."""
+
+    def diff(start: Any, end: Any) -> int:
+        a, b = _local(start), _local(end)
+        if unit in _MONTHS_PER:
+            return _java_div(months_until(a, b), _MONTHS_PER[unit])
+        micros = (b - a) // _MICRO
+        per = _MICROS_PER.get(unit) or _DAYS_PER[unit] * 86_400_000_000
+        return _java_div(micros, per)
+
+    return diff
+
+
 _UNITS = (*_MICROS_PER, *_DAYS_PER, *_MONTHS_PER)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -214,6 +251,7 @@ DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "DATE_PART": extract,
     "DATEPART": extract,
     **{f"TIMESTAMPADD_{unit}": _timestamp_add(unit) for unit in _UNITS},
+    **{f"TIMESTAMPDIFF_{unit}": _timestamp_diff(unit) for unit in _UNITS},
     "UNIX_DATE": lambda v: (_day(v) - _EPOCH.date()).days,
     "UNIX_MICROS": _unix(1),
     "UNIX_MILLIS": _unix(1_000),
@@ -244,10 +282,11 @@ def datetime_name(node: exp.Expression) -> str | None:
     field is a name), ``timestampadd(unit, n, x)`` (one entry per unit)."""
     if isinstance(node, exp.Extract):
         return "EXTRACT"
-    if isinstance(node, exp.TimestampAdd):
+    if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)):
         unit = node.args.get("unit")
         name = unit.name.upper() if isinstance(unit, exp.Expression) else str(unit).upper()
-        return f"TIMESTAMPADD_{name}" if name in _UNITS else None
+        kind = "TIMESTAMPADD" if isinstance(node, exp.TimestampAdd) else "TIMESTAMPDIFF"
+        return f"{kind}_{name}" if name in _UNITS else None
     return None
 
 
@@ -258,4 +297,6 @@ def datetime_args(node: exp.Expression) -> list[exp.Expression] | None:
         return [exp.Literal.string(node.this.name), node.expression]
     if isinstance(node, exp.TimestampAdd):
         return [node.this, node.expression]
+    if isinstance(node, exp.TimestampDiff):  # timestampdiff(unit, start, end)
+        return [node.expression, node.this]
     return None

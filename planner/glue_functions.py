@@ -47,6 +47,7 @@ from .datetime_functions import (
     datetime_name,
     make_date,
     make_date_ansi,
+    months_until,
 )
 from .datetime_steps import temporal_sequence
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
@@ -830,17 +831,9 @@ def local_months_until(a_micros: int, b_micros: int) -> int:
     """Java's ``LocalDateTime.until(end, MONTHS)`` for local date-times given as
     microseconds since 1970-01-01T00:00 (what ``timestampdiff(MICROSECOND, anchor, x)``
     gives): whole months, counted toward zero, the end's time of day taken into account."""
-    a = EPOCH + timedelta(microseconds=a_micros)
-    b = EPOCH + timedelta(microseconds=b_micros)
-    end = b.date()
-    if end > a.date() and b.time() < a.time():
-        end -= timedelta(days=1)
-    elif end < a.date() and b.time() > a.time():
-        end += timedelta(days=1)
-    packed = (end.year * 12 + end.month) * 32 + end.day
-    start = (a.year * 12 + a.month) * 32 + a.day
-    diff = packed - start
-    return diff // 32 if diff >= 0 else -((-diff) // 32)
+    return months_until(
+        EPOCH + timedelta(microseconds=a_micros), EPOCH + timedelta(microseconds=b_micros)
+    )
 
 
 def months_between(
@@ -1032,7 +1025,7 @@ def extended_name(node: exp.Expression) -> str | None:
         return "DATEDIFF" if node.args.get("unit") is None else None
     if isinstance(node, exp.Pad):
         return "LPAD" if node.args.get("is_left") else "RPAD"
-    if isinstance(node, (exp.Extract, exp.TimestampAdd)):
+    if isinstance(node, (exp.Extract, exp.TimestampAdd, exp.TimestampDiff)):
         return datetime_name(node)
     if isinstance(node, exp.Trim):  # sqlglot's arguments: the string, then the characters
         return None if node.args.get("collation") else _TRIMS.get(node.args.get("position"))

@@ -33,6 +33,7 @@ from matchrec.rule_set import RuleProgram
 
 from .decompose import decompose
 from .function_types import day_time_span
+from .glue_functions import extended_name
 from .measure_eval import (
     cast_evaluator,
     check_operand_types,
@@ -402,6 +403,8 @@ def _row_function(
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
         if isinstance(node, (exp.Column, exp.Identifier)) or compiles(shallow(node)):
             continue
+        if isinstance(node, exp.Var) or extended_name(node) is not None:
+            continue  # a unit word; a call the glue computes by its unit (timestampdiff)
         if (
             _cast(node)
             or _date_cast(node)

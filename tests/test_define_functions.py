@@ -13,9 +13,11 @@ import math
 import random
 import re
 from collections.abc import Sequence
+from datetime import datetime, timedelta, timezone
 
 import pytest
 from matchrec.grammar import parse_clause
+from matchrec.planner.datetime_functions import DATETIME_FUNCTIONS
 from matchrec.planner.plan import plan_clause
 from matchrec.planner.pyeval import compile_glue
 from matchrec.planner.sqltext import MatchRecognizeDialect
@@ -27,6 +29,7 @@ import matchrec
 from matchrec.carried import rebuild
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.excepthook import carried_error
+from matchrec.zones import use_zone
 
 ROWS = """('u', 1, TIMESTAMP'2024-01-01 10:00:00', '/a', 'x', 5.0D),
  ('u', 2, TIMESTAMP'2024-01-01 10:30:00', '/a/b', 'Y', 6.0D),
@@ -119,8 +122,8 @@ def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
     [
         ("date_format(N.ts, FIRST(S.path)) = 'x'", "date_format"),
         # split into one-row parts, one of which reads an aggregate: the error still
-        # names the call as written, not a part of the split
-        ("timestampdiff(HOUR, max(S.ts), N.ts) < 1", "timestampdiff"),
+        # names the call as written, not a part of the split (timestampdiff of an
+        # aggregate is computed by the glue: test_timestampdiff_of_the_glue_is_sparks)
         ("months_between(N.ts, min(S.ts)) < 1", "months_between"),
         ("unix_timestamp(concat(N.path, FIRST(S.path)), S.path) > 0", "unix_timestamp"),
         ("to_date(concat(N.path, S.path), N.path) IS NULL", "to_date"),
@@ -1776,6 +1779,34 @@ def test_the_error_raised_in_the_job_answers_with_sparks_condition(spark):
     assert isinstance(err, MatchRuntimeError)
     assert (err.getCondition(), err.getSqlState()) == ("DIVIDE_BY_ZERO", "22012")
     assert str(err).startswith("runtime error: [DIVIDE_BY_ZERO] Division by zero (/).")
+
+
+def test_timestampdiff_of_the_glue_is_sparks(spark):
+    """The glue's timestampdiff (of an aggregate, ``timestampdiff(HOUR, max(S.ts), N.ts)``,
+    and in rules) counts whole units between wall-clock times of the session zone, as
+    Spark does: compared with Spark on pairs across New York's change to summer time."""
+    zone = "America/New_York"
+    rng = random.Random(5)
+    start = datetime(2026, 3, 7, tzinfo=timezone.utc)
+    pairs = [
+        tuple(start + timedelta(minutes=rng.randrange(0, 60 * 24 * 70)) for _ in range(2))
+        for _ in range(200)
+    ]
+    units = ["MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"]
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        rows = (
+            spark.createDataFrame(pairs, "a TIMESTAMP, b TIMESTAMP")
+            .selectExpr(*(f"timestampdiff({u}, a, b) AS d_{u}" for u in units))
+            .collect()
+        )
+    use_zone(zone)
+    try:
+        got = [
+            tuple(DATETIME_FUNCTIONS[f"TIMESTAMPDIFF_{u}"](a, b) for u in units) for a, b in pairs
+        ]
+    finally:
+        use_zone(None)
+    assert got == [tuple(r) for r in rows]
 
 
 @pytest.mark.parametrize(

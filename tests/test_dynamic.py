@@ -254,6 +254,12 @@ MEASURE_CALLS = [
     ("UTC", "date_sub(LAST(B.ts), 2)"),
     ("America/New_York", "add_months(to_date(LAST(B.ts)), 1)"),
     ("UTC", "months_between(LAST(B.ts), FIRST(A.ts) - INTERVAL 40 DAYS)"),
+    # timestampdiff/timestampadd of values of several rows, in the session zone's wall
+    # clock (they were 'cannot be evaluated in a rule')
+    ("America/New_York", "timestampdiff(MINUTE, FIRST(A.ts), LAST(B.ts))"),
+    ("UTC", "timestampdiff(MONTH, FIRST(A.ts) - INTERVAL 40 DAYS, LAST(B.ts))"),
+    ("America/New_York", "timestampdiff(HOUR, LAST(B.ts), FIRST(A.ts) - INTERVAL 3 DAYS)"),
+    ("UTC", "timestampadd(HOUR, count(*), FIRST(A.ts))"),
     # constants beside values of several rows (the query failed with an IndexError)
     ("UTC", "LAST(B.ts) - FIRST(A.ts) > INTERVAL '4' MINUTE"),
     ("UTC", "CASE WHEN LAST(B.ts) - A.ts >= INTERVAL 3 MINUTES THEN 1 ELSE 0 END"),
@@ -272,6 +278,17 @@ def test_a_rules_measures_call_sparks_functions_as_match_recognize(
         "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+) DEFINE B AS B.amount > A.amount"
     )
     _rule_as_its_match_recognize(spark, payments, spec, zone)
+
+
+def test_a_rules_condition_of_two_rows_may_call_timestampdiff(
+    spark: SparkSession, payments
+) -> None:
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES FIRST(A.ts) AS t0, count(*) AS n "
+        "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+) "
+        "DEFINE B AS timestampdiff(MINUTE, A.ts, B.ts) <= 6 AND B.amount > A.amount"
+    )
+    _rule_as_its_match_recognize(spark, payments, spec, "America/New_York")
 
 
 def test_unmatched_rows_of_a_rule_say_so_in_their_status(spark: SparkSession, payments) -> None:
