@@ -617,8 +617,12 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     if isinstance(node, exp.Column):
         if isinstance(node.this, exp.Star):
             return None
-        if node.table:  # ``info.city``: field city of struct column info
-            return field_type(env.column_type(node.table), node.name)
+        if node.table:  # ``info.city``, ``info.geo.lat``: fields of struct column info
+            first, *fields = [part.name for part in node.parts]
+            t = env.column_type(first)
+            for name in fields:
+                t = field_type(t, name)
+            return t
         return env.column_type(node.name)
     if isinstance(node, exp.Interval):
         return interval_type(node)
@@ -1184,14 +1188,33 @@ def coercer(
                 "try_add, try_subtract and try_multiply give NULL instead; with "
                 "spark.sql.ansi.enabled=false the value wraps around as in Spark",
             ) from None
-        except (ValueError, TypeError, ArithmeticError, InvalidOperation) as err:
+        except (ArithmeticError, InvalidOperation) as err:
+            if t.this != exp.DataType.Type.DECIMAL:
+                raise _unrepresentable(v, t, err, sql, pos) from None
+            if not ansi:  # Spark's decimal overflow without ANSI mode: NULL
+                return None
+            precision, scale = decimal_params(t) or (10, 0)
             raise MatchRuntimeError(
-                f"measure value {v!r} cannot be represented as {t.sql('spark')}: {err}",
+                f"[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION] {v} cannot be represented as "
+                f"Decimal({precision}, {scale}). If necessary set spark.sql.ansi.enabled to "
+                "false to bypass this error, and return NULL instead",
                 sql=sql,
                 pos=pos,
             ) from None
+        except (ValueError, TypeError) as err:
+            raise _unrepresentable(v, t, err, sql, pos) from None
 
     return coerce
+
+
+def _unrepresentable(
+    v: Value, t: exp.DataType, err: Exception, sql: str | None, pos: int | None
+) -> MatchRuntimeError:
+    return MatchRuntimeError(
+        f"measure value {v!r} cannot be represented as {t.sql('spark')}: {err}",
+        sql=sql,
+        pos=pos,
+    )
 
 
 # --------------------------------------------------------------------------- compile

@@ -1458,3 +1458,50 @@ def test_a_run_time_error_through_matchrec_sql_is_ours(spark, table):
     assert isinstance(err, MatchRuntimeError) and err.line == 2
     assert str(err).startswith("runtime error: AFTER MATCH SKIP failed")
     assert err.sql[err.pos :].startswith("A PATTERN")
+
+
+_WIDE_DECIMALS = (
+    "SELECT * FROM VALUES ('P', 1, CAST(12345678901234567890.123456789012345678 AS "
+    "DECIMAL(38,18))), ('P', 2, CAST(12345678901234567890.123456789012345678 AS "
+    "DECIMAL(38,18))) AS t(p, id, dd)"
+)
+_AVG_BODY = "PARTITION BY p ORDER BY id MEASURES avg(dd) AS v PATTERN (A B) DEFINE B AS true"
+
+
+def test_a_decimal_average_out_of_range_is_null_without_ansi_as_spark(spark, table, ansi_off):
+    """Spark's avg of DECIMAL(38,18) is DECIMAL(38,22): out of range here, which is NULL
+    without ANSI mode (the table function raised Python's InvalidOperation text)."""
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_wide_dec AS {_WIDE_DECIMALS}")
+    expected = spark.sql("SELECT p, avg(dd) AS v FROM mr_wide_dec GROUP BY p")
+    got = spark.sql(_call(_AVG_BODY, "mr_wide_dec"))
+    assert got.schema == expected.schema and got.collect() == expected.collect()
+
+
+def test_a_decimal_average_out_of_range_is_sparks_condition_under_ansi(spark, table):
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_wide_dec AS {_WIDE_DECIMALS}")
+    with pytest.raises(PythonException) as info:
+        spark.sql(_call(_AVG_BODY, "mr_wide_dec")).collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError)
+    assert err.getCondition() == "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"
+    assert "cannot be represented as Decimal(38, 22)" in err.message
+
+
+def test_nested_struct_fields_are_typed_as_matchrec_sql_types_them(spark, table):
+    """A path of two fields (info.geo.lat), inside an aggregate or after a navigation,
+    was 'cannot infer the Spark type' in the table function."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_nested AS SELECT * FROM VALUES "
+        "(1, named_struct('geo', named_struct('lat', 1.5D, 'lon', 2), 'city', 'Oslo')), "
+        "(2, named_struct('geo', named_struct('lat', 3.5D, 'lon', 4), 'city', 'Rome')) "
+        "AS t(id, info)"
+    )
+    body = (
+        "ORDER BY id MEASURES FIRST(A.info).geo.lat AS a, max(info.geo.lat) AS b, "
+        "FIRST(A.info.geo).lon AS c, min(A.info.geo.lon) + 1 AS d "
+        "PATTERN (A+) DEFINE A AS true"
+    )
+    got = spark.sql(_call(body, "mr_nested"))
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_nested MATCH_RECOGNIZE ({body})")
+    assert got.schema == expected.schema
+    assert got.collect() == expected.collect() == [(1.5, 3.5, 2, 3)]
