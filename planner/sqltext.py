@@ -663,16 +663,10 @@ def call_start(sql: str, pos: int, base: int) -> int:
     return k if k < j else pos
 
 
-def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
-    """The text of ``sql`` that ``node`` was read from, spaces collapsed, or None where
-    that is not known for sure: the span from its first to its last positioned token,
-    with the parentheses opened inside closed, kept only if it reads back as ``node``
-    (a node the planner rewrote, or one ending in a word sqlglot keeps no position of,
-    as in ``x IS NULL``, does not)."""
-    ends = _ends(node)
-    if not ends:
-        return None
-    start, end = node_pos(node, base, sql), base + max(ends) + 1
+def _closed_at(sql: str, start: int, end: int) -> int | None:
+    """The offset just after the span of ``sql`` from ``start`` that reaches ``end`` and
+    closes every parenthesis opened in it (strings and quoted names skipped); None if it
+    closes one it did not open, or leaves one open."""
     depth, quote_char, i = 0, None, start
     while i < len(sql) and (i < end or depth > 0):
         ch = sql[i]
@@ -687,9 +681,23 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
             if depth < 0:
                 return None
         i += 1
-    span = sql[start:i]
-    if depth or quote_char or not span.strip():
+    return None if depth or quote_char else i
+
+
+def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
+    """The text of ``sql`` that ``node`` was read from, spaces collapsed, or None where
+    that is not known for sure: the span from its first to its last positioned token,
+    with the parentheses opened inside closed, kept only if it reads back as ``node``
+    (a node the planner rewrote, or one ending in a word sqlglot keeps no position of,
+    as in ``x IS NULL``, does not)."""
+    ends = _ends(node)
+    if not ends:
         return None
+    start = node_pos(node, base, sql)
+    end = _closed_at(sql, start, base + max(ends) + 1)
+    if end is None or not sql[start:end].strip():
+        return None
+    span = sql[start:end]
     try:
         read = sqlglot.parse_one(prepare(span), read=MatchRecognizeDialect)
         same = read.sql(dialect=MatchRecognizeDialect) == node.sql(dialect=MatchRecognizeDialect)
@@ -701,23 +709,12 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
 def written_call(sql: str, start: int, limit: int = 60) -> str | None:
     """The call that starts at ``start`` as the user wrote it (name through its closing
     parenthesis, spaces collapsed, clipped to ``limit``), or None if it does not close."""
-    depth, quote_char = 0, None
-    for i in range(start, len(sql)):
-        ch = sql[i]
-        if quote_char:
-            quote_char = None if ch == quote_char else quote_char
-        elif ch in "'\"`":
-            quote_char = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                text = " ".join(sql[start : i + 1].split())
-                return text if len(text) <= limit else text[: limit - 3] + "..."
-            if depth < 0:
-                return None
-    return None
+    opening = sql.find("(", start)
+    end = None if opening < 0 else _closed_at(sql, start, opening + 1)
+    if end is None:
+        return None
+    text = " ".join(sql[start:end].split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _unwritable(node: exp.Expression) -> tuple[exp.Expression, str] | None:
