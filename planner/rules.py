@@ -131,6 +131,14 @@ class Window:
         return self.start is not None and self.end is not None and self.end <= self.start
 
 
+def unnamed(rule_id: str | None, version: int | None) -> str | None:
+    """Why a rule table row without a rule_id or version cannot run, else None."""
+    if rule_id is not None and version is not None:
+        return None
+    missing = "rule_id" if rule_id is None else "version"
+    return f"a rule table row has no {missing} (NULL): it names no rule"
+
+
 def table_problems(rows: Sequence[RuleRow]) -> tuple[list[RuleRow], list[tuple[RuleRow, str]]]:
     """The rows of a rule table that can run, and each row that cannot with why: one
     without a rule_id or version names no rule; a (rule_id, version) given twice with
@@ -140,9 +148,9 @@ def table_problems(rows: Sequence[RuleRow]) -> tuple[list[RuleRow], list[tuple[R
     problems: list[tuple[RuleRow, str]] = []
     copies: dict[tuple[str, int], list[RuleRow]] = {}
     for row in rows:
-        if row.rule_id is None or row.version is None:
-            missing = "rule_id" if row.rule_id is None else "version"
-            problems.append((row, f"a rule table row has no {missing} (NULL): it names no rule"))
+        why = unnamed(row.rule_id, row.version)
+        if why is not None:
+            problems.append((row, why))
         else:
             copies.setdefault((row.rule_id, row.version), []).append(row)
     for (rule_id, version), same in copies.items():

@@ -32,7 +32,7 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 from matchrec.planner.plan import quote
-from matchrec.planner.rules import RuleRow, compile_rule, schedule, table_problems
+from matchrec.planner.rules import RuleRow, compile_rule, schedule, table_problems, unnamed
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
@@ -486,17 +486,17 @@ class DynamicProcessor(StatefulProcessor):
             # bucket, packed events, kind, then the five rule columns
             kinds = pdf.iloc[:, 2].to_numpy()
             rule_part = pdf[kinds == "r"].iloc[:, 3:8]
-            rule_rows = [
-                (
-                    str(r[0]),
-                    int(r[1]),
-                    str(r[2] or ""),
-                    None if pd.isna(r[3]) else int(r[3]),
-                    bool(r[4]),
-                )
-                for r in rule_part.itertuples(index=False, name=None)
-                if r[0] is not None and not pd.isna(r[1])
-            ]
+            rule_rows = []
+            for r in rule_part.itertuples(index=False, name=None):
+                version = None if pd.isna(r[1]) else int(r[1])
+                why = unnamed(r[0], version)
+                if why is None:
+                    active = None if pd.isna(r[3]) else int(r[3])
+                    rule_rows.append((str(r[0]), version, str(r[2] or ""), active, bool(r[4])))
+                elif not self.compiler.skip_errors:
+                    raise RuleError(why, hint=_TABLE_HINT)
+                elif bucket.reports_errors:
+                    out.append(error_row(r[0], version, SemanticError(why, hint=_TABLE_HINT)))
             if rule_rows:
                 out += bucket.add_rules(
                     rule_rows, watermark, self.compiler, self.compiler.skip_errors

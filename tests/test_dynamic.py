@@ -511,8 +511,8 @@ def _rule_file(folder: Path, name: str, rows: list[dict]) -> None:
 
 def _waves() -> list[list[dict]]:
     """The rule files of the stream tests, in order of arrival: a rule at the start; a new
-    version and a new rule scheduled ahead of the watermark, and a broken rule; a row that
-    disables a rule from a later time."""
+    version and a new rule scheduled ahead of the watermark, a broken rule and a row that
+    names no rule; a row that disables a rule from a later time."""
     at = lambda minute: (START + timedelta(minutes=minute)).isoformat()  # noqa: E731
     v2 = SPECS["fraud"].replace("amount < 5", "amount < 4")
     rising = (
@@ -527,6 +527,7 @@ def _waves() -> list[list[dict]]:
             {"rule_id": "fraud", "version": 2, "spec": v2, "active_from": at(60)},
             {"rule_id": "rising", "version": 1, "spec": rising, "active_from": at(45)},
             {"rule_id": "bad", "version": 1, "spec": "PARTITION BY card PATTERN (A"},
+            {"version": 3, "spec": SPECS["fraud"]},  # no rule_id: reported, never run
         ],
         [{**off, "enabled": False}],
     ]
@@ -547,17 +548,18 @@ def _finish(spark: SparkSession, stream: FolderStream, query) -> list[tuple]:
         stream.write([row])
         query.processAllAvailable()
     query.stop()
-    return sorted(tuple(r) for r in spark.read.parquet(str(stream.out)).collect())
+    return sorted((tuple(r) for r in spark.read.parquet(str(stream.out)).collect()), key=repr)
 
 
 def _assert_batch_replay(spark: SparkSession, got: list[tuple]) -> None:
     """``got`` equals MATCH_RECOGNIZE_DYNAMIC over the same events as a batch, with the
-    same rule rows as a rule table; the broken rule is reported once."""
+    same rule rows as a rule table; the broken rule and the row without a rule_id are
+    reported once."""
     replay = _rules(
         spark,
         [
             (
-                r["rule_id"],
+                r.get("rule_id"),
                 r["version"],
                 r["spec"],
                 None if "active_from" not in r else datetime.fromisoformat(r["active_from"]),
@@ -570,14 +572,15 @@ def _assert_batch_replay(spark: SparkSession, got: list[tuple]) -> None:
     events = spark.createDataFrame(_events(120), EVENTS)
     with pytest.warns(UserWarning, match="skips rule 'bad'"):
         batch = matchrec.match_recognize_dynamic(events, replay, keys=[["card"]])
-    expected = sorted(tuple(r) for r in batch.selectExpr(*OUT_COLUMNS).collect())
+    expected = sorted((tuple(r) for r in batch.selectExpr(*OUT_COLUMNS).collect()), key=repr)
     assert {(r[0], r[1]) for r in expected if r[2] == "MATCHED"} >= {
         ("fraud", 1),
         ("fraud", 2),
         ("rising", 1),
     }, "the test data must exercise every version"
     errors = [r for r in got if r[2] == "ERROR"]
-    assert [(r[0], r[1]) for r in errors] == [("bad", 1)]
+    assert [(r[0], r[1]) for r in errors] == [("bad", 1), (None, 3)]
+    assert "has no rule_id" in errors[1][-1]
     assert [r for r in got if r[2] != "ERROR"] == [r for r in expected if r[2] != "ERROR"]
 
 
