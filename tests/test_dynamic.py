@@ -27,7 +27,7 @@ from pyspark.sql.types import (
 from streams import FolderStream
 
 import matchrec
-from matchrec.errors import UsageError
+from matchrec.errors import ArbitraryOrderWarning, UsageError
 
 EVENTS = StructType(
     [
@@ -440,6 +440,17 @@ def test_rule_table_rows_that_name_no_one_version_are_reported(
     assert per_rule[0] == per_rule[1] == per_rule[2]  # one copy of "same" ran
     with pytest.raises(RuleError, match="has no rule_id"):
         matchrec.match_recognize_dynamic(payments, _rules(spark, rows), on_error="fail")
+
+
+def test_a_rule_without_order_by_is_warned_about_as_match_recognize_is(
+    spark: SparkSession, payments
+) -> None:
+    """A rule with no ORDER BY ran in batch without the warning the clause gives."""
+    spec = "PARTITION BY card MEASURES count(*) AS n PATTERN (A) DEFINE A AS amount > 100"
+    rules = _rules(spark, [("loose", 2, spec, None, None)])
+    with pytest.warns(ArbitraryOrderWarning, match="rule 'loose' version 2 has no ORDER BY"):
+        out = matchrec.match_recognize_dynamic(payments, rules)
+    assert out.where("status = 'MATCHED'").count() > 0
 
 
 def test_python_door_errors_have_no_caret_and_keys_are_lists_of_lists(
