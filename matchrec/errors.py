@@ -141,6 +141,13 @@ class ArbitraryOrderWarning(UserWarning):
     (and the matches with it)."""
 
 
+#: what an :class:`ArbitraryOrderWarning` says after naming the clause or rule
+ARBITRARY_ORDER = (
+    "the rows of each partition are matched in the arbitrary order Spark hands them over, "
+    "which may change from run to run; add ORDER BY to make the matches repeatable"
+)
+
+
 def line_col(text: str, pos: int) -> tuple[int, int]:
     """1-based line and column of character offset ``pos`` in ``text``."""
     pos = max(0, min(pos, len(text)))

@@ -51,7 +51,13 @@ from pyspark.sql import functions as F
 
 from matchrec import ast
 from matchrec.ast import DynamicClause, MatchRecognizeClause
-from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, line_col
+from matchrec.errors import (
+    ARBITRARY_ORDER,
+    ArbitraryOrderWarning,
+    MatchRecognizeError,
+    SemanticError,
+    line_col,
+)
 from matchrec.excepthook import carried_rebuilt
 
 from .arguments import check_argument
@@ -111,9 +117,7 @@ def _plan(
             line, column = line_col(clause.sql, clause.pattern_pos)
             where = f" (its PATTERN at line {line}, column {column})"
         warnings.warn(
-            f"MATCH_RECOGNIZE without ORDER BY{where}: the rows of each partition are "
-            "matched in the arbitrary order Spark hands them over, which may change from "
-            "run to run; add ORDER BY to make the matches repeatable",
+            f"MATCH_RECOGNIZE without ORDER BY{where}: {ARBITRARY_ORDER}",
             ArbitraryOrderWarning,
             stacklevel=_user_frame(),
         )

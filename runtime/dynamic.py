@@ -49,7 +49,13 @@ from pyspark.sql.types import (
 )
 
 from matchrec.arrow_packing import PACKED, unpack
-from matchrec.errors import ArbitraryOrderWarning, MatchRecognizeError, SemanticError, UsageError
+from matchrec.errors import (
+    ARBITRARY_ORDER,
+    ArbitraryOrderWarning,
+    MatchRecognizeError,
+    SemanticError,
+    UsageError,
+)
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import (
     OUTPUT_FIELDS,
@@ -197,9 +203,7 @@ def match_recognize_dynamic(
         good.append(row)
         if not rule.order and not df.isStreaming:  # a stream refuses it when compiled
             warnings.warn(
-                f"rule {row.rule_id!r} version {row.version} has no ORDER BY: the rows of "
-                "each partition are matched in the arbitrary order Spark hands them over, "
-                "which may change from run to run; add ORDER BY to make the matches repeatable",
+                f"rule {row.rule_id!r} version {row.version} has no ORDER BY: {ARBITRARY_ORDER}",
                 ArbitraryOrderWarning,
                 stacklevel=2,
             )
