@@ -52,19 +52,18 @@ for _type, _keys in {
     "int": "BitwiseCount FIND_IN_SET Year Month Day DayOfMonth DayOfWeek DayOfYear WeekOfYear "
     "Quarter Hour Minute Second DateDiff Length ArraySize BitLength Ascii StrPosition RegexpCount "
     "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY ARRAY_SIZE "
-    "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH SPARK_PARTITION_ID",
+    "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH",
     "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
-    "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros "
-    "MONOTONICALLY_INCREASING_ID",
+    "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros",
     "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
-    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM Rand Randn",
+    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM",
     "string": "Lower Upper ConcatWs Substring Left Right Trim Initcap Pad "
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
     "BTRIM SPACE OVERLAY PRINTF SubstringIndex BIN Elt ParseUrl URL_DECODE URL_ENCODE "
     "TRY_URL_DECODE SCHEMA_OF_JSON TO_CSV MASK QUOTE SCHEMA_OF_CSV SCHEMA_OF_XML TO_XML "
-    "SCHEMA_OF_VARIANT TO_VARCHAR Collation VERSION CurrentUser Uuid Randstr",
+    "SCHEMA_OF_VARIANT TO_VARCHAR Collation VERSION CurrentUser",
     "tinyint": "Getbit",
     "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
     "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull "
@@ -95,7 +94,7 @@ _SAME_AS_FIRST = set(
     _names(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
         "ArraySort ArraySlice "
-        "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY Shuffle ARRAY_COMPACT "
+        "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
         "Nanvl ArrayAppend ArrayPrepend MAP_FILTER"
     )
 )

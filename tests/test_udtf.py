@@ -785,14 +785,6 @@ RICH_INPUT = StructType(
 )
 
 ROW_FUNCTIONS = [
-    "rand()",
-    "randn(3)",
-    "random()",
-    "uuid()",
-    "randstr(4)",
-    "monotonically_increasing_id()",
-    "spark_partition_id()",
-    "shuffle(arr)",
     "array_repeat(tag, n)",
     "array_repeat(price, 2)",
     "array_insert(arr, 1, price)",
