@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from sqlglot import exp
+
 from matchrec import ast
 from matchrec.engine import PartitionProgram
 from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
@@ -419,6 +421,25 @@ def refuse_end_anchor(clause: ast.MatchRecognizeClause) -> None:
             pos=anchor,
             hint="drop '$'; use WITHIN to bound how long a match may take",
         )
+
+
+def refuse_input_windows(plan: MatchPlan) -> None:
+    """Refuse a window over the input in DEFINE (``avg(price) OVER (PARTITION BY sym)``,
+    ``row_number() OVER (...)``) on a stream: Spark computes no such window on a stream
+    (its NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING)."""
+    for name, text in plan.precomputed:
+        if " OVER " not in text.upper():
+            continue
+        window = parse_expression(ast.SqlExpr(text, 0), text).find(exp.Window)
+        if window is not None:
+            raise UnsupportedError(
+                "a window function over the input (OVER) cannot run on a stream: Spark "
+                "computes such windows on batch tables only",
+                sql=plan.clause.sql,
+                pos=plan.origins.get(name, plan.clause.pattern_pos),
+                hint="compare with PREV/FIRST/LAST or an aggregate over the match (avg(A.price)), "
+                "or join a batch table that holds the value",
+            )
 
 
 #: Spark's simple names of the types WITHIN measures a time span on

@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
-from matchrec.planner.plan import MatchPlan, quote, refuse_end_anchor
+from matchrec.planner.plan import MatchPlan, quote, refuse_end_anchor, refuse_input_windows
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
@@ -126,6 +126,7 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
             hint=f"cast it: CAST({event} AS TIMESTAMP) in a projection before withWatermark",
         )
     refuse_end_anchor(clause)
+    refuse_input_windows(plan)
     return event
 
 

@@ -419,6 +419,21 @@ def test_with_late_rows_on_a_batch_adds_its_columns_and_no_row(spark):
             "'$'",
             "$",
         ),
+        # Spark's NON_TIME_WINDOW_NOT_SUPPORTED_IN_STREAMING, with a plan, when it started
+        (
+            "PARTITION BY card ORDER BY ts PATTERN (A) "
+            "DEFINE A AS amount > lag(amount) OVER (PARTITION BY card ORDER BY ts)",
+            UnsupportedError,
+            "window function over the input (OVER) cannot run on a stream",
+            "amount > lag",
+        ),
+        (
+            "PARTITION BY card ORDER BY ts PATTERN (A B) "
+            "DEFINE B AS row_number() OVER (PARTITION BY card ORDER BY ts) > 1",
+            UnsupportedError,
+            "window function over the input (OVER) cannot run on a stream",
+            "row_number()",
+        ),
     ],
 )
 def test_queries_a_stream_cannot_run_fail_before_it_starts(
