@@ -348,6 +348,40 @@ def _moment_with_number(check: TypeCheck, types: list[str], sql: str) -> Semanti
     )
 
 
+#: operators Spark refuses between a DAY-TIME or YEAR-MONTH interval and a number, by
+#: the interval's operand index (0: on the left); ``*`` scales it, ``/`` divides it
+_INTERVAL_REFUSED = {
+    **{op: (0, 1) for op in (*_MOMENT_COMPARISONS, "+", "-", "%", "DIV")},
+    "/": (1,),
+}
+
+
+def _interval_with_number(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """An interval compared with, added to or divided into a number (``LAST(d) -
+    FIRST(d) < 30``), which Spark refuses (DATATYPE_MISMATCH), ANSI mode or not."""
+    if len(types) != 2:
+        return None
+    kinds = [t.split("(")[0] for t in types]
+    intervals = [i for i, k in enumerate(kinds) if k.startswith("interval")]
+    numbers = [i for i, k in enumerate(kinds) if k in _NUMBERS]
+    if len(intervals) != 1 or len(numbers) != 1:
+        return None
+    at, number = intervals[0], numbers[0]
+    if at not in _INTERVAL_REFUSED.get(check.operator, ()):
+        return None
+    shown, other = check.operands[at], check.operands[number]
+    unit = "DAY" if "day" in kinds[at] or "hour" in kinds[at] or "second" in kinds[at] else "MONTH"
+    return SemanticError(
+        f"{check.operator} mixes {shown.text} ({types[at].upper()}) and {other.text} "
+        f"({types[number].upper()}) in {check.clause}: Spark does not mix an interval "
+        "with a number here",
+        sql=sql,
+        pos=other.pos,
+        hint=f"write the number as an interval (INTERVAL '{other.text}' {unit}), or "
+        f"take a number of the interval (extract({unit} FROM {shown.text}))",
+    )
+
+
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
     if check.operator == CONDITION:
@@ -360,7 +394,9 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         complex_error = _complex_mixed(check, types, sql)
         if complex_error is not None:
             return complex_error
-    moment_error = _moment_with_number(check, types, sql)
+    moment_error = _moment_with_number(check, types, sql) or _interval_with_number(
+        check, types, sql
+    )
     if moment_error is not None:
         return moment_error
     strings = [(o, t) for o, t in zip(check.operands, types) if _is_string(t)]
