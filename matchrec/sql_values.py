@@ -81,6 +81,8 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
         return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
     if isinstance(v, date):
         return v.isoformat()
+    if isinstance(v, (bytes, bytearray)):  # Spark decodes UTF-8, a bad byte as U+FFFD
+        return bytes(v).decode("utf-8", errors="replace")
     if isinstance(v, (list, tuple)):
         inner = ("null" if x is None else to_text(x, plain_decimals) for x in v)
         return "[" + ", ".join(inner) + "]"

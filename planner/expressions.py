@@ -49,7 +49,7 @@ from .implicit_casts import COERCING, implicit_cast
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import push_down
-from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shallow
+from .pyeval import compile_glue, compiles, evaluates, glue_function_call, guarded, shallow
 from .python_udfs import PythonLookup
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
@@ -119,11 +119,15 @@ for _name in STATISTICS:
 #: Spark's aggregate functions that sqlglot reads as plain calls: an error where matchrec
 #: has no version of one (Spark would otherwise fail with MISSING_GROUP_BY)
 SPARK_AGGREGATE_CALLS = frozenset(
-    "APPROX_TOP_K BITMAP_CONSTRUCT_AGG BITMAP_OR_AGG COUNT_MIN_SKETCH GROUPING "
+    "APPROX_TOP_K APPROX_TOP_K_ACCUMULATE APPROX_TOP_K_COMBINE BITMAP_AND_AGG "
+    "BITMAP_CONSTRUCT_AGG BITMAP_OR_AGG COLLECT_UNION COUNT_MIN_SKETCH GROUPING "
     "GROUPING_ID HISTOGRAM_NUMERIC HLL_SKETCH_AGG HLL_UNION_AGG KLL_SKETCH_AGG_BIGINT "
-    "KLL_SKETCH_AGG_DOUBLE KLL_SKETCH_AGG_FLOAT PRODUCT THETA_SKETCH_AGG "
-    "THETA_INTERSECTION_AGG THETA_UNION_AGG TRY_AVG TRY_SUM APPROX_COUNT_DISTINCT "
-    "BIT_AND BIT_OR BIT_XOR".split()
+    "KLL_SKETCH_AGG_DOUBLE KLL_SKETCH_AGG_FLOAT KLL_MERGE_AGG_BIGINT KLL_MERGE_AGG_DOUBLE "
+    "KLL_MERGE_AGG_FLOAT MEASURE PRODUCT THETA_SKETCH_AGG THETA_INTERSECTION_AGG "
+    "THETA_UNION_AGG TUPLE_SKETCH_AGG_DOUBLE TUPLE_SKETCH_AGG_INTEGER "
+    "TUPLE_INTERSECTION_AGG_DOUBLE TUPLE_INTERSECTION_AGG_INTEGER TUPLE_UNION_AGG_DOUBLE "
+    "TUPLE_UNION_AGG_INTEGER TRY_AVG TRY_SUM APPROX_COUNT_DISTINCT BIT_AND BIT_OR "
+    "BIT_XOR".split()
 )
 for _name in ("ArrayUniqueAgg", "CollectSet"):
     if hasattr(exp, _name):
@@ -1397,7 +1401,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                     del bound[p]
                 bound.update(outer)
             slots.append(lam_slots)
-        return spec.build(values, bodies, slots)
+        what = f"function {kind.lower()}()"
+        return guarded(
+            spec.build(values, bodies, slots), what, low.sql, node_pos(node, base, low.sql)
+        )
 
     def python_udf(node: exp.Expression) -> Evaluator | None:
         """The glue's call of a session Python UDF ``node`` (of values from several
@@ -2397,6 +2404,7 @@ _VOLATILE = {
 
 
 _CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
+_NAMED_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 
 
 def _spark_hash(node: exp.Expression) -> exp.Expression:
@@ -2412,10 +2420,13 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     """The function name of call ``node`` as the user wrote it (sqlglot renames some,
     ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
     pos = node_pos(node, base, low.sql)
+    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+    here = _NAMED_CALL.match(low.sql, pos)
+    if here and here.group(1).lower() == name.lower():  # the call itself starts at pos
+        return here.group(1), pos
     found = _CALL_HEAD.search(low.sql, 0, pos)
     if found:
         return found.group(1), found.start(1)
-    name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
     return name.lower(), pos
 
 

@@ -56,8 +56,9 @@ for _type, _keys in {
     "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
     "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros",
     "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
-    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM",
-    "string": "Lower Upper ConcatWs Substring Left Right Trim Initcap Pad "
+    "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM "
+    "Acosh Asinh Atanh Sec Csc",
+    "string": "Lower Upper ConcatWs Right Trim Initcap "
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
@@ -98,6 +99,9 @@ _SAME_AS_FIRST = set(
         "Nanvl ArrayAppend ArrayPrepend MAP_FILTER"
     )
 )
+# calls of a STRING, or of a BINARY that they keep (substr, left, lpad, rpad; Spark's
+# right() of a BINARY is a STRING)
+_STRING_OR_BINARY = set(_names("Substring Left Pad"))
 # the shifts: Spark shifts an INT or a BIGINT (a TINYINT or SMALLINT is cast to INT)
 _SHIFTS = set(_names("BitwiseLeftShift BitwiseRightShift SHIFTRIGHTUNSIGNED"))
 # calls typed like the element of their first argument (an array)
@@ -175,6 +179,11 @@ def call_type(
     if k in _SAME_AS_FIRST:
         first = _first_arg(node)
         return type_of(first) if first is not None else None
+    if k in _STRING_OR_BINARY:
+        first = _first_arg(node)
+        typed = type_of(first) if first is not None else None
+        binary = typed is not None and typed.this in (T.BINARY, T.VARBINARY)
+        return dtype("binary" if binary else "string")
     if k in _SHIFTS:
         first = _first_arg(node)
         shifted = type_of(first) if first is not None else None
@@ -592,12 +601,29 @@ def _from_json(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | 
     return None
 
 
+def _map_zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``map_zip_with(m1, m2, (k, v1, v2) -> f)``: the keys to f's type (v1 or v2 is NULL
+    where a map lacks the key)."""
+    args = _args(node)
+    maps = [type_of(a) for a in args[:2]] if len(args) == 3 else []
+    if len(maps) != 2 or any(t is None or t.this != T.MAP for t in maps):
+        return None
+    key = maps[0].expressions[0]  # Spark requires both maps' keys of one type
+    body = _lambda_body(args[2], [key, maps[0].expressions[1], maps[1].expressions[1]])
+    inner = type_of(body) if body is not None else None
+    if inner is None:
+        return None
+    names = [p.name.lower() for p in args[2].expressions]
+    return _map_of(key, inner, _never_null(args[2], set(names[:1])))
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "JSONKeys": _json_keys,
     "FromJson": _from_json,
     "ZIP_WITH": _zip_with,
     "TRANSFORM_VALUES": _transform_values,
     "TRANSFORM_KEYS": _transform_keys,
+    "MAP_ZIP_WITH": _map_zip_with,
     "PMOD": _pmod,
     "TRY_MOD": _pmod,
     "DecodeCase": _decode,

@@ -595,7 +595,7 @@ def sorter(ascending: bool, nulls_first: bool) -> Callable[[Any], list[Any]]:
     return sort
 
 
-def _checked_key(key: Any, seen: dict) -> Any:
+def checked_key(key: Any, seen: dict) -> Any:
     if key is None:
         raise ValueError("a map key is NULL (Spark's NULL_MAP_KEY)")
     if key in seen:
@@ -614,7 +614,7 @@ def make_map(keys: Any, values: Any) -> dict[Any, Any]:
         raise ValueError("map_from_arrays needs arrays of the same length")
     result: dict[Any, Any] = {}
     for k, v in zip(keys, values):
-        result[_checked_key(k, result)] = v
+        result[checked_key(k, result)] = v
     return result
 
 
@@ -622,6 +622,11 @@ def _map(v: Any) -> dict[Any, Any]:
     if not isinstance(v, dict):
         raise TypeError(f"{v!r} is not a map")
     return v
+
+
+def map_entries(v: Any) -> list[tuple[Any, Any]]:
+    """The (key, value) entries of a map value, in order."""
+    return list(_map(v).items())
 
 
 def sequence(start: Any, stop: Any, step: Any = None) -> list[Any]:
@@ -652,7 +657,7 @@ def map_from_entries(entries: Any) -> dict[Any, Any] | None:
         pair = list(entry.values()) if isinstance(entry, dict) else list(entry)
         if len(pair) != 2:
             raise TypeError(f"{entry!r} is no (key, value) struct")
-        result[_checked_key(pair[0], result)] = pair[1]
+        result[checked_key(pair[0], result)] = pair[1]
     return result
 
 

@@ -8,7 +8,10 @@ the body's results as Spark does: ``exists`` and ``forall`` with three-valued lo
 NULL verdict makes the answer NULL unless another element decides it), ``filter`` keeps
 the elements whose verdict is true, ``transform`` maps, ``aggregate`` (``reduce``) folds
 (``aggregate(collect_list(B.p), 0, (acc, x) -> acc + x)``), ``zip_with`` pairs two arrays,
-``array_sort`` sorts by a comparator; a NULL array gives NULL.
+``array_sort`` sorts by a comparator; a NULL array gives NULL. Of maps (``(k, v)``
+lambdas): ``map_filter`` keeps the entries whose verdict is true, ``transform_values`` and
+``transform_keys`` map one side of each entry, ``map_zip_with`` merges two maps key by key
+(the first map's keys, then the second's new ones; a missing value is NULL).
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError
 from matchrec.navigation import Evaluator
+
+from .glue_functions import checked_key, map_entries
 
 
 def bound_name(node: exp.Expression) -> str | None:
@@ -100,6 +105,8 @@ def higher_order_parts(
 Slots = list[list[list[Any]]]  # per lambda, per parameter: a one-item list
 
 _ELEMENT = "element_at({0}, 1)"
+_KEY = "element_at(map_keys({0}), 1)"
+_VALUE = "element_at(map_values({0}), 1)"
 #: Spark SQL of each lambda parameter's type, by (lambda, parameter) index, over the
 #: function's value arguments: the array's element, an INT index, the accumulator (the
 #: zero's type, which Spark requires the merge to keep)
@@ -112,6 +119,10 @@ _PARAMETER_TYPES: dict[str, dict[tuple[int, int], str]] = {
     "REDUCE": {(0, 0): "{1}", (0, 1): _ELEMENT, (1, 0): "{1}"},
     "ZIP_WITH": {(0, 0): _ELEMENT, (0, 1): "element_at({1}, 1)"},
     "ARRAY_SORT": {(0, 0): _ELEMENT, (0, 1): _ELEMENT},
+    "MAP_FILTER": {(0, 0): _KEY, (0, 1): _VALUE},
+    "TRANSFORM_VALUES": {(0, 0): _KEY, (0, 1): _VALUE},
+    "TRANSFORM_KEYS": {(0, 0): _KEY, (0, 1): _VALUE},
+    "MAP_ZIP_WITH": {(0, 0): _KEY, (0, 1): _VALUE, (0, 2): "element_at(map_values({1}), 1)"},
 }
 
 
@@ -254,6 +265,70 @@ def _sorted_by(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -
     return run
 
 
+def _entry_loop(values: Evaluator, body: Evaluator, slots: list[list[Any]], ctx: Any):
+    """Each entry of a map with its lambda's result, the parameters set (key, value)."""
+    entries = values(ctx)
+    if entries is None:
+        return None
+    out = []
+    for key, value in map_entries(entries):
+        slots[0][0], slots[1][0] = key, value
+        out.append((key, value, body(ctx)))
+    return out
+
+
+def _map_filter(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
+    def run(ctx: Any) -> Any:
+        found = _entry_loop(values[0], bodies[0], slots[0], ctx)
+        return None if found is None else {k: v for k, v, keep in found if keep is True}
+
+    return run
+
+
+def _transform_values(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
+    def run(ctx: Any) -> Any:
+        found = _entry_loop(values[0], bodies[0], slots[0], ctx)
+        return None if found is None else {k: result for k, _, result in found}
+
+    return run
+
+
+def _transform_keys(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
+    """Spark's ``transform_keys``: a NULL or repeated new key is its error (NULL_MAP_KEY,
+    DUPLICATED_MAP_KEY under the default spark.sql.mapKeyDedupPolicy=EXCEPTION)."""
+
+    def run(ctx: Any) -> Any:
+        found = _entry_loop(values[0], bodies[0], slots[0], ctx)
+        if found is None:
+            return None
+        result: dict[Any, Any] = {}
+        for _, value, key in found:
+            result[checked_key(key, result)] = value
+        return result
+
+    return run
+
+
+def _map_zip_with(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
+    """Spark's ``map_zip_with(m1, m2, (k, v1, v2) -> f)``: every key of m1, then the keys of
+    m2 not in m1, each with f of its two values (NULL where a map lacks the key); a NULL
+    map gives NULL."""
+    key, first, second = (slot for slot in slots[0])
+
+    def run(ctx: Any) -> Any:
+        left, right = values[0](ctx), values[1](ctx)
+        if left is None or right is None:
+            return None
+        left_entries, right_entries = dict(map_entries(left)), dict(map_entries(right))
+        result = {}
+        for k in [*left_entries, *(k for k in right_entries if k not in left_entries)]:
+            key[0], first[0], second[0] = k, left_entries.get(k), right_entries.get(k)
+            result[k] = bodies[0](ctx)
+        return result
+
+    return run
+
+
 @dataclass(frozen=True)
 class HigherOrder:
     """How the glue runs one of Spark's higher-order functions."""
@@ -279,4 +354,12 @@ HIGHER_ORDER: dict[str, HigherOrder] = {
     ),
     "ZIP_WITH": HigherOrder(2, (1,), ((2,),), _zip_with, "two parameters (x, y)"),
     "ARRAY_SORT": HigherOrder(1, (1,), ((2,),), _sorted_by, "two parameters (left, right)"),
+    "MAP_FILTER": HigherOrder(1, (1,), ((2,),), _map_filter, "two parameters (key, value)"),
+    "TRANSFORM_VALUES": HigherOrder(
+        1, (1,), ((2,),), _transform_values, "two parameters (key, value)"
+    ),
+    "TRANSFORM_KEYS": HigherOrder(1, (1,), ((2,),), _transform_keys, "two parameters (key, value)"),
+    "MAP_ZIP_WITH": HigherOrder(
+        2, (1,), ((3,),), _map_zip_with, "three parameters (key, value1, value2)"
+    ),
 }

@@ -236,6 +236,19 @@ def _strict(node: exp.Expression) -> bool:
     return all(type(n) in _STRICT_OR_LEAF for n in node.walk())
 
 
+#: calls that fail on a NULL key (Spark's NULL_MAP_KEY): their value for an absent row,
+#: computed by Spark on every row, would fail the job though no output reads it
+_NULL_KEY_FAILS = (exp.VarMap, exp.Map, exp.MapFromEntries, exp.StrToMap)
+
+
+def _fails_on_null(node: exp.Expression) -> bool:
+    return any(
+        isinstance(n, _NULL_KEY_FAILS)
+        or (isinstance(n, exp.Anonymous) and n.name.upper() in ("MAP", "MAP_FROM_ARRAYS"))
+        for n in node.walk()
+    )
+
+
 def _composite(node: exp.Expression, special) -> bool:
     """Whether ``node`` is more than a bare navigation or column (worth pushing)."""
     node = node.this if isinstance(node, exp.Paren) else node
@@ -266,7 +279,7 @@ def _pushed(
         )
     if _strict(inner):
         return exp.Paren(this=navigation)
-    if absent is None or kind not in ("FIRST", "LAST"):
+    if absent is None or kind not in ("FIRST", "LAST") or _fails_on_null(inner):
         return None  # (FINAL: the absent-row test below counts the running rows)
     # f(NULL) for an absent row: each column of the row replaced by a NULL of its type
     absent_value = inner.copy()

@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext, instant
+from matchrec.sql_literals import sql_literal
 from matchrec.sql_values import WIDE_DECIMALS
 
 from . import glue_functions as gf
@@ -716,11 +717,7 @@ def compile_glue(
         if decider:
             return lambda ctx: _or(left, right, ctx)
         return lambda ctx: _and(left, right, ctx)
-    if (
-        isinstance(node, exp.Dot)
-        and isinstance(node.this, exp.Identifier)  # a lambda's parameter (e -> e.k)
-        and isinstance(node.expression, exp.Identifier)
-    ):
+    if isinstance(node, exp.Dot) and _parameter_field(node):  # e -> e.k, e -> e.geo.lat
         inner, name = child(node.this), node.expression.this
         return lambda ctx: _field(inner(ctx), name)
     if isinstance(node, exp.Not):
@@ -1178,6 +1175,47 @@ def _operator_pos(sql: str, left: int, right: int, op: str) -> int:
     return left
 
 
+#: how a glue function's error names the condition Spark raises for it
+_SPARK_CONDITION = re.compile(r"Spark's ([A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
+
+#: Spark's name of the type of a Python value, for a message (the first that fits)
+_SQL_KINDS: list[tuple[type | tuple[type, ...], str]] = [
+    (bool, "BOOLEAN"),
+    (int, "INT"),
+    (float, "DOUBLE"),
+    (Decimal, "DECIMAL"),
+    (str, "STRING"),
+    ((bytes, bytearray), "BINARY"),
+    (datetime, "TIMESTAMP"),
+    (date, "DATE"),
+    (timedelta, "INTERVAL"),
+    (list, "ARRAY"),
+    (dict, "MAP"),
+    (tuple, "STRUCT"),
+]
+
+
+def _sql_kind(v: Any) -> str:
+    if v is None:
+        return "NULL"
+    kind = next((name for cls, name in _SQL_KINDS if isinstance(v, cls)), type(v).__name__)
+    if kind == "INT" and not -(2**31) <= v < 2**31:
+        return "BIGINT"
+    return kind
+
+
+def _shown(v: Any) -> str:
+    """A value as SQL writes it (``'b'``, ``ARRAY(1, 2)``, ``map('x', 1)``), for a message."""
+    if isinstance(v, dict):
+        return "map(" + ", ".join(f"{_shown(k)}, {_shown(x)}" for k, x in v.items()) + ")"
+    if isinstance(v, tuple):
+        return "struct(" + ", ".join(_shown(x) for x in v) + ")"
+    try:
+        return sql_literal(v)
+    except TypeError:
+        return repr(v)
+
+
 def _runtime_error(
     what: str, values: list[Any], err: Exception, sql: str, pos: int
 ) -> MatchRuntimeError:
@@ -1189,9 +1227,12 @@ def _runtime_error(
             sql=sql,
             pos=pos,
         )
-    shown = ", ".join(f"{v!r} ({type(v).__name__})" for v in values)
+    condition = _SPARK_CONDITION.search(str(err))
+    if condition is not None and not isinstance(err, TypeError):  # in Spark's terms
+        return MatchRuntimeError(f"[{condition.group(1)}] {what}: {err}", sql=sql, pos=pos)
+    shown = ", ".join(f"{_shown(v)} ({_sql_kind(v)})" for v in values)
     return MatchRuntimeError(
-        f"could not apply {what} to {shown}: {err}",
+        f"could not apply {what}{' to ' + shown if values else ''}: {err}",
         sql=sql,
         pos=pos,
         hint="the values have types that do not fit; CAST inside the navigation, "
@@ -1199,6 +1240,19 @@ def _runtime_error(
         if isinstance(err, TypeError)
         else None,
     )
+
+
+def guarded(evaluate: Evaluator, what: str, sql: str, pos: int) -> Evaluator:
+    """``evaluate`` with a value it rejects told as :func:`_call` tells it, at ``pos``
+    (a higher-order function's own errors: a repeated key of ``transform_keys``)."""
+
+    def run(ctx: MatchContext) -> Any:
+        try:
+            return evaluate(ctx)
+        except (TypeError, ValueError, ArithmeticError) as err:
+            raise _runtime_error(what, [], err, sql, pos) from None
+
+    return run
 
 
 def call_args(node: exp.Expression) -> list[exp.Expression]:
@@ -1222,6 +1276,14 @@ def _literal(node: exp.Literal) -> Any:
             return float(text)
         return Decimal(text)
     return int(text)
+
+
+def _parameter_field(node: exp.Dot) -> bool:
+    """Whether ``node`` reads a field of a lambda's parameter, through nested structs
+    (sqlglot's Dots of identifiers, the parameter's innermost)."""
+    while isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+        node = node.this
+    return isinstance(node, exp.Identifier)
 
 
 def _field(struct: Any, name: str) -> Any:

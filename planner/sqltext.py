@@ -88,6 +88,20 @@ class WrittenCTE(exp.Expression):
     arg_types = {"this": True, "name": True}
 
 
+#: Spark's function-style casts (``bigint(x)`` is ``CAST(x AS BIGINT)``) that sqlglot's
+#: Spark dialect reads as unknown calls (it reads ``int(x)``, ``double(x)``, ... as casts)
+_FUNCTION_CASTS = ("BIGINT", "SMALLINT", "TINYINT", "DECIMAL", "BINARY")
+
+
+def _function_cast(name: str) -> Callable[[list[exp.Expression]], exp.Expression]:
+    def build(args: list[exp.Expression]) -> exp.Expression:
+        if len(args) != 1:  # Spark's error, as the call it was
+            return exp.Anonymous(this=name.lower(), expressions=args)
+        return exp.Cast(this=args[0], to=exp.DataType.build(name, dialect="spark"))
+
+    return build
+
+
 class MatchRecognizeDialect(Spark):
     """Spark SQL where FIRST/LAST are kept as calls with all their arguments, and a
     doubled quote inside a string literal is a quote (``'yyyy-MM-dd''T''HH'``), as Spark
@@ -114,6 +128,8 @@ class MatchRecognizeDialect(Spark):
                     for k, v in Spark.Parser.FUNCTIONS.items()
                     if k not in ("FIRST", "LAST", "LOG10", "LOG2", "ARRAY_SIZE")
                 },
+                # Spark's casts written as functions that sqlglot reads as calls
+                **{name: _function_cast(name) for name in _FUNCTION_CASTS},
                 "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
                 "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),
                 "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
@@ -195,6 +211,21 @@ class MatchRecognizeDialect(Spark):
             exp.UnixDate: lambda self, e: self.func("UNIX_DATE", e.this),
         }
 
+        def binary(self, expression: exp.Binary, op: str) -> str:
+            """A predicate operand of an operator in parentheses: sqlglot writes
+            ``like(s, 'a') = true`` as ``s LIKE 'a' = TRUE``, which Spark reads as
+            ``s LIKE ('a' = TRUE)`` (a predicate's right side is a value expression)."""
+            sides = [expression.args.get(k) for k in ("this", "expression")]
+            if isinstance(expression, (exp.And, exp.Or)) or not any(
+                isinstance(side, _PREDICATES) for side in sides
+            ):
+                return super().binary(expression, op)
+            left, right = (
+                f"({self.sql(side)})" if isinstance(side, _PREDICATES) else self.sql(side)
+                for side in sides
+            )
+            return f"{left} {op} {right}"
+
         def unsupported(self, message: str) -> None:
             """SQL this dialect cannot write is an error, never SQL with a part dropped
             (sqlglot only logs it: ``max_by(x, y, 2)`` would lose its ``2``), unless the
@@ -202,6 +233,10 @@ class MatchRecognizeDialect(Spark):
             Spark checks)."""
             if self.unsupported_level != ErrorLevel.IGNORE:
                 raise UnsupportedSqlError(message)
+
+
+#: nodes Spark's grammar reads as a predicate after a value expression (``x LIKE p``)
+_PREDICATES = (exp.Like, exp.ILike, exp.RegexpLike, exp.SimilarTo, exp.Between, exp.In, exp.Is)
 
 
 def _to_date(self: Spark.Generator, node: exp.TsOrDsToDate | exp.StrToDate) -> str:

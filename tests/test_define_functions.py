@@ -2333,6 +2333,22 @@ HIGHER_ORDER_CASES = [
         "exists(array(named_struct('W', A.v), named_struct('W', A.v + 1)), s -> s.w > B.v)",
         "A.v + 1 > B.v",
     ),
+    # a nested field (Dots of Dots)
+    (
+        "exists(array(named_struct('g', named_struct('w', A.v + 1))), s -> s.g.W > B.v)",
+        "A.v + 1 > B.v",
+    ),
+    # higher-order functions of maps (each a glue error before)
+    (
+        "cardinality(map_filter(map('a', A.v, 'b', A.v + 1), (k, x) -> x > B.v)) > 0",
+        "A.v + 1 > B.v",
+    ),
+    ("transform_values(map('a', A.v), (k, x) -> x - B.v)['a'] > 0", "A.v > B.v"),
+    ("map_keys(transform_keys(map(A.v, 1), (k, x) -> k + B.v))[0] > 10", "A.v + B.v > 10"),
+    (
+        "map_zip_with(map(1, A.v), map(1, B.v, 2, 0D), (k, x, y) -> coalesce(x, 0) - y)[1] < 0",
+        "A.v < B.v",
+    ),
 ]
 
 
@@ -2349,6 +2365,43 @@ def test_higher_order_functions_with_a_lambda_of_two_rows(spark, define, plain):
     got = matchrec.sql(spark, shape.format(view=view, define=define)).collect()
     want = matchrec.sql(spark, shape.format(view=view, define=plain)).collect()
     assert got and got == want
+
+
+@pytest.mark.parametrize(
+    ("define", "written"),
+    [
+        ("ilike(B.s, 'X%') <=> true", "(B.s ILIKE 'X%') <=> true"),
+        ("like(B.s, 'x%') = (B.v > A.v)", "(B.s LIKE 'x%') = (B.v > A.v)"),
+        ("false = rlike(B.s, '1$')", "false = (B.s RLIKE '1$')"),
+        ("like(B.s, 'x%') IS NULL OR B.v > A.v", "(B.s LIKE 'x%') IS NULL OR B.v > A.v"),
+    ],
+)
+def test_a_predicate_function_inside_an_operator_keeps_its_place(spark, define, written):
+    """``ilike(s, p) <=> true`` was handed to Spark as ``s ILIKE p IS NOT DISTINCT FROM
+    TRUE`` (a syntax error), ``like(s, p) = true`` as ``s LIKE p = TRUE``, which Spark
+    reads as ``s LIKE (p = TRUE)``."""
+    view = """(SELECT id % 3 AS k, id, v, CASE WHEN id % 2 = 0 THEN 'x' || id ELSE 'X' || v END AS s
+      FROM (SELECT id, CAST((id * 7919) % 13 AS DOUBLE) AS v FROM range(60)))"""
+    shape = """SELECT k, first_id, n FROM {view} MATCH_RECOGNIZE (PARTITION BY k ORDER BY id
+      MEASURES FIRST(id) AS first_id, count(*) AS n PATTERN (A B+) DEFINE B AS {define})
+      ORDER BY k, first_id"""
+    got = matchrec.sql(spark, shape.format(view=view, define=define)).collect()
+    want = matchrec.sql(spark, shape.format(view=view, define=written)).collect()
+    assert got and got == want
+
+
+def test_a_repeated_key_of_transform_keys_is_sparks_error_at_the_call(spark):
+    """A Python ValueError escaped from the glue's higher-order functions; Spark raises
+    DUPLICATED_MAP_KEY for the same map."""
+    query = """SELECT * FROM (SELECT id, 1 AS one FROM range(3)) MATCH_RECOGNIZE (
+      ORDER BY id MEASURES count(*) AS n PATTERN (A B)
+      DEFINE B AS cardinality(transform_keys(map(1, A.one, 2, B.one), (k, x) -> B.one)) > 0)"""
+    with pytest.raises(Exception, match="DUPLICATED_MAP_KEY"):
+        spark.sql("SELECT transform_keys(map(1, 1, 2, 1), (k, x) -> 1)").collect()
+    with pytest.raises(MatchRuntimeError) as info:
+        matchrec.sql(spark, query).collect()
+    assert info.value.spark_condition == "DUPLICATED_MAP_KEY"
+    assert info.value.sql[info.value.pos :].startswith("transform_keys(")
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from pyspark.errors import AnalysisException, ArithmeticException
 from spark_windows import running_and_window
 
 import matchrec
-from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.errors import MatchRecognizeError, MatchRuntimeError, SemanticError, UnsupportedError
 
 EVENTS = """
 ('x', 1, 1, 9, 'NO', false), ('x', 2, 2, 5, 'NO', false), ('x', 3, 5, 7, NULL, false),
@@ -239,6 +239,47 @@ def test_spark_aggregate_matchrec_lacks_is_a_positioned_error(spark, events):
     assert err.message == "aggregate histogram_numeric() is not supported in MEASURES"
     assert err.column == body.splitlines()[1].index("histogram_numeric") + 1
     assert "__mr" not in str(err) and "GROUP BY" not in err.message
+
+
+def _spark_aggregates(spark) -> list[str]:
+    """The names of every aggregate function of this Spark (its registry's agg_funcs)."""
+    registry = spark._jvm.org.apache.spark.sql.catalyst.analysis.FunctionRegistry.builtin()
+    names = registry.listFunction().iterator()
+    found = set()
+    while names.hasNext():
+        info = registry.lookupFunction(names.next()).get()
+        if str(info.getGroup()) == "agg_funcs":
+            found.add(str(info.getName()))
+    return sorted(found)
+
+
+def test_every_spark_aggregate_is_computed_or_refused_at_its_name(spark, events):
+    """bitmap_and_agg (not in matchrec's list of Spark aggregates it lacks) went to Spark
+    as a scalar of the match, which failed with MISSING_GROUP_BY and a plan dump; inside
+    another call (hex(bitmap_or_agg(...))) the refusal named the outer call."""
+    names = _spark_aggregates(spark)
+    assert "bitmap_and_agg" in names and "sum" in names
+    for name in names:
+        for measure in (f"{name}(A.v)", f"hex({name}(A.v))"):
+            query = f"""SELECT * FROM mr_parity MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+                MEASURES {measure} AS m PATTERN (A+) DEFINE A AS true)"""
+            try:
+                matchrec.sql(spark, query).collect()
+            except MatchRecognizeError as err:  # ours: a refusal, or a call missing args
+                assert not isinstance(err, MatchRuntimeError), (measure, err.message)
+                if "is not supported" in err.message:
+                    assert err.message.startswith(f"aggregate {name}()"), err.message
+                    assert query[err.pos :].lower().startswith(name), (name, err.pos)
+            except AnalysisException as err:  # Spark's own refusal of the call's arguments
+                assert "MISSING_GROUP_BY" not in str(err), (measure, str(err)[:300])
+                assert err.getCondition() in _ARGUMENT_CONDITIONS, (measure, str(err)[:300])
+
+
+#: Spark's refusals of an aggregate's arguments (an INT where a sketch is wanted, ...)
+_ARGUMENT_CONDITIONS = {
+    "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE",
+    "WRONG_NUM_ARGS.WITHOUT_SUGGESTION",
+}
 
 
 def test_null_skipping_value_in_define(spark, events):

@@ -785,6 +785,24 @@ RICH_INPUT = StructType(
 )
 
 ROW_FUNCTIONS = [
+    # a BINARY stays one (substr of a BINARY was typed STRING: "b'k SQL'" came out)
+    "substr(to_binary(tag, 'utf-8'), 2, 3)",
+    "substring(tag, 2)",
+    "left(to_binary(tag, 'utf-8'), 2)",
+    "right(to_binary(tag, 'utf-8'), 2)",
+    "lpad(to_binary(tag, 'utf-8'), 5, X'00')",
+    "rpad(tag, 5)",
+    # DOUBLE functions it did not know, Spark's casts written as functions
+    "acosh(price)",
+    "asinh(n)",
+    "atanh(f)",
+    "sec(price)",
+    "csc(n)",
+    "bigint(price)",
+    "smallint(tag)",
+    "tinyint(n)",
+    "decimal(price)",
+    "binary(tag)",
     "array_repeat(tag, n)",
     "array_repeat(price, 2)",
     "array_insert(arr, 1, price)",

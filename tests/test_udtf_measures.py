@@ -98,6 +98,46 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "map_values(map(min_by(s, o), max_by(si, o)))",
         BODY,
     ),
+    # higher-order functions of maps built of several rows, a nested field in a lambda
+    "map_filter": (
+        "map_filter(map(FIRST(A.s), FIRST(A.i), LAST(B.s), LAST(B.i)), (key, v) -> v > 10)",
+        "map_filter(map(min_by(s, o), min_by(i, o), max_by(s, o), max_by(i, o)), "
+        "(key, v) -> v > 10)",
+        BODY,
+    ),
+    "transform_values": (
+        "transform_values(map(FIRST(A.s), FIRST(A.i)), (key, v) -> v * LAST(B.si))",
+        "transform_values(map(min_by(s, o), min_by(i, o)), (key, v) -> v * max_by(si, o))",
+        BODY,
+    ),
+    "transform_keys": (
+        "transform_keys(map(FIRST(A.s), FIRST(A.dbl)), (key, v) -> key || LAST(B.s))",
+        "transform_keys(map(min_by(s, o), min_by(dbl, o)), (key, v) -> key || max_by(s, o))",
+        BODY,
+    ),
+    "map_zip_with": (
+        "map_zip_with(map(FIRST(A.s), FIRST(A.i)), map(LAST(B.s), LAST(B.d), FIRST(A.s), 1BD), "
+        "(key, x, y) -> coalesce(x, 0) + coalesce(y, 0))",
+        "map_zip_with(map(min_by(s, o), min_by(i, o)), map(max_by(s, o), max_by(d, o), "
+        "min_by(s, o), 1BD), (key, x, y) -> coalesce(x, 0) + coalesce(y, 0))",
+        BODY,
+    ),
+    "nested_field_in_a_lambda": (
+        "array_sort(transform(array_agg(named_struct('g', named_struct('v', i))), e -> e.g.v))",
+        "array_sort(transform(array_agg(named_struct('g', named_struct('v', i))), e -> e.g.v))",
+        BODY,
+    ),
+    # a BINARY of several rows: substr keeps it, right() is Spark's STRING of its UTF-8
+    "substr_of_binary": (
+        "substr(to_binary(FIRST(A.s), 'utf-8') || to_binary(LAST(B.s), 'utf-8'), LAST(B.o) - 1)",
+        "substr(to_binary(min_by(s, o) || max_by(s, o), 'utf-8'), max(o) - 1)",
+        BODY,
+    ),
+    "right_of_binary": (
+        "right(to_binary(FIRST(A.s), 'utf-8') || to_binary(LAST(B.s), 'utf-8'), LAST(B.o) - 1)",
+        "right(to_binary(min_by(s, o) || max_by(s, o), 'utf-8'), max(o) - 1)",
+        BODY,
+    ),
     "sequence": ("sequence(FIRST(A.o), LAST(B.o))", "sequence(min(o), max(o))", BODY),
     "sequence_down": (
         "sequence(LAST(B.i), FIRST(A.i))",
