@@ -83,7 +83,7 @@ for _type, _keys in {
     "string ": "__MR_DATE_FORMAT __MR_FROM_UNIXTIME __MR_BASE64",
     "timestamp ": "__MR_TO_TIMESTAMP",
     "bigint  ": "__MR_UNIX_TIMESTAMP",
-    "binary": "Encode Unhex UNBASE64 ToBinary",
+    "binary": "Encode Unhex UNBASE64 ToBinary HMAC AES_ENCRYPT AES_DECRYPT TRY_AES_DECRYPT",
     "interval day to second": "MAKE_DT_INTERVAL",
     "interval year to month": "MAKE_YM_INTERVAL",
 }.items():
@@ -586,7 +586,17 @@ def _from_json(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | 
     """``from_json(s, schema)``: the schema literal as Spark reads it, a type
     (``'ARRAY<INT>'``, ``'STRUCT<a: INT>'``) or a list of fields (``'a INT, b
     STRING'``: a struct of them)."""
-    schema = node.expression
+    return _schema_type(node.expression)
+
+
+def _from_csv(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``from_csv(s, schema[, options])`` and ``from_xml``: a struct of the schema's fields."""
+    args = _args(node)
+    t = _schema_type(args[1]) if len(args) > 1 else None
+    return t if t is not None and t.this == T.STRUCT else None
+
+
+def _schema_type(schema: exp.Expression | None) -> exp.DataType | None:
     if not (isinstance(schema, exp.Literal) and schema.is_string):
         return None
     for text in (schema.this, f"struct<{schema.this}>"):
@@ -624,6 +634,8 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "TRANSFORM_VALUES": _transform_values,
     "TRANSFORM_KEYS": _transform_keys,
     "MAP_ZIP_WITH": _map_zip_with,
+    "FROM_CSV": _from_csv,
+    "FROM_XML": _from_csv,
     "PMOD": _pmod,
     "TRY_MOD": _pmod,
     "DecodeCase": _decode,

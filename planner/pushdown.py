@@ -242,9 +242,14 @@ _NULL_KEY_FAILS = (exp.VarMap, exp.Map, exp.MapFromEntries, exp.StrToMap)
 
 
 def _fails_on_null(node: exp.Expression) -> bool:
+    """Whether ``node`` builds a map of a row's values (a constant map of options is
+    never NULL)."""
     return any(
-        isinstance(n, _NULL_KEY_FAILS)
-        or (isinstance(n, exp.Anonymous) and n.name.upper() in ("MAP", "MAP_FROM_ARRAYS"))
+        (
+            isinstance(n, _NULL_KEY_FAILS)
+            or (isinstance(n, exp.Anonymous) and n.name.upper() in ("MAP", "MAP_FROM_ARRAYS"))
+        )
+        and n.find(exp.Column) is not None
         for n in node.walk()
     )
 
