@@ -1952,7 +1952,8 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             labels = low.label_set(_qualifier(node), node, base)
             column = low.column(node, base)
             evaluate = nav.navigate(nav.column_at(column), labels)
-            return exp.column(low.add_atom(evaluate, quote(column), text=text))
+            pos = node_pos(node, base, low.sql)
+            return exp.column(low.add_atom(evaluate, quote(column), text=text, pos=pos))
         for key, value in list(node.args.items()):
             if isinstance(value, exp.Expression):
                 node.set(key, replace(value))

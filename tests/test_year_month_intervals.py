@@ -87,6 +87,9 @@ def test_a_partition_key_of_months_groups_as_spark(spark, spans):
         ("LAST(ym) AS last_ym", "true", "LAST(ym)"),
         ("max(B.y) AS top", "true", "max(B.y)"),
         ("count(*) AS n", "B.ym - FIRST(A.ym) < INTERVAL '9' MONTH", "'9' MONTH"),
+        # a column of a variable: the message had no line, column or caret
+        ("sign(A.mo) AS s", "true", "A.mo"),
+        ("B.y AS y", "true", "B.y"),
     ],
 )
 def test_values_the_matcher_reads_are_refused_before_any_job(
