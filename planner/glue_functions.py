@@ -437,11 +437,11 @@ def _elt(ansi: bool) -> Callable[..., Any]:
         if n is None:
             return None
         n = _int(n)
-        for v in values:
-            if v is not None and not isinstance(v, str):
-                raise TypeError(f"elt() of {v!r} is not computed here (only strings)")
         if 1 <= n <= len(values):
-            return values[n - 1]
+            v = values[n - 1]
+            binary = all(isinstance(x, (bytes, bytearray)) for x in values if x is not None)
+            # Spark casts the values to STRING unless all are BINARY
+            return v if v is None or isinstance(v, str) or binary else to_text(v)
         if ansi:
             raise InvalidIndex(
                 f"the index {n} is out of bounds for elt() of {len(values)} values "

@@ -707,6 +707,9 @@ TWO_ROW_CALLS = [
     "translate(N.s, 'ab', S.s)",
     "translate(concat(N.s, 'ab'), concat(S.s, 'ba'), 'xyz')",
     "elt(abs(N.n) % 3 + 1, S.s, N.s, 'z')",
+    # values of other types are Spark's STRINGs of them (a run-time "only strings" error)
+    "elt(abs(N.n) % 3 + 1, S.s, N.n, S.v)",
+    "elt(abs(S.n) % 2 + 1, N.d, S.n)",
     "get(array(N.n, S.n, 7), S.n)",
     "map_contains_key(map(coalesce(N.s, 'k'), 1), S.s)",
     "slice(array(N.n, S.n, 1, 2), nvl(nullif(S.n, 0), 1), abs(N.n))",
