@@ -1518,6 +1518,9 @@ def written_name(node: exp.Expression) -> str:
     if isinstance(node, (exp.Binary, exp.Unary)):
         return f"operator {node.key.upper()}"
     text = node.sql(dialect="spark")
+    head = _CALL_START.match(text)  # a call that is no Func node (from_utc_timestamp)
+    if head and not head.group(1).startswith("__mr_"):
+        return f"{head.group(1).lower()}()"
     if "__mr_" in text:  # it holds a navigation or aggregate, as our column: not as written
         return "a tuple (..., ...)" if isinstance(node, exp.Tuple) else "this expression"
     return repr(text if len(text) <= 40 else text[:37] + "...")
@@ -1530,7 +1533,8 @@ def written_call_at(node: exp.Expression, text: ast.SqlExpr) -> tuple[str | None
     """The name (``timestampadd()``) and position of the call in measure ``text`` that
     parsed to a node of ``node``'s class, or (None, None): the measure's lowered SQL
     holds sqlglot's spelling (``date_add`` for ``timestampadd``) and no positions."""
-    if not isinstance(node, (exp.Func, exp.Binary)):  # shiftleft(a, b) is a Binary node
+    calls = isinstance(node, (exp.Func, exp.Binary))  # shiftleft(a, b) is a Binary node
+    if not calls and not _CALL_START.match(node.sql(dialect="spark")):
         return None, None
     for found in _CALL_START.finditer(text.text):
         call = written_call(text.text, found.start())

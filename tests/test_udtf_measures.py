@@ -592,6 +592,12 @@ INPUT = StructType(
         ("make_ym_interval(0, LAST(B.o)) * 2", "make_ym", "YEAR TO MONTH"),
         ("my_sql_udf(LAST(B.i) - FIRST(A.i))", "my_sql_udf", "cannot evaluate my_sql_udf()"),
         ("no_such_fn(LAST(B.i), FIRST(A.i))", "no_such_fn", "cannot evaluate no_such_fn()"),
+        # a call sqlglot reads as no function node ("cannot evaluate this expression")
+        (
+            "from_utc_timestamp(FIRST(A.ts), LAST(B.s))",
+            "from_utc",
+            "cannot evaluate from_utc_timestamp()",
+        ),
         (
             "sequence(FIRST(A.dt), LAST(B.dt), INTERVAL 1 MONTH)",
             "sequence",
