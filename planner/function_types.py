@@ -627,6 +627,11 @@ def _map_zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType
     return _map_of(key, inner, _never_null(args[2], set(names[:1])))
 
 
+def _sentences(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:
+    """``sentences(s[, lang, country])``: arrays of words, never NULL ones."""
+    return array_of(array_of(dtype("string"), no_nulls=True), no_nulls=True)
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "JSONKeys": _json_keys,
     "FromJson": _from_json,
@@ -635,6 +640,7 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "TRANSFORM_KEYS": _transform_keys,
     "MAP_ZIP_WITH": _map_zip_with,
     "FROM_CSV": _from_csv,
+    "SENTENCES": _sentences,
     "FROM_XML": _from_csv,
     "PMOD": _pmod,
     "TRY_MOD": _pmod,

@@ -807,6 +807,8 @@ ROW_FUNCTIONS = [
     "from_csv(tag, 'a INT', map('sep', ';'))",
     "from_xml(tag, 'a INT')",
     "hmac(tag, 'k')",
+    "sentences(tag)",
+    "sentences(tag, 'en', 'US')",
     "aes_encrypt(tag, '0000111122223333')",
     "try_aes_decrypt(to_binary(tag, 'utf-8'), '0000111122223333')",
     "array_repeat(tag, n)",
