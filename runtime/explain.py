@@ -87,6 +87,11 @@ class Explanation:
     def __str__(self) -> str:
         return self.text
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """For IPython's text output (a terminal, ``%%capture``): the text, not the
+        dataclass's fields."""
+        printer.text(self.text)
+
     def _repr_html_(self) -> str:
         """For notebooks: the text, then each automaton as SVG when Graphviz's ``dot`` is
         installed, else its DOT source."""

@@ -319,6 +319,19 @@ def test_explain_displays_explanation_without_running(ip, monkeypatch):
     assert html_of(cap) == "<pre>the plan</pre>"
 
 
+def test_explain_as_text_is_the_explanation(ip, spark):
+    """A text frontend (a terminal, %%capture's stdout) showed the dataclass's repr,
+    ``Explanation(text='...', dot=[...])``."""
+    with capture_output() as cap:
+        ip.run_cell_magic("matchrec", "--explain", V_QUERY)
+    texts = [o.data["text/plain"] for o in cap.outputs if "text/plain" in o.data]
+    assert len(texts) == 1
+    expected = str(matchrec.explain(spark, V_QUERY))
+    # (the Spark plan at its end numbers its expressions anew each time)
+    assert texts[0].splitlines()[:8] == expected.splitlines()[:8]
+    assert texts[0].startswith("== MATCH_RECOGNIZE") and "Explanation(" not in texts[0]
+
+
 def test_explain_without_module_says_so(ip, monkeypatch):
     monkeypatch.setattr(magic.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(UsageError, match="no explain support"):
