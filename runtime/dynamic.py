@@ -38,6 +38,7 @@ from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import (
     BinaryType,
+    BooleanType,
     DateType,
     IntegerType,
     LongType,
@@ -293,6 +294,15 @@ def _check_rule_columns(rules: DataFrame, sql: str | None, pos: int | None) -> N
             sql=sql,
             pos=pos,
             hint="make it a TIMESTAMP (NULL: active from the beginning)",
+        )
+    found = names.get("enabled")
+    if found is not None and not isinstance(found.dataType, BooleanType):
+        # a STRING was cast: 'off' was NULL, and a NULL enabled is an enabled rule
+        raise SemanticError(
+            f"the rule table's enabled is {found.dataType.simpleString()}",
+            sql=sql,
+            pos=pos,
+            hint="make it a BOOLEAN (false stops the rule; NULL: enabled)",
         )
 
 

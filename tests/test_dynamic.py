@@ -478,6 +478,26 @@ def test_sql_door_errors(spark: SparkSession, payments) -> None:
         matchrec.sql(spark, query.replace("no_such_rules", "(SELECT 1)"))
 
 
+@pytest.mark.parametrize(
+    ("column", "value", "says"),
+    [
+        ("active_from", "'2026-01-01'", "the rule table's active_from is string"),
+        # 'off' was cast to a NULL BOOLEAN, and a NULL enabled is an enabled rule
+        ("enabled", "'off'", "the rule table's enabled is string"),
+        ("enabled", "0", "the rule table's enabled is int"),
+    ],
+)
+def test_rule_table_columns_of_another_type_are_refused(
+    spark: SparkSession, payments, column: str, value: str, says: str
+) -> None:
+    rules = spark.sql(
+        f"SELECT 'fraud' AS rule_id, 1 AS version, {SPECS['fraud']!r} AS spec, {value} AS {column}"
+    )
+    with pytest.raises(matchrec.SemanticError, match=says) as err:
+        matchrec.match_recognize_dynamic(payments, rules, keys=[["card"]])
+    assert "make it a" in err.value.hint
+
+
 def test_explain_describes_the_rules(spark: SparkSession, payments) -> None:
     _rules(spark, [("fraud", 1, SPECS["fraud"], None, None)]).createOrReplaceTempView("dyn_ok")
     text = str(
