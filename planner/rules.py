@@ -221,14 +221,16 @@ def compile_rule(
     keys = tuple(plan.partition_by)
     if key_sets is not None and _key_set(keys) not in {_key_set(k) for k in key_sets}:
         shown = ", ".join(f"({', '.join(k)})" for k in key_sets) or "none"
+        partitions = f"partitions by ({', '.join(keys)})" if keys else "has no PARTITION BY"
         raise SemanticError(
-            f"this rule partitions by ({', '.join(keys)}), which is not one of the query's "
-            f"KEYS: {shown}",
+            f"this rule {partitions}, which is not one of the query's KEYS: {shown}",
             sql=clause.sql,
-            pos=clause.partition_by[0].pos if clause.partition_by else clause.pattern_pos,
+            # without PARTITION BY: the clause's start, where it would be written
+            pos=clause.partition_by[0].pos if clause.partition_by else 0,
             hint="add the column set to KEYS (...) of MATCH_RECOGNIZE_DYNAMIC and restart "
             "the query (a running stream cannot add a shuffle), or partition the rule by "
-            "one of them",
+            "one of them"
+            + ("" if keys else " (an empty set, KEYS (card), (), takes rules without one)"),
         )
     if event_time is not None:
         first = plan.order_by[0] if plan.order_by else None

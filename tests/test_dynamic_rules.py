@@ -133,6 +133,10 @@ def test_key_sets_and_event_time_are_enforced() -> None:
     with pytest.raises(SemanticError, match="not one of the query's KEYS: \\(card\\)") as err:
         compile_rule(RuleRow("r", 1, spec), COLUMNS, key_sets=[("card",)])
     assert err.value.pos == spec.index("country")
+    unpartitioned = "ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
+    with pytest.raises(SemanticError, match="this rule has no PARTITION BY, which") as err:
+        compile_rule(RuleRow("r", 1, unpartitioned), COLUMNS, key_sets=[("card",)])
+    assert err.value.pos == 0 and "()" in err.value.hint  # the caret was at PATTERN
     with pytest.raises(SemanticError, match="event-time column 'ts'"):
         compile_rule(
             RuleRow("r", 1, "PARTITION BY card ORDER BY amount PATTERN (A) DEFINE A AS amount > 1"),
