@@ -339,6 +339,21 @@ class InvalidIndex(ValueError):
     """An array index Spark rejects (INVALID_INDEX_OF_ZERO, INVALID_ARRAY_INDEX...)."""
 
 
+def _out_of_bounds(index: int, size: int, element_at: bool) -> str:
+    """Spark's message for an array index out of bounds under ANSI mode."""
+    if element_at:
+        return (
+            f"[INVALID_ARRAY_INDEX_IN_ELEMENT_AT] The index {index} is out of bounds. The "
+            f"array has {size} elements. Use `try_element_at` to tolerate accessing element "
+            "at invalid index and return NULL instead."
+        )
+    return (
+        f"[INVALID_ARRAY_INDEX] The index {index} is out of bounds. The array has {size} "
+        "elements. Use the SQL function `get()` to tolerate accessing element at invalid "
+        "index and return NULL instead."
+    )
+
+
 def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
     """``arr[i]`` (``offset`` 0), ``element_at(arr, i)`` (1: negative counts from the
     end, 0 is an error) and ``try_element_at`` (``safe``): out of bounds is NULL, or an
@@ -353,17 +368,14 @@ def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
         i = _int(index)
         if offset == 1 and i == 0:
             raise InvalidIndex(
-                "the index 0 is invalid (INVALID_INDEX_OF_ZERO): the first element has index 1"
+                "[INVALID_INDEX_OF_ZERO] The index 0 is invalid. An index shall be either < 0 "
+                "or > 0 (the first element has index 1)."
             )
         position = i - 1 if offset == 1 and i > 0 else (len(values) + i if offset else i)
         if 0 <= position < len(values):
             return values[position]
         if ansi and not safe:
-            raise InvalidIndex(
-                f"the index {i} is out of bounds, the array has {len(values)} elements "
-                "(INVALID_ARRAY_INDEX under spark.sql.ansi.enabled; try_element_at gives "
-                "NULL instead)"
-            )
+            raise InvalidIndex(_out_of_bounds(i, len(values), offset == 1))
         return None
 
     return at
@@ -443,10 +455,7 @@ def _elt(ansi: bool) -> Callable[..., Any]:
             # Spark casts the values to STRING unless all are BINARY
             return v if v is None or isinstance(v, str) or binary else to_text(v)
         if ansi:
-            raise InvalidIndex(
-                f"the index {n} is out of bounds for elt() of {len(values)} values "
-                "(INVALID_ARRAY_INDEX under spark.sql.ansi.enabled)"
-            )
+            raise InvalidIndex(_out_of_bounds(n, len(values), element_at=False))
         return None
 
     return elt

@@ -1175,6 +1175,8 @@ def _operator_pos(sql: str, left: int, right: int, op: str) -> int:
     return left
 
 
+#: a glue function's error in Spark's words: ``[CONDITION] message``
+_SPARK_MESSAGE = re.compile(r"\[[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*\] ")
 #: how a glue function's error names the condition Spark raises for it
 _SPARK_CONDITION = re.compile(r"Spark's ([A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 
@@ -1227,6 +1229,8 @@ def _runtime_error(
             sql=sql,
             pos=pos,
         )
+    if isinstance(err, ValueError) and _SPARK_MESSAGE.match(str(err)):  # Spark's own words
+        return MatchRuntimeError(str(err), sql=sql, pos=pos)
     condition = _SPARK_CONDITION.search(str(err))
     if condition is not None and not isinstance(err, TypeError):  # in Spark's terms
         return MatchRuntimeError(f"[{condition.group(1)}] {what}: {err}", sql=sql, pos=pos)

@@ -22,7 +22,7 @@ from matchrec.planner.plan import plan_clause
 from matchrec.planner.pyeval import compile_glue
 from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.session import session_settings
-from pyspark.errors import PythonException
+from pyspark.errors import PySparkException, PythonException
 from sqlglot import exp, parse_one
 
 import matchrec
@@ -1746,10 +1746,23 @@ def _job_error(spark, call: str) -> MatchRuntimeError:
     return err
 
 
-@pytest.mark.parametrize("call", ["array(N.s, S.s)[S.n]", "elt(S.n, N.s, S.s)"])
-def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark, call):
+@pytest.mark.parametrize(
+    ("call", "plain"),
+    [
+        ("array(N.s, S.s)[S.n]", "array('a', 'b')[5]"),
+        ("elt(S.n, N.s, S.s)", "elt(5, 'a', 'b')"),
+        ("element_at(array(N.s, S.s), S.n + 3)", "element_at(array('a', 'b'), 5)"),
+    ],
+)
+def test_an_index_out_of_bounds_under_ansi_is_a_positioned_error(spark, call, plain):
+    """In Spark's words and condition (element_at's was INVALID_ARRAY_INDEX in matchrec's
+    words, which the table function's error reported as PYTHON_EXCEPTION)."""
+    with pytest.raises(PySparkException) as spark_error:
+        spark.sql(f"SELECT {plain}").collect()
     err = _job_error(spark, call)
-    assert "out of bounds" in err.message and "INVALID_ARRAY_INDEX" in err.message
+    assert "out of bounds" in err.message
+    assert err.spark_condition == spark_error.value.getCondition()
+    assert err.message.startswith(f"[{err.spark_condition}] The index")
     assert err.sql[err.pos :].startswith(call)
 
 
