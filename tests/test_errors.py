@@ -1332,6 +1332,22 @@ def test_runtime_type_error_in_define_is_positioned():
     )
 
 
+@pytest.mark.parametrize(
+    ("condition", "spark_condition"),
+    [
+        ("size(slice(array(A.id, B.id), B.zero, 1)) > 0", "INVALID_PARAMETER_VALUE.START"),
+        ("size(array_insert(array(A.id, B.id), B.zero, 1)) > 0", "INVALID_INDEX_OF_ZERO"),
+    ],
+)
+def test_a_glue_functions_error_names_sparks_condition(condition, spark_condition):
+    """They said the condition in parentheses, which spark_condition did not read."""
+    body = f"ORDER BY id\nPATTERN (A B)\nDEFINE B AS {condition}"
+    with pytest.raises(MatchRuntimeError) as info:
+        _run(body, {"id": [1, 2], "zero": [0, 0]})
+    assert info.value.spark_condition == spark_condition
+    assert info.value.message.startswith(f"[{spark_condition}]")
+
+
 def test_runtime_error_in_a_measure_is_positioned():
     # the matcher's guard for a measure's aggregate given values it cannot compute with
     # (with Spark, types are checked first; here the program runs on other values)
