@@ -1107,6 +1107,10 @@ def is_aggregate(node: exp.Expression) -> bool:
 _LISTAGG_CALL = re.compile(r"\b(listagg|string_agg)\s*\(", re.IGNORECASE)
 
 
+#: arguments sqlglot's aggregate nodes keep for other dialects
+_OTHER_DIALECTS_ARGS = ("weight", "zero_on_all_null", "on_overflow")
+
+
 def _aggregate_parts(
     node: exp.Expression,
 ) -> tuple[str | None, str, list[exp.Expression], bool, list[exp.Ordered]]:
@@ -1126,6 +1130,9 @@ def _aggregate_parts(
             if node.args.get(key) is not None:
                 args.append(node.args[key])
         args.extend(node.expressions)
+        # another dialect's reading of an argument Spark does not take (percentile_approx's
+        # fourth, count_if's second, listagg's third): counted, so the call is refused
+        args.extend(node.args[k] for k in _OTHER_DIALECTS_ARGS if node.args.get(k) is not None)
     if name in ("LISTAGG", "STRING_AGG"):
         args, folded = within_group.listagg_order(args)
         keys = keys or folded

@@ -57,7 +57,7 @@ for _type, _keys in {
     "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros",
     "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
     "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM "
-    "Acosh Asinh Atanh Sec Csc",
+    "Acosh Asinh Atanh Sec Csc Cot",
     "string": "Lower Upper ConcatWs Right Trim Initcap "
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
@@ -66,7 +66,7 @@ for _type, _keys in {
     "TRY_URL_DECODE SCHEMA_OF_JSON TO_CSV MASK QUOTE SCHEMA_OF_CSV SCHEMA_OF_XML TO_XML "
     "SCHEMA_OF_VARIANT TO_VARCHAR Collation VERSION CurrentUser",
     "tinyint": "Getbit",
-    "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike Exists "
+    "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike REGEXP Exists "
     "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull "
     "LUHN_CHECK IS_VARIANT_NULL",
     "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
@@ -96,7 +96,7 @@ _SAME_AS_FIRST = set(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
         "ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
-        "Nanvl ArrayAppend ArrayPrepend MAP_FILTER"
+        "Nanvl MAP_FILTER"
     )
 )
 # calls of a STRING, or of a BINARY that they keep (substr, left, lpad, rpad; Spark's
@@ -627,6 +627,18 @@ def _map_zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType
     return _map_of(key, inner, _never_null(args[2], set(names[:1])))
 
 
+def _array_append(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``array_append(arr, x)`` / ``array_prepend``: ``arr``'s type, its elements NULL-free
+    only when ``arr``'s are and ``x`` is a non-NULL literal (Spark: containsNull or x's
+    nullability; declaring NOT NULL elements a NULL then fills fails the job)."""
+    array, element = node.this, node.expression
+    t = type_of(array) if array is not None and element is not None else None
+    if t is None or t.this != T.ARRAY:
+        return t
+    literal = isinstance(element, (exp.Literal, exp.Boolean))
+    return array_of(t.expressions[0], no_nulls=bool(t.meta.get(NO_NULL_ELEMENTS)) and literal)
+
+
 def _sentences(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:
     """``sentences(s[, lang, country])``: arrays of words, never NULL ones."""
     return array_of(array_of(dtype("string"), no_nulls=True), no_nulls=True)
@@ -641,6 +653,8 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "MAP_ZIP_WITH": _map_zip_with,
     "FROM_CSV": _from_csv,
     "SENTENCES": _sentences,
+    "ArrayAppend": _array_append,
+    "ArrayPrepend": _array_append,
     "FROM_XML": _from_csv,
     "PMOD": _pmod,
     "TRY_MOD": _pmod,

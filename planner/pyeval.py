@@ -92,7 +92,10 @@ def _is_nan(v: Any) -> bool:
 
 def _nan_equal(v: Any) -> Any:
     """An array or struct value whose NaNs equal each other (Python's NaN equals only
-    itself); for ``=`` and ``<>`` of arrays."""
+    itself); for ``=`` and ``<>`` of arrays. A struct compares by its fields' values,
+    whether built in place (a tuple) or read from a row (a dict of its fields)."""
+    if isinstance(v, dict):
+        v = list(v.values())
     if isinstance(v, (list, tuple)):
         return tuple(_nan_equal(x) for x in v)
     return ("NaN",) if _is_nan(v) else instant(v)

@@ -56,14 +56,29 @@ def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[.
 
     def make(args: list[exp.Expression], dialect=None) -> exp.Expression:
         # a builder that needs the dialect fails without it; sqlglot then calls again
+        written = [a.sql(dialect=MatchRecognizeDialect) for a in args]
         node = build(args) if dialect is None else build(args, dialect=dialect)
         try:
-            node.sql(dialect=MatchRecognizeDialect)
+            text = node.sql(dialect=MatchRecognizeDialect)
         except UnsupportedSqlError:
+            return exp.Anonymous(this=name, expressions=args)
+        if name in _AGGREGATE_NAMES and not all(w in text for w in written):
+            # an aggregate's argument Spark does not take, which sqlglot dropped or read as
+            # another dialect's (collect_list(x, 1), count_if(c, 2)): kept for the planner
+            # to count
             return exp.Anonymous(this=name, expressions=args)
         return node
 
     return make
+
+
+#: Spark's aggregates whose extra arguments sqlglot's builders drop or reinterpret
+_AGGREGATE_NAMES = frozenset(
+    "ARRAY_AGG COLLECT_LIST COLLECT_SET COUNT_IF PERCENTILE_APPROX APPROX_PERCENTILE LISTAGG "
+    "STRING_AGG GROUP_CONCAT CORR COVAR_POP COVAR_SAMP STDDEV STDDEV_POP STDDEV_SAMP VARIANCE "
+    "VAR_POP VAR_SAMP MEDIAN MODE BOOL_AND BOOL_OR EVERY SOME ANY SUM AVG MEAN MIN MAX MAX_BY "
+    "MIN_BY SKEWNESS KURTOSIS APPROX_COUNT_DISTINCT".split()
+)
 
 
 def _literal_unit(
@@ -216,7 +231,7 @@ class MatchRecognizeDialect(Spark):
             ``like(s, 'a') = true`` as ``s LIKE 'a' = TRUE``, which Spark reads as
             ``s LIKE ('a' = TRUE)`` (a predicate's right side is a value expression)."""
             sides = [expression.args.get(k) for k in ("this", "expression")]
-            if isinstance(expression, (exp.And, exp.Or)) or not any(
+            if isinstance(expression, (exp.And, exp.Or, exp.Escape)) or not any(
                 isinstance(side, _PREDICATES) for side in sides
             ):
                 return super().binary(expression, op)
@@ -236,7 +251,16 @@ class MatchRecognizeDialect(Spark):
 
 
 #: nodes Spark's grammar reads as a predicate after a value expression (``x LIKE p``)
-_PREDICATES = (exp.Like, exp.ILike, exp.RegexpLike, exp.SimilarTo, exp.Between, exp.In, exp.Is)
+_PREDICATES = (
+    exp.Like,
+    exp.ILike,
+    exp.RegexpLike,
+    exp.SimilarTo,
+    exp.Between,
+    exp.In,
+    exp.Is,
+    exp.Escape,
+)
 
 
 def _to_date(self: Spark.Generator, node: exp.TsOrDsToDate | exp.StrToDate) -> str:

@@ -1348,6 +1348,28 @@ def test_a_glue_functions_error_names_sparks_condition(condition, spark_conditio
     assert info.value.message.startswith(f"[{spark_condition}]")
 
 
+@pytest.mark.parametrize(
+    ("measure", "extra", "plain"),
+    [
+        ("collect_list(A.id, 1)", "1)", "collect_list(id, 1)"),
+        ("count_if(A.id > 1, 2)", "2)", "count_if(id > 1, 2)"),
+        ("percentile_approx(A.id, 0.5, 100, 2)", "2)", "percentile_approx(id, 0.5, 100, 2)"),
+        ("listagg(A.name, ',', 1)", "1)", "listagg(name, ',', 1)"),
+    ],
+)
+def test_an_aggregate_given_an_argument_spark_does_not_take_is_refused_at_it(
+    spark, measure, extra, plain
+):
+    """sqlglot dropped the argument, or read it as another dialect's (a weight, an
+    overflow rule), and the aggregate ran without it; Spark refuses each call."""
+    with pytest.raises(AnalysisException, match="WRONG_NUM_ARGS"):
+        spark.sql(f"SELECT {plain} FROM VALUES (1, 'a') AS t(id, name)").collect()
+    body = f"ORDER BY id MEASURES {measure} AS m PATTERN (A B) DEFINE B AS true"
+    with pytest.raises(SemanticError, match="argument") as info:
+        plan_clause(parse_clause(body), ["id", "name"])
+    assert body[info.value.pos :].startswith(extra)
+
+
 def test_runtime_error_in_a_measure_is_positioned():
     # the matcher's guard for a measure's aggregate given values it cannot compute with
     # (with Spark, types are checked first; here the program runs on other values)

@@ -138,6 +138,19 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "right(to_binary(min_by(s, o) || max_by(s, o), 'utf-8'), max(o) - 1)",
         BODY,
     ),
+    # an array of NULL-free elements given a NULL (declared NOT NULL: the job failed)
+    "array_append_null": (
+        "array_append(FIRST(A.arr), CAST(NULL AS INT))",
+        "array_append(min_by(arr, o), CAST(NULL AS INT))",
+        BODY,
+    ),
+    # a struct read from a row (a dict) against one built in place (a tuple): never equal
+    "struct_in": (
+        "FIRST(named_struct('k', A.s)) IN (named_struct('k', LAST(B.s)), named_struct('k', 'x'))",
+        "named_struct('k', min_by(s, o)) IN (named_struct('k', max_by(s, o)), "
+        "named_struct('k', 'x'))",
+        BODY,
+    ),
     "sequence": ("sequence(FIRST(A.o), LAST(B.o))", "sequence(min(o), max(o))", BODY),
     "sequence_down": (
         "sequence(LAST(B.i), FIRST(A.i))",
