@@ -2368,12 +2368,10 @@ HIGHER_ORDER_CASES = [
 ]
 
 
-@pytest.mark.parametrize(("define", "plain"), HIGHER_ORDER_CASES)
-def test_higher_order_functions_with_a_lambda_of_two_rows(spark, define, plain):
-    """A lambda whose body reads another row than its array (``exists(A.arr, x -> x >
-    B.v)``) runs in DEFINE's glue: the same matches as the condition written without
-    it. A parameter named like a column (``v``) is the parameter."""
-    view = """(SELECT id % 3 AS k, id, v, array(v, v + 1) AS arr
+def _same_matches(spark, define: str, plain: str) -> None:
+    """``DEFINE B AS define`` finds some matches, the same as ``DEFINE B AS plain``."""
+    view = """(SELECT id % 3 AS k, id, v, array(v, v + 1) AS arr,
+        CASE WHEN id % 2 = 0 THEN 'x' || id ELSE 'X' || v END AS s
       FROM (SELECT id, CAST((id * 7919) % 13 AS DOUBLE) AS v FROM range(60)))"""
     shape = """SELECT k, first_id, n FROM {view} MATCH_RECOGNIZE (PARTITION BY k ORDER BY id
       MEASURES FIRST(id) AS first_id, count(*) AS n PATTERN (A B+) DEFINE B AS {define})
@@ -2381,6 +2379,14 @@ def test_higher_order_functions_with_a_lambda_of_two_rows(spark, define, plain):
     got = matchrec.sql(spark, shape.format(view=view, define=define)).collect()
     want = matchrec.sql(spark, shape.format(view=view, define=plain)).collect()
     assert got and got == want
+
+
+@pytest.mark.parametrize(("define", "plain"), HIGHER_ORDER_CASES)
+def test_higher_order_functions_with_a_lambda_of_two_rows(spark, define, plain):
+    """A lambda whose body reads another row than its array (``exists(A.arr, x -> x >
+    B.v)``) runs in DEFINE's glue: the same matches as the condition written without
+    it. A parameter named like a column (``v``) is the parameter."""
+    _same_matches(spark, define, plain)
 
 
 @pytest.mark.parametrize(
@@ -2396,14 +2402,7 @@ def test_a_predicate_function_inside_an_operator_keeps_its_place(spark, define, 
     """``ilike(s, p) <=> true`` was handed to Spark as ``s ILIKE p IS NOT DISTINCT FROM
     TRUE`` (a syntax error), ``like(s, p) = true`` as ``s LIKE p = TRUE``, which Spark
     reads as ``s LIKE (p = TRUE)``."""
-    view = """(SELECT id % 3 AS k, id, v, CASE WHEN id % 2 = 0 THEN 'x' || id ELSE 'X' || v END AS s
-      FROM (SELECT id, CAST((id * 7919) % 13 AS DOUBLE) AS v FROM range(60)))"""
-    shape = """SELECT k, first_id, n FROM {view} MATCH_RECOGNIZE (PARTITION BY k ORDER BY id
-      MEASURES FIRST(id) AS first_id, count(*) AS n PATTERN (A B+) DEFINE B AS {define})
-      ORDER BY k, first_id"""
-    got = matchrec.sql(spark, shape.format(view=view, define=define)).collect()
-    want = matchrec.sql(spark, shape.format(view=view, define=written)).collect()
-    assert got and got == want
+    _same_matches(spark, define, written)
 
 
 def test_a_repeated_key_of_transform_keys_is_sparks_error_at_the_call(spark):
