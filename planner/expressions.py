@@ -49,7 +49,7 @@ from .implicit_casts import COERCING, implicit_cast
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import push_down
-from .pyeval import compile_glue, compiles, evaluates, glue_function_call, guarded, shallow
+from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shallow
 from .python_udfs import PythonLookup
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
@@ -1408,10 +1408,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                     del bound[p]
                 bound.update(outer)
             slots.append(lam_slots)
-        what = f"function {kind.lower()}()"
-        return guarded(
-            spec.build(values, bodies, slots), what, low.sql, node_pos(node, base, low.sql)
-        )
+        return spec.evaluator(kind, values, bodies, slots, low.sql, node_pos(node, base, low.sql))
 
     def python_udf(node: exp.Expression) -> Evaluator | None:
         """The glue's call of a session Python UDF ``node`` (of values from several

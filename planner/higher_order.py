@@ -27,6 +27,7 @@ from matchrec.errors import MatchRuntimeError
 from matchrec.navigation import Evaluator
 
 from .glue_functions import checked_key, map_entries
+from .pyeval import guarded
 
 
 def bound_name(node: exp.Expression) -> str | None:
@@ -338,6 +339,19 @@ class HigherOrder:
     params: tuple[tuple[int, ...], ...]  # per lambda: the parameter counts it may take
     build: Callable[[list[Evaluator], list[Evaluator], Slots], Evaluator]
     takes: str  # the parameters, as an error message says them
+
+    def evaluator(
+        self,
+        kind: str,
+        values: list[Evaluator],
+        bodies: list[Evaluator],
+        slots: Slots,
+        sql: str,
+        pos: int,
+    ) -> Evaluator:
+        """The function's evaluator; a value it rejects (a repeated key of
+        ``transform_keys``) is a run-time error at ``pos``, as a call's is."""
+        return guarded(self.build(values, bodies, slots), f"function {kind.lower()}()", sql, pos)
 
 
 #: Spark's higher-order functions of arrays the glue runs, by name

@@ -65,7 +65,7 @@ from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
-from .pyeval import call_args, compile_glue, glue_function_call, guarded
+from .pyeval import call_args, compile_glue, glue_function_call
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
 from .type_checks import mismatch
 from .within_group import within_group_name
@@ -1477,10 +1477,7 @@ class _MeasureCompiler:
                     del self.bound[p]
                 self.bound.update(outer)
             slots.append(lam_slots)
-        run = guarded(
-            spec.build(values, bodies, slots), f"function {kind.lower()}()", self.sql, self.pos
-        )
-        return run  # type: ignore[return-value]
+        return spec.evaluator(kind, values, bodies, slots, self.sql, self.pos)  # type: ignore[return-value]
 
     def field(self, atom: str, name: str) -> RowEval:
         """Field ``name`` of a struct atom (a PySpark Row or a dict; Spark matches field
