@@ -37,7 +37,6 @@ from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .decompose import DECODED
 from .glue_functions import COMPARISONS
-from .hash_functions import HASHES, hash_name, spark_type
 from .higher_order import (
     HIGHER_ORDER,
     bound_name,
@@ -49,7 +48,14 @@ from .implicit_casts import COERCING, implicit_cast
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import push_down
-from .pyeval import compile_glue, compiles, evaluates, glue_function_call, shallow
+from .pyeval import (
+    check_format_pattern,
+    compile_glue,
+    compiles,
+    evaluates,
+    glue_function_call,
+    shallow,
+)
 from .python_udfs import PythonLookup
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
@@ -74,6 +80,7 @@ from .type_checks import (
     replace_probes,
     user_text,
 )
+from .typed_calls import TYPED_CALLS, TypedCall, typed_args, typed_name
 from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
@@ -1310,9 +1317,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         shift = shift_name(node)
         if shift is not None:
             return shifted(node, SHIFTS[shift], width(node))
-        hashed = hash_name(node)
-        if hashed is not None:
-            return hash_call(node, HASHES[hashed])
+        typed = typed_name(node)
+        if typed is not None:
+            return typed_call(node, TYPED_CALLS[typed])
         compiled = compile_glue(
             node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
         )
@@ -1356,12 +1363,16 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
         return glue_function_call(node, shift, shift_args(node), compile_node, where, low.sql)
 
-    def hash_call(node: exp.Expression, fn) -> Evaluator:
-        """``hash(...)``/``xxhash64(...)`` of values from several rows: each argument
-        hashed by its Spark type, which the runtime sets before the query runs (the probe
-        of an integer width, whose type it keeps)."""
+    def typed_call(node: exp.Expression, call: TypedCall) -> Evaluator:
+        """``hash(...)``, ``format_string(...)`` of values from several rows: each
+        argument read with its Spark type, which the runtime sets before the query runs
+        (the probe of an integer width, whose type it keeps)."""
+        where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
+        args = typed_args(node)
+        if call.pattern:
+            check_format_pattern(args, where, low.sql)
         kinds = []
-        for arg in node.expressions:
+        for arg in args:
             kind = IntegerWidth(
                 probe(arg),
                 user_text(arg, low.sql, base, limit=60),
@@ -1372,17 +1383,15 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             low.integer_widths.append(kind)
             kinds.append(kind)
 
-        def hashed(*values):
+        def with_types(*values):
             typed = []
             for value, kind in zip(values, kinds):
                 if kind.type_name is None:
                     raise TypeError(f"the Spark type of {kind.text} is not known here")
-                typed.append((value, spark_type(kind.type_name)))
-            return fn(typed)
+                typed.append((value, call.read_type(kind.type_name)))
+            return call.fn(typed)
 
-        where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
-        args = list(node.expressions)
-        return glue_function_call(node, hashed, args, compile_node, where, low.sql)
+        return glue_function_call(node, with_types, args, compile_node, where, low.sql)
 
     def higher_order(
         node: exp.Expression, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]

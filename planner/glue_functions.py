@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import calendar
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -670,73 +669,6 @@ def map_from_entries(entries: Any) -> dict[Any, Any] | None:
     return result
 
 
-_FORMAT = re.compile(r"%(-?0?)(\d*)([sdS%])")
-
-
-def unsupported_conversion(fmt: str) -> int | None:
-    """The offset in ``fmt`` of the first ``%`` conversion :func:`format_string` does
-    not compute, or None when it computes them all."""
-    last = 0
-    for m in _FORMAT.finditer(fmt):
-        if "%" in fmt[last : m.start()]:
-            return fmt.index("%", last)
-        last = m.end()
-    return fmt.index("%", last) if "%" in fmt[last:] else None
-
-
-def _formatted(v: Any) -> str:
-    """``v`` as Java's ``%s`` writes the value Spark hands its formatter: a DATE as its
-    day number, a TIMESTAMP (or TIMESTAMP_NTZ's wall clock) and a day-time interval as
-    microseconds, a DECIMAL as ``BigDecimal.toString``."""
-    if isinstance(v, datetime):
-        wall = v if v.tzinfo is None else v.astimezone(timezone.utc).replace(tzinfo=None)
-        return str((wall - EPOCH) // timedelta(microseconds=1))
-    if isinstance(v, date):
-        return str((v - EPOCH_DAY).days)
-    if isinstance(v, timedelta):
-        return str(v // timedelta(microseconds=1))
-    return to_text(v, plain_decimals=False)
-
-
-def format_string(fmt: Any, *values: Any) -> Any:
-    """``format_string``/``printf`` (Java's ``String.format``) for ``%s``, ``%S``,
-    ``%d`` with a width and the ``-``/``0`` flags, and ``%%``: a NULL value is written
-    ``null``. Other conversions raise (Java's formatting of doubles and dates differs
-    from Python's)."""
-    if fmt is None:
-        return None
-    args = iter(values)
-    out: list[str] = []
-    last = 0
-    for m in _FORMAT.finditer(fmt):
-        if "%" in fmt[last : m.start()]:
-            raise ValueError(f"format {fmt!r} uses a conversion not computed here")
-        out.append(fmt[last : m.start()])
-        last = m.end()
-        flags, width, conv = m.groups()
-        if conv == "%":
-            out.append("%")
-            continue
-        v = next(args, None)
-        if conv == "d" and v is not None and (isinstance(v, bool) or not isinstance(v, int)):
-            raise TypeError(f"%d needs an integer, not {v!r}")
-        text = "null" if v is None else (str(v) if conv == "d" else _formatted(v))
-        text = text.upper() if conv == "S" else text
-        pad = "0" if "0" in flags and conv == "d" and v is not None else " "
-        w = int(width or 0)
-        if "-" in flags:
-            text = text.ljust(w)
-        elif pad == "0" and text.startswith("-"):
-            text = "-" + text[1:].rjust(w - 1, "0")
-        else:
-            text = text.rjust(w, pad)
-        out.append(text)
-    if "%" in fmt[last:]:
-        raise ValueError(f"format {fmt!r} uses a conversion not computed here")
-    out.append(fmt[last:])
-    return "".join(out)
-
-
 def initcap(s: Any, _space: Any = " ") -> str:
     """Spark's ``initcap``: lower case, then each character after a space (or first) in
     title case; words are split at spaces only."""
@@ -943,7 +875,6 @@ EXTENDED: dict[str, GlueFunction] = {
     "DECODE": GlueFunction(decode),
     "MAP_VALUES": GlueFunction(lambda m: list(_map(m).values())),
     "SEQUENCE": GlueFunction(sequence),
-    "FORMAT_STRING": GlueFunction(format_string, strict=False),
     "INITCAP": GlueFunction(initcap),
     "SPLIT_PART": GlueFunction(split_part),
     "OVERLAY": GlueFunction(overlay),
@@ -951,7 +882,6 @@ EXTENDED: dict[str, GlueFunction] = {
     "ISNAN": GlueFunction(isnan, strict=False),
     "FACTORIAL": GlueFunction(factorial),
     "WIDTH_BUCKET": GlueFunction(width_bucket),
-    "PRINTF": GlueFunction(format_string, strict=False),
     "BIT_COUNT": GlueFunction(bit_count),
     "BIN": GlueFunction(to_binary),
     "CONV": GlueFunction(conv, ansi_fn=conv_ansi),
@@ -997,7 +927,6 @@ EXTENDED_NODES: dict[type, str] = {
     exp.MapFromEntries: "MAP_FROM_ENTRIES",
     exp.MapKeys: "MAP_KEYS",
     exp.GenerateSeries: "SEQUENCE",
-    exp.Format: "FORMAT_STRING",
     exp.Nanvl: "NANVL",
     exp.SubstringIndex: "SUBSTRING_INDEX",
     exp.Translate: "TRANSLATE",

@@ -60,14 +60,14 @@ from .function_types import (
     is_year_month,
     struct_fields,
 )
-from .hash_functions import HASHES, hash_name
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
-from .pyeval import call_args, compile_glue, glue_function_call
+from .pyeval import call_args, check_format_pattern, compile_glue, glue_function_call
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
 from .type_checks import mismatch
+from .typed_calls import TYPED_CALLS, typed_args, typed_name
 from .within_group import within_group_name
 
 T = exp.DataType.Type
@@ -1334,10 +1334,11 @@ class _MeasureCompiler:
     def typed_call(self, node: exp.Expression) -> RowEval | None:
         """A call that needs Spark's types of its values, which DEFINE's glue asks the
         runtime for (``planner.expressions``) and the table function infers here: a
-        shift (Java's, in the width of its INT or BIGINT result) and ``hash`` /
-        ``xxhash64`` (each argument hashed by its type). None for other nodes."""
-        shift, hashed = shift_name(node), hash_name(node)
-        if shift is None and hashed is None:
+        shift (Java's, in the width of its INT or BIGINT result), ``hash`` /
+        ``xxhash64`` (each argument hashed by its type) and ``format_string`` (Java
+        formats the object Spark holds a value of each type in). None for other nodes."""
+        shift, typed = shift_name(node), typed_name(node)
+        if shift is None and typed is None:
             return None
         where = lambda n: self.pos  # noqa: E731
         if shift is not None:
@@ -1357,20 +1358,23 @@ class _MeasureCompiler:
             return glue_function_call(
                 node, shifted, shift_args(node), self.compile, where, self.sql
             )  # type: ignore[arg-type]
-        args = list(node.expressions)
+        call = TYPED_CALLS[typed]  # type: ignore[index]
+        args = typed_args(node)
+        if call.pattern:
+            check_format_pattern(args, where, self.sql)
         types = [infer_type(a, self.env) for a in args]
-        if any(t is None or t.meta.get(COLLATION) for t in types):
+        if any(t is None or (t.meta.get(COLLATION) and not call.collations) for t in types):
             raise self.error(
                 f"cannot infer the Spark type of each argument of {written_name(node)} "
-                "for the table function (or one is a collated string)",
+                "for the table function"
+                + ("" if call.collations else " (or one is a collated string)"),
                 _HINT,
             )
-        hash_all = HASHES[hashed]  # type: ignore[index]
 
-        def hashed_values(*values: Value) -> Value:
-            return hash_all(list(zip(values, types)))
+        def with_types(*values: Value) -> Value:
+            return call.fn(list(zip(values, types)))
 
-        return glue_function_call(node, hashed_values, args, self.compile, where, self.sql)  # type: ignore[arg-type]
+        return glue_function_call(node, with_types, args, self.compile, where, self.sql)  # type: ignore[arg-type]
 
     def date_moved(self, node: exp.Expression) -> RowEval | None:
         """A DATE plus or minus a day-time interval that Spark types TIMESTAMP (the

@@ -39,11 +39,12 @@ from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
 from .datetime_steps import moved_midnight, timestamp_plus
 from .format_functions import NumberPattern
-from .hash_functions import hash_name
+from .java_format import pattern_error
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
 from .math_functions import MATH_FUNCTIONS
 from .regex_functions import REGEX_FUNCTIONS
+from .typed_calls import typed_name
 
 Compile = Callable[[exp.Expression], Evaluator]
 
@@ -665,8 +666,9 @@ def compiles(node: exp.Expression) -> bool:
         or _patterned(n)
         # shifts: compiled with their width by planner.expressions
         or shift_name(n) is not None
-        # hash/xxhash64: compiled with their arguments' types by planner.expressions
-        or hash_name(n) is not None
+        # hash, format_string...: compiled with their arguments' types by
+        # planner.expressions
+        or typed_name(n) is not None
         for n in node.walk()
         if not isinstance(n, exp.Column)
     )
@@ -808,8 +810,6 @@ def compile_glue(
     if extended is not None:
         entry = gf.EXTENDED[extended]
         fn = entry.ansi_fn if ansi and entry.ansi_fn is not None else entry.fn
-        if extended in ("FORMAT_STRING", "PRINTF"):
-            _check_format_call(gf.node_args(node), where, sql)
         if extended == "FORMAT_NUMBER":
             _check_number_pattern(gf.node_args(node), where, sql)
         if extended in REGEX_FUNCTIONS:
@@ -857,29 +857,37 @@ def _written_as_call(
     )
 
 
-def _check_format_call(
+def check_format_pattern(
     arguments: list[exp.Expression], where: Callable[[exp.Expression], int], sql: str
 ) -> None:
-    """A ``format_string``/``printf`` format that is a literal, checked now: a conversion
-    the glue does not compute (``%.2f``, ``%x``, ``%tY``: Java formats numbers and dates
-    its own way) is an error when the query is built, the caret at the conversion, not a
-    failed job."""
+    """A ``format_string``/``printf`` pattern that is a literal, checked now: a specifier
+    Java's formatter rejects whatever the values (``%q``, ``%-d`` without a width, ``%,x``),
+    or one not computed over values of several rows (``%tY``, ``%a``), is an error when
+    the query is built, the caret at the specifier, not a failed job."""
     fmt = arguments[0] if arguments else None
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         return
-    offset = gf.unsupported_conversion(fmt.this)
-    if offset is None:
+    found = pattern_error(fmt.this)
+    if found is None:
         return
+    offset, reason = found
     pos = where(fmt)
     if sql[pos : pos + 1] in ("'", '"') and sql.startswith(fmt.this[:offset], pos + 1):
         pos += 1 + offset
-    raise UnsupportedError(
-        f"format_string() over values of several rows computes only %s, %S, %d (with a "
-        f"width and the - and 0 flags) and %%, not the conversion at {fmt.this[offset:]!r}",
+    if "not computed here" in reason:
+        raise UnsupportedError(
+            f"format_string() over values of several rows: {reason}",
+            sql=sql,
+            pos=pos,
+            hint="format each row's value where Spark computes it (format_string('%tY', "
+            "B.ts) of one row), or CAST the value to STRING first",
+        )
+    raise SemanticError(
+        f"format_string(): {reason}",
         sql=sql,
         pos=pos,
-        hint="format each row's value where Spark computes it (e.g. format_string('%.2f', "
-        "B.x) of one row, or round(x, 2) and %s), or CAST the value to STRING first",
+        hint="see Java's java.util.Formatter for the conversions and flags Spark's "
+        "format_string takes",
     )
 
 

@@ -138,26 +138,31 @@ def test_errors_name_the_function_as_written(define, name):
 
 
 @pytest.mark.parametrize(
-    ("define", "at"),
+    ("define", "error", "at", "says"),
     [
-        ("format_string('%.2f', N.v + S.v) = '1.50'", "%.2f"),
-        ("printf('%s|%x', N.path, FIRST(S.id)) = 'a|1'", "%x"),
-        ("format_string('%-3s %tY', N.path, S.ts) IS NULL", "%tY"),
+        ("format_string('%-3s %tY', N.path, S.ts) IS NULL", UnsupportedError, "%tY", "%t"),
+        ("printf('%s|%a', N.path, FIRST(S.v)) = 'a|1'", UnsupportedError, "%a", "%a"),
+        ("format_string('%s %q', N.path, S.id) = 'a'", SemanticError, "%q", "unknown"),
+        ("format_string('id %,x', N.id + S.id) = 'a'", SemanticError, "%,x", "flag ','"),
+        ("format_string('%-d', N.id + S.id) = 'a'", SemanticError, "%-d", "width"),
     ],
 )
-def test_a_format_conversion_the_glue_lacks_is_refused_when_built(define, at):
-    """A literal format of several rows' values with a conversion the glue does not
-    compute is an error at that conversion when the query is built (it failed the job
-    at the first match, a worker traceback through the table function)."""
-    with pytest.raises(UnsupportedError) as info:
+def test_a_format_specifier_java_rejects_or_the_glue_lacks_is_refused_when_built(
+    define, error, at, says
+):
+    """A literal format of several rows' values with a specifier Java's formatter
+    rejects, or one the glue does not compute, is an error at that specifier when the
+    query is built (it failed the job at the first match, a worker traceback through the
+    table function)."""
+    with pytest.raises(error) as info:
         _plan(define)
     err = info.value
-    assert "%s, %S, %d" in err.message
+    assert says in err.message
     assert err.sql[err.pos :].startswith(at)
 
 
 def test_a_format_of_several_rows_with_known_conversions_still_plans():
-    assert _plan("format_string('%-4s|%05d %%', N.path, S.id) = 'a'") is not None
+    assert _plan("format_string('%-4s|%05d %% %.2f', N.path, S.id, S.v) = 'a'") is not None
 
 
 @pytest.mark.parametrize("call", ["rand()", "uuid()", "reflect('java.util.UUID', 'randomUUID')"])
@@ -653,6 +658,9 @@ TWO_ROW_CALLS = [
     "sort_array(array(N.v, S.v), true)",
     "format_string('%s|%d|%5s|%-3d|%05d|%%', N.s, S.n, S.s, N.n, S.n)",
     "printf('%S=%s', N.s, S.s)",
+    "format_string('%.2f|%10.3e|%g|%,.1f|%(+08.2f', N.v - S.v, N.v * S.v, S.v, N.v * 1e6, S.v)",
+    "format_string('%x|%#o|%X|%c|%h', N.n - S.n, S.n * 8, N.d, 65 + abs(N.n), N.s)",
+    "printf('%2$s %1$d %<x %b %s', N.n * S.n, S.s, N.v, S.ts)",
     "map('a', N.n, 'b', S.n)['b']",
     "map('a', N.s, 'b', S.s)['a']",
     "map_from_arrays(array(1, 2), array(N.v, S.v))[2]",

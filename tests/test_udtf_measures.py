@@ -361,6 +361,17 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "hash(max_by(ti, o) + min_by(si, o), min_by(e, o) * max_by(e, o))",
         BODY,
     ),
+    # Java's formatter over the objects Spark holds each type in
+    "format_string_of_each_type": (
+        "format_string('%.2f|%x|%X|%s|%d|%s|%,d|%e|%5s|%c', LAST(B.dbl) - FIRST(A.dbl), "
+        "LAST(B.ti) - FIRST(A.i) * 100, FIRST(A.si) - 1000, FIRST(A.e) * LAST(B.d), "
+        "LAST(B.dt), LAST(B.ts), LAST(B.i) * 1000000, sum(dbl), LAST(B.s), 64 + FIRST(A.i))",
+        "format_string('%.2f|%x|%X|%s|%d|%s|%,d|%e|%5s|%c', max_by(dbl, o) - min_by(dbl, o), "
+        "max_by(ti, o) - min_by(i, o) * 100, min_by(si, o) - 1000, min_by(e, o) * max_by(d, o), "
+        "max_by(dt, o), max_by(ts, o), max_by(i, o) * 1000000, sum(dbl), max_by(s, o), "
+        "64 + min_by(i, o))",
+        BODY,
+    ),
     "xxhash64_more_types": (
         "xxhash64(LAST(B.ts), FIRST(A.d), LAST(B.arr), FIRST(A.s))",
         "xxhash64(max_by(ts, o), min_by(d, o), max_by(arr, o), min_by(s, o))",

@@ -1,0 +1,524 @@
+"""Spark's ``format_string``/``printf`` in Python, for values of several rows.
+
+Spark formats with Java's ``java.util.Formatter`` (``Locale.US``) over the objects it holds
+each value in, not over SQL values: an INT is an ``Integer``, a BIGINT a ``Long``, a DATE
+the ``Integer`` of its day number, a TIMESTAMP the ``Long`` of its microseconds, a DECIMAL
+Spark's own ``Decimal`` and a STRING a ``UTF8String``. So ``%.2f`` of a DOUBLE is
+``1.01`` for 1.005 (Java rounds the shortest decimal digits half up), ``%x`` of an INT -1
+is ``ffffffff`` and of a TINYINT ``ff``, and ``%.2f`` of a DECIMAL or of an INT fails
+(``f != org.apache.spark.sql.types.Decimal``), as in Spark. Each argument therefore comes
+with its Spark type.
+
+Computed: ``%s %S %b %B %c %C %d %o %x %X %e %E %f %g %G %h %H %% %n`` with Java's flags
+(``-#+ 0,(``), width, precision and argument indexes (``%2$s``, ``%<s``). Not computed
+(:func:`pattern_error` says so when the query is built): ``%t``/``%T`` dates (Spark hands
+them a number), ``%a`` (hexadecimal floats). Patterns Java rejects whatever the values
+(an unknown conversion, flags a conversion does not take) are reported the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import struct
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta, timezone
+from decimal import ROUND_HALF_UP, Context, Decimal
+from typing import Any
+
+from sqlglot import exp
+
+from matchrec.murmur3 import Murmur3
+from matchrec.sql_values import double_text, float_text, to_text
+
+from .function_types import day_time_span, is_year_month
+
+T = exp.DataType.Type
+_WIDE = Context(prec=2000)
+_EPOCH = datetime(1970, 1, 1)
+_EPOCH_DAY = date(1970, 1, 1)
+
+_SPEC = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([tT])?([a-zA-Z%])")
+
+#: Java's flags each conversion refuses whatever its argument (``checkBadFlags``)
+_BAD_FLAGS: dict[str, str] = {
+    "s": "+ 0,(",
+    "b": "#+ 0,(",
+    "h": "#+ 0,(",
+    "c": "#+ 0,(",
+    "d": "#",
+    "o": ",",
+    "x": ",",
+    "e": ",",
+    "f": "",
+    "g": "#",
+    "%": "#+ 0,(",
+    "n": "-#+ 0,(",
+}
+_INTEGRAL = "dox"
+_FLOATING = "efg"
+_NOT_COMPUTED = {
+    "a": "%a (a hexadecimal floating-point number)",
+    "t": "%t (Spark hands a date or time to the formatter as a number)",
+}
+
+
+class FormatError(ValueError):
+    """A pattern or an argument Java's formatter rejects (Spark's error at run time)."""
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One ``%`` specifier of a pattern."""
+
+    start: int
+    end: int
+    index: int | None  # 1-based explicit index; 0: ordinary; -1: ``<`` (the previous)
+    flags: str
+    width: int | None
+    precision: int | None
+    conversion: str  # lower case
+    upper: bool
+
+    @property
+    def text(self) -> str:
+        return "%" + ("<" if self.index == -1 else "") + self.flags + self.conversion
+
+
+def parse(pattern: str) -> list[Spec | str]:
+    """``pattern`` as literal text and specifiers; a malformed specifier raises
+    :class:`FormatError` with Java's words, its offset in ``.offset``."""
+    items: list[Spec | str] = []
+    last = 0
+    for at in _percents(pattern):
+        if at < last:
+            continue
+        m = _SPEC.match(pattern, at)
+        if m is None:
+            raise _error(f"unknown format conversion '{pattern[at + 1 : at + 2] or '%'}'", at)
+        items.append(pattern[last:at])
+        items.append(_spec(m))
+        last = m.end()
+    items.append(pattern[last:])
+    return [item for item in items if item != ""]
+
+
+def _percents(pattern: str) -> list[int]:
+    return [i for i, ch in enumerate(pattern) if ch == "%"]
+
+
+def _error(message: str, offset: int) -> FormatError:
+    err = FormatError(message)
+    err.offset = offset  # type: ignore[attr-defined]
+    return err
+
+
+def _spec(m: re.Match[str]) -> Spec:
+    explicit, flags, width, precision, time, conversion = m.groups()
+    at = m.start()
+    if time:
+        raise _error(f"{_NOT_COMPUTED['t']} is not computed here", at)
+    lower = conversion.lower()
+    if lower == "a":
+        raise _error(f"{_NOT_COMPUTED['a']} is not computed here", at)
+    if lower not in _BAD_FLAGS or (conversion.isupper() and lower in "dofn%"):
+        raise _error(
+            f"unknown format conversion '{conversion}' (Java's UnknownFormatConversionException)",
+            at,
+        )
+    relative = "<" in flags
+    flags = flags.replace("<", "")
+    if len(set(flags)) != len(flags):
+        raise _error(f"the flags '{flags}' repeat one (Java's DuplicateFormatFlagsException)", at)
+    index = -1 if relative else int(explicit[:-1]) if explicit else 0
+    if explicit and index == 0:
+        raise _error("argument indexes start at 1 (Spark's INVALID_PARAMETER_VALUE.ZERO_INDEX)", at)
+    spec = Spec(
+        start=at,
+        end=m.end(),
+        index=None if lower in "%n" else index,
+        flags=flags,
+        width=int(width) if width else None,
+        precision=int(precision[1:]) if precision else None,
+        conversion=lower,
+        upper=conversion.isupper(),
+    )
+    _check(spec)
+    return spec
+
+
+def _check(spec: Spec) -> None:
+    """Java's checks of a specifier that do not depend on its argument."""
+    c, flags = spec.conversion, spec.flags
+    bad = [f for f in flags if f in _BAD_FLAGS[c]]
+    if bad:
+        raise _error(
+            f"%{c} does not take the flag '{bad[0]}' (Java's "
+            "FormatFlagsConversionMismatchException)",
+            spec.start,
+        )
+    if spec.precision is not None and (c in "cdox" or c in "%n"):
+        raise _error(
+            f"%{c} takes no precision (Java's IllegalFormatPrecisionException)", spec.start
+        )
+    if c == "n" and spec.width is not None:
+        raise _error("%n takes no width (Java's IllegalFormatWidthException)", spec.start)
+    if ("-" in flags or "0" in flags) and spec.width is None:
+        raise _error(
+            f"the flag '{'-' if '-' in flags else '0'}' needs a width (Java's "
+            "MissingFormatWidthException)",
+            spec.start,
+        )
+    if ("+" in flags and " " in flags) or ("-" in flags and "0" in flags):
+        raise _error(
+            f"the flags '{flags}' exclude each other (Java's IllegalFormatFlagsException)",
+            spec.start,
+        )
+
+
+def pattern_error(pattern: str) -> tuple[int, str] | None:
+    """The offset and reason of the first specifier of ``pattern`` that fails whatever
+    the values (or that is not computed here); None when every one is computed."""
+    try:
+        parse(pattern)
+    except FormatError as err:
+        return err.offset, str(err)  # type: ignore[attr-defined]
+    return None
+
+
+# ------------------------------------------------------------------ the objects Java sees
+
+
+@dataclass(frozen=True)
+class JavaValue:
+    """What Spark hands the formatter for one value: ``kind`` is one of int, float,
+    decimal, string, boolean, other; ``bits`` an integer's width; ``name`` the Java class
+    (for Java's conversion error)."""
+
+    value: Any
+    kind: str
+    bits: int = 0
+    name: str = ""
+    single: bool = False  # a FLOAT (Float.toString)
+
+
+_INTEGERS = {
+    T.TINYINT: (8, "java.lang.Byte"),
+    T.SMALLINT: (16, "java.lang.Short"),
+    T.INT: (32, "java.lang.Integer"),
+    T.BIGINT: (64, "java.lang.Long"),
+    T.DATE: (32, "java.lang.Integer"),
+    T.TIMESTAMP: (64, "java.lang.Long"),
+    T.TIMESTAMPTZ: (64, "java.lang.Long"),
+    T.TIMESTAMPLTZ: (64, "java.lang.Long"),
+    T.TIMESTAMPNTZ: (64, "java.lang.Long"),
+}
+_STRINGS = {T.TEXT, T.VARCHAR, T.CHAR}
+
+
+def java_value(v: Any, t: exp.DataType) -> JavaValue:
+    """``v`` (a SQL value of Spark type ``t``) as the object Spark formats."""
+    kind = t.this
+    if day_time_span(t) is not None or is_year_month(t):
+        bits, name = (32, "java.lang.Integer") if is_year_month(t) else (64, "java.lang.Long")
+        return JavaValue(None if v is None else _as_long(v), "int", bits, name)
+    if kind in _INTEGERS:
+        bits, name = _INTEGERS[kind]
+        return JavaValue(None if v is None else _as_long(v), "int", bits, name)
+    if kind in (T.FLOAT, T.DOUBLE):
+        name = "java.lang.Float" if kind == T.FLOAT else "java.lang.Double"
+        return JavaValue(v, "float", name=name, single=kind == T.FLOAT)
+    if kind == T.DECIMAL:
+        return JavaValue(_scaled(v, t), "decimal", name="org.apache.spark.sql.types.Decimal")
+    if kind in _STRINGS:
+        return JavaValue(v, "string", name="org.apache.spark.unsafe.types.UTF8String")
+    if kind == T.BOOLEAN:
+        return JavaValue(v, "boolean", name="java.lang.Boolean")
+    return JavaValue(v, "other", name=t.sql("spark").upper())
+
+
+def _scaled(v: Any, t: exp.DataType) -> Any:
+    """A DECIMAL with its type's scale (``BigDecimal.toString`` writes the scale)."""
+    params = t.expressions
+    if not isinstance(v, Decimal) or len(params) < 2 or not v.is_finite():
+        return v
+    return v.quantize(Decimal(1).scaleb(-int(params[1].this.this)), context=_WIDE)
+
+
+def _as_long(v: Any) -> int:
+    """The integer Spark holds a value in: a DATE's day number, a TIMESTAMP's (or a
+    day-time interval's) microseconds."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, int):
+        return v
+    if isinstance(v, datetime):
+        wall = v if v.tzinfo is None else v.astimezone(timezone.utc).replace(tzinfo=None)
+        return (wall - _EPOCH) // timedelta(microseconds=1)
+    if isinstance(v, date):
+        return (v - _EPOCH_DAY).days
+    if isinstance(v, timedelta):
+        return v // timedelta(microseconds=1)
+    raise TypeError(f"{v!r} is not held as an integer")
+
+
+# ------------------------------------------------------------------ formatting
+
+
+def format_typed(typed: list[tuple[Any, exp.DataType]]) -> str | None:
+    """``format_string(pattern, args...)`` over (value, Spark type) pairs, the pattern
+    first: Java's formatter as Spark calls it; NULL for a NULL pattern."""
+    pattern = typed[0][0] if typed else None
+    if pattern is None:
+        return None
+    args = [java_value(v, t) for v, t in typed[1:]]
+    out: list[str] = []
+    ordinary, last = -1, -1
+    for item in parse(pattern):
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        if item.index is None:
+            out.append(_text_spec(item))
+            continue
+        if item.index == -1:
+            at = last
+        elif item.index == 0:
+            ordinary += 1
+            at = last = ordinary
+        else:
+            at = last = item.index - 1
+        if not 0 <= at < len(args):
+            raise FormatError(
+                f"format specifier '{item.text}' has no argument (Java's "
+                "MissingFormatArgumentException)"
+            )
+        out.append(_justified(item, _formatted(item, args[at])))
+    return "".join(out)
+
+
+def _text_spec(spec: Spec) -> str:
+    return "\n" if spec.conversion == "n" else _justified(spec, "%")
+
+
+def _utf16_length(text: str) -> int:
+    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+
+
+def _justified(spec: Spec, text: str) -> str:
+    """``text`` padded with spaces to the width, which Java counts in UTF-16 units."""
+    if spec.width is None:
+        return text
+    pad = " " * max(spec.width - _utf16_length(text), 0)
+    return text + pad if "-" in spec.flags else pad + text
+
+
+def _truncated(text: str, units: int) -> str:
+    """Java's ``substring(0, units)`` (UTF-16 units; a half of a pair becomes '?', as
+    Java encodes it in UTF-8)."""
+    if _utf16_length(text) <= units:
+        return text
+    data = text.encode("utf-16-le", "surrogatepass")[: 2 * units]
+    cut = data.decode("utf-16-le", "surrogatepass")
+    return "".join("?" if 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in cut)
+
+
+def _mismatch(spec: Spec, arg: JavaValue) -> FormatError:
+    return FormatError(
+        f"%{spec.conversion} cannot format {arg.name} (Java's "
+        f"IllegalFormatConversionException: {spec.conversion} != {arg.name})"
+    )
+
+
+def _formatted(spec: Spec, arg: JavaValue) -> str:
+    c = spec.conversion
+    if c == "b":
+        text = (
+            "false"
+            if arg.value is None
+            else _general_text(arg)
+            if arg.kind == "boolean"
+            else "true"
+        )
+        return _general(spec, text)
+    if arg.value is None:
+        return _general(spec, "null")
+    if c == "s":
+        return _general(spec, _general_text(arg))
+    if c == "h":
+        return _general(spec, format(_hash_code(arg) & 0xFFFFFFFF, "x"))
+    if c == "c":
+        if arg.kind != "int" or arg.bits > 32:
+            raise _mismatch(spec, arg)
+        return _character(spec, arg.value)
+    if c in _INTEGRAL:
+        if arg.kind != "int":
+            raise _mismatch(spec, arg)
+        return _integral(spec, arg)
+    if arg.kind != "float":
+        raise _mismatch(spec, arg)
+    return _floating(spec, arg.value)
+
+
+def _general(spec: Spec, text: str) -> str:
+    if spec.precision is not None:
+        text = _truncated(text, spec.precision)
+    return text.upper() if spec.upper else text
+
+
+def _general_text(arg: JavaValue) -> str:
+    """``toString`` of the object Spark holds the value in."""
+    v = arg.value
+    if arg.kind == "int":
+        return str(v)
+    if arg.kind == "float":
+        return float_text(v) if arg.single else double_text(v)
+    if arg.kind in ("string", "boolean", "decimal"):
+        return to_text(v, plain_decimals=False)
+    raise TypeError(f"Spark formats {arg.name} values as its internal objects: not computed here")
+
+
+def _hash_code(arg: JavaValue) -> int:
+    """Java's ``hashCode`` of the object Spark holds the value in."""
+    v = arg.value
+    if arg.kind == "int":
+        if arg.bits <= 32:
+            return v
+        return (v ^ ((v % 2**64) >> 32)) & 0xFFFFFFFF
+    if arg.kind == "boolean":
+        return 1231 if v else 1237
+    if arg.kind == "string":
+        return Murmur3.data(v.encode(), 42)
+    if arg.kind == "float":
+        if arg.single:
+            return struct.unpack(">I", struct.pack(">f", math.nan if math.isnan(v) else v))[0]
+        bits = struct.unpack(">Q", struct.pack(">d", math.nan if math.isnan(v) else v))[0]
+        return (bits ^ (bits >> 32)) & 0xFFFFFFFF
+    raise TypeError(f"%h of {arg.name} values is not computed here")
+
+
+def _character(spec: Spec, code: int) -> str:
+    if not 0 <= code <= 0x10FFFF:
+        raise FormatError(
+            f"{code} is no Unicode code point (Java's IllegalFormatCodePointException)"
+        )
+    return _general(spec, chr(code))
+
+
+def _sign(negative: bool, flags: str) -> tuple[str, str]:
+    if negative:
+        return ("(", ")") if "(" in flags else ("-", "")
+    return ("+" if "+" in flags else " " if " " in flags else "", "")
+
+
+def _grouped(digits: str) -> str:
+    whole, dot, fraction = digits.partition(".")
+    head = len(whole) % 3 or 3
+    groups = [whole[:head]] + [whole[i : i + 3] for i in range(head, len(whole), 3)]
+    return ",".join(groups) + dot + fraction
+
+
+def _magnitude(spec: Spec, digits: str, negative: bool, tail: str = "") -> str:
+    """Sign, digits (grouped with ','), zeros after the sign up to the width with '0',
+    as Java's ``localizedMagnitude``."""
+    lead, trail = _sign(negative, spec.flags)
+    if "," in spec.flags:
+        digits = _grouped(digits)
+    if "0" in spec.flags and spec.width is not None:
+        room = spec.width - len(lead) - len(trail) - len(tail)
+        digits = digits.rjust(room, "0")
+    return lead + digits + tail + trail
+
+
+def _integral(spec: Spec, arg: JavaValue) -> str:
+    v = arg.value
+    if spec.conversion == "d":
+        text = _magnitude(spec, str(abs(v)), v < 0)
+        return text.upper() if spec.upper else text
+    if "+" in spec.flags or " " in spec.flags or "(" in spec.flags:
+        flag = next(f for f in "+ (" if f in spec.flags)
+        raise FormatError(
+            f"%{spec.conversion} of {arg.name} does not take the flag '{flag}' (Java's "
+            "FormatFlagsConversionMismatchException)"
+        )
+    if v < 0:
+        v += 1 << arg.bits
+    digits = format(v, "o" if spec.conversion == "o" else "x")
+    prefix = ("0" if spec.conversion == "o" else "0x") if "#" in spec.flags else ""
+    if "0" in spec.flags and spec.width is not None:
+        digits = digits.rjust(spec.width - len(prefix), "0")
+    text = prefix + digits
+    return text.upper() if spec.upper else text
+
+
+def _floating(spec: Spec, v: float) -> str:
+    if math.isnan(v):
+        return "NAN" if spec.upper else "NaN"
+    negative = v < 0 or (v == 0 and math.copysign(1.0, v) < 0)
+    if math.isinf(v):
+        lead, trail = _sign(negative, spec.flags)
+        return lead + ("INFINITY" if spec.upper else "Infinity") + trail
+    shortest = Decimal(repr(abs(v)))
+    c = spec.conversion
+    precision = 6 if spec.precision is None else spec.precision
+    if c == "f":
+        digits = _fixed(shortest, precision, "#" in spec.flags)
+        text = _magnitude(spec, digits, negative)
+    elif c == "e":
+        mantissa, exponent = _scientific(shortest, precision, "#" in spec.flags)
+        text = _magnitude(spec, mantissa, negative, exponent)
+    else:
+        text = _general_float(spec, shortest, max(precision, 1), negative)
+    return text.upper() if spec.upper else text
+
+
+def _fixed(x: Decimal, places: int, point: bool) -> str:
+    q = x.quantize(Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=_WIDE)
+    text = f"{q:f}"
+    return text + "." if point and places == 0 else text
+
+
+def _scientific(x: Decimal, places: int, point: bool) -> tuple[str, str]:
+    """Mantissa ``d.ddd`` (``places`` digits after the point, rounded half up) and Java's
+    exponent ``e+NN``."""
+    if x.is_zero():
+        exponent = 0
+        mantissa = Decimal(0).quantize(Decimal(1).scaleb(-places))
+    else:
+        exponent = x.adjusted()
+        mantissa = x.scaleb(-exponent).quantize(
+            Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=_WIDE
+        )
+        if mantissa >= 10:
+            exponent += 1
+            mantissa = x.scaleb(-exponent).quantize(
+                Decimal(1).scaleb(-places), rounding=ROUND_HALF_UP, context=_WIDE
+            )
+    text = f"{mantissa:f}"
+    if point and places == 0:
+        text += "."
+    return text, f"e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+
+
+def _general_float(spec: Spec, x: Decimal, precision: int, negative: bool) -> str:
+    """Java's ``%g``: ``precision`` significant digits, in decimal form when the rounded
+    value is at least 10^-4 and below 10^precision, else scientific; zeros kept."""
+    if x.is_zero():
+        exponent = 0
+    else:
+        rounded = x.quantize(
+            Decimal(1).scaleb(x.adjusted() - precision + 1), rounding=ROUND_HALF_UP, context=_WIDE
+        )
+        exponent = rounded.adjusted()
+    if -4 <= exponent < precision:
+        return _magnitude(spec, _fixed(x, precision - 1 - exponent, False), negative)
+    mantissa, tail = _scientific(x, precision - 1, False)
+    return _magnitude(spec, mantissa, negative, tail)
+
+
+#: name -> the formatter over (value, Spark type) pairs
+FORMATTERS: dict[str, Callable[[list[tuple[Any, exp.DataType]]], Any]] = {
+    "FORMAT_STRING": format_typed,
+    "PRINTF": format_typed,
+}

@@ -1,0 +1,66 @@
+"""Functions of several rows whose Python needs each argument's Spark type.
+
+``hash``/``xxhash64`` hash each argument by its type (``planner.hash_functions``);
+``format_string``/``printf`` format the object Spark holds each value in, which its type
+decides (``planner.java_format``). DEFINE's glue asks the runtime for the types before
+the query runs (the probe of ``matchrec.integer_width``); the table function infers them
+(``planner.measure_eval``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlglot import exp
+
+from .hash_functions import HASHES, spark_type
+from .java_format import FORMATTERS
+
+Typed = list[tuple[Any, exp.DataType]]
+
+
+def _any_collation(name: str) -> exp.DataType:
+    """A type from its ``simpleString``, its collation dropped (a formatter sees the
+    string's characters whatever the collation)."""
+    return exp.DataType.build(re.sub(r"(?i)\s+collate\s+\w+", "", name), dialect="spark")
+
+
+@dataclass(frozen=True)
+class TypedCall:
+    """``fn`` of (value, Spark type) pairs; ``read_type`` reads a type's ``simpleString``
+    (it raises TypeError for a type ``fn`` cannot take); ``collations``: whether a
+    collated string argument is computed as any string (a hash is not: Spark hashes a
+    collation key); ``pattern``: the first argument is a Java format pattern, checked
+    when the query is built."""
+
+    fn: Callable[[Typed], Any]
+    read_type: Callable[[str], exp.DataType]
+    collations: bool
+    pattern: bool = False  # the first argument is a Java format pattern
+
+
+TYPED_CALLS: dict[str, TypedCall] = {
+    **{name: TypedCall(fn, spark_type, False) for name, fn in HASHES.items()},
+    **{name: TypedCall(fn, _any_collation, True, pattern=True) for name, fn in FORMATTERS.items()},
+}
+
+
+def typed_name(node: exp.Expression) -> str | None:
+    """The :data:`TYPED_CALLS` entry of call ``node``, None for another node."""
+    if isinstance(node, exp.Format):
+        return "FORMAT_STRING"
+    if isinstance(node, exp.Anonymous) and node.expressions:
+        name = str(node.this).upper()
+        return name if name in TYPED_CALLS else None
+    return None
+
+
+def typed_args(node: exp.Expression) -> list[exp.Expression]:
+    """The arguments of a typed call, in order (sqlglot keeps format_string's pattern
+    apart from its values)."""
+    if isinstance(node, exp.Format):
+        return [node.this, *node.expressions]
+    return list(node.expressions)

@@ -1,0 +1,202 @@
+"""format_string/printf over values of several rows: planner.java_format against Spark.
+
+Each family is one Spark query: every pattern applied to every value of one SQL type,
+the pattern read from a column so that one job formats them all; the Python formatter
+is given the same values with the type Spark reports. Patterns Spark rejects whatever
+the value are checked by ``pattern_error`` and by the errors of the doors."""
+
+from __future__ import annotations
+
+import pytest
+from matchrec.planner.java_format import FormatError, format_typed, pattern_error
+from sqlglot import exp
+
+FLOATING = [
+    "%f",
+    "%.2f",
+    "%.0f",
+    "%#.0f",
+    "%10.3f",
+    "%-10.1f|",
+    "%+.3e",
+    "%e",
+    "%.0e",
+    "%E",
+    "%g",
+    "%.3g",
+    "%G",
+    "%.1g",
+    "%,.2f",
+    "%08.2f",
+    "%(.1f",
+    "% .2f",
+    "%s",
+    "%S",
+    "%.3s",
+    "%12.4e",
+    "%010.3g",
+    "%b",
+    "%h",
+    "%,g",
+]
+INTEGRAL = [
+    "%d",
+    "%5d",
+    "%-5d|",
+    "%05d",
+    "%+d",
+    "% d",
+    "%(d",
+    "%,d",
+    "%,010d",
+    "%x",
+    "%X",
+    "%#x",
+    "%08x",
+    "%#010X",
+    "%o",
+    "%#o",
+    "%s",
+    "%10s",
+    "%.1s",
+    "%b",
+    "%h",
+    "%H",
+    "%1$d-%1$x",
+    "%d %<x",
+]
+TEXT = ["%s", "%S", "%10s|", "%-10s|", "%.2s", "%b", "%B", "%h", "%%%s%n", "%5%|%s"]
+
+#: (SQL type, values as SQL literals, patterns)
+FAMILIES = [
+    (
+        "DOUBLE",
+        [
+            "0.125D",
+            "1.005D",
+            "2.5D",
+            "-0.0D",
+            "1e-5D",
+            "123456.789D",
+            "1e300D",
+            "0.0001234D",
+            "99999.95D",
+            "9.9995D",
+            "-1234567.891D",
+            "0.1D",
+            "1e10D",
+            "CAST('NaN' AS DOUBLE)",
+            "CAST('Infinity' AS DOUBLE)",
+            "CAST('-Infinity' AS DOUBLE)",
+            "NULL",
+        ],
+        FLOATING,
+    ),
+    (
+        "FLOAT",
+        [
+            "CAST(0.1 AS FLOAT)",
+            "CAST(1.0005 AS FLOAT)",
+            "CAST(-3.75 AS FLOAT)",
+            "CAST(16777217 AS FLOAT)",
+            "CAST(1e-3 AS FLOAT)",
+        ],
+        FLOATING,
+    ),
+    ("INT", ["0", "7", "-1", "65", "2147483647", "-2147483648", "1234567", "NULL"], INTEGRAL),
+    (
+        "BIGINT",
+        ["-1L", "9223372036854775807L", "-9223372036854775808L", "4294967296L", "123456789012L"],
+        INTEGRAL,
+    ),
+    ("TINYINT", ["CAST(-1 AS TINYINT)", "CAST(127 AS TINYINT)", "CAST(-128 AS TINYINT)"], INTEGRAL),
+    ("SMALLINT", ["CAST(-2 AS SMALLINT)", "CAST(300 AS SMALLINT)"], INTEGRAL),
+    ("INT", ["65", "128512", "NULL"], ["%c", "%C", "%-3c|", "%1$s%1$c"]),
+    ("DATE", ["DATE'2024-01-01'", "DATE'1969-12-31'"], ["%d", "%x", "%s", "%,d", "%h"]),
+    (
+        "TIMESTAMP",
+        ["TIMESTAMP'2024-01-01 10:00:00.123456'", "TIMESTAMP'1969-12-31 23:59:59'"],
+        ["%d", "%s", "%,d", "%x", "%h"],
+    ),
+    ("STRING", ["'abc'", "''", "'Straße'", "'日本'", "'a😀b'", "NULL"], TEXT),
+    (
+        "INTERVAL DAY TO SECOND",
+        ["INTERVAL '1 02:03:04.5' DAY TO SECOND", "INTERVAL '-3' HOUR"],
+        ["%d", "%s", "%x"],
+    ),
+    ("BOOLEAN", ["true", "false"], ["%b", "%B", "%s", "%5s|", "%h"]),
+    ("DECIMAL", ["1.10BD", "0.00000001BD", "-12.5BD"], ["%s", "%S", "%b", "%.2s"]),
+]
+
+
+def _families():
+    for sql_type, values, patterns in FAMILIES:
+        yield pytest.param(sql_type, values, patterns, id=sql_type)
+
+
+@pytest.mark.parametrize(("sql_type", "values", "patterns"), _families())
+def test_the_formatter_equals_spark(spark, sql_type, values, patterns):
+    rows = ", ".join(f"({i}, {v})" for i, v in enumerate(values))
+    pats = ", ".join(f"({j}, '{p}')" for j, p in enumerate(patterns))
+    df = spark.sql(
+        f"SELECT i, j, v, p, format_string(p, v) AS want FROM VALUES {rows} AS a(i, v) "
+        f"CROSS JOIN VALUES {pats} AS b(j, p)"
+    )
+    t = exp.DataType.build(df.schema["v"].dataType.simpleString(), dialect="spark")
+    wrong = []
+    for r in df.collect():
+        got = format_typed([(r.p, exp.DataType.build("string")), (r.v, t)])
+        if got != r.want:
+            wrong.append((r.p, values[r.i], r.want, got))
+    assert not wrong, wrong[:10]
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value"),
+    [
+        ("%.2f", "1.5BD"),
+        ("%d", "1.5BD"),
+        ("%.2f", "3"),
+        ("%d", "1.5D"),
+        ("%x", "1.5D"),
+        ("%c", "'a'"),
+        ("%c", "5L"),
+        ("%s %s", "1"),
+        ("%+x", "5"),
+        ("%2$s", "1"),
+    ],
+)
+def test_values_java_cannot_format_fail_as_in_spark(spark, pattern, value):
+    with pytest.raises(Exception):  # noqa: B017, PT011 - Spark's Java exception, wrapped
+        spark.sql(f"SELECT format_string('{pattern}', {value})").collect()
+    t = exp.DataType.build(
+        spark.sql(f"SELECT {value} AS v").schema["v"].dataType.simpleString(), dialect="spark"
+    )
+    v = spark.sql(f"SELECT {value} AS v").first().v
+    with pytest.raises(FormatError):
+        format_typed([(pattern, exp.DataType.build("string")), (v, t)])
+
+
+@pytest.mark.parametrize(
+    ("pattern", "at"),
+    [
+        ("a %q", 2),
+        ("%-d", 0),
+        ("%05s", 0),
+        ("x %,x", 2),
+        ("%.2d", 0),
+        ("%+ d", 0),
+        ("%0$s", 0),
+        ("%tY", 0),
+        ("%a", 0),
+        ("%", 0),
+        ("%-05d", 0),
+        ("%#d", 0),
+    ],
+)
+def test_patterns_java_rejects_whatever_the_values_are_found(spark, pattern, at):
+    found = pattern_error(pattern)
+    assert found is not None and found[0] == at, found
+    if "not computed" not in found[1]:
+        with pytest.raises(Exception):  # noqa: B017, PT011
+            spark.sql(f"SELECT format_string('{pattern}', 1)").collect()
