@@ -17,7 +17,74 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 #: cast to TIMESTAMP then reads as UTC)
 SESSION_ZONE: ContextVar[tzinfo | None] = ContextVar("matchrec_session_zone", default=None)
 
-_OFFSET = re.compile(r"(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?")
+#: Java's ``ZoneId.SHORT_IDS``
+_SHORT_IDS = {
+    "EST": "-05:00",
+    "MST": "-07:00",
+    "HST": "-10:00",
+    "ACT": "Australia/Darwin",
+    "AET": "Australia/Sydney",
+    "AGT": "America/Argentina/Buenos_Aires",
+    "ART": "Africa/Cairo",
+    "AST": "America/Anchorage",
+    "BET": "America/Sao_Paulo",
+    "BST": "Asia/Dhaka",
+    "CAT": "Africa/Harare",
+    "CNT": "America/St_Johns",
+    "CST": "America/Chicago",
+    "CTT": "Asia/Shanghai",
+    "EAT": "Africa/Addis_Ababa",
+    "ECT": "Europe/Paris",
+    "IET": "America/Indiana/Indianapolis",
+    "IST": "Asia/Kolkata",
+    "JST": "Asia/Tokyo",
+    "MIT": "Pacific/Apia",
+    "NET": "Asia/Yerevan",
+    "NST": "Pacific/Auckland",
+    "PLT": "Asia/Karachi",
+    "PNT": "America/Phoenix",
+    "PRT": "America/Puerto_Rico",
+    "PST": "America/Los_Angeles",
+    "SST": "Pacific/Guadalcanal",
+    "VST": "Asia/Ho_Chi_Minh",
+}
+_JAVA_OFFSET = re.compile(r"([+-])(\d{1,2})(?::?(\d{2}))?(?::?(\d{2}))?")
+_PREFIXED = re.compile(r"(UTC|GMT|UT)(?:([+-].*))?")
+
+
+def _offset(text: str) -> tzinfo:
+    """A zone offset as Java's ``ZoneOffset.of`` reads it (hours up to 18)."""
+    found = _JAVA_OFFSET.fullmatch(text)
+    if found is None:
+        raise ValueError(f"{text!r} is not a zone offset")
+    sign, hours, minutes, seconds = found.groups()
+    if len(hours) == 1 and minutes is not None and ":" not in text:
+        raise ValueError(f"{text!r} is not a zone offset")
+    h, m, s = int(hours), int(minutes or 0), int(seconds or 0)
+    if h > 18 or m > 59 or s > 59 or (h == 18 and (m or s)):
+        raise ValueError(f"{text!r} is out of a zone offset's range")
+    delta = timedelta(hours=h, minutes=m, seconds=s)
+    return timezone(-delta if sign == "-" else delta)
+
+
+def java_zone(text: str) -> tzinfo:
+    """The zone ``text`` names, as Spark's ``getZoneId`` reads it (Java's ``ZoneId.of``
+    with its short ids; a one-digit hour or minute of an offset padded, as Spark
+    accepted before 3.0); ValueError for no zone."""
+    name = re.sub(r"([+-])(\d):", r"\g<1>0\2:", text, count=1)
+    name = re.sub(r"([+-])(\d\d):(\d)$", r"\1\2:0\3", name, count=1)
+    name = _SHORT_IDS.get(name, name)
+    if name == "Z":
+        return timezone.utc
+    if name[:1] in "+-":
+        return _offset(name)
+    prefixed = _PREFIXED.fullmatch(name)
+    if prefixed is not None:
+        return _offset(prefixed.group(2)) if prefixed.group(2) else timezone.utc
+    try:
+        return ZoneInfo(name)
+    except (ValueError, ZoneInfoNotFoundError):
+        raise ValueError(f"{text!r} is not a time zone") from None
 
 
 def zone_named(name: str | None) -> tzinfo | None:
@@ -26,14 +93,9 @@ def zone_named(name: str | None) -> tzinfo | None:
     if not name:
         return None
     try:
-        return ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):
-        found = _OFFSET.fullmatch(name)
-        if found is None:
-            return None
-        sign = -1 if found.group(1) == "-" else 1
-        offset = timedelta(hours=int(found.group(2)), minutes=int(found.group(3) or 0))
-        return timezone(sign * offset)
+        return java_zone(name)
+    except ValueError:
+        return None
 
 
 def session_zone() -> tzinfo | None:

@@ -19,14 +19,16 @@ Spark's (1970-01-01 00:00:00); the text must be consumed whole.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from matchrec.zones import java_zone
+
+from .timestamp_text import TimestampTextError, timestamp_of_text
 
 #: letter -> the counts Spark accepts when formatting (parsing: :data:`PARSE_LETTERS`)
 LETTERS: dict[str, range] = {
@@ -175,18 +177,9 @@ def _check_adjacent(elements: list[Element]) -> None:
 def zone_of(name: str) -> tzinfo:
     """The session time zone named ``name`` (a region, or an offset such as ``+05:30``)."""
     try:
-        return ZoneInfo(name)
-    except (ValueError, ZoneInfoNotFoundError):
-        found = re.fullmatch(r"(?:GMT|UTC)?([+-])(\d{1,2}):?(\d{2})?(?::?(\d{2}))?", name)
-        if found is None:
-            raise ValueError(f"unknown time zone {name!r}") from None
-        sign = -1 if found.group(1) == "-" else 1
-        offset = timedelta(
-            hours=int(found.group(2)),
-            minutes=int(found.group(3) or 0),
-            seconds=int(found.group(4) or 0),
-        )
-        return timezone(sign * offset)
+        return java_zone(name)
+    except ValueError:
+        raise ValueError(f"unknown time zone {name!r}") from None
 
 
 def local_time(v: object, zone: str) -> datetime:
@@ -443,10 +436,28 @@ def _from_unixtime(elements: list[Element], ansi: bool) -> Callable[..., Any]:
 
 
 def _date_format(elements: list[Element], ansi: bool) -> Callable[..., Any]:
-    def date_format(v: object, zone: str) -> str:
+    def date_format(v: object, zone: str) -> str | None:
+        if isinstance(v, str):  # Spark casts a string to TIMESTAMP first
+            v = _cast_text(v, zone, ansi)
+            if v is None:
+                return None
         return format_local(elements, local_time(v, zone))
 
     return date_format
+
+
+def _cast_text(text: str, zone: str, ansi: bool) -> datetime | None:
+    """``CAST(text AS TIMESTAMP)`` in the session zone: NULL where Spark's is, its
+    CAST_INVALID_INPUT under ANSI mode."""
+    try:
+        return timestamp_of_text(text, zone_of(zone))
+    except TimestampTextError:
+        if ansi:
+            raise ValueError(
+                f"{text!r} cannot be cast to TIMESTAMP (Spark's CAST_INVALID_INPUT under "
+                "spark.sql.ansi.enabled; try_to_timestamp gives NULL instead)"
+            ) from None
+        return None
 
 
 def _parsed(elements: list[Element], ansi: bool, instead: str):

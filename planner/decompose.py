@@ -217,8 +217,8 @@ def _zone() -> exp.Expression:
 def _patterned(name: str, need_format: bool) -> Rule:
     """A datetime function of a value and a literal pattern (``from_unixtime``,
     ``date_format``, ``to_timestamp``, ``to_date``, ``unix_timestamp``): its value and
-    the session's zone go to the glue (``planner.datetime_patterns``), which reads the
-    pattern as written (sqlglot rewrote it in strftime's letters)."""
+    the session's zone go to the glue (``planner.datetime_patterns``) with the pattern
+    literal, which the dialect keeps as written."""
 
     def rule(node: exp.Expression) -> exp.Expression | None:
         fmt = node.args.get("format")
@@ -229,7 +229,8 @@ def _patterned(name: str, need_format: bool) -> Rule:
         value = node.this
         if isinstance(value, exp.TimeStrToTime):  # sqlglot's wrapper of date_format's value
             value = value.this
-        return _internal(name, value.copy(), _zone())
+        pattern = [fmt.copy()] if fmt is not None else []  # as written (Spark's default)
+        return _internal(name, value.copy(), _zone(), *pattern)
 
     return rule
 

@@ -133,6 +133,10 @@ def replace(s: Any, search: Any, by: Any = "") -> str:
 
 
 def _pad(s: Any, length: Any, pad: Any, at_left: bool) -> Any:
+    """``lpad``/``rpad``; without a pad a string is padded with spaces, a BINARY with
+    zero bytes (as Spark pads one)."""
+    if pad is None:
+        pad = b"\x00" if isinstance(s, (bytes, bytearray)) else " "
     length = _int(length)
     room = length - len(s)
     if room <= 0 or len(pad) == 0:
@@ -719,12 +723,19 @@ def factorial(n: Any) -> Any:
     return math.factorial(n) if 0 <= n <= 20 else None
 
 
+def _measured(x: Any) -> float:
+    """A number, or a day-time interval as its microseconds (Spark's long of one)."""
+    if isinstance(x, timedelta):
+        return float(x // timedelta(microseconds=1))
+    return float(x)
+
+
 def width_bucket(value: Any, low: Any, high: Any, buckets: Any) -> Any:
     """Spark's ``width_bucket``: the 1-based bucket of ``value`` among ``buckets`` equal
     ranges from ``low`` to ``high`` (0 below, ``buckets + 1`` above; a descending range
     counts from ``low`` down); NULL for a NaN, an infinite bound, equal bounds or a
     bucket count that is not positive."""
-    v, lo, hi, n = float(value), float(low), float(high), _int(buckets)
+    v, lo, hi, n = _measured(value), _measured(low), _measured(high), _int(buckets)
     if n <= 0 or n == 2**63 - 1 or v != v or lo == hi:
         return None
     if not (math.isfinite(lo) and math.isfinite(hi)):
@@ -821,8 +832,8 @@ EXTENDED: dict[str, GlueFunction] = {
     "ENDSWITH": GlueFunction(lambda s, p: s.endswith(p)),
     "CONTAINS": GlueFunction(lambda s, p: p in s),
     "REPLACE": GlueFunction(replace),
-    "LPAD": GlueFunction(lambda s, n, pad=" ": _pad(s, n, pad, True)),
-    "RPAD": GlueFunction(lambda s, n, pad=" ": _pad(s, n, pad, False)),
+    "LPAD": GlueFunction(lambda s, n, *pad: _pad(s, n, pad[0] if pad else None, True)),
+    "RPAD": GlueFunction(lambda s, n, *pad: _pad(s, n, pad[0] if pad else None, False)),
     "REPEAT": GlueFunction(repeat),
     "TRIM": GlueFunction(_trimmer(True, True)),
     "BTRIM": GlueFunction(_trimmer(True, True)),

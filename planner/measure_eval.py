@@ -66,6 +66,7 @@ from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import call_args, check_format_pattern, compile_glue, glue_function_call
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
+from .timestamp_text import ntz_of_text, timestamp_of_text
 from .type_checks import mismatch
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
 from .within_group import within_group_name
@@ -971,8 +972,10 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 stamp = datetime(v.year, v.month, v.day)
             elif isinstance(v, (int, float, Decimal)) and not isinstance(v, bool):
                 stamp = _from_epoch_seconds(v, wall_clock)
+            elif wall_clock:
+                return ntz_of_text(str(v))
             else:
-                stamp = datetime.fromisoformat(str(v).strip())
+                return timestamp_of_text(str(v), session_zone())
             if wall_clock:
                 # a TIMESTAMP arrives in the session time zone: as TIMESTAMP_NTZ it is
                 # that zone's wall-clock time, as Spark's CAST gives it

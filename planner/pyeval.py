@@ -471,8 +471,9 @@ def _to_scale(x: Any, scale: int, mode: str, ansi: bool) -> Decimal | None:
 
 
 def _signum(x: Any) -> float:
-    """Spark's ``sign``/``signum``: a double, NaN for NaN, a zero keeps its sign."""
-    f = float(x)
+    """Spark's ``sign``/``signum``: a double, NaN for NaN, a zero keeps its sign; of a
+    day-time interval the sign of its microseconds."""
+    f = float(x // timedelta(microseconds=1)) if isinstance(x, timedelta) else float(x)
     return f if f != f or f == 0 else math.copysign(1.0, f)
 
 
@@ -805,7 +806,7 @@ def compile_glue(
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)
     if _patterned(node):
         fn = _pattern_function(node, where, sql, ansi)
-        return _call(node, fn, True, list(node.expressions), child, where, sql)
+        return _call(node, fn, True, list(node.expressions[:2]), child, where, sql)
     extended = gf.extended_name(node)
     if extended is not None:
         entry = gf.EXTENDED[extended]
@@ -917,10 +918,9 @@ def _check_struct_field(node: exp.Dot, where: Callable[[exp.Expression], int], s
 
 
 def _written_pattern(node: exp.Expression, pos: int, sql: str) -> tuple[str, int] | None:
-    """The pattern of the datetime call written at ``pos`` of ``sql`` (its last argument,
-    a string literal, as the user wrote it: sqlglot rewrote it in strftime's letters) and
-    the offset of the pattern's text; ``("", -1)`` for a call without a pattern; None if
-    the last argument is no string literal."""
+    """The last argument of the call written at ``pos`` of ``sql`` if a string literal,
+    and the offset of its text; ``("", -1)`` for a call of one argument; None if the last
+    argument is no string literal."""
     from sqlglot.tokens import TokenType
 
     from .sqltext import MatchRecognizeDialect
@@ -959,15 +959,19 @@ def _pattern_function(
     error when the query is built, the caret at that letter."""
     spec = PATTERNED[str(node.this).upper()]
     pos = where(node)
-    written = _written_pattern(node, pos, sql)
     what = _describe(node, sql, pos)
-    if written is None or (written[1] < 0 and spec.default is None):
+    carried = node.expressions[2] if len(node.expressions) > 2 else None
+    if carried is None and spec.default is None:
         raise UnsupportedError(
             f"{what} over values of several rows needs its pattern as a string literal",
             sql=sql,
             pos=pos,
         )
-    pattern, at = written if written[1] >= 0 else (spec.default or "", -1)
+    pattern = carried.this if carried is not None else spec.default or ""
+    # where the pattern is written, for a caret at a letter: only if the call found at
+    # ``pos`` is this one (a call inside another may be placed on the outer one)
+    written = _written_pattern(node, pos, sql)
+    at = written[1] if written is not None and written[0] == pattern else -1
     try:
         elements = compile_pattern(pattern, parsing=spec.parsing)
     except PatternRefused as err:

@@ -430,6 +430,9 @@ DATETIME_PATTERN_CALLS = [
     "to_timestamp(concat('''x', abs(N.n) + 1990, ' Mar'), '''''''x''yyyy MMM')",
     "to_date(concat(abs(N.n) + 1, '/', abs(S.n) + 1, '/24 1'), 'M/d/yy H')",
     "to_date(greatest(N.ts, S.ts), 'yyyy')",
+    # a string Spark casts to TIMESTAMP first
+    "date_format(from_unixtime(N.n * 100000 + S.n * 3607), 'yyyy-MM-dd HH:mm')",
+    "date_format(concat('2024-03-10 0', abs(N.n), ':', abs(S.n) + 10), 'HH:mm a')",
 ]
 
 #: sequence() of dates and timestamps: wall-clock days, elapsed hours (DST in New York)

@@ -361,6 +361,38 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "hash(max_by(ti, o) + min_by(si, o), min_by(e, o) * max_by(e, o))",
         BODY,
     ),
+    # a datetime pattern of a call inside another call (it read the outer call's last
+    # string: '01HH' for '2024HH'); a string Spark casts to TIMESTAMP for date_format
+    "pattern_of_an_inner_call": (
+        "concat(date_format(FIRST(A.ts) + (LAST(B.ts) - FIRST(A.ts)), 'yyyy'), 'HH')",
+        "concat(date_format(min_by(ts, o) + (max_by(ts, o) - min_by(ts, o)), 'yyyy'), 'HH')",
+        BODY,
+    ),
+    "date_format_of_from_unixtime": (
+        "date_format(from_unixtime(unix_timestamp(LAST(B.ts)) - unix_timestamp(FIRST(A.ts))), "
+        "'HH:mm EEE')",
+        "date_format(from_unixtime(unix_timestamp(max_by(ts, o)) - unix_timestamp(min_by(ts, o))), "
+        "'HH:mm EEE')",
+        BODY,
+    ),
+    # intervals as Spark's longs of microseconds; a BINARY padded with zero bytes
+    "sign_of_an_interval": (
+        "sign(FIRST(A.dti) - LAST(B.dti))",
+        "sign(min_by(dti, o) - max_by(dti, o))",
+        BODY,
+    ),
+    "width_bucket_of_intervals": (
+        "width_bucket(LAST(B.dti), FIRST(A.dti), FIRST(A.dti) + INTERVAL '3' DAY, 4)",
+        "width_bucket(max_by(dti, o), min_by(dti, o), min_by(dti, o) + INTERVAL '3' DAY, 4)",
+        BODY,
+    ),
+    "pads_of_a_binary": (
+        "concat(lpad(encode(concat(FIRST(A.s), LAST(B.s)), 'utf-8'), 5), "
+        "rpad(encode(LAST(B.s), 'utf-8'), 3))",
+        "concat(lpad(encode(concat(min_by(s, o), max_by(s, o)), 'utf-8'), 5), "
+        "rpad(encode(max_by(s, o), 'utf-8'), 3))",
+        BODY,
+    ),
     # Java's formatter over the objects Spark holds each type in
     "format_string_of_each_type": (
         "format_string('%.2f|%x|%X|%s|%d|%s|%,d|%e|%5s|%c', LAST(B.dbl) - FIRST(A.dbl), "

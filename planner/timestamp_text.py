@@ -1,0 +1,99 @@
+"""Spark's CAST of a string to TIMESTAMP (and to TIMESTAMP_NTZ), in Python.
+
+Where a string of several rows meets a function that takes a TIMESTAMP
+(``date_format(from_unixtime(B.t - A.t), 'HH:mm')``, ``CAST(concat(A.d, ' ', B.t) AS
+TIMESTAMP)`` in the table function), Spark casts it as its ``stringToTimestamp`` reads
+text: ``[+-]yyyy[y][y]`` then optionally ``-[m]m``, ``-[d]d``, a space or ``T``, ``[h]h``,
+``:[m]m``, ``:[s]s``, ``.`` and up to 9 fraction digits (those beyond microseconds
+dropped), and after the seconds a zone: ``Z``, an offset (``+01:00``, ``-0800``, ``+1``,
+``+1:0``), ``UTC``/``GMT``/``UT`` with or without an offset, a region
+(``America/New_York``) or one of Java's short ids (``EST``, ``PST``). Without a zone the
+text is a wall-clock time of the session zone (a time in a daylight-saving gap moves later,
+a repeated one is its earlier instant). Leading and trailing spaces are ignored.
+
+Text Spark does not read is :class:`TimestampTextError` (a ValueError: NULL, or Spark's
+CAST_INVALID_INPUT under ANSI mode). A time without a date (``10:30:00``) reads the
+current date, and a year outside 1-9999 has no Python datetime: both are TypeErrors
+(not computed here).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone, tzinfo
+
+from matchrec.zones import java_zone
+
+_TEXT = re.compile(
+    r"(?P<sign>[+-])?(?P<year>\d{4,6})"
+    r"(?:-(?P<month>\d{1,2})"
+    r"(?:-(?P<day>\d{1,2})"
+    r"(?:[ T](?P<hour>\d{1,2})"
+    r"(?::(?P<minute>\d{1,2})"
+    r"(?::(?P<second>\d{1,2})(?:\.(?P<fraction>\d*))?(?P<zone>\D.*)?)?)?)?)?)?",
+    re.S,
+)
+_TIME_ONLY = re.compile(r"T?\d{1,2}:\d{1,2}.*", re.S)
+
+
+class TimestampTextError(ValueError):
+    """Text Spark's CAST to TIMESTAMP does not read (NULL, or an error under ANSI mode)."""
+
+
+def _wall_clock(text: str) -> tuple[datetime, str | None]:
+    """The wall-clock time ``text`` writes and its zone text (None: none written)."""
+    stripped = text.strip()
+    found = _TEXT.fullmatch(stripped)
+    if found is None:
+        if _TIME_ONLY.fullmatch(stripped):
+            raise TypeError(f"{text!r} is a time without a date: not computed here")
+        raise TimestampTextError(f"{text!r} is not a timestamp")
+    g = found.groupdict()
+    year = int(g["year"]) * (-1 if g["sign"] == "-" else 1)
+    if not 1 <= year <= 9999:
+        raise TypeError(f"{text!r}: a year outside 1-9999 is not computed here")
+    micros = int((g["fraction"] or "")[:6].ljust(6, "0"))
+    try:
+        wall = datetime(
+            year,
+            int(g["month"] or 1),
+            int(g["day"] or 1),
+            int(g["hour"] or 0),
+            int(g["minute"] or 0),
+            int(g["second"] or 0),
+            micros,
+        )
+    except ValueError:
+        raise TimestampTextError(f"{text!r} is not a valid date and time") from None
+    zone = g["zone"].strip() if g["zone"] else None
+    return wall, zone
+
+
+def _zone(text: str) -> tzinfo:
+    try:
+        return java_zone(text)
+    except ValueError as err:
+        raise TimestampTextError(str(err)) from None
+
+
+def _instant(wall: datetime, zone: tzinfo) -> datetime:
+    """A wall-clock time of ``zone`` as Java resolves it (a time in a gap moves later by
+    the gap, a repeated time is its earlier instant)."""
+    return wall.replace(tzinfo=zone).astimezone(timezone.utc).astimezone(zone)
+
+
+def timestamp_of_text(text: str, session: tzinfo | None) -> datetime:
+    """``CAST(text AS TIMESTAMP)``: an aware datetime in the ``session`` zone (None: UTC)."""
+    wall, written = _wall_clock(text)
+    session = session or timezone.utc
+    zone = session if written is None else _zone(written)
+    return _instant(wall, zone).astimezone(session)
+
+
+def ntz_of_text(text: str) -> datetime:
+    """``CAST(text AS TIMESTAMP_NTZ)``: the wall-clock time written (a zone, if written,
+    checked and ignored, as Spark does)."""
+    wall, written = _wall_clock(text)
+    if written is not None:
+        _zone(written)
+    return wall

@@ -1,0 +1,114 @@
+"""Spark's CAST of a string to TIMESTAMP (planner.timestamp_text) against Spark's own,
+and through the doors where a string of several rows meets a TIMESTAMP function."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+from matchrec.planner.timestamp_text import TimestampTextError, timestamp_of_text
+
+import matchrec
+from matchrec.zones import java_zone
+
+TEXTS = [
+    "2024",
+    "2024-1",
+    "2024-01-05",
+    "2024-1-5",
+    " 2024-01-05 ",
+    "2024-01-05 10",
+    "2024-01-05 10:30",
+    "2024-01-05 1:2:3",
+    "2024-01-05T10:30:00",
+    "2024-01-05 10:30:00.1234567",
+    "2024-01-05 10:30:00.",
+    "2024-01-05 10:30:00Z",
+    "2024-01-05 10:30:00 UTC",
+    "2024-01-05 10:30:00+01:00",
+    "2024-01-05 10:30:00-0800",
+    "2024-01-05 10:30:00 America/Los_Angeles",
+    "2024-01-05T10:30:00.5+05:30",
+    "+2024-01-05",
+    "2024-03-10 02:30:00",
+    "2024-11-03 01:30:00",
+    "2024-01-05 10:30:00 GMT+2",
+    "2024-01-05 10:30:00UTC+03:00",
+    "2024-01-05 10:30:00 +01:00",
+    "2024-01-05 10:30:00 CET",
+    "2024-01-05 10:30:00 PST",
+    "2024-01-05 10:30:00 +1",
+    "2024-01-05 10:30:00+1:0",
+    "2024-01-05 10:30:00.000000001",
+    "024-01-05",
+    "2024-13-01",
+    "2024-02-30",
+    "2024-01-05 24:00:00",
+    "2024-01-05 10:60",
+    "2024/01/05",
+    "20240105",
+    "2024-01-05T",
+    "2024-01-05 10:30Z",
+    "2024-01-05 10:30:00 Mars/Olympus",
+    "2024-01-05 10:30:00+19:00",
+    "",
+]
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@pytest.mark.parametrize("zone", ["America/New_York", "+05:30"])
+def test_text_cast_to_timestamp_as_spark_casts_it(spark, ansi_off, zone):
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        df = spark.createDataFrame([(t,) for t in TEXTS], "s string")
+        rows = df.selectExpr("s", "unix_micros(CAST(s AS TIMESTAMP)) AS want").collect()
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    wrong = []
+    for r in rows:
+        try:
+            got = (timestamp_of_text(r.s, java_zone(zone)) - _EPOCH) // _MICRO
+        except TimestampTextError:
+            got = None
+        if got != r.want:
+            wrong.append((r.s, r.want, got))
+    assert not wrong
+
+
+_MICRO = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=timezone.utc) - _EPOCH
+
+
+@pytest.mark.parametrize("text", ["10:30:00", "T10:30", "12024-01-05", "-0044-03-15"])
+def test_text_python_cannot_hold_is_not_guessed(text):
+    """A time without a date (Spark reads today's date) and a year outside 1-9999."""
+    with pytest.raises(TypeError, match="not computed here"):
+        timestamp_of_text(text, None)
+
+
+BODY = (
+    "PARTITION BY k ORDER BY id MEASURES {m} AS m ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS true"
+)
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "date_format(from_unixtime(LAST(B.n) * 3607 - FIRST(A.n)), 'HH:mm')",
+        "date_format(concat(FIRST(A.s), ' ', LAST(B.s)), 'yyyy-MM-dd HH:mm EEE')",
+        "CAST(concat(FIRST(A.s), 'T', LAST(B.s), '+02:00') AS TIMESTAMP)",
+        "hour(CAST(concat(FIRST(A.s), ' ', LAST(B.s)) AS TIMESTAMP))",
+    ],
+)
+def test_a_string_of_several_rows_read_as_a_timestamp_through_the_table_function(spark, measure):
+    spark.sql(
+        "SELECT * FROM VALUES (1, 1, 100, '2024-03-10'), (1, 2, 7, '02:30:00'), "
+        "(1, 3, 9, '1:5:9') AS t(k, id, n, s)"
+    ).createOrReplaceTempView("mr_ts_text")
+    matchrec.register(spark)
+    body = BODY.format(m=measure)
+    want = matchrec.sql(spark, f"SELECT m FROM mr_ts_text MATCH_RECOGNIZE ({body})").collect()
+    got = spark.sql(
+        "SELECT m FROM match_recognize(TABLE(mr_ts_text), '" + body.replace("'", "''") + "')"
+    ).collect()
+    assert got == want
