@@ -29,6 +29,9 @@ def dtype(text: str) -> exp.DataType:
     return exp.DataType.build(text, dialect="spark")
 
 
+#: the meta key marking a struct field (a ColumnDef) that is never NULL
+NOT_NULL_FIELD = "mr_not_null_field"
+
 #: the meta key marking an array type whose elements are never NULL (Spark's
 #: ``containsNull = false``, e.g. what collect_list returns)
 NO_NULL_ELEMENTS = "mr_no_null_elements"
@@ -49,16 +52,20 @@ def _names(text: str) -> list[str]:
 # calls whose result type never depends on their arguments
 _FIXED: dict[str, str] = {}
 for _type, _keys in {
-    "int": "BitwiseCount FIND_IN_SET Year Month Day DayOfMonth DayOfWeek DayOfYear WeekOfYear "
+    "int": "INSTR XPATH_INT BitwiseCount FIND_IN_SET Year Month Day DayOfMonth DayOfWeek "
+    "DayOfYear WeekOfYear "
     "Quarter Hour Minute Second DateDiff Length ArraySize BitLength Ascii StrPosition RegexpCount "
     "RegexpInstr UnixDate Levenshtein HASH WEEKDAY OCTET_LENGTH CARDINALITY ARRAY_SIZE "
     "JSON_ARRAY_LENGTH CHAR_LENGTH CHARACTER_LENGTH DAYOFMONTH",
-    "bigint": "StrToUnix TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
+    "bigint": "XPATH_LONG BitmapBitPosition BitmapBucketNumber BitmapCount StrToUnix "
+    "TimeToUnix UnixSeconds TimestampDiff Factorial WidthBucket "
     "ArrayPosition XXHASH64 CRC32 UNIX_MILLIS UNIX_MICROS UnixMillis UnixMicros",
-    "double": "Sqrt Exp Ln Log Pow Sign Cbrt Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
+    "double": "JARO_WINKLER_SIMILARITY XPATH_DOUBLE XPATH_NUMBER Sqrt Exp Ln Log Pow Sign Cbrt "
+    "Degrees Radians Pi Sin Cos Tan Asin Acos Atan "
     "Atan2 Sinh Cosh Tanh Rint MonthsBetween E LOG2 LOG10 LOG1P EXPM1 COT HYPOT SIGNUM "
     "Acosh Asinh Atanh Sec Csc Cot",
-    "string": "Lower Upper ConcatWs Right Trim Initcap "
+    "string": "MAKE_VALID_UTF8 VALIDATE_UTF8 TRY_VALIDATE_UTF8 TRY_PARSE_URL XPATH_STRING USER "
+    "CURRENT_PATH Lower Upper ConcatWs Right Trim Initcap "
     "Repeat Replace Translate RegexpExtract RegexpReplace RegexpSubstr SplitPart TimeToStr "
     "UnixToStr MD5 SHA SHA2 Hex ToBase64 Chr Format ToChar Typeof Dayname Monthname "
     "ArrayToString JSONFormat JSONExtractScalar Decode FORMAT_NUMBER CONV SOUNDEX LTRIM RTRIM "
@@ -66,15 +73,17 @@ for _type, _keys in {
     "TRY_URL_DECODE SCHEMA_OF_JSON TO_CSV MASK QUOTE SCHEMA_OF_CSV SCHEMA_OF_XML TO_XML "
     "SCHEMA_OF_VARIANT TO_VARCHAR Collation VERSION CurrentUser",
     "tinyint": "Getbit",
-    "boolean": "StartsWith EndsWith Contains ArrayContains IsNan IsInf RegexpLike REGEXP Exists "
+    "boolean": "IS_VALID_UTF8 XPATH_BOOLEAN StartsWith EndsWith Contains ArrayContains IsNan "
+    "IsInf RegexpLike REGEXP Exists "
     "EXISTS ARRAY_CONTAINS_ALL FORALL ARRAYS_OVERLAP MapContainsKey ISNULL ISNOTNULL EqualNull "
     "LUHN_CHECK IS_VARIANT_NULL",
-    "date": "TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
+    "date": "TRY_TO_DATE TsOrDsToDate StrToDate TsOrDsAdd AddMonths LastDay NextDay "
     "DateTrunc DateFromUnixDate CurrentDate MAKE_DATE DATE_FROM_UNIX_DATE TRUNC",
-    "timestamp": "DATE_TRUNC TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
+    "timestamp": "MAKE_TIMESTAMP_LTZ TRY_MAKE_TIMESTAMP TRY_MAKE_TIMESTAMP_LTZ NOW DATE_TRUNC "
+    "TimestampTrunc TimestampFromParts AtTimeZone FromTimeZone StrToTime "
     "UnixToTime CurrentTimestamp TIMESTAMP_SECONDS TIMESTAMP_MILLIS TIMESTAMP_MICROS "
     "TRY_TO_TIMESTAMP MAKE_TIMESTAMP TO_TIMESTAMP_LTZ",
-    "timestamp_ntz": "TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ ConvertTimezone",
+    "timestamp_ntz": "TRY_MAKE_TIMESTAMP_NTZ TO_TIMESTAMP_NTZ MAKE_TIMESTAMP_NTZ ConvertTimezone",
     "interval": "MakeInterval",
     # the combinations of calls planner.decompose splits (typed as the calls they stand for)
     "bigint ": "__MR_MONTHS_UNTIL",
@@ -83,9 +92,15 @@ for _type, _keys in {
     "string ": "__MR_DATE_FORMAT __MR_FROM_UNIXTIME __MR_BASE64",
     "timestamp ": "__MR_TO_TIMESTAMP",
     "bigint  ": "__MR_UNIX_TIMESTAMP",
-    "binary": "Encode Unhex UNBASE64 ToBinary HMAC AES_ENCRYPT AES_DECRYPT TRY_AES_DECRYPT",
+    "binary": "TRY_TO_BINARY Encode Unhex UNBASE64 ToBinary HMAC AES_ENCRYPT AES_DECRYPT "
+    "TRY_AES_DECRYPT",
     "interval day to second": "MAKE_DT_INTERVAL",
     "interval year to month": "MAKE_YM_INTERVAL",
+    "smallint": "XPATH_SHORT",
+    "float": "XPATH_FLOAT VECTOR_COSINE_SIMILARITY VECTOR_INNER_PRODUCT VECTOR_L2_DISTANCE "
+    "VECTOR_NORM",
+    "array<string>": "XPATH",
+    "array<float>": "VECTOR_NORMALIZE",
 }.items():
     for _key in _names(_keys):
         _FIXED[_key] = _type.strip()
@@ -644,7 +659,75 @@ def _sentences(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:
     return array_of(array_of(dtype("string"), no_nulls=True), no_nulls=True)
 
 
+def _map_entries(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``map_entries(m)``: an array of (key, value) structs, never a NULL one."""
+    t = type_of(_args(node)[0]) if _args(node) else None
+    if t is None or t.this != T.MAP or len(t.expressions) != 2:
+        return None
+    never_null = ("key", "value") if t.meta.get(NO_NULL_ELEMENTS) else ("key",)
+    entry = _struct_of([("key", t.expressions[0]), ("value", t.expressions[1])], never_null)
+    return array_of(entry, no_nulls=True)
+
+
+def _map_from_entries(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``map_from_entries(array of (k, v) structs)``: a map of the fields' types."""
+    entry = element_type(type_of(node.this))
+    fields = list(entry.expressions) if entry is not None else []
+    kinds = [f.args.get("kind") for f in fields]
+    if entry is None or entry.this != T.STRUCT or len(fields) != 2 or None in kinds:
+        return None
+    result = exp.DataType(this=T.MAP, expressions=[kinds[0].copy(), kinds[1].copy()], nested=True)
+    if fields[1].meta.get(NOT_NULL_FIELD):
+        result.meta[NO_NULL_ELEMENTS] = True
+    return result
+
+
+def _arrays_zip(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``arrays_zip(a, b, ...)``: an array of structs, a field per array named as its
+    column (its index when it is no column), never a NULL struct."""
+    fields = []
+    for i, arg in enumerate(_args(node)):
+        element = element_type(type_of(arg))
+        if element is None:
+            return None
+        fields.append((arg.name if isinstance(arg, exp.Column) else str(i), element))
+    return array_of(_struct_of(fields), no_nulls=True) if fields else None
+
+
+def _struct_of(
+    fields: list[tuple[str, exp.DataType]], not_null: tuple[str, ...] = ()
+) -> exp.DataType:
+    """A struct type; the fields named in ``not_null`` are never NULL (Spark's
+    ``nullable = false``)."""
+    defs = []
+    for name, t in fields:
+        field = exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=t.copy())
+        if name in not_null:
+            field.meta[NOT_NULL_FIELD] = True
+        defs.append(field)
+    return exp.DataType(this=T.STRUCT, expressions=defs, nested=True)
+
+
+def _to_number(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``to_number(s, fmt)``: a DECIMAL with a digit per ``0``/``9`` of the literal
+    format, those after its ``.`` (or ``D``) the scale."""
+    args = _args(node)
+    fmt = args[1] if len(args) == 2 else None
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        return None
+    text = fmt.this.upper()
+    point = min((text.find(c) for c in ".D" if c in text), default=len(text))
+    digits = sum(text.count(d) for d in "09")
+    scale = sum(text[point:].count(d) for d in "09")
+    return dtype(f"decimal({digits},{scale})") if digits else None
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "MAP_ENTRIES": _map_entries,
+    "MapFromEntries": _map_from_entries,
+    "ArraysZip": _arrays_zip,
+    "ToNumber": _to_number,
+    "TRY_TO_NUMBER": _to_number,
     "JSONKeys": _json_keys,
     "FromJson": _from_json,
     "ZIP_WITH": _zip_with,

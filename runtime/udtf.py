@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from matchrec.planner.function_types import NO_NULL_ELEMENTS, is_year_month
+from matchrec.planner.function_types import NO_NULL_ELEMENTS, NOT_NULL_FIELD, is_year_month
 from matchrec.planner.measure_eval import (
     COLLATION,
     CompiledMeasure,
@@ -222,7 +222,7 @@ def to_spark_type(t: exp.DataType) -> DataType | None:
             inner = to_spark_type(kind) if isinstance(kind, exp.DataType) else None
             if inner is None:
                 return None
-            fields.append(StructField(f.name, inner, True))
+            fields.append(StructField(f.name, inner, not f.meta.get(NOT_NULL_FIELD)))
         return StructType(fields)
     if isinstance(t.this, exp.Interval):
         return _day_time_interval(t.this)
