@@ -68,6 +68,10 @@ class FormatError(ValueError):
     """A pattern or an argument Java's formatter rejects (Spark's error at run time)."""
 
 
+class NotComputed(FormatError):
+    """A specifier Spark computes that is not computed here."""
+
+
 @dataclass(frozen=True)
 class Spec:
     """One ``%`` specifier of a pattern."""
@@ -108,8 +112,8 @@ def _percents(pattern: str) -> list[int]:
     return [i for i, ch in enumerate(pattern) if ch == "%"]
 
 
-def _error(message: str, offset: int) -> FormatError:
-    err = FormatError(message)
+def _error(message: str, offset: int, kind: type[FormatError] = FormatError) -> FormatError:
+    err = kind(message)
     err.offset = offset  # type: ignore[attr-defined]
     return err
 
@@ -118,10 +122,10 @@ def _spec(m: re.Match[str]) -> Spec:
     explicit, flags, width, precision, time, conversion = m.groups()
     at = m.start()
     if time:
-        raise _error(f"{_NOT_COMPUTED['t']} is not computed here", at)
+        raise _error(f"{_NOT_COMPUTED['t']} is not computed here", at, NotComputed)
     lower = conversion.lower()
     if lower == "a":
-        raise _error(f"{_NOT_COMPUTED['a']} is not computed here", at)
+        raise _error(f"{_NOT_COMPUTED['a']} is not computed here", at, NotComputed)
     if lower not in _BAD_FLAGS or (conversion.isupper() and lower in "dofn%"):
         raise _error(
             f"unknown format conversion '{conversion}' (Java's UnknownFormatConversionException)",
@@ -158,7 +162,7 @@ def _check(spec: Spec) -> None:
             "FormatFlagsConversionMismatchException)",
             spec.start,
         )
-    if spec.precision is not None and (c in "cdox" or c in "%n"):
+    if spec.precision is not None and c in "cdox%n":
         raise _error(
             f"%{c} takes no precision (Java's IllegalFormatPrecisionException)", spec.start
         )
@@ -177,13 +181,14 @@ def _check(spec: Spec) -> None:
         )
 
 
-def pattern_error(pattern: str) -> tuple[int, str] | None:
-    """The offset and reason of the first specifier of ``pattern`` that fails whatever
-    the values (or that is not computed here); None when every one is computed."""
+def pattern_error(pattern: str) -> FormatError | None:
+    """The error of the first specifier of ``pattern`` that fails whatever the values
+    (a :class:`NotComputed` for one not computed here), its offset in ``.offset``; None
+    when every one is computed."""
     try:
         parse(pattern)
     except FormatError as err:
-        return err.offset, str(err)  # type: ignore[attr-defined]
+        return err
     return None
 
 

@@ -39,7 +39,7 @@ from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
 from .datetime_steps import moved_midnight, timestamp_plus
 from .format_functions import NumberPattern
-from .java_format import pattern_error
+from .java_format import NotComputed, pattern_error
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
 from .math_functions import MATH_FUNCTIONS
@@ -871,11 +871,11 @@ def check_format_pattern(
     found = pattern_error(fmt.this)
     if found is None:
         return
-    offset, reason = found
+    offset, reason = found.offset, str(found)  # type: ignore[attr-defined]
     pos = where(fmt)
     if sql[pos : pos + 1] in ("'", '"') and sql.startswith(fmt.this[:offset], pos + 1):
         pos += 1 + offset
-    if "not computed here" in reason:
+    if isinstance(found, NotComputed):
         raise UnsupportedError(
             f"format_string() over values of several rows: {reason}",
             sql=sql,

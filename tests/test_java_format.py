@@ -8,7 +8,7 @@ the value are checked by ``pattern_error`` and by the errors of the doors."""
 from __future__ import annotations
 
 import pytest
-from matchrec.planner.java_format import FormatError, format_typed, pattern_error
+from matchrec.planner.java_format import FormatError, NotComputed, format_typed, pattern_error
 from sqlglot import exp
 
 FLOATING = [
@@ -196,7 +196,7 @@ def test_values_java_cannot_format_fail_as_in_spark(spark, pattern, value):
 )
 def test_patterns_java_rejects_whatever_the_values_are_found(spark, pattern, at):
     found = pattern_error(pattern)
-    assert found is not None and found[0] == at, found
-    if "not computed" not in found[1]:
+    assert found is not None and found.offset == at, found
+    if not isinstance(found, NotComputed):
         with pytest.raises(Exception):  # noqa: B017, PT011
             spark.sql(f"SELECT format_string('{pattern}', 1)").collect()
