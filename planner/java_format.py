@@ -219,28 +219,32 @@ _INTEGERS = {
     T.TIMESTAMPLTZ: (64, "java.lang.Long"),
     T.TIMESTAMPNTZ: (64, "java.lang.Long"),
 }
-_STRINGS = {T.TEXT, T.VARCHAR, T.CHAR}
+_UTF8 = "org.apache.spark.unsafe.types.UTF8String"
+#: the kind and Java class of the object Spark holds a value of each other type in
+_OBJECTS: dict[Any, tuple[str, str]] = {
+    T.FLOAT: ("float", "java.lang.Float"),
+    T.DOUBLE: ("float", "java.lang.Double"),
+    T.DECIMAL: ("decimal", "org.apache.spark.sql.types.Decimal"),
+    T.TEXT: ("string", _UTF8),
+    T.VARCHAR: ("string", _UTF8),
+    T.CHAR: ("string", _UTF8),
+    T.BOOLEAN: ("boolean", "java.lang.Boolean"),
+}
 
 
 def java_value(v: Any, t: exp.DataType) -> JavaValue:
     """``v`` (a SQL value of Spark type ``t``) as the object Spark formats."""
-    kind = t.this
-    if day_time_span(t) is not None or is_year_month(t):
-        bits, name = (32, "java.lang.Integer") if is_year_month(t) else (64, "java.lang.Long")
+    if is_year_month(t):
+        bits, name = 32, "java.lang.Integer"
+    elif day_time_span(t) is not None:
+        bits, name = 64, "java.lang.Long"
+    else:
+        bits, name = _INTEGERS.get(t.this, (0, ""))
+    if bits:
         return JavaValue(None if v is None else _as_long(v), "int", bits, name)
-    if kind in _INTEGERS:
-        bits, name = _INTEGERS[kind]
-        return JavaValue(None if v is None else _as_long(v), "int", bits, name)
-    if kind in (T.FLOAT, T.DOUBLE):
-        name = "java.lang.Float" if kind == T.FLOAT else "java.lang.Double"
-        return JavaValue(v, "float", name=name, single=kind == T.FLOAT)
-    if kind == T.DECIMAL:
-        return JavaValue(_scaled(v, t), "decimal", name="org.apache.spark.sql.types.Decimal")
-    if kind in _STRINGS:
-        return JavaValue(v, "string", name="org.apache.spark.unsafe.types.UTF8String")
-    if kind == T.BOOLEAN:
-        return JavaValue(v, "boolean", name="java.lang.Boolean")
-    return JavaValue(v, "other", name=t.sql("spark").upper())
+    kind, name = _OBJECTS.get(t.this, ("other", t.sql("spark").upper()))
+    value = _scaled(v, t) if kind == "decimal" else v
+    return JavaValue(value, kind, name=name, single=t.this == T.FLOAT)
 
 
 def _scaled(v: Any, t: exp.DataType) -> Any:
