@@ -192,6 +192,30 @@ def pattern_error(pattern: str) -> FormatError | None:
     return None
 
 
+def missing_argument(pattern: str, count: int) -> FormatError | None:
+    """The error of the first specifier of a well-formed ``pattern`` that reads past
+    ``count`` arguments (Java's MissingFormatArgumentException, for every value), its
+    offset in ``.offset``; None when each reads one."""
+    ordinary, last = -1, -1
+    for item in parse(pattern):
+        if isinstance(item, str) or item.index is None:
+            continue
+        if item.index == -1:
+            at = last
+        elif item.index == 0:
+            ordinary += 1
+            at = last = ordinary
+        else:
+            at = last = item.index - 1
+        if not 0 <= at < count:
+            return _error(_missing(item), item.start)
+    return None
+
+
+def _missing(spec: Spec) -> str:
+    return f"format specifier '{spec.text}' has no argument (Java's MissingFormatArgumentException)"
+
+
 # ------------------------------------------------------------------ the objects Java sees
 
 
@@ -299,10 +323,7 @@ def format_typed(typed: list[tuple[Any, exp.DataType]]) -> str | None:
         else:
             at = last = item.index - 1
         if not 0 <= at < len(args):
-            raise FormatError(
-                f"format specifier '{item.text}' has no argument (Java's "
-                "MissingFormatArgumentException)"
-            )
+            raise FormatError(_missing(item))
         out.append(_justified(item, _formatted(item, args[at])))
     return "".join(out)
 

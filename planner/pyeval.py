@@ -861,35 +861,24 @@ def _written_as_call(
 def check_format_pattern(
     arguments: list[exp.Expression], where: Callable[[exp.Expression], int], sql: str
 ) -> None:
-    """A ``format_string``/``printf`` pattern that is a literal, checked now: a specifier
-    Java's formatter rejects whatever the values (``%q``, ``%-d`` without a width, ``%,x``),
-    or one not computed over values of several rows (``%tY``, ``%a``), is an error when
-    the query is built, the caret at the specifier, not a failed job."""
+    """A ``format_string``/``printf`` pattern that is a literal with a specifier not
+    computed over values of several rows (``%tY``, ``%a``): an error when the query is
+    built, the caret at the specifier, not a failed job (``planner.sqltext`` refuses the
+    specifiers Java rejects for any value)."""
+    from .sqltext import specifier_pos
+
     fmt = arguments[0] if arguments else None
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         return
     found = pattern_error(fmt.this)
-    if found is None:
-        return
-    offset, reason = found.offset, str(found)  # type: ignore[attr-defined]
-    pos = where(fmt)
-    if sql[pos : pos + 1] in ("'", '"') and sql.startswith(fmt.this[:offset], pos + 1):
-        pos += 1 + offset
     if isinstance(found, NotComputed):
         raise UnsupportedError(
-            f"format_string() over values of several rows: {reason}",
+            f"format_string() over values of several rows: {found}",
             sql=sql,
-            pos=pos,
+            pos=specifier_pos(sql, where(fmt), fmt.this, found),
             hint="format each row's value where Spark computes it (format_string('%tY', "
             "B.ts) of one row), or CAST the value to STRING first",
         )
-    raise SemanticError(
-        f"format_string(): {reason}",
-        sql=sql,
-        pos=pos,
-        hint="see Java's java.util.Formatter for the conversions and flags Spark's "
-        "format_string takes",
-    )
 
 
 def _check_struct_field(node: exp.Dot, where: Callable[[exp.Expression], int], sql: str) -> None:

@@ -32,6 +32,8 @@ from sqlglot.tokens import TokenType
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
 
+from .java_format import NotComputed, missing_argument, pattern_error
+
 
 class UnsupportedSqlError(UnsupportedError):
     """An expression that sqlglot cannot write back as Spark SQL; ``sql`` and ``pos``
@@ -539,6 +541,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_type_parameters(tree, expr, sql)
     _check_writable(tree, expr, sql)
     _check_arguments(tree, expr, sql)
+    _check_format_patterns(tree, expr, sql)
     tree = quantified_likes(any_aggregates(quoted_spark_calls(higher_order_exists(tree))))
     return _with_statement_ctes(tree)
 
@@ -694,6 +697,42 @@ def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
             pos = call_pos(call, expr.pos, sql)
             name = re.match(r"\w*", sql[pos:])[0] or type(call).__name__
             raise SqlSyntaxError(f"{name.upper()}() is missing an argument", sql=sql, pos=pos)
+
+
+def specifier_pos(sql: str, pos: int, pattern: str, found: Exception) -> int:
+    """Where in ``sql`` the specifier of ``found`` (an error with its ``.offset`` in
+    ``pattern``) is written, the pattern's literal written at ``pos``; ``pos`` when the
+    literal is not written there as ``pattern`` reads."""
+    offset = getattr(found, "offset", 0)
+    if sql[pos : pos + 1] in ("'", '"') and sql.startswith(pattern[:offset], pos + 1):
+        return pos + 1 + offset
+    return pos
+
+
+def _check_format_patterns(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
+    """Raise :class:`SemanticError` at a ``format_string``/``printf`` specifier that fails
+    for every value (``%q``, ``%-d``, a ``%s`` without its argument): Spark would fail the
+    job on the first row it formats."""
+    for node in tree.walk():
+        name = node.name.upper() if isinstance(node, exp.Anonymous) else ""
+        if not (isinstance(node, exp.Format) or name in ("PRINTF", "FORMAT_STRING")):
+            continue
+        args = [node.this, *node.expressions] if isinstance(node, exp.Format) else node.expressions
+        fmt = args[0] if args else None
+        if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+            continue
+        found = pattern_error(fmt.this)
+        if found is None:
+            found = missing_argument(fmt.this, len(args) - 1)
+        if found is None or isinstance(found, NotComputed):
+            continue
+        raise SemanticError(
+            f"format_string(): {found}",
+            sql=sql,
+            pos=specifier_pos(sql, node_pos(fmt, expr.pos, sql), fmt.this, found),
+            hint="see Java's java.util.Formatter for the conversions and flags Spark's "
+            "format_string takes",
+        )
 
 
 def call_pos(node: exp.Expression, base: int, sql: str) -> int:

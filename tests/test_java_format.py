@@ -8,8 +8,12 @@ the value are checked by ``pattern_error`` and by the errors of the doors."""
 from __future__ import annotations
 
 import pytest
+from matchrec.grammar import parse_clause
 from matchrec.planner.java_format import FormatError, NotComputed, format_typed, pattern_error
+from matchrec.planner.plan import plan_clause
 from sqlglot import exp
+
+from matchrec.errors import SemanticError
 
 FLOATING = [
     "%f",
@@ -200,3 +204,22 @@ def test_patterns_java_rejects_whatever_the_values_are_found(spark, pattern, at)
     if not isinstance(found, NotComputed):
         with pytest.raises(Exception):  # noqa: B017, PT011
             spark.sql(f"SELECT format_string('{pattern}', 1)").collect()
+
+
+@pytest.mark.parametrize(
+    ("measures", "at", "says"),
+    [
+        ("format_string('%s %s', LAST(B.s)) AS m", "%s', LAST", "no argument"),
+        ("printf('id %q', FIRST(A.s)) AS m", "%q", "unknown"),
+        ("format_string('%1$s %3$s', A.s, B.s) AS m", "%3$s", "no argument"),
+        ("upper(format_string('%,x', LAST(B.n))) AS m", "%,x", "flag ','"),
+    ],
+)
+def test_a_format_that_fails_for_every_value_is_refused_when_built(measures, at, says):
+    """Of one row too (Spark computes it, and failed the job at the first row it formats
+    with Java's exception): an error at the specifier before any job runs."""
+    body = f"PARTITION BY k ORDER BY id MEASURES {measures} PATTERN (A B) DEFINE B AS B.n > A.n"
+    with pytest.raises(SemanticError) as info:
+        plan_clause(parse_clause(body), ["k", "id", "s", "n"])
+    assert says in info.value.message
+    assert info.value.sql[info.value.pos :].startswith(at)
