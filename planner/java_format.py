@@ -192,22 +192,31 @@ def pattern_error(pattern: str) -> FormatError | None:
     return None
 
 
+def _with_arguments(items: list[Spec | str]) -> list[tuple[Spec | str, int]]:
+    """Each item of a parsed pattern with the 0-based argument it formats (-1 for text,
+    ``%n`` and ``%%``), as Java counts: ordinary specifiers in turn, ``%2$s`` the second,
+    ``%<s`` the one before (an explicit index does not move the ordinary count)."""
+    out: list[tuple[Spec | str, int]] = []
+    ordinary, last = -1, -1
+    for item in items:
+        if isinstance(item, str) or item.index is None:
+            out.append((item, -1))
+            continue
+        if item.index == 0:
+            ordinary += 1
+            last = ordinary
+        elif item.index > 0:
+            last = item.index - 1
+        out.append((item, last))
+    return out
+
+
 def missing_argument(pattern: str, count: int) -> FormatError | None:
     """The error of the first specifier of a well-formed ``pattern`` that reads past
     ``count`` arguments (Java's MissingFormatArgumentException, for every value), its
     offset in ``.offset``; None when each reads one."""
-    ordinary, last = -1, -1
-    for item in parse(pattern):
-        if isinstance(item, str) or item.index is None:
-            continue
-        if item.index == -1:
-            at = last
-        elif item.index == 0:
-            ordinary += 1
-            at = last = ordinary
-        else:
-            at = last = item.index - 1
-        if not 0 <= at < count:
+    for item, at in _with_arguments(parse(pattern)):
+        if isinstance(item, Spec) and item.index is not None and not 0 <= at < count:
             return _error(_missing(item), item.start)
     return None
 
@@ -307,24 +316,15 @@ def format_typed(typed: list[tuple[Any, exp.DataType]]) -> str | None:
         return None
     args = [java_value(v, t) for v, t in typed[1:]]
     out: list[str] = []
-    ordinary, last = -1, -1
-    for item in parse(pattern):
+    for item, at in _with_arguments(parse(pattern)):
         if isinstance(item, str):
             out.append(item)
-            continue
-        if item.index is None:
+        elif item.index is None:
             out.append(_text_spec(item))
-            continue
-        if item.index == -1:
-            at = last
-        elif item.index == 0:
-            ordinary += 1
-            at = last = ordinary
-        else:
-            at = last = item.index - 1
-        if not 0 <= at < len(args):
+        elif not 0 <= at < len(args):
             raise FormatError(_missing(item))
-        out.append(_justified(item, _formatted(item, args[at])))
+        else:
+            out.append(_justified(item, _formatted(item, args[at])))
     return "".join(out)
 
 
