@@ -28,7 +28,7 @@ from typing import Any
 
 from matchrec.zones import java_zone
 
-from .timestamp_text import TimestampTextError, timestamp_of_text
+from .timestamp_text import TimestampNotComputed, TimestampTextError, timestamp_of_text
 
 #: letter -> the counts Spark accepts when formatting (parsing: :data:`PARSE_LETTERS`)
 LETTERS: dict[str, range] = {
@@ -451,6 +451,8 @@ def _cast_text(text: str, zone: str, ansi: bool) -> datetime | None:
     CAST_INVALID_INPUT under ANSI mode."""
     try:
         return timestamp_of_text(text, zone_of(zone))
+    except TimestampNotComputed as err:
+        raise TypeError(str(err)) from None  # the glue's run-time error at the call
     except TimestampTextError:
         if ansi:
             raise ValueError(

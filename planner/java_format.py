@@ -276,8 +276,19 @@ def java_value(v: Any, t: exp.DataType) -> JavaValue:
     if bits:
         return JavaValue(None if v is None else _as_long(v), "int", bits, name)
     kind, name = _OBJECTS.get(t.this, ("other", t.sql("spark").upper()))
-    value = _scaled(v, t) if kind == "decimal" else v
-    return JavaValue(value, kind, name=name, single=t.this == T.FLOAT)
+    single = t.this == T.FLOAT
+    value = _scaled(v, t) if kind == "decimal" else _float32(v) if single else v
+    return JavaValue(value, kind, name=name, single=single)
+
+
+def _float32(v: Any) -> Any:
+    """A FLOAT's value as Java's Float holds it (the glue may carry more precision)."""
+    if not isinstance(v, float) or not math.isfinite(v):
+        return v
+    try:
+        return struct.unpack("f", struct.pack("f", v))[0]
+    except OverflowError:
+        return math.copysign(math.inf, v)
 
 
 def _scaled(v: Any, t: exp.DataType) -> Any:

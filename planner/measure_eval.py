@@ -66,7 +66,7 @@ from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import call_args, check_format_pattern, compile_glue, glue_function_call
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
-from .timestamp_text import ntz_of_text, timestamp_of_text
+from .timestamp_text import TimestampNotComputed, ntz_of_text, timestamp_of_text
 from .type_checks import mismatch
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
 from .within_group import within_group_name
@@ -827,6 +827,8 @@ def cast_evaluator(
             return None
         try:
             return convert(v)
+        except TimestampNotComputed as err:
+            raise MatchRuntimeError(f"cannot cast {err}", sql=sql, pos=pos) from None
         except (ValueError, TypeError, ArithmeticError):  # InvalidOperation included
             if safe:
                 return None
@@ -1174,6 +1176,8 @@ def coercer(
             return None
         try:
             return convert(v)
+        except TimestampNotComputed as err:
+            raise MatchRuntimeError(f"measure value {err}", sql=sql, pos=pos) from None
         except OverflowError:
             if bits is None or type(v) is not int:
                 raise MatchRuntimeError(

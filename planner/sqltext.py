@@ -727,7 +727,7 @@ def _check_format_patterns(tree: exp.Expression, expr: SqlExpr, sql: str) -> Non
         if found is None or isinstance(found, NotComputed):
             continue
         raise SemanticError(
-            f"format_string(): {found}",
+            f"{'printf' if name == 'PRINTF' else 'format_string'}(): {found}",
             sql=sql,
             pos=specifier_pos(sql, node_pos(fmt, expr.pos, sql), fmt.this, found),
             hint="see Java's java.util.Formatter for the conversions and flags Spark's "

@@ -13,8 +13,8 @@ a repeated one is its earlier instant). Leading and trailing spaces are ignored.
 
 Text Spark does not read is :class:`TimestampTextError` (a ValueError: NULL, or Spark's
 CAST_INVALID_INPUT under ANSI mode). A time without a date (``10:30:00``) reads the
-current date, and a year outside 1-9999 has no Python datetime: both are TypeErrors
-(not computed here).
+current date, and a year outside 1-9999 has no Python datetime: both are
+:class:`TimestampNotComputed`, which no cast turns into NULL.
 """
 
 from __future__ import annotations
@@ -40,18 +40,23 @@ class TimestampTextError(ValueError):
     """Text Spark's CAST to TIMESTAMP does not read (NULL, or an error under ANSI mode)."""
 
 
+class TimestampNotComputed(Exception):
+    """Text Spark reads as a timestamp that Python cannot hold or that reads today's date:
+    an error, never a NULL (it is no ValueError, which a cast turns into NULL)."""
+
+
 def _wall_clock(text: str) -> tuple[datetime, str | None]:
     """The wall-clock time ``text`` writes and its zone text (None: none written)."""
     stripped = text.strip()
     found = _TEXT.fullmatch(stripped)
     if found is None:
         if _TIME_ONLY.fullmatch(stripped):
-            raise TypeError(f"{text!r} is a time without a date: not computed here")
+            raise TimestampNotComputed(f"{text!r} is a time without a date: not computed here")
         raise TimestampTextError(f"{text!r} is not a timestamp")
     g = found.groupdict()
     year = int(g["year"]) * (-1 if g["sign"] == "-" else 1)
     if not 1 <= year <= 9999:
-        raise TypeError(f"{text!r}: a year outside 1-9999 is not computed here")
+        raise TimestampNotComputed(f"{text!r}: a year outside 1-9999 is not computed here")
     micros = int((g["fraction"] or "")[:6].ljust(6, "0"))
     try:
         wall = datetime(
@@ -87,7 +92,10 @@ def timestamp_of_text(text: str, session: tzinfo | None) -> datetime:
     wall, written = _wall_clock(text)
     session = session or timezone.utc
     zone = session if written is None else _zone(written)
-    return _instant(wall, zone).astimezone(session)
+    try:
+        return _instant(wall, zone).astimezone(session)
+    except OverflowError:
+        raise TimestampNotComputed(f"{text!r} is beyond the years Python holds") from None
 
 
 def ntz_of_text(text: str) -> datetime:

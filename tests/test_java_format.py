@@ -7,6 +7,8 @@ the value are checked by ``pattern_error`` and by the errors of the doors."""
 
 from __future__ import annotations
 
+import struct
+
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.java_format import FormatError, NotComputed, format_typed, pattern_error
@@ -223,3 +225,19 @@ def test_a_format_that_fails_for_every_value_is_refused_when_built(measures, at,
         plan_clause(parse_clause(body), ["k", "id", "s", "n"])
     assert says in info.value.message
     assert info.value.sql[info.value.pos :].startswith(at)
+
+
+def test_a_float_computed_in_double_precision_is_formatted_as_javas_float(spark):
+    """The glue multiplies FLOATs in double precision; the formatter reads the value as
+    the Float Spark holds (3.85, not 3.850000001490116; beyond its range an infinity)."""
+    want = spark.sql(
+        "SELECT format_string('%s|%h|%.3f', x, x, x) AS m FROM (SELECT CAST(1.1 AS FLOAT) "
+        "* CAST(3.5 AS FLOAT) AS x UNION ALL SELECT CAST(3e38 AS FLOAT) * CAST(-2 AS FLOAT))"
+    ).collect()
+    a, b, c, d = (struct.unpack("f", struct.pack("f", v))[0] for v in (1.1, 3.5, 3e38, -2.0))
+    floats = exp.DataType.build("float")
+    got = [
+        format_typed([("%s|%h|%.3f", exp.DataType.build("string"))] + [(x, floats)] * 3)
+        for x in (a * b, c * d)
+    ]
+    assert got == [r.m for r in want]

@@ -6,7 +6,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from matchrec.planner.timestamp_text import TimestampTextError, timestamp_of_text
+from matchrec.planner.timestamp_text import (
+    TimestampNotComputed,
+    TimestampTextError,
+    timestamp_of_text,
+)
 
 import matchrec
 from matchrec.zones import java_zone
@@ -82,7 +86,7 @@ _MICRO = datetime(1970, 1, 1, 0, 0, 0, 1, tzinfo=timezone.utc) - _EPOCH
 @pytest.mark.parametrize("text", ["10:30:00", "T10:30", "12024-01-05", "-0044-03-15"])
 def test_text_python_cannot_hold_is_not_guessed(text):
     """A time without a date (Spark reads today's date) and a year outside 1-9999."""
-    with pytest.raises(TypeError, match="not computed here"):
+    with pytest.raises(TimestampNotComputed, match="not computed here"):
         timestamp_of_text(text, None)
 
 
@@ -112,3 +116,19 @@ def test_a_string_of_several_rows_read_as_a_timestamp_through_the_table_function
         "SELECT m FROM match_recognize(TABLE(mr_ts_text), '" + body.replace("'", "''") + "')"
     ).collect()
     assert got == want
+
+
+def test_text_python_cannot_hold_is_an_error_through_the_table_function_not_a_null(spark, ansi_off):
+    """A cast Spark computes but Python cannot (a time without a date, a year past 9999):
+    a positioned run-time error, never a NULL (ANSI off turned it into one)."""
+    spark.sql(
+        "SELECT * FROM VALUES (1, 1, '10:30'), (1, 2, ':00') AS t(k, id, s)"
+    ).createOrReplaceTempView("mr_ts_time_only")
+    matchrec.register(spark)
+    body = BODY.format(m="CAST(concat(FIRST(A.s), LAST(B.s)) AS TIMESTAMP)")
+    with pytest.raises(Exception, match="not computed here"):
+        spark.sql(
+            "SELECT m FROM match_recognize(TABLE(mr_ts_time_only), '"
+            + body.replace("'", "''")
+            + "')"
+        ).collect()
