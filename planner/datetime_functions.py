@@ -21,6 +21,8 @@ from sqlglot import exp
 
 from matchrec.zones import session_zone
 
+from .timestamp_text import TimestampNotComputed, timestamp_of_text
+
 _MICRO = timedelta(microseconds=1)
 _MICROS_PER = {
     "MICROSECOND": 1,
@@ -34,6 +36,12 @@ _MONTHS_PER = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 
 
 def _timestamp(v: Any) -> datetime:
+    """A TIMESTAMP value; a string as Spark casts it to one (in the session zone)."""
+    if isinstance(v, str):
+        try:
+            return timestamp_of_text(v, session_zone())
+        except TimestampNotComputed as err:
+            raise TypeError(str(err)) from None
     if not isinstance(v, datetime):
         raise TypeError(f"{v!r} is not a TIMESTAMP (CAST it inside the navigation)")
     return v

@@ -102,6 +102,7 @@ BODY = (
         "date_format(concat(FIRST(A.s), ' ', LAST(B.s)), 'yyyy-MM-dd HH:mm EEE')",
         "CAST(concat(FIRST(A.s), 'T', LAST(B.s), '+02:00') AS TIMESTAMP)",
         "hour(CAST(concat(FIRST(A.s), ' ', LAST(B.s)) AS TIMESTAMP))",
+        "minute(concat(FIRST(A.s), ' ', LAST(B.s))) + hour(concat(FIRST(A.s), 'T', LAST(B.s)))",
     ],
 )
 def test_a_string_of_several_rows_read_as_a_timestamp_through_the_table_function(spark, measure):
