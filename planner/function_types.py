@@ -282,13 +282,10 @@ def _struct(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | Non
     fields = struct_fields(node)
     if not fields:
         return None
-    defs = []
-    for name, value in fields:
-        t = type_of(value)
-        if t is None:
-            return None
-        defs.append(exp.ColumnDef(this=exp.to_identifier(name, quoted=True), kind=t))
-    return exp.DataType(this=T.STRUCT, expressions=defs, nested=True)
+    typed = [(name, type_of(value)) for name, value in fields]
+    if any(t is None for _, t in typed):
+        return None
+    return _struct_of(typed)  # type: ignore[arg-type]
 
 
 def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:

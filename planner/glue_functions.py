@@ -723,7 +723,7 @@ def factorial(n: Any) -> Any:
     return math.factorial(n) if 0 <= n <= 20 else None
 
 
-def _measured(x: Any) -> float:
+def measured(x: Any) -> float:
     """A number, or a day-time interval as its microseconds (Spark's long of one)."""
     if isinstance(x, timedelta):
         return float(x // timedelta(microseconds=1))
@@ -735,7 +735,7 @@ def width_bucket(value: Any, low: Any, high: Any, buckets: Any) -> Any:
     ranges from ``low`` to ``high`` (0 below, ``buckets + 1`` above; a descending range
     counts from ``low`` down); NULL for a NaN, an infinite bound, equal bounds or a
     bucket count that is not positive."""
-    v, lo, hi, n = _measured(value), _measured(low), _measured(high), _int(buckets)
+    v, lo, hi, n = measured(value), measured(low), measured(high), _int(buckets)
     if n <= 0 or n == 2**63 - 1 or v != v or lo == hi:
         return None
     if not (math.isfinite(lo) and math.isfinite(hi)):

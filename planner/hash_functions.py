@@ -130,7 +130,9 @@ _LONG8 = {T.BIGINT}
 _TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
 
 
-def _micros(v: datetime) -> int:
+def timestamp_micros(v: datetime) -> int:
+    """Microseconds since the epoch Spark holds a TIMESTAMP in (a TIMESTAMP_NTZ, naive
+    here, its wall clock read as UTC)."""
     if v.tzinfo is None:  # a TIMESTAMP_NTZ: its wall clock read as UTC, as Spark keeps it
         delta = v - _EPOCH
     else:
@@ -156,7 +158,7 @@ def _hash_value(h: Any, v: Any, t: exp.DataType, seed: int) -> int:
     if kind == T.DATE:
         return h.int4((v - _EPOCH_DAY).days, seed)
     if kind in _TIMESTAMPS:
-        return h.long8(_micros(v), seed)
+        return h.long8(timestamp_micros(v), seed)
     if kind == T.FLOAT:
         bits = 0x7FC00000 if v != v else struct.unpack("<I", struct.pack("<f", v + 0.0))[0]
         return h.int4(bits, seed)

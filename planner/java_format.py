@@ -23,7 +23,7 @@ import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
@@ -33,10 +33,10 @@ from matchrec.murmur3 import Murmur3
 from matchrec.sql_values import double_text, float_text, to_text
 
 from .function_types import day_time_span, is_year_month
+from .hash_functions import timestamp_micros
 
 T = exp.DataType.Type
 _WIDE = Context(prec=2000)
-_EPOCH = datetime(1970, 1, 1)
 _EPOCH_DAY = date(1970, 1, 1)
 
 _SPEC = re.compile(r"%(\d+\$)?([-#+ 0,(<]*)(\d+)?(\.\d+)?([tT])?([a-zA-Z%])")
@@ -307,8 +307,7 @@ def _as_long(v: Any) -> int:
     if isinstance(v, int):
         return v
     if isinstance(v, datetime):
-        wall = v if v.tzinfo is None else v.astimezone(timezone.utc).replace(tzinfo=None)
-        return (wall - _EPOCH) // timedelta(microseconds=1)
+        return timestamp_micros(v)
     if isinstance(v, date):
         return (v - _EPOCH_DAY).days
     if isinstance(v, timedelta):

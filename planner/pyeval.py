@@ -473,7 +473,7 @@ def _to_scale(x: Any, scale: int, mode: str, ansi: bool) -> Decimal | None:
 def _signum(x: Any) -> float:
     """Spark's ``sign``/``signum``: a double, NaN for NaN, a zero keeps its sign; of a
     day-time interval the sign of its microseconds."""
-    f = float(x // timedelta(microseconds=1)) if isinstance(x, timedelta) else float(x)
+    f = gf.measured(x)
     return f if f != f or f == 0 else math.copysign(1.0, f)
 
 

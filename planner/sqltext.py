@@ -33,6 +33,7 @@ from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
 
 from .java_format import NotComputed, missing_argument, pattern_error
+from .typed_calls import TYPED_CALLS, typed_args, typed_name
 
 
 class UnsupportedSqlError(UnsupportedError):
@@ -714,10 +715,10 @@ def _check_format_patterns(tree: exp.Expression, expr: SqlExpr, sql: str) -> Non
     for every value (``%q``, ``%-d``, a ``%s`` without its argument): Spark would fail the
     job on the first row it formats."""
     for node in tree.walk():
-        name = node.name.upper() if isinstance(node, exp.Anonymous) else ""
-        if not (isinstance(node, exp.Format) or name in ("PRINTF", "FORMAT_STRING")):
+        name = typed_name(node)
+        if name is None or not TYPED_CALLS[name].pattern:
             continue
-        args = [node.this, *node.expressions] if isinstance(node, exp.Format) else node.expressions
+        args = typed_args(node)
         fmt = args[0] if args else None
         if not (isinstance(fmt, exp.Literal) and fmt.is_string):
             continue
@@ -727,7 +728,7 @@ def _check_format_patterns(tree: exp.Expression, expr: SqlExpr, sql: str) -> Non
         if found is None or isinstance(found, NotComputed):
             continue
         raise SemanticError(
-            f"{'printf' if name == 'PRINTF' else 'format_string'}(): {found}",
+            f"{name.lower()}(): {found}",
             sql=sql,
             pos=specifier_pos(sql, node_pos(fmt, expr.pos, sql), fmt.this, found),
             hint="see Java's java.util.Formatter for the conversions and flags Spark's "
