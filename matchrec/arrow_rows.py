@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
-from matchrec.sql_values import WIDE_DECIMALS
+from matchrec.sql_values import WIDE_DECIMALS, Float32
 
 MATCHED = "__mr_matched"
 
@@ -47,13 +47,50 @@ class ArrowColumns:
             # maps as dicts, as Spark hands them to Python (a subscript looks a key up)
             array = self.arrow(name)
             try:
-                found = array.to_pylist(maps_as_pydicts="lossy")
+                found = python_values(array)
             except UnicodeDecodeError:
                 if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
                     raise
                 found = _undecodable_strings(array)
             self._lists[name] = found
         return found
+
+
+def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
+    """``array``'s values as the engine's Python values: maps as dicts (as Spark hands
+    them to Python), FLOATs, also inside arrays, maps and structs, as
+    :class:`~matchrec.sql_values.Float32` (so that they are written as Spark writes a
+    FLOAT)."""
+    values = array.to_pylist(maps_as_pydicts="lossy")
+    return _floats_marked(values, array.type) if _has_float32(array.type) else values
+
+
+def _has_float32(kind: pa.DataType) -> bool:
+    if pa.types.is_float32(kind):
+        return True
+    return any(_has_float32(kind.field(i).type) for i in range(kind.num_fields))
+
+
+def _floats_marked(values: list[Any], kind: pa.DataType) -> list[Any]:
+    """``values`` of Arrow type ``kind`` with each FLOAT in it a Float32."""
+    return [None if v is None else _marked(v, kind) for v in values]
+
+
+def _marked(v: Any, kind: pa.DataType) -> Any:
+    if pa.types.is_float32(kind):
+        return Float32(v)
+    if pa.types.is_map(kind):
+        key, item = kind.key_type, kind.item_type
+        return {_mark(k, key): _mark(x, item) for k, x in v.items()}
+    if pa.types.is_struct(kind):
+        return {f.name: _mark(v[f.name], f.type) for f in kind}
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        return _floats_marked(v, kind.value_type)
+    return v
+
+
+def _mark(v: Any, kind: pa.DataType) -> Any:
+    return v if v is None or not _has_float32(kind) else _marked(v, kind)
 
 
 def _undecodable_strings(array: pa.Array) -> list[Any]:

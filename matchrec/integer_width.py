@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError, UnsupportedError
-from matchrec.sql_values import WIDE_DECIMALS
+from matchrec.sql_values import WIDE_DECIMALS, to_float32
 
 #: Spark's integral type names -> their width in bits
 WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -47,11 +47,19 @@ class IntegerWidth:
     #: a DECIMAL result's (precision, scale), where Spark's type of it is one
     decimal: tuple[int, int] | None = None
 
+    #: Spark's type of the result is FLOAT: a result (computed in double) is rounded to
+    #: it, as Spark computes in single precision
+    single: bool = False
+
     #: a string comparison's operands as their collation compares them (None: by bytes)
     fold: Callable[[str], str] | None = None
 
     #: Spark's type of the result as it was set (``hash`` reads its arguments' types)
     type_name: str | None = None
+
+    #: the call (as written) that cannot run without this type (``hash(...)`` reads
+    #: each argument's, a shift its width); None: the glue does without it
+    required: str | None = None
 
     #: given Spark's type of the result, the cast of a value to it where Spark brings
     #: operands of other types to it (``coalesce(x, 0)`` of a DOUBLE ``x``); None: kept
@@ -62,6 +70,7 @@ class IntegerWidth:
         """Take Spark's type of the result (its ``simpleString``)."""
         self.type_name = type_name
         self.bits = WIDTHS.get(type_name)
+        self.single = type_name == "float"
         self.convert = self.implicit(type_name) if self.implicit is not None else None
         collated = _COLLATED.fullmatch(type_name)
         self.fold = self._folding(collated.group(1)) if collated else None
@@ -96,6 +105,8 @@ class IntegerWidth:
             return self.fold(value)
         if self.decimal is not None and isinstance(value, Decimal):
             return self._fit_decimal(value)
+        if self.single and isinstance(value, (int, float)) and not isinstance(value, bool):
+            return to_float32(value)
         if self.bits is None or type(value) is not int or self.fits(value):
             return value
         if self.null_on_overflow:
@@ -111,6 +122,14 @@ class IntegerWidth:
                 "result wraps around as in Spark",
             )
         return wrapped(value, self.bits)
+
+    def operand(self, value: Any) -> Any:
+        """An operand of the operator as Spark reads it: an integer taken into a FLOAT
+        result is first cast to FLOAT (``16777217 + CAST(1 AS FLOAT)`` without ANSI
+        mode is 16777216.0 in Spark)."""
+        if self.single and type(value) is int:
+            return to_float32(value)
+        return value
 
     def _fit_decimal(self, value: Decimal) -> Decimal | None:
         """``value`` rounded half up to Spark's scale of the result; one that does not
@@ -155,6 +174,21 @@ _FOLDS: dict[str, Callable[[str], str] | None] = {
     "UTF8_LCASE": _lower,
     "UTF8_LCASE_RTRIM": _rtrim_lower,
 }
+
+
+def check_types_known(widths: list[IntegerWidth]) -> None:
+    """Raise, before the query runs, for the first type a call cannot do without that
+    could not be told (the runtime set the others from Spark's or its own typing)."""
+    for width in widths:
+        if width.required is not None and width.type_name is None:
+            raise UnsupportedError(
+                f"cannot tell the Spark type of {width.text}, which {width.required} "
+                "needs to compute its value over several rows of the match",
+                sql=width.sql,
+                pos=width.pos,
+                hint="CAST it to its Spark type, e.g. CAST(... AS BIGINT) or CAST(... AS "
+                "ARRAY<INT>)",
+            )
 
 
 def collation_fold(collation: str) -> Callable[[str], str] | None:

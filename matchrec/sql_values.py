@@ -24,6 +24,25 @@ WIDE_DECIMALS = Context(prec=100, rounding=ROUND_HALF_UP)
 MAX_ARRAY_LENGTH = 2**31 - 1 - 15
 
 
+class Float32(float):
+    """A FLOAT value (Spark's 32-bit float), which Python holds in a double: the class
+    tells what reads it that Spark writes it as Java's ``Float.toString`` (``0.1``, not
+    the double's ``0.10000000149011612``), names it FLOAT and hashes it as a Float.
+    Arithmetic on it gives plain doubles; the glue rounds results Spark types FLOAT back
+    (``matchrec.integer_width``)."""
+
+    __slots__ = ()
+
+
+def to_float32(x: float) -> Float32:
+    """``x`` rounded to the nearest FLOAT, as Java's ``(float) d`` (infinite beyond its
+    range, NaN kept)."""
+    try:
+        return Float32(struct.unpack("f", struct.pack("f", x))[0])
+    except OverflowError:
+        return Float32(math.copysign(math.inf, x))
+
+
 def double_text(x: float) -> str:
     """Java's ``Double.toString``, which Spark uses for CAST(double AS STRING)."""
     return _java_text(x, repr)
@@ -72,7 +91,7 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, float):
-        return double_text(v)
+        return float_text(v) if type(v) is Float32 else double_text(v)
     if isinstance(v, Decimal):
         v = v.copy_abs() if v.is_zero() else v  # Java's BigDecimal has no -0
         return format(v, "f") if plain_decimals else str(v)

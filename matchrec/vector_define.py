@@ -78,7 +78,7 @@ class Checked:
     """An integer operator (``+``, ``-``, ``*``, ``neg``) whose result Spark keeps in a
     fixed width (:class:`matchrec.integer_width.IntegerWidth`, set before the query
     runs): a result that may not fit sends the search to the scalar matcher, which
-    wraps it or raises as Spark does."""
+    wraps it or raises as Spark does. A FLOAT result is rounded to single precision."""
 
     inner: Op
     width: IntegerWidth = field(compare=False)
@@ -692,6 +692,8 @@ def _checked(expr: Checked, t: Threads) -> Value:
 def _checked_args(expr: Checked, args: list[Value]) -> Value:
     """Checked ``expr`` applied to its evaluated arguments."""
     out = OPERATORS[expr.inner.op](args)
+    if expr.width.single:  # a FLOAT result: Spark computes it in single precision
+        return out[0].astype(np.float32).astype(np.float64), out[1]
     bits = expr.width.bits
     if bits is None:
         return out

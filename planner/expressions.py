@@ -35,7 +35,8 @@ from matchrec.vector_define import VExpr
 
 from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
-from .decompose import DECODED
+from .decompose import DECODED, is_internal
+from .function_types import internal_probe
 from .glue_functions import COMPARISONS
 from .higher_order import (
     HIGHER_ORDER,
@@ -1320,13 +1321,24 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         typed = typed_name(node)
         if typed is not None:
             return typed_call(node, TYPED_CALLS[typed])
-        compiled = compile_glue(
-            node, compile_node, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi
-        )
         fits = width(node)
+        compiled = compile_glue(
+            node,
+            compile_node if fits is None or low.ansi else partial(operand_of, fits),
+            lambda n: node_pos(n, base, low.sql),
+            low.sql,
+            low.ansi,
+        )
         compiled = compiled if fits is None else fitted(compiled, fits)
         common = common_type(node)
         return compiled if common is None else fitted(compiled, common)
+
+    def operand_of(fits: IntegerWidth, node: exp.Expression) -> Evaluator:
+        """An arithmetic operator's operand, read as Spark reads it for the result's
+        type: an integer cast to FLOAT (without ANSI mode only: under it, Spark types an
+        integer and a FLOAT together DOUBLE)."""
+        evaluate = compile_node(node)
+        return lambda ctx: fits.operand(evaluate(ctx))
 
     def common_type(node: exp.Expression) -> IntegerWidth | None:
         """Spark's type of a conditional's (array's, ...) result, to which the glue casts
@@ -1352,6 +1364,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         Java's, in the width of Spark's type of the result (INT or BIGINT), which the
         runtime sets before the query runs."""
         text = user_text(node, low.sql, base, limit=60)
+        if bits is not None:
+            bits.required = text
 
         def shift(a, n):
             if a is None or n is None:
@@ -1379,6 +1393,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 low.sql,
                 node_pos(arg, base, low.sql),
                 low.ansi,
+                required=user_text(node, low.sql, base, limit=60),
             )
             low.integer_widths.append(kind)
             kinds.append(kind)
@@ -1471,6 +1486,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             if text.startswith("CAST("):
                 return text
             return text.replace("(DISTINCT ", "(", 1) + " OVER ()"  # a value per row
+        if isinstance(node, exp.Anonymous) and is_internal(node.name):
+            return internal_probe(node, [probe(a) for a in node.expressions])
         copy = node.copy()
         parts: dict[str, str] = {}
         pairs = list(zip(list(node.iter_expressions()), list(copy.iter_expressions())))

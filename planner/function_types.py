@@ -177,6 +177,18 @@ def field_type(t: exp.DataType | None, name: str) -> exp.DataType | None:
     return None
 
 
+def internal_probe(node: exp.Anonymous, probes: list[str]) -> str:
+    """Spark SQL with the type of an internal call of ``planner.decompose``
+    (``__MR_DAYS_ADD(...)`` of ``date_add(A.d, B.n)``), whose arguments' Spark SQL is
+    ``probes``: Spark cannot analyse the internal call itself. ``to_timestamp`` is typed
+    by Spark (its type follows the session's ``spark.sql.timestampType``), the others are
+    fixed."""
+    name = node.name.upper()
+    if name == "__MR_TO_TIMESTAMP" and len(probes) == 3:
+        return f"to_timestamp({probes[0]}, {probes[2]})"
+    return f"CAST(NULL AS {_FIXED[name].upper()})"
+
+
 def call_type(
     node: exp.Expression, type_of: TypeOf, common: Callable[[list], exp.DataType | None]
 ) -> exp.DataType | None:

@@ -30,7 +30,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.murmur3 import Murmur3
-from matchrec.sql_values import double_text, float_text, to_text
+from matchrec.sql_values import double_text, float_text, to_float32, to_text
 
 from .function_types import day_time_span, is_year_month
 from .hash_functions import timestamp_micros
@@ -283,12 +283,7 @@ def java_value(v: Any, t: exp.DataType) -> JavaValue:
 
 def _float32(v: Any) -> Any:
     """A FLOAT's value as Java's Float holds it (the glue may carry more precision)."""
-    if not isinstance(v, float) or not math.isfinite(v):
-        return v
-    try:
-        return struct.unpack("f", struct.pack("f", v))[0]
-    except OverflowError:
-        return math.copysign(math.inf, v)
+    return to_float32(v) if isinstance(v, float) and math.isfinite(v) else v
 
 
 def _scaled(v: Any, t: exp.DataType) -> Any:

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import math
 import re
-import struct
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
+from functools import partial
 from typing import Any
 
 import sqlglot
@@ -37,10 +37,16 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from matchrec import ast
 from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.integer_width import WIDTHS, IntegerWidth, collation_fold, overflow_error
+from matchrec.integer_width import (
+    WIDTHS,
+    IntegerWidth,
+    check_types_known,
+    collation_fold,
+    overflow_error,
+)
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
-from matchrec.sql_values import float_text, to_text
+from matchrec.sql_values import float_text, to_float32, to_text
 from matchrec.zones import session_zone
 
 from .bit_functions import SHIFTS, shift_args, shift_name
@@ -186,10 +192,11 @@ def _is_numeric(t: exp.DataType) -> bool:
 
 
 def _int_literal(node: exp.Expression) -> int | None:
-    """The value of an integer literal (``-1`` included), else None."""
+    """The value of an integer literal (``-1``, ``((1))`` included), else None."""
     sign = 1
+    node = node.unnest()
     if isinstance(node, exp.Neg):
-        sign, node = -1, node.this
+        sign, node = -1, node.this.unnest()
     if isinstance(node, exp.Literal) and not node.is_string and node.this.isdigit():
         return sign * int(node.this)
     return None
@@ -611,10 +618,14 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
     return tree
 
 
+def _empty_window(node: exp.Window) -> bool:
+    return not any(node.args.get(k) for k in ("partition_by", "order", "spec"))
+
+
 def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     """Spark's type of ``node`` (a glue, probe or row-local expression), or None if unknown."""
-    while isinstance(node, exp.Paren):
-        node = node.this
+    while isinstance(node, exp.Paren) or (isinstance(node, exp.Window) and _empty_window(node)):
+        node = node.this  # an aggregate ``OVER ()`` (a probe of DEFINE's) has its type
     if isinstance(node, exp.Column):
         if isinstance(node.this, exp.Star):
             return None
@@ -895,15 +906,6 @@ def legacy_cast(to: exp.DataType) -> Callable[[Value], Value]:
     return narrow
 
 
-def _to_float32(v: float) -> float:
-    """``v`` rounded to the nearest FLOAT (Java's ``(float) d``: infinite beyond its range),
-    so that arithmetic on a CAST to FLOAT reads the value Spark's does."""
-    try:
-        return struct.unpack("f", struct.pack("f", v))[0]
-    except OverflowError:
-        return math.copysign(math.inf, v)
-
-
 def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     """A function turning a non-NULL Python value into a value of type ``t`` (raises
     ValueError/TypeError/ArithmeticError when it cannot), or None when ``t`` is unknown."""
@@ -925,7 +927,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         return to_int
     if kind == T.FLOAT:
-        return lambda v: _to_float32(_to_double(v))
+        return lambda v: to_float32(_to_double(v))
     if kind in _FRACTIONAL:
         return _to_double
     if kind == T.DECIMAL:
@@ -1318,8 +1320,10 @@ class _MeasureCompiler:
         if typed is not None:
             return typed
         try:
-            glue = compile_glue(node, self.compile, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
-            glue = self.conformed(node, self.fitted(node, glue))  # type: ignore[arg-type]
+            width = self.result_width(node)
+            child = self.compile if width is None or self.ansi else partial(self.operand, width)
+            glue = compile_glue(node, child, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
+            glue = self.conformed(node, glue if width is None else self.fitted(width, glue))  # type: ignore[arg-type]
             return self.collating(node, glue)
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
@@ -1408,15 +1412,16 @@ class _MeasureCompiler:
 
         return evaluate
 
-    def fitted(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
-        """``evaluate`` of an arithmetic operator, its result fitted to Spark's type of it
-        as DEFINE's glue fits it (``matchrec.integer_width``): an integer out of its width
+    def result_width(self, node: exp.Expression) -> IntegerWidth | None:
+        """Spark's type of an arithmetic operator's result, where the glue fits results
+        to it as DEFINE's does (``matchrec.integer_width``): an integer out of its width
         wraps around, or under ANSI mode is Spark's overflow error; a DECIMAL is rounded
-        to its scale. (The measure's type fits only its final value: ``A.t * A.t`` of a
-        TINYINT is a TINYINT in Spark, wrapped, not a wider number.)"""
+        to its scale; a FLOAT to single precision. (The measure's type fits only its
+        final value: ``A.t * A.t`` of a TINYINT is a TINYINT in Spark, wrapped, not a
+        wider number.) None for other nodes and other types."""
         t = infer_type(node, self.env) if type(node) in INTEGER_OPERATORS else None
         if t is None:
-            return evaluate
+            return None
         width = IntegerWidth(
             self.text.text,
             self.text.text,
@@ -1426,9 +1431,17 @@ class _MeasureCompiler:
             null_on_overflow=type(node) in TRY,
         )
         width.set_type(t.sql("spark").lower())
-        if width.bits is None and width.decimal is None:
-            return evaluate
+        return None if width.bits is None and width.decimal is None and not width.single else width
+
+    @staticmethod
+    def fitted(width: IntegerWidth, evaluate: RowEval) -> RowEval:
         return lambda vals: width.fit(evaluate(vals))
+
+    def operand(self, width: IntegerWidth, node: exp.Expression) -> RowEval:
+        """An operand of an operator of ``width``, read as Spark reads it (an integer in
+        a FLOAT result is cast to FLOAT first)."""
+        evaluate = self.compile(node)
+        return lambda vals: width.operand(evaluate(vals))
 
     def conformed(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
         """``evaluate`` of a conditional (an array, ...) whose results are cast to Spark's
@@ -1637,7 +1650,8 @@ def _untyped_call(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | N
 def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
     """Set the width of each integer operator of DEFINE's glue from its type inferred
     here (the table function has no DataFrame to ask Spark with); one whose type is not
-    known keeps Python's unbounded integers."""
+    known keeps Python's unbounded integers, a call that needs its arguments' types
+    (``hash``, a shift) is refused when one is not known."""
     env = type_env(plan, columns)
     for width in plan.integer_widths:
         t = infer_type(_parse(width.probe), env)
@@ -1645,6 +1659,7 @@ def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
             width.set_type(f"string collate {t.meta[COLLATION]}")
         elif t is not None:
             width.set_type(t.sql("spark").lower())
+    check_types_known(plan.integer_widths)
 
 
 def _plain_result(evaluate: RowEval) -> RowEval:

@@ -32,7 +32,7 @@ from sqlglot import exp
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_literals import sql_literal
-from matchrec.sql_values import WIDE_DECIMALS
+from matchrec.sql_values import WIDE_DECIMALS, Float32
 
 from . import glue_functions as gf
 from .bit_functions import shift_name
@@ -1188,6 +1188,7 @@ _SPARK_CONDITION = re.compile(r"(?:Spark's |\()([A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\.[A
 _SQL_KINDS: list[tuple[type | tuple[type, ...], str]] = [
     (bool, "BOOLEAN"),
     (int, "INT"),
+    (Float32, "FLOAT"),
     (float, "DOUBLE"),
     (Decimal, "DECIMAL"),
     (str, "STRING"),

@@ -33,6 +33,7 @@ from pyspark.sql.types import (
 
 from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used from here before
 from matchrec.errors import SemanticError
+from matchrec.integer_width import check_types_known
 from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
 from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
@@ -168,6 +169,7 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
         one = _types_of(df, [width.probe])
         if one is not None:  # (else Spark reports the expression where it is computed)
             width.set_type(one[0].dataType.simpleString())
+    check_types_known(widths)
 
 
 def _types_of(df: DataFrame, expressions: list[str]) -> StructType | None:

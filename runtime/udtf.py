@@ -118,7 +118,7 @@ from pyspark.util import PythonEvalType
 from sqlglot import exp
 
 from matchrec import ast
-from matchrec.arrow_rows import group_starts
+from matchrec.arrow_rows import group_starts, python_values
 from matchrec.engine import PartitionOutput
 from matchrec.errors import (
     MatchRecognizeError,
@@ -504,7 +504,7 @@ def _value_rows(
     if all(m.atom is not None and isinstance(atoms[m.atom], pa.Array) for m in program.measures):
         return None
     columns = [_python_values(a) for a in atoms]
-    columns += [table.column(i).take(indices).to_pylist() for i in program.subqueries]
+    columns += [python_values(table.column(i).take(indices)) for i in program.subqueries]
     return list(zip(*columns)) if columns else [()] * len(indices)
 
 
@@ -532,7 +532,7 @@ def measured_rows(program: _Program, table: pa.Table, out: PartitionOutput) -> p
 def _python_values(values: Any) -> list[Any]:
     """An engine output column (Python list, Arrow or NumPy array) as Python values."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values.to_pylist(maps_as_pydicts="lossy")  # maps as dicts, as Spark's
+        return python_values(values)
     if hasattr(values, "tolist"):
         return values.tolist()
     return values

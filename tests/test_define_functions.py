@@ -555,6 +555,14 @@ HASH_CALLS = [
     "xxhash64(unhex(concat(N.s, S.s)))",
     "xxhash64(N.n > S.n)",
     "xxhash64(CAST(N.n AS TINYINT) + CAST(S.n AS SMALLINT))",
+    # arguments split into one-row parts (planner.decompose) and rounded decimals: typed
+    # when the query is built, as the call they stand for
+    "hash(date_add(N.d, S.n), add_months(S.d, N.n))",
+    "xxhash64(datediff(N.d, S.d), months_between(N.ts, S.ts))",
+    "hash(from_unixtime(N.n * 86400 + S.n, 'yyyy-MM-dd'))",
+    "hash(to_date(concat('2024-01-1', abs(N.n - S.n) % 10), 'yyyy-MM-dd'))",
+    "hash(round(CAST(N.n AS DECIMAL(5, 2)) / 3 + S.n, 1))",
+    "xxhash64(bround(CAST(N.n AS DECIMAL(5, 2)) / 3 - S.n, -1))",
 ]
 
 TWO_ROW_CALLS = [

@@ -1567,3 +1567,48 @@ def test_nested_struct_fields_are_typed_as_matchrec_sql_types_them(spark, table)
     expected = matchrec.sql(spark, f"SELECT * FROM mr_nested MATCH_RECOGNIZE ({body})")
     assert got.schema == expected.schema
     assert got.collect() == expected.collect() == [(1.5, 3.5, 2, 3)]
+
+
+@pytest.mark.parametrize(
+    ("call", "spark_value"),
+    [
+        ("hash(round(A.dc + B.dc, 1))", "hash(round(a.dc + b.dc, 1))"),
+        ("xxhash64(stddev(A.n), B.n)", "xxhash64(stddev(a.n), b.n)"),
+        ("format_string('%s', date_add(A.d, B.n))", "format_string('%s', date_add(a.d, b.n))"),
+        ("hash(sum(A.n) FILTER (WHERE A.n > 3))", "hash(sum(a.n) FILTER (WHERE a.n > 3))"),
+    ],
+)
+def test_typed_calls_in_define_know_their_argument_types_when_built(spark, call, spark_value):
+    """``hash``/``format_string`` of several rows read each argument's Spark type, which
+    the table function infers; a rounded DECIMAL and an aggregate were not known (a
+    run-time error)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_typed AS SELECT * FROM VALUES
+        ('p', 1, 3, CAST(1.25 AS DECIMAL(10, 2)), DATE'2024-01-01'),
+        ('p', 2, 5, CAST(2.5 AS DECIMAL(10, 2)), DATE'2024-01-05')
+        AS v(k, o, n, dc, d)"""
+    )
+    matchrec.register(spark)
+    (want,) = spark.sql(
+        f"""SELECT {spark_value} FROM mr_udtf_typed a JOIN mr_udtf_typed b
+        ON a.o = 1 AND b.o = 2 GROUP BY a.n, a.dc, a.d, b.n, b.dc, b.d"""
+    ).first()
+    want_sql = want if isinstance(want, int) else _literal(want)
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES count(*) AS c PATTERN (A B) "
+        f"DEFINE B AS {call} = {want_sql}"
+    )
+    got = spark.sql(f"SELECT c FROM match_recognize(TABLE(mr_udtf_typed), {_literal(body)})")
+    assert [r.c for r in got.collect()] == [2]
+
+
+def test_a_typed_call_whose_argument_type_cannot_be_told_is_refused_when_built(spark, table):
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES count(*) AS c PATTERN (A B) "
+        "DEFINE B AS hash(transform(array(A.v, B.v), x -> x * 2)) > 0"
+    )
+    with pytest.raises(Exception) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_t), {_literal(body)})")
+    text = str(info.value)
+    assert "cannot tell the Spark type of" in text and "hash(" in text
+    assert "line 1, column" in text and "CAST it to its Spark type" in text

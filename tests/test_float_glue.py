@@ -1,0 +1,158 @@
+"""FLOAT arithmetic of several rows has Spark's single precision: DEFINE's glue, its
+array form and the table function's MEASURES compute in Python's doubles, so each result
+Spark types FLOAT is rounded to a FLOAT, and a FLOAT is written as Java's
+``Float.toString`` (``0.3``, not the double's ``0.30000000447034836``). Every pair of
+values is checked against Spark's own arithmetic over the same two rows."""
+
+from __future__ import annotations
+
+import pytest
+
+import matchrec
+from matchrec.arrow_rows import python_values
+from matchrec.sql_values import Float32, to_float32, to_text
+
+FLOATS = [
+    "0.1",
+    "0.2",
+    "1.1",
+    "2.2",
+    "-0.7",
+    "16777216",
+    "1",
+    "3.4e38",
+    "0.001",
+    "123.456",
+    "-0.0",
+    "'NaN'",
+]
+INTS = [16777217, 1, -3, 2147483647, 0, 5, 7, 9, 11, 13, 15, 17]
+SIZE = len(FLOATS)
+
+CALLS = [
+    "N.f + S.f",
+    "N.f - S.f",
+    "N.f * S.f",
+    "-(N.f * S.f)",
+    "abs(N.f + S.f)",
+    "N.f * S.f + N.f",
+    "try_mod(N.f, S.f)",
+]
+
+
+#: Java 17's Float.toString writes a digit more than the shortest text of a few values
+#: (Spark's ``2.81474977E14`` for 2.8147498E14, which reads back as the same FLOAT): the
+#: glue writes the shortest, as Java 19 and later do (the README's known difference)
+SHORTER = (
+    "(length(CAST({call} AS STRING)) < length(text) "
+    "AND CAST(CAST({call} AS STRING) AS FLOAT) = want)"
+)
+
+
+def _same_text(got: str, want: str) -> bool:
+    """``got`` is Spark's ``want``, or its shorter text of the same FLOAT (``SHORTER``),
+    also as an array's element."""
+    if got.startswith("[") and want.startswith("["):
+        pairs = list(zip(got[1:-1].split(", "), want[1:-1].split(", ")))
+        return len(got.split(",")) == len(want.split(",")) and all(
+            _same_text(g, w) for g, w in pairs
+        )
+    if got == want:
+        return True
+    shorter = len(got.rstrip("x")) < len(want.rstrip("x")) and got[-1:] == want[-1:]
+    return shorter and to_float32(float(got.rstrip("x"))) == to_float32(float(want.rstrip("x")))
+
+
+def _pairs_sql() -> str:
+    """Two-row partitions of every pair of values: part k has S = k // SIZE, N = k % SIZE."""
+    rows = []
+    for k in range(SIZE * SIZE):
+        for row_id, index in ((1, k // SIZE), (2, k % SIZE)):
+            rows.append(f"({k}, {row_id}, CAST({FLOATS[index]} AS FLOAT), {INTS[index]})")
+    return f"SELECT * FROM VALUES {', '.join(rows)} AS p(part, id, f, i)"
+
+
+def _with_spark_value(call: str) -> str:
+    """The pairs with Spark's value of ``call`` (``want``) and its text (``text``) on
+    each second row, computed by Spark itself over a window."""
+    value = call.replace("N.", "")
+    for c in ("f", "i"):
+        value = value.replace(f"S.{c}", f"first_value({c}) OVER (PARTITION BY part ORDER BY id)")
+    return f"SELECT *, {value} AS want, CAST({value} AS STRING) AS text FROM ({_pairs_sql()})"
+
+
+def _matched_parts(spark, call: str, test: str) -> set[int]:
+    query = f"""SELECT part FROM ({_with_spark_value(call)})
+    MATCH_RECOGNIZE (
+      PARTITION BY part ORDER BY id
+      MEASURES count(*) AS k
+      PATTERN (^S N)
+      DEFINE N AS {test.format(call=call)}
+    )"""
+    return {r.part for r in matchrec.sql(spark, query).collect()}
+
+
+# ``<=>`` is evaluated by the scalar glue, ``=`` also by the array form of the searches
+@pytest.mark.parametrize(
+    "test", ["{call} <=> want", "coalesce({call} = want, want IS NULL) OR isnan(want)"]
+)
+@pytest.mark.parametrize("call", CALLS)
+def test_define_computes_float_results_in_single_precision(spark, call, test):
+    missing = sorted(set(range(SIZE * SIZE)) - _matched_parts(spark, call, test))
+    assert not missing, f"{call}: {len(missing)} pairs differ from Spark, e.g. {missing[:5]}"
+
+
+@pytest.mark.parametrize("call", CALLS[:4])
+def test_define_writes_a_float_result_as_spark_does(spark, call):
+    missing = set(range(SIZE * SIZE)) - _matched_parts(
+        spark, call, "CAST({call} AS STRING) = text OR " + SHORTER
+    )
+    assert not missing, (
+        f"{call}: {len(missing)} pairs differ from Spark, e.g. {sorted(missing)[:5]}"
+    )
+
+
+@pytest.mark.parametrize("call", ["N.i + S.f", "N.f * S.i", "N.f - S.i"])
+def test_without_ansi_an_integer_meets_a_float_as_a_float(spark, ansi_off, call):
+    """Without ANSI mode Spark types INT and FLOAT together FLOAT, casting the integer
+    first (16777217 becomes 16777216.0); under it, DOUBLE."""
+    missing = set(range(SIZE * SIZE)) - _matched_parts(spark, call, "{call} <=> want")
+    assert not missing, (
+        f"{call}: {len(missing)} pairs differ from Spark, e.g. {sorted(missing)[:5]}"
+    )
+
+
+@pytest.mark.parametrize("call", ["N.f + S.f", "N.f * S.f", "N.f || 'x'", "array(N.f, S.f)"])
+def test_table_function_measures_write_floats_as_spark_does(spark, call):
+    matchrec.register(spark)
+    spark.sql(_with_spark_value(call)).createOrReplaceTempView("float_pairs")
+    body = (
+        "PARTITION BY part ORDER BY id "
+        f"MEASURES CAST({call} AS STRING) AS got, LAST(N.text) AS want "
+        "PATTERN (^S N) DEFINE N AS true"
+    )
+    rows = spark.sql(
+        "SELECT part, got, want FROM match_recognize(TABLE(float_pairs), '"
+        + body.replace("'", "''")
+        + "')"
+    ).collect()
+    assert len(rows) == SIZE * SIZE
+    differ = [(r.part, r.got, r.want) for r in rows if not _same_text(r.got, r.want)]
+    assert not differ, f"{call}: {len(differ)} pairs differ from Spark, e.g. {differ[:3]}"
+
+
+def test_arrow_floats_are_read_as_floats_nested_too():
+    import pyarrow as pa
+
+    kind = pa.struct([("a", pa.float32()), ("b", pa.list_(pa.float32())), ("c", pa.float64())])
+    values = python_values(pa.array([{"a": 0.1, "b": [0.2, None], "c": 0.1}, None], kind))
+    assert type(values[0]["a"]) is Float32 and type(values[0]["b"][0]) is Float32
+    assert type(values[0]["c"]) is float and values[1] is None
+    assert to_text(values[0]["a"]) == "0.1" and to_text(values[0]["c"]) == "0.1"
+    assert to_text(values[0]["b"]) == "[0.2, null]"
+
+
+def test_a_double_rounds_to_the_nearest_float_as_java_does():
+    assert to_text(to_float32(0.1 + 0.2)) == "0.3"
+    assert to_float32(3.5e38) == float("inf") and to_float32(-3.5e38) == float("-inf")
+    assert to_text(to_float32(16777217)) == "1.6777216E7"
