@@ -379,21 +379,51 @@ def _formatted(spec: Spec, arg: JavaValue) -> str:
         return _general(spec, text)
     if arg.value is None:
         return _general(spec, "null")
+    if not _accepts(c, arg):
+        raise _mismatch(spec, arg)
     if c == "s":
         return _general(spec, _general_text(arg))
     if c == "h":
         return _general(spec, format(_hash_code(arg) & 0xFFFFFFFF, "x"))
     if c == "c":
-        if arg.kind != "int" or arg.bits > 32:
-            raise _mismatch(spec, arg)
         return _character(spec, arg.value)
     if c in _INTEGRAL:
-        if arg.kind != "int":
-            raise _mismatch(spec, arg)
         return _integral(spec, arg)
-    if arg.kind != "float":
-        raise _mismatch(spec, arg)
     return _floating(spec, arg.value)
+
+
+def _accepts(conversion: str, arg: JavaValue) -> bool:
+    """Whether Java's ``conversion`` takes the object ``arg`` (a non-NULL one: Java
+    writes NULL as ``null`` for any conversion)."""
+    if conversion in "bsh":
+        return True
+    if conversion == "c":
+        return arg.kind == "int" and arg.bits <= 32
+    if conversion in _INTEGRAL:
+        return arg.kind == "int"
+    return arg.kind == "float"
+
+
+def conversion_error(pattern: str, types: list[exp.DataType]) -> FormatError | None:
+    """The error of the first specifier of ``pattern`` that Java refuses for the object
+    Spark holds its argument's type in (``%d`` of a DOUBLE, ``%.2f`` of a DECIMAL or an
+    INT: IllegalFormatConversionException for every value but NULL), with the index of
+    that argument in ``.argument`` and the conversion in ``.conversion``; None when each
+    conversion takes its argument's type, or for a pattern this module does not read
+    (``%t``: :func:`pattern_error`)."""
+    try:
+        items = _with_arguments(parse(pattern))
+    except FormatError:
+        return None
+    for item, at in items:
+        if isinstance(item, Spec) and item.index is not None and 0 <= at < len(types):
+            arg = java_value(None, types[at])
+            if not _accepts(item.conversion, arg):
+                err = _error(str(_mismatch(item, arg)), item.start)
+                err.argument = at  # type: ignore[attr-defined]
+                err.conversion = item.conversion  # type: ignore[attr-defined]
+                return err
+    return None
 
 
 def _general(spec: Spec, text: str) -> str:

@@ -23,13 +23,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlglot import errors as sqlglot_errors
 from sqlglot import exp
 
 from matchrec.errors import SemanticError
 from matchrec.moments import STATISTICS
 
+from .java_format import conversion_error
 from .pyeval import OPERATORS
 from .sqltext import MatchRecognizeDialect, node_pos, written_text
+from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
@@ -59,6 +62,9 @@ class TypeCheck:
     operands: tuple[Operand, ...]
     glue: bool
     clause: str  # DEFINE or MEASURES
+    #: format_string/printf: its literal pattern (the first operand), whose conversions
+    #: are checked against the types of the others (:func:`_format_mismatch`)
+    pattern: str | None = None
 
 
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
@@ -67,6 +73,8 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
         zero = exp.Literal.number(0)
         zero.meta.update(node.meta)
         return [node.expressions[0], zero]
+    if _format_pattern(node) is not None:
+        return typed_args(node)
     if type(node) not in CHECKED:
         return None
     if isinstance(node, exp.Between):
@@ -92,8 +100,25 @@ def build_check(
     if not args:
         return None
     operands = tuple(_operand(a, probe, sql, base) for a in args)
+    pattern = _format_pattern(node)
+    if pattern is not None:  # an argument not found as written (moved into a navigation)
+        operands = tuple(  # is named by its place
+            o if written_text(a, sql, base) else Operand(o.probe, f"argument {k + 1}", o.pos, False)
+            for k, (a, o) in enumerate(zip(args, operands))
+        )
+        return TypeCheck(f"{typed_name(node)}".lower(), operands, glue, clause, pattern)
     operator = "nullifzero" if _nullifzero(node) else CHECKED[type(node)]
     return TypeCheck(operator, operands, glue, clause)
+
+
+def _format_pattern(node: exp.Expression) -> str | None:
+    """The literal pattern of a ``format_string``/``printf`` call, else None."""
+    name = typed_name(node)
+    if name is None or not TYPED_CALLS[name].pattern:
+        return None
+    args = typed_args(node)
+    first = args[0].unnest() if args else None
+    return first.this if isinstance(first, exp.Literal) and first.is_string else None
 
 
 def _nullifzero(node: exp.Expression) -> bool:
@@ -243,7 +268,7 @@ def _not_boolean_aggregated(check: TypeCheck, types: list[str], sql: str) -> Sem
 def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
     """``check`` with the operands' probes replaced (same order)."""
     operands = tuple(Operand(p, o.text, o.pos, o.literal) for o, p in zip(check.operands, probes))
-    return TypeCheck(check.operator, operands, check.glue, check.clause)
+    return TypeCheck(check.operator, operands, check.glue, check.clause, check.pattern)
 
 
 def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str:
@@ -382,8 +407,37 @@ def _interval_with_number(check: TypeCheck, types: list[str], sql: str) -> Seman
     )
 
 
+def _format_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """A conversion of a format pattern that Java refuses for the object Spark holds an
+    argument's type in (``format_string('%.2f', sum(n))`` of an INT ``n``): Spark fails
+    on the first value that is not NULL; found here when the query is built."""
+    try:
+        spark_types = [read_any_collation(t) for t in types[1:]]
+    except (ValueError, sqlglot_errors.ParseError):
+        return None
+    err = conversion_error(check.pattern or "", spark_types)
+    if err is None:
+        return None
+    at = 1 + err.argument  # type: ignore[attr-defined]
+    operand = check.operands[at]
+    target = _FORMAT_TARGETS.get(err.conversion, "STRING")  # type: ignore[attr-defined]
+    return SemanticError(
+        f"{check.operator}() in {check.clause} cannot format {operand.text} "
+        f"({types[at].upper()}): {err}",
+        sql=sql,
+        pos=operand.pos,
+        hint=f"CAST the argument to a type the conversion takes ({target}), or write %s",
+    )
+
+
+#: a conversion of a format pattern -> the type to CAST an argument it refuses to
+_FORMAT_TARGETS = {**dict.fromkeys("efg", "DOUBLE"), **dict.fromkeys("dox", "BIGINT"), "c": "INT"}
+
+
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
+    if check.pattern is not None:
+        return _format_mismatch(check, types, sql)
     if check.operator == CONDITION:
         return _not_boolean(check, types[0], sql)
     if check.operator.startswith(NUMERIC_ARGUMENT):

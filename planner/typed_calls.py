@@ -22,7 +22,7 @@ from .java_format import FORMATTERS
 Typed = list[tuple[Any, exp.DataType]]
 
 
-def _any_collation(name: str) -> exp.DataType:
+def read_any_collation(name: str) -> exp.DataType:
     """A type from its ``simpleString``, its collation dropped (a formatter sees the
     string's characters whatever the collation)."""
     return exp.DataType.build(re.sub(r"(?i)\s+collate\s+\w+", "", name), dialect="spark")
@@ -44,7 +44,10 @@ class TypedCall:
 
 TYPED_CALLS: dict[str, TypedCall] = {
     **{name: TypedCall(fn, spark_type, False) for name, fn in HASHES.items()},
-    **{name: TypedCall(fn, _any_collation, True, pattern=True) for name, fn in FORMATTERS.items()},
+    **{
+        name: TypedCall(fn, read_any_collation, True, pattern=True)
+        for name, fn in FORMATTERS.items()
+    },
 }
 
 

@@ -11,7 +11,13 @@ import struct
 
 import pytest
 from matchrec.grammar import parse_clause
-from matchrec.planner.java_format import FormatError, NotComputed, format_typed, pattern_error
+from matchrec.planner.java_format import (
+    FormatError,
+    NotComputed,
+    conversion_error,
+    format_typed,
+    pattern_error,
+)
 from matchrec.planner.plan import plan_clause
 from sqlglot import exp
 
@@ -241,3 +247,79 @@ def test_a_float_computed_in_double_precision_is_formatted_as_javas_float(spark)
         for x in (a * b, c * d)
     ]
     assert got == [r.m for r in want]
+
+
+#: a value of each type the doors meet, and each conversion Java may refuse for one
+TYPED_VALUES = [
+    "CAST(7 AS TINYINT)",
+    "CAST(7 AS SMALLINT)",
+    "7",
+    "7L",
+    "CAST(1.5 AS FLOAT)",
+    "1.5D",
+    "1.5BD",
+    "'a'",
+    "true",
+    "DATE'2024-01-01'",
+    "TIMESTAMP'2024-01-01 10:00:00'",
+    "X'41'",
+    "array(1)",
+    "INTERVAL '2' DAY",
+]
+CONVERSIONS = ["%s", "%b", "%h", "%c", "%d", "%o", "%x", "%e", "%.2f", "%g", "%2$s %1$d"]
+
+
+@pytest.mark.parametrize("value", TYPED_VALUES)
+def test_conversions_refused_for_a_type_are_those_spark_refuses(spark, value):
+    """``conversion_error`` (the check made when the query is built) refuses a
+    conversion for a type exactly where Spark's format_string fails on a value of it."""
+    kind = spark.sql(f"SELECT {value} AS v").schema["v"].dataType.simpleString()
+    t = exp.DataType.build(kind, dialect="spark")
+    differ = []
+    for pattern in CONVERSIONS:
+        try:
+            spark.sql(f"SELECT format_string('{pattern}', {value}, 'x')").collect()
+            spark_fails = False
+        except Exception:  # noqa: BLE001 - Spark's Java exception, wrapped
+            spark_fails = True
+        refused = conversion_error(pattern, [t, exp.DataType.build("string")]) is not None
+        if refused != spark_fails:
+            differ.append((pattern, kind, "Spark fails" if spark_fails else "Spark formats"))
+    assert not differ, differ
+
+
+@pytest.mark.parametrize(
+    ("door", "measure", "at"),
+    [
+        ("sql", "format_string('%.2f', sum(A.n))", "sum(A.n)"),
+        ("sql", "printf('%s: %d', FIRST(A.s), avg(A.n))", "avg(A.n)"),
+        ("tf", "format_string('%.2f', sum(A.n))", "sum(A.n)"),
+        ("tf", "format_string('%x', LAST(B.n) / FIRST(A.n))", "LAST(B.n) / FIRST(A.n)"),
+    ],
+)
+def test_a_conversion_refused_for_an_arguments_type_is_an_error_when_built(
+    spark, door, measure, at
+):
+    """Spark fails the job at the first value (a Java IllegalFormatConversionException in
+    a Py4J trace); the doors refuse the query first, the caret at the argument."""
+    import matchrec
+
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_format_t AS SELECT * FROM VALUES "
+        "('p', 1, 'a', 3), ('p', 2, 'b', 5) AS v(k, id, s, n)"
+    )
+    body = f"PARTITION BY k ORDER BY id MEASURES {measure} AS m PATTERN (A B) DEFINE B AS true"
+    if door == "sql":
+        with pytest.raises(SemanticError) as info:
+            matchrec.sql(spark, f"SELECT * FROM mr_format_t MATCH_RECOGNIZE ({body})")
+        err = info.value
+        assert err.sql[err.pos :].startswith(at), err
+        text = str(err)
+    else:
+        matchrec.register(spark)
+        quoted = body.replace("'", "''")
+        with pytest.raises(Exception) as info:  # noqa: PT011 - Spark wraps the UDTF's error
+            spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_format_t), '{quoted}')")
+        text = str(info.value)
+        assert f"cannot format {at}" in text
+    assert "IllegalFormatConversionException" in text and "CAST the argument" in text
