@@ -27,7 +27,7 @@ from .errors import MatchRuntimeError
 from .integer_width import interval_fits
 from .moments import STATISTICS, second_moment
 from .set_order import normalized_double, open_hash_map_order, spark_set_order
-from .sql_values import WIDE_DECIMALS, to_text
+from .sql_values import WIDE_DECIMALS, Float32, to_text
 
 Value = Any
 RowValue = Callable[["MatchContext", int], Value]
@@ -287,8 +287,14 @@ def _non_null(values: list[Value]) -> list[Value]:
 def _in_row_order(vals: list[Value]) -> Value:
     """The sum added up row by row, as Spark and Trino do (and as the vectorized matcher
     does, so both give the same bits); Python >= 3.12's ``sum`` compensates rounding.
-    Decimals are added exactly (Python's default context would round to 28 digits)."""
-    return functools.reduce(_plus, vals)
+    Decimals are added exactly (Python's default context would round to 28 digits); a
+    FLOAT's sum is a DOUBLE, as Spark types it (one value too)."""
+    return _as_double(functools.reduce(_plus, vals))
+
+
+def _as_double(v: Value) -> Value:
+    """A FLOAT summed is a DOUBLE (the others unchanged)."""
+    return float(v) if type(v) is Float32 else v
 
 
 def _plus(a: Value, b: Value) -> Value:
@@ -801,7 +807,7 @@ def _keep(better: Callable[[Any, Any], bool]) -> Callable[[Value, Value], Value]
 
 
 def _added(kept: Value, v: Value) -> Value:
-    return kept if v is None else (v if kept is None else _plus(kept, v))
+    return kept if v is None else (_as_double(v) if kept is None else _plus(kept, v))
 
 
 def _averaged(state: tuple[Any, int], v: Value) -> tuple[Any, int]:

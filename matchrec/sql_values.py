@@ -11,7 +11,7 @@ import math
 import struct
 from collections.abc import Callable
 from datetime import date, datetime
-from decimal import ROUND_HALF_UP, Context, Decimal
+from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
 #: Decimal arithmetic wide enough for Spark's DECIMAL(38, s) values and their sums
@@ -74,7 +74,14 @@ def _java_text(x: float, shortest: Callable[[float], str]) -> str:
     if 1e-3 <= abs(x) < 1e7:
         text = format(Decimal(shortest(x)), "f")
         return text if "." in text else text + ".0"
-    sign, digits, exponent = Decimal(shortest(x)).as_tuple()
+    short = Decimal(shortest(x))
+    sign, digits, exponent = short.as_tuple()
+    if len(digits) == 1:
+        # Java writes two digits at least: the value rounded one digit below the shortest
+        # one's, which differ for a subnormal (Double.MIN_VALUE is 4.9E-324, not 5.0E-324;
+        # twice it 1.0E-323)
+        step = Decimal(1).scaleb(short.adjusted() - 1)
+        sign, digits, exponent = Decimal(x).quantize(step, ROUND_HALF_EVEN).as_tuple()
     mantissa = "".join(map(str, digits)).rstrip("0") or "0"
     power = exponent + len(digits) - 1
     head, tail = mantissa[0], mantissa[1:] or "0"
@@ -102,7 +109,7 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
         return v.isoformat()
     if isinstance(v, (bytes, bytearray)):  # Spark decodes UTF-8, a bad byte as U+FFFD
         return bytes(v).decode("utf-8", errors="replace")
-    if isinstance(v, (list, tuple)):
-        inner = ("null" if x is None else to_text(x, plain_decimals) for x in v)
-        return "[" + ", ".join(inner) + "]"
+    if isinstance(v, (list, tuple)):  # an array; a tuple is a struct: {a, b}
+        inner = ", ".join("null" if x is None else to_text(x, plain_decimals) for x in v)
+        return f"{{{inner}}}" if isinstance(v, tuple) else f"[{inner}]"
     return str(v)

@@ -252,7 +252,8 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
     if len(masked):
         reduced = reducer.reduceat(masked, np.minimum(starts, len(masked) - 1))
         per_match[nonempty] = reduced[nonempty]
-    return pa.array(per_match[layout.out_match], mask=seen == 0)
+    extremes = pa.array(per_match[layout.out_match], mask=seen == 0)
+    return extremes.cast(kind) if pa.types.is_float32(kind) else extremes  # a FLOAT's own
 
 
 def _match_running_sums(values: np.ndarray, first: np.ndarray) -> np.ndarray:

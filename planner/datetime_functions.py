@@ -243,6 +243,85 @@ def _unix(per: int) -> Callable[[Any], int]:
     return since_epoch
 
 
+def last_day(v: Any) -> date:
+    """``last_day(d)``: the last day of the month of a DATE (a TIMESTAMP's date)."""
+    d = _day(v)
+    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+
+
+#: Spark's names of the units ``trunc`` and ``date_trunc`` take (case-insensitive)
+_TRUNC_UNITS = {
+    **dict.fromkeys(("YEAR", "YYYY", "YY"), "YEAR"),
+    "QUARTER": "QUARTER",
+    **dict.fromkeys(("MONTH", "MM", "MON"), "MONTH"),
+    "WEEK": "WEEK",
+}
+_DATE_TRUNC_UNITS = {
+    **_TRUNC_UNITS,
+    **dict.fromkeys(("DAY", "DD"), "DAY"),
+    **{unit: unit for unit in ("HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND")},
+}
+
+
+def _truncated_day(d: date, unit: str) -> date:
+    """The first day of ``d``'s year, quarter, month or week (a Monday)."""
+    if unit == "WEEK":
+        return d - timedelta(days=d.weekday())
+    if unit == "YEAR":
+        return d.replace(month=1, day=1)
+    first_month = (d.month - 1) // 3 * 3 + 1 if unit == "QUARTER" else d.month
+    return d.replace(month=first_month, day=1)
+
+
+def _trunc(unit: str | None) -> Callable[[Any], date | None]:
+    """``trunc(d, fmt)``: the DATE ``d`` (a TIMESTAMP's date) truncated to a year,
+    quarter, month or week; NULL for a unit Spark does not truncate dates to."""
+
+    def trunc(v: Any) -> date | None:
+        return None if unit is None else _truncated_day(_day(v), unit)
+
+    return trunc
+
+
+def _date_trunc(unit: str | None) -> Callable[[Any], datetime | None]:
+    """``date_trunc(fmt, ts)``: as Spark truncates a TIMESTAMP in the session zone: below
+    a minute the instant, a minute to a day its wall-clock time (the offset kept where
+    the time is ambiguous, moved past a gap), a week to a year its date's first day at
+    its start in the zone; NULL for a unit Spark does not know."""
+
+    def date_trunc(v: Any) -> datetime | None:
+        if unit is None:
+            return None
+        ts = _zoned(v)
+        if unit in ("MICROSECOND", "MILLISECOND", "SECOND"):
+            micros = (ts - _EPOCH) // _MICRO
+            cut = micros - micros % _MICROS_PER[unit]
+            return (_EPOCH + cut * _MICRO).astimezone(ts.tzinfo)
+        local = ts.replace(tzinfo=None)
+        if unit == "MINUTE":
+            local = local.replace(second=0, microsecond=0)
+        elif unit == "HOUR":
+            local = local.replace(minute=0, second=0, microsecond=0)
+        else:
+            day = local.date() if unit == "DAY" else _truncated_day(local.date(), unit)
+            return _in_zone(datetime.combine(day, datetime.min.time()), ts)
+        return _in_zone(local.replace(fold=ts.fold), ts)
+
+    return date_trunc
+
+
+def _zoned(v: Any) -> datetime:
+    """A TIMESTAMP in the session zone; a TIMESTAMP_NTZ or DATE read there (Spark's cast
+    to TIMESTAMP)."""
+    if isinstance(v, date) and not isinstance(v, datetime):
+        v = datetime.combine(v, datetime.min.time())
+    ts = _timestamp(v)
+    zone = session_zone() or timezone.utc
+    if ts.tzinfo is None:  # resolved as _in_zone resolves a wall-clock time
+        return ts.replace(tzinfo=zone).astimezone(timezone.utc).astimezone(zone)
+    return ts.astimezone(zone)
+
+
 DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "HOUR": lambda v: _timestamp(v).hour,
     "MINUTE": lambda v: _timestamp(v).minute,
@@ -264,6 +343,11 @@ DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "UNIX_MICROS": _unix(1),
     "UNIX_MILLIS": _unix(1_000),
     "UNIX_SECONDS": _unix(1_000_000),
+    "LAST_DAY": last_day,
+    **{f"TRUNC_{unit}": _trunc(unit) for unit in (*set(_TRUNC_UNITS.values()), None)},
+    **{
+        f"DATE_TRUNC_{unit}": _date_trunc(unit) for unit in (*set(_DATE_TRUNC_UNITS.values()), None)
+    },
 }
 
 DATETIME_NODES: dict[type, str] = {
@@ -282,6 +366,7 @@ DATETIME_NODES: dict[type, str] = {
     exp.UnixMicros: "UNIX_MICROS",
     exp.UnixMillis: "UNIX_MILLIS",
     exp.UnixSeconds: "UNIX_SECONDS",
+    exp.LastDay: "LAST_DAY",
 }
 
 
@@ -290,6 +375,13 @@ def datetime_name(node: exp.Expression) -> str | None:
     field is a name), ``timestampadd(unit, n, x)`` (one entry per unit)."""
     if isinstance(node, exp.Extract):
         return "EXTRACT"
+    if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)):
+        unit = node.args.get("unit")
+        if not isinstance(unit, (exp.Var, exp.Literal)):
+            return None  # a unit read from a row: not computed here
+        units = _TRUNC_UNITS if isinstance(node, exp.DateTrunc) else _DATE_TRUNC_UNITS
+        kind = "TRUNC" if isinstance(node, exp.DateTrunc) else "DATE_TRUNC"
+        return f"{kind}_{units.get(str(unit.this).upper())}"
     if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)):
         unit = node.args.get("unit")
         name = unit.name.upper() if isinstance(unit, exp.Expression) else str(unit).upper()
@@ -303,6 +395,8 @@ def datetime_args(node: exp.Expression) -> list[exp.Expression] | None:
     string literal)."""
     if isinstance(node, exp.Extract):
         return [exp.Literal.string(node.this.name), node.expression]
+    if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)):
+        return [node.this]
     if isinstance(node, exp.TimestampAdd):
         return [node.this, node.expression]
     if isinstance(node, exp.TimestampDiff):  # timestampdiff(unit, start, end)

@@ -287,10 +287,12 @@ def nvl2(test: Any, then: Any, other: Any) -> Any:
 
 
 def array_contains(values: Any, needle: Any) -> Any:
-    """True if found; NULL if not found but the array holds a NULL; else false."""
+    """True if found (NaN equals NaN, as Spark's ordering compares); NULL if not found
+    but the array holds a NULL; else false."""
     if values is None or needle is None:
         return None
-    found = any(v == needle for v in values if v is not None)
+    key = order_key(needle)
+    found = any(order_key(v) == key for v in values if v is not None)
     return True if found else (None if any(v is None for v in values) else False)
 
 
@@ -979,7 +981,9 @@ def extended_name(node: exp.Expression) -> str | None:
         return "DATEDIFF" if node.args.get("unit") is None else None
     if isinstance(node, exp.Pad):
         return "LPAD" if node.args.get("is_left") else "RPAD"
-    if isinstance(node, (exp.Extract, exp.TimestampAdd, exp.TimestampDiff)):
+    if isinstance(
+        node, (exp.Extract, exp.TimestampAdd, exp.TimestampDiff, exp.TimestampTrunc, exp.DateTrunc)
+    ):
         return datetime_name(node)
     if isinstance(node, exp.Trim):  # sqlglot's arguments: the string, then the characters
         return None if node.args.get("collation") else _TRIMS.get(node.args.get("position"))

@@ -32,7 +32,7 @@ from sqlglot import exp
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_literals import sql_literal
-from matchrec.sql_values import WIDE_DECIMALS, Float32
+from matchrec.sql_values import WIDE_DECIMALS, Float32, to_float32
 
 from . import glue_functions as gf
 from .bit_functions import shift_name
@@ -396,8 +396,10 @@ def _rounder(mode: str) -> Callable[..., Any]:
                 return x
             d = Decimal(repr(x))
             if d.as_tuple().exponent >= -places:  # nothing to round
-                return x + 0.0
-            return float(quantize(d, places)) + 0.0
+                rounded = x + 0.0
+            else:
+                rounded = float(quantize(d, places)) + 0.0
+            return to_float32(rounded) if type(x) is Float32 else rounded  # a FLOAT's is one
         if isinstance(x, Decimal):
             return quantize(x, places)
         if isinstance(x, int) and not isinstance(x, bool) and places < 0:
@@ -414,9 +416,9 @@ _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
 #: the DECIMAL type (digits, scale) Spark casts a double to before ``ceil``/``floor``
-#: to a scale (a FLOAT's DECIMAL(14, 7) is not told apart: its values reach Python as
-#: doubles)
+#: to a scale, and a FLOAT
 _SCALED_DOUBLE = (30, 15)
+_SCALED_FLOAT = (14, 7)
 
 
 def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[..., Any]:
@@ -448,10 +450,10 @@ def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[..., Any]
 
 def _to_scale(x: Any, scale: int, mode: str, ansi: bool) -> Decimal | None:
     """Spark's ``ceil``/``floor`` of ``x`` to ``scale`` places (a DECIMAL): a double is
-    first cast to DECIMAL(30, 15) as Spark casts, rounding half up; one that type
-    cannot hold is an overflow error under ANSI mode, else NULL."""
+    first cast to DECIMAL(30, 15) (a FLOAT to DECIMAL(14, 7)) as Spark casts, rounding
+    half up; one that type cannot hold is an overflow error under ANSI mode, else NULL."""
     if isinstance(x, float):
-        digits, places = _SCALED_DOUBLE
+        digits, places = _SCALED_FLOAT if type(x) is Float32 else _SCALED_DOUBLE
         exact = Decimal(repr(x)) if math.isfinite(x) else None
         value = (
             None

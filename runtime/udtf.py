@@ -313,6 +313,17 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
                 if is_year_month(m.type)
                 else "wrap it in CAST(... AS type), or use matchrec.sql",
             )
+        twice = _field_named_twice(spark_type)
+        if twice is not None:
+            raise UnsupportedError(
+                f"measure {m.alias!r} is a STRUCT with two fields named {twice!r} (Spark names "
+                "a field after its column), which a Python table function cannot return "
+                "(PySpark renames them)",
+                sql=clause.sql,
+                pos=spec.expr.pos,
+                hint="name the fields: named_struct('first', FIRST(x), 'last', LAST(x)) or "
+                "struct(FIRST(x) AS first, LAST(x) AS last), or use matchrec.sql",
+            )
         measure_fields.append(StructField(m.alias, nullable_voids(spark_type), True))
     _refuse_year_month_columns(plan, column_types)
 
@@ -468,6 +479,21 @@ def _program(body: str, input_schema: StructType, ansi: bool) -> _Program:
             _PROGRAMS.clear()
         program = _PROGRAMS[key] = build_program(body, input_schema, ansi)
     return program
+
+
+def _field_named_twice(t: DataType) -> str | None:
+    """A field name that a STRUCT in ``t`` (nested in arrays and maps too) has twice."""
+    if isinstance(t, StructType):
+        names = [f.name for f in t.fields]
+        twice = next((n for n in names if names.count(n) > 1), None)
+        if twice is not None:
+            return twice
+        return next((n for f in t.fields if (n := _field_named_twice(f.dataType))), None)
+    if isinstance(t, ArrayType):
+        return _field_named_twice(t.elementType)
+    if isinstance(t, MapType):
+        return _field_named_twice(t.keyType) or _field_named_twice(t.valueType)
+    return None
 
 
 def _measure_column(

@@ -565,9 +565,45 @@ HASH_CALLS = [
     "xxhash64(bround(CAST(N.n AS DECIMAL(5, 2)) / 3 - S.n, -1))",
 ]
 
+#: truncations of a value of two rows (in the session zone: also run in New York below)
+TRUNCATION_CALLS = [
+    *(
+        f"date_trunc('{unit}', greatest(N.ts, S.ts))"
+        for unit in (
+            "YEAR",
+            "yy",
+            "QUARTER",
+            "MONTH",
+            "mon",
+            "WEEK",
+            "DAY",
+            "dd",
+            "HOUR",
+            "MINUTE",
+            "SECOND",
+            "MILLISECOND",
+            "MICROSECOND",
+            "fortnight",
+        )
+    ),
+    "date_trunc('HOUR', N.ts + (S.ts - N.ts) / 2)",
+    "date_trunc('DAY', greatest(N.d, S.d))",
+    *(
+        f"trunc(greatest(N.d, S.d), '{unit}')"
+        for unit in ("YEAR", "YYYY", "QUARTER", "MM", "MONTH", "WEEK", "DD", "DAY", "hour")
+    ),
+    "trunc(greatest(N.ts, S.ts), 'MM')",
+    "last_day(greatest(N.d, S.d))",
+    "last_day(greatest(N.ts, S.ts))",
+    "last_day(date_add(N.d, S.n))",
+    # NaN is in an array that holds NaN (Spark's ordering equates them)
+    "array_contains(array(N.v, 1.5D), S.v)",
+]
+
 TWO_ROW_CALLS = [
     *TEXT_CALLS,
     *HASH_CALLS,
+    *TRUNCATION_CALLS,
     # decomposed: one-row parts computed by Spark, glue combines them
     "datediff(N.d, S.d)",
     "date_diff(S.ts, N.d)",

@@ -102,7 +102,7 @@ def test_define_computes_float_results_in_single_precision(spark, call, test):
     assert not missing, f"{call}: {len(missing)} pairs differ from Spark, e.g. {missing[:5]}"
 
 
-@pytest.mark.parametrize("call", CALLS[:4])
+@pytest.mark.parametrize("call", [*CALLS[:4], "round(N.f * S.f, -1)", "bround(N.f + S.f, 1)"])
 def test_define_writes_a_float_result_as_spark_does(spark, call):
     missing = set(range(SIZE * SIZE)) - _matched_parts(
         spark, call, "CAST({call} AS STRING) = text OR " + SHORTER
@@ -112,10 +112,14 @@ def test_define_writes_a_float_result_as_spark_does(spark, call):
     )
 
 
-@pytest.mark.parametrize("call", ["N.i + S.f", "N.f * S.i", "N.f - S.i"])
+@pytest.mark.parametrize(
+    "call",
+    ["N.i + S.f", "N.f * S.i", "N.f - S.i", "ceil(N.f + S.f, 1)", "floor(N.f * S.f, 2)"],
+)
 def test_without_ansi_an_integer_meets_a_float_as_a_float(spark, ansi_off, call):
     """Without ANSI mode Spark types INT and FLOAT together FLOAT, casting the integer
-    first (16777217 becomes 16777216.0); under it, DOUBLE."""
+    first (16777217 becomes 16777216.0); under it, DOUBLE. ``ceil``/``floor`` to a scale
+    read a FLOAT as a DECIMAL(14, 7) (NULL when it does not fit, without ANSI mode)."""
     missing = set(range(SIZE * SIZE)) - _matched_parts(spark, call, "{call} <=> want")
     assert not missing, (
         f"{call}: {len(missing)} pairs differ from Spark, e.g. {sorted(missing)[:5]}"
@@ -139,6 +143,62 @@ def test_table_function_measures_write_floats_as_spark_does(spark, call):
     assert len(rows) == SIZE * SIZE
     differ = [(r.part, r.got, r.want) for r in rows if not _same_text(r.got, r.want)]
     assert not differ, f"{call}: {len(differ)} pairs differ from Spark, e.g. {differ[:3]}"
+
+
+def test_aggregates_of_floats_are_typed_as_spark_types_them(spark):
+    """``sum`` of a FLOAT is a DOUBLE (one value too), ``max`` a FLOAT (also when the
+    table function computes it over arrays)."""
+    matchrec.register(spark)
+    spark.sql(
+        "SELECT * FROM VALUES (1, 1, CAST(0.1 AS FLOAT)), (1, 2, CAST(NULL AS FLOAT)), "
+        "(1, 3, CAST(1.1 AS FLOAT)), (2, 1, CAST(0.7 AS FLOAT)), (2, 2, CAST(0.3 AS FLOAT)), "
+        "(2, 3, CAST(2.2 AS FLOAT)) AS t(part, id, f)"
+    ).createOrReplaceTempView("float_triples")
+    measures = {
+        "s": "CAST(sum(A.f) AS STRING)",
+        "t": "CAST(try_sum(A.f) AS STRING)",
+        "m": "concat(max(A.f), '|', B.f)",
+        "n": "concat(min(A.f), '|', B.f)",
+    }
+    want = spark.sql(
+        "SELECT part, "
+        + ", ".join(
+            f"{m.replace('A.f', 'a').replace('B.f', 'b')} AS {k}" for k, m in measures.items()
+        )
+        + " FROM (SELECT part, f AS a, max_by(f, id) OVER (PARTITION BY part) AS b, id, "
+        "max(id) OVER (PARTITION BY part) AS last FROM float_triples) WHERE id < last "
+        "GROUP BY part, b ORDER BY part"
+    ).collect()
+    body = (
+        "PARTITION BY part ORDER BY id MEASURES "
+        + ", ".join(f"{m} AS {k}" for k, m in measures.items())
+        + " PATTERN (A A B) DEFINE B AS true"
+    )
+    got = spark.sql(
+        "SELECT * FROM match_recognize(TABLE(float_triples), '"
+        + body.replace("'", "''")
+        + "') ORDER BY part"
+    ).collect()
+    assert [tuple(r) for r in got] == [tuple(r) for r in want]
+
+
+def test_subnormal_numbers_are_written_as_java_writes_them(spark):
+    """Java writes two digits at least, the closest two (4.9E-324, not 5.0E-324)."""
+    values = ["4.9E-324D", "1.0E-323D", "2.5E-320D", "-1.0E-310D", "1.0E10D"]
+    floats = ["1.4E-45", "2.8E-45", "1.0E-40", "1.0E10"]
+    row = spark.sql(
+        "SELECT "
+        + ", ".join(f"{v} AS d{i}, CAST({v} AS STRING) AS t{i}" for i, v in enumerate(values))
+        + ", "
+        + ", ".join(
+            f"CAST({v} AS FLOAT) AS f{i}, CAST(CAST({v} AS FLOAT) AS STRING) AS u{i}"
+            for i, v in enumerate(floats)
+        )
+    ).first()
+    for i in range(len(values)):
+        assert to_text(row[f"d{i}"]) == row[f"t{i}"]
+    for i in range(len(floats)):
+        assert to_text(to_float32(row[f"f{i}"])) == row[f"u{i}"]
 
 
 def test_arrow_floats_are_read_as_floats_nested_too():

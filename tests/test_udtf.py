@@ -1612,3 +1612,18 @@ def test_a_typed_call_whose_argument_type_cannot_be_told_is_refused_when_built(s
     text = str(info.value)
     assert "cannot tell the Spark type of" in text and "hash(" in text
     assert "line 1, column" in text and "CAST it to its Spark type" in text
+
+
+@pytest.mark.parametrize("measure", ["struct(A.v, B.v)", "array(struct(A.v, B.v))"])
+def test_a_struct_with_two_fields_of_one_name_is_refused_when_built(spark, table, measure):
+    """Spark names ``struct(A.v, B.v)``'s fields v and v; PySpark's Arrow table functions
+    rename them, and the job failed in Java's Arrow reader. A clear error instead."""
+    body = f"PARTITION BY k ORDER BY o MEASURES {measure} AS m PATTERN (A B) DEFINE B AS true"
+    with pytest.raises(Exception) as info:  # noqa: PT011 - Spark wraps the UDTF's error
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_t), {_literal(body)})")
+    text = str(info.value)
+    assert "two fields named 'v'" in text and "named_struct(" in text
+    named = measure.replace("A.v, B.v", "A.v AS a, B.v AS b")
+    body = f"PARTITION BY k ORDER BY o MEASURES {named} AS m PATTERN (A B) DEFINE B AS true"
+    rows = spark.sql(f"SELECT m FROM match_recognize(TABLE(mr_udtf_t), {_literal(body)})")
+    assert rows.count() > 0
