@@ -417,6 +417,8 @@ def conversion_error(pattern: str, types: list[exp.DataType]) -> FormatError | N
         return None
     for item, at in items:
         if isinstance(item, Spec) and item.index is not None and 0 <= at < len(types):
+            if types[at].this == T.NULL:
+                continue  # a NULL literal: Java writes null for any conversion
             arg = java_value(None, types[at])
             if not _accepts(item.conversion, arg):
                 err = _error(str(_mismatch(item, arg)), item.start)

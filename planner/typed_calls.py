@@ -24,7 +24,9 @@ Typed = list[tuple[Any, exp.DataType]]
 
 def read_any_collation(name: str) -> exp.DataType:
     """A type from its ``simpleString``, its collation dropped (a formatter sees the
-    string's characters whatever the collation)."""
+    string's characters whatever the collation); ``void`` (a NULL literal's) as NULL."""
+    if name == "void":
+        return exp.DataType(this=exp.DataType.Type.NULL)
     return exp.DataType.build(re.sub(r"(?i)\s+collate\s+\w+", "", name), dialect="spark")
 
 

@@ -19,6 +19,7 @@ from matchrec.planner.java_format import (
     pattern_error,
 )
 from matchrec.planner.plan import plan_clause
+from matchrec.planner.typed_calls import read_any_collation
 from sqlglot import exp
 
 from matchrec.errors import SemanticError
@@ -265,6 +266,7 @@ TYPED_VALUES = [
     "X'41'",
     "array(1)",
     "INTERVAL '2' DAY",
+    "NULL",
 ]
 CONVERSIONS = ["%s", "%b", "%h", "%c", "%d", "%o", "%x", "%e", "%.2f", "%g", "%2$s %1$d"]
 
@@ -274,7 +276,7 @@ def test_conversions_refused_for_a_type_are_those_spark_refuses(spark, value):
     """``conversion_error`` (the check made when the query is built) refuses a
     conversion for a type exactly where Spark's format_string fails on a value of it."""
     kind = spark.sql(f"SELECT {value} AS v").schema["v"].dataType.simpleString()
-    t = exp.DataType.build(kind, dialect="spark")
+    t = read_any_collation(kind)
     differ = []
     for pattern in CONVERSIONS:
         try:
