@@ -434,6 +434,21 @@ def _format_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticEr
 _FORMAT_TARGETS = {**dict.fromkeys("efg", "DOUBLE"), **dict.fromkeys("dox", "BIGINT"), "c": "INT"}
 
 
+def _fractional_div(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """A FLOAT or DOUBLE operand of ``div``, which Spark refuses (DATATYPE_MISMATCH), ANSI
+    mode or not; the table function would compute it."""
+    for operand, type_name in zip(check.operands, types):
+        if type_name in ("float", "double"):
+            return SemanticError(
+                f"{check.operator} takes integers and DECIMALs, not {operand.text} "
+                f"({type_name.upper()}) in {check.clause} (Spark's DATATYPE_MISMATCH)",
+                sql=sql,
+                pos=operand.pos,
+                hint=f"write floor({operand.text} / ...) or CAST it to BIGINT or a DECIMAL",
+            )
+    return None
+
+
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
     if check.pattern is not None:
@@ -444,6 +459,10 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _string_aggregated(check, types, sql)
     if check.operator.startswith(BOOLEAN_ARGUMENT):
         return _not_boolean_aggregated(check, types, sql)
+    if check.operator == CHECKED[exp.IntDiv]:
+        fractional = _fractional_div(check, types, sql)
+        if fractional is not None:
+            return fractional
     if check.operator != "CAST":
         complex_error = _complex_mixed(check, types, sql)
         if complex_error is not None:

@@ -1627,3 +1627,15 @@ def test_a_struct_with_two_fields_of_one_name_is_refused_when_built(spark, table
     body = f"PARTITION BY k ORDER BY o MEASURES {named} AS m PATTERN (A B) DEFINE B AS true"
     rows = spark.sql(f"SELECT m FROM match_recognize(TABLE(mr_udtf_t), {_literal(body)})")
     assert rows.count() > 0
+
+
+@pytest.mark.parametrize("measure", ["LAST(B.p) div FIRST(A.p)", "CAST(A.v AS FLOAT) div 2"])
+def test_div_of_a_double_is_refused_as_spark_refuses_it(spark, table, measure):
+    """Spark's ``div`` takes integers and DECIMALs (a DOUBLE is DATATYPE_MISMATCH, ANSI
+    mode or not); the table function computed it."""
+    body = f"PARTITION BY k ORDER BY o MEASURES {measure} AS m PATTERN (A B) DEFINE B AS true"
+    with pytest.raises(Exception) as info:  # noqa: PT011 - Spark wraps the UDTF's error
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_t), {_literal(body)})")
+    assert "DIV takes integers and DECIMALs" in str(info.value)
+    with pytest.raises(Exception, match="DATATYPE_MISMATCH"):
+        spark.sql("SELECT 7.5D div 2").collect()
