@@ -61,7 +61,14 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     them to Python), FLOATs, also inside arrays, maps and structs, as
     :class:`~matchrec.sql_values.Float32` (so that they are written as Spark writes a
     FLOAT)."""
-    values = array.to_pylist(maps_as_pydicts="lossy")
+    try:
+        values = array.to_pylist(maps_as_pydicts="lossy")
+    except OverflowError:  # a DATE or TIMESTAMP past year 9999 (or before year 1)
+        raise MatchRuntimeError(
+            f"a {array.type} value outside years 1-9999 reached the evaluator of several "
+            "rows, which holds dates and times in Python's range",
+            hint="keep such rows out of the match, or compute the measure with matchrec.sql",
+        ) from None
     return _floats_marked(values, array.type) if _has_float32(array.type) else values
 
 

@@ -249,15 +249,16 @@ def last_day(v: Any) -> date:
     return d.replace(day=calendar.monthrange(d.year, d.month)[1])
 
 
-#: Spark's names of the units ``trunc`` and ``date_trunc`` take (case-insensitive)
-_TRUNC_UNITS = {
+#: Spark's names of the units ``trunc`` and ``date_trunc`` take (case-insensitive; any
+#: other spelling, sqlglot's abbreviations 'H' or 'Q' too, is NULL in Spark)
+TRUNC_UNITS = {
     **dict.fromkeys(("YEAR", "YYYY", "YY"), "YEAR"),
     "QUARTER": "QUARTER",
     **dict.fromkeys(("MONTH", "MM", "MON"), "MONTH"),
     "WEEK": "WEEK",
 }
-_DATE_TRUNC_UNITS = {
-    **_TRUNC_UNITS,
+DATE_TRUNC_UNITS = {
+    **TRUNC_UNITS,
     **dict.fromkeys(("DAY", "DD"), "DAY"),
     **{unit: unit for unit in ("HOUR", "MINUTE", "SECOND", "MILLISECOND", "MICROSECOND")},
 }
@@ -305,9 +306,21 @@ def _date_trunc(unit: str | None) -> Callable[[Any], datetime | None]:
         else:
             day = local.date() if unit == "DAY" else _truncated_day(local.date(), unit)
             return _in_zone(datetime.combine(day, datetime.min.time()), ts)
-        return _in_zone(local.replace(fold=ts.fold), ts)
+        return _offset_kept(local, ts)
 
     return date_trunc
+
+
+def _offset_kept(local: datetime, ts: datetime) -> datetime:
+    """Wall-clock time ``local`` in ``ts``'s zone as Java's ``ZonedDateTime.truncatedTo``
+    resolves it: with ``ts``'s offset where that is one of the time's (an overlap),
+    else the earlier one; a time in a gap moves later by the gap."""
+    for fold in (0, 1):
+        candidate = local.replace(tzinfo=ts.tzinfo, fold=fold)
+        back = candidate.astimezone(timezone.utc).astimezone(ts.tzinfo)
+        if back.replace(tzinfo=None) == local and candidate.utcoffset() == ts.utcoffset():
+            return back
+    return _in_zone(local.replace(fold=0), ts)
 
 
 def _zoned(v: Any) -> datetime:
@@ -344,10 +357,8 @@ DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "UNIX_MILLIS": _unix(1_000),
     "UNIX_SECONDS": _unix(1_000_000),
     "LAST_DAY": last_day,
-    **{f"TRUNC_{unit}": _trunc(unit) for unit in (*set(_TRUNC_UNITS.values()), None)},
-    **{
-        f"DATE_TRUNC_{unit}": _date_trunc(unit) for unit in (*set(_DATE_TRUNC_UNITS.values()), None)
-    },
+    **{f"TRUNC_{unit}": _trunc(unit) for unit in (*set(TRUNC_UNITS.values()), None)},
+    **{f"DATE_TRUNC_{unit}": _date_trunc(unit) for unit in (*set(DATE_TRUNC_UNITS.values()), None)},
 }
 
 DATETIME_NODES: dict[type, str] = {
@@ -370,6 +381,20 @@ DATETIME_NODES: dict[type, str] = {
 }
 
 
+#: the calls the dialect keeps as written when their literal unit is none of Spark's
+#: (``date_trunc('H', ts)``) -> the argument that is the unit
+_UNIT_AT = {"DATE_TRUNC": 0, "TRUNC": 1}
+
+
+def _unknown_unit(node: exp.Expression) -> str | None:
+    """``DATE_TRUNC`` or ``TRUNC`` for such a call of two arguments, else None."""
+    if not isinstance(node, exp.Anonymous) or len(node.expressions) != 2:
+        return None
+    name = str(node.this).upper()
+    unit = node.expressions[_UNIT_AT[name]] if name in _UNIT_AT else None
+    return name if isinstance(unit, exp.Literal) and unit.is_string else None
+
+
 def datetime_name(node: exp.Expression) -> str | None:
     """The entry of a call sqlglot reads with extra slots: ``extract(field FROM x)`` (its
     field is a name), ``timestampadd(unit, n, x)`` (one entry per unit)."""
@@ -379,9 +404,12 @@ def datetime_name(node: exp.Expression) -> str | None:
         unit = node.args.get("unit")
         if not isinstance(unit, (exp.Var, exp.Literal)):
             return None  # a unit read from a row: not computed here
-        units = _TRUNC_UNITS if isinstance(node, exp.DateTrunc) else _DATE_TRUNC_UNITS
+        units = TRUNC_UNITS if isinstance(node, exp.DateTrunc) else DATE_TRUNC_UNITS
         kind = "TRUNC" if isinstance(node, exp.DateTrunc) else "DATE_TRUNC"
         return f"{kind}_{units.get(str(unit.this).upper())}"
+    unknown = _unknown_unit(node)
+    if unknown is not None:  # a literal unit Spark does not know: NULL
+        return f"{unknown}_None"
     if isinstance(node, (exp.TimestampAdd, exp.TimestampDiff)):
         unit = node.args.get("unit")
         name = unit.name.upper() if isinstance(unit, exp.Expression) else str(unit).upper()
@@ -397,6 +425,9 @@ def datetime_args(node: exp.Expression) -> list[exp.Expression] | None:
         return [exp.Literal.string(node.this.name), node.expression]
     if isinstance(node, (exp.TimestampTrunc, exp.DateTrunc)):
         return [node.this]
+    unknown = _unknown_unit(node)
+    if unknown is not None:
+        return [node.expressions[1 if unknown == "DATE_TRUNC" else 0]]
     if isinstance(node, exp.TimestampAdd):
         return [node.this, node.expression]
     if isinstance(node, exp.TimestampDiff):  # timestampdiff(unit, start, end)

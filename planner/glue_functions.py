@@ -999,7 +999,7 @@ def extended_name(node: exp.Expression) -> str | None:
         return "COLLATE" if _compared(node) else None
     if isinstance(node, exp.Anonymous):
         name = str(node.this).upper()
-        return name if name in EXTENDED else None
+        return name if name in EXTENDED else datetime_name(node)
     name = EXTENDED_NODES.get(type(node))
     if name in REGEX_SLOTS and _other_slots(node, REGEX_SLOTS[name]):
         return None  # another dialect's arguments (occurrence, flags, ...): not Spark's

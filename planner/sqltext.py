@@ -18,7 +18,7 @@ points into the user's SQL:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 
@@ -32,6 +32,7 @@ from sqlglot.tokens import TokenType
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
 
+from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
 from .java_format import NotComputed, missing_argument, pattern_error
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
 
@@ -85,15 +86,18 @@ _AGGREGATE_NAMES = frozenset(
 
 
 def _literal_unit(
-    name: str, unit: int, build: Callable[..., exp.Expression]
+    name: str, unit: int, build: Callable[..., exp.Expression], units: Iterable[str]
 ) -> Callable[..., exp.Expression]:
     """``build`` (a :func:`_written_back` builder) of a function whose argument ``unit``
-    sqlglot takes for a keyword: a call whose unit is not a string literal stays a plain
-    call, as written."""
+    sqlglot takes for a keyword: a call whose unit is not a string literal of one of
+    Spark's ``units`` stays a plain call, as written (sqlglot reads 'H' as HOUR and 'Q'
+    as QUARTER, which Spark's date_trunc and trunc do not: NULL)."""
+    known = frozenset(units)
 
     def make(args: list[exp.Expression], dialect=None) -> exp.Expression:
         given = args[unit] if len(args) > unit else None
-        if given is not None and not (isinstance(given, exp.Literal) and given.is_string):
+        literal = isinstance(given, exp.Literal) and given.is_string
+        if given is not None and not (literal and given.this.upper() in known):
             return exp.Anonymous(this=name, expressions=args)
         return build(args, dialect=dialect)
 
@@ -155,8 +159,11 @@ class MatchRecognizeDialect(Spark):
         }
         # date_trunc(unit, ts) and trunc(d, unit): sqlglot reads a unit that is not a
         # literal as a keyword (date_trunc(grain, ts) became DATE_TRUNC('GRAIN', ts))
-        for _name, _unit in (("DATE_TRUNC", 0), ("TRUNC", 1)):
-            FUNCTIONS[_name] = _literal_unit(_name, _unit, FUNCTIONS[_name])
+        for _name, _unit, _units in (
+            ("DATE_TRUNC", 0, DATE_TRUNC_UNITS),
+            ("TRUNC", 1, TRUNC_UNITS),
+        ):
+            FUNCTIONS[_name] = _literal_unit(_name, _unit, FUNCTIONS[_name], _units)
         FUNCTION_PARSERS = {
             **Spark.Parser.FUNCTION_PARSERS,
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),

@@ -596,6 +596,10 @@ TRUNCATION_CALLS = [
     "last_day(greatest(N.d, S.d))",
     "last_day(greatest(N.ts, S.ts))",
     "last_day(date_add(N.d, S.n))",
+    # units sqlglot abbreviates but Spark does not know: NULL
+    "date_trunc('H', greatest(N.ts, S.ts))",
+    "date_trunc('m', greatest(N.ts, S.ts))",
+    "trunc(greatest(N.d, S.d), 'Q')",
     # NaN is in an array that holds NaN (Spark's ordering equates them)
     "array_contains(array(N.v, 1.5D), S.v)",
 ]
@@ -3184,3 +3188,26 @@ def test_arrays_and_structs_of_two_rows_order_as_sparks(spark, condition):
 def test_a_lambda_whose_body_is_its_parameter(spark, condition):
     """``e -> e``: sqlglot reads the body as a bare name, which is the parameter."""
     _two_row_condition_in_every_door(spark, NESTED_ORDER_ROWS, "fn_nested", condition)
+
+
+@pytest.mark.parametrize("unit", ["HOUR", "MINUTE", "DAY"])
+def test_date_trunc_keeps_the_offset_where_the_truncated_time_repeats(spark, new_york, unit):
+    """New York's clocks went back 3 min 58 s at noon of 1883-11-18 (and an hour on
+    2024-11-03): 12:03:58 truncated to the hour is the second 12:00, as Java's
+    ``ZonedDateTime.truncatedTo`` keeps the offset."""
+    stamps = [
+        "1883-11-18 16:59:00",
+        "1883-11-18 17:03:58",
+        "1883-11-18 17:10:00",
+        "2024-11-03 05:30:00",
+        "2024-11-03 06:30:00",
+    ]
+    rows = ", ".join(f"({k}, {i}, TIMESTAMP'{t}Z')" for k, t in enumerate(stamps) for i in (1, 2))
+    query = f"""SELECT part FROM (
+      SELECT part, id, ts, date_trunc('{unit}', ts) AS want FROM VALUES {rows} AS v(part, id, ts)
+    ) MATCH_RECOGNIZE (
+      PARTITION BY part ORDER BY id MEASURES count(*) AS k PATTERN (^S N)
+      DEFINE N AS date_trunc('{unit}', greatest(S.ts, N.ts)) <=> want
+    )"""
+    got = {r.part for r in matchrec.sql(spark, query).collect()}
+    assert got == set(range(len(stamps)))
