@@ -693,7 +693,8 @@ def _checked_args(expr: Checked, args: list[Value]) -> Value:
     """Checked ``expr`` applied to its evaluated arguments."""
     out = OPERATORS[expr.inner.op](args)
     if expr.width.single:  # a FLOAT result: Spark computes it in single precision
-        return out[0].astype(np.float32).astype(np.float64), out[1]
+        with np.errstate(over="ignore"):  # past FLOAT's range: infinite, as Java's cast
+            return out[0].astype(np.float32).astype(np.float64), out[1]
     bits = expr.width.bits
     if bits is None:
         return out
