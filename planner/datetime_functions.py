@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import calendar
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from decimal import Decimal
 from typing import Any
 
@@ -158,9 +158,13 @@ def make_date_ansi(year: Any, month: Any, day: Any) -> date:
 def _in_zone(local: datetime, like: datetime) -> datetime:
     """A wall-clock time in ``like``'s zone, resolved as Java resolves it (a time in a
     spring-forward gap moves later by the gap)."""
-    if like.tzinfo is None:
-        return local
-    return local.replace(tzinfo=like.tzinfo).astimezone(timezone.utc).astimezone(like.tzinfo)
+    return local if like.tzinfo is None else _resolved(local, like.tzinfo)
+
+
+def _resolved(local: datetime, zone: tzinfo) -> datetime:
+    """Wall-clock time ``local`` (its ``fold`` choosing in an overlap) in ``zone``, a
+    time in a gap moved later by the gap."""
+    return local.replace(tzinfo=zone).astimezone(timezone.utc).astimezone(zone)
 
 
 def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
@@ -316,9 +320,8 @@ def _offset_kept(local: datetime, ts: datetime) -> datetime:
     resolves it: with ``ts``'s offset where that is one of the time's (an overlap),
     else the earlier one; a time in a gap moves later by the gap."""
     for fold in (0, 1):
-        candidate = local.replace(tzinfo=ts.tzinfo, fold=fold)
-        back = candidate.astimezone(timezone.utc).astimezone(ts.tzinfo)
-        if back.replace(tzinfo=None) == local and candidate.utcoffset() == ts.utcoffset():
+        back = _resolved(local.replace(fold=fold), ts.tzinfo)
+        if back.replace(tzinfo=None) == local and back.utcoffset() == ts.utcoffset():
             return back
     return _in_zone(local.replace(fold=0), ts)
 
@@ -330,9 +333,7 @@ def _zoned(v: Any) -> datetime:
         v = datetime.combine(v, datetime.min.time())
     ts = _timestamp(v)
     zone = session_zone() or timezone.utc
-    if ts.tzinfo is None:  # resolved as _in_zone resolves a wall-clock time
-        return ts.replace(tzinfo=zone).astimezone(timezone.utc).astimezone(zone)
-    return ts.astimezone(zone)
+    return _resolved(ts, zone) if ts.tzinfo is None else ts.astimezone(zone)
 
 
 DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {

@@ -28,6 +28,7 @@ from typing import Any
 
 from matchrec.zones import java_zone
 
+from .hash_functions import timestamp_micros
 from .timestamp_text import TimestampNotComputed, TimestampTextError, timestamp_of_text
 
 #: letter -> the counts Spark accepts when formatting (parsing: :data:`PARSE_LETTERS`)
@@ -202,8 +203,7 @@ def epoch_micros(v: object, zone: str) -> int:
     """Microseconds since 1970-01-01 UTC of a TIMESTAMP, of a DATE's midnight in the
     session zone, of a TIMESTAMP_NTZ read as UTC (as Spark's ``unix_timestamp``)."""
     if isinstance(v, datetime):
-        aware = v if v.tzinfo else v.replace(tzinfo=timezone.utc)
-        return (aware - _EPOCH) // _MICRO
+        return timestamp_micros(v)
     if isinstance(v, date):
         return (in_zone(datetime(v.year, v.month, v.day), zone) - _EPOCH) // _MICRO
     raise TypeError(f"{v!r} is not a TIMESTAMP or DATE (CAST it inside the navigation)")

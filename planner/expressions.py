@@ -1386,6 +1386,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         if call.pattern:
             check_format_pattern(args, where, low.sql)
         kinds = []
+        call_text = user_text(node, low.sql, base, limit=60)
         for arg in args:
             kind = IntegerWidth(
                 probe(arg),
@@ -1393,7 +1394,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 low.sql,
                 node_pos(arg, base, low.sql),
                 low.ansi,
-                required=user_text(node, low.sql, base, limit=60),
+                required=call_text,
             )
             low.integer_widths.append(kind)
             kinds.append(kind)

@@ -66,6 +66,7 @@ from .function_types import (
     is_year_month,
     struct_fields,
 )
+from .hash_functions import timestamp_micros
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
@@ -915,7 +916,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
 
         def to_int(v: Value) -> int:
             if isinstance(v, datetime):
-                v = _epoch_micros(v) // 1_000_000  # whole seconds, rounded down as Spark
+                v = timestamp_micros(v) // 1_000_000  # whole seconds, rounded down as Spark
             elif isinstance(v, str):
                 v = _read(integer_text(v), v)
             if isinstance(v, float) and not math.isfinite(v):
@@ -1049,17 +1050,10 @@ _MICROS = timedelta(microseconds=1)
 _MAX_MICROS = 2**63 - 1
 
 
-def _epoch_micros(v: datetime) -> int:
-    """Microseconds since 1970-01-01 UTC of a TIMESTAMP (aware in the session zone; a
-    naive one, with no zone known, reads as UTC)."""
-    aware = v if v.tzinfo is not None else v.replace(tzinfo=timezone.utc)
-    return (aware - _UTC_EPOCH) // _MICROS
-
-
 def _to_double(v: Value) -> float:
     """CAST to DOUBLE: a TIMESTAMP is its seconds since the epoch, with their fraction."""
     if isinstance(v, datetime):
-        return _epoch_micros(v) / 1_000_000
+        return timestamp_micros(v) / 1_000_000
     return _read(double_text(v), v) if isinstance(v, str) else float(v)
 
 
