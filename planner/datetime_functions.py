@@ -21,7 +21,12 @@ from sqlglot import exp
 
 from matchrec.zones import session_zone
 
-from .timestamp_text import TimestampNotComputed, timestamp_of_text
+from .timestamp_text import (
+    TimestampNotComputed,
+    TimestampTextError,
+    date_of_text,
+    timestamp_of_text,
+)
 
 _MICRO = timedelta(microseconds=1)
 _MICROS_PER = {
@@ -253,6 +258,47 @@ def last_day(v: Any) -> date:
     return d.replace(day=calendar.monthrange(d.year, d.month)[1])
 
 
+#: the days of the week ``next_day`` reads (any case) -> Python's weekday
+_WEEKDAYS = {
+    spelling: i
+    for i, name in enumerate(
+        ("MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY")
+    )
+    for spelling in (name[:2], name[:3], name)
+}
+
+
+def next_day(ansi: bool) -> Callable[[Any, Any], date | None]:
+    """``next_day(start, day_of_week)``: the first date after ``start`` that falls on that
+    day ('MO', 'MON' or 'MONDAY', any case); a day Spark does not read is its
+    ILLEGAL_DAY_OF_WEEK under ANSI mode, else NULL. A string ``start`` is cast to DATE."""
+
+    def next_day(start: Any, day_of_week: Any) -> date | None:
+        if isinstance(start, str):
+            try:
+                start = date_of_text(start)
+            except TimestampTextError:
+                if ansi:
+                    raise ValueError(
+                        f"{start!r} cannot be cast to DATE (Spark's CAST_INVALID_INPUT)"
+                    ) from None
+                return None
+            except TimestampNotComputed as err:
+                raise TypeError(str(err)) from None
+        weekday = _WEEKDAYS.get(str(day_of_week).upper()) if isinstance(day_of_week, str) else None
+        if weekday is None:
+            if ansi:
+                raise ValueError(
+                    f"illegal input for day of week: {day_of_week!r} (Spark's "
+                    "ILLEGAL_DAY_OF_WEEK; NULL without ANSI mode)"
+                )
+            return None
+        d = _day(start)
+        return d + timedelta(days=(weekday - d.weekday() - 1) % 7 + 1)
+
+    return next_day
+
+
 #: Spark's names of the units ``trunc`` and ``date_trunc`` take (case-insensitive; any
 #: other spelling, sqlglot's abbreviations 'H' or 'Q' too, is NULL in Spark)
 TRUNC_UNITS = {
@@ -379,6 +425,7 @@ DATETIME_NODES: dict[type, str] = {
     exp.UnixMillis: "UNIX_MILLIS",
     exp.UnixSeconds: "UNIX_SECONDS",
     exp.LastDay: "LAST_DAY",
+    exp.NextDay: "NEXT_DAY",
 }
 
 

@@ -517,6 +517,31 @@ def _unix_timestamp(elements: list[Element], ansi: bool) -> Callable[..., Any]:
     return unix_timestamp
 
 
+def _to_timestamp_ntz(elements: list[Element], ansi: bool) -> Callable[..., Any]:
+    """``to_timestamp_ntz(v, fmt)``: the wall-clock time a string reads as (no zone). Of a
+    TIMESTAMP Spark keeps the microseconds, so the time is its wall clock in UTC (a DATE
+    is first its midnight in the session zone)."""
+
+    def to_timestamp_ntz(v: object, zone: str) -> datetime | None:
+        if isinstance(v, datetime) and v.tzinfo is None:
+            return v
+        if not isinstance(v, str):
+            return (_EPOCH + epoch_micros(v, zone) * _MICRO).replace(tzinfo=None)
+        try:
+            return parse_local(elements, v)
+        except ParseFailed as err:
+            _parse_failed(err, ansi, "try_to_timestamp")
+            return None
+
+    return to_timestamp_ntz
+
+
+def _never_failing(build: Builder) -> Builder:
+    """The ``try_`` form of a parsing function: NULL for text that does not parse, in any
+    mode."""
+    return lambda elements, ansi: build(elements, False)
+
+
 @dataclass(frozen=True)
 class Patterned:
     """A datetime function of a value and a pattern literal: ``build(elements, ansi)``
@@ -534,4 +559,8 @@ PATTERNED: dict[str, Patterned] = {
     "__MR_TO_TIMESTAMP": Patterned(_to_timestamp, parsing=True, default=None),
     "__MR_TO_DATE": Patterned(_to_date, parsing=True, default=None),
     "__MR_UNIX_TIMESTAMP": Patterned(_unix_timestamp, parsing=True),
+    "__MR_TO_TIMESTAMP_LTZ": Patterned(_to_timestamp, parsing=True, default=None),
+    "__MR_TO_TIMESTAMP_NTZ": Patterned(_to_timestamp_ntz, parsing=True, default=None),
+    "__MR_TRY_TO_TIMESTAMP": Patterned(_never_failing(_to_timestamp), parsing=True, default=None),
+    "__MR_TRY_TO_DATE": Patterned(_never_failing(_to_date), parsing=True, default=None),
 }

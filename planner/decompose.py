@@ -235,6 +235,27 @@ def _patterned(name: str, need_format: bool) -> Rule:
     return rule
 
 
+#: Spark's parsing functions sqlglot keeps as written -> their internal calls
+_PATTERNED_BY_NAME = {
+    "TO_TIMESTAMP_LTZ": "__MR_TO_TIMESTAMP_LTZ",
+    "TO_TIMESTAMP_NTZ": "__MR_TO_TIMESTAMP_NTZ",
+    "TRY_TO_TIMESTAMP": "__MR_TRY_TO_TIMESTAMP",
+    "TRY_TO_DATE": "__MR_TRY_TO_DATE",
+}
+
+
+def _by_name(node: exp.Anonymous) -> exp.Expression | None:
+    """``try_to_timestamp(s, fmt)``, ``to_timestamp_ntz(s, fmt)``...: as ``to_timestamp``
+    (a call without a pattern is a CAST, not one of these)."""
+    name = _PATTERNED_BY_NAME.get(str(node.this).upper())
+    if name is None or len(node.expressions) != 2:
+        return None
+    value, fmt = node.expressions
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        return None
+    return _internal(name, value.copy(), _zone(), fmt.copy())
+
+
 def _base64(node: exp.Expression) -> exp.Expression | None:
     """``base64(x)``: the glue encodes, told by Spark's base64 of a 58-byte probe (a
     constant part) whether the session chunks lines (``spark.sql.chunkBase64String``)."""
@@ -318,6 +339,7 @@ RULES: dict[type, Rule] = {
     exp.StrToTime: _patterned("__MR_TO_TIMESTAMP", need_format=True),
     exp.TsOrDsToDate: _patterned("__MR_TO_DATE", need_format=True),
     exp.ToBase64: _base64,
+    exp.Anonymous: _by_name,
 }
 
 

@@ -88,9 +88,10 @@ for _type, _keys in {
     # the combinations of calls planner.decompose splits (typed as the calls they stand for)
     "bigint ": "__MR_MONTHS_UNTIL",
     "double ": "__MR_MONTHS_BETWEEN",
-    "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD __MR_TO_DATE",
+    "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD __MR_TO_DATE __MR_TRY_TO_DATE",
     "string ": "__MR_DATE_FORMAT __MR_FROM_UNIXTIME __MR_BASE64",
-    "timestamp ": "__MR_TO_TIMESTAMP",
+    "timestamp ": "__MR_TO_TIMESTAMP __MR_TRY_TO_TIMESTAMP __MR_TO_TIMESTAMP_LTZ",
+    "timestamp_ntz ": "__MR_TO_TIMESTAMP_NTZ",
     "bigint  ": "__MR_UNIX_TIMESTAMP",
     "binary": "TRY_TO_BINARY Encode Unhex UNBASE64 ToBinary HMAC AES_ENCRYPT AES_DECRYPT "
     "TRY_AES_DECRYPT",
@@ -184,8 +185,8 @@ def internal_probe(node: exp.Anonymous, probes: list[str]) -> str:
     by Spark (its type follows the session's ``spark.sql.timestampType``), the others are
     fixed."""
     name = node.name.upper()
-    if name == "__MR_TO_TIMESTAMP" and len(probes) == 3:
-        return f"to_timestamp({probes[0]}, {probes[2]})"
+    if name in ("__MR_TO_TIMESTAMP", "__MR_TRY_TO_TIMESTAMP") and len(probes) == 3:
+        return f"{name[5:].lower()}({probes[0]}, {probes[2]})"
     return f"CAST(NULL AS {_FIXED[name].upper()})"
 
 

@@ -47,6 +47,7 @@ from .datetime_functions import (
     make_date,
     make_date_ansi,
     months_until,
+    next_day,
 )
 from .datetime_steps import temporal_sequence
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
@@ -70,6 +71,7 @@ from .text_functions import (
     url_decode,
     url_encode,
 )
+from .zone_functions import ZONE_FUNCTIONS, ZONE_NODES, zone_args
 
 __all__ = ["double_text", "to_text"]
 
@@ -973,6 +975,11 @@ EXTENDED_NODES.update(DIGEST_NODES)
 EXTENDED.update({name: GlueFunction(fn) for name, fn in DATETIME_FUNCTIONS.items()})
 EXTENDED_NODES.update(DATETIME_NODES)
 EXTENDED["MAKE_DATE"] = GlueFunction(make_date, ansi_fn=make_date_ansi)
+EXTENDED["NEXT_DAY"] = GlueFunction(next_day(False), ansi_fn=next_day(True))
+EXTENDED.update(
+    {name: GlueFunction(fn, ansi_fn=ansi_fn) for name, (fn, ansi_fn) in ZONE_FUNCTIONS.items()}
+)
+EXTENDED_NODES.update(ZONE_NODES)
 
 
 def extended_name(node: exp.Expression) -> str | None:
@@ -1049,6 +1056,8 @@ def node_args(node: exp.Expression) -> list[exp.Expression]:
     if isinstance(node, (exp.ArraySort, exp.Collate)):
         return [node.this]
     special = datetime_args(node)
+    if special is None:
+        special = zone_args(node)
     if special is not None:
         return special
     if isinstance(node, exp.Anonymous):

@@ -73,7 +73,7 @@ from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import call_args, check_format_pattern, compile_glue, glue_function_call
 from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
-from .timestamp_text import TimestampNotComputed, ntz_of_text, timestamp_of_text
+from .timestamp_text import TimestampNotComputed, date_of_text, ntz_of_text, timestamp_of_text
 from .type_checks import mismatch
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
 from .within_group import within_group_name
@@ -964,7 +964,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 return v.date()  # a TIMESTAMP arrives in the session time zone
             if isinstance(v, date):
                 return v
-            return _spark_date(str(v))
+            return date_of_text(str(v))
 
         return to_date
     if kind in _TIMESTAMPS:
@@ -1124,20 +1124,6 @@ def interval_text(v: timedelta, start: str, end: str) -> str:
     sign = "-" if micros < 0 else ""
     fields = start if start == end else f"{start} TO {end}"
     return f"INTERVAL '{sign}{body}' {fields}"
-
-
-#: the forms Spark's CAST reads a DATE from: [+-]yyyy[-[m]m[-[d]d[ or T anything]]]
-_DATE_TEXT = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
-
-
-def _spark_date(text: str) -> date:
-    """``text`` as Spark's CAST to DATE reads it (ValueError where Spark's gives NULL or
-    raises CAST_INVALID_INPUT)."""
-    found = _DATE_TEXT.fullmatch(text.strip())
-    if found is None:
-        raise ValueError(f"{text!r} is not a date")
-    year, month, day = found.groups()
-    return date(int(year), int(month or 1), int(day or 1))
 
 
 def _truncated(v: timedelta, unit: timedelta) -> timedelta:

@@ -20,7 +20,7 @@ current date, and a year outside 1-9999 has no Python datetime: both are
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone, tzinfo
+from datetime import date, datetime, timezone, tzinfo
 
 from matchrec.zones import java_zone
 
@@ -105,3 +105,22 @@ def ntz_of_text(text: str) -> datetime:
     if written is not None:
         _zone(written)
     return wall
+
+
+#: the forms Spark's CAST reads a DATE from: [+-]yyyy[-[m]m[-[d]d[ or T anything]]]
+_DATE_TEXT = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
+
+
+def date_of_text(text: str) -> date:
+    """``CAST(text AS DATE)`` (:class:`TimestampTextError` where Spark's gives NULL or
+    raises CAST_INVALID_INPUT)."""
+    found = _DATE_TEXT.fullmatch(text.strip())
+    if found is None:
+        raise TimestampTextError(f"{text!r} is not a date")
+    year, month, day = found.groups()
+    if not 1 <= int(year) <= 9999:
+        raise TimestampNotComputed(f"{text!r} is beyond the years Python holds")
+    try:
+        return date(int(year), int(month or 1), int(day or 1))
+    except ValueError:
+        raise TimestampTextError(f"{text!r} is not a date") from None

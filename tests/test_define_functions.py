@@ -430,6 +430,14 @@ DATETIME_PATTERN_CALLS = [
     "to_timestamp(concat('''x', abs(N.n) + 1990, ' Mar'), '''''''x''yyyy MMM')",
     "to_date(concat(abs(N.n) + 1, '/', abs(S.n) + 1, '/24 1'), 'M/d/yy H')",
     "to_date(greatest(N.ts, S.ts), 'yyyy')",
+    # the try_ forms (NULL where the text does not parse, ANSI mode or not), _ntz and _ltz
+    "try_to_timestamp(concat('2024-11-03 0', abs(N.n), ':', S.n + 10), 'yyyy-MM-dd HH:mm')",
+    "try_to_date(concat(abs(N.n) + 1, '/', S.n, '/24'), 'M/d/yy')",
+    "try_to_date(greatest(N.d, S.d), 'yyyy')",
+    "to_timestamp_ntz(concat('2024-03-10 0', abs(N.n), ':', abs(S.n) + 10), 'yyyy-MM-dd HH:mm')",
+    "to_timestamp_ntz(greatest(N.ts, S.ts), 'yyyy')",
+    "to_timestamp_ntz(least(N.d, S.d), 'yyyy')",
+    "to_timestamp_ltz(concat('2024-03-10 0', abs(N.n), ':', abs(S.n) + 10), 'yyyy-MM-dd HH:mm')",
     # a string Spark casts to TIMESTAMP first
     "date_format(from_unixtime(N.n * 100000 + S.n * 3607), 'yyyy-MM-dd HH:mm')",
     "date_format(concat('2024-03-10 0', abs(N.n), ':', abs(S.n) + 10), 'HH:mm a')",

@@ -650,9 +650,9 @@ INPUT = StructType(
         ("no_such_fn(LAST(B.i), FIRST(A.i))", "no_such_fn", "cannot evaluate no_such_fn()"),
         # a call sqlglot reads as no function node ("cannot evaluate this expression")
         (
-            "from_utc_timestamp(FIRST(A.ts), LAST(B.s))",
-            "from_utc",
-            "cannot evaluate from_utc_timestamp()",
+            "get_json_object(FIRST(A.s), LAST(B.s))",
+            "get_json",
+            "cannot evaluate get_json_object()",
         ),
         (
             "sequence(FIRST(A.dt), LAST(B.dt), INTERVAL 1 MONTH)",

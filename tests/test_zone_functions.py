@@ -1,0 +1,366 @@
+"""Time-zone conversions, timestamp constructors and next_day over values of several rows.
+
+``from_utc_timestamp``, ``to_utc_timestamp``, ``convert_timezone``, the ``make_timestamp``
+family and ``next_day`` of values read at several rows are computed by DEFINE's glue and
+by the table function's MEASURES (``planner.zone_functions``). Each is compared with
+Spark's own function on generated values in two session zones (one with daylight saving),
+and then through the doors.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from datetime import date, datetime, timedelta, timezone
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import pytest
+from matchrec.planner.glue_functions import EXTENDED
+from matchrec.runtime.session import session_settings
+
+import matchrec
+from matchrec.errors import MatchRuntimeError
+from matchrec.zones import use_zone
+
+SESSION_ZONES = ["UTC", "America/New_York"]
+ZONES = [
+    "UTC",
+    "America/New_York",
+    "PST",
+    "Europe/Brussels",
+    "+05:30",
+    "GMT-8",
+    "Asia/Kolkata",
+    "Australia/Lord_Howe",
+    "-3:00",
+]
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def _instants(rng: random.Random, n: int) -> list[datetime]:
+    """Instants near the 2024 clock changes of New York, Brussels and Lord Howe."""
+    changes = ["2024-03-10 07:00", "2024-11-03 06:00", "2024-03-31 01:00", "2024-04-06 15:00"]
+    bases = [datetime.fromisoformat(c).replace(tzinfo=timezone.utc) for c in changes]
+    return [
+        rng.choice(bases)
+        + timedelta(minutes=rng.randrange(-240, 240), microseconds=rng.choice((0, 1, 500_000)))
+        for _ in range(n)
+    ]
+
+
+def _micros(v: datetime | str | None) -> int | str | None:
+    if not isinstance(v, datetime):
+        return v
+    return (v - _EPOCH) // timedelta(microseconds=1)
+
+
+def _wall_text(v: datetime | str | None) -> str | None:
+    """A TIMESTAMP_NTZ as Spark's CAST to STRING writes it."""
+    if not isinstance(v, datetime):
+        return v
+    text = f"{v.year:04d}-{v:%m-%d %H:%M:%S}"
+    return text + f".{v.microsecond:06d}".rstrip("0") if v.microsecond else text
+
+
+#: what the glue gives where Spark's answer is in year 0 or 10000 (a run-time error)
+BEYOND = "beyond Python's years"
+
+
+def _glue(name: str, ansi: bool = False):
+    entry = EXTENDED[name]
+    fn = entry.ansi_fn if ansi and entry.ansi_fn else entry.fn
+
+    def call(*args):
+        if any(a is None for a in args):
+            return None
+        try:
+            return fn(*args)
+        except TypeError as err:
+            assert "outside the years 1-9999" in str(err)
+            return BEYOND
+
+    return call
+
+
+def _same(got: list[tuple], spark_rows: list) -> None:
+    """``got`` equals Spark's rows, but where the glue cannot hold Spark's answer."""
+    want = [tuple(r) for r in spark_rows]
+    assert len(got) == len(want)
+    for ours, theirs in zip(got, want):
+        for a, b in zip(ours, theirs):
+            if a == BEYOND:
+                assert b is not None and str(b)[:4] in ("-621", "2534", "0000", "1000")
+            else:
+                assert a == b, (ours, theirs)
+
+
+@pytest.fixture(params=SESSION_ZONES)
+def session_zone(request, spark):
+    with session_settings(spark, {"spark.sql.session.timeZone": request.param}):
+        use_zone(request.param)
+        try:
+            yield ZoneInfo(request.param)
+        finally:
+            use_zone(None)
+
+
+def test_zone_shifts_are_sparks(spark, session_zone):
+    rng = random.Random(7)
+    rows = [(ts, rng.choice(ZONES)) for ts in _instants(rng, 300)] + [(None, "UTC")]
+    got_spark = (
+        spark.createDataFrame(rows, "ts TIMESTAMP, z STRING")
+        .selectExpr(
+            "unix_micros(from_utc_timestamp(ts, z)) AS f",
+            "unix_micros(to_utc_timestamp(ts, z)) AS t",
+            "unix_micros(from_utc_timestamp(CAST(ts AS DATE), z)) AS fd",
+            "unix_micros(to_utc_timestamp(CAST(ts AS TIMESTAMP_NTZ), z)) AS tn",
+        )
+        .collect()
+    )
+    from_utc, to_utc = _glue("FROM_UTC_TIMESTAMP"), _glue("TO_UTC_TIMESTAMP")
+    got = []
+    for ts, z in rows:
+        local = None if ts is None else ts.astimezone(session_zone)
+        day = None if local is None else local.date()
+        wall = None if local is None else local.replace(tzinfo=None)
+        got.append(
+            (
+                _micros(from_utc(local, z)),
+                _micros(to_utc(local, z)),
+                _micros(from_utc(day, z)),
+                _micros(to_utc(wall, z)),
+            )
+        )
+    _same(got, got_spark)
+
+
+def test_convert_timezone_is_sparks(spark, session_zone):
+    rng = random.Random(11)
+    rows = [
+        (ts.astimezone(session_zone).replace(tzinfo=None), rng.choice(ZONES), rng.choice(ZONES))
+        for ts in _instants(rng, 300)
+    ]
+    got_spark = (
+        spark.createDataFrame(rows, "w TIMESTAMP_NTZ, s STRING, t STRING")
+        .selectExpr(
+            "CAST(convert_timezone(s, t, w) AS STRING) AS three",
+            "CAST(convert_timezone(t, w) AS STRING) AS two",
+        )
+        .collect()
+    )
+    convert = _glue("CONVERT_TIMEZONE")
+    got = [(_wall_text(convert(s, t, w)), _wall_text(convert(t, w))) for w, s, t in rows]
+    _same(got, got_spark)
+
+
+def _fields(rng: random.Random) -> tuple:
+    """make_timestamp's fields: mostly valid, some out of range (NULL without ANSI)."""
+    seconds = rng.choice(
+        [
+            Decimal("0"),
+            Decimal("59.999999"),
+            Decimal("60"),
+            Decimal("60.5"),
+            Decimal("-0.5"),
+            Decimal("61"),
+            Decimal(rng.randrange(0, 60_000_000)) / 1_000_000,
+        ]
+    )
+    return (
+        rng.choice([1, 1969, 2024, 2024, 2023, 9999]),
+        rng.choice([0, 1, 2, 3, 11, 12, 13]),
+        rng.choice([0, 1, 28, 29, 30, 31, 32]),
+        rng.choice([-1, 0, 1, 2, 3, 23, 24]),
+        rng.choice([0, 30, 59, 60]),
+        seconds,
+        rng.choice(ZONES),
+    )
+
+
+def test_make_timestamp_without_ansi_is_sparks(spark, session_zone, ansi_off):
+    rng = random.Random(3)
+    rows = [_fields(rng) for _ in range(400)]
+    rows += [
+        (2024, 3, 10, 2, 30, Decimal(0), "America/New_York"),
+        (2024, 11, 3, 1, 30, Decimal("0.5"), "America/New_York"),
+        (9999, 12, 31, 23, 59, Decimal("59.999999"), "UTC"),
+    ]
+    got_spark = (
+        spark.createDataFrame(
+            rows, "y INT, mo INT, d INT, h INT, mi INT, s DECIMAL(16, 6), z STRING"
+        )
+        .selectExpr(
+            "unix_micros(make_timestamp(y, mo, d, h, mi, s)) AS a",
+            "unix_micros(make_timestamp(y, mo, d, h, mi, s, z)) AS b",
+            "CAST(make_timestamp_ntz(y, mo, d, h, mi, s) AS STRING) AS c",
+            "unix_micros(try_make_timestamp_ltz(y, mo, d, h, mi, s, z)) AS e",
+        )
+        .collect()
+    )
+    make, ntz, try_ltz = (
+        _glue("MAKE_TIMESTAMP"),
+        _glue("MAKE_TIMESTAMP_NTZ"),
+        _glue("TRY_MAKE_TIMESTAMP_LTZ"),
+    )
+    got = [
+        (
+            _micros(make(*f[:6])),
+            _micros(make(*f)),
+            _wall_text(ntz(*f[:6])),
+            _micros(try_ltz(*f)),
+        )
+        for f in rows
+    ]
+    _same(got, got_spark)
+
+
+def test_make_timestamp_reads_a_double_or_integer_as_sparks_decimal(spark, session_zone):
+    rows = [(45.887,), (59.9999995,), (1.1234565,), (0.1,), (60.0,)]
+    got_spark = (
+        spark.createDataFrame(rows, "s DOUBLE")
+        .selectExpr(
+            "unix_micros(make_timestamp(2014, 12, 28, 6, 30, s)) AS a",
+            "unix_micros(make_timestamp(2014, 12, 28, 6, 30, CAST(s AS INT))) AS b",
+        )
+        .collect()
+    )
+    make = _glue("MAKE_TIMESTAMP", ansi=True)
+    got = [
+        (_micros(make(2014, 12, 28, 6, 30, s)), _micros(make(2014, 12, 28, 6, 30, int(s))))
+        for (s,) in rows
+    ]
+    _same(got, got_spark)
+
+
+DAYS = ["MO", "tu", "Wed", "THURSDAY", "fri", "SA", "sunday", "xx", "M", "Mond"]
+
+
+@pytest.mark.parametrize("ansi", [False, True])
+def test_next_day_is_sparks(spark, ansi):
+    rng = random.Random(5)
+    start = date(2024, 1, 1)
+    rows = [
+        (start + timedelta(days=rng.randrange(-800, 800)), rng.choice(DAYS)) for _ in range(200)
+    ]
+    if ansi:
+        rows = [(d, w) for d, w in rows if w.upper() not in ("XX", "M", "MOND")]
+    with session_settings(spark, {"spark.sql.ansi.enabled": str(ansi).lower()}):
+        got_spark = (
+            spark.createDataFrame(rows, "d DATE, w STRING")
+            .selectExpr("next_day(d, w)", "next_day(CAST(d AS STRING), w)")
+            .collect()
+        )
+    next_day = _glue("NEXT_DAY", ansi)
+    assert [(next_day(d, w), next_day(d.isoformat(), w)) for d, w in rows] == [
+        tuple(r) for r in got_spark
+    ]
+
+
+PAIRS = """SELECT * FROM VALUES
+  (1, 1, TIMESTAMP'2024-03-10 01:10:00', DATE'2024-03-09', 'PST', 2024, 3, 6, 45.887BD),
+  (1, 2, TIMESTAMP'2024-03-10 06:30:00', DATE'2024-11-02', 'Europe/Brussels', 2023, 11, 1, 60BD),
+  (1, 3, TIMESTAMP'2024-11-03 05:40:00', DATE'2024-02-29', 'Asia/Kolkata', 2024, 2, 23, 0BD),
+  (2, 1, TIMESTAMP'2024-11-03 01:30:00', DATE'2024-12-31', '+05:30', 2024, 12, 3, 59.5BD),
+  (2, 2, TIMESTAMP'2024-03-31 02:30:00', DATE'2023-03-10', 'America/New_York', 2024, 3, 2, 1BD)
+  AS t(k, o, ts, d, z, y, mo, h, sec)"""
+
+#: calls of A's first row and B's last, as the doors take them; Spark's own are the same
+#: calls of ``a_<col>`` and ``b_<col>``, columns of the first and the last row
+DOOR_CALLS = {
+    "from_utc": "from_utc_timestamp(B.ts, A.z)",
+    "to_utc": "to_utc_timestamp(greatest(B.ts, A.ts), B.z)",
+    "from_utc_date": "from_utc_timestamp(least(B.d, A.d), B.z)",
+    "convert": "convert_timezone(A.z, B.z, B.ts)",
+    "convert_session": "convert_timezone(B.z, least(A.ts, B.ts))",
+    "make": "try_make_timestamp(A.y, B.mo, B.h, B.h, 30, B.sec, A.z)",
+    "make_session": "make_timestamp(B.y, A.mo, 1, B.h, 0, B.sec)",
+    "make_ntz": "make_timestamp_ntz(B.y, A.mo, B.h, 1, 2, B.sec)",
+    "next_day": "next_day(greatest(B.d, A.d), 'wed')",
+}
+_NAVIGATED = {"A": "FIRST(A.{})", "B": "LAST(B.{})"}
+
+
+def _with_rows(call: str, form: dict[str, str]) -> str:
+    return re.sub(r"\b([AB])\.(\w+)", lambda m: form[m.group(1)].format(m.group(2)), call)
+
+
+def _spark_values(spark) -> dict[str, list]:
+    """Each call computed by Spark from the first row's and the last row's values."""
+    firsts = ", ".join(
+        f"first_value({c}) OVER (PARTITION BY k ORDER BY o) AS a_{c}, {c} AS b_{c}"
+        for c in ("ts", "d", "z", "y", "mo", "h", "sec")
+    )
+    calls = ", ".join(
+        f"CAST({_with_rows(c, {'A': 'a_{}', 'B': 'b_{}'})} AS STRING) AS {n}"
+        for n, c in DOOR_CALLS.items()
+    )
+    rows = spark.sql(
+        f"SELECT k, {calls} FROM (SELECT *, {firsts}, "
+        "max(o) OVER (PARTITION BY k) AS last_o FROM mr_zone_t) WHERE o = last_o ORDER BY k"
+    ).collect()
+    return {n: [(r.k, r[n]) for r in rows] for n in DOOR_CALLS}
+
+
+MEASURED = """PARTITION BY k ORDER BY o
+  MEASURES {measures}
+  ONE ROW PER MATCH
+  PATTERN (A B+)
+  DEFINE A AS true, B AS true"""
+
+
+@pytest.mark.parametrize("zone", SESSION_ZONES)
+def test_the_table_functions_measures_are_sparks(spark, zone):
+    """The table function computes the calls of two rows in Python (matchrec.sql's
+    MEASURES hand them to Spark)."""
+    matchrec.register(spark)
+    spark.sql(PAIRS).createOrReplaceTempView("mr_zone_t")
+    measures = ", ".join(
+        f"CAST({_with_rows(c, _NAVIGATED)} AS STRING) AS {n}" for n, c in DOOR_CALLS.items()
+    )
+    body = MEASURED.format(measures=measures).replace("'", "''")
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        want = _spark_values(spark)
+        rows = spark.sql(
+            f"SELECT * FROM match_recognize(TABLE(mr_zone_t), '{body}') ORDER BY k"
+        ).collect()
+    for name in DOOR_CALLS:
+        assert any(v is not None for _, v in want[name]), name
+        assert [(r.k, r[name]) for r in rows] == want[name], name
+
+
+DEFINED = """SELECT * FROM (SELECT *, {wants} FROM mr_zone_t) MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY o
+  MEASURES count(B.*) AS n
+  ONE ROW PER MATCH
+  PATTERN (A B+)
+  DEFINE B AS {tests}
+) ORDER BY k"""
+
+
+@pytest.mark.parametrize("zone", SESSION_ZONES)
+def test_define_computes_them_over_two_rows_as_spark(spark, zone):
+    """DEFINE's glue: each B row's call of FIRST(A.x) and its own values equals Spark's
+    (every B row matches only if all do)."""
+    spark.sql(PAIRS).createOrReplaceTempView("mr_zone_t")
+    firsts = {"A": "first_value({}) OVER (PARTITION BY k ORDER BY o)", "B": "{}"}
+    wants = ", ".join(f"{_with_rows(c, firsts)} AS want_{n}" for n, c in DOOR_CALLS.items())
+    tests = " AND ".join(
+        f"({_with_rows(c, {'A': 'FIRST(A.{})', 'B': 'B.{}'})} <=> want_{n})"
+        for n, c in DOOR_CALLS.items()
+    )
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        rows = matchrec.sql(spark, DEFINED.format(wants=wants, tests=tests)).collect()
+    assert [(r.k, r.n) for r in rows] == [(1, 2), (2, 1)]
+
+
+def test_an_invalid_zone_is_a_positioned_error(spark):
+    spark.sql(PAIRS).createOrReplaceTempView("mr_zone_t")
+    query = """SELECT * FROM mr_zone_t MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY o
+  MEASURES count(*) AS n
+  PATTERN (A B+)
+  DEFINE B AS from_utc_timestamp(greatest(B.ts, FIRST(A.ts)), B.z || '/x') > A.ts)"""
+    with pytest.raises(MatchRuntimeError, match="INVALID_TIMEZONE") as info:
+        matchrec.sql(spark, query).collect()
+    assert "line 5" in str(info.value)
