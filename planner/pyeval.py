@@ -35,6 +35,7 @@ from matchrec.sql_literals import sql_literal
 from matchrec.sql_values import WIDE_DECIMALS, Float32, to_float32
 
 from . import glue_functions as gf
+from .argument_casts import argument_casts
 from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
 from .datetime_steps import moved_midnight, timestamp_plus
@@ -802,7 +803,9 @@ def compile_glue(
         else:
             fn = _LEGACY_FUNCTIONS.get(name, _FUNCTIONS[name])
             strict = name not in _NON_STRICT and name not in _LEGACY_FUNCTIONS
-        return _call(node, fn, strict, call_args(node), child, where, sql)
+        args = call_args(node)
+        casts = argument_casts(name, len(args), ansi=ansi, sql=sql, pos=where(node))
+        return _call(node, fn, strict, args, child, where, sql, casts)
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
         at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)
@@ -820,7 +823,9 @@ def compile_glue(
             if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
                 left, right = child(node.this), child(node.expression)
                 return _guarded_binary(_strict(fn), left, right, node, where, sql)
-        return _call(node, fn, entry.strict, gf.node_args(node), child, where, sql)
+        args = gf.node_args(node)
+        casts = argument_casts(extended, len(args), ansi=ansi, sql=sql, pos=where(node))
+        return _call(node, fn, entry.strict, args, child, where, sql, casts)
     if isinstance(node, exp.Dot):
         _check_struct_field(node, where, sql)
     raise UnsupportedError(
@@ -1068,10 +1073,14 @@ def _call(
     child: Compile,
     where: Callable[[exp.Expression], int],
     sql: str,
+    casts: list[Callable[[Any], Any] | None] | None = None,
 ) -> Evaluator:
     """Evaluator of a function call: ``fn`` over the argument values (``strict``: NULL for
-    a NULL argument); a value ``fn`` rejects is a run-time error at the call."""
+    a NULL argument), each first cast as ``casts`` says (Spark's implicit casts,
+    ``planner.argument_casts``); a value ``fn`` rejects is a run-time error at the call."""
     args = [child(a) for a in arguments]
+    if casts is not None:
+        args = [_cast_after(a, c) for a, c in zip(args, casts)]
     pos = where(node)
     what = _describe(node, sql, pos).removeprefix("function ")
 
@@ -1085,6 +1094,12 @@ def _call(
             raise _runtime_error(what, vals, err, sql, pos) from None
 
     return call
+
+
+def _cast_after(arg: Evaluator, cast: Callable[[Any], Any] | None) -> Evaluator:
+    if cast is None:
+        return arg
+    return lambda ctx: cast(arg(ctx))
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -1095,6 +1095,8 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
     pos = base + min(starts)
     if sql is not None:
         pos = _leading(node, pos, base, sql)
+        if isinstance(node, exp.Func) and "start" not in node.meta and type(node) not in _LEADING:
+            pos = _called_at(pos, base, sql)
         left = node
         while isinstance(left, exp.Binary) and isinstance(left.this, exp.Expression):
             left = left.this  # ``CAST(x AS INT) > 0`` starts where its left operand does
@@ -1105,6 +1107,17 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
             if inner:
                 pos = min(pos, _leading(left, base + min(inner), base, sql))
     return pos
+
+
+_NAME_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*$")
+
+
+def _called_at(pos: int, base: int, sql: str) -> int:
+    """Where a call sqlglot keeps no position of starts: its name, written before the
+    parenthesis that opens right before its first argument (``substring(x, 2)``), or
+    ``pos`` where no name is written there."""
+    found = _NAME_BEFORE.search(sql, base, pos)
+    return found.start() if found is not None else pos
 
 
 def _starts(node: exp.Expression) -> list[int]:

@@ -1,0 +1,137 @@
+"""Spark's implicit casts of the arguments of functions the glue computes.
+
+``upper(A.n + B.n)``, ``substring(s, A.x + B.x, 3)`` of a DOUBLE position,
+``hex(A.d + B.d)`` of a DECIMAL, ``hour(least(A.d, B.d))`` of a DATE: Spark casts each
+argument to the type its function takes; DEFINE's glue and the table function's MEASURES
+cast it the same way (``planner.argument_casts``). Each call is compared with Spark's own
+over the same two rows, through both doors, with and without ANSI mode.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from matchrec.runtime.session import session_settings
+
+import matchrec
+from matchrec.errors import MatchRuntimeError
+
+VIEW = "mr_cast_args"
+ROWS = """SELECT 1 AS o, 1 AS i, 1.5BD AS dc, '5' AS s, DATE'2024-01-01' AS d, 2.5D AS x,
+  true AS b, CAST(1.25 AS FLOAT) AS f, X'4142' AS bin, TIMESTAMP'2024-01-01 10:00:00' AS ts
+UNION ALL SELECT 2, 3, 2.75BD, '12', DATE'2024-01-05', 2.75D, false, CAST(-0.5 AS FLOAT),
+  X'43', TIMESTAMP'2024-03-10 07:30:05'"""
+
+#: calls whose argument ``coalesce(B.c, A.c)`` (B's value) is of a type the function casts
+CALLS = [
+    "upper(coalesce(B.i, A.i))",
+    "lower(coalesce(B.d, A.d))",
+    "upper(coalesce(B.b, A.b))",
+    "initcap(coalesce(B.ts, A.ts))",
+    "length(coalesce(B.x, A.x))",
+    "length(coalesce(B.f, A.f))",
+    "char_length(coalesce(B.bin, A.bin))",
+    "lpad(coalesce(B.dc, A.dc), 7, 'x')",
+    "rpad('ab', coalesce(B.x, A.x), coalesce(B.i, A.i))",
+    "repeat('ab', coalesce(B.s, A.s))",
+    "substring('abcdef', coalesce(B.x, A.x), 3)",
+    "substring(coalesce(B.i, A.i) * 1000, 2, coalesce(B.dc, A.dc))",
+    "left(coalesce(B.x, A.x), coalesce(B.s, A.s))",
+    "right(coalesce(B.d, A.d), coalesce(B.dc, A.dc))",
+    "locate('2', coalesce(B.dc, A.dc))",
+    "instr(coalesce(B.x, A.x), '7')",
+    "replace(coalesce(B.x, A.x), '7', coalesce(B.i, A.i))",
+    "trim(coalesce(B.dc, A.dc))",
+    "startswith(coalesce(B.d, A.d), '2024')",
+    "split_part(coalesce(B.d, A.d), '-', coalesce(B.x, A.x))",
+    "substring_index(coalesce(B.d, A.d), '-', coalesce(B.s, A.s))",
+    "levenshtein(coalesce(B.i, A.i), coalesce(B.x, A.x))",
+    "translate(coalesce(B.x, A.x), '.', ',')",
+    "find_in_set(coalesce(B.i, A.i), '1,2,3')",
+    "elt(coalesce(B.x, A.x) - 1, 'a', coalesce(B.i, A.i))",
+    "ascii(coalesce(B.i, A.i))",
+    "chr(coalesce(B.x, A.x) * 30)",
+    "hex(coalesce(B.dc, A.dc))",
+    "hex(coalesce(B.x, A.x) * 100)",
+    "sqrt(coalesce(B.s, A.s))",
+    "sqrt(coalesce(B.dc, A.dc))",
+    "ln(coalesce(B.dc, A.dc) - 1.75)",
+    "sin(coalesce(B.s, A.s))",
+    "atan2(coalesce(B.s, A.s), coalesce(B.dc, A.dc))",
+    "power(coalesce(B.s, A.s), coalesce(B.i, A.i))",
+    "hour(coalesce(B.d, A.d))",
+    "minute(concat(coalesce(B.d, A.d), ' 10:', coalesce(B.s, A.s)))",
+    "second(coalesce(B.ts, A.ts))",
+    "make_date(coalesce(B.s, A.s), coalesce(B.x, A.x), coalesce(B.dc, A.dc) * 4)",
+    "factorial(coalesce(B.dc, A.dc) + 2)",
+    "rint(coalesce(B.s, A.s))",
+    "isnan(coalesce(B.i, A.i))",
+    "nanvl(coalesce(B.i, A.i), 0)",
+    "width_bucket(coalesce(B.s, A.s), 0, coalesce(B.dc, A.dc) * 10, 4)",
+    "bin(coalesce(B.x, A.x) * 4)",
+    "conv(coalesce(B.i, A.i) * 5, 10, coalesce(B.s, A.s))",
+    "slice(array(1, 2, 3), coalesce(B.x, A.x), coalesce(B.s, A.s))",
+]
+
+
+def _spark_values(spark) -> list[str | None]:
+    """Each call by Spark over the first row (A) and the second (B)."""
+    joined = [re.sub(r"\b([AB])\.", lambda m: m.group(1).lower() + ".", c) for c in CALLS]
+    texts = [f"CAST({c} AS STRING) AS c{i}" for i, c in enumerate(joined)]
+    row = spark.sql(
+        f"SELECT {', '.join(texts)} FROM {VIEW} a JOIN {VIEW} b ON a.o = 1 AND b.o = 2"
+    ).collect()[0]
+    return list(row)
+
+
+def _literal(v: str | None) -> str:
+    return "NULL" if v is None else "'" + v.replace("'", "''") + "'"
+
+
+@pytest.fixture(params=["true", "false"], ids=["ansi", "ansi_off"])
+def answers(request, spark):
+    spark.sql(ROWS).createOrReplaceTempView(VIEW)
+    matchrec.register(spark)
+    with session_settings(spark, {"spark.sql.ansi.enabled": request.param}):
+        yield spark, _spark_values(spark)
+
+
+def test_define_casts_arguments_as_spark(answers):
+    """Each call of B's value and A's is Spark's (B matches only if all are)."""
+    spark, want = answers
+    tests = "\n    AND ".join(
+        f"(CAST({c} AS STRING) <=> {_literal(w)})" for c, w in zip(CALLS, want, strict=True)
+    )
+    query = f"""SELECT * FROM {VIEW} MATCH_RECOGNIZE (
+  ORDER BY o MEASURES count(*) AS n ONE ROW PER MATCH
+  PATTERN (A B) DEFINE B AS {tests})"""
+    assert [r.n for r in matchrec.sql(spark, query).collect()] == [2]
+
+
+def test_the_table_functions_measures_cast_arguments_as_spark(answers):
+    spark, want = answers
+    navigated = [
+        re.sub(r"\bA\.(\w+)", r"FIRST(A.\1)", re.sub(r"\bB\.(\w+)", r"LAST(B.\1)", c))
+        for c in CALLS
+    ]
+    measures = ", ".join(f"CAST({c} AS STRING) AS c{i}" for i, c in enumerate(navigated))
+    body = (
+        f"ORDER BY o MEASURES {measures} ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
+    ).replace("'", "''")
+    row = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()[0]
+    got = [row[f"c{i}"] for i in range(len(CALLS))]
+    assert dict(zip(CALLS, got)) == dict(zip(CALLS, want))
+
+
+def test_an_argument_spark_cannot_cast_is_its_error_at_the_call(spark):
+    """Under ANSI mode a value the implicit cast cannot read is Spark's CAST_INVALID_INPUT,
+    the caret at the call that casts it (not at its first argument)."""
+    spark.sql(ROWS).createOrReplaceTempView(VIEW)
+    query = f"""SELECT * FROM {VIEW} MATCH_RECOGNIZE (
+  ORDER BY o MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B)
+  DEFINE B AS substring(coalesce(B.d, A.d), coalesce(B.s, A.s) || 'x', 2) = 'x')"""
+    with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
+        with pytest.raises(MatchRuntimeError, match="CAST_INVALID_INPUT") as info:
+            matchrec.sql(spark, query).collect()
+    assert "(line 3, column 15)" in str(info.value)
