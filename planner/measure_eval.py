@@ -60,6 +60,7 @@ from .function_types import (
     datetime_arithmetic,
     day_time_span,
     dtype,
+    element_type,
     field_type,
     interval_type,
     is_interval,
@@ -258,6 +259,8 @@ class TypeEnv:
     precomputed: Mapping[str, str] = field(default_factory=dict)  # name -> Spark SQL
     probes: Mapping[str, str] = field(default_factory=dict)  # atom name -> probe SQL
     ansi: bool = True  # spark.sql.ansi.enabled: how a STRING beside another type is typed
+    #: the lambda parameters in scope (a lambda's body reads them as identifiers)
+    parameters: Mapping[str, exp.DataType] = field(default_factory=dict)
     _cache: dict[str, exp.DataType | None] = field(default_factory=dict)
 
     def column_type(self, name: str) -> exp.DataType | None:
@@ -285,6 +288,38 @@ class TypeEnv:
                 return self.column_type(text[1:-1])
             return None
         return infer_type(tree, self)
+
+
+def lambda_parameter_types(
+    kind: str, args: list[exp.Expression], env: TypeEnv
+) -> list[exp.DataType | None]:
+    """The types of the parameters of higher-order function ``kind``'s lambdas over
+    value arguments ``args``: an array's element (and an INT index), a map's key and
+    value, an ``aggregate``'s accumulator typed as its start (None where not known)."""
+    types = [infer_type(a, env) for a in args]
+    first = types[0] if types else None
+    if kind in ("AGGREGATE", "REDUCE"):
+        return [types[1] if len(types) > 1 else None, element_type(first)]
+    if kind in ("MAP_FILTER", "TRANSFORM_VALUES", "TRANSFORM_KEYS", "MAP_ZIP_WITH"):
+        maps = [t for t in types if t is not None and t.this == T.MAP and len(t.expressions) == 2]
+        if len(maps) != len(types):
+            return []
+        return [maps[0].expressions[0], *(m.expressions[1] for m in maps)]
+    if kind == "ZIP_WITH":
+        return [element_type(t) for t in types]
+    if kind == "ARRAY_SORT":
+        return [element_type(first)] * 2
+    return [element_type(first), dtype("int")]  # transform, filter, exists, forall
+
+
+def _with_parameters(env: TypeEnv, params: list[str], types: list[exp.DataType | None]) -> TypeEnv:
+    """``env`` where lambda parameters ``params`` (which shadow columns of their names)
+    have ``types``; one of unknown type stays unknown."""
+    bound = dict(zip(params, types))
+    columns = {k: v for k, v in env.columns.items() if k not in bound}
+    known = {p: t for p, t in bound.items() if t is not None}
+    outer = {k: v for k, v in env.parameters.items() if k not in bound}
+    return TypeEnv({**columns, **known}, env.precomputed, env.probes, env.ansi, {**outer, **known})
 
 
 def _parse(text: str) -> exp.Expression:
@@ -637,6 +672,8 @@ def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
                 t = field_type(t, name)
             return t
         return env.column_type(node.name)
+    if isinstance(node, exp.Identifier):  # a lambda's parameter
+        return env.parameters.get(node.name.lower())
     if isinstance(node, exp.Interval):
         return interval_type(node)
     if isinstance(node, exp.Collate):  # s COLLATE name, collate(s, 'name')
@@ -1474,9 +1511,12 @@ class _MeasureCompiler:
             lam_slots: list[list[Value]] = [[None] for _ in params]
             outer = {p: self.bound[p] for p in params if p in self.bound}
             self.bound.update(zip(params, lam_slots))
+            env = self.env
+            self.env = _with_parameters(env, params, lambda_parameter_types(kind, args, env))
             try:
                 bodies.append(self.compile(lam.this))
             finally:
+                self.env = env
                 for p in params:
                     del self.bound[p]
                 self.bound.update(outer)

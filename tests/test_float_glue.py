@@ -126,7 +126,19 @@ def test_without_ansi_an_integer_meets_a_float_as_a_float(spark, ansi_off, call)
     )
 
 
-@pytest.mark.parametrize("call", ["N.f + S.f", "N.f * S.f", "N.f || 'x'", "array(N.f, S.f)"])
+@pytest.mark.parametrize(
+    "call",
+    [
+        "N.f + S.f",
+        "N.f * S.f",
+        "N.f || 'x'",
+        "array(N.f, S.f)",
+        # a lambda's parameter has its array's element type (FLOAT)
+        "transform(array(N.f), x -> x + S.f)",
+        "aggregate(array(N.f, N.f), S.f, (acc, x) -> acc * x)",
+        "filter(array(N.f, S.f), x -> x + S.f = x + N.f)",
+    ],
+)
 def test_table_function_measures_write_floats_as_spark_does(spark, call):
     matchrec.register(spark)
     spark.sql(_with_spark_value(call)).createOrReplaceTempView("float_pairs")
