@@ -13,24 +13,42 @@ when the query is built (``planner.type_checks``), so only the casts Spark makes
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from .implicit_casts import implicit_cast
 
-#: a parameter: the Spark type an argument is cast to, and the Python types taken as they are
-Param = tuple[str, tuple[type, ...]]
 
-_STRING: Param = ("string", (str,))
-_TEXT_OR_BYTES: Param = ("string", (str, bytes, bytearray))
-_INT: Param = ("int", (int,))
-_LONG_BYTES_OR_TEXT: Param = ("bigint", (int, str, bytes, bytearray))
-_LONG: Param = ("bigint", (int,))
-_DOUBLE: Param = ("double", (float,))
-_DOUBLE_OR_INTERVAL: Param = ("double", (float, timedelta))
-_TIMESTAMP: Param = ("timestamp", (datetime,))
-_ANY: Param = ("", ())  # no cast
+@dataclass(frozen=True)
+class Param:
+    """A parameter: the Spark type ``target`` a value of another Python type is cast to;
+    the Python types ``taken`` as they are; those cast to STRING instead (``hex`` hexes a
+    number's BIGINT but a BOOLEAN's or a DATE's text)."""
 
+    target: str
+    taken: tuple[type, ...]
+    as_text: tuple[type, ...] = ()
+
+    @property
+    def bytes_or_text(self) -> bool:
+        return bytes in self.taken and str in self.taken
+
+
+_STRING = Param("string", (str,))
+_TEXT_OR_BYTES = Param("string", (str, bytes, bytearray))
+_INT = Param("int", (int,))
+_LONG = Param("bigint", (int,))
+_HEX = Param("bigint", (int, str, bytes, bytearray), as_text=(bool, date))  # date: datetime too
+_DOUBLE = Param("double", (float,))
+_DOUBLE_OR_INTERVAL = Param("double", (float, timedelta))
+_TIMESTAMP = Param("timestamp", (datetime,))
+_ANY = Param("", ())  # no cast
+
+#: Spark takes no BOOLEAN, DATE or TIMESTAMP where it takes a number (it refuses the call
+#: when it analyses it; the table function, which cannot ask, refuses the value)
+_NUMBERS = {"int", "bigint", "double"}
+_NOT_NUMBERS = (bool, date, timedelta)
 #: a function's parameters, the last one repeated for further arguments
 PARAMS: dict[str, tuple[Param, ...]] = {
     **dict.fromkeys(
@@ -52,7 +70,10 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     "OVERLAY": (_TEXT_OR_BYTES, _TEXT_OR_BYTES, _INT),
     "ELT": (_INT, _TEXT_OR_BYTES),
     "CHR": (_LONG,),
-    "HEX": (_LONG_BYTES_OR_TEXT,),
+    "HEX": (_HEX,),
+    "SHA2": (_TEXT_OR_BYTES, _INT),
+    **dict.fromkeys(("OCTET_LENGTH", "BIT_LENGTH"), (_TEXT_OR_BYTES,)),
+    **dict.fromkeys(("UNBASE64", "ENCODE", "SPLIT"), (_STRING,)),
     **dict.fromkeys(
         (
             "SQRT EXP LN SIN COS TAN ASIN ACOS ATAN SINH COSH TANH ASINH ACOSH ATANH COT SEC "
@@ -72,26 +93,56 @@ PARAMS: dict[str, tuple[Param, ...]] = {
 
 def argument_casts(
     name: str, count: int, *, ansi: bool, sql: str, pos: int | None
-) -> list[Callable[[Any], Any] | None] | None:
-    """For each of ``count`` arguments of function ``name``, the cast Spark applies to a
-    value of another type (None: taken as it is); None for a function without casts here."""
+) -> Callable[[list[Any]], list[Any]] | None:
+    """The casts Spark applies to the ``count`` argument values of function ``name``, as
+    one function of the list of values; None for a function without casts here. Where
+    bytes meet text in the parameters that take either, the bytes are cast to STRING too
+    (Spark keeps BINARY only when all of them are)."""
     params = PARAMS.get(name)
     if params is None:
         return None
-    casts: list[Callable[[Any], Any] | None] = []
-    for i in range(count):
-        target, taken = params[min(i, len(params) - 1)]
-        cast = implicit_cast(target, ansi=ansi, sql=sql, pos=pos)
-        casts.append(None if cast is None else _unless(taken, cast))
-    return casts
+    slots = [params[min(i, len(params) - 1)] for i in range(count)]
+    casts = [_caster(p, ansi, sql, pos) for p in slots]
+    either = [i for i, p in enumerate(slots) if p.bytes_or_text]
+    text = implicit_cast("string", ansi=ansi, sql=sql, pos=pos) if len(either) > 1 else None
+
+    def cast_all(values: list[Any]) -> list[Any]:
+        values = [v if c is None else c(v) for v, c in zip(values, casts)]
+        if text is not None and any(isinstance(values[i], str) for i in either):
+            for i in either:
+                if isinstance(values[i], (bytes, bytearray)):
+                    values[i] = text(values[i])
+        return values
+
+    return cast_all
 
 
-def _unless(taken: tuple[type, ...], cast: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """``cast``, but for a value of one of the ``taken`` types (a bool is no integer)."""
+def _caster(param: Param, ansi: bool, sql: str, pos: int | None) -> Callable[[Any], Any] | None:
+    """The cast of one argument (None: every value is taken as it is)."""
+    cast = implicit_cast(param.target, ansi=ansi, sql=sql, pos=pos) if param.target else None
+    if cast is None:
+        return None
+    as_text = implicit_cast("string", ansi=ansi, sql=sql, pos=pos) if param.as_text else None
+    numeric = param.target in _NUMBERS
 
     def convert(v: Any) -> Any:
-        if v is None or (isinstance(v, taken) and not isinstance(v, bool)):
+        if v is None:
             return v
+        if as_text is not None and isinstance(v, param.as_text):
+            return as_text(v)
+        if isinstance(v, param.taken) and not isinstance(v, bool):
+            return v
+        if numeric and isinstance(v, _NOT_NUMBERS):
+            raise TypeError(f"Spark takes no {_spark_kind(v)} where it takes a number")
         return cast(v)
 
     return convert
+
+
+def _spark_kind(v: Any) -> str:
+    """The Spark type a Python value of one of :data:`_NOT_NUMBERS` stands for."""
+    if isinstance(v, bool):
+        return "BOOLEAN"
+    if isinstance(v, timedelta):
+        return "INTERVAL"
+    return "TIMESTAMP" if isinstance(v, datetime) else "DATE"

@@ -112,7 +112,7 @@ _SAME_AS_FIRST = set(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
         "ArraySort ArraySlice "
         "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
-        "Nanvl MAP_FILTER"
+        "MAP_FILTER"
     )
 )
 # calls of a STRING, or of a BINARY that they keep (substr, left, lpad, rpad; Spark's
@@ -732,7 +732,17 @@ def _to_number(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | 
     return dtype(f"decimal({digits},{scale})") if digits else None
 
 
+def _nanvl(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``nanvl(a, b)``: a FLOAT of two FLOATs, else a DOUBLE (Spark casts a DECIMAL or an
+    integer to DOUBLE)."""
+    types = [type_of(a) for a in _args(node)]
+    if any(t is None for t in types):
+        return None
+    return dtype("float" if all(t.this == T.FLOAT for t in types) else "double")
+
+
 _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
+    "Nanvl": _nanvl,
     "MAP_ENTRIES": _map_entries,
     "MapFromEntries": _map_from_entries,
     "ArraysZip": _arrays_zip,

@@ -1339,7 +1339,7 @@ class _MeasureCompiler:
         try:
             width = self.result_width(node)
             child = self.compile if width is None or self.ansi else partial(self.operand, width)
-            glue = compile_glue(node, child, lambda n: self.pos, self.sql, self.ansi)  # type: ignore[arg-type]
+            glue = compile_glue(node, child, self.call_pos, self.sql, self.ansi)  # type: ignore[arg-type]
             glue = self.conformed(node, glue if width is None else self.fitted(width, glue))  # type: ignore[arg-type]
             return self.collating(node, glue)
         except UnsupportedError as err:
@@ -1359,6 +1359,12 @@ class _MeasureCompiler:
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
 
+    def call_pos(self, node: exp.Expression) -> int:
+        """Where call ``node`` is written in the measure (its errors name and point at it),
+        else the measure's position."""
+        pos = written_call_at(node, self.text)[1]
+        return self.pos if pos is None else pos
+
     def typed_call(self, node: exp.Expression) -> RowEval | None:
         """A call that needs Spark's types of its values, which DEFINE's glue asks the
         runtime for (``planner.expressions``) and the table function infers here: a
@@ -1368,7 +1374,7 @@ class _MeasureCompiler:
         shift, typed = shift_name(node), typed_name(node)
         if shift is None and typed is None:
             return None
-        where = lambda n: self.pos  # noqa: E731
+        where = self.call_pos
         if shift is not None:
             t = infer_type(node, self.env)
             bits = WIDTHS.get(t.sql("spark").lower()) if t is not None else None

@@ -1073,33 +1073,27 @@ def _call(
     child: Compile,
     where: Callable[[exp.Expression], int],
     sql: str,
-    casts: list[Callable[[Any], Any] | None] | None = None,
+    casts: Callable[[list[Any]], list[Any]] | None = None,
 ) -> Evaluator:
     """Evaluator of a function call: ``fn`` over the argument values (``strict``: NULL for
     a NULL argument), each first cast as ``casts`` says (Spark's implicit casts,
     ``planner.argument_casts``); a value ``fn`` rejects is a run-time error at the call."""
     args = [child(a) for a in arguments]
-    if casts is not None:
-        args = [_cast_after(a, c) for a, c in zip(args, casts)]
     pos = where(node)
     what = _describe(node, sql, pos).removeprefix("function ")
 
     def call(ctx: MatchContext) -> Any:
         vals = [a(ctx) for a in args]
-        if strict and any(v is None for v in vals):
-            return None
         try:
+            if casts is not None:
+                vals = casts(vals)
+            if strict and any(v is None for v in vals):
+                return None
             return fn(*vals)
         except (TypeError, ValueError, ArithmeticError) as err:
             raise _runtime_error(what, vals, err, sql, pos) from None
 
     return call
-
-
-def _cast_after(arg: Evaluator, cast: Callable[[Any], Any] | None) -> Evaluator:
-    if cast is None:
-        return arg
-    return lambda ctx: cast(arg(ctx))
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

@@ -13,6 +13,17 @@ import re
 
 import pytest
 from matchrec.runtime.session import session_settings
+from matchrec.runtime.udtf import build_program
+from pyspark.errors import PythonException
+from pyspark.sql.types import (
+    DecimalType,
+    DoubleType,
+    FloatType,
+    IntegerType,
+    StringType,
+    StructField,
+    StructType,
+)
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -72,6 +83,17 @@ CALLS = [
     "bin(coalesce(B.x, A.x) * 4)",
     "conv(coalesce(B.i, A.i) * 5, 10, coalesce(B.s, A.s))",
     "slice(array(1, 2, 3), coalesce(B.x, A.x), coalesce(B.s, A.s))",
+    # hex: a number as a BIGINT, a BOOLEAN, DATE or TIMESTAMP as its text
+    "hex(coalesce(B.b, A.b))",
+    "hex(coalesce(B.ts, A.ts))",
+    "hex(coalesce(B.d, A.d))",
+    # bytes beside text are cast to text; bytes beside bytes stay bytes
+    "lpad(coalesce(B.bin, A.bin), 5, 'x')",
+    "rpad(coalesce(B.bin, A.bin), 4, coalesce(B.bin, A.bin))",
+    "startswith(coalesce(B.bin, A.bin), 'C')",
+    "octet_length(coalesce(B.x, A.x))",
+    "sha2(coalesce(B.s, A.s), coalesce(B.dc, A.dc) * 0 + 256)",
+    "split(coalesce(B.x, A.x), '7')",
 ]
 
 
@@ -135,3 +157,48 @@ def test_an_argument_spark_cannot_cast_is_its_error_at_the_call(spark):
         with pytest.raises(MatchRuntimeError, match="CAST_INVALID_INPUT") as info:
             matchrec.sql(spark, query).collect()
     assert "(line 3, column 15)" in str(info.value)
+
+
+def test_a_run_time_error_of_the_table_function_points_at_its_call(spark):
+    """The table function's measure: the error is at the call inside the measure (it was
+    at the measure's start, naming its outermost call)."""
+    spark.sql(ROWS).createOrReplaceTempView(VIEW)
+    matchrec.register(spark)
+    body = (
+        "ORDER BY o MEASURES concat('<', repeat(LAST(B.s), FIRST(A.s) || 'x')) AS m "
+        "ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
+    )
+    with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
+        with pytest.raises(PythonException) as info:
+            quoted = body.replace("'", "''")
+            spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}')").collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError), err
+    assert "CAST_INVALID_INPUT" in err.message
+    assert err.sql[err.pos :].startswith("repeat(")
+
+
+def test_a_boolean_where_spark_takes_a_number_is_refused_by_the_table_function(spark):
+    """Spark refuses ``substring(s, <BOOLEAN>, 3)`` when it analyses it; the table function,
+    which types measures itself, refuses the value rather than read it as 1."""
+    spark.sql(ROWS).createOrReplaceTempView(VIEW)
+    matchrec.register(spark)
+    body = (
+        "ORDER BY o MEASURES substring('abcdef', coalesce(LAST(B.b), FIRST(A.b)), 3) AS m "
+        "ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
+    ).replace("'", "''")
+    with pytest.raises(PythonException) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()
+    assert isinstance(info.value, MatchRuntimeError), info.value
+    assert "no BOOLEAN where it takes a number" in info.value.message
+
+
+def test_nanvl_of_a_decimal_is_a_double_in_the_table_function():
+    fields = [("k", StringType()), ("o", IntegerType()), ("dc", DecimalType(10, 2))]
+    fields += [("f", FloatType())]
+    schema = StructType([StructField(n, t) for n, t in fields])
+    types = {}
+    for measure in ("nanvl(LAST(B.dc), FIRST(A.dc))", "nanvl(LAST(B.f), FIRST(A.f))"):
+        body = f"PARTITION BY k ORDER BY o MEASURES {measure} AS m PATTERN (A B) DEFINE B AS true"
+        types[measure] = build_program(body, schema).schema["m"].dataType
+    assert list(types.values()) == [DoubleType(), FloatType()]
