@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 from .implicit_casts import implicit_cast
@@ -73,7 +74,15 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     "HEX": (_HEX,),
     "SHA2": (_TEXT_OR_BYTES, _INT),
     **dict.fromkeys(("OCTET_LENGTH", "BIT_LENGTH"), (_TEXT_OR_BYTES,)),
-    **dict.fromkeys(("UNBASE64", "ENCODE", "SPLIT"), (_STRING,)),
+    **dict.fromkeys(("UNBASE64", "ENCODE", "STR_TO_MAP"), (_STRING,)),
+    # the regular expressions (their patterns are string literals, checked when built)
+    **dict.fromkeys(("RLIKE", "REGEXP", "REGEXP_COUNT", "REGEXP_SUBSTR"), (_STRING,)),
+    **dict.fromkeys(("REGEXP_EXTRACT", "REGEXP_EXTRACT_ALL", "SPLIT"), (_STRING, _STRING, _INT)),
+    "REGEXP_INSTR": (_STRING, _STRING, _INT),
+    "REGEXP_REPLACE": (_STRING, _STRING, _STRING, _INT),
+    "REVERSE": (Param("string", (str, list)),),  # a string or an array
+    # a string is read as a DOUBLE (an integer or a DECIMAL stays as it is)
+    **dict.fromkeys(("CEIL", "CEILING", "FLOOR"), (Param("double", (int, float, Decimal)),)),
     **dict.fromkeys(
         (
             "SQRT EXP LN SIN COS TAN ASIN ACOS ATAN SINH COSH TANH ASINH ACOSH ATANH COT SEC "

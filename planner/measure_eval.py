@@ -1589,8 +1589,8 @@ def written_call_at(node: exp.Expression, text: ast.SqlExpr) -> tuple[str | None
             continue
         try:
             parsed = sqlglot.parse_one(call, read=MatchRecognizeDialect)
-        except sqlglot.errors.SqlglotError:
-            continue
+        except Exception:  # noqa: BLE001 - a text the dialect does not read (sqlglot may
+            continue  # fail on it with other errors than its own) is not the call
         if type(parsed) is type(node) and (
             not isinstance(node, exp.Anonymous) or parsed.name.lower() == node.name.lower()
         ):

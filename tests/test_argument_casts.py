@@ -94,6 +94,15 @@ CALLS = [
     "octet_length(coalesce(B.x, A.x))",
     "sha2(coalesce(B.s, A.s), coalesce(B.dc, A.dc) * 0 + 256)",
     "split(coalesce(B.x, A.x), '7')",
+    "split(coalesce(B.d, A.d), '-', coalesce(B.x, A.x))",
+    "reverse(coalesce(B.i, A.i) * 12)",
+    "regexp_replace(coalesce(B.x, A.x), '7', 'x')",
+    "regexp_extract(coalesce(B.d, A.d), '([0-9]+)-', coalesce(B.dc, A.dc) - 1.75)",
+    "regexp_count(coalesce(B.i, A.i) * 11, '3')",
+    "regexp_instr(coalesce(B.dc, A.dc), '7')",
+    "rlike(coalesce(B.x, A.x), '^2')",
+    "ceil(coalesce(B.s, A.s))",
+    "floor(concat(coalesce(B.s, A.s), '.5'))",
 ]
 
 
