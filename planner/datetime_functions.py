@@ -163,10 +163,10 @@ def make_date_ansi(year: Any, month: Any, day: Any) -> date:
 def _in_zone(local: datetime, like: datetime) -> datetime:
     """A wall-clock time in ``like``'s zone, resolved as Java resolves it (a time in a
     spring-forward gap moves later by the gap)."""
-    return local if like.tzinfo is None else _resolved(local, like.tzinfo)
+    return local if like.tzinfo is None else resolved(local, like.tzinfo)
 
 
-def _resolved(local: datetime, zone: tzinfo) -> datetime:
+def resolved(local: datetime, zone: tzinfo) -> datetime:
     """Wall-clock time ``local`` (its ``fold`` choosing in an overlap) in ``zone``, a
     time in a gap moved later by the gap."""
     return local.replace(tzinfo=zone).astimezone(timezone.utc).astimezone(zone)
@@ -366,7 +366,7 @@ def _offset_kept(local: datetime, ts: datetime) -> datetime:
     resolves it: with ``ts``'s offset where that is one of the time's (an overlap),
     else the earlier one; a time in a gap moves later by the gap."""
     for fold in (0, 1):
-        back = _resolved(local.replace(fold=fold), ts.tzinfo)
+        back = resolved(local.replace(fold=fold), ts.tzinfo)
         if back.replace(tzinfo=None) == local and back.utcoffset() == ts.utcoffset():
             return back
     return _in_zone(local.replace(fold=0), ts)
@@ -379,7 +379,7 @@ def _zoned(v: Any) -> datetime:
         v = datetime.combine(v, datetime.min.time())
     ts = _timestamp(v)
     zone = session_zone() or timezone.utc
-    return _resolved(ts, zone) if ts.tzinfo is None else ts.astimezone(zone)
+    return resolved(ts, zone) if ts.tzinfo is None else ts.astimezone(zone)
 
 
 DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {

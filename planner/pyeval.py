@@ -803,9 +803,7 @@ def compile_glue(
         else:
             fn = _LEGACY_FUNCTIONS.get(name, _FUNCTIONS[name])
             strict = name not in _NON_STRICT and name not in _LEGACY_FUNCTIONS
-        args = call_args(node)
-        casts = argument_casts(name, len(args), ansi=ansi, sql=sql, pos=where(node))
-        return _call(node, fn, strict, args, child, where, sql, casts)
+        return _cast_call(node, name, fn, strict, call_args(node), child, where, sql, ansi)
     if isinstance(node, exp.Bracket) and len(node.expressions) == 1:
         at = gf.subscript(int(node.args.get("offset") or 0), bool(node.args.get("safe")), ansi)
         return _call(node, at, True, [node.this, node.expressions[0]], child, where, sql)
@@ -824,8 +822,7 @@ def compile_glue(
                 left, right = child(node.this), child(node.expression)
                 return _guarded_binary(_strict(fn), left, right, node, where, sql)
         args = gf.node_args(node)
-        casts = argument_casts(extended, len(args), ansi=ansi, sql=sql, pos=where(node))
-        return _call(node, fn, entry.strict, args, child, where, sql, casts)
+        return _cast_call(node, extended, fn, entry.strict, args, child, where, sql, ansi)
     if isinstance(node, exp.Dot):
         _check_struct_field(node, where, sql)
     raise UnsupportedError(
@@ -1063,6 +1060,24 @@ def glue_function_call(
     """Evaluator of a call of ``fn`` (NULL arguments passed on, as to a UDF) whose
     errors are run-time errors at the call."""
     return _call(node, fn, False, arguments, child, where, sql)
+
+
+def _cast_call(
+    node: exp.Expression,
+    name: str,
+    fn: Callable[..., Any],
+    strict: bool,
+    arguments: list[exp.Expression],
+    child: Compile,
+    where: Callable[[exp.Expression], int],
+    sql: str,
+    ansi: bool,
+) -> Evaluator:
+    """:func:`_call` of function ``name`` with Spark's implicit casts of its arguments
+    (``planner.argument_casts``), placed once at the call."""
+    pos = where(node)
+    casts = argument_casts(name, len(arguments), ansi=ansi, sql=sql, pos=pos)
+    return _call(node, fn, strict, arguments, child, lambda _: pos, sql, casts)
 
 
 def _call(

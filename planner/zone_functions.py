@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from matchrec.zones import java_zone, session_zone
 
+from .datetime_functions import resolved
 from .timestamp_text import TimestampNotComputed, TimestampTextError, ntz_of_text, timestamp_of_text
 
 _INT_RANGE = range(-(2**31), 2**31)
@@ -90,10 +91,10 @@ def _wall_clock(v: Any, ansi: bool) -> datetime | None:
 
 
 def _resolved(local: datetime, zone: tzinfo) -> datetime:
-    """Wall-clock time ``local`` in ``zone`` as Java's ``atZone`` places it: the earlier
-    offset in an overlap, a time in a gap moved later by the gap."""
+    """Wall-clock time ``local`` in ``zone`` as Java's ``atZone`` places it
+    (``datetime_functions.resolved``), or an error naming the years Python holds."""
     try:
-        return local.replace(tzinfo=zone, fold=0).astimezone(timezone.utc)
+        return resolved(local.replace(fold=0), zone)  # the earlier offset in an overlap
     except OverflowError:
         raise _beyond(local) from None
 
