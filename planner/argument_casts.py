@@ -18,6 +18,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from .datetime_functions import TIMESTAMP_UNITS
 from .implicit_casts import implicit_cast
 
 
@@ -44,6 +45,7 @@ _HEX = Param("bigint", (int, str, bytes, bytearray), as_text=(bool, date))  # da
 _DOUBLE = Param("double", (float,))
 _DOUBLE_OR_INTERVAL = Param("double", (float, timedelta))
 _TIMESTAMP = Param("timestamp", (datetime,))
+_DATE = Param("date", (date,))  # a TIMESTAMP (a datetime) is read by the function itself
 _ANY = Param("", ())  # no cast
 
 #: Spark takes no BOOLEAN, DATE or TIMESTAMP where it takes a number (it refuses the call
@@ -76,7 +78,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     **dict.fromkeys(("OCTET_LENGTH", "BIT_LENGTH"), (_TEXT_OR_BYTES,)),
     **dict.fromkeys(("UNBASE64", "ENCODE", "STR_TO_MAP"), (_STRING,)),
     # the regular expressions (their patterns are string literals, checked when built)
-    **dict.fromkeys(("RLIKE", "REGEXP", "REGEXP_COUNT", "REGEXP_SUBSTR"), (_STRING,)),
+    **dict.fromkeys(
+        ("LIKE", "ILIKE", "RLIKE", "REGEXP", "REGEXP_COUNT", "REGEXP_SUBSTR"), (_STRING,)
+    ),
     **dict.fromkeys(("REGEXP_EXTRACT", "REGEXP_EXTRACT_ALL", "SPLIT"), (_STRING, _STRING, _INT)),
     "REGEXP_INSTR": (_STRING, _STRING, _INT),
     "REGEXP_REPLACE": (_STRING, _STRING, _STRING, _INT),
@@ -91,6 +95,13 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         (_DOUBLE,),
     ),
     **dict.fromkeys(("HOUR", "MINUTE", "SECOND"), (_TIMESTAMP,)),
+    **dict.fromkeys(
+        "YEAR MONTH DAY QUARTER DAYOFWEEK DAYOFYEAR WEEKOFYEAR WEEKDAY LAST_DAY".split(), (_DATE,)
+    ),
+    **{f"TIMESTAMPADD_{unit}": (_TIMESTAMP, _LONG) for unit in TIMESTAMP_UNITS},
+    "MAKE_DT_INTERVAL": (_INT, _INT, _INT, Param("decimal(18,6)", (int, float, Decimal))),
+    # a shift's base: an INT or BIGINT as it is, another number or a string read as an INT
+    **dict.fromkeys(("SHIFTLEFT", "SHIFTRIGHT", "SHIFTRIGHTUNSIGNED"), (_INT,)),
     **dict.fromkeys(("MAKE_DATE", "FACTORIAL"), (_INT,)),
     **dict.fromkeys(("RINT", "ISNAN", "NANVL"), (_DOUBLE,)),
     "WIDTH_BUCKET": (_DOUBLE_OR_INTERVAL, _DOUBLE_OR_INTERVAL, _DOUBLE_OR_INTERVAL, _LONG),

@@ -234,7 +234,8 @@ def _timestamp_diff(unit: str) -> Callable[[Any, Any], int]:
     return diff
 
 
-_UNITS = (*_MICROS_PER, *_DAYS_PER, *_MONTHS_PER)
+#: the units of timestampadd and timestampdiff
+TIMESTAMP_UNITS = (*_MICROS_PER, *_DAYS_PER, *_MONTHS_PER)
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -397,8 +398,8 @@ DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "EXTRACT": extract,
     "DATE_PART": extract,
     "DATEPART": extract,
-    **{f"TIMESTAMPADD_{unit}": _timestamp_add(unit) for unit in _UNITS},
-    **{f"TIMESTAMPDIFF_{unit}": _timestamp_diff(unit) for unit in _UNITS},
+    **{f"TIMESTAMPADD_{unit}": _timestamp_add(unit) for unit in TIMESTAMP_UNITS},
+    **{f"TIMESTAMPDIFF_{unit}": _timestamp_diff(unit) for unit in TIMESTAMP_UNITS},
     "UNIX_DATE": lambda v: (_day(v) - _EPOCH.date()).days,
     "UNIX_MICROS": _unix(1),
     "UNIX_MILLIS": _unix(1_000),
@@ -462,7 +463,7 @@ def datetime_name(node: exp.Expression) -> str | None:
         unit = node.args.get("unit")
         name = unit.name.upper() if isinstance(unit, exp.Expression) else str(unit).upper()
         kind = "TIMESTAMPADD" if isinstance(node, exp.TimestampAdd) else "TIMESTAMPDIFF"
-        return f"{kind}_{name}" if name in _UNITS else None
+        return f"{kind}_{name}" if name in TIMESTAMP_UNITS else None
     return None
 
 

@@ -1375,7 +1375,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return fn(a, n, bits.bits)
 
         where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
-        return glue_function_call(node, shift, shift_args(node), compile_node, where, low.sql)
+        casts = (shift_name(node), low.ansi)
+        return glue_function_call(
+            node, shift, shift_args(node), compile_node, where, low.sql, casts
+        )
 
     def typed_call(node: exp.Expression, call: TypedCall) -> Evaluator:
         """``hash(...)``, ``format_string(...)`` of values from several rows: each

@@ -128,7 +128,6 @@ _COMMON_WITH_ZERO = {"ZEROIFNULL"}
 _COMMON_OF_ALL = set(_names("Greatest Least Coalesce BitwiseAnd BitwiseOr BitwiseXor NVL IFNULL"))
 
 
-_NARROW_INTEGERS = {exp.DataType.Type.TINYINT, exp.DataType.Type.SMALLINT}
 
 
 def key(node: exp.Expression) -> str:
@@ -215,9 +214,9 @@ def call_type(
     if k in _SHIFTS:
         first = _first_arg(node)
         shifted = type_of(first) if first is not None else None
-        if shifted is not None and shifted.this in _NARROW_INTEGERS:
-            return dtype("int")
-        return shifted
+        if shifted is None or shifted.this == T.BIGINT:
+            return shifted
+        return dtype("int")  # Spark reads any other base as an INT
     if k in _ELEMENT_OF_FIRST:
         first = _first_arg(node)
         return element_type(type_of(first)) if first is not None else None

@@ -13,7 +13,7 @@ probe) and the glue casts each result to it, as Spark's own implicit CAST would.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -30,6 +30,7 @@ _ALREADY: dict[Any, tuple[type, ...]] = {
     **dict.fromkeys((T.TINYINT, T.SMALLINT, T.INT, T.BIGINT), (int,)),
     **dict.fromkeys((T.FLOAT, T.DOUBLE), (float,)),
     T.DECIMAL: (Decimal,),
+    T.DATE: (date,),
     **dict.fromkeys((T.VARCHAR, T.TEXT, T.CHAR), (str,)),
     **dict.fromkeys(_STAMPS, ()),
     T.ARRAY: (),
@@ -88,7 +89,8 @@ def _same(v: Any) -> Any:
 
 
 def _converts(t: exp.DataType) -> bool:
-    """Whether the glue casts to ``t``: numbers, strings, timestamps and arrays of them."""
+    """Whether the glue casts to ``t``: numbers, strings, dates, timestamps and arrays of
+    them."""
     if t.this == T.ARRAY:
         return bool(t.expressions) and _converts(t.expressions[0])
     return t.this in _ALREADY

@@ -1389,8 +1389,9 @@ class _MeasureCompiler:
             def shifted(a: Value, n: Value) -> Value:
                 return None if a is None or n is None else fn(a, n, bits)
 
+            casts = (shift, self.ansi)
             return glue_function_call(
-                node, shifted, shift_args(node), self.compile, where, self.sql
+                node, shifted, shift_args(node), self.compile, where, self.sql, casts
             )  # type: ignore[arg-type]
         call = TYPED_CALLS[typed]  # type: ignore[index]
         args = typed_args(node)

@@ -760,7 +760,8 @@ def compile_glue(
     like = _like_node(node, where, sql)
     if like is not None:
         left, right = child(like[0].this), child(like[0].expression)
-        return _guarded_binary(_strict(like[1]), left, right, like[0], where, sql)
+        name = OPERATORS[type(like[0])]
+        return _guarded_binary(_strict(like[1]), left, right, like[0], where, sql, (name, ansi))
     for cls, fn in _BINARY.items():
         if type(node) is cls:
             left, right = child(node.this), child(node.expression)
@@ -820,7 +821,8 @@ def compile_glue(
             _check_regex_call(node, extended, gf.node_args(node), where, sql)
             if isinstance(node, exp.RegexpLike) and not _written_as_call(node, where, sql):
                 left, right = child(node.this), child(node.expression)
-                return _guarded_binary(_strict(fn), left, right, node, where, sql)
+                casts = (extended, ansi)
+                return _guarded_binary(_strict(fn), left, right, node, where, sql, casts)
         args = gf.node_args(node)
         return _cast_call(node, extended, fn, entry.strict, args, child, where, sql, ansi)
     if isinstance(node, exp.Dot):
@@ -843,10 +845,14 @@ def _glue_cast(
     """CAST (TRY_CAST, ``::``) of a value of several rows to a number, a string or a
     BOOLEAN, as the table function casts measures (``measure_eval.cast_evaluator``); None
     for other targets (dates and timestamps read the session's zone and formats: refused
-    as before)."""
-    from .measure_eval import cast_evaluator  # measure_eval builds on this module
+    as before). A day-time interval whose fields its expression fixes
+    (``make_dt_interval(...)``) is written as Spark writes that type."""
+    from .function_types import day_time_span
+    from .measure_eval import TypeEnv, cast_evaluator, infer_type  # they build on this module
 
-    return cast_evaluator(node, child, ansi, sql, where(node), glue=True)  # type: ignore[arg-type]
+    source = infer_type(node.this, TypeEnv(columns={}))
+    interval = source if source is not None and day_time_span(source) is not None else None
+    return cast_evaluator(node, child, ansi, sql, where(node), glue=True, source=interval)  # type: ignore[arg-type]
 
 
 def _written_as_call(
@@ -1056,9 +1062,14 @@ def glue_function_call(
     child: Compile,
     where: Callable[[exp.Expression], int],
     sql: str,
+    casts_of: tuple[str, bool] | None = None,
 ) -> Evaluator:
     """Evaluator of a call of ``fn`` (NULL arguments passed on, as to a UDF) whose
-    errors are run-time errors at the call."""
+    errors are run-time errors at the call; ``casts_of``: the name and ANSI mode of the
+    function whose implicit casts Spark applies to the arguments."""
+    if casts_of is not None:
+        name, ansi = casts_of
+        return _cast_call(node, name, fn, False, arguments, child, where, sql, ansi)
     return _call(node, fn, False, arguments, child, where, sql)
 
 
@@ -1160,14 +1171,23 @@ def _guarded_binary(
     node: exp.Expression,
     where: Callable[[exp.Expression], int],
     sql: str,
+    casts_of: tuple[str, bool] | None = None,
 ) -> Evaluator:
+    """Evaluator of a binary operator; ``casts_of``: the name and ANSI mode of the
+    function whose implicit casts Spark applies to the operands (``planner.argument_casts``:
+    ``n LIKE '1%'`` of a number reads its text)."""
     op = OPERATORS.get(type(node), node.key.upper())
     pos = where(node.expression) if node.expression is not None else where(node)
     pos = _operator_pos(sql, where(node.this), pos, op)
+    casts = None
+    if casts_of is not None:
+        casts = argument_casts(casts_of[0], 2, ansi=casts_of[1], sql=sql, pos=pos)
 
     def evaluate(ctx: MatchContext) -> Any:
         a, b = left(ctx), right(ctx)
         try:
+            if casts is not None:
+                a, b = casts([a, b])
             return fn(a, b)
         except (TypeError, ValueError, ArithmeticError) as err:
             raise _runtime_error(op, [a, b], err, sql, pos) from None

@@ -103,6 +103,29 @@ CALLS = [
     "rlike(coalesce(B.x, A.x), '^2')",
     "ceil(coalesce(B.s, A.s))",
     "floor(concat(coalesce(B.s, A.s), '.5'))",
+    # LIKE, ILIKE and RLIKE written as operators read a number's, a date's or bytes' text
+    "coalesce(B.i, A.i) LIKE '3%'",
+    "coalesce(B.x, A.x) NOT LIKE '2._5'",
+    "coalesce(B.d, A.d) ILIKE '2024-01%'",
+    "coalesce(B.bin, A.bin) LIKE 'C'",
+    "coalesce(B.dc, A.dc) RLIKE '^2.7'",
+    "coalesce(B.s, A.s) LIKE coalesce(B.i, A.i) * 4",
+    # the day functions read a string (or a TIMESTAMP's day) as a DATE
+    "weekday('20' || coalesce(B.s, A.s) || '-01-05')",
+    "dayofweek(concat(coalesce(B.d, A.d), ' 23:00:00'))",
+    "dayofyear(concat('2024-', coalesce(B.s, A.s), '-31'))",
+    "year(concat(coalesce(B.d, A.d), ''))",
+    "last_day(concat(coalesce(B.d, A.d), ''))",
+    "weekofyear(coalesce(B.ts, A.ts))",
+    # a shift's base of another type read as an INT, its count as an INT
+    "shiftleft(coalesce(B.s, A.s), 1)",
+    "shiftright(coalesce(B.dc, A.dc) * 10, coalesce(B.s, A.s))",
+    "coalesce(B.x, A.x) << coalesce(B.i, A.i)",
+    "shiftrightunsigned(-coalesce(B.f, A.f) * 8, coalesce(B.dc, A.dc))",
+    # timestampadd's count as a BIGINT, make_dt_interval's fields as INTs and seconds
+    "timestampadd(HOUR, coalesce(B.dc, A.dc), coalesce(B.ts, A.ts))",
+    "timestampadd(DAY, coalesce(B.s, A.s), coalesce(B.d, A.d))",
+    "make_dt_interval(coalesce(B.x, A.x), coalesce(B.s, A.s), 0, coalesce(B.s, A.s))",
 ]
 
 
