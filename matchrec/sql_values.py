@@ -112,4 +112,10 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
     if isinstance(v, (list, tuple)):  # an array; a tuple is a struct: {a, b}
         inner = ", ".join("null" if x is None else to_text(x, plain_decimals) for x in v)
         return f"{{{inner}}}" if isinstance(v, tuple) else f"[{inner}]"
+    if isinstance(v, dict):  # a map: {k1 -> v1, k2 -> null}
+        pairs = (
+            f"{to_text(k, plain_decimals)} -> {'null' if x is None else to_text(x, plain_decimals)}"
+            for k, x in v.items()
+        )
+        return "{" + ", ".join(pairs) + "}"
     return str(v)

@@ -18,7 +18,9 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from .datetime_functions import TIMESTAMP_UNITS
+from matchrec.errors import MatchRuntimeError
+
+from .datetime_functions import TIMESTAMP_UNITS, TRUNC_UNITS
 from .implicit_casts import implicit_cast
 
 
@@ -105,6 +107,13 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     **dict.fromkeys(("MAKE_DATE", "FACTORIAL"), (_INT,)),
     **dict.fromkeys(("RINT", "ISNAN", "NANVL"), (_DOUBLE,)),
     "WIDTH_BUCKET": (_DOUBLE_OR_INTERVAL, _DOUBLE_OR_INTERVAL, _DOUBLE_OR_INTERVAL, _LONG),
+    **dict.fromkeys(("ROUND", "BROUND"), (Param("double", (int, float, Decimal)), _INT)),
+    "DATEDIFF": (_DATE,),
+    **{f"TRUNC_{unit}": (_DATE,) for unit in (*set(TRUNC_UNITS.values()), None)},
+    "GET": (_ANY, _INT),
+    # the bitwise operators (Spark casts a STRING to BIGINT under ANSI mode only; without
+    # it Spark refuses the call)
+    **dict.fromkeys(("BITWISE_AND", "BITWISE_OR", "BITWISE_XOR"), (_LONG,)),
     "BIN": (_LONG,),
     "CONV": (_STRING, _INT),
     "SLICE": (_ANY, _INT),
@@ -118,6 +127,8 @@ def argument_casts(
     one function of the list of values; None for a function without casts here. Where
     bytes meet text in the parameters that take either, the bytes are cast to STRING too
     (Spark keeps BINARY only when all of them are)."""
+    if name in ARITHMETIC:
+        return _string_operands(ARITHMETIC[name], ansi, sql, pos)
     params = PARAMS.get(name)
     if params is None:
         return None
@@ -133,6 +144,38 @@ def argument_casts(
                 if isinstance(values[i], (bytes, bytearray)):
                     values[i] = text(values[i])
         return values
+
+    return cast_all
+
+
+#: arithmetic that reads a STRING operand as a number -> whether a string that does not
+#: convert is NULL (the try_ forms) rather than the cast's error
+ARITHMETIC = {
+    **dict.fromkeys(("TRY_ADD", "TRY_SUBTRACT", "TRY_MULTIPLY", "TRY_DIVIDE", "TRY_MOD"), True),
+    "PMOD": False,
+}
+
+
+def _string_operands(
+    safe: bool, ansi: bool, sql: str, pos: int | None
+) -> Callable[[list[Any]], list[Any]]:
+    """Spark's cast of a STRING operand of arithmetic: under ANSI mode to BIGINT beside an
+    integer and to DOUBLE beside a fractional number, without it to DOUBLE (so
+    ``try_multiply('12', 2)`` is 24, not the string repeated)."""
+    to_long = implicit_cast("bigint", ansi=ansi, sql=sql, pos=pos)
+    to_double = implicit_cast("double", ansi=ansi, sql=sql, pos=pos)
+
+    def cast_all(values: list[Any]) -> list[Any]:
+        if not any(isinstance(v, str) for v in values):
+            return values
+        integral = any(isinstance(v, int) and not isinstance(v, bool) for v in values)
+        cast = to_long if ansi and integral else to_double
+        try:
+            return [cast(v) if isinstance(v, str) else v for v in values]  # type: ignore[misc]
+        except MatchRuntimeError:
+            if safe:
+                return [None] * len(values)
+            raise
 
     return cast_all
 

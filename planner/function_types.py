@@ -128,8 +128,6 @@ _COMMON_WITH_ZERO = {"ZEROIFNULL"}
 _COMMON_OF_ALL = set(_names("Greatest Least Coalesce BitwiseAnd BitwiseOr BitwiseXor NVL IFNULL"))
 
 
-
-
 def key(node: exp.Expression) -> str:
     """The table key of call ``node``."""
     if isinstance(node, exp.Anonymous):
@@ -167,7 +165,13 @@ def element_type(t: exp.DataType | None) -> exp.DataType | None:
 
 
 def field_type(t: exp.DataType | None, name: str) -> exp.DataType | None:
-    """The type of field ``name`` of a struct type (Spark matches names without case)."""
+    """The type of field ``name`` of a struct type (Spark matches names without case); of
+    an array of structs, the array of that field (``arr.v``: each element's ``v``)."""
+    if t is not None and t.this == T.ARRAY and t.expressions:
+        inner = field_type(t.expressions[0], name)
+        return (
+            None if inner is None else exp.DataType(this=T.ARRAY, expressions=[inner], nested=True)
+        )
     if t is None or t.this != T.STRUCT:
         return None
     for f in t.expressions:

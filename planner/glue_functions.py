@@ -762,9 +762,11 @@ def width_bucket(value: Any, low: Any, high: Any, buckets: Any) -> Any:
 
 
 def _date(v: Any) -> date:
-    """A DATE value; a timestamp or a string needs Spark's cast (session time zone,
-    formats), which only a one-row part can get."""
-    if isinstance(v, datetime) or not isinstance(v, date):
+    """A DATE value, a TIMESTAMP's date (it arrives in the session time zone); a string is
+    cast to DATE before (``planner.argument_casts``)."""
+    if isinstance(v, datetime):
+        return v.date()
+    if not isinstance(v, date):
         raise TypeError(f"{v!r} is not a DATE (CAST it inside the navigation)")
     return v
 

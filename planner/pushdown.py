@@ -31,6 +31,7 @@ from sqlglot import exp
 
 from .decompose import decompose
 from .higher_order import reads_outer_parameter
+from .pyeval import compiles
 from .sqltext import call_name
 
 # nodes that give NULL whenever one argument is NULL (and so commute with a navigation
@@ -44,7 +45,8 @@ _STRICT_NAMES = (
     "TimestampTrunc DateTrunc Year Month Day Quarter DayOfWeek DayOfMonth DayOfYear "
     "WeekOfYear Hour Minute Second Extract Concat Interval Paren Sign Initcap Left Right "
     "Reverse Repeat Lpad Rpad StrPosition Md5 SHA SHA2 Unhex Hex Dot Bracket "
-    "TimeToStr TimeStrToTime UnixToStr RegexpExtract RegexpReplace LastDay"
+    "TimeToStr TimeStrToTime UnixToStr RegexpExtract RegexpReplace LastDay JSONExtractScalar "
+    "ParseUrl"
 )
 STRICT: tuple[type, ...] = tuple(
     getattr(exp, n) for n in _STRICT_NAMES.split() if isinstance(getattr(exp, n, None), type)
@@ -59,6 +61,9 @@ _STRICT_OR_LEAF = set(STRICT) | {
     exp.DataType,
     exp.Var,
 }
+
+#: the parsed literal path of ``get_json_object`` (its parts are constants)
+_PATH = (exp.JSONPath, exp.JSONPathPart)
 
 # what a sub-expression reads: "const", "local" (the current row), a navigated row
 # (kind, offset, qualifier, physical steps) or None (several rows, aggregates, ...)
@@ -125,7 +130,8 @@ def push_down(
             # conditions keep their array form and measured speed
             # a physical step may leave the partition: only NULL-preserving functions
             # move inside it (the absent-row branch below knows logical absence only)
-            pushed = None if glue_evaluates(node) else _pushed(node, r, special, absent)
+            kept = glue_evaluates(node) or (_failing_subscript(node) and compiles(node))
+            pushed = None if kept else _pushed(node, r, special, absent)
             if pushed is not None:
                 return pushed
         if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
@@ -137,6 +143,19 @@ def push_down(
         return node
 
     return rewrite(tree)
+
+
+def _failing_subscript(node: exp.Expression) -> bool:
+    """Whether ``node`` subscripts an array in a way that fails for a short one under ANSI
+    mode (``arr[0]``, ``element_at(arr, 1)``; a string key reads a map, NULL if absent).
+    Moved inside the navigation, Spark would compute it on every row, and fail on a row
+    the match never reads; the glue subscripts the one row read (``LAST(B.arr)[0].n``)."""
+    return any(
+        isinstance(n, exp.Bracket)
+        and not n.args.get("safe")
+        and not all(isinstance(i, exp.Literal) and i.is_string for i in n.expressions)
+        for n in node.walk()
+    )
 
 
 def _arguments(node: exp.Expression) -> list[exp.Expression]:
@@ -233,7 +252,7 @@ def _navigated_row(node, kind, qualifier, special, aggregate, final: bool = Fals
 def _strict(node: exp.Expression) -> bool:
     """Whether ``node`` is NULL whenever a column it reads is NULL."""
     # exact types: a subclass may differ (ConcatWs is a Concat that skips NULLs)
-    return all(type(n) in _STRICT_OR_LEAF for n in node.walk())
+    return all(type(n) in _STRICT_OR_LEAF or isinstance(n, _PATH) for n in node.walk())
 
 
 #: calls that fail on a NULL key (Spark's NULL_MAP_KEY): their value for an absent row,

@@ -362,6 +362,18 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
+#: the operators whose operands Spark casts as it casts those of the function named
+#: (``planner.argument_casts``): ``try_add('5', 2)``, ``'12' & 3``
+_CAST_AS: dict[type, str] = {
+    exp.SafeAdd: "TRY_ADD",
+    exp.SafeSubtract: "TRY_SUBTRACT",
+    exp.SafeMultiply: "TRY_MULTIPLY",
+    exp.BitwiseAnd: "BITWISE_AND",
+    exp.BitwiseOr: "BITWISE_OR",
+    exp.BitwiseXor: "BITWISE_XOR",
+}
+
+
 # the same operators under ANSI mode (Spark 4's default)
 _ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.DPipe: _strict(_concat),
@@ -673,9 +685,16 @@ def compiles(node: exp.Expression) -> bool:
         # hash, format_string...: compiled with their arguments' types by
         # planner.expressions
         or typed_name(n) is not None
+        or (isinstance(n, exp.Dot) and isinstance(n.expression, exp.Identifier))
+        or (isinstance(n, exp.Bracket) and len(n.expressions) == 1)
         for n in node.walk()
-        if not isinstance(n, exp.Column)
+        if not isinstance(n, exp.Column) and not _field_name(n)
     )
+
+
+def _field_name(node: exp.Expression) -> bool:
+    """Whether ``node`` is the name of a field read (``x.name``)."""
+    return isinstance(node, exp.Identifier) and isinstance(node.parent, exp.Dot)
 
 
 def _patterned(node: exp.Expression) -> bool:
@@ -766,7 +785,9 @@ def compile_glue(
         if type(node) is cls:
             left, right = child(node.this), child(node.expression)
             fn = _ANSI_BINARY.get(cls, fn) if ansi else fn
-            return _guarded_binary(fn, left, right, node, where, sql)
+            name = _CAST_AS.get(cls)
+            casts = None if name is None else (name, ansi)
+            return _guarded_binary(fn, left, right, node, where, sql, casts)
     if isinstance(node, exp.In) and not node.args.get("query"):
         needle = child(node.this)
         options = [child(e) for e in node.expressions]
@@ -827,6 +848,9 @@ def compile_glue(
         return _cast_call(node, extended, fn, entry.strict, args, child, where, sql, ansi)
     if isinstance(node, exp.Dot):
         _check_struct_field(node, where, sql)
+        if isinstance(node.expression, exp.Identifier):  # a field of a struct value
+            name = node.expression.this
+            return _call(node, lambda v: _field(v, name), True, [node.this], child, where, sql)
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
         "the match",
@@ -1343,9 +1367,12 @@ def _parameter_field(node: exp.Dot) -> bool:
 
 def _field(struct: Any, name: str) -> Any:
     """The field ``name`` of a struct value (a dict, or a Row), found as Spark finds it
-    (case-insensitively, spark.sql.caseSensitive being off); NULL of a NULL struct."""
+    (case-insensitively, spark.sql.caseSensitive being off); NULL of a NULL struct; of an
+    array of structs, each one's."""
     if struct is None:
         return None
+    if isinstance(struct, list):  # an array of structs: the array of their fields
+        return [_field(s, name) for s in struct]
     if hasattr(struct, "asDict"):
         struct = struct.asDict()
     if not isinstance(struct, dict):

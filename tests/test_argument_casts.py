@@ -126,6 +126,23 @@ CALLS = [
     "timestampadd(HOUR, coalesce(B.dc, A.dc), coalesce(B.ts, A.ts))",
     "timestampadd(DAY, coalesce(B.s, A.s), coalesce(B.d, A.d))",
     "make_dt_interval(coalesce(B.x, A.x), coalesce(B.s, A.s), 0, coalesce(B.s, A.s))",
+    # round of a string as a DOUBLE; datediff and trunc of a string (or a TIMESTAMP) as a
+    # DATE; get's DOUBLE index as an INT
+    "round(coalesce(B.s, A.s), 1)",
+    "bround(concat(coalesce(B.s, A.s), '.25'), 1)",
+    "datediff(concat(coalesce(B.d, A.d), ''), coalesce(B.ts, A.ts))",
+    "trunc(concat(coalesce(B.d, A.d), ''), 'MM')",
+    "get(array(1, 2, 3), coalesce(B.x, A.x) - 1)",
+    # arithmetic of a string: BIGINT beside an integer under ANSI mode, else DOUBLE; a
+    # try_ form is NULL for a string that does not convert
+    "try_multiply(coalesce(B.s, A.s), 2)",
+    "try_add(coalesce(B.s, A.s), coalesce(B.x, A.x))",
+    "try_subtract(coalesce(B.dc, A.dc), coalesce(B.s, A.s))",
+    "try_divide(coalesce(B.s, A.s), coalesce(B.i, A.i))",
+    "try_mod(concat(coalesce(B.s, A.s), '.5'), 2)",
+    "pmod(coalesce(B.i, A.i) * 7, coalesce(B.s, A.s))",
+    # a map's text
+    "map(coalesce(B.s, A.s), coalesce(B.i, A.i), 'k', NULL)",
 ]
 
 
@@ -176,6 +193,29 @@ def test_the_table_functions_measures_cast_arguments_as_spark(answers):
     row = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()[0]
     got = [row[f"c{i}"] for i in range(len(CALLS))]
     assert dict(zip(CALLS, got)) == dict(zip(CALLS, want))
+
+
+def test_a_string_in_a_bitwise_operator_is_read_as_a_bigint_under_ansi_mode(spark):
+    """``'12' & 3``: Spark casts the string to BIGINT under ANSI mode (and refuses the
+    call without it); DEFINE's glue reads it so too."""
+    spark.sql(ROWS).createOrReplaceTempView(VIEW)
+    tests = {
+        "coalesce(B.s, A.s) & 7": 4,
+        "coalesce(B.s, A.s) | 1": 13,
+        "3 ^ coalesce(B.s, A.s)": 15,
+    }
+    with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
+        for call, want in tests.items():
+            plain = re.sub(r"\b([AB])\.", lambda m: m.group(1).lower() + ".", call)
+            spark_says = (
+                spark.sql(f"SELECT {plain} AS v FROM {VIEW} a JOIN {VIEW} b ON a.o = 1 AND b.o = 2")
+                .collect()[0]
+                .v
+            )
+            assert spark_says == want
+            query = f"""SELECT * FROM {VIEW} MATCH_RECOGNIZE (
+  ORDER BY o MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B) DEFINE B AS {call} = {want})"""
+            assert [r.n for r in matchrec.sql(spark, query).collect()] == [2], call
 
 
 def test_an_argument_spark_cannot_cast_is_its_error_at_the_call(spark):

@@ -1,0 +1,76 @@
+"""Fields and elements of a navigated row's arrays of structs, as Spark reads them.
+
+``LAST(B.arr)[0].n`` reads one row, the last B row: Spark subscripts that row's array
+only. Moved inside the navigation, Spark would subscript every row's array and fail the
+job under ANSI mode on a row with an empty one that the match never reads; matchrec
+keeps such a subscript (and the field read around it) in its glue, which reads the one
+row. A field of an array of structs (``LAST(B.arr).v``) is the array of the elements'
+fields, typed so by the table function too.
+"""
+
+from __future__ import annotations
+
+import pytest
+from matchrec.runtime.session import session_settings
+
+import matchrec
+
+VIEW = "mr_struct_nav"
+ROWS = """SELECT * FROM VALUES
+ (1, '{"a": 1}', 'http://a.com/x', array(named_struct('v', 1, 'n', 'p'))),
+ (2, '{"a": 2}', 'http://b.com/x',
+  array(named_struct('v', 2, 'n', 'q'), named_struct('v', 5, 'n', 'z'))),
+ (3, '{}', 'http://c.com/x', CAST(array() AS array<struct<v:int,n:string>>)),
+ (4, '{"a": 4}', 'http://d.com/x', array(named_struct('v', 4, 'n', 'r')))
+ AS t(o, js, url, arr)"""
+
+#: measure of the one match (A: row 1, B: rows 2-4) -> the row it reads and what of it
+MEASURES = {
+    "LAST(B.arr)[0].n": (4, "arr[0].n"),
+    "element_at(LAST(B.arr), 1).v": (4, "element_at(arr, 1).v"),
+    "B.arr[0].n": (4, "arr[0].n"),
+    "FIRST(B.arr)[1].v * 10": (2, "arr[1].v * 10"),
+    "LAST(B.arr).v": (4, "arr.v"),
+    "FIRST(B.arr).n": (2, "arr.n"),
+    "size(LAST(B.arr).v)": (4, "size(arr.v)"),
+    "get_json_object(PREV(LAST(B.js)), '$.a')": (3, "get_json_object(js, '$.a')"),
+    "get_json_object(NEXT(FIRST(B.js)), '$.a')": (3, "get_json_object(js, '$.a')"),
+    "parse_url(PREV(LAST(B.url), 2), 'HOST')": (2, "parse_url(url, 'HOST')"),
+}
+
+
+@pytest.fixture(scope="module")
+def view(spark):
+    spark.sql(ROWS).createOrReplaceTempView(VIEW)
+    matchrec.register(spark)
+    with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
+        yield spark
+
+
+def _body(measures: str) -> str:
+    return f"ORDER BY o MEASURES {measures} ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS true"
+
+
+@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+def test_a_navigated_rows_struct_fields_are_sparks(view, door):
+    spark = view
+    measures = ", ".join(f"{m} AS m{i}" for i, m in enumerate(MEASURES))
+    if door == "matchrec.sql":
+        df = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({_body(measures)})")
+    else:
+        quoted = _body(measures).replace("'", "''")
+        df = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}')")
+    rows = df.collect()
+    assert len(rows) == 1
+    for i, (measure, (o, expr)) in enumerate(MEASURES.items()):
+        want = spark.sql(f"SELECT {expr} AS v FROM {VIEW} WHERE o = {o}")
+        assert rows[0][f"m{i}"] == want.collect()[0].v, measure
+        assert df.schema[f"m{i}"].dataType == want.schema["v"].dataType, measure
+
+
+def test_define_subscripts_only_the_row_it_reads(view):
+    """Row 3's array is empty: subscripting it (Spark's INVALID_ARRAY_INDEX under ANSI
+    mode) is not what DEFINE asks for, which reads A's row 1."""
+    query = f"""SELECT * FROM {VIEW} MATCH_RECOGNIZE (ORDER BY o MEASURES count(*) AS n
+  ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS LAST(A.arr).v[0] = 1 AND FIRST(A.arr)[0].n = 'p')"""
+    assert [r.n for r in matchrec.sql(view, query).collect()] == [4]
