@@ -5,15 +5,16 @@ computes it while matching. Each function follows Spark's definition (``mathExpr
 in Spark's catalyst): the argument is cast to DOUBLE; a result that does not exist is NaN
 (Java's ``Math``), never a Python exception; the logarithms are NULL at and below their
 asymptote; the functions Spark writes as formulas (``log2``, ``log(base, x)``,
-``cot``/``sec``/``csc``) are computed by the same formulas. (``asinh``, ``acosh`` and
-``atanh`` are the precise functions: Spark 4.3 answers as they do, not as the textbook
-formulas of earlier Spark versions.)
+``cot``/``sec``/``csc``, Spark 4.3's ``asinh``, ``acosh`` and ``atanh``) are computed by
+the same formulas.
 
-Java's ``Math``/``StrictMath`` and the C library under Python may round the
-transcendental ones differently in the last bit, so these are "inexact" for
-``planner.pyeval``: used only where Spark cannot compute the value (a one-row use goes to
-Spark), and compared with Spark by ``tests/test_define_functions.py``: equal, or within
-4 ulps (at most 3 were seen, for ``cbrt`` and ``log(base, x)``).
+The transcendental ones are Java's ``StrictMath`` (``planner.strict_math``: fdlibm, bit
+for bit), as Spark computes them, except ``sin``, ``cos`` and ``tan`` (and ``cot``,
+``sec``, ``csc``), which Java computes with HotSpot's own intrinsics: Python's C library
+may round those differently in the last bit. All are "inexact" for ``planner.pyeval``
+still: a one-row use goes to Spark, only values of several rows are computed here
+(``tests/test_define_functions.py`` compares them with Spark: the same bits, or within
+4 ulps for the intrinsics).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import Any
+
+from . import strict_math as sm
 
 
 def _java_divide(a: float, b: float) -> float:
@@ -33,20 +36,8 @@ def _java_divide(a: float, b: float) -> float:
 
 
 def _log(x: float) -> float:
-    """Java's ``log``: -Infinity at 0, NaN below."""
-    if x > 0.0:
-        return math.log(x)
-    return -math.inf if x == 0.0 else math.nan
-
-
-def _cbrt(x: float) -> float:
-    cbrt = getattr(math, "cbrt", None)  # Python >= 3.11
-    if cbrt is not None:
-        return cbrt(x)
-    if x == 0.0 or not math.isfinite(x):
-        return x
-    r = math.copysign(abs(x) ** (1.0 / 3.0), x)
-    return r - (r * r * r - x) / (3.0 * r * r)
+    """Java's ``StrictMath.log``: -Infinity at 0, NaN below."""
+    return sm.log(x)
 
 
 def _real(fn: Callable[..., float], overflow: Callable[..., float] | None = None):
@@ -83,36 +74,32 @@ def _log_base(base: Any, x: Any) -> Any:
     return _java_divide(_log(x), _log(base))
 
 
-def _signed_infinity(x: float) -> float:
-    return math.copysign(math.inf, x)
-
-
 #: name -> function of non-NULL arguments (Spark's names; aliases included)
 MATH_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "SIN": _real(math.sin),
     "COS": _real(math.cos),
     "TAN": _real(math.tan),
-    "ASIN": _real(math.asin),
-    "ACOS": _real(math.acos),
-    "ATAN": _real(math.atan),
-    "SINH": _real(math.sinh, _signed_infinity),
-    "COSH": _real(math.cosh),
-    "TANH": _real(math.tanh),
-    "ASINH": _real(math.asinh),
-    "ACOSH": _real(math.acosh),
-    "ATANH": _real(lambda x: math.copysign(math.inf, x) if abs(x) == 1.0 else math.atanh(x)),
+    "ASIN": _real(sm.asin),
+    "ACOS": _real(sm.acos),
+    "ATAN": _real(sm.atan),
+    "SINH": _real(sm.sinh),
+    "COSH": _real(sm.cosh),
+    "TANH": _real(sm.tanh),
+    "ASINH": _real(sm.asinh),
+    "ACOSH": _real(sm.acosh),
+    "ATANH": _real(sm.atanh),
     "COT": _real(lambda x: _java_divide(1.0, math.tan(x))),
     "SEC": _real(lambda x: _java_divide(1.0, math.cos(x))),
     "CSC": _real(lambda x: _java_divide(1.0, math.sin(x))),
-    "ATAN2": _real(lambda y, x: math.atan2(y + 0.0, x + 0.0)),
-    "HYPOT": _real(math.hypot),
-    "CBRT": _real(_cbrt),
-    "EXPM1": _real(math.expm1),
+    "ATAN2": _real(lambda y, x: sm.atan2(y + 0.0, x + 0.0)),
+    "HYPOT": _real(sm.hypot),
+    "CBRT": _real(sm.cbrt),
+    "EXPM1": _real(sm.expm1),
     "DEGREES": _real(math.degrees),
     "RADIANS": _real(math.radians),
-    "LOG10": _above(0.0, math.log10),
-    "LOG2": _above(0.0, lambda x: _log(x) / _log(2.0)),
-    "LOG1P": _above(-1.0, math.log1p),
+    "LOG10": _above(0.0, sm.log10),
+    "LOG2": _above(0.0, sm.log2),
+    "LOG1P": _above(-1.0, sm.log1p),
     "LOG": _log_base,
 }
 

@@ -35,6 +35,7 @@ from matchrec.sql_literals import sql_literal
 from matchrec.sql_values import WIDE_DECIMALS, Float32, to_float32
 
 from . import glue_functions as gf
+from . import strict_math
 from .argument_casts import argument_casts
 from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
@@ -492,22 +493,10 @@ def _signum(x: Any) -> float:
     return f if f != f or f == 0 else math.copysign(1.0, f)
 
 
-def _overflow(fn: Callable[..., float], *args: Any) -> float:
-    try:
-        return fn(*args)
-    except OverflowError:
-        return math.inf
-
-
 def _power(a: Any, b: Any) -> Any:
-    """Spark's ``power``: always a double; NaN where the real result does not exist."""
-    try:
-        result = float(a) ** float(b)
-    except OverflowError:
-        return math.inf
-    except ZeroDivisionError:
-        return math.inf
-    return math.nan if isinstance(result, complex) else result
+    """Spark's ``power``: always a double, Java's ``StrictMath.pow``'s (NaN where the real
+    result does not exist)."""
+    return strict_math.pow(float(a), float(b))
 
 
 # Spark scalar functions available in match-dependent glue: name -> function of non-NULL args.
@@ -520,8 +509,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "LENGTH": len,
     "CHAR_LENGTH": len,
     "SQRT": lambda x: math.sqrt(x) if x >= 0 else math.nan,
-    "EXP": lambda x: _overflow(math.exp, x),
-    "LN": lambda x: math.log(x) if x > 0 else (math.nan if x != x else None),
+    "EXP": lambda x: strict_math.exp(float(x)),
+    "LN": lambda x: strict_math.log(float(x)) if x > 0 else (math.nan if x != x else None),
     "FLOOR": _to_long(math.floor, ansi=False),
     "CEIL": _to_long(math.ceil, ansi=False),
     "CEILING": _to_long(math.ceil, ansi=False),
