@@ -115,6 +115,7 @@ _SAME_AS_FIRST = set(
         "MAP_FILTER"
     )
 )
+_REVERSE = exp.Reverse.__name__
 # calls of a STRING, or of a BINARY that they keep (substr, left, lpad, rpad; Spark's
 # right() of a BINARY is a STRING)
 _STRING_OR_BINARY = set(_names("Substring Left Pad"))
@@ -209,7 +210,10 @@ def call_type(
         return dtype(_FIXED[written.__name__])
     if k in _SAME_AS_FIRST:
         first = _first_arg(node)
-        return type_of(first) if first is not None else None
+        typed = type_of(first) if first is not None else None
+        if k == _REVERSE and typed is not None and typed.this != T.ARRAY:
+            return dtype("string")  # Spark reverses the text of anything but an array
+        return typed
     if k in _STRING_OR_BINARY:
         first = _first_arg(node)
         typed = type_of(first) if first is not None else None

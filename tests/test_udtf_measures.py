@@ -459,6 +459,13 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "timestampadd(MONTH, max(o), min_by(dt, o))",
         BODY,
     ),
+    # reverse of a number is the STRING of its reversed text; of an array, the array
+    "reverse_of_a_number": (
+        "reverse(LAST(B.i) * FIRST(A.i))",
+        "reverse(max_by(i, o) * min_by(i, o))",
+        BODY,
+    ),
+    "reverse_of_an_array": ("reverse(LAST(B.arr))", "reverse(max_by(arr, o))", BODY),
     # a conditional's value is of its operands' common type: 0 of a DECIMAL(4, 2) is 0.00
     "coalesce_of_decimal_and_int": (
         "CAST(coalesce(if(LAST(B.i) > 100, FIRST(A.d), NULL), 0) AS STRING)",
