@@ -120,6 +120,11 @@ PARAMS: dict[str, tuple[Param, ...]] = {
 }
 
 
+#: functions that read their later arguments only for some value of the first (cast
+#: first): ``nanvl(x, y)`` reads ``y`` only when ``x`` is NaN
+_READS_REST: dict[str, Callable[[Any], bool]] = {"NANVL": lambda x: x is not None and x != x}
+
+
 def argument_casts(
     name: str, count: int, *, ansi: bool, sql: str, pos: int | None
 ) -> Callable[[list[Any]], list[Any]] | None:
@@ -137,7 +142,13 @@ def argument_casts(
     either = [i for i, p in enumerate(slots) if p.bytes_or_text]
     text = implicit_cast("string", ansi=ansi, sql=sql, pos=pos) if len(either) > 1 else None
 
+    needs_rest = _READS_REST.get(name)
+
     def cast_all(values: list[Any]) -> list[Any]:
+        if needs_rest is not None and casts[0] is not None:
+            first = casts[0](values[0])
+            if not needs_rest(first):  # Spark never evaluates (so never casts) the rest
+                return [first, *values[1:]]
         values = [v if c is None else c(v) for v, c in zip(values, casts)]
         if text is not None and any(isinstance(values[i], str) for i in either):
             for i in either:

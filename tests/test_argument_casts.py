@@ -79,6 +79,7 @@ CALLS = [
     "rint(coalesce(B.s, A.s))",
     "isnan(coalesce(B.i, A.i))",
     "nanvl(coalesce(B.i, A.i), 0)",
+    "nanvl(coalesce(B.x, A.x), coalesce(B.s, A.s) || 'x')",  # Spark never casts the text
     "width_bucket(coalesce(B.s, A.s), 0, coalesce(B.dc, A.dc) * 10, 4)",
     "bin(coalesce(B.x, A.x) * 4)",
     "conv(coalesce(B.i, A.i) * 5, 10, coalesce(B.s, A.s))",
