@@ -674,11 +674,25 @@ def compiles(node: exp.Expression) -> bool:
         # hash, format_string...: compiled with their arguments' types by
         # planner.expressions
         or typed_name(n) is not None
-        or (isinstance(n, exp.Dot) and isinstance(n.expression, exp.Identifier))
+        or _struct_field(n)
         or (isinstance(n, exp.Bracket) and len(n.expressions) == 1)
         for n in node.walk()
         if not isinstance(n, exp.Column) and not _field_name(n)
     )
+
+
+def _struct_field(node: exp.Expression) -> bool:
+    """Whether ``node`` reads a field of a value that can be a struct: an element
+    (``LAST(B.arr)[0].n``), a field, a column or a navigated row's value; another
+    base (``(A.x + B.x).f``) is refused as Spark refuses it."""
+    if not (isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier)):
+        return False
+    base = node.this
+    while isinstance(base, exp.Paren):
+        base = base.this
+    if isinstance(base, (exp.Bracket, exp.Dot, exp.Column)):
+        return True
+    return isinstance(base, exp.Anonymous) and str(base.this).upper() in _ATOM_CALLS
 
 
 def _field_name(node: exp.Expression) -> bool:
@@ -837,7 +851,7 @@ def compile_glue(
         return _cast_call(node, extended, fn, entry.strict, args, child, where, sql, ansi)
     if isinstance(node, exp.Dot):
         _check_struct_field(node, where, sql)
-        if isinstance(node.expression, exp.Identifier):  # a field of a struct value
+        if _struct_field(node):  # a field of a struct value
             name = node.expression.this
             return _call(node, lambda v: _field(v, name), True, [node.this], child, where, sql)
     raise UnsupportedError(
