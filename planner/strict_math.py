@@ -119,13 +119,14 @@ _LG6 = _f("0x1.39a09d078c69fp-3")
 _LG7 = _f("0x1.2f112df3e5244p-3")
 
 
-def log(x: float) -> float:
-    """StrictMath.log: the natural logarithm (Spark's ``ln`` and ``log(x)``)."""
+def _log_argument(x: float) -> tuple[float, int, int] | float:
+    """A logarithm's answer where it is special (-Infinity at zero, NaN below zero, the
+    argument itself for Infinity and NaN), else the argument (a subnormal scaled by 2**54),
+    its high word and the exponent that scaling took away."""
     hx = _hi(x)
-    lx = _lo(x)
     k = 0
     if hx < 0x0010_0000:
-        if (hx & 0x7FFF_FFFF) | lx == 0:
+        if (hx & 0x7FFF_FFFF) | _lo(x) == 0:
             return -_INF
         if hx < 0:
             return _NAN
@@ -134,6 +135,15 @@ def log(x: float) -> float:
         hx = _hi(x)
     if hx >= 0x7FF0_0000:
         return x + x
+    return x, hx, k
+
+
+def log(x: float) -> float:
+    """StrictMath.log: the natural logarithm (Spark's ``ln`` and ``log(x)``)."""
+    reduced = _log_argument(x)
+    if isinstance(reduced, float):
+        return reduced
+    x, hx, k = reduced
     k += (hx >> 20) - 1023
     hx &= 0x000F_FFFF
     i = (hx + 0x9_5F64) & 0x10_0000
@@ -169,19 +179,10 @@ _LOG10_2LO = _f("0x1.9fef311f12b36p-42")
 
 def log10(x: float) -> float:
     """StrictMath.log10."""
-    hx = _hi(x)
-    lx = _lo(x)
-    k = 0
-    if hx < 0x0010_0000:
-        if (hx & 0x7FFF_FFFF) | lx == 0:
-            return -_INF
-        if hx < 0:
-            return _NAN
-        k -= 54
-        x *= _TWO54
-        hx = _hi(x)
-    if hx >= 0x7FF0_0000:
-        return x + x
+    reduced = _log_argument(x)
+    if isinstance(reduced, float):
+        return reduced
+    x, hx, k = reduced
     k += (hx >> 20) - 1023
     i = 1 if k < 0 else 0
     hx = (hx & 0x000F_FFFF) | ((0x3FF - i) << 20)
