@@ -108,6 +108,10 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     **dict.fromkeys(("RINT", "ISNAN", "NANVL"), (_DOUBLE,)),
     "WIDTH_BUCKET": (_DOUBLE_OR_INTERVAL, _DOUBLE_OR_INTERVAL, _DOUBLE_OR_INTERVAL, _LONG),
     **dict.fromkeys(("ROUND", "BROUND"), (Param("double", (int, float, Decimal)), _INT)),
+    # abs and sign of a string: of the DOUBLE it reads as (an interval stays as it is)
+    **dict.fromkeys(
+        ("ABS", "SIGN", "SIGNUM"), (Param("double", (int, float, Decimal, timedelta)),)
+    ),
     "DATEDIFF": (_DATE,),
     **{f"TRUNC_{unit}": (_DATE,) for unit in (*set(TRUNC_UNITS.values()), None)},
     "GET": (_ANY, _INT),

@@ -774,7 +774,9 @@ def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataTyp
     if issubclass(cls, exp.Length):
         return dtype("int")
     if issubclass(cls, _SAME_AS_ARG) and args:
-        return infer_type(args[0], env)
+        typed = infer_type(args[0], env)
+        text = typed is not None and typed.this in (T.VARCHAR, T.TEXT, T.CHAR)
+        return dtype("double") if text else typed  # abs of the DOUBLE a string reads as
     if issubclass(cls, _COMMON_FUNCS):
         return _common_type(args, env, strings=issubclass(cls, exp.Coalesce))
     if issubclass(cls, (exp.Floor, exp.Ceil, exp.Round)) and args:

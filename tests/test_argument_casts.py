@@ -130,6 +130,8 @@ CALLS = [
     # round of a string as a DOUBLE; datediff and trunc of a string (or a TIMESTAMP) as a
     # DATE; get's DOUBLE index as an INT
     "round(coalesce(B.s, A.s), 1)",
+    "abs(concat('-', coalesce(B.s, A.s)))",
+    "sign(coalesce(B.s, A.s))",
     "bround(concat(coalesce(B.s, A.s), '.25'), 1)",
     "datediff(concat(coalesce(B.d, A.d), ''), coalesce(B.ts, A.ts))",
     "trunc(concat(coalesce(B.d, A.d), ''), 'MM')",
