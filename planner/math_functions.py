@@ -35,11 +35,6 @@ def _java_divide(a: float, b: float) -> float:
     return a / b
 
 
-def _log(x: float) -> float:
-    """Java's ``StrictMath.log``: -Infinity at 0, NaN below."""
-    return sm.log(x)
-
-
 def _real(fn: Callable[..., float], overflow: Callable[..., float] | None = None):
     """``fn`` over DOUBLE arguments with Java's answers where Python raises: NaN outside
     the domain (``asin(2)``, ``sin(Infinity)``), an infinity on overflow."""
@@ -71,7 +66,7 @@ def _log_base(base: Any, x: Any) -> Any:
     base, x = float(base), float(x)
     if base <= 0.0 or x <= 0.0:
         return None
-    return _java_divide(_log(x), _log(base))
+    return _java_divide(sm.log(x), sm.log(base))
 
 
 #: name -> function of non-NULL arguments (Spark's names; aliases included)
