@@ -39,6 +39,7 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 CHECKED: dict[type, str] = {
     **{node: OPERATORS[node] for node in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.NullSafeEQ: "<=>",
+    exp.EqualNull: "equal_null",  # <=> written as a function
     **{node: OPERATORS[node] for node in _ARITHMETIC},
     exp.Between: "BETWEEN",
     exp.In: "IN",

@@ -1655,6 +1655,13 @@ TYPE_MIXES = [
     # match-dependent DEFINE, evaluated per match
     ("B.value < PREV(B.value)", "FIRST(B.name) > 1", "FIRST(B.name)", "> mixes FIRST(B.name)"),
     ("B.value < PREV(B.value)", "B.value > A.name", "A.name", "without Spark's implicit casts"),
+    # equal_null is <=> written as a function (it answered false for '12' against 12)
+    (
+        "B.value < PREV(B.value)",
+        "NOT equal_null(coalesce(B.name, A.name), 12)",
+        "coalesce(B.name",
+        "equal_null mixes coalesce(B.name, A.name) (STRING) and 12 (INT)",
+    ),
     # MEASURES
     ("LAST(B.value) AS", "LAST(B.name) - 1 AS", "LAST(B.name)", "- mixes LAST(B.name) (STRING)"),
 ]
