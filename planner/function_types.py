@@ -111,7 +111,7 @@ _SAME_AS_FIRST = set(
     _names(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
         "ArraySort ArraySlice "
-        "ArrayFilter ArrayRemove ArrayExcept ArrayIntersect SORT_ARRAY SHUFFLE ARRAY_COMPACT "
+        "ArrayFilter SORT_ARRAY SHUFFLE ARRAY_COMPACT "
         "MAP_FILTER"
     )
 )
@@ -432,6 +432,31 @@ def _array_union(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType 
     if element is None:
         return None
     return array_of(element, no_nulls=all(t.meta.get(NO_NULL_ELEMENTS) for t in types))
+
+
+def _array_pair(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``array_except(a, b)``/``array_intersect(a, b)``: an array of the common type of
+    both arrays' elements (Spark casts both); NULL elements where ``a`` has them (and, for
+    the intersection, ``b`` too)."""
+    result = _array_union(node, type_of, common)
+    if result is None:
+        return None
+    a, b = (type_of(x) for x in _args(node))
+    no_nulls = [t is not None and bool(t.meta.get(NO_NULL_ELEMENTS)) for t in (a, b)]
+    intersect = isinstance(node, exp.ArrayIntersect)
+    return array_of(element_type(result), no_nulls=any(no_nulls) if intersect else no_nulls[0])
+
+
+def _array_remove(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``array_remove(a, x)``: an array of the common type of ``a``'s elements and ``x``."""
+    args = _args(node)
+    values = type_of(args[0]) if len(args) == 2 else None
+    if values is None or values.this != T.ARRAY:
+        return None
+    element = common([_typed_null(element_type(values)), args[1]])
+    if element is None:
+        return None
+    return array_of(element, no_nulls=bool(values.meta.get(NO_NULL_ELEMENTS)))
 
 
 def _typed_null(t: exp.DataType) -> exp.Expression:
@@ -773,6 +798,9 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "Map": _map_from_arrays,
     "GenerateSeries": _sequence,
     "ARRAY_UNION": _array_union,
+    "ArrayExcept": _array_pair,
+    "ArrayIntersect": _array_pair,
+    "ArrayRemove": _array_remove,
     "RegexpExtractAll": _regexp_extract_all,
     "StrToMap": _str_to_map,
     "Transform": _transform,

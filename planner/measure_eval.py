@@ -546,6 +546,8 @@ def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     t = infer_type(args[0], env)
     if t is None:
         return None
+    if t.this == T.NULL:
+        t = dtype("double")  # Spark reads an untyped NULL as the DOUBLE NULL
     params = decimal_params(t)
     if isinstance(node, (exp.Floor, exp.Ceil)):
         if len(args) > 1:  # to a scale: the number as a DECIMAL, rounded as ROUND types it
@@ -775,8 +777,8 @@ def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataTyp
         return dtype("int")
     if issubclass(cls, _SAME_AS_ARG) and args:
         typed = infer_type(args[0], env)
-        text = typed is not None and typed.this in (T.VARCHAR, T.TEXT, T.CHAR)
-        return dtype("double") if text else typed  # abs of the DOUBLE a string reads as
+        read_as_double = typed is not None and typed.this in (T.VARCHAR, T.TEXT, T.CHAR, T.NULL)
+        return dtype("double") if read_as_double else typed  # a string's or NULL's DOUBLE
     if issubclass(cls, _COMMON_FUNCS):
         return _common_type(args, env, strings=issubclass(cls, exp.Coalesce))
     if issubclass(cls, (exp.Floor, exp.Ceil, exp.Round)) and args:

@@ -466,6 +466,30 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         BODY,
     ),
     "reverse_of_an_array": ("reverse(LAST(B.arr))", "reverse(max_by(arr, o))", BODY),
+    # Spark reads an untyped NULL as a DOUBLE in abs, floor, round; array_remove,
+    # array_except and array_intersect cast both sides to their common type
+    "abs_of_null": (
+        "abs(if(LAST(B.o) > 0, NULL, NULL))",
+        "abs(if(max(o) > 0, NULL, NULL))",
+        BODY,
+    ),
+    "floor_of_null": ("floor(if(LAST(B.o) > 0, NULL, NULL))", "floor(NULL)", BODY),
+    "round_of_null": ("round(if(LAST(B.o) > 0, NULL, NULL), 1)", "round(NULL, 1)", BODY),
+    "array_remove_widens": (
+        "array_remove(LAST(B.arr), FIRST(A.dbl) * 2)",
+        "array_remove(max_by(arr, o), min_by(dbl, o) * 2)",
+        BODY,
+    ),
+    "array_except_widens": (
+        "array_except(LAST(B.arr), array(FIRST(A.dbl) * 2))",
+        "array_except(max_by(arr, o), array(min_by(dbl, o) * 2))",
+        BODY,
+    ),
+    "array_intersect_widens": (
+        "array_intersect(array(FIRST(A.dbl) * 2), LAST(B.arr))",
+        "array_intersect(array(min_by(dbl, o) * 2), max_by(arr, o))",
+        BODY,
+    ),
     # a conditional's value is of its operands' common type: 0 of a DECIMAL(4, 2) is 0.00
     "coalesce_of_decimal_and_int": (
         "CAST(coalesce(if(LAST(B.i) > 100, FIRST(A.d), NULL), 0) AS STRING)",
