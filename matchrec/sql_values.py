@@ -14,6 +14,8 @@ from datetime import date, datetime
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
+from matchrec.java_doubles import java_double_text
+
 #: Decimal arithmetic wide enough for Spark's DECIMAL(38, s) values and their sums
 #: (Python's default context keeps 28 digits, then rounds or raises), rounding half up as
 #: Spark's decimals do
@@ -44,7 +46,12 @@ def to_float32(x: float) -> Float32:
 
 
 def double_text(x: float) -> str:
-    """Java's ``Double.toString``, which Spark uses for CAST(double AS STRING)."""
+    """Java 17's ``Double.toString``, which Spark uses for CAST(double AS STRING). Written
+    in E notation (below 10^-3, from 10^7 on) its digits are not always the shortest
+    (``9.999999999999999E22`` for 1e23): :func:`matchrec.java_doubles.java_double_text`
+    computes them; plain, it writes the shortest digits, as Python's ``repr`` does."""
+    if math.isfinite(x) and x != 0 and not 1e-3 <= abs(x) < 1e7:
+        return java_double_text(x)
     return _java_text(x, repr)
 
 

@@ -58,6 +58,7 @@ from .format_functions import (
     make_dt_interval_ansi,
     to_base64,
 )
+from .json_functions import get_json_object, json_array_length, json_object_keys
 from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 from .text_functions import (
     ascii_code,
@@ -816,6 +817,19 @@ def months_between(
     return math.floor(diff * 1e8 + 0.5) / 1e8 if round_off else diff
 
 
+def _of_strings(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` of STRING arguments only: Spark casts nothing to the JSON functions'
+    strings (``get_json_object(12, '$')`` is refused when Spark analyses it)."""
+
+    def call(*args: Any) -> Any:
+        for v in args:
+            if not isinstance(v, str):
+                raise TypeError(f"{to_text(v)} is not a STRING (Spark casts nothing here)")
+        return fn(*args)
+
+    return call
+
+
 # ------------------------------------------------------------------ the table
 
 
@@ -905,6 +919,9 @@ EXTENDED: dict[str, GlueFunction] = {
     "FORMAT_NUMBER": GlueFunction(format_number),
     "UNBASE64": GlueFunction(from_base64),
     "MAKE_DT_INTERVAL": GlueFunction(make_dt_interval, ansi_fn=make_dt_interval_ansi),
+    "GET_JSON_OBJECT": GlueFunction(_of_strings(get_json_object)),
+    "JSON_ARRAY_LENGTH": GlueFunction(_of_strings(json_array_length)),
+    "JSON_OBJECT_KEYS": GlueFunction(_of_strings(json_object_keys)),
     "__MR_BASE64": GlueFunction(to_base64),
     # the value itself: a comparison of it folds as its Spark type's collation says
     # (``IntegerWidth.fold``), one the glue lacks is refused there
@@ -964,6 +981,8 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Soundex: "SOUNDEX",
     exp.Encode: "ENCODE",
     exp.Decode: "DECODE",
+    exp.JSONExtractScalar: "GET_JSON_OBJECT",
+    exp.JSONKeys: "JSON_OBJECT_KEYS",
 }
 
 

@@ -27,6 +27,7 @@ from matchrec.grammar.scanner import comment_end
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
+from sqlglot.helper import seq_get
 from sqlglot.tokens import TokenType
 
 from matchrec.ast import SqlExpr
@@ -155,6 +156,11 @@ class MatchRecognizeDialect(Spark):
                 "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
                 "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),
                 "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
+                # the path stays the text written: sqlglot's parsed JSON path wrote
+                # 'abc' as '$.abc' (Spark: no path, NULL) and '$.*' as '$'
+                "GET_JSON_OBJECT": lambda args: exp.JSONExtractScalar(
+                    this=seq_get(args, 0), expression=seq_get(args, 1)
+                ),
             }.items()
         }
         # date_trunc(unit, ts) and trunc(d, unit): sqlglot reads a unit that is not a
