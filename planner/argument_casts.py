@@ -33,6 +33,7 @@ class Param:
     target: str
     taken: tuple[type, ...]
     as_text: tuple[type, ...] = ()
+    refused: tuple[type, ...] = ()  # Spark refuses these types when it analyses the call
 
     @property
     def bytes_or_text(self) -> bool:
@@ -113,6 +114,14 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         ("ABS", "SIGN", "SIGNUM"), (Param("double", (int, float, Decimal, timedelta)),)
     ),
     "DATEDIFF": (_DATE,),
+    # a string's fields: of the TIMESTAMP it reads as (an interval's are its own)
+    **dict.fromkeys(
+        ("EXTRACT", "DATE_PART", "DATEPART"), (_ANY, Param("timestamp", (datetime, timedelta)))
+    ),
+    # date_add's and add_months' count: a string (add_months: any number) read as an INT;
+    # Spark refuses date_add of a fractional count
+    "__MR_DAYS_ADD": (_ANY, Param("int", (int,), refused=(float, Decimal))),
+    "__MR_MONTHS_ADD": (_ANY, _INT),
     **{f"TRUNC_{unit}": (_DATE,) for unit in (*set(TRUNC_UNITS.values()), None)},
     "GET": (_ANY, _INT),
     # the bitwise operators (Spark casts a STRING to BIGINT under ANSI mode only; without
@@ -212,6 +221,8 @@ def _caster(param: Param, ansi: bool, sql: str, pos: int | None) -> Callable[[An
             return v
         if numeric and isinstance(v, _NOT_NUMBERS):
             raise TypeError(f"Spark takes no {_spark_kind(v)} where it takes a number")
+        if isinstance(v, param.refused):
+            raise TypeError("Spark takes only an integer here")
         return cast(v)
 
     return convert

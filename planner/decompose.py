@@ -24,8 +24,8 @@ Rules (each exact, none approximate):
   day are computed by Spark; Spark's formula (31-day months, rounding to 8 digits) runs
   in Python on them (``glue_functions.months_between``).
 * ``date_add(d, n)``, ``date_sub(d, n)``, ``add_months(d, n)``: the date is anchored
-  (``date_add(d, 0)``, ``add_months(d, 0)``, Spark's cast of ``d`` to DATE), the day or
-  month arithmetic runs in Python.
+  (``CAST(d AS DATE)``, Spark's implicit cast of ``d``), the day or month arithmetic runs
+  in Python.
 * ``timestampadd(unit, n, x)``: ``x`` is anchored (``timestampadd(MICROSECOND, 0, x)``,
   Spark's cast to TIMESTAMP), the unit's arithmetic runs in Python.
 * ``from_unixtime(n[, fmt])``, ``date_format(x, fmt)``, ``to_timestamp(s, fmt)``,
@@ -185,15 +185,18 @@ def _months_between(node: exp.Expression) -> exp.Expression | None:
 def _date_add(node: exp.Expression) -> exp.Expression | None:
     if (_unit(node) or "DAY") != "DAY":
         return None
-    day = exp.TsOrDsAdd(
-        this=node.this.copy(), expression=exp.Literal.number(0), unit=exp.var("DAY")
-    )
-    return _internal("__MR_DAYS_ADD", day, node.expression.copy())
+    return _internal("__MR_DAYS_ADD", _as_date(node.this), node.expression.copy())
 
 
 def _add_months(node: exp.Expression) -> exp.Expression | None:
-    day = exp.AddMonths(this=node.this.copy(), expression=exp.Literal.number(0))
-    return _internal("__MR_MONTHS_ADD", day, node.expression.copy())
+    return _internal("__MR_MONTHS_ADD", _as_date(node.this), node.expression.copy())
+
+
+def _as_date(day: exp.Expression) -> exp.Expression:
+    """The DATE ``date_add``/``add_months`` read ``day`` as: Spark's implicit cast of a
+    string or a timestamp is its CAST to DATE (one-row, Spark computes it; of values of
+    several rows, the glue)."""
+    return exp.Cast(this=day.copy(), to=_type("DATE"))
 
 
 def _timestamp_add(node: exp.Expression) -> exp.Expression | None:

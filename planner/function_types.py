@@ -332,6 +332,8 @@ def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
     if name and source_type is not None and day_time_span(source_type):
         name = canonical_field(name)
         return dtype(_INTERVAL_FIELD_TYPES[name]) if name in _INTERVAL_FIELD_TYPES else None
+    if source_type is not None and source_type.this in (T.VARCHAR, T.TEXT, T.CHAR):
+        source_type = dtype("timestamp")  # Spark reads a string's fields as a TIMESTAMP's
     if not name or source_type is None or source_type.this not in _DATETIMES:
         return None
     return dtype("decimal(8,6)") if canonical_field(name) == "SECOND" else dtype("int")

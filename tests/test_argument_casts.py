@@ -146,6 +146,16 @@ CALLS = [
     "pmod(coalesce(B.i, A.i) * 7, coalesce(B.s, A.s))",
     # a map's text
     "map(coalesce(B.s, A.s), coalesce(B.i, A.i), 'k', NULL)",
+    # add_months' count of any type as an INT; date_add's and add_months' date of several
+    # rows (a string, a TIMESTAMP) as a DATE; extract's string as a TIMESTAMP, its DATE too
+    "add_months(coalesce(B.d, A.d), coalesce(B.s, A.s))",
+    "add_months(coalesce(B.d, A.d), coalesce(B.x, A.x))",
+    "add_months(concat(coalesce(B.d, A.d), ''), coalesce(B.dc, A.dc))",
+    "date_add(coalesce(B.ts, A.ts), coalesce(B.i, A.i))",
+    "date_sub(concat(coalesce(B.d, A.d), ' 10:00'), coalesce(B.i, A.i))",
+    "extract(YEAR FROM concat(coalesce(B.d, A.d), ''))",
+    "date_part('SECOND', concat(coalesce(B.ts, A.ts), ''))",
+    "extract(HOUR FROM coalesce(B.d, A.d))",
 ]
 
 
@@ -266,6 +276,21 @@ def test_a_boolean_where_spark_takes_a_number_is_refused_by_the_table_function(s
         spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()
     assert isinstance(info.value, MatchRuntimeError), info.value
     assert "no BOOLEAN where it takes a number" in info.value.message
+
+
+def test_a_fractional_date_add_count_is_refused_by_the_table_function(spark):
+    """Spark refuses ``date_add(d, <DOUBLE>)`` when it analyses it (add_months casts it);
+    the table function refuses the value rather than truncate it."""
+    spark.sql(ROWS).createOrReplaceTempView(VIEW)
+    matchrec.register(spark)
+    body = (
+        "ORDER BY o MEASURES date_add(LAST(B.d), coalesce(LAST(B.x), FIRST(A.x))) AS m "
+        "ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
+    ).replace("'", "''")
+    with pytest.raises(PythonException) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()
+    assert isinstance(info.value, MatchRuntimeError), info.value
+    assert "only an integer" in info.value.message
 
 
 def test_nanvl_of_a_decimal_is_a_double_in_the_table_function():
