@@ -114,6 +114,10 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         ("ABS", "SIGN", "SIGNUM"), (Param("double", (int, float, Decimal, timedelta)),)
     ),
     "DATEDIFF": (_DATE,),
+    # the text functions' strings; the epoch constructors' counts
+    **dict.fromkeys(("MASK", "QUOTE", "JARO_WINKLER_SIMILARITY"), (_STRING,)),
+    **dict.fromkeys(("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"), (_LONG,)),
+    **dict.fromkeys(("DATE_FROM_UNIX_DATE", "SPACE"), (_INT,)),
     # a string's fields: of the TIMESTAMP it reads as (an interval's are its own)
     **dict.fromkeys(
         ("EXTRACT", "DATE_PART", "DATEPART"), (_ANY, Param("timestamp", (datetime, timedelta)))

@@ -12,6 +12,7 @@ generated values by ``tests/test_define_functions.py``.
 from __future__ import annotations
 
 import calendar
+import math
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone, tzinfo
 from decimal import Decimal
@@ -251,6 +252,79 @@ def _unix(per: int) -> Callable[[Any], int]:
         return ((ts - _EPOCH) // _MICRO) // per
 
     return since_epoch
+
+
+# ------------------------------------------------------------------ epoch constructors
+
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+
+
+def _overflow(value: Any, unit: str) -> ValueError:
+    return ValueError(
+        f"[DATETIME_OVERFLOW] Datetime operation overflow: create a TIMESTAMP from {value} "
+        f"{unit} since the epoch"
+    )
+
+
+def _instant(micros: int) -> datetime:
+    """The TIMESTAMP ``micros`` after the epoch, in the session zone (as the glue holds a
+    TIMESTAMP); an error outside the years 1-9999 Python holds (Spark holds them)."""
+    try:
+        return (_EPOCH + micros * _MICRO).astimezone(session_zone() or timezone.utc)
+    except OverflowError:
+        raise ValueError(f"{micros} microseconds after the epoch is beyond year 9999") from None
+
+
+def timestamp_seconds(x: Any) -> datetime | None:
+    """``timestamp_seconds``: an integer beyond a BIGINT of microseconds is Spark's
+    DATETIME_OVERFLOW; a DOUBLE is scaled in double arithmetic and truncated, saturating
+    at the BIGINT range (NaN and the infinities give NULL); a DECIMAL must come to whole
+    microseconds (Java's "Rounding necessary" otherwise). The same under both modes."""
+    if isinstance(x, bool):
+        raise TypeError("timestamp_seconds takes a number")
+    if isinstance(x, int):
+        micros = x * 1_000_000
+        if not _LONG_MIN <= micros <= _LONG_MAX:
+            raise _overflow(f"{x}L", "seconds")
+    elif isinstance(x, float):
+        if not math.isfinite(x):
+            return None
+        scaled = x * 1_000_000.0
+        if scaled >= 2.0**63:
+            micros = _LONG_MAX
+        else:
+            micros = _LONG_MIN if scaled <= -(2.0**63) else int(scaled)
+    elif isinstance(x, Decimal):
+        scaled = x.scaleb(6)
+        if scaled != scaled.to_integral_value():
+            raise ValueError("Rounding necessary")
+        micros = int(scaled)
+        if not _LONG_MIN <= micros <= _LONG_MAX:
+            raise _overflow(f"{x:f}BD", "seconds")
+    else:
+        raise TypeError("timestamp_seconds takes a number")
+    return _instant(micros)
+
+
+def timestamp_millis(x: Any) -> datetime:
+    """``timestamp_millis`` of an integer (beyond a BIGINT of microseconds: overflow)."""
+    micros = int(x) * 1_000
+    if not _LONG_MIN <= micros <= _LONG_MAX:
+        raise _overflow(f"{x}L", "milliseconds")
+    return _instant(micros)
+
+
+def timestamp_micros(x: Any) -> datetime:
+    """``timestamp_micros`` of an integer: every BIGINT is a TIMESTAMP."""
+    return _instant(int(x))
+
+
+def date_from_unix_date(n: Any) -> date:
+    """``date_from_unix_date``: the DATE ``n`` days after 1970-01-01."""
+    try:
+        return date(1970, 1, 1) + timedelta(days=int(n))
+    except OverflowError:
+        raise ValueError(f"{n} days after 1970-01-01 is beyond the years 1-9999") from None
 
 
 def last_day(v: Any) -> date:

@@ -42,12 +42,16 @@ from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
 from .datetime_functions import (
     DATETIME_FUNCTIONS,
     DATETIME_NODES,
+    date_from_unix_date,
     datetime_args,
     datetime_name,
     make_date,
     make_date_ansi,
     months_until,
     next_day,
+    timestamp_micros,
+    timestamp_millis,
+    timestamp_seconds,
 )
 from .datetime_steps import temporal_sequence
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
@@ -59,6 +63,7 @@ from .format_functions import (
     to_base64,
 )
 from .json_functions import get_json_object, json_array_length, json_object_keys
+from .number_formats import to_char, to_number, try_to_number
 from .regex_functions import REGEX_FUNCTIONS, REGEX_NODES, REGEX_SLOTS
 from .text_functions import (
     ascii_code,
@@ -66,11 +71,18 @@ from .text_functions import (
     chr_of_ansi,
     decode,
     encode,
+    is_valid_utf8,
+    jaro_winkler_similarity,
     luhn_check,
+    make_valid_utf8,
+    mask,
+    quote,
     soundex,
     try_url_decode,
+    try_validate_utf8,
     url_decode,
     url_encode,
+    validate_utf8,
 )
 from .zone_functions import ZONE_FUNCTIONS, ZONE_NODES, zone_args
 
@@ -830,6 +842,24 @@ def _of_strings(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
+def _number_text(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``to_char``/``to_varchar`` of a number (an integer or a DECIMAL; Spark formats a
+    date, a timestamp or a binary another way, not computed here)."""
+
+    def call(value: Any, fmt: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
+            raise TypeError(f"to_char of {to_text(value)} is not computed here (only numbers)")
+        return fn(value, fmt)
+
+    return call
+
+
+def _masked(s: Any, *chars: Any) -> Any:
+    """``mask(s[, upper[, lower[, digit[, other]]]])``: a NULL replacement keeps those
+    characters; a NULL ``s`` is NULL."""
+    return None if s is None else mask(s, *chars)
+
+
 # ------------------------------------------------------------------ the table
 
 
@@ -922,6 +952,23 @@ EXTENDED: dict[str, GlueFunction] = {
     "GET_JSON_OBJECT": GlueFunction(_of_strings(get_json_object)),
     "JSON_ARRAY_LENGTH": GlueFunction(_of_strings(json_array_length)),
     "JSON_OBJECT_KEYS": GlueFunction(_of_strings(json_object_keys)),
+    "TO_NUMBER": GlueFunction(_of_strings(to_number)),
+    "TRY_TO_NUMBER": GlueFunction(_of_strings(try_to_number)),
+    "TO_CHAR": GlueFunction(_number_text(to_char)),
+    "TO_VARCHAR": GlueFunction(_number_text(to_char)),
+    "MASK": GlueFunction(_masked, strict=False),
+    "JARO_WINKLER_SIMILARITY": GlueFunction(jaro_winkler_similarity),
+    "QUOTE": GlueFunction(quote),
+    "SPACE": GlueFunction(lambda n: " " * n if n > 0 else ""),
+    "POSITIVE": GlueFunction(lambda x: x),
+    "IS_VALID_UTF8": GlueFunction(is_valid_utf8),
+    "MAKE_VALID_UTF8": GlueFunction(make_valid_utf8),
+    "VALIDATE_UTF8": GlueFunction(validate_utf8),
+    "TRY_VALIDATE_UTF8": GlueFunction(try_validate_utf8),
+    "TIMESTAMP_SECONDS": GlueFunction(timestamp_seconds),
+    "TIMESTAMP_MILLIS": GlueFunction(timestamp_millis),
+    "TIMESTAMP_MICROS": GlueFunction(timestamp_micros),
+    "DATE_FROM_UNIX_DATE": GlueFunction(date_from_unix_date),
     "__MR_BASE64": GlueFunction(to_base64),
     # the value itself: a comparison of it folds as its Spark type's collation says
     # (``IntegerWidth.fold``), one the glue lacks is refused there
@@ -983,6 +1030,9 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Decode: "DECODE",
     exp.JSONExtractScalar: "GET_JSON_OBJECT",
     exp.JSONKeys: "JSON_OBJECT_KEYS",
+    exp.ToNumber: "TO_NUMBER",
+    exp.DateFromUnixDate: "DATE_FROM_UNIX_DATE",
+    exp.Space: "SPACE",
 }
 
 

@@ -329,3 +329,139 @@ def decode(b: Any, charset: Any) -> str:
         return data.decode(codec)
     except UnicodeError:
         raise _coding_error("decode", name) from None
+
+
+def quote(s: str) -> str:
+    """``quote(s)``: ``s`` in single quotes, each single quote in it preceded by a
+    backslash (a backslash itself is kept as is)."""
+    return "'" + s.replace("'", "\\'") + "'"
+
+
+# --------------------------------------------------------------------------- UTF-8
+
+
+def is_valid_utf8(b: bytes | str) -> bool:
+    """``is_valid_utf8(b)``: whether the bytes are well-formed UTF-8 (no overlong form,
+    surrogate or code point above U+10FFFF). A STRING from Spark always is."""
+    if isinstance(b, str):
+        return True
+    try:
+        bytes(b).decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def make_valid_utf8(b: bytes | str) -> str:
+    """``make_valid_utf8(b)``: the text with each maximal ill-formed subpart replaced by
+    U+FFFD (the Unicode "substitution of maximal subparts" practice)."""
+    if isinstance(b, str):
+        return b
+    return bytes(b).decode("utf-8", errors="replace")
+
+
+def validate_utf8(b: bytes | str) -> str:
+    """``validate_utf8(b)``: the text; INVALID_UTF8_STRING (any mode) for ill-formed
+    bytes, the message listing every byte of the value as ``\\xHH``."""
+    if isinstance(b, str):
+        return b
+    try:
+        return bytes(b).decode("utf-8")
+    except UnicodeDecodeError:
+        listed = "".join(f"\\x{c:02X}" for c in bytes(b))
+        raise ValueError(
+            f"[INVALID_UTF8_STRING] Invalid UTF8 byte sequence found in string: {listed}. "
+            "SQLSTATE: 22029"
+        ) from None
+
+
+def try_validate_utf8(b: bytes | str) -> str | None:
+    """``try_validate_utf8(b)``: the text, or NULL for ill-formed bytes."""
+    if isinstance(b, str):
+        return b
+    try:
+        return bytes(b).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+# --------------------------------------------------------------------------- mask
+
+
+def _mask_char(arg: str | None, label: str) -> str | None:
+    if arg is not None and len(arg) != 1:
+        raise ValueError(
+            f"[DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE] Cannot resolve mask due to data type "
+            f"mismatch: Length of {label} should be 1. SQLSTATE: 42K09"
+        )
+    return arg
+
+
+def mask(
+    s: str,
+    upper: str | None = "X",
+    lower: str | None = "x",
+    digit: str | None = "n",
+    other: str | None = None,
+) -> str:
+    """``mask(s[, upper[, lower[, digit[, other]]]])``: each code point of ``s`` that is
+    an upper-case letter (category Lu), a lower-case letter (Ll), a decimal digit (Nd)
+    or anything else replaced by ``upper``, ``lower``, ``digit`` or ``other``; a NULL
+    replacement keeps those code points. Each replacement is one code point (else
+    DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE, an analysis error in Spark); a NULL ``s`` gives
+    NULL (the caller's), NULL replacements do not."""
+    by_category = {
+        "Lu": _mask_char(upper, "upperChar"),
+        "Ll": _mask_char(lower, "lowerChar"),
+        "Nd": _mask_char(digit, "digitChar"),
+    }
+    other = _mask_char(other, "otherChar")
+    out = []
+    for ch in s:
+        category = unicodedata.category(ch)
+        repl = by_category[category] if category in by_category else other
+        out.append(ch if repl is None else repl)
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- Jaro-Winkler
+
+
+def _utf16(s: str) -> list[int]:
+    data = s.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(data[i : i + 2], "little") for i in range(0, len(data), 2)]
+
+
+def jaro_winkler_similarity(a: str, b: str) -> float:
+    """``jaro_winkler_similarity(a, b)`` (new in 4.3): the Jaro-Winkler similarity of
+    the UTF-16 code units of ``a`` and ``b`` (case-sensitive), a DOUBLE in [0, 1]: equal
+    strings 1.0, no common character 0.0; matches within ``max(len)/2 - 1`` positions;
+    transpositions halved as a real number; the Winkler boost (0.1 per character of a
+    common prefix of up to 4) applied whatever the Jaro similarity."""
+    if a == b:
+        return 1.0
+    x, y = _utf16(a), _utf16(b)
+    longer, shorter = (x, y) if len(x) > len(y) else (y, x)
+    window = max(len(longer) // 2 - 1, 0)
+    taken = [False] * len(longer)
+    matched_short: list[int] = []
+    short_pos: list[int] = []
+    for i, c in enumerate(shorter):
+        for j in range(max(i - window, 0), min(i + window + 1, len(longer))):
+            if not taken[j] and longer[j] == c:
+                taken[j] = True
+                matched_short.append(c)
+                short_pos.append(i)
+                break
+    m = len(matched_short)
+    if m == 0:
+        return 0.0
+    matched_long = [c for j, c in enumerate(longer) if taken[j]]
+    half = sum(1 for p, q in zip(matched_short, matched_long) if p != q) / 2.0
+    prefix = 0
+    for p, q in zip(x[:4], y[:4]):
+        if p != q:
+            break
+        prefix += 1
+    jaro = (m / len(x) + m / len(y) + (m - half) / m) / 3.0
+    return jaro + 0.1 * prefix * (1.0 - jaro)

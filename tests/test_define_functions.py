@@ -612,6 +612,36 @@ TRUNCATION_CALLS = [
     "array_contains(array(N.v, 1.5D), S.v)",
 ]
 
+#: JSON, number formats, masks, UTF-8, epoch constructors and the date functions' casts
+#: (planner.json_functions, planner.number_formats, planner.text_functions,
+#: planner.datetime_functions)
+JSON_AND_FORMAT_CALLS = [
+    "get_json_object(concat('{\"k\":\"', S.s, '\",\"n\":', N.n, ',\"v\":', N.v, '}'), '$.k')",
+    "get_json_object(concat('{\"k\":[', S.n, ',', N.v, ']}'), concat('$.k[', abs(N.n), ']'))",
+    "json_array_length(concat('[', S.n, ',', N.n, ']'))",
+    "json_object_keys(concat('{\"', S.s, '\":1,\"', N.s, '\":2}'))",
+    "to_number(concat(abs(N.n), abs(S.n)), '99')",
+    "try_to_number(concat(S.s, N.n), '9D9')",
+    "to_char(N.n * 1000 + S.n, 'S0,000')",
+    "to_char(CAST(N.n AS DECIMAL(5, 2)) / 4 - S.n, '99.99MI')",
+    "mask(concat(S.s, 'Ab1', N.s))",
+    "mask(concat(S.s, N.s), NULL, 'l', NULL, '*')",
+    "jaro_winkler_similarity(S.s, N.s)",
+    "quote(concat(S.s, '''', N.s))",
+    "positive(N.v - S.v)",
+    "space(N.n + S.n)",
+    "make_valid_utf8(concat(S.s, N.s))",
+    "timestamp_seconds(N.n * 100000 + S.n)",
+    "timestamp_seconds(N.v / 100000000000000 + S.n)",
+    "timestamp_millis(N.n * 1000000 + S.n)",
+    "timestamp_micros(CAST(N.n AS BIGINT) * 1000000000000 + S.n)",
+    "date_from_unix_date(N.n * 1000 + S.n)",
+    "add_months(least(N.ts, S.d), N.n)",
+    "date_add(greatest(N.ts, S.ts), S.n)",
+    "extract(DAY FROM greatest(N.ts, S.ts))",
+]
+
+
 TWO_ROW_CALLS = [
     *TEXT_CALLS,
     *HASH_CALLS,
@@ -913,6 +943,7 @@ TWO_ROW_CALLS = [
     "to_timestamp_ntz(N.ts) - S.ts",
     "greatest(CAST(N.ts AS TIMESTAMP_NTZ), S.ts, N.d)",
     "coalesce(CAST(N.ts AS TIMESTAMP_NTZ), S.ts)",
+    *JSON_AND_FORMAT_CALLS,
 ]
 
 
