@@ -399,6 +399,16 @@ def _select(
                 with quiet_analysis():
                     analysed(df.selectExpr(f"{text} AS {quote(name)}"))
             except AnalysisException as one:
+                if _reads_a_clause_result(one):
+                    raise SemanticError(
+                        "a subquery in DEFINE or MEASURES reads the result of another "
+                        "MATCH_RECOGNIZE (through a CTE of the statement), which matchrec "
+                        "cannot hand to it",
+                        sql=plan.clause.sql,
+                        pos=plan.origins.get(name),
+                        hint="register that result first: matchrec.sql(spark, 'CREATE "
+                        "TEMP VIEW m AS SELECT ... MATCH_RECOGNIZE (...)'), then read m",
+                    ) from None
                 raise SemanticError(
                     f"Spark cannot evaluate this expression: {_in_users_words(one, plan)}",
                     sql=plan.clause.sql,
@@ -406,6 +416,13 @@ def _select(
                     hint="check function names and argument types",
                 ) from None
         raise err
+
+
+def _reads_a_clause_result(err: AnalysisException) -> bool:
+    """Whether Spark's ``err`` is a missing view that stands for a clause's result (a
+    CTE of the statement written into a subquery names it; no view of that name exists)."""
+    text = str(err)
+    return "TABLE_OR_VIEW_NOT_FOUND" in text and "__matchrec_" in text
 
 
 def _shown_names(df: DataFrame, named: list[tuple[str, str]]) -> dict[str, str]:

@@ -2269,3 +2269,27 @@ def test_skip_to_without_its_last_word_says_what_was_meant(skip, hint):
     with pytest.raises(SemanticError) as err:
         plan_clause(parse_clause(body), COLUMNS)
     assert err.value.hint == hint
+
+
+def test_a_subquery_reading_a_cte_that_holds_a_clause_is_refused_clearly(spark):
+    """``WITH m AS (... MATCH_RECOGNIZE ...)`` read by a subquery in another clause's
+    DEFINE: matchrec cannot hand the first clause's result to it. The error says so (it
+    named an internal view no user wrote) and how to register the result instead."""
+    spark.sql(
+        "SELECT * FROM VALUES ('a', 1, 5), ('a', 2, 3), ('a', 3, 4) AS t(k, ts, p)"
+    ).createOrReplaceTempView("mr_cte_t")
+    query = """WITH m AS (SELECT * FROM mr_cte_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+    MEASURES LAST(DOWN.p) AS bottom PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS p < PREV(p), UP AS p > PREV(p)))
+SELECT * FROM mr_cte_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+    MEASURES LAST(A.ts) AS ts1 PATTERN (A) DEFINE A AS p = (SELECT min(bottom) FROM m))"""
+    err = sql_error(spark, query)
+    assert_error(
+        err,
+        query,
+        query.index("p = (SELECT"),
+        SemanticError,
+        "reads the result of another MATCH_RECOGNIZE",
+        hint="CREATE TEMP VIEW",
+    )
+    assert "__matchrec_" not in str(err)
