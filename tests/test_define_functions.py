@@ -3255,3 +3255,10 @@ def test_date_trunc_keeps_the_offset_where_the_truncated_time_repeats(spark, new
     )"""
     got = {r.part for r in matchrec.sql(spark, query).collect()}
     assert got == set(range(len(stamps)))
+
+
+@pytest.mark.parametrize("call", JSON_AND_FORMAT_CALLS)
+def test_json_and_format_calls_without_ansi_in_a_daylight_saving_zone(
+    spark, ansi_off, new_york, call
+):
+    _two_rows_equal_spark(spark, call, JSON_AND_FORMAT_CALLS)
