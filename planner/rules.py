@@ -476,18 +476,16 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
     ``to_timestamp``, ``to_date``; ``date_add``/``date_sub``, ``add_months``,
     ``months_between``) split as the glue's, with its one-row parts computed here: the
     session zone is the literal ``zone`` (a rule has no Spark to ask
-    ``current_timezone()``), a date anchor (``date_add(d, 0)``) Spark's CAST to DATE."""
+    ``current_timezone()``)."""
     for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
         if not isinstance(node, _DECOMPOSED):
             continue
         split = decompose(node)
         if split is None:
             continue
-        for call in list(split.find_all(exp.Anonymous, exp.TsOrDsAdd, exp.AddMonths)):
-            if isinstance(call, exp.Anonymous) and str(call.this).lower() == "current_timezone":
+        for call in list(split.find_all(exp.Anonymous)):
+            if str(call.this).lower() == "current_timezone":
                 call.replace(exp.Literal.string(zone))
-            elif not isinstance(call, exp.Anonymous) and call.meta.get("decomposed"):
-                call.replace(exp.Cast(this=call.this, to=exp.DataType.build("DATE")))
         if node is tree:
             return split
         node.replace(split)
