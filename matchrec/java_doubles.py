@@ -18,14 +18,21 @@ import struct
 
 
 def java_double_text(x: float) -> str:
-    """Java 17's ``Double.toString(x)``, which Jackson writes doubles with.
+    """Java 17's ``Double.toString(x)``: the digits of the old ``FloatingDecimal`` digit
+    generation, e.g. ``9.999999999999999E22`` for 1e23 and ``2.82879384806159008E17`` for
+    an integer above 2^53, laid out as Java does: plain when the decimal exponent is
+    -3..7, else ``d.dddE<n>``."""
+    return _java_text(x, _double_parts)
 
-    Java 17 (unlike 19+) does not always print the shortest digits: it runs the old
-    ``FloatingDecimal`` digit generation, e.g. ``9.999999999999999E22`` for 1e23 and
-    ``2.82879384806159008E17`` for an integer above 2^53. This reimplements that
-    algorithm with exact integers (same stopping tests, same overflow of its int/long
-    fast variants), then lays the digits out as Java does: plain when the decimal
-    exponent is -3..7, else ``d.dddE<n>``."""
+
+def java_float_text(x: float) -> str:
+    """Java 17's ``Float.toString`` of the FLOAT ``x`` (held in a double): the same digit
+    generation over the float's 24 significant bits (``2.81474977E14``, where the
+    shortest digits are ``2.8147498E14``)."""
+    return _java_text(x, _float_parts)
+
+
+def _java_text(x: float, parts) -> str:  # noqa: ANN001 - one of the two *_parts below
     if x != x:
         return "NaN"
     if x in (float("inf"), float("-inf")):
@@ -33,13 +40,40 @@ def java_double_text(x: float) -> str:
     sign = "-" if math.copysign(1.0, x) < 0 else ""
     if x == 0:
         return sign + "0.0"
-    digits, dec_exponent = _java17_digits(abs(x))
+    digits, dec_exponent = _java17_digits(*parts(abs(x)))
     if 0 < dec_exponent <= 7:
         whole = digits[:dec_exponent].ljust(dec_exponent, "0")
         return f"{sign}{whole}.{digits[dec_exponent:] or '0'}"
     if -3 < dec_exponent <= 0:
         return f"{sign}0.{'0' * -dec_exponent}{digits}"
     return f"{sign}{digits[0]}.{digits[1:] or '0'}E{dec_exponent - 1}"
+
+
+def _double_parts(x: float) -> tuple[int, int, int]:
+    """The significand (its point after bit 52), the unbiased binary exponent and the
+    count of significant bits of a positive finite double, as Java's converter reads it
+    (a subnormal normalised)."""
+    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
+    fract, bin_exp = bits & ((1 << 52) - 1), bits >> 52
+    if bin_exp == 0:
+        n_significant = fract.bit_length()
+        shift = (64 - n_significant) - 11
+        return fract << shift, 1 - shift - 1023, n_significant
+    return fract | 1 << 52, bin_exp - 1023, 53
+
+
+def _float_parts(x: float) -> tuple[int, int, int]:
+    """:func:`_double_parts` of a FLOAT: its 23 fraction bits moved to a double's place
+    (Java's converter hands a float to the same digit generation so)."""
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    fract, bin_exp = bits & ((1 << 23) - 1), bits >> 23
+    if bin_exp == 0:
+        n_significant = fract.bit_length()
+        shift = (32 - n_significant) - 8
+        fract, bin_exp = fract << shift, 1 - shift
+    else:
+        fract, n_significant = fract | 1 << 23, 24
+    return fract << 29, bin_exp - 127, n_significant
 
 
 # bit lengths of 5**i for the table-driven size estimates, and Java 17's count of
@@ -119,19 +153,9 @@ def _wrap(value: int, bits: int) -> int:
     return value - (1 << bits) if value >> (bits - 1) else value
 
 
-def _java17_digits(x: float) -> tuple[str, int]:
-    """Digits and decimal exponent (value = 0.DIGITS * 10^exp) of positive finite ``x``."""
-    bits = struct.unpack("<Q", struct.pack("<d", x))[0]
-    fract, bin_exp = bits & ((1 << 52) - 1), bits >> 52
-    if bin_exp == 0:  # subnormal: normalise
-        n_significant = fract.bit_length()
-        shift = (64 - n_significant) - 11
-        fract <<= shift
-        bin_exp = 1 - shift
-    else:
-        fract |= 1 << 52
-        n_significant = 53
-    bin_exp -= 1023
+def _java17_digits(fract: int, bin_exp: int, n_significant: int) -> tuple[str, int]:
+    """Digits and decimal exponent (value = 0.DIGITS * 10^exp) of the positive value
+    ``fract`` * 2^(bin_exp - 52) with ``n_significant`` significant bits."""
     tail_zeros = (fract & -fract).bit_length() - 1
     n_fract = 53 - tail_zeros
     n_tiny = max(0, n_fract - bin_exp - 1)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import math
 import struct
-from collections.abc import Callable
 from datetime import date, datetime
-from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
+from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
-from matchrec.java_doubles import java_double_text
+from matchrec.java_doubles import java_double_text, java_float_text
 
 #: Decimal arithmetic wide enough for Spark's DECIMAL(38, s) values and their sums
 #: (Python's default context keeps 28 digits, then rounds or raises), rounding half up as
@@ -47,52 +46,21 @@ def to_float32(x: float) -> Float32:
 
 def double_text(x: float) -> str:
     """Java 17's ``Double.toString``, which Spark uses for CAST(double AS STRING). Written
-    in E notation (below 10^-3, from 10^7 on) its digits are not always the shortest
-    (``9.999999999999999E22`` for 1e23): :func:`matchrec.java_doubles.java_double_text`
-    computes them; plain, it writes the shortest digits, as Python's ``repr`` does."""
-    if math.isfinite(x) and x != 0 and not 1e-3 <= abs(x) < 1e7:
-        return java_double_text(x)
-    return _java_text(x, repr)
+    plain (from 10^-3 to below 10^7) it has the shortest digits, Python's ``repr``; in E
+    notation they are not always the shortest (``9.999999999999999E22`` for 1e23), which
+    :func:`matchrec.java_doubles.java_double_text` computes."""
+    if 1e-3 <= abs(x) < 1e7:
+        text = format(Decimal(repr(x)), "f")
+        return text if "." in text else text + ".0"
+    return java_double_text(x)
 
 
 def float_text(x: float) -> str:
-    """Java's ``Float.toString`` of the FLOAT ``x``, which Spark uses for CAST(float AS
-    STRING): the fewest digits that read back as the same FLOAT (``-12.9``, where the
-    double it is held in writes -12.899999618530273), as Java 19 and later write it
-    (Java 17 writes a digit more for a few values: 2.14748365E9 for 2.1474836E9)."""
-    return _java_text(x, _shortest_float32)
-
-
-def _shortest_float32(x: float) -> str:
-    for digits in range(1, 10):
-        text = f"{x:.{digits}g}"
-        if struct.unpack("f", struct.pack("f", float(text)))[0] == x:
-            return text
-    return repr(x)
-
-
-def _java_text(x: float, shortest: Callable[[float], str]) -> str:
-    if math.isnan(x):
-        return "NaN"
-    if math.isinf(x):
-        return "Infinity" if x > 0 else "-Infinity"
-    if x == 0:
-        return "-0.0" if math.copysign(1.0, x) < 0 else "0.0"
-    if 1e-3 <= abs(x) < 1e7:
-        text = format(Decimal(shortest(x)), "f")
-        return text if "." in text else text + ".0"
-    short = Decimal(shortest(x))
-    sign, digits, exponent = short.as_tuple()
-    if len(digits) == 1:
-        # Java writes two digits at least: the value rounded one digit below the shortest
-        # one's, which differ for a subnormal (Double.MIN_VALUE is 4.9E-324, not 5.0E-324;
-        # twice it 1.0E-323)
-        step = Decimal(1).scaleb(short.adjusted() - 1)
-        sign, digits, exponent = Decimal(x).quantize(step, ROUND_HALF_EVEN).as_tuple()
-    mantissa = "".join(map(str, digits)).rstrip("0") or "0"
-    power = exponent + len(digits) - 1
-    head, tail = mantissa[0], mantissa[1:] or "0"
-    return f"{'-' if sign else ''}{head}.{tail}E{power}"
+    """Java 17's ``Float.toString`` of the FLOAT ``x``, which Spark uses for CAST(float AS
+    STRING): ``-12.9``, not the ``-12.899999618530273`` of the double it is held in, and
+    for an integer past 2^24 more digits than the shortest (``2.81474977E14``;
+    :func:`matchrec.java_doubles.java_float_text`)."""
+    return java_float_text(x)
 
 
 def to_text(v: Any, plain_decimals: bool = True) -> str:

@@ -40,29 +40,6 @@ CALLS = [
 ]
 
 
-#: Java 17's Float.toString writes a digit more than the shortest text of a few values
-#: (Spark's ``2.81474977E14`` for 2.8147498E14, which reads back as the same FLOAT): the
-#: glue writes the shortest, as Java 19 and later do (the README's known difference)
-SHORTER = (
-    "(length(CAST({call} AS STRING)) < length(text) "
-    "AND CAST(CAST({call} AS STRING) AS FLOAT) = want)"
-)
-
-
-def _same_text(got: str, want: str) -> bool:
-    """``got`` is Spark's ``want``, or its shorter text of the same FLOAT (``SHORTER``),
-    also as an array's element."""
-    if got.startswith("[") and want.startswith("["):
-        pairs = list(zip(got[1:-1].split(", "), want[1:-1].split(", ")))
-        return len(got.split(",")) == len(want.split(",")) and all(
-            _same_text(g, w) for g, w in pairs
-        )
-    if got == want:
-        return True
-    shorter = len(got.rstrip("x")) < len(want.rstrip("x")) and got[-1:] == want[-1:]
-    return shorter and to_float32(float(got.rstrip("x"))) == to_float32(float(want.rstrip("x")))
-
-
 def _pairs_sql() -> str:
     """Two-row partitions of every pair of values: part k has S = k // SIZE, N = k % SIZE."""
     rows = []
@@ -104,9 +81,7 @@ def test_define_computes_float_results_in_single_precision(spark, call, test):
 
 @pytest.mark.parametrize("call", [*CALLS[:4], "round(N.f * S.f, -1)", "bround(N.f + S.f, 1)"])
 def test_define_writes_a_float_result_as_spark_does(spark, call):
-    missing = set(range(SIZE * SIZE)) - _matched_parts(
-        spark, call, "CAST({call} AS STRING) = text OR " + SHORTER
-    )
+    missing = set(range(SIZE * SIZE)) - _matched_parts(spark, call, "CAST({call} AS STRING) = text")
     assert not missing, (
         f"{call}: {len(missing)} pairs differ from Spark, e.g. {sorted(missing)[:5]}"
     )
@@ -153,7 +128,7 @@ def test_table_function_measures_write_floats_as_spark_does(spark, call):
         + "')"
     ).collect()
     assert len(rows) == SIZE * SIZE
-    differ = [(r.part, r.got, r.want) for r in rows if not _same_text(r.got, r.want)]
+    differ = [(r.part, r.got, r.want) for r in rows if r.got != r.want]
     assert not differ, f"{call}: {len(differ)} pairs differ from Spark, e.g. {differ[:3]}"
 
 

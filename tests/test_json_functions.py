@@ -1,25 +1,20 @@
-"""``planner.json_functions`` and ``matchrec.sql_values.double_text`` give Spark's answers.
+"""``planner.json_functions`` gives Spark's answers.
 
 ``get_json_object``, ``json_array_length`` and ``json_object_keys`` of values read at
 several rows of a match run in Python (DEFINE's glue, the table function's MEASURES).
 Each is compared with Spark SQL on the same generated inputs (``tests/json_cases.py``:
-edge cases and seeded random texts and paths, valid and malformed), all in one query;
-Spark's DOUBLE text, which the JSON functions write numbers with, on seeded doubles of
-every magnitude. Then the functions run through a query's DEFINE and MEASURES.
+edge cases and seeded random texts and paths, valid and malformed), all in one query.
+Then the functions run through a query's DEFINE and MEASURES.
 """
 
 from __future__ import annotations
 
-import math
-import random
-import struct
 from typing import TYPE_CHECKING
 
 import json_cases
 from matchrec.planner.json_functions import get_json_object, json_array_length, json_object_keys
 
 import matchrec
-from matchrec.sql_values import double_text
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -55,36 +50,6 @@ def test_json_functions_equal_spark(spark: SparkSession):
             differ.append((text[:80], path, mine, theirs))
     assert len(got) == len(cases)
     assert not differ, f"{len(differ)} of {len(cases)} differ from Spark, e.g. {differ[:3]}"
-
-
-def _doubles(count: int) -> list[float]:
-    """Seeded doubles: random bit patterns, and values of every decimal magnitude."""
-    r = random.Random(SEED)
-    values = [1e23, 2.82879384806159e17, 2.0**53, 2.0**63, 1e7, 9999999.0, 1e-3, 9.9e-4, 5e-324]
-    while len(values) < count:
-        x = struct.unpack("<d", struct.pack("<Q", r.getrandbits(64)))[0]
-        if math.isfinite(x):
-            values.append(x)
-        values.append(r.random() * 10.0 ** r.randrange(-30, 30))
-        values.append(float(r.randrange(2**53, 2**64)))
-    return values
-
-
-def test_double_text_is_spark_cast_to_string(spark: SparkSession):
-    values = _doubles(6000)
-    df = spark.createDataFrame([(i, v) for i, v in enumerate(values)], "i INT, x DOUBLE")
-    got = df.selectExpr("i", "CAST(x AS STRING) AS t").collect()
-    differ = [(values[r.i], double_text(values[r.i]), r.t) for r in got]
-    differ = [d for d in differ if d[1] != d[2]]
-    assert not differ, f"{len(differ)} of {len(values)} differ from Spark, e.g. {differ[:3]}"
-
-
-def test_java_17_writes_more_digits_than_the_shortest():
-    """Pure Python: the digits Java 17 prints where they are not the shortest."""
-    assert double_text(1e23) == "9.999999999999999E22"
-    assert double_text(2.82879384806159e17) == "2.82879384806159008E17"
-    assert double_text(-1e7) == "-1.0E7"
-    assert double_text(0.001) == "0.001"
 
 
 QUERY = """SELECT * FROM VALUES
