@@ -239,6 +239,13 @@ def _java_identifier_part(c: str) -> bool:
     }
 
 
+def _digits_end(text: str, pos: int) -> int:
+    """The index after the run of ASCII digits at ``pos``."""
+    while pos < len(text) and "0" <= text[pos] <= "9":
+        pos += 1
+    return pos
+
+
 def _parse_number(text: str, pos: int, at_root: bool) -> tuple[int | JFloat, int]:
     """Strict JSON number (no leading zeros, ``+``, ``.5``, ``1.``, NaN or Infinity)."""
     n = len(text)
@@ -246,8 +253,7 @@ def _parse_number(text: str, pos: int, at_root: bool) -> tuple[int | JFloat, int
     if text[pos] == "-":
         pos += 1
     int_start = pos
-    while pos < n and "0" <= text[pos] <= "9":
-        pos += 1
+    pos = _digits_end(text, pos)
     int_len = pos - int_start
     if int_len == 0:
         raise _Fail("no digits")
@@ -259,8 +265,7 @@ def _parse_number(text: str, pos: int, at_root: bool) -> tuple[int | JFloat, int
         is_float = True
         pos += 1
         frac_start = pos
-        while pos < n and "0" <= text[pos] <= "9":
-            pos += 1
+        pos = _digits_end(text, pos)
         frac_len = pos - frac_start
         if frac_len == 0:
             raise _Fail("decimal point without digits")
@@ -270,8 +275,7 @@ def _parse_number(text: str, pos: int, at_root: bool) -> tuple[int | JFloat, int
         if pos < n and text[pos] in "+-":
             pos += 1
         exp_start = pos
-        while pos < n and "0" <= text[pos] <= "9":
-            pos += 1
+        pos = _digits_end(text, pos)
         exp_len = pos - exp_start
         if exp_len == 0:
             raise _Fail("exponent without digits")

@@ -263,34 +263,27 @@ def test_a_run_time_error_of_the_table_function_points_at_its_call(spark):
     assert err.sql[err.pos :].startswith("repeat(")
 
 
-def test_a_boolean_where_spark_takes_a_number_is_refused_by_the_table_function(spark):
-    """Spark refuses ``substring(s, <BOOLEAN>, 3)`` when it analyses it; the table function,
-    which types measures itself, refuses the value rather than read it as 1."""
+@pytest.mark.parametrize(
+    ("measure", "message"),
+    [
+        # substring(s, <BOOLEAN>, 3): Spark refuses it rather than read the BOOLEAN as 1
+        ("substring('abcdef', coalesce(LAST(B.b), FIRST(A.b)), 3)", "no BOOLEAN where"),
+        # date_add(d, <DOUBLE>): refused (add_months casts it), not truncated
+        ("date_add(LAST(B.d), coalesce(LAST(B.x), FIRST(A.x)))", "only an integer"),
+    ],
+)
+def test_an_argument_spark_refuses_is_refused_by_the_table_function(spark, measure, message):
+    """Spark refuses these calls when it analyses them; the table function, which types
+    measures itself, refuses the value."""
     spark.sql(ROWS).createOrReplaceTempView(VIEW)
     matchrec.register(spark)
     body = (
-        "ORDER BY o MEASURES substring('abcdef', coalesce(LAST(B.b), FIRST(A.b)), 3) AS m "
-        "ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
+        f"ORDER BY o MEASURES {measure} AS m ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
     ).replace("'", "''")
     with pytest.raises(PythonException) as info:
         spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()
     assert isinstance(info.value, MatchRuntimeError), info.value
-    assert "no BOOLEAN where it takes a number" in info.value.message
-
-
-def test_a_fractional_date_add_count_is_refused_by_the_table_function(spark):
-    """Spark refuses ``date_add(d, <DOUBLE>)`` when it analyses it (add_months casts it);
-    the table function refuses the value rather than truncate it."""
-    spark.sql(ROWS).createOrReplaceTempView(VIEW)
-    matchrec.register(spark)
-    body = (
-        "ORDER BY o MEASURES date_add(LAST(B.d), coalesce(LAST(B.x), FIRST(A.x))) AS m "
-        "ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
-    ).replace("'", "''")
-    with pytest.raises(PythonException) as info:
-        spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()
-    assert isinstance(info.value, MatchRuntimeError), info.value
-    assert "only an integer" in info.value.message
+    assert message in info.value.message
 
 
 def test_nanvl_of_a_decimal_is_a_double_in_the_table_function():
