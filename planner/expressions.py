@@ -1252,14 +1252,16 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     def width(node: exp.Expression) -> IntegerWidth | None:
         """The width Spark gives ``node``'s result, if it is an operator that can
         overflow (its type is set by the runtime; shared by scalar and array glue)."""
-        if type(node) not in INTEGER_OPERATORS and shift_name(node) is None:
+        remainder = _remainder_call(node)
+        if type(node) not in INTEGER_OPERATORS and shift_name(node) is None and not remainder:
             return None
         found = widths.get(id(node))
         if found is None:
             text = user_text(node, low.sql, base, limit=60)
             pos = node_pos(node, base, low.sql)
+            safe = type(node) in TRY or remainder == "TRY_MOD"
             found = widths[id(node)] = IntegerWidth(
-                probe(node), text, low.sql, pos, low.ansi, null_on_overflow=type(node) in TRY
+                probe(node), text, low.sql, pos, low.ansi, null_on_overflow=safe
             )
             low.integer_widths.append(found)
         return found
@@ -1585,6 +1587,22 @@ TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)
 #: glue operators whose integer results Spark keeps in their type's width, and whose
 #: DECIMAL results it rounds to their type's scale (``/`` only the latter)
 INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Abs, *TRY)
+
+
+#: the functions whose DECIMAL results the glue rounds to the scale Spark types them with
+#: (``try_divide`` as ``/``; the remainders with the larger scale of their operands)
+_REMAINDERS = ("PMOD", "TRY_MOD")
+
+
+def _remainder_call(node: exp.Expression) -> str | None:
+    """``node``'s name if it is ``%``, ``pmod``, ``try_mod`` or ``try_divide``, else None."""
+    if isinstance(node, exp.Mod):
+        return "MOD"
+    if isinstance(node, exp.SafeDivide):
+        return "TRY_DIVIDE"
+    if isinstance(node, exp.Anonymous) and node.name.upper() in _REMAINDERS:
+        return node.name.upper()
+    return None
 
 
 def _compared(node: exp.Expression) -> list[exp.Expression]:

@@ -338,8 +338,10 @@ def java_remainder(a: Any, b: Any) -> Any:
     if isinstance(a, int) and isinstance(b, int):
         r = abs(a) % abs(b)
         return r if a >= 0 else -r
-    if isinstance(a, Decimal) and isinstance(b, (Decimal, int)):
-        return a % b  # Decimal's remainder takes the dividend's sign, as Java's
+    if isinstance(a, (Decimal, int)) and isinstance(b, (Decimal, int)):
+        # an integer beside a DECIMAL is one (Spark's common type); Decimal's remainder
+        # takes the dividend's sign, as Java's
+        return Decimal(a) % Decimal(b)
     try:
         return math.fmod(a, b)
     except ValueError:

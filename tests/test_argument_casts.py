@@ -156,6 +156,12 @@ CALLS = [
     "extract(YEAR FROM concat(coalesce(B.d, A.d), ''))",
     "date_part('SECOND', concat(coalesce(B.ts, A.ts), ''))",
     "extract(HOUR FROM coalesce(B.d, A.d))",
+    # a DECIMAL remainder or try_ quotient has the scale Spark types it with (1.50, not 1.5)
+    "pmod(7, coalesce(B.dc, A.dc))",
+    "try_mod(-7, coalesce(B.dc, A.dc))",
+    "try_divide(coalesce(B.dc, A.dc), 2)",
+    "try_divide(7, coalesce(B.dc, A.dc))",
+    "coalesce(B.dc, A.dc) % 0.7",
 ]
 
 
