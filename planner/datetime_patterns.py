@@ -26,6 +26,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from matchrec.errors import MatchRuntimeError
 from matchrec.zones import java_zone
 
 from .hash_functions import timestamp_micros
@@ -401,6 +402,22 @@ def _wrapped_long(v: int) -> int:
     return v - _LONG if v >= 2**63 else v
 
 
+def _as_long(text: str, ansi: bool) -> int | None:
+    """Spark's cast of a string to BIGINT: NULL for text that is no integer, an error
+    under ANSI mode."""
+    from .implicit_casts import implicit_cast  # implicit_casts builds on the glue's modules
+
+    cast = implicit_cast("bigint", ansi=ansi, sql="", pos=None)
+    assert cast is not None
+    try:
+        return cast(text)
+    except MatchRuntimeError:  # reported at the call, as the glue's other errors
+        raise ValueError(
+            f"cannot cast {text!r} to BIGINT (Spark raises CAST_INVALID_INPUT under "
+            "spark.sql.ansi.enabled)"
+        ) from None
+
+
 def _seconds(v: object) -> int:
     """The BIGINT Spark casts ``from_unixtime``'s argument to (a fraction truncated)."""
     if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
@@ -427,7 +444,11 @@ Builder = Callable[[list[Element], bool], Callable[..., Any]]
 
 
 def _from_unixtime(elements: list[Element], ansi: bool) -> Callable[..., Any]:
-    def from_unixtime(seconds: object, zone: str) -> str:
+    def from_unixtime(seconds: object, zone: str) -> str | None:
+        if isinstance(seconds, str):  # Spark casts a string to BIGINT first
+            seconds = _as_long(seconds, ansi)
+            if seconds is None:
+                return None
         micros = _wrapped_long(_seconds(seconds) * 1_000_000)
         local = _instant(micros, zone).replace(tzinfo=None)
         return format_local(elements, local)

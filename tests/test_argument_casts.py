@@ -162,6 +162,8 @@ CALLS = [
     "try_divide(coalesce(B.dc, A.dc), 2)",
     "try_divide(7, coalesce(B.dc, A.dc))",
     "coalesce(B.dc, A.dc) % 0.7",
+    # from_unixtime's string seconds as a BIGINT
+    "from_unixtime(coalesce(B.s, A.s), 'yyyy HH:mm:ss')",
 ]
 
 

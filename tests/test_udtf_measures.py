@@ -679,11 +679,11 @@ INPUT = StructType(
         ("make_ym_interval(0, LAST(B.o)) * 2", "make_ym", "YEAR TO MONTH"),
         ("my_sql_udf(LAST(B.i) - FIRST(A.i))", "my_sql_udf", "cannot evaluate my_sql_udf()"),
         ("no_such_fn(LAST(B.i), FIRST(A.i))", "no_such_fn", "cannot evaluate no_such_fn()"),
-        # a call sqlglot reads as no function node ("cannot evaluate this expression")
+        # a function the table function does not compute over values of several rows
         (
-            "get_json_object(FIRST(A.s), LAST(B.s))",
-            "get_json",
-            "cannot evaluate get_json_object()",
+            "sentences(concat(FIRST(A.s), ' ', LAST(B.s)))",
+            "sentences",
+            "cannot evaluate sentences()",
         ),
         (
             "sequence(FIRST(A.dt), LAST(B.dt), INTERVAL 1 MONTH)",
