@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import struct
+from collections.abc import Callable
 
 
 def java_double_text(x: float) -> str:
@@ -32,7 +33,8 @@ def java_float_text(x: float) -> str:
     return _java_text(x, _float_parts)
 
 
-def _java_text(x: float, parts) -> str:  # noqa: ANN001 - one of the two *_parts below
+def _java_text(x: float, parts: Callable[[float], tuple[int, int, int]]) -> str:
+    """``x`` laid out as Java writes it, its digits from ``parts`` of its bits."""
     if x != x:
         return "NaN"
     if x in (float("inf"), float("-inf")):

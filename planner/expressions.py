@@ -1252,7 +1252,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     def width(node: exp.Expression) -> IntegerWidth | None:
         """The width Spark gives ``node``'s result, if it is an operator that can
         overflow (its type is set by the runtime; shared by scalar and array glue)."""
-        remainder = remainder_call(node)
+        remainder = scaled_call(node)
         if type(node) not in INTEGER_OPERATORS and shift_name(node) is None and not remainder:
             return None
         found = widths.get(id(node))
@@ -1594,8 +1594,9 @@ INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Abs, *TRY)
 _REMAINDERS = ("PMOD", "TRY_MOD")
 
 
-def remainder_call(node: exp.Expression) -> str | None:
-    """``node``'s name if it is ``%``, ``pmod``, ``try_mod`` or ``try_divide``, else None."""
+def scaled_call(node: exp.Expression) -> str | None:
+    """``node``'s name if it is ``%``, ``pmod``, ``try_mod`` or ``try_divide`` (whose
+    DECIMAL result is rounded to its type's scale), else None."""
     if isinstance(node, exp.Mod):
         return "MOD"
     if isinstance(node, exp.SafeDivide):

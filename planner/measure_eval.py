@@ -52,7 +52,7 @@ from matchrec.zones import session_zone
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal, user_call_name
-from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY, remainder_call
+from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY, scaled_call
 from .function_types import (
     DAY_TIME_FIELDS,
     array_of,
@@ -1447,7 +1447,7 @@ class _MeasureCompiler:
         to its scale; a FLOAT to single precision. (The measure's type fits only its
         final value: ``A.t * A.t`` of a TINYINT is a TINYINT in Spark, wrapped, not a
         wider number.) None for other nodes and other types."""
-        remainder = remainder_call(node)
+        remainder = scaled_call(node)
         fitted = type(node) in INTEGER_OPERATORS or remainder is not None
         t = infer_type(node, self.env) if fitted else None
         if t is None:
