@@ -20,7 +20,7 @@ from typing import Any
 
 from matchrec.errors import MatchRuntimeError
 
-from .datetime_functions import TIMESTAMP_UNITS, TRUNC_UNITS
+from .datetime_functions import TIME_FIELDS, TIMESTAMP_UNITS, TRUNC_UNITS, canonical_field
 from .implicit_casts import implicit_cast
 
 
@@ -114,14 +114,11 @@ PARAMS: dict[str, tuple[Param, ...]] = {
         ("ABS", "SIGN", "SIGNUM"), (Param("double", (int, float, Decimal, timedelta)),)
     ),
     "DATEDIFF": (_DATE,),
+    # positive of a string: of the DOUBLE it reads as (an interval stays as it is)
+    "POSITIVE": (Param("double", (int, float, Decimal, timedelta)),),
     # the text functions' strings; the epoch constructors' counts
     **dict.fromkeys(("MASK", "QUOTE", "JARO_WINKLER_SIMILARITY"), (_STRING,)),
-    **dict.fromkeys(("TIMESTAMP_MILLIS", "TIMESTAMP_MICROS"), (_LONG,)),
     **dict.fromkeys(("DATE_FROM_UNIX_DATE", "SPACE"), (_INT,)),
-    # a string's fields: of the TIMESTAMP it reads as (an interval's are its own)
-    **dict.fromkeys(
-        ("EXTRACT", "DATE_PART", "DATEPART"), (_ANY, Param("timestamp", (datetime, timedelta)))
-    ),
     # date_add's and add_months' count: a string (add_months: any number) read as an INT;
     # Spark refuses date_add of a fractional count
     "__MR_DAYS_ADD": (_ANY, Param("int", (int,), refused=(float, Decimal))),
@@ -151,6 +148,8 @@ def argument_casts(
     (Spark keeps BINARY only when all of them are)."""
     if name in ARITHMETIC:
         return _string_operands(ARITHMETIC[name], ansi, sql, pos)
+    if name in _EXTRACTS:
+        return _field_source(ansi, sql, pos)
     params = PARAMS.get(name)
     if params is None:
         return None
@@ -204,6 +203,27 @@ def _string_operands(
             if safe:
                 return [None] * len(values)
             raise
+
+    return cast_all
+
+
+#: extract(field FROM x) and date_part('field', x)
+_EXTRACTS = ("EXTRACT", "DATE_PART", "DATEPART")
+
+
+def _field_source(ansi: bool, sql: str, pos: int | None) -> Callable[[list[Any]], list[Any]]:
+    """Spark's cast of ``extract``'s source: a string is read as a DATE for a date field
+    (``'2024-01-01 00:00+05:30'`` is in 2024 whatever the zone) and as a TIMESTAMP for
+    HOUR, MINUTE and SECOND, as is a DATE (its midnight)."""
+    to_date = implicit_cast("date", ansi=ansi, sql=sql, pos=pos)
+    to_stamp = implicit_cast("timestamp", ansi=ansi, sql=sql, pos=pos)
+
+    def cast_all(values: list[Any]) -> list[Any]:
+        field, source = values
+        timed = canonical_field(str(field)) in TIME_FIELDS
+        if isinstance(source, str) or (timed and type(source) is date):
+            source = (to_stamp if timed else to_date)(source)  # type: ignore[misc]
+        return [field, source]
 
     return cast_all
 

@@ -102,7 +102,7 @@ _DATE_FIELDS: dict[str, Callable[[date], Any]] = {
     "DAYOFWEEK_ISO": lambda d: d.isoweekday(),
     "DOY": lambda d: d.timetuple().tm_yday,
 }
-_TIME_FIELDS: dict[str, Callable[[datetime], Any]] = {
+TIME_FIELDS: dict[str, Callable[[datetime], Any]] = {
     "HOUR": lambda t: t.hour,
     "MINUTE": lambda t: t.minute,
     "SECOND": lambda t: Decimal(t.second * 1_000_000 + t.microsecond).scaleb(-6),
@@ -133,8 +133,8 @@ def extract(field: Any, v: Any) -> Any:
     name = canonical_field(str(field))
     if isinstance(v, timedelta):
         return _interval_field(name, v)
-    if name in _TIME_FIELDS:
-        return _TIME_FIELDS[name](_timestamp(v))
+    if name in TIME_FIELDS:
+        return TIME_FIELDS[name](_timestamp(v))
     if name in _DATE_FIELDS:
         return _DATE_FIELDS[name](_day(v))
     raise ValueError(f"{field!r} is not a field Spark extracts")
@@ -306,9 +306,16 @@ def timestamp_seconds(x: Any) -> datetime | None:
     return _instant(micros)
 
 
+def _integer(x: Any, name: str) -> int:
+    """An integral argument: Spark casts nothing else to these (it refuses the call)."""
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise TypeError(f"{name} takes an integer (Spark refuses other types)")
+    return x
+
+
 def timestamp_millis(x: Any) -> datetime:
     """``timestamp_millis`` of an integer (beyond a BIGINT of microseconds: overflow)."""
-    micros = int(x) * 1_000
+    micros = _integer(x, "timestamp_millis") * 1_000
     if not _LONG_MIN <= micros <= _LONG_MAX:
         raise _overflow(f"{x}L", "milliseconds")
     return _instant(micros)
@@ -316,7 +323,7 @@ def timestamp_millis(x: Any) -> datetime:
 
 def timestamp_micros(x: Any) -> datetime:
     """``timestamp_micros`` of an integer: every BIGINT is a TIMESTAMP."""
-    return _instant(int(x))
+    return _instant(_integer(x, "timestamp_micros"))
 
 
 def date_from_unix_date(n: Any) -> date:

@@ -213,6 +213,8 @@ def call_type(
         typed = type_of(first) if first is not None else None
         if k == _REVERSE and typed is not None and typed.this != T.ARRAY:
             return dtype("string")  # Spark reverses the text of anything but an array
+        if k == "POSITIVE" and typed is not None and typed.this in (T.VARCHAR, T.TEXT, T.NULL):
+            return dtype("double")  # of the DOUBLE a string (or a NULL) reads as
         return typed
     if k in _STRING_OR_BINARY:
         first = _first_arg(node)
