@@ -844,21 +844,6 @@ def _of_strings(fn: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-def _of_bytes(fn: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """A UTF-8 check of a BINARY value only: a STRING the glue holds has lost the bytes
-    it was made of (an invalid one decodes as U+FFFD), so its check is not computed."""
-
-    def call(v: Any) -> Any:
-        if not isinstance(v, (bytes, bytearray)):
-            raise TypeError(
-                "the UTF-8 checks of a STRING of several rows are not computed here (its "
-                "bytes are not kept): apply it inside the navigation, or to a BINARY"
-            )
-        return fn(v)
-
-    return call
-
-
 def _number_text(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``to_char``/``to_varchar`` of a number (an integer or a DECIMAL; Spark formats a
     date, a timestamp or a binary another way, not computed here)."""
@@ -978,10 +963,10 @@ EXTENDED: dict[str, GlueFunction] = {
     "QUOTE": GlueFunction(quote),
     "SPACE": GlueFunction(lambda n: " " * n if n > 0 else ""),
     "POSITIVE": GlueFunction(lambda x: x),
-    "IS_VALID_UTF8": GlueFunction(_of_bytes(is_valid_utf8)),
-    "MAKE_VALID_UTF8": GlueFunction(_of_bytes(make_valid_utf8)),
-    "VALIDATE_UTF8": GlueFunction(_of_bytes(validate_utf8)),
-    "TRY_VALIDATE_UTF8": GlueFunction(_of_bytes(try_validate_utf8)),
+    "IS_VALID_UTF8": GlueFunction(is_valid_utf8),
+    "MAKE_VALID_UTF8": GlueFunction(make_valid_utf8),
+    "VALIDATE_UTF8": GlueFunction(validate_utf8),
+    "TRY_VALIDATE_UTF8": GlueFunction(try_validate_utf8),
     "TIMESTAMP_SECONDS": GlueFunction(timestamp_seconds),
     "TIMESTAMP_MILLIS": GlueFunction(timestamp_millis),
     "TIMESTAMP_MICROS": GlueFunction(timestamp_micros),

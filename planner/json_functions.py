@@ -189,7 +189,7 @@ def _parse_string(text: str, pos: int) -> tuple[str, int]:
 
 def _join_surrogates(s: str) -> str:
     """Combine adjacent high+low surrogate code points into the character they encode."""
-    if not any("\ud800" <= c <= "\udfff" for c in s):
+    if not _SURROGATE.search(s):
         return s
     return s.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
 
@@ -405,13 +405,13 @@ class _Gen:
         return "".join(self.out)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SHORT_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
 def _check_raw(text: str) -> None:
     """Jackson's UTF-8 ``writeRaw`` fails on a lone surrogate (it cannot encode it)."""
-    if any("\ud800" <= c <= "\udfff" for c in text):
+    if _SURROGATE.search(text):
         raise _Fail("split surrogate")
 
 
@@ -611,5 +611,5 @@ def json_object_keys(json_text: str) -> list[str] | None:
         return None
     if isinstance(value, JObject):
         # Java's String -> UTF-8 conversion turns a lone surrogate into "?"
-        return [_LONE_SURROGATE.sub("?", name) for name, _ in value]
+        return [_SURROGATE.sub("?", name) for name, _ in value]
     return None

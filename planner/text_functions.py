@@ -340,49 +340,54 @@ def quote(s: str) -> str:
 # --------------------------------------------------------------------------- UTF-8
 
 
-def is_valid_utf8(b: bytes | str) -> bool:
-    """``is_valid_utf8(b)``: whether the bytes are well-formed UTF-8 (no overlong form,
-    surrogate or code point above U+10FFFF). A STRING from Spark always is."""
-    if isinstance(b, str):
-        return True
+def _utf8_bytes(b: Any) -> bytes:
+    """The bytes a UTF-8 check reads: of a BINARY only. A STRING the glue built over
+    several rows has lost the bytes it was made of (an invalid one decodes as U+FFFD), so
+    its check is not computed here."""
+    if not isinstance(b, (bytes, bytearray)):
+        raise TypeError(
+            "the UTF-8 checks of a STRING of several rows are not computed here (its "
+            "bytes are not kept): apply it inside the navigation, or to a BINARY"
+        )
+    return bytes(b)
+
+
+def _decoded(b: Any) -> str | None:
+    """The text of well-formed UTF-8 bytes, None for ill-formed ones (an overlong form,
+    a surrogate, a code point above U+10FFFF)."""
     try:
-        bytes(b).decode("utf-8")
+        return _utf8_bytes(b).decode("utf-8")
     except UnicodeDecodeError:
-        return False
-    return True
+        return None
 
 
-def make_valid_utf8(b: bytes | str) -> str:
+def is_valid_utf8(b: Any) -> bool:
+    """``is_valid_utf8(b)``: whether the bytes are well-formed UTF-8."""
+    return _decoded(b) is not None
+
+
+def make_valid_utf8(b: Any) -> str:
     """``make_valid_utf8(b)``: the text with each maximal ill-formed subpart replaced by
     U+FFFD (the Unicode "substitution of maximal subparts" practice)."""
-    if isinstance(b, str):
-        return b
-    return bytes(b).decode("utf-8", errors="replace")
+    return _utf8_bytes(b).decode("utf-8", errors="replace")
 
 
-def validate_utf8(b: bytes | str) -> str:
+def validate_utf8(b: Any) -> str:
     """``validate_utf8(b)``: the text; INVALID_UTF8_STRING (any mode) for ill-formed
     bytes, the message listing every byte of the value as ``\\xHH``."""
-    if isinstance(b, str):
-        return b
-    try:
-        return bytes(b).decode("utf-8")
-    except UnicodeDecodeError:
+    text = _decoded(b)
+    if text is None:
         listed = "".join(f"\\x{c:02X}" for c in bytes(b))
         raise ValueError(
             f"[INVALID_UTF8_STRING] Invalid UTF8 byte sequence found in string: {listed}. "
             "SQLSTATE: 22029"
-        ) from None
+        )
+    return text
 
 
-def try_validate_utf8(b: bytes | str) -> str | None:
+def try_validate_utf8(b: Any) -> str | None:
     """``try_validate_utf8(b)``: the text, or NULL for ill-formed bytes."""
-    if isinstance(b, str):
-        return b
-    try:
-        return bytes(b).decode("utf-8")
-    except UnicodeDecodeError:
-        return None
+    return _decoded(b)
 
 
 # --------------------------------------------------------------------------- mask
