@@ -198,6 +198,7 @@ def plan_clause(
             pos=clause.pattern_pos,
             hint=hint + "subquery that feeds MATCH_RECOGNIZE",
         )
+    _refuse_internal_names(columns, clause)
     _check_pattern_size(clause, sql)
     nfa = compile_pattern(clause.pattern, label_ids)
     low = Lowering(
@@ -356,6 +357,25 @@ def plan_clause(
         measure_checks=low.measure_checks,
         integer_widths=low.integer_widths,
     )
+
+
+#: the prefix of the columns matchrec adds to a row while it matches (``__mr_c0``...)
+INTERNAL_PREFIX = "__mr_"
+
+
+def _refuse_internal_names(columns: Sequence[str], clause: ast.MatchRecognizeClause) -> None:
+    """An input column named like one matchrec adds would be confused with it (Spark's
+    AMBIGUOUS_REFERENCE, or the wrong column read): refused, saying how to rename it."""
+    for name in columns:
+        if name.lower().startswith(INTERNAL_PREFIX):
+            raise SemanticError(
+                f"input column {name} has a name matchrec keeps for its own columns "
+                f"({INTERNAL_PREFIX}...)",
+                sql=clause.sql,
+                pos=clause.pattern_pos,
+                hint=f"rename {name} in a subquery that feeds MATCH_RECOGNIZE "
+                f"(SELECT {name} AS {name.lstrip('_')}, ... FROM ...)",
+            )
 
 
 def refuse_twice_named(measures: Sequence[ast.Measure], sql: str) -> None:

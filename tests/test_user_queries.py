@@ -435,3 +435,16 @@ def test_a_collation_the_glue_lacks_is_a_positioned_error(spark, collated):
     text = str(info.value)
     assert "under collation UNICODE_CI" in text and "UTF8_LCASE" in text
     assert info.value.line == 3 and "^" in text
+
+
+@pytest.mark.parametrize("name", ["__mr_c0", "__MR_A0", "__mr_matched"])
+def test_an_input_column_named_like_an_internal_one_is_refused(spark, name):
+    df = spark.createDataFrame([(1, 5), (2, 3)], f"id INT, `{name}` INT")
+    body = "ORDER BY id MEASURES count(*) AS n PATTERN (A B) DEFINE B AS id > PREV(id)"
+    with pytest.raises(SemanticError) as info:
+        matchrec.match_recognize(df, body)
+    assert info.value.message == (
+        f"input column {name} has a name matchrec keeps for its own columns (__mr_...)"
+    )
+    assert info.value.hint.startswith(f"rename {name} in a subquery that feeds MATCH_RECOGNIZE")
+    assert "^" in str(info.value)
