@@ -130,6 +130,20 @@ def _check_pattern_size(clause: ast.MatchRecognizeClause, sql: str) -> None:
     )
 
 
+def _empty_permute_hint(pattern: ast.PatternNode) -> str | None:
+    """``PERMUTE()`` without items reads as a variable PERMUTE and an empty pattern ``()``
+    (the keyword needs an item): say so where that leaves a DEFINE without its variable."""
+    for node in pattern_nodes(pattern):
+        if isinstance(node, ast.Concat):
+            for a, b in zip(node.items, node.items[1:]):
+                if isinstance(a, ast.Label) and a.name == "PERMUTE" and isinstance(b, ast.Empty):
+                    return (
+                        "PERMUTE() without items reads as a variable PERMUTE and an empty "
+                        "pattern: list the variables to permute, e.g. PERMUTE(A, B)"
+                    )
+    return None
+
+
 def pattern_nodes(node: ast.PatternNode) -> Iterator[ast.PatternNode]:
     """Every node of a pattern, each before the nodes inside it, in written order."""
     yield node
@@ -256,7 +270,8 @@ def plan_clause(
                 "(it does not appear in PATTERN)",
                 sql=sql,
                 pos=d.label_pos,
-                hint=f"pattern variables: {', '.join(label_ids) or '(none)'}",
+                hint=_empty_permute_hint(clause.pattern)
+                or f"pattern variables: {', '.join(label_ids) or '(none)'}",
             )
         defines[d.label] = lower_define(low, d.label, d.expr)
 

@@ -1151,6 +1151,16 @@ def test_empty_define_condition():
     assert (err.line, err.column) == line_col(body, len(body))
 
 
+def test_permute_without_items_says_how_it_was_read():
+    body = "ORDER BY id PATTERN (PERMUTE()) DEFINE A AS value > 0, B AS value < 0"
+    err = plan_error(body)
+    assert err.message.startswith("defined variable: A is not a primary pattern variable")
+    assert err.hint.startswith("PERMUTE() without items reads as a variable PERMUTE")
+    assert err.pos == body.index("A AS")
+    other = plan_error("ORDER BY id PATTERN (X ()) DEFINE A AS value > 0")
+    assert other.hint == "pattern variables: X"
+
+
 def test_unclosed_parenthesis_in_expression():
     body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS (B.value > 1"
     err = plan_error(body)
