@@ -129,6 +129,8 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     # it Spark refuses the call)
     **dict.fromkeys(("BITWISE_AND", "BITWISE_OR", "BITWISE_XOR"), (_LONG,)),
     "BIN": (_LONG,),
+    # bit_get's position: a string or another number read as an INT
+    "GETBIT": (_ANY, _INT),
     "CONV": (_STRING, _INT),
     "SLICE": (_ANY, _INT),
 }

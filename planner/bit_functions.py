@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
+T = exp.DataType.Type
 _UNSIGNED = 2**64
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -82,6 +83,30 @@ def bit_count(v: Any) -> int:
 def to_binary(v: Any) -> str:
     """Spark's ``bin``: Java's ``Long.toBinaryString`` (two's complement, 64 bits)."""
     return format(_integer(v) % _UNSIGNED, "b")
+
+
+#: the bits of each integral type, which bound ``bit_get``'s position
+_BIT_SIZES = {T.TINYINT: 8, T.SMALLINT: 16, T.INT: 32, T.BIGINT: 64}
+
+
+def bit_get(typed: list[tuple[Any, exp.DataType]]) -> Any:
+    """Spark's ``bit_get(x, pos)``/``getbit``: bit ``pos`` (0 the lowest) of the integral
+    ``x`` in its type's two's complement, as a TINYINT 0 or 1. A position outside the
+    type's bits is an error whatever the ANSI mode (as Spark), so the type is needed."""
+    (x, kind), (pos, _) = typed
+    if x is None or pos is None:
+        return None
+    bits = _BIT_SIZES.get(kind.this)
+    if bits is None:
+        raise TypeError(
+            f"bit_get takes a TINYINT, SMALLINT, INT or BIGINT, not {kind.sql('spark')}"
+        )
+    if not 0 <= _integer(pos) < bits:
+        raise ValueError(
+            f"bit_get's position {pos} is outside [0, {bits}) for its {kind.sql('spark')} value "
+            "(Spark's INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE)"
+        )
+    return (_integer(x) >> pos) & 1
 
 
 class ConvOverflow(ArithmeticError):

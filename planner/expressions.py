@@ -1412,7 +1412,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 typed.append((value, call.read_type(kind.type_name)))
             return call.fn(typed)
 
-        return glue_function_call(node, with_types, args, compile_node, where, low.sql)
+        casts = (typed_name(node), low.ansi) if call.casts else None
+        return glue_function_call(node, with_types, args, compile_node, where, low.sql, casts)
 
     def higher_order(
         node: exp.Expression, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]

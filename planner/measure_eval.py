@@ -1413,7 +1413,8 @@ class _MeasureCompiler:
         def with_types(*values: Value) -> Value:
             return call.fn(list(zip(values, types)))
 
-        return glue_function_call(node, with_types, args, self.compile, where, self.sql)  # type: ignore[arg-type]
+        casts = (typed, self.ansi) if call.casts else None
+        return glue_function_call(node, with_types, args, self.compile, where, self.sql, casts)  # type: ignore[arg-type]
 
     def date_moved(self, node: exp.Expression) -> RowEval | None:
         """A DATE plus or minus a day-time interval that Spark types TIMESTAMP (the

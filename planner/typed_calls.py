@@ -16,6 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from .bit_functions import bit_get
 from .hash_functions import HASHES, spark_type
 from .java_format import FORMATTERS
 
@@ -36,12 +37,14 @@ class TypedCall:
     (it raises TypeError for a type ``fn`` cannot take); ``collations``: whether a
     collated string argument is computed as any string (a hash is not: Spark hashes a
     collation key); ``pattern``: the first argument is a Java format pattern, checked
-    when the query is built."""
+    when the query is built; ``casts``: Spark's implicit casts of the arguments
+    (``planner.argument_casts``) apply before ``fn`` reads them."""
 
     fn: Callable[[Typed], Any]
     read_type: Callable[[str], exp.DataType]
     collations: bool
     pattern: bool = False  # the first argument is a Java format pattern
+    casts: bool = False
 
 
 TYPED_CALLS: dict[str, TypedCall] = {
@@ -50,6 +53,7 @@ TYPED_CALLS: dict[str, TypedCall] = {
         name: TypedCall(fn, read_any_collation, True, pattern=True)
         for name, fn in FORMATTERS.items()
     },
+    "GETBIT": TypedCall(bit_get, read_any_collation, True, casts=True),
 }
 
 
@@ -57,6 +61,8 @@ def typed_name(node: exp.Expression) -> str | None:
     """The :data:`TYPED_CALLS` entry of call ``node``, None for another node."""
     if isinstance(node, exp.Format):
         return "FORMAT_STRING"
+    if isinstance(node, exp.Getbit):  # bit_get and getbit
+        return "GETBIT"
     if isinstance(node, exp.Anonymous) and node.expressions:
         name = str(node.this).upper()
         return name if name in TYPED_CALLS else None
@@ -68,4 +74,6 @@ def typed_args(node: exp.Expression) -> list[exp.Expression]:
     apart from its values)."""
     if isinstance(node, exp.Format):
         return [node.this, *node.expressions]
+    if isinstance(node, exp.Getbit):
+        return [node.this, node.expression]
     return list(node.expressions)

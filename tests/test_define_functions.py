@@ -900,6 +900,13 @@ TWO_ROW_CALLS = [
     "bit_count(N.n - S.n)",
     "bit_count(CAST(N.n AS BIGINT) * S.n * 1000000007)",
     "bit_count(N.n > S.n)",
+    # bit_get reads its value's type: a position past its bits is an error, so positions
+    # here stay inside them
+    "bit_get(N.n * 1000003 - S.n * 7, abs(N.n) * 5 + abs(S.n))",
+    "getbit(CAST(N.n * 20 + S.n AS TINYINT), abs(S.n) + 2)",
+    "bit_get(CAST(N.n AS BIGINT) * 100000000000 + S.n, abs(N.n) * 11 + abs(S.n) + 3)",
+    "bit_get(N.n - S.n, concat(abs(S.n), ''))",
+    "getbit(CAST(N.n - S.n AS SMALLINT), abs(N.n) * 3.0D)",
     "bin(N.n * S.n)",
     "bin(CAST(N.n AS BIGINT) - S.n * 4000000000)",
     "conv(concat(N.s, S.s), 16, 10)",
@@ -1435,6 +1442,22 @@ def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
     assert isinstance(err, MatchRuntimeError), info.value
     assert "ARITHMETIC_OVERFLOW" in err.message
     assert err.pos == query.index("conv(")
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_bit_get_past_its_values_bits_is_a_positioned_error(spark, ansi):
+    """Spark raises INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE whatever the ANSI mode."""
+    query = """SELECT * FROM VALUES (1, 30), (2, 2) AS t(id, n)
+      MATCH_RECOGNIZE (ORDER BY id MEASURES count(*) AS k PATTERN (S N?)
+      DEFINE N AS bit_get(N.n, S.n + N.n) = 0)"""
+    with session_settings(spark, {"spark.sql.ansi.enabled": ansi}):
+        with pytest.raises(Exception) as info:
+            matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "outside [0, 32) for its INT value" in err.message
+    assert "BIT_POSITION_RANGE" in err.message
+    assert err.pos == query.index("bit_get(")
 
 
 def _unmappable_is_a_positioned_error(spark):

@@ -1576,6 +1576,11 @@ def test_nested_struct_fields_are_typed_as_matchrec_sql_types_them(spark, table)
         ("xxhash64(stddev(A.n), B.n)", "xxhash64(stddev(a.n), b.n)"),
         ("format_string('%s', date_add(A.d, B.n))", "format_string('%s', date_add(a.d, b.n))"),
         ("hash(sum(A.n) FILTER (WHERE A.n > 3))", "hash(sum(a.n) FILTER (WHERE a.n > 3))"),
+        ("bit_get(A.n * 1000003 - B.n, B.n + 20)", "bit_get(a.n * 1000003 - b.n, b.n + 20)"),
+        (
+            "getbit(CAST(B.n - A.n * 9 AS TINYINT), '6')",
+            "getbit(CAST(b.n - a.n * 9 AS TINYINT), 6)",
+        ),
     ],
 )
 def test_typed_calls_in_define_know_their_argument_types_when_built(spark, call, spark_value):
