@@ -99,7 +99,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     ),
     **dict.fromkeys(("HOUR", "MINUTE", "SECOND"), (_TIMESTAMP,)),
     **dict.fromkeys(
-        "YEAR MONTH DAY QUARTER DAYOFWEEK DAYOFYEAR WEEKOFYEAR WEEKDAY LAST_DAY".split(), (_DATE,)
+        "YEAR MONTH DAY QUARTER DAYOFWEEK DAYOFYEAR WEEKOFYEAR WEEKDAY LAST_DAY DAYNAME "
+        "MONTHNAME".split(),
+        (_DATE,),
     ),
     **{f"TIMESTAMPADD_{unit}": (_TIMESTAMP, _LONG) for unit in TIMESTAMP_UNITS},
     "MAKE_DT_INTERVAL": (_INT, _INT, _INT, Param("decimal(18,6)", (int, float, Decimal))),

@@ -464,7 +464,14 @@ def _zoned(v: Any) -> datetime:
     return resolved(ts, zone) if ts.tzinfo is None else ts.astimezone(zone)
 
 
+#: Spark's ``dayname``/``monthname`` texts (``DateTimeUtils``, in English whatever the
+#: locale)
+_DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
 DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "DAYNAME": lambda v: _DAY_NAMES[_day(v).weekday()],
+    "MONTHNAME": lambda v: _MONTH_NAMES[_day(v).month - 1],
     "HOUR": lambda v: _timestamp(v).hour,
     "MINUTE": lambda v: _timestamp(v).minute,
     "SECOND": lambda v: _timestamp(v).second,
@@ -508,6 +515,8 @@ DATETIME_NODES: dict[type, str] = {
     exp.UnixSeconds: "UNIX_SECONDS",
     exp.LastDay: "LAST_DAY",
     exp.NextDay: "NEXT_DAY",
+    exp.Dayname: "DAYNAME",
+    exp.Monthname: "MONTHNAME",
 }
 
 

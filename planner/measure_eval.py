@@ -840,7 +840,16 @@ def _integral_range(t: exp.DataType.Type) -> int:
 
 
 #: CAST targets the DEFINE glue converts as the table function does (``cast_evaluator``)
-_GLUE_CASTS = {*_INTEGRAL, *_FRACTIONAL, T.DECIMAL, *_STRINGS, T.BOOLEAN, T.DATE}
+_GLUE_CASTS = {
+    *_INTEGRAL,
+    *_FRACTIONAL,
+    T.DECIMAL,
+    *_STRINGS,
+    T.BOOLEAN,
+    T.DATE,
+    *_TIMESTAMPS,
+    T.BINARY,
+}
 
 
 def cast_evaluator(
@@ -856,8 +865,9 @@ def cast_evaluator(
     casts: a value that does not convert is NULL for TRY_CAST, what Spark's legacy cast
     gives without ANSI mode (:func:`legacy_cast`), a positioned error under it. None
     where the target has no conversion here; ``glue`` (DEFINE's glue): numbers, strings,
-    BOOLEAN and DATE only (a TIMESTAMP arrives in the session time zone: its date is the
-    session's); timestamps, intervals and nested types are left to Spark. The dialect
+    BOOLEAN, DATE, timestamps (a TIMESTAMP arrives in the session time zone, and text
+    without a zone is read in it, which each door sets on its workers) and BINARY;
+    intervals and nested types are left to Spark. The dialect
     parses every CAST as a TryCast node: only TRY_CAST carries ``safe``."""
     target = _spark_target(node.to)
     convert = _converter(target) if not glue or target.this in _GLUE_CASTS else None
@@ -880,7 +890,7 @@ def cast_evaluator(
             return None
         try:
             return convert(v)
-        except TimestampNotComputed as err:
+        except (TimestampNotComputed, CastNotComputed) as err:
             raise MatchRuntimeError(f"cannot cast {err}", sql=sql, pos=pos) from None
         except (ValueError, TypeError, ArithmeticError):  # InvalidOperation included
             if safe:
@@ -1041,7 +1051,9 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         return _map_converter(*t.expressions)
     if kind == T.STRUCT and t.expressions:
         return _struct_converter(t.expressions)
-    if kind in (T.BINARY, T.NULL, T.MAP, T.STRUCT):
+    if kind == T.BINARY:
+        return _to_binary
+    if kind in (T.NULL, T.MAP, T.STRUCT):
         return lambda v: v
     if isinstance(kind, exp.Interval):
         span = day_time_span(t)
@@ -1132,6 +1144,24 @@ def _legacy_string(v: Value) -> str:
     return _to_string(v) if plain else to_text(v, plain_decimals=False)
 
 
+class CastNotComputed(Exception):
+    """A cast Spark computes that this evaluator does not: an error in every mode, never
+    the NULL of a value that does not convert (it is no ValueError)."""
+
+
+def _to_binary(v: Value) -> bytes:
+    """CAST to BINARY of a string (its UTF-8 bytes, a byte the column could not decode
+    restored from its surrogate escape) or of bytes; Spark's bytes of an integer (legacy
+    mode) are not computed here."""
+    if isinstance(v, (bytes, bytearray)):
+        return bytes(v)
+    if isinstance(v, str):
+        return v.encode("utf-8", "surrogateescape")
+    raise CastNotComputed(
+        f"{_shown_value(v)} to BINARY: cast it inside the navigation, where Spark computes it"
+    )
+
+
 def _to_string(v: Value) -> str:
     """CAST to STRING; an interval's text names its fields, which its value does not hold
     (``cast_evaluator`` formats one whose type is known)."""
@@ -1199,7 +1229,7 @@ def coercer(
             return None
         try:
             return convert(v)
-        except TimestampNotComputed as err:
+        except (TimestampNotComputed, CastNotComputed) as err:
             raise MatchRuntimeError(f"measure value {err}", sql=sql, pos=pos) from None
         except OverflowError:
             if bits is None or type(v) is not int:

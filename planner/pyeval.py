@@ -869,10 +869,10 @@ def compile_glue(
 def _glue_cast(
     node: exp.Cast, child: Compile, where: Callable[[exp.Expression], int], sql: str, ansi: bool
 ) -> Evaluator | None:
-    """CAST (TRY_CAST, ``::``) of a value of several rows to a number, a string or a
-    BOOLEAN, as the table function casts measures (``measure_eval.cast_evaluator``); None
-    for other targets (dates and timestamps read the session's zone and formats: refused
-    as before). A day-time interval whose fields its expression fixes
+    """CAST (TRY_CAST, ``::``) of a value of several rows to a number, a string, a
+    BOOLEAN, a date, a timestamp or BINARY, as the table function casts measures
+    (``measure_eval.cast_evaluator``); None for other targets (intervals, nested types:
+    refused as before). A day-time interval whose fields its expression fixes
     (``make_dt_interval(...)``) is written as Spark writes that type."""
     from .function_types import day_time_span
     from .measure_eval import TypeEnv, cast_evaluator, infer_type  # they build on this module

@@ -125,6 +125,41 @@ def _function_cast(name: str) -> Callable[[list[exp.Expression]], exp.Expression
     return build
 
 
+def _one_argument(
+    name: str, build: Callable[[exp.Expression], exp.Expression]
+) -> Callable[[list[exp.Expression]], exp.Expression]:
+    """A call of one argument read as the expression Spark replaces it with (its
+    ``RuntimeReplaceable``), in parentheses so that it binds as the call did; another
+    count of arguments is kept as the call, for sqlglot's builder or Spark's error."""
+    fallback = Spark.Parser.FUNCTIONS.get(name)
+
+    def make(args: list[exp.Expression]) -> exp.Expression:
+        if len(args) == 1:
+            return exp.Paren(this=build(args[0]))
+        if fallback is not None:
+            return fallback(args)
+        return exp.Anonymous(this=name, expressions=args)
+
+    return make
+
+
+def _cast_to(type_name: str) -> Callable[[exp.Expression], exp.Expression]:
+    return lambda x: exp.Cast(this=x, to=exp.DataType.build(type_name, dialect="spark"))
+
+
+#: Spark functions of one argument that Spark itself rewrites as another expression,
+#: read as that expression so every evaluator has them: ``isnull(x)`` is ``x IS NULL``,
+#: ``zeroifnull(x)`` is ``nvl(x, 0)``, ``to_timestamp_ntz(x)`` a CAST
+_REPLACED_CALLS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
+    "ISNULL": lambda x: exp.Is(this=x, expression=exp.Null()),
+    "ISNOTNULL": lambda x: exp.Not(this=exp.Is(this=x, expression=exp.Null())),
+    "NEGATIVE": lambda x: exp.Neg(this=exp.Paren(this=x)),
+    "ZEROIFNULL": lambda x: exp.Coalesce(this=x, expressions=[exp.Literal.number(0)]),
+    "TO_TIMESTAMP_NTZ": _cast_to("TIMESTAMP_NTZ"),
+    "TO_TIMESTAMP_LTZ": _cast_to("TIMESTAMP"),
+}
+
+
 class MatchRecognizeDialect(Spark):
     """Spark SQL where FIRST/LAST are kept as calls with all their arguments, and a
     doubled quote inside a string literal is a quote (``'yyyy-MM-dd''T''HH'``), as Spark
@@ -153,6 +188,7 @@ class MatchRecognizeDialect(Spark):
                 },
                 # Spark's casts written as functions that sqlglot reads as calls
                 **{name: _function_cast(name) for name in _FUNCTION_CASTS},
+                **{name: _one_argument(name, build) for name, build in _REPLACED_CALLS.items()},
                 "FIRST_VALUE": lambda args: _with_ignore_nulls(exp.FirstValue, args),
                 "LAST_VALUE": lambda args: _with_ignore_nulls(exp.LastValue, args),
                 "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),

@@ -197,14 +197,18 @@ _FIELDS = ("year", "month", "day", "hour", "minute")
 class TimestampMaker:
     """``make_timestamp`` (``zoned``: a TIMESTAMP in the session zone or the zone
     argument) or ``make_timestamp_ntz`` (a TIMESTAMP_NTZ); ``strict``: fields that make no
-    time are an error (ANSI mode), else NULL (``try_make_timestamp`` always)."""
+    time are an error (ANSI mode), else NULL (``try_make_timestamp`` always);
+    ``takes_date``: one argument, a DATE, is its midnight (``make_timestamp(d)``)."""
 
     zoned: bool
     strict: bool
+    takes_date: bool = False
 
     def __call__(self, *args: Any) -> datetime | None:
         if any(a is None for a in args):
             return None
+        if len(args) == 1 and self.takes_date:  # a DATE's midnight (Spark casts nothing)
+            return self._midnight(args[0])
         zone = _zone(args[6]) if len(args) > 6 and self.zoned else _session()
         fields = [_field(v, name, self.strict) for v, name in zip(args[:5], _FIELDS)]
         seconds = _seconds(args[5], self.strict)
@@ -217,6 +221,12 @@ class TimestampMaker:
                 raise
             return None
         return _in_session(_resolved(wall, zone)) if self.zoned else wall
+
+    def _midnight(self, day: Any) -> datetime:
+        if not isinstance(day, date) or isinstance(day, datetime):
+            raise TypeError(f"make_timestamp of one argument takes a DATE, not {day!r}")
+        wall = datetime(day.year, day.month, day.day)
+        return _in_session(_resolved(wall, _session())) if self.zoned else wall
 
     @staticmethod
     def _wall_clock(
@@ -251,8 +261,13 @@ def _both(build: Callable[[bool], Callable[..., Any]]) -> tuple[Callable[..., An
     return build(False), build(True)
 
 
-def _makers(zoned: bool, always_null: bool = False) -> tuple[Callable[..., Any], ...]:
-    return TimestampMaker(zoned, False), TimestampMaker(zoned, not always_null)
+def _makers(
+    zoned: bool, always_null: bool = False, takes_date: bool = False
+) -> tuple[Callable[..., Any], ...]:
+    return (
+        TimestampMaker(zoned, False, takes_date),
+        TimestampMaker(zoned, not always_null, takes_date),
+    )
 
 
 #: the functions by name -> (without ANSI mode, under it)
@@ -260,10 +275,10 @@ ZONE_FUNCTIONS: dict[str, tuple[Callable[..., Any], ...]] = {
     "FROM_UTC_TIMESTAMP": _both(_shift(to_utc=False)),
     "TO_UTC_TIMESTAMP": _both(_shift(to_utc=True)),
     "CONVERT_TIMEZONE": _both(convert_timezone),
-    "MAKE_TIMESTAMP": _makers(zoned=True),
+    "MAKE_TIMESTAMP": _makers(zoned=True, takes_date=True),
     "MAKE_TIMESTAMP_LTZ": _makers(zoned=True),
     "MAKE_TIMESTAMP_NTZ": _makers(zoned=False),
-    "TRY_MAKE_TIMESTAMP": _makers(zoned=True, always_null=True),
+    "TRY_MAKE_TIMESTAMP": _makers(zoned=True, always_null=True, takes_date=True),
     "TRY_MAKE_TIMESTAMP_LTZ": _makers(zoned=True, always_null=True),
     "TRY_MAKE_TIMESTAMP_NTZ": _makers(zoned=False, always_null=True),
 }

@@ -645,6 +645,33 @@ JSON_AND_FORMAT_CALLS = [
     "extract(DAY FROM greatest(N.ts, S.ts))",
 ]
 
+#: functions Spark replaces with another expression (isnull, zeroifnull, to_timestamp_ntz
+#: of one argument...), dayname/monthname, make_timestamp of a DATE, and casts of values of
+#: two rows to TIMESTAMP, TIMESTAMP_NTZ and BINARY
+REPLACED_AND_CAST_CALLS = [
+    "isnull(coalesce(N.n, S.n))",
+    "isnotnull(IF(N.n > S.n, N.s, S.s))",
+    "isnull(N.s) = isnotnull(S.v)",
+    "negative(N.v - S.n)",
+    "negative(N.n) * S.n",
+    "zeroifnull(IF(N.n > S.n, N.v, S.v))",
+    "zeroifnull(coalesce(N.n, S.n)) + 1",
+    "dayname(greatest(N.d, S.d))",
+    "monthname(least(N.ts, S.ts))",
+    "dayname(coalesce(N.ts, S.d))",
+    "make_timestamp(greatest(N.d, S.d))",
+    "try_make_timestamp(coalesce(N.d, S.d))",
+    "to_timestamp_ntz(greatest(N.ts, S.ts))",
+    "to_timestamp_ltz(coalesce(N.d, S.d))",
+    "CAST(greatest(N.d, S.d) AS TIMESTAMP)",
+    "CAST(concat(coalesce(N.d, S.d), ' 10:30:00') AS TIMESTAMP)",
+    "CAST(least(N.ts, S.ts) AS TIMESTAMP_NTZ) < S.ts",
+    "CAST(N.n * S.n AS TIMESTAMP)",
+    "try_cast(concat(N.s, S.d) AS TIMESTAMP)",
+    "to_timestamp(concat(coalesce(N.d, S.d), 'T', abs(coalesce(N.n, 0)) + 10, ':00:00'))",
+    "CAST(concat(N.s, S.s) AS BINARY)",
+]
+
 
 TWO_ROW_CALLS = [
     *TEXT_CALLS,
@@ -955,6 +982,7 @@ TWO_ROW_CALLS = [
     "greatest(CAST(N.ts AS TIMESTAMP_NTZ), S.ts, N.d)",
     "coalesce(CAST(N.ts AS TIMESTAMP_NTZ), S.ts)",
     *JSON_AND_FORMAT_CALLS,
+    *REPLACED_AND_CAST_CALLS,
 ]
 
 
@@ -3289,6 +3317,13 @@ def test_json_and_format_calls_without_ansi_in_a_daylight_saving_zone(
     spark, ansi_off, new_york, call
 ):
     _two_rows_equal_spark(spark, call, JSON_AND_FORMAT_CALLS)
+
+
+@pytest.mark.parametrize("call", REPLACED_AND_CAST_CALLS)
+def test_replaced_calls_and_casts_without_ansi_in_a_daylight_saving_zone(
+    spark, ansi_off, new_york, call
+):
+    _two_rows_equal_spark(spark, call, REPLACED_AND_CAST_CALLS)
 
 
 def test_a_utf8_check_of_a_string_of_several_rows_is_an_error_at_the_call(spark):

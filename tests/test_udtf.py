@@ -696,6 +696,22 @@ FUNCTION_CASES = {
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
+    "replaced_calls_and_casts": """
+        PARTITION BY sym ORDER BY n
+        MEASURES isnull(coalesce(LAST(tag), FIRST(B.tag))) AS no_tag,
+                 isnotnull(LAST(arr)[0] + FIRST(n)) AS has_head,
+                 negative(LAST(price) - FIRST(price)) AS drop_by,
+                 zeroifnull(LAST(dec) - FIRST(dec)) AS dec_change,
+                 dayname(greatest(FIRST(day), LAST(day))) AS dn,
+                 monthname(least(FIRST(ts), LAST(ts))) AS mn,
+                 make_timestamp(greatest(FIRST(day), LAST(day))) AS midnight,
+                 to_timestamp_ntz(greatest(FIRST(ts), LAST(ts))) AS wall,
+                 CAST(concat(LAST(day), ' ', 10 + LAST(n), ':30:00') AS TIMESTAMP) AS at_n,
+                 CAST(concat(FIRST(tag), LAST(tag)) AS BINARY) AS tag_bytes,
+                 bit_get(FIRST(n) * 5 + LAST(n), 2) AS bit2
+        ONE ROW PER MATCH
+        PATTERN (A B*)
+        DEFINE B AS true""",
     "all_rows_pattern_that_can_be_empty": """
         PARTITION BY sym ORDER BY n
         MEASURES year(FIRST(B.day)) AS yr, coalesce(FIRST(B.tag), 'none') AS first_b,
