@@ -1528,7 +1528,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     _check_semantics(low, tree, base, in_define=True)
     original = tree.copy()  # as written, for the type checks' messages
     tree = _current_classifier(tree, label)
-    tree = push_down(tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates)
+    tree = push_down(
+        tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates, ansi=low.ansi
+    )
     if low.sql_functions is not None:  # a SQL UDF of several rows: its body, lowered
 
         def keeps(node: exp.Expression) -> bool:  # Spark or the glue runs it as it is
@@ -1545,7 +1547,13 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             ) from None
         if inlined != tree:
             tree = push_down(
-                inlined, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates
+                inlined,
+                local_labels,
+                _qualifier,
+                _special_kind,
+                _aggregate_name,
+                evaluates,
+                ansi=low.ansi,
             )
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]

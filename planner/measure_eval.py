@@ -852,6 +852,12 @@ _GLUE_CASTS = {
 }
 
 
+def glue_casts_to(t: exp.DataType) -> bool:
+    """Whether DEFINE's glue converts values to ``t`` (:func:`cast_evaluator` with
+    ``glue``)."""
+    return _spark_target(t).this in _GLUE_CASTS
+
+
 def cast_evaluator(
     node: exp.Cast | exp.TryCast,
     compile_arg: Callable[[exp.Expression], Callable[[Any], Value]],

@@ -78,6 +78,7 @@ def push_down(
     aggregate: Callable[[exp.Expression], str | None],
     glue_evaluates: Callable[[exp.Expression], bool],
     absent: str | None = "local",
+    ansi: bool = False,
 ) -> exp.Expression:
     """``tree`` with each maximal function of one navigated row moved inside the
     navigation (see the module docstring). ``qualifier``, ``special`` and ``aggregate``
@@ -86,7 +87,8 @@ def push_down(
     tells whether DEFINE's Python glue has every operator of a sub-expression;
     ``absent`` says where ``f(NULL)`` of an absent row is computed: ``"local"`` (the
     current row), ``"last"`` (the match's last row) or None (nowhere: only functions
-    that are NULL for a NULL argument move)."""
+    that are NULL for a NULL argument move). ``ansi``: the session's ANSI mode, under
+    which a CAST of another row's value stays in the glue (:func:`_failing_cast`)."""
 
     def ref(node: exp.Expression) -> Ref:
         if isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.DataType, exp.Var)):
@@ -130,7 +132,11 @@ def push_down(
             # conditions keep their array form and measured speed
             # a physical step may leave the partition: only NULL-preserving functions
             # move inside it (the absent-row branch below knows logical absence only)
-            kept = glue_evaluates(node) or (_failing_subscript(node) and compiles(node))
+            kept = (
+                glue_evaluates(node)
+                or (_failing_subscript(node) and compiles(node))
+                or (ansi and _failing_cast(node) and _compiles_with_casts(node))
+            )
             pushed = None if kept else _pushed(node, r, special, absent)
             if pushed is not None:
                 return pushed
@@ -156,6 +162,42 @@ def _failing_subscript(node: exp.Expression) -> bool:
         and not all(isinstance(i, exp.Literal) and i.is_string for i in n.expressions)
         for n in node.walk()
     )
+
+
+def _failing_cast(node: exp.Expression) -> bool:
+    """Whether ``node`` has a CAST that can fail under ANSI mode (``CAST(A.s AS INT)``,
+    ``A.s::DATE``, ``to_date(A.s)``; not TRY_CAST, nor one to a string). Moved inside the
+    navigation, Spark would cast every row's value, and fail the job on a row the
+    condition never reads as that variable (another event's text); the glue casts the
+    one row read, as Spark does."""
+    return any(
+        (
+            isinstance(n, (exp.Cast, exp.TryCast))
+            and not n.args.get("safe")
+            and not n.to.is_type(*exp.DataType.TEXT_TYPES)
+        )
+        or _date_cast(n)
+        for n in node.walk()
+    )
+
+
+def _date_cast(node: exp.Expression) -> bool:
+    """``to_date(x)`` without a format: Spark's CAST of ``x`` to DATE."""
+    return isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None
+
+
+def _compiles_with_casts(node: exp.Expression) -> bool:
+    """Whether the glue compiles ``node``, its CASTs included (to the types it converts,
+    ``measure_eval.cast_evaluator``)."""
+    from .measure_eval import glue_casts_to  # it builds on the planner's expressions
+
+    casts = [n for n in node.walk() if isinstance(n, (exp.Cast, exp.TryCast))]
+    if not all(glue_casts_to(c.to) for c in casts):
+        return False
+    bare = node.transform(
+        lambda n: n.this if isinstance(n, (exp.Cast, exp.TryCast)) or _date_cast(n) else n
+    )
+    return compiles(bare)
 
 
 def _arguments(node: exp.Expression) -> list[exp.Expression]:

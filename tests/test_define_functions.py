@@ -1488,6 +1488,50 @@ def test_bit_get_past_its_values_bits_is_a_positioned_error(spark, ansi):
     assert err.pos == query.index("bit_get(")
 
 
+EVENTS = """SELECT * FROM VALUES
+    (1, 'order', '5', '2024-01-02', 1), (2, 'note', 'x', 'soon', 9),
+    (3, 'order', '2', '2024-03-01', 1), (4, 'note', 'y', 'later', 7),
+    (5, 'order', '8', '2024-01-20', 1), (6, 'note', 'z', '?', 12)
+    AS t(id, kind, payload, day, n)"""
+
+
+@pytest.mark.parametrize(
+    ("condition", "tolerant"),
+    [
+        ("B.n > CAST(A.payload AS INT) + 1", "B.n > try_cast(A.payload AS INT) + 1"),
+        ("B.n > A.payload::DECIMAL(3, 1) * 2", "B.n > try_cast(A.payload AS DECIMAL(3, 1)) * 2"),
+        ("to_date(A.day) < DATE'2024-02-01'", "try_to_date(A.day) < DATE'2024-02-01'"),
+        (
+            "CAST(A.day AS TIMESTAMP) + make_dt_interval(B.n) > TIMESTAMP'2024-01-10'",
+            "try_cast(A.day AS TIMESTAMP) + make_dt_interval(B.n) > TIMESTAMP'2024-01-10'",
+        ),
+    ],
+)
+def test_a_cast_of_another_rows_value_reads_only_the_row_the_match_reads(
+    spark, condition, tolerant
+):
+    """Under ANSI mode a CAST of A's value in B's condition casts the row read as A, as
+    Spark casts a value it reads: other events' text, never A, cannot fail the job (it
+    was a Spark column cast on every row: CAST_INVALID_INPUT at 'x')."""
+    query = f"""SELECT * FROM ({EVENTS}) MATCH_RECOGNIZE (ORDER BY id
+      MEASURES FIRST(A.id) AS a, count(*) AS k PATTERN (A B)
+      DEFINE A AS kind = 'order', B AS {{}})"""
+    got = matchrec.sql(spark, query.format(condition)).collect()
+    assert got and got == matchrec.sql(spark, query.format(tolerant)).collect()
+
+
+def test_a_cast_of_a_row_the_match_reads_still_fails_as_spark(spark):
+    query = f"""SELECT * FROM ({EVENTS}) MATCH_RECOGNIZE (ORDER BY id
+      MEASURES FIRST(A.id) AS a AFTER MATCH SKIP TO NEXT ROW PATTERN (A B)
+      DEFINE B AS B.n > CAST(A.payload AS INT))"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "'x'" in err.message and "CAST_INVALID_INPUT" in err.message
+    assert err.pos == query.index("CAST(")
+
+
 def _unmappable_is_a_positioned_error(spark):
     query = """SELECT * FROM VALUES (1, 'a'), (2, 'é') AS t(id, s)
       MATCH_RECOGNIZE (ORDER BY id MEASURES count(*) AS k PATTERN (S N?)
