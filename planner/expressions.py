@@ -1529,7 +1529,14 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     original = tree.copy()  # as written, for the type checks' messages
     tree = _current_classifier(tree, label)
     tree = push_down(
-        tree, local_labels, _qualifier, _special_kind, _aggregate_name, evaluates, ansi=low.ansi
+        tree,
+        local_labels,
+        _qualifier,
+        _special_kind,
+        _aggregate_name,
+        evaluates,
+        ansi=low.ansi,
+        column_type=low.column_types.get,
     )
     if low.sql_functions is not None:  # a SQL UDF of several rows: its body, lowered
 
@@ -1554,6 +1561,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 _aggregate_name,
                 evaluates,
                 ansi=low.ansi,
+                column_type=low.column_types.get,
             )
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]

@@ -25,6 +25,7 @@ are (``absent=None``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -79,6 +80,7 @@ def push_down(
     glue_evaluates: Callable[[exp.Expression], bool],
     absent: str | None = "local",
     ansi: bool = False,
+    column_type: Callable[[str], str | None] = lambda name: None,
 ) -> exp.Expression:
     """``tree`` with each maximal function of one navigated row moved inside the
     navigation (see the module docstring). ``qualifier``, ``special`` and ``aggregate``
@@ -88,7 +90,9 @@ def push_down(
     ``absent`` says where ``f(NULL)`` of an absent row is computed: ``"local"`` (the
     current row), ``"last"`` (the match's last row) or None (nowhere: only functions
     that are NULL for a NULL argument move). ``ansi``: the session's ANSI mode, under
-    which a CAST of another row's value stays in the glue (:func:`_failing_cast`)."""
+    which a CAST of another row's value that can fail stays in the glue
+    (:func:`_failing_cast`, which reads the input's ``column_type`` by lower-case name:
+    a ``simpleString``, None where unknown)."""
 
     def ref(node: exp.Expression) -> Ref:
         if isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.DataType, exp.Var)):
@@ -135,7 +139,7 @@ def push_down(
             kept = (
                 glue_evaluates(node)
                 or (_failing_subscript(node) and compiles(node))
-                or (ansi and _failing_cast(node) and _compiles_with_casts(node))
+                or (ansi and _failing_cast(node, column_type) and _compiles_with_casts(node))
             )
             pushed = None if kept else _pushed(node, r, special, absent)
             if pushed is not None:
@@ -164,21 +168,41 @@ def _failing_subscript(node: exp.Expression) -> bool:
     )
 
 
-def _failing_cast(node: exp.Expression) -> bool:
+def _failing_cast(node: exp.Expression, column_type: Callable[[str], str | None]) -> bool:
     """Whether ``node`` has a CAST that can fail under ANSI mode (``CAST(A.s AS INT)``,
-    ``A.s::DATE``, ``to_date(A.s)``; not TRY_CAST, nor one to a string). Moved inside the
+    ``A.s::DATE``, ``to_date(A.s)`` of a STRING; a number narrowed). Moved inside the
     navigation, Spark would cast every row's value, and fail the job on a row the
     condition never reads as that variable (another event's text); the glue casts the
-    one row read, as Spark does."""
-    return any(
-        (
-            isinstance(n, (exp.Cast, exp.TryCast))
-            and not n.args.get("safe")
-            and not n.to.is_type(*exp.DataType.TEXT_TYPES)
-        )
-        or _date_cast(n)
-        for n in node.walk()
-    )
+    one row read, as Spark does. TRY_CAST, a cast to a string and one that widens
+    (``CAST(A.price AS DOUBLE)`` of an INT column) cannot fail: Spark's column stays."""
+    for n in node.walk():
+        if _date_cast(n):
+            target = exp.DataType.build("DATE")
+        elif isinstance(n, (exp.Cast, exp.TryCast)) and not n.args.get("safe"):
+            target = n.to
+        else:
+            continue
+        sources = {column_type(c.name.lower()) for c in n.this.find_all(exp.Column)}
+        if not target.is_type(*exp.DataType.TEXT_TYPES) and not _widens(sources, target):
+            return True
+    return False
+
+
+_NUMBERS = re.compile(r"tinyint|smallint|int|bigint|float|double|decimal\(\d+,\d+\)")
+_DATETIMES = {"date", "timestamp", "timestamp_ntz"}
+
+
+def _widens(sources: set[str | None], target: exp.DataType) -> bool:
+    """Whether a CAST of values of columns of types ``sources`` to ``target`` never fails:
+    numbers to DOUBLE, FLOAT or BOOLEAN, dates and timestamps to each other."""
+    T = exp.DataType.Type
+    if not sources or None in sources:
+        return False
+    if all(_NUMBERS.fullmatch(s) for s in sources if s is not None):
+        return target.is_type(T.DOUBLE, T.FLOAT, T.BOOLEAN)
+    if sources <= _DATETIMES:
+        return target.is_type(T.DATE, T.TIMESTAMP, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ)
+    return False
 
 
 def _date_cast(node: exp.Expression) -> bool:

@@ -118,6 +118,26 @@ def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
 
 
 @pytest.mark.parametrize(
+    ("cast", "types", "pushed"),
+    [
+        ("CAST(S.v AS DOUBLE)", {"v": "int"}, True),  # widens: cannot fail
+        ("CAST(S.ts AS DATE)", {"ts": "timestamp"}, True),
+        ("CAST(S.v AS INT)", {"v": "double"}, False),  # narrows: ANSI's CAST_OVERFLOW
+        ("CAST(S.item AS DOUBLE)", {"item": "string"}, False),  # text: CAST_INVALID_INPUT
+        ("to_date(S.item)", {"item": "string"}, False),
+        ("CAST(S.v AS DOUBLE)", {}, False),  # the type unknown (a MATCH_RECOGNIZE_DYNAMIC rule)
+    ],
+)
+def test_a_cast_of_another_row_is_a_spark_column_only_where_it_cannot_fail(cast, types, pushed):
+    body = f"PARTITION BY usr ORDER BY id PATTERN (S N+) DEFINE N AS N.v > {cast}"
+    columns = ["usr", "id", "ts", "path", "item", "v"]
+    p = plan_clause(parse_clause(body), columns, ansi=True, column_types=types)
+    assert any(text.startswith(("CAST(", "TO_DATE(")) for _, text in p.precomputed) is pushed
+    without_ansi = plan_clause(parse_clause(body), columns, ansi=False, column_types=types)
+    assert any(text.startswith(("CAST(", "TO_DATE(")) for _, text in without_ansi.precomputed)
+
+
+@pytest.mark.parametrize(
     ("define", "name"),
     [
         ("date_format(N.ts, FIRST(S.path)) = 'x'", "date_format"),
