@@ -198,7 +198,8 @@ class TimestampMaker:
     """``make_timestamp`` (``zoned``: a TIMESTAMP in the session zone or the zone
     argument) or ``make_timestamp_ntz`` (a TIMESTAMP_NTZ); ``strict``: fields that make no
     time are an error (ANSI mode), else NULL (``try_make_timestamp`` always);
-    ``takes_date``: one argument, a DATE, is its midnight (``make_timestamp(d)``)."""
+    ``takes_date``: one argument, a DATE, is its midnight (``make_timestamp(d)``, zoned
+    only)."""
 
     zoned: bool
     strict: bool
@@ -222,11 +223,12 @@ class TimestampMaker:
             return None
         return _in_session(_resolved(wall, zone)) if self.zoned else wall
 
-    def _midnight(self, day: Any) -> datetime:
+    @staticmethod
+    def _midnight(day: Any) -> datetime:
+        """``make_timestamp(d)``: the DATE's midnight in the session zone."""
         if not isinstance(day, date) or isinstance(day, datetime):
             raise TypeError(f"make_timestamp of one argument takes a DATE, not {day!r}")
-        wall = datetime(day.year, day.month, day.day)
-        return _in_session(_resolved(wall, _session())) if self.zoned else wall
+        return _in_session(_resolved(datetime(day.year, day.month, day.day), _session()))
 
     @staticmethod
     def _wall_clock(
