@@ -676,8 +676,21 @@ def compiles(node: exp.Expression) -> bool:
         or typed_name(n) is not None
         or _struct_field(n)
         or (isinstance(n, exp.Bracket) and len(n.expressions) == 1)
+        or _built_struct(n)
         for n in node.walk()
         if not isinstance(n, exp.Column) and not _field_name(n)
+    )
+
+
+def _built_struct(node: exp.Expression) -> bool:
+    """A struct built in place (its fields' names and values), which the glue holds as
+    a tuple."""
+    if isinstance(node, exp.PropertyEQ):
+        return isinstance(node.parent, exp.Struct)
+    if isinstance(node, exp.Identifier):
+        return isinstance(node.parent, exp.PropertyEQ) and node is node.parent.this
+    return isinstance(node, exp.Struct) and all(
+        isinstance(e, exp.PropertyEQ) for e in node.expressions
     )
 
 
@@ -808,6 +821,11 @@ def compile_glue(
         cond, then = child(node.this), child(node.args["true"])
         other = child(node.args["false"]) if node.args.get("false") else (lambda ctx: None)
         return lambda ctx: then(ctx) if cond(ctx) is True else other(ctx)
+    if isinstance(node, exp.Struct) and all(
+        isinstance(e, exp.PropertyEQ) for e in node.expressions
+    ):  # struct(...), named_struct(...): a tuple of the field values, as a STRUCT column
+        fields = [child(e.expression) for e in node.expressions]
+        return lambda ctx: tuple(f(ctx) for f in fields)
     if isinstance(node, exp.Coalesce):
         parts = [child(node.this), *(child(e) for e in node.expressions)]
         return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)

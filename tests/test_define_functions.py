@@ -690,6 +690,12 @@ REPLACED_AND_CAST_CALLS = [
     "try_cast(concat(N.s, S.d) AS TIMESTAMP)",
     "to_timestamp(concat(coalesce(N.d, S.d), 'T', abs(coalesce(N.n, 0)) + 10, ':00:00'))",
     "CAST(concat(N.s, S.s) AS BINARY)",
+    # a struct built of values of two rows: a tuple, compared and written as Spark's
+    "struct(N.n, S.s) = struct(S.n, N.s)",
+    "named_struct('a', N.n, 'b', S.v) <=> named_struct('a', S.n, 'b', N.v)",
+    "struct(N.n, S.n) < struct(S.n, N.n)",
+    "struct(N.d, S.s)",
+    "CAST(named_struct('t', N.ts, 'n', S.n) AS STRING)",
 ]
 
 
