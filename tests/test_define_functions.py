@@ -141,10 +141,6 @@ def test_a_cast_of_another_row_is_a_spark_column_only_where_it_cannot_fail(cast,
     ("define", "name"),
     [
         ("date_format(N.ts, FIRST(S.path)) = 'x'", "date_format"),
-        # split into one-row parts, one of which reads an aggregate: the error still
-        # names the call as written, not a part of the split (timestampdiff of an
-        # aggregate is computed by the glue: test_timestampdiff_of_the_glue_is_sparks)
-        ("months_between(N.ts, min(S.ts)) < 1", "months_between"),
         ("unix_timestamp(concat(N.path, FIRST(S.path)), S.path) > 0", "unix_timestamp"),
         ("to_date(concat(N.path, S.path), N.path) IS NULL", "to_date"),
     ],
@@ -1496,6 +1492,22 @@ def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
     assert isinstance(err, MatchRuntimeError), info.value
     assert "ARITHMETIC_OVERFLOW" in err.message
     assert err.pos == query.index("conv(")
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
+def test_months_between_of_an_aggregate_is_sparks(spark, zone):
+    """Split into one-row parts, one of which casts an aggregate (``min(S.ts)``) to a
+    TIMESTAMP: the glue computes it (it was refused, naming months_between)."""
+    view = """SELECT * FROM VALUES (1, TIMESTAMP'2024-01-31 10:00:00'),
+      (2, TIMESTAMP'2024-03-10 02:30:00'), (3, TIMESTAMP'2024-11-03 01:30:00') AS t(id, ts)"""
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        (want,) = spark.sql(
+            f"SELECT months_between(max(ts), min(ts)) FROM ({view}) WHERE id <= 2"
+        ).first()
+        query = f"""SELECT * FROM ({view}) MATCH_RECOGNIZE (ORDER BY id
+          MEASURES count(*) AS k PATTERN (S+ N)
+          DEFINE N AS months_between(N.ts, min(S.ts)) = {want}D)"""
+        assert [r.k for r in matchrec.sql(spark, query).collect()] == [2]
 
 
 @pytest.mark.parametrize("ansi", ["true", "false"])
