@@ -1528,16 +1528,20 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     _check_semantics(low, tree, base, in_define=True)
     original = tree.copy()  # as written, for the type checks' messages
     tree = _current_classifier(tree, label)
-    tree = push_down(
-        tree,
-        local_labels,
-        _qualifier,
-        _special_kind,
-        _aggregate_name,
-        evaluates,
-        ansi=low.ansi,
-        column_type=low.column_types.get,
-    )
+
+    def pushed(tree: exp.Expression) -> exp.Expression:
+        return push_down(
+            tree,
+            local_labels,
+            _qualifier,
+            _special_kind,
+            _aggregate_name,
+            evaluates,
+            ansi=low.ansi,
+            column_type=low.column_types.get,
+        )
+
+    tree = pushed(tree)
     if low.sql_functions is not None:  # a SQL UDF of several rows: its body, lowered
 
         def keeps(node: exp.Expression) -> bool:  # Spark or the glue runs it as it is
@@ -1553,16 +1557,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 hint=f"did you mean {unknown.close}?" if unknown.close else None,
             ) from None
         if inlined != tree:
-            tree = push_down(
-                inlined,
-                local_labels,
-                _qualifier,
-                _special_kind,
-                _aggregate_name,
-                evaluates,
-                ansi=low.ansi,
-                column_type=low.column_types.get,
-            )
+            tree = pushed(inlined)
     conjuncts = list(_conjuncts(tree))
     local = [c for c in conjuncts if is_local(c)]
     dynamic = [c for c in conjuncts if not is_local(c)]
