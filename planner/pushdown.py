@@ -32,7 +32,7 @@ from sqlglot import exp
 
 from .decompose import decompose
 from .higher_order import reads_outer_parameter
-from .pyeval import compiles
+from .pyeval import compiles, date_cast
 from .sqltext import call_name
 
 # nodes that give NULL whenever one argument is NULL (and so commute with a navigation
@@ -176,7 +176,7 @@ def _failing_cast(node: exp.Expression, column_type: Callable[[str], str | None]
     one row read, as Spark does. TRY_CAST, a cast to a string and one that widens
     (``CAST(A.price AS DOUBLE)`` of an INT column) cannot fail: Spark's column stays."""
     for n in node.walk():
-        if _date_cast(n):
+        if date_cast(n):
             target = exp.DataType.build("DATE")
         elif isinstance(n, (exp.Cast, exp.TryCast)) and not n.args.get("safe"):
             target = n.to
@@ -205,11 +205,6 @@ def _widens(sources: set[str | None], target: exp.DataType) -> bool:
     return False
 
 
-def _date_cast(node: exp.Expression) -> bool:
-    """``to_date(x)`` without a format: Spark's CAST of ``x`` to DATE."""
-    return isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None
-
-
 def _compiles_with_casts(node: exp.Expression) -> bool:
     """Whether the glue compiles ``node``, its CASTs included (to the types it converts,
     ``measure_eval.cast_evaluator``)."""
@@ -219,7 +214,7 @@ def _compiles_with_casts(node: exp.Expression) -> bool:
     if not all(glue_casts_to(c.to) for c in casts):
         return False
     bare = node.transform(
-        lambda n: n.this if isinstance(n, (exp.Cast, exp.TryCast)) or _date_cast(n) else n
+        lambda n: n.this if isinstance(n, (exp.Cast, exp.TryCast)) or date_cast(n) else n
     )
     return compiles(bare)
 

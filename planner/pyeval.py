@@ -682,6 +682,12 @@ def compiles(node: exp.Expression) -> bool:
     )
 
 
+def date_cast(node: exp.Expression) -> bool:
+    """``to_date(x)`` without a pattern: Spark's CAST of ``x`` to DATE (sqlglot also wraps
+    ``datediff``'s and ``year``'s arguments in it)."""
+    return isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None
+
+
 def _built_struct(node: exp.Expression) -> bool:
     """A struct built in place (its fields' names and values), which the glue holds as
     a tuple."""
@@ -829,8 +835,8 @@ def compile_glue(
     if isinstance(node, exp.Coalesce):
         parts = [child(node.this), *(child(e) for e in node.expressions)]
         return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)
-    if isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None:
-        node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))  # Spark's to_date(x)
+    if date_cast(node):
+        node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))
     if isinstance(node, exp.Cast):
         cast = _glue_cast(node, child, where, sql, ansi)
         if cast is not None:

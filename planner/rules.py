@@ -44,7 +44,7 @@ from .measure_eval import (
 )
 from .plan import plan_clause, refuse_end_anchor, refuse_late_rows, refuse_untimed_within
 from .pyeval import _field as struct_field
-from .pyeval import compile_glue, compiles, evaluates, shallow
+from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .vector_lowering import vector_glue
 
@@ -417,7 +417,7 @@ def _row_function(
             continue  # a unit word; a call the glue computes by its unit (timestampdiff)
         if (
             _cast(node)
-            or _date_cast(node)
+            or date_cast(node)
             or (isinstance(node, exp.DataType) and _cast(node.parent))
         ):
             continue
@@ -447,7 +447,7 @@ def _row_function(
             if i is None:
                 raise SemanticError(f"unknown column {node.name!r}", sql=sql, pos=pos)
             return lambda values: values[i]
-        if _date_cast(node):  # to_date(x), how sqlglot reads year(x)'s argument
+        if date_cast(node):  # to_date(x), how sqlglot reads year(x)'s argument
             node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))
         if _cast(node):  # TIMESTAMP '...' too: the measures' cast, in the session zone
             return cast_evaluator(node, child, ansi, sql, pos)  # type: ignore[arg-type,return-value]
@@ -495,11 +495,6 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
 #: the calls :func:`_patterns_in_zone` gives the glue
 _PATTERNED = (exp.UnixToStr, exp.TimeToStr, exp.StrToUnix, exp.StrToTime, exp.TsOrDsToDate)
 _DECOMPOSED = (*_PATTERNED, exp.TsOrDsAdd, exp.AddMonths, exp.MonthsBetween)
-
-
-def _date_cast(node: exp.Expression) -> bool:
-    """``to_date(x)`` without a pattern: Spark's CAST of ``x`` to DATE."""
-    return isinstance(node, exp.TsOrDsToDate) and node.args.get("format") is None
 
 
 #: day-time interval units -> their length
