@@ -736,8 +736,18 @@ def _arrays_zip(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType |
         element = element_type(type_of(arg))
         if element is None:
             return None
-        fields.append((arg.name if isinstance(arg, exp.Column) else str(i), element))
+        fields.append((_zip_field_name(arg, i), element))
     return array_of(_struct_of(fields), no_nulls=True) if fields else None
+
+
+def _zip_field_name(arg: exp.Expression, place: int) -> str:
+    """Spark's name of the field ``arrays_zip`` makes of its argument ``arg``: a column's
+    name, else its place. ``IF(FALSE, col, NULL)`` is the pushdown's value of column
+    ``col`` at an absent row (``planner.pushdown``), named as the column it stands for."""
+    if isinstance(arg, exp.If) and isinstance(arg.this, exp.Boolean) and not arg.this.this:
+        if isinstance(arg.args.get("false"), exp.Null):
+            arg = arg.args.get("true")
+    return arg.name if isinstance(arg, exp.Column) else str(place)
 
 
 def _struct_of(

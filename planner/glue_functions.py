@@ -660,6 +660,16 @@ def map_entries(v: Any) -> list[tuple[Any, Any]]:
     return list(_map(v).items())
 
 
+def arrays_zip(*arrays: Any) -> list[tuple[Any, ...]] | None:
+    """``arrays_zip``: the i-th elements of every array as one struct (a tuple of them),
+    as long as the longest array, NULL past a shorter one's end; NULL if an array is."""
+    if any(a is None for a in arrays):
+        return None
+    items = [_array(a) for a in arrays]
+    length = max((len(a) for a in items), default=0)
+    return [tuple(a[i] if i < len(a) else None for a in items) for i in range(length)]
+
+
 def sequence(start: Any, stop: Any, step: Any = None) -> list[Any]:
     """Spark's ``sequence`` of integers: ``stop`` included, the step 1 or -1 by default;
     a step that never reaches ``stop`` is an error (Spark's
@@ -924,6 +934,8 @@ EXTENDED: dict[str, GlueFunction] = {
     "MAP_FROM_ENTRIES": GlueFunction(map_from_entries),
     "MAP_KEYS": GlueFunction(lambda m: list(_map(m))),
     "MAP_CONCAT": GlueFunction(map_concat),
+    "MAP_ENTRIES": GlueFunction(map_entries),
+    "ARRAYS_ZIP": GlueFunction(arrays_zip, strict=False),
     "ARRAY_REPEAT": GlueFunction(array_repeat, strict=False),
     "ARRAY_INSERT": GlueFunction(array_insert, strict=False),
     "NULLIFZERO": GlueFunction(nullifzero),
@@ -1009,6 +1021,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Map: "MAP_FROM_ARRAYS",
     exp.MapFromEntries: "MAP_FROM_ENTRIES",
     exp.MapKeys: "MAP_KEYS",
+    exp.ArraysZip: "ARRAYS_ZIP",
     exp.GenerateSeries: "SEQUENCE",
     exp.Nanvl: "NANVL",
     exp.SubstringIndex: "SUBSTRING_INDEX",

@@ -1402,6 +1402,8 @@ def _field(struct: Any, name: str) -> Any:
         return [_field(s, name) for s in struct]
     if hasattr(struct, "asDict"):
         struct = struct.asDict()
+    if isinstance(struct, tuple) and name.isdigit() and int(name) < len(struct):
+        return struct[int(name)]  # arrays_zip's struct, its fields read by place
     if not isinstance(struct, dict):
         raise TypeError(f"{struct!r} is not a struct")
     if name in struct:

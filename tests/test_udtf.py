@@ -712,6 +712,17 @@ FUNCTION_CASES = {
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
+    "zipped_arrays_and_map_entries": """
+        PARTITION BY sym ORDER BY n
+        MEASURES arrays_zip(array(FIRST(n), LAST(n)), LAST(arr)) AS by_place,
+                 arrays_zip(FIRST(arr), array(LAST(tag), FIRST(tag))) AS zipped,
+                 arrays_zip(A.arr, array(A.n))[0] AS same_row,
+                 size(arrays_zip(FIRST(arr), LAST(arr), array(LAST(n)))) AS longest,
+                 map_entries(map_concat(FIRST(m), map('z', LAST(n)))) AS entries,
+                 map_entries(LAST(m))[0].value AS last_k
+        ONE ROW PER MATCH
+        PATTERN (A B*)
+        DEFINE B AS true""",
     "all_rows_pattern_that_can_be_empty": """
         PARTITION BY sym ORDER BY n
         MEASURES year(FIRST(B.day)) AS yr, coalesce(FIRST(B.tag), 'none') AS first_b,
