@@ -84,6 +84,7 @@ from .text_functions import (
     url_encode,
     validate_utf8,
 )
+from .url_functions import parse_url, try_parse_url
 from .zone_functions import ZONE_FUNCTIONS, ZONE_NODES, zone_args
 
 __all__ = ["double_text", "to_text"]
@@ -935,6 +936,10 @@ EXTENDED: dict[str, GlueFunction] = {
     "MAP_KEYS": GlueFunction(lambda m: list(_map(m))),
     "MAP_CONCAT": GlueFunction(map_concat),
     "MAP_ENTRIES": GlueFunction(map_entries),
+    "PARSE_URL": GlueFunction(
+        lambda *a: parse_url(*a, ansi=False), ansi_fn=lambda *a: parse_url(*a, ansi=True)
+    ),
+    "TRY_PARSE_URL": GlueFunction(try_parse_url),
     "ARRAYS_ZIP": GlueFunction(arrays_zip, strict=False),
     "ARRAY_REPEAT": GlueFunction(array_repeat, strict=False),
     "ARRAY_INSERT": GlueFunction(array_insert, strict=False),
@@ -1022,6 +1027,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.MapFromEntries: "MAP_FROM_ENTRIES",
     exp.MapKeys: "MAP_KEYS",
     exp.ArraysZip: "ARRAYS_ZIP",
+    exp.ParseUrl: "PARSE_URL",
     exp.GenerateSeries: "SEQUENCE",
     exp.Nanvl: "NANVL",
     exp.SubstringIndex: "SUBSTRING_INDEX",

@@ -1660,6 +1660,44 @@ def test_a_failed_parse_of_two_rows_under_ansi_is_a_positioned_error(spark):
     assert err.pos == query.index("to_date")
 
 
+#: parse_url of URLs built of two rows' values; some are malformed (a '%' without hex
+#: digits), which Spark's parse_url without ANSI mode and try_parse_url give as NULL
+URL_CALLS = [
+    f"parse_url(concat('http://', N.s, 'h.org:8', S.n, '/p', S.s, '?', N.s, '=', S.n, "
+    f"'#', S.s), '{part}')"
+    for part in ("HOST", "PATH", "QUERY", "REF", "AUTHORITY", "FILE", "PROTOCOL", "host")
+] + [
+    "parse_url(concat('ftp://', N.s, '@[::1]:', S.n, '/', S.s), 'USERINFO')",
+    "parse_url(concat(N.s, ':', S.s), 'PROTOCOL')",
+    "parse_url(concat('http://h/?', N.s, '=', S.n, '&b=', S.s), 'QUERY', 'b')",
+    "parse_url(concat('http://h/?', N.s, '=', S.n, '&b=', S.s), 'QUERY', N.s)",
+    "parse_url(concat('mailto:', N.s, '@h?x=', S.n), 'QUERY', 'x')",
+    "parse_url(concat('http://h/', N.s, S.s), 'PATH', 'x')",
+]
+
+
+@pytest.mark.parametrize("call", URL_CALLS)
+def test_parse_url_of_two_rows_without_ansi_is_sparks(spark, ansi_off, call):
+    _two_rows_equal_spark(spark, call, URL_CALLS)
+
+
+@pytest.mark.parametrize("call", [c.replace("parse_url", "try_parse_url") for c in URL_CALLS])
+def test_try_parse_url_of_two_rows_is_sparks(spark, call):
+    _two_rows_equal_spark(spark, call)
+
+
+def test_a_malformed_url_of_two_rows_under_ansi_is_a_positioned_error(spark):
+    query = """SELECT * FROM VALUES (1, 'http://h/'), (2, '%zz') AS t(id, s) MATCH_RECOGNIZE (
+      ORDER BY id MEASURES count(*) AS k PATTERN (S N?)
+      DEFINE N AS parse_url(concat(S.s, N.s), 'HOST') IS NULL)"""
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "INVALID_URL" in err.message
+    assert err.pos == query.index("parse_url")
+
+
 @pytest.mark.parametrize(
     ("define", "at", "words"),
     [
@@ -2709,6 +2747,7 @@ REGEX_SUBJECTS = [
     "Z^_`a(",
     " 0",
     "xaa11",
+    "k=1&a&b=2",
     None,
 ]
 # Java patterns the glue translates: each construct of planner/java_regex.py
@@ -2798,6 +2837,8 @@ REGEX_PATTERNS = [
     "(?:ab)*c",
     "x{0}y",
     "[a-c&&b-d]",
+    "[^&]+",
+    "[&a-c]",
     "(?i)[Z-a]+",
     "\\(|\\{|\\[|\\.",
     "😀|\\x{1F600}",

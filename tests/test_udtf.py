@@ -723,6 +723,16 @@ FUNCTION_CASES = {
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
+    "urls_of_several_rows": """
+        PARTITION BY sym ORDER BY n
+        MEASURES parse_url(concat('http://', FIRST(tag), '.org/', LAST(tag), '?k=', LAST(n)),
+                           'QUERY', 'k') AS k,
+                 parse_url(concat('http://', FIRST(tag), '.org:8', LAST(n), '/p'), 'AUTHORITY')
+                     AS authority,
+                 try_parse_url(concat('http://', FIRST(tag), ' ', LAST(tag)), 'HOST') AS bad
+        ONE ROW PER MATCH
+        PATTERN (A B*)
+        DEFINE B AS true""",
     "all_rows_pattern_that_can_be_empty": """
         PARTITION BY sym ORDER BY n
         MEASURES year(FIRST(B.day)) AS yr, coalesce(FIRST(B.tag), 'none') AS first_b,
