@@ -594,7 +594,8 @@ class _Parser:
         negated = self.peek() == "^"
         if negated:
             self.i += 1
-        if self.peek() == "]" or self.p.startswith("&&", self.i) or (negated and self.peek() == "^"):
+        doubled = self.p.startswith("&&", self.i) or (negated and self.peek() == "^")
+        if self.peek() == "]" or doubled:
             raise self.refuse("a class starting with ']', '&&' or '^^'", start)
         result: Ranges | None = None  # the left operand of && so far
         current: Ranges = []
