@@ -170,6 +170,12 @@ class Lowering:
     origins: dict[str, int] = field(default_factory=dict)
     # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
     window: str | None = None
+    # the OVER (...) body of the clause's PARTITION BY and ORDER BY, which a window over
+    # the input in DEFINE written with neither takes (None: the clause has neither)
+    match_window: str | None = None
+    # whether a DEFINE holds a window over the input, whose own shuffle and sort the
+    # runtime must undo (its rows sorted again before matching)
+    input_windows: bool = False
     # each distinct LAG/LEAD(...) OVER (...) in precomputed columns -> the column
     # (``__mr_wN``) that computes it once, in a select before the ``__mr_cN`` columns
     windows: dict[str, str] = field(default_factory=dict)
@@ -1105,6 +1111,74 @@ def _aggregate_name(node: exp.Expression) -> str | None:
     return None
 
 
+def _check_input_windows(
+    low: Lowering, tree: exp.Expression, local_labels: set, base: int
+) -> None:
+    """Refuse a window over the input in DEFINE that reads anything but the current row
+    (another variable's column, navigation, CLASSIFIER, MATCH_NUMBER): Spark computes
+    the window over the input before any match exists."""
+    for window in tree.find_all(exp.Window):
+        for node in window.walk():
+            other = isinstance(node, exp.Column) and _qualifier(node) not in local_labels
+            if other or _special_kind(node):
+                raise low.error(
+                    UnsupportedError,
+                    f"{_excerpt(node)} inside a window over the input (OVER) in DEFINE: such "
+                    "a window is computed over the input rows before matching, from the "
+                    "current row's columns only",
+                    node,
+                    base,
+                    hint="compare with the window's value outside it (p > avg(p) OVER () AND "
+                    "p > FIRST(A.p)), or compute the value over the match (avg(A.p))",
+                )
+
+
+def _input_windows(low: Lowering, tree: exp.Expression) -> None:
+    """Note a window over the input in ``tree``, and give each one written without
+    PARTITION BY and ORDER BY (``avg(price) OVER ()``, ``... OVER (ROWS BETWEEN 2
+    PRECEDING AND CURRENT ROW)``) the clause's own, as Snowflake reads such a window in
+    DEFINE: it runs over the row pattern partition in the clause's order. A window that
+    writes either is Spark's as written, over the input of the FROM."""
+    for window in tree.find_all(exp.Window):
+        low.input_windows = True
+        if low.match_window is None:
+            continue
+        if window.args.get("partition_by") or window.args.get("order"):
+            continue
+        spec = sqlglot.parse_one(f"f() OVER ({low.match_window})", read=MatchRecognizeDialect)
+        window.set("partition_by", spec.args.get("partition_by"))
+        window.set("order", spec.args.get("order"))
+        if window.args.get("spec") is None and _aggregate_name(_window_function(window)):
+            # no frame written: the whole partition, as OVER () without an order reads it
+            whole = sqlglot.parse_one(
+                "f() OVER (ORDER BY x ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+                read=MatchRecognizeDialect,
+            )
+            window.set("spec", whole.args["spec"])
+
+
+#: what may wrap the function of a window (``sum(x) FILTER (WHERE ...) OVER``)
+_WINDOW_WRAPPERS = (exp.Filter, exp.IgnoreNulls, exp.RespectNulls)
+
+
+def _window_function(window: exp.Window) -> exp.Expression:
+    """The function ``window`` applies, under its FILTER or IGNORE NULLS."""
+    node = window.this
+    while isinstance(node, _WINDOW_WRAPPERS):
+        node = node.this
+    return node
+
+
+def _windowed(node: exp.Expression) -> bool:
+    """Whether ``node`` is the function of a window over the input (``avg(p)`` of
+    ``avg(p) OVER (...)``, also with FILTER or IGNORE NULLS): Spark's column of the row,
+    no aggregate over the match."""
+    parent = node.parent
+    while isinstance(parent, _WINDOW_WRAPPERS):
+        node, parent = parent, parent.parent
+    return isinstance(parent, exp.Window) and parent.this is node
+
+
 def is_aggregate(node: exp.Expression) -> bool:
     """Whether ``node`` is an aggregate call (what a window function over a row pattern
     window may be, besides navigation and ranking)."""
@@ -1187,9 +1261,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         _counts_of_several(_ignoring_nulls(_resolve_fields(low, _parsed(low, expr)))),
         expr.pos,
     )
+    _input_windows(low, tree)
     base = expr.pos
     label_id = low.label_ids[label]
     local_labels = {None, label} | {s for s, ids in low.subsets.items() if label_id in ids}
+    _check_input_windows(low, tree, local_labels, base)
     history_free = True
     reach = [0, 0]  # rows DEFINE navigation reads before the match start, after the row
 
@@ -1214,7 +1290,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 low.offset(list(node.expressions), node, base, default=1, what=kind)
                 return True
             return False
-        if kind or _aggregate_name(node):
+        if kind or (_aggregate_name(node) and not _windowed(node)):
             return False
         return all(is_local(c) for c in node.iter_expressions())
 
@@ -2300,8 +2376,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 "that feeds MATCH_RECOGNIZE",
             )
         if isinstance(node, exp.Window):
-            func = _aggregate_name(node.this) or _special_kind(node.this)
-            if not in_define or func:
+            if not in_define or _special_kind(node.this):
                 raise low.error(
                     UnsupportedError,
                     "Cannot nest window functions or row pattern measures inside pattern "

@@ -73,6 +73,9 @@ class MatchPlan:
     # its own, computed once in a first stage that the conditions read; ``scratch`` lists
     # those columns, which the matcher does not read
     stages: list[list[tuple[str, str]]] = field(default_factory=list)
+    # a DEFINE reads a window over the input: its shuffle and sort undo the runtime's, which
+    # sorts the rows again after ``stages``
+    input_windows: bool = False
     # operand types to check when the query is built (``planner.type_checks``): DEFINE's
     # over the input after ``stages``, MEASURES' over the rows the matcher emits
     define_checks: list[TypeCheck] = field(default_factory=list)
@@ -246,6 +249,10 @@ def plan_clause(
     # over the partition would not give, so the matcher navigates itself
     if order_by and windows and not clause.in_window:
         low.window = window_spec(partition_by, order_by)
+    if order_by:
+        low.match_window = window_spec(partition_by, order_by)
+    elif partition_by:
+        low.match_window = "PARTITION BY " + ", ".join(quote(k) for k in partition_by)
 
     defines: dict[str, DefineLowering] = {}
     for d in clause.defines:
@@ -368,6 +375,7 @@ def plan_clause(
         within_column=within_column,
         origins={**low.origins, **{m.alias: m.expr.pos for m in clause.measures}},
         stages=low.stages(),
+        input_windows=low.input_windows,
         define_checks=low.define_checks,
         measure_checks=low.measure_checks,
         integer_widths=low.integer_widths,

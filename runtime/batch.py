@@ -213,6 +213,18 @@ def _check_frame_type(df: DataFrame, plan: MatchPlan) -> None:
         )
 
 
+def _sorted_partitions(df: DataFrame, keys: list[str], order: list[Column]) -> DataFrame:
+    """``df`` with each PARTITION BY key group in one Spark partition, sorted by the keys
+    and the clause's ORDER BY (all rows in one partition without keys)."""
+    if keys:
+        return df.repartition(*(F.col(quote(k)) for k in keys)).sortWithinPartitions(
+            *(F.col(quote(k)) for k in keys), *order
+        )
+    if order:
+        return df.repartition(1).sortWithinPartitions(*order)
+    return df.coalesce(1)
+
+
 def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     """The DataFrame of ``plan`` applied to ``df`` (a stream goes to :mod:`.streaming`)."""
     if df.isStreaming:
@@ -223,14 +235,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     check_sortable(plan, {f.name: f for f in df.schema.fields})
     keys = plan.partition_by
     order = [_sort_column(c, d, nf) for c, d, nf in plan.order_by]
-    if keys:
-        df = df.repartition(*(F.col(quote(k)) for k in keys)).sortWithinPartitions(
-            *(F.col(quote(k)) for k in keys), *order
-        )
-    elif order:
-        df = df.repartition(1).sortWithinPartitions(*order)
-    else:
-        df = df.coalesce(1)
+    df = _sorted_partitions(df, keys, order)
     stand_ins = collated_stand_ins(df.schema, keys, plan.order_by)
     if stand_ins:  # a collated key: the matcher compares each partition's first value
         df = df.withColumns({name: F.expr(text) for name, text in stand_ins.values()})
@@ -240,6 +245,8 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         df = _select(df, plan, ["*"], stage)
     if plan.scratch:
         df = df.drop(*plan.scratch)
+    if plan.input_windows:  # the window's own shuffle and sort moved the rows
+        df = _sorted_partitions(df, keys, order)
     _check_within(df, plan)
     _check_frame_type(df, plan)
     _check_types(df, plan, plan.define_checks)

@@ -707,13 +707,13 @@ CASES = [
         None,
     ),
     (
-        "aggregate window in DEFINE",
-        broken("PREV(C.value)", "avg(C.value) OVER (ORDER BY id)"),
-        "avg(C.value) OVER",
+        "window over the input reading another variable in DEFINE",
+        broken("PREV(C.value)", "avg(B.value) OVER (ORDER BY id)"),
+        "B.value) OVER",
         0,
         UnsupportedError,
-        "Cannot nest window functions or row pattern measures inside pattern "
-        "recognition expressions (DEFINE)",
+        "B.value inside a window over the input (OVER) in DEFINE: such a window is "
+        "computed over the input rows before matching, from the current row's columns only",
         None,
     ),
     (

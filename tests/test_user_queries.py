@@ -448,3 +448,85 @@ def test_an_input_column_named_like_an_internal_one_is_refused(spark, name):
     )
     assert info.value.hint.startswith(f"rename {name} in a subquery that feeds MATCH_RECOGNIZE")
     assert "^" in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def prices(spark):
+    """Two companies' prices (Snowflake's OVERAVG example has this shape)."""
+    rows = [("ABCD", i, p) for i, p in enumerate([50, 36, 39, 42, 30, 47, 71, 80, 75, 63], 1)]
+    rows += [("XYZ", i, p) for i, p in enumerate([89, 24, 37, 63, 65, 56, 50, 54, 2, 95], 1)]
+    spark.createDataFrame(rows, "company string, day int, price int").createOrReplaceTempView(
+        "mr_window_prices"
+    )
+    return "mr_window_prices"
+
+
+#: DEFINE with a window over the input, the same window written in a subquery that feeds
+#: the clause (as column w), and DEFINE over w: a window without PARTITION BY and ORDER BY
+#: runs over the clause's partition (an aggregate over all of it, ranking in the clause's
+#: order); one that writes either is Spark's as written, over every input row
+INPUT_WINDOWS = [
+    (
+        "price > avg(price) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)",
+        "avg(price) OVER (PARTITION BY company)",
+        "price > w",
+    ),
+    ("price > avg(price) OVER ()", "avg(price) OVER (PARTITION BY company)", "price > w"),
+    (
+        "price >= max(price) OVER (ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+        "max(price) OVER (PARTITION BY company ORDER BY day "
+        "ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)",
+        "price >= w",
+    ),
+    ("price > avg(price) OVER (ORDER BY day)", "avg(price) OVER (ORDER BY day)", "price > w"),
+    (
+        "price > avg(price) OVER (PARTITION BY day % 2)",
+        "avg(price) OVER (PARTITION BY day % 2)",
+        "price > w",
+    ),
+    (
+        "price * 10 > sum(price) FILTER (WHERE price > 40) OVER (PARTITION BY company)",
+        "sum(price) FILTER (WHERE price > 40) OVER (PARTITION BY company)",
+        "price * 10 > w",
+    ),
+    (
+        "row_number() OVER (ORDER BY price, company) > 8",
+        "row_number() OVER (ORDER BY price, company)",
+        "w > 8",
+    ),
+    (
+        "row_number() OVER () % 3 > 0",
+        "row_number() OVER (PARTITION BY company ORDER BY day)",
+        "w % 3 > 0",
+    ),
+]
+
+
+@pytest.mark.parametrize(("define", "window", "over_w"), INPUT_WINDOWS)
+def test_a_window_over_the_input_in_define_is_sparks_window(spark, prices, define, window, over_w):
+    body = """PARTITION BY company ORDER BY day
+      MEASURES FIRST(day) AS first_day, count(*) AS n
+      ONE ROW PER MATCH PATTERN (UP+) DEFINE UP AS {define}"""
+    spark.sql(f"SELECT *, {window} AS w FROM {prices}").createOrReplaceTempView(
+        "mr_window_prices_w"
+    )
+    want = matchrec.sql(
+        spark,
+        "SELECT company, first_day, n FROM mr_window_prices_w MATCH_RECOGNIZE ("
+        + body.format(define=over_w)
+        + ")",
+    )
+    want_rows = _rows(want)
+    assert len(want_rows) >= 2
+    for door, rows in _doors(spark, prices, body.format(define=define)).items():
+        assert rows == want_rows, door
+
+
+def test_a_window_over_the_input_reads_the_current_row_only(spark, prices):
+    query = f"""SELECT * FROM {prices} MATCH_RECOGNIZE (PARTITION BY company ORDER BY day
+      MEASURES count(*) AS n PATTERN (A B+)
+      DEFINE B AS price > avg(A.price) OVER ())"""
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query)
+    assert "A.price inside a window over the input (OVER) in DEFINE" in info.value.message
+    assert info.value.pos == query.index("A.price) OVER")
