@@ -1111,9 +1111,7 @@ def _aggregate_name(node: exp.Expression) -> str | None:
     return None
 
 
-def _check_input_windows(
-    low: Lowering, tree: exp.Expression, local_labels: set, base: int
-) -> None:
+def _check_input_windows(low: Lowering, tree: exp.Expression, local_labels: set, base: int) -> None:
     """Refuse a window over the input in DEFINE that reads anything but the current row
     (another variable's column, navigation, CLASSIFIER, MATCH_NUMBER): Spark computes
     the window over the input before any match exists."""
