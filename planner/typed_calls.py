@@ -1,6 +1,7 @@
 """Functions of several rows whose Python needs each argument's Spark type.
 
-``hash``/``xxhash64`` hash each argument by its type (``planner.hash_functions``);
+``hash``/``xxhash64`` hash each argument by its type (``planner.hash_functions``),
+``to_json`` writes a value as its type says (``planner.json_writer``);
 ``format_string``/``printf`` format the object Spark holds each value in, which its type
 decides (``planner.java_format``). DEFINE's glue asks the runtime for the types before
 the query runs (the probe of ``matchrec.integer_width``); the table function infers them
@@ -19,6 +20,7 @@ from sqlglot import exp
 from .bit_functions import bit_get
 from .hash_functions import HASHES, spark_type
 from .java_format import FORMATTERS
+from .json_writer import to_json
 
 Typed = list[tuple[Any, exp.DataType]]
 
@@ -54,6 +56,7 @@ TYPED_CALLS: dict[str, TypedCall] = {
         for name, fn in FORMATTERS.items()
     },
     "GETBIT": TypedCall(bit_get, read_any_collation, True, casts=True),
+    "TO_JSON": TypedCall(lambda typed: to_json(*typed[0]), read_any_collation, True),
 }
 
 
@@ -63,6 +66,8 @@ def typed_name(node: exp.Expression) -> str | None:
         return "FORMAT_STRING"
     if isinstance(node, exp.Getbit):  # bit_get and getbit
         return "GETBIT"
+    if isinstance(node, exp.JSONFormat):  # to_json; with options Spark's JSON options apply
+        return None if node.args.get("options") else "TO_JSON"
     if isinstance(node, exp.Anonymous) and node.expressions:
         name = str(node.this).upper()
         return name if name in TYPED_CALLS else None
@@ -76,4 +81,6 @@ def typed_args(node: exp.Expression) -> list[exp.Expression]:
         return [node.this, *node.expressions]
     if isinstance(node, exp.Getbit):
         return [node.this, node.expression]
+    if isinstance(node, exp.JSONFormat):
+        return [node.this]
     return list(node.expressions)

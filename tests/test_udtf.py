@@ -723,6 +723,16 @@ FUNCTION_CASES = {
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
+    "json_of_several_rows": """
+        PARTITION BY sym ORDER BY n
+        MEASURES to_json(collect_list(named_struct('n', n, 'tag', tag))) AS rows_json,
+                 to_json(array(FIRST(day), LAST(day))) AS days,
+                 to_json(map(FIRST(tag), LAST(price) / 3)) AS priced,
+                 to_json(named_struct('ts', LAST(ts), 'dec', LAST(dec))) AS last_json,
+                 to_json(if(LAST(price) > 100, array(FIRST(n), LAST(n)), NULL)) AS none_json
+        ONE ROW PER MATCH
+        PATTERN (A B*)
+        DEFINE B AS true""",
     "urls_of_several_rows": """
         PARTITION BY sym ORDER BY n
         MEASURES parse_url(concat('http://', FIRST(tag), '.org/', LAST(tag), '?k=', LAST(n)),
