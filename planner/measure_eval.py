@@ -21,6 +21,7 @@ imports Spark.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -32,6 +33,7 @@ from typing import Any
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.spark import Spark
 from sqlglot.optimizer.annotate_types import annotate_types
 
 from matchrec import ast
@@ -1684,7 +1686,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
             if unknown and is_internal(unknown):
                 why = f": {user_call_name(unknown)}() of values from several rows"
             elif unknown:
-                why = f": {unknown}() is no function it knows the type of (a UDF?)"
+                why = ": " + _unknown_call(unknown)
             raise UnsupportedError(
                 f"cannot infer the Spark type of measure {alias!r} for the table function{why}",
                 sql=plan.clause.sql,
@@ -1695,6 +1697,23 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         atom = compiler.atom_index.get(tree.name) if bare else None
         result.measures.append(CompiledMeasure(alias, t, _chain(evaluate, coerce), atom))
     return result
+
+
+#: names a call may have: sqlglot's Spark functions and the clause's own
+_KNOWN_CALLS = sorted(
+    {*Spark.Parser.FUNCTIONS, "MATCH_NUMBER", "CLASSIFIER", "PREV", "NEXT", "FIRST", "LAST"}
+)
+
+
+def _unknown_call(name: str) -> str:
+    """Why the table function has no type for a call of ``name``: a misspelled function
+    (``matchnumber()``: did you mean match_number()?) or a UDF."""
+    if name.upper() in _KNOWN_CALLS:
+        return f"{name}() is a function whose result type it does not know"
+    close = difflib.get_close_matches(name.upper(), _KNOWN_CALLS, n=1, cutoff=0.8)
+    if close:
+        return f"{name}() is no function it knows: did you mean {close[0].lower()}()?"
+    return f"{name}() is no function it knows the type of (a UDF?)"
 
 
 def _untyped_call(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | None:

@@ -379,6 +379,17 @@ def test_untypable_measure_asks_for_a_cast(measure):
 
 
 @pytest.mark.parametrize(
+    ("measure", "meant"),
+    [("MATCHNUMBER()", "match_number"), ("collectlist(B.s)", "collect_list")],
+)
+def test_a_misspelled_function_in_the_table_function_names_the_one_meant(measure, meant):
+    body = f"ORDER BY o MEASURES {measure} AS u PATTERN (A B*) DEFINE A AS v > 0"
+    with pytest.raises(UnsupportedError) as info:
+        build_program(body, INPUT)
+    assert f"did you mean {meant}()?" in str(info.value)
+
+
+@pytest.mark.parametrize(
     ("measure", "operand"), [("FIRST(A.s) > 5", "FIRST(A.s)"), ("LAST(v) = FIRST(s)", "FIRST(s)")]
 )
 def test_a_string_compared_with_a_number_in_a_measure_is_our_error(measure, operand):
