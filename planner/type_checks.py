@@ -475,6 +475,15 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return moment_error
     strings = [(o, t) for o, t in zip(check.operands, types) if _is_string(t)]
     others = [(o, t) for o, t in zip(check.operands, types) if not _is_string(t) and t != "void"]
+    if strings and not others and check.glue and not ansi and check.operator in _MOMENT_ARITHMETIC:
+        operand = strings[0][0]  # Spark's arithmetic of strings alone: of their DOUBLEs
+        return SemanticError(
+            f"{check.operator} of {operand.text} (STRING) in {check.clause}: DEFINE evaluates "
+            "this per match, without Spark's implicit cast of strings to DOUBLE",
+            sql=sql,
+            pos=operand.pos,
+            hint=f"convert explicitly, e.g. try_cast({operand.text} AS DOUBLE)",
+        )
     if not strings or not others:
         return None
     culprits = [(o, t) for o, t in strings if check.glue or not o.literal]

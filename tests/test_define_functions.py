@@ -1255,6 +1255,18 @@ def test_nullif_of_a_string_and_a_number_is_refused_as_a_comparison(spark, call,
     assert caught.value.pos == query.index(at)
 
 
+@pytest.mark.parametrize("call", ["N.s - S.s > 1", "concat(N.s, 'x') * S.s IS NULL"])
+def test_arithmetic_of_strings_of_two_rows_without_ansi_is_refused(spark, ansi_off, call):
+    """Without ANSI mode Spark computes the DOUBLEs of strings in arithmetic; the glue
+    does not convert, so it is a positioned error when the query is built, not a
+    failure while matching."""
+    query = TWO_ROW_QUERY.format(want="CAST(NULL AS BOOLEAN)", pairs=_pairs_sql(), call=call)
+    with pytest.raises(SemanticError) as caught:
+        matchrec.sql(spark, query)
+    assert "without Spark's implicit cast of strings to DOUBLE" in str(caught.value)
+    assert caught.value.pos == query.index(call.split(" ")[0])
+
+
 @pytest.mark.parametrize(
     ("cast", "fails"),
     [
