@@ -1115,7 +1115,7 @@ def _check_input_windows(low: Lowering, tree: exp.Expression, local_labels: set,
     """Refuse a window over the input in DEFINE that reads anything but the current row
     (another variable's column, navigation, CLASSIFIER, MATCH_NUMBER): Spark computes
     the window over the input before any match exists."""
-    for window in tree.find_all(exp.Window):
+    for window in _input_windows_of(tree):
         for node in window.walk():
             other = isinstance(node, exp.Column) and _qualifier(node) not in local_labels
             if other or _special_kind(node):
@@ -1137,7 +1137,7 @@ def _input_windows(low: Lowering, tree: exp.Expression) -> None:
     PRECEDING AND CURRENT ROW)``) the clause's own, as Snowflake reads such a window in
     DEFINE: it runs over the row pattern partition in the clause's order. A window that
     writes either is Spark's as written, over the input of the FROM."""
-    for window in tree.find_all(exp.Window):
+    for window in _input_windows_of(tree):
         low.input_windows = True
         if low.match_window is None:
             continue
@@ -1153,6 +1153,11 @@ def _input_windows(low: Lowering, tree: exp.Expression) -> None:
                 read=MatchRecognizeDialect,
             )
             window.set("spec", whole.args["spec"])
+
+
+def _input_windows_of(tree: exp.Expression) -> list[exp.Window]:
+    """The windows of ``tree`` over the clause's input (not those of a subquery's own)."""
+    return [w for w in tree.find_all(exp.Window) if w.find_ancestor(exp.Select) is None]
 
 
 #: what may wrap the function of a window (``sum(x) FILTER (WHERE ...) OVER``)

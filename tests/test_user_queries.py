@@ -494,6 +494,11 @@ INPUT_WINDOWS = [
         "row_number() OVER (ORDER BY price, company)",
         "w > 8",
     ),
+    (  # a subquery's own window is the subquery's
+        "price > (SELECT max(price) OVER () / 2 FROM mr_window_prices LIMIT 1)",
+        "(SELECT max(price) OVER () / 2 FROM mr_window_prices LIMIT 1)",
+        "price > w",
+    ),
     (
         "row_number() OVER () % 3 > 0",
         "row_number() OVER (PARTITION BY company ORDER BY day)",
