@@ -46,6 +46,7 @@ from .plan import plan_clause, refuse_end_anchor, refuse_late_rows, refuse_untim
 from .pyeval import _field as struct_field
 from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
+from .typed_calls import typed_name
 from .vector_lowering import vector_glue
 
 #: the hidden measure every rule gets, for the output's match_number column
@@ -411,7 +412,10 @@ def _row_function(
     constant = {id(n): interval_literal(n) for n in intervals}
     inside = {id(c) for n in intervals for c in n.walk() if constant[id(n)] is not None}
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
-        if isinstance(node, (exp.Column, exp.Identifier)) or compiles(shallow(node)):
+        typed = typed_name(node) is not None  # needs Spark's types of its values: a rule has none
+        if isinstance(node, (exp.Column, exp.Identifier)) or (
+            compiles(shallow(node)) and not typed
+        ):
             continue
         if isinstance(node, exp.Var) or extended_name(node) is not None:
             continue  # a unit word; a call the glue computes by its unit (timestampdiff)
