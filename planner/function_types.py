@@ -29,6 +29,9 @@ def dtype(text: str) -> exp.DataType:
     return exp.DataType.build(text, dialect="spark")
 
 
+#: the meta key of a string type's collation (an input column's, e.g. UTF8_LCASE)
+COLLATION = "matchrec_collation"
+
 #: the meta key marking a struct field (a ColumnDef) that is never NULL
 NOT_NULL_FIELD = "mr_not_null_field"
 

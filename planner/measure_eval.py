@@ -56,6 +56,7 @@ from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal, user_call_name
 from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY, scaled_call
 from .function_types import (
+    COLLATION,
     DAY_TIME_FIELDS,
     array_of,
     call_type,
@@ -160,8 +161,6 @@ _ANONYMOUS = {
     "BROUND": exp.Round,
 }
 NULL_TYPE = exp.DataType(this=T.NULL)
-#: the meta key of a string type's collation (an input column's, e.g. UTF8_LCASE)
-COLLATION = "matchrec_collation"
 
 
 def decimal(precision: int, scale: int) -> exp.DataType:
@@ -1451,6 +1450,11 @@ class _MeasureCompiler:
         def with_types(*values: Value) -> Value:
             return call.fn(list(zip(values, types)))
 
+        if not call.reads_values:
+            for arg in args:
+                self.compile(arg)  # checked as any argument, never evaluated
+            constant = with_types(*[None] * len(args))
+            return lambda ctx: constant
         casts = (typed, self.ansi) if call.casts else None
         return glue_function_call(node, with_types, args, self.compile, where, self.sql, casts)  # type: ignore[arg-type]
 

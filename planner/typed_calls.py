@@ -21,6 +21,7 @@ from .bit_functions import bit_get
 from .hash_functions import HASHES, spark_type
 from .java_format import FORMATTERS
 from .json_writer import to_json
+from .type_names import read_named_type, type_name
 
 Typed = list[tuple[Any, exp.DataType]]
 
@@ -47,6 +48,7 @@ class TypedCall:
     collations: bool
     pattern: bool = False  # the first argument is a Java format pattern
     casts: bool = False
+    reads_values: bool = True  # False: ``fn`` reads the types alone (values are None)
 
 
 TYPED_CALLS: dict[str, TypedCall] = {
@@ -57,6 +59,10 @@ TYPED_CALLS: dict[str, TypedCall] = {
     },
     "GETBIT": TypedCall(bit_get, read_any_collation, True, casts=True),
     "TO_JSON": TypedCall(lambda typed: to_json(*typed[0]), read_any_collation, True),
+    # Spark folds typeof to its argument's type name; the argument is never evaluated
+    "TYPEOF": TypedCall(
+        lambda typed: type_name(typed[0][1]), read_named_type, True, reads_values=False
+    ),
 }
 
 
@@ -68,6 +74,8 @@ def typed_name(node: exp.Expression) -> str | None:
         return "GETBIT"
     if isinstance(node, exp.JSONFormat):  # to_json; with options Spark's JSON options apply
         return None if node.args.get("options") else "TO_JSON"
+    if isinstance(node, exp.Typeof):
+        return "TYPEOF"
     if isinstance(node, exp.Anonymous) and node.expressions:
         name = str(node.this).upper()
         return name if name in TYPED_CALLS else None
@@ -81,6 +89,6 @@ def typed_args(node: exp.Expression) -> list[exp.Expression]:
         return [node.this, *node.expressions]
     if isinstance(node, exp.Getbit):
         return [node.this, node.expression]
-    if isinstance(node, exp.JSONFormat):
+    if isinstance(node, (exp.JSONFormat, exp.Typeof)):
         return [node.this]
     return list(node.expressions)

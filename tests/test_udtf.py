@@ -745,6 +745,15 @@ FUNCTION_CASES = {
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
+    "types_of_several_rows": """
+        PARTITION BY sym ORDER BY n
+        MEASURES typeof(sum(price)) AS total, typeof(collect_list(named_struct('n', n, 'd', day)))
+                     AS rows_type, typeof(FIRST(price) / 0) AS never_evaluated,
+                 typeof(map(FIRST(tag), LAST(dec) * 2)) AS map_type,
+                 typeof(LAST(ts) - FIRST(ts)) AS span, LAST(tag) AS last_tag
+        ONE ROW PER MATCH
+        PATTERN (A B*)
+        DEFINE B AS true""",
     "urls_of_several_rows": """
         PARTITION BY sym ORDER BY n
         MEASURES parse_url(concat('http://', FIRST(tag), '.org/', LAST(tag), '?k=', LAST(n)),
