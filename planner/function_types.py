@@ -846,6 +846,14 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
 # ------------------------------------------------------------------ intervals and dates
 
 
+def typed_call_names() -> frozenset[str]:
+    """The names (upper case, as written) of the calls this module has a type rule for:
+    functions sqlglot parses as anonymous calls (``array_repeat``) among them."""
+    tables = (_FIXED, _SAME_AS_FIRST, _STRING_OR_BINARY, _SHIFTS, _ELEMENT_OF_FIRST, _STRUCTURAL)
+    names = {k for table in (*tables, _COMMON_WITH_ZERO, _COMMON_OF_ALL) for k in table}
+    return frozenset(k for k in names if k == k.upper())
+
+
 _YEAR_MONTH = ("YEAR", "MONTH")
 _DAY_TIME = ("DAY", "HOUR", "MINUTE", "SECOND")
 

@@ -218,6 +218,8 @@ HASHES: dict[str, Callable[[list[tuple[Any, exp.DataType]]], int]] = {
 def spark_type(name: str) -> exp.DataType:
     """A Spark type from its ``simpleString``; a string under a collation other than
     UTF8_BINARY is hashed by its collation key in Spark, not here."""
+    if name == "void":  # a NULL literal's: Spark hashes nothing for a NULL
+        return exp.DataType(this=exp.DataType.Type.NULL)
     if "collate" in name.lower() and "utf8_binary" not in name.lower():
         raise TypeError(f"{name} values are not hashed here (Spark hashes a collation key)")
     try:

@@ -69,7 +69,9 @@ from .function_types import (
     is_interval,
     is_year_month,
     struct_fields,
+    typed_call_names,
 )
+from .glue_functions import EXTENDED
 from .hash_functions import timestamp_micros
 from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
@@ -1705,7 +1707,18 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
 
 #: names a call may have: sqlglot's Spark functions and the clause's own
 _KNOWN_CALLS = sorted(
-    {*Spark.Parser.FUNCTIONS, "MATCH_NUMBER", "CLASSIFIER", "PREV", "NEXT", "FIRST", "LAST"}
+    {
+        *Spark.Parser.FUNCTIONS,
+        *typed_call_names(),
+        *EXTENDED,
+        *TYPED_CALLS,
+        "MATCH_NUMBER",
+        "CLASSIFIER",
+        "PREV",
+        "NEXT",
+        "FIRST",
+        "LAST",
+    }
 )
 
 

@@ -565,6 +565,8 @@ HASH_CALLS = [
     "hash(CAST(N.v + S.v AS FLOAT))",
     "hash(concat(N.s, S.s))",
     "hash(N.s, S.s, N.n)",
+    "hash(NULL, N.n + S.n)",
+    "xxhash64(N.s || S.s, NULL)",
     "hash(repeat(concat(N.s, S.s), 9))",
     "hash(greatest(N.d, S.d))",
     "hash(greatest(N.ts, S.ts))",
