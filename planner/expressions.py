@@ -60,7 +60,12 @@ from .pyeval import (
 from .python_udfs import PythonLookup
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
-from .sql_functions import FunctionLookup, UnknownFunction, inline_sql_functions
+from .sql_functions import (
+    FunctionLookup,
+    UnknownFunction,
+    inline_sql_functions,
+    read_definition,
+)
 from .sqltext import (
     MatchRecognizeDialect,
     call_name,
@@ -1622,6 +1627,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             evaluates,
             ansi=low.ansi,
             column_type=low.column_types.get,
+            kept_call=lambda call: _glue_udf(low, call),
         )
 
     tree = pushed(tree)
@@ -2255,6 +2261,47 @@ _ZONED_TARGETS = {
     exp.DataType.Type.VARCHAR,
     exp.DataType.Type.CHAR,
 }
+
+
+#: the input types whose values a Python UDF gets in the glue as Spark hands them
+_UDF_ARGUMENT_TYPES = re.compile(
+    r"tinyint|smallint|int|bigint|float|double|decimal\(\d+,\d+\)|string|boolean|date"
+)
+
+
+def _glue_udf(low: Lowering, call: exp.Expression) -> bool:
+    """Whether DEFINE's glue calls session UDF ``call`` itself, on the values the match
+    reads: a Python UDF it calls as Spark would, of values it hands over as Spark does,
+    or a SQL UDF whose body it inlines. Moved inside a navigation instead, Spark would
+    call it on every row, and a UDF that fails on a row the match never reads as that
+    variable would fail the job."""
+    name = str(call.this)
+    if low.python_functions is not None:
+        found = low.python_functions(name)
+        if found is not None:
+            return udf_refusal(found) is None and all(
+                _udf_argument(low, a) for a in call.expressions
+            )
+    if low.sql_functions is None or call_name(call)[0]:
+        return False
+    try:
+        found_sql = low.sql_functions(name.lower())
+    except UnknownFunction:
+        return False
+    return found_sql is not None and read_definition(*found_sql) is not None
+
+
+def _udf_argument(low: Lowering, arg: exp.Expression) -> bool:
+    """Whether the glue hands a Python UDF the value ``arg`` as Spark would: a literal, or
+    a column (navigated or not) of a type it passes."""
+    if isinstance(arg, (exp.Literal, exp.Boolean, exp.Null)):
+        return True
+    while _special_kind(arg) in NAVIGATION and arg.expressions:
+        arg = arg.expressions[0]
+    if not isinstance(arg, exp.Column) or _is_star(arg):
+        return False
+    kind = low.column_types.get(arg.name.lower())
+    return kind is not None and _UDF_ARGUMENT_TYPES.fullmatch(kind) is not None
 
 
 def _glue_keeps(node: exp.Expression) -> bool:

@@ -81,6 +81,7 @@ def push_down(
     absent: str | None = "local",
     ansi: bool = False,
     column_type: Callable[[str], str | None] = lambda name: None,
+    kept_call: Callable[[exp.Expression], bool] = lambda node: False,
 ) -> exp.Expression:
     """``tree`` with each maximal function of one navigated row moved inside the
     navigation (see the module docstring). ``qualifier``, ``special`` and ``aggregate``
@@ -92,7 +93,9 @@ def push_down(
     that are NULL for a NULL argument move). ``ansi``: the session's ANSI mode, under
     which a CAST of another row's value that can fail stays in the glue
     (:func:`_failing_cast`, which reads the input's ``column_type`` by lower-case name:
-    a ``simpleString``, None where unknown)."""
+    a ``simpleString``, None where unknown). ``kept_call``: a call the glue runs itself
+    on the one row read (a session UDF, which can fail on a row the match never reads
+    as Spark's column over every row would), kept with what around it the glue runs."""
 
     def ref(node: exp.Expression) -> Ref:
         if isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.DataType, exp.Var)):
@@ -140,6 +143,7 @@ def push_down(
                 glue_evaluates(node)
                 or (_failing_subscript(node) and compiles(node))
                 or (ansi and _failing_cast(node, column_type) and _compiles_with_casts(node))
+                or _keeps_call(node, kept_call)
             )
             pushed = None if kept else _pushed(node, r, special, absent)
             if pushed is not None:
@@ -153,6 +157,12 @@ def push_down(
         return node
 
     return rewrite(tree)
+
+
+def _keeps_call(node: exp.Expression, kept_call: Callable[[exp.Expression], bool]) -> bool:
+    """Whether ``node`` has a call ``kept_call`` keeps and the glue compiles the rest."""
+    kept = {id(n) for n in node.walk() if isinstance(n, exp.Anonymous) and kept_call(n)}
+    return bool(kept) and compiles(node, also=lambda n: id(n) in kept)
 
 
 def _failing_subscript(node: exp.Expression) -> bool:

@@ -660,12 +660,16 @@ def evaluates(node: exp.Expression, exact: bool = True) -> bool:
 _ATOM_CALLS = {"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"}
 
 
-def compiles(node: exp.Expression) -> bool:
+def compiles(
+    node: exp.Expression, also: Callable[[exp.Expression], bool] = lambda n: False
+) -> bool:
     """Whether :func:`compile_glue` compiles every operator of ``node``: what
     :func:`evaluates` says, plus the Spark functions of ``planner.glue_functions`` (used
-    only where Spark cannot compute a value, see that module)."""
+    only where Spark cannot compute a value, see that module) and the calls ``also``
+    says the caller compiles (a session UDF)."""
     return all(
-        evaluates(shallow(n))
+        also(n)
+        or evaluates(shallow(n))
         or gf.extended_name(n) is not None
         or _inexact(n)
         or _patterned(n)

@@ -38,6 +38,7 @@ from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
 from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
 from .collated_keys import boundary_keys, collated_stand_ins
+from .determinism import check_deterministic
 from .expression_origins import marked, remember
 from .partitions import (
     DEFAULT_CHUNK_ROWS,
@@ -398,6 +399,8 @@ def _select(
     try:
         with quiet_analysis():
             selected = analysed(df.selectExpr(*head, *texts, *tail))
+        names = {shown[n]: n for n, _ in named}
+        check_deterministic(selected, names, plan.clause.sql, plan.origins)
         back = {shown[n]: n for n, _ in named if shown[n] != n}
         return selected.withColumnsRenamed(back) if back else selected
     except AnalysisException as err:

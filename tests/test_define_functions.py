@@ -1430,6 +1430,82 @@ def test_python_udfs_defines_cannot_call_are_positioned_errors(spark, python_udf
         spark.sql("DROP TEMPORARY FUNCTION IF EXISTS py_list")
 
 
+UDF_PRICES = """SELECT * FROM VALUES ('a', 1, 3), ('a', 2, 5), ('a', 3, 9), ('a', 4, 7),
+    ('a', 5, 4), ('a', 6, 6) AS t(sym, id, price)"""
+
+
+@pytest.fixture
+def raising_udfs(spark):
+    """A Python and a SQL UDF that fail for a price of 7 (as ``10 DIV (price - 7)``)."""
+    spark.udf.register("py_ten_div", lambda x: None if x is None else 10 // (x - 7), "int")
+    spark.sql("CREATE TEMPORARY FUNCTION sql_ten_div(x INT) RETURNS INT RETURN 10 DIV (x - 7)")
+    yield
+    for name in ("py_ten_div", "sql_ten_div"):
+        spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+
+
+@pytest.mark.parametrize("udf", ["py_ten_div", "sql_ten_div"])
+@pytest.mark.parametrize(
+    ("define", "arg"),
+    [
+        ("B AS B.price > PREV(B.price) AND {x} <> 0", "FIRST(A.price)"),
+        ("A AS price < 7, B AS {x} <> 0", "FIRST(A.price)"),
+        ("A AS price < 7, B AS {x} + 1 > price - 20", "A.price"),
+    ],
+)
+def test_a_udf_of_another_row_is_called_on_the_row_the_match_reads(
+    spark, raising_udfs, udf, define, arg
+):
+    """A UDF of A's value in B's condition is called on the row read as A, as Spark calls
+    a function on the value it reads: the row priced 7, never A, cannot fail the job (it
+    was a Spark column over every row: ZeroDivisionError / DIVIDE_BY_ZERO at that row)."""
+    query = f"""SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id
+      MEASURES FIRST(A.id) AS a, count(*) AS n AFTER MATCH SKIP PAST LAST ROW
+      PATTERN (A B+) DEFINE {{}})"""
+    got = matchrec.sql(spark, query.format(define.format(x=f"{udf}({arg})"))).collect()
+    built_in = define.format(x=f"10 DIV ({arg} - 7)")
+    assert got and got == matchrec.sql(spark, query.format(built_in)).collect()
+
+
+@pytest.fixture
+def volatile_udfs(spark):
+    from pyspark.sql.functions import udf
+
+    spark.udf.register("py_jitter", udf(lambda x: x, "int", useArrow=False).asNondeterministic())
+    spark.sql(
+        "CREATE TEMPORARY FUNCTION sql_jitter(x INT) RETURNS DOUBLE NOT DETERMINISTIC "
+        "RETURN x + rand()"
+    )
+    spark.sql("CREATE TEMPORARY FUNCTION sql_hidden(x INT) RETURNS DOUBLE RETURN x + rand()")
+    yield
+    for name in ("py_jitter", "sql_jitter", "sql_hidden"):
+        spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+
+
+@pytest.mark.parametrize(
+    ("clause", "call"),
+    [
+        ("MEASURES py_jitter(FIRST(A.price)) AS m PATTERN (A B) DEFINE B AS true", "py_jitter"),
+        ("MEASURES sum(py_jitter(B.price)) AS m PATTERN (A B+) DEFINE B AS true", "py_jitter"),
+        ("MEASURES count(*) AS m PATTERN (A B) DEFINE B AS py_jitter(price) > 4", "py_jitter"),
+        ("MEASURES sql_jitter(LAST(B.price)) AS m PATTERN (A B) DEFINE B AS true", "sql_jitter"),
+        ("MEASURES count(*) AS m PATTERN (A B) DEFINE B AS sql_hidden(price) > 4", "sql_hidden"),
+    ],
+)
+def test_a_udf_spark_takes_as_non_deterministic_is_refused_where_written(
+    spark, volatile_udfs, clause, call
+):
+    """As rand() is: a UDF declared non-deterministic (or a SQL UDF whose body calls rand())
+    would give another match or measure when a task is retried; they ran before."""
+    query = f"SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id {clause})"
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert f"{call}() is not deterministic" in err.message
+    assert query[err.pos :].startswith(call) or query[err.pos :].startswith("sum(")
+    assert "subquery" in err.hint
+
+
 @pytest.fixture
 def new_york(spark):
     """The session time zone set to one with daylight saving (2024-03-10, 2024-11-03)."""
