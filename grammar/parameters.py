@@ -104,7 +104,7 @@ def parameter_markers(query: str) -> list[Marker]:
         ):
             depth_in_pattern = 1
             i += 1
-        elif tok.kind == "punct" and tok.text == "?":
+        elif tok.kind == "punct" and tok.text == "?" and not _quantifies(tokens, i):
             found.append(Marker(tok.start, tok.end, index=positional))
             positional += 1
         elif tok.kind == "punct" and tok.text == ":" and i + 1 < len(tokens):
@@ -123,6 +123,18 @@ def parameter_markers(query: str) -> list[Marker]:
                 i += 1
         i += 1
     return found
+
+
+def _quantifies(tokens: list, i: int) -> bool:
+    """Whether ``?`` (token ``i``) is a quantifier of a pattern the scanner did not see as
+    one (``PATTERNS (A B?)``, a misspelled keyword): it follows a word, ``)`` or ``}``
+    with no space, where no value can stand. The clause's parse then names the keyword."""
+    before = tokens[i - 1] if i else None
+    return (
+        before is not None
+        and before.end == tokens[i].start
+        and (before.kind == "word" or before.text in (")", "}"))
+    )
 
 
 def bind_parameters(query: str, values: Mapping[str, str] | Sequence[str] | None) -> EditedText:

@@ -2541,6 +2541,15 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             )
         if kind == "CLASSIFIER":
             _check_classifier(low, node, base)
+        if kind in NAVIGATION and node.expressions and not _navigates_a_row(node.expressions[0]):
+            raise low.error(
+                SemanticError,
+                f"Pattern navigation function {kind.lower()} must contain at least one column "
+                "reference or CLASSIFIER()",
+                node.expressions[0],
+                base,
+                hint=f"navigate a column, e.g. {kind}(A.x); a constant is the same on every row",
+            )
         agg = _aggregate_name(node)
         if kind in NAVIGATION or agg:
             what = kind or agg
@@ -2577,6 +2586,15 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                         base,
                         hint=hint,
                     )
+
+
+def _navigates_a_row(arg: exp.Expression) -> bool:
+    """Whether a navigation's argument reads a row: a column or CLASSIFIER() in it."""
+    return any(
+        (isinstance(n, exp.Column) and not isinstance(n.this, exp.Star))
+        or _special_kind(n) == "CLASSIFIER"
+        for n in arg.walk()
+    )
 
 
 _VOLATILE = {

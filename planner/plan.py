@@ -647,13 +647,17 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
         known = ", ".join(users_columns(low.columns.values()))
         _refuse_misspelled_order(low, expr)
         if text == name and not name.replace("_", "").isalnum():
-            shown = text if re.fullmatch(r"\w+\s*\(.*\)", text, re.S) else f"({text})"
+            one_line = " ".join(text.split())
+            words = re.fullmatch(r"\w+(?:\s+\w+)+", one_line) is not None
+            shown = one_line if re.fullmatch(r"\w+\s*\(.*\)", one_line) else f"({one_line})"
             raise SemanticError(
                 f"Expected column reference. Actual: {shown} ({where} takes column names, not "
                 "expressions)",
                 sql=low.sql,
                 pos=expr.pos,
-                hint="compute the expression in a subquery and name it",
+                hint="a keyword misspelled, or a comma missing between two columns?"
+                if words
+                else "compute the expression in a subquery and name it",
             )
         raise SemanticError(
             f"Column {name} is not present in the input relation ({where})",

@@ -19,7 +19,7 @@ from datetime import date, timedelta
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
-from matchrec.planner.statement import check_syntax
+from matchrec.planner.statement import bound_parameters, check_syntax, read_statement
 from pyspark.errors import AnalysisException, PySparkException
 
 import matchrec
@@ -2154,6 +2154,41 @@ def test_a_misspelled_sort_keyword_is_a_syntax_error_at_the_word(order, word, me
         plan_clause(parse_clause(body), COLUMNS)
     assert err.value.message == f"unexpected {word!r}"
     assert err.value.hint == f"did you mean {meant}?" and err.value.pos == body.index(word)
+
+
+@pytest.mark.parametrize(
+    ("order", "words"),
+    [("id\n  RUNNING", "(id RUNNING)"), ("name ORDER ON id", "(name ORDER ON id)")],
+)
+def test_an_order_by_of_bare_words_asks_about_a_keyword_on_one_line(order, words):
+    """A misspelled keyword after the keys read as an alias: the message kept the line
+    break of the text (the table function cut it there, with the position) and the hint
+    said to compute an expression in a subquery."""
+    body = f"PARTITION BY {order} MEASURES count(*) AS n PATTERN (A B) DEFINE B AS true"
+    err = plan_error(body)
+    assert isinstance(err, SemanticError) and "\n" not in err.message
+    assert f"Actual: {words} (PARTITION BY takes column names" in err.message
+    assert err.hint == "a keyword misspelled, or a comma missing between two columns?"
+
+
+@pytest.mark.parametrize("pattern", ["(A B?)", "(A{2} B?)", "((A B)? C)"])
+def test_a_misspelled_pattern_keyword_is_named_before_a_quantifier_reads_as_a_parameter(pattern):
+    """``PATTERNS (A B?)``: its ``?`` was taken for an unbound parameter marker
+    (UNBOUND_SQL_PARAMETER, hint: pass args)."""
+    query = f"SELECT * FROM t MATCH_RECOGNIZE (ORDER BY id PATTERNS {pattern} DEFINE B AS true)"
+    with pytest.raises(SqlSyntaxError) as err:
+        read_statement(bound_parameters(query, None).text)
+    assert err.value.hint == "did you mean PATTERN?"
+    assert "?" not in bound_parameters("SELECT * FROM t WHERE a = ? AND b > ?", ["1", "2"]).text
+
+
+@pytest.mark.parametrize("condition", ["PREV(1) > 0", "NEXT(LAST('x')) = 'x'", "FIRST(2 + 3) > 1"])
+def test_a_navigation_of_a_constant_in_define_is_refused_as_in_measures(condition):
+    """Trino's analyzer refuses it; in MEASURES it was, in DEFINE it ran."""
+    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {condition} AND id > 0"
+    err = plan_error(body)
+    assert "must contain at least one column reference or CLASSIFIER()" in err.message
+    assert body[err.pos :].startswith(condition.split("(", 1)[1][:2])
 
 
 _MOMENTS_SCHEMA = [("id", "int"), ("n", "int"), ("b", "bigint"), ("d", "date"), ("ts", "timestamp")]
