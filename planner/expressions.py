@@ -173,6 +173,9 @@ class Lowering:
     atoms: list[Atom] = field(default_factory=list)
     # precomputed column -> offset in ``sql`` of the expression it was made from
     origins: dict[str, int] = field(default_factory=dict)
+    # lower-case name of each function DEFINE and MEASURES call by name (a UDF among
+    # them) -> the offset in ``sql`` of its first call
+    calls: dict[str, int] = field(default_factory=dict)
     # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
     window: str | None = None
     # the OVER (...) body of the clause's PARTITION BY and ORDER BY, which a window over
@@ -2412,6 +2415,9 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
     clause = "DEFINE" if in_define else "MEASURES"
     for node in _walk(tree):
         _check_unqualified_call(low, node, base)
+        if isinstance(node, exp.Anonymous) and not _special_kind(node):
+            name, pos = _written_call(low, node, base)
+            low.calls.setdefault(name.lower(), pos)
         if isinstance(node, (exp.Subquery, exp.Exists)) or (
             isinstance(node, exp.In) and node.args.get("query") is not None
         ):

@@ -49,6 +49,7 @@ from .partitions import (
 )
 from .session import ansi_enabled, quiet_analysis
 from .sort_keys import check_sortable
+from .udf_errors import remember_udfs
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
 CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
@@ -232,6 +233,7 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         from .streaming import execute_stream
 
         return execute_stream(df, plan)
+    remember_udfs(df.sparkSession, plan)
     input_columns = list(df.columns)
     check_sortable(plan, {f.name: f for f in df.schema.fields})
     keys = plan.partition_by

@@ -1467,6 +1467,27 @@ def test_a_udf_of_another_row_is_called_on_the_row_the_match_reads(
     assert got and got == matchrec.sql(spark, query.format(built_in)).collect()
 
 
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "MEASURES sum(py_ten_div(B.price)) AS m PATTERN (A B+) DEFINE B AS true",
+        "MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS py_ten_div(price) > -100",
+        "MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS py_ten_div(A.price + 4) > price",
+    ],
+)
+def test_a_python_udf_that_raises_is_shown_at_its_call(spark, raising_udfs, clause):
+    """The worker's traceback named the Python function, not the call: a PythonException
+    without a position (DEFINE's glue already said where, as the third case checks)."""
+    from pyspark.errors import PythonException
+
+    query = f"SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id {clause})"
+    with pytest.raises(MatchRuntimeError) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert isinstance(err, PythonException) and "ZeroDivisionError" in err.message
+    assert query[err.pos :].startswith("py_ten_div(")
+
+
 @pytest.fixture
 def volatile_udfs(spark):
     from pyspark.sql.functions import udf
