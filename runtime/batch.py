@@ -32,7 +32,7 @@ from pyspark.sql.types import (
 )
 
 from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used from here before
-from matchrec.errors import SemanticError
+from matchrec.errors import SemanticError, UnsupportedError
 from matchrec.integer_width import check_types_known
 from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
@@ -408,8 +408,8 @@ def _select(
     except AnalysisException as err:
         for name, text in named:
             try:
-                with quiet_analysis():
-                    analysed(df.selectExpr(f"{text} AS {quote(name)}"))
+                with quiet_analysis():  # beside the same columns: an aggregate needs a group
+                    analysed(df.selectExpr(*head, f"{text} AS {quote(name)}"))
             except AnalysisException as one:
                 if _reads_a_clause_result(one):
                     raise SemanticError(
@@ -421,13 +421,39 @@ def _select(
                         hint="register that result first: matchrec.sql(spark, 'CREATE "
                         "TEMP VIEW m AS SELECT ... MATCH_RECOGNIZE (...)'), then read m",
                     ) from None
+                condition = one.getCondition() or ""
+                if condition in _GROUP_AGGREGATES:
+                    raise UnsupportedError(
+                        "an aggregate Spark computes over the groups of a GROUP BY (a pandas "
+                        "or Arrow aggregate UDF, a Java UDAF) cannot aggregate the rows of a "
+                        "match",
+                        sql=plan.clause.sql,
+                        pos=plan.origins.get(name),
+                        hint="use an aggregate over the match (avg, sum, collect_list, ...), "
+                        "e.g. a scalar UDF of collect_list(x), or aggregate the ALL ROWS PER "
+                        "MATCH output by MATCH_NUMBER() in Spark",
+                    ) from None
                 raise SemanticError(
                     f"Spark cannot evaluate this expression: {_in_users_words(one, plan)}",
                     sql=plan.clause.sql,
                     pos=plan.origins.get(name),
-                    hint="check function names and argument types",
+                    hint=_ANALYSIS_HINTS.get(condition.split(".")[0]),
                 ) from None
         raise err
+
+
+#: Spark's conditions for an aggregate outside any group (one a UDF or UDAF holds)
+_GROUP_AGGREGATES = {"MISSING_GROUP_BY", "MISSING_AGGREGATION"}
+
+#: Spark's condition (its first part) -> what to check, where one hint fits
+_ANALYSIS_HINTS = {
+    "UNRESOLVED_ROUTINE": "check the function's name (SHOW FUNCTIONS lists the session's)",
+    "WRONG_NUM_ARGS": "check the number of the function's arguments",
+    "DATATYPE_MISMATCH": "check the argument types, or CAST a value to the type meant",
+    "UNRESOLVED_COLUMN": "check the column's name",
+    "UNRESOLVED_FIELD": "check the field's name",
+    "INVALID_EXTRACT_BASE_FIELD_TYPE": "a subscript or field reads an array, map or struct",
+}
 
 
 def _reads_a_clause_result(err: AnalysisException) -> bool:

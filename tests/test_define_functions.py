@@ -1488,6 +1488,35 @@ def test_a_python_udf_that_raises_is_shown_at_its_call(spark, raising_udfs, clau
     assert query[err.pos :].startswith("py_ten_div(")
 
 
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "MEASURES group_mean(B.price) AS m PATTERN (A B+) DEFINE B AS true",
+        "MEASURES group_mean(price) AS m ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS true",
+        "MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS group_mean(B.price) > 3",
+    ],
+)
+def test_a_pandas_aggregate_udf_over_the_match_is_a_positioned_refusal(spark, clause):
+    """It was Spark's MISSING_GROUP_BY with the plan of matchrec's columns (__mr_a0,
+    MapInArrow), no position: Spark's analysis of the measure alone had accepted it."""
+    import pandas as pd
+    from pyspark.sql.functions import pandas_udf
+
+    def mean(v):
+        return float(v.mean())
+
+    mean.__annotations__ = {"v": pd.Series, "return": float}  # the module's are text
+    spark.udf.register("group_mean", pandas_udf(mean, "double"))
+    query = f"SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id {clause})"
+    try:
+        with pytest.raises(UnsupportedError) as info:
+            matchrec.sql(spark, query)
+    finally:
+        spark.sql("DROP TEMPORARY FUNCTION IF EXISTS group_mean")
+    assert "cannot aggregate the rows of a match" in info.value.message
+    assert query[info.value.pos :].startswith("group_mean(")
+
+
 @pytest.fixture
 def volatile_udfs(spark):
     from pyspark.sql.functions import udf
