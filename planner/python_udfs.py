@@ -32,6 +32,9 @@ from matchrec.sql_values import double_text
 
 #: PySpark's ``PythonEvalType.SQL_BATCHED_UDF``: a row-at-a-time UDF with pickled values
 BATCHED_UDF = 100
+#: PySpark's ``SQL_ARROW_BATCHED_UDF``: the same, its values passed as Arrow (what
+#: ``udf()`` makes by default in PySpark 4)
+ARROW_BATCHED_UDF = 101
 
 
 @dataclass(frozen=True)
@@ -43,6 +46,9 @@ class PythonFunction:
     return_type: str
     eval_type: int
     deterministic: bool
+    # an Arrow-optimized UDF's conversion of a result to its type, as the session's
+    # PySpark makes it (the runtime builds it); None: a pickled UDF's, done here
+    arrow_result: Callable[[Any], Any] | None = None
 
 
 #: a function name -> the session's Python UDF of that name, or None
@@ -108,10 +114,12 @@ _ARGUMENT_TYPES = (bool, int, float, str, Decimal)
 
 def refusal(found: PythonFunction) -> str | None:
     """Why the glue cannot call ``found`` as Spark would, or None if it can."""
-    if found.eval_type != BATCHED_UDF:
-        return "an Arrow-optimized or pandas UDF (its conversions are Arrow's)"
     if not found.deterministic:
         return "a non-deterministic UDF"
+    if found.eval_type == ARROW_BATCHED_UDF and found.arrow_result is None:
+        return "an Arrow-optimized UDF with the legacy pandas conversion of its results"
+    if found.eval_type not in (BATCHED_UDF, ARROW_BATCHED_UDF):
+        return "a pandas UDF (its conversions are pandas')"
     if found.return_type not in RESULTS:
         return f"a UDF returning {found.return_type.upper()}"
     return None
@@ -120,7 +128,7 @@ def refusal(found: PythonFunction) -> str | None:
 def glue_call(found: PythonFunction) -> Callable[..., Any]:
     """The function the glue calls: checks the arguments, calls the UDF, converts its
     result to the declared type as Spark does."""
-    convert = RESULTS[found.return_type]
+    convert = found.arrow_result or RESULTS[found.return_type]
     fn = found.fn
 
     def call(*args: Any) -> Any:

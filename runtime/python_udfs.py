@@ -12,14 +12,16 @@ finds nothing and the call stays a positioned error.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from matchrec.planner.python_udfs import PythonFunction, PythonLookup
+from matchrec.planner.python_udfs import ARROW_BATCHED_UDF, PythonFunction, PythonLookup
 
 from .session import is_connect, quiet_analysis
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
+    from pyspark.sql.types import DataType
 
 
 def session_python_function(spark: SparkSession) -> PythonLookup:
@@ -56,9 +58,65 @@ def _registered(spark: SparkSession, name: str) -> PythonFunction | None:
         return None
     command = bytes(udf.func().command().toArray(jvm.scala.reflect.ClassTag.Byte()))
     fn, return_type = CloudPickleSerializer().loads(command)
+    eval_type = int(udf.evalType())
     return PythonFunction(
         fn=fn,
         return_type=return_type.simpleString(),
-        eval_type=int(udf.evalType()),
+        eval_type=eval_type,
         deterministic=bool(udf.udfDeterministic()),
+        arrow_result=_arrow_result(spark, return_type) if eval_type == ARROW_BATCHED_UDF else None,
     )
+
+
+def _arrow_result(spark: SparkSession, return_type: DataType) -> Callable[[Any], Any] | None:
+    """An Arrow-optimized UDF's result as Spark gets it: PySpark's worker converts the
+    Python value for Arrow, makes an Arrow array of the declared type or, failing that,
+    infers one and casts it (safely as the session says). None under the legacy pandas
+    conversion, which the glue does not copy."""
+    if _setting(spark, _LEGACY_CONVERSION):
+        return None
+    try:
+        import pyarrow as pa
+        from pyspark.sql.conversion import LocalDataToArrowConversion
+        from pyspark.sql.pandas.types import to_arrow_type
+    except ImportError:  # a PySpark without these: the UDF stays refused
+        return None
+    safe = _setting(spark, _SAFE_CAST)
+    arrow_type = to_arrow_type(
+        return_type, timezone="UTC", prefers_large_types=_setting(spark, _LARGE)
+    )
+    to_arrow = LocalDataToArrowConversion._create_converter(
+        return_type,
+        none_on_identity=True,
+        int_to_decimal_coercion_enabled=_setting(spark, _INT_TO_DECIMAL),
+    )
+
+    def convert(value: Any) -> Any:
+        try:
+            value = to_arrow(value) if to_arrow is not None else value
+            try:
+                array = pa.array([value], type=arrow_type)
+            except pa.lib.ArrowInvalid:
+                array = pa.array([value]).cast(target_type=arrow_type, safe=safe)
+        except Exception as err:  # noqa: BLE001 - Spark's job fails with the same error
+            failed = f"{type(err).__name__}: {err}"
+            raise ValueError(f"PySpark's Arrow conversion failed: {failed}") from err
+        return array.to_pylist()[0]
+
+    return convert
+
+
+#: the session settings PySpark's worker reads for an Arrow-optimized UDF's results
+_LEGACY_CONVERSION = "spark.sql.legacy.execution.pythonUDF.pandas.conversion.enabled"
+_SAFE_CAST = "spark.sql.execution.pandas.convertToArrowArraySafely"
+_LARGE = "spark.sql.execution.arrow.useLargeVarTypes"
+_INT_TO_DECIMAL = "spark.sql.execution.pythonUDF.pandas.intToDecimalCoercionEnabled"
+
+
+def _setting(spark: SparkSession, key: str) -> bool:
+    """A boolean setting as the session's workers get it: set, or Spark's default (which
+    ``conf.get(key, default)`` would not give); False for a key this Spark lacks."""
+    try:
+        return str(spark.conf.get(key)).lower() == "true"
+    except Exception:  # noqa: BLE001 - a setting this version of Spark does not have
+        return False
