@@ -78,7 +78,7 @@ from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import call_args, check_format_pattern, compile_glue, glue_function_call
-from .sqltext import MatchRecognizeDialect, higher_order_exists, written_call
+from .sqltext import MatchRecognizeDialect, higher_order_exists, qualified_calls, written_call
 from .timestamp_text import TimestampNotComputed, date_of_text, ntz_of_text, timestamp_of_text
 from .type_checks import mismatch
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
@@ -326,7 +326,7 @@ def _with_parameters(env: TypeEnv, params: list[str], types: list[exp.DataType |
 
 
 def _parse(text: str) -> exp.Expression:
-    return higher_order_exists(sqlglot.parse_one(text, read=MatchRecognizeDialect))
+    return qualified_calls(higher_order_exists(sqlglot.parse_one(text, read=MatchRecognizeDialect)))
 
 
 def _aggregate_name(node: exp.Expression) -> str | None:
@@ -1729,7 +1729,10 @@ def _unknown_call(name: str) -> str:
         return f"{name}() is a function whose result type it does not know"
     close = difflib.get_close_matches(name.upper(), _KNOWN_CALLS, n=1, cutoff=0.8)
     if close:
-        return f"{name}() is no function it knows: did you mean {close[0].lower()}()?"
+        return (
+            f"{name}() is no built-in function: did you mean {close[0].lower()}()? (a UDF's "
+            "type it cannot know)"
+        )
     return f"{name}() is no function it knows the type of (a UDF?)"
 
 

@@ -592,7 +592,9 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_writable(tree, expr, sql)
     _check_arguments(tree, expr, sql)
     _check_format_patterns(tree, expr, sql)
-    tree = quantified_likes(any_aggregates(quoted_spark_calls(higher_order_exists(tree))))
+    tree = quantified_likes(
+        any_aggregates(quoted_spark_calls(qualified_calls(higher_order_exists(tree))))
+    )
     return _with_statement_ctes(tree)
 
 
@@ -684,6 +686,36 @@ def _replaced(tree: exp.Expression, node: exp.Expression, call: exp.Expression) 
 #: and Spark then finds no function of that name). Spark's ``first``/``last`` are its
 #: ``first_value``/``last_value``.
 _QUOTED_AGGREGATES: dict[str, type[exp.Func]] = {"FIRST": exp.FirstValue, "LAST": exp.LastValue}
+
+
+def qualified_calls(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each call of a qualified name (``default.gap(a, b)``, a permanent
+    function of a schema), which sqlglot reads as a field of a column, as one call of the
+    dotted name: the planner's functions see a call, not a field access."""
+    for node in list(tree.find_all(exp.Dot)):
+        call, head = node.expression, node.this
+        if not isinstance(call, exp.Anonymous) or not isinstance(call.this, str):
+            continue
+        parts = _qualifier_parts(head)
+        if parts is None:
+            continue
+        named = exp.Anonymous(this=".".join([*parts, call.this]), expressions=call.expressions)
+        tree = _replaced(tree, node, named)
+    return tree
+
+
+def _qualifier_parts(node: exp.Expression) -> list[str] | None:
+    """The unquoted names of ``schema`` or ``catalog.schema`` before a call, or None."""
+    if isinstance(node, exp.Identifier) and not node.quoted:
+        return [node.this]
+    if isinstance(node, exp.Dot):
+        head, last = _qualifier_parts(node.this), _qualifier_parts(node.expression)
+        return None if head is None or last is None or len(last) != 1 else head + last
+    if isinstance(node, exp.Column) and all(
+        isinstance(p, exp.Identifier) and not p.quoted for p in node.parts
+    ):
+        return [p.this for p in node.parts]
+    return None
 
 
 def quoted_spark_calls(tree: exp.Expression) -> exp.Expression:

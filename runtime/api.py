@@ -131,7 +131,7 @@ def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str]
     run on values from several rows."""
 
     def lookup(name: str) -> tuple[list[str], str] | None:
-        quoted = "`" + name.replace("`", "``") + "`"
+        quoted = ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
         try:
             lines = [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
         except Exception as err:  # noqa: BLE001 - the planner reports the call

@@ -1558,6 +1558,29 @@ def test_a_pandas_aggregate_udf_over_the_match_is_a_positioned_refusal(spark, cl
     assert query[info.value.pos :].startswith("group_mean(")
 
 
+@pytest.mark.parametrize(
+    ("define", "measure"),
+    [
+        ("default.mr_gap(B.price, FIRST(A.price))", "default.mr_gap(LAST(B.price), A.price)"),
+        ("spark_catalog.default.mr_gap(price, A.price)", "default.mr_gap(FIRST(A.price), 1)"),
+    ],
+)
+def test_a_qualified_function_of_two_rows_is_called_not_read_as_a_field(spark, define, measure):
+    """``schema.f(...)`` of values from two rows: sqlglot reads a field access, which the
+    glue refused ("field access (.) cannot be applied to a value that depends on the
+    match"); the same call unqualified worked."""
+    spark.sql("CREATE OR REPLACE FUNCTION default.mr_gap(a INT, b INT) RETURNS INT RETURN a - b")
+    query = f"""SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id
+      MEASURES FIRST(A.id) AS a, count(*) AS n, {{}} AS m PATTERN (A B+) DEFINE B AS {{}} > 1)"""
+    try:
+        rows = matchrec.sql(spark, query.format(measure, define)).collect()
+    finally:
+        spark.sql("DROP FUNCTION IF EXISTS default.mr_gap")
+    plain = measure.replace("default.mr_gap(", "(").replace(", ", " - ")
+    want = matchrec.sql(spark, query.format(plain, "(price - A.price)")).collect()
+    assert rows and rows == want
+
+
 @pytest.fixture
 def volatile_udfs(spark):
     from pyspark.sql.functions import udf
