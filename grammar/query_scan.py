@@ -8,6 +8,7 @@ The clause body itself is parsed by the grammar (``parse_clause``).
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass
 
@@ -440,23 +441,50 @@ def _starts_clause_body(tokens: list[Token], k: int) -> bool:
     return k < len(tokens) and tokens[k].kind == "word" and tokens[k].text.upper() in _BODY_WORDS
 
 
+def _opens_clause_body(tokens: list[Token], k: int) -> bool:
+    """Whether token ``k`` is a ``(`` that a clause body's first word follows."""
+    return k < len(tokens) and tokens[k].text == "(" and _starts_clause_body(tokens, k + 1)
+
+
+def _refuse_misspelled_keyword(tokens: list[Token], k: int, sql: str) -> None:
+    """A word close to MATCH_RECOGNIZE (``MATCH_RECOGNISE``, ``MATCHRECOGNIZE``) before a
+    clause body is the keyword misspelled: Spark would say "syntax error at '('"."""
+    word = tokens[k].text.upper()
+    if not _opens_clause_body(tokens, k + 1) or not 12 <= len(word) <= 26:
+        return
+    close = difflib.get_close_matches(word, sorted(_KEYWORDS), n=1, cutoff=0.85)
+    if close:
+        raise SqlSyntaxError(
+            f"unknown word {tokens[k].text!r} before a row pattern clause",
+            sql=sql,
+            pos=tokens[k].start,
+            hint=f"did you mean {close[0]}?",
+        )
+
+
 def find_match_recognize(sql: str) -> list[Occurrence]:
     """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
     tokens = tokenize(sql)
     found: list[Occurrence] = []
     spans: list[tuple[int, int]] = []  # token indexes of each clause's ( and )
     for k, tok in enumerate(tokens):
-        if tok.kind != "word" or tok.text.upper() not in _KEYWORDS:
+        if tok.kind != "word":
+            continue
+        if tok.text.upper() not in _KEYWORDS:
+            _refuse_misspelled_keyword(tokens, k, sql)
             continue
         keyword = tok.text.upper()
         if k + 1 >= len(tokens) or tokens[k + 1].text != "(":
-            if not _starts_clause_body(tokens, k + 1):
+            # ``MATCH_RECOGNIZE stock (``, ``MATCH_RECOGNIZE e (``: a name between
+            stray = next((j for j in (k + 2, k + 3) if _opens_clause_body(tokens, j)), None)
+            if not _starts_clause_body(tokens, k + 1) and stray is None:
                 continue  # ``SELECT 1 AS match_recognize``: a name, Spark's to read
             raise SqlSyntaxError(
                 f"{keyword} must be followed by (",
                 sql=sql,
-                pos=tok.end,
-                hint=f"write <table> {keyword} ( ... ) AS alias",
+                pos=tok.end if stray is None else tokens[k + 1].start,
+                hint=f"write <table> {keyword} ( ... ) AS alias: the input before "
+                f"{keyword}, the alias after its closing )",
             )
         if _calls_table_function(tokens, k):
             continue  # match_recognize(TABLE(t), '...'): the SQL table function, Spark's

@@ -2191,6 +2191,29 @@ def test_a_navigation_of_a_constant_in_define_is_refused_as_in_measures(conditio
     assert body[err.pos :].startswith(condition.split("(", 1)[1][:2])
 
 
+_BODY = " (ORDER BY id PATTERN (A B+) DEFINE B AS value > PREV(value))"
+
+
+@pytest.mark.parametrize(
+    ("query", "culprit", "words"),
+    [
+        ("SELECT * FROM MATCH_RECOGNIZE t" + _BODY, "t (", "must be followed by ("),
+        ("SELECT * FROM t MATCH_RECOGNIZE\n  e" + _BODY, "e (", "must be followed by ("),
+        ("SELECT * FROM t MATCH_RECOGNIZE ," + _BODY, ", (", "must be followed by ("),
+        ("SELECT * FROM t MATCH_RECOGNISE" + _BODY, "MATCH_RECOGNISE", "unknown word"),
+        ("SELECT * FROM t MatchRecognize" + _BODY, "MatchRecognize", "unknown word"),
+    ],
+)
+def test_a_misplaced_or_misspelled_match_recognize_is_ours_at_the_word(query, culprit, words):
+    """They went to Spark as they were: its PARSE_SYNTAX_ERROR at '(', sometimes without
+    the query's text, and no hint."""
+    with pytest.raises(SqlSyntaxError) as err:
+        check_syntax(query)
+    assert words in err.value.message and query[err.value.pos :].startswith(culprit)
+    assert "MATCH_RECOGNIZE" in err.value.hint
+    check_syntax("SELECT 1 AS match_recognize, 2 AS match_recognise FROM t")
+
+
 _MOMENTS_SCHEMA = [("id", "int"), ("n", "int"), ("b", "bigint"), ("d", "date"), ("ts", "timestamp")]
 
 
