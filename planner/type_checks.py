@@ -44,6 +44,9 @@ CHECKED: dict[type, str] = {
     exp.Between: "BETWEEN",
     exp.In: "IN",
     exp.Nullif: "nullif",  # compares its operands: nullif(s, 0) casts s as s = 0 does
+    # a string operand is cast to BOOLEAN: 'ACME' fails under ANSI, is NULL without
+    exp.And: "AND",
+    exp.Or: "OR",
 }
 
 

@@ -1673,6 +1673,9 @@ TYPE_MIXES = [
         "coalesce(B.name",
         "equal_null mixes coalesce(B.name, A.name) (STRING) and 12 (INT)",
     ),
+    # a string as an operand of AND / OR: cast to BOOLEAN while the job runs ('x' fails)
+    ("B.value < PREV(B.value)", "name AND value > 0", "name AND", "AND mixes name (STRING)"),
+    ("B.value < PREV(B.value)", "value > 0 OR A.name", "A.name", "without Spark's implicit"),
     # MEASURES
     ("LAST(B.value) AS", "LAST(B.name) - 1 AS", "LAST(B.name)", "- mixes LAST(B.name) (STRING)"),
 ]
