@@ -329,26 +329,35 @@ def _sql(spark: SparkSession, query: str, inputs: dict[str, DataFrame]) -> DataF
     with planned_clauses(spark, query, inputs) as planned:
         if planned.clauses:
             check(spark)  # on a cluster: the executors can run it (once per session)
-        view = read_temp_view(query) if planned.clauses else None
-        try:
-            if view is not None:
-                return _define_view(spark, planned, view)
-            # analysed now (Spark Connect analyses lazily), so that Spark's errors about
-            # the query around the clauses are told at the query's text below
-            return _named_as_written(analysed(planned.dataframe(spark)), query, planned)
-        except PySparkException as exc:
-            error = carried_rebuilt(exc, query)
-            if error is None and isinstance(exc, AnalysisException):
-                error = window_call_error(exc, query, planned.window_calls)
-            if error is None and planned.clauses and isinstance(exc, AnalysisException):
-                # about the query around the clauses, which Spark saw rewritten
-                outermost = _outermost(planned.clauses)
-                length = len(_SEEN_NAME[is_connect(spark)]) + 2  # and its spaces
-                start = view.query_start if view is not None else 0
-                error = translated(exc, query, outermost, length, seen_from=start)
-            if error is None:
-                raise
-            raise error from None
+        return statement(spark, query, planned)
+
+
+def statement(
+    spark: SparkSession, query: str, planned: PlannedQuery, define: bool = True
+) -> DataFrame | None:
+    """The DataFrame of ``query`` once its clauses are ``planned``, analysed: Spark's
+    errors about the query around them told at ``query``'s text. A ``CREATE TEMP VIEW``
+    statement defines its view (``define``; else nothing is done with it: None)."""
+    view = read_temp_view(query) if planned.clauses else None
+    try:
+        if view is not None:
+            return _define_view(spark, planned, view) if define else None
+        # analysed now (Spark Connect analyses lazily), so that Spark's errors about
+        # the query around the clauses are told at the query's text below
+        return _named_as_written(analysed(planned.dataframe(spark)), query, planned)
+    except PySparkException as exc:
+        error = carried_rebuilt(exc, query)
+        if error is None and isinstance(exc, AnalysisException):
+            error = window_call_error(exc, query, planned.window_calls)
+        if error is None and planned.clauses and isinstance(exc, AnalysisException):
+            # about the query around the clauses, which Spark saw rewritten
+            outermost = _outermost(planned.clauses)
+            length = len(_SEEN_NAME[is_connect(spark)]) + 2  # and its spaces
+            start = view.query_start if view is not None else 0
+            error = translated(exc, query, outermost, length, seen_from=start)
+        if error is None:
+            raise
+        raise error from None
 
 
 def _named_as_written(df: DataFrame, query: str, planned: PlannedQuery) -> DataFrame:

@@ -32,7 +32,14 @@ from matchrec import ast
 from matchrec.automaton_dot import pattern_dot, pattern_text, render_svg
 from matchrec.errors import line_col
 
-from .api import PlannedClause, placed_errors, planned_clauses, prepared, viewed_in_bodies
+from .api import (
+    PlannedClause,
+    placed_errors,
+    planned_clauses,
+    prepared,
+    statement,
+    viewed_in_bodies,
+)
 from .arguments import check_argument
 
 INDENT = "  "
@@ -133,6 +140,7 @@ def _explained(spark: SparkSession, query: str, frames: dict[str, DataFrame]) ->
             return Explanation(
                 "No MATCH_RECOGNIZE in this query: matchrec.sql hands it to spark.sql unchanged."
             )
+        statement(spark, query, planned, define=False)  # the query around: as matchrec.sql
         sections = [
             _section(spark, query, step, number, len(steps))
             for number, step in enumerate(steps, start=1)

@@ -410,6 +410,27 @@ def test_explain_reports_query_errors_like_sql(spark, view):
         matchrec.explain(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE (ORDER BY nope PATTERN (A))")
 
 
+@pytest.mark.parametrize(
+    ("outer", "culprit", "error"),
+    [
+        ("SELECT t ,, m FROM {v}", ",, m", matchrec.SqlSyntaxError),
+        ("SELECT nope FROM {v}", "nope", matchrec.SemanticError),
+    ],
+)
+def test_explain_reports_errors_of_the_query_around_the_clause_like_sql(
+    spark, view, outer, culprit, error
+):
+    """It explained the clause and returned: the CLI's explain exited 0 where run said
+    where the outer query was wrong."""
+    query = outer.format(v=view) + " MATCH_RECOGNIZE (ORDER BY t MEASURES 1 AS m PATTERN (A))"
+    with pytest.raises(error) as info:
+        explain_without_jobs(spark, query)
+    with pytest.raises(error) as same:
+        matchrec.sql(spark, query)
+    assert info.value.pos == same.value.pos and info.value.message == same.value.message
+    assert query[info.value.pos :].startswith(culprit[1:] if culprit[0] == "," else culprit)
+
+
 def test_explain_takes_parameters_and_dataframes_as_sql_does(spark, view):
     """``args`` bind the markers (the explanation shows the bound value), ``kwargs`` are
     DataFrames; an error is placed in the query as written."""
