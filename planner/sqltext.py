@@ -32,6 +32,7 @@ from sqlglot.tokens import TokenType
 
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
+from matchrec.navigation import AGGREGATES
 
 from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
 from .java_format import NotComputed, missing_argument, pattern_error
@@ -696,12 +697,23 @@ def qualified_calls(tree: exp.Expression) -> exp.Expression:
         call, head = node.expression, node.this
         if not isinstance(call, exp.Anonymous) or not isinstance(call.this, str):
             continue
+        if _builtin_name(call.this):  # ``A.FIRST(x)``, ``B.count(x)``: the planner's error
+            continue
         parts = _qualifier_parts(head)
         if parts is None:
             continue
         named = exp.Anonymous(this=".".join([*parts, call.this]), expressions=call.expressions)
         tree = _replaced(tree, node, named)
     return tree
+
+
+def _builtin_name(name: str) -> bool:
+    """Whether ``name`` is a built-in function's or a row pattern function's."""
+    upper = re.sub(r"^(?:RUNNING|FINAL)_", "", name.upper())  # ``FINAL LAST`` as prepared
+    return upper in _ROW_PATTERN_CALLS or upper in AGGREGATES or upper in Spark.Parser.FUNCTIONS
+
+
+_ROW_PATTERN_CALLS = {"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"}
 
 
 def _qualifier_parts(node: exp.Expression) -> list[str] | None:
