@@ -408,6 +408,14 @@ def _refuse_join_condition(tokens: list[Token], start: int, keyword: str, sql: s
     clause applies to one table or subquery, as in the standard and Trino), not a read
     of the condition's last name as a table."""
     if start >= 1 and tokens[start - 1].text.upper() in _CONDITION_TOKENS:
+        word = tokens[start].text
+        if word.upper() != "FROM" and difflib.get_close_matches(word.upper(), ["FROM"], 1, 0.7):
+            raise SqlSyntaxError(  # ``SELECT * FORM t MATCH_RECOGNIZE``: FORM read as the table
+                f"unknown word {word!r} before the input of {keyword}",
+                sql=sql,
+                pos=tokens[start].start,
+                hint="did you mean FROM?",
+            )
         raise SqlSyntaxError(
             f"{keyword} follows a join condition: it applies to one table or subquery, "
             "not to a join",

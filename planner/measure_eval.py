@@ -81,6 +81,7 @@ from .pyeval import call_args, check_format_pattern, compile_glue, glue_function
 from .sqltext import MatchRecognizeDialect, higher_order_exists, qualified_calls, written_call
 from .timestamp_text import TimestampNotComputed, date_of_text, ntz_of_text, timestamp_of_text
 from .type_checks import mismatch
+from .type_names import type_name
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
 from .within_group import within_group_name
 
@@ -1819,4 +1820,4 @@ def _probe_type(probe: str, env: TypeEnv) -> exp.DataType | None:
 
 def _simple_name(t: exp.DataType) -> str:
     """Spark's simple type name of ``t`` (``void`` for NULL's type)."""
-    return "void" if t.this == exp.DataType.Type.NULL else t.sql("spark").lower()
+    return type_name(t)

@@ -44,10 +44,12 @@ CHECKED: dict[type, str] = {
     exp.Between: "BETWEEN",
     exp.In: "IN",
     exp.Nullif: "nullif",  # compares its operands: nullif(s, 0) casts s as s = 0 does
-    # a string operand is cast to BOOLEAN: 'ACME' fails under ANSI, is NULL without
+    # operands that must be BOOLEAN (:func:`_not_boolean_operand`)
     exp.And: "AND",
     exp.Or: "OR",
+    exp.Not: "NOT",
 }
+_LOGICAL = ("AND", "OR", "NOT")
 
 
 @dataclass(frozen=True)
@@ -87,6 +89,8 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
         if node.args.get("query") is not None:
             return None
         return [node.this, *node.expressions]
+    if isinstance(node, exp.Not):
+        return [node.this]
     return [node.this, node.expression]
 
 
@@ -201,6 +205,29 @@ def _not_boolean(check: TypeCheck, type_name: str, sql: str) -> SemanticError | 
         pos=operand.pos,
         hint="write a comparison, e.g. x > 0 or x IS NOT NULL",
     )
+
+
+def _not_boolean_operand(
+    check: TypeCheck, types: list[str], ansi: bool, sql: str
+) -> SemanticError | None:
+    """The error for an operand of AND, OR or NOT that is no BOOLEAN: a number, date, ...
+    (Spark refuses it, DATATYPE_MISMATCH), or a string that is not a literal under ANSI
+    mode or in DEFINE's glue (Spark casts it while the job runs and fails on 'ACME'; the
+    glue does not cast)."""
+    for operand, type_name in zip(check.operands, types):
+        if type_name in _CONDITION_TYPES:
+            continue
+        if _is_string(type_name) and (operand.literal or not (ansi or check.glue)):
+            continue
+        return SemanticError(
+            f"{check.operator} takes BOOLEAN operands, not {type_name.upper()} "
+            f"({operand.text}) in {check.clause}",
+            sql=sql,
+            pos=operand.pos,
+            hint=f"write a comparison, e.g. {operand.text} > 0 or {operand.text} IS NOT "
+            f"NULL, or convert it: try_cast({operand.text} AS BOOLEAN)",
+        )
+    return None
 
 
 def numeric_check(
@@ -459,6 +486,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _format_mismatch(check, types, sql)
     if check.operator == CONDITION:
         return _not_boolean(check, types[0], sql)
+    if check.operator in _LOGICAL:
+        return _not_boolean_operand(check, types, ansi, sql)
     if check.operator.startswith(NUMERIC_ARGUMENT):
         return _string_aggregated(check, types, sql)
     if check.operator.startswith(BOOLEAN_ARGUMENT):

@@ -1673,9 +1673,12 @@ TYPE_MIXES = [
         "coalesce(B.name",
         "equal_null mixes coalesce(B.name, A.name) (STRING) and 12 (INT)",
     ),
-    # a string as an operand of AND / OR: cast to BOOLEAN while the job runs ('x' fails)
-    ("B.value < PREV(B.value)", "name AND value > 0", "name AND", "AND mixes name (STRING)"),
-    ("B.value < PREV(B.value)", "value > 0 OR A.name", "A.name", "without Spark's implicit"),
+    # a string as an operand of AND / OR / NOT: cast to BOOLEAN while the job runs ('x'
+    # fails), the glue does not cast; a number is no BOOLEAN
+    ("B.value < PREV(B.value)", "name AND value > 0", "name AND", "AND takes BOOLEAN operands"),
+    ("B.value < PREV(B.value)", "value > 0 OR A.name", "A.name", "not STRING (A.name)"),
+    ("B.value < PREV(B.value)", "NOT name", "name", "NOT takes BOOLEAN operands"),
+    ("B.value < PREV(B.value)", "value > 0 AND A.value", "A.value", "not INT (A.value)"),
     # MEASURES
     ("LAST(B.value) AS", "LAST(B.name) - 1 AS", "LAST(B.name)", "- mixes LAST(B.name) (STRING)"),
 ]
@@ -1685,7 +1688,7 @@ TYPE_MIXES = [
 def test_type_mixes_are_found_when_the_query_is_built(spark, view, old, new, culprit, message):
     query = QUERY.format(view=view).replace(old, new)
     err = sql_error(spark, query)
-    assert_error(err, query, query.index(culprit), SemanticError, message, hint="try_cast(")
+    assert_error(err, query, query.rindex(culprit), SemanticError, message, hint="try_cast(")
     assert "__mr_" not in str(err)
 
 
@@ -2205,6 +2208,7 @@ _BODY = " (ORDER BY id PATTERN (A B+) DEFINE B AS value > PREV(value))"
         ("SELECT * FROM t MATCH_RECOGNIZE ," + _BODY, ", (", "must be followed by ("),
         ("SELECT * FROM t MATCH_RECOGNISE" + _BODY, "MATCH_RECOGNISE", "unknown word"),
         ("SELECT * FROM t MatchRecognize" + _BODY, "MatchRecognize", "unknown word"),
+        ("SELECT * FORM t MATCH_RECOGNIZE" + _BODY, "FORM", "unknown word"),
     ],
 )
 def test_a_misplaced_or_misspelled_match_recognize_is_ours_at_the_word(query, culprit, words):
@@ -2213,7 +2217,7 @@ def test_a_misplaced_or_misspelled_match_recognize_is_ours_at_the_word(query, cu
     with pytest.raises(SqlSyntaxError) as err:
         check_syntax(query)
     assert words in err.value.message and query[err.value.pos :].startswith(culprit)
-    assert "MATCH_RECOGNIZE" in err.value.hint
+    assert ("FROM" if culprit == "FORM" else "MATCH_RECOGNIZE") in err.value.hint
     check_syntax("SELECT 1 AS match_recognize, 2 AS match_recognise FROM t")
 
 

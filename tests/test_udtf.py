@@ -400,6 +400,25 @@ def test_a_spark_function_sqlglot_does_not_know_is_not_called_misspelled():
 
 
 @pytest.mark.parametrize(
+    ("define", "operand", "shown"),
+    [
+        ("d AND v > 0", "d", "DECIMAL(10,2)"),
+        ("NOT v", "v", "INT"),
+        ("v > 0 OR s", "s", "STRING"),
+        ("v > 0 AND A.s", "A.s", "STRING"),
+    ],
+)
+def test_an_operand_of_and_or_not_that_is_no_boolean_is_our_error(define, operand, shown):
+    """Through the table function Spark's DATATYPE_MISMATCH came with the plan of the
+    lateral join and no position; a string is refused as in the other doors."""
+    body = f"ORDER BY o MEASURES count(*) AS n PATTERN (A B) DEFINE B AS {define}"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, INPUT)
+    assert f"takes BOOLEAN operands, not {shown} ({operand})" in info.value.message
+    assert body[info.value.pos :].startswith(operand)
+
+
+@pytest.mark.parametrize(
     ("measure", "operand"), [("FIRST(A.s) > 5", "FIRST(A.s)"), ("LAST(v) = FIRST(s)", "FIRST(s)")]
 )
 def test_a_string_compared_with_a_number_in_a_measure_is_our_error(measure, operand):
@@ -1357,7 +1376,7 @@ def test_casts_that_read_the_session_time_zone_are_sparks(spark, rich_table):
 # values Spark cannot compare or add, found by ``analyze`` itself: Spark's own error comes
 # only after it, with no caret and the table function's plan. (clause body, culprit, message)
 NESTED_TYPE_MIXES = [
-    ("p = MAP('a', 1)", "MAP(", "= compares MAP('a', 1) (MAP<STRING, INT>) with p (DOUBLE)"),
+    ("p = MAP('a', 1)", "MAP(", "= compares MAP('a', 1) (MAP<STRING,INT>) with p (DOUBLE)"),
     ("PREV(v) + 1 = MAP('a', 1)", "MAP(", "with PREV(v) + 1 (INT)"),
     ("array(v) < 1", "array(", "< compares array(v) (ARRAY<INT>) with 1 (INT)"),
     ("array(v) + 1 > 3", "array(", "+ is not defined for array(v) (ARRAY<INT>)"),
