@@ -23,6 +23,7 @@ from functools import partial
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
 
 from matchrec import navigation as nav
@@ -57,11 +58,12 @@ from .pyeval import (
     glue_function_call,
     shallow,
 )
-from .python_udfs import PythonLookup
+from .python_udfs import PythonFunction, PythonLookup
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
 from .sql_functions import (
     FunctionLookup,
+    SqlFunction,
     UnknownFunction,
     inline_sql_functions,
     read_definition,
@@ -176,6 +178,8 @@ class Lowering:
     # lower-case name of each function DEFINE and MEASURES call by name (a UDF among
     # them) -> the offset in ``sql`` of its first call
     calls: dict[str, int] = field(default_factory=dict)
+    # lower-case name -> the session's UDF of that name, once looked up (None: none)
+    session_functions: dict[str, object] = field(default_factory=dict)
     # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
     window: str | None = None
     # the OVER (...) body of the clause's PARTITION BY and ORDER BY, which a window over
@@ -2278,20 +2282,30 @@ def _glue_udf(low: Lowering, call: exp.Expression) -> bool:
     or a SQL UDF whose body it inlines. Moved inside a navigation instead, Spark would
     call it on every row, and a UDF that fails on a row the match never reads as that
     variable would fail the job."""
-    name = str(call.this)
+    name = str(call.this).lower()
+    if call_name(call)[0] or name.upper() in Spark.Parser.FUNCTIONS:
+        return False  # RUNNING/FINAL, or a built-in name, which Spark resolves first
+    if name not in low.session_functions:
+        low.session_functions[name] = _session_function(low, name)
+    found = low.session_functions[name]
+    if isinstance(found, PythonFunction):
+        return udf_refusal(found) is None and all(_udf_argument(low, a) for a in call.expressions)
+    return found is not None
+
+
+def _session_function(low: Lowering, name: str) -> PythonFunction | SqlFunction | None:
+    """The session's Python UDF or SQL UDF (read) of ``name``, or None."""
     if low.python_functions is not None:
         found = low.python_functions(name)
         if found is not None:
-            return udf_refusal(found) is None and all(
-                _udf_argument(low, a) for a in call.expressions
-            )
-    if low.sql_functions is None or call_name(call)[0]:
-        return False
+            return found
+    if low.sql_functions is None:
+        return None
     try:
-        found_sql = low.sql_functions(name.lower())
+        found_sql = low.sql_functions(name)
     except UnknownFunction:
-        return False
-    return found_sql is not None and read_definition(*found_sql) is not None
+        return None
+    return read_definition(*found_sql) if found_sql is not None else None
 
 
 def _udf_argument(low: Lowering, arg: exp.Expression) -> bool:

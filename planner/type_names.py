@@ -37,8 +37,8 @@ def type_name(t: exp.DataType) -> str:
     if kind in (T.ARRAY, T.MAP):
         return f"{kind.value.lower()}<" + ",".join(type_name(p) for p in parts) + ">"
     if kind == T.DECIMAL:
-        params = [p.name for p in parts] or ["10", "0"]
-        return f"decimal({','.join(params + ['0'][len(params) - 1 :])})"
+        precision, scale = ([p.name for p in parts] + ["10", "0"][len(parts) :])[:2]
+        return f"decimal({precision},{scale})"
     if kind in _NAMES:
         collation = t.meta.get(COLLATION)
         suffix = f" collate {collation}" if collation and collation != "UTF8_BINARY" else ""
