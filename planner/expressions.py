@@ -175,8 +175,8 @@ class Lowering:
     atoms: list[Atom] = field(default_factory=list)
     # precomputed column -> offset in ``sql`` of the expression it was made from
     origins: dict[str, int] = field(default_factory=dict)
-    # lower-case name of each function DEFINE and MEASURES call by name (a UDF among
-    # them) -> the offset in ``sql`` of its first call
+    # lower-case name of each function DEFINE and MEASURES call that is no built-in one
+    # (a UDF) -> the offset in ``sql`` of its first call
     calls: dict[str, int] = field(default_factory=dict)
     # lower-case name -> the session's UDF of that name, once looked up (None: none)
     session_functions: dict[str, object] = field(default_factory=dict)
@@ -2431,7 +2431,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         _check_unqualified_call(low, node, base)
         if isinstance(node, exp.Anonymous) and not _special_kind(node):
             name, pos = _written_call(low, node, base)
-            low.calls.setdefault(name.lower(), pos)
+            if name.upper() not in Spark.Parser.FUNCTIONS:
+                low.calls.setdefault(name.lower(), pos)
         if isinstance(node, (exp.Subquery, exp.Exists)) or (
             isinstance(node, exp.In) and node.args.get("query") is not None
         ):

@@ -83,8 +83,8 @@ class MatchPlan:
     # DEFINE glue's integer operators (over the input after ``stages``): the runtime sets
     # each one's width from Spark's type of it (``matchrec.integer_width``)
     integer_widths: list[IntegerWidth] = field(default_factory=list)
-    # each function DEFINE and MEASURES call by name -> offset of its first call in
-    # ``clause.sql`` (a Python UDF's error while the job runs is shown there)
+    # each function DEFINE and MEASURES call that is no built-in one -> offset of its
+    # first call in ``clause.sql`` (a Python UDF's error while the job runs is shown there)
     calls: dict[str, int] = field(default_factory=dict)
 
     @property
