@@ -1555,10 +1555,19 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 hint="register it as a plain Python UDF (useArrow=False) returning a "
                 "number, STRING or BOOLEAN, or compute each row's part in a subquery",
             )
+        positional = [a for a in node.expressions if not isinstance(a, exp.Kwarg)]
+        named = [a for a in node.expressions if isinstance(a, exp.Kwarg)]
+        call = udf_glue_call(found)
+        names = [a.this.name for a in named]
+
+        def with_names(*values):  # ``f(b => x)``: Python's keyword arguments
+            cut = len(positional)
+            return call(*values[:cut], **dict(zip(names, values[cut:])))
+
         return glue_function_call(
             node,
-            udf_glue_call(found),
-            node.expressions,
+            with_names,
+            [*positional, *(a.expression for a in named)],
             compile_node,
             lambda n: node_pos(n, base, low.sql),
             low.sql,

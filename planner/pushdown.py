@@ -134,7 +134,13 @@ def push_down(
             parts = decompose(node)
             if parts is not None:
                 return rewrite(parts)
-        if isinstance(r, tuple) and _composite(node, special) and not reads_outer_parameter(node):
+        movable = not isinstance(node, exp.Kwarg)  # ``b => x`` is no value of its own
+        if (
+            isinstance(r, tuple)
+            and movable
+            and _composite(node, special)
+            and not reads_outer_parameter(node)
+        ):
             # what the glue evaluates itself (arithmetic, coalesce, lower, ...) stays, so
             # conditions keep their array form and measured speed
             # a physical step may leave the partition: only NULL-preserving functions

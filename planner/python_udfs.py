@@ -131,8 +131,8 @@ def glue_call(found: PythonFunction) -> Callable[..., Any]:
     convert = found.arrow_result or RESULTS[found.return_type]
     fn = found.fn
 
-    def call(*args: Any) -> Any:
-        for a in args:
+    def call(*args: Any, **named: Any) -> Any:
+        for a in [*args, *named.values()]:
             if a is not None and (
                 not isinstance(a, _ARGUMENT_TYPES)
                 and not (isinstance(a, date) and not isinstance(a, datetime))
@@ -142,7 +142,7 @@ def glue_call(found: PythonFunction) -> Callable[..., Any]:
                     f"dates from several rows, not {type(a).__name__}"
                 )
         try:
-            result = fn(*args)
+            result = fn(*args, **named)
         except Exception as err:  # the user's code: Spark fails the job with it
             raise ValueError(f"the UDF raised {type(err).__name__}: {err}") from err
         return None if result is None else convert(result)

@@ -79,14 +79,19 @@ def _parse(text: str) -> exp.Expression:
 
 
 def inline_call(node: exp.Anonymous, function: SqlFunction) -> exp.Expression | None:
-    """The body of ``function`` for call ``node`` (None: the arguments do not fit)."""
-    args = list(node.expressions)
-    if len(args) > len(function.params):
+    """The body of ``function`` for call ``node`` (None: the arguments do not fit); named
+    arguments (``b => x``) after the positional ones, as Spark takes them."""
+    args = [a for a in node.expressions if not isinstance(a, exp.Kwarg)]
+    kwargs = [a for a in node.expressions if isinstance(a, exp.Kwarg)]
+    named = {a.this.name.lower(): a.expression for a in kwargs}
+    if len(args) + len(named) > len(function.params) or not set(named) <= set(function.params):
         return None
     values: dict[str, exp.Expression] = {}
     for i, (name, kind) in enumerate(zip(function.params, function.types)):
         if i < len(args):
             value = args[i].copy()
+        elif name in named:
+            value = named[name].copy()
         elif function.defaults[i] is not None:
             value = _parse(function.defaults[i])
         else:

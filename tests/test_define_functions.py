@@ -1581,6 +1581,33 @@ def test_a_qualified_function_of_two_rows_is_called_not_read_as_a_field(spark, d
     assert rows and rows == want
 
 
+@pytest.mark.parametrize(
+    "define",
+    [
+        "py_minus(b => FIRST(A.price), a => B.price) > 1",
+        "py_minus(B.price, b => FIRST(A.price)) > 1",
+        "sql_minus(b => FIRST(A.price), a => B.price) > 1",
+        "sql_minus(a => B.price - FIRST(A.price)) > 1",
+    ],
+)
+def test_named_arguments_of_a_udf_of_two_rows_are_passed_by_name(spark, define):
+    """Spark takes ``f(b => x, a => y)``; in a condition of two rows the planner wrote
+    ``b => FIRST(...)`` as a value of its own (Spark's PARSE_SYNTAX_ERROR at '=>')."""
+    spark.udf.register("py_minus", lambda a, b: None if None in (a, b) else a - b, "int")
+    spark.sql(
+        "CREATE TEMPORARY FUNCTION sql_minus(a INT, b INT DEFAULT 0) RETURNS INT RETURN a - b"
+    )
+    query = f"""SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id
+      MEASURES FIRST(A.id) AS a, count(*) AS n PATTERN (A B+) DEFINE B AS {{}})"""
+    try:
+        got = matchrec.sql(spark, query.format(define)).collect()
+    finally:
+        for name in ("py_minus", "sql_minus"):
+            spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+    plain = matchrec.sql(spark, query.format("B.price - FIRST(A.price) > 1")).collect()
+    assert got and got == plain
+
+
 @pytest.fixture
 def volatile_udfs(spark):
     from pyspark.sql.functions import udf
