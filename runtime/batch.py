@@ -32,7 +32,7 @@ from pyspark.sql.types import (
 )
 
 from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used from here before
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
 from matchrec.integer_width import check_types_known
 from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
 
@@ -411,39 +411,40 @@ def _select(
                 with quiet_analysis():  # beside the same columns: an aggregate needs a group
                     analysed(df.selectExpr(*head, f"{text} AS {quote(name)}"))
             except AnalysisException as one:
-                if _reads_a_clause_result(one):
-                    raise SemanticError(
-                        "a subquery in DEFINE or MEASURES reads the result of another "
-                        "MATCH_RECOGNIZE (through a CTE of the statement), which matchrec "
-                        "cannot hand to it",
-                        sql=plan.clause.sql,
-                        pos=plan.origins.get(name),
-                        hint="register that result first: matchrec.sql(spark, 'CREATE "
-                        "TEMP VIEW m AS SELECT ... MATCH_RECOGNIZE (...)'), then read m",
-                    ) from None
-                condition = one.getCondition() or ""
-                if condition in _GROUP_AGGREGATES:
-                    raise UnsupportedError(
-                        "an aggregate Spark computes over the groups of a GROUP BY (a pandas "
-                        "or Arrow aggregate UDF, a Java UDAF) cannot aggregate the rows of a "
-                        "match",
-                        sql=plan.clause.sql,
-                        pos=plan.origins.get(name),
-                        hint="use an aggregate over the match (avg, sum, collect_list, ...), "
-                        "e.g. a scalar UDF of collect_list(x), or aggregate the ALL ROWS PER "
-                        "MATCH output by MATCH_NUMBER() in Spark",
-                    ) from None
-                raise SemanticError(
-                    f"Spark cannot evaluate this expression: {_in_users_words(one, plan)}",
-                    sql=plan.clause.sql,
-                    pos=plan.origins.get(name),
-                    hint=_ANALYSIS_HINTS.get(condition.split(".")[0]),
-                ) from None
+                raise _expression_error(one, plan, name) from None
         raise err
 
 
+def _expression_error(err: AnalysisException, plan: MatchPlan, name: str) -> MatchRecognizeError:
+    """Our error, at the user's expression ``name``, for Spark's analysis error of it."""
+    condition = err.getCondition() or ""
+    if _reads_a_clause_result(err):
+        cls, message, hint = SemanticError, *_CLAUSE_RESULT
+    elif condition in _GROUP_AGGREGATES:
+        cls, message, hint = UnsupportedError, *_GROUP_AGGREGATE
+    else:
+        cls = SemanticError
+        message = f"Spark cannot evaluate this expression: {_in_users_words(err, plan)}"
+        hint = _ANALYSIS_HINTS.get(condition.split(".")[0])
+    return cls(message, sql=plan.clause.sql, pos=plan.origins.get(name), hint=hint)
+
+
+#: (message, hint): a subquery reads a CTE of the statement that is a clause's result
+_CLAUSE_RESULT = (
+    "a subquery in DEFINE or MEASURES reads the result of another MATCH_RECOGNIZE (through "
+    "a CTE of the statement), which matchrec cannot hand to it",
+    "register that result first: matchrec.sql(spark, 'CREATE TEMP VIEW m AS SELECT ... "
+    "MATCH_RECOGNIZE (...)'), then read m",
+)
+
 #: Spark's conditions for an aggregate outside any group (one a UDF or UDAF holds)
 _GROUP_AGGREGATES = {"MISSING_GROUP_BY", "MISSING_AGGREGATION"}
+_GROUP_AGGREGATE = (
+    "an aggregate Spark computes over the groups of a GROUP BY (a pandas or Arrow aggregate "
+    "UDF, a Java UDAF) cannot aggregate the rows of a match",
+    "use an aggregate over the match (avg, sum, collect_list, ...), e.g. a scalar UDF of "
+    "collect_list(x), or aggregate the ALL ROWS PER MATCH output by MATCH_NUMBER() in Spark",
+)
 
 #: Spark's condition (its first part) -> what to check, where one hint fits
 _ANALYSIS_HINTS = {
