@@ -50,6 +50,8 @@ CHECKED: dict[type, str] = {
     exp.Not: "NOT",
 }
 _LOGICAL = ("AND", "OR", "NOT")
+#: operands a BOOLEAN by their form (checked themselves where they have operands)
+_BOOLEAN_NODES = (exp.And, exp.Or, exp.Not, exp.Predicate, exp.Boolean)
 
 
 @dataclass(frozen=True)
@@ -89,8 +91,9 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
         if node.args.get("query") is not None:
             return None
         return [node.this, *node.expressions]
-    if isinstance(node, exp.Not):
-        return [node.this]
+    if isinstance(node, (exp.And, exp.Or, exp.Not)):  # a logical or comparison operand is
+        operands = [node.this] if isinstance(node, exp.Not) else [node.this, node.expression]
+        return [o for o in operands if not isinstance(o.unnest(), _BOOLEAN_NODES)] or None
     return [node.this, node.expression]
 
 
