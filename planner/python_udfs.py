@@ -8,14 +8,14 @@ gives what Spark gives:
 * the arguments are the Python values PySpark hands a UDF (numbers, strings, booleans,
   ``Decimal``, ``date``; NULL is ``None``); a value of another kind (a timestamp, an
   array, a map, a struct) is a positioned error rather than a guess at its Python form;
-* the result is converted as Spark converts a (pickled, not Arrow-optimized) Python UDF's
-  result to its declared type: a value of the wrong Python type is NULL (an ``int`` for
-  DOUBLE), an integer keeps the low bits of its type's width (Java's ``toInt``), a
-  STRING takes Java's text of the value (``True`` is ``true``).
+* the result is converted as Spark converts a pickled Python UDF's result to its
+  declared type: a value of the wrong Python type is NULL (an ``int`` for DOUBLE), an
+  integer keeps the low bits of its type's width (Java's ``toInt``), a STRING takes
+  Java's text of the value (``True`` is ``true``); an Arrow-optimized UDF's result by the
+  conversion the runtime builds from the session's PySpark (``arrow_result``).
 
-Declared types other than the numbers, STRING and BOOLEAN, Arrow-optimized and pandas
-UDFs, and non-deterministic ones are refused when the query is built. Nothing here
-imports Spark.
+Declared types other than the numbers, STRING and BOOLEAN, pandas UDFs, and
+non-deterministic ones are refused when the query is built. Nothing here imports Spark.
 """
 
 from __future__ import annotations
