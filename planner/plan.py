@@ -334,7 +334,9 @@ def plan_clause(
         raise SemanticError(
             "WITH TIMEOUTS needs WITHIN: a partial match times out when its WITHIN bound passes",
             sql=sql,
-            pos=clause.pattern_pos,
+            pos=clause.rows_per_match.timeouts_pos
+            if clause.rows_per_match.timeouts_pos >= 0
+            else clause.pattern_pos,
             hint="add e.g. WITHIN INTERVAL '10' MINUTE after PATTERN (...)",
         )
 

@@ -2221,6 +2221,17 @@ def test_a_misplaced_or_misspelled_match_recognize_is_ours_at_the_word(query, cu
     check_syntax("SELECT 1 AS match_recognize, 2 AS match_recognise FROM t")
 
 
+def test_with_timeouts_without_within_points_at_the_option():
+    """The caret was on PATTERN, 60-odd characters from what needs WITHIN."""
+    body = (
+        "ORDER BY id MEASURES count(*) AS n ONE ROW PER MATCH WITH TIMEOUTS "
+        "PATTERN (A B) DEFINE B AS true"
+    )
+    err = plan_error(body)
+    assert err.message.startswith("WITH TIMEOUTS needs WITHIN")
+    assert body[err.pos :].startswith("TIMEOUTS")
+
+
 _MOMENTS_SCHEMA = [("id", "int"), ("n", "int"), ("b", "bigint"), ("d", "date"), ("ts", "timestamp")]
 
 
