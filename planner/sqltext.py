@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import timezone
 
 import sqlglot
 from matchrec.grammar.scanner import comment_end
@@ -36,6 +37,12 @@ from matchrec.navigation import AGGREGATES
 
 from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
 from .java_format import NotComputed, missing_argument, pattern_error
+from .timestamp_text import (
+    TimestampNotComputed,
+    TimestampTextError,
+    date_of_text,
+    timestamp_of_text,
+)
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
 
 
@@ -590,6 +597,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
+    _check_typed_literals(tree, expr, sql)
     _check_writable(tree, expr, sql)
     _check_arguments(tree, expr, sql)
     _check_format_patterns(tree, expr, sql)
@@ -1067,6 +1075,45 @@ _SEMANTICS = ("RUNNING", "FINAL")
 
 #: Spark's largest DECIMAL precision
 MAX_DECIMAL_PRECISION = 38
+
+
+#: a typed literal as written (``DATE '2024-01-01'``), which Spark reads when it parses
+_TYPED_LITERAL = re.compile(r"(?i)\b(DATE|TIMESTAMP(?:_LTZ)?)\s*$")
+_LITERAL_READERS: dict[str, Callable[[str], object]] = {
+    "DATE": date_of_text,
+    "TIMESTAMP": lambda text: timestamp_of_text(text, timezone.utc),
+    "TIMESTAMP_LTZ": lambda text: timestamp_of_text(text, timezone.utc),
+}
+
+
+def _check_typed_literals(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
+    """Reject a DATE or TIMESTAMP literal whose text Spark does not read (``DATE 'x'``,
+    ``DATE '2024-13-01'``): Spark's parser refuses the query (INVALID_TYPED_LITERAL);
+    sqlglot reads a cast, which would fail only while the job runs under ANSI mode and be
+    NULL without it."""
+    for cast in tree.find_all(exp.Cast):
+        value = cast.this
+        if type(cast) is not exp.Cast or not (isinstance(value, exp.Literal) and value.is_string):
+            continue
+        quote = node_pos(cast, expr.pos, sql)  # the literal's text, after its type
+        written = _TYPED_LITERAL.search(sql, expr.pos, quote)
+        if written is None:  # ``DATE('x')``: a cast, Spark's to evaluate
+            continue
+        start = written.start()
+        kind = written.group(1).upper()
+        try:
+            _LITERAL_READERS[kind](value.this)
+        except TimestampTextError:
+            raise SqlSyntaxError(
+                f'[INVALID_TYPED_LITERAL] The value of the typed literal "{kind}" is invalid: '
+                f"{exp.Literal.string(value.this).sql()}",
+                sql=sql,
+                pos=start,
+                hint="write a date as DATE 'yyyy-mm-dd', a timestamp as TIMESTAMP 'yyyy-mm-dd "
+                "hh:mm:ss'",
+            ) from None
+        except TimestampNotComputed:  # a time without a date: Spark's to read
+            continue
 
 
 def _check_type_parameters(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:

@@ -2232,6 +2232,33 @@ def test_with_timeouts_without_within_points_at_the_option():
     assert body[err.pos :].startswith("TIMEOUTS")
 
 
+@pytest.mark.parametrize(
+    ("literal", "kind"),
+    [
+        ("DATE 'x'", "DATE"),
+        ("date'2023-02-29'", "DATE"),
+        ("TIMESTAMP '2024-01-01 25:00'", "TIMESTAMP"),
+        ("TIMESTAMP_LTZ 'nope'", "TIMESTAMP_LTZ"),
+    ],
+)
+def test_a_typed_literal_spark_does_not_read_is_refused_when_built(literal, kind):
+    """Spark's parser refuses it (INVALID_TYPED_LITERAL); sqlglot read a cast, which failed
+    while the job ran under ANSI mode and was NULL without it (a silent no-match)."""
+    body = f"ORDER BY id PATTERN (A B*) DEFINE B AS ts > {literal}"
+    err = plan_error(body)
+    assert isinstance(err, SqlSyntaxError) and err.message.startswith("[INVALID_TYPED_LITERAL]")
+    assert f'typed literal "{kind}" is invalid' in err.message
+    assert body[err.pos :].startswith(literal)
+
+
+@pytest.mark.parametrize(
+    "literal",
+    ["DATE '2024'", "DATE ' 2024-1-5 '", "DATE('x')", "TIMESTAMP 'T10:00'", "DATE '2024-01-01T'"],
+)
+def test_typed_literals_spark_reads_and_date_casts_still_plan(literal):
+    plan_clause(parse_clause(f"ORDER BY id PATTERN (A B*) DEFINE B AS ts > {literal}"), COLUMNS)
+
+
 _MOMENTS_SCHEMA = [("id", "int"), ("n", "int"), ("b", "bigint"), ("d", "date"), ("ts", "timestamp")]
 
 
