@@ -23,7 +23,6 @@ from functools import partial
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
 
 from matchrec import navigation as nav
@@ -70,6 +69,7 @@ from .sql_functions import (
 )
 from .sqltext import (
     MatchRecognizeDialect,
+    builtin_name,
     call_name,
     call_pos,
     call_start,
@@ -2292,7 +2292,7 @@ def _glue_udf(low: Lowering, call: exp.Expression) -> bool:
     call it on every row, and a UDF that fails on a row the match never reads as that
     variable would fail the job."""
     name = str(call.this).lower()
-    if call_name(call)[0] or name.upper() in Spark.Parser.FUNCTIONS:
+    if call_name(call)[0] or builtin_name(name):
         return False  # RUNNING/FINAL, or a built-in name, which Spark resolves first
     if name not in low.session_functions:
         low.session_functions[name] = _session_function(low, name)
@@ -2440,7 +2440,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         _check_unqualified_call(low, node, base)
         if isinstance(node, exp.Anonymous) and not _special_kind(node):
             name, pos = _written_call(low, node, base)
-            if name.upper() not in Spark.Parser.FUNCTIONS:
+            if not builtin_name(name):
                 low.calls.setdefault(name.lower(), pos)
         if isinstance(node, (exp.Subquery, exp.Exists)) or (
             isinstance(node, exp.In) and node.args.get("query") is not None

@@ -46,6 +46,7 @@ from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
 from .math_functions import MATH_FUNCTIONS
 from .regex_functions import REGEX_FUNCTIONS
+from .sqltext import ROW_PATTERN_CALLS
 from .typed_calls import typed_name
 
 Compile = Callable[[exp.Expression], Evaluator]
@@ -657,7 +658,7 @@ def evaluates(node: exp.Expression, exact: bool = True) -> bool:
     return True
 
 
-_ATOM_CALLS = {"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"}
+_ATOM_CALLS = ROW_PATTERN_CALLS
 
 
 def compiles(

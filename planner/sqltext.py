@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import timezone
+from functools import partial
 
 import sqlglot
 from matchrec.grammar.scanner import comment_end
@@ -705,7 +706,7 @@ def qualified_calls(tree: exp.Expression) -> exp.Expression:
         call, head = node.expression, node.this
         if not isinstance(call, exp.Anonymous) or not isinstance(call.this, str):
             continue
-        if _builtin_name(call.this):  # ``A.FIRST(x)``, ``B.count(x)``: the planner's error
+        if builtin_name(call.this):  # ``A.FIRST(x)``, ``B.count(x)``: the planner's error
             continue
         parts = _qualifier_parts(head)
         if parts is None:
@@ -715,13 +716,14 @@ def qualified_calls(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _builtin_name(name: str) -> bool:
+def builtin_name(name: str) -> bool:
     """Whether ``name`` is a built-in function's or a row pattern function's."""
     upper = re.sub(r"^(?:RUNNING|FINAL)_", "", name.upper())  # ``FINAL LAST`` as prepared
-    return upper in _ROW_PATTERN_CALLS or upper in AGGREGATES or upper in Spark.Parser.FUNCTIONS
+    return upper in ROW_PATTERN_CALLS or upper in AGGREGATES or upper in Spark.Parser.FUNCTIONS
 
 
-_ROW_PATTERN_CALLS = {"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"}
+#: the row pattern functions, which sqlglot reads as plain calls
+ROW_PATTERN_CALLS = frozenset({"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"})
 
 
 def _qualifier_parts(node: exp.Expression) -> list[str] | None:
@@ -1081,8 +1083,8 @@ MAX_DECIMAL_PRECISION = 38
 _TYPED_LITERAL = re.compile(r"(?i)\b(DATE|TIMESTAMP(?:_LTZ)?)\s*$")
 _LITERAL_READERS: dict[str, Callable[[str], object]] = {
     "DATE": date_of_text,
-    "TIMESTAMP": lambda text: timestamp_of_text(text, timezone.utc),
-    "TIMESTAMP_LTZ": lambda text: timestamp_of_text(text, timezone.utc),
+    "TIMESTAMP": partial(timestamp_of_text, session=timezone.utc),
+    "TIMESTAMP_LTZ": partial(timestamp_of_text, session=timezone.utc),
 }
 
 
