@@ -20,16 +20,15 @@ from __future__ import annotations
 
 import itertools
 import re
-import threading
-from collections import OrderedDict
 
 from matchrec.errors import MatchRuntimeError
+
+from .recent import Recent
 
 #: expression texts remembered at once (the least recently remembered go first)
 _CAPACITY = 4096
 
-_lock = threading.Lock()
-_origins: OrderedDict[str, tuple[str, int]] = OrderedDict()
+_origins: Recent[str, tuple[str, int]] = Recent(_CAPACITY)
 _serial = itertools.count(1)
 
 
@@ -45,11 +44,7 @@ def remember(text: str, sql: str, pos: int | None) -> None:
     expression at ``pos`` of ``sql``."""
     if pos is None:
         return
-    with _lock:
-        _origins[text] = (sql, pos)
-        _origins.move_to_end(text)
-        while len(_origins) > _CAPACITY:
-            _origins.popitem(last=False)
+    _origins.put(text, (sql, pos))
 
 
 def at_users_expression(exc: BaseException, in_text: bool = False) -> MatchRuntimeError | None:
@@ -107,8 +102,7 @@ def _shown(line: str) -> str:
 def _latest(shown: str, fragment: str = "", start: int = 0) -> tuple[str, int] | None:
     """The place of the latest remembered text that holds the line Spark ``shown`` (and
     the failed ``fragment`` at ``start``, where Spark gives it)."""
-    with _lock:
-        for text, origin in reversed(_origins.items()):
-            if shown in text and text[start : start + len(fragment)] == fragment:
-                return origin
+    for text, origin in _origins.latest_first():
+        if shown in text and text[start : start + len(fragment)] == fragment:
+            return origin
     return None

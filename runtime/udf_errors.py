@@ -14,14 +14,13 @@ in the server, out of the client's reach): elsewhere the error stays PySpark's.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from matchrec.errors import MatchRuntimeError
 
 from .python_udfs import session_python_function
+from .recent import Recent
 
 if TYPE_CHECKING:
     from matchrec.planner.plan import MatchPlan
@@ -39,8 +38,7 @@ class _Call:
     pos: int
 
 
-_lock = threading.Lock()
-_calls: OrderedDict[tuple[str, int], _Call] = OrderedDict()
+_calls: Recent[tuple[str, int], _Call] = Recent(_CAPACITY)
 
 #: a frame of Python's traceback as PySpark shows a worker's error
 _FRAME = re.compile(r'^\s*File "(.+)", line (\d+), in ', re.MULTILINE)
@@ -56,12 +54,7 @@ def remember_udfs(spark: SparkSession, plan: MatchPlan) -> None:
             continue
         lines = [line for *_, line in code.co_lines() if line is not None]
         span = range(code.co_firstlineno, max(lines, default=code.co_firstlineno) + 1)
-        key = (code.co_filename, code.co_firstlineno)
-        with _lock:
-            _calls[key] = _Call(name, span, plan.clause.sql, pos)
-            _calls.move_to_end(key)
-            while len(_calls) > _CAPACITY:
-                _calls.popitem(last=False)
+        _calls.put((code.co_filename, code.co_firstlineno), _Call(name, span, plan.clause.sql, pos))
 
 
 def at_udf_call(exc: BaseException) -> MatchRuntimeError | None:
@@ -69,10 +62,9 @@ def at_udf_call(exc: BaseException) -> MatchRuntimeError | None:
     that UDF's call; None when no frame of its traceback is in one."""
     text = str(exc)
     frames = [(m.group(1), int(m.group(2))) for m in _FRAME.finditer(text)]
-    with _lock:
-        known = list(_calls.items())
+    known = _calls.latest_first()
     for filename, line in reversed(frames):
-        for (file, _), call in reversed(known):
+        for (file, _), call in known:
             if file == filename and line in call.lines:
                 raised = next((t for t in reversed(text.splitlines()) if t.strip()), "")
                 return MatchRuntimeError(
