@@ -215,6 +215,12 @@ class ClauseParser:
         offset = token.start_pos - self.source.base
         # EXPR tokens are only made where accepted, so this is a single scanner token
         raw = self.scanner.at(offset) if token.type != "$END" else Raw("end", "", offset, offset)
+        if raw.text == ")" and self.nesting == 0:  # nothing open: no grammar rule explains it
+            return self.source.error(
+                "')' without a matching '('",
+                offset,
+                hint="remove this ')' or add the '(' it should close",
+            )
         message = f"unexpected {describe(raw)}; expected {self.grammar.phrase(expected)}"
         suggestion = hint(self.grammar, raw, token.type, expected, self.fed)
         return self.source.error(message, offset, hint=suggestion)

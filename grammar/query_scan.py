@@ -208,6 +208,15 @@ def _one_expression(text: str) -> bool:
         return False
 
 
+def _balanced(tokens: list[Token]) -> bool:
+    depth = 0
+    for tok in tokens:
+        depth += _is(tok, "(") - _is(tok, ")")
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 def unclosed(tokens: list[Token]) -> list[int]:
     """Indexes of the ``(`` in ``tokens`` that no later ``)`` of them closes."""
     opened: list[int] = []
@@ -257,6 +266,59 @@ def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) 
             pos=tokens[opened[-1]].start,
             hint="add the missing )",
         )
+
+
+def _layout_culprit(tokens: list[Token], sql: str) -> SqlSyntaxError | None:
+    """The unbalanced parenthesis as the query's layout tells it, or None.
+
+    A ``)`` that starts a line closes the ``(`` ending the nearest line above with the
+    same indentation (``MATCH_RECOGNIZE (`` ... ``) AS m``, ``WITH r AS (`` ... ``)``):
+    that is how a reader pairs them, whatever the count says. The smallest such pair
+    whose inside does not balance holds the mistake: its first ``)`` without a ``(``, or
+    else its innermost ``(`` never closed. Counting alone blames the outermost ``)`` or
+    ``(``, lines away from a ``lastB.ts)`` or a doubled ``PATTERN ( (``."""
+    opened: list[tuple[int, str]] = []  # a ``(`` that ends its line, and that line's indent
+    pairs: list[tuple[int, int]] = []
+    for j, tok in enumerate(tokens):
+        if _is(tok, "(") and (j + 1 == len(tokens) or "\n" in sql[tok.end : tokens[j + 1].start]):
+            opened.append((j, _indent(sql, tok.start)))
+        elif _is(tok, ")") and not sql[_line_start(sql, tok.start) : tok.start].strip():
+            indent = sql[_line_start(sql, tok.start) : tok.start]
+            same = [k for k, (_, ind) in enumerate(opened) if ind == indent]
+            if same:
+                pairs.append((opened[same[-1]][0], j))
+                del opened[same[-1] :]
+    for start, end in sorted(pairs, key=lambda pair: pair[1] - pair[0]):
+        inside = tokens[start + 1 : end]
+        depth = 0
+        for tok in inside:
+            depth += _is(tok, "(") - _is(tok, ")")
+            if depth < 0:
+                return SqlSyntaxError(
+                    "unbalanced parenthesis: ')' without a matching '('",
+                    sql=sql,
+                    pos=tok.start,
+                    hint="remove this ')' or add the '(' it should close",
+                )
+        never_closed = unclosed(inside)
+        if never_closed:
+            return SqlSyntaxError(
+                "unbalanced parenthesis: '(' is never closed",
+                sql=sql,
+                pos=inside[never_closed[-1]].start,
+                hint="add the missing )",
+            )
+    return None
+
+
+def _line_start(sql: str, pos: int) -> int:
+    return sql.rfind("\n", 0, pos) + 1
+
+
+def _indent(sql: str, pos: int) -> str:
+    """The spaces and tabs that start the line holding ``pos``."""
+    line = sql[_line_start(sql, pos) : pos]
+    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def _clause_text(tokens: list[Token]) -> bool:
@@ -473,6 +535,12 @@ def _refuse_misspelled_keyword(tokens: list[Token], k: int, sql: str) -> None:
 def find_match_recognize(sql: str) -> list[Occurrence]:
     """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
     tokens = tokenize(sql)
+    if any(t.kind == "word" and t.text.upper() in _KEYWORDS for t in tokens) and not _balanced(
+        tokens
+    ):
+        error = _layout_culprit(tokens, sql)
+        if error is not None:
+            raise error
     found: list[Occurrence] = []
     spans: list[tuple[int, int]] = []  # token indexes of each clause's ( and )
     for k, tok in enumerate(tokens):
@@ -560,22 +628,46 @@ def cte_spans(sql: str) -> tuple[str, list[tuple[int, int]]]:
         keyword, i = "WITH RECURSIVE", 2
     spans: list[tuple[int, int]] = []
     while i < len(tokens):
-        start = tokens[i].start
-        j = i
-        while j < len(tokens) and not (tokens[j].kind == "word" and tokens[j].text.upper() == "AS"):
-            if tokens[j].kind == "punct" and tokens[j].text == "(":
-                j = _matching(tokens, j, sql)
-            j += 1
-        if j + 1 >= len(tokens) or tokens[j + 1].text != "(":
-            break
-        close = _matching(tokens, j + 1, sql)
-        spans.append((start, tokens[close].end))
+        close = _cte_query_end(tokens, i, sql)
+        spans.append((tokens[i].start, tokens[close].end))
         i = close + 1
         if i < len(tokens) and tokens[i].text == ",":
             i += 1
             continue
         break
     return keyword, spans
+
+
+def _cte_query_end(tokens: list[Token], i: int, sql: str) -> int:
+    """Index of the ``)`` that ends the CTE ``name [(cols)] [AS] (query)`` at ``tokens[i]``
+    (Spark's form: AS may be left out); a header of another form is a syntax error where
+    it goes wrong, as Spark reports it (its input would be read without the CTE)."""
+    j = i + 1
+    if tokens[i].kind == "word" and tokens[i].text.upper() in _QUERY_WORDS_START and i > 1:
+        raise SqlSyntaxError(
+            f"the WITH clause ends with '{tokens[i - 1].text}' before {tokens[i].text.upper()}",
+            sql=sql,
+            pos=tokens[i - 1].start,
+            hint="remove it, or add the next common table expression (name AS (query))",
+        )
+    if tokens[i].kind in ("word", "quoted") and j < len(tokens) and _is(tokens[j], "("):
+        close = _matching(tokens, j, sql)
+        after = tokens[close + 1] if close + 1 < len(tokens) else None
+        if after is None or not (_word(after, "AS") or _is(after, "(")):
+            return close  # ``name (query)``
+        j = close + 1  # ``name (cols)``
+    if tokens[i].kind in ("word", "quoted"):
+        if j < len(tokens) and _word(tokens[j], "AS"):
+            j += 1
+        if j < len(tokens) and _is(tokens[j], "("):
+            return _matching(tokens, j, sql)
+    at = tokens[j] if tokens[i].kind in ("word", "quoted") and j < len(tokens) else tokens[i]
+    raise SqlSyntaxError(
+        f"unexpected '{at.text}' in the WITH clause",
+        sql=sql,
+        pos=at.start,
+        hint="write each common table expression as name AS (query), separated by commas",
+    )
 
 
 def with_prefix(sql: str, before: int | None = None) -> str:

@@ -82,7 +82,8 @@ def check_syntax(query: str) -> None:
     """Raise the first syntax error of ``query``'s MATCH_RECOGNIZE clauses and windows
     with a row pattern, as :func:`matchrec.sql` would, without a Spark session: a command
     line tool tells a mistyped clause before it pays for starting Spark."""
-    clause_bodies(query)
+    if clause_bodies(query):
+        visible_ctes(query)  # a malformed WITH list: its inputs would be read without it
     read_statement(query)
     read_windows(query)
 

@@ -64,10 +64,11 @@ from .arguments import check_argument
 from .batch import analysed, execute, first_line
 from .cluster import check, ship
 from .dynamic import match_recognize_dynamic
+from .expression_origins import remember_query
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import ansi_enabled, is_connect, quiet_analysis
-from .spark_errors import literal_error, translated, window_call_error
+from .spark_errors import literal_error, seen_text, translated, window_call_error
 from .window_group import grouped_error
 from .window_join import JoinedInput, joined_input
 from .worker_errors import install as tell_worker_errors
@@ -339,21 +340,26 @@ def statement(
     errors about the query around them told at ``query``'s text. A ``CREATE TEMP VIEW``
     statement defines its view (``define``; else nothing is done with it: None)."""
     view = read_temp_view(query) if planned.clauses else None
+    # the query around the clauses, which Spark sees rewritten
+    outermost = _outermost(planned.clauses)
+    length = len(_SEEN_NAME[is_connect(spark)]) + 2  # and its spaces
+    start = view.query_start if view is not None else 0
     try:
         if view is not None:
-            return _define_view(spark, planned, view) if define else None
-        # analysed now (Spark Connect analyses lazily), so that Spark's errors about
-        # the query around the clauses are told at the query's text below
-        return _named_as_written(analysed(planned.dataframe(spark)), query, planned)
+            df = _define_view(spark, planned, view) if define else None
+        else:
+            # analysed now (Spark Connect analyses lazily), so that Spark's errors about
+            # the query around the clauses are told at the query's text below
+            df = _named_as_written(analysed(planned.dataframe(spark)), query, planned)
+        if planned.clauses:
+            seen, back = seen_text(query, outermost, length, start)
+            remember_query(seen, query, back)
+        return df
     except PySparkException as exc:
         error = carried_rebuilt(exc, query)
         if error is None and isinstance(exc, AnalysisException):
             error = window_call_error(exc, query, planned.window_calls)
         if error is None and planned.clauses and isinstance(exc, AnalysisException):
-            # about the query around the clauses, which Spark saw rewritten
-            outermost = _outermost(planned.clauses)
-            length = len(_SEEN_NAME[is_connect(spark)]) + 2  # and its spaces
-            start = view.query_start if view is not None else 0
             error = translated(exc, query, outermost, length, seen_from=start)
         if error is None:
             raise

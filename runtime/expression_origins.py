@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Callable
 
 from matchrec.errors import MatchRuntimeError
 
@@ -29,6 +30,8 @@ from .recent import Recent
 _CAPACITY = 4096
 
 _origins: Recent[str, tuple[str, int]] = Recent(_CAPACITY)
+#: queries around clauses, as Spark saw them: the user's query and the way back to it
+_queries: Recent[str, tuple[str, Callable[[int], int]]] = Recent(_CAPACITY // 16)
 _serial = itertools.count(1)
 
 
@@ -45,6 +48,14 @@ def remember(text: str, sql: str, pos: int | None) -> None:
     if pos is None:
         return
     _origins.put(text, (sql, pos))
+
+
+def remember_query(seen: str, sql: str, back: Callable[[int], int]) -> None:
+    """``seen``, the text Spark runs for the user's query ``sql`` (each clause replaced by
+    a name), maps its offsets to ``sql`` by ``back``: Spark's run-time error in the query
+    around the clauses (``WHERE bottom < 'x'`` after one) is told at the user's line, not
+    at the line of a text the user never wrote."""
+    _queries.put(seen, (sql, back))
 
 
 def at_users_expression(exc: BaseException, in_text: bool = False) -> MatchRuntimeError | None:
@@ -74,9 +85,29 @@ def _origin(exc: BaseException) -> tuple[str, int] | None:
             continue
         if not fragment or len(lines) < 2:
             continue
-        origin = _latest(_shown(lines[1]), fragment, start)
+        origin = _latest(_shown(lines[1]), fragment, start) or _around(lines[0], fragment, start)
         if origin is not None:
             return origin
+    return None
+
+
+_HEADER = re.compile(r"== SQL \(line (\d+), position (\d+)\) ==")
+
+
+def _around(header: str, fragment: str, start: int) -> tuple[str, int] | None:
+    """The user's place of an error in the query around the clauses: the latest
+    remembered text with ``fragment`` at ``start``, on the line and column Spark's
+    ``header`` names."""
+    found = _HEADER.search(header)
+    if found is None:
+        return None
+    line, column = int(found[1]), int(found[2])
+    for seen, (sql, back) in _queries.latest_first():
+        if seen[start : start + len(fragment)] != fragment:
+            continue
+        before = seen[:start]
+        if before.count("\n") + 1 == line and start - before.rfind("\n") == column:
+            return sql, back(start)
     return None
 
 

@@ -13,8 +13,9 @@ Spark's errors still does.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pyspark.errors import AnalysisException, ParseException
 
@@ -208,6 +209,21 @@ def _fragment_at(
             if any(a <= m.start() < b for a, b in spans) == inside:
                 return m.start()
     return None
+
+
+def seen_text(
+    query: str, replaced: Sequence[tuple[int, int]], name_length: int, seen_from: int = 0
+) -> tuple[str, Callable[[int], int]]:
+    """The text Spark sees for ``query`` rewritten as :func:`translated` takes it (names'
+    characters as underscores), and the map from an offset there to one of ``query``."""
+    spans = sorted(replaced)
+    return _seen(query, spans, name_length)[seen_from:], functools.partial(
+        _back_from, seen_from=seen_from, replaced=spans, name_length=name_length
+    )
+
+
+def _back_from(seen: int, seen_from: int, replaced: list[tuple[int, int]], name_length: int) -> int:
+    return _back(seen + seen_from, replaced, name_length)
 
 
 def _seen(query: str, replaced: list[tuple[int, int]], name_length: int) -> str:

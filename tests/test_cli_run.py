@@ -412,10 +412,12 @@ def test_query_errors(spark, files, capsys):
     err = run_error(["run", str(bad), *table], capsys)
     assert err.startswith("matchrec: semantic error: > mixes FIRST(DOWN.sym) (STRING) and 1")
     assert "Traceback" not in err and "^" in err
-    # an error of the data that Spark raises while the job runs: one line, no traceback
+    # an error of the data that Spark raises while the job runs, in the query around the
+    # clause: at the user's expression, no traceback
     bad.write_text(QUERY.replace("SELECT *", "SELECT CAST(sym AS INT) AS n"))
-    err = one_line(run_error(["run", str(bad), *table], capsys))
-    assert err.startswith("matchrec: spark error: [CAST_INVALID_INPUT]"), err
+    err = run_error(["run", str(bad), *table], capsys)
+    assert err.startswith("matchrec: runtime error: [CAST_INVALID_INPUT]"), err
+    assert "Traceback" not in err and "| SELECT CAST(sym AS INT)" in err and "^" in err
     # a run-time error of a match raised in a worker: matchrec's message and caret
     bad.write_text(QUERY.replace("ONE ROW PER MATCH", "AFTER MATCH SKIP TO FIRST STRT"))
     err = run_error(["run", str(bad), *table], capsys)

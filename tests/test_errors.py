@@ -1850,6 +1850,33 @@ def test_division_in_a_branch_raises_only_where_it_is_taken():
     assert info.value.spark_condition == "DIVIDE_BY_ZERO" and info.value.spark_sqlstate == "22012"
 
 
+@pytest.mark.parametrize(
+    ("outer", "culprit", "condition"),
+    [
+        ("SELECT * FROM ({clause}) x\nWHERE last_value < 'x'", "last_value < 'x'", "CAST"),
+        (
+            "WITH r AS (\n{clause}\n)\n"
+            "SELECT first_value DIV (last_value - last_value) AS q FROM r",
+            "first_value DIV",
+            "DIVIDE_BY_ZERO",
+        ),
+    ],
+    ids=["where_after", "cte_before"],
+)
+def test_run_time_errors_of_the_query_around_the_clause_are_at_its_text(
+    spark, view, outer, culprit, condition
+):
+    """Spark's ANSI error while the job runs, in the query around the clause: at the
+    user's line, not at a line of the rewritten text Spark ran."""
+    clause = QUERY.format(view=view)
+    query = outer.format(clause=clause)
+    with pytest.raises(MatchRuntimeError) as info:
+        matchrec.sql(spark, query).collect()
+    assert_error(info.value, query, query.index(culprit), MatchRuntimeError, condition)
+    assert info.value.spark_condition.startswith(condition)
+    assert "_pyspark_" not in str(info.value)
+
+
 def test_analysis_errors_matchrec_catches_are_not_logged_by_pyspark(spark, view):
     """PySpark logs each SQL error it raises as a JSON line on stderr (unless the session
     was built by matchrec, which quiets those loggers): the analysis errors matchrec
@@ -2114,6 +2141,70 @@ def test_a_clause_without_its_closing_parenthesis_is_told_where_it_ends(ending, 
         check_syntax(query)
     assert err.value.message == "unbalanced parenthesis: the '(' of MATCH_RECOGNIZE is never closed"
     assert err.value.pos == query.index(after) + len(after)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "marker", "offset"),
+    [
+        # a call's '(' left out: the ')' after it ends the clause early, lines before its end
+        ("LAST(B.value) AS", "LASTB.value) AS", "B.value)", 7),
+        ("LAST(B.value) AS", "LAST(B.value) ) AS", ") ) AS", 2),
+        # a '(' doubled in PATTERN inside a CTE: the CTE's own '(' counts as the one unclosed
+        ("PATTERN (A B+)", "PATTERN ( (A B+)", "( (A", 0),
+        ("PREV(B.value)", "PREV((B.value)", "PREV((", 4),
+    ],
+    ids=["missing_open", "extra_close", "extra_open", "extra_open_define"],
+)
+def test_unbalanced_parentheses_are_found_by_the_layout(old, new, marker, offset):
+    """A ')' starting a line closes the '(' ending the line above it with the same indent,
+    as a reader pairs them: the mistake is inside the pair that does not balance."""
+    inner = QUERY.format(view="t").replace(old, new).replace("\n", "\n  ")
+    query = f"WITH res AS (\n  {inner}\n)\nSELECT * FROM res"
+    with pytest.raises(SqlSyntaxError) as err:
+        check_syntax(query)
+    pos = query.index(marker) + offset
+    message = "')' without a matching '('" if query[pos] == ")" else "'(' is never closed"
+    assert_error(err.value, query, pos, SqlSyntaxError, message)
+
+
+@pytest.mark.parametrize(
+    ("header", "culprit"),
+    [
+        ("WITH base AS AS (SELECT 1)", "AS ("),
+        ("WITH base = (SELECT 1)", "="),
+        ("WITH base AS SELECT (SELECT 1)", "SELECT ("),
+        ("WITH base AS (SELECT 1),", ","),
+    ],
+)
+def test_a_malformed_with_list_is_a_syntax_error_where_it_goes_wrong(header, culprit):
+    """Spark refuses it at that token; read past, the clause's input was looked for
+    without the list (table ``base`` not found)."""
+    query = header + "\n" + QUERY.format(view="base")
+    with pytest.raises(SqlSyntaxError) as err:
+        check_syntax(query)
+    assert_error(err.value, query, header.rindex(culprit), SqlSyntaxError, "WITH clause")
+
+
+@pytest.mark.parametrize(
+    "header", ["WITH base (SELECT 1)", "WITH base(a) (SELECT 1)", "WITH base(a) AS (SELECT 1)"]
+)
+def test_with_lists_spark_reads_are_read(header):
+    check_syntax(header + "\n" + QUERY.format(view="base"))
+
+
+@pytest.mark.parametrize(
+    ("body", "marker"),
+    [
+        ("PATTERN (A B)) DEFINE A AS true", "B))"),
+        ("MEASURES LASTB.x) AS e PATTERN (A) DEFINE A AS true", "B.x)"),
+    ],
+)
+def test_a_clause_body_with_a_stray_parenthesis_says_so(body, marker):
+    """The table function's body alone: a ')' nothing opened is named as such."""
+    with pytest.raises(SqlSyntaxError) as err:
+        parse_clause(body)
+    pos = body.index(marker) + len(marker) - 1
+    assert_error(err.value, body, pos, SqlSyntaxError, "')' without a matching '('")
 
 
 @pytest.mark.parametrize(

@@ -657,7 +657,7 @@ def test_error_measure_without_alias():
         ("PATTERN (A) DEFINE A AS", "unexpected end of clause; expected an expression", ""),
         ("PATTERN (A) DEFINE A AS x,", "unexpected end of clause; expected a pattern variable", ""),
         ("PATTERN (A B) PATTERN (C)", "unexpected 'PATTERN'", "P"),
-        ("PATTERN (A) )", "unexpected ')'", ")"),
+        ("PATTERN (A) )", "')' without a matching '('", ")"),
         ("PATTERN (A 2a)", "unexpected '2a'", "2"),
         ("PATTERN (A) WITHIN '1' SECOND", "unexpected string '1'; expected INTERVAL", "'"),
     ],
