@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from matchrec.errors import MatchRecognizeError, SemanticError, SqlSyntaxError
@@ -612,30 +613,98 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
     return found
 
 
-def cte_spans(sql: str) -> tuple[str, list[tuple[int, int]]]:
-    """The leading ``WITH [RECURSIVE]`` keyword text and the span of each CTE definition
-    (``name [(cols)] AS (...)``) of ``sql``; ``("", [])`` without a WITH clause. In a
-    temporary view's definition, those of the view's query."""
+@dataclass(frozen=True)
+class CteList:
+    """One ``WITH [RECURSIVE] name AS (...), ...`` list of a query: its keyword(s), the
+    span of each CTE, and the span of the query it belongs to (the statement, or the
+    parenthesised subquery it starts), where its names are seen."""
+
+    keyword: str
+    spans: list[tuple[int, int]]
+    start: int  # the WITH
+    end: int  # where its query ends: the ``)`` around it, or the text's end
+    names: list[str]  # each CTE's name as Spark compares it (unquoted, lower case)
+
+
+def cte_lists(sql: str) -> list[CteList]:
+    """Every WITH list of ``sql`` (the statement's, and each of a subquery ``(WITH ...``),
+    in text order: an enclosing one before those inside it. In a temporary view's
+    definition, those of the view's query."""
     tokens = tokenize(sql)
     view = _temp_view(tokens, sql)
     if view is not None:
         tokens = [t for t in tokens if t.start >= view.query_start]
-    if not tokens or tokens[0].text.upper() != "WITH":
-        return "", []
-    i = 1
-    keyword = "WITH"
-    if i < len(tokens) and tokens[i].text.upper() == "RECURSIVE":
-        keyword, i = "WITH RECURSIVE", 2
-    spans: list[tuple[int, int]] = []
-    while i < len(tokens):
-        close = _cte_query_end(tokens, i, sql)
-        spans.append((tokens[i].start, tokens[close].end))
-        i = close + 1
-        if i < len(tokens) and tokens[i].text == ",":
-            i += 1
+    lists: list[CteList] = []
+    for w, tok in enumerate(tokens):
+        if not _word(tok, "WITH"):
             continue
-        break
-    return keyword, spans
+        if w == 0:
+            end = len(sql)
+        elif _is(tokens[w - 1], "("):
+            end = tokens[_matching(tokens, w - 1, sql)].start
+        else:
+            continue  # ``WITH UNMATCHED ROWS``, ``WITH TIMEOUTS``, ``WITH TIME ZONE``
+        i, keyword = w + 1, "WITH"
+        if i < len(tokens) and _word(tokens[i], "RECURSIVE"):
+            keyword, i = "WITH RECURSIVE", i + 1
+        spans: list[tuple[int, int]] = []
+        names: list[str] = []
+        while i < len(tokens):
+            close = _cte_query_end(tokens, i, sql)
+            spans.append((tokens[i].start, tokens[close].end))
+            names.append(_name_text(tokens[i]).lower())
+            i = close + 1
+            if i < len(tokens) and tokens[i].text == ",":
+                i += 1
+                continue
+            break
+        lists.append(CteList(keyword, spans, tok.start, end, names))
+    return lists
+
+
+def _seen_lists(sql: str, before: int | None) -> list[tuple[str, list[str], list[str]]]:
+    """The WITH lists around offset ``before`` of ``sql`` (all, for None), outermost
+    first: keyword, the text and the name of each CTE defined before that offset (a CTE
+    sees only the earlier ones of its own list)."""
+    seen = []
+    for found in cte_lists(sql):
+        if before is not None and not found.start < before <= found.end:
+            continue
+        kept = [k for k, (_, b) in enumerate(found.spans) if before is None or b <= before]
+        if kept:
+            texts = [sql[slice(*found.spans[k])] for k in kept]
+            seen.append((found.keyword, texts, [found.names[k] for k in kept]))
+    return seen
+
+
+def cte_scope(sql: str, before: int) -> Callable[[str], str]:
+    """A query (``SELECT * FROM t``) as it reads at offset ``before`` of ``sql``: inside
+    each WITH list around that place, the innermost one's names first, as Spark resolves
+    them. A relation of the query Spark reads on its own is read through it."""
+    lists = _seen_lists(sql, before)
+
+    def scoped(query: str) -> str:
+        for depth, (keyword, texts, _) in enumerate(reversed(lists)):
+            if depth:
+                query = f"SELECT * FROM ({query}) AS __matchrec_scope{depth}"
+            query = f"{keyword} {', '.join(texts)} {query}"
+        return query
+
+    return scoped
+
+
+def visible_ctes(sql: str, before: int | None = None) -> tuple[str, list[str]]:
+    """The WITH keyword(s) and the text of each CTE (``name AS (...)``) that a relation at
+    offset ``before`` sees, as one list (an outer CTE that an inner one of the same name
+    hides left out); every CTE of ``sql`` for None."""
+    lists = _seen_lists(sql, before)
+    keyword = "WITH RECURSIVE" if any("RECURSIVE" in k for k, _, _ in lists) else "WITH"
+    texts: list[str] = []
+    hidden: set[str] = set()
+    for _, level_texts, names in reversed(lists):
+        texts[:0] = [t for t, n in zip(level_texts, names) if n not in hidden]
+        hidden.update(names)
+    return (keyword if texts else ""), texts
 
 
 def _cte_query_end(tokens: list[Token], i: int, sql: str) -> int:
@@ -668,23 +737,6 @@ def _cte_query_end(tokens: list[Token], i: int, sql: str) -> int:
         pos=at.start,
         hint="write each common table expression as name AS (query), separated by commas",
     )
-
-
-def with_prefix(sql: str, before: int | None = None) -> str:
-    """The ``WITH ...`` CTE list of ``sql`` for a relation at offset ``before``: every CTE
-    when it is in the main statement, only the CTEs defined before it when it sits inside
-    the WITH list itself (a CTE sees only earlier ones). '' without a WITH clause."""
-    keyword, texts = visible_ctes(sql, before)
-    return keyword + " " + ", ".join(texts) + " " if texts else ""
-
-
-def visible_ctes(sql: str, before: int | None = None) -> tuple[str, list[str]]:
-    """The WITH keyword(s) of ``sql`` and the text of each CTE (``name AS (...)``) that a
-    relation at offset ``before`` sees (see :func:`with_prefix`)."""
-    keyword, spans = cte_spans(sql)
-    if before is not None:
-        spans = [(a, b) for a, b in spans if b <= before]
-    return keyword, [sql[a:b] for a, b in spans]
 
 
 @dataclass(frozen=True)

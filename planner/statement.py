@@ -22,11 +22,11 @@ from matchrec.grammar.parser import parse_dynamic
 from matchrec.grammar.query_scan import (
     Occurrence,
     TempView,
+    cte_scope,
     find_match_recognize,
     temp_view_definition,
     tokenize,
     visible_ctes,
-    with_prefix,
 )
 from matchrec.grammar.window_scan import find_pattern_windows
 from sqlglot import exp
@@ -49,7 +49,7 @@ __all__ = [
     "statement_starts",
     "read_temp_view",
     "visible_ctes",
-    "with_prefix",
+    "cte_scope",
 ]
 
 

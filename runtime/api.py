@@ -38,11 +38,11 @@ from matchrec.planner.statement import (
     Occurrence,
     TempView,
     clause_bodies,
+    cte_scope,
     read_body,
     read_statement,
     read_temp_view,
     visible_ctes,
-    with_prefix,
 )
 from matchrec.planner.window_query import WindowQuery, read_windows, window_order_text
 from pyspark.errors import AnalysisException, PySparkException
@@ -501,7 +501,7 @@ def planned_clauses(
             raise told from None
         if isinstance(clause, DynamicClause):
             plan = None
-            result = _dynamic(spark, rewriter, relation, clause, frames)
+            result = _dynamic(spark, rewriter, relation, clause, frames, occ.relation_start)
         else:
             ctes = visible_ctes(rewriter.text, before=rewriter.at(occ.relation_start))
             with statement_ctes(*ctes):
@@ -575,10 +575,10 @@ def _windows(
     the result: FROM and WHERE become its name, each call over a window its column."""
     select = query_windows.select
     start, end = rewriter.at(select.from_start), rewriter.at(select.input_end)
-    prefix = with_prefix(rewriter.text, before=start)
+    scope = cte_scope(rewriter.text, before=start)
     try:
         relation = sql_with_frames(
-            spark, f"{prefix} SELECT * FROM {rewriter.text[start:end]}", frames
+            spark, scope(f"SELECT * FROM {rewriter.text[start:end]}"), frames
         )
         input_columns = list(relation.columns)
     except AnalysisException as exc:
@@ -594,11 +594,11 @@ def _windows(
     joined = None
     grouped = None
     if select.group_keys:
-        grouped = _grouped_input(spark, rewriter, select, frames, query, prefix)
+        grouped = _grouped_input(spark, rewriter, select, frames, query, scope)
         relation, input_columns = grouped, list(grouped.columns)
     elif select.joined:
         joined = joined_input(
-            lambda text: sql_with_frames(spark, f"{prefix} {text}", frames),
+            lambda text: sql_with_frames(spark, scope(text), frames),
             rewriter.text[start:end],
             input_columns,
         )
@@ -688,7 +688,7 @@ def _grouped_input(
     select: Any,
     frames: dict[str, DataFrame],
     query: str,
-    prefix: str,
+    scope: Callable[[str], str],
 ) -> DataFrame:
     """The groups of a SELECT with GROUP BY, one row per group with its keys: the rows a
     window with a row pattern of that SELECT matches (as Trino, after GROUP BY and
@@ -705,7 +705,7 @@ def _grouped_input(
     having = ""
     if select.having is not None:
         having = rewriter.text[rewriter.at(select.having[0]) : rewriter.at(select.having[1])]
-    text = f"{prefix} SELECT {keys} FROM {rewriter.text[start:end]} GROUP BY {keys} {having}"
+    text = scope(f"SELECT {keys} FROM {rewriter.text[start:end]} GROUP BY {keys} {having}")
     try:
         with quiet_analysis():
             groups = sql_with_frames(spark, text, frames)
@@ -724,9 +724,11 @@ def _dynamic(
     relation: DataFrame,
     clause: DynamicClause,
     frames: dict[str, DataFrame],
+    clause_start: int,
 ) -> DataFrame:
-    """The DataFrame of one MATCH_RECOGNIZE_DYNAMIC: its rule table read as a table or
-    view of the query (a streaming view streams the rules)."""
+    """The DataFrame of one MATCH_RECOGNIZE_DYNAMIC (its input relation at ``clause_start``
+    of the query): its rule table read as a table or view of the query where the clause
+    is (a streaming view streams the rules)."""
     name = clause.rules.text.strip()
     if not _TABLE_NAME.match(name):
         raise SemanticError(
@@ -735,10 +737,10 @@ def _dynamic(
             pos=clause.rules.pos,
             hint="create a view of the rules first, e.g. CREATE TEMP VIEW rules AS SELECT ...",
         )
-    prefix = with_prefix(rewriter.text, before=len(rewriter.text))
+    scope = cte_scope(rewriter.text, before=rewriter.at(clause_start))
     try:
         with quiet_analysis():
-            rules = sql_with_frames(spark, f"{prefix} SELECT * FROM {name}", frames)
+            rules = sql_with_frames(spark, scope(f"SELECT * FROM {name}"), frames)
             rules.schema  # noqa: B018 - Spark Connect analyses lazily: ask now
     except AnalysisException:
         raise SemanticError(
@@ -768,9 +770,10 @@ def _relation(
     results of the clauses already replaced (``frames``)."""
     start = rewriter.at(occ.relation_start)
     text = rewriter.text[start : rewriter.at(occ.relation_end)]
-    prefix = with_prefix(rewriter.text, before=start)
     # a bare subquery needs an alias in Spark; an aliased relation keeps its own
     source = (
         f"{text} AS __matchrec_input" if text.startswith("(") and not occ.relation_aliased else text
     )
-    return sql_with_frames(spark, f"{prefix} SELECT * FROM {source}", frames)
+    return sql_with_frames(
+        spark, cte_scope(rewriter.text, start)(f"SELECT * FROM {source}"), frames
+    )

@@ -206,6 +206,48 @@ def test_match_recognize_inside_a_with_clause(spark, prices):
     assert [r.n for r in matchrec.sql(spark, query).collect()] == [5]
 
 
+X = "(SELECT * FROM prices WHERE sym = 'x')"
+Y = "(SELECT * FROM prices WHERE sym = 'y')"
+CLAUSE = f"MATCH_RECOGNIZE ({BODY})"
+
+
+@pytest.mark.parametrize(
+    ("query", "inline"),
+    [
+        (  # a union branch's own WITH hides the statement's CTE of the same name
+            f"WITH t AS {X} SELECT * FROM t {CLAUSE} m UNION ALL "
+            f"SELECT * FROM (WITH t AS {Y} SELECT * FROM t {CLAUSE} m2)",
+            f"SELECT * FROM {X} {CLAUSE} m UNION ALL SELECT * FROM {Y} {CLAUSE} m2",
+        ),
+        (  # a WITH in a FROM subquery, a name of its own
+            f"SELECT * FROM (WITH u AS {Y} SELECT * FROM u {CLAUSE} m) z",
+            f"SELECT * FROM {Y} {CLAUSE} m",
+        ),
+        (  # ... hiding a temporary view
+            f"SELECT * FROM (WITH prices AS {Y} SELECT * FROM prices {CLAUSE} m) z",
+            f"SELECT * FROM {Y} {CLAUSE} m",
+        ),
+        (  # a WITH in a CTE's body hides the outer CTE
+            f"WITH t AS {X}, r AS (WITH t AS {Y} SELECT * FROM t {CLAUSE} m) SELECT * FROM r",
+            f"SELECT * FROM {Y} {CLAUSE} m",
+        ),
+        (  # a scalar subquery's WITH
+            f"WITH t AS {X} SELECT n, (SELECT max(n) FROM (WITH t AS {Y} "
+            f"SELECT * FROM t {CLAUSE} m2)) AS other FROM t {CLAUSE} m",
+            f"SELECT n, (SELECT max(n) FROM (SELECT * FROM {Y} {CLAUSE} m2)) AS other "
+            f"FROM {X} {CLAUSE} m",
+        ),
+    ],
+    ids=["union_branch", "from_subquery", "hides_view", "cte_body", "scalar_subquery"],
+)
+def test_a_clause_reads_the_nearest_with_of_its_input_name(spark, prices, query, inline):
+    """Spark resolves a name through the WITH lists around it, innermost first: so does
+    a clause's input (it read the statement's WITH only, a wrong answer)."""
+    expected = rows(matchrec.sql(spark, inline))
+    assert rows(matchrec.sql(spark, query)) == expected
+    assert expected  # the data gives a match to tell the CTEs apart
+
+
 PIECEWISE = {
     "row-local": """AFTER MATCH SKIP TO LAST UP
       PATTERN (STRT DOWN+ UP+)

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from matchrec.grammar import parse_clause
-from matchrec.grammar.query_scan import find_match_recognize, with_prefix
+from matchrec.grammar.query_scan import cte_scope, find_match_recognize
 from matchrec.planner.plan import end_anchor, plan_clause, primary_labels
 from matchrec.runtime.slt_parser import parse_file
 from pyspark.errors import AnalysisException
@@ -103,8 +103,8 @@ class Twin:
         self.view = f"twin_input_{index}"
         source = f"{relation} AS __twin_src" if relation.lstrip().startswith("(") else relation
         query = records[index].sql
-        prefix = with_prefix(query, before=find_match_recognize(query)[0].relation_start)
-        data = spark.sql(f"{prefix} SELECT * FROM {source}")
+        scope = cte_scope(query, before=find_match_recognize(query)[0].relation_start)
+        data = spark.sql(scope(f"SELECT * FROM {source}"))
         plan = plan_clause(clause, data.columns)
         keys = [F.col(f"`{k}`") for k in plan.partition_by]
         order = [_sort_key(*key) for key in plan.order_by] or [F.monotonically_increasing_id()]
