@@ -221,6 +221,10 @@ def _as_decimal(t: exp.DataType, node: exp.Expression) -> tuple[int, int] | None
     return None
 
 
+#: DATE widens to TIMESTAMP_NTZ, both to TIMESTAMP (any other timestamp: rank 2)
+_DATETIME_RANK = {T.DATE: 0, T.TIMESTAMPNTZ: 1}
+
+
 def wider(a: exp.DataType | None, b: exp.DataType | None) -> exp.DataType | None:
     """Spark's wider common type of two types (CASE branches, COALESCE, GREATEST), or None."""
     if a is None or b is None:
@@ -234,7 +238,7 @@ def wider(a: exp.DataType | None, b: exp.DataType | None) -> exp.DataType | None
     if a.this in _STRINGS and b.this in _STRINGS:
         return dtype("string")
     if {a.this, b.this} <= _TIMESTAMPS | {T.DATE}:
-        return b if b.this in _TIMESTAMPS else a
+        return max(a, b, key=lambda t: _DATETIME_RANK.get(t.this, 2))
     if not (_is_numeric(a) and _is_numeric(b)):
         return None
     if a.this == T.DECIMAL or b.this == T.DECIMAL:

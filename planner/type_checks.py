@@ -407,6 +407,40 @@ def _moment_with_number(check: TypeCheck, types: list[str], sql: str) -> Semanti
     )
 
 
+def _boolean_mixed(
+    check: TypeCheck, types: list[str], ansi: bool, sql: str
+) -> SemanticError | None:
+    """A BOOLEAN in arithmetic, or compared with a value that is no BOOLEAN or STRING
+    (``FIRST(A.flag) < C.n``), which Spark refuses when it analyses the query; without
+    ANSI mode it allows ``=`` and ``<=>`` (and ``<>``) with a number, as 1 or 0."""
+    arithmetic = check.operator in _MOMENT_ARITHMETIC
+    if len(types) != 2 or not (arithmetic or check.operator in _MOMENT_COMPARISONS):
+        return None
+    kinds = [_kind(t) for t in types]
+    if "boolean" not in kinds:
+        return None
+    flag = kinds.index("boolean")
+    other = 1 - flag
+    if not arithmetic and (kinds[other] in ("boolean", "void") or _is_string(types[other])):
+        return None
+    equality = check.operator in ("=", "<>", "<=>")
+    if not arithmetic and not ansi and equality and kinds[other] in _NUMBERS:
+        return None
+    shown = check.operands[flag]
+    why = (
+        "Spark has no arithmetic on BOOLEAN values"
+        if arithmetic
+        else "Spark compares a BOOLEAN only with a BOOLEAN"
+    )
+    return SemanticError(
+        f"{check.operator} mixes {shown.text} (BOOLEAN) and {check.operands[other].text} "
+        f"({types[other].upper()}) in {check.clause}: {why}",
+        sql=sql,
+        pos=shown.pos,
+        hint=f"turn it into a number first, e.g. IF({shown.text}, 1, 0)",
+    )
+
+
 #: operators Spark refuses between a DAY-TIME or YEAR-MONTH interval and a number, by
 #: the interval's operand index (0: on the left); ``*`` scales it, ``/`` divides it
 _INTERVAL_REFUSED = {
@@ -503,8 +537,10 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         complex_error = _complex_mixed(check, types, sql)
         if complex_error is not None:
             return complex_error
-    moment_error = _moment_with_number(check, types, sql) or _interval_with_number(
-        check, types, sql
+    moment_error = (
+        _moment_with_number(check, types, sql)
+        or _interval_with_number(check, types, sql)
+        or _boolean_mixed(check, types, ansi, sql)
     )
     if moment_error is not None:
         return moment_error

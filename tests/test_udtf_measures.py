@@ -40,7 +40,7 @@ from pyspark.sql.types import (
 )
 
 import matchrec
-from matchrec.errors import UnsupportedError
+from matchrec.errors import MatchRecognizeError, UnsupportedError
 
 VIEW = "mr_tfm_t"
 ROWS = """
@@ -698,6 +698,52 @@ def test_refused_with_a_caret_before_any_job(measure, at, says):
         build_program(body, INPUT)
     assert says in info.value.message
     assert body[info.value.pos :].startswith(at)
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "coalesce(LAST(B.ts), FIRST(A.ntz))",
+        "coalesce(FIRST(A.ntz), LAST(B.ts))",
+        "IF(count(*) > 10, FIRST(A.ts), LAST(B.ntz))",
+        "array(FIRST(A.ntz), LAST(B.ts))",
+    ],
+)
+def test_a_timestamp_beside_a_timestamp_ntz_is_a_timestamp(spark, view, measure):
+    """Spark's common type of TIMESTAMP and TIMESTAMP_NTZ is TIMESTAMP, the NTZ read in
+    the session zone, whichever comes first (the table function took the second's type:
+    TIMESTAMP_NTZ, seven hours off in Los Angeles)."""
+    body = BODY.format(measure=measure)
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_ntz AS SELECT * FROM VALUES "
+        "('a', 1, TIMESTAMP'2024-03-10 01:30:00', TIMESTAMP_NTZ'2024-03-10 01:30:00'), "
+        "('a', 2, TIMESTAMP'2024-03-11 02:00:00', TIMESTAMP_NTZ'2024-03-09 23:59:59') "
+        "AS t(k, o, ts, ntz)"
+    )
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/Los_Angeles"}):
+        expected = matchrec.sql(spark, f"SELECT * FROM mr_tfm_ntz MATCH_RECOGNIZE ({body})")
+        actual = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_ntz), {_literal(body)})")
+        assert "ntz" not in expected.schema["m"].dataType.simpleString()
+        assert actual.schema.simpleString() == expected.schema.simpleString()
+        assert actual.collect() == expected.collect()
+
+
+@pytest.mark.parametrize(
+    ("measure", "ansi"),
+    [("FIRST(A.i) > 0 < LAST(B.i)", "true"), ("FIRST(A.i) > 0 = LAST(B.i)", "true")]
+    + [("FIRST(A.i) > 0 < LAST(B.i)", "false"), ("(FIRST(A.i) > 0) + 1", "false")],
+)
+def test_a_boolean_compared_with_a_number_is_refused_in_every_door(spark, view, measure, ansi):
+    """Spark refuses BOOLEAN < INT (and = under ANSI mode) when it analyses the query;
+    the table function computed an answer."""
+    body = BODY.format(measure=measure)
+    with session_settings(spark, {"spark.sql.ansi.enabled": ansi}):
+        with pytest.raises(AnalysisException):
+            spark.sql(f"SELECT {measure.replace('A.', '').replace('B.', '')} FROM {VIEW}")
+        with pytest.raises(AnalysisException, match="BOOLEAN"):
+            spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), {_literal(body)})")
+        with pytest.raises(MatchRecognizeError, match="BOOLEAN"):
+            matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
 
 
 @pytest.fixture(scope="module")
