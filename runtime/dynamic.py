@@ -79,6 +79,7 @@ from .streaming import (
     bucket_of,
     late_frame,
     move_timer,
+    output_frame,
     packed_by_bucket,
     run_buckets,
     watermark_column,
@@ -531,6 +532,6 @@ class DynamicProcessor(StatefulProcessor):
         bucket.timer = move_timer(self.handle, bucket.timer, wake, watermark_ms)
         self.state.update((bucket.save(),))
         if out:
-            yield _table(out).to_pandas().assign(**{LATE: None})
+            yield output_frame(_table(out))
         if late:
             yield late_frame([*_RAW_SCHEMA.names, LATE], late)

@@ -211,6 +211,12 @@ def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: Struct
     )
 
 
+def output_frame(table: pa.Table) -> pd.DataFrame:
+    """``table``'s rows as a stateful processor yields them, its late-row column empty: a
+    MAP value as a dict, which PySpark's conversion reads (Arrow gives its pairs)."""
+    return table.to_pandas(maps_as_pydicts="strict").assign(**{LATE: None})
+
+
 def late_frame(columns: list[str], count: int) -> pd.DataFrame:
     """The output row of a processor that counts ``count`` late rows (``columns``: its
     output's, :data:`LATE` last)."""
@@ -300,6 +306,6 @@ class MatchProcessor(StatefulProcessor):
         if late is not None and self.spec.late_rows:
             done.batches.append(stream.late_output(late))
         for batch in done.batches:
-            yield batch.to_pandas().assign(**{LATE: None})
+            yield output_frame(batch)
         if late is not None:
             yield late_frame(self.columns, late.num_rows)

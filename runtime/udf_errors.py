@@ -66,10 +66,22 @@ def at_udf_call(exc: BaseException) -> MatchRuntimeError | None:
     for filename, line in reversed(frames):
         for (file, _), call in known:
             if file == filename and line in call.lines:
-                raised = next((t for t in reversed(text.splitlines()) if t.strip()), "")
                 return MatchRuntimeError(
-                    f"the Python UDF {call.name}() raised {raised.strip()}",
+                    f"the Python UDF {call.name}() raised {_raised(text)}",
                     sql=call.sql,
                     pos=call.pos,
                 )
     return None
+
+
+def _raised(text: str) -> str:
+    """The exception line (``ValueError: boom``) of the last traceback in ``text``: the
+    first line after its last frame that is not indented (a stream's error goes on with
+    Spark's plan after it)."""
+    frames = list(_FRAME.finditer(text))
+    after = text[frames[-1].end() :] if frames else text
+    lines = after.splitlines()[1:] if frames else after.splitlines()
+    found = next((t for t in lines if t.strip() and not t[0].isspace()), None)
+    if found is None:
+        found = next((t for t in reversed(text.splitlines()) if t.strip()), "")
+    return found.strip()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import importlib
 from collections.abc import Callable
+from typing import Any
 
 from matchrec.errors import MatchRecognizeError, MatchRuntimeError
 from matchrec.excepthook import carried_rebuilt
@@ -35,9 +36,18 @@ _CLIENTS = ("pyspark.errors.exceptions.captured", "pyspark.errors.exceptions.con
 _HOOK = "recover_python_exception"
 
 
+#: the StreamingQuery classes (classic, Connect), whose ``exception()`` builds the error
+#: that stopped a query without the recovery step above
+_QUERIES = (
+    ("pyspark.sql.streaming.query", "StreamingQuery"),
+    ("pyspark.sql.connect.streaming.query", "StreamingQuery"),
+)
+
+
 def install() -> None:
-    """Hook each PySpark client's error recovery once (calling it again is harmless; a
-    client that cannot be imported, or that lacks the step, is left alone)."""
+    """Hook each PySpark client's error recovery once, and each client's
+    ``StreamingQuery.exception()`` (calling it again is harmless; a client that cannot be
+    imported, or that lacks the step, is left alone)."""
     for name in _CLIENTS:
         try:
             module = importlib.import_module(name)
@@ -47,6 +57,15 @@ def install() -> None:
         if recover is None or getattr(recover, "matchrec_previous", None) is not None:
             continue
         setattr(module, _HOOK, _hooked(recover))
+    for name, cls_name in _QUERIES:
+        try:
+            cls = getattr(importlib.import_module(name), cls_name)
+        except (ImportError, AttributeError):
+            continue
+        exception = getattr(cls, "exception", None)
+        if exception is None or getattr(exception, "matchrec_previous", None) is not None:
+            continue
+        cls.exception = _exception_hooked(exception)
 
 
 def _hooked(recover: Callable[[BaseException], BaseException]) -> Callable:
@@ -56,6 +75,19 @@ def _hooked(recover: Callable[[BaseException], BaseException]) -> Callable:
 
     recover_matchrec_error.matchrec_previous = recover  # type: ignore[attr-defined]
     return recover_matchrec_error
+
+
+def _exception_hooked(exception: Callable[[Any], BaseException | None]) -> Callable:
+    """``StreamingQuery.exception`` giving the error that stopped a query as the matchrec
+    error it carries, as ``awaitTermination()`` raises it."""
+
+    @functools.wraps(exception)
+    def exception_as_matchrec_error(query: Any) -> BaseException | None:
+        found = exception(query)
+        return None if found is None else as_matchrec_error(found) or found
+
+    exception_as_matchrec_error.matchrec_previous = exception  # type: ignore[attr-defined]
+    return exception_as_matchrec_error
 
 
 def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:

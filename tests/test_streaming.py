@@ -11,7 +11,10 @@ from datetime import timedelta
 import pytest
 from matchrec.runtime.streaming import late_rows
 from pyspark.sql.types import (
+    ArrayType,
     DoubleType,
+    IntegerType,
+    MapType,
     StringType,
     StructField,
     StructType,
@@ -251,6 +254,52 @@ def test_within_timeouts_are_emitted_with_the_rows_matched_so_far(spark, tmp_pat
     assert got == batch_answer(spark, rows, CARDS, query)
 
 
+NESTED = StructType(
+    [
+        StructField("k", StringType()),
+        StructField("ts", TimestampType()),
+        StructField("v", DoubleType()),
+        StructField("tags", MapType(StringType(), IntegerType())),
+        StructField("hops", ArrayType(MapType(StringType(), IntegerType()))),
+    ]
+)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "MEASURES count(B.*) AS nb ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS v > PREV(v)",
+        "MEASURES LAST(B.tags) AS last_tags, map_keys(FIRST(A.tags)) AS keys, "
+        "collect_list(B.tags) AS all_tags, FIRST(B.hops) AS hops "
+        "ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS v > PREV(v)",
+    ],
+    ids=["all_rows", "measures"],
+)
+def test_map_values_in_a_stream_s_output(spark, tmp_path, body):
+    """A MAP value (an input column of ALL ROWS PER MATCH, a measure of one, maps inside
+    an array) reaches the stream's output as the batch gives it (it failed the first
+    micro-batch: PySpark reads a map from a dict, not from Arrow's pairs)."""
+    rows = [
+        ("a", at(m), v, {"m": int(m)} if m != 2 else None, [{"h": int(m)}, None])
+        for m, v in [(0, 5.0), (1, 6.0), (2, 7.0), (3, 1.0), (4, 2.0), (5, 3.0), (6, 0.0)]
+    ]
+    files = [[rows[1], rows[0], rows[3]], [rows[2], rows[5], rows[4]], [rows[6]]]
+    stream = FolderStream(spark, tmp_path, NESTED, "ts", "5 minutes")
+    sql = f"SELECT * FROM events MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts {body})"
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, sql)
+
+    query = stream.run(build, files)
+    stream.push_watermark(query, ("a", None, 0.0, None, None), at(100))
+    query.stop()
+    spark.createDataFrame(rows, NESTED).createOrReplaceTempView("events")
+    want = sorted((tuple(r) for r in matchrec.sql(spark, sql).collect()), key=repr)
+    assert len(want) >= 2
+    assert stream.output() == want
+
+
 def test_late_rows_are_counted_not_matched(spark, tmp_path):
     """A row older than the watermark is dropped by Spark and counted in the query's
     progress (``late_rows``); the output is that of the rows that were on time."""
@@ -307,6 +356,40 @@ def test_a_run_time_error_stops_the_stream_at_the_users_expression(
     assert "DIVIDE_BY_ZERO" in err.message
     assert err.sql[err.pos :].startswith(caret)  # the query, or the line a worker quoted
     assert "__mr_" not in str(err) and "/* matchrec" not in str(err)
+
+
+def test_a_python_udf_raising_in_a_stream_is_told_at_its_call(spark, tmp_path):
+    """A Python UDF that raises in a micro-batch: matchrec's run-time error at the call,
+    naming the UDF's own exception (not a line of Spark's plan that follows the
+    traceback), from ``processAllAvailable()`` and from the stopped query's
+    ``exception()`` alike."""
+    from pyspark.errors import StreamingQueryException
+
+    def boom(x: float | None) -> float | None:
+        if x is not None and x > 100:
+            raise ValueError(f"too big: {x}")
+        return x
+
+    spark.udf.register("mr_stream_boom", boom, DoubleType())
+    query = """
+      SELECT * FROM events MATCH_RECOGNIZE (
+        PARTITION BY card ORDER BY ts
+        MEASURES count(*) AS n
+        PATTERN (A B)
+        DEFINE B AS mr_stream_boom(amount) > 0)"""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    source = stream.source()
+    source.createOrReplaceTempView("events")
+    running = stream.start(matchrec.sql(spark, query))
+    stream.write([("a", at(0), 5.0, "FR"), ("a", at(1), 500.0, "FR")])
+    with pytest.raises(MatchRuntimeError) as info:
+        running.processAllAvailable()
+    stopped = running.exception()
+    for err in (info.value, stopped):
+        assert isinstance(err, MatchRuntimeError) and isinstance(err, StreamingQueryException)
+        assert "mr_stream_boom() raised ValueError: too big: 500.0" in err.message
+        assert err.sql[err.pos :].startswith("mr_stream_boom(amount)")
+        assert "__mr_" not in str(err)
 
 
 def test_late_rows_counts_more_batches_than_the_query_keeps_reports_of(spark, tmp_path):
