@@ -890,6 +890,8 @@ def cast_evaluator(
     span = day_time_span(source) if source is not None else None
     if span is not None and target.this in _STRINGS:
         convert = lambda v: interval_text(v, *span)  # noqa: E731
+    elif span is not None and (target.this in _INTEGRAL or target.this == T.DECIMAL):
+        convert = _interval_number(convert, span[1], exact=target.this == T.DECIMAL)
     elif source is not None and source.this == T.FLOAT and target.this in _STRINGS:
         convert = lambda v: float_text(v) if isinstance(v, float) else _to_string(v)  # noqa: E731
     elif target.this in _STRINGS and not ansi:  # a DECIMAL as Java's BigDecimal.toString
@@ -920,6 +922,24 @@ def cast_evaluator(
             ) from None
 
     return evaluate
+
+
+def _interval_number(
+    to_number: Callable[[Value], Value], end: str, exact: bool
+) -> Callable[[Value], Value]:
+    """CAST of a day-time interval to a number, as Spark casts it: a count of its end
+    field (``DAY TO SECOND``: seconds), whole (truncated toward zero) for an integer,
+    exact for a DECIMAL, then converted as that number would be."""
+    unit = _FIELD_MICROS[DAY_TIME_FIELDS.index(end)]
+
+    def convert(v: Value) -> Value:
+        micros = v // timedelta(microseconds=1)
+        if exact:
+            return to_number(Decimal(micros) / Decimal(unit))
+        whole = abs(micros) // unit
+        return to_number(whole if micros >= 0 else -whole)
+
+    return convert
 
 
 def _shown_value(v: Value) -> str:

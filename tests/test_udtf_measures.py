@@ -176,6 +176,23 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         BODY,
     ),
     "date_plus_day_time": ("LAST(B.dt) + FIRST(A.dti)", "max_by(dt, o) + min_by(dti, o)", BODY),
+    # a day-time interval cast to a number: a count of its end field (seconds)
+    "interval_to_int": ("CAST(LAST(B.dti) AS INT)", "CAST(max_by(dti, o) AS INT)", BODY),
+    "interval_to_decimal": (
+        "CAST(LAST(B.dti) AS DECIMAL(12, 3))",
+        "CAST(max_by(dti, o) AS DECIMAL(12, 3))",
+        BODY,
+    ),
+    "negative_interval_to_bigint": (
+        "CAST(FIRST(A.dti) - LAST(B.dti) AS BIGINT)",
+        "CAST(min_by(dti, o) - max_by(dti, o) AS BIGINT)",
+        BODY,
+    ),
+    "negative_interval_to_decimal": (
+        "CAST(FIRST(A.dti) - LAST(B.dti) AS DECIMAL(9, 0))",
+        "CAST(min_by(dti, o) - max_by(dti, o) AS DECIMAL(9, 0))",
+        BODY,
+    ),
     "date_minus_hours": (
         "LAST(B.dt) - INTERVAL '90' MINUTE * FIRST(A.o)",
         "max_by(dt, o) - INTERVAL '90' MINUTE * min(o)",
