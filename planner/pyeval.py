@@ -110,6 +110,10 @@ def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
     arrays and structs compare element by element (field by field), NULL first."""
 
     def compare(a: Any, b: Any) -> bool:
+        if isinstance(a, str) and isinstance(b, (bytes, bytearray)):
+            a = a.encode()  # Spark casts the STRING to BINARY: its UTF-8 bytes
+        elif isinstance(b, str) and isinstance(a, (bytes, bytearray)):
+            b = b.encode()
         if _is_nan(a) or _is_nan(b):
             return op(gf.order_key(a), gf.order_key(b))
         if isinstance(a, (list, tuple, dict)) and isinstance(b, (list, tuple, dict)):

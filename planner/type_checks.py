@@ -557,6 +557,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         )
     if not strings or not others:
         return None
+    if all(t == "binary" for _, t in others):
+        return None  # a string's cast to BINARY (its UTF-8 bytes) never fails
     culprits = [(o, t) for o, t in strings if check.glue or not o.literal]
     if not culprits or not (ansi or check.glue):
         return None

@@ -763,6 +763,46 @@ def test_a_boolean_compared_with_a_number_is_refused_in_every_door(spark, view, 
             matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
 
 
+def _binary_view(spark: SparkSession) -> None:
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_bin AS SELECT * FROM VALUES "
+        "('a', 1, 'hello', X'7A'), ('a', 2, 'é', X'C3A9'), ('a', 3, 'abc', X'616263'), "
+        "('a', 4, '', X''), ('a', 5, NULL, X'00') AS t(k, o, s, b)"
+    )
+
+
+@pytest.mark.parametrize("op", ["<", "=", ">=", "<=>"])
+def test_a_string_beside_a_binary_is_compared_as_its_utf8_bytes(spark, view, op):
+    """Spark casts the STRING to BINARY (which never fails, so ANSI mode allows it) and
+    compares bytes, unsigned: both doors give Spark's answer (they refused, or the table
+    function failed comparing str with bytes)."""
+    _binary_view(spark)
+    body = (
+        f"PARTITION BY k ORDER BY o MEASURES RUNNING LAST(A.s) {op} LAST(A.b) AS m "
+        "ALL ROWS PER MATCH PATTERN (A+) DEFINE A AS true"
+    )
+    want = [r.m for r in spark.sql(f"SELECT s {op} b AS m FROM mr_tfm_bin ORDER BY o").collect()]
+    got = matchrec.sql(spark, f"SELECT * FROM mr_tfm_bin MATCH_RECOGNIZE ({body}) ORDER BY o")
+    tf = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_bin), {_literal(body)}) ORDER BY o")
+    assert [r.m for r in got.collect()] == want
+    assert [r.m for r in tf.collect()] == want
+
+
+@pytest.mark.parametrize("op", ["<", ">=", "<>"])
+def test_define_compares_a_string_with_a_binary_of_another_row(spark, view, op):
+    """DEFINE's glue compares them as Spark does (it refused: no implicit casts there)."""
+    _binary_view(spark)
+    body = (
+        "PARTITION BY k ORDER BY o MEASURES FIRST(A.o) AS start ONE ROW PER MATCH "
+        f"AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS B.s {op} FIRST(A.b)"
+    )
+    pairs = f"SELECT x.o FROM mr_tfm_bin x JOIN mr_tfm_bin y ON y.o = x.o + 1 WHERE y.s {op} x.b"
+    want = sorted(r.o for r in spark.sql(pairs).collect())
+    got = matchrec.sql(spark, f"SELECT * FROM mr_tfm_bin MATCH_RECOGNIZE ({body})")
+    assert sorted(r.start for r in got.collect()) == want
+    assert want  # some pair compares true
+
+
 @pytest.fixture(scope="module")
 def udfs(spark: SparkSession) -> Iterator[None]:
     spark.sql("CREATE OR REPLACE TEMPORARY FUNCTION mr_plus_one(x INT) RETURNS INT RETURN x + 1")
