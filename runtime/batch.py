@@ -11,6 +11,7 @@ the DataFrame is built (analysis only), before any job runs.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from matchrec.planner.plan import MatchPlan, quote, refuse_untimed_within
 from matchrec.planner.sqltext import call_start, written_call
@@ -273,9 +274,15 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
         mapper = _partition_mapper(
             plan.program, bounds, carried, arrow_types, chunk_rows, group_rows, zone
         )
-    dotless, names = _without_dots(df)
-    matched = dotless.mapInArrow(_named_batches(mapper, names), out_schema)
+    matched = map_in_arrow(df, mapper, out_schema)
     return project_measures(months_restored(matched, encoded), plan, input_columns)
+
+
+def map_in_arrow(df: DataFrame, mapper: Callable, schema: StructType) -> DataFrame:
+    """``df.mapInArrow(mapper, schema)``, ``mapper`` seeing ``df``'s column names, whatever
+    they hold (see :func:`_without_dots`)."""
+    dotless, names = _without_dots(df)
+    return dotless.mapInArrow(_named_batches(mapper, names), schema)
 
 
 def _without_dots(df: DataFrame) -> tuple[DataFrame, list[str]]:

@@ -51,6 +51,7 @@ from .batch import (
     _probe_types,
     _select,
     _set_integer_widths,
+    map_in_arrow,
     matcher_output,
     project_measures,
 )
@@ -187,7 +188,8 @@ def packed_by_bucket(df: DataFrame) -> DataFrame:
     """``df`` (with its :data:`BUCKET` column) as one packed row per bucket and input
     batch: Spark hands a stateful processor its rows converted one by one, packed rows
     arrive as the Arrow tables they were (:mod:`matchrec.arrow_packing`)."""
-    return df.mapInArrow(
+    return map_in_arrow(
+        df,
         lambda batches: pack(batches, BUCKET),
         StructType([StructField(BUCKET, LongType()), StructField(PACKED, BinaryType())]),
     )

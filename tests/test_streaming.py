@@ -300,6 +300,32 @@ def test_map_values_in_a_stream_s_output(spark, tmp_path, body):
     assert stream.output() == want
 
 
+def test_column_names_with_dots_and_backticks_on_a_stream(spark, tmp_path):
+    """Names that PySpark's mapInArrow would read as field paths (``k e.y``) or refuse
+    (`` v`q ``): a stream matches them as the batch does (Spark's analysis error before)."""
+    query = """
+      SELECT * FROM (SELECT card AS `card.id`, ts, amount AS `amount``usd` FROM events)
+      MATCH_RECOGNIZE (
+        PARTITION BY `card.id` ORDER BY ts
+        MEASURES LAST(B.`amount``usd`) AS `last.amount`, count(*) AS n
+        PATTERN (A B+)
+        DEFINE B AS `amount``usd` > PREV(`amount``usd`))"""
+    rows = [("a", at(m), v, "FR") for m, v in [(0, 1.0), (1, 2.0), (2, 3.0), (3, 1.0), (4, 5.0)]]
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "5 minutes")
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, query)
+
+    running = stream.run(build, [[rows[1], rows[0]], [rows[3], rows[2], rows[4]]])
+    stream.push_watermark(running, ("a", None, 0.0, "FR"), at(100))
+    running.stop()
+    spark.createDataFrame(rows, CARDS).createOrReplaceTempView("events")
+    want = sorted((tuple(r) for r in matchrec.sql(spark, query).collect()), key=repr)
+    assert len(want) == 2
+    assert stream.output() == want
+
+
 def test_late_rows_are_counted_not_matched(spark, tmp_path):
     """A row older than the watermark is dropped by Spark and counted in the query's
     progress (``late_rows``); the output is that of the rows that were on time."""
