@@ -96,8 +96,32 @@ def translated(
     if pos is None:
         pos = len(query) - len(query.lstrip())  # the statement, where Spark names no part
     cls = SparkSyntaxError if isinstance(exc, ParseException) else SparkAnalysisError
-    hint = _HINTS.get((condition or "").split(".")[0])
+    hint = _HINTS.get((condition or "").split(".")[0]) or _row_pattern_call_hint(exc)
     return cls(first, spark_error=exc, sql=query, pos=pos, hint=hint)
+
+
+#: the row pattern functions Spark does not know (FIRST and LAST are also its aggregates),
+#: each with a measure computing it
+_ROW_PATTERN_ONLY = {
+    "CLASSIFIER": "CLASSIFIER() AS label",
+    "MATCH_NUMBER": "MATCH_NUMBER() AS match_no",
+    "PREV": "PREV(x) AS previous_x",
+    "NEXT": "NEXT(x) AS next_x",
+}
+
+
+def _row_pattern_call_hint(exc: AnalysisException) -> str | None:
+    """For ``MATCH_NUMBER()`` or ``CLASSIFIER()`` called in the query around a clause,
+    where Spark does not know them: they belong in the clause's MEASURES."""
+    if (exc.getCondition() or "") != "UNRESOLVED_ROUTINE":
+        return None
+    name = (exc.getMessageParameters() or {}).get("routineName", "").strip("`").upper()
+    if name not in _ROW_PATTERN_ONLY:
+        return None
+    return (
+        f"{name}() is known only inside MATCH_RECOGNIZE: compute it in MEASURES "
+        f"({_ROW_PATTERN_ONLY[name]}) and select that column"
+    )
 
 
 #: a relation's alias with a list of column names: ``AS m(a, b)``, ``m (a, b)``

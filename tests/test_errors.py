@@ -1877,6 +1877,14 @@ def test_run_time_errors_of_the_query_around_the_clause_are_at_its_text(
     assert "_pyspark_" not in str(info.value)
 
 
+@pytest.mark.parametrize("call", ["MATCH_NUMBER()", "CLASSIFIER()", "PREV(m.last_value)"])
+def test_a_row_pattern_function_outside_the_clause_points_to_measures(spark, view, call):
+    query = QUERY.format(view=view).replace("SELECT m.*", f"SELECT {call} AS x")
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index(call), MatchRecognizeError, "UNRESOLVED_ROUTINE")
+    assert "known only inside MATCH_RECOGNIZE: compute it in MEASURES" in err.hint
+
+
 def test_analysis_errors_matchrec_catches_are_not_logged_by_pyspark(spark, view):
     """PySpark logs each SQL error it raises as a JSON line on stderr (unless the session
     was built by matchrec, which quiets those loggers): the analysis errors matchrec
