@@ -209,13 +209,14 @@ def _one_expression(text: str) -> bool:
         return False
 
 
-def _balanced(tokens: list[Token]) -> bool:
+def _first_stray(tokens: list[Token]) -> int | None:
+    """Index of the first ``)`` in ``tokens`` that no earlier ``(`` of them opens."""
     depth = 0
-    for tok in tokens:
+    for j, tok in enumerate(tokens):
         depth += _is(tok, "(") - _is(tok, ")")
         if depth < 0:
-            return False
-    return depth == 0
+            return j
+    return None
 
 
 def unclosed(tokens: list[Token]) -> list[int]:
@@ -291,16 +292,14 @@ def _layout_culprit(tokens: list[Token], sql: str) -> SqlSyntaxError | None:
                 del opened[same[-1] :]
     for start, end in sorted(pairs, key=lambda pair: pair[1] - pair[0]):
         inside = tokens[start + 1 : end]
-        depth = 0
-        for tok in inside:
-            depth += _is(tok, "(") - _is(tok, ")")
-            if depth < 0:
-                return SqlSyntaxError(
-                    "unbalanced parenthesis: ')' without a matching '('",
-                    sql=sql,
-                    pos=tok.start,
-                    hint="remove this ')' or add the '(' it should close",
-                )
+        stray = _first_stray(inside)
+        if stray is not None:
+            return SqlSyntaxError(
+                "unbalanced parenthesis: ')' without a matching '('",
+                sql=sql,
+                pos=inside[stray].start,
+                hint="remove this ')' or add the '(' it should close",
+            )
         never_closed = unclosed(inside)
         if never_closed:
             return SqlSyntaxError(
@@ -536,9 +535,8 @@ def _refuse_misspelled_keyword(tokens: list[Token], k: int, sql: str) -> None:
 def find_match_recognize(sql: str) -> list[Occurrence]:
     """Every MATCH_RECOGNIZE clause of ``sql``, in text order (inner ones first)."""
     tokens = tokenize(sql)
-    if any(t.kind == "word" and t.text.upper() in _KEYWORDS for t in tokens) and not _balanced(
-        tokens
-    ):
+    named = any(t.kind == "word" and t.text.upper() in _KEYWORDS for t in tokens)
+    if named and (_first_stray(tokens) is not None or unclosed(tokens)):
         error = _layout_culprit(tokens, sql)
         if error is not None:
             raise error
