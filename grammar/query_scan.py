@@ -321,6 +321,20 @@ def _indent(sql: str, pos: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
+def in_lateral(sql: str, pos: int) -> bool:
+    """Whether offset ``pos`` of ``sql`` lies inside a ``LATERAL ( ... )`` subquery."""
+    opened: list[int] = []
+    tokens = tokenize(sql)
+    for j, tok in enumerate(tokens):
+        if tok.start >= pos:
+            break
+        if _is(tok, "("):
+            opened.append(j)
+        elif _is(tok, ")") and opened:
+            opened.pop()
+    return any(j > 0 and _word(tokens[j - 1], "LATERAL") for j in opened)
+
+
 def _clause_text(tokens: list[Token]) -> bool:
     """Whether ``tokens`` (between a clause's ``)`` and a stray one) read as more of the
     clause (``DEFINE B AS PREV(x) > 0``): parentheses balanced within, no word of the

@@ -24,6 +24,7 @@ from matchrec.grammar.query_scan import (
     TempView,
     cte_scope,
     find_match_recognize,
+    in_lateral,
     temp_view_definition,
     tokenize,
     visible_ctes,
@@ -50,6 +51,7 @@ __all__ = [
     "read_temp_view",
     "visible_ctes",
     "cte_scope",
+    "in_lateral",
 ]
 
 

@@ -39,6 +39,7 @@ from matchrec.planner.statement import (
     TempView,
     clause_bodies,
     cte_scope,
+    in_lateral,
     read_body,
     read_statement,
     read_temp_view,
@@ -493,7 +494,15 @@ def planned_clauses(
                 raise
             spans = [(o.relation_start, o.body_end + 1) for o, _ in clauses]
             span = (occ.relation_start, occ.relation_end)
-            raise translated(exc, query, spans, within=span) from None
+            hint = None
+            if (exc.getCondition() or "").startswith("UNRESOLVED_COLUMN") and in_lateral(
+                query, occ.relation_start
+            ):
+                hint = (
+                    "a MATCH_RECOGNIZE input is read on its own, without the row of the query "
+                    "around a LATERAL: match the whole input and join its result instead"
+                )
+            raise translated(exc, query, spans, within=span, hint=hint) from None
         except PySparkException as exc:
             told = literal_error(exc, query, (occ.relation_start, occ.relation_end))
             if told is None:

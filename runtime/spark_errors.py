@@ -71,12 +71,14 @@ def translated(
     name_length: int = 0,
     seen_from: int = 0,
     within: tuple[int, int] | None = None,
+    hint: str | None = None,
 ) -> MatchRecognizeError:
     """``exc``, raised by Spark for ``query`` rewritten (each span of ``replaced``, the
     outermost MATCH_RECOGNIZE clauses with their input relations, stood for by a name of
     ``name_length`` characters; Spark saw that text from offset ``seen_from`` on), as an
     error at ``query``'s text. With ``within`` (the span of an input relation, which
-    Spark read on its own), the error is looked for there by the text Spark quotes."""
+    Spark read on its own), the error is looked for there by the text Spark quotes;
+    ``hint`` where Spark's condition has none of its own here."""
     condition = exc.getCondition()
     text = str(exc)
     first = text.strip().splitlines()[0] if text.strip() else type(exc).__name__
@@ -96,7 +98,7 @@ def translated(
     if pos is None:
         pos = len(query) - len(query.lstrip())  # the statement, where Spark names no part
     cls = SparkSyntaxError if isinstance(exc, ParseException) else SparkAnalysisError
-    hint = _HINTS.get((condition or "").split(".")[0]) or _row_pattern_call_hint(exc)
+    hint = _HINTS.get((condition or "").split(".")[0]) or _row_pattern_call_hint(exc) or hint
     return cls(first, spark_error=exc, sql=query, pos=pos, hint=hint)
 
 

@@ -1885,6 +1885,18 @@ def test_a_row_pattern_function_outside_the_clause_points_to_measures(spark, vie
     assert "known only inside MATCH_RECOGNIZE: compute it in MEASURES" in err.hint
 
 
+def test_a_clause_input_reading_a_lateral_s_outer_row_says_to_join_after(spark, view):
+    """Spark resolves the outer row's column inside LATERAL; a clause's input is read on
+    its own: the error says so instead of only that ``s.name`` is unknown."""
+    clause = QUERY.format(view=f"(SELECT * FROM {view} WHERE name = s.name)").replace(
+        "SELECT m.*\n", "SELECT *\n"
+    )
+    query = f"SELECT s.name, x.* FROM (SELECT 'a' AS name) s, LATERAL ({clause}) x"
+    err = sql_error(spark, query)
+    assert_error(err, query, query.index("s.name)"), MatchRecognizeError, "UNRESOLVED_COLUMN")
+    assert "join its result instead" in err.hint
+
+
 def test_analysis_errors_matchrec_catches_are_not_logged_by_pyspark(spark, view):
     """PySpark logs each SQL error it raises as a JSON line on stderr (unless the session
     was built by matchrec, which quiets those loggers): the analysis errors matchrec
