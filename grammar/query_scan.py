@@ -659,6 +659,8 @@ def cte_lists(sql: str) -> list[CteList]:
         i, keyword = w + 1, "WITH"
         if i < len(tokens) and _word(tokens[i], "RECURSIVE"):
             keyword, i = "WITH RECURSIVE", i + 1
+        if w and not _opens_cte(tokens, i):
+            continue  # ``count(with)``: a column named with, which Spark allows
         spans: list[tuple[int, int]] = []
         names: list[str] = []
         while i < len(tokens):
@@ -672,6 +674,15 @@ def cte_lists(sql: str) -> list[CteList]:
             break
         lists.append(CteList(keyword, spans, tok.start, end, names))
     return lists
+
+
+def _opens_cte(tokens: list[Token], i: int) -> bool:
+    """Whether ``tokens[i]`` starts a CTE: a name, then ``(``, ``AS`` or ``MAX``."""
+    return (
+        i + 1 < len(tokens)
+        and tokens[i].kind in ("word", "quoted")
+        and (_is(tokens[i + 1], "(") or _word(tokens[i + 1], "AS") or _word(tokens[i + 1], "MAX"))
+    )
 
 
 def _seen_lists(sql: str, before: int | None) -> list[tuple[str, list[str], list[str]]]:
@@ -720,10 +731,10 @@ def visible_ctes(sql: str, before: int | None = None) -> tuple[str, list[str]]:
 
 
 def _cte_query_end(tokens: list[Token], i: int, sql: str) -> int:
-    """Index of the ``)`` that ends the CTE ``name [(cols)] [AS] (query)`` at ``tokens[i]``
-    (Spark's form: AS may be left out); a header of another form is a syntax error where
-    it goes wrong, as Spark reports it (its input would be read without the CTE)."""
-    j = i + 1
+    """Index of the ``)`` that ends the CTE ``name [(cols)] [MAX RECURSION LEVEL n] [AS]
+    (query)`` at ``tokens[i]`` (Spark's form: AS may be left out); a header of another
+    form is a syntax error where it goes wrong, as Spark reports it (its input would be
+    read without the CTE)."""
     if tokens[i].kind == "word" and tokens[i].text.upper() in _QUERY_WORDS_START and i > 1:
         raise SqlSyntaxError(
             f"the WITH clause ends with '{tokens[i - 1].text}' before {tokens[i].text.upper()}",
@@ -731,13 +742,17 @@ def _cte_query_end(tokens: list[Token], i: int, sql: str) -> int:
             pos=tokens[i - 1].start,
             hint="remove it, or add the next common table expression (name AS (query))",
         )
-    if tokens[i].kind in ("word", "quoted") and j < len(tokens) and _is(tokens[j], "("):
-        close = _matching(tokens, j, sql)
-        after = tokens[close + 1] if close + 1 < len(tokens) else None
-        if after is None or not (_word(after, "AS") or _is(after, "(")):
-            return close  # ``name (query)``
-        j = close + 1  # ``name (cols)``
+    j = i + 1
     if tokens[i].kind in ("word", "quoted"):
+        if j < len(tokens) and _is(tokens[j], "("):
+            close = _matching(tokens, j, sql)
+            if not _names_only(tokens[j + 1 : close]):
+                return close  # ``name (query)``
+            j = close + 1  # ``name (cols)``
+        if _words_at(tokens, j, "MAX", "RECURSION", "LEVEL"):
+            j += 3
+            while j < len(tokens) and tokens[j].kind == "punct" and tokens[j].text.isdigit():
+                j += 1  # the level's digits, one token each
         if j < len(tokens) and _word(tokens[j], "AS"):
             j += 1
         if j < len(tokens) and _is(tokens[j], "("):
@@ -748,6 +763,22 @@ def _cte_query_end(tokens: list[Token], i: int, sql: str) -> int:
         sql=sql,
         pos=at.start,
         hint="write each common table expression as name AS (query), separated by commas",
+    )
+
+
+def _names_only(tokens: list[Token]) -> bool:
+    """Whether ``tokens`` read as a list of column names (``a, b``), not a query."""
+    return all(
+        (t.kind in ("word", "quoted") and t.text.upper() not in _QUERY_WORDS_START)
+        if k % 2 == 0
+        else _is(t, ",")
+        for k, t in enumerate(tokens)
+    )
+
+
+def _words_at(tokens: list[Token], j: int, *words: str) -> bool:
+    return len(tokens) >= j + len(words) and all(
+        _word(tokens[j + k], w) for k, w in enumerate(words)
     )
 
 

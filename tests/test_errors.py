@@ -19,7 +19,12 @@ from datetime import date, timedelta
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
-from matchrec.planner.statement import bound_parameters, check_syntax, read_statement
+from matchrec.planner.statement import (
+    bound_parameters,
+    check_syntax,
+    cte_scope,
+    read_statement,
+)
 from pyspark.errors import AnalysisException, PySparkException
 
 import matchrec
@@ -1877,6 +1882,19 @@ def test_run_time_errors_of_the_query_around_the_clause_are_at_its_text(
     assert "_pyspark_" not in str(info.value)
 
 
+def test_a_plain_query_failing_at_the_same_place_is_left_to_spark(spark, view):
+    """After a matchrec query fails in its outer SELECT, a plain spark.sql failing in the
+    same expression at the same offset (another table) stays Spark's own error."""
+    select = "SELECT 1 DIV (first_value - first_value) AS q FROM "
+    clause = QUERY.format(view=view).replace("SELECT m.*\n", "SELECT *\n")
+    with pytest.raises(MatchRuntimeError):
+        matchrec.sql(spark, f"{select}({clause}) x").collect()
+    with pytest.raises(PySparkException) as info:
+        spark.sql(f"{select}(SELECT 1 AS first_value) x").collect()
+    assert not isinstance(info.value, MatchRecognizeError)
+    assert "DIVIDE_BY_ZERO" in str(info.value)
+
+
 @pytest.mark.parametrize("call", ["MATCH_NUMBER()", "CLASSIFIER()", "PREV(m.last_value)"])
 def test_a_row_pattern_function_outside_the_clause_points_to_measures(spark, view, call):
     query = QUERY.format(view=view).replace("SELECT m.*", f"SELECT {call} AS x")
@@ -2206,10 +2224,27 @@ def test_a_malformed_with_list_is_a_syntax_error_where_it_goes_wrong(header, cul
 
 
 @pytest.mark.parametrize(
-    "header", ["WITH base (SELECT 1)", "WITH base(a) (SELECT 1)", "WITH base(a) AS (SELECT 1)"]
+    "header",
+    [
+        "WITH base (SELECT 1)",
+        "WITH base(a) (SELECT 1)",
+        "WITH base(a) AS (SELECT 1)",
+        "WITH RECURSIVE base MAX RECURSION LEVEL 5 AS (SELECT 1)",
+        "WITH RECURSIVE base(a) MAX RECURSION LEVEL 10 AS (SELECT 1)",
+    ],
 )
 def test_with_lists_spark_reads_are_read(header):
-    check_syntax(header + "\n" + QUERY.format(view="base"))
+    """Each form of Spark's CTE header: the clause's input reads the CTE, as written."""
+    query = header + "\n" + QUERY.format(view="base")
+    check_syntax(query)
+    scoped = cte_scope(query, query.index("base MATCH_RECOGNIZE"))("SELECT * FROM base")
+    assert scoped == f"{header} SELECT * FROM base"
+
+
+def test_a_column_named_with_is_no_with_list():
+    query = QUERY.format(view="(SELECT with, id FROM (SELECT 1 AS with, 2 AS id) s)")
+    check_syntax(query)
+    assert cte_scope(query, query.index("MATCH_RECOGNIZE"))("SELECT 1") == "SELECT 1"
 
 
 @pytest.mark.parametrize(
