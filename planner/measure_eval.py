@@ -898,7 +898,8 @@ def cast_evaluator(
         convert = _legacy_string
     inner = compile_arg(node.this)
     safe = bool(node.args.get("safe"))
-    legacy = legacy_cast(target)
+    # an interval that overflows the number is Spark's error with or without ANSI mode
+    legacy = legacy_cast(target) if span is None else None
 
     def evaluate(arg: Any) -> Value:
         v = inner(arg)
@@ -911,7 +912,7 @@ def cast_evaluator(
         except (ValueError, TypeError, ArithmeticError):  # InvalidOperation included
             if safe:
                 return None
-            if not ansi:
+            if not ansi and legacy is not None:
                 return legacy(v)
             raise MatchRuntimeError(
                 f"cannot cast {_shown_value(v)} to {target.sql('spark').upper()} (Spark raises "
@@ -928,13 +929,13 @@ def _interval_number(
     to_number: Callable[[Value], Value], end: str, exact: bool
 ) -> Callable[[Value], Value]:
     """CAST of a day-time interval to a number, as Spark casts it: a count of its end
-    field (``DAY TO SECOND``: seconds), whole (truncated toward zero) for an integer,
-    exact for a DECIMAL, then converted as that number would be."""
+    field (``DAY TO SECOND``: seconds), whole (truncated toward zero) but for seconds to a
+    DECIMAL (exact), then converted as that number would be."""
     unit = _FIELD_MICROS[DAY_TIME_FIELDS.index(end)]
 
     def convert(v: Value) -> Value:
         micros = v // timedelta(microseconds=1)
-        if exact:
+        if exact and end == "SECOND":
             return to_number(Decimal(micros) / Decimal(unit))
         whole = abs(micros) // unit
         return to_number(whole if micros >= 0 else -whole)

@@ -85,7 +85,7 @@ def _origin(exc: BaseException) -> tuple[str, int] | None:
             continue
         if not fragment or len(lines) < 2:
             continue
-        origin = _latest(_shown(lines[1]), fragment, start) or _around(lines[0], fragment, start)
+        origin = _latest(_shown(lines[1]), fragment, start) or _around(lines, fragment, start)
         if origin is not None:
             return origin
     return None
@@ -94,19 +94,29 @@ def _origin(exc: BaseException) -> tuple[str, int] | None:
 _HEADER = re.compile(r"== SQL \(line (\d+), position (\d+)\) ==")
 
 
-def _around(header: str, fragment: str, start: int) -> tuple[str, int] | None:
+#: a view name as Spark shows it (maybe cut by "..."), or a cut name's hexadecimal tail
+_VIEW_NAME = re.compile(r"\S*_pyspark_\S*|^[0-9a-f]+(?=\s)")
+
+
+def _around(lines: list[str], fragment: str, start: int) -> tuple[str, int] | None:
     """The user's place of an error in the query around the clauses: the latest
-    remembered text with ``fragment`` at ``start``, on the line and column Spark's
-    ``header`` names."""
-    found = _HEADER.search(header)
+    remembered text with ``fragment`` at ``start``, on the line and column of Spark's
+    header (``lines[0]``), whose line holds the text Spark shows (``lines[1]``, view
+    names aside): a plain ``spark.sql`` failing in the same expression at the same
+    place reads another table there."""
+    found = _HEADER.search(lines[0])
     if found is None:
         return None
     line, column = int(found[1]), int(found[2])
+    pieces = [p for p in _VIEW_NAME.split(_shown(lines[1]).strip()) if p.strip()]
     for seen, (sql, back) in _queries.latest_first():
         if seen[start : start + len(fragment)] != fragment:
             continue
         before = seen[:start]
-        if before.count("\n") + 1 == line and start - before.rfind("\n") == column:
+        if before.count("\n") + 1 != line or start - before.rfind("\n") != column:
+            continue
+        shown = seen.split("\n")[line - 1]
+        if all(p.strip() in shown for p in pieces):
             return sql, back(start)
     return None
 

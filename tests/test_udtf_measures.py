@@ -763,6 +763,18 @@ def test_a_boolean_compared_with_a_number_is_refused_in_every_door(spark, view, 
             matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
 
 
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_an_interval_too_big_for_the_number_fails_with_or_without_ansi(spark, view, ansi):
+    """Spark's CAST of an interval to a number overflows with CAST_OVERFLOW whatever
+    spark.sql.ansi.enabled says (the table function gave NULL without ANSI mode)."""
+    body = BODY.format(measure="CAST(LAST(B.dti) - FIRST(A.dti) AS TINYINT)")
+    with session_settings(spark, {"spark.sql.ansi.enabled": ansi}):
+        with pytest.raises(Exception, match="CAST_OVERFLOW"):
+            matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})").collect()
+        with pytest.raises(Exception, match="CAST_OVERFLOW"):
+            spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), {_literal(body)})").collect()
+
+
 def _binary_view(spark: SparkSession) -> None:
     spark.sql(
         "CREATE OR REPLACE TEMP VIEW mr_tfm_bin AS SELECT * FROM VALUES "
