@@ -158,12 +158,7 @@ def _matching(tokens: list[Token], i: int, sql: str, keyword: str | None = None)
         if keyword is not None and unclosed(tokens[i:]) == [0] and not own_line:
             _raise_unclosed_clause(tokens, i, last_inner, sql, keyword)
         parse_clause(sql[start : tokens[last_inner].start], base=start, sql=sql)
-    raise SqlSyntaxError(
-        "unbalanced parenthesis: '(' is never closed",
-        sql=sql,
-        pos=tokens[i].start,
-        hint="add the missing )",
-    )
+    raise _unbalanced(sql, tokens[i].start, stray=False)
 
 
 #: tokens of the query after a clause that lacks its ``)``, tried as the clause's end
@@ -255,19 +250,24 @@ def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) 
                 aliased = bool(between) and (between[0].text.upper() == "AS" or len(between) == 1)
                 if close < j and not aliased and _clause_text(between):
                     culprit = close
-            raise SqlSyntaxError(
-                "unbalanced parenthesis: ')' without a matching '('",
-                sql=sql,
-                pos=tokens[culprit].start,
-                hint="remove this ')' or add the '(' it should close",
-            )
+            raise _unbalanced(sql, tokens[culprit].start, stray=True)
     if opened:
-        raise SqlSyntaxError(
-            "unbalanced parenthesis: '(' is never closed",
+        raise _unbalanced(sql, tokens[opened[-1]].start, stray=False)
+
+
+def _unbalanced(sql: str, pos: int, stray: bool) -> SqlSyntaxError:
+    """The error for a ``)`` without its ``(`` (``stray``), or a ``(`` never closed, at
+    ``pos``."""
+    if stray:
+        return SqlSyntaxError(
+            "unbalanced parenthesis: ')' without a matching '('",
             sql=sql,
-            pos=tokens[opened[-1]].start,
-            hint="add the missing )",
+            pos=pos,
+            hint="remove this ')' or add the '(' it should close",
         )
+    return SqlSyntaxError(
+        "unbalanced parenthesis: '(' is never closed", sql=sql, pos=pos, hint="add the missing )"
+    )
 
 
 def _layout_culprit(tokens: list[Token], sql: str) -> SqlSyntaxError | None:
@@ -294,20 +294,10 @@ def _layout_culprit(tokens: list[Token], sql: str) -> SqlSyntaxError | None:
         inside = tokens[start + 1 : end]
         stray = _first_stray(inside)
         if stray is not None:
-            return SqlSyntaxError(
-                "unbalanced parenthesis: ')' without a matching '('",
-                sql=sql,
-                pos=inside[stray].start,
-                hint="remove this ')' or add the '(' it should close",
-            )
+            return _unbalanced(sql, inside[stray].start, stray=True)
         never_closed = unclosed(inside)
         if never_closed:
-            return SqlSyntaxError(
-                "unbalanced parenthesis: '(' is never closed",
-                sql=sql,
-                pos=inside[never_closed[-1]].start,
-                hint="add the missing )",
-            )
+            return _unbalanced(sql, inside[never_closed[-1]].start, stray=False)
     return None
 
 
