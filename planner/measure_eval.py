@@ -914,9 +914,11 @@ def cast_evaluator(
                 return None
             if not ansi and legacy is not None:
                 return legacy(v)
+            shown = interval_text(v, *span) if span is not None else _shown_value(v)
+            when = "" if legacy is None else " under spark.sql.ansi.enabled"
             raise MatchRuntimeError(
-                f"cannot cast {_shown_value(v)} to {target.sql('spark').upper()} (Spark raises "
-                f"{_cast_condition(v, target)} under spark.sql.ansi.enabled)",
+                f"cannot cast {shown} to {target.sql('spark').upper()} (Spark raises "
+                f"{_cast_condition(v, target)}{when})",
                 sql=sql,
                 pos=pos,
                 hint="use TRY_CAST to get NULL instead",
