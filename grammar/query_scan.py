@@ -236,21 +236,16 @@ def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) 
 
     A stray ``)`` right after a clause (``PREV(price))`` then ``) AS m``) is the clause
     closing early: the caret goes to the ``)`` that ended it."""
-    opened: list[int] = []
-    for j, tok in enumerate(tokens):
-        if _is(tok, "("):
-            opened.append(j)
-        elif _is(tok, ")"):
-            if opened:
-                opened.pop()
-                continue
-            culprit = j
-            for _, close in found:
-                between = tokens[close + 1 : j]
-                aliased = bool(between) and (between[0].text.upper() == "AS" or len(between) == 1)
-                if close < j and not aliased and _clause_text(between):
-                    culprit = close
-            raise _unbalanced(sql, tokens[culprit].start, stray=True)
+    j = _first_stray(tokens)
+    if j is not None:
+        culprit = j
+        for _, close in found:
+            between = tokens[close + 1 : j]
+            aliased = bool(between) and (between[0].text.upper() == "AS" or len(between) == 1)
+            if close < j and not aliased and _clause_text(between):
+                culprit = close
+        raise _unbalanced(sql, tokens[culprit].start, stray=True)
+    opened = unclosed(tokens)
     if opened:
         raise _unbalanced(sql, tokens[opened[-1]].start, stray=False)
 

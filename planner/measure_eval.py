@@ -891,7 +891,8 @@ def cast_evaluator(
     if span is not None and target.this in _STRINGS:
         convert = lambda v: interval_text(v, *span)  # noqa: E731
     elif span is not None and (target.this in _INTEGRAL or target.this == T.DECIMAL):
-        convert = _interval_number(convert, span[1], exact=target.this == T.DECIMAL)
+        exact = target.this == T.DECIMAL and span[1] == "SECOND"
+        convert = _interval_number(convert, span[1], exact)
     elif source is not None and source.this == T.FLOAT and target.this in _STRINGS:
         convert = lambda v: float_text(v) if isinstance(v, float) else _to_string(v)  # noqa: E731
     elif target.this in _STRINGS and not ansi:  # a DECIMAL as Java's BigDecimal.toString
@@ -931,13 +932,13 @@ def _interval_number(
     to_number: Callable[[Value], Value], end: str, exact: bool
 ) -> Callable[[Value], Value]:
     """CAST of a day-time interval to a number, as Spark casts it: a count of its end
-    field (``DAY TO SECOND``: seconds), whole (truncated toward zero) but for seconds to a
-    DECIMAL (exact), then converted as that number would be."""
+    field (``DAY TO SECOND``: seconds), ``exact`` (seconds to a DECIMAL) or whole
+    (truncated toward zero), then converted as that number would be."""
     unit = _FIELD_MICROS[DAY_TIME_FIELDS.index(end)]
 
     def convert(v: Value) -> Value:
         micros = v // timedelta(microseconds=1)
-        if exact and end == "SECOND":
+        if exact:
             return to_number(Decimal(micros) / Decimal(unit))
         whole = abs(micros) // unit
         return to_number(whole if micros >= 0 else -whole)

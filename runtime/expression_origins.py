@@ -91,9 +91,8 @@ def _origin(exc: BaseException) -> tuple[str, int] | None:
     return None
 
 
+#: the header of the SQL context of Spark's error message: the line and column it shows
 _HEADER = re.compile(r"== SQL \(line (\d+), position (\d+)\) ==")
-
-
 #: a view name as Spark shows it (maybe cut by "..."), or a cut name's hexadecimal tail
 _VIEW_NAME = re.compile(r"\S*_pyspark_\S*|^[0-9a-f]+(?=\s)")
 
@@ -122,12 +121,12 @@ def _around(lines: list[str], fragment: str, start: int) -> tuple[str, int] | No
 
 
 #: the SQL context of Spark's error message: its header, then the line it shows
-_CONTEXT = re.compile(r"^== SQL \(line \d+, position \d+\) ==\n(.+)$", re.MULTILINE)
+_CONTEXT = re.compile(rf"^{_HEADER.pattern}\n(.+)$", re.MULTILINE)
 
 
 def _origin_in_text(message: str) -> tuple[str, int] | None:
     for found in _CONTEXT.finditer(message):
-        shown = _shown(found[1]).strip()
+        shown = _shown(found[3]).strip()  # after the header's line and column
         origin = _latest(shown) if shown else None
         if origin is not None:
             return origin

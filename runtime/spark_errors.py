@@ -207,7 +207,7 @@ def _position(
     """Where in ``query`` Spark's error points, None if unknown: Spark's offset into the
     text it saw mapped back when the text there is the fragment Spark quotes, else the
     first place of that fragment outside the clauses."""
-    seen = _seen(query, replaced, name_length)[seen_from:]
+    seen, back = seen_text(query, replaced, name_length, seen_from)
     fragment, start = _quoted(exc, text)
     near = _NEAR.search(text)
     if near is not None and near.group(2):  # at the end of the input
@@ -219,7 +219,7 @@ def _position(
         if line <= len(lines):
             start = sum(len(ln) + 1 for ln in lines[: line - 1]) + int(at.group(2))
     if start is not None and (not fragment or seen[start : start + len(fragment)] == fragment):
-        return _back(start + seen_from, replaced, name_length)
+        return back(start)
     return _fragment_at(fragment, query, replaced)
 
 
