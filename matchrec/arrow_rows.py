@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
-from matchrec.sql_values import WIDE_DECIMALS, Float32
+from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32
 
 MATCHED = "__mr_matched"
 
@@ -60,7 +60,7 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     """``array``'s values as the engine's Python values: maps as dicts (as Spark hands
     them to Python), FLOATs, also inside arrays, maps and structs, as
     :class:`~matchrec.sql_values.Float32` (so that they are written as Spark writes a
-    FLOAT)."""
+    FLOAT), CALENDAR INTERVALs as :class:`~matchrec.sql_values.CalendarInterval`."""
     try:
         values = array.to_pylist(maps_as_pydicts="lossy")
     except OverflowError:  # a DATE or TIMESTAMP past year 9999 (or before year 1)
@@ -69,7 +69,13 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
             "rows, which holds dates and times in Python's range",
             hint="keep such rows out of the match, or compute the measure with matchrec.sql",
         ) from None
+    if pa.types.is_interval(array.type):  # make_interval(...): a CALENDAR INTERVAL
+        return [None if v is None else _calendar(v) for v in values]
     return _floats_marked(values, array.type) if _has_float32(array.type) else values
+
+
+def _calendar(v: Any) -> CalendarInterval:
+    return CalendarInterval(v.months, v.days, v.nanoseconds // 1000)
 
 
 def _has_float32(kind: pa.DataType) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import struct
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
@@ -33,6 +34,48 @@ class Float32(float):
     (``matchrec.integer_width``)."""
 
     __slots__ = ()
+
+
+@dataclass(frozen=True)
+class CalendarInterval:
+    """A value of Spark's CALENDAR INTERVAL type (``make_interval(...)``): months, days
+    and microseconds kept apart, since a month and a day have no fixed length. Arrow
+    carries it as a month-day-nano interval; it is added to dates and timestamps
+    (:func:`matchrec.planner.datetime_steps.calendar_plus`), negated and summed."""
+
+    months: int
+    days: int
+    micros: int
+
+    def __neg__(self) -> CalendarInterval:
+        return CalendarInterval(-self.months, -self.days, -self.micros)
+
+    def __add__(self, other: object) -> CalendarInterval:
+        if not isinstance(other, CalendarInterval):
+            return NotImplemented
+        return CalendarInterval(
+            self.months + other.months, self.days + other.days, self.micros + other.micros
+        )
+
+    def __sub__(self, other: object) -> CalendarInterval:
+        return self + (-other) if isinstance(other, CalendarInterval) else NotImplemented
+
+    def __str__(self) -> str:
+        """As Spark writes it (``1 years 2 months 4 days 1 hours 1.5 seconds``): each unit
+        that is not zero, Java's truncating division and remainder between them."""
+        hours, rest = _java_divmod(self.micros, 3_600_000_000)
+        minutes, rest = _java_divmod(rest, 60_000_000)
+        years, months = _java_divmod(self.months, 12)
+        seconds = f"{Decimal(rest).scaleb(-6).normalize():f}"
+        units = [years, months, self.days, hours, minutes, seconds if rest else 0]
+        names = ["years", "months", "days", "hours", "minutes", "seconds"]
+        return " ".join(f"{n} {name}" for n, name in zip(units, names) if n) or "0 seconds"
+
+
+def _java_divmod(a: int, b: int) -> tuple[int, int]:
+    """Java's ``a / b`` and ``a % b`` of longs: the quotient truncated toward zero."""
+    q = abs(a) // b * (1 if a >= 0 else -1)
+    return q, a - q * b
 
 
 def to_float32(x: float) -> Float32:

@@ -105,6 +105,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     ),
     **{f"TIMESTAMPADD_{unit}": (_TIMESTAMP, _LONG) for unit in TIMESTAMP_UNITS},
     "MAKE_DT_INTERVAL": (_INT, _INT, _INT, Param("decimal(18,6)", (int, float, Decimal))),
+    "MAKE_INTERVAL": (*[_INT] * 6, Param("decimal(18,6)", (int, float, Decimal))),
     # a shift's base: an INT or BIGINT as it is, another number or a string read as an INT
     **dict.fromkeys(("SHIFTLEFT", "SHIFTRIGHT", "SHIFTRIGHTUNSIGNED"), (_INT,)),
     **dict.fromkeys(("MAKE_DATE", "FACTORIAL"), (_INT,)),

@@ -11,11 +11,12 @@ A DATE moved by an interval with hours starts at its midnight in the session zon
 
 from __future__ import annotations
 
+import calendar
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError
-from matchrec.sql_values import MAX_ARRAY_LENGTH
+from matchrec.sql_values import MAX_ARRAY_LENGTH, CalendarInterval
 from matchrec.zones import SESSION_ZONE
 
 _MICRO = timedelta(microseconds=1)
@@ -36,7 +37,12 @@ def local_days_plus(ts: datetime, days: int) -> datetime:
     ``ZonedDateTime.plusDays``)."""
     if not days:
         return ts
-    local = ts.replace(tzinfo=None) + timedelta(days=days)
+    return _resolved(ts, ts.replace(tzinfo=None) + timedelta(days=days))
+
+
+def _resolved(ts: datetime, local: datetime) -> datetime:
+    """The wall clock ``local`` in ``ts``'s zone, at ``ts``'s offset where that is one
+    of its offsets (Java's ``ZonedDateTime.ofLocal`` with a preferred offset)."""
     offset = ts.utcoffset()
     candidates = [local.replace(tzinfo=ts.tzinfo, fold=f) for f in (0, 1)]
     same = [c for c in candidates if c.utcoffset() == offset]
@@ -57,6 +63,53 @@ def timestamp_plus(ts: datetime, delta: timedelta) -> datetime:
     """Spark's TIMESTAMP plus a day-time interval (``timestampAddDayTime``)."""
     days, rest = whole_days(delta)
     return elapsed_plus(local_days_plus(ts, days), rest)
+
+
+def months_later(day: date, months: int) -> date:
+    """Java's ``plusMonths``: the same day ``months`` later, clipped to the month's end."""
+    if not months:
+        return day
+    count = day.year * 12 + day.month - 1 + months
+    year, month = divmod(count, 12)
+    if not 1 <= year <= 9999:
+        raise ValueError(f"{day} moved by {months} months is outside years 1-9999")
+    return day.replace(year=year, month=month + 1, day=min(day.day, _month_length(year, month)))
+
+
+def _month_length(year: int, month0: int) -> int:
+    return calendar.monthrange(year, month0 + 1)[1]
+
+
+def calendar_plus(value: date, interval: CalendarInterval, ansi: bool) -> date:
+    """Spark's DATE, TIMESTAMP or TIMESTAMP_NTZ plus a CALENDAR INTERVAL
+    (``make_interval``): its months, then its days move the wall clock (the offset kept
+    where still valid, as Java's ``ZonedDateTime.plusMonths``/``plusDays``), then its
+    microseconds are elapsed time. A DATE moved by microseconds is an error under ANSI
+    mode; without it, its midnight in the session zone is moved and the day taken."""
+    months, days = interval.months, interval.days
+    micros = timedelta(microseconds=interval.micros)
+    if isinstance(value, datetime) and value.tzinfo is None:  # a wall clock: no zone
+        moved = value.replace(**_fields(months_later(value.date(), months) + timedelta(days=days)))
+        return moved + micros
+    if isinstance(value, datetime):
+        local = value.replace(tzinfo=None)
+        by_months = local.replace(**_fields(months_later(local.date(), months)))
+        return elapsed_plus(local_days_plus(_resolved(value, by_months), days), micros)
+    if not interval.micros:
+        return months_later(value, months) + timedelta(days=days)
+    if ansi:
+        raise ValueError(
+            "[INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION] Cannot add an interval to a date "
+            "because its microseconds part is not 0. To resolve this, cast the input date "
+            "to a timestamp, which supports the addition of intervals with non-zero "
+            "microseconds."
+        )
+    midnight = _midnight(value)
+    return calendar_plus(midnight, interval, ansi).astimezone(midnight.tzinfo).date()
+
+
+def _fields(day: date) -> dict[str, int]:
+    return {"year": day.year, "month": day.month, "day": day.day}
 
 
 def moved_midnight(day: date, by: timedelta) -> datetime:

@@ -13,6 +13,9 @@ for DEFINE's glue over values of several rows.
 * ``make_dt_interval(days, hours, mins, secs)``: ``secs`` as DECIMAL(18, 6), rounded
   half up (out of range: NULL, or Spark's NUMERIC_VALUE_OUT_OF_RANGE under ANSI mode),
   the sum in microseconds checked against a long as Java's exact arithmetic.
+* ``make_interval(years, months, weeks, days, hours, mins, secs)``: a CALENDAR INTERVAL
+  of months, days and microseconds, each summed with Java's exact int or long
+  arithmetic (an overflow is NULL, or ARITHMETIC_OVERFLOW under ANSI mode).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from collections.abc import Callable
 from datetime import timedelta
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
+
+from matchrec.sql_values import CalendarInterval
 
 _WIDE = Context(prec=1000)
 _PATTERN = re.compile(r"[#,]*0[0,]*(\.0*#*)?|[#,]*(\.0*#*)?")
@@ -186,21 +191,30 @@ _SECONDS_LIMIT = Decimal(10) ** 12  # DECIMAL(18, 6)
 _LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
 
 
+def _seconds(secs: Any, ansi: bool) -> Decimal | None:
+    """``secs`` as the DECIMAL(18, 6) Spark casts it to (half up); out of that range an
+    error under ANSI mode, else None (Spark's NULL)."""
+    if isinstance(secs, bool) or not isinstance(secs, (int, float, Decimal)):
+        raise TypeError(f"{secs!r} is not a number of seconds")
+    seconds = None
+    if not isinstance(secs, float) or math.isfinite(secs):
+        exact = Decimal(repr(secs)) if isinstance(secs, float) else Decimal(secs)
+        seconds = exact.quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP, context=_WIDE)
+    if seconds is None or abs(seconds) >= _SECONDS_LIMIT:
+        if ansi:
+            raise ArithmeticError(
+                f"{secs} cannot be represented as DECIMAL(18, 6) (Spark's "
+                "NUMERIC_VALUE_OUT_OF_RANGE under spark.sql.ansi.enabled)"
+            )
+        return None
+    return seconds
+
+
 def _make_dt_interval(ansi: bool) -> Callable[..., Any]:
     def make_dt_interval(days: Any = 0, hours: Any = 0, mins: Any = 0, secs: Any = 0) -> Any:
         days, hours, mins = _int(days), _int(hours), _int(mins)
-        if isinstance(secs, bool) or not isinstance(secs, (int, float, Decimal)):
-            raise TypeError(f"{secs!r} is not a number of seconds")
-        seconds = None
-        if not isinstance(secs, float) or math.isfinite(secs):
-            exact = Decimal(repr(secs)) if isinstance(secs, float) else Decimal(secs)
-            seconds = exact.quantize(Decimal("0.000001"), rounding=ROUND_HALF_UP, context=_WIDE)
-        if seconds is None or abs(seconds) >= _SECONDS_LIMIT:
-            if ansi:
-                raise ArithmeticError(
-                    f"{secs} cannot be represented as DECIMAL(18, 6) (Spark's "
-                    "NUMERIC_VALUE_OUT_OF_RANGE under spark.sql.ansi.enabled)"
-                )
+        seconds = _seconds(secs, ansi)
+        if seconds is None:
             return None
         micros = ((days * 24 + hours) * 60 + mins) * 60_000_000 + int(seconds.scaleb(6))
         if not _LONG_MIN <= micros <= _LONG_MAX:
@@ -212,3 +226,53 @@ def _make_dt_interval(ansi: bool) -> Callable[..., Any]:
 
 make_dt_interval = _make_dt_interval(False)
 make_dt_interval_ansi = _make_dt_interval(True)
+
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+def _exact(value: int, low: int, high: int) -> int:
+    if not low <= value <= high:
+        raise OverflowError
+    return value
+
+
+def _make_interval(ansi: bool) -> Callable[..., Any]:
+    def make_interval(
+        years: Any = 0,
+        months: Any = 0,
+        weeks: Any = 0,
+        days: Any = 0,
+        hours: Any = 0,
+        mins: Any = 0,
+        secs: Any = 0,
+    ) -> Any:
+        years, months, weeks, days, hours, mins = map(
+            _int, (years, months, weeks, days, hours, mins)
+        )
+        seconds = _seconds(secs, ansi)
+        if seconds is None:
+            return None
+        try:  # Java's exact int and long arithmetic, step by step as Spark's makeInterval
+            total_months = _exact(
+                months + _exact(years * 12, _INT_MIN, _INT_MAX), _INT_MIN, _INT_MAX
+            )
+            total_days = _exact(days + _exact(weeks * 7, _INT_MIN, _INT_MAX), _INT_MIN, _INT_MAX)
+            micros = int(seconds.scaleb(6))
+            for count, unit in ((hours, 3_600_000_000), (mins, 60_000_000)):
+                micros = _exact(
+                    micros + _exact(count * unit, _LONG_MIN, _LONG_MAX), _LONG_MIN, _LONG_MAX
+                )
+        except OverflowError:
+            if ansi:
+                raise OverflowError(
+                    "integer overflow (Spark's ARITHMETIC_OVERFLOW under spark.sql.ansi.enabled; "
+                    "try_make_interval gives NULL instead)"
+                ) from None
+            return None
+        return CalendarInterval(total_months, total_days, micros)
+
+    return make_interval
+
+
+make_interval = _make_interval(False)
+make_interval_ansi = _make_interval(True)

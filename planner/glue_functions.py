@@ -60,6 +60,8 @@ from .format_functions import (
     from_base64,
     make_dt_interval,
     make_dt_interval_ansi,
+    make_interval,
+    make_interval_ansi,
     to_base64,
 )
 from .json_functions import get_json_object, json_array_length, json_object_keys
@@ -968,6 +970,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "FORMAT_NUMBER": GlueFunction(format_number),
     "UNBASE64": GlueFunction(from_base64),
     "MAKE_DT_INTERVAL": GlueFunction(make_dt_interval, ansi_fn=make_dt_interval_ansi),
+    "MAKE_INTERVAL": GlueFunction(make_interval, ansi_fn=make_interval_ansi),
     "GET_JSON_OBJECT": GlueFunction(_of_strings(get_json_object)),
     "JSON_ARRAY_LENGTH": GlueFunction(_of_strings(json_array_length)),
     "JSON_OBJECT_KEYS": GlueFunction(_of_strings(json_object_keys)),
@@ -1054,6 +1057,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.ToNumber: "TO_NUMBER",
     exp.DateFromUnixDate: "DATE_FROM_UNIX_DATE",
     exp.Space: "SPACE",
+    exp.MakeInterval: "MAKE_INTERVAL",
 }
 
 

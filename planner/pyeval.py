@@ -32,14 +32,14 @@ from sqlglot import exp
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_literals import sql_literal
-from matchrec.sql_values import WIDE_DECIMALS, Float32, to_float32
+from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, to_float32
 
 from . import glue_functions as gf
 from . import strict_math
 from .argument_casts import argument_casts
 from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
-from .datetime_steps import moved_midnight, timestamp_plus
+from .datetime_steps import calendar_plus, moved_midnight, timestamp_plus
 from .format_functions import NumberPattern
 from .java_format import NotComputed, pattern_error
 from .java_regex import JavaPatternError, RegexRefused, translate
@@ -58,10 +58,18 @@ def _num(a: Any, b: Any) -> tuple[Any, Any]:
     return x, y
 
 
-def _date_arithmetic(op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool = False) -> Any:
+def _date_arithmetic(
+    op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool = False, ansi: bool = False
+) -> Any:
     """``op`` as Spark applies it: a DATE plus or minus an integer moves by days
-    (``date_add``/``date_sub``; ``adds``: ``op`` adds, so an integer may come first);
-    anything else as Python does. (A flag, not ``op is ...``: a worker unpickles copies.)"""
+    (``date_add``/``date_sub``; ``adds``: ``op`` adds, so an integer may come first), a
+    date or timestamp plus or minus a CALENDAR INTERVAL as Spark moves it (``ansi``: a
+    DATE moved by microseconds is an error); anything else as Python does. (A flag, not
+    ``op is ...``: a worker unpickles copies.)"""
+    if isinstance(b, CalendarInterval) and isinstance(a, date):
+        return calendar_plus(a, b if adds else -b, ansi)
+    if isinstance(a, CalendarInterval) and isinstance(b, date) and adds:
+        return calendar_plus(b, a, ansi)
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return op(a, timedelta(days=b))
     if _is_date(a) and isinstance(b, timedelta) and b % timedelta(days=1):
@@ -382,6 +390,8 @@ _CAST_AS: dict[type, str] = {
 
 # the same operators under ANSI mode (Spark 4's default)
 _ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
+    exp.Add: _strict(lambda a, b: _date_arithmetic(_ADD, a, b, adds=True, ansi=True)),
+    exp.Sub: _strict(lambda a, b: _date_arithmetic(_SUB, a, b, ansi=True)),
     exp.DPipe: _strict(_concat),
     exp.Div: _ansi(_BINARY[exp.Div], "division", "DIVIDE_BY_ZERO", "try_divide"),
     exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "division", "DIVIDE_BY_ZERO", "try_divide"),
@@ -1301,7 +1311,7 @@ _SQL_KINDS: list[tuple[type | tuple[type, ...], str]] = [
     ((bytes, bytearray), "BINARY"),
     (datetime, "TIMESTAMP"),
     (date, "DATE"),
-    (timedelta, "INTERVAL"),
+    ((timedelta, CalendarInterval), "INTERVAL"),
     (list, "ARRAY"),
     (dict, "MAP"),
     (tuple, "STRUCT"),
@@ -1323,6 +1333,8 @@ def _shown(v: Any) -> str:
         return "map(" + ", ".join(f"{_shown(k)}, {_shown(x)}" for k, x in v.items()) + ")"
     if isinstance(v, tuple):
         return "struct(" + ", ".join(_shown(x) for x in v) + ")"
+    if isinstance(v, CalendarInterval):
+        return f"INTERVAL '{v}'"
     try:
         return sql_literal(v)
     except TypeError:

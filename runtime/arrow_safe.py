@@ -1,11 +1,13 @@
 """Columns whose type PySpark's Arrow conversion cannot carry to the matcher.
 
 PySpark 4.3 has no Arrow type for year-month intervals (``INTERVAL YEAR``, ``INTERVAL
-YEAR TO MONTH``, ...) or for ``CALENDAR INTERVAL``: a DataFrame holding one fails inside
-``mapInArrow`` with an error about Arrow. A year-month column the matcher only carries
-along (ALL ROWS PER MATCH, or a column the clause never reads) travels as its number of
-months and gets its type back after the matcher; a value the matcher itself reads or
-computes of such a type is an error naming it, before any job runs.
+YEAR TO MONTH``, ...): a DataFrame holding one fails inside ``mapInArrow`` with an error
+about Arrow; a ``CALENDAR INTERVAL`` goes in (Arrow's month-day-nano interval) but
+cannot come out. A year-month column the matcher only carries along (ALL ROWS PER
+MATCH, or a column the clause never reads) travels as its number of months and gets its
+type back after the matcher; a calendar interval Spark computes for DEFINE
+(``make_interval(0, 0, 0, PREV(n))``) is read by the matcher; any other value of such a
+type the matcher reads, carries or computes is an error naming it, before any job runs.
 
 Arrow also refuses a struct with two fields of one name (``struct(id, id)``, which Spark
 allows): such a column travels with the repeated names made unique and gets its type
@@ -128,9 +130,10 @@ def months_for_arrow(
     read.update(
         (name, name if name == text.strip("`") else text) for name, text in plan.precomputed
     )
+    computed = {name for name, _ in plan.precomputed}
     encoded: dict[str, DataType] = {}
     for f in df.schema.fields:
-        if not _uncarried(f.dataType):
+        if not _uncarried(f.dataType) or _read_as_interval(f, computed):
             continue
         key = f.name in plan.partition_by  # compared for equality only: months will do
         if (f.name in read and not key) or not isinstance(f.dataType, YearMonthIntervalType):
@@ -156,6 +159,13 @@ def months_for_arrow(
         if name not in unique
     }
     return df.withColumns({**months, **unique}), encoded
+
+
+def _read_as_interval(f: StructField, computed: set[str]) -> bool:
+    """Whether ``f`` is a CALENDAR INTERVAL that Spark computes for the matcher to read
+    (``PREV(ts) + make_interval(0, 0, 0, PREV(n))``): Arrow carries it into the matcher,
+    which computes with it; only out of Python has PySpark no form for it."""
+    return isinstance(f.dataType, CalendarIntervalType) and f.name in computed
 
 
 def atoms_for_arrow(

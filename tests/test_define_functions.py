@@ -712,6 +712,20 @@ REPLACED_AND_CAST_CALLS = [
 ]
 
 
+#: CALENDAR INTERVALs (make_interval) of values of two rows moving dates and timestamps:
+#: months, then days on the wall clock, then elapsed microseconds
+CALENDAR_INTERVAL_CALLS = [
+    "S.ts + make_interval(0, N.n, 0, S.n, N.n, 0, S.n * 1.5)",
+    "N.ts - make_interval(S.n, N.n, S.n, 0, 0, N.n)",
+    "S.ts + make_interval(0, 0, 0, 0, 0, 0, N.n - S.n)",
+    "S.d + make_interval(0, N.n, 0, S.n - N.n)",
+    "make_interval(0, N.n, 0, S.n) + N.d",
+    "CAST(S.ts AS TIMESTAMP_NTZ) + make_interval(0, N.n - S.n, 0, S.n, 0, N.n)",
+    "N.ts - make_interval(0, 0, 0, S.n * 1000)",
+    "S.ts + make_interval(0, N.n, 0, N.n, N.n)",  # Spark's value, read by the matcher
+]
+
+
 TWO_ROW_CALLS = [
     *TEXT_CALLS,
     *HASH_CALLS,
@@ -997,6 +1011,7 @@ TWO_ROW_CALLS = [
     "N.ts - make_dt_interval(0, N.n - S.n, 30)",
     "make_dt_interval(N.n, S.n, N.n * 7, CAST(S.n AS DECIMAL(10, 7)) / 3)",
     "make_dt_interval(N.n, S.n, 0, 1.5)",
+    *CALENDAR_INTERVAL_CALLS,
     "S.ts + (N.ts - S.ts) * 1.5D",
     "N.ts - (N.ts - S.ts) / 3",
     # datetime patterns (planner.datetime_patterns): the session zone is a one-row part
@@ -1669,6 +1684,28 @@ def test_functions_of_two_timestamps_in_a_daylight_saving_zone(spark, new_york, 
 def test_sequences_of_two_dates_in_a_daylight_saving_zone(spark, new_york, call):
     """A DATE moved by a step with hours starts at its midnight in the session zone."""
     _two_rows_equal_spark(spark, call)
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["S.d - make_interval(0, N.n, 0, S.n, N.n * 7)", "N.d + make_interval(0, 0, 0, 0, 0, S.n)"],
+)
+def test_dates_moved_by_hours_without_ansi_are_sparks(spark, ansi_off, new_york, call):
+    """Without ANSI mode a DATE moved by a CALENDAR INTERVAL with hours is its midnight
+    in the session zone moved, then the day of that (Spark's DateAddInterval)."""
+    _two_rows_equal_spark(spark, call)
+
+
+def test_a_date_moved_by_hours_under_ansi_is_sparks_positioned_error(spark):
+    query = TWO_ROW_QUERY.format(
+        want="true", pairs=_pairs_sql(), call="N.d + make_interval(0, 0, 0, 0, S.n) IS NULL"
+    )
+    with pytest.raises(Exception) as info:
+        matchrec.sql(spark, query).collect()
+    err = rebuild(carried_error(info.value) or "", query)
+    assert isinstance(err, MatchRuntimeError), info.value
+    assert "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION" in err.message
+    assert err.pos == query.index("+ make_interval(0, 0, 0, 0, S.n)")
 
 
 def test_a_sequence_of_dates_by_less_than_a_day_is_a_positioned_error(spark):

@@ -61,6 +61,20 @@ ORDERED = """
            B AS amount > 500)"""
 
 
+# CALENDAR INTERVALs (make_interval) in DEFINE: one of a count over the match, one of the
+# previous row's value (Spark computes it, the matcher reads it)
+CALENDAR = """
+  SELECT * FROM events MATCH_RECOGNIZE (
+    PARTITION BY card ORDER BY ts
+    MEASURES FIRST(S.ts) AS first_ts, count(*) AS n,
+             LAST(S.ts) + make_interval(0, 0, 0, 0, 0, count(S.*)) AS until
+    ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+    PATTERN (S{2,} B) WITHIN INTERVAL '10' MINUTE
+    DEFINE S AS amount < 2 AND ts <= FIRST(S.ts) + make_interval(0, 0, 0, 0, 0, 2 * count(S.*)),
+           B AS amount > 10
+                AND ts <= PREV(ts) + make_interval(0, 0, 0, 0, 0, CAST(PREV(amount) AS INT) + 2))"""
+
+
 def card_events(seed: int, cards: int = 6, per_card: int = 40) -> list[tuple]:
     """Card payments over about two hours: runs of small amounts, now and then a big one
     from another country."""
@@ -112,7 +126,9 @@ def card_stream(spark, tmp_path, sql: str, rows: list[tuple], seed: int, files: 
 
 
 @pytest.mark.parametrize(
-    ("sql", "seed", "files"), [(FRAUD, 1, 5), (ORDERED, 3, 4)], ids=["fraud", "ordered"]
+    ("sql", "seed", "files"),
+    [(FRAUD, 1, 5), (ORDERED, 3, 4), (CALENDAR, 2, 4)],
+    ids=["fraud", "ordered", "calendar"],
 )
 def test_a_stream_gives_the_batch_answer(spark, tmp_path, sql, seed, files):
     """The issue's card-fraud query (and one with aggregates in an order of their own:

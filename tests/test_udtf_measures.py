@@ -176,6 +176,28 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         BODY,
     ),
     "date_plus_day_time": ("LAST(B.dt) + FIRST(A.dti)", "max_by(dt, o) + min_by(dti, o)", BODY),
+    # a CALENDAR INTERVAL (make_interval of another row's values): months, days, micros
+    "timestamp_plus_calendar_interval": (
+        "FIRST(A.ts) + make_interval(0, LAST(B.o), 0, LAST(B.i), 1, 2, 3.5)",
+        "min_by(ts, o) + make_interval(0, max(o), 0, max_by(i, o), 1, 2, 3.5)",
+        BODY,
+    ),
+    "date_minus_calendar_interval": (
+        "LAST(B.dt) - make_interval(0, FIRST(A.o), 0, LAST(B.o))",
+        "max_by(dt, o) - make_interval(0, min(o), 0, max(o))",
+        BODY,
+    ),
+    "calendar_interval_of_two_rows": (
+        "FIRST(A.ts) + make_interval(0, 0, 0, LAST(B.o) - FIRST(A.o), 0, FIRST(A.i))",
+        "min_by(ts, o) + make_interval(0, 0, 0, max(o) - min(o), 0, min_by(i, o))",
+        BODY,
+    ),
+    "calendar_interval_as_text": (
+        "CAST(make_interval(FIRST(A.o), -LAST(B.o) * 7, 0, LAST(B.i), FIRST(A.o), 1, -1.5) "
+        "AS STRING)",
+        "CAST(make_interval(min(o), -max(o) * 7, 0, max_by(i, o), min(o), 1, -1.5) AS STRING)",
+        BODY,
+    ),
     # a day-time interval cast to a number: a count of its end field (seconds)
     "interval_to_int": ("CAST(LAST(B.dti) AS INT)", "CAST(max_by(dti, o) AS INT)", BODY),
     "interval_to_decimal": (
