@@ -25,6 +25,7 @@ from typing import Any
 from .collated_values import collated, plain
 from .errors import MatchRuntimeError
 from .integer_width import interval_fits
+from .java_doubles import java_double_text
 from .moments import STATISTICS, second_moment
 from .set_order import normalized_double, open_hash_map_order, spark_set_order
 from .sql_values import WIDE_DECIMALS, Float32, to_text
@@ -554,7 +555,24 @@ def _approx_rank(ordered: list, p: float) -> Value:
     1/10,000) keeps every value: fewer values than the accuracy. The smallest value with
     at least ``p`` of the values at or below it, with Spark's quirk on NaN: its compress
     step keeps the minimum only if ``minimum <= second``, false when the second sorted
-    value is NaN ({inf, NaN} gives NaN at every percentage)."""
+    value is NaN ({inf, NaN} gives NaN at every percentage). Spark's summary holds
+    doubles: the value comes back from its double (:func:`_through_double`)."""
+    return _through_double(_approx_pick(ordered, p))
+
+
+def _through_double(v: Value) -> Value:
+    """A BIGINT or DECIMAL as Spark's ``percentile_approx`` returns it after holding it as
+    a double: the double's long (saturated, as Java's cast) or the double's Java text
+    as a decimal (``1.234567890123456789`` is ``1.2345678901234567``)."""
+    if isinstance(v, bool) or not isinstance(v, (int, Decimal)):
+        return v
+    x = float(v)
+    if isinstance(v, Decimal):
+        return Decimal(java_double_text(x))
+    return min(max(int(x), -_LONG), _LONG - 1)
+
+
+def _approx_pick(ordered: list, p: float) -> Value:
     count = len(ordered)
     sampled = ordered
     if count > 1 and _is_nan_value(ordered[1]):

@@ -1037,7 +1037,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
             with localcontext() as ctx:
                 ctx.prec = MAX_PRECISION + 2
                 d = Decimal(v).quantize(quantum, rounding=ROUND_HALF_UP)
-            if abs(d) >= limit:
+            if d.copy_abs() >= limit:  # abs() would round to the default 28 digits
                 raise OverflowError(f"{v} does not fit decimal({precision},{scale})")
             return d
 

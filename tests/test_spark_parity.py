@@ -395,6 +395,31 @@ def test_percentile_approx_with_nan_is_sparks(spark, doubles, percentages):
     assert repr(got) == repr(expected)
 
 
+@pytest.mark.parametrize(
+    ("values", "kind"),
+    [
+        (["1.234567890123456789", "1.234567890123456789", "5.5", "-2"], "DECIMAL(38, 18)"),
+        (["9007199254740993", "9007199254740993", "1", "9223372036854775807"], "BIGINT"),
+        (["0.1", "0.30000000000000004", "123456789012345678.9"], "DECIMAL(20, 1)"),
+    ],
+)
+@pytest.mark.parametrize("percentage", ["0.5", "array(0.0, 0.5, 1.0)"])
+def test_percentile_approx_of_wide_numbers_comes_back_from_a_double(
+    spark, values, kind, percentage
+):
+    """Spark's summary holds doubles: a DECIMAL or BIGINT with more digits than a double
+    keeps comes back as the double's value, in the column's type."""
+    rows = ", ".join(f"('k', {i}, CAST('{v}' AS {kind}))" for i, v in enumerate(values))
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_wide AS SELECT * FROM VALUES {rows} AS t(k, o, x)")
+    expected = spark.sql(f"SELECT k, percentile_approx(x, {percentage}) FROM mr_wide GROUP BY k")
+    got = matchrec.sql(
+        spark,
+        f"""SELECT * FROM mr_wide MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+              MEASURES percentile_approx(x, {percentage}) AS p PATTERN (A+) DEFINE A AS true)""",
+    )
+    assert repr([tuple(r) for r in got.collect()]) == repr([tuple(r) for r in expected.collect()])
+
+
 def test_distinct_values_take_nan_as_one(spark, doubles):
     measures = "count(DISTINCT x) AS d, array_sort(collect_set(x)) AS s, sum(DISTINCT x) AS t"
     expected = spark.sql(

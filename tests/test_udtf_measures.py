@@ -1002,3 +1002,23 @@ def test_a_string_cast_to_a_number_reads_as_spark_reads_it(spark, view, ansi):
         got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_texts), {_literal(body)})")
         want = spark.sql(f"SELECT k, {grouped} FROM mr_tfm_texts GROUP BY k")
         assert sorted(got.collect()) == sorted(want.collect())
+
+
+@pytest.mark.parametrize(
+    "measure",
+    ["min(B.x)", "collect_list(B.x)", "CASE WHEN count(*) > 1 THEN FIRST(B.x) END", "sum(x)"],
+)
+def test_decimals_of_all_38_digits_are_kept(spark, view, measure):
+    """A DECIMAL(38, 10) at the edge of its range (38 digits) computed in Python is the
+    value Spark gives: Python's default context keeps 28 digits."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_wide AS SELECT * FROM VALUES "
+        "('a', 1, CAST('1234567890123456789012345678.0123456789' AS DECIMAL(38, 10))), "
+        "('a', 2, CAST('-9999999999999999999999999999.9999999999' AS DECIMAL(38, 10))), "
+        "('a', 3, CAST(NULL AS DECIMAL(38, 10))) AS t(k, o, x)"
+    )
+    body = BODY.format(measure=measure)
+    actual = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_wide), {_literal(body)})")
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_tfm_wide MATCH_RECOGNIZE ({body})")
+    assert actual.schema == expected.schema
+    assert actual.collect() == expected.collect()
