@@ -68,6 +68,8 @@ DEFAULT_BUCKETS = 16
 BUCKET = "__mr_bucket"
 #: column of the processor's output that counts late rows (on rows of their own)
 LATE = "__mr_late"
+#: column of a clause's packed rows that tells them from another clause's (run_buckets)
+STREAM_TAG = "__mr_stream"
 WATERMARK_DELAY = "spark.watermarkDelayMs"
 STATE_STORE_CONF = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
@@ -202,12 +204,20 @@ def with_late_column(schema: StructType) -> StructType:
 
 def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: StructType) -> DataFrame:
     """``processor`` over ``packed`` grouped by bucket (event time, append), its late-row
-    counts summed by an observed metric of the query and left out of the result."""
+    counts summed by an observed metric of the query and left out of the result.
+
+    Each clause's packed rows carry a number of their own (:data:`STREAM_TAG`, first, so
+    the packed rows stay last): two clauses over one stream with the same row-local
+    columns (``... MATCH_RECOGNIZE (...) UNION ALL ... MATCH_RECOGNIZE (...)``) would
+    otherwise share one shuffle, and Spark 4.3 gives the processor reading the reused
+    shuffle no watermark (0: no row ever final, no timer, nothing out)."""
     watch(packed.sparkSession)
+    number = _next_stream()
+    tagged = packed.select(F.lit(number).alias(STREAM_TAG), *packed.columns)
     return (
-        packed.groupBy(BUCKET)
+        tagged.groupBy(BUCKET)
         .transformWithStateInPandas(processor, counted, "Append", "EventTime")
-        .observe(_late_metric(), F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
+        .observe(f"{LATE_METRIC}_{number}", F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
         .filter(F.col(LATE).isNull())
         .drop(LATE)
     )
@@ -258,12 +268,13 @@ class SettledBuckets:
 _streams = 0
 
 
-def _late_metric() -> str:
-    """A name for one stream's late-row metric, unique in this process (Spark requires
-    distinct names among the observations of a query)."""
+def _next_stream() -> int:
+    """A number for one streaming clause, unique in this process: its late-row metric's
+    name (Spark requires distinct names among the observations of a query) and its
+    :data:`STREAM_TAG`."""
     global _streams
     _streams += 1
-    return f"{LATE_METRIC}_{_streams}"
+    return _streams
 
 
 class MatchProcessor(StatefulProcessor):

@@ -201,6 +201,33 @@ def test_all_rows_per_match_with_prev_navigation_and_restart(spark, tmp_path):
     assert got == want
 
 
+def test_two_clauses_over_one_stream_in_a_union_both_give_their_matches(spark, tmp_path):
+    """Two clauses with the same row-local columns over one stream, UNION ALL: Spark
+    would read both from one shuffle and give the second no watermark; each gives its
+    batch answer."""
+    body = """PARTITION BY symbol ORDER BY ts MEASURES FIRST(A.ts) AS t0, count(*) AS n
+        ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+        PATTERN (A B{{2,}}) DEFINE B AS price {op} PREV(price)"""
+    sql = f"""SELECT symbol, t0, n, 'up' AS kind FROM ticks MATCH_RECOGNIZE ({body.format(op=">")})
+        UNION ALL
+        SELECT symbol, t0, n, 'down' AS kind FROM ticks MATCH_RECOGNIZE ({body.format(op="<")})"""
+    rows = price_ticks(seed=7, symbols=2, per_symbol=30)
+    ends = [(f"S{s}", at(60), None) for s in range(2)]
+    stream = FolderStream(spark, tmp_path, PRICES, "ts", "2 minutes")
+
+    def build(source):
+        source.createOrReplaceTempView("ticks")
+        return matchrec.sql(spark, sql)
+
+    query = stream.run(build, arrival_files(rows + ends, seed=7, files=3, jitter_minutes=1))
+    stream.push_watermark(query, ("zz", None, 1.0), at(500))
+    query.stop()
+    spark.createDataFrame(rows + ends, PRICES).createOrReplaceTempView("ticks")
+    want = sorted((tuple(r) for r in matchrec.sql(spark, sql).collect()), key=repr)
+    assert {r[3] for r in want} == {"up", "down"}
+    assert stream.output() == want
+
+
 PEAKS = """
     PARTITION BY symbol ORDER BY ts
     MEASURES MATCH_NUMBER() AS n, CLASSIFIER() AS label, NEXT(price) AS following
