@@ -371,12 +371,15 @@ class KeyedStream:
             cursors.put(which, done.cursors)
             self._cursors.put(slots[which], done.cursors)
         if limit is not None:
-            # the bucket wakes when the oldest live search of a key can no longer gain a row
+            # the bucket wakes when the oldest live search of a key can no longer gain a
+            # row; one whose bound the watermark passed waits for the rows DEFINE's NEXT
+            # reads, which are held as pending (they wake it) or have not come
             at = lows + drop + (cursors.resume - cursors.origin)
-            live = at < highs
-            if live.any():
-                wake = int((ticks[at[live]] + limit).min()) + 1
-                result.wake_micros = _earliest(result.wake_micros, wake)
+            wakes = ticks[at[at < highs]] + int(limit) + 1
+            if watermark_micros is not None:
+                wakes = wakes[wakes > watermark_micros]
+            if len(wakes):
+                result.wake_micros = _earliest(result.wake_micros, int(wakes.min()))
         if not drop.any():
             return ready
         keep = np.arange(n, dtype=np.int64) >= np.repeat(lows + drop, highs - lows)

@@ -6,15 +6,16 @@ arrival order within the watermark delay, the micro-batches and the state round 
 from __future__ import annotations
 
 import random
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_incremental import MANY_KEY_DEFINES, STREAM_PATTERNS, stream_plan
-from test_wave import SKIPS, Columns, make_columns, with_precomputed
+from test_wave import SKIPS, START, Columns, make_columns, with_precomputed
 
+from matchrec.arrow_rows import atom_column
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
 MEASURES = "MATCH_NUMBER() AS m, count(*) AS n, LAST(v) AS l, PREV(w) AS p"
@@ -38,12 +39,15 @@ def key_table(key: str, cols: Columns, names: list[str]) -> pa.Table:
 
 def run_stream(spec: StreamSpec, chunks: list[pa.Table], marks: list[int]) -> list[tuple]:
     """The output rows of one bucket fed ``chunks`` with watermarks ``marks``, then a
-    watermark past every row; the state goes through save/load between calls."""
+    watermark past every row; the state goes through save/load between calls. A wake-up
+    time is after the watermark it was set at: Spark fires a timer at or behind it in
+    the same micro-batch, after the bucket advanced, and it would wake nothing again."""
     blob = None
     out: list[tuple] = []
     for chunk, mark in [*zip(chunks, marks), (None, marks[-1] + 10**12 if marks else 10**18)]:
         stream = KeyedStream.load(spec, blob)
         done = stream.advance(chunk, mark)
+        assert done.wake_micros is None or done.wake_micros > mark
         blob = stream.save()
         for batch in done.batches:
             out += [tuple(row.values()) for row in batch.to_pylist()]
@@ -116,3 +120,43 @@ def test_a_bucket_of_many_keys_emits_what_a_bucket_per_key_emits(
         assert together in errors, body
         return
     assert together == sorted((row for rows_of in alone for row in rows_of), key=repr), body
+
+
+def test_a_search_past_within_waiting_for_the_row_next_reads_wakes_when_that_row_is_final():
+    """B's verdict reads the row after it (NEXT), which is far later and not final yet
+    when the watermark passes the search's WITHIN bound: the bucket must wake once that
+    row is final (after the watermark: a timer at or behind it fires at once and is
+    spent), and the match comes out then."""
+    body, plan = stream_plan(
+        "A AS a, B AS NEXT(v) > v", "A B", "PAST LAST ROW", "ONE ROW PER MATCH", True, "", MEASURES
+    )
+
+    seconds = [0, 1, 30, 31]
+    cols = Columns(
+        a=[True, False, False, False],
+        b=[False] * 4,
+        v=[1, 2, 3, 0],
+        w=[0.0] * 4,
+        t=[START + timedelta(seconds=s) for s in seconds],
+    )
+    table = key_table("k", with_precomputed(cols, plan), list(with_precomputed(cols, plan)))
+    spec = StreamSpec(
+        program=plan.program,
+        keys=["k"],
+        order=plan.order_by,
+        carried=["k"],
+        atom_types=ATOM_TYPES,
+        buckets=1,
+    )
+    stream = KeyedStream(spec, None, None)
+    mark = int((START - EPOCH).total_seconds() * 1e6) + 10_000_000  # rows 0 and 1 final
+    done = stream.advance(table, mark)
+    assert not done.batches
+    assert done.wake_micros is not None and done.wake_micros > mark, body
+    out = []
+    while done.wake_micros is not None:  # as the processor's timer wakes it
+        mark = done.wake_micros
+        done = stream.advance(None, mark)
+        assert done.wake_micros is None or done.wake_micros > mark
+        out += [row[atom_column(0)] for b in done.batches for row in b.to_pylist()]
+    assert out == [1]

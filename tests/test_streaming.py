@@ -9,6 +9,8 @@ import warnings
 from datetime import timedelta
 
 import pytest
+from matchrec.runtime.session import session_settings
+from matchrec.runtime.streaming import BUCKETS_CONF as BUCKETS
 from matchrec.runtime.streaming import late_rows
 from pyspark.sql.types import (
     ArrayType,
@@ -226,6 +228,42 @@ def test_two_clauses_over_one_stream_in_a_union_both_give_their_matches(spark, t
     want = sorted((tuple(r) for r in matchrec.sql(spark, sql).collect()), key=repr)
     assert {r[3] for r in want} == {"up", "down"}
     assert stream.output() == want
+
+
+def test_a_search_past_within_waiting_for_next_s_row_is_woken_by_the_watermark(spark, tmp_path):
+    """B reads the row after it (NEXT), which comes long after the WITHIN bound: once the
+    watermark passes the bound the search waits for that row, and the watermark alone
+    (rows of a key in another bucket) must settle it when that row is final."""
+    sql = """SELECT * FROM ticks MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts
+        MEASURES FIRST(A.ts) AS t0, LAST(B.price) AS b
+        PATTERN (A B) WITHIN INTERVAL '8' MINUTE
+        DEFINE A AS price < 5, B AS NEXT(price) > price)"""
+    with session_settings(spark, {BUCKETS: "4"}):
+        buckets = {
+            r.s: r.b
+            for r in spark.sql(
+                "SELECT s, pmod(xxhash64(s), 4) AS b FROM VALUES ('S0'), ('S1'), ('S2'), "
+                "('S3'), ('S4') AS t(s)"
+            ).collect()
+        }
+        other = next(s for s in buckets if buckets[s] != buckets["S0"])
+        rows = [("S0", at(0), 1.0), ("S0", at(1), 2.0), ("S0", at(40), 3.0), ("S0", at(41), 0.0)]
+        stream = FolderStream(spark, tmp_path, PRICES, "ts", "2 minutes")
+
+        def build(source):
+            source.createOrReplaceTempView("ticks")
+            return matchrec.sql(spark, sql)
+
+        # the watermark passes A's bound while NEXT's row (minute 40) is not final; then
+        # only the other key's rows move it
+        files = [[rows[0], rows[1], (other, at(20), 9.0)], [rows[2], rows[3], (other, at(30), 9.0)]]
+        query = stream.run(build, files)
+        stream.push_watermark(query, (other, None, 9.0), at(100))
+        query.stop()
+    spark.createDataFrame(rows, PRICES).createOrReplaceTempView("ticks")
+    want = [tuple(r) for r in matchrec.sql(spark, sql).collect()]
+    assert len(want) == 1
+    assert [r for r in stream.output() if r[0] == "S0"] == want
 
 
 PEAKS = """
