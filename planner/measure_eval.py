@@ -225,8 +225,10 @@ def _as_decimal(t: exp.DataType, node: exp.Expression) -> tuple[int, int] | None
 _DATETIME_RANK = {T.DATE: 0, T.TIMESTAMPNTZ: 1}
 
 
-def wider(a: exp.DataType | None, b: exp.DataType | None) -> exp.DataType | None:
-    """Spark's wider common type of two types (CASE branches, COALESCE, GREATEST), or None."""
+def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> exp.DataType | None:
+    """Spark's wider common type of two types (CASE branches, COALESCE, GREATEST), or None;
+    ``ansi``: under spark.sql.ansi.enabled (without it a FLOAT beside an integer is a
+    FLOAT)."""
     if a is None or b is None:
         return None
     if a.this == T.NULL:
@@ -250,9 +252,17 @@ def wider(a: exp.DataType | None, b: exp.DataType | None) -> exp.DataType | None
         whole = max(da[0] - da[1], db[0] - db[1])
         return _bounded(whole + scale, scale)
     if a.this in _FRACTIONAL or b.this in _FRACTIONAL:
-        # ANSI type coercion (Spark 4's default) skips FLOAT next to any other type
-        return dtype("double")
+        return _fractional(a, b, ansi)
     return a if _INTEGRAL[a.this] >= _INTEGRAL[b.this] else b
+
+
+def _fractional(a: exp.DataType, b: exp.DataType, ansi: bool) -> exp.DataType:
+    """The common type of a FLOAT or DOUBLE and another number (not a DECIMAL): ANSI type
+    coercion (Spark 4's default) skips FLOAT beside any other type; the legacy one
+    without ANSI mode keeps a FLOAT beside an integer."""
+    if not ansi and {a.this, b.this} - {T.FLOAT} <= set(_INTEGRAL) | {T.FLOAT}:
+        return dtype("float")
+    return dtype("double")
 
 
 # --------------------------------------------------------------------------- typing
@@ -501,8 +511,9 @@ def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
     if isinstance(node, exp.IntDiv):
         return dtype("bigint")
     if lt.this in _FRACTIONAL or rt.this in _FRACTIONAL:
-        both_float = lt.this == rt.this == T.FLOAT
-        return dtype("float" if both_float and not isinstance(node, exp.Div) else "double")
+        if isinstance(node, exp.Div):
+            return dtype("double")
+        return _fractional(lt, rt, env.ansi)
     if lt.this == T.DECIMAL or rt.this == T.DECIMAL:
         left, right = _as_decimal(lt, node.this), _as_decimal(rt, node.expression)
         assert left is not None and right is not None
@@ -621,11 +632,11 @@ def _common_of(
     others = [t for t in types if not (strings and t is not None and t.this in _STRINGS)]
     result: exp.DataType | None = NULL_TYPE
     for t in others:
-        result = wider(result, t)
+        result = wider(result, t, ansi)
     if texts and result != NULL_TYPE:
         return _with_strings(result, ansi)
     for t in texts:  # strings only (and NULLs): their collation stays
-        result = wider(result, t)
+        result = wider(result, t, ansi)
     return result
 
 

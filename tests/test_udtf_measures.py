@@ -1022,3 +1022,38 @@ def test_decimals_of_all_38_digits_are_kept(spark, view, measure):
     expected = matchrec.sql(spark, f"SELECT * FROM mr_tfm_wide MATCH_RECOGNIZE ({body})")
     assert actual.schema == expected.schema
     assert actual.collect() == expected.collect()
+
+
+@pytest.fixture
+def float_view(spark):
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_float AS SELECT * FROM VALUES "
+        "('a', 1, 3000000000L, 7, CAST(1.5 AS FLOAT)), ('a', 2, 10L, 9, CAST(0.2 AS FLOAT)) "
+        "AS t(k, o, bi, i, f)"
+    )
+    return "mr_tfm_float"
+
+
+@pytest.mark.parametrize(
+    "measure",
+    ["FIRST(A.bi) + LAST(B.f)", "FIRST(A.i) * LAST(B.f)", "coalesce(FIRST(A.i), LAST(B.f))"],
+)
+def test_an_integer_beside_a_float_without_ansi_asks_for_a_cast(
+    spark, view, float_view, ansi_off, measure
+):
+    """Without ANSI mode Spark types an integer beside a FLOAT as FLOAT (ANSI mode: a
+    DOUBLE, which the table function declares, not knowing the session's setting): the
+    table function refuses at the measure instead of a DOUBLE; with the CAST it asks for,
+    it gives matchrec.sql's FLOAT."""
+    body = BODY.format(measure=measure)
+    with pytest.raises(UnsupportedError) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({float_view}), {_literal(body)})").collect()
+    assert "as FLOAT" in info.value.message
+    assert info.value.sql.splitlines()[info.value.line - 1][info.value.column - 1 :].startswith(
+        measure
+    )
+    cast = BODY.format(measure=f"CAST({measure} AS FLOAT)")
+    actual = spark.sql(f"SELECT * FROM match_recognize(TABLE({float_view}), {_literal(cast)})")
+    expected = matchrec.sql(spark, f"SELECT * FROM {float_view} MATCH_RECOGNIZE ({body})")
+    assert actual.schema == expected.schema
+    assert actual.collect() == expected.collect()
