@@ -206,14 +206,14 @@ def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: Struct
     """``processor`` over ``packed`` grouped by bucket (event time, append), its late-row
     counts summed by an observed metric of the query and left out of the result.
 
-    Each clause's packed rows carry a number of their own (:data:`STREAM_TAG`, first, so
-    the packed rows stay last): two clauses over one stream with the same row-local
-    columns (``... MATCH_RECOGNIZE (...) UNION ALL ... MATCH_RECOGNIZE (...)``) would
-    otherwise share one shuffle, and Spark 4.3 gives the processor reading the reused
+    Each clause's packed rows carry a number of their own (:data:`STREAM_TAG`, last: the
+    processors read their input columns by position): two clauses over one stream with
+    the same row-local columns (``... MATCH_RECOGNIZE (...) UNION ALL ... MATCH_RECOGNIZE
+    (...)``) would otherwise share one shuffle, and Spark 4.3 gives the processor reading the reused
     shuffle no watermark (0: no row ever final, no timer, nothing out)."""
     watch(packed.sparkSession)
     number = _next_stream()
-    tagged = packed.select(F.lit(number).alias(STREAM_TAG), *packed.columns)
+    tagged = packed.withColumn(STREAM_TAG, F.lit(number))
     return (
         tagged.groupBy(BUCKET)
         .transformWithStateInPandas(processor, counted, "Append", "EventTime")
@@ -295,8 +295,9 @@ class MatchProcessor(StatefulProcessor):
         self.settled = SettledBuckets()
 
     def handleInputRows(self, key: Any, rows: Iterator[pd.DataFrame], timerValues: Any):
-        # by position: Spark may rename input columns of a stateful processor (``_1``)
-        new = unpack(blob for pdf in rows for blob in pdf.iloc[:, -1])
+        # by position: Spark may rename input columns of a stateful processor (``_1``);
+        # the bucket, the packed rows, then run_buckets' STREAM_TAG
+        new = unpack(blob for pdf in rows for blob in pdf.iloc[:, 1])
         watermark_ms = timerValues.getCurrentWatermarkInMs()
         yield from self._advance(new, watermark_ms)
         self.settled.mark(key, watermark_ms)
