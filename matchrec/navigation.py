@@ -561,15 +561,36 @@ def _approx_rank(ordered: list, p: float) -> Value:
 
 
 def _through_double(v: Value) -> Value:
-    """A BIGINT or DECIMAL as Spark's ``percentile_approx`` returns it after holding it as
-    a double: the double's long (saturated, as Java's cast) or the double's Java text
-    as a decimal (``1.234567890123456789`` is ``1.2345678901234567``)."""
-    if isinstance(v, bool) or not isinstance(v, (int, Decimal)):
-        return v
-    x = float(v)
+    """A value as Spark's ``percentile_approx`` returns it after holding it as a double: a
+    BIGINT the double's long (saturated, as Java's cast), a DECIMAL the double's Java
+    text (``1.234567890123456789`` is ``1.2345678901234567``), a TIMESTAMP or day-time
+    interval its microseconds' (exact within about 285 years of 1970); smaller integers,
+    FLOATs and DATEs come back as they were."""
     if isinstance(v, Decimal):
-        return Decimal(java_double_text(x))
-    return min(max(int(x), -_LONG), _LONG - 1)
+        return Decimal(java_double_text(float(v)))
+    if isinstance(v, int) and not isinstance(v, bool):
+        return min(max(int(float(v)), -_LONG), _LONG - 1)
+    if isinstance(v, timedelta):
+        return timedelta(microseconds=int(float(v // _MICROSECOND)))
+    if isinstance(v, datetime):
+        base = _EPOCH.replace(tzinfo=v.tzinfo and timezone.utc)
+        micros = (v - base) // _MICROSECOND
+        rounded = int(float(micros))
+        if rounded == micros:
+            return v
+        try:
+            moved = base + timedelta(microseconds=rounded)
+        except OverflowError:
+            raise MatchRuntimeError(
+                f"percentile_approx of {v} is {rounded} microseconds from 1970 as Spark "
+                "holds it (a double), past year 9999, which the evaluator cannot hold",
+                hint="compute it with unix_micros(x) and timestamp_micros(...)",
+            ) from None
+        return moved.astimezone(v.tzinfo) if v.tzinfo else moved
+    return v
+
+
+_EPOCH = datetime(1970, 1, 1)
 
 
 def _approx_pick(ordered: list, p: float) -> Value:

@@ -63,18 +63,20 @@ class CalendarInterval:
     def __str__(self) -> str:
         """As Spark writes it (``1 years 2 months 4 days 1 hours 1.5 seconds``): each unit
         that is not zero, Java's truncating division and remainder between them."""
-        hours, rest = _java_divmod(self.micros, 3_600_000_000)
-        minutes, rest = _java_divmod(rest, 60_000_000)
-        years, months = _java_divmod(self.months, 12)
+        hours, rest = java_divmod(self.micros, 3_600_000_000)
+        minutes, rest = java_divmod(rest, 60_000_000)
+        years, months = java_divmod(self.months, 12)
         seconds = f"{Decimal(rest).scaleb(-6).normalize():f}"
         units = [years, months, self.days, hours, minutes, seconds if rest else 0]
         names = ["years", "months", "days", "hours", "minutes", "seconds"]
         return " ".join(f"{n} {name}" for n, name in zip(units, names) if n) or "0 seconds"
 
 
-def _java_divmod(a: int, b: int) -> tuple[int, int]:
-    """Java's ``a / b`` and ``a % b`` of longs: the quotient truncated toward zero."""
-    q = abs(a) // b * (1 if a >= 0 else -1)
+def java_divmod(a: int, b: int) -> tuple[int, int]:
+    """Java's ``a / b`` and ``a % b`` of integers: the quotient truncated toward zero,
+    the remainder of ``a``'s sign."""
+    q = abs(a) // abs(b)
+    q = q if (a >= 0) == (b > 0) else -q
     return q, a - q * b
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.sql_values import java_divmod
 from matchrec.zones import session_zone
 
 from .timestamp_text import (
@@ -64,12 +65,11 @@ def _day(v: Any) -> date:
 
 def _java_div(a: int, b: int) -> int:
     """Java's integer division: toward zero."""
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b > 0) else -q
+    return java_divmod(a, b)[0]
 
 
 def _java_rem(a: int, b: int) -> int:
-    return a - b * _java_div(a, b)
+    return java_divmod(a, b)[1]
 
 
 def _interval_field(field: str, v: timedelta) -> Any:

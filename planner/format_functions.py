@@ -1,5 +1,5 @@
-"""Spark's ``format_number``, ``base64``/``unbase64`` and ``make_dt_interval`` in Python,
-for DEFINE's glue over values of several rows.
+"""Spark's ``format_number``, ``base64``/``unbase64``, ``make_dt_interval`` and
+``make_interval`` in Python, for DEFINE's glue over values of several rows.
 
 * ``format_number(x, d)``: Java's ``DecimalFormat`` (US symbols, HALF_EVEN) with Spark's
   pattern ``#,###,...,##0.000`` (``d`` zeros), or with a pattern string of ``#``, ``0``,

@@ -1696,26 +1696,24 @@ def test_dates_moved_by_hours_without_ansi_are_sparks(spark, ansi_off, new_york,
     _two_rows_equal_spark(spark, call)
 
 
-def test_a_date_moved_by_hours_under_ansi_is_sparks_positioned_error(spark):
-    query = TWO_ROW_QUERY.format(
-        want="true", pairs=_pairs_sql(), call="N.d + make_interval(0, 0, 0, 0, S.n) IS NULL"
-    )
+def _two_row_error(spark, call: str) -> tuple[MatchRuntimeError, str]:
+    """The positioned run-time error of DEFINE ``call`` over the pairs, and the query."""
+    query = TWO_ROW_QUERY.format(want="true", pairs=_pairs_sql(), call=call)
     with pytest.raises(Exception) as info:
         matchrec.sql(spark, query).collect()
     err = rebuild(carried_error(info.value) or "", query)
     assert isinstance(err, MatchRuntimeError), info.value
+    return err, query
+
+
+def test_a_date_moved_by_hours_under_ansi_is_sparks_positioned_error(spark):
+    err, query = _two_row_error(spark, "N.d + make_interval(0, 0, 0, 0, S.n) IS NULL")
     assert "INVALID_INTERVAL_WITH_MICROSECONDS_ADDITION" in err.message
     assert err.pos == query.index("+ make_interval(0, 0, 0, 0, S.n)")
 
 
 def test_a_sequence_of_dates_by_less_than_a_day_is_a_positioned_error(spark):
-    query = TWO_ROW_QUERY.format(
-        want="true", pairs=_pairs_sql(), call="size(sequence(N.d, S.d, INTERVAL 12 HOUR)) > 0"
-    )
-    with pytest.raises(Exception) as info:
-        matchrec.sql(spark, query).collect()
-    err = rebuild(carried_error(info.value) or "", query)
-    assert isinstance(err, MatchRuntimeError), info.value
+    err, query = _two_row_error(spark, "size(sequence(N.d, S.d, INTERVAL 12 HOUR)) > 0")
     assert "day granularity if start and end values are dates" in err.message
     assert err.pos == query.index("sequence(N.d")
 

@@ -401,6 +401,8 @@ def test_percentile_approx_with_nan_is_sparks(spark, doubles, percentages):
         (["1.234567890123456789", "1.234567890123456789", "5.5", "-2"], "DECIMAL(38, 18)"),
         (["9007199254740993", "9007199254740993", "1", "9223372036854775807"], "BIGINT"),
         (["0.1", "0.30000000000000004", "123456789012345678.9"], "DECIMAL(20, 1)"),
+        (["2300-01-01 00:00:00.000001"] * 2 + ["2024-01-01 10:00:00"], "TIMESTAMP"),
+        (["1500-06-30 12:00:00.000007"] * 2 + ["2024-01-01 10:00:00"], "TIMESTAMP_NTZ"),
     ],
 )
 @pytest.mark.parametrize("percentage", ["0.5", "array(0.0, 0.5, 1.0)"])
@@ -408,7 +410,8 @@ def test_percentile_approx_of_wide_numbers_comes_back_from_a_double(
     spark, values, kind, percentage
 ):
     """Spark's summary holds doubles: a DECIMAL or BIGINT with more digits than a double
-    keeps comes back as the double's value, in the column's type."""
+    keeps, or a timestamp's microseconds centuries from 1970, comes back as the double's
+    value, in the column's type."""
     rows = ", ".join(f"('k', {i}, CAST('{v}' AS {kind}))" for i, v in enumerate(values))
     spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_wide AS SELECT * FROM VALUES {rows} AS t(k, o, x)")
     expected = spark.sql(f"SELECT k, percentile_approx(x, {percentage}) FROM mr_wide GROUP BY k")
