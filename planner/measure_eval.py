@@ -1281,6 +1281,8 @@ def coercer(
         except (TimestampNotComputed, CastNotComputed) as err:
             raise MatchRuntimeError(f"measure value {err}", sql=sql, pos=pos) from None
         except OverflowError:
+            if t.this == exp.DataType.Type.DECIMAL:
+                return _decimal_overflow(v, t, ansi, sql, pos)
             if bits is None or type(v) is not int:
                 raise MatchRuntimeError(
                     f"measure value {v!r} cannot be represented as {t.sql('spark')}",
@@ -1300,20 +1302,28 @@ def coercer(
         except (ArithmeticError, InvalidOperation) as err:
             if t.this != exp.DataType.Type.DECIMAL:
                 raise _unrepresentable(v, t, err, sql, pos) from None
-            if not ansi:  # Spark's decimal overflow without ANSI mode: NULL
-                return None
-            precision, scale = decimal_params(t) or (10, 0)
-            raise MatchRuntimeError(
-                f"[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION] {v} cannot be represented as "
-                f"Decimal({precision}, {scale}). If necessary set spark.sql.ansi.enabled to "
-                "false to bypass this error, and return NULL instead",
-                sql=sql,
-                pos=pos,
-            ) from None
+            return _decimal_overflow(v, t, ansi, sql, pos)
         except (ValueError, TypeError) as err:
             raise _unrepresentable(v, t, err, sql, pos) from None
 
     return coerce
+
+
+def _decimal_overflow(
+    v: Value, t: exp.DataType, ansi: bool, sql: str | None, pos: int | None
+) -> None:
+    """Spark's answer for a value that DECIMAL type ``t`` cannot hold: NULL without ANSI
+    mode, else its NUMERIC_VALUE_OUT_OF_RANGE error."""
+    if not ansi:
+        return None
+    precision, scale = decimal_params(t) or (10, 0)
+    raise MatchRuntimeError(
+        f"[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION] {v} cannot be represented as "
+        f"Decimal({precision}, {scale}). If necessary set spark.sql.ansi.enabled to "
+        "false to bypass this error, and return NULL instead",
+        sql=sql,
+        pos=pos,
+    ) from None
 
 
 def _unrepresentable(

@@ -1065,3 +1065,19 @@ def test_an_integer_beside_a_float_without_ansi_asks_for_a_cast(
     expected = matchrec.sql(spark, f"SELECT * FROM {float_view} MATCH_RECOGNIZE ({body})")
     assert actual.schema == expected.schema
     assert actual.collect() == expected.collect()
+
+
+def test_a_decimal_out_of_its_type_is_null_without_ansi_as_spark(spark, view, ansi_off):
+    """A DECIMAL the measure's type cannot hold is NULL without ANSI mode, as Spark's (it
+    was an error of the table function's own, 'cannot be represented'): DECIMAL(18, 0)'s
+    largest through percentile_approx's double is 1.0E18."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_huge AS SELECT * FROM VALUES "
+        "('a', 1, CAST('999999999999999999' AS DECIMAL(18, 0))), "
+        "('a', 2, CAST('999999999999999999' AS DECIMAL(18, 0))) AS t(k, o, x)"
+    )
+    body = BODY.format(measure="percentile_approx(x, 0.5)")
+    actual = _through_the_table_function(spark, "mr_tfm_huge", body)
+    expected = spark.sql("SELECT k, percentile_approx(x, 0.5) AS m FROM mr_tfm_huge GROUP BY k")
+    assert actual.schema.simpleString() == expected.schema.simpleString()
+    assert actual.collect() == expected.collect() == [("a", None)]
