@@ -257,10 +257,11 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
 
 
 def _fractional(a: exp.DataType, b: exp.DataType, ansi: bool) -> exp.DataType:
-    """The common type of a FLOAT or DOUBLE and another number (not a DECIMAL): ANSI type
-    coercion (Spark 4's default) skips FLOAT beside any other type; the legacy one
-    without ANSI mode keeps a FLOAT beside an integer."""
-    if not ansi and {a.this, b.this} - {T.FLOAT} <= set(_INTEGRAL) | {T.FLOAT}:
+    """The common type of a FLOAT or DOUBLE and another number (not a DECIMAL): two
+    FLOATs a FLOAT; ANSI type coercion (Spark 4's default) skips FLOAT beside any other
+    type; the legacy one without ANSI mode keeps a FLOAT beside an integer."""
+    others = {a.this, b.this} - {T.FLOAT}
+    if not others or (not ansi and others <= set(_INTEGRAL)):
         return dtype("float")
     return dtype("double")
 
