@@ -33,6 +33,7 @@ from .expressions import (
     lower_measure,
     users_columns,
 )
+from .pattern_literals import PatternCheck, check_pattern_literals
 from .python_udfs import PythonLookup
 from .sql_functions import FunctionLookup
 from .sqltext import parse_expression, quote
@@ -176,6 +177,7 @@ def plan_clause(
     sql_functions: FunctionLookup | None = None,
     python_functions: PythonLookup | None = None,
     column_types: Mapping[str, str] | None = None,
+    pattern_check: PatternCheck | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -192,10 +194,13 @@ def plan_clause(
     ``python_functions``: looks up the session's Python UDFs, which DEFINE's glue calls
     on values from several rows (``planner.python_udfs``). ``column_types``: each input
     column's Spark type (``simpleString``), where known: Spark's ``lag(x, n, default)``
-    casts the default to x's type (``planner.navigation_aliases``)."""
+    casts the default to x's type (``planner.navigation_aliases``). ``pattern_check``:
+    asks the session whether Spark takes a datetime pattern (``planner.pattern_literals``)."""
     sql = clause.sql
     _check_clause_shape(clause)
     check_window_shape(clause, list(pattern_nodes(clause.pattern)))
+    if pattern_check is not None:
+        check_pattern_literals(clause, pattern_check)
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))

@@ -64,6 +64,7 @@ from matchrec.excepthook import carried_rebuilt
 from .arguments import check_argument
 from .batch import analysed, execute, first_line
 from .cluster import check, ship
+from .datetime_patterns import session_pattern_check
 from .dynamic import match_recognize_dynamic
 from .expression_origins import remember_query
 from .python_udfs import session_python_function
@@ -111,6 +112,7 @@ def _plan(
         sql_functions=session_sql_function(relation.sparkSession),
         python_functions=session_python_function(relation.sparkSession),
         column_types={f.name: f.dataType.simpleString() for f in relation.schema.fields},
+        pattern_check=session_pattern_check(relation.sparkSession),
     )
     check_output_columns(clause)
     if not plan.order_by and not relation.isStreaming:  # a stream refuses it, said later

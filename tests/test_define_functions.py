@@ -18,6 +18,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.datetime_functions import DATETIME_FUNCTIONS
+from matchrec.planner.pattern_literals import check_pattern_literals
 from matchrec.planner.plan import plan_clause
 from matchrec.planner.pyeval import compile_glue
 from matchrec.planner.sqltext import MatchRecognizeDialect
@@ -1989,6 +1990,98 @@ def test_a_pattern_letter_the_glue_lacks_is_refused_when_built(define, at, words
     err = info.value
     assert words in err.message
     assert err.sql[err.pos :].startswith(at)
+
+
+PATTERN_VALUES = """SELECT * FROM VALUES
+  (1, TIMESTAMP'2024-03-01 10:00:00', '05-Apr-11', 1709287200),
+  (2, TIMESTAMP'2024-03-02 11:30:00', '06-Apr-11', 1709379000) AS t(id, ts, s, n)"""
+#: a datetime call of one row for each function -> the column it reads
+PATTERN_CALLS = {
+    "to_date": "s",
+    "to_timestamp": "s",
+    "try_to_timestamp": "s",
+    "to_timestamp_ntz": "s",
+    "unix_timestamp": "s",
+    "date_format": "ts",
+    "from_unixtime": "n",
+}
+#: patterns Spark refuses (a week-based letter, a letter it lacks or does not parse, too
+#: many letters, a reserved character) and patterns it takes (an optional section too)
+PATTERN_CASES = [
+    ("to_date", "DD-MON-YY"),
+    ("date_format", "yyyy-ww"),
+    ("to_timestamp", "yyyy EEE"),
+    ("date_format", "yyyy EEE"),
+    ("unix_timestamp", "MMMMM"),
+    ("date_format", "qq"),
+    ("try_to_timestamp", "qq"),
+    ("from_unixtime", "yyyy#"),
+    ("to_timestamp_ntz", "uuuu"),
+    ("date_format", "B"),
+    ("date_format", "yyyy-MM-dd[ HH:mm]"),
+    ("to_date", "dd-MMM-yy"),
+    ("from_unixtime", "HH:mm"),
+]
+
+
+def _sparks_verdict(spark, call: str) -> tuple[str | None, list]:
+    """Spark's own answer to ``call`` over :data:`PATTERN_VALUES`: (the error condition
+    of a pattern it refuses, or None; the values)."""
+    try:
+        rows = spark.sql(f"SELECT {call} AS v FROM ({PATTERN_VALUES}) ORDER BY id").collect()
+    except PySparkException as exc:
+        return exc.getCondition(), []
+    return None, [r.v for r in rows]
+
+
+@pytest.mark.parametrize(("function", "pattern"), PATTERN_CASES)
+def test_a_datetime_pattern_spark_refuses_is_refused_when_built(spark, function, pattern):
+    """A datetime pattern literal Spark refuses (which Spark reports on the first row of
+    a job, without a position) is an error when the query is built, with Spark's reason
+    and the caret in the pattern, in MEASURES and in DEFINE; one it takes gives Spark's
+    values."""
+    column = PATTERN_CALLS[function]
+    refused, values = _sparks_verdict(spark, f"{function}({column}, '{pattern}')")
+    queries = [
+        f"""SELECT * FROM ({PATTERN_VALUES}) MATCH_RECOGNIZE (ORDER BY id
+            MEASURES {function}(LAST(X.{column}), '{pattern}') AS v
+            ALL ROWS PER MATCH PATTERN (X) DEFINE X AS true)""",
+        f"""SELECT * FROM ({PATTERN_VALUES}) MATCH_RECOGNIZE (ORDER BY id
+            MEASURES X.id AS x ALL ROWS PER MATCH PATTERN (X)
+            DEFINE X AS coalesce(CAST({function}({column}, '{pattern}') AS STRING), '-') <> '?')""",
+    ]
+    for query in queries:
+        if refused is None:
+            rows = matchrec.sql(spark, query).collect()
+            assert len(rows) == 2
+            if "MEASURES X.id" not in query:
+                assert [r.v for r in rows] == values
+            continue
+        assert refused.startswith(("INVALID_DATETIME_PATTERN", "INCONSISTENT_BEHAVIOR"))
+        with pytest.raises(SemanticError) as info:
+            matchrec.sql(spark, query)
+        err = info.value
+        assert f"{function}(): Spark cannot use the datetime pattern '{pattern}'" in err.message
+        assert refused in err.message
+        start = err.sql.index(f"'{pattern}'")
+        assert start <= err.pos <= start + len(pattern), "the caret is in the pattern"
+
+
+def test_a_refused_pattern_is_shown_at_the_letter_spark_names():
+    """Spark names the week-based letter of DD-MON-YY: the caret is under it, and Spark's
+    refusal comes before what the glue of two rows computes itself."""
+    said = "[X] detected week-based character: Y."
+    clause = parse_clause(
+        "PARTITION BY usr ORDER BY id MEASURES count(*) AS n PATTERN (S N+) "
+        "DEFINE N AS to_date(concat(S.path, N.path), 'DD-MON-YY') IS NULL"
+    )
+    with pytest.raises(SemanticError) as info:
+        check_pattern_literals(
+            clause, lambda function, pattern: said if function == "to_date" else None
+        )
+    err = info.value
+    assert err.sql[err.pos :].startswith("YY')")
+    assert said in err.message
 
 
 LAGGED_VALUES = """SELECT * FROM VALUES

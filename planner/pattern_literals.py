@@ -1,0 +1,96 @@
+"""Datetime pattern literals of DEFINE and MEASURES, checked by Spark when the query is built.
+
+Spark builds the formatter of ``to_date(d, 'DD-MON-YY')`` on the first row it computes,
+so a pattern it refuses (a week-based letter, an unknown one, too many letters, a letter
+it does not parse) fails the job, without a position, after the query was accepted. The
+runtime hands :func:`check_pattern_literals` a function that asks the session about one
+pattern (``PatternCheck``: Spark's own rules and settings, such as
+``spark.sql.legacy.timeParserPolicy``), and a pattern Spark refuses is an error at the
+literal, before any job runs and before DEFINE's glue says what it computes itself.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from sqlglot import exp
+
+from matchrec import ast
+from matchrec.errors import SemanticError
+
+from .sqltext import node_pos, parse_expression
+
+#: (function, pattern) -> Spark's reason for refusing the pattern in a call of the
+#: function, or None when Spark takes it
+PatternCheck = Callable[[str, str], "str | None"]
+
+#: sqlglot's node of a datetime call with a pattern -> the function's Spark name
+_NODES: dict[type, str] = {
+    exp.TimeToStr: "date_format",
+    exp.UnixToStr: "from_unixtime",
+    exp.StrToTime: "to_timestamp",
+    exp.TsOrDsToDate: "to_date",
+    exp.StrToUnix: "unix_timestamp",
+}
+#: Spark's parsing functions sqlglot keeps as calls by name: the pattern is the second argument
+_BY_NAME = frozenset(
+    {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_NTZ", "TRY_TO_TIMESTAMP", "TRY_TO_DATE",
+     "TRY_TO_UNIX_TIMESTAMP"}
+)  # fmt: skip
+#: the pattern character Spark's message names (``detected week-based character: Y``)
+_NAMED_CHARACTER = re.compile(r"character(?: found in datetime pattern)?: (\S)")
+
+
+def literal_patterns(tree: exp.Expression) -> Iterator[tuple[str, exp.Literal]]:
+    """Each datetime call of ``tree`` whose pattern is a string literal: (the function's
+    name, the literal)."""
+    for node in tree.walk():
+        name = _NODES.get(type(node))
+        if name is not None:
+            fmt = node.args.get("format")
+        elif isinstance(node, exp.Anonymous) and str(node.this).upper() in _BY_NAME:
+            fmt = node.expressions[1] if len(node.expressions) == 2 else None
+            name = str(node.this).lower()
+        else:
+            continue
+        if isinstance(fmt, exp.Literal) and fmt.is_string:
+            yield name, fmt
+
+
+def check_pattern_literals(clause: ast.MatchRecognizeClause, check: PatternCheck) -> None:
+    """Raise :class:`SemanticError` at the first datetime pattern literal of DEFINE or
+    MEASURES that ``check`` (the session) refuses, with Spark's reason."""
+    sql = clause.sql
+    exprs = [d.expr for d in clause.defines] + [m.expr for m in clause.measures]
+    for expr in exprs:
+        if "'" not in expr.text and '"' not in expr.text:
+            continue  # no string literal, so no pattern
+        for name, literal in literal_patterns(parse_expression(expr, sql)):
+            reason = check(name, literal.this)
+            if reason is None:
+                continue
+            raise SemanticError(
+                f"{name}(): Spark cannot use the datetime pattern {literal.this!r}: {reason}",
+                sql=sql,
+                pos=_at_character(literal, reason, node_pos(literal, expr.pos, sql), sql),
+                hint="write the pattern with the letters of Spark's datetime patterns "
+                "(https://spark.apache.org/docs/latest/sql-ref-datetime-pattern.html), "
+                "e.g. dd-MMM-yy for 05-Apr-11",
+            )
+
+
+def _at_character(literal: exp.Literal, reason: str, pos: int, sql: str) -> int:
+    """Where the character Spark names in ``reason`` is in the literal written at ``pos``
+    (its quote), if it is written there unquoted; else the literal's own position."""
+    named = _NAMED_CHARACTER.search(reason)
+    written = sql[pos + 1 : pos + 1 + len(literal.this)]
+    if named is None or written != literal.this:
+        return pos
+    quoted = False
+    for i, c in enumerate(written):
+        if c == "'":
+            quoted = not quoted
+        elif c == named.group(1) and not quoted:
+            return pos + 1 + i
+    return pos

@@ -1,0 +1,57 @@
+"""Ask the session whether Spark takes a datetime pattern (``planner.pattern_literals``).
+
+Spark refuses a pattern when it builds its formatter, which for a column's values is on
+the first row of a job. Computing the same function of a constant makes Spark build it
+while it optimises the query (constant folding), so a pattern it refuses raises then,
+with its own reason and under the session's own settings, and no job runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from matchrec.planner.pattern_literals import PatternCheck
+from pyspark.errors import PySparkException
+
+from .session import quiet_analysis
+
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+#: Spark's error conditions of a pattern it refuses (as opposed to a value it cannot read)
+_REFUSED = ("INVALID_DATETIME_PATTERN", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_")
+#: the constant a function formats (the others parse text: an empty string)
+_CONSTANTS = {"date_format": "TIMESTAMP'2000-01-01 00:00:00'", "from_unixtime": "0"}
+
+
+def session_pattern_check(spark: SparkSession) -> PatternCheck:
+    """Spark's reason for refusing a pattern in a call of a function, or None when it
+    takes it; asked once per function and pattern for each query."""
+    seen: dict[tuple[str, str], str | None] = {}
+
+    def check(function: str, pattern: str) -> str | None:
+        if (function, pattern) not in seen:
+            seen[function, pattern] = _refusal(spark, function, pattern)
+        return seen[function, pattern]
+
+    return check
+
+
+def _refusal(spark: SparkSession, function: str, pattern: str) -> str | None:
+    constant = _CONSTANTS.get(function, "''")
+    try:
+        with quiet_analysis():
+            spark.sql(
+                f"SELECT {function}({constant}, :pattern)", args={"pattern": pattern}
+            ).collect()
+    except PySparkException as exc:
+        condition = exc.getCondition() or ""
+        if condition.startswith(_REFUSED):
+            return _reason(exc)
+    return None
+
+
+def _reason(exc: PySparkException) -> str:
+    """Spark's message on one line, without its SQLSTATE."""
+    text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    return text.split(" SQLSTATE:")[0]
