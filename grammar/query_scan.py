@@ -701,18 +701,11 @@ def cte_scope(sql: str, before: int) -> Callable[[str], str]:
     return scoped
 
 
-def visible_ctes(sql: str, before: int | None = None) -> tuple[str, list[str]]:
-    """The WITH keyword(s) and the text of each CTE (``name AS (...)``) that a relation at
-    offset ``before`` sees, as one list (an outer CTE that an inner one of the same name
-    hides left out); every CTE of ``sql`` for None."""
-    lists = _seen_lists(sql, before)
-    keyword = "WITH RECURSIVE" if any("RECURSIVE" in k for k, _, _ in lists) else "WITH"
-    texts: list[str] = []
-    hidden: set[str] = set()
-    for _, level_texts, names in reversed(lists):
-        texts[:0] = [t for t, n in zip(level_texts, names) if n not in hidden]
-        hidden.update(names)
-    return (keyword if texts else ""), texts
+def visible_ctes(sql: str, before: int | None = None) -> list[tuple[str, list[str]]]:
+    """The WITH lists a relation at offset ``before`` of ``sql`` sees (every one of
+    ``sql`` for None), outermost first: each its keyword(s) and the text of each CTE
+    (``name AS (...)``) it defines before that offset."""
+    return [(keyword, texts) for keyword, texts, _ in _seen_lists(sql, before)]
 
 
 def _cte_query_end(tokens: list[Token], i: int, sql: str) -> int:

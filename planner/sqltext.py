@@ -18,7 +18,7 @@ points into the user's SQL:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import timezone
@@ -528,25 +528,31 @@ def prepare(text: str) -> str:
     return "".join(chars)
 
 
-#: the CTEs of the statement whose clause is being planned (``statement_ctes``)
-_STATEMENT_CTES: ContextVar[tuple[bool, list[WrittenCTE]]] = ContextVar(
-    "statement_ctes", default=(False, [])
+#: the WITH lists around the clause being planned, outermost first (``statement_ctes``):
+#: each whether it is RECURSIVE and its CTEs
+_STATEMENT_CTES: ContextVar[tuple[tuple[bool, list[WrittenCTE]], ...]] = ContextVar(
+    "statement_ctes", default=()
 )
 _CTE_NAME = re.compile(r"\s*(`(?:[^`]|``)+`|\w+)")
 
 
 @contextmanager
-def statement_ctes(keyword: str, texts: list[str]) -> Iterator[None]:
-    """While planning a clause of a statement with the CTEs ``texts`` (each ``name AS
-    (...)``, after ``keyword``: WITH [RECURSIVE]), a subquery of DEFINE or MEASURES sees
-    them, as every subquery of the statement does in Spark: Spark analyses it apart from
-    the statement, so the CTEs it names are written into it, as the user wrote them."""
-    ctes = []
-    for text in texts:
-        name = _CTE_NAME.match(text)
-        if name:
-            ctes.append(WrittenCTE(this=text, name=name.group(1).strip("`").lower()))
-    token = _STATEMENT_CTES.set(("RECURSIVE" in keyword.upper(), ctes))
+def statement_ctes(levels: Sequence[tuple[str, Sequence[str]]]) -> Iterator[None]:
+    """While planning a clause inside the WITH lists ``levels`` (outermost first: each
+    its keyword, WITH [RECURSIVE], and the text of each CTE, ``name AS (...)``), a
+    subquery of DEFINE or MEASURES sees them, as every subquery there does in Spark:
+    Spark analyses it apart from the statement, so the CTEs it names are written around
+    it, as the user wrote them."""
+    seen = []
+    for keyword, texts in levels:
+        ctes = []
+        for text in texts:
+            name = _CTE_NAME.match(text)
+            if name:
+                ctes.append(WrittenCTE(this=text, name=name.group(1).strip("`").lower()))
+        if ctes:
+            seen.append(("RECURSIVE" in keyword.upper(), ctes))
+    token = _STATEMENT_CTES.set(tuple(seen))
     try:
         yield
     finally:
@@ -554,24 +560,32 @@ def statement_ctes(keyword: str, texts: list[str]) -> Iterator[None]:
 
 
 def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
-    """``tree`` with the statement's CTEs (:func:`statement_ctes`) written into each
-    subquery that names one; a CTE of the subquery's own keeps its name."""
-    recursive, ctes = _STATEMENT_CTES.get()
-    if not ctes:
+    """``tree`` with each subquery that names a CTE of the statement (:func:`statement_ctes`)
+    read inside the WITH lists around the clause, nested as they are (``WITH outer ...
+    SELECT * FROM (WITH inner ... SELECT * FROM (subquery))``): an inner CTE hides an
+    outer one of its name, yet reads it in its own body, and a CTE of the subquery's own
+    hides both."""
+    levels = _STATEMENT_CTES.get()
+    if not levels:
         return tree
-    names = {c.args["name"] for c in ctes}
+    names = {c.args["name"] for _, ctes in levels for c in ctes}
     for query in list(tree.find_all(exp.Query)):
-        if not isinstance(query.parent, (exp.Subquery, exp.Exists, exp.In)):
-            continue
+        if query.root() is not tree or not isinstance(
+            query.parent, (exp.Subquery, exp.Exists, exp.In)
+        ):
+            continue  # inside a subquery already scoped (or no subquery)
         read = {t.name.lower() for t in query.find_all(exp.Table) if not t.args.get("db")}
         if not read & names:
             continue
-        own = query.args.get("with_")
-        mine = list(own.expressions) if own else []
-        taken = {c.alias_or_name.lower() for c in mine}
-        outer = [c.copy() for c in ctes if c.args["name"] not in taken]
-        query.set("with_", exp.With(expressions=outer + mine, recursive=recursive or None))
-        if query.parent is tree and isinstance(tree, exp.Subquery):
+        scoped = query.copy()
+        for depth, (recursive, ctes) in enumerate(reversed(levels)):
+            alias = exp.TableAlias(this=exp.to_identifier(f"__matchrec_scope{depth}"))
+            scoped = exp.select("*").from_(exp.Subquery(this=scoped, alias=alias))
+            scoped.set(
+                "with_", exp.With(expressions=[c.copy() for c in ctes], recursive=recursive or None)
+            )
+        query.replace(scoped)
+        if scoped.parent is tree and isinstance(tree, exp.Subquery):
             # sqlglot writes the WITH of a whole expression's subquery before its "("
             return exp.Paren(this=tree)
     return tree

@@ -515,7 +515,7 @@ def planned_clauses(
             result = _dynamic(spark, rewriter, relation, clause, frames, occ.relation_start)
         else:
             ctes = visible_ctes(rewriter.text, before=rewriter.at(occ.relation_start))
-            with statement_ctes(*ctes):
+            with statement_ctes(ctes):
                 plan = _plan(clause, relation, occ.relation_name)
             result = execute(relation, plan)
         view = _view_name()

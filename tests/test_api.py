@@ -197,6 +197,46 @@ def test_a_subquery_in_define_and_measures_sees_the_statement_s_ctes(spark, pric
     } == {1}
 
 
+CAPS_BODY = """PARTITION BY sym ORDER BY t
+    MEASURES count(*) AS n, (SELECT max(cap) FROM caps) AS top
+    PATTERN (LOW+)
+    DEFINE LOW AS price < (SELECT min(cap) FROM caps)"""
+CAPS = "(SELECT * FROM VALUES ('x', 9.5), ('y', 99), ('z', 11) AS c(sym, cap))"
+
+
+@pytest.mark.parametrize(
+    ("query", "caps"),
+    [
+        (  # an inner CTE that reads the outer CTE of its own name
+            f"WITH caps AS {CAPS} SELECT * FROM (WITH caps AS (SELECT * FROM caps "
+            "WHERE cap < 50) SELECT * FROM prices MATCH_RECOGNIZE ({body})) q",
+            f"(SELECT * FROM {CAPS} WHERE cap < 50)",
+        ),
+        (  # an inner CTE that reads an outer one an inner CTE after it hides
+            "WITH c0 AS (SELECT 1 AS k) SELECT * FROM (WITH caps AS (SELECT c.* FROM "
+            f"{CAPS} c JOIN c0 ON c.cap > c0.k * 10), c0 AS (SELECT 0 AS k) "
+            "SELECT * FROM prices MATCH_RECOGNIZE ({body})) q",
+            f"(SELECT * FROM {CAPS} WHERE cap > 10)",
+        ),
+    ],
+    ids=["same_name", "later_name"],
+)
+def test_a_subquery_in_define_reads_the_with_lists_nested(spark, prices, query, caps):
+    """A subquery of DEFINE and MEASURES sees the WITH lists around the clause as Spark
+    does, one inside the other: an inner CTE reads the outer CTE it hides (they were one
+    list, and the inner CTE read itself or the catalog)."""
+    expected = rows(
+        matchrec.sql(
+            spark,
+            "SELECT * FROM prices MATCH_RECOGNIZE ("
+            + CAPS_BODY.replace("FROM caps", f"FROM {caps}")
+            + ")",
+        )
+    )
+    assert rows(matchrec.sql(spark, query.format(body=CAPS_BODY))) == expected
+    assert {r[-1] for r in expected} == {99 if "c0" in query else 11}
+
+
 def test_match_recognize_inside_a_with_clause(spark, prices):
     """A clause inside a CTE sees only the CTEs defined before it."""
     query = f"""WITH only_x AS (SELECT * FROM prices WHERE sym = 'x'),
