@@ -1,12 +1,15 @@
-"""Datetime pattern literals of DEFINE and MEASURES, checked by Spark when the query is built.
+"""Pattern literals of DEFINE and MEASURES (datetime patterns, regular expressions),
+checked by Spark when the query is built.
 
-Spark builds the formatter of ``to_date(d, 'DD-MON-YY')`` on the first row it computes,
-so a pattern it refuses (a week-based letter, an unknown one, too many letters, a letter
-it does not parse) fails the job, without a position, after the query was accepted. The
-runtime hands :func:`check_pattern_literals` a function that asks the session about one
-pattern (``PatternCheck``: Spark's own rules and settings, such as
-``spark.sql.legacy.timeParserPolicy``), and a pattern Spark refuses is an error at the
-literal, before any job runs and before DEFINE's glue says what it computes itself.
+Spark builds the formatter of ``to_date(d, 'DD-MON-YY')``, or compiles the regular
+expression of ``regexp_like(s, '(')``, on the first row it computes, so a pattern it
+refuses (a week-based letter, an unknown one, too many letters; an unclosed group) fails
+the job after the query was accepted, without a position (a regular expression even
+with Java's stack trace). The runtime hands :func:`check_pattern_literals` a function
+that asks the session about one pattern (``PatternCheck``: Spark's own rules and
+settings, such as ``spark.sql.legacy.timeParserPolicy``), and a pattern Spark refuses is
+an error at the literal, before any job runs and before DEFINE's glue says what it
+computes itself.
 """
 
 from __future__ import annotations
@@ -22,8 +25,10 @@ from matchrec.errors import SemanticError
 from .sqltext import node_pos, parse_expression
 
 #: (function, pattern) -> Spark's reason for refusing the pattern in a call of the
-#: function, or None when Spark takes it
+#: function (:data:`REGEX` for any regular expression), or None when Spark takes it
 PatternCheck = Callable[[str, str], "str | None"]
+#: the function name a check gets for a regular expression (Java's, whatever the call)
+REGEX = "regex"
 
 #: sqlglot's node of a datetime call with a pattern -> the function's Spark name
 _NODES: dict[type, str] = {
@@ -38,14 +43,27 @@ _BY_NAME = frozenset(
     {"TO_TIMESTAMP_LTZ", "TO_TIMESTAMP_NTZ", "TRY_TO_TIMESTAMP", "TRY_TO_DATE",
      "TRY_TO_UNIX_TIMESTAMP"}
 )  # fmt: skip
+#: sqlglot's node of a call with a regular expression -> the arguments that hold one
+_REGEX_NODES: dict[type, tuple[str, ...]] = {
+    **dict.fromkeys(
+        (exp.RegexpLike, exp.RegexpExtract, exp.RegexpExtractAll, exp.RegexpReplace,
+         exp.RegexpCount, exp.RegexpInstr, exp.RegexpSubstr, exp.RegexpSplit),
+        ("expression",),
+    ),
+    exp.StrToMap: ("pair_delim", "key_value_delim"),
+}  # fmt: skip
 #: the pattern character Spark's message names (``detected week-based character: Y``)
 _NAMED_CHARACTER = re.compile(r"character(?: found in datetime pattern)?: (\S)")
 
 
 def literal_patterns(tree: exp.Expression) -> Iterator[tuple[str, exp.Literal]]:
-    """Each datetime call of ``tree`` whose pattern is a string literal: (the function's
-    name, the literal)."""
+    """Each pattern of ``tree`` written as a string literal: (the datetime function's
+    name, or :data:`REGEX` for a regular expression; the literal)."""
     for node in tree.walk():
+        for arg in _REGEX_NODES.get(type(node), ()):
+            fmt = node.args.get(arg)
+            if isinstance(fmt, exp.Literal) and fmt.is_string:
+                yield REGEX, fmt
         name = _NODES.get(type(node))
         if name is not None:
             fmt = node.args.get("format")
@@ -70,10 +88,19 @@ def check_pattern_literals(clause: ast.MatchRecognizeClause, check: PatternCheck
             reason = check(name, literal.this)
             if reason is None:
                 continue
+            pos = node_pos(literal, expr.pos, sql)
+            if name == REGEX:
+                raise SemanticError(
+                    f"Spark cannot use the regular expression {literal.this!r}: {reason}",
+                    sql=sql,
+                    pos=pos,
+                    hint="Spark reads it as Java's java.util.regex.Pattern does; a "
+                    "character that is not meant as regex syntax takes a backslash",
+                )
             raise SemanticError(
                 f"{name}(): Spark cannot use the datetime pattern {literal.this!r}: {reason}",
                 sql=sql,
-                pos=_at_character(literal, reason, node_pos(literal, expr.pos, sql), sql),
+                pos=_at_character(literal, reason, pos, sql),
                 hint="write the pattern with the letters of Spark's datetime patterns "
                 "(https://spark.apache.org/docs/latest/sql-ref-datetime-pattern.html), "
                 "e.g. dd-MMM-yy for 05-Apr-11",

@@ -64,9 +64,9 @@ from matchrec.excepthook import carried_rebuilt
 from .arguments import check_argument
 from .batch import analysed, execute, first_line
 from .cluster import check, ship
-from .datetime_patterns import session_pattern_check
 from .dynamic import match_recognize_dynamic
 from .expression_origins import remember_query
+from .pattern_probes import session_pattern_check
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import ansi_enabled, is_connect, quiet_analysis

@@ -2067,6 +2067,42 @@ def test_a_datetime_pattern_spark_refuses_is_refused_when_built(spark, function,
         assert start <= err.pos <= start + len(pattern), "the caret is in the pattern"
 
 
+@pytest.mark.parametrize(
+    "call",
+    [
+        "regexp_like(s, '(')",
+        "s RLIKE '[a-'",
+        "split(s, 'a{2,1}')[0]",
+        "regexp_replace(s, 'x)', 'y')",
+        "str_to_map(s, ',', '(')",
+        "regexp_like(s, '\\\\(')",
+        "regexp_extract(s, '(A)(p)', 2)",
+    ],
+)
+def test_a_regular_expression_spark_refuses_is_refused_when_built(spark, call):
+    """A regular expression literal Java cannot compile fails Spark's job on its first
+    row (with Java's stack trace, for a column's values): it is an error when the query
+    is built, with Java's reason, the caret at the literal; one it compiles gives Spark's
+    values."""
+    refused = False
+    try:
+        want = spark.sql(f"SELECT {call} AS v FROM ({PATTERN_VALUES}) ORDER BY id").collect()
+    except Exception:  # Spark's job fails: a Py4JJavaError holding Java's PatternSyntaxException
+        refused = True
+    query = f"""SELECT * FROM ({PATTERN_VALUES}) MATCH_RECOGNIZE (ORDER BY id
+        MEASURES {call.replace("(s", "(LAST(X.s)").replace("s RLIKE", "LAST(X.s) RLIKE")} AS v
+        ALL ROWS PER MATCH PATTERN (X) DEFINE X AS true)"""
+    if not refused:
+        assert [r.v for r in matchrec.sql(spark, query).collect()] == [r.v for r in want]
+        return
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert "Spark cannot use the regular expression" in err.message
+    assert "near index" in err.message  # Java's reason
+    assert err.sql[err.pos] == "'"
+
+
 def test_a_refused_pattern_is_shown_at_the_letter_spark_names():
     """Spark names the week-based letter of DD-MON-YY: the caret is under it, and Spark's
     refusal comes before what the glue of two rows computes itself."""

@@ -1,16 +1,19 @@
-"""Ask the session whether Spark takes a datetime pattern (``planner.pattern_literals``).
+"""Ask the session whether Spark takes a pattern: a datetime pattern or a regular
+expression (``planner.pattern_literals``).
 
-Spark refuses a pattern when it builds its formatter, which for a column's values is on
-the first row of a job. Computing the same function of a constant makes Spark build it
-while it optimises the query (constant folding), so a pattern it refuses raises then,
-with its own reason and under the session's own settings, and no job runs.
+Spark refuses a pattern when it builds its formatter or compiles it, which for a
+column's values is on the first row of a job. Computing the same function of a constant
+makes Spark do it while it optimises the query (constant folding), so a pattern it
+refuses raises then, with its own reason and under the session's own settings, and no
+job runs. A regular expression is compiled by ``split``, whose error is Java's own
+reason (``Unclosed group near index 1``); no other error of it can come from a literal.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from matchrec.planner.pattern_literals import PatternCheck
+from matchrec.planner.pattern_literals import REGEX, PatternCheck
 from pyspark.errors import PySparkException
 
 from .session import quiet_analysis
@@ -38,14 +41,18 @@ def session_pattern_check(spark: SparkSession) -> PatternCheck:
 
 
 def _refusal(spark: SparkSession, function: str, pattern: str) -> str | None:
-    constant = _CONSTANTS.get(function, "''")
+    if function == REGEX:
+        call = "SELECT split('', :pattern)"
+    else:
+        constant = _CONSTANTS.get(function, "''")  # text, for a function that parses
+        call = f"SELECT {function}({constant}, :pattern)"
     try:
         with quiet_analysis():
-            spark.sql(
-                f"SELECT {function}({constant}, :pattern)", args={"pattern": pattern}
-            ).collect()
+            spark.sql(call, args={"pattern": pattern}).collect()
     except PySparkException as exc:
         condition = exc.getCondition() or ""
+        if function == REGEX:  # Java's reason: its next lines repeat the pattern
+            return str(exc).strip().splitlines()[0]
         if condition.startswith(_REFUSED):
             return _reason(exc)
     return None
