@@ -658,22 +658,92 @@ def _result_branches(node: exp.Expression) -> list[exp.Expression]:
 
 
 def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
-    """``tree`` with the casts Spark adds where a CASE, IF, COALESCE or array mixes a
-    STRING with another type (:func:`_with_strings`), written out so that the branches are
-    evaluated as Spark evaluates them."""
+    """``tree`` with the casts Spark adds where a STRING meets another type, written out
+    so that Python evaluates it as Spark does: the branches of a CASE, IF, COALESCE or
+    array (:func:`_with_strings`), and the operands of a comparison, BETWEEN, IN or
+    arithmetic (:func:`_operand_casts`: ``price < '2'`` compares with the DOUBLE 2.0)."""
     tree = tree.copy()
     for node in reversed(list(tree.walk())):
+        casts = _operand_casts(node, env)
         branches = _result_branches(node)
         types = [infer_type(b, env) for b in branches]
-        if not any(t is not None and t.this in _STRINGS for t in types):
+        if any(t is not None and t.this in _STRINGS for t in types):
+            target = _common_of(types, env.ansi)
+            for branch, t in zip(branches, types):
+                if target is not None and t is not None and t.this != T.NULL and t != target:
+                    casts.setdefault(id(branch), (branch, target))
+        for operand, target in casts.values():
+            operand.replace(exp.Cast(this=operand.copy(), to=target.copy()))
+    return tree
+
+
+#: operators whose two operands Spark brings to one type: comparisons, arithmetic
+_COMPARED = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
+_COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+
+
+def _operand_casts(
+    node: exp.Expression, env: TypeEnv
+) -> dict[int, tuple[exp.Expression, exp.DataType]]:
+    """The casts Spark adds to the operands of ``node`` where a STRING meets another
+    type (by ``id`` of the operand: its node and the type it is cast to)."""
+    if isinstance(node, (*_COMPARED, *_COMPUTED)):
+        pairs = [(node.this, node.expression)]
+    elif isinstance(node, exp.Between):
+        pairs = [(node.this, node.args["low"]), (node.this, node.args["high"])]
+    elif isinstance(node, exp.In) and not node.args.get("query"):
+        return _in_casts(node, env)
+    else:
+        return {}
+    casts: dict[int, tuple[exp.Expression, exp.DataType]] = {}
+    for a, b in pairs:
+        ta, tb = infer_type(a, env), infer_type(b, env)
+        if ta is None or tb is None or (ta.this in _STRINGS) == (tb.this in _STRINGS):
             continue
-        target = _common_of(types, env.ansi)
+        other = tb if ta.this in _STRINGS else ta
+        target = _string_partner(other, isinstance(node, _COMPUTED), env.ansi)
         if target is None:
             continue
-        for branch, t in zip(branches, types):
-            if t is not None and t.this != T.NULL and t != target:
-                branch.replace(exp.Cast(this=branch.copy(), to=target.copy()))
-    return tree
+        for operand, t in ((a, ta), (b, tb)):
+            if t != target:
+                casts.setdefault(id(operand), (operand, target))
+    return casts
+
+
+def _string_partner(t: exp.DataType, arithmetic: bool, ansi: bool) -> exp.DataType | None:
+    """The type a STRING and a value of type ``t`` are both cast to when compared (or,
+    ``arithmetic``, added...), as Spark 4 does (measured): under ANSI mode an integer
+    and the string are BIGINTs, without it the string takes the integer's type (DOUBLE
+    in arithmetic); a fraction or DECIMAL and the string are DOUBLEs; a DATE, TIMESTAMP
+    or BOOLEAN compared with a string reads the string as one."""
+    if t.this in _INTEGRAL:
+        return dtype("bigint") if ansi else (dtype("double") if arithmetic else t)
+    if t.this in _FRACTIONAL or t.this == T.DECIMAL:
+        return dtype("double")
+    if not arithmetic and (t.this in _TIMESTAMPS or t.this in (T.DATE, T.BOOLEAN)):
+        return t
+    return None
+
+
+def _in_casts(node: exp.In, env: TypeEnv) -> dict[int, tuple[exp.Expression, exp.DataType]]:
+    """``x IN (...)`` where a STRING meets another type: under ANSI mode each is cast
+    to the type a comparison of the string with ``x`` uses; without it, Spark compares
+    them all as STRINGs."""
+    operands = [node.this, *node.expressions]
+    types = [infer_type(o, env) for o in operands]
+    if any(t is None for t in types):
+        return {}
+    texts = [t.this in _STRINGS for t in types]  # type: ignore[union-attr]
+    if all(texts) or not any(texts):
+        return {}
+    if env.ansi:
+        other = next(t for t, text in zip(types, texts) if not text)
+        target = _string_partner(other, False, True)  # type: ignore[arg-type]
+    else:
+        target = dtype("string")
+    if target is None:
+        return {}
+    return {id(o): (o, target) for o, t in zip(operands, types) if t != target}
 
 
 def _empty_window(node: exp.Window) -> bool:

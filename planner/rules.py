@@ -35,10 +35,13 @@ from .decompose import decompose
 from .function_types import day_time_span
 from .glue_functions import extended_name
 from .measure_eval import (
+    TypeEnv,
     cast_evaluator,
     check_operand_types,
     compile_measures,
     interval_text,
+    string_coerced,
+    type_env,
     type_integer_widths,
     written_name,
 )
@@ -254,10 +257,11 @@ def compile_rule(
     type_integer_widths(plan, columns)
     check_operand_types(plan, columns)
     types = {name.lower(): t for name, t in columns.items()}
+    env = type_env(plan, types)
     local = [
         (
             name,
-            *_row_function(text, plan.origins.get(name, 0), clause.sql, names, ansi, zone),
+            *_row_function(text, plan.origins.get(name, 0), clause.sql, names, ansi, zone, env),
             text,
         )
         for name, text in plan.precomputed
@@ -399,14 +403,24 @@ def _function_name(node: exp.Expression) -> str | None:
 
 
 def _row_function(
-    text: str, pos: int, sql: str, names: list[str], ansi: bool, zone: str | None = None
+    text: str,
+    pos: int,
+    sql: str,
+    names: list[str],
+    ansi: bool,
+    zone: str | None = None,
+    env: TypeEnv | None = None,
 ) -> tuple[Callable[[Sequence[Any]], Any], vd.VExpr | None]:
     """A row-local expression (Spark SQL over event columns, as the planner wrote it) as a
     function of one row's values (in ``names`` order), and as an array expression over
     all rows where it has one (``matchrec.vector_define``, the same arithmetic). Under
     ``ansi`` a zero divisor raises, positioned, as Spark's projection of the condition
-    over every row would (the array form defers to the row function to raise)."""
+    over every row would (the array form defers to the row function to raise). ``env``:
+    the events' types, with which a STRING beside another type is cast as Spark casts it
+    (``price < '2'``: ``measure_eval.string_coerced``)."""
     tree = _patterns_in_zone(parse_expression(ast.SqlExpr(text, 0), text), zone or "UTC")
+    if env is not None:
+        tree = string_coerced(tree, env)
     index = {n.lower(): i for i, n in enumerate(names)}
     intervals = [n for n in tree.walk() if isinstance(n, exp.Interval)]
     constant = {id(n): interval_literal(n) for n in intervals}

@@ -222,6 +222,10 @@ ROW_CONDITIONS = [
     ("America/New_York", "date_add(ts, 1) = DATE '2026-03-01' AND date_sub(ts, version) < ts"),
     ("UTC", "add_months(ts, 1) = DATE '2026-04-01'"),
     ("America/New_York", "months_between(ts, TIMESTAMP '2026-01-28 19:00:00') < 1.0005"),
+    # a STRING beside another type is cast as Spark casts it (was numpy's traceback)
+    ("UTC", "amount < '3' OR ts > '2026-03-01 01:00:00'"),
+    ("UTC", "amount BETWEEN '2' AND '500' AND version IN ('1', '3')"),
+    ("UTC", "amount + '1' > 4 AND '2' >= version"),
 ]
 
 
@@ -327,6 +331,21 @@ def test_rules_follow_the_sessions_ansi_mode(spark: SparkSession, payments, ansi
     expected = sorted(tuple(r) for r in single.collect())
     assert expected, "the data must match"
     assert _as_single(dynamic, single, "div") == expected
+
+
+@pytest.mark.parametrize(
+    "condition", ["version IN ('1', '3') AND amount < '3'", "amount + '1' > 4 OR version < '1'"]
+)
+def test_a_rules_string_operands_without_ansi_are_cast_as_sparks(
+    spark: SparkSession, payments, ansi_off, condition: str
+) -> None:
+    """Without ANSI mode Spark compares an integer IN strings as STRINGs and adds a
+    STRING to a number as DOUBLEs: a rule's matches are those of its MATCH_RECOGNIZE."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES count(*) AS n "
+        f"AFTER MATCH SKIP PAST LAST ROW PATTERN (A+) DEFINE A AS {condition}"
+    )
+    _rule_as_its_match_recognize(spark, payments, spec, "UTC")
 
 
 def test_a_rule_that_raises_under_ansi_is_an_error_row_for_its_partition(

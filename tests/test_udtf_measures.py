@@ -543,6 +543,25 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
 }
 # Spark's size() of a NULL is -1 when ANSI is off (spark.sql.legacy.sizeOfNull follows
 # it); array_size() stays NULL
+#: a STRING beside another type in a comparison, BETWEEN, IN or arithmetic: Spark casts
+#: (an integer and the string to BIGINT, a DOUBLE or DECIMAL and the string to DOUBLE, the
+#: string to a DATE or TIMESTAMP); these were Python's errors, or IN a wrong answer
+STRING_OPERANDS = {
+    "string_lt_double": ("LAST(B.dbl) < '2'", "max_by(dbl, o) < '2'"),
+    "string_gt_int": ("'15' > FIRST(A.i)", "'15' > min_by(i, o)"),
+    "decimal_le_string": ("LAST(B.e) <= '2.0'", "max_by(e, o) <= '2.0'"),
+    "timestamp_gt_string": ("LAST(B.ts) > '2024-01-02'", "max_by(ts, o) > '2024-01-02'"),
+    "date_eq_string": ("FIRST(A.dt) = '2024-01-01'", "min_by(dt, o) = '2024-01-01'"),
+    "int_in_strings": ("LAST(B.i) IN ('30', '7')", "max_by(i, o) IN ('30', '7')"),
+    "double_between_strings": (
+        "LAST(B.dbl) BETWEEN '0.5' AND '3'",
+        "max_by(dbl, o) BETWEEN '0.5' AND '3'",
+    ),
+    "int_plus_string": ("LAST(B.i) + '1'", "max_by(i, o) + '1'"),
+    "decimal_times_string": ("FIRST(A.d) * '2'", "min_by(d, o) * '2'"),
+}
+ANSI_CASES.update({n: (m, g, BODY) for n, (m, g) in STRING_OPERANDS.items()})
+
 NON_ANSI_CASES = {
     f"{name}_ansi_off": ANSI_CASES[name]
     for name in (
@@ -577,6 +596,13 @@ NON_ANSI_CASES["smallint_product_wraps_ansi_off"] = (
     "(LAST(B.si) * FIRST(A.si)) div 2",
     "(max_by(si, o) * min_by(si, o)) div 2",
     BODY,
+)
+NON_ANSI_CASES.update(
+    {
+        f"{name}_ansi_off": (m, g, BODY)
+        for name, (m, g) in STRING_OPERANDS.items()
+        if "plus" not in name and "times" not in name  # DOUBLE without ANSI: a CAST says so
+    }
 )
 # without ANSI Spark types a STRING beside a number as STRING: said with a CAST
 NON_ANSI_CASES["cast_coalesce_int_string_ansi_off"] = (
