@@ -89,11 +89,25 @@ def match_recognize(df: DataFrame, clause: str) -> DataFrame:
 
 def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
     """Plan ``clause`` against ``df``'s columns and build the result DataFrame."""
-    plan = _plan(clause, df)
-    ship(df.sparkSession)  # on a cluster: before the job's functions are built
-    result = execute(df, plan)
+    with _literal_errors_told(clause):
+        plan = _plan(clause, df)
+        ship(df.sparkSession)  # on a cluster: before the job's functions are built
+        result = execute(df, plan)
     check(df.sparkSession)  # on a cluster: the executors can run it (once per session)
     return result
+
+
+@contextmanager
+def _literal_errors_told(clause: MatchRecognizeClause) -> Iterator[None]:
+    """Spark's parser error about a literal of DEFINE or MEASURES (an interval it cannot
+    read), which names no place, as our error at the literal."""
+    try:
+        yield
+    except PySparkException as exc:
+        told = literal_error(exc, clause.sql, (0, len(clause.sql)))
+        if told is None:
+            raise
+        raise told from None
 
 
 def _plan(
@@ -515,9 +529,9 @@ def planned_clauses(
             result = _dynamic(spark, rewriter, relation, clause, frames, occ.relation_start)
         else:
             ctes = visible_ctes(rewriter.text, before=rewriter.at(occ.relation_start))
-            with statement_ctes(ctes):
+            with _literal_errors_told(clause), statement_ctes(ctes):
                 plan = _plan(clause, relation, occ.relation_name)
-            result = execute(relation, plan)
+                result = execute(relation, plan)
         view = _view_name()
         planned.append(PlannedClause(occ, clause, relation, plan, result, view))
         # spaced: a word written right after the clause's ")" (``)m``) stays a word of its own

@@ -282,11 +282,13 @@ _MAX_DIGITS = 38
 
 
 def literal_error(exc: Exception, query: str, span: tuple[int, int]) -> MatchRecognizeError | None:
-    """Spark's error about a number literal of the input relation in ``span`` of
-    ``query`` that no DECIMAL holds (DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION, which
-    Spark raises while it parses, naming no place), at the first such literal; None for
-    other errors."""
+    """Spark's error about a literal in ``span`` of ``query`` that Spark raises while it
+    parses, naming no place: a number no DECIMAL holds
+    (DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION), an interval it cannot read
+    (INVALID_INTERVAL_FORMAT), at the first such literal; None for other errors."""
     condition = getattr(exc, "getCondition", lambda: None)() or ""
+    if condition.startswith("INVALID_INTERVAL_FORMAT"):
+        return _interval_error(exc, query, span)
     if not condition.startswith("DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION"):
         return None
     start, end = span
@@ -302,5 +304,27 @@ def literal_error(exc: Exception, query: str, span: tuple[int, int]) -> MatchRec
                 pos=start + found.start(),
                 hint=f"a DECIMAL holds at most {_MAX_DIGITS} digits: write fewer, or a DOUBLE "
                 "with an exponent (1.5E40)",
+            )
+    return None
+
+
+#: an interval literal as written: ``INTERVAL '1-2' DAY`` (its quoted text in group 1)
+_INTERVAL = re.compile(r"\bINTERVAL\s*'((?:[^'\\]|\\.|'')*)'", re.I)
+
+
+def _interval_error(exc: Exception, query: str, span: tuple[int, int]) -> SemanticError | None:
+    """Spark's INVALID_INTERVAL_FORMAT at the interval literal of ``span`` whose text its
+    message quotes (``Error parsing ' 1-2 DAY' to interval``)."""
+    first = _TAIL.sub("", str(exc).strip().splitlines()[0])
+    start, end = span
+    for found in _INTERVAL.finditer(query, start, end):
+        text = found.group(1).strip()
+        if text and f"{text} " in first or f"value {text}." in first:
+            return SemanticError(
+                first,
+                sql=query,
+                pos=found.start(),
+                hint="write an interval as Spark reads it, e.g. INTERVAL '1' DAY, "
+                "INTERVAL '1-2' YEAR TO MONTH or INTERVAL '1 02:03:04' DAY TO SECOND",
             )
     return None

@@ -2553,3 +2553,25 @@ SELECT * FROM mr_cte_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
         hint="CREATE TEMP VIEW",
     )
     assert "__matchrec_" not in str(err)
+
+
+@pytest.mark.parametrize(
+    ("measure", "define"),
+    [
+        ("LAST(ts) + INTERVAL '1-2' DAY", "value > 0"),
+        ("LAST(ts)", "ts > TIMESTAMP '2026-01-01' + INTERVAL '1-2' DAY"),
+    ],
+)
+def test_an_interval_literal_spark_cannot_read_is_shown_at_the_literal(
+    spark, view, measure, define
+):
+    """Spark's parser refuses ``INTERVAL '1-2' DAY`` (a year-month text with a day unit)
+    naming no place: matchrec.sql and the DataFrame door show its message at the literal,
+    before any job (it was PySpark's raw IllegalArgumentException)."""
+    body = f"ORDER BY id MEASURES {measure} AS z PATTERN (A B+) DEFINE B AS {define}"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert err.message.startswith("[INVALID_INTERVAL_FORMAT.INVALID_VALUE]")
+    assert err.sql[err.pos :].startswith("INTERVAL '1-2' DAY")
+    with pytest.raises(SemanticError) as info:
+        matchrec.match_recognize(spark.table(view), body)
+    assert info.value.sql[info.value.pos :].startswith("INTERVAL '1-2' DAY")
