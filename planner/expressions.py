@@ -2470,7 +2470,16 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                     hint="compute the window in a subquery that feeds MATCH_RECOGNIZE, or "
                     "over its output",
                 )
-        volatile = _volatile_name(node)
+        generator = _called_name(node, _GENERATORS)
+        if generator:
+            raise low.error(
+                UnsupportedError,
+                f"{generator}() returns rows, not a value, and cannot be used in {clause}",
+                node,
+                base,
+                hint=_GENERATOR_HINTS[clause],
+            )
+        volatile = _called_name(node, _VOLATILE)
         if volatile:
             raise low.error(
                 UnsupportedError,
@@ -2673,6 +2682,26 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     return name.lower(), pos
 
 
+#: Spark's generators: each makes rows of its argument, where a measure is one value
+_GENERATORS = {
+    "EXPLODE",
+    "EXPLODE_OUTER",
+    "POSEXPLODE",
+    "POSEXPLODE_OUTER",
+    "INLINE",
+    "INLINE_OUTER",
+    "STACK",
+    "JSON_TUPLE",
+    "VARIANT_EXPLODE",
+    "VARIANT_EXPLODE_OUTER",
+}
+_GENERATOR_HINTS = {
+    "DEFINE": "a condition is one value of a row; test the array instead, e.g. "
+    "exists(tags, t -> t = 'x') or array_contains(tags, 'x')",
+    "MEASURES": "a measure is one value of a match (or of a row, ALL ROWS PER MATCH); keep "
+    "the array as the measure and explode it in the query around MATCH_RECOGNIZE, e.g. "
+    "SELECT m.*, t FROM (...) AS m LATERAL VIEW explode(m.tags) x AS t",
+}
 _VOLATILE_HINTS = {
     "DEFINE": "the matcher may evaluate a condition several times or not at all for a row; "
     "compute the value in a subquery that feeds MATCH_RECOGNIZE",
@@ -2682,15 +2711,15 @@ _VOLATILE_HINTS = {
 }
 
 
-def _volatile_name(node: exp.Expression) -> str | None:
-    """The name of a non-deterministic or side-effecting function call, else None."""
+def _called_name(node: exp.Expression, names: set[str]) -> str | None:
+    """The name of ``node`` if it calls one of ``names`` (upper case), else None."""
     if isinstance(node, exp.Anonymous):
         name = call_name(node)[1]
     elif isinstance(node, exp.Func):
         name = node.sql_name().upper()
     else:
         return None
-    return name.lower() if name in _VOLATILE else None
+    return name.lower() if name in names else None
 
 
 def _check_classifier(low: Lowering, node: exp.Expression, base: int) -> None:

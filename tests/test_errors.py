@@ -2575,3 +2575,23 @@ def test_an_interval_literal_spark_cannot_read_is_shown_at_the_literal(
     with pytest.raises(SemanticError) as info:
         matchrec.match_recognize(spark.table(view), body)
     assert info.value.sql[info.value.pos :].startswith("INTERVAL '1-2' DAY")
+
+
+@pytest.mark.parametrize(
+    ("measure", "define", "call"),
+    [
+        ("explode(array(FIRST(A.value), LAST(B.value)))", "value < PREV(value)", "explode("),
+        ("count(*)", "posexplode_outer(array(value)) IS NOT NULL", "posexplode_outer("),
+        ("stack(2, FIRST(A.id), LAST(B.id))", "value < PREV(value)", "stack("),
+        ("inline(array(named_struct('v', LAST(B.value))))", "value < PREV(value)", "inline("),
+    ],
+)
+def test_a_generator_is_refused_at_its_call(spark, view, measure, define, call):
+    """A generator (explode, stack, inline, ...) makes rows, where a measure or a
+    condition is one value: refused at the call before any job (explode in MEASURES gave
+    a row per element under ONE ROW PER MATCH)."""
+    body = f"ORDER BY id MEASURES {measure} AS z PATTERN (A B+) DEFINE B AS {define}"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert isinstance(err, UnsupportedError)
+    assert "returns rows, not a value" in err.message
+    assert err.sql[err.pos :].startswith(call)
