@@ -29,9 +29,11 @@ from sqlglot import exp
 from matchrec import ast
 from matchrec import vector_define as vd
 from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.integer_width import IntegerWidth
 from matchrec.rule_set import RuleProgram
 
 from .decompose import decompose
+from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
 from .glue_functions import extended_name
 from .measure_eval import (
@@ -39,6 +41,7 @@ from .measure_eval import (
     cast_evaluator,
     check_operand_types,
     compile_measures,
+    infer_type,
     interval_text,
     string_coerced,
     type_env,
@@ -51,6 +54,14 @@ from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .typed_calls import typed_name
 from .vector_lowering import vector_glue
+
+#: Spark's integer types, whose arithmetic overflows
+_INTEGER_TYPES = {
+    exp.DataType.Type.TINYINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+}
 
 #: the hidden measure every rule gets, for the output's match_number column
 MATCH_NUMBER_ALIAS = "__mr_match_number"
@@ -421,6 +432,7 @@ def _row_function(
     tree = _patterns_in_zone(parse_expression(ast.SqlExpr(text, 0), text), zone or "UTC")
     if env is not None:
         tree = string_coerced(tree, env)
+    widths = _integer_widths(tree, env, text, sql, pos, ansi) if env is not None else {}
     index = {n.lower(): i for i, n in enumerate(names)}
     intervals = [n for n in tree.walk() if isinstance(n, exp.Interval)]
     constant = {id(n): interval_literal(n) for n in intervals}
@@ -469,8 +481,12 @@ def _row_function(
             node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))
         if _cast(node):  # TIMESTAMP '...' too: the measures' cast, in the session zone
             return cast_evaluator(node, child, ansi, sql, pos)  # type: ignore[arg-type,return-value]
-        return compile_glue(node, child, lambda n: pos, sql, ansi=ansi)
+        compiled = compile_glue(node, child, lambda n: pos, sql, ansi=ansi)
+        width = widths.get(id(node))
+        return compiled if width is None else (lambda values: width.fit(compiled(values)))
 
+    if widths:  # the array form computes in 64 bits without Spark's overflow
+        return child(tree), None
     real = {n.lower(): n for n in names}
     vector = vector_glue(
         tree,
@@ -478,6 +494,26 @@ def _row_function(
         ansi,
     )
     return child(tree), vector
+
+
+def _integer_widths(
+    tree: exp.Expression, env: TypeEnv, text: str, sql: str, pos: int, ansi: bool
+) -> dict[int, IntegerWidth]:
+    """The width of each integer operator of ``tree`` (by node id) from its type in
+    ``env``: its result wraps around as Spark's does without ANSI mode, or raises
+    ARITHMETIC_OVERFLOW with it (try_add & co: NULL)."""
+    widths = {}
+    for node in tree.walk():
+        if type(node) not in INTEGER_OPERATORS:
+            continue
+        t = infer_type(node, env)
+        if t is None or t.this not in _INTEGER_TYPES:
+            continue
+        written = node.sql(dialect=MatchRecognizeDialect)
+        width = IntegerWidth(text, written, sql, pos, ansi, null_on_overflow=type(node) in TRY)
+        width.set_type(t.sql("spark").lower())
+        widths[id(node)] = width
+    return widths
 
 
 def _cast(node: exp.Expression | None) -> bool:

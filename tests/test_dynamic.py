@@ -374,6 +374,32 @@ def test_a_rule_that_raises_under_ansi_is_an_error_row_for_its_partition(
         matchrec.match_recognize_dynamic(payments, rules, on_error="fail").collect()
 
 
+#: a rule whose integer arithmetic of one row leaves INT (version is an INT column)
+OVERFLOWING = (
+    "PARTITION BY card ORDER BY ts MEASURES count(*) AS n AFTER MATCH SKIP PAST LAST ROW "
+    "PATTERN (A+) DEFINE A AS version * 2147483647 > 0"
+)
+
+
+def test_a_rules_integer_overflow_wraps_without_ansi_as_sparks(
+    spark: SparkSession, payments, ansi_off
+) -> None:
+    """Without ANSI mode an INT product that does not fit wraps around in a rule as in
+    Spark (the rule computed it unbounded: other matches)."""
+    _rule_as_its_match_recognize(spark, payments, OVERFLOWING, "UTC")
+
+
+def test_a_rules_integer_overflow_under_ansi_is_an_error_row(spark: SparkSession, payments):
+    """Under ANSI mode the same overflow stops the rule (an ERROR row per card, as
+    Spark's ARITHMETIC_OVERFLOW fails its MATCH_RECOGNIZE); it gave matches."""
+    with pytest.raises(Exception, match="ARITHMETIC_OVERFLOW"):
+        matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({OVERFLOWING})").collect()
+    rules = _rules(spark, [("big", 1, OVERFLOWING, None, None)])
+    rows = _with_json(matchrec.match_recognize_dynamic(payments, rules)).collect()
+    assert {r.status for r in rows} == {"ERROR"}
+    assert all("overflow" in r.error and "INT" in r.error for r in rows)
+
+
 def test_versions_switch_by_event_time_and_a_disabled_rule_stops(
     spark: SparkSession, payments
 ) -> None:
