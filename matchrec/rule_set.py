@@ -32,7 +32,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from matchrec import vector_define as vd
-from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts
+from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts, python_values
 from matchrec.engine import (
     PartitionOutput,
     PartitionProgram,
@@ -111,7 +111,7 @@ class RuleProgram:
                     found = None  # the row function raises, positioned (ANSI: zero divisor)
             if found is None:
                 if rows is None:
-                    rows = list(zip(*(table.column(c).to_pylist() for c in self.columns)))
+                    rows = list(zip(*(python_values(table.column(c)) for c in self.columns)))
                 found = _array([fn(r) for r in rows])
             shared[text] = found
             table = table.append_column(name, found)
@@ -131,10 +131,10 @@ class RuleProgram:
         if count == 0:
             return []
         take = pa.array(np.asarray(indices, dtype=np.int64))
-        keys = [table.column(k).take(take).to_pylist() for k in self.keys]
+        keys = [python_values(table.column(k).take(take)) for k in self.keys]
         whole = None
         if not self.one_row:
-            whole = [table.column(c).take(take).to_pylist() for c in self.columns]
+            whole = [python_values(table.column(c).take(take)) for c in self.columns]
         values = [_pylist(a) for a in atoms]
         atom_rows = list(zip(*values)) if values else [()] * count
         flags = [True] * count if matched is None else list(matched)
@@ -658,7 +658,7 @@ def _later(a: int | None, b: int | None) -> int | None:
 
 def _pylist(values: Any) -> list[Any]:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        return values.to_pylist()
+        return python_values(values)
     if hasattr(values, "tolist"):
         return values.tolist()
     return list(values)

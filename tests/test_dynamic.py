@@ -348,6 +348,37 @@ def test_a_rules_string_operands_without_ansi_are_cast_as_sparks(
     _rule_as_its_match_recognize(spark, payments, spec, "UTC")
 
 
+def test_a_rule_reads_a_map_column_as_a_map(spark: SparkSession) -> None:
+    """A MAP column reaches a rule as a map: ``m['k']`` reads a key (it was a list of
+    pairs: an ERROR row per partition), and ``row:m`` is a VARIANT object that
+    ``::map<...>`` reads back, as the same clause's rows through ``matchrec.sql``."""
+    events = spark.createDataFrame(
+        [("p", START + timedelta(minutes=k), {"k": k, "z": 9}) for k in range(5)]
+        + [("q", START + timedelta(minutes=k), {"k": 5 - k}) for k in range(3)],
+        "a STRING, ts TIMESTAMP, m MAP<STRING, INT>",
+    )
+    events.createOrReplaceTempView("dyn_maps")
+    spec = (
+        "PARTITION BY a ORDER BY ts MEASURES element_at(LAST(B.m), 'k') AS last_k "
+        "ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS m['k'] > PREV(m)['k']"
+    )
+    single = matchrec.sql(
+        spark,
+        f"SELECT a, ts, last_k, m['k'] AS mk, m['z'] AS mz FROM dyn_maps MATCH_RECOGNIZE ({spec})",
+    )
+    expected = sorted(tuple(r) for r in single.collect())
+    assert expected, "the rule should match some rows"
+    rules = _rules(spark, [("r", 1, spec, None, None)])
+    got = matchrec.match_recognize_dynamic(events, rules, on_error="fail").selectExpr(
+        "row:a::string AS a",
+        "row:ts::timestamp AS ts",
+        "measures:last_k::int AS last_k",
+        "(row:m::map<string, int>)['k'] AS mk",
+        "(row:m::map<string, int>)['z'] AS mz",
+    )
+    assert sorted(tuple(r) for r in got.collect()) == expected
+
+
 def test_a_rule_that_raises_under_ansi_is_an_error_row_for_its_partition(
     spark: SparkSession, payments
 ) -> None:
