@@ -662,7 +662,7 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
     so that Python evaluates it as Spark does: the branches of a CASE, IF, COALESCE or
     array (:func:`_with_strings`), and the operands of a comparison, BETWEEN, IN or
     arithmetic (:func:`_operand_casts`: ``price < '2'`` compares with the DOUBLE 2.0)."""
-    tree = tree.copy()
+    tree = _between_split(tree.copy(), env)
     for node in reversed(list(tree.walk())):
         casts = _operand_casts(node, env)
         branches = _result_branches(node)
@@ -682,43 +682,64 @@ _COMPARED = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
 _COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 
 
+def _mixes_strings(types: Sequence[exp.DataType | None]) -> bool:
+    """Whether ``types`` (all known) hold a STRING and another type."""
+    if any(t is None for t in types):
+        return False
+    texts = [t.this in _STRINGS for t in types]  # type: ignore[union-attr]
+    return any(texts) and not all(texts)
+
+
+def _between_split(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
+    """``tree`` with each BETWEEN that mixes a STRING with another type written as the
+    two comparisons Spark makes of it (``x >= low AND x <= high``), each cast on its own."""
+    for node in list(tree.find_all(exp.Between)):
+        low, high = node.args["low"], node.args["high"]
+        if _mixes_strings([infer_type(n, env) for n in (node.this, low, high)]):
+            both = exp.and_(
+                exp.GTE(this=node.this.copy(), expression=low.copy()),
+                exp.LTE(this=node.this.copy(), expression=high.copy()),
+            )
+            replaced = node.replace(exp.Paren(this=both))
+            if node is tree:
+                tree = replaced
+    return tree
+
+
 def _operand_casts(
     node: exp.Expression, env: TypeEnv
 ) -> dict[int, tuple[exp.Expression, exp.DataType]]:
     """The casts Spark adds to the operands of ``node`` where a STRING meets another
     type (by ``id`` of the operand: its node and the type it is cast to)."""
-    if isinstance(node, (*_COMPARED, *_COMPUTED)):
-        pairs = [(node.this, node.expression)]
-    elif isinstance(node, exp.Between):
-        pairs = [(node.this, node.args["low"]), (node.this, node.args["high"])]
-    elif isinstance(node, exp.In) and not node.args.get("query"):
+    if isinstance(node, exp.In) and not node.args.get("query"):
         return _in_casts(node, env)
-    else:
+    if not isinstance(node, (*_COMPARED, *_COMPUTED)):
         return {}
-    casts: dict[int, tuple[exp.Expression, exp.DataType]] = {}
-    for a, b in pairs:
-        ta, tb = infer_type(a, env), infer_type(b, env)
-        if ta is None or tb is None or (ta.this in _STRINGS) == (tb.this in _STRINGS):
-            continue
-        other = tb if ta.this in _STRINGS else ta
-        target = _string_partner(other, isinstance(node, _COMPUTED), env.ansi)
-        if target is None:
-            continue
-        for operand, t in ((a, ta), (b, tb)):
-            if t != target:
-                casts.setdefault(id(operand), (operand, target))
-    return casts
+    if isinstance(node, exp.IntDiv) and not env.ansi:
+        return {}  # Spark refuses a STRING's DOUBLE in div without ANSI mode
+    a, b = node.this, node.expression
+    ta, tb = infer_type(a, env), infer_type(b, env)
+    if not _mixes_strings([ta, tb]):
+        return {}
+    other = tb if ta.this in _STRINGS else ta  # type: ignore[union-attr]
+    target = _string_partner(other, isinstance(node, _COMPUTED), env.ansi)  # type: ignore[arg-type]
+    if target is None:
+        return {}
+    return {id(o): (o, target) for o, t in ((a, ta), (b, tb)) if t != target}
 
 
 def _string_partner(t: exp.DataType, arithmetic: bool, ansi: bool) -> exp.DataType | None:
     """The type a STRING and a value of type ``t`` are both cast to when compared (or,
     ``arithmetic``, added...), as Spark 4 does (measured): under ANSI mode an integer
-    and the string are BIGINTs, without it the string takes the integer's type (DOUBLE
-    in arithmetic); a fraction or DECIMAL and the string are DOUBLEs; a DATE, TIMESTAMP
-    or BOOLEAN compared with a string reads the string as one."""
+    and the string are BIGINTs, a fraction or DECIMAL and the string DOUBLEs; without it
+    the string takes an integer's or fraction's type when compared (DOUBLE in
+    arithmetic), a DECIMAL and the string are DOUBLEs; a DATE, TIMESTAMP or BOOLEAN
+    compared with a string reads the string as one."""
     if t.this in _INTEGRAL:
         return dtype("bigint") if ansi else (dtype("double") if arithmetic else t)
-    if t.this in _FRACTIONAL or t.this == T.DECIMAL:
+    if t.this in _FRACTIONAL:
+        return dtype("double") if ansi or arithmetic else t
+    if t.this == T.DECIMAL:
         return dtype("double")
     if not arithmetic and (t.this in _TIMESTAMPS or t.this in (T.DATE, T.BOOLEAN)):
         return t
@@ -727,18 +748,15 @@ def _string_partner(t: exp.DataType, arithmetic: bool, ansi: bool) -> exp.DataTy
 
 def _in_casts(node: exp.In, env: TypeEnv) -> dict[int, tuple[exp.Expression, exp.DataType]]:
     """``x IN (...)`` where a STRING meets another type: under ANSI mode each is cast
-    to the type a comparison of the string with ``x`` uses; without it, Spark compares
-    them all as STRINGs."""
+    to the type a comparison of a string with the others' common type uses (``i IN
+    (1.5, '2')``: DOUBLE); without it, Spark compares them all as STRINGs."""
     operands = [node.this, *node.expressions]
     types = [infer_type(o, env) for o in operands]
-    if any(t is None for t in types):
-        return {}
-    texts = [t.this in _STRINGS for t in types]  # type: ignore[union-attr]
-    if all(texts) or not any(texts):
+    if not _mixes_strings(types):
         return {}
     if env.ansi:
-        other = next(t for t, text in zip(types, texts) if not text)
-        target = _string_partner(other, False, True)  # type: ignore[arg-type]
+        others = _common_of([t for t in types if t.this not in _STRINGS], True)  # type: ignore[union-attr]
+        target = None if others is None else _string_partner(others, False, True)
     else:
         target = dtype("string")
     if target is None:

@@ -561,30 +561,38 @@ def statement_ctes(levels: Sequence[tuple[str, Sequence[str]]]) -> Iterator[None
 
 def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
     """``tree`` with each subquery that names a CTE of the statement (:func:`statement_ctes`)
-    read inside the WITH lists around the clause, nested as they are (``WITH outer ...
-    SELECT * FROM (WITH inner ... SELECT * FROM (subquery))``): an inner CTE hides an
-    outer one of its name, yet reads it in its own body, and a CTE of the subquery's own
-    hides both."""
+    read inside the WITH lists around the clause, nested as they are: the innermost list
+    joins the subquery's own WITH (a CTE of its own hides one of the statement's), each
+    outer list wraps it (``WITH outer ... SELECT * FROM (WITH inner ... subquery)``), so
+    that an inner CTE reads the outer one it hides, as in Spark."""
     levels = _STATEMENT_CTES.get()
     if not levels:
         return tree
     names = {c.args["name"] for _, ctes in levels for c in ctes}
     for query in list(tree.find_all(exp.Query)):
-        if query.root() is not tree or not isinstance(
-            query.parent, (exp.Subquery, exp.Exists, exp.In)
+        if (
+            isinstance(query, exp.Subquery)
+            or query.root() is not tree
+            or not isinstance(query.parent, (exp.Subquery, exp.Exists, exp.In))
         ):
-            continue  # inside a subquery already scoped (or no subquery)
+            continue  # the query inside a subquery's parentheses, once, and unscoped
         read = {t.name.lower() for t in query.find_all(exp.Table) if not t.args.get("db")}
         if not read & names:
             continue
-        scoped = query.copy()
-        for depth, (recursive, ctes) in enumerate(reversed(levels)):
+        *outer, (recursive, ctes) = levels
+        own = query.args.get("with_")
+        mine = list(own.expressions) if own else []
+        taken = {c.alias_or_name.lower() for c in mine}
+        inner = [c.copy() for c in ctes if c.args["name"] not in taken]
+        query.set("with_", exp.With(expressions=inner + mine, recursive=recursive or None))
+        scoped = query
+        for depth, (recursive, ctes) in enumerate(reversed(outer)):
             alias = exp.TableAlias(this=exp.to_identifier(f"__matchrec_scope{depth}"))
-            scoped = exp.select("*").from_(exp.Subquery(this=scoped, alias=alias))
-            scoped.set(
+            wrapped = exp.select("*").from_(exp.Subquery(this=scoped.copy(), alias=alias))
+            wrapped.set(
                 "with_", exp.With(expressions=[c.copy() for c in ctes], recursive=recursive or None)
             )
-        query.replace(scoped)
+            scoped = scoped.replace(wrapped)
         if scoped.parent is tree and isinstance(tree, exp.Subquery):
             # sqlglot writes the WITH of a whole expression's subquery before its "("
             return exp.Paren(this=tree)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from matchrec.planner.pattern_literals import REGEX, PatternCheck
-from pyspark.errors import PySparkException
+from pyspark.errors import IllegalArgumentException, PySparkException
 
 from .session import quiet_analysis
 
@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 #: Spark's error conditions of a pattern it refuses (as opposed to a value it cannot read)
 _REFUSED = ("INVALID_DATETIME_PATTERN", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_")
+#: Spark's condition of a regular expression Java cannot compile (``split`` raises Java's
+#: own IllegalArgumentException, without one)
+_BAD_REGEX = "INVALID_PARAMETER_VALUE.PATTERN"
 #: the constant a function formats (the others parse text: an empty string)
 _CONSTANTS = {"date_format": "TIMESTAMP'2000-01-01 00:00:00'", "from_unixtime": "0"}
 
@@ -51,9 +54,11 @@ def _refusal(spark: SparkSession, function: str, pattern: str) -> str | None:
             spark.sql(call, args={"pattern": pattern}).collect()
     except PySparkException as exc:
         condition = exc.getCondition() or ""
-        if function == REGEX:  # Java's reason: its next lines repeat the pattern
-            return str(exc).strip().splitlines()[0]
-        if condition.startswith(_REFUSED):
+        if function == REGEX and (
+            isinstance(exc, IllegalArgumentException) or condition.startswith(_BAD_REGEX)
+        ):
+            return _reason(exc).split(" " + pattern)[0]  # Java's: the pattern, a caret line
+        if function != REGEX and condition.startswith(_REFUSED):
             return _reason(exc)
     return None
 
@@ -61,4 +66,4 @@ def _refusal(spark: SparkSession, function: str, pattern: str) -> str | None:
 def _reason(exc: PySparkException) -> str:
     """Spark's message on one line, without its SQLSTATE."""
     text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    return text.split(" SQLSTATE:")[0]
+    return text.split(" SQLSTATE:")[0] or type(exc).__name__

@@ -315,11 +315,11 @@ _INTERVAL = re.compile(r"\bINTERVAL\s*'((?:[^'\\]|\\.|'')*)'", re.I)
 def _interval_error(exc: Exception, query: str, span: tuple[int, int]) -> SemanticError | None:
     """Spark's INVALID_INTERVAL_FORMAT at the interval literal of ``span`` whose text its
     message quotes (``Error parsing ' 1-2 DAY' to interval``)."""
-    first = _TAIL.sub("", str(exc).strip().splitlines()[0])
+    first = _TAIL.sub("", (str(exc).strip().splitlines() or [""])[0])
     start, end = span
     for found in _INTERVAL.finditer(query, start, end):
         text = found.group(1).strip()
-        if text and f"{text} " in first or f"value {text}." in first:
+        if text and (f"' {text} " in first or f"'{text} " in first or f"value {text}." in first):
             return SemanticError(
                 first,
                 sql=query,

@@ -218,22 +218,31 @@ CAPS = "(SELECT * FROM VALUES ('x', 9.5), ('y', 99), ('z', 11) AS c(sym, cap))"
             "SELECT * FROM prices MATCH_RECOGNIZE ({body})) q",
             f"(SELECT * FROM {CAPS} WHERE cap > 10)",
         ),
+        (  # IN of a subquery that reads the inner CTE, which reads the outer one
+            f"WITH caps AS {CAPS} SELECT * FROM (WITH caps AS (SELECT * FROM caps "
+            "WHERE cap < 50) SELECT * FROM prices MATCH_RECOGNIZE ({in_body})) q",
+            f"(SELECT * FROM {CAPS} WHERE cap < 50)",
+        ),
     ],
-    ids=["same_name", "later_name"],
+    ids=["same_name", "later_name", "in_subquery"],
 )
 def test_a_subquery_in_define_reads_the_with_lists_nested(spark, prices, query, caps):
     """A subquery of DEFINE and MEASURES sees the WITH lists around the clause as Spark
     does, one inside the other: an inner CTE reads the outer CTE it hides (they were one
     list, and the inner CTE read itself or the catalog)."""
+    in_body = CAPS_BODY.replace(
+        "price < (SELECT min(cap) FROM caps)", "price IN (SELECT cap - 1.5 FROM caps)"
+    )
+    body = in_body if "in_body" in query else CAPS_BODY
     expected = rows(
         matchrec.sql(
             spark,
             "SELECT * FROM prices MATCH_RECOGNIZE ("
-            + CAPS_BODY.replace("FROM caps", f"FROM {caps}")
+            + body.replace("FROM caps", f"FROM {caps}")
             + ")",
         )
     )
-    assert rows(matchrec.sql(spark, query.format(body=CAPS_BODY))) == expected
+    assert rows(matchrec.sql(spark, query.format(body=CAPS_BODY, in_body=in_body))) == expected
     assert {r[-1] for r in expected} == {99 if "c0" in query else 11}
 
 

@@ -557,6 +557,11 @@ STRING_OPERANDS = {
         "LAST(B.dbl) BETWEEN '0.5' AND '3'",
         "max_by(dbl, o) BETWEEN '0.5' AND '3'",
     ),
+    "int_in_decimal_and_string": ("LAST(B.i) IN (2.5, '30')", "max_by(i, o) IN (2.5, '30')"),
+    "int_between_int_and_string": (
+        "LAST(B.i) BETWEEN 7 AND '29'",
+        "max_by(i, o) BETWEEN 7 AND '29'",
+    ),
     "int_plus_string": ("LAST(B.i) + '1'", "max_by(i, o) + '1'"),
     "decimal_times_string": ("FIRST(A.d) * '2'", "min_by(d, o) * '2'"),
 }
