@@ -229,6 +229,25 @@ def unclosed(tokens: list[Token]) -> list[int]:
 _QUERY_WORDS = {"SELECT", "FROM", "WHERE", "GROUP", "HAVING", "JOIN", "ON", "UNION", "LIMIT"}
 
 
+def _without_paren(tokens: list[Token], k: int, sql: str) -> SqlSyntaxError | None:
+    """The error for the keyword at ``tokens[k]`` when a clause body follows it without
+    its ``(`` (``MATCH_RECOGNIZE PARTITION BY``, or ``MATCH_RECOGNIZE stock (`` with a
+    name between); None when it has its ``(`` or is a name."""
+    if k + 1 < len(tokens) and tokens[k + 1].text == "(":
+        return None
+    stray = next((j for j in (k + 2, k + 3) if _opens_clause_body(tokens, j)), None)
+    if not _starts_clause_body(tokens, k + 1) and stray is None:
+        return None
+    keyword = tokens[k].text.upper()
+    return SqlSyntaxError(
+        f"{keyword} must be followed by (",
+        sql=sql,
+        pos=tokens[k].end if stray is None else tokens[k + 1].start,
+        hint=f"write <table> {keyword} ( ... ) AS alias: the input before "
+        f"{keyword}, the alias after its closing )",
+    )
+
+
 def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) -> None:
     """Report a ``)`` without its ``(`` (or a ``(`` never closed) in the query around the
     clauses, with the user's own line numbers rather than Spark's message about the
@@ -536,6 +555,12 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
     tokens = tokenize(sql)
     named = any(t.kind == "word" and t.text.upper() in _KEYWORDS for t in tokens)
     if named and (_first_stray(tokens) is not None or unclosed(tokens)):
+        # a keyword without its ``(`` unbalances the rest: said at the keyword first
+        for k, tok in enumerate(tokens):
+            if tok.kind == "word" and tok.text.upper() in _KEYWORDS:
+                error = _without_paren(tokens, k, sql)
+                if error is not None:
+                    raise error
         error = _layout_culprit(tokens, sql)
         if error is not None:
             raise error
@@ -549,17 +574,10 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
             continue
         keyword = tok.text.upper()
         if k + 1 >= len(tokens) or tokens[k + 1].text != "(":
-            # ``MATCH_RECOGNIZE stock (``, ``MATCH_RECOGNIZE e (``: a name between
-            stray = next((j for j in (k + 2, k + 3) if _opens_clause_body(tokens, j)), None)
-            if not _starts_clause_body(tokens, k + 1) and stray is None:
+            error = _without_paren(tokens, k, sql)
+            if error is None:
                 continue  # ``SELECT 1 AS match_recognize``: a name, Spark's to read
-            raise SqlSyntaxError(
-                f"{keyword} must be followed by (",
-                sql=sql,
-                pos=tok.end if stray is None else tokens[k + 1].start,
-                hint=f"write <table> {keyword} ( ... ) AS alias: the input before "
-                f"{keyword}, the alias after its closing )",
-            )
+            raise error
         if _calls_table_function(tokens, k):
             continue  # match_recognize(TABLE(t), '...'): the SQL table function, Spark's
         close = _matching(tokens, k + 1, sql, keyword)

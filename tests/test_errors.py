@@ -2361,6 +2361,12 @@ _BODY = " (ORDER BY id PATTERN (A B+) DEFINE B AS value > PREV(value))"
         ("SELECT * FROM MATCH_RECOGNIZE t" + _BODY, "t (", "must be followed by ("),
         ("SELECT * FROM t MATCH_RECOGNIZE\n  e" + _BODY, "e (", "must be followed by ("),
         ("SELECT * FROM t MATCH_RECOGNIZE ," + _BODY, ", (", "must be followed by ("),
+        (  # without its "(" inside a CTE: the rest of the query is unbalanced
+            "WITH r AS (\n  SELECT * FROM t MATCH_RECOGNIZE\n    ORDER BY id PATTERN (A B+)\n"
+            "    DEFINE B AS value > PREV(value)\n  ) m\n)\nSELECT * FROM r",
+            "\n    ORDER BY",
+            "must be followed by (",
+        ),
         ("SELECT * FROM t MATCH_RECOGNISE" + _BODY, "MATCH_RECOGNISE", "unknown word"),
         ("SELECT * FROM t MatchRecognize" + _BODY, "MatchRecognize", "unknown word"),
         ("SELECT * FORM t MATCH_RECOGNIZE" + _BODY, "FORM", "unknown word"),
