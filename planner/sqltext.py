@@ -206,6 +206,13 @@ class MatchRecognizeDialect(Spark):
                 "GET_JSON_OBJECT": lambda args: exp.JSONExtractScalar(
                     this=seq_get(args, 0), expression=seq_get(args, 1)
                 ),
+                # named_struct('a') or named_struct(): sqlglot's reader drops the odd name
+                # (a STRUCT with no field); as written, Spark refuses it (WRONG_NUM_ARGS)
+                "NAMED_STRUCT": lambda args: (
+                    Spark.Parser.FUNCTIONS["NAMED_STRUCT"](args)
+                    if args and len(args) % 2 == 0
+                    else exp.Anonymous(this="NAMED_STRUCT", expressions=args)
+                ),
             }.items()
         }
         # date_trunc(unit, ts) and trunc(d, unit): sqlglot reads a unit that is not a

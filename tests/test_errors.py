@@ -2610,3 +2610,13 @@ def test_a_generator_is_refused_at_its_call(spark, view, measure, define, call):
     assert isinstance(err, UnsupportedError)
     assert "returns rows, not a value" in err.message
     assert err.sql[err.pos :].startswith(call)
+
+
+@pytest.mark.parametrize("call", ["named_struct('a')", "named_struct('a', LAST(B.value), 'b')"])
+def test_a_named_struct_of_an_odd_count_is_sparks_refusal(spark, view, call):
+    """Spark refuses named_struct of an odd number of arguments (WRONG_NUM_ARGS); sqlglot's
+    reader dropped the last name, and the measure was an empty STRUCT."""
+    body = f"ORDER BY id MEASURES {call} AS z PATTERN (A B+) DEFINE B AS value < PREV(value)"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert "WRONG_NUM_ARGS" in err.message
+    assert err.sql[err.pos :].startswith("named_struct(")
