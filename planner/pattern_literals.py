@@ -77,18 +77,22 @@ def literal_patterns(tree: exp.Expression) -> Iterator[tuple[str, exp.Literal]]:
 
 
 def check_pattern_literals(clause: ast.MatchRecognizeClause, check: PatternCheck) -> None:
-    """Raise :class:`SemanticError` at the first datetime pattern literal of DEFINE or
-    MEASURES that ``check`` (the session) refuses, with Spark's reason."""
+    """Raise :class:`SemanticError` at the first pattern literal (a datetime pattern, a
+    regular expression) of DEFINE or MEASURES that ``check`` (the session) refuses, with
+    Spark's reason. A default sqlglot writes in (``from_unixtime(n)``'s pattern) is not
+    the user's and is not asked about."""
     sql = clause.sql
     exprs = [d.expr for d in clause.defines] + [m.expr for m in clause.measures]
     for expr in exprs:
         if "'" not in expr.text and '"' not in expr.text:
             continue  # no string literal, so no pattern
         for name, literal in literal_patterns(parse_expression(expr, sql)):
+            pos = node_pos(literal, expr.pos, sql)
+            if sql[pos : pos + 1] not in ("'", '"'):
+                continue  # not written here: a default
             reason = check(name, literal.this)
             if reason is None:
                 continue
-            pos = node_pos(literal, expr.pos, sql)
             if name == REGEX:
                 raise SemanticError(
                     f"Spark cannot use the regular expression {literal.this!r}: {reason}",

@@ -195,7 +195,8 @@ def plan_clause(
     on values from several rows (``planner.python_udfs``). ``column_types``: each input
     column's Spark type (``simpleString``), where known: Spark's ``lag(x, n, default)``
     casts the default to x's type (``planner.navigation_aliases``). ``pattern_check``:
-    asks the session whether Spark takes a datetime pattern (``planner.pattern_literals``)."""
+    asks the session whether Spark takes a pattern literal: a datetime pattern, a regular
+    expression (``planner.pattern_literals``)."""
     sql = clause.sql
     _check_clause_shape(clause)
     check_window_shape(clause, list(pattern_nodes(clause.pattern)))

@@ -100,7 +100,8 @@ def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
 @contextmanager
 def _literal_errors_told(clause: MatchRecognizeClause) -> Iterator[None]:
     """Spark's parser error about a literal of DEFINE or MEASURES (an interval it cannot
-    read), which names no place, as our error at the literal."""
+    read, a number no DECIMAL holds: ``spark_errors.literal_error``), which names no
+    place, as our error at the literal."""
     try:
         yield
     except PySparkException as exc:

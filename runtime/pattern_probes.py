@@ -6,7 +6,9 @@ column's values is on the first row of a job. Computing the same function of a c
 makes Spark do it while it optimises the query (constant folding), so a pattern it
 refuses raises then, with its own reason and under the session's own settings, and no
 job runs. A regular expression is compiled by ``split``, whose error is Java's own
-reason (``Unclosed group near index 1``); no other error of it can come from a literal.
+reason (``Unclosed group near index 1``, an IllegalArgumentException). Answers are kept
+for the process, by the session's ``spark.sql.legacy.timeParserPolicy`` (the one
+setting that changes them): a notebook or a query suite asks once per pattern.
 """
 
 from __future__ import annotations
@@ -30,15 +32,23 @@ _BAD_REGEX = "INVALID_PARAMETER_VALUE.PATTERN"
 _CONSTANTS = {"date_format": "TIMESTAMP'2000-01-01 00:00:00'", "from_unixtime": "0"}
 
 
+#: (parser policy, function, pattern) -> Spark's answer, for the process
+_ANSWERS: dict[tuple[str, str, str], str | None] = {}
+_POLICY = "spark.sql.legacy.timeParserPolicy"
+
+
 def session_pattern_check(spark: SparkSession) -> PatternCheck:
     """Spark's reason for refusing a pattern in a call of a function, or None when it
-    takes it; asked once per function and pattern for each query."""
-    seen: dict[tuple[str, str], str | None] = {}
+    takes it."""
+    policy: list[str] = []
 
     def check(function: str, pattern: str) -> str | None:
-        if (function, pattern) not in seen:
-            seen[function, pattern] = _refusal(spark, function, pattern)
-        return seen[function, pattern]
+        if not policy:  # read once per query, when it has a pattern
+            policy.append(str(spark.conf.get(_POLICY, "CORRECTED")).upper())
+        key = (policy[0], function, pattern)
+        if key not in _ANSWERS:
+            _ANSWERS[key] = _refusal(spark, function, pattern)
+        return _ANSWERS[key]
 
     return check
 
