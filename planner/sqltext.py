@@ -571,7 +571,8 @@ def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
     read inside the WITH lists around the clause, nested as they are: the innermost list
     joins the subquery's own WITH (a CTE of its own hides one of the statement's), each
     outer list wraps it (``WITH outer ... SELECT * FROM (WITH inner ... subquery)``), so
-    that an inner CTE reads the outer one it hides, as in Spark."""
+    that an inner CTE reads the outer one it hides, as in Spark (the clause's input is
+    read through the same lists as text: ``grammar.query_scan.cte_scope``)."""
     levels = _STATEMENT_CTES.get()
     if not levels:
         return tree
