@@ -29,7 +29,7 @@ from sqlglot import exp
 from matchrec import ast
 from matchrec import vector_define as vd
 from matchrec.errors import SemanticError, UnsupportedError
-from matchrec.integer_width import IntegerWidth
+from matchrec.integer_width import WIDTHS, IntegerWidth
 from matchrec.rule_set import RuleProgram
 
 from .decompose import decompose
@@ -54,14 +54,6 @@ from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .typed_calls import typed_name
 from .vector_lowering import vector_glue
-
-#: Spark's integer types, whose arithmetic overflows
-_INTEGER_TYPES = {
-    exp.DataType.Type.TINYINT,
-    exp.DataType.Type.SMALLINT,
-    exp.DataType.Type.INT,
-    exp.DataType.Type.BIGINT,
-}
 
 #: the hidden measure every rule gets, for the output's match_number column
 MATCH_NUMBER_ALIAS = "__mr_match_number"
@@ -507,11 +499,12 @@ def _integer_widths(
         if type(node) not in INTEGER_OPERATORS:
             continue
         t = infer_type(node, env)
-        if t is None or t.this not in _INTEGER_TYPES:
-            continue
+        type_name = t.sql("spark").lower() if t is not None else None
+        if type_name not in WIDTHS:
+            continue  # not an integer type: nothing to wrap
         written = node.sql(dialect=MatchRecognizeDialect)
         width = IntegerWidth(text, written, sql, pos, ansi, null_on_overflow=type(node) in TRY)
-        width.set_type(t.sql("spark").lower())
+        width.set_type(type_name)
         widths[id(node)] = width
     return widths
 
