@@ -824,8 +824,6 @@ def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
         missing = isinstance(node, exp.Func) and any(
             needed and node.args.get(arg) is None for arg, needed in node.arg_types.items()
         )
-        # count(): sqlglot's reader takes no argument, Spark's needs one (WRONG_NUM_ARGS)
-        missing = missing or (type(node) is exp.Count and not node.this and not node.expressions)
         if missing:
             call = node
             while not _starts(call) and call.parent is not None:

@@ -796,15 +796,6 @@ CASES = [
         "FINAL LAST(value)",
     ),
     (
-        "count() without an argument (Spark's WRONG_NUM_ARGS; it was counted as count(*))",
-        broken("count(B.*)", "count()"),
-        "count()",
-        0,
-        SqlSyntaxError,
-        "COUNT() is missing an argument",
-        None,
-    ),
-    (
         "function whose reader lets a missing argument through",
         broken("count(B.*)", "datediff(B.value)"),
         "datediff(",
