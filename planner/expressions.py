@@ -2479,6 +2479,17 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 base,
                 hint=_GENERATOR_HINTS[clause],
             )
+        time_window = _called_name(node, _TIME_WINDOWS)
+        if time_window:
+            raise low.error(
+                UnsupportedError,
+                f"{time_window}() groups rows into time windows (Spark drops the rows whose "
+                f"time is NULL and repeats a row for each sliding window), so it has no "
+                f"value of its own in {clause}",
+                node,
+                base,
+                hint=_TIME_WINDOW_HINTS[clause],
+            )
         volatile = _called_name(node, _VOLATILE)
         if volatile:
             raise low.error(
@@ -2701,6 +2712,15 @@ _GENERATOR_HINTS = {
     "MEASURES": "a measure is one value of a match (or of a row, ALL ROWS PER MATCH); keep "
     "the array as the measure and explode it in the query around MATCH_RECOGNIZE, e.g. "
     "SELECT m.*, t FROM (...) AS m LATERAL VIEW explode(m.tags) x AS t",
+}
+#: Spark's time windows: each rewrites the query it is in (a filter, an expansion)
+_TIME_WINDOWS = {"WINDOW", "SESSION_WINDOW", "WINDOW_TIME"}
+_TIME_WINDOW_HINTS = {
+    "DEFINE": "a row's bucket is a value: date_trunc('HOUR', ts), or for 6 hours "
+    "timestamp_seconds(floor(unix_seconds(ts) / 21600) * 21600)",
+    "MEASURES": "keep the time as the measure and take its window in the query around "
+    "MATCH_RECOGNIZE, e.g. SELECT m.*, window(m.last_ts, '6 hours').start AS w FROM (...) "
+    "AS m, or bucket it with date_trunc('HOUR', LAST(ts))",
 }
 _VOLATILE_HINTS = {
     "DEFINE": "the matcher may evaluate a condition several times or not at all for a row; "

@@ -2603,6 +2603,39 @@ def test_a_generator_is_refused_at_its_call(spark, view, measure, define, call):
     assert err.sql[err.pos :].startswith(call)
 
 
+@pytest.mark.parametrize(
+    ("measure", "define", "call"),
+    [
+        (
+            "CAST(window(LAST(B.ts), '1 minute').start AS TIMESTAMP)",
+            "value < PREV(value)",
+            "window(",
+        ),
+        ("count(*)", "window(B.ts, '10 seconds').start IS NOT NULL", "window("),
+        ("session_window(FIRST(A.ts), '5 seconds')", "value < PREV(value)", "session_window("),
+        ("window_time(LAST(B.ts))", "value < PREV(value)", "window_time("),
+    ],
+)
+def test_a_time_window_is_refused_at_its_call(spark, view, measure, define, call):
+    """Spark's window(), session_window() and window_time() rewrite the query around them
+    (the rows with a NULL time dropped, a row repeated per sliding window, two of them
+    refused): refused at the call in every door. The table function gave no rows for a
+    CAST window measure; matchrec.sql a raw AnalysisException for two of them."""
+    body = f"ORDER BY id MEASURES {measure} AS z PATTERN (A B+) DEFINE B AS {define}"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert isinstance(err, UnsupportedError)
+    assert "groups rows into time windows" in err.message
+    assert err.sql[err.pos :].startswith(call)
+    matchrec.register(spark)
+    with pytest.raises(UnsupportedError) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{_quoted(body)}')").collect()
+    assert info.value.sql[info.value.pos :].startswith(call)
+
+
+def _quoted(body: str) -> str:
+    return body.replace("\\", "\\\\").replace("'", "\\'")
+
+
 @pytest.mark.parametrize("call", ["named_struct('a')", "named_struct('a', LAST(B.value), 'b')"])
 def test_a_named_struct_of_an_odd_count_is_sparks_refusal(spark, view, call):
     """Spark refuses named_struct of an odd number of arguments (WRONG_NUM_ARGS); sqlglot's
