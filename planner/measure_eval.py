@@ -1530,14 +1530,26 @@ class _MeasureCompiler:
             if self.constant(node):  # INTERVAL '2' HOUR, make_dt_interval(0, 2): Spark's
                 return self.subquery(node)
             name, pos = written_call_at(node, self.text)
-            error = UnsupportedError(
-                f"the table function cannot evaluate {name or written_name(node)} over values "
-                "from several rows of the match in MEASURES",
-                sql=self.sql,
-                pos=self.pos if pos is None else pos,
-                hint="apply it inside the navigation, e.g. LAST(upper(x)) rather than "
-                "upper(LAST(x)), or use matchrec.sql",
-            )
+            close = closest_function(str(node.this)) if isinstance(node, exp.Anonymous) else None
+            if close:  # a misspelled function, not one the glue lacks
+                error = UnsupportedError(
+                    f"{name or str(node.this) + '()'} is no built-in function (did you mean "
+                    f"{close}()?), and the table function cannot call the session's functions "
+                    "over values from several rows of the match in MEASURES",
+                    sql=self.sql,
+                    pos=self.pos if pos is None else pos,
+                    hint="check the function's name; a UDF of one row's values goes inside "
+                    "the navigation, e.g. LAST(my_udf(x)), or use matchrec.sql",
+                )
+            else:
+                error = UnsupportedError(
+                    f"the table function cannot evaluate {name or written_name(node)} over "
+                    "values from several rows of the match in MEASURES",
+                    sql=self.sql,
+                    pos=self.pos if pos is None else pos,
+                    hint="apply it inside the navigation, e.g. LAST(upper(x)) rather than "
+                    "upper(LAST(x)), or use matchrec.sql",
+                )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
 
@@ -1861,16 +1873,25 @@ _KNOWN_CALLS = sorted(
 )
 
 
+def closest_function(name: str) -> str | None:
+    """The built-in function (or row pattern function) whose name ``name`` misspells
+    (``cout`` -> ``count``), in lower case; None for a known name or none close."""
+    if name.upper() in _KNOWN_CALLS:
+        return None
+    close = difflib.get_close_matches(name.upper(), _KNOWN_CALLS, n=1, cutoff=0.8)
+    return close[0].lower() if close else None
+
+
 def _unknown_call(name: str) -> str:
     """Why the table function has no type for a call of ``name``: a misspelled function
     (``matchnumber()``: did you mean match_number()?) or a UDF."""
     if name.upper() in _KNOWN_CALLS:
         return f"{name}() is a function whose result type it does not know"
-    close = difflib.get_close_matches(name.upper(), _KNOWN_CALLS, n=1, cutoff=0.8)
+    close = closest_function(name)
     if close:
         return (
-            f"{name}() is no built-in function: did you mean {close[0].lower()}()? (a UDF's "
-            "type it cannot know)"
+            f"{name}() is no built-in function: did you mean {close}()? (a UDF's type it "
+            "cannot know)"
         )
     return f"{name}() is no function it knows the type of (a UDF?)"
 

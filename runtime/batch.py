@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from matchrec.planner.measure_eval import closest_function
 from matchrec.planner.plan import MatchPlan, quote, refuse_untimed_within
 from matchrec.planner.sqltext import call_start, written_call
 from matchrec.planner.type_checks import TypeCheck, mismatch
@@ -433,7 +434,16 @@ def _expression_error(err: AnalysisException, plan: MatchPlan, name: str) -> Mat
         cls = SemanticError
         message = f"Spark cannot evaluate this expression: {_in_users_words(err, plan)}"
         hint = _ANALYSIS_HINTS.get(condition.split(".")[0])
+        close = _meant_function(err) if condition == "UNRESOLVED_ROUTINE" else None
+        hint = f"did you mean {close}()? {hint}" if close else hint
     return cls(message, sql=plan.clause.sql, pos=plan.origins.get(name), hint=hint)
+
+
+def _meant_function(err: AnalysisException) -> str | None:
+    """The built-in function the routine Spark could not resolve misspells (``cout``:
+    count), else None."""
+    name = (err.getMessageParameters() or {}).get("routineName", "")
+    return closest_function(name.strip("`").split("`.`")[-1]) if name else None
 
 
 #: (message, hint): a subquery reads a CTE of the statement that is a clause's result

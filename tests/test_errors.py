@@ -2636,6 +2636,30 @@ def _quoted(body: str) -> str:
     return body.replace("\\", "\\\\").replace("'", "\\'")
 
 
+@pytest.mark.parametrize(
+    ("measure", "define", "meant"),
+    [
+        ("cout(*)", "value < PREV(value)", "count"),
+        ("lenght(LAST(B.name))", "value < PREV(value)", "length"),
+        ("count(*)", "lenght(B.name) > PREV(B.id)", "length"),
+    ],
+)
+def test_a_misspelled_function_is_named_with_the_one_meant(spark, view, measure, define, meant):
+    """Spark's UNRESOLVED_ROUTINE for a misspelled built-in says which one was meant, and
+    the table function's refusal of cout(*) in MEASURES says the name is unknown (it said
+    it could not evaluate cout() over values from several rows)."""
+    body = f"ORDER BY id MEASURES {measure} AS z PATTERN (A B+) DEFINE B AS {define}"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert f"did you mean {meant}()?" in err.hint
+    if measure.startswith("cout"):
+        matchrec.register(spark)
+        with pytest.raises(UnsupportedError) as info:
+            spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{_quoted(body)}')").collect()
+        assert info.value.message.startswith("cout() is no built-in function")
+        assert f"did you mean {meant}()?" in info.value.message
+        assert info.value.sql[info.value.pos :].startswith("cout(*)")
+
+
 @pytest.mark.parametrize("call", ["named_struct('a')", "named_struct('a', LAST(B.value), 'b')"])
 def test_a_named_struct_of_an_odd_count_is_sparks_refusal(spark, view, call):
     """Spark refuses named_struct of an odd number of arguments (WRONG_NUM_ARGS); sqlglot's
