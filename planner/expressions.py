@@ -370,12 +370,19 @@ class Lowering:
         for name, ref in refs:
             if names and name != names[0]:
                 first, other = (_shown(n) for n in (names[0], name))
+                label = names[0] if name is None else name if names[0] is None else None
+                hint = f"use one {what} per pattern variable, e.g. {what}(A.x) - {what}(B.x)"
+                if label is not None:  # a label beside an unqualified column or CLASSIFIER()
+                    hint = (
+                        f"qualify each column and CLASSIFIER in the {what} with {label}: "
+                        f"{label}.x, CLASSIFIER({label})"
+                    )
                 raise self.error(
                     SemanticError,
                     f"{_mixing_rule(refs, what)} (it mixes {first} and {other})",
                     ref,
                     base,
-                    hint=f"use one {what} per pattern variable, e.g. {what}(A.x) - {what}(B.x)",
+                    hint=hint,
                 )
             names.append(name)
         return (names[0] if names else None), bool(names)

@@ -796,6 +796,15 @@ CASES = [
         "FINAL LAST(value)",
     ),
     (
+        "an aggregate of a subset beside CLASSIFIER() in its FILTER: the hint names CLASSIFIER(U)",
+        broken("count(B.*)", "max(U.value) FILTER (WHERE CLASSIFIER() = 'C')"),
+        "CLASSIFIER()",
+        0,
+        SemanticError,
+        "must all be prefixed with the same label",
+        "qualify each column and CLASSIFIER in the MAX with U: U.x, CLASSIFIER(U)",
+    ),
+    (
         "function whose reader lets a missing argument through",
         broken("count(B.*)", "datediff(B.value)"),
         "datediff(",
