@@ -20,6 +20,7 @@ Rules (Spark's types, never guessed here):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -31,7 +32,7 @@ from matchrec.moments import STATISTICS
 
 from .java_format import conversion_error
 from .pyeval import OPERATORS
-from .sqltext import MatchRecognizeDialect, node_pos, written_text
+from .sqltext import MatchRecognizeDialect, node_pos, written_call, written_text
 from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
@@ -306,9 +307,19 @@ def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
 
 
 def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str:
-    """The operand as the user wrote it, else as Spark SQL prints it (``COLLECT_LIST``
-    for ``array_agg``)."""
-    return _clipped(written_text(node, sql, base) or node.sql(dialect=MatchRecognizeDialect), limit)
+    """The operand as the user wrote it (a call the planner rewrote, ``LAST`` moved into
+    ``regexp_extract(LAST(msg), p)``, by the call written at its place), else as Spark SQL
+    prints it (``COLLECT_LIST`` for ``array_agg``)."""
+    written = written_text(node, sql, base)
+    if written is None and isinstance(node, exp.Func):
+        start = node_pos(node, base, sql)
+        if _CALL_NAME.match(sql, start):
+            written = written_call(sql, start, limit=len(sql))
+    return _clipped(written or node.sql(dialect=MatchRecognizeDialect), limit)
+
+
+#: a function's name up to its opening parenthesis
+_CALL_NAME = re.compile(r"[A-Za-z_][\w.]*\s*\(")
 
 
 def _clipped(text: str, limit: int = 40) -> str:

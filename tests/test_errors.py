@@ -1265,6 +1265,22 @@ def test_the_table_functions_refusal_quotes_no_column_of_ours():
     assert "cannot evaluate a tuple (..., ...)" in info.value.message
 
 
+def test_the_table_functions_type_error_quotes_the_call_as_written():
+    """A call the planner rewrote for the table function (LAST moved into
+    regexp_extract) is quoted as the user wrote it, not as REGEXP_EXTRACT(msg, ...)."""
+    from matchrec.runtime.udtf import build_program
+    from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+    schema = StructType([StructField("id", IntegerType()), StructField("msg", StringType())])
+    call = "regexp_extract(LAST(msg), '([0-9]+)ms', 1)"
+    body = f"ORDER BY id MEASURES {call} + 1 AS s PATTERN (A) DEFINE A AS true"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, schema)
+    assert info.value.message.startswith("+ mixes regexp_extract(LAST(msg),")
+    assert f"try_cast({call[:30]}" in info.value.hint
+    assert info.value.pos == body.index(call)
+
+
 def test_the_largest_pattern_that_compiles_is_refused_one_instruction_later():
     from matchrec.nfa import MAX_PROGRAM_SIZE
 
