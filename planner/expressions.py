@@ -178,6 +178,8 @@ class Lowering:
     # lower-case name of each function DEFINE and MEASURES call that is no built-in one
     # (a UDF) -> the offset in ``sql`` of its first call
     calls: dict[str, int] = field(default_factory=dict)
+    # each call of such a function: (lower-case name, offset in ``sql``, argument count)
+    call_arities: list[tuple[str, int, int]] = field(default_factory=list)
     # lower-case name -> the session's UDF of that name, once looked up (None: none)
     session_functions: dict[str, object] = field(default_factory=dict)
     # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
@@ -2449,6 +2451,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             name, pos = _written_call(low, node, base)
             if not builtin_name(name):
                 low.calls.setdefault(name.lower(), pos)
+                low.call_arities.append((name.lower(), pos, len(node.expressions)))
         if isinstance(node, (exp.Subquery, exp.Exists)) or (
             isinstance(node, exp.In) and node.args.get("query") is not None
         ):

@@ -1546,6 +1546,27 @@ def test_a_python_udf_that_raises_is_shown_at_its_call(spark, raising_udfs, clau
 
 
 @pytest.mark.parametrize(
+    ("clause", "count"),
+    [
+        ("MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS py_ten_div(price, 2) > -100", 2),
+        ("MEASURES py_ten_div(LAST(B.price), 1, 2) AS m PATTERN (A B+) DEFINE B AS true", 3),
+        ("MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS py_ten_div() > price", 0),
+    ],
+)
+def test_a_python_udf_called_with_a_wrong_argument_count_is_refused_at_its_call(
+    spark, raising_udfs, clause, count
+):
+    """Spark fails the job with the worker's TypeError and PySpark's frames, naming no call
+    of the query: refused before any job, at the call."""
+    query = f"SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id {clause})"
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    err = info.value
+    assert err.message.startswith(f"the Python UDF py_ten_div() is called with {count} argument")
+    assert query[err.pos :].startswith("py_ten_div(")
+
+
+@pytest.mark.parametrize(
     "clause",
     [
         "MEASURES group_mean(B.price) AS m PATTERN (A B+) DEFINE B AS true",
