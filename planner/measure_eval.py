@@ -1532,24 +1532,27 @@ class _MeasureCompiler:
             name, pos = written_call_at(node, self.text)
             close = closest_function(str(node.this)) if isinstance(node, exp.Anonymous) else None
             if close:  # a misspelled function, not one the glue lacks
-                error = UnsupportedError(
+                message = (
                     f"{name or str(node.this) + '()'} is no built-in function (did you mean "
                     f"{close}()?), and the table function cannot call the session's functions "
-                    "over values from several rows of the match in MEASURES",
-                    sql=self.sql,
-                    pos=self.pos if pos is None else pos,
-                    hint="check the function's name; a UDF of one row's values goes inside "
-                    "the navigation, e.g. LAST(my_udf(x)), or use matchrec.sql",
+                    "over values from several rows of the match in MEASURES"
+                )
+                hint = (
+                    "check the function's name; a UDF of one row's values goes inside the "
+                    "navigation, e.g. LAST(my_udf(x)), or use matchrec.sql"
                 )
             else:
-                error = UnsupportedError(
+                message = (
                     f"the table function cannot evaluate {name or written_name(node)} over "
-                    "values from several rows of the match in MEASURES",
-                    sql=self.sql,
-                    pos=self.pos if pos is None else pos,
-                    hint="apply it inside the navigation, e.g. LAST(upper(x)) rather than "
-                    "upper(LAST(x)), or use matchrec.sql",
+                    "values from several rows of the match in MEASURES"
                 )
+                hint = (
+                    "apply it inside the navigation, e.g. LAST(upper(x)) rather than "
+                    "upper(LAST(x)), or use matchrec.sql"
+                )
+            error = UnsupportedError(
+                message, sql=self.sql, pos=self.pos if pos is None else pos, hint=hint
+            )
             error.from_measure = True  # type: ignore[attr-defined]
             raise error from err
 
