@@ -57,7 +57,7 @@ from .pyeval import (
     glue_function_call,
     shallow,
 )
-from .python_udfs import PythonFunction, PythonLookup
+from .python_udfs import PythonFunction, PythonLookup, arity_error
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
 from .sql_functions import (
@@ -178,8 +178,6 @@ class Lowering:
     # lower-case name of each function DEFINE and MEASURES call that is no built-in one
     # (a UDF) -> the offset in ``sql`` of its first call
     calls: dict[str, int] = field(default_factory=dict)
-    # each call of such a function: (lower-case name, offset in ``sql``, argument count)
-    call_arities: list[tuple[str, int, int]] = field(default_factory=list)
     # lower-case name -> the session's UDF of that name, once looked up (None: none)
     session_functions: dict[str, object] = field(default_factory=dict)
     # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
@@ -373,6 +371,8 @@ class Lowering:
             if names and name != names[0]:
                 first, other = (_shown(n) for n in (names[0], name))
                 label = names[0] if name is None else name if names[0] is None else None
+                if label is not None and not re.fullmatch(r"[A-Za-z_]\w*", label):
+                    label = f'"{label}"'  # a delimited label, as written
                 hint = f"use one {what} per pattern variable, e.g. {what}(A.x) - {what}(B.x)"
                 if label is not None:  # a label beside an unqualified column or CLASSIFIER()
                     hint = (
@@ -2311,6 +2311,30 @@ def _glue_udf(low: Lowering, call: exp.Expression) -> bool:
     return found is not None
 
 
+def _check_udf_arity(low: Lowering, call: exp.Anonymous, pos: int) -> None:
+    """Refuse a call of a session Python UDF with arguments its function does not take
+    (``pyneg(p, 2)`` of ``lambda x: -x``): Spark fails the job with the worker's
+    TypeError and PySpark's frames, naming no call of the query."""
+    if low.python_functions is None:
+        return
+    found = low.python_functions(str(call.this))
+    if found is None:
+        return
+    named = [a.this.name for a in call.expressions if isinstance(a, exp.Kwarg)]
+    positional = len(call.expressions) - len(named)
+    why = arity_error(found, positional, named)
+    if why is not None:
+        count = len(call.expressions)
+        raise SemanticError(
+            f"the Python UDF {call.this}() is called with {count} argument"
+            f"{'' if count == 1 else 's'}, which its function {why[0]} does not take "
+            f"({why[1]})",
+            sql=low.sql,
+            pos=pos,
+            hint="pass the arguments its function takes",
+        )
+
+
 def _session_function(low: Lowering, name: str) -> PythonFunction | SqlFunction | None:
     """The session's Python UDF or SQL UDF (read) of ``name``, or None."""
     if low.python_functions is not None:
@@ -2451,7 +2475,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             name, pos = _written_call(low, node, base)
             if not builtin_name(name):
                 low.calls.setdefault(name.lower(), pos)
-                low.call_arities.append((name.lower(), pos, len(node.expressions)))
+                _check_udf_arity(low, node, pos)
         if isinstance(node, (exp.Subquery, exp.Exists)) or (
             isinstance(node, exp.In) and node.args.get("query") is not None
         ):
@@ -2744,7 +2768,7 @@ _VOLATILE_HINTS = {
 def _called_name(node: exp.Expression, names: set[str]) -> str | None:
     """The name of ``node`` if it calls one of ``names`` (upper case), else None."""
     if isinstance(node, exp.Anonymous):
-        name = call_name(node)[1]
+        name = call_name(node)[1].strip('"`')  # `window`(...) is Spark's window too
     elif isinstance(node, exp.Func):
         name = node.sql_name().upper()
     else:

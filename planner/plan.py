@@ -87,10 +87,6 @@ class MatchPlan:
     # each function DEFINE and MEASURES call that is no built-in one -> offset of its
     # first call in ``clause.sql`` (a Python UDF's error while the job runs is shown there)
     calls: dict[str, int] = field(default_factory=dict)
-    # each call of such a function: (lower-case name, offset in ``clause.sql``, argument
-    # count): a Python UDF called with a number of arguments its function does not take
-    # is refused before the job
-    call_arities: list[tuple[str, int, int]] = field(default_factory=list)
 
     @property
     def scratch(self) -> list[str]:
@@ -395,7 +391,6 @@ def plan_clause(
         measure_checks=low.measure_checks,
         integer_widths=low.integer_widths,
         calls=low.calls,
-        call_arities=low.call_arities,
     )
 
 

@@ -20,6 +20,7 @@ non-deterministic ones are refused when the query is built. Nothing here imports
 
 from __future__ import annotations
 
+import inspect
 import math
 import struct
 from collections.abc import Callable
@@ -35,6 +36,8 @@ BATCHED_UDF = 100
 #: PySpark's ``SQL_ARROW_BATCHED_UDF``: the same, its values passed as Arrow (what
 #: ``udf()`` makes by default in PySpark 4)
 ARROW_BATCHED_UDF = 101
+#: PySpark's ``SQL_SCALAR_PANDAS_UDF``: a pandas UDF of one Series per column
+SCALAR_PANDAS_UDF = 200
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,29 @@ class PythonFunction:
     # an Arrow-optimized UDF's conversion of a result to its type, as the session's
     # PySpark makes it (the runtime builds it); None: a pickled UDF's, done here
     arrow_result: Callable[[Any], Any] | None = None
+
+
+def arity_error(found: PythonFunction, positional: int, named: list[str]) -> tuple[str, str] | None:
+    """The signature of a Python UDF's function and why it does not take ``positional``
+    arguments and the ``named`` ones (``too many positional arguments``), or None when it
+    does, or when Python cannot tell (a pandas iterator or grouped UDF takes its columns
+    otherwise; a wrapper that hides its function's signature is taken as it is)."""
+    if found.eval_type not in _ONE_ARGUMENT_PER_COLUMN:
+        return None
+    try:
+        signature = inspect.signature(found.fn, follow_wrapped=False)
+    except (TypeError, ValueError):  # a callable Python cannot describe
+        return None
+    try:
+        signature.bind(*[None] * positional, **dict.fromkeys(named))
+    except TypeError as err:
+        return str(signature), str(err)
+    return None
+
+
+#: PySpark's eval types whose function takes one argument per column of the call: plain
+#: and Arrow-optimized Python UDFs, scalar pandas UDFs
+_ONE_ARGUMENT_PER_COLUMN = (BATCHED_UDF, ARROW_BATCHED_UDF, SCALAR_PANDAS_UDF)
 
 
 #: a function name -> the session's Python UDF of that name, or None

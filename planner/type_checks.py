@@ -32,7 +32,7 @@ from matchrec.moments import STATISTICS
 
 from .java_format import conversion_error
 from .pyeval import OPERATORS
-from .sqltext import MatchRecognizeDialect, node_pos, written_call, written_text
+from .sqltext import ROW_PATTERN_CALLS, MatchRecognizeDialect, node_pos, written_call, written_text
 from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
@@ -313,13 +313,15 @@ def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str
     written = written_text(node, sql, base)
     if written is None and isinstance(node, exp.Func):
         start = node_pos(node, base, sql)
-        if _CALL_NAME.match(sql, start):
+        name = _CALL_NAME.match(sql, start)
+        # a navigation at its place is one the planner moved outside the call: not it
+        if name and name.group(1).upper() not in ROW_PATTERN_CALLS:
             written = written_call(sql, start, limit=len(sql))
     return _clipped(written or node.sql(dialect=MatchRecognizeDialect), limit)
 
 
 #: a function's name up to its opening parenthesis
-_CALL_NAME = re.compile(r"[A-Za-z_][\w.]*\s*\(")
+_CALL_NAME = re.compile(r"([A-Za-z_][\w.]*)\s*\(")
 
 
 def _clipped(text: str, limit: int = 40) -> str:

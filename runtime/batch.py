@@ -51,7 +51,7 @@ from .partitions import (
 )
 from .session import ansi_enabled, quiet_analysis
 from .sort_keys import check_sortable
-from .udf_errors import check_udf_arities, remember_udfs
+from .udf_errors import remember_udfs
 
 #: rows of one partition held before it is matched in pieces (0: never cut)
 CHUNK_ROWS_CONF = "spark.matchrec.chunkRows"
@@ -236,7 +236,6 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
 
         return execute_stream(df, plan)
     remember_udfs(df.sparkSession, plan)
-    check_udf_arities(df.sparkSession, plan)
     input_columns = list(df.columns)
     check_sortable(plan, {f.name: f for f in df.schema.fields})
     keys = plan.partition_by

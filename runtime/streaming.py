@@ -57,7 +57,7 @@ from .batch import (
 )
 from .late_count import LATE_METRIC, watch
 from .late_count import late_rows as late_rows  # the public name of old
-from .udf_errors import check_udf_arities, remember_udfs
+from .udf_errors import remember_udfs
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
 #: number must stay the same for a checkpoint (the state records it and says so). Each
@@ -139,7 +139,6 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     event = check_stream(df, plan)
     spark = df.sparkSession
     remember_udfs(spark, plan)
-    check_udf_arities(spark, plan)
     conf = spark.conf
     if conf.get(STATE_STORE_CONF, None) != ROCKSDB:
         # transformWithState keeps its state in RocksDB; the setting is read when the

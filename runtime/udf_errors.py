@@ -13,12 +13,11 @@ in the server, out of the client's reach): elsewhere the error stays PySpark's.
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from matchrec.errors import MatchRuntimeError, SemanticError
+from matchrec.errors import MatchRuntimeError
 
 from .python_udfs import session_python_function
 from .recent import Recent
@@ -56,32 +55,6 @@ def remember_udfs(spark: SparkSession, plan: MatchPlan) -> None:
         lines = [line for *_, line in code.co_lines() if line is not None]
         span = range(code.co_firstlineno, max(lines, default=code.co_firstlineno) + 1)
         _calls.put((code.co_filename, code.co_firstlineno), _Call(name, span, plan.clause.sql, pos))
-
-
-def check_udf_arities(spark: SparkSession, plan: MatchPlan) -> None:
-    """Refuse a call of one of the session's Python UDFs with a number of arguments its
-    function does not take (``pyneg(p, 2)`` of ``lambda x: -x``): Spark fails the job with
-    the worker's TypeError and traceback, naming no call of the query."""
-    lookup = session_python_function(spark)
-    for name, pos, count in plan.call_arities:
-        found = lookup(name)
-        try:
-            signature = inspect.signature(found.fn) if found is not None else None
-        except (TypeError, ValueError):  # a callable Python cannot describe
-            continue
-        if signature is None:
-            continue
-        try:
-            signature.bind(*[None] * count)
-        except TypeError as err:
-            raise SemanticError(
-                f"the Python UDF {name}() is called with {count} argument"
-                f"{'' if count == 1 else 's'}, which its function {signature} does not take "
-                f"({err})",
-                sql=plan.clause.sql,
-                pos=pos,
-                hint="pass the arguments its function takes",
-            ) from None
 
 
 def at_udf_call(exc: BaseException) -> MatchRuntimeError | None:

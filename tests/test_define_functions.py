@@ -1567,6 +1567,29 @@ def test_a_python_udf_called_with_a_wrong_argument_count_is_refused_at_its_call(
 
 
 @pytest.mark.parametrize(
+    ("call", "built_in"),
+    [
+        ("py_scaled(price, factor => 2)", "price * 2"),
+        ("py_scaled(B.price - A.price, factor => 3)", "(B.price - A.price) * 3"),
+        ("py_first(price, 1, 2)", "price"),
+    ],
+)
+def test_a_python_udf_call_its_function_takes_is_accepted(spark, call, built_in):
+    """Named arguments and a function of *args are what its function takes: no refusal,
+    Spark's answer."""
+    spark.udf.register("py_scaled", lambda x, *, factor=1: x * factor, "int")
+    spark.udf.register("py_first", lambda *xs: xs[0], "int")
+    query = f"""SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id
+      MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {{}} > 4)"""
+    try:
+        got = matchrec.sql(spark, query.format(call)).collect()
+        assert got and got == matchrec.sql(spark, query.format(built_in)).collect()
+    finally:
+        for name in ("py_scaled", "py_first"):
+            spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+
+
+@pytest.mark.parametrize(
     "clause",
     [
         "MEASURES group_mean(B.price) AS m PATTERN (A B+) DEFINE B AS true",

@@ -2637,6 +2637,7 @@ def test_a_generator_is_refused_at_its_call(spark, view, measure, define, call):
             "window(",
         ),
         ("count(*)", "window(B.ts, '10 seconds').start IS NOT NULL", "window("),
+        ("count(*)", "`window`(B.ts, '10 seconds').start IS NOT NULL", "`window`("),
         ("session_window(FIRST(A.ts), '5 seconds')", "value < PREV(value)", "session_window("),
         ("window_time(LAST(B.ts))", "value < PREV(value)", "window_time("),
     ],
@@ -2676,6 +2677,7 @@ def test_a_misspelled_function_is_named_with_the_one_meant(spark, view, measure,
     body = f"ORDER BY id MEASURES {measure} AS z PATTERN (A B+) DEFINE B AS {define}"
     err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
     assert f"did you mean {meant}()?" in err.hint
+    assert err.sql[err.pos :].startswith(("cout(", "lenght("))
     if measure.startswith("cout"):
         matchrec.register(spark)
         with pytest.raises(UnsupportedError) as info:
