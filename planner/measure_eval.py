@@ -1881,8 +1881,15 @@ def closest_function(name: str) -> str | None:
     (``cout`` -> ``count``), in lower case; None for a known name or none close."""
     if name.upper() in _KNOWN_CALLS:
         return None
-    close = difflib.get_close_matches(name.upper(), _KNOWN_CALLS, n=1, cutoff=0.8)
+    close = difflib.get_close_matches(name.upper(), _SUGGESTED, n=1, cutoff=0.8)
     return close[0].lower() if close else None
+
+
+#: the names a misspelling is matched to: not matchrec's own (``__MR_...``) nor sqlglot's
+#: names of its own nodes that Spark has no function of
+_SUGGESTED = [
+    n for n in _KNOWN_CALLS if not n.startswith("_") and not n.startswith(("TS_OR_DS", "UNIX_TO_"))
+]
 
 
 def _unknown_call(name: str) -> str:
