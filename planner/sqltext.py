@@ -824,6 +824,8 @@ def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
         missing = isinstance(node, exp.Func) and any(
             needed and node.args.get(arg) is None for arg, needed in node.arg_types.items()
         )
+        # count(DISTINCT): sqlglot reads a DISTINCT of nothing, Spark's parser refuses it
+        missing = missing or (isinstance(node, exp.Distinct) and not node.expressions)
         if missing:
             call = node
             while not _starts(call) and call.parent is not None:

@@ -805,6 +805,15 @@ CASES = [
         "qualify each column and CLASSIFIER in the MAX with U: U.x, CLASSIFIER(U)",
     ),
     (
+        "count(DISTINCT) of nothing (Spark's parser refuses it; it was counted as count(*))",
+        broken("count(B.*)", "count(DISTINCT)"),
+        "count(DISTINCT)",
+        0,
+        SqlSyntaxError,
+        "COUNT() is missing an argument",
+        None,
+    ),
+    (
         "function whose reader lets a missing argument through",
         broken("count(B.*)", "datediff(B.value)"),
         "datediff(",
