@@ -825,7 +825,11 @@ def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
             needed and node.args.get(arg) is None for arg, needed in node.arg_types.items()
         )
         # count(DISTINCT): sqlglot reads a DISTINCT of nothing, Spark's parser refuses it
-        missing = missing or (isinstance(node, exp.Distinct) and not node.expressions)
+        missing = missing or (
+            isinstance(node, exp.Distinct)
+            and not node.expressions
+            and isinstance(node.parent, exp.Func)  # not SELECT DISTINCT
+        )
         if missing:
             call = node
             while not _starts(call) and call.parent is not None:

@@ -1290,6 +1290,16 @@ def test_the_table_functions_type_error_quotes_the_call_as_written():
     assert info.value.pos == body.index(call)
 
 
+def test_a_select_distinct_subquery_is_no_distinct_of_nothing():
+    """count(DISTINCT) of nothing is refused; a subquery's SELECT DISTINCT, which sqlglot
+    also reads as a DISTINCT without expressions, is not."""
+    body = (
+        "ORDER BY id MEASURES count(*) AS n PATTERN (A B+) "
+        "DEFINE B AS name IN (SELECT DISTINCT name FROM names)"
+    )
+    assert plan(body).defines
+
+
 def test_the_largest_pattern_that_compiles_is_refused_one_instruction_later():
     from matchrec.nfa import MAX_PROGRAM_SIZE
 
