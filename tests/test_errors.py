@@ -37,6 +37,7 @@ from matchrec.errors import (
     UnsupportedError,
 )
 from matchrec.excepthook import carried_error
+from matchrec.sql_literals import sql_literal
 
 COLUMNS = ["id", "value", "name", "ts"]
 
@@ -2673,12 +2674,8 @@ def test_a_time_window_is_refused_at_its_call(spark, view, measure, define, call
     assert err.sql[err.pos :].startswith(call)
     matchrec.register(spark)
     with pytest.raises(UnsupportedError) as info:
-        spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{_quoted(body)}')").collect()
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {sql_literal(body)})").collect()
     assert info.value.sql[info.value.pos :].startswith(call)
-
-
-def _quoted(body: str) -> str:
-    return body.replace("\\", "\\\\").replace("'", "\\'")
 
 
 @pytest.mark.parametrize(
@@ -2700,7 +2697,9 @@ def test_a_misspelled_function_is_named_with_the_one_meant(spark, view, measure,
     if measure.startswith("cout"):
         matchrec.register(spark)
         with pytest.raises(UnsupportedError) as info:
-            spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{_quoted(body)}')").collect()
+            spark.sql(
+                f"SELECT * FROM match_recognize(TABLE({view}), {sql_literal(body)})"
+            ).collect()
         assert info.value.message.startswith("cout() is no built-in function")
         assert f"did you mean {meant}()?" in info.value.message
         assert info.value.sql[info.value.pos :].startswith("cout(*)")
