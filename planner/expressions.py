@@ -180,6 +180,8 @@ class Lowering:
     calls: dict[str, int] = field(default_factory=dict)
     # lower-case name -> the session's UDF of that name, once looked up (None: none)
     session_functions: dict[str, object] = field(default_factory=dict)
+    # lower-case name -> the session's Python UDF of that name, once looked up (None: none)
+    python_udfs: dict[str, PythonFunction | None] = field(default_factory=dict)
     # the OVER (...) body that PREV/NEXT of row-local values become (None: no ORDER BY)
     window: str | None = None
     # the OVER (...) body of the clause's PARTITION BY and ORDER BY, which a window over
@@ -1549,9 +1551,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         """The glue's call of a session Python UDF ``node`` (of values from several
         rows), None if ``node`` calls none; an error if the glue cannot call it as Spark
         would."""
-        if not isinstance(node, exp.Anonymous) or low.python_functions is None:
+        if not isinstance(node, exp.Anonymous):
             return None
-        found = low.python_functions(str(node.this))
+        found = _python_function(low, str(node.this))
         if found is None:
             return None
         why = udf_refusal(found)
@@ -2315,9 +2317,7 @@ def _check_udf_arity(low: Lowering, call: exp.Anonymous, pos: int) -> None:
     """Refuse a call of a session Python UDF with arguments its function does not take
     (``pyneg(p, 2)`` of ``lambda x: -x``): Spark fails the job with the worker's
     TypeError and PySpark's frames, naming no call of the query."""
-    if low.python_functions is None:
-        return
-    found = low.python_functions(str(call.this))
+    found = _python_function(low, str(call.this))
     if found is None:
         return
     named = [a.this.name for a in call.expressions if isinstance(a, exp.Kwarg)]
@@ -2335,12 +2335,22 @@ def _check_udf_arity(low: Lowering, call: exp.Anonymous, pos: int) -> None:
         )
 
 
+def _python_function(low: Lowering, name: str) -> PythonFunction | None:
+    """The session's Python UDF of ``name`` (None: none, or no session to ask), looked up
+    once per clause: its function comes unpickled from Spark's registry."""
+    if low.python_functions is None:
+        return None
+    key = name.lower()
+    if key not in low.python_udfs:
+        low.python_udfs[key] = low.python_functions(name)
+    return low.python_udfs[key]
+
+
 def _session_function(low: Lowering, name: str) -> PythonFunction | SqlFunction | None:
     """The session's Python UDF or SQL UDF (read) of ``name``, or None."""
-    if low.python_functions is not None:
-        found = low.python_functions(name)
-        if found is not None:
-            return found
+    found = _python_function(low, name)
+    if found is not None:
+        return found
     if low.sql_functions is None:
         return None
     try:
