@@ -441,9 +441,9 @@ def _expression_error(err: AnalysisException, plan: MatchPlan, name: str) -> Mat
 
 def _meant_function(err: AnalysisException) -> str | None:
     """The built-in function the routine Spark could not resolve misspells (``cout``:
-    count), else None."""
-    name = (err.getMessageParameters() or {}).get("routineName", "")
-    return closest_function(name.strip("`").split("`.`")[-1]) if name else None
+    count), else None; a name qualified by a schema (``db.cout``) names no built-in."""
+    name = (err.getMessageParameters() or {}).get("routineName", "").strip("`")
+    return closest_function(name) if name and "`.`" not in name else None
 
 
 #: (message, hint): a subquery reads a CTE of the statement that is a clause's result

@@ -7,7 +7,7 @@ makes Spark do it while it optimises the query (constant folding), so a pattern 
 refuses raises then, with its own reason and under the session's own settings, and no
 job runs. A regular expression is compiled by ``split``, whose error is Java's own
 reason (``Unclosed group near index 1``, an IllegalArgumentException). Answers are kept
-for the process, by the session's ``spark.sql.legacy.timeParserPolicy`` (the one
+(the latest 4096), by the session's ``spark.sql.legacy.timeParserPolicy`` (the one
 setting that changes them): a notebook or a query suite asks once per pattern.
 """
 
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from matchrec.planner.pattern_literals import REGEX, PatternCheck
 from pyspark.errors import IllegalArgumentException, PySparkException
 
+from .recent import Recent
 from .session import quiet_analysis
 
 if TYPE_CHECKING:
@@ -32,8 +33,9 @@ _BAD_REGEX = "INVALID_PARAMETER_VALUE.PATTERN"
 _CONSTANTS = {"date_format": "TIMESTAMP'2000-01-01 00:00:00'", "from_unixtime": "0"}
 
 
-#: (parser policy, function, pattern) -> Spark's answer, for the process
-_ANSWERS: dict[tuple[str, str, str], str | None] = {}
+#: (parser policy, function, pattern) -> Spark's answer ("" when it takes the pattern),
+#: the most recently asked kept
+_ANSWERS: Recent[tuple[str, str, str], str] = Recent(4096)
 _POLICY = "spark.sql.legacy.timeParserPolicy"
 
 
@@ -46,9 +48,11 @@ def session_pattern_check(spark: SparkSession) -> PatternCheck:
         if not policy:  # read once per query, when it has a pattern
             policy.append(str(spark.conf.get(_POLICY, "CORRECTED")).upper())
         key = (policy[0], function, pattern)
-        if key not in _ANSWERS:
-            _ANSWERS[key] = _refusal(spark, function, pattern)
-        return _ANSWERS[key]
+        answer = _ANSWERS.get(key)
+        if answer is None:
+            answer = _refusal(spark, function, pattern) or ""
+            _ANSWERS.put(key, answer)
+        return answer or None
 
     return check
 

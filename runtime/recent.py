@@ -30,6 +30,11 @@ class Recent(Generic[K, V]):
             while len(self._items) > self._capacity:
                 self._items.popitem(last=False)
 
+    def get(self, key: K, default: V | None = None) -> V | None:
+        """The value put under ``key``, or ``default`` when it is not (or no longer) kept."""
+        with self._lock:
+            return self._items.get(key, default)
+
     def latest_first(self) -> list[tuple[K, V]]:
         """The items, the most recently put first (a copy: safe to read while others put)."""
         with self._lock:

@@ -2705,6 +2705,19 @@ def test_a_misspelled_function_is_named_with_the_one_meant(spark, view, measure,
         assert info.value.sql[info.value.pos :].startswith("cout(*)")
 
 
+def test_a_function_of_a_schema_is_not_taken_for_a_misspelled_built_in(spark, view):
+    """``db.cout(...)`` names a schema's function, which no built-in is: Spark's
+    UNRESOLVED_ROUTINE is kept without "did you mean count()?"."""
+    body = (
+        "ORDER BY id MEASURES `default`.`cout`(LAST(B.value)) AS z PATTERN (A B+) "
+        "DEFINE B AS value < PREV(value)"
+    )
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert "UNRESOLVED_ROUTINE" in err.message
+    assert "did you mean" not in (err.hint or "")
+    assert err.sql[err.pos :].startswith("`default`.`cout`(")
+
+
 @pytest.mark.parametrize("call", ["named_struct('a')", "named_struct('a', LAST(B.value), 'b')"])
 def test_a_named_struct_of_an_odd_count_is_sparks_refusal(spark, view, call):
     """Spark refuses named_struct of an odd number of arguments (WRONG_NUM_ARGS); sqlglot's
