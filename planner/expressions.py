@@ -60,6 +60,7 @@ from .pyeval import (
 from .python_udfs import PythonFunction, PythonLookup, arity_error
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
+from .python_udfs import refusal_hint as udf_refusal_hint
 from .sql_functions import (
     FunctionLookup,
     SqlFunction,
@@ -1563,8 +1564,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 f"{str(node.this)}() is {why}: DEFINE cannot call it on values from several rows",
                 node,
                 base,
-                hint="register it as a plain Python UDF (useArrow=False) returning a "
-                "number, STRING or BOOLEAN, or compute each row's part in a subquery",
+                hint=udf_refusal_hint(found),
             )
         positional = [a for a in node.expressions if not isinstance(a, exp.Kwarg)]
         named = [a for a in node.expressions if isinstance(a, exp.Kwarg)]

@@ -40,12 +40,18 @@ ARROW_BATCHED_UDF = 101
 SCALAR_PANDAS_UDF = 200
 
 
+#: the eval type of a UDF a Spark Connect session registered: unknown to its client
+ON_SERVER = -1
+
+
 @dataclass(frozen=True)
 class PythonFunction:
     """A Python UDF of the session: its function, declared type (Spark's simple string),
-    PySpark eval type and whether Spark takes it as deterministic."""
+    PySpark eval type and whether Spark takes it as deterministic. A UDF of a Spark
+    Connect session is known by name only (no function, eval type :data:`ON_SERVER`): its
+    function was pickled to the server, where the client cannot call it."""
 
-    fn: Callable[..., Any]
+    fn: Callable[..., Any] | None
     return_type: str
     eval_type: int
     deterministic: bool
@@ -140,6 +146,8 @@ _ARGUMENT_TYPES = (bool, int, float, str, Decimal)
 
 def refusal(found: PythonFunction) -> str | None:
     """Why the glue cannot call ``found`` as Spark would, or None if it can."""
+    if found.eval_type == ON_SERVER:
+        return "a UDF of a Spark Connect session, whose function stays on the server"
     if not found.deterministic:
         return "a non-deterministic UDF"
     if found.eval_type == ARROW_BATCHED_UDF and found.arrow_result is None:
@@ -149,6 +157,20 @@ def refusal(found: PythonFunction) -> str | None:
     if found.return_type not in RESULTS:
         return f"a UDF returning {found.return_type.upper()}"
     return None
+
+
+def refusal_hint(found: PythonFunction) -> str:
+    """What to do instead of a call :func:`refusal` refuses."""
+    if found.eval_type == ON_SERVER:
+        return (
+            "write it as a SQL UDF (CREATE TEMPORARY FUNCTION f(x DOUBLE) RETURNS DOUBLE "
+            "RETURN ...), which matchrec inlines on Connect too, run the query on a classic "
+            "session, or compute each row's part in a subquery (f(x) AS fx, then B.fx > A.fx)"
+        )
+    return (
+        "register it as a plain Python UDF (useArrow=False) returning a number, STRING or "
+        "BOOLEAN, or compute each row's part in a subquery"
+    )
 
 
 def glue_call(found: PythonFunction) -> Callable[..., Any]:

@@ -6,8 +6,10 @@ values from several rows itself (``planner.python_udfs``), so it needs the funct
 the registry builds the UDF's expression for the name, whose ``func.command`` holds the
 pickled ``(function, return type)``, read with PySpark's own serializer.
 
-A classic session only (Spark Connect keeps no JVM on the client): elsewhere the lookup
-finds nothing and the call stays a positioned error.
+A classic session only (Spark Connect keeps no JVM on the client): on Spark Connect the
+lookup finds a UDF registered on the session by name only (``DESCRIBE FUNCTION
+EXTENDED`` names the class that ``spark.udf.register`` builds), so that its call of
+several rows is refused as such, with what to write instead.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from matchrec.planner.python_udfs import ARROW_BATCHED_UDF, PythonFunction, PythonLookup
+from matchrec.planner.python_udfs import ARROW_BATCHED_UDF, ON_SERVER, PythonFunction, PythonLookup
 
 from .session import is_connect, quiet_analysis
 
@@ -30,7 +32,7 @@ def session_python_function(spark: SparkSession) -> PythonLookup:
 
     def lookup(name: str) -> PythonFunction | None:
         if is_connect(spark):
-            return None
+            return _on_server(spark, name)
         try:
             with quiet_analysis():
                 return _registered(spark, name)
@@ -38,6 +40,24 @@ def session_python_function(spark: SparkSession) -> PythonLookup:
             return None
 
     return lookup
+
+
+def _on_server(spark: SparkSession, name: str) -> PythonFunction | None:
+    """A UDF that ``spark.udf.register`` registered on a Connect session, by name only."""
+    quoted = ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
+    try:
+        with quiet_analysis():
+            lines = [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
+    except Exception:  # noqa: BLE001 - no function of that name: the planner reports the call
+        return None
+    registered = any(line.startswith("Class:") and _REGISTERED_CLASS in line for line in lines)
+    if not registered:
+        return None
+    return PythonFunction(fn=None, return_type="", eval_type=ON_SERVER, deterministic=True)
+
+
+#: the class that Spark's DESCRIBE FUNCTION names for a UDF ``spark.udf.register`` made
+_REGISTERED_CLASS = ".UDFRegistration$"
 
 
 def _registered(spark: SparkSession, name: str) -> PythonFunction | None:

@@ -21,6 +21,7 @@ from matchrec.errors import MatchRuntimeError
 
 from .python_udfs import session_python_function
 from .recent import Recent
+from .session import is_connect
 
 if TYPE_CHECKING:
     from matchrec.planner.plan import MatchPlan
@@ -46,6 +47,8 @@ _FRAME = re.compile(r'^\s*File "(.+)", line (\d+), in ', re.MULTILINE)
 
 def remember_udfs(spark: SparkSession, plan: MatchPlan) -> None:
     """Note each Python UDF of the session that ``plan`` calls, with its first call."""
+    if is_connect(spark):  # the functions stay on the server: no frame to match
+        return
     lookup = session_python_function(spark)
     for name, pos in plan.calls.items():
         found = lookup(name)

@@ -299,3 +299,37 @@ def run_stream(spark: Any, folder: Path) -> dict[str, Any]:
         if query is not None:
             query.stop()
     return {**written(spark.read.parquet(str(folder / "out"))), "late": late}
+
+
+#: a Python UDF in DEFINE: of one row (Spark calls it), then of two rows (matchrec's glue
+#: calls its function, which only a classic session can hand it)
+PYTHON_UDF_ROW = """PARTITION BY sym ORDER BY t
+  MEASURES count(*) AS n, cx_neg(LAST(B.price)) AS neg_bottom
+  PATTERN (A B+)
+  DEFINE B AS cx_neg(price) > cx_neg(PREV(price))"""
+PYTHON_UDF_ROWS = """PARTITION BY sym ORDER BY t
+  MEASURES count(*) AS n
+  PATTERN (A B+)
+  DEFINE B AS cx_neg(B.price - A.price) > 0"""
+
+
+def python_udf_calls(spark: Any) -> dict[str, Any]:
+    """A registered Python UDF in DEFINE: the rows of a call of one row, and what a call of
+    values of two rows gives (rows on a classic session, an error on Connect)."""
+    import matchrec
+
+    spark.udf.register("cx_neg", lambda x: None if x is None else -x, "double")
+    one_row = written(
+        matchrec.sql(spark, f"SELECT * FROM {TABLE} MATCH_RECOGNIZE ({PYTHON_UDF_ROW})")
+    )
+    query = f"SELECT * FROM {TABLE} MATCH_RECOGNIZE (\n  {PYTHON_UDF_ROWS}\n)"
+    try:
+        two_rows: dict[str, Any] = written(matchrec.sql(spark, query))
+    except matchrec.MatchRecognizeError as err:
+        two_rows = {
+            "class": type(err).__name__,
+            "message": err.message,
+            "hint": err.hint,
+            "at": err.sql[err.pos :][:20],
+        }
+    return {"one_row": one_row, "two_rows": two_rows}

@@ -24,6 +24,7 @@ def main(url: str, out: str) -> None:
     found = connect_cases.run_all(spark)
     found["session"] = type(spark).__module__
     found["cli"] = _cli(spark)
+    found["python_udf"] = connect_cases.python_udf_calls(spark)
     with tempfile.TemporaryDirectory() as tmp:
         found["stream"] = connect_cases.run_stream(spark, Path(tmp))
     Path(out).write_text(json.dumps(found))

@@ -75,6 +75,25 @@ def test_a_stream_on_connect_gives_what_it_gives_on_classic(on_connect, spark, t
     assert {r[-1] for r in want["rows"]} == {"MATCHED", "TIMEOUT"}
 
 
+def test_a_python_udf_of_several_rows_is_refused_on_connect_saying_why(
+    on_connect, on_classic, spark
+):
+    """A Python UDF of one row's values works on Connect as on a classic session; of two
+    rows' values, whose function matchrec's glue calls itself (classic sessions), Connect
+    gives a positioned refusal that says Connect is why and what works there (it said the
+    function could not be applied to a value that depends on the match)."""
+    classic = connect_cases.python_udf_calls(spark)
+    got = on_connect["python_udf"]
+    assert got["one_row"] == classic["one_row"]
+    assert classic["one_row"]["rows"]
+    assert classic["two_rows"]["rows"], "a classic session calls the UDF itself"
+    refused = got["two_rows"]
+    assert refused["class"] == "UnsupportedError"
+    assert "a UDF of a Spark Connect session" in refused["message"]
+    assert refused["at"].startswith("cx_neg(B.price")
+    assert "SQL UDF" in refused["hint"]
+
+
 def test_doors_agree_with_each_other(on_classic):
     """The table function and the DataFrame door give what matchrec.sql gives."""
     results = on_classic["results"]
