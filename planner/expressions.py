@@ -196,6 +196,13 @@ class Lowering:
     windows: dict[str, str] = field(default_factory=dict)
     # precomputed column -> its Spark SQL with every window replaced by its ``__mr_wN``
     staged: dict[str, str] = field(default_factory=dict)
+    # pattern variable -> the precomputed column of its DEFINE's row-local conjuncts,
+    # true at every row the match labels with it (none: no such part)
+    local_conditions: dict[str, str] = field(default_factory=dict)
+    # while a MEASURES aggregate's arguments are lowered: the (text, staged text) of a
+    # condition true at every row it reads, which each computed column of them is guarded
+    # by (``aggregate_guard``)
+    guard: tuple[str, str] | None = None
     # operand types of DEFINE operators (over the input with precomputed columns) and of
     # MEASURES operators (over the matched rows), checked when the query is built
     define_checks: list[TypeCheck] = field(default_factory=list)
@@ -295,6 +302,9 @@ class Lowering:
             return self.column(node, base)
         template, windows = self._render(node, base)
         text = self._fill(template, {marker: window for marker, window, _ in windows})
+        guard = self.guard
+        if guard is not None:
+            text = f"CASE WHEN {guard[0]} THEN {text} END"
         if text not in self.precomputed:
             name = f"__mr_c{len(self.precomputed)}"
             self.precomputed[text] = name
@@ -305,8 +315,28 @@ class Lowering:
                     self.windows[window] = column
                     self.origins[column] = node_pos(call, base, self.sql)
             columns = {marker: quote(self.windows[window]) for marker, window, _ in windows}
-            self.staged[name] = self._fill(template, columns)
+            staged = self._fill(template, columns)
+            if guard is not None:
+                staged = f"CASE WHEN {guard[1]} THEN {staged} END"
+            self.staged[name] = staged
         return self.precomputed[text]
+
+    def aggregate_guard(self, labels: frozenset[int] | None) -> tuple[str, str] | None:
+        """The condition of the rows an aggregate over ``labels`` (None: every variable)
+        reads: the OR of their DEFINEs' row-local conjuncts, as (text, staged text); None
+        when a variable has none (a row of any value may be labelled with it). A computed
+        argument guarded by it is NULL at other rows, which the aggregate never reads: a
+        function that fails on another event's value (``CAST(s AS INT)`` under ANSI mode,
+        a UDF) cannot fail the job, as Spark's ``agg(f(x)) FILTER (WHERE ...)`` does not."""
+        names = [n for n, i in self.label_ids.items() if labels is None or i in labels]
+        columns = [self.local_conditions.get(n) for n in names]
+        if not columns or None in columns:
+            return None
+        texts = {name: text for text, name in self.precomputed.items()}
+        # an input column (``DEFINE P AS flag``) is its own text
+        text = " OR ".join(f"({texts.get(c) or quote(c)})" for c in columns)  # type: ignore[arg-type]
+        staged = " OR ".join(f"({self.staged.get(c) or quote(c)})" for c in columns)  # type: ignore[arg-type]
+        return text, staged
 
     def spark_sql(self, node: exp.Expression, base: int) -> str:
         """Spark SQL text of a row-local subtree with label qualifiers removed; PREV/NEXT
@@ -727,6 +757,24 @@ class Lowering:
         return args
 
     def aggregate_atom(
+        self, node: exp.Expression, base: int, in_define: bool
+    ) -> tuple[Evaluator, str]:
+        """The evaluator and type probe of an aggregate; in MEASURES its computed
+        arguments are Spark's columns guarded by the rows it reads (:meth:`aggregate_guard`)."""
+        if in_define or self.guard is not None:
+            return self._aggregate_atom(node, base, in_define)
+        _, func, args, _, keys = _aggregate_parts(node)
+        try:
+            labels = self.aggregated_labels(func, [*args, *(k.this for k in keys)], node, base)
+            self.guard = self.aggregate_guard(labels)
+        except (SemanticError, UnsupportedError):  # raised again, in its place, below
+            self.guard = None
+        try:
+            return self._aggregate_atom(node, base, in_define)
+        finally:
+            self.guard = None
+
+    def _aggregate_atom(
         self, node: exp.Expression, base: int, in_define: bool
     ) -> tuple[Evaluator, str]:
         semantics, func, args, distinct, keys = _aggregate_parts(node)
@@ -1681,6 +1729,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     if local:
         combined = local[0] if len(local) == 1 else exp.and_(*local, copy=True)
         local_column = low.precompute(combined, base)
+        low.local_conditions[label] = local_column
     glue = vector = None
     if dynamic:
         combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)

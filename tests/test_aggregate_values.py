@@ -12,6 +12,7 @@ from spark_windows import every_door, running_and_window
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
+from matchrec.sql_literals import sql_literal
 
 
 @pytest.fixture(scope="module")
@@ -366,3 +367,54 @@ def test_listagg_of_values_that_are_no_strings_casts_them_as_spark(spark):
     }
     expected, got = _grouped_and_matched_in(spark, "mr_listagg_kinds", measures)
     assert got["sql"] == got["df"] == got["udtf"] == expected
+
+
+# ------------------------------------------------- arguments computed at the rows read
+
+
+_NUMERIC = "s RLIKE '^[0-9]+$'"
+
+
+@pytest.mark.parametrize(
+    ("measure", "spark_aggregate"),
+    [
+        ("array_agg(CAST(B.s AS INT))", f"array_agg(CAST(s AS INT)) FILTER (WHERE {_NUMERIC})"),
+        ("sum(CAST(B.s AS INT))", f"sum(CAST(s AS INT)) FILTER (WHERE {_NUMERIC})"),
+        ("max(B.s::INT)", f"max(s::INT) FILTER (WHERE {_NUMERIC})"),
+        (
+            "percentile_cont(0.5) WITHIN GROUP (ORDER BY CAST(B.s AS INT))",
+            "percentile_cont(0.5) WITHIN GROUP (ORDER BY CAST(s AS INT)) "
+            f"FILTER (WHERE {_NUMERIC})",
+        ),
+    ],
+)
+def test_an_aggregates_computed_argument_never_fails_on_a_row_it_does_not_read(
+    spark, measure, spark_aggregate
+):
+    """Under ANSI mode ``CAST(B.s AS INT)`` fails on the text of an event that is no B
+    row (the A row of a match, an unmatched row); Spark's own ``agg(f(s)) FILTER (WHERE
+    <B's condition>)`` never casts it. Every door gave CAST_INVALID_INPUT for such a row,
+    and now gives Spark's FILTER answer."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_cast_rows AS SELECT * FROM VALUES "
+        "(1, 'start'), (2, '5'), (3, '6'), (4, 'noise'), (5, 'start'), (6, '7') AS v(o, s)"
+    )
+    matchrec.register(spark)
+    expected = [
+        tuple(r)
+        for r in spark.sql(
+            f"SELECT {spark_aggregate} FROM mr_cast_rows GROUP BY o > 4 ORDER BY o > 4"
+        ).collect()
+    ]
+    body = (
+        f"ORDER BY o MEASURES {measure} AS v PATTERN (A B+) "
+        f"DEFINE A AS s = 'start', B AS {_NUMERIC}"
+    )
+    frames = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_cast_rows MATCH_RECOGNIZE ({body})"),
+        "udtf": spark.sql(
+            f"SELECT * FROM match_recognize(TABLE(mr_cast_rows), {sql_literal(body)})"
+        ),
+    }
+    for door, frame in frames.items():
+        assert [tuple(r) for r in frame.collect()] == expected, door
