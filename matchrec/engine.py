@@ -23,6 +23,7 @@ from matchrec.errors import MatchRuntimeError
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, MatchRun, match_partition, next_start
 from matchrec.navigation import Evaluator, MatchContext, Navigate
+from matchrec.nfa import Op
 from matchrec.vector_measures import MatchLayout, vector_atoms
 from matchrec.window_rows import WindowSearch, run_window
 
@@ -396,12 +397,18 @@ def _bit_pieces(
 def chunkable(program: PartitionProgram) -> bool:
     """Whether :func:`run_chunk` applies: a long partition may then be matched in pieces.
 
-    Not for a pattern that can match empty, WITH UNMATCHED ROWS, or a DEFINE that looks
-    at rows after the current one (NEXT from a label's row: the piece may end there)."""
+    Not for a pattern that can match empty, WITH UNMATCHED ROWS, a DEFINE that looks
+    at rows after the current one (NEXT from a label's row: the piece may end there), or
+    a pattern with ``$``, which the end of a piece would satisfy as the partition's end."""
     unmatched = program.empty_matches == "unmatched" and not program.one_row
     ahead = program.define_reach[1]
+    ends = any(ins.op is Op.ANCHOR_END for ins in program.nfa)
     return (
-        program.window is None and not unmatched and not can_match_empty(program.nfa) and ahead == 0
+        program.window is None
+        and not unmatched
+        and not can_match_empty(program.nfa)
+        and ahead == 0
+        and not ends
     )
 
 

@@ -341,6 +341,32 @@ def test_long_partitions_matched_in_pieces_give_the_same_rows(spark, define):
     assert pieces == whole
 
 
+@pytest.mark.parametrize(
+    ("pattern", "define"),
+    [("B (B $)?", "B AS v > 0"), ("B $", "B AS v > FIRST(v) - 1"), ("PERMUTE(B, $)", "B AS v > 0")],
+)
+def test_the_partitions_end_is_not_the_end_of_a_piece(spark, pattern, define):
+    """``$`` holds at the partition's last row only: a partition matched in pieces
+    (spark.matchrec.chunkRows) took the end of a piece for it (here all 8 rows arrive in
+    one Arrow batch, cut before the matcher knows the partition ends there), and ended
+    matches there (``B (B $)?`` gave (7, 7), (8, 8) for (7, 8)) or lost the match."""
+    df = spark.createDataFrame([(1, i, i) for i in range(1, 9)], "p INT, t INT, v INT")
+    body = (
+        "PARTITION BY p ORDER BY t MEASURES FIRST(t) AS f, LAST(t) AS l "
+        f"AFTER MATCH SKIP TO NEXT ROW PATTERN ({pattern}) DEFINE {define}"
+    )
+    results = []
+    for chunk in ("0", "5"):
+        spark.conf.set("spark.matchrec.chunkRows", chunk)
+        try:
+            results.append(rows(matchrec.match_recognize(df, body)))
+        finally:
+            spark.conf.unset("spark.matchrec.chunkRows")
+    whole, pieces = results
+    assert (1, 8, 8) in whole
+    assert pieces == whole
+
+
 def test_one_match_longer_than_a_piece(spark):
     """A match that spans the whole partition keeps growing across pieces and is whole."""
     df = spark.createDataFrame([("k", t) for t in range(300)], "k STRING, t INT")
