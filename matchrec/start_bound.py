@@ -57,6 +57,16 @@ def _conjuncts(expr: vd.VExpr) -> list[vd.VExpr]:
     return [expr]
 
 
+def _all_of(conditions: list[vd.VExpr]) -> vd.VExpr:
+    """The AND of ``conditions`` (in their order) as a balanced tree: a rule of
+    thousands of conditions is as deep as one of ten for the compiler, which recurses."""
+    while len(conditions) > 1:
+        pairs = range(0, len(conditions) - 1, 2)
+        joined = [vd.Op("and", (conditions[i], conditions[i + 1])) for i in pairs]
+        conditions = joined + ([conditions[-1]] if len(conditions) % 2 else [])
+    return conditions[0]
+
+
 def _reads_start_only(expr: vd.VExpr, start_label: int) -> bool:
     """Whether ``expr`` reads nothing of the match but the start row (and reads it):
     no aggregate, no label set other than ``{A}``, no last row of the whole match."""
@@ -108,10 +118,7 @@ def analyze(program: Program, glue: Mapping[int, vd.VExpr]) -> StartBound | None
         found = [c for c in _conjuncts(glue[label]) if _reads_start_only(c, start_label)]
         if not found:
             return None
-        expr = found[0]
-        for c in found[1:]:
-            expr = vd.Op("and", (expr, c))
-        operands[label] = expr
+        operands[label] = _all_of(found)
     verdicts = vd.compile_verdicts(operands)
     keys = vd.state_keys(operands)
     final = frozenset(label for label, ends in later.items() if ends)

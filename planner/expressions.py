@@ -70,6 +70,7 @@ from .sql_functions import (
 )
 from .sqltext import (
     MatchRecognizeDialect,
+    balanced_chains,
     builtin_name,
     call_name,
     call_pos,
@@ -1727,12 +1728,14 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     dynamic = [c for c in conjuncts if not is_local(c)]
     local_column = None
     if local:
-        combined = local[0] if len(local) == 1 else exp.and_(*local, copy=True)
+        combined = local[0] if len(local) == 1 else balanced_chains(exp.and_(*local, copy=True))
         local_column = low.precompute(combined, base)
         low.local_conditions[label] = local_column
     glue = vector = None
     if dynamic:
-        combined = dynamic[0] if len(dynamic) == 1 else exp.and_(*dynamic, copy=False)
+        combined = dynamic[0]
+        if len(dynamic) > 1:
+            combined = balanced_chains(exp.and_(*dynamic, copy=False))
         lazy.update(lazily_evaluated(combined))
         glue = compile_node(combined)
         vector = vector_glue(combined, glue_or_atom, low.ansi, width)

@@ -607,6 +607,43 @@ def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
+#: the longest chain of one AND or OR kept as the parser nests it (one level per term)
+_LONGEST_CHAIN = 32
+
+
+def balanced_chains(tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each long chain of one AND or OR (``a OR b OR ... OR z``, which the
+    parser nests one level per term) as a balanced tree of the same terms in the same
+    order: a rule generated with a thousand terms is as deep as one with ten, for the
+    planner's walks, which recurse. AND and OR are associative, NULLs included, and Spark
+    promises no order of evaluation."""
+    for node in list(tree.walk()):
+        kind = type(node)
+        if kind not in (exp.And, exp.Or) or type(node.parent) is kind:
+            continue  # not the top of a chain
+        terms: list[exp.Expression] = []
+        stack: list[exp.Expression] = [node]
+        while stack:
+            top = stack.pop()
+            if type(top) is kind:
+                stack += [top.expression, top.this]
+            else:
+                terms.append(top)
+        if len(terms) <= _LONGEST_CHAIN:
+            continue
+        for term in terms:
+            term.pop()
+        while len(terms) > 1:
+            pairs = range(0, len(terms) - 1, 2)
+            joined = [kind(this=terms[i], expression=terms[i + 1]) for i in pairs]
+            terms = joined + ([terms[-1]] if len(terms) % 2 else [])
+        if node is tree:
+            tree = terms[0]
+        else:
+            node.replace(terms[0])
+    return tree
+
+
 def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     """Parse ``expr`` (a span of ``sql``) or raise SqlSyntaxError pointing into ``sql``."""
     text = prepare(expr.text)
@@ -626,6 +663,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         ) from None
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
+    tree = balanced_chains(tree)
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
     _check_typed_literals(tree, expr, sql)

@@ -434,3 +434,17 @@ def test_a_cast_of_a_typed_literal_plans(condition):
     parameter bound on Spark Connect becomes) took node_pos into endless recursion."""
     body = f"PARTITION BY sym ORDER BY t PATTERN (A B+) DEFINE B AS {condition}"
     assert plan_clause(parse_clause(body), ["sym", "t", "price"]).defines["B"] is not None
+
+
+@pytest.mark.parametrize("connector", [" OR ", " AND "])
+def test_a_condition_of_thousands_of_terms_is_planned(connector):
+    """A generated rule (``B.v = A.v OR B.v = A.v + 1 OR ...``, 1500 terms) is planned as Spark
+    takes it: the parser nests a chain one level per term, and the planner's walks
+    recursed past Python's limit (a bare RecursionError from about 400 terms on). The
+    terms stay in their order, for the match-dependent part the glue evaluates too."""
+    terms = [f"B.Value {'=' if connector == ' OR ' else '<>'} A.Value + {k}" for k in range(1500)]
+    body = f"ORDER BY id PATTERN (A B) DEFINE B AS {connector.join(terms)}"
+    _, rows = run(
+        body, {"id": [1, 2, 3], "Value": [5, 5 + 1499, 7], "name": ["", "", ""], "ts": [0, 0, 0]}
+    )
+    assert [row for row, _ in rows] == ([0] if connector == " OR " else [1])
