@@ -370,8 +370,9 @@ def read_query(path: str) -> str:
             what = "is a directory" if file.is_dir() else "does not exist"
             raise TableFileError(f"query file {path} {what}")
         text = file.read_text(encoding="utf-8")
-    query = text.strip().rstrip(";").rstrip()
-    if not query:
+    # leading blank lines stay: an error's line is the file's line
+    query = text.rstrip().rstrip(";").rstrip()
+    if not query.strip():
         raise TableFileError(
             "standard input is empty" if path == "-" else f"query file {path} is empty"
         )

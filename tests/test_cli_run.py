@@ -331,6 +331,17 @@ def test_a_mistyped_clause_is_told_before_spark_starts(files, capsys, monkeypatc
     assert "^" in err and "did you mean PATTERN?" in err
 
 
+def test_an_errors_line_is_the_files_line_after_leading_blank_lines(files, capsys):
+    """A query file that starts with blank lines (a comment header cut, a triple-quoted
+    string written out) tells the line of the file: it told the line in the text with the
+    blank lines stripped, three lines too early here."""
+    bad = files["tmp"] / "late_typo.sql"
+    bad.write_text("\n\n\n" + QUERY.replace("PATTERN (", "PATERN ("))
+    err = run_error(["explain", str(bad)], capsys)
+    line = 3 + QUERY.splitlines().index("  PATTERN (STRT DOWN+ UP+)") + 1
+    assert f"(line {line}, column 3)" in err, err
+
+
 def test_unknown_extension_is_named(files, capsys):
     err = run_error(["run", str(files["query"]), "--table", f"t={files['query']}"], capsys)
     assert "unknown file extension .sql (known: .parquet, .csv, .json, .jsonl" in one_line(err)
