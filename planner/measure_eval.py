@@ -77,7 +77,7 @@ from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
-from .pyeval import call_args, check_format_pattern, compile_glue, glue_function_call
+from .pyeval import StructValue, call_args, check_format_pattern, compile_glue, glue_function_call
 from .sqltext import MatchRecognizeDialect, higher_order_exists, qualified_calls, written_call
 from .timestamp_text import TimestampNotComputed, date_of_text, ntz_of_text, timestamp_of_text
 from .type_checks import mismatch
@@ -1509,9 +1509,10 @@ class _MeasureCompiler:
         if isinstance(node, (exp.Cast, exp.TryCast)):
             return self.cast(node)
         fields = struct_fields(node) if isinstance(node, exp.Struct) else None
-        if fields:  # a tuple, which PySpark returns as a struct row
+        if fields:  # a tuple, which PySpark returns as a struct row, that knows its names
             parts = [self.compile(value) for _, value in fields]
-            return lambda vals: tuple(part(vals) for part in parts)
+            names = tuple(name for name, _ in fields)
+            return lambda vals: StructValue(tuple(part(vals) for part in parts), names)
         moved = self.date_moved(node)
         if moved is not None:
             return moved
@@ -1727,6 +1728,8 @@ class _MeasureCompiler:
             self.env = _with_parameters(env, params, lambda_parameter_types(kind, args, env))
             try:
                 bodies.append(self.compile(lam.this))
+                if kind in ("AGGREGATE", "REDUCE") and not bodies[1:]:
+                    self._check_merge_type(kind, args, lam, env)
             finally:
                 self.env = env
                 for p in params:
@@ -1734,6 +1737,26 @@ class _MeasureCompiler:
                 self.bound.update(outer)
             slots.append(lam_slots)
         return spec.evaluator(kind, values, bodies, slots, self.sql, self.pos)  # type: ignore[return-value]
+
+    def _check_merge_type(
+        self, kind: str, args: list[exp.Expression], merge: exp.Lambda, outer: TypeEnv | None
+    ) -> None:
+        """Spark's refusal of an ``aggregate`` whose merge function's type is not its start
+        value's (``aggregate(array_agg(amount), 0, (acc, x) -> acc + x)`` of DECIMALs):
+        folded here, the sum would be cut to the INT the start value types it as."""
+        zero = infer_type(args[1], outer) if len(args) > 1 and outer is not None else None
+        merged = infer_type(merge.this, self.env) if self.env is not None else None
+        if zero is None or merged is None or zero == merged:
+            return
+        start, result = zero.sql("spark").upper(), merged.sql("spark").upper()
+        raise SemanticError(
+            f"{kind.lower()}()'s merge function returns {result}, but its start value is "
+            f"{start}: Spark requires one type for both (DATATYPE_MISMATCH)",
+            sql=self.sql,
+            pos=self.pos,
+            hint=f"write the start value as a {result}, e.g. CAST({args[1].sql('spark')} AS "
+            f"{result})",
+        )
 
     def field(self, atom: str, name: str) -> RowEval:
         """Field ``name`` of a struct atom (a PySpark Row or a dict; Spark matches field

@@ -850,7 +850,8 @@ def compile_glue(
         isinstance(e, exp.PropertyEQ) for e in node.expressions
     ):  # struct(...), named_struct(...): a tuple of the field values, as a STRUCT column
         fields = [child(e.expression) for e in node.expressions]
-        return lambda ctx: tuple(f(ctx) for f in fields)
+        names = tuple(e.this.name for e in node.expressions)
+        return lambda ctx: StructValue(tuple(f(ctx) for f in fields), names)
     if isinstance(node, exp.Coalesce):
         parts = [child(node.this), *(child(e) for e in node.expressions)]
         return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)
@@ -1411,6 +1412,25 @@ def _parameter_field(node: exp.Dot) -> bool:
     while isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
         node = node.this
     return isinstance(node, exp.Identifier)
+
+
+class StructValue(tuple):
+    """A struct the glue builds (``named_struct('s', 0, 'c', 0)``): its field values in
+    order, as a STRUCT column takes a tuple, that also knows its field names, so that a
+    lambda reads ``acc.s`` of it (an ``aggregate``'s struct accumulator)."""
+
+    names: tuple[str, ...]
+
+    def __new__(cls, values: tuple, names: tuple[str, ...]) -> StructValue:
+        made = super().__new__(cls, values)
+        made.names = names
+        return made
+
+    def __reduce__(self):  # pickled as the pair it is made of
+        return (StructValue, (tuple(self), self.names))
+
+    def asDict(self) -> dict[str, Any]:  # noqa: N802 - the name PySpark's Row has
+        return dict(zip(self.names, self))
 
 
 def _field(struct: Any, name: str) -> Any:

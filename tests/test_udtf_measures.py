@@ -71,6 +71,13 @@ ALL_ROWS = (
 
 # name -> (measure, the same over the group of a partition's rows or None, body)
 ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
+    # a struct accumulator read by name in the lambdas (it was a bare tuple: "is not a struct")
+    "aggregate_struct_accumulator": (
+        "aggregate(collect_list(B.i), named_struct('s', 0, 'c', 0), "
+        "(acc, x) -> named_struct('s', acc.s + x, 'c', acc.c + 1), acc -> acc.s / acc.c)",
+        None,
+        BODY,
+    ),
     # integer widths and decimal precision/scale
     "sum_tinyint": ("sum(ti)", "sum(ti)", BODY),
     "smallint_plus_one": ("A.si + 1", "min_by(si, o) + 1", BODY),
@@ -739,6 +746,30 @@ INPUT = StructType(
         ]
     ]
 )
+
+
+@pytest.mark.parametrize(
+    ("measure", "result", "start"),
+    [
+        ("aggregate(collect_list(B.d), 0, (acc, x) -> acc + x)", "DECIMAL(13, 2)", "INT"),
+        ("aggregate(collect_list(B.i), 0L, (acc, x) -> acc + x)", "BIGINT", "BIGINT"),
+        ("aggregate(collect_list(B.i), 0.5D, (acc, x) -> acc + x)", "DOUBLE", "DOUBLE"),
+    ],
+)
+def test_an_aggregate_whose_merge_changes_the_start_values_type_is_sparks_refusal(
+    measure, result, start
+):
+    """Spark refuses ``aggregate(xs, zero, merge)`` where the merge function's type is not
+    the start value's (DATATYPE_MISMATCH), as matchrec.sql does; the table function
+    folded the DECIMAL sum into the INT of the start value (3 for 3.49)."""
+    body = BODY.format(measure=measure)
+    if result != start:
+        with pytest.raises(MatchRecognizeError) as info:
+            build_program(body, INPUT)
+        assert f"merge function returns {result}, but its start value is {start}" in str(info.value)
+        assert body[info.value.pos :].startswith("aggregate(")
+    else:
+        build_program(body, INPUT)
 
 
 @pytest.mark.parametrize(
