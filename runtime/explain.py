@@ -41,6 +41,7 @@ from .api import (
     viewed_in_bodies,
 )
 from .arguments import check_argument
+from .worker_errors import install as tell_worker_errors
 
 INDENT = "  "
 #: said of every clause without ORDER BY (``matchrec.sql`` also warns)
@@ -124,6 +125,7 @@ def explain(
     """
     check_argument("explain", "spark", spark, SparkSession)
     check_argument("explain", "query", query, str)
+    tell_worker_errors()  # Spark's error folding a constant (``price < 'abc'``): at its place
     arguments = prepared(spark, query, args, kwargs)
     if arguments is None:
         return Explanation(

@@ -543,3 +543,27 @@ def test_a_clause_error_after_spark_starts_is_all_that_is_printed(tmp_path):
     lines = [s for s in done.stderr.splitlines() if not s.startswith("WARNING: Using incubator")]
     assert lines[0].startswith("matchrec: semantic error: Column 'nope' cannot be resolved")
     assert len(lines) == 4 and lines[3] == "hint: input columns: x", lines
+
+
+def test_explain_tells_a_constant_spark_cannot_cast_at_its_place(tmp_path):
+    """``matchrec explain`` of ``price < 'abc'`` (ANSI mode): Spark casts the constant while
+    it plans, so explain fails as the job would, at the condition with a caret. In a
+    process of its own, which ran no query before: explain did not hook Spark's errors,
+    and printed one line of Spark's without a place."""
+    query = tmp_path / "cast.sql"
+    query.write_text(
+        "SELECT * FROM (VALUES (1, 2.0D), (2, 1.0D)) t(x, price) MATCH_RECOGNIZE (\n"
+        "  ORDER BY x MEASURES count(*) AS n PATTERN (A B)\n"
+        "  DEFINE B AS price < 'abc')"
+    )
+    code = "import sys; from matchrec.runtime.cli import main; sys.exit(main(sys.argv[1:]))"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "explain", str(query)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 2, done.stderr
+    lines = [s for s in done.stderr.splitlines() if not s.startswith("WARNING: Using incubator")]
+    assert lines[0].startswith("matchrec: runtime error: [CAST_INVALID_INPUT]"), lines
+    assert lines[0].endswith("(line 3, column 15)"), lines
