@@ -607,6 +607,20 @@ def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
+def _check_trailing_commas(text: str, expr: SqlExpr, sql: str) -> None:
+    """A comma right before a closing parenthesis (``PREV(price,)``, ``round(x,)``), which
+    Spark's parser refuses and sqlglot's reads as if it were not there."""
+    tokens = MatchRecognizeDialect().tokenize(text)
+    for comma, after in zip(tokens, tokens[1:]):
+        if comma.token_type is TokenType.COMMA and after.token_type is TokenType.R_PAREN:
+            raise SqlSyntaxError(
+                "unexpected ')' after ','",
+                sql=sql,
+                pos=expr.pos + comma.start,
+                hint="remove the comma, or write the argument after it",
+            )
+
+
 #: the longest chain of one AND or OR kept as the parser nests it (one level per term)
 _LONGEST_CHAIN = 32
 
@@ -663,6 +677,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         ) from None
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
+    _check_trailing_commas(text, expr, sql)
     tree = balanced_chains(tree)
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)

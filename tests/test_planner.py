@@ -448,3 +448,22 @@ def test_a_condition_of_thousands_of_terms_is_planned(connector):
         body, {"id": [1, 2, 3], "Value": [5, 5 + 1499, 7], "name": ["", "", ""], "ts": [0, 0, 0]}
     )
     assert [row for row, _ in rows] == ([0] if connector == " OR " else [1])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "ORDER BY id MEASURES round(LAST(B.Value),) AS r PATTERN (A B) DEFINE B AS id > 0",
+        "ORDER BY id MEASURES count(*) AS r PATTERN (A B) DEFINE B AS Value > PREV(Value,)",
+        "ORDER BY id MEASURES count(B.id,) AS r PATTERN (A B) DEFINE B AS id > 0",
+    ],
+)
+def test_a_comma_before_a_closing_parenthesis_is_a_syntax_error_at_it(body):
+    """Spark's parser refuses ``PREV(price,)``; sqlglot read it as ``PREV(price)`` and the
+    query ran as if the comma were not there."""
+    from matchrec.errors import SqlSyntaxError
+
+    with pytest.raises(SqlSyntaxError) as info:
+        plan(body)
+    assert info.value.message == "unexpected ')' after ','"
+    assert body[info.value.pos :].startswith(",)")
