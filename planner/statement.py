@@ -17,7 +17,7 @@ from matchrec.grammar.nesting import (
     refuse_nested_recognition,
     refuse_row_pattern_clauses_without_pattern,
 )
-from matchrec.grammar.parameters import bind_parameters
+from matchrec.grammar.parameters import bind_parameters, parameter_markers
 from matchrec.grammar.parser import parse_dynamic
 from matchrec.grammar.query_scan import (
     Occurrence,
@@ -33,7 +33,7 @@ from matchrec.grammar.window_scan import find_pattern_windows
 from sqlglot import exp
 
 from matchrec.ast import DynamicClause, MatchRecognizeClause
-from matchrec.errors import SqlSyntaxError
+from matchrec.errors import SemanticError, SqlSyntaxError
 from matchrec.text_edits import EditedText
 
 from .window_query import read_windows
@@ -57,8 +57,51 @@ __all__ = [
 
 def read_body(body: str) -> MatchRecognizeClause:
     """The clause whose body (the text inside ``MATCH_RECOGNIZE ( ... )``) is ``body``;
-    raises :class:`~matchrec.errors.SqlSyntaxError` with a caret into ``body``."""
-    return parse_clause(body)
+    raises :class:`~matchrec.errors.SqlSyntaxError` with a caret into ``body``. A body is
+    a string of its own (the table function's, the DataFrame door's): nothing binds a
+    parameter marker or formats a ``{name}`` in it, so either is refused at its place."""
+    clause = parse_clause(body)
+    _refuse_unfilled(body)
+    return clause
+
+
+def _refuse_unfilled(body: str) -> None:
+    """A parameter marker (``:gap``, ``?``) or a ``{name}`` placeholder in a clause body
+    that is a string: Spark would fail on the planner's text of it (UNBOUND_SQL_PARAMETER
+    with its plan, a syntax error at ``{``), showing no place in the body."""
+    markers = parameter_markers(body)
+    if markers:
+        first = markers[0]
+        shown = body[first.start : first.end]
+        raise SemanticError(
+            f"[UNBOUND_SQL_PARAMETER] the parameter marker {shown} is inside the clause's text, "
+            "where nothing binds it (Spark binds the markers of the query around it)",
+            sql=body,
+            pos=first.start,
+            hint="write the value into the text, or run the query with matchrec.sql(spark, "
+            "query, args=...), which binds markers in DEFINE and MEASURES",
+        )
+    tokens = tokenize(body)
+    depth = 0  # inside PATTERN ( ... ), where braces quantify
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        if depth:
+            depth += {"(": 1, ")": -1}.get(tok.text, 0) if tok.kind == "punct" else 0
+        elif tok.kind == "word" and tok.text.upper() == "PATTERN" and after and after.text == "(":
+            depth, i = 1, i + 1
+        elif tok.kind == "punct" and tok.text == "{":
+            named = after is not None and after.kind == "word"
+            raise SqlSyntaxError(
+                "a '{' outside PATTERN: "
+                + (f"an unformatted {{{after.text}}} placeholder" if named else "no Spark SQL"),
+                sql=body,
+                pos=tok.start,
+                hint="write the value into the text (str.format before the call), or pass it "
+                "to matchrec.sql(spark, query, name=value), which formats {name}",
+            )
+        i += 1
 
 
 def read_statement(

@@ -2705,6 +2705,33 @@ def test_a_misspelled_function_is_named_with_the_one_meant(spark, view, measure,
         assert info.value.sql[info.value.pos :].startswith("cout(*)")
 
 
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (":gap", "the parameter marker :gap is inside the clause's text"),
+        ("?", "the parameter marker ? is inside the clause's text"),
+        ("{limit}", "an unformatted {limit} placeholder"),
+    ],
+)
+def test_a_marker_or_placeholder_in_a_clause_string_is_refused_at_its_place(
+    spark, view, value, says
+):
+    """The table function's string and the DataFrame door's clause are texts nothing
+    binds or formats: Spark failed on the planner's text of them (UNBOUND_SQL_PARAMETER
+    with its plan and ``_6`` for ``?``, a syntax error at '{' at "line 1 pos 14")."""
+    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A{{1,2}} B+) DEFINE B AS value > {value}"
+    matchrec.register(spark)
+    attempts = [
+        lambda: spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {sql_literal(body)})"),
+        lambda: matchrec.match_recognize(spark.table(view), body),
+    ]
+    for attempt in attempts:
+        with pytest.raises(MatchRecognizeError) as info:
+            attempt().collect()
+        assert says in info.value.message
+        assert body[info.value.pos :].startswith(value)
+
+
 def test_a_function_of_a_schema_is_not_taken_for_a_misspelled_built_in(spark, view):
     """``db.cout(...)`` names a schema's function, which no built-in is: Spark's
     UNRESOLVED_ROUTINE is kept without "did you mean count()?"."""
