@@ -48,7 +48,7 @@ from .higher_order import (
 from .implicit_casts import COERCING, implicit_cast
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
-from .pushdown import push_down
+from .pushdown import failing_cast, failing_subscript, push_down
 from .pyeval import (
     check_format_pattern,
     compile_glue,
@@ -303,7 +303,7 @@ class Lowering:
             return self.column(node, base)
         template, windows = self._render(node, base)
         text = self._fill(template, {marker: window for marker, window, _ in windows})
-        guard = self.guard
+        guard = self.guard if any(isinstance(n, exp.Column) for n in node.walk()) else None
         if guard is not None:
             text = f"CASE WHEN {guard[0]} THEN {text} END"
         if text not in self.precomputed:
@@ -321,6 +321,17 @@ class Lowering:
                 staged = f"CASE WHEN {guard[1]} THEN {staged} END"
             self.staged[name] = staged
         return self.precomputed[text]
+
+    def may_fail(self, node: exp.Expression) -> bool:
+        """Whether Spark's column of ``node`` can fail on some row's values: a CAST that
+        can fail under ANSI mode, a subscript, a UDF's (or another function's) call,
+        a division or remainder under ANSI mode. Arithmetic and comparisons stay
+        unguarded: the array form of DEFINE's rules computes them, and CASE it has not."""
+        if failing_subscript(node) or any(isinstance(n, exp.Anonymous) for n in node.walk()):
+            return True
+        if not self.ansi:
+            return False
+        return failing_cast(node, self.column_types.get) or any(may_raise(n) for n in node.walk())
 
     def aggregate_guard(self, labels: frozenset[int] | None) -> tuple[str, str] | None:
         """The condition of the rows an aggregate over ``labels`` (None: every variable)
@@ -765,8 +776,11 @@ class Lowering:
         if in_define or self.guard is not None:
             return self._aggregate_atom(node, base, in_define)
         _, func, args, _, keys = _aggregate_parts(node)
+        read = [a for a in (*args, *(k.this for k in keys)) if isinstance(a, exp.Expression)]
+        if not any(self.may_fail(a) for a in read):
+            return self._aggregate_atom(node, base, in_define)
         try:
-            labels = self.aggregated_labels(func, [*args, *(k.this for k in keys)], node, base)
+            labels = self.aggregated_labels(func, read, node, base)
             self.guard = self.aggregate_guard(labels)
         except (SemanticError, UnsupportedError):  # raised again, in its place, below
             self.guard = None

@@ -92,7 +92,7 @@ def push_down(
     current row), ``"last"`` (the match's last row) or None (nowhere: only functions
     that are NULL for a NULL argument move). ``ansi``: the session's ANSI mode, under
     which a CAST of another row's value that can fail stays in the glue
-    (:func:`_failing_cast`, which reads the input's ``column_type`` by lower-case name:
+    (:func:`failing_cast`, which reads the input's ``column_type`` by lower-case name:
     a ``simpleString``, None where unknown). ``kept_call``: a call the glue runs itself
     on the one row read (a session UDF, which can fail on a row the match never reads
     as Spark's column over every row would), kept with what around it the glue runs."""
@@ -147,8 +147,8 @@ def push_down(
             # move inside it (the absent-row branch below knows logical absence only)
             kept = (
                 glue_evaluates(node)
-                or (_failing_subscript(node) and compiles(node))
-                or (ansi and _failing_cast(node, column_type) and _compiles_with_casts(node))
+                or (failing_subscript(node) and compiles(node))
+                or (ansi and failing_cast(node, column_type) and _compiles_with_casts(node))
                 or _keeps_call(node, kept_call)
             )
             pushed = None if kept else _pushed(node, r, special, absent)
@@ -171,7 +171,7 @@ def _keeps_call(node: exp.Expression, kept_call: Callable[[exp.Expression], bool
     return bool(kept) and compiles(node, also=lambda n: id(n) in kept)
 
 
-def _failing_subscript(node: exp.Expression) -> bool:
+def failing_subscript(node: exp.Expression) -> bool:
     """Whether ``node`` subscripts an array in a way that fails for a short one under ANSI
     mode (``arr[0]``, ``element_at(arr, 1)``; a string key reads a map, NULL if absent).
     Moved inside the navigation, Spark would compute it on every row, and fail on a row
@@ -184,7 +184,7 @@ def _failing_subscript(node: exp.Expression) -> bool:
     )
 
 
-def _failing_cast(node: exp.Expression, column_type: Callable[[str], str | None]) -> bool:
+def failing_cast(node: exp.Expression, column_type: Callable[[str], str | None]) -> bool:
     """Whether ``node`` has a CAST that can fail under ANSI mode (``CAST(A.s AS INT)``,
     ``A.s::DATE``, ``to_date(A.s)`` of a STRING; a number narrowed). Moved inside the
     navigation, Spark would cast every row's value, and fail the job on a row the

@@ -467,3 +467,26 @@ def test_a_comma_before_a_closing_parenthesis_is_a_syntax_error_at_it(body):
         plan(body)
     assert info.value.message == "unexpected ')' after ','"
     assert body[info.value.pos :].startswith(",)")
+
+
+def test_only_an_aggregate_argument_that_can_fail_is_guarded_by_its_rows():
+    """``sum(CAST(B.s AS INT))`` under ANSI mode is computed only at rows that meet B's
+    row-local condition (another event's text would fail the job); arithmetic that
+    cannot fail stays one plain column, shared by the aggregates that read it, which the
+    array form of rules computes (it has no CASE)."""
+    body = (
+        "ORDER BY id MEASURES sum(A.Value * A.id) AS a, sum(B.Value * B.id) AS b, "
+        "avg(Value * id) AS c, sum(CAST(B.name AS INT)) AS d "
+        "PATTERN (A B+) DEFINE A AS id > 1, B AS Value < 5"
+    )
+    types = {"id": "int", "value": "double", "name": "string", "ts": "timestamp"}
+    guarded = dict(
+        plan_clause(parse_clause(body), COLUMNS, ansi=True, column_types=types).precomputed
+    )
+    texts = sorted(guarded.values())
+    assert texts.count("`Value` * `id`") == 1
+    assert "CASE WHEN (`Value` < 5) THEN CAST(`name` AS INT) END" in texts
+    plain = dict(
+        plan_clause(parse_clause(body), COLUMNS, ansi=False, column_types=types).precomputed
+    )
+    assert "CAST(`name` AS INT)" in plain.values()  # cannot fail without ANSI mode
