@@ -78,7 +78,13 @@ from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import StructValue, call_args, check_format_pattern, compile_glue, glue_function_call
-from .sqltext import MatchRecognizeDialect, higher_order_exists, qualified_calls, written_call
+from .sqltext import (
+    MatchRecognizeDialect,
+    balanced_chains,
+    higher_order_exists,
+    qualified_calls,
+    written_call,
+)
 from .timestamp_text import TimestampNotComputed, date_of_text, ntz_of_text, timestamp_of_text
 from .type_checks import mismatch
 from .type_names import type_name
@@ -342,7 +348,8 @@ def _with_parameters(env: TypeEnv, params: list[str], types: list[exp.DataType |
 
 
 def _parse(text: str) -> exp.Expression:
-    return qualified_calls(higher_order_exists(sqlglot.parse_one(text, read=MatchRecognizeDialect)))
+    tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
+    return qualified_calls(higher_order_exists(balanced_chains(tree)))
 
 
 def _aggregate_name(node: exp.Expression) -> str | None:
@@ -891,6 +898,9 @@ def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataTyp
         return _common_type(args, env, strings=issubclass(cls, exp.Coalesce))
     if issubclass(cls, (exp.Floor, exp.Ceil, exp.Round)) and args:
         return _rounding_type(node, env)
+    if issubclass(cls, exp.TimestampAdd):  # a TIMESTAMP_NTZ stays one (sqlglot: TIMESTAMP)
+        moved = infer_type(node.this, env)
+        return moved if moved is not None and moved.this == T.TIMESTAMPNTZ else None
     return None
 
 
@@ -1748,6 +1758,8 @@ class _MeasureCompiler:
         merged = infer_type(merge.this, self.env) if self.env is not None else None
         if zero is None or merged is None or zero == merged:
             return
+        if {zero.this, merged.this} & {T.STRUCT, T.ARRAY, T.MAP}:
+            return  # Spark compares nested types without their fields' names: not here
         start, result = zero.sql("spark").upper(), merged.sql("spark").upper()
         raise SemanticError(
             f"{kind.lower()}()'s merge function returns {result}, but its start value is "

@@ -754,6 +754,13 @@ INPUT = StructType(
         ("aggregate(collect_list(B.d), 0, (acc, x) -> acc + x)", "DECIMAL(13, 2)", "INT"),
         ("aggregate(collect_list(B.i), 0L, (acc, x) -> acc + x)", "BIGINT", "BIGINT"),
         ("aggregate(collect_list(B.i), 0.5D, (acc, x) -> acc + x)", "DOUBLE", "DOUBLE"),
+        # Spark compares structs without their fields' names
+        (
+            "aggregate(collect_list(B.i), named_struct('a', 0), "
+            "(acc, x) -> named_struct('A', acc.a + x), acc -> acc.a)",
+            "STRUCT",
+            "STRUCT",
+        ),
     ],
 )
 def test_an_aggregate_whose_merge_changes_the_start_values_type_is_sparks_refusal(
@@ -1143,3 +1150,38 @@ def test_a_decimal_out_of_its_type_is_null_without_ansi_as_spark(spark, view, an
     expected = spark.sql("SELECT k, percentile_approx(x, 0.5) AS m FROM mr_tfm_huge GROUP BY k")
     assert actual.schema.simpleString() == expected.schema.simpleString()
     assert actual.collect() == expected.collect() == [("a", None)]
+
+
+def test_a_measure_of_a_generated_chain_of_thousands_of_terms_is_planned():
+    """The table function types and compiles a measure again from its text: a chain of
+    1500 ORs (a generated rule) raised a bare RecursionError there, nested one level per
+    term as the parser reads it."""
+    chain = " OR ".join(f"LAST(B.i) = {k}" for k in range(1500))
+    program = build_program(BODY.format(measure=f"CASE WHEN {chain} THEN 1 ELSE 0 END"), INPUT)
+    assert program is not None
+
+
+@pytest.mark.parametrize(
+    ("measure", "kind"),
+    [
+        ("timestampadd(HOUR, 1, FIRST(A.ntz))", "timestamp_ntz"),
+        ("timestampadd(MINUTE, LAST(B.o), LAST(B.ntz))", "timestamp_ntz"),
+        ("timestampadd(HOUR, 1, FIRST(A.ts))", "timestamp"),
+    ],
+)
+def test_timestampadd_keeps_a_timestamp_ntz(measure, kind):
+    """Spark's timestampadd of a TIMESTAMP_NTZ is a TIMESTAMP_NTZ (matchrec.sql's type);
+    the table function typed it TIMESTAMP, an instant, whose value a later change of the
+    session's time zone or a write would read otherwise."""
+    from pyspark.sql.types import TimestampNTZType
+
+    schema = StructType(
+        [
+            StructField("k", StringType()),
+            StructField("o", IntegerType()),
+            StructField("ntz", TimestampNTZType()),
+            StructField("ts", TimestampType()),
+        ]
+    )
+    program = build_program(BODY.format(measure=measure), schema)
+    assert program.schema["m"].dataType.simpleString() == kind
