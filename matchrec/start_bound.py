@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from matchrec import vector_define as vd
+from matchrec.balanced import balanced
 from matchrec.nfa import Op, Program
 
 #: rows tested at most; a search still undecided after them runs (kept)
@@ -55,16 +56,6 @@ def _conjuncts(expr: vd.VExpr) -> list[vd.VExpr]:
     if isinstance(expr, vd.Op) and expr.op == "and":
         return [c for a in expr.args for c in _conjuncts(a)]
     return [expr]
-
-
-def _all_of(conditions: list[vd.VExpr]) -> vd.VExpr:
-    """The AND of ``conditions`` (in their order) as a balanced tree: a rule of
-    thousands of conditions is as deep as one of ten for the compiler, which recurses."""
-    while len(conditions) > 1:
-        pairs = range(0, len(conditions) - 1, 2)
-        joined = [vd.Op("and", (conditions[i], conditions[i + 1])) for i in pairs]
-        conditions = joined + ([conditions[-1]] if len(conditions) % 2 else [])
-    return conditions[0]
 
 
 def _reads_start_only(expr: vd.VExpr, start_label: int) -> bool:
@@ -118,7 +109,7 @@ def analyze(program: Program, glue: Mapping[int, vd.VExpr]) -> StartBound | None
         found = [c for c in _conjuncts(glue[label]) if _reads_start_only(c, start_label)]
         if not found:
             return None
-        operands[label] = _all_of(found)
+        operands[label] = balanced(found, lambda a, b: vd.Op("and", (a, b)))
     verdicts = vd.compile_verdicts(operands)
     keys = vd.state_keys(operands)
     final = frozenset(label for label, ends in later.items() if ends)

@@ -33,6 +33,7 @@ from sqlglot.helper import seq_get
 from sqlglot.tokens import TokenType
 
 from matchrec.ast import SqlExpr
+from matchrec.balanced import balanced
 from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
 from matchrec.navigation import AGGREGATES
 
@@ -647,14 +648,11 @@ def balanced_chains(tree: exp.Expression) -> exp.Expression:
             continue
         for term in terms:
             term.pop()
-        while len(terms) > 1:
-            pairs = range(0, len(terms) - 1, 2)
-            joined = [kind(this=terms[i], expression=terms[i + 1]) for i in pairs]
-            terms = joined + ([terms[-1]] if len(terms) % 2 else [])
+        joined = balanced(terms, lambda a, b, kind=kind: kind(this=a, expression=b))
         if node is tree:
-            tree = terms[0]
+            tree = joined
         else:
-            node.replace(terms[0])
+            node.replace(joined)
     return tree
 
 

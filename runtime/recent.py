@@ -31,9 +31,13 @@ class Recent(Generic[K, V]):
                 self._items.popitem(last=False)
 
     def get(self, key: K, default: V | None = None) -> V | None:
-        """The value put under ``key``, or ``default`` when it is not (or no longer) kept."""
+        """The value put under ``key`` (which reading makes the latest), or ``default``
+        when it is not (or no longer) kept."""
         with self._lock:
-            return self._items.get(key, default)
+            if key not in self._items:
+                return default
+            self._items.move_to_end(key)
+            return self._items[key]
 
     def latest_first(self) -> list[tuple[K, V]]:
         """The items, the most recently put first (a copy: safe to read while others put)."""
