@@ -87,8 +87,16 @@ def _after_value(token: Token | None) -> bool:
 
 def parameter_markers(query: str) -> list[Marker]:
     """Every parameter marker of ``query``, in text order."""
+    return markers_and_braces(query)[0]
+
+
+def markers_and_braces(query: str) -> tuple[list[Marker], list[Token]]:
+    """Every parameter marker of ``query`` and every ``{`` outside PATTERN (where braces
+    quantify; elsewhere one is a ``{name}`` left unformatted, which no Spark SQL has), in
+    text order."""
     tokens = tokenize(query)
     found: list[Marker] = []
+    braces: list[Token] = []
     positional = 0
     depth_in_pattern = 0
     i = 0
@@ -104,6 +112,8 @@ def parameter_markers(query: str) -> list[Marker]:
         ):
             depth_in_pattern = 1
             i += 1
+        elif tok.kind == "punct" and tok.text == "{":
+            braces.append(tok)
         elif tok.kind == "punct" and tok.text == "?" and not _quantifies(tokens, i):
             found.append(Marker(tok.start, tok.end, index=positional))
             positional += 1
@@ -122,7 +132,7 @@ def parameter_markers(query: str) -> list[Marker]:
                 found.append(Marker(tok.start, name.end, name=text))
                 i += 1
         i += 1
-    return found
+    return found, braces
 
 
 def _quantifies(tokens: list, i: int) -> bool:

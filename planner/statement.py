@@ -17,7 +17,10 @@ from matchrec.grammar.nesting import (
     refuse_nested_recognition,
     refuse_row_pattern_clauses_without_pattern,
 )
-from matchrec.grammar.parameters import bind_parameters, parameter_markers
+from matchrec.grammar.parameters import (
+    bind_parameters,
+    markers_and_braces,
+)
 from matchrec.grammar.parser import parse_dynamic
 from matchrec.grammar.query_scan import (
     Occurrence,
@@ -69,7 +72,7 @@ def _refuse_unfilled(body: str) -> None:
     """A parameter marker (``:gap``, ``?``) or a ``{name}`` placeholder in a clause body
     that is a string: Spark would fail on the planner's text of it (UNBOUND_SQL_PARAMETER
     with its plan, a syntax error at ``{``), showing no place in the body."""
-    markers = parameter_markers(body)
+    markers, braces = markers_and_braces(body)
     if markers:
         first = markers[0]
         shown = body[first.start : first.end]
@@ -81,27 +84,18 @@ def _refuse_unfilled(body: str) -> None:
             hint="write the value into the text, or run the query with matchrec.sql(spark, "
             "query, args=...), which binds markers in DEFINE and MEASURES",
         )
-    tokens = tokenize(body)
-    depth = 0  # inside PATTERN ( ... ), where braces quantify
-    i = 0
-    while i < len(tokens):
-        tok = tokens[i]
-        after = tokens[i + 1] if i + 1 < len(tokens) else None
-        if depth:
-            depth += {"(": 1, ")": -1}.get(tok.text, 0) if tok.kind == "punct" else 0
-        elif tok.kind == "word" and tok.text.upper() == "PATTERN" and after and after.text == "(":
-            depth, i = 1, i + 1
-        elif tok.kind == "punct" and tok.text == "{":
-            named = after is not None and after.kind == "word"
-            raise SqlSyntaxError(
-                "a '{' outside PATTERN: "
-                + (f"an unformatted {{{after.text}}} placeholder" if named else "no Spark SQL"),
-                sql=body,
-                pos=tok.start,
-                hint="write the value into the text (str.format before the call), or pass it "
-                "to matchrec.sql(spark, query, name=value), which formats {name}",
-            )
-        i += 1
+    if braces:
+        brace = braces[0]
+        after = tokenize(body[brace.end :])
+        named = bool(after) and after[0].kind == "word"
+        raise SqlSyntaxError(
+            "a '{' outside PATTERN: "
+            + (f"an unformatted {{{after[0].text}}} placeholder" if named else "no Spark SQL"),
+            sql=body,
+            pos=brace.start,
+            hint="write the value into the text (str.format before the call), or pass it "
+            "to matchrec.sql(spark, query, name=value), which formats {name}",
+        )
 
 
 def read_statement(

@@ -69,7 +69,7 @@ from .expression_origins import remember_query
 from .pattern_probes import session_pattern_check
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
-from .session import ansi_enabled, is_connect, quiet_analysis
+from .session import ansi_enabled, describe_function, is_connect, quiet_analysis
 from .spark_errors import literal_error, seen_text, translated, window_call_error
 from .window_group import grouped_error
 from .window_join import JoinedInput, joined_input
@@ -150,9 +150,8 @@ def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str]
     run on values from several rows."""
 
     def lookup(name: str) -> tuple[list[str], str] | None:
-        quoted = ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
         try:
-            lines = [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
+            lines = describe_function(spark, name)
         except Exception as err:  # noqa: BLE001 - the planner reports the call
             if getattr(err, "getCondition", lambda: None)() == "UNRESOLVED_ROUTINE":
                 raise UnknownFunction(first_line(err), _close_function(spark, name)) from None

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from matchrec.planner.python_udfs import ARROW_BATCHED_UDF, ON_SERVER, PythonFunction, PythonLookup
 
-from .session import is_connect, quiet_analysis
+from .session import describe_function, is_connect, quiet_analysis
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -44,10 +44,9 @@ def session_python_function(spark: SparkSession) -> PythonLookup:
 
 def _on_server(spark: SparkSession, name: str) -> PythonFunction | None:
     """A UDF that ``spark.udf.register`` registered on a Connect session, by name only."""
-    quoted = ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
     try:
         with quiet_analysis():
-            lines = [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
+            lines = describe_function(spark, name)
     except Exception:  # noqa: BLE001 - no function of that name: the planner reports the call
         return None
     registered = any(line.startswith("Class:") and _REGISTERED_CLASS in line for line in lines)

@@ -196,6 +196,13 @@ def task_ansi_enabled() -> bool:
     return (value or "true").lower() == "true"
 
 
+def describe_function(spark: SparkSession, name: str) -> list[str]:
+    """The lines of Spark's ``DESCRIBE FUNCTION EXTENDED`` of function ``name`` (each part
+    of a qualified name quoted); Spark's error for a name it does not know."""
+    quoted = ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
+    return [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
+
+
 def is_connect(spark: SparkSession) -> bool:
     """Whether ``spark`` is a Spark Connect session (it has no SparkContext nor JVM)."""
     return type(spark).__module__.startswith("pyspark.sql.connect")
