@@ -15,9 +15,10 @@ it to Spark, whose parser knows none of those words; it is refused here, at the 
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable
 
-from matchrec.errors import SemanticError
+from matchrec.errors import SemanticError, SqlSyntaxError
 
 from .query_scan import Token, _is, _word, tokenize
 
@@ -170,6 +171,7 @@ def refuse_row_pattern_clauses_without_pattern(sql: str) -> None:
                 continue
             fits, what = clause
             if fits(tokens, k):
+                _refuse_misspelled_pattern(tokens, o, c, sql)
                 raise SemanticError(
                     f"this window has {what} but no PATTERN: they make no sense without one",
                     sql=sql,
@@ -177,6 +179,24 @@ def refuse_row_pattern_clauses_without_pattern(sql: str) -> None:
                     hint="add PATTERN (...) and DEFINE to the window, after its frame "
                     "ROWS BETWEEN CURRENT ROW AND ...",
                 )
+
+
+def _refuse_misspelled_pattern(tokens: list[Token], o: int, c: int, sql: str) -> None:
+    """A word like PATTERN before a ``(`` at the window's own level (``PATERN (A B+)``) is
+    the keyword misspelled: say so there, rather than that PATTERN is missing."""
+    depth = 0
+    for k in range(o + 1, c - 1):
+        tok = tokens[k]
+        depth += _is(tok, "(") - _is(tok, ")")
+        if depth or tok.kind != "word" or not _is(tokens[k + 1], "("):
+            continue
+        if difflib.get_close_matches(tok.text.upper(), ["PATTERN"], n=1, cutoff=0.75):
+            raise SqlSyntaxError(
+                f"unexpected {tok.text!r} in a window with row pattern clauses",
+                sql=sql,
+                pos=tok.start,
+                hint="did you mean PATTERN?",
+            )
 
 
 def _is_window_spec(tokens: list[Token], o: int) -> bool:

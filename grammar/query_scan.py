@@ -269,6 +269,18 @@ def _check_balance(tokens: list[Token], sql: str, found: list[tuple[int, int]]) 
         raise _unbalanced(sql, tokens[opened[-1]].start, stray=False)
 
 
+def refuse_unbalanced(tokens: list[Token], sql: str) -> None:
+    """Raise at the unbalanced parenthesis of ``sql`` (its ``tokens``), if any: where the
+    layout places it (:func:`_layout_culprit`), else where counting does. Spark would
+    report it in the query matchrec rewrote, at a place the user never wrote."""
+    if _first_stray(tokens) is None and not unclosed(tokens):
+        return
+    error = _layout_culprit(tokens, sql)
+    if error is not None:
+        raise error
+    _check_balance(tokens, sql, [])
+
+
 def _unbalanced(sql: str, pos: int, stray: bool) -> SqlSyntaxError:
     """The error for a ``)`` without its ``(`` (``stray``), or a ``(`` never closed, at
     ``pos``."""

@@ -21,7 +21,16 @@ from dataclasses import dataclass, replace
 
 from matchrec.errors import SemanticError, SqlSyntaxError
 
-from .query_scan import Token, _is, _name_text, _opening, _relation, _word, tokenize
+from .query_scan import (
+    Token,
+    _is,
+    _name_text,
+    _opening,
+    _relation,
+    _word,
+    refuse_unbalanced,
+    tokenize,
+)
 from .query_scan import _matching as _closing  # the ``)`` of a ``(``
 
 #: words that end a SELECT's FROM clause (and each other clause) at its depth
@@ -140,6 +149,7 @@ def find_pattern_windows(sql: str) -> list[WindowSelect]:
     tokens = tokenize(sql)
     if not any(_word(t, "PATTERN") for t in tokens):
         return []
+    refuse_unbalanced(tokens, sql)
     depths = _depths(tokens)
     selects = [i for i, t in enumerate(tokens) if _word(t, "SELECT")]
     spans = [(i, _select_end(tokens, depths, i)) for i in selects]

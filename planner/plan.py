@@ -657,7 +657,7 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
     real = low.columns.get(name.lower())
     if real is None:
         known = ", ".join(users_columns(low.columns.values()))
-        _refuse_misspelled_order(low, expr)
+        refuse_misspelled_order(low.sql, expr)
         if text == name and not name.replace("_", "").isalnum():
             one_line = " ".join(text.split())
             words = re.fullmatch(r"\w+(?:\s+\w+)+", one_line) is not None
@@ -683,17 +683,24 @@ def _column_ref(low: Lowering, expr: ast.SqlExpr, where: str, qualifier: str | N
 #: a word after an ORDER BY item that means a keyword of Spark's -> that keyword
 _ORDER_WORDS = {"DESCENDING": "DESC", "ASCENDING": "ASC", "NULL": "NULLS"}
 _ORDER_ITEM = re.compile(rf"\s*{_NAME}\s+(\w+)\b")
+#: ``PARTITION BY k ORDER BT ts``: the ORDER BY clause misspelled after its BY
+_ORDER_CLAUSE = re.compile(r"\sORDER\s+(\w+)\b", re.IGNORECASE)
 
 
-def _refuse_misspelled_order(low: Lowering, expr: ast.SqlExpr) -> None:
-    """``ORDER BY id DESCENDING`` (or ``NULL FIRST``) reads as an expression with an alias:
-    raise at the word, with the keyword meant."""
+def refuse_misspelled_order(sql: str, expr: ast.SqlExpr) -> None:
+    """``ORDER BY id DESCENDING`` (or ``NULL FIRST``) reads as an expression with an alias,
+    and ``PARTITION BY k ORDER BT ts`` as one PARTITION BY item: raise at the word, with
+    the keyword meant."""
     found = _ORDER_ITEM.match(expr.text)
     meant = _ORDER_WORDS.get(found.group(1).upper()) if found else None
+    if meant is None:
+        found = _ORDER_CLAUSE.search(expr.text)
+        if found is not None and found.group(1).upper() != "BY":
+            meant = "ORDER BY"
     if meant is not None:
         raise SqlSyntaxError(
             f"unexpected {found.group(1)!r}",
-            sql=low.sql,
+            sql=sql,
             pos=expr.pos + found.start(1),
             hint=f"did you mean {meant}?",
         )

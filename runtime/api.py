@@ -31,7 +31,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from matchrec.planner.plan import MatchPlan, check_output_columns, plan_clause
+from matchrec.planner.plan import (
+    MatchPlan,
+    check_output_columns,
+    plan_clause,
+    refuse_misspelled_order,
+)
 from matchrec.planner.sql_functions import UnknownFunction
 from matchrec.planner.sqltext import quote, statement_ctes
 from matchrec.planner.statement import (
@@ -557,14 +562,15 @@ def _keys_as_columns(
         plain = _PLAIN_NAME.fullmatch(expr.text)
         if plain and (joined is None or plain.group(2) is None):
             return expr
-        column = F.expr(expr.text)
+        refuse_misspelled_order(clause.sql, expr)
         try:
             with quiet_analysis():
+                column = F.expr(expr.text)
                 # beside the input's columns, as it is added: an aggregate is refused
                 scope.select("*", column).schema  # noqa: B018 - analysis only
         except AnalysisException as err:
             raise SemanticError(
-                f"Spark rejects {expr.text}: {str(err).splitlines()[0]}",
+                f"Spark rejects {expr.text}: {first_line(err)}",
                 sql=clause.sql,
                 pos=expr.pos,
                 hint="PARTITION BY and ORDER BY take expressions of the input's columns",

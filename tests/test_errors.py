@@ -2353,9 +2353,18 @@ def test_a_misspelled_sort_keyword_is_a_syntax_error_at_the_word(order, word, me
     assert err.value.hint == f"did you mean {meant}?" and err.value.pos == body.index(word)
 
 
+def test_a_misspelled_order_by_after_partition_by_is_told_at_the_word():
+    """``PARTITION BY name ORDER ON id`` read as one PARTITION BY item: "Expected column
+    reference. Actual: (name ORDER ON id)"."""
+    body = "PARTITION BY name ORDER ON id MEASURES count(*) AS n PATTERN (A B) DEFINE B AS true"
+    err = plan_error(body)
+    assert isinstance(err, SqlSyntaxError) and err.message == "unexpected 'ON'"
+    assert err.hint == "did you mean ORDER BY?" and err.pos == body.index("ON id")
+
+
 @pytest.mark.parametrize(
     ("order", "words"),
-    [("id\n  RUNNING", "(id RUNNING)"), ("name ORDER ON id", "(name ORDER ON id)")],
+    [("id\n  RUNNING", "(id RUNNING)"), ("name SORTED ON id", "(name SORTED ON id)")],
 )
 def test_an_order_by_of_bare_words_asks_about_a_keyword_on_one_line(order, words):
     """A misspelled keyword after the keys read as an alias: the message kept the line

@@ -248,6 +248,38 @@ def test_errors_around_the_window(spark) -> None:
     assert "nope" in str(_error(spark, query))
 
 
+LAID_OUT = """SELECT k, id, last_v OVER w, count(*) OVER w AS n
+FROM (VALUES (1, 'p', 90), (2, 'p', 80)) t(id, k, v)
+WINDOW w AS (
+  PARTITION BY k ORDER BY id
+  MEASURES LAST(v) AS last_v
+  ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING
+  PATTERN (A B+)
+  DEFINE B AS v < PREV(v)
+)"""
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "at", "cls", "message", "hint"),
+    [
+        # a stray ``)`` was Spark's syntax error in the rewritten query, its caret on
+        # line 1 (count's ``(*)``); after PATTERN it read as a window without DEFINE
+        ("PREV(v)\n", "PREV(v))\n", "PREV(v))", SqlSyntaxError, "')' without", "remove"),
+        ("(A B+)\n", "(A B+))\n", "(A B+))", SqlSyntaxError, "')' without", "remove"),
+        # "this window has row pattern measures (MEASURES) but no PATTERN"
+        ("PATTERN (", "PATERN (", "PATERN", SqlSyntaxError, "'PATERN'", "did you mean PATTERN?"),
+        # "Spark rejects k ORDER BT id: " with nothing after the colon, caret at k
+        ("ORDER BY id", "ORDER BT id", "BT", SqlSyntaxError, "'BT'", "did you mean ORDER BY?"),
+    ],
+)
+def test_a_laid_out_windows_typos_are_told_where_written(
+    spark, old: str, new: str, at: str, cls: type, message: str, hint: str
+) -> None:
+    query = LAID_OUT.replace(old, new)
+    pos = query.index(at) + (len(at) - 1 if at.endswith("))") else 0)
+    assert_error(_error(spark, query), query, pos, cls, message, hint)
+
+
 def test_a_negative_frame_offset_fails_the_query_at_its_expression(spark) -> None:
     query = (
         "SELECT id, m OVER w FROM (VALUES (1, 0), (2, -1)) t(id, n) WINDOW w AS (ORDER BY id "
