@@ -49,9 +49,10 @@ class MatchRecognizeError(Exception):
         if self.sql is not None and self.line is not None:
             lines = self.sql.split("\n")
             text = lines[self.line - 1] if self.line <= len(lines) else ""
+            text, before = line_excerpt(text, (self.column or 1) - 1)
             parts.append(f"  {self.line} | {text}")
             gutter = " " * (len(str(self.line)) + 3)
-            parts.append(f"  {gutter}{_under(text[: (self.column or 1) - 1])}^")
+            parts.append(f"  {gutter}{_under(text[:before])}^")
         if self.hint:
             parts.append(f"hint: {self.hint}")
         return "\n".join(parts)
@@ -154,6 +155,22 @@ def line_col(text: str, pos: int) -> tuple[int, int]:
     line = text.count("\n", 0, pos) + 1
     col = pos - (text.rfind("\n", 0, pos) + 1) + 1
     return line, col
+
+
+#: the most characters of a line shown above the caret (a generated query can put
+#: thousands on one line): the part around the caret, cut ends marked with "..."
+SHOWN_LINE = 500
+
+
+def line_excerpt(line: str, at: int) -> tuple[str, int]:
+    """The part of ``line`` shown above a caret at its character ``at``, and where that
+    character lies in the part."""
+    if len(line) <= SHOWN_LINE:
+        return line, at
+    start = max(0, min(at - SHOWN_LINE // 2, len(line) - SHOWN_LINE))
+    end = start + SHOWN_LINE
+    head = "..." if start else ""
+    return f"{head}{line[start:end]}{'...' if end < len(line) else ''}", at - start + len(head)
 
 
 def _under(prefix: str) -> str:

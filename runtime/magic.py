@@ -39,7 +39,7 @@ from IPython.core.magic import Magics, line_cell_magic, magics_class, no_var_exp
 from IPython.display import display
 
 import matchrec
-from matchrec.errors import MatchRecognizeError, line_col
+from matchrec.errors import MatchRecognizeError, line_col, line_excerpt
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -341,10 +341,10 @@ def _context_caret(exc: Any, query: str) -> list[str]:
                 continue
             start = query.find(fragment)
         line, col = line_col(query, start)
-        text = query.split("\n")[line - 1]
-        width = max(1, min(len(fragment.split("\n")[0]), len(text) - col + 1))
+        text, before = line_excerpt(query.split("\n")[line - 1], col - 1)
+        width = max(1, min(len(fragment.split("\n")[0]), len(text) - before))
         gutter = " " * (len(str(line)) + 3)
-        return [f"  {line} | {text}", f"  {gutter}{' ' * (col - 1)}{'^' * width}"]
+        return [f"  {line} | {text}", f"  {gutter}{' ' * before}{'^' * width}"]
     return []
 
 

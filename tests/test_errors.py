@@ -2762,3 +2762,12 @@ def test_a_named_struct_of_an_odd_count_is_sparks_refusal(spark, view, call):
     err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
     assert "WRONG_NUM_ARGS" in err.message
     assert err.sql[err.pos :].startswith("named_struct(")
+
+
+@pytest.mark.parametrize("at", ["c3,", "c500,", "x >"])
+def test_a_long_line_is_shown_around_the_caret(at):
+    """A generated query put its 5,000-character line above the caret whole."""
+    sql = "SELECT " + ", ".join(f"c{i}" for i in range(1000)) + " FROM t WHERE x > 1"
+    shown, caret = SqlSyntaxError("x", sql=sql, pos=sql.index(at)).render().splitlines()[1:3]
+    assert len(shown) < 520
+    assert shown[caret.index("^") :].startswith(at)
