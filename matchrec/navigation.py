@@ -290,7 +290,10 @@ def _in_row_order(vals: list[Value]) -> Value:
     does, so both give the same bits); Python >= 3.12's ``sum`` compensates rounding.
     Decimals are added exactly (Python's default context would round to 28 digits); a
     FLOAT's sum is a DOUBLE, as Spark types it (one value too)."""
-    return _as_double(functools.reduce(_plus, vals))
+    total = _as_double(functools.reduce(_plus, vals))
+    # Spark's sum starts from 0.0 (``coalesce(sum, 0) + x``): -0.0 + 0.0 is 0.0, any
+    # other double is itself
+    return total + 0.0 if isinstance(total, float) else total
 
 
 def _as_double(v: Value) -> Value:
@@ -504,10 +507,10 @@ def _percentile_of(ordered: list[float], p: float) -> float:
     position ``p * (n - 1)`` of the sorted values, in Spark's own arithmetic."""
     position = (len(ordered) - 1) * p
     lower, higher = math.floor(position), math.ceil(position)
-    low = float(ordered[lower])
-    if lower == higher:
+    low, high = float(ordered[lower]), float(ordered[higher])
+    if lower == higher or low == high:  # Spark's "same key": -0.0 and 0.0 are the lower
         return low
-    return low + (position - lower) * (float(ordered[higher]) - low)
+    return low + (position - lower) * (high - low)
 
 
 def _percentile_disc(ordered: list[float], p: float) -> float:
@@ -1049,6 +1052,8 @@ class Aggregate:
                     seen[key] = None
                     keep.append(i)
             columns = [[c[i] for i in keep] for c in columns]
+            # Spark groups the distinct values normalized: -0.0 counts (and reads) as 0.0
+            columns[0] = [normalized_double(v) if isinstance(v, float) else v for v in columns[0]]
         return self._fn(*columns)
 
     def _picked(self, ctx: MatchContext, low: int, high: int) -> list[int]:

@@ -273,7 +273,7 @@ def advance(
             else:
                 empty = state[("count", labels, name)] == 0
                 # NaN is the largest double in Spark: max keeps it, min skips it
-                pick = np.fmin if kind == "min" else np.maximum
+                pick = np.fmin if kind == "min" else first_maximum
                 merged = np.where(empty, v, pick(values, v))
                 out[key] = merged if every else np.where(ok, merged, values)
     return out
@@ -649,6 +649,16 @@ def _coalesce(args: list[Value]) -> Value:
     return values, valid
 
 
+def first_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The larger of ``a`` and ``b`` at each position as Spark's max and greatest pick it:
+    NaN above every double, and of equal values (-0.0 and 0.0) the first, ``a``
+    (np.maximum takes ``b``)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if np.result_type(a, b).kind != "f":
+        return np.maximum(a, b)
+    return np.where(np.isnan(b) | (b > a), b, a)
+
+
 def _extreme(pick: Callable[[Any, Any], Any], args: list[Value]) -> Value:
     """``pick`` of the non-NULL arguments at each position; NULL where all are NULL."""
     values, valid = args[0]
@@ -675,8 +685,8 @@ OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
     "is_not_null": _is_not_null,
     "coalesce": _coalesce,
     # Spark's greatest/least skip NULL arguments (NULL only when all are); NaN is the
-    # largest double: greatest keeps it (np.maximum), least drops it (np.fmin)
-    "greatest": lambda args: _extreme(np.maximum, args),
+    # largest double: greatest keeps it, least drops it (np.fmin)
+    "greatest": lambda args: _extreme(first_maximum, args),
     "least": lambda args: _extreme(np.fmin, args),
 }
 

@@ -226,6 +226,7 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
             # them: a difference of prefix sums over all matches is not that sum
             running = _match_running_sums(np.where(in_set, raw, 0.0), layout.first)
             total = np.where(hi >= lo, running[np.clip(hi, 0, max(len(raw) - 1, 0))], 0.0)
+            total += 0.0  # Spark's sum starts from 0.0: a sum of -0.0s is 0.0
         else:
             if np.abs(raw[in_set].astype(np.float64)).sum() >= _NO_OVERFLOW:
                 # a running total may leave BIGINT (and int64 prefix sums wrap silently):
@@ -239,18 +240,22 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
         return pa.array(total, mask=seen == 0)
     if not atom.final and not np.array_equal(hi, layout.first[1:][layout.out_match] - 1):
         return None  # running MIN/MAX are not a difference of prefix sums
-    # Spark orders NaN above every double: MAX keeps it (np.maximum), MIN skips it unless
-    # nothing else is there (np.fmin, NaN as the neutral fill)
+    # Spark orders NaN above every double: MAX keeps it, MIN skips it unless nothing else
+    # is there (np.fmin, NaN as the neutral fill). Of equal values (-0.0 and 0.0) both keep
+    # the first, as np.fmin and np.fmax do (np.maximum takes the second)
     fill = np.iinfo(dtype).max if dtype is np.int64 else np.nan
     if atom.func == "MAX":
         fill = np.iinfo(dtype).min if dtype is np.int64 else -np.inf
     masked = np.where(in_set, raw, fill)
     starts = layout.first[:-1]
     nonempty = layout.first[1:] > starts
-    reducer = np.fmin if atom.func == "MIN" else np.maximum
+    reducer = np.fmin if atom.func == "MIN" else np.fmax
     per_match = np.full(len(starts), fill, dtype=dtype)
     if len(masked):
-        reduced = reducer.reduceat(masked, np.minimum(starts, len(masked) - 1))
+        at = np.minimum(starts, len(masked) - 1)
+        reduced = reducer.reduceat(masked, at)
+        if atom.func == "MAX" and dtype is np.float64:
+            reduced[np.logical_or.reduceat(np.isnan(masked), at)] = np.nan
         per_match[nonempty] = reduced[nonempty]
     extremes = pa.array(per_match[layout.out_match], mask=seen == 0)
     return extremes.cast(kind) if pa.types.is_float32(kind) else extremes  # a FLOAT's own

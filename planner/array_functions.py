@@ -39,7 +39,7 @@ def _distinct(values: list[Any]) -> list[Any]:
         k = ("NULL",) if v is None else _key(v)
         if k not in seen:
             seen.add(k)
-            out.append(v)
+            out.append(abs(v) if isinstance(v, float) and v == 0 else v)  # Spark's 0.0
     return out
 
 
