@@ -1982,6 +1982,17 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
                 base,
                 hint="FILTER (WHERE ...) applies to aggregates, e.g. count(*) FILTER (WHERE ...)",
             )
+        if not is_aggregate(agg):
+            name = agg.name if isinstance(agg, exp.Anonymous) else agg.sql_name()
+            raise low.error(
+                SqlSyntaxError,
+                "Invalid SQL syntax: The function "
+                f"`{name.lower() or agg.sql()}` does not support FILTER clause",
+                node,
+                base,
+                hint="FILTER (WHERE ...) goes after an aggregate, e.g. max(x) FILTER (WHERE ...); "
+                "to test a condition on one value, use CASE WHEN ... THEN ... END",
+            )
         if isinstance(agg, _NULL_KEEPING_AGGREGATES):
             raise low.error(
                 UnsupportedError,

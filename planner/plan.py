@@ -33,6 +33,7 @@ from .expressions import (
     lower_measure,
     users_columns,
 )
+from .nesting_depth import room_to_nest
 from .pattern_literals import PatternCheck, check_pattern_literals
 from .python_udfs import PythonLookup
 from .sql_functions import FunctionLookup
@@ -197,6 +198,34 @@ def plan_clause(
     casts the default to x's type (``planner.navigation_aliases``). ``pattern_check``:
     asks the session whether Spark takes a pattern literal: a datetime pattern, a regular
     expression (``planner.pattern_literals``)."""
+    with room_to_nest(clause.sql):
+        return _plan_clause(
+            clause,
+            columns,
+            windows=windows,
+            ansi=ansi,
+            python_measures=python_measures,
+            qualifier=qualifier,
+            sql_functions=sql_functions,
+            python_functions=python_functions,
+            column_types=column_types,
+            pattern_check=pattern_check,
+        )
+
+
+def _plan_clause(
+    clause: ast.MatchRecognizeClause,
+    columns: Sequence[str],
+    *,
+    windows: bool,
+    ansi: bool,
+    python_measures: bool,
+    qualifier: str | None,
+    sql_functions: FunctionLookup | None,
+    python_functions: PythonLookup | None,
+    column_types: Mapping[str, str] | None,
+    pattern_check: PatternCheck | None,
+) -> MatchPlan:
     sql = clause.sql
     _check_clause_shape(clause)
     check_window_shape(clause, list(pattern_nodes(clause.pattern)))

@@ -39,6 +39,7 @@ from matchrec.navigation import AGGREGATES
 
 from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
 from .java_format import NotComputed, missing_argument, pattern_error
+from .nesting_depth import refuse_deep_nesting
 from .timestamp_text import (
     TimestampNotComputed,
     TimestampTextError,
@@ -608,17 +609,64 @@ def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _check_trailing_commas(text: str, expr: SqlExpr, sql: str) -> None:
-    """A comma right before a closing parenthesis (``PREV(price,)``, ``round(x,)``), which
-    Spark's parser refuses and sqlglot's reads as if it were not there."""
+_PARENTHESES = (TokenType.L_PAREN, TokenType.R_PAREN)
+
+
+def _check_nesting(text: str, expr: SqlExpr, sql: str) -> None:
+    """Parentheses nested deeper than matchrec reads, refused before sqlglot recurses."""
+    try:
+        tokens = MatchRecognizeDialect().tokenize(text)
+    except sqlglot.errors.TokenError:
+        return  # parse_expression reports it
+    parens = [(t.text, t.start) for t in tokens if t.token_type in _PARENTHESES]
+    refuse_deep_nesting(parens, sql, expr.pos)
+
+
+#: two tokens in a row that leave a list item out (Spark's parser refuses each; sqlglot's
+#: reads the list as if the item were not missing) -> (which token to point at, message,
+#: hint)
+_MISSING_ITEMS: dict[tuple[TokenType, TokenType], tuple[int, str, str]] = {
+    (TokenType.COMMA, TokenType.R_PAREN): (
+        0,
+        "unexpected ')' after ','",
+        "remove the comma, or write the argument after it",
+    ),
+    (TokenType.COMMA, TokenType.COMMA): (
+        1,
+        "unexpected ',' after ','",
+        "remove one comma, or write the argument between them",
+    ),
+    (TokenType.L_PAREN, TokenType.COMMA): (
+        1,
+        "unexpected ',' after '('",
+        "write the argument before the comma, or remove the comma",
+    ),
+}
+
+
+def _check_missing_items(text: str, expr: SqlExpr, sql: str) -> None:
+    """A list with an item left out (``PREV(price,)``, ``coalesce(a,, b)``, ``f(, x)``)
+    or an empty IN list, which Spark's parser refuses and sqlglot's reads as if nothing
+    were missing."""
     tokens = MatchRecognizeDialect().tokenize(text)
-    for comma, after in zip(tokens, tokens[1:]):
-        if comma.token_type is TokenType.COMMA and after.token_type is TokenType.R_PAREN:
+    for k, (first, second) in enumerate(zip(tokens, tokens[1:])):
+        missing = _MISSING_ITEMS.get((first.token_type, second.token_type))
+        if missing is not None:
+            at, message, hint = missing
             raise SqlSyntaxError(
-                "unexpected ')' after ','",
+                message, sql=sql, pos=expr.pos + (first, second)[at].start, hint=hint
+            )
+        if (
+            first.token_type is TokenType.IN
+            and second.token_type is TokenType.L_PAREN
+            and k + 2 < len(tokens)
+            and tokens[k + 2].token_type is TokenType.R_PAREN
+        ):
+            raise SqlSyntaxError(
+                "IN needs at least one value: Spark refuses an empty IN list",
                 sql=sql,
-                pos=expr.pos + comma.start,
-                hint="remove the comma, or write the argument after it",
+                pos=expr.pos + first.start,
+                hint="write FALSE for x IN (), TRUE for x NOT IN ()",
             )
 
 
@@ -659,6 +707,7 @@ def balanced_chains(tree: exp.Expression) -> exp.Expression:
 def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     """Parse ``expr`` (a span of ``sql``) or raise SqlSyntaxError pointing into ``sql``."""
     text = prepare(expr.text)
+    _check_nesting(text, expr, sql)
     try:
         tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
     except sqlglot.errors.ParseError as err:
@@ -675,7 +724,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         ) from None
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
-    _check_trailing_commas(text, expr, sql)
+    _check_missing_items(text, expr, sql)
     tree = balanced_chains(tree)
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
@@ -1040,6 +1089,32 @@ _TOO_MANY = re.compile(
 )
 
 
+#: tokens that may stand first in an operand; any other (``<``, ``AND``) is an operator
+_OPERAND_STARTS = {
+    TokenType.VAR,
+    TokenType.NUMBER,
+    TokenType.STRING,
+    TokenType.IDENTIFIER,
+    TokenType.L_PAREN,
+    TokenType.R_PAREN,
+    TokenType.COMMA,
+}
+
+
+def _leading_operator(text: str, before: int) -> tuple[str, int] | None:
+    """The last binary operator of ``text`` before offset ``before`` that has nothing to
+    its left (it starts the text, or follows ``(`` or ``,``): (its text, its offset)."""
+    tokens = MatchRecognizeDialect().tokenize(text)  # it tokenized before failing to parse
+    found = None
+    for k, tok in enumerate(tokens):
+        if tok.start >= before:
+            break
+        opens = k == 0 or tokens[k - 1].token_type in (TokenType.L_PAREN, TokenType.COMMA)
+        if opens and tok.token_type not in _OPERAND_STARTS:
+            found = (text[tok.start : tok.end + 1], tok.start)
+    return found
+
+
 def _describe_parse_error(text: str, info: dict, fallback: str) -> tuple[str, int, str | None]:
     """Turn one of sqlglot's parse errors into (message, offset into ``text``, hint).
 
@@ -1067,6 +1142,10 @@ def _describe_parse_error(text: str, info: dict, fallback: str) -> tuple[str, in
             fname = text[call[0] : call[1]].upper() if call else cls.__name__.upper()
             where = call[0] if call else start
             return f"{fname}() is missing an argument", where, None
+        if isinstance(cls, type) and issubclass(cls, exp.Binary) and arg == "this":
+            lead = _leading_operator(text, start)
+            if lead is not None:
+                return f"{lead[0]!r} needs an operand before it", lead[1], _GENERIC_HINT
         if (
             isinstance(cls, type)
             and issubclass(cls, (exp.Binary, exp.Unary))

@@ -75,6 +75,7 @@ from matchrec.planner.measure_eval import (
     type_env,
     type_integer_widths,
 )
+from matchrec.planner.nesting_depth import room_to_nest
 from matchrec.planner.plan import (
     MatchPlan,
     check_output_columns,
@@ -273,6 +274,13 @@ def build_program(body: str, input_schema: StructType, ansi: bool = True) -> _Pr
     plans under ANSI mode (Spark 4's default), whose type checks are the stricter; each
     worker plans again under the setting of the session running the query."""
     clause = read_body(body)
+    with room_to_nest(clause.sql):
+        return _build_program(clause, input_schema, ansi)
+
+
+def _build_program(
+    clause: ast.MatchRecognizeClause, input_schema: StructType, ansi: bool
+) -> _Program:
     refuse_late_rows(clause, "the table function (it takes batch tables only)")
     refuse_uncarried(input_schema, "input", clause.sql)
     if clause.rows_per_match.timeouts:

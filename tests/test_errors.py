@@ -2771,3 +2771,55 @@ def test_a_long_line_is_shown_around_the_caret(at):
     shown, caret = SqlSyntaxError("x", sql=sql, pos=sql.index(at)).render().splitlines()[1:3]
     assert len(shown) < 520
     assert shown[caret.index("^") :].startswith(at)
+
+
+@pytest.mark.parametrize("measure", ["upper(LAST(name))", "concat(LAST(name))", "abs(B.value)"])
+def test_filter_after_a_function_that_is_no_aggregate_is_sparks_syntax_error(measure):
+    """It ran: ``upper(LAST(url)) FILTER (WHERE ...)`` gave NULL and ``concat(LAST(url))
+    FILTER (...)`` ignored the filter; Spark refuses FILTER after a non-aggregate."""
+    body = (
+        f"ORDER BY id MEASURES {measure} FILTER (WHERE B.value > 100) AS v "
+        "PATTERN (A B+) DEFINE B AS value > 0"
+    )
+    name = measure.split("(")[0]
+    assert_error(
+        plan_error(body),
+        body,
+        body.index(measure),
+        SqlSyntaxError,
+        f"The function `{name}` does not support FILTER clause",
+        "FILTER (WHERE ...) goes after an aggregate",
+    )
+
+
+def _nested(depth: int) -> str:
+    """A clause body whose DEFINE condition and measure nest ``depth`` parentheses deep,
+    as a query generator writes them."""
+    cond = "".join(f"(value > {-k} AND " for k in range(depth - 1)) + "value < PREV(value)"
+    measure = "sum(" + "abs(" * (depth - 1) + "B.value" + ")" * depth
+    return (
+        f"ORDER BY id MEASURES {measure} AS s PATTERN (A B+) DEFINE B AS {cond}{')' * (depth - 1)}"
+    )
+
+
+def test_an_expression_150_parentheses_deep_plans_in_every_door():
+    """40 levels raised a bare RecursionError (sqlglot recurses about 25 frames per
+    level); Spark reads such text. The table function's typing recursed as deep."""
+    from matchrec.runtime.udtf import build_program
+    from pyspark.sql.types import IntegerType, StringType, StructField, StructType
+
+    body = _nested(150)
+    plan(body)
+    schema = StructType(
+        [StructField(c, IntegerType() if c != "name" else StringType()) for c in COLUMNS]
+    )
+    build_program(body, schema)
+    assert sys.getrecursionlimit() == 1000
+
+
+def test_an_expression_nested_deeper_than_matchrec_reads_is_refused_at_the_deepest():
+    body = _nested(201)
+    deepest = body.index("PREV(") + len("PREV")
+    assert_error(
+        plan_error(body), body, deepest, SqlSyntaxError, "nested 201 parentheses deep", "flatter"
+    )

@@ -469,6 +469,42 @@ def test_a_comma_before_a_closing_parenthesis_is_a_syntax_error_at_it(body):
     assert body[info.value.pos :].startswith(",)")
 
 
+@pytest.mark.parametrize(
+    ("condition", "at", "message"),
+    [
+        ("Value > PREV(Value,, 1)", ", 1", "unexpected ',' after ','"),
+        ("Value > coalesce(, 1)", ", 1", "unexpected ',' after '('"),
+        ("Value IN ()", "IN (", "IN needs at least one value"),
+        ("Value NOT IN ( )", "IN (", "IN needs at least one value"),
+    ],
+)
+def test_an_item_left_out_of_a_list_is_a_syntax_error_at_it(condition, at, message):
+    """Spark's parser refuses ``PREV(price,, 1)``, ``f(, x)`` and ``x IN ()``; sqlglot read
+    the first two as if nothing were missing (the query ran) and ``IN ()`` as FALSE."""
+    from matchrec.errors import SqlSyntaxError
+
+    body = f"ORDER BY id PATTERN (A B) DEFINE B AS {condition}"
+    with pytest.raises(SqlSyntaxError) as info:
+        plan(body)
+    assert info.value.message.startswith(message)
+    assert info.value.pos == body.index(at, body.index("DEFINE"))
+
+
+@pytest.mark.parametrize(
+    ("condition", "operator"),
+    [("< Value PREV(Value)", "<"), ("AND Value > 1", "AND"), ("Value > 1 AND (= 3)", "=")],
+)
+def test_an_operator_without_its_left_operand_is_told_at_the_operator(condition, operator):
+    """It said "'PREV' needs an operand after it", at the word after the operand."""
+    from matchrec.errors import SqlSyntaxError
+
+    body = f"ORDER BY id PATTERN (A B) DEFINE B AS {condition}"
+    with pytest.raises(SqlSyntaxError) as info:
+        plan(body)
+    assert info.value.message == f"{operator!r} needs an operand before it"
+    assert info.value.pos == body.index(f"{operator} ", body.index("DEFINE"))
+
+
 def test_only_an_aggregate_argument_that_can_fail_is_guarded_by_its_rows():
     """``sum(CAST(B.s AS INT))`` under ANSI mode is computed only at rows that meet B's
     row-local condition (another event's text would fail the job); arithmetic that
