@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -698,7 +699,9 @@ class Lowering:
                 hint=f"navigate a column, e.g. {what}(A.x); a constant is the same on every row",
             )
         labels = self.label_set(qualifier, _first_ref(args[0], qualifier) or args[0], base)
-        source = self.row_source(args[0], base, what)
+        with self._guarding(args[0], labels, physical == 0 and not in_define):
+            source = self.row_source(args[0], base, what)
+            probe = self.probe_of(args[0], base)
         evaluate = nav.navigate(
             source,
             labels,
@@ -711,7 +714,27 @@ class Lowering:
             # the match up to the current row only, so there both agree
             final=(semantics == "FINAL" or (name == "FIRST" and not in_define)),
         )
-        return evaluate, self.probe_of(args[0], base)
+        return evaluate, probe
+
+    @contextmanager
+    def _guarding(
+        self, arg: exp.Expression, labels: frozenset[int] | None, on_labelled_rows: bool
+    ) -> Iterator[None]:
+        """Within it, the columns Spark computes for a navigation's argument in MEASURES
+        (the table function's, the rules') are guarded, where the value can fail, by the
+        row-local DEFINE conditions of the rows FIRST/LAST land on (``on_labelled_rows``),
+        as an aggregate's argument is: ``from_json(S.p, ...).items[0]`` under ANSI mode
+        cannot fail on another event's row, which it never reads."""
+        guarded = (
+            self.python_measures and on_labelled_rows and self.guard is None and self.may_fail(arg)
+        )
+        if guarded:
+            self.guard = self.aggregate_guard(labels)
+        try:
+            yield
+        finally:
+            if guarded:
+                self.guard = None
 
     def offset(
         self, args: list[exp.Expression], node: exp.Expression, base: int, default: int, what: str

@@ -190,6 +190,14 @@ def _bounded(precision: int, scale: int) -> exp.DataType:
     return decimal(min(precision, MAX_PRECISION), min(scale, MAX_PRECISION))
 
 
+def _integral_first(precision: int, scale: int) -> exp.DataType:
+    """Spark 4's ``DecimalType.boundedPreferIntegralDigits`` (the wider type of two
+    decimals, SPARK-45905): past 38 digits, fraction digits go before integer ones."""
+    if precision <= MAX_PRECISION:
+        return decimal(precision, scale)
+    return decimal(MAX_PRECISION, max(0, scale - (precision - MAX_PRECISION)))
+
+
 def _adjusted(precision: int, scale: int) -> exp.DataType:
     """Spark's ``DecimalType.adjustPrecisionScale`` (allowPrecisionLoss, the default)."""
     if precision <= MAX_PRECISION:
@@ -256,7 +264,7 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
         assert da is not None and db is not None
         scale = max(da[1], db[1])
         whole = max(da[0] - da[1], db[0] - db[1])
-        return _bounded(whole + scale, scale)
+        return _integral_first(whole + scale, scale)
     if a.this in _FRACTIONAL or b.this in _FRACTIONAL:
         return _fractional(a, b, ansi)
     return a if _INTEGRAL[a.this] >= _INTEGRAL[b.this] else b
@@ -726,6 +734,10 @@ def _operand_casts(
         return {}  # Spark refuses a STRING's DOUBLE in div without ANSI mode
     a, b = node.this, node.expression
     ta, tb = infer_type(a, env), infer_type(b, env)
+    if isinstance(node, _COMPARED):
+        decimals = _decimal_casts([a, b], [ta, tb], env.ansi)
+        if decimals:
+            return decimals
     if not _mixes_strings([ta, tb]):
         return {}
     other = tb if ta.this in _STRINGS else ta  # type: ignore[union-attr]
@@ -733,6 +745,27 @@ def _operand_casts(
     if target is None:
         return {}
     return {id(o): (o, target) for o, t in ((a, ta), (b, tb)) if t != target}
+
+
+def _decimal_casts(
+    operands: list[exp.Expression], types: list[exp.DataType | None], ansi: bool
+) -> dict[int, tuple[exp.Expression, exp.DataType]]:
+    """Compared DECIMALs of different types (and integers beside them) are cast to their
+    wider DECIMAL first, as Spark does: past 38 digits it drops fraction digits, so
+    ``5000.00 = 5000.001`` of DECIMAL(38, 2) and DECIMAL(7, 3) is true."""
+    known = [t for t in types if t is not None and t.this != T.NULL]
+    if len(known) < len(types) - types.count(NULL_TYPE) or not known:
+        return {}
+    if not all(_is_numeric(t) for t in known) or all(t.this != T.DECIMAL for t in known):
+        return {}
+    target = _common_of(known, ansi)
+    if target is None or target.this != T.DECIMAL:
+        return {}
+    return {
+        id(o): (o, target)
+        for o, t in zip(operands, types)
+        if t is not None and t.this != T.NULL and t != target
+    }
 
 
 def _string_partner(t: exp.DataType, arithmetic: bool, ansi: bool) -> exp.DataType | None:
@@ -760,7 +793,7 @@ def _in_casts(node: exp.In, env: TypeEnv) -> dict[int, tuple[exp.Expression, exp
     operands = [node.this, *node.expressions]
     types = [infer_type(o, env) for o in operands]
     if not _mixes_strings(types):
-        return {}
+        return _decimal_casts(operands, types, env.ansi)
     if env.ansi:
         others = _common_of([t for t in types if t.this not in _STRINGS], True)  # type: ignore[union-attr]
         target = None if others is None else _string_partner(others, False, True)

@@ -1185,3 +1185,69 @@ def test_timestampadd_keeps_a_timestamp_ntz(measure, kind):
     )
     program = build_program(BODY.format(measure=measure), schema)
     assert program.schema["m"].dataType.simpleString() == kind
+
+
+WIDE_MEASURES = {
+    "coalesce": "coalesce(LAST(B.f), LAST(B.a))",
+    "case": "CASE WHEN LAST(B.o) = 2 THEN LAST(B.a) ELSE LAST(B.f) END",
+    "if_wide": "if(LAST(B.a) > 1000, LAST(B.w), LAST(B.a))",
+    "nvl2": "nvl2(FIRST(A.f), LAST(B.a) - FIRST(A.f), LAST(B.a))",
+    "in": "LAST(B.a) IN (950, 150.00, 5000.001)",
+    "equal": "LAST(B.a) = 5000.001",
+    "less": "LAST(B.a) < LAST(B.f) + 4854.8563",
+}
+
+
+@pytest.mark.parametrize("ansi", [True, False])
+def test_wide_decimals_meet_in_sparks_wider_type(spark, ansi):
+    """DECIMAL(38, 2) beside DECIMAL(10, 4): Spark's common type keeps the integer digits
+    and drops fraction digits, DECIMAL(38, 2). The table function kept the scale
+    (DECIMAL(38, 4): 145.1447 for 145.14; NULL or an overflow for a DECIMAL(38, 0)) and
+    compared exactly (``5000.00 IN (..., 5000.001)`` false)."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_wide AS SELECT k, o, CAST(a AS DECIMAL(38, 2)) a, "
+        "CAST(f AS DECIMAL(10, 4)) f, CAST(w AS DECIMAL(38, 0)) w FROM VALUES "
+        "('c', 1, '1.00', '0.1447', '1'), "
+        "('c', 2, '5000.00', '145.1447', '12345678901234567890123456789012345678') "
+        "AS t(k, o, a, f, w)"
+    )
+    matchrec.register(spark)
+    parts = {"tf": [], "sql": []}
+    for name, measure in WIDE_MEASURES.items():
+        text = BODY.format(measure=measure)
+        parts["tf"].append(_part(name, f"match_recognize(TABLE(mr_tfm_wide), {_literal(text)})"))
+        parts["sql"].append(_part(name, f"mr_tfm_wide MATCH_RECOGNIZE ({text})"))
+    with session_settings(spark, {"spark.sql.ansi.enabled": str(ansi).lower()}):
+        tf = spark.sql(" UNION ALL ".join(parts["tf"])).collect()
+        sql = matchrec.sql(spark, " UNION ALL ".join(parts["sql"])).collect()
+    assert sorted(map(tuple, tf)) == sorted(map(tuple, sql))
+    assert len(tf) == len(WIDE_MEASURES)
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "from_json(S.payload, 'items ARRAY<STRUCT<q: INT>>').items[0].q",
+        "LAST(CAST(S.qty AS INT)) + 1",
+        "FIRST(S.qty :: INT)",
+    ],
+)
+def test_a_navigated_value_that_can_fail_is_computed_only_where_it_is_read(spark, measure):
+    """The table function has Spark compute a function of one navigated row at every row:
+    under ANSI mode an F row (``"items": []``, ``qty`` 'n/a') failed the query with Spark's
+    INVALID_ARRAY_INDEX or CAST_INVALID_INPUT, a row the measure never reads. Guarded by
+    S's row-local condition now, as matchrec.sql computes it."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_tfm_json AS SELECT * FROM VALUES "
+        """('h', 1, 'FAIL', '{"items":[]}', 'n/a'), ('h', 2, 'OK', '{"items":[{"q":2}]}', '7') """
+        "AS t(h, s, kind, payload, qty)"
+    )
+    matchrec.register(spark)
+    body = (
+        f"PARTITION BY h ORDER BY s MEASURES {measure} AS m "
+        "PATTERN (F S) DEFINE F AS kind = 'FAIL', S AS kind = 'OK'"
+    )
+    with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
+        tf = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_json), {_literal(body)})")
+        sql = matchrec.sql(spark, f"SELECT * FROM mr_tfm_json MATCH_RECOGNIZE ({body})")
+        assert tf.collect() == sql.collect() and len(sql.collect()) == 1
