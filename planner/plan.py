@@ -228,6 +228,7 @@ def _plan_clause(
 ) -> MatchPlan:
     sql = clause.sql
     _check_clause_shape(clause)
+    _refuse_reserved_labels(clause)
     check_window_shape(clause, list(pattern_nodes(clause.pattern)))
     if pattern_check is not None:
         check_pattern_literals(clause, pattern_check)
@@ -558,6 +559,30 @@ def window_spec(partition_by: list[str], order_by: list[tuple[str, bool, bool]])
     ]
     parts.append("ORDER BY " + ", ".join(keys))
     return " ".join(parts)
+
+
+#: words of SQL's own syntax that name no pattern variable unless quoted, as in Trino
+#: (``PATTERN (STRT AS DOWN+ UP+)`` read AS as a variable that matches any row)
+_RESERVED_WORDS = frozenset(
+    "AND AS BETWEEN BY CASE DEFINE DISTINCT ELSE EXISTS FALSE FROM GROUP HAVING IN IS JOIN "
+    "LIKE LIMIT MEASURES NOT NULL ON OR ORDER PARTITION PATTERN SELECT SUBSET THEN TRUE "
+    "UNION WHEN WHERE WITH".split()
+)
+
+
+def _refuse_reserved_labels(clause: ast.MatchRecognizeClause) -> None:
+    """Raise at an unquoted pattern variable of PATTERN that is a reserved word."""
+    for label in primary_labels(clause.pattern):
+        word = label.name.upper()
+        quoted = 0 <= label.pos < len(clause.sql) and clause.sql[label.pos] in '`"'
+        if word in _RESERVED_WORDS and not quoted:
+            raise SqlSyntaxError(
+                f"{word} is a reserved word: it cannot name a pattern variable",
+                sql=clause.sql,
+                pos=label.pos,
+                hint=f"remove it from PATTERN, or quote it (`{label.name}`) to use it as a "
+                "variable's name",
+            )
 
 
 def _check_clause_shape(clause: ast.MatchRecognizeClause) -> None:

@@ -2824,3 +2824,19 @@ def test_an_expression_nested_deeper_than_matchrec_reads_is_refused_at_the_deepe
     assert_error(
         plan_error(body), body, deepest, SqlSyntaxError, "nested 201 parentheses deep", "flatter"
     )
+
+
+@pytest.mark.parametrize(("pattern", "word"), [("STRT AS DOWN+", "AS"), ("A SELECT", "SELECT")])
+def test_a_reserved_word_is_no_pattern_variable_unless_quoted(pattern, word):
+    """``PATTERN (STRT AS DOWN+ UP+)`` read AS as a variable without a condition, which
+    matches any row: 13 matches where the query without it found 16."""
+    body = f"ORDER BY id PATTERN ({pattern} B) DEFINE B AS value > 0"
+    assert_error(
+        plan_error(body),
+        body,
+        body.index(f" {word}") + 1,
+        SqlSyntaxError,
+        f"{word} is a reserved word",
+        f"quote it (`{word}`)",
+    )
+    plan(body.replace(f" {word} ", f" `{word}` ", 1))
