@@ -649,6 +649,14 @@ def _check_missing_items(text: str, expr: SqlExpr, sql: str) -> None:
     or an empty IN list, which Spark's parser refuses and sqlglot's reads as if nothing
     were missing."""
     tokens = MatchRecognizeDialect().tokenize(text)
+    for tok in tokens:
+        if tok.token_type is TokenType.SEMICOLON:  # sqlglot reads it as the statement's end
+            raise SqlSyntaxError(
+                "unexpected ';' inside the clause",
+                sql=sql,
+                pos=expr.pos + tok.start,
+                hint="a ';' ends a whole statement: remove it here",
+            )
     for k, (first, second) in enumerate(zip(tokens, tokens[1:])):
         missing = _MISSING_ITEMS.get((first.token_type, second.token_type))
         if missing is not None:
