@@ -273,7 +273,7 @@ def advance(
             else:
                 empty = state[("count", labels, name)] == 0
                 # NaN is the largest double in Spark: max keeps it, min skips it
-                pick = np.fmin if kind == "min" else first_maximum
+                pick = first_minimum if kind == "min" else first_maximum
                 merged = np.where(empty, v, pick(values, v))
                 out[key] = merged if every else np.where(ok, merged, values)
     return out
@@ -659,6 +659,16 @@ def first_maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(np.isnan(b) | (b > a), b, a)
 
 
+def first_minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The smaller of ``a`` and ``b`` at each position as Spark's min and least pick it: a
+    NaN only where both are, and of equal values (-0.0 and 0.0) the first, ``a`` (np.fmin
+    takes either on arrays)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if np.result_type(a, b).kind != "f":
+        return np.minimum(a, b)
+    return np.where((b < a) | (np.isnan(a) & ~np.isnan(b)), b, a)
+
+
 def _extreme(pick: Callable[[Any, Any], Any], args: list[Value]) -> Value:
     """``pick`` of the non-NULL arguments at each position; NULL where all are NULL."""
     values, valid = args[0]
@@ -685,9 +695,9 @@ OPERATORS: dict[str, Callable[[list[Value]], Value]] = {
     "is_not_null": _is_not_null,
     "coalesce": _coalesce,
     # Spark's greatest/least skip NULL arguments (NULL only when all are); NaN is the
-    # largest double: greatest keeps it, least drops it (np.fmin)
+    # largest double: greatest keeps it, least drops it
     "greatest": lambda args: _extreme(first_maximum, args),
-    "least": lambda args: _extreme(np.fmin, args),
+    "least": lambda args: _extreme(first_minimum, args),
 }
 
 

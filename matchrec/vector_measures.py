@@ -242,7 +242,7 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
         return None  # running MIN/MAX are not a difference of prefix sums
     # Spark orders NaN above every double: MAX keeps it, MIN skips it unless nothing else
     # is there (np.fmin, NaN as the neutral fill). Of equal values (-0.0 and 0.0) both keep
-    # the first, as np.fmin and np.fmax do (np.maximum takes the second)
+    # the first: NumPy's reductions pick either, so a zero result takes the first's sign
     fill = np.iinfo(dtype).max if dtype is np.int64 else np.nan
     if atom.func == "MAX":
         fill = np.iinfo(dtype).min if dtype is np.int64 else -np.inf
@@ -254,11 +254,25 @@ def _aggregate(layout: MatchLayout, atom: Aggregate, column: ArrowColumn):
     if len(masked):
         at = np.minimum(starts, len(masked) - 1)
         reduced = reducer.reduceat(masked, at)
-        if atom.func == "MAX" and dtype is np.float64:
-            reduced[np.logical_or.reduceat(np.isnan(masked), at)] = np.nan
+        if dtype is np.float64:
+            if atom.func == "MAX":
+                reduced[np.logical_or.reduceat(np.isnan(masked), at)] = np.nan
+            _first_zero_sign(reduced, masked, in_set, at)
         per_match[nonempty] = reduced[nonempty]
     extremes = pa.array(per_match[layout.out_match], mask=seen == 0)
     return extremes.cast(kind) if pa.types.is_float32(kind) else extremes  # a FLOAT's own
+
+
+def _first_zero_sign(
+    reduced: np.ndarray, values: np.ndarray, in_set: np.ndarray, at: np.ndarray
+) -> None:
+    """Give each zero of ``reduced`` (a MAX or MIN per segment of ``values`` starting at
+    ``at``) the sign of the segment's first zero read (``in_set``): Spark keeps the first
+    of equal values, and -0.0 equals 0.0."""
+    n = len(values)
+    first = np.minimum.reduceat(np.where(in_set & (values == 0), np.arange(n), n), at)
+    fix = (reduced == 0) & (first < n)
+    reduced[fix] = np.where(np.signbit(values[first[fix]]), -0.0, 0.0)
 
 
 def _match_running_sums(values: np.ndarray, first: np.ndarray) -> np.ndarray:
