@@ -735,7 +735,7 @@ def _operand_casts(
     a, b = node.this, node.expression
     ta, tb = infer_type(a, env), infer_type(b, env)
     if isinstance(node, _COMPARED):
-        decimals = _decimal_casts([a, b], [ta, tb], env.ansi)
+        decimals = _decimal_casts([a, b], [ta, tb], literal_digits=True)
         if decimals:
             return decimals
     if not _mixes_strings([ta, tb]):
@@ -748,19 +748,34 @@ def _operand_casts(
 
 
 def _decimal_casts(
-    operands: list[exp.Expression], types: list[exp.DataType | None], ansi: bool
+    operands: list[exp.Expression],
+    types: list[exp.DataType | None],
+    literal_digits: bool,
 ) -> dict[int, tuple[exp.Expression, exp.DataType]]:
-    """Compared DECIMALs of different types (and integers beside them) are cast to their
-    wider DECIMAL first, as Spark does: past 38 digits it drops fraction digits, so
-    ``5000.00 = 5000.001`` of DECIMAL(38, 2) and DECIMAL(7, 3) is true."""
-    known = [t for t in types if t is not None and t.this != T.NULL]
-    if len(known) < len(types) - types.count(NULL_TYPE) or not known:
+    """Compared DECIMALs (and integers beside them) whose wider DECIMAL passes 38 digits
+    are cast to it first, as Spark does, which drops fraction digits: ``5000.00 =
+    5000.001`` of DECIMAL(38, 2) and DECIMAL(7, 3) is true. (Within 38 digits the cast
+    changes no value, and the exact comparison is Spark's.) ``literal_digits``: an integer
+    literal takes only its own digits, as in a comparison (IN takes its type's)."""
+    digits = []
+    for o, t in zip(operands, types):
+        if t is None:
+            return {}
+        if t.this == T.NULL:
+            continue
+        if t.this not in _INTEGRAL and t.this != T.DECIMAL:
+            return {}
+        found = _as_decimal(t, o if literal_digits else exp.null())
+        if found is None:
+            return {}
+        digits.append(found)
+    if not any(t is not None and t.this == T.DECIMAL for t in types):
         return {}
-    if not all(_is_numeric(t) for t in known) or all(t.this != T.DECIMAL for t in known):
+    scale = max(s for _, s in digits)
+    whole = max(p - s for p, s in digits)
+    if whole + scale <= MAX_PRECISION:
         return {}
-    target = _common_of(known, ansi)
-    if target is None or target.this != T.DECIMAL:
-        return {}
+    target = _integral_first(whole + scale, scale)
     return {
         id(o): (o, target)
         for o, t in zip(operands, types)
@@ -793,7 +808,7 @@ def _in_casts(node: exp.In, env: TypeEnv) -> dict[int, tuple[exp.Expression, exp
     operands = [node.this, *node.expressions]
     types = [infer_type(o, env) for o in operands]
     if not _mixes_strings(types):
-        return _decimal_casts(operands, types, env.ansi)
+        return _decimal_casts(operands, types, literal_digits=False)
     if env.ansi:
         others = _common_of([t for t in types if t.this not in _STRINGS], True)  # type: ignore[union-attr]
         target = None if others is None else _string_partner(others, False, True)

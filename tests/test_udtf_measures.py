@@ -1195,6 +1195,9 @@ WIDE_MEASURES = {
     "in": "LAST(B.a) IN (950, 150.00, 5000.001)",
     "equal": "LAST(B.a) = 5000.001",
     "less": "LAST(B.a) < LAST(B.f) + 4854.8563",
+    # an integer literal takes its own digits: no cast of z to DECIMAL(38, 28)
+    "literal": "LAST(B.z) = 1",
+    "in_literal": "LAST(B.z) IN (1, 2)",
 }
 
 
@@ -1206,10 +1209,11 @@ def test_wide_decimals_meet_in_sparks_wider_type(spark, ansi):
     compared exactly (``5000.00 IN (..., 5000.001)`` false)."""
     spark.sql(
         "CREATE OR REPLACE TEMP VIEW mr_tfm_wide AS SELECT k, o, CAST(a AS DECIMAL(38, 2)) a, "
-        "CAST(f AS DECIMAL(10, 4)) f, CAST(w AS DECIMAL(38, 0)) w FROM VALUES "
-        "('c', 1, '1.00', '0.1447', '1'), "
-        "('c', 2, '5000.00', '145.1447', '12345678901234567890123456789012345678') "
-        "AS t(k, o, a, f, w)"
+        "CAST(f AS DECIMAL(10, 4)) f, CAST(w AS DECIMAL(38, 0)) w, "
+        "CAST(z AS DECIMAL(38, 30)) z FROM VALUES "
+        "('c', 1, '1.00', '0.1447', '1', '1'), "
+        "('c', 2, '5000.00', '145.1447', '12345678901234567890123456789012345678', "
+        "'1.000000000000000000000000000001') AS t(k, o, a, f, w, z)"
     )
     matchrec.register(spark)
     parts = {"tf": [], "sql": []}
