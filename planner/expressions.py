@@ -2005,8 +2005,11 @@ def _filtered_aggregates(low: Lowering, tree: exp.Expression, base: int) -> exp.
                 base,
                 hint="FILTER (WHERE ...) applies to aggregates, e.g. count(*) FILTER (WHERE ...)",
             )
-        if not is_aggregate(agg):
-            name = agg.name if isinstance(agg, exp.Anonymous) else agg.sql_name()
+        # a call sqlglot knows as a scalar function (a name it does not know may be an
+        # aggregate matchrec leaves to Spark, or a UDAF)
+        scalar = isinstance(agg, exp.Func) and not isinstance(agg, (exp.AggFunc, exp.Anonymous))
+        if scalar and not is_aggregate(agg):
+            name = agg.sql_name()
             raise low.error(
                 SqlSyntaxError,
                 "Invalid SQL syntax: The function "

@@ -48,6 +48,7 @@ from .measure_eval import (
     type_integer_widths,
     written_name,
 )
+from .nesting_depth import room_to_nest
 from .plan import plan_clause, refuse_end_anchor, refuse_late_rows, refuse_untimed_within
 from .pyeval import _field as struct_field
 from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
@@ -218,6 +219,18 @@ def compile_rule(
     when the rule does not parse, does not plan, is not data (see :data:`FORBIDDEN`),
     uses what the evaluator cannot compute, partitions by a column set outside
     ``key_sets``, or (on a stream, ``event_time`` given) does not order by the event time."""
+    with room_to_nest(row.spec):
+        return _compile_rule(row, columns, key_sets, event_time, ansi, zone)
+
+
+def _compile_rule(
+    row: RuleRow,
+    columns: Mapping[str, exp.DataType],
+    key_sets: Sequence[tuple[str, ...]] | None,
+    event_time: str | None,
+    ansi: bool,
+    zone: str | None,
+) -> RuleProgram:
     clause = parse_clause(row.spec)
     _check_is_data(clause)
     refuse_late_rows(clause, "a rule of MATCH_RECOGNIZE_DYNAMIC")

@@ -1097,28 +1097,46 @@ _TOO_MANY = re.compile(
 )
 
 
-#: tokens that may stand first in an operand; any other (``<``, ``AND``) is an operator
-_OPERAND_STARTS = {
-    TokenType.VAR,
-    TokenType.NUMBER,
-    TokenType.STRING,
-    TokenType.IDENTIFIER,
+#: operators that take a left operand (``-`` and ``+`` may stand alone)
+_BINARY_OPERATORS = {
+    TokenType.LT,
+    TokenType.GT,
+    TokenType.LTE,
+    TokenType.GTE,
+    TokenType.EQ,
+    TokenType.NEQ,
+    TokenType.NULLSAFE_EQ,
+    TokenType.AND,
+    TokenType.OR,
+    TokenType.STAR,
+    TokenType.SLASH,
+    TokenType.MOD,
+    TokenType.DPIPE,
+}
+#: tokens after which an operand starts
+_OPERAND_BEFORE = {
     TokenType.L_PAREN,
-    TokenType.R_PAREN,
     TokenType.COMMA,
+    TokenType.CASE,
+    TokenType.WHEN,
+    TokenType.THEN,
+    TokenType.ELSE,
+    TokenType.NOT,
+    *_BINARY_OPERATORS,
 }
 
 
 def _leading_operator(text: str, before: int) -> tuple[str, int] | None:
     """The last binary operator of ``text`` before offset ``before`` that has nothing to
-    its left (it starts the text, or follows ``(`` or ``,``): (its text, its offset)."""
+    its left (it starts the text, or follows ``(``, ``,``, WHEN, NOT, another operator
+    ...): (its text, its offset)."""
     tokens = MatchRecognizeDialect().tokenize(text)  # it tokenized before failing to parse
     found = None
     for k, tok in enumerate(tokens):
         if tok.start >= before:
             break
-        opens = k == 0 or tokens[k - 1].token_type in (TokenType.L_PAREN, TokenType.COMMA)
-        if opens and tok.token_type not in _OPERAND_STARTS:
+        opens = k == 0 or tokens[k - 1].token_type in _OPERAND_BEFORE
+        if opens and tok.token_type in _BINARY_OPERATORS:
             found = (text[tok.start : tok.end + 1], tok.start)
     return found
 

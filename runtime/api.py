@@ -562,13 +562,13 @@ def _keys_as_columns(
         plain = _PLAIN_NAME.fullmatch(expr.text)
         if plain and (joined is None or plain.group(2) is None):
             return expr
-        refuse_misspelled_order(clause.sql, expr)
         try:
             with quiet_analysis():
                 column = F.expr(expr.text)
                 # beside the input's columns, as it is added: an aggregate is refused
                 scope.select("*", column).schema  # noqa: B018 - analysis only
         except AnalysisException as err:
+            refuse_misspelled_order(clause.sql, expr)
             raise SemanticError(
                 f"Spark rejects {expr.text}: {first_line(err)}",
                 sql=clause.sql,

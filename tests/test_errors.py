@@ -2840,3 +2840,29 @@ def test_a_reserved_word_is_no_pattern_variable_unless_quoted(pattern, word):
         f"quote it (`{word}`)",
     )
     plan(body.replace(f" {word} ", f" `{word}` ", 1))
+
+
+def test_on_and_in_still_name_states():
+    """Trino reserves them; a state machine's ``PATTERN (OFF+ ON+)`` ran before."""
+    plan("ORDER BY id PATTERN (OFF+ ON+ IN) DEFINE ON AS value > 0, OFF AS value <= 0")
+
+
+def test_filter_after_a_call_sqlglot_does_not_know_is_left_to_spark():
+    """Only a known scalar function is refused: a name sqlglot does not know may be an
+    aggregate (``product``, a UDAF), whose FILTER Spark takes: what is said is about the
+    call itself."""
+    err = plan_error(
+        "ORDER BY id MEASURES product(B.value) FILTER (WHERE B.value > 1) AS p "
+        "PATTERN (A B+) DEFINE B AS value > 0"
+    )
+    assert "FILTER" not in err.message and "product()" in err.message
+
+
+def test_a_rule_150_parentheses_deep_compiles():
+    """A rule of MATCH_RECOGNIZE_DYNAMIC parsed before the room to nest was made: 60
+    levels raised a bare RecursionError."""
+    from matchrec.planner.rules import RuleRow, compile_rule
+    from sqlglot import exp
+
+    columns = {c: exp.DataType.build("int" if c != "name" else "string") for c in COLUMNS}
+    compile_rule(RuleRow("r", 1, _nested(150)), columns)

@@ -280,6 +280,13 @@ def test_a_laid_out_windows_typos_are_told_where_written(
     assert_error(_error(spark, query), query, pos, cls, message, hint)
 
 
+def test_a_key_expression_with_the_word_order_in_it_runs(spark) -> None:
+    """The ORDER BT check read every key expression: ``concat(k, ' order x')`` was
+    refused with "did you mean ORDER BY?"."""
+    query = LAID_OUT.replace("PARTITION BY k", "PARTITION BY concat(k, ' order x')")
+    assert rows(matchrec.sql(spark, query)) == rows(matchrec.sql(spark, LAID_OUT))
+
+
 def test_a_negative_frame_offset_fails_the_query_at_its_expression(spark) -> None:
     query = (
         "SELECT id, m OVER w FROM (VALUES (1, 0), (2, -1)) t(id, n) WINDOW w AS (ORDER BY id "

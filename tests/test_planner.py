@@ -494,7 +494,13 @@ def test_an_item_left_out_of_a_list_is_a_syntax_error_at_it(condition, at, messa
 
 @pytest.mark.parametrize(
     ("condition", "operator"),
-    [("< Value PREV(Value)", "<"), ("AND Value > 1", "AND"), ("Value > 1 AND (= 3)", "=")],
+    [
+        ("< Value PREV(Value)", "<"),
+        ("AND Value > 1", "AND"),
+        ("Value > 1 AND (= 3)", "="),
+        ("CASE WHEN < 3 THEN true END", "<"),
+        ("NOT < 3", "<"),
+    ],
 )
 def test_an_operator_without_its_left_operand_is_told_at_the_operator(condition, operator):
     """It said "'PREV' needs an operand after it", at the word after the operand."""
