@@ -129,15 +129,18 @@ def check_syntax(query: str) -> None:
 
 def statement_starts(text: str) -> list[int]:
     """Where each statement of ``text`` (statements separated by ``;`` outside strings,
-    names and comments) starts, none for comments alone; a text that does not tokenize
-    counts as one statement."""
+    names, comments and parentheses) starts, none for comments alone; a text that does not
+    tokenize counts as one statement. (A ``;`` inside parentheses is the statement's
+    mistake, which the planner reports where it stands.)"""
     try:
         tokens = tokenize(text)
     except SqlSyntaxError:
         return [0]
-    starts, after_semicolon = [], True
+    starts, after_semicolon, depth = [], True, 0
     for token in tokens:
-        if token.kind == "punct" and token.text == ";":
+        if token.kind == "punct" and token.text in "()":
+            depth += 1 if token.text == "(" else -1
+        if token.kind == "punct" and token.text == ";" and depth <= 0:
             after_semicolon = True
         elif after_semicolon:
             starts.append(token.start)

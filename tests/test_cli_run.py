@@ -387,6 +387,15 @@ def test_a_statement_before_the_query_is_told_at_the_query(
     assert "(line 2, column 1)" in err and f"hint: {hint}" in err
 
 
+def test_a_semicolon_inside_the_clause_is_told_where_it_stands(spark, files, capsys):
+    """It was "the file holds 2 statements" with the caret on ``) AS m``."""
+    one = files["tmp"] / "semicolon.sql"
+    one.write_text(QUERY.replace("> PREV(price)\n", "> PREV(price);\n"))
+    err = run_error(["run", str(one), "--table", f"{VIEW}={files['csv']}"], capsys)
+    assert err.startswith("matchrec: syntax error: unexpected ';' inside the clause")
+    assert "(line 7, column 64)" in err
+
+
 def test_bad_ddl_schema_is_reworded(spark, files, capsys):
     argv = ["run", str(files["query"]), "--table", f"{VIEW}={files['csv']}"]
     err = one_line(run_error([*argv, "--schema", f"{VIEW}=sym STRNG, t INT"], capsys))
