@@ -30,7 +30,7 @@ from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
 from sqlglot.helper import seq_get
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from matchrec.ast import SqlExpr
 from matchrec.balanced import balanced
@@ -612,14 +612,17 @@ def _with_statement_ctes(tree: exp.Expression) -> exp.Expression:
 _PARENTHESES = (TokenType.L_PAREN, TokenType.R_PAREN)
 
 
-def _check_nesting(text: str, expr: SqlExpr, sql: str) -> None:
-    """Parentheses nested deeper than matchrec reads, refused before sqlglot recurses."""
+def _tokens_checked_for_nesting(text: str, expr: SqlExpr, sql: str) -> list[Token]:
+    """The tokens of ``text`` (none where it does not tokenize: parsing reports that),
+    after refusing parentheses nested deeper than matchrec reads, before sqlglot
+    recurses into them."""
     try:
         tokens = MatchRecognizeDialect().tokenize(text)
     except sqlglot.errors.TokenError:
-        return  # parse_expression reports it
+        return []
     parens = [(t.text, t.start) for t in tokens if t.token_type in _PARENTHESES]
     refuse_deep_nesting(parens, sql, expr.pos)
+    return tokens
 
 
 #: two tokens in a row that leave a list item out (Spark's parser refuses each; sqlglot's
@@ -644,11 +647,10 @@ _MISSING_ITEMS: dict[tuple[TokenType, TokenType], tuple[int, str, str]] = {
 }
 
 
-def _check_missing_items(text: str, expr: SqlExpr, sql: str) -> None:
-    """A list with an item left out (``PREV(price,)``, ``coalesce(a,, b)``, ``f(, x)``)
-    or an empty IN list, which Spark's parser refuses and sqlglot's reads as if nothing
-    were missing."""
-    tokens = MatchRecognizeDialect().tokenize(text)
+def _check_missing_items(tokens: list[Token], expr: SqlExpr, sql: str) -> None:
+    """A list with an item left out (``PREV(price,)``, ``coalesce(a,, b)``, ``f(, x)``),
+    an empty IN list or a ``;``, in the expression's ``tokens``, which Spark's parser
+    refuses and sqlglot's reads as if nothing were wrong."""
     for tok in tokens:
         if tok.token_type is TokenType.SEMICOLON:  # sqlglot reads it as the statement's end
             raise SqlSyntaxError(
@@ -715,7 +717,7 @@ def balanced_chains(tree: exp.Expression) -> exp.Expression:
 def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     """Parse ``expr`` (a span of ``sql``) or raise SqlSyntaxError pointing into ``sql``."""
     text = prepare(expr.text)
-    _check_nesting(text, expr, sql)
+    tokens = _tokens_checked_for_nesting(text, expr, sql)
     try:
         tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
     except sqlglot.errors.ParseError as err:
@@ -732,7 +734,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         ) from None
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
-    _check_missing_items(text, expr, sql)
+    _check_missing_items(tokens, expr, sql)
     tree = balanced_chains(tree)
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
