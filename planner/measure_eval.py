@@ -190,6 +190,13 @@ def _bounded(precision: int, scale: int) -> exp.DataType:
     return decimal(min(precision, MAX_PRECISION), min(scale, MAX_PRECISION))
 
 
+def _wider_digits(digits: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """(precision, scale) that hold every DECIMAL(p, s) of ``digits``, unbounded: Spark's
+    ``widerDecimalType`` before it bounds them to 38 digits."""
+    scale = max(s for _, s in digits)
+    return max(p - s for p, s in digits) + scale, scale
+
+
 def _integral_first(precision: int, scale: int) -> exp.DataType:
     """Spark 4's ``DecimalType.boundedPreferIntegralDigits`` (the wider type of two
     decimals, SPARK-45905): past 38 digits, fraction digits go before integer ones."""
@@ -262,9 +269,7 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
             return dtype("double")
         da, db = _as_decimal(a, exp.null()), _as_decimal(b, exp.null())
         assert da is not None and db is not None
-        scale = max(da[1], db[1])
-        whole = max(da[0] - da[1], db[0] - db[1])
-        return _integral_first(whole + scale, scale)
+        return _integral_first(*_wider_digits([da, db]))
     if a.this in _FRACTIONAL or b.this in _FRACTIONAL:
         return _fractional(a, b, ansi)
     return a if _INTEGRAL[a.this] >= _INTEGRAL[b.this] else b
@@ -771,11 +776,10 @@ def _decimal_casts(
         digits.append(found)
     if not any(t is not None and t.this == T.DECIMAL for t in types):
         return {}
-    scale = max(s for _, s in digits)
-    whole = max(p - s for p, s in digits)
-    if whole + scale <= MAX_PRECISION:
+    precision, scale = _wider_digits(digits)
+    if precision <= MAX_PRECISION:
         return {}
-    target = _integral_first(whole + scale, scale)
+    target = _integral_first(precision, scale)
     return {
         id(o): (o, target)
         for o, t in zip(operands, types)
