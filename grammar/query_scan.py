@@ -458,6 +458,29 @@ def _relation(tokens: list[Token], k: int) -> tuple[int, bool, str | None] | Non
     return _primary_start(tokens, end), aliased, name
 
 
+def _refuse_chained(tokens: list[Token], k: int, sql: str) -> None:
+    """A clause right after another's result (``t MATCH_RECOGNIZE (...) [AS m]
+    MATCH_RECOGNIZE (...)``) is no table primary in the standard (nor in Trino): say how
+    to write it, a subquery, instead of reading the first keyword as an alias."""
+    j = k - 1
+    if tokens[j].kind in ("word", "quoted") and tokens[j].text.upper() not in _NOT_ALIAS:
+        j -= 1  # the first clause's alias
+        if j >= 0 and _word(tokens[j], "AS"):
+            j -= 1
+    if j < 1 or not _is(tokens[j], ")"):
+        return
+    o = _opening(tokens, j)
+    if o >= 1 and tokens[o - 1].kind == "word" and tokens[o - 1].text.upper() in _KEYWORDS:
+        keyword = tokens[k].text.upper()
+        raise SqlSyntaxError(
+            f"{keyword} cannot follow another row pattern clause directly",
+            sql=sql,
+            pos=tokens[k].start,
+            hint=f"match the first clause's rows in a subquery: FROM (SELECT * FROM t "
+            f"{tokens[o - 1].text.upper()} (...)) AS m {keyword} (...)",
+        )
+
+
 def _before_sample(tokens: list[Token], end: int) -> int:
     """The last token of the relation before its ``TABLESAMPLE (...) [REPEATABLE (n)]``
     ending at ``tokens[end]``; ``end`` itself when it has none."""
@@ -547,19 +570,34 @@ def _opens_clause_body(tokens: list[Token], k: int) -> bool:
 
 
 def _refuse_misspelled_keyword(tokens: list[Token], k: int, sql: str) -> None:
-    """A word close to MATCH_RECOGNIZE (``MATCH_RECOGNISE``, ``MATCHRECOGNIZE``) before a
+    """A word close to MATCH_RECOGNIZE (``MATCH_RECOGNISE``, ``MATCHRECOGNIZE``), or two
+    words that are it with a space for the underscore (``MATCH RECOGNIZE``), before a
     clause body is the keyword misspelled: Spark would say "syntax error at '('"."""
     word = tokens[k].text.upper()
-    if not _opens_clause_body(tokens, k + 1) or not 12 <= len(word) <= 26:
+    if _opens_clause_body(tokens, k + 1) and 12 <= len(word) <= 26:
+        close = difflib.get_close_matches(word, sorted(_KEYWORDS), n=1, cutoff=0.85)
+        if close:
+            raise SqlSyntaxError(
+                f"unknown word {tokens[k].text!r} before a row pattern clause",
+                sql=sql,
+                pos=tokens[k].start,
+                hint=f"did you mean {close[0]}?",
+            )
+    after = tokens[k + 1] if k + 1 < len(tokens) else None
+    if after is None or after.kind != "word" or not _opens_clause_body(tokens, k + 2):
         return
-    close = difflib.get_close_matches(word, sorted(_KEYWORDS), n=1, cutoff=0.85)
-    if close:
+    rest = difflib.get_close_matches(after.text.upper(), _SECOND_WORDS, n=1, cutoff=0.8)
+    if rest and difflib.get_close_matches(word, ["MATCH"], n=1, cutoff=0.75):
         raise SqlSyntaxError(
-            f"unknown word {tokens[k].text!r} before a row pattern clause",
+            f"unknown words {sql[tokens[k].start : after.end]!r} before a row pattern clause",
             sql=sql,
             pos=tokens[k].start,
-            hint=f"did you mean {close[0]}?",
+            hint=f"did you mean MATCH_{rest[0]}? (one word)",
         )
+
+
+#: what follows ``MATCH_`` in each keyword, for ``MATCH RECOGNIZE`` written as two words
+_SECOND_WORDS = sorted(k.removeprefix("MATCH_") for k in _KEYWORDS)
 
 
 def find_match_recognize(sql: str) -> list[Occurrence]:
@@ -600,6 +638,7 @@ def find_match_recognize(sql: str) -> list[Occurrence]:
                 f"{keyword} needs an input table before it", sql=sql, pos=tok.start
             )
         prev = tokens[k - 1]
+        _refuse_chained(tokens, k, sql)
         found_relation = _relation(tokens, k)
         if found_relation is not None:
             _refuse_join_condition(tokens, found_relation[0], keyword, sql)

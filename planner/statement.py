@@ -148,6 +148,18 @@ def statement_starts(text: str) -> list[int]:
     return starts
 
 
+def refuse_empty_query(query: str) -> None:
+    """An empty query, or one of comments alone, is an error saying so (Spark's is
+    "unexpected empty statement" or "syntax error at end of input")."""
+    if not statement_starts(query):
+        raise SqlSyntaxError(
+            "the query is empty" if not query.strip() else "the query holds only comments",
+            sql=query,
+            pos=len(query.rstrip()),
+            hint="write a query, e.g. SELECT * FROM t MATCH_RECOGNIZE (...)",
+        )
+
+
 def read_temp_view(query: str) -> TempView | None:
     """The temporary view ``query`` defines (``CREATE [OR REPLACE] [GLOBAL] TEMP VIEW v AS
     ...``), None for any other statement: the runtime registers such a view itself when

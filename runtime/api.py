@@ -48,6 +48,7 @@ from matchrec.planner.statement import (
     read_body,
     read_statement,
     read_temp_view,
+    refuse_empty_query,
     visible_ctes,
 )
 from matchrec.planner.window_query import WindowQuery, read_windows, window_order_text
@@ -293,6 +294,7 @@ def prepared(
 ) -> QueryArguments | None:
     """``query`` formatted with ``kwargs`` and bound to ``args`` as :func:`sql` takes them,
     or None when it holds no MATCH_RECOGNIZE (``spark.sql`` takes it as it is)."""
+    refuse_empty_query(query)
     arguments = QueryArguments(query, query)
     if kwargs:
         arguments = formatted(spark, query, kwargs)  # its errors are about ``query``

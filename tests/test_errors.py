@@ -1536,6 +1536,22 @@ def test_good_query_runs(spark, view):
     assert [(r.first_value, r.last_value) for r in rows] == [(90, 70), (80, 70)]
 
 
+@pytest.mark.parametrize(
+    ("query", "message"),
+    [
+        ("", "the query is empty"),
+        ("  \n ", "the query is empty"),
+        ("-- MATCH_RECOGNIZE\n/* soon */", "the query holds only comments"),
+    ],
+)
+def test_an_empty_query_is_ours(spark, query, message):
+    """It was Spark's raw ParseException (PARSE_EMPTY_STATEMENT, or a syntax error at the
+    end of input), not the error every other query without a statement gets."""
+    with pytest.raises(SqlSyntaxError) as err:
+        matchrec.sql(spark, query)
+    assert err.value.message == message and "SELECT" in err.value.hint
+
+
 def test_semantic_error_through_sql_is_positioned_in_the_query(spark, view):
     query = QUERY.format(view=view).replace("LAST(B.value)", "LAST(C.value)")
     err = sql_error(spark, query)
@@ -2415,6 +2431,19 @@ _BODY = " (ORDER BY id PATTERN (A B+) DEFINE B AS value > PREV(value))"
         ("SELECT * FROM t MATCH_RECOGNISE" + _BODY, "MATCH_RECOGNISE", "unknown word"),
         ("SELECT * FROM t MatchRecognize" + _BODY, "MatchRecognize", "unknown word"),
         ("SELECT * FORM t MATCH_RECOGNIZE" + _BODY, "FORM", "unknown word"),
+        ("SELECT * FROM t MATCH RECOGNIZE" + _BODY, "MATCH RECOGNIZE", "unknown words"),
+        ("SELECT * FROM t\nmatch  recognise" + _BODY, "match  recognise", "unknown words"),
+        ("SELECT * FROM t AS m MATCH RECOGNIZE" + _BODY, "MATCH RECOGNIZE", "unknown words"),
+        (  # chained: the second clause read the first's keyword as the table's alias
+            "SELECT * FROM t MATCH_RECOGNIZE" + _BODY + " MATCH_RECOGNIZE" + _BODY,
+            "MATCH_RECOGNIZE (ORDER BY id PATTERN (A B+) DEFINE B AS value > PREV(value))$",
+            "cannot follow another row pattern clause",
+        ),
+        (
+            "SELECT * FROM t MATCH_RECOGNIZE" + _BODY + " AS m\nMATCH_RECOGNIZE" + _BODY,
+            "MATCH_RECOGNIZE (ORDER BY id PATTERN (A B+) DEFINE B AS value > PREV(value))$",
+            "cannot follow another row pattern clause",
+        ),
     ],
 )
 def test_a_misplaced_or_misspelled_match_recognize_is_ours_at_the_word(query, culprit, words):
@@ -2422,9 +2451,12 @@ def test_a_misplaced_or_misspelled_match_recognize_is_ours_at_the_word(query, cu
     the query's text, and no hint."""
     with pytest.raises(SqlSyntaxError) as err:
         check_syntax(query)
-    assert words in err.value.message and query[err.value.pos :].startswith(culprit)
+    assert words in err.value.message
+    rest = query[err.value.pos :]  # a culprit ending in $ is the rest of the query
+    assert rest == culprit[:-1] if culprit.endswith("$") else rest.startswith(culprit)
     assert ("FROM" if culprit == "FORM" else "MATCH_RECOGNIZE") in err.value.hint
     check_syntax("SELECT 1 AS match_recognize, 2 AS match_recognise FROM t")
+    check_syntax("SELECT match, recognize FROM t")
 
 
 def test_with_timeouts_without_within_points_at_the_option():
