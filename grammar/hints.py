@@ -34,6 +34,18 @@ def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[st
             "SHOW EMPTY MATCHES, OMIT EMPTY MATCHES and WITH UNMATCHED ROWS only go with "
             "ALL ROWS PER MATCH (ONE ROW PER MATCH takes WITH TIMEOUTS and WITH LATE ROWS)"
         )
+    if fed and fed[-1] == punctuation.get("{-") and raw.kind == "number":  # ``A{-1}``
+        return (
+            "'{-' starts an exclusion {- ... -}; a quantifier's bounds are numbers of 0 or "
+            "more: {n}, {n,}, {,m}, {n,m}"
+        )
+    skip_to = [keyword["SKIP"], keyword["TO"], "LABEL"]
+    if fed[-3:] == skip_to and kind == punctuation["("]:
+        return (
+            "the word before '(' was read as the variable AFTER MATCH SKIP TO goes to: "
+            "write SKIP TO NEXT ROW, SKIP PAST LAST ROW, SKIP TO FIRST x, SKIP TO LAST x "
+            "or SKIP TO x, then the PATTERN"
+        )
     quantifier_ends = {punctuation[c] for c in "*+?}"}
     quantifier_starts = {punctuation[c] for c in "*+?{"}
     if kind in quantifier_starts and fed and fed[-1] in quantifier_ends:

@@ -10,6 +10,7 @@ SQL, so that errors point into the whole query.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -126,5 +127,8 @@ def describe(raw: Raw) -> str:
     """How an error message shows the token ``raw``."""
     if raw.kind == "end":
         return "end of clause"
+    if len(raw.text) == 1 and not raw.text.isprintable():  # U+200B: shown, it is nothing
+        name = unicodedata.name(raw.text, "a control character")
+        return f"the invisible character U+{ord(raw.text):04X} ({name})"
     text = raw.text if len(raw.text) <= 30 else raw.text[:27] + "..."
     return f"string {text}" if raw.kind == "string" else f"'{text}'"

@@ -696,7 +696,7 @@ class Lowering:
                 "reference or CLASSIFIER()",
                 args[0],
                 base,
-                hint=f"navigate a column, e.g. {what}(A.x); a constant is the same on every row",
+                hint=_constant_navigated_hint(what, args[0], self.sql, base),
             )
         labels = self.label_set(qualifier, _first_ref(args[0], qualifier) or args[0], base)
         with self._guarding(args[0], labels, physical == 0 and not in_define):
@@ -1198,6 +1198,18 @@ def users_columns(names: Iterable[str]) -> list[str]:
     """``names`` without the columns matchrec adds to an input (``__mrw0_key0``, a
     window's computed PARTITION BY key), which a hint listing the input must not offer."""
     return [n for n in names if not n.startswith("__mr")]
+
+
+def _constant_navigated_hint(what: str, argument: exp.Expression, sql: str, base: int) -> str:
+    """The hint for a navigation of a constant: a string in double quotes there is a
+    column name quoted as in standard SQL (``LAST("my col")``), a string to Spark."""
+    if isinstance(argument, exp.Literal) and argument.is_string:
+        if sql[node_pos(argument, base, sql)] == '"':
+            return (
+                f'"{argument.this}" is a string; Spark quotes a column name with backquotes: '
+                f"{what}(`{argument.this}`)"
+            )
+    return f"navigate a column, e.g. {what}(A.x); a constant is the same on every row"
 
 
 def _special_kind(node: exp.Expression) -> str | None:
@@ -2745,7 +2757,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 "reference or CLASSIFIER()",
                 node.expressions[0],
                 base,
-                hint=f"navigate a column, e.g. {kind}(A.x); a constant is the same on every row",
+                hint=_constant_navigated_hint(kind, node.expressions[0], low.sql, base),
             )
         agg = _aggregate_name(node)
         if kind in NAVIGATION or agg:

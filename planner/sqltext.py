@@ -1195,6 +1195,16 @@ def _describe_parse_error(text: str, info: dict, fallback: str) -> tuple[str, in
     if desc.startswith("Expecting )"):
         return f"expected ')' after {token!r}", start, _GENERIC_HINT
     if desc.startswith("Invalid expression / Unexpected token"):
+        semantics = _SEMANTICS_BEFORE_NAME.search(text, 0, start)
+        if semantics and token == ".":  # ``FINAL DOWN.price``
+            word, name = semantics.group(1).upper(), semantics.group(2)
+            field = re.match(r"\.\s*(\w+)", text[start:])
+            written = name + ("." + field.group(1) if field else "")
+            return (
+                f"{word} applies to a navigation function or an aggregate, not to {written!r}",
+                semantics.start(),
+                f"write {word} LAST({written}), or leave {word} out",
+            )
         return (
             f"unexpected {token!r}",
             start,
@@ -1203,6 +1213,10 @@ def _describe_parse_error(text: str, info: dict, fallback: str) -> tuple[str, in
     if desc.startswith("Expected TYPE after CAST"):
         return "CAST needs a type: CAST(x AS type)", start, None
     return f"cannot parse expression: {desc}", start, _GENERIC_HINT
+
+
+#: RUNNING or FINAL then a name, ending where sqlglot stopped (``FINAL DOWN|.price``)
+_SEMANTICS_BEFORE_NAME = re.compile(r"\b(RUNNING|FINAL)\s+([A-Za-z_]\w*)\s*$", re.IGNORECASE)
 
 
 def _call_before(text: str, close: int) -> tuple[int, int] | None:

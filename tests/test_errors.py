@@ -2898,3 +2898,44 @@ def test_a_rule_150_parentheses_deep_compiles():
 
     columns = {c: exp.DataType.build("int" if c != "name" else "string") for c in COLUMNS}
     compile_rule(RuleRow("r", 1, _nested(150)), columns)
+
+
+@pytest.mark.parametrize(
+    ("body", "culprit", "message", "hint"),
+    [
+        (  # SKIP TO without its target read PATTERN as the variable to go to
+            "ORDER BY id MEASURES count(*) AS n AFTER MATCH SKIP TO PATTERN (A B+) "
+            "DEFINE B AS value < PREV(value)",
+            "(A B+)",
+            "unexpected '('",
+            "read as the variable AFTER MATCH SKIP TO goes to",
+        ),
+        (  # it said "unexpected '.'; is an operator or a comma missing before it?"
+            "ORDER BY id MEASURES FINAL B.value AS v PATTERN (A B+) "
+            "DEFINE B AS value < PREV(value)",
+            "FINAL",
+            "FINAL applies to a navigation function or an aggregate, not to 'B.value'",
+            "FINAL LAST(B.value)",
+        ),
+        (
+            "ORDER BY id MEASURES count(*) AS n PATTERN (A{-1} B) DEFINE B AS true",
+            "1}",
+            "unexpected '1'",
+            "a quantifier's bounds are numbers of 0 or more",
+        ),
+        (  # the message showed the character itself: nothing
+            "ORDER BY id MEASURES count(*) AS n PATTERN (A B\u200b+) DEFINE B AS true",
+            "\u200b",
+            "the invisible character U+200B (ZERO WIDTH SPACE)",
+            None,
+        ),
+        (  # standard SQL's quoted name is a string in Spark
+            'ORDER BY id MEASURES LAST("value") AS v PATTERN (A B+) DEFINE B AS true',
+            '"value"',
+            "must contain at least one column reference",
+            '"value" is a string; Spark quotes a column name with backquotes: LAST(`value`)',
+        ),
+    ],
+)
+def test_a_mistake_is_told_as_what_was_meant(body, culprit, message, hint):
+    assert_error(plan_error(body), body, body.index(culprit), message=message, hint=hint)
