@@ -60,6 +60,10 @@ class StreamSpec:
     buckets: int  # how many buckets the keys are hashed into (fixed per checkpoint)
     timeouts: bool = False  # WITH TIMEOUTS
     late_rows: bool = False  # WITH LATE ROWS: late input rows are output rows too
+    #: what the state's rows and cursors mean (the clause but its MEASURES, the columns
+    #: of the rows held): a checkpoint's state is refused by a query that means other
+    #: things (empty: not checked)
+    fingerprint: str = ""
 
     @property
     def status_shown(self) -> bool:
@@ -139,6 +143,15 @@ class KeyedStream:
                 f"query now asks for {spec.buckets}; set spark.matchrec.stream.buckets to "
                 f"{buckets} or start from a new checkpoint"
             )
+        written = meta.get(b"clause", b"").decode()
+        if written and spec.fingerprint and written != spec.fingerprint:
+            raise MatchRuntimeError(
+                "this checkpoint's state was written by another query: its MATCH_RECOGNIZE "
+                "(PARTITION BY, ORDER BY, PATTERN, DEFINE, ...) or the columns it reads "
+                "changed since; the state's partial matches mean nothing to the new one. "
+                "Start the changed query from a new checkpoint, or run the query as it was "
+                "(MEASURES and the query around the clause may change)"
+            )
         tables = reader.read_all()
         rows = _unpack(tables, "rows")
         cursors = _unpack(tables, "cursors")
@@ -162,7 +175,7 @@ class KeyedStream:
         }
         cursors = pa.table(cursor_cols)
         sink = io.BytesIO()
-        meta = {b"buckets": str(spec.buckets).encode()}
+        meta = {b"buckets": str(spec.buckets).encode(), b"clause": spec.fingerprint.encode()}
         for name in ("watermark", "timer"):
             if getattr(self, name) is not None:
                 meta[name.encode()] = str(getattr(self, name)).encode()

@@ -26,6 +26,7 @@ from typing import Any
 
 import pandas as pd
 import pyarrow as pa
+from matchrec.planner.clause_identity import clause_identity
 from matchrec.planner.plan import MatchPlan, quote, refuse_end_anchor, refuse_input_windows
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -169,6 +170,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         buckets=buckets,
         timeouts=timeouts,
         late_rows=plan.clause.rows_per_match.late_rows,
+        fingerprint=clause_identity(plan.clause, df.schema.simpleString()),
     )
     counted = with_late_column(
         StructType([StructField(f.name, f.dataType, True) for f in out_schema.fields])

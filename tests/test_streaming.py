@@ -203,6 +203,32 @@ def test_all_rows_per_match_with_prev_navigation_and_restart(spark, tmp_path):
     assert got == want
 
 
+def test_a_changed_clause_on_the_same_checkpoint_is_refused_and_new_measures_are_not(
+    spark, tmp_path
+):
+    """A query whose PATTERN or DEFINE changed, restarted on the old checkpoint, read the
+    old state as its own: a raw Arrow error from the worker when it reads another column
+    (or partial matches of another pattern). It is refused with a message saying what to
+    do; changed MEASURES (computed from the rows held) and layout are the same query."""
+    rows = price_ticks(seed=5)
+    files = arrival_files(rows, seed=5, files=4, jitter_minutes=2)
+    stream = FolderStream(spark, tmp_path, PRICES, "ts", "3 minutes")
+    first = stream.run(lambda source: matchrec.match_recognize(source, V_SHAPE), files[:2])
+    first.stop()
+    halfway = stream.output()
+    measures = V_SHAPE.replace("AVG(DOWN.price) AS avg_down", "avg(DOWN.price)  AS avg_down")
+    measures = measures.replace("RUNNING avg(DOWN.price)", "RUNNING max(DOWN.price)")
+    relaid = measures.replace("price < PREV(price),", "price<PREV(price) ,\n   ")
+    again = stream.run(lambda source: matchrec.match_recognize(source, relaid), files[2:3])
+    again.stop()
+    assert len(stream.output()) > len(halfway)
+    changed = V_SHAPE.replace("PATTERN (STRT DOWN+ UP+)", "PATTERN (STRT DOWN+ UP{2,})")
+    with pytest.raises(MatchRuntimeError) as info:
+        stream.run(lambda source: matchrec.match_recognize(source, changed), files[3:])
+    assert "this checkpoint's state was written by another query" in info.value.message
+    assert "new checkpoint" in info.value.message
+
+
 def test_two_clauses_over_one_stream_in_a_union_both_give_their_matches(spark, tmp_path):
     """Two clauses with the same row-local columns over one stream, UNION ALL: Spark
     would read both from one shuffle and give the second no watermark; each gives its
