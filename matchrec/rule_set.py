@@ -405,6 +405,9 @@ class RuleBucket:
     reports_errors: bool  # the one bucket that outputs ERROR rows
     versions: list[Version] = field(default_factory=list)
     latest: dict[str, int] = field(default_factory=dict)  # rule -> highest version seen
+    #: broken versions already told of by an ERROR row (a static table's rows come again
+    #: on every call: each is told once over the query's life, restarts included)
+    reported: set[tuple[str, int]] = field(default_factory=set)
     pending: pa.Table | None = None
     watermark: int | None = None  # the latest watermark advanced to (late rows: at or behind)
     timer: int | None = None  # the event-time timer (ms) its processor registered
@@ -423,6 +426,7 @@ class RuleBucket:
         bucket.latest = meta["latest"]
         bucket.watermark = meta.get("watermark")
         bucket.timer = meta.get("timer")
+        bucket.reported = {(r, v) for r, v in meta.get("reported", [])}
         bucket.versions = [Version(**v) for v in meta["versions"]]
         for v, i in zip(bucket.versions, range(len(bucket.versions))):
             name = f"v{i}"
@@ -443,6 +447,7 @@ class RuleBucket:
                         "versions": [v.as_dict() for v in self.versions],
                         "watermark": self.watermark,
                         "timer": self.timer,
+                        "reported": sorted(self.reported),
                     }
                 ).encode(),
             )
@@ -501,8 +506,9 @@ class RuleBucket:
                             pos=err.pos,
                             hint=err.hint,
                         ) from None
-                    if self.reports_errors:
+                    if self.reports_errors and (rule_id, version) not in self.reported:
                         errors.append(error_row(rule_id, version, err))
+                        self.reported.add((rule_id, version))
                     continue  # a broken version is as if absent: the one before runs on
                 mine = [k.lower() for k in rule.keys] == [k.lower() for k in self.keys]
             self.latest[rule_id] = version

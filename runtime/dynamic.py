@@ -181,6 +181,7 @@ def match_recognize_dynamic(
         warnings.warn(f"MATCH_RECOGNIZE_DYNAMIC skips a rule table row: {why}", stacklevel=2)
         errors.append(error_row(row.rule_id, row.version, problem))
     good: list[RuleRow] = []
+    broken: list[RuleRow] = []  # on a stream, told by an ERROR row in its first batch
     for row in static:
         if not row.enabled:
             good.append(row)
@@ -201,6 +202,7 @@ def match_recognize_dynamic(
                 stacklevel=2,
             )
             errors.append(error_row(row.rule_id, row.version, err))
+            broken.append(row)
             continue
         good.append(row)
         if not rule.order and not df.isStreaming:  # a stream refuses it when compiled
@@ -215,7 +217,7 @@ def match_recognize_dynamic(
         key_sets = sorted(compiler.seen)
     buckets = int(df.sparkSession.conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS)))
     if df.isStreaming:
-        raw = _stream(df, rules, good, key_sets, buckets, compiler, event_time or "")
+        raw = _stream(df, rules, good, broken, key_sets, buckets, compiler, event_time or "")
     else:
         raw = _batch(df, good, key_sets, buckets, compiler, errors)
     return raw.selectExpr(
@@ -415,11 +417,15 @@ def _stream(
     df: DataFrame,
     rules: DataFrame,
     static: list[RuleRow],
+    broken: list[RuleRow],
     key_sets: list[tuple[str, ...]],
     buckets: int,
     compiler: _Compiler,
     event_time: str,
 ) -> DataFrame:
+    """The stream of ``df``'s matches of the rules, from stream ``rules`` or from the
+    ``static`` rows of a static table; its ``broken`` rows (that do not compile) are
+    ERROR rows of the first micro-batch, output once over the query's life."""
     spark = df.sparkSession
     if spark.conf.get(STATE_STORE_CONF, None) != ROCKSDB:
         spark.conf.set(STATE_STORE_CONF, ROCKSDB)
@@ -455,7 +461,17 @@ def _stream(
             ),
         )
         merged = merged.unionByName(rule_rows)
-    processor = DynamicProcessor(compiler, key_sets, buckets, static)
+    if broken:
+        # bucket 0 tells of broken rules; it is called only for rows of its own, so
+        # every packed batch sends it a marker too (a few rows per micro-batch)
+        markers = packed.select(
+            F.lit(0).cast("long").alias(BUCKET),
+            F.lit(None).cast("binary").alias(PACKED),
+            F.lit("m").alias(KIND),
+            *rule_nulls,
+        )
+        merged = merged.unionByName(markers)
+    processor = DynamicProcessor(compiler, key_sets, buckets, static + broken)
     return run_buckets(merged, processor, with_late_column(_RAW_SCHEMA))
 
 

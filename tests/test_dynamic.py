@@ -781,6 +781,39 @@ def test_a_killed_driver_restarts_with_its_rules_and_state(
     _assert_batch_replay(spark, _finish(spark, stream, query))
 
 
+def test_a_static_rule_table_s_broken_rule_is_an_error_row_of_the_stream_once(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """A static rule table's broken rule on a stream was only a warning at start-up (the
+    batch answer has its ERROR row: a team alerting on ERROR rows never saw it). It is an
+    ERROR row of the stream, once over the query's life: not again in later micro-batches
+    nor after a restart from the checkpoint, which reads the table again."""
+    broken = SPECS["fraud"].replace("PATTERN (S{2,} B)", "PATTERN (S{2,} B")
+    table = _rules(
+        spark, [("fraud", 1, SPECS["fraud"], None, None), ("bad", 1, broken, None, None)]
+    )
+    stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
+
+    def build(source: DataFrame) -> DataFrame:
+        with pytest.warns(UserWarning, match="skips rule 'bad'"):
+            out = matchrec.match_recognize_dynamic(source, table, keys=[["card"]])
+        return out.selectExpr(*OUT_COLUMNS)
+
+    files = stream_files()
+    first = stream.run(build, files[:2])
+    first.stop()
+    second = stream.run(build, files[2:])
+    got = _finish(spark, stream, second)
+    errors = [(r[0], r[1], r[-1]) for r in got if r[2] == "ERROR"]
+    assert [e[:2] for e in errors] == [("bad", 1)]
+    assert "'(' is never closed" in errors[0][2]
+    events = spark.createDataFrame(_events(120), EVENTS)
+    with pytest.warns(UserWarning, match="skips rule 'bad'"):
+        batch = matchrec.match_recognize_dynamic(events, table, keys=[["card"]])
+    expected = sorted((tuple(r) for r in batch.selectExpr(*OUT_COLUMNS).collect()), key=repr)
+    assert got == expected
+
+
 def test_a_rule_reads_struct_fields(spark: SparkSession) -> None:
     """``B.info.amount > A.info.amount`` in a rule: a struct column's field (it was
     'unknown column amount'); the pairs and measures are Spark's."""
