@@ -326,11 +326,14 @@ class Lowering:
     def may_fail(self, node: exp.Expression) -> bool:
         """Whether Spark's column of ``node`` can fail on some row's values: a CAST that
         can fail under ANSI mode, a subscript, a UDF's (or another function's) call,
-        a division or remainder under ANSI mode. Arithmetic and comparisons stay
+        a division or remainder under ANSI mode (with Python measures: whatever the
+        session's mode). Arithmetic and comparisons stay
         unguarded: the array form of DEFINE's rules computes them, and CASE it has not."""
         if failing_subscript(node) or any(isinstance(n, exp.Anonymous) for n in node.walk()):
             return True
-        if not self.ansi:
+        if not self.ansi and not self.python_measures:
+            # the table function plans under ANSI mode (``analyze`` has no session) and
+            # again in its tasks: the columns it asked Spark for must be the same
             return False
         return failing_cast(node, self.column_types.get) or any(may_raise(n) for n in node.walk())
 

@@ -894,7 +894,9 @@ def compile_glue(
         args = gf.node_args(node)
         return _cast_call(node, extended, fn, entry.strict, args, child, where, sql, ansi)
     if isinstance(node, exp.Dot):
-        _check_struct_field(node, where, sql)
+        built = _check_struct_field(node, where, sql)
+        if built is not None:  # ``named_struct('x', 1).x``: the field's own value
+            return child(built)
         if _struct_field(node):  # a field of a struct value
             name = node.expression.this
             return _call(node, lambda v: _field(v, name), True, [node.this], child, where, sql)
@@ -962,16 +964,22 @@ def check_format_pattern(
         )
 
 
-def _check_struct_field(node: exp.Dot, where: Callable[[exp.Expression], int], sql: str) -> None:
-    """``struct(...).f`` where the struct has no field ``f``, or two: Spark's
-    FIELD_NOT_FOUND / AMBIGUOUS_REFERENCE_TO_FIELDS, positioned at the field's name."""
+def _check_struct_field(
+    node: exp.Dot, where: Callable[[exp.Expression], int], sql: str
+) -> exp.Expression | None:
+    """The value of field ``f`` of ``struct(...).f`` (a struct built in place), None for
+    another ``.``; where the struct has no field ``f``, or two: Spark's FIELD_NOT_FOUND /
+    AMBIGUOUS_REFERENCE_TO_FIELDS, positioned at the field's name."""
     from .decompose import struct_fields  # decompose builds on this module
 
     fields = struct_fields(node)
     if fields is None:
-        return
+        return None
     wanted = node.expression.name
-    count = sum(name.lower() == wanted.lower() for name, _ in fields)
+    found = [value for name, value in fields if name.lower() == wanted.lower()]
+    if len(found) == 1:
+        return found[0]
+    count = len(found)
     pos = where(node)
     field = re.compile(r"\)\s*\.\s*`?(" + re.escape(wanted) + r")\b", re.IGNORECASE)
     written = field.search(sql, pos)

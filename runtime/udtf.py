@@ -700,9 +700,10 @@ class MatchRecognizeUDTF:
             # Spark prints the traceback with the message: keep it to this frame
             raise err.with_traceback(None) from None
 
-    def eval(self, batch: pa.RecordBatch, body: Any) -> Iterator[pa.Table]:
-        # by position: the selected columns' names are Spark's, and may hold dots
-        batch = batch.rename_columns(self._program.names)
+    def eval(self, table: pa.RecordBatch, body: Any) -> Iterator[pa.Table]:
+        # the parameters are named as analyze's: a call may name them (table => TABLE(t));
+        # the columns are read by position: their names are Spark's, and may hold dots
+        batch = table.rename_columns(self._program.names)
         starts = None if self._order is None else self._order.check(batch)
         if self._zone is None:
             self._zone = (session_zone(batch),)

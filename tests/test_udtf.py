@@ -1759,3 +1759,80 @@ def test_a_date_past_year_9999_is_our_error_not_a_python_traceback(spark):
         spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_far), {_literal(body)})").collect()
     text = str(info.value)
     assert "outside years 1-9999" in text and "OverflowError" not in text
+
+
+# ------------------------------------------------------------------ ANSI mode off
+
+_GUARDED_SCHEMA = StructType(
+    [
+        StructField("sym", StringType()),
+        StructField("ts", TimestampType()),
+        StructField("price", DoubleType()),
+        StructField("s", StringType()),
+        StructField("n", IntegerType()),
+    ]
+)
+#: measures whose columns were guarded by DEFINE's conditions under ANSI mode only
+_GUARDED_MEASURES = [
+    "timestampdiff(MINUTE, A.ts, LAST(B.ts))",
+    "months_between(LAST(B.ts), A.ts)",
+    "sum(CAST(B.s AS INT))",
+    "avg(B.price / B.n)",
+    "CAST(LAST(B.s) AS INT)",
+    "max(B.n % 3)",
+]
+
+
+@pytest.mark.parametrize("measure", _GUARDED_MEASURES)
+def test_the_columns_asked_of_spark_do_not_depend_on_ansi_mode(measure):
+    """``analyze`` plans under ANSI mode (it has no session), each task under the
+    session's: with ANSI off, a guarded column was missing and every task failed with
+    Arrow's "tried to rename a record batch of 15 columns but only 14 names"."""
+    body = (
+        f"PARTITION BY sym ORDER BY ts MEASURES {measure} AS x "
+        "PATTERN (A B+) DEFINE B AS price < PREV(price) AND n > 0"
+    )
+    on, off = (
+        build_program(body, _GUARDED_SCHEMA, True),
+        build_program(body, _GUARDED_SCHEMA, False),
+    )
+    assert off.selected == on.selected and off.names == on.names
+
+
+def test_date_differences_without_ansi_are_matchrec_sql_s(spark, table, ansi_off):
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_times AS SELECT * FROM VALUES "
+        "('A', TIMESTAMP'2024-01-01 10:00:00', 10.0D), ('A', TIMESTAMP'2024-03-01 10:05:00', 8.0D),"
+        "('A', TIMESTAMP'2024-03-02 10:30:00', 7.0D) AS v(sym, ts, price)"
+    )
+    body = (
+        "PARTITION BY sym ORDER BY ts MEASURES timestampdiff(MINUTE, A.ts, LAST(B.ts)) AS m, "
+        "months_between(LAST(B.ts), A.ts) AS mb PATTERN (A B+) DEFINE B AS price < PREV(price)"
+    )
+    got = spark.sql(_call(body, "mr_udtf_times"))
+    want = matchrec.sql(spark, f"SELECT * FROM mr_udtf_times MATCH_RECOGNIZE ({body})")
+    assert got.schema == want.schema
+    assert got.collect() == want.collect() and len(want.collect()) == 1
+
+
+def test_the_arguments_may_be_named(spark, table):
+    """``table => TABLE(t), body => '...'`` passed ``analyze`` and then failed every task
+    with UDTF_EVAL_METHOD_ARGUMENTS_DO_NOT_MATCH_SIGNATURE (eval named them otherwise)."""
+    body = "ORDER BY o MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS true"
+    positional = spark.sql(_call(body)).collect()
+    named = spark.sql(
+        f"SELECT * FROM match_recognize(body => {_literal(body)}, table => TABLE(mr_udtf_t))"
+    ).collect()
+    assert named == positional and positional
+
+
+@pytest.mark.parametrize(
+    "measure", ["named_struct('x', 1).x", "named_struct('x', 1, 'y', 'a').y", "struct(7 AS q).q"]
+)
+def test_a_field_of_a_struct_built_of_constants(spark, table, measure):
+    """It was refused: "the struct has 1 field named x: its fields are x"."""
+    body = f"ORDER BY o MEASURES {measure} AS x PATTERN (A B+) DEFINE B AS true"
+    got = spark.sql(_call(body))
+    want = matchrec.sql(spark, f"SELECT * FROM mr_udtf_t MATCH_RECOGNIZE ({body})")
+    assert [f.dataType for f in got.schema.fields] == [f.dataType for f in want.schema.fields]
+    assert got.collect() == want.collect()
