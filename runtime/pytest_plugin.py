@@ -88,13 +88,17 @@ class SltFile(pytest.File):
         """Apply the ``statement ok`` records before record ``index`` not yet applied.
 
         The session's state belongs to the file that ran last; when another file ran
-        in between, or records run out of order, the file's setup is replayed from the
-        start.
+        in between, or records run out of order, the session is set back to its state
+        before the first file and the file's setup is replayed from the start.
         """
         from matchrec.runtime.slt import run_record
+        from matchrec.runtime.slt_session import restore, session_state
 
         state = self.config.stash.setdefault(_STATE, {"file": None, "pos": 0})
+        if "baseline" not in state:
+            state["baseline"] = session_state(spark)
         if state["file"] != self.nodeid or state["pos"] > index:
+            restore(spark, state["baseline"])  # what another file (or run) left behind
             state["file"], state["pos"] = self.nodeid, 0
         for record in self.records[state["pos"] : index]:
             if record.is_setup and not record.skip:

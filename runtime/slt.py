@@ -4,7 +4,8 @@ Each record runs through an *executor* ``executor(spark, sql) -> DataFrame``, by
 :func:`matchrec.sql`; its result is collected, written as text
 (:mod:`matchrec.runtime.slt_format`) and compared with the record's expected rows.
 All records of a file run in order in one shared session, so the temp views that
-``statement ok`` records create are there for the records after them.
+``statement ok`` records create are there for the records after them; what a file
+leaves behind is undone before the next (:mod:`matchrec.runtime.slt_session`).
 
 A ``statement error`` record passes when executing or collecting the SQL raises an
 error of the engine (a :class:`~matchrec.errors.MatchRecognizeError` or an error from
@@ -45,6 +46,7 @@ from .slt_parser import (
     parse_file,
     parse_slt,
 )
+from .slt_session import restore, session_state
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -212,8 +214,12 @@ def run_paths(
         from matchrec.runtime.session import get_spark
 
         spark = get_spark()
+    baseline = session_state(spark)
     for path, records in parsed:
-        result = _run_records(path, records, executor, spark, select, exitfirst, on_result)
+        try:
+            result = _run_records(path, records, executor, spark, select, exitfirst, on_result)
+        finally:
+            restore(spark, baseline)  # each file starts from the same state
         if result.cases:
             summary.files.append(result)
         if exitfirst and result.failed:
@@ -341,7 +347,7 @@ def _judge_error(record: Record, exc: Exception) -> tuple[str, str]:
         return FAILED, f"the implementation crashed with {type(exc).__name__}:\n{where.rstrip()}"
     if not record.expect_error:
         return FAILED, f"unexpected error:\n{_indent(text)}"
-    if record.error is None or error_matches(record.error, text):
+    if record.error is None or error_matches(record.error, error_message(exc)):
         return PASSED, ""
     return FAILED, f"expected an error matching: {record.error}\nactual error:\n{_indent(text)}"
 
@@ -382,6 +388,24 @@ def error_text(exc: BaseException) -> str:
     if len(lines) > _MAX_ERROR_LINES:
         lines = lines[:_MAX_ERROR_LINES] + [f"... ({len(lines) - _MAX_ERROR_LINES} more lines)"]
     return "\n".join(lines)
+
+
+def error_message(exc: BaseException) -> str:
+    """What ``statement error <text>`` is matched against: the error's message and hint,
+    without the SQL it quotes (matchrec's line and caret, Spark's ``== SQL ==`` block,
+    its plan after ``SQLSTATE: ...;``): an expected text that the query itself holds
+    must not pass on another error."""
+    if isinstance(exc, MatchRecognizeError):
+        hint = f"\nhint: {exc.hint}" if exc.hint else ""
+        return f"{exc.kind}: {exc.message}{hint}"
+    kept = []
+    for line in str(exc).strip().splitlines():
+        if line.startswith("== SQL"):
+            break
+        kept.append(line)
+        if "SQLSTATE: " in line:
+            break  # Spark's plan or context follows
+    return "\n".join(kept)
 
 
 def error_matches(expected: str, message: str) -> bool:

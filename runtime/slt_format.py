@@ -16,6 +16,8 @@ from collections.abc import Iterable, Sequence
 from decimal import Decimal
 from typing import Any
 
+import numpy as np
+
 from .slt_parser import EMPTY
 
 NULL = "NULL"
@@ -57,7 +59,7 @@ def _format(value: Any, dtype: Any, tz: str | None) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return format_float(value)
+        return format_float(value, single=type(dtype).__name__ == "FloatType")
     if isinstance(value, Decimal):
         return format(value, "f")
     if isinstance(value, str):
@@ -90,12 +92,17 @@ def _format(value: Any, dtype: Any, tz: str | None) -> str:
     return str(value)
 
 
-def format_float(value: float) -> str:
-    """Shortest round-trip form: ``4.0``, ``1.5``, ``1e+16``; ``NaN``, ``Infinity``."""
+def format_float(value: float, single: bool = False) -> str:
+    """Shortest round-trip form: ``4.0``, ``1.5``, ``1e+16``; ``NaN``, ``Infinity``. A
+    ``single`` (a FLOAT, which PySpark hands over widened to a double) in the shortest
+    form that reads back as the same FLOAT: ``0.1``, as Spark shows it, not
+    ``0.10000000149011612``."""
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
+    if single:
+        value = float(str(np.float32(value)))  # its shortest digits, as a double
     return repr(value)
 
 

@@ -14,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 from matchrec.runtime.cli import main
 from matchrec.runtime.session import JavaNotFoundError, ensure_java, parse_java_version
@@ -34,6 +35,7 @@ from matchrec.runtime.slt_format import (
     tables_equal,
 )
 from matchrec.runtime.slt_parser import SltError, SltParseError, parse_file, parse_slt
+from pyspark.sql.types import ArrayType, DoubleType, FloatType
 
 from matchrec.errors import MatchRuntimeError
 
@@ -586,3 +588,50 @@ def test_pytest_plugin_runs_records(spark, pytester: pytest.Pytester) -> None:
 def test_float_shortest_form_round_trips() -> None:
     for value in (0.1, 1 / 3, 2.5e-8, 123456789.125):
         assert float(format_value(value)) == value
+
+
+def test_each_file_starts_from_the_session_state_before_the_first(
+    spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The files of a run share one session: a view, a temporary function, a table and a
+    SET of the first file were there for the next one, whose query of a view it never
+    creates passed and whose correct DIVIDE_BY_ZERO record failed (ANSI off)."""
+    (tmp_path / "a_setup.slt").write_text(
+        "statement ok\nCREATE OR REPLACE TEMP VIEW slt_leaky AS SELECT 1 AS x\n\n"
+        "statement ok\nCREATE TEMPORARY FUNCTION slt_leaky_f(x INT) RETURNS INT RETURN x\n\n"
+        "statement ok\nSET spark.sql.ansi.enabled=false\n\n"
+        "statement ok\nSET spark.sql.session.timeZone=Asia/Tokyo\n\n"
+        "query I nosort\nSELECT slt_leaky_f(x) FROM slt_leaky\n----\n1\n"
+    )
+    (tmp_path / "b_use.slt").write_text(
+        "statement error TABLE_OR_VIEW_NOT_FOUND\nSELECT x FROM slt_leaky\n\n"
+        "statement error UNRESOLVED_ROUTINE\nSELECT slt_leaky_f(1)\n\n"
+        "statement error DIVIDE_BY_ZERO\nSELECT 1/0\n"
+    )
+    zone = spark.conf.get("spark.sql.session.timeZone")
+    assert main(["test", str(tmp_path), "--engine", "spark"]) == 0
+    assert capsys.readouterr().out.endswith("\n4 passed, 0 failed\n")
+    assert spark.conf.get("spark.sql.session.timeZone") == zone
+    assert spark.conf.get("spark.sql.ansi.enabled") == "true"
+    assert not spark.catalog.tableExists("slt_leaky")
+
+
+def test_a_float_is_shown_as_spark_shows_it() -> None:
+    """PySpark hands a FLOAT over widened to a double: 0.10000000149011612 was shown."""
+    widened = float(np.float32(0.1))
+    assert format_value(widened, FloatType()) == "0.1"
+    assert format_value([float(np.float32(0.7)), None], ArrayType(FloatType())) == "[0.7, NULL]"
+    assert format_value(float(np.float32(16777216.0)), FloatType()) == "16777216.0"
+    assert format_value(widened, DoubleType()) == "0.10000000149011612"
+
+
+def test_statement_error_is_matched_without_the_sql_the_error_quotes(spark) -> None:
+    """An expected text that the query holds passed on an unrelated error: Spark's and
+    matchrec's errors quote the SQL (here the table's name is misspelled)."""
+    text = "statement error nosuchcol\nSELECT nosuchcol FROM slt_no_such_table\n"
+    (record,) = parse_slt(text, "err.slt")
+    result = run_record(record, spark_executor, spark)
+    assert result.failed and "TABLE_OR_VIEW_NOT_FOUND" in result.message
+    text = "statement error slt_no_such_table\nSELECT nosuchcol FROM slt_no_such_table\n"
+    (record,) = parse_slt(text, "err.slt")
+    assert run_record(record, spark_executor, spark).passed
