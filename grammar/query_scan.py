@@ -838,7 +838,6 @@ class TempView:
     columns: list[str] | None
     replace: bool
     is_global: bool
-    if_not_exists: bool
     query_start: int
     #: ``CACHE [LAZY] TABLE name [OPTIONS (...)] [AS] query``: a view, then cached
     cache: bool = False
@@ -871,7 +870,7 @@ def _temp_view(tokens: list[Token], sql: str) -> TempView | None:
         i += 1 if at(i, "AS") else 0
         if i >= len(tokens) or not (words[i] in _QUERY_WORDS_START or _is(tokens[i], "(")):
             return None
-        return TempView(name, None, False, False, False, tokens[i].start, True, lazy)
+        return TempView(name, None, False, False, tokens[i].start, True, lazy)
     if not at(0, "CREATE"):
         return None
     i = 1
@@ -882,8 +881,13 @@ def _temp_view(tokens: list[Token], sql: str) -> TempView | None:
     if not (at(i, "TEMP", "VIEW") or at(i, "TEMPORARY", "VIEW")):
         return None
     i += 2
-    if_not_exists = at(i, "IF", "NOT", "EXISTS")
-    i += 3 if if_not_exists else 0
+    if at(i, "IF", "NOT", "EXISTS"):  # Spark's parser refuses it
+        raise SqlSyntaxError(
+            "It is not allowed to define a TEMPORARY view with IF NOT EXISTS",
+            sql=sql,
+            pos=tokens[i].start,
+            hint="write CREATE OR REPLACE TEMP VIEW, or CREATE TEMP VIEW (an error if it exists)",
+        )
     if i >= len(tokens) or tokens[i].kind not in ("word", "quoted"):
         return None
     name = _name_text(tokens[i])
@@ -905,4 +909,4 @@ def _temp_view(tokens: list[Token], sql: str) -> TempView | None:
         i = _matching(tokens, i, sql) + 1 if _is(tokens[i], "(") else i + 1
     if i + 1 >= len(tokens):
         return None
-    return TempView(name, columns, replace, is_global, if_not_exists, tokens[i + 1].start)
+    return TempView(name, columns, replace, is_global, tokens[i + 1].start)

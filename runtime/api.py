@@ -441,19 +441,13 @@ def _define_view(spark: SparkSession, planned: PlannedQuery, view: TempView) -> 
         result = result.toDF(*view.columns)
     catalog = spark.catalog
     quoted = "`" + view.name.replace("`", "``") + "`"
-    if view.is_global:
-        database = spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
-        exists = catalog.tableExists(f"{database}.{quoted}")
-    else:
-        exists = any(t.name == view.name and t.isTemporary for t in catalog.listTables())
     registers = {
         (False, False): result.createTempView,
         (False, True): result.createOrReplaceTempView,
         (True, False): result.createGlobalTempView,
         (True, True): result.createOrReplaceGlobalTempView,
     }
-    if not (exists and view.if_not_exists):
-        registers[view.is_global, view.replace](quoted)
+    registers[view.is_global, view.replace](quoted)
     if view.cache:
         catalog.cacheTable(quoted)
         if not view.lazy:
