@@ -142,13 +142,36 @@ def _in_session_zone(value: dt.datetime, dtype: Any, tz: str | None) -> dt.datet
 # ---------------------------------------------------------------------------- comparing
 
 
-def sort_table(rows: Table, mode: str) -> Table:
-    """Rows in the order they are compared: ``rowsort`` sorts rows, ``valuesort`` values."""
+def sort_table(rows: Table, mode: str, types: str = "") -> Table:
+    """Rows in the order they are compared: ``rowsort`` sorts rows, ``valuesort`` values.
+    Cells of ``R`` columns sort by their number, so that ``0.00001`` expected and
+    ``1e-05`` written pair up (as text they sort apart, and every row after pairs wrong)."""
     if mode == "rowsort":
-        return sorted(rows)
+        return sorted(rows, key=lambda row: _row_key(row, types))
     if mode == "valuesort":
-        return [(value,) for value in sorted(v for row in rows for v in row)]
+        values = [v for row in rows for v in row]
+        letter = "R" if types and set(types) == {"R"} else "T"
+        return [(v,) for v in sorted(values, key=lambda v: _cell_key(v, letter))]
     return list(rows)
+
+
+def _row_key(row: tuple[str, ...], types: str) -> tuple:
+    return tuple(_cell_key(v, types[i] if i < len(types) else "T") for i, v in enumerate(row))
+
+
+def _cell_key(cell: str, letter: str) -> tuple:
+    """Numbers of an ``R`` column before any text, in numeric order (NaN last of them)."""
+    if letter == "R":
+        try:
+            number = float(cell)
+        except ValueError:
+            return (1, 0.0, cell)
+        return (
+            0,
+            math.inf if math.isnan(number) else number,
+            "" if not math.isnan(number) else cell,
+        )
+    return (1, 0.0, cell)
 
 
 def cells_equal(expected: str, actual: str, type_letter: str = "T") -> bool:

@@ -89,7 +89,7 @@ def parse_file(
 ) -> list[Record]:
     """Parse the ``.slt`` file at ``path``; raises :class:`SltError` if unreadable."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a BOM (Windows editors) is no text
     except (OSError, UnicodeDecodeError) as exc:
         raise SltError(f"cannot read {os.fspath(path)}: {exc}") from exc
     return parse_slt(text, os.fspath(path), engines)

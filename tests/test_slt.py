@@ -7,6 +7,7 @@ sessions); the others share the session-wide SparkSession and run plain ``spark.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import sys
 import textwrap
@@ -635,3 +636,43 @@ def test_statement_error_is_matched_without_the_sql_the_error_quotes(spark) -> N
     text = "statement error slt_no_such_table\nSELECT nosuchcol FROM slt_no_such_table\n"
     (record,) = parse_slt(text, "err.slt")
     assert run_record(record, spark_executor, spark).passed
+
+
+def test_rowsort_pairs_real_cells_by_their_number() -> None:
+    """``0.00001`` expected and ``1e-05`` written sort apart as text: the rows paired
+    wrong and a right answer failed under rowsort (it passed under nosort)."""
+    expected = [("0.00001", "a"), ("0.5", "b")]
+    actual = [("0.5", "b"), ("1e-05", "a")]
+    assert tables_equal(
+        sort_table(expected, "rowsort", "RT"), sort_table(actual, "rowsort", "RT"), "RT"
+    )
+    assert not tables_equal(
+        sort_table(expected, "rowsort", "RT"),
+        sort_table([("0.5", "b"), ("2e-05", "a")], "rowsort", "RT"),
+        "RT",
+    )
+    values = sort_table([("1e-05", "0.5")], "valuesort", "RR")
+    assert tables_equal(sort_table([("0.5", "0.00001")], "valuesort", "RR"), values, "R")
+
+
+def test_a_result_given_as_its_hash(spark, tmp_path: Path) -> None:
+    """sqllogictest's ``N values hashing to <md5>`` (the md5 of each value and a newline,
+    in the sort mode's order of the cells' text) was compared as one expected row."""
+    values = [str(v) for v in range(1, 11)]
+    digest = hashlib.md5("".join(v + "\n" for v in sorted(values)).encode()).hexdigest()
+    query = "SELECT x FROM VALUES (1),(2),(3),(4),(5),(6),(7),(8),(9),(10) AS v(x)"
+    good = f"hash-threshold 8\n\nquery I rowsort\n{query}\n----\n10 values hashing to {digest}\n"
+    (tmp_path / "good.slt").write_text(good)
+    assert run_file(tmp_path / "good.slt", plain_sql, spark).passed == 1
+    wrong = good.replace(query, query.replace("(10)", "(11)"))
+    (tmp_path / "wrong.slt").write_text(wrong)
+    (case,) = run_file(tmp_path / "wrong.slt", plain_sql, spark).cases
+    assert case.failed and f"expected 10 values hashing to {digest}" in case.message
+
+
+def test_a_file_with_a_byte_order_mark_parses(tmp_path: Path) -> None:
+    """Windows editors start a UTF-8 file with a BOM: it was "unknown record type '\\ufeff#'"."""
+    path = tmp_path / "bom.slt"
+    path.write_bytes("\ufeff# a suite\nquery I nosort\nSELECT 1\n----\n1\n".encode())
+    (record,) = parse_file(path)
+    assert record.sql == "SELECT 1" and list(record.expected) == [("1",)]
