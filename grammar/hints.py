@@ -74,5 +74,10 @@ def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[st
             "MATCH_RECOGNIZE has ONE ROW PER MATCH or ALL ROWS PER MATCH: keep one of them"
         )
     if raw.kind == "word" and raw.text.upper() in CLAUSE_STARTS:
+        if "EXPR" in expected:  # ``ORDER BY measures``: a column named like a clause
+            return (
+                f"{raw.text} starts a clause; a column of that name is written with "
+                f"backquotes: `{raw.text}`"
+            )
         return f"the clauses go in this order: {_CLAUSE_ORDER}"
     return None

@@ -2929,6 +2929,12 @@ def test_a_rule_150_parentheses_deep_compiles():
             "the invisible character U+200B (ZERO WIDTH SPACE)",
             None,
         ),
+        (  # the hint gave the order of the clauses
+            "ORDER BY measures MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS true",
+            "measures MEASURES",
+            "unexpected 'measures'; expected an expression",
+            "a column of that name is written with backquotes: `measures`",
+        ),
         (  # standard SQL's quoted name is a string in Spark
             'ORDER BY id MEASURES LAST("value") AS v PATTERN (A B+) DEFINE B AS true',
             '"value"',
