@@ -1934,6 +1934,8 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
                 why = f": {user_call_name(unknown)}() of values from several rows"
             elif unknown:
                 why = ": " + _unknown_call(unknown)
+            elif tree.find(exp.Subquery) is not None:
+                why = ": a scalar subquery's type (it has no session to ask Spark)"
             raise UnsupportedError(
                 f"cannot infer the Spark type of measure {alias!r} for the table function{why}",
                 sql=plan.clause.sql,

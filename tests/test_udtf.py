@@ -1836,3 +1836,14 @@ def test_a_field_of_a_struct_built_of_constants(spark, table, measure):
     want = matchrec.sql(spark, f"SELECT * FROM mr_udtf_t MATCH_RECOGNIZE ({body})")
     assert [f.dataType for f in got.schema.fields] == [f.dataType for f in want.schema.fields]
     assert got.collect() == want.collect()
+
+
+def test_a_subquery_it_cannot_type_is_named_as_the_reason():
+    """The refusal said only "cannot infer the Spark type of measure 'x'"."""
+    body = (
+        "PARTITION BY sym ORDER BY ts MEASURES LAST(B.price) - (SELECT min(price) FROM t) AS x "
+        "PATTERN (A B+) DEFINE B AS price < PREV(price)"
+    )
+    with pytest.raises(UnsupportedError) as info:
+        build_program(body, _GUARDED_SCHEMA, True)
+    assert "a scalar subquery's type" in info.value.message and "CAST" in info.value.hint
