@@ -13,9 +13,9 @@ Values are hashed as the set hashes Spark's internal values: integers with Scala
 once -0.0 and NaN are normalized (a FLOAT's value arrives here widened to a double, so
 its order may differ from Spark's, which hashes the float), booleans as Java's
 ``Boolean.hashCode``, strings as Spark's ``UTF8String.hashCode`` (its Murmur3 of the UTF-8
-bytes, seed 42), dates as their day number. For a value of another kind (decimals,
-timestamps, arrays, structs, ...) :func:`spark_set_order` returns ``None``: the caller
-keeps its own order.
+bytes, seed 42), dates as their day number, timestamps as their microseconds. For a
+value of another kind (decimals, arrays, structs, ...) :func:`spark_set_order` returns
+``None``: the caller keeps its own order.
 """
 
 from __future__ import annotations
@@ -69,14 +69,25 @@ def normalized_double(d: float) -> float:
     return 0.0 if d == 0.0 else d
 
 
+def _timestamp_hash(t: dt.datetime) -> int:
+    """Scala's ``##`` of a timestamp's internal value, its microseconds since the epoch (a
+    naive value is a TIMESTAMP_NTZ's wall clock, whose microseconds are counted as UTC's)."""
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=dt.timezone.utc)
+    delta = t - _EPOCH_UTC
+    return _long_hash((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
+
+
+_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
 #: value kind -> Scala's ``##`` of Spark's internal value of that kind (bool before int:
-#: a Python bool is an int)
+#: a Python bool is an int; datetime before date: a datetime is a date)
 _HASHES: tuple[tuple[type, Callable[[Any], int]], ...] = (
     (bool, lambda b: 1231 if b else 1237),
     (int, _long_hash),
     (float, _double_hash),
     (str, utf8_string_hash),
-    (dt.datetime, None),  # type: ignore[arg-type]  # a timestamp: not computed here
+    (dt.datetime, _timestamp_hash),
     (dt.date, lambda d: (d - _EPOCH).days),
 )
 

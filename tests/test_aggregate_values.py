@@ -100,7 +100,8 @@ def test_distinct_and_mode_of_arrays_and_maps(spark, wide):
 @pytest.fixture(scope="module")
 def sets(spark):
     """Values whose first-seen order is not the order of Spark's hash set: integers
-    across buckets, strings, doubles with -0.0 and NaN, dates before 1970, booleans, and
+    across buckets, strings, doubles with -0.0 and NaN, dates before 1970, booleans,
+    timestamps (and without time zone), and
     enough distinct values in one partition for the set to grow its table twice."""
     rows = []
     for o, (i, s, d, day, b) in enumerate(
@@ -120,13 +121,24 @@ def sets(spark):
         rows.append(("b", o, (o * 7919) % 37 - 18, f"s{o % 37}", o / 8, None, None))
     frame = spark.createDataFrame(
         rows, "k string, o int, i bigint, s string, d double, day string, b boolean"
-    ).selectExpr("k", "o", "i", "s", "d", "CAST(day AS DATE) AS day", "b")
+    ).selectExpr(
+        "k",
+        "o",
+        "i",
+        "s",
+        "d",
+        "CAST(day AS DATE) AS day",
+        "b",
+        # microseconds that fit an Int and that do not, before and after 1970
+        "timestamp_micros(i % 100000 * 1000003) AS ts",
+        "CAST(timestamp_micros(i * 7) AS TIMESTAMP_NTZ) AS ntz",
+    )
     frame.createOrReplaceTempView("mr_sets")
     matchrec.register(spark)
     return frame
 
 
-@pytest.mark.parametrize("column", ["i", "s", "d", "day", "b"])
+@pytest.mark.parametrize("column", ["i", "s", "d", "day", "b", "ts", "ntz"])
 @pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
 def test_collect_set_lists_values_in_sparks_order(spark, sets, column, semantics):
     # Spark lists a set in its hash set's order (and -0.0 as 0.0), not first-seen order
@@ -135,7 +147,7 @@ def test_collect_set_lists_values_in_sparks_order(spark, sets, column, semantics
 
 
 def test_collect_set_in_every_door_is_sparks_window(spark, sets):
-    measures = {c: f"collect_set({c})" for c in ("i", "s", "d", "day", "b")}
+    measures = {c: f"collect_set({c})" for c in ("i", "s", "d", "day", "b", "ts", "ntz")}
     expected = sorted(
         map(
             tuple,
