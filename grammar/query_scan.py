@@ -501,15 +501,20 @@ def _name_text(token: Token) -> str:
 
 def _calls_table_function(tokens: list[Token], k: int) -> bool:
     """Whether the MATCH_RECOGNIZE word at ``k`` calls the SQL table function
-    (``match_recognize(TABLE(t), '<body>')``, ``matchrec.register``): a clause body never
-    starts with ``TABLE (``."""
-    after = tokens[k + 2 : k + 4]
-    return (
-        len(after) == 2
-        and after[0].kind == "word"
-        and after[0].text.upper() == "TABLE"
-        and _is(after[1], "(")
-    )
+    (``match_recognize(TABLE(t), '<body>')``, ``TABLE t``, named arguments ``table =>
+    TABLE(t), body => '...'``; ``matchrec.register``): a clause body never starts with
+    ``TABLE`` and a name, nor with ``name =>``, nor with a string."""
+    after = tokens[k + 2 : k + 5]
+    if not after:
+        return False
+    first = after[0]
+    if first.kind == "string":
+        return True
+    if len(after) == 3 and _is(after[1], "=") and _is(after[2], ">"):
+        return first.kind in ("word", "quoted")
+    if len(after) >= 2 and first.kind == "word" and first.text.upper() == "TABLE":
+        return _is(after[1], "(") or after[1].kind in ("word", "quoted")
+    return False
 
 
 #: tokens that end a join condition, never a relation: what MATCH_RECOGNIZE would read
@@ -585,6 +590,8 @@ def _refuse_misspelled_keyword(tokens: list[Token], k: int, sql: str) -> None:
             )
     after = tokens[k + 1] if k + 1 < len(tokens) else None
     if after is None or after.kind != "word" or not _opens_clause_body(tokens, k + 2):
+        return
+    if after.text.upper() in _KEYWORDS:  # ``FROM batch MATCH_RECOGNIZE (``: the keyword
         return
     rest = difflib.get_close_matches(after.text.upper(), _SECOND_WORDS, n=1, cutoff=0.8)
     if rest and difflib.get_close_matches(word, ["MATCH"], n=1, cutoff=0.75):

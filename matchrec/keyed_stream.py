@@ -147,10 +147,10 @@ class KeyedStream:
         if written and spec.fingerprint and written != spec.fingerprint:
             raise MatchRuntimeError(
                 "this checkpoint's state was written by another query: its MATCH_RECOGNIZE "
-                "(PARTITION BY, ORDER BY, PATTERN, DEFINE, ...) or the columns it reads "
-                "changed since; the state's partial matches mean nothing to the new one. "
-                "Start the changed query from a new checkpoint, or run the query as it was "
-                "(MEASURES and the query around the clause may change)"
+                "(PARTITION BY, ORDER BY, PATTERN, DEFINE, ...), the columns it reads or "
+                "what it computes per row changed since; the state's partial matches mean "
+                "nothing to the new one. Start the changed query from a new checkpoint, or "
+                "run the query as it was (the query around the clause may change)"
             )
         tables = reader.read_all()
         rows = _unpack(tables, "rows")

@@ -152,12 +152,18 @@ def refuse_empty_query(query: str) -> None:
     """An empty query, or one of comments alone, is an error saying so (Spark's is
     "unexpected empty statement" or "syntax error at end of input")."""
     if not statement_starts(query):
+        what = "only comments" if _has_comment(query) else "no statement"
         raise SqlSyntaxError(
-            "the query is empty" if not query.strip() else "the query holds only comments",
+            "the query is empty" if not query.strip() else f"the query holds {what}",
             sql=query,
             pos=len(query.rstrip()),
             hint="write a query, e.g. SELECT * FROM t MATCH_RECOGNIZE (...)",
         )
+
+
+def _has_comment(query: str) -> bool:
+    """Whether ``query`` (of no statement) holds a comment, not only ``;``."""
+    return "--" in query or "/*" in query
 
 
 def read_temp_view(query: str) -> TempView | None:

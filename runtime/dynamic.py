@@ -471,7 +471,7 @@ def _stream(
             *rule_nulls,
         )
         merged = merged.unionByName(markers)
-    processor = DynamicProcessor(compiler, key_sets, buckets, static + broken)
+    processor = DynamicProcessor(compiler, key_sets, buckets, static, broken)
     return run_buckets(merged, processor, with_late_column(_RAW_SCHEMA))
 
 
@@ -485,11 +485,14 @@ class DynamicProcessor(StatefulProcessor):
         key_sets: list[tuple[str, ...]],
         buckets: int,
         static: list[RuleRow],
+        broken: list[RuleRow],
     ):
         self.compiler = compiler
         self.key_sets = key_sets
         self.buckets = buckets
         self.static = [(r.rule_id, r.version, r.spec, r.active_from, r.enabled) for r in static]
+        #: a static table's rules that do not compile: bucket 0 tells of them, once
+        self.broken = [(r.rule_id, r.version, r.spec, r.active_from, r.enabled) for r in broken]
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
@@ -517,8 +520,9 @@ class DynamicProcessor(StatefulProcessor):
         bucket = RuleBucket.load(keys, self.buckets, bucket_id == 0, found[0] if found else None)
         watermark = watermark_ms * 1000 if watermark_ms > 0 else None
         out: list[tuple] = []
-        if self.static:
-            out += bucket.add_static(self.static, watermark, self.compiler)
+        rules = self.static + (self.broken if bucket.reports_errors else [])
+        if rules:
+            out += bucket.add_static(rules, watermark, self.compiler)
         events, late = None, 0
         if pdf is not None:
             # by position (Spark may rename a stateful processor's input columns):

@@ -429,7 +429,7 @@ def error_message(exc: BaseException) -> str:
         kept.append(line)
         if "SQLSTATE: " in line:
             break  # Spark's plan or context follows
-    return "\n".join(kept)
+    return "\n".join(kept[:_MAX_ERROR_LINES])  # not a JVM stack's frames
 
 
 def error_matches(expected: str, message: str) -> bool:

@@ -2,15 +2,17 @@
 script a fresh database.
 
 The files of a run share one SparkSession (starting one per file would cost seconds
-each); what a file leaves behind (its temporary views and functions, the tables it
-created, the settings its ``SET`` statements changed, the current database) is undone
-after it, so that a file's verdicts do not depend on which files ran before it: a query
-reading a view its own file never creates fails, and a ``SET spark.sql.ansi.enabled``
-ends with its file.
+each); what a file leaves behind (its temporary and global temporary views, temporary
+functions, the tables and views it created, the settings its ``SET`` statements changed,
+the current catalog and database) is undone after it, so that a file's verdicts do not
+depend on which files ran before it: a query reading a view its own file never creates
+fails, and a ``SET spark.sql.ansi.enabled`` ends with its file. What a file replaced or
+dropped of what was there before the run is not brought back.
 """
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 class SessionState:
     """What a file may change in a session, as it was."""
 
+    catalog: str
     database: str
     tables: frozenset[tuple[str, str, bool]]  # (namespace, name, temporary)
     functions: frozenset[str]
@@ -30,11 +33,13 @@ class SessionState:
 
 def session_state(spark: SparkSession) -> SessionState:
     """The state of ``spark`` now (a few catalog calls, no job)."""
+    global_db = spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
+    listed = spark.sql("SHOW TABLES").collect()
+    listed += spark.sql(f"SHOW TABLES IN `{global_db}`").collect()  # and the session's
     return SessionState(
+        catalog=spark.catalog.currentCatalog(),
         database=spark.catalog.currentDatabase(),
-        tables=frozenset(
-            (row[0], row[1], bool(row[2])) for row in spark.sql("SHOW TABLES").collect()
-        ),
+        tables=frozenset((row[0], row[1], bool(row[2])) for row in listed),
         functions=frozenset(row[0] for row in spark.sql("SHOW USER FUNCTIONS").collect()),
         conf=dict(spark.conf.getAll),
     )
@@ -42,31 +47,51 @@ def session_state(spark: SparkSession) -> SessionState:
 
 def restore(spark: SparkSession, before: SessionState) -> None:
     """Undo what was done to ``spark`` since ``before``: drop the views, tables and
-    temporary functions made since, set back the settings changed since (a setting
-    Spark does not let a session change stays), and return to the database."""
-    if spark.catalog.currentDatabase() != before.database:
-        spark.catalog.setCurrentDatabase(before.database)
-    for namespace, name, temporary in session_state(spark).tables - before.tables:
-        if temporary:
-            spark.catalog.dropTempView(name)
+    temporary functions made since, set back the settings changed since, and return to
+    the catalog and database. Never raises: what cannot be undone (a setting Spark does
+    not let a session change, a table it refuses to drop) stays, with a warning."""
+    _undo(spark.catalog.setCurrentCatalog, before.catalog, current=spark.catalog.currentCatalog())
+    _undo(
+        spark.catalog.setCurrentDatabase, before.database, current=spark.catalog.currentDatabase()
+    )
+    now = _or_none(session_state, spark)
+    if now is None:
+        return
+    global_db = spark.conf.get("spark.sql.globalTempDatabase", "global_temp")
+    for namespace, name, temporary in now.tables - before.tables:
+        if temporary and namespace == global_db:
+            _undo(spark.catalog.dropGlobalTempView, name)
+        elif temporary:
+            _undo(spark.catalog.dropTempView, name)
         else:
-            spark.sql(f"DROP TABLE IF EXISTS {_quoted(namespace)}.{_quoted(name)}")
-    for name in session_state(spark).functions - before.functions:
-        try:
-            spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
-        except Exception:  # noqa: BLE001 - a permanent function (in a catalog): it stays
+            where = f"{_quoted(namespace)}.{_quoted(name)}"
+            if _or_none(spark.sql, f"DROP TABLE IF EXISTS {where}") is None:
+                _undo(spark.sql, f"DROP VIEW IF EXISTS {where}")
+    for name in now.functions - before.functions:
+        _or_none(spark.sql, f"DROP TEMPORARY FUNCTION IF EXISTS {name}")  # else permanent
+    for key in now.conf.keys() | before.conf.keys():
+        if now.conf.get(key) == before.conf.get(key):
             continue
-    now = dict(spark.conf.getAll)
-    for key in now.keys() | before.conf.keys():
-        if now.get(key) == before.conf.get(key):
-            continue
-        try:
-            if key in before.conf:
-                spark.conf.set(key, before.conf[key])
-            else:
-                spark.conf.unset(key)
-        except Exception:  # noqa: BLE001 - a static setting: the session keeps it
-            continue
+        if key in before.conf:
+            _or_none(spark.conf.set, key, before.conf[key])  # a static setting stays
+        else:
+            _or_none(spark.conf.unset, key)
+
+
+def _or_none(call, *args):  # noqa: ANN001, ANN202 - any catalog call
+    try:
+        return call(*args)
+    except Exception:  # noqa: BLE001 - the caller says what stays
+        return None
+
+
+def _undo(call, value: str, current: str | None = None) -> None:  # noqa: ANN001
+    if current == value:
+        return
+    try:
+        call(value)
+    except Exception as exc:  # noqa: BLE001 - the next file starts with it still there
+        warnings.warn(f"matchrec test: could not undo a file's change ({exc})", stacklevel=3)
 
 
 def _quoted(name: str) -> str:

@@ -170,7 +170,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         buckets=buckets,
         timeouts=timeouts,
         late_rows=plan.clause.rows_per_match.late_rows,
-        fingerprint=clause_identity(plan.clause, df.schema.simpleString()),
+        fingerprint=clause_identity(plan.clause, df.schema.simpleString(), plan.precomputed),
     )
     counted = with_late_column(
         StructType([StructField(f.name, f.dataType, True) for f in out_schema.fields])

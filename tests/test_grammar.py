@@ -876,18 +876,18 @@ def test_first_measure_may_start_with_a_prefix_operator(first):
 @pytest.mark.parametrize(
     ("sql", "fields"),
     [
-        ("CREATE OR REPLACE TEMP VIEW v AS SELECT 1", ("v", None, True, False, False, False)),
+        ("CREATE OR REPLACE TEMP VIEW v AS SELECT 1", ("v", None, True, False, False)),
         (
-            "create temporary view if not exists `my v` (a, b COMMENT 'x') AS SELECT 1, 2",
-            ("my v", ["a", "b"], False, False, True, False),
+            "create temporary view `my v` (a, b COMMENT 'x') AS SELECT 1, 2",
+            ("my v", ["a", "b"], False, False, False),
         ),
         (
             "CREATE GLOBAL TEMP VIEW g COMMENT 'c' AS WITH x AS (SELECT 1) SELECT * FROM x",
-            ("g", None, False, True, False, False),
+            ("g", None, False, True, False),
         ),
         (
             "CACHE LAZY TABLE c OPTIONS ('storageLevel' 'DISK_ONLY') SELECT 1",
-            ("c", None, False, False, False, True),
+            ("c", None, False, False, True),
         ),
         ("CREATE VIEW p AS SELECT 1", None),
         ("CACHE TABLE c", None),
@@ -901,15 +901,24 @@ def test_temporary_view_definitions_are_read(sql, fields):
     if fields is None:
         assert found is None
         return
-    name, columns, replace, is_global, if_not_exists, cache = fields
+    name, columns, replace, is_global, cache = fields
     assert (found.name, found.columns, found.replace, found.is_global) == (
         name,
         columns,
         replace,
         is_global,
     )
-    assert (found.if_not_exists, found.cache) == (if_not_exists, cache)
+    assert found.cache == cache
     assert sql[found.query_start :].split()[0].upper() in ("SELECT", "WITH")
+
+
+def test_a_temporary_view_if_not_exists_is_refused_as_spark_refuses_it():
+    from matchrec.grammar.query_scan import temp_view_definition
+
+    sql = "create temporary view if not exists v AS SELECT 1"
+    with pytest.raises(SqlSyntaxError) as info:
+        temp_view_definition(sql)
+    assert sql[info.value.pos :].startswith("if not exists")
 
 
 @pytest.mark.parametrize(

@@ -594,24 +594,30 @@ def test_float_shortest_form_round_trips() -> None:
 def test_each_file_starts_from_the_session_state_before_the_first(
     spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The files of a run share one session: a view, a temporary function, a table and a
-    SET of the first file were there for the next one, whose query of a view it never
+    """The files of a run share one session: views, a temporary function, a table and
+    SETs of the first file were there for the next one, whose query of a view it never
     creates passed and whose correct DIVIDE_BY_ZERO record failed (ANSI off)."""
     (tmp_path / "a_setup.slt").write_text(
         "statement ok\nCREATE OR REPLACE TEMP VIEW slt_leaky AS SELECT 1 AS x\n\n"
         "statement ok\nCREATE TEMPORARY FUNCTION slt_leaky_f(x INT) RETURNS INT RETURN x\n\n"
         "statement ok\nSET spark.sql.ansi.enabled=false\n\n"
         "statement ok\nSET spark.sql.session.timeZone=Asia/Tokyo\n\n"
+        "statement ok\nCREATE OR REPLACE GLOBAL TEMP VIEW slt_leaky_g AS SELECT 1 AS x\n\n"
+        "statement ok\nCREATE VIEW slt_leaky_p AS SELECT 1 AS x\n\n"
+        "statement ok\nCREATE TABLE slt_leaky_t (x INT) USING parquet\n\n"
         "query I nosort\nSELECT slt_leaky_f(x) FROM slt_leaky\n----\n1\n"
     )
     (tmp_path / "b_use.slt").write_text(
         "statement error TABLE_OR_VIEW_NOT_FOUND\nSELECT x FROM slt_leaky\n\n"
         "statement error UNRESOLVED_ROUTINE\nSELECT slt_leaky_f(1)\n\n"
-        "statement error DIVIDE_BY_ZERO\nSELECT 1/0\n"
+        "statement error DIVIDE_BY_ZERO\nSELECT 1/0\n\n"
+        "statement error TABLE_OR_VIEW_NOT_FOUND\nSELECT x FROM global_temp.slt_leaky_g\n\n"
+        "statement error TABLE_OR_VIEW_NOT_FOUND\nSELECT x FROM slt_leaky_p\n\n"
+        "statement error TABLE_OR_VIEW_NOT_FOUND\nSELECT x FROM slt_leaky_t\n"
     )
     zone = spark.conf.get("spark.sql.session.timeZone")
     assert main(["test", str(tmp_path), "--engine", "spark"]) == 0
-    assert capsys.readouterr().out.endswith("\n4 passed, 0 failed\n")
+    assert capsys.readouterr().out.endswith("\n7 passed, 0 failed\n")
     assert spark.conf.get("spark.sql.session.timeZone") == zone
     assert spark.conf.get("spark.sql.ansi.enabled") == "true"
     assert not spark.catalog.tableExists("slt_leaky")
