@@ -1386,7 +1386,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     """Lower ``DEFINE label AS expr``."""
     tree = _filtered_aggregates(
         low,
-        _counts_of_several(_ignoring_nulls(_resolve_fields(low, _parsed(low, expr)))),
+        _counts_of_several(
+            _ignoring_nulls(_spark_decimal_means(low, _resolve_fields(low, _parsed(low, expr))))
+        ),
         expr.pos,
     )
     _input_windows(low, tree)
@@ -1928,6 +1930,52 @@ def _drop_respect_nulls(node: exp.Expression) -> None:
         node.set("expressions", args[:1])
 
 
+def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each ``avg`` of a DECIMAL(p, s) column with ``p + 4 <= 15`` computed
+    as Spark's optimizer computes it (its DecimalAggregates rule): the DOUBLE mean of the
+    unscaled values, divided by ``10^s`` as a DOUBLE, cast to DECIMAL(p + 4, s + 4). Where
+    the exact mean is a tie at that scale, the double is just below or above it, so
+    Spark's answer is not the exact mean rounded half up (``avg`` of 1.01 and 159 zeros
+    is 0.006312). DISTINCT and FILTER are kept; the unscaled values are exact BIGINTs."""
+    for node in list(tree.find_all(exp.Avg, exp.Anonymous)):
+        if call_name(node)[1] not in ("AVG", "MEAN"):
+            continue
+        argument = node.this if isinstance(node, exp.Avg) else (node.expressions or [None])[0]
+        distinct = isinstance(argument, exp.Distinct) and len(argument.expressions) == 1
+        value = argument.expressions[0] if distinct else argument
+        if not isinstance(value, exp.Column) or len(node.expressions) > 1:
+            continue
+        written = low.column_types.get(value.name.lower(), "")
+        narrow = re.fullmatch(r"decimal\((\d+),(\d+)\)", written.replace(" ", "").lower())
+        if narrow is None or int(narrow.group(1)) + 4 > 15:
+            continue
+        precision, scale = int(narrow.group(1)), int(narrow.group(2))
+        unscaled = exp.Cast(
+            this=exp.Mul(this=value.copy(), expression=exp.Literal.number(10**scale)),
+            to=exp.DataType.build("BIGINT"),
+        )
+        if distinct:
+            argument.set("expressions", [unscaled])
+        elif isinstance(node, exp.Avg):
+            node.set("this", unscaled)
+        else:
+            node.set("expressions", [unscaled])
+        unit = node.parent if isinstance(node.parent, exp.Filter) else node
+        mean = exp.Div(
+            this=unit.copy(),
+            expression=exp.Cast(
+                this=exp.Literal.number(10**scale), to=exp.DataType.build("DOUBLE")
+            ),
+        )
+        to = exp.DataType.build(f"DECIMAL({precision + 4},{scale + 4})", dialect="spark")
+        replaced = exp.Cast(this=mean, to=to)
+        if unit is tree:
+            tree = replaced
+        else:
+            unit.replace(replaced)
+    return tree
+
+
 def _counts_of_several(tree: exp.Expression) -> exp.Expression:
     """``tree`` with Spark's ``count(a, b, ...)`` and ``count(DISTINCT a, b, ...)`` written
     with one argument: a row counts when none of the values is NULL, and DISTINCT takes
@@ -2209,7 +2257,9 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     """Lower one MEASURES expression to Spark SQL over atom columns."""
     tree = _filtered_aggregates(
         low,
-        _counts_of_several(_ignoring_nulls(_resolve_fields(low, _parsed(low, expr)))),
+        _counts_of_several(
+            _ignoring_nulls(_spark_decimal_means(low, _resolve_fields(low, _parsed(low, expr))))
+        ),
         expr.pos,
     )
     base = expr.pos
