@@ -519,18 +519,9 @@ def test_avg_of_a_narrow_decimal_is_sparks_double_mean(
 
 def test_avg_of_a_narrow_decimal_in_every_door_with_distinct_and_filter(spark, narrow_decimals):
     measures = {"a": "avg(x)", "d": "avg(DISTINCT x)", "f": "avg(x) FILTER (WHERE o < 160)"}
-    expected = sorted(
-        map(
-            tuple,
-            spark.sql(
-                "SELECT k, "
-                + ", ".join(f"{m} AS {name}" for name, m in measures.items())
-                + " FROM mr_narrow GROUP BY k"
-            ).collect(),
-        )
-    )
+    expected, got = _grouped_and_matched_in(spark, "mr_narrow", measures)
     assert any(str(row[3]).endswith("2") for row in expected)  # a tie Spark rounds down
-    for door, rows in every_door(spark, "mr_narrow", measures).items():
+    for door, rows in got.items():
         assert rows == expected, door
 
 
