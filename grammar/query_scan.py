@@ -56,6 +56,8 @@ _NOT_ALIAS = {
     "MATCH_RECOGNIZE_DYNAMIC",
 }
 _KEYWORDS = {"MATCH_RECOGNIZE", "MATCH_RECOGNIZE_DYNAMIC"}
+#: what follows ``MATCH_`` in each keyword, for ``MATCH RECOGNIZE`` written as two words
+_SECOND_WORDS = sorted(k.removeprefix("MATCH_") for k in _KEYWORDS)
 
 
 @dataclass(frozen=True)
@@ -601,10 +603,6 @@ def _refuse_misspelled_keyword(tokens: list[Token], k: int, sql: str) -> None:
             pos=tokens[k].start,
             hint=f"did you mean MATCH_{rest[0]}? (one word)",
         )
-
-
-#: what follows ``MATCH_`` in each keyword, for ``MATCH RECOGNIZE`` written as two words
-_SECOND_WORDS = sorted(k.removeprefix("MATCH_") for k in _KEYWORDS)
 
 
 def find_match_recognize(sql: str) -> list[Occurrence]:

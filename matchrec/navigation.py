@@ -28,7 +28,7 @@ from .integer_width import interval_fits
 from .java_doubles import java_double_text
 from .moments import STATISTICS, second_moment
 from .set_order import normalized_double, open_hash_map_order, spark_set_order
-from .sql_values import WIDE_DECIMALS, Float32, to_text
+from .sql_values import WIDE_DECIMALS, Float32, timestamp_micros, to_text
 
 Value = Any
 RowValue = Callable[["MatchContext", int], Value]
@@ -577,7 +577,7 @@ def _through_double(v: Value) -> Value:
         return timedelta(microseconds=int(float(v // _MICROSECOND)))
     if isinstance(v, datetime):
         base = _EPOCH.replace(tzinfo=v.tzinfo and timezone.utc)
-        micros = (v - base) // _MICROSECOND
+        micros = timestamp_micros(v)
         rounded = int(float(micros))
         if rounded == micros:
             return v

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from matchrec.murmur3 import Murmur3
+from matchrec.sql_values import timestamp_micros
 
 _MASK = 0xFFFFFFFF
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -69,17 +70,6 @@ def normalized_double(d: float) -> float:
     return 0.0 if d == 0.0 else d
 
 
-def _timestamp_hash(t: dt.datetime) -> int:
-    """Scala's ``##`` of a timestamp's internal value, its microseconds since the epoch (a
-    naive value is a TIMESTAMP_NTZ's wall clock, whose microseconds are counted as UTC's)."""
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=dt.timezone.utc)
-    delta = t - _EPOCH_UTC
-    return _long_hash((delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds)
-
-
-_EPOCH_UTC = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-
 #: value kind -> Scala's ``##`` of Spark's internal value of that kind (bool before int:
 #: a Python bool is an int; datetime before date: a datetime is a date)
 _HASHES: tuple[tuple[type, Callable[[Any], int]], ...] = (
@@ -87,7 +77,7 @@ _HASHES: tuple[tuple[type, Callable[[Any], int]], ...] = (
     (int, _long_hash),
     (float, _double_hash),
     (str, utf8_string_hash),
-    (dt.datetime, _timestamp_hash),
+    (dt.datetime, lambda t: _long_hash(timestamp_micros(t))),
     (dt.date, lambda d: (d - _EPOCH).days),
 )
 

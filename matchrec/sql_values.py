@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import struct
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timezone
 from decimal import ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
@@ -70,6 +70,17 @@ class CalendarInterval:
         units = [years, months, self.days, hours, minutes, seconds if rest else 0]
         names = ["years", "months", "days", "hours", "minutes", "seconds"]
         return " ".join(f"{n} {name}" for n, name in zip(units, names) if n) or "0 seconds"
+
+
+def timestamp_micros(t: datetime) -> int:
+    """Spark's internal value of a TIMESTAMP: microseconds since the epoch (a naive value,
+    a TIMESTAMP_NTZ's wall clock, counted as UTC's)."""
+    base = _EPOCH_UTC if t.tzinfo is not None else _EPOCH_UTC.replace(tzinfo=None)
+    delta = t - base
+    return (delta.days * 86_400 + delta.seconds) * 1_000_000 + delta.microseconds
+
+
+_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def java_divmod(a: int, b: int) -> tuple[int, int]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
+from dataclasses import astuple
 from typing import Any
 
 import pandas as pd
@@ -490,9 +491,9 @@ class DynamicProcessor(StatefulProcessor):
         self.compiler = compiler
         self.key_sets = key_sets
         self.buckets = buckets
-        self.static = [(r.rule_id, r.version, r.spec, r.active_from, r.enabled) for r in static]
+        self.static = [astuple(r) for r in static]
         #: a static table's rules that do not compile: bucket 0 tells of them, once
-        self.broken = [(r.rule_id, r.version, r.spec, r.active_from, r.enabled) for r in broken]
+        self.broken = [astuple(r) for r in broken]
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle

@@ -150,7 +150,7 @@ def sort_table(rows: Table, mode: str, types: str = "") -> Table:
         return sorted(rows, key=lambda row: _row_key(row, types))
     if mode == "valuesort":
         values = [v for row in rows for v in row]
-        letter = "R" if types and set(types) == {"R"} else "T"
+        letter = valuesort_types(types)
         return [(v,) for v in sorted(values, key=lambda v: _cell_key(v, letter))]
     return list(rows)
 
@@ -166,12 +166,16 @@ def _cell_key(cell: str, letter: str) -> tuple:
             number = float(cell)
         except ValueError:
             return (1, 0.0, cell)
-        return (
-            0,
-            math.inf if math.isnan(number) else number,
-            "" if not math.isnan(number) else cell,
-        )
+        if math.isnan(number):
+            return (0, math.inf, cell)
+        return (0, number, "")
     return (1, 0.0, cell)
+
+
+def valuesort_types(types: str) -> str:
+    """The one type letter of ``valuesort``'s single column of all values: ``R`` (compare
+    as numbers) only if every column is ``R``."""
+    return "R" if types and set(types) == {"R"} else "T"
 
 
 def cells_equal(expected: str, actual: str, type_letter: str = "T") -> bool:
