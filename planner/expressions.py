@@ -1943,15 +1943,16 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
         argument = node.this if isinstance(node, exp.Avg) else (node.expressions or [None])[0]
         distinct = isinstance(argument, exp.Distinct) and len(argument.expressions) == 1
         value = argument.expressions[0] if distinct else argument
-        if not isinstance(value, exp.Column) or len(node.expressions) > 1:
+        if value is None or len(node.expressions) > 1:
             continue
-        written = low.column_types.get(value.name.lower(), "")
-        narrow = re.fullmatch(r"decimal\((\d+),(\d+)\)", written.replace(" ", "").lower())
-        if narrow is None or int(narrow.group(1)) + 4 > 15:
+        typed = _decimal_type(low, value)
+        if typed is None or typed[0] + 4 > 15:
             continue
-        precision, scale = int(narrow.group(1)), int(narrow.group(2))
+        precision, scale = typed
         unscaled = exp.Cast(
-            this=exp.Mul(this=value.copy(), expression=exp.Literal.number(10**scale)),
+            this=exp.Mul(
+                this=exp.Paren(this=value.copy()), expression=exp.Literal.number(10**scale)
+            ),
             to=exp.DataType.build("BIGINT"),
         )
         if distinct:
@@ -1974,6 +1975,35 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
         else:
             unit.replace(replaced)
     return tree
+
+
+def _decimal_type(low: Lowering, value: exp.Expression) -> tuple[int, int] | None:
+    """(precision, scale) of ``value`` when Spark types it DECIMAL: a column's type as the
+    input has it, an expression's by matchrec's typer of Spark's rules (label qualifiers
+    dropped: ``B.qty * B.price`` is typed as ``qty * price``); None otherwise or unknown."""
+    if isinstance(value, exp.Column) and not isinstance(value.this, exp.Star):
+        written = low.column_types.get(value.name.lower(), "")
+        narrow = re.fullmatch(r"decimal\((\d+),(\d+)\)", written.replace(" ", "").lower())
+        return (int(narrow.group(1)), int(narrow.group(2))) if narrow else None
+    from .measure_eval import TypeEnv, infer_type  # it imports this module
+
+    labels = {*low.label_ids, *low.subsets}
+    unqualified = value.copy()
+    for column in list(unqualified.find_all(exp.Column)):
+        if column.table in labels:
+            parts = [part.copy() for part in column.parts[1:]]
+            column.replace(exp.column(parts[-1], *reversed(parts[:-1])) if parts else column)
+    columns = {}
+    for name, written in low.column_types.items():
+        try:
+            columns[name] = exp.DataType.build(written, dialect="spark")
+        except (sqlglot.errors.SqlglotError, ValueError):
+            continue
+    t = infer_type(unqualified, TypeEnv(columns=columns))
+    if t is None or t.this != exp.DataType.Type.DECIMAL or len(t.expressions) != 2:
+        return None
+    precision, scale = (int(e.this.name) for e in t.expressions)
+    return precision, scale
 
 
 def _counts_of_several(tree: exp.Expression) -> exp.Expression:

@@ -506,7 +506,9 @@ def narrow_decimals(spark):
 
 
 @pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
-@pytest.mark.parametrize("aggregate", ["avg(x)", "avg(y)", "mean(x)"])
+@pytest.mark.parametrize(
+    "aggregate", ["avg(x)", "avg(y)", "mean(x)", "avg(x + 0)", "avg(x * CAST(1 AS DECIMAL(1,0)))"]
+)
 def test_avg_of_a_narrow_decimal_is_sparks_double_mean(
     spark, narrow_decimals, aggregate, semantics
 ):
@@ -518,7 +520,12 @@ def test_avg_of_a_narrow_decimal_is_sparks_double_mean(
 
 
 def test_avg_of_a_narrow_decimal_in_every_door_with_distinct_and_filter(spark, narrow_decimals):
-    measures = {"a": "avg(x)", "d": "avg(DISTINCT x)", "f": "avg(x) FILTER (WHERE o < 160)"}
+    measures = {
+        "a": "avg(x)",
+        "d": "avg(DISTINCT x)",
+        "f": "avg(x) FILTER (WHERE o < 160)",
+        "e": "avg(-x + 0) FILTER (WHERE o < 160)",  # typed DECIMAL(11,2) by Spark
+    }
     expected, got = _grouped_and_matched_in(spark, "mr_narrow", measures)
     assert any(str(row[3]).endswith("2") for row in expected)  # a tie Spark rounds down
     for door, rows in got.items():
