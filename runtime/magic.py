@@ -204,14 +204,18 @@ def _explain(spark: SparkSession, query: str, args: dict | list | None = None) -
 
 def run_query(
     spark: SparkSession, query: str, limit: int, args: dict | list | None = None
-) -> tuple[DataFrame, ResultTable]:
-    """Run ``query`` once and return its DataFrame and a table of its first ``limit`` rows.
+) -> tuple[DataFrame, ResultTable | PlanText]:
+    """Run ``query`` once and return its DataFrame and a table of its first ``limit`` rows
+    (an ``EXPLAIN`` statement's plan: the whole text).
 
     Exactly one action: ``df.limit(limit + 1).collect()``; the extra row only tells
     whether there are more rows than shown.
     """
     start = time.perf_counter()
     df = matchrec.sql(spark, query, args)
+    if _EXPLAIN_STATEMENT.match(query) and df.columns == ["plan"]:
+        plan = "\n".join(str(row[0]) for row in df.collect())
+        return df, PlanText(plan, time.perf_counter() - start)
     rows = df.limit(limit + 1).collect()
     elapsed = time.perf_counter() - start
     table = ResultTable(
@@ -349,6 +353,28 @@ def _context_caret(exc: Any, query: str) -> list[str]:
 
 
 # --- rendering --------------------------------------------------------------------------
+
+
+#: an ``EXPLAIN ...`` statement, after any leading comments
+_EXPLAIN_STATEMENT = re.compile(r"(?:\s|--[^\n]*(?:\n|$)|/\*.*?\*/)*EXPLAIN\b", re.I | re.S)
+
+
+@dataclass
+class PlanText:
+    """The plan an ``EXPLAIN`` statement returns (one long text value), shown whole as
+    preformatted text rather than cut to fit a table cell."""
+
+    text: str
+    seconds: float
+
+    def _repr_html_(self) -> str:
+        return (
+            f'<pre class="matchrec-plan">{html.escape(self.text)}</pre>\n'
+            f'<p class="matchrec-summary" style="color: #666">{_seconds(self.seconds)}</p>'
+        )
+
+    def __repr__(self) -> str:
+        return f"{self.text}\n{_seconds(self.seconds)}"
 
 
 @dataclass

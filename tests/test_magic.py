@@ -332,6 +332,23 @@ def test_explain_as_text_is_the_explanation(ip, spark):
     assert texts[0].startswith("== MATCH_RECOGNIZE") and "Explanation(" not in texts[0]
 
 
+def test_an_explain_statement_shows_the_whole_plan_as_text(ip):
+    """``EXPLAIN EXTENDED SELECT ...`` returns one value, the plan; it was one table cell
+    cut at 1,000 characters."""
+    cell = "-- the plan\nEXPLAIN EXTENDED " + V_QUERY
+    result, cap = run(ip, f"%%matchrec\n{cell}")
+    assert result.success
+    page = html_of(cap)
+    assert page.startswith('<pre class="matchrec-plan">') and "<table" not in page
+    plan = html.unescape(page.split(">", 1)[1].split("</pre>", 1)[0])
+    assert len(plan) > 1000 and "…" not in plan
+    assert "== Parsed Logical Plan ==" in plan and "== Physical Plan ==" in plan
+    with capture_output() as text:
+        ip.run_cell_magic("matchrec", "", cell)
+    shown = [o.data["text/plain"] for o in text.outputs if "text/plain" in o.data]
+    assert shown[0].startswith("== Parsed Logical Plan ==")
+
+
 def test_explain_without_module_says_so(ip, monkeypatch):
     monkeypatch.setattr(magic.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(UsageError, match="no explain support"):
