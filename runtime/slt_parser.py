@@ -23,6 +23,7 @@ the file; ``hash-threshold <n>`` is ignored.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,6 +222,7 @@ class _Parser:
                 break
             if line.lstrip().startswith("#"):
                 continue
+            self._refuse_header(line, self.pos - 1)
             sql.append(line)
         text = "\n".join(sql).strip()
         if not text:
@@ -231,9 +233,28 @@ class _Parser:
         """Lines up to the next blank line or the end of the file."""
         out: list[str] = []
         while self.pos < len(self.lines) and self.lines[self.pos].strip():
+            self._refuse_header(self.lines[self.pos], self.pos)
             out.append(self.lines[self.pos])
             self.pos += 1
         return out
+
+    def _refuse_header(self, line: str, index: int) -> None:
+        """A record's header inside the one before it: the blank line between them is
+        missing, and the next record would be run as part of this one's SQL or rows."""
+        if _HEADER.fullmatch(line.strip()):
+            raise self.error(
+                f"{line.strip()!r} starts a record inside the one before it: records are "
+                "separated by a blank line; add one before it",
+                index,
+            )
+
+
+#: a record's header line (``statement ok``, ``query IIT rowsort``, ``query error ...``)
+_HEADER = re.compile(
+    r"statement (?:ok|error(?: .*)?)|query (?:error(?: .*)?|[A-Za-z]+(?: (?:"
+    + "|".join(SORT_MODES)
+    + r")(?: \S+)?)?)"
+)
 
 
 def _split_row(line: str) -> tuple[str, ...]:

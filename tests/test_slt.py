@@ -182,6 +182,9 @@ def test_parse_skipif_onlyif_halt() -> None:
         ("statement maybe\nSELECT 1\n", "expected 'statement ok'", 1),
         ("\n\nstatement ok\n\n", "record has no SQL", 3),
         ("statement ok\nSELECT 1\n----\n1\n", "has no '----' section", 1),
+        ("statement ok\nSELECT 1\nquery I\nSELECT 2\n----\n2\n", "add one before it", 3),
+        ("query I\nSELECT 1\n----\n1\nstatement ok\nSELECT 2\n", "separated by a blank", 5),
+        ("query I\nSELECT 1\n----\n1\nquery T rowsort\nSELECT 2\n", "inside the one", 5),
     ],
 )
 def test_parse_errors_name_file_and_line(text: str, message: str, line: int) -> None:
