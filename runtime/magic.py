@@ -41,6 +41,8 @@ from IPython.display import display
 import matchrec
 from matchrec.errors import MatchRecognizeError, line_col, line_excerpt
 
+from .interval_text import intervals_as_text
+
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
@@ -216,7 +218,7 @@ def run_query(
     if _EXPLAIN_STATEMENT.match(query) and df.columns == ["plan"]:
         plan = "\n".join(str(row[0]) for row in df.collect())
         return df, PlanText(plan, time.perf_counter() - start)
-    rows = df.limit(limit + 1).collect()
+    rows = intervals_as_text(df.limit(limit + 1)).collect()
     elapsed = time.perf_counter() - start
     table = ResultTable(
         columns=list(df.columns),

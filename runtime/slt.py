@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from matchrec.errors import MatchRecognizeError
 
+from .interval_text import intervals_as_text
 from .slt_format import (
     format_rows,
     sort_table,
@@ -303,6 +304,7 @@ def run_record(record: Record, executor: Executor, spark: SparkSession) -> CaseR
 def _judge(record: Record, executor: Executor, spark: SparkSession) -> tuple[str, str]:
     try:
         df = executor(spark, record.sql)
+        df = intervals_as_text(df) if df is not None else None
         rows = df.collect() if df is not None else []
         schema = df.schema if df is not None else None
     except Exception as exc:  # judged below: the runner must go on

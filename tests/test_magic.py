@@ -349,6 +349,22 @@ def test_an_explain_statement_shows_the_whole_plan_as_text(ip):
     assert shown[0].startswith("== Parsed Logical Plan ==")
 
 
+def test_intervals_show_as_spark_shows_them(ip):
+    """A YEAR-MONTH interval crashed the cell (PySpark cannot collect one) and a DAY-TIME
+    one showed as Python's timedelta."""
+    cell = (
+        "SELECT m.span, INTERVAL '1-2' YEAR TO MONTH AS ym FROM mg_prices MATCH_RECOGNIZE ("
+        "PARTITION BY sym ORDER BY t MEASURES make_dt_interval(0, LAST(A.t)) AS span "
+        "PATTERN (A+) DEFINE A AS true) AS m ORDER BY sym"
+    )
+    result, cap = run(ip, f"%%matchrec\n{cell}")
+    assert result.success
+    assert table_rows(html_of(cap))[0] == [
+        "INTERVAL '0 10:00:00' DAY TO SECOND",
+        "INTERVAL '1-2' YEAR TO MONTH",
+    ]
+
+
 def test_explain_without_module_says_so(ip, monkeypatch):
     monkeypatch.setattr(magic.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(UsageError, match="no explain support"):

@@ -21,6 +21,7 @@ from matchrec.runtime.cli import main
 from matchrec.runtime.session import JavaNotFoundError, ensure_java, parse_java_version
 from matchrec.runtime.slt import (
     collect_files,
+    default_executor,
     error_matches,
     is_engine_error,
     run_file,
@@ -677,6 +678,31 @@ def test_a_result_given_as_its_hash(spark, tmp_path: Path) -> None:
     (tmp_path / "wrong.slt").write_text(wrong)
     (case,) = run_file(tmp_path / "wrong.slt", plain_sql, spark).cases
     assert case.failed and f"expected 10 values hashing to {digest}" in case.message
+
+
+def test_intervals_print_as_spark_shows_them(spark) -> None:
+    """A DAY-TIME interval printed as Python's timedelta (``1 day, 2:03:04.500000``), and
+    a YEAR-MONTH one crashed the runner (PySpark cannot collect it)."""
+    text = """query TTTT nosort
+SELECT INTERVAL '1 02:03:04.5' DAY TO SECOND, INTERVAL '-3' HOUR, m.span, m.n
+FROM VALUES (TIMESTAMP'2024-01-01 10:00:00', 1), (TIMESTAMP'2024-01-02 11:00:00', 2) AS t(ts, o)
+MATCH_RECOGNIZE (ORDER BY o MEASURES LAST(A.ts) - FIRST(A.ts) AS span,
+  INTERVAL '1-2' YEAR TO MONTH AS n PATTERN (A+) DEFINE A AS true) AS m
+----
+{}
+""".format(
+        "\t".join(
+            [
+                "INTERVAL '1 02:03:04.5' DAY TO SECOND",
+                "INTERVAL '-03' HOUR",
+                "INTERVAL '1 01:00:00' DAY TO SECOND",
+                "INTERVAL '1-2' YEAR TO MONTH",
+            ]
+        )
+    )
+    (record,) = parse_slt(text, "intervals.slt")
+    result = run_record(record, default_executor(), spark)
+    assert result.passed, result.message
 
 
 def test_a_file_with_a_byte_order_mark_parses(tmp_path: Path) -> None:
