@@ -683,7 +683,9 @@ def _object(names: Sequence[str], values: Sequence[Any]) -> str:
 
 def to_json(value: Any) -> str:
     """A SQL value as JSON text for ``parse_json``: numbers stay numbers (decimals keep
-    their digits), times are ISO text (``measures:t::timestamp`` reads them back)."""
+    their digits, a DOUBLE is written with an exponent, which parse_json reads as a
+    DOUBLE, not a DECIMAL that drops the sign of -0.0), times are ISO text
+    (``measures:t::timestamp`` reads them back), BINARY its base64 text."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -691,7 +693,10 @@ def to_json(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return json.dumps(value) if math.isfinite(value) else json.dumps(str(value))
+        if not math.isfinite(value):
+            return json.dumps(str(value))
+        text = json.dumps(value)  # with an exponent, parse_json keeps a DOUBLE (and -0.0)
+        return text if "e" in text else text + "e0"
     if isinstance(value, Decimal):
         return str(value) if value.is_finite() else json.dumps(str(value))
     if isinstance(value, datetime):

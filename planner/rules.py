@@ -50,6 +50,7 @@ from .measure_eval import (
 )
 from .nesting_depth import room_to_nest
 from .plan import plan_clause, refuse_end_anchor, refuse_late_rows, refuse_untimed_within
+from .pyeval import _built_struct as built_struct
 from .pyeval import _field as struct_field
 from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
@@ -461,6 +462,8 @@ def _row_function(
         if id(node) in inside:  # a day-time interval literal (or its parts): a timedelta
             continue
         if isinstance(node, exp.RegexpLike):  # Java's regex, translated (planner.java_regex)
+            continue
+        if built_struct(node):  # named_struct('x', s): a struct of its fields' values
             continue
         raise UnsupportedError(
             f"{_shown(node)} cannot be evaluated in a rule",

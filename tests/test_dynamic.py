@@ -841,3 +841,35 @@ def test_a_rule_reads_struct_fields(spark: SparkSession) -> None:
         ).collect()
     )
     assert expected and got == expected
+
+
+def test_a_rules_doubles_binaries_and_one_field_structs_read_back_as_its_match_recognize(
+    spark: SparkSession,
+) -> None:
+    """A DOUBLE -0.0 measure read back as 0.0 (parse_json made it a DECIMAL), a BINARY one
+    is its base64 text (as Spark's to_json), and ``named_struct('x', FIRST(A.s))`` was
+    refused ('struct() cannot be evaluated in a rule') though MATCH_RECOGNIZE runs it."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW dyn_values AS SELECT * FROM VALUES
+        ('k', 1, X'00ff', -0.0D, 'a'), ('k', 2, X'01', 1.5D, 'b') AS t(k, ts, bin, d, s)"""
+    )
+    spec = (
+        "PARTITION BY k ORDER BY ts MEASURES FIRST(A.d) AS d, LAST(A.d) AS e, "
+        "FIRST(A.bin) AS bin, named_struct('x', FIRST(A.s)) AS st "
+        "PATTERN (A+) DEFINE A AS true"
+    )
+    rules = _rules(spark, [("v", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(spark.table("dyn_values"), rules, on_error="fail")
+    got = out.selectExpr(
+        "CAST(measures:d::double AS STRING)",
+        "measures:e::double",
+        "unbase64(measures:bin::string)",
+        "measures:st::struct<x:string>",
+        "schema_of_variant(measures:d)",
+    ).collect()
+    single = matchrec.sql(
+        spark,
+        f"SELECT CAST(d AS STRING), e, bin, st FROM dyn_values MATCH_RECOGNIZE ({spec})",
+    ).collect()
+    assert [tuple(r)[:4] for r in got] == [tuple(r) for r in single]
+    assert got[0][0] == "-0.0" and got[0][4] == "DOUBLE"
