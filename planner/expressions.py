@@ -1687,10 +1687,14 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             low.sql,
         )
 
-    def probe(node: exp.Expression) -> str:
+    def probe(node: exp.Expression, bound: frozenset[str] = frozenset()) -> str:
         """Spark SQL with the type of ``node`` over the input and the precomputed columns
-        (atoms stand for the value they read at some row); no new column is added."""
+        (atoms stand for the value they read at some row); no new column is added.
+        ``bound``: the parameters of the lambdas inside the probed expression around
+        ``node``, which stay parameters (Spark binds them before a column of that name)."""
         node = _unparen(node)
+        if isinstance(node, (exp.Column, exp.Identifier)) and bound_name(node) in bound:
+            return node.sql(dialect=MatchRecognizeDialect)
         parameter = parameter_probe(node, probe)
         if parameter is not None:
             return parameter
@@ -1738,7 +1742,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 # Spark SQL: their checks never ran)
                 continue
             marker = f"__mr_probe_{id(child)}__"
-            parts[marker] = f"({probe(original)})"
+            inner = bound
+            if isinstance(original, exp.Lambda):
+                inner = bound | {p.name.lower() for p in original.expressions}
+            parts[marker] = f"({probe(original, inner)})"
             child.replace(exp.column(marker))
         text = copy.sql(dialect=MatchRecognizeDialect, unsupported_level=ErrorLevel.IGNORE)
         return Lowering._fill(text, parts)
@@ -2344,6 +2351,8 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     checked = [
         (node, build_check(node, lambda n: "", low.sql, base, False, "MEASURES"))
         for node in _walk(tree)
+        # an operator of a lambda's parameter (``x -> x + 1``): Spark types it there
+        if not reads_outer_parameter(node)
     ]
     zipped = _zip_field_names(tree)
     lowered = _named_zips(replace(tree), zipped)

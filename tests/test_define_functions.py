@@ -24,6 +24,7 @@ from matchrec.planner.pyeval import compile_glue
 from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.session import session_settings
 from pyspark.errors import PySparkException, PythonException
+from spark_windows import every_door
 from sqlglot import exp, parse_one
 
 import matchrec
@@ -3116,6 +3117,45 @@ def test_higher_order_functions_with_a_lambda_of_two_rows(spark, define, plain):
     B.v)``) runs in DEFINE's glue: the same matches as the condition written without
     it. A parameter named like a column (``v``) is the parameter."""
     _same_matches(spark, define, plain)
+
+
+@pytest.mark.parametrize(
+    ("define", "plain"),
+    [
+        ("exists(FIRST(A.arr), arr -> arr > 5)", "FIRST(A.v) + 1 > 5"),
+        ("exists(FIRST(A.arr), s -> s > B.v)", "FIRST(A.v) + 1 > B.v"),
+        ("aggregate(LAST(A.arr), 0D, (v, arr) -> v + arr) > B.v", "2 * A.v + 1 > B.v"),
+    ],
+)
+def test_a_lambda_parameter_named_like_a_column_of_another_type(spark, define, plain):
+    """Spark binds a name in a lambda to its parameter first (its own examples write
+    ``x -> ...`` over a column ``x``): ``exists(FIRST(A.arr), arr -> arr > 5)`` was refused,
+    the type probe reading the ARRAY column ``arr`` inside the lambda."""
+    _same_matches(spark, define, plain)
+
+
+def test_a_measures_lambda_parameter_named_like_a_column(spark):
+    """``transform(LAST(A.arr), arr -> arr + 1)`` was refused in every door as '+ is not
+    defined for arr (ARRAY<INT>)', and ``s -> s + 1`` (``s`` a STRING column) as a mix of
+    STRING and INT."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW fn_shadowed AS SELECT id % 2 AS k, id AS o,
+        CAST(id AS STRING) AS s, array(id, id * 2) AS arr FROM range(6)"""
+    )
+    matchrec.register(spark)
+    measures = {
+        "plus": "transform(LAST(A.arr), arr -> arr + 1)",
+        "twice": "transform(LAST(A.arr), s -> s * 2)",
+    }
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT k, transform(max_by(arr, o), arr -> arr + 1),
+                transform(max_by(arr, o), s -> s * 2) FROM fn_shadowed GROUP BY k"""
+        ).collect()
+    )
+    for door, rows in every_door(spark, "fn_shadowed", measures).items():
+        assert rows == expected, door
 
 
 @pytest.mark.parametrize(
