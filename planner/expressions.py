@@ -1945,8 +1945,8 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
     Spark's answer is not the exact mean rounded half up (``avg`` of 1.01 and 159 zeros
     is 0.006312). DISTINCT and FILTER are kept; the unscaled values are exact BIGINTs."""
     for node in list(tree.find_all(exp.Avg, exp.Anonymous)):
-        if call_name(node)[1] not in ("AVG", "MEAN"):
-            continue
+        if call_name(node)[1] not in ("AVG", "MEAN") or node.find_ancestor(exp.Window):
+            continue  # (a window over the input is Spark's to compute, as written)
         argument = node.this if isinstance(node, exp.Avg) else (node.expressions or [None])[0]
         distinct = isinstance(argument, exp.Distinct) and len(argument.expressions) == 1
         value = argument.expressions[0] if distinct else argument

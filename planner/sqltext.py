@@ -29,7 +29,6 @@ from matchrec.grammar.scanner import comment_end
 from sqlglot import exp
 from sqlglot.dialects.spark import Spark
 from sqlglot.errors import ErrorLevel
-from sqlglot.helper import seq_get
 from sqlglot.tokens import Token, TokenType
 
 from matchrec.ast import SqlExpr
@@ -205,8 +204,11 @@ class MatchRecognizeDialect(Spark):
                 "ANY_VALUE": lambda args: _with_ignore_nulls(exp.AnyValue, args),
                 # the path stays the text written: sqlglot's parsed JSON path wrote
                 # 'abc' as '$.abc' (Spark: no path, NULL) and '$.*' as '$'
-                "GET_JSON_OBJECT": lambda args: exp.JSONExtractScalar(
-                    this=seq_get(args, 0), expression=seq_get(args, 1)
+                # (of another number of arguments: a plain call, which Spark refuses)
+                "GET_JSON_OBJECT": lambda args: (
+                    exp.JSONExtractScalar(this=args[0], expression=args[1])
+                    if len(args) == 2
+                    else exp.Anonymous(this="GET_JSON_OBJECT", expressions=args)
                 ),
                 # named_struct('a') or named_struct(): sqlglot's reader drops the odd name
                 # (a STRUCT with no field); as written, Spark refuses it (WRONG_NUM_ARGS)

@@ -532,6 +532,21 @@ def test_avg_of_a_narrow_decimal_in_every_door_with_distinct_and_filter(spark, n
         assert rows == expected, door
 
 
+def test_a_window_avg_of_a_narrow_decimal_in_define_is_sparks_window(spark, narrow_decimals):
+    """``x > avg(x) OVER (PARTITION BY k)`` over a DECIMAL(10,2) was refused (the avg
+    rewritten for MEASURES, then no window over the input)."""
+    condition = "x > avg(x) OVER (PARTITION BY k)"
+    got = matchrec.sql(
+        spark,
+        f"""SELECT k, o FROM mr_narrow MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+             ALL ROWS PER MATCH PATTERN (H) DEFINE H AS {condition})""",
+    ).collect()
+    expected = spark.sql(
+        f"SELECT k, o FROM (SELECT k, o, {condition} AS h FROM mr_narrow) WHERE h"
+    ).collect()
+    assert expected and sorted(got) == sorted(expected)
+
+
 def test_a_condition_on_the_avg_of_a_narrow_decimal_reads_sparks_value(spark, narrow_decimals):
     """The match goes on while Spark's running avg is not 0.006313 (it never is: it is
     0.006312 at the 160th row, where the exact mean rounds to 0.006313)."""

@@ -2796,6 +2796,22 @@ def test_a_named_struct_of_an_odd_count_is_sparks_refusal(spark, view, call):
     assert err.sql[err.pos :].startswith("named_struct(")
 
 
+@pytest.mark.parametrize(
+    ("measure", "define"),
+    [
+        ("get_json_object(CAST(LAST(B.value) AS STRING), '$.a', 3)", "value < PREV(value)"),
+        ("LAST(B.value)", "get_json_object(CAST(PREV(value) AS STRING)) IS NULL"),
+    ],
+)
+def test_get_json_object_of_another_count_is_sparks_refusal(spark, view, measure, define):
+    """A third argument was dropped (the call answered) and one argument was "')' needs
+    an operand after it"; Spark refuses both (WRONG_NUM_ARGS)."""
+    body = f"ORDER BY id MEASURES {measure} AS z PATTERN (A B+) DEFINE B AS {define}"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert "WRONG_NUM_ARGS" in err.message
+    assert err.sql[err.pos :].startswith("get_json_object(")
+
+
 @pytest.mark.parametrize("at", ["c3,", "c500,", "x >"])
 def test_a_long_line_is_shown_around_the_caret(at):
     """A generated query put its 5,000-character line above the caret whole."""
