@@ -61,8 +61,24 @@ DEPENDENCIES = ("lark", "sqlglot")
 #: what the probe imports on an executor, in order, and what a user installs for each,
 #: by the door that uses the session: ``matchrec.sql``/``match_recognize`` run the
 #: matcher there (:mod:`matchrec.runtime.partitions`, and the compiled DEFINE glue of
-#: :mod:`matchrec.planner.pyeval`), the SQL table function its whole module
+#: :mod:`matchrec.planner.pyeval`), the SQL table function its whole module,
+#: MATCH_RECOGNIZE_DYNAMIC its rule buckets (pandas frames), and a stream PySpark's
+#: ``transformWithStateInPandas`` (pandas, and protobuf for its state messages)
 NEEDED: dict[str, tuple[tuple[str, str], ...]] = {
+    "dynamic": (
+        ("numpy", "numpy"),
+        ("pyarrow", "pyarrow"),
+        ("pandas", "pandas"),
+        ("matchrec.runtime.dynamic", "matchrec"),
+    ),
+    "stream": (
+        ("numpy", "numpy"),
+        ("pyarrow", "pyarrow"),
+        ("pandas", "pandas"),
+        ("google.protobuf.descriptor", "protobuf"),
+        ("matchrec.runtime.streaming", "matchrec"),
+        ("matchrec.runtime.dynamic", "matchrec"),
+    ),
     "sql": (
         ("numpy", "numpy"),
         ("pyarrow", "pyarrow"),
@@ -122,8 +138,9 @@ def ship(spark: SparkSession) -> None:
 
 def check(spark: SparkSession, door: str = "sql") -> None:
     """Check, with one tiny probe job, that ``spark``'s executors can run what ``door``
-    (``sql`` or ``udtf``, see :data:`NEEDED`) needs there: once per session and door, a
-    no-op in local mode with the driver's Python. Raises :class:`ClusterSetupError`."""
+    (``sql``, ``udtf``, ``dynamic`` or ``stream``, see :data:`NEEDED`) needs there: once
+    per session and door, a no-op in local mode with the driver's Python. Raises
+    :class:`ClusterSetupError`."""
     context = _context(spark)
     if _runs_driver_python(spark, context):
         return

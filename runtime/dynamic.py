@@ -69,6 +69,7 @@ from matchrec.rule_set import (
 )
 from matchrec.zones import use_zone
 
+from .cluster import check, ship
 from .session import ansi_enabled
 from .streaming import (
     BUCKETS_CONF,
@@ -217,10 +218,13 @@ def match_recognize_dynamic(
     if key_sets is None:
         key_sets = sorted(compiler.seen)
     buckets = int(df.sparkSession.conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS)))
+    ship(df.sparkSession)  # on a cluster: before the job's functions are built
     if df.isStreaming:
         raw = _stream(df, rules, good, broken, key_sets, buckets, compiler, event_time or "")
     else:
         raw = _batch(df, good, key_sets, buckets, compiler, errors)
+    # on a cluster: the executors can run it (once per session)
+    check(df.sparkSession, "stream" if df.isStreaming else "dynamic")
     return raw.selectExpr(
         "rule_id",
         "rule_version",

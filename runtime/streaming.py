@@ -56,6 +56,7 @@ from .batch import (
     matcher_output,
     project_measures,
 )
+from .cluster import check
 from .late_count import LATE_METRIC, watch
 from .late_count import late_rows as late_rows  # the public name of old
 from .udf_errors import remember_udfs
@@ -177,6 +178,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     )
     processor = MatchProcessor(spec, counted.names, zone)
     matched = run_buckets(packed_by_bucket(df), processor, counted).drop(BUCKET)
+    check(spark, "stream")  # on a cluster: the executors can run a stream (once per session)
     return project_measures(months_restored(matched, encoded), plan, input_columns)
 
 

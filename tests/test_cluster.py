@@ -67,6 +67,12 @@ def cluster_results(
     sessions["installed"]["queries"]["stream"] = stream_spec(
         ticks, tmp_path_factory.mktemp("cluster-stream")
     )
+    # a stream needs pandas (and protobuf) on the executors, which a fresh node lacks
+    sessions["fresh_stream"] = {
+        "executor_python": fresh_executor_python,
+        "queries": {"W1": stream_spec(ticks, tmp_path_factory.mktemp("fresh-stream"))},
+        "conf": ONE_EXECUTOR,
+    }
     other = other_minor_python()
     if other is not None:
         sessions["other_python"] = {
@@ -166,6 +172,13 @@ def _one_line_error(cluster_results: dict[str, Any], session: str) -> str:
 def test_executors_without_pyarrow_fail_with_one_line(cluster_results):
     message = _one_line_error(cluster_results, "no_pyarrow")
     assert "has no pyarrow" in message and "pip install pyarrow" in message
+
+
+def test_a_stream_on_executors_without_pandas_fails_with_one_line(cluster_results):
+    """PySpark's stateful streaming needs pandas and protobuf on the executors: a stream
+    died after minutes of task retries with a worker's ModuleNotFoundError."""
+    message = _one_line_error(cluster_results, "fresh_stream")
+    assert "has no pandas" in message and "pip install pandas" in message
 
 
 def test_executors_of_another_python_fail_with_one_line(cluster_results):

@@ -97,6 +97,13 @@ def _missing(module: str, absent: str) -> dict:
         ({**OK_REPORT, "python": "3.9"}, "sql", True, "run Python 3.9 (/env/bin/python)"),
         (_missing("pyarrow", "pyarrow"), "sql", True, "has no pyarrow: pip install pyarrow"),
         (_missing("numpy", "numpy"), "udtf", True, "has no numpy: pip install numpy"),
+        (_missing("pandas", "pandas"), "dynamic", True, "has no pandas: pip install pandas"),
+        (
+            _missing("google.protobuf.descriptor", "google"),
+            "stream",
+            True,
+            "has no protobuf: pip install protobuf",
+        ),
         (
             _missing("matchrec.planner.pyeval", "sqlglot"),
             "sql",
@@ -149,10 +156,11 @@ def test_worker_failures_become_one_line(spark_error, expected):
     assert "\n" not in message and expected in message
 
 
-@pytest.mark.parametrize("door", sorted(cluster.NEEDED))
+@pytest.mark.parametrize("door", ["sql", "udtf"])
 def test_what_executors_import_needs_no_pandas(door):
-    """Executors need NumPy and PyArrow only: the modules the probe imports for each door
-    must not pull in pandas (a fresh cluster node has none)."""
+    """Executors need NumPy and PyArrow only for MATCH_RECOGNIZE in batch: the modules the
+    probe imports for those doors must not pull in pandas (a fresh cluster node has none;
+    MATCH_RECOGNIZE_DYNAMIC and streams need it, and their probes ask for it)."""
     modules = [m for m, _ in cluster.NEEDED[door] if m.startswith("matchrec")]
     code = f"""
 import importlib, sys
