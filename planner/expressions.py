@@ -2681,6 +2681,40 @@ def _check_unqualified_call(low: Lowering, node: exp.Expression, base: int) -> N
 _QUALIFIED_CALL_FIX = {"CLASSIFIER": "CLASSIFIER({q})", "MATCH_NUMBER": "MATCH_NUMBER()"}
 
 
+#: the units of Spark's interval literals (``INTERVAL '30' MINUTES``), and of the ends of
+#: a span (``INTERVAL '1 02' DAY TO HOUR``)
+_INTERVAL_UNITS = frozenset(
+    unit + plural
+    for unit in (
+        "NANOSECOND MICROSECOND MILLISECOND SECOND MINUTE HOUR DAY WEEK MONTH YEAR".split()
+    )
+    for plural in ("", "S")
+)
+_SPAN_UNITS = frozenset("SECOND MINUTE HOUR DAY MONTH YEAR".split())
+
+
+def _check_interval_units(low: Lowering, node: exp.Interval, base: int) -> None:
+    """An interval literal's unit is one of Spark's (``INTERVAL '30' MINUTS`` was Spark's
+    syntax error at an ``AS`` matchrec writes, or the table function's raw error)."""
+    unit = node.args.get("unit")
+    span = isinstance(unit, exp.IntervalSpan)
+    allowed = _SPAN_UNITS if span else _INTERVAL_UNITS
+    for part in (unit.this, unit.expression) if span else (unit,):
+        if not isinstance(part, exp.Var) or part.name.upper() in allowed:
+            continue
+        close = difflib.get_close_matches(part.name.upper(), sorted(allowed), n=1)
+        pos = node_pos(node, base, low.sql)
+        at = re.compile(rf"\b{re.escape(part.name)}\b", re.I).search(low.sql, pos)
+        raise SemanticError(
+            f"{part.name} is no unit of an interval" + (" span (DAY TO HOUR, ...)" if span else ""),
+            sql=low.sql,
+            pos=at.start() if at else pos,
+            hint=(f"did you mean {close[0]}? " if close else "")
+            + "Spark's units: "
+            + ", ".join(sorted(u for u in allowed if not u.endswith("S") or span)),
+        )
+
+
 def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: bool) -> None:
     """Checks that hold for any position of a node: RUNNING/FINAL placement, nesting of
     navigation and aggregates, the arguments of CLASSIFIER and MATCH_NUMBER, constructs
@@ -2688,6 +2722,8 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
     clause = "DEFINE" if in_define else "MEASURES"
     for node in _walk(tree):
         _check_unqualified_call(low, node, base)
+        if isinstance(node, exp.Interval):
+            _check_interval_units(low, node, base)
         if isinstance(node, exp.Anonymous) and not _special_kind(node):
             name, pos = _written_call(low, node, base)
             if not builtin_name(name):

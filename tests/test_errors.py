@@ -2812,6 +2812,28 @@ def test_get_json_object_of_another_count_is_sparks_refusal(spark, view, measure
     assert err.sql[err.pos :].startswith("get_json_object(")
 
 
+@pytest.mark.parametrize(
+    ("interval", "unit", "meant"),
+    [
+        ("INTERVAL '30' MINUTS", "MINUTS", "MINUTES"),
+        ("INTERVAL '1 02' DAY TO HOURS", "HOURS", "HOUR"),
+        ("INTERVAL '1' DAY + INTERVAL 2 HOURZ", "HOURZ", "HOUR"),
+    ],
+)
+def test_a_misspelled_interval_unit_is_our_error_at_it(spark, view, interval, unit, meant):
+    """``INTERVAL '30' MINUTS`` was Spark's syntax error at an ``AS`` matchrec writes (the
+    caret at the condition), and the table function's raw INVALID_TYPED_LITERAL."""
+    body = (
+        f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS ts - PREV(ts) <= {interval}"
+    )
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert f"{unit} is no unit of an interval" in err.message
+    assert err.sql[err.pos :].startswith(unit) and f"did you mean {meant}?" in err.hint
+    matchrec.register(spark)
+    with pytest.raises(SemanticError, match=f"{unit} is no unit"):
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {sql_literal(body)})").collect()
+
+
 @pytest.mark.parametrize("at", ["c3,", "c500,", "x >"])
 def test_a_long_line_is_shown_around_the_caret(at):
     """A generated query put its 5,000-character line above the caret whole."""
