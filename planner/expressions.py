@@ -1634,11 +1634,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         spec = HIGHER_ORDER[kind]
         values = [compile_node(a) for a in args]
         bodies, slots = [], []
-        for lam, counts in zip(lambdas, spec.params):
+        for lam in lambdas:  # (their parameters counted by _check_semantics)
             params = [p.name.lower() for p in lam.expressions]
-            if len(params) not in counts:
-                message = f"the lambda of {kind.lower()}() takes {spec.takes}"
-                raise low.error(SemanticError, message, lam, base)
             lam_slots: list[list[object]] = [[None] for _ in params]
             outer = {p: bound[p] for p in params if p in bound}
             bound.update(zip(params, lam_slots))
@@ -2715,6 +2712,21 @@ def _check_interval_units(low: Lowering, node: exp.Interval, base: int) -> None:
         )
 
 
+def _check_lambda_parameters(low: Lowering, node: exp.Expression, base: int) -> None:
+    """The lambdas of a higher-order function take as many parameters as Spark's function
+    gives them (``exists(tags, (x, y, z) -> ...)``): an error at the lambda wherever the
+    call is (a row-local one reached the table function's caller as Spark's raw error)."""
+    parts = higher_order_parts(node)
+    if parts is None:
+        return
+    kind, _, lambdas = parts
+    spec = HIGHER_ORDER[kind]
+    for lam, counts in zip(lambdas, spec.params):
+        if len(lam.expressions) not in counts:
+            message = f"the lambda of {kind.lower()}() takes {spec.takes}"
+            raise low.error(SemanticError, message, lam, base)
+
+
 def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: bool) -> None:
     """Checks that hold for any position of a node: RUNNING/FINAL placement, nesting of
     navigation and aggregates, the arguments of CLASSIFIER and MATCH_NUMBER, constructs
@@ -2724,6 +2736,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         _check_unqualified_call(low, node, base)
         if isinstance(node, exp.Interval):
             _check_interval_units(low, node, base)
+        _check_lambda_parameters(low, node, base)
         if isinstance(node, exp.Anonymous) and not _special_kind(node):
             name, pos = _written_call(low, node, base)
             if not builtin_name(name):

@@ -3196,6 +3196,9 @@ def test_a_repeated_key_of_transform_keys_is_sparks_error_at_the_call(spark):
             "size(filter(array(S.v, N.v), (x, i, j) -> x > i)) > 0",
             "the lambda of filter() takes one or two parameters",
         ),
+        # of the row alone (Spark computes it): the table function's caller got Spark's
+        # raw INVALID_LAMBDA_FUNCTION_CALL
+        ("exists(array(N.v), (x, i) -> x > 0)", "the lambda of exists() takes one parameter"),
     ],
 )
 def test_a_lambda_with_too_many_parameters_is_a_positioned_error(define, message):
