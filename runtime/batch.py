@@ -49,7 +49,7 @@ from .partitions import (
     _partition_mapper,
     _timeout_mapper,
 )
-from .session import ansi_enabled, quiet_analysis
+from .session import ansi_enabled, count_setting, quiet_analysis
 from .sort_keys import check_sortable
 from .udf_errors import remember_udfs
 
@@ -266,9 +266,8 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     out_schema, carried = matcher_output(df, plan, input_columns, atom_types)
     zone = df.sparkSession.conf.get("spark.sql.session.timeZone") or "UTC"
     arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
-    conf = df.sparkSession.conf
-    chunk_rows = int(conf.get(CHUNK_ROWS_CONF, str(DEFAULT_CHUNK_ROWS)))
-    group_rows = int(conf.get(GROUP_ROWS_CONF, str(DEFAULT_GROUP_ROWS)))
+    chunk_rows = count_setting(df.sparkSession, CHUNK_ROWS_CONF, DEFAULT_CHUNK_ROWS, least=0)
+    group_rows = count_setting(df.sparkSession, GROUP_ROWS_CONF, DEFAULT_GROUP_ROWS)
     if timeouts:
         mapper = _timeout_mapper(plan.program, bounds, carried, arrow_types, zone)
     else:

@@ -70,7 +70,7 @@ from matchrec.rule_set import (
 from matchrec.zones import use_zone
 
 from .cluster import check, ship
-from .session import ansi_enabled
+from .session import ansi_enabled, count_setting
 from .streaming import (
     BUCKETS_CONF,
     DEFAULT_BUCKETS,
@@ -217,7 +217,7 @@ def match_recognize_dynamic(
             compiler.seen.add(tuple(rule.keys))
     if key_sets is None:
         key_sets = sorted(compiler.seen)
-    buckets = int(df.sparkSession.conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS)))
+    buckets = count_setting(df.sparkSession, BUCKETS_CONF, DEFAULT_BUCKETS)
     ship(df.sparkSession)  # on a cluster: before the job's functions are built
     if df.isStreaming:
         raw = _stream(df, rules, good, broken, key_sets, buckets, compiler, event_time or "")

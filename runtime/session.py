@@ -185,6 +185,29 @@ def ansi_enabled(spark: SparkSession) -> bool:
     return (spark.conf.get(ANSI_CONF) or "true").lower() == "true"
 
 
+class SettingError(MatchRecognizeError):
+    """A ``spark.matchrec.*`` setting whose value matchrec cannot use."""
+
+    kind = "setting error"
+
+
+def count_setting(spark: SparkSession, key: str, default: int, least: int = 1) -> int:
+    """The session's setting ``key`` as a whole number of at least ``least`` (``default``
+    when unset); :class:`SettingError` naming the setting for anything else (``abc``,
+    ``1.5``, ``-5``)."""
+    text = str(spark.conf.get(key, str(default))).strip()
+    try:
+        value = int(text)
+    except ValueError:
+        value = least - 1
+    if value < least:
+        raise SettingError(
+            f"{key} must be a whole number of at least {least}, not {text!r}",
+            hint=f"spark.conf.set({key!r}, {default}) (its default), or unset it",
+        )
+    return value
+
+
 def task_ansi_enabled() -> bool:
     """``spark.sql.ansi.enabled`` of the session that runs the current Spark task, in a
     Python worker (the table function's, which has no session): Spark hands a query's SQL

@@ -59,6 +59,7 @@ from .batch import (
 from .cluster import check
 from .late_count import LATE_METRIC, watch
 from .late_count import late_rows as late_rows  # the public name of old
+from .session import count_setting
 from .udf_errors import remember_udfs
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
@@ -156,7 +157,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     atom_types = _probe_types(df, plan)
     df, encoded = months_for_arrow(df, plan, atom_types)
     atom_types = atoms_for_arrow(plan, atom_types, encoded)
-    buckets = int(conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS))) if keys else 1
+    buckets = count_setting(spark, BUCKETS_CONF, DEFAULT_BUCKETS) if keys else 1
     bucket = bucket_of(keys, buckets)
     df = df.withColumn(EVENT_MICROS, F.unix_micros(F.col(quote(event)))).withColumn(BUCKET, bucket)
     zone = conf.get("spark.sql.session.timeZone") or "UTC"

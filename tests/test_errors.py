@@ -25,6 +25,7 @@ from matchrec.planner.statement import (
     cte_scope,
     read_statement,
 )
+from matchrec.runtime.session import session_settings
 from pyspark.errors import AnalysisException, PySparkException
 
 import matchrec
@@ -2832,6 +2833,38 @@ def test_a_misspelled_interval_unit_is_our_error_at_it(spark, view, interval, un
     matchrec.register(spark)
     with pytest.raises(SemanticError, match=f"{unit} is no unit"):
         spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {sql_literal(body)})").collect()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("spark.matchrec.groupRows", "abc"),
+        ("spark.matchrec.groupRows", "0"),
+        ("spark.matchrec.chunkRows", "-5"),
+        ("spark.matchrec.stream.buckets", "1.5"),
+    ],
+)
+def test_a_setting_matchrec_cannot_use_is_an_error_naming_it(spark, view, key, value):
+    """``groupRows=abc`` was a bare ``ValueError: invalid literal for int()`` and ``0`` or
+    ``-5`` were taken."""
+    from matchrec.runtime.session import SettingError
+
+    rules = spark.createDataFrame(
+        [("r", 1, "ORDER BY id PATTERN (A) DEFINE A AS true")],
+        "rule_id STRING, version INT, spec STRING",
+    )
+    with session_settings(spark, {key: value}):
+        with pytest.raises(SettingError) as info:
+            if key.endswith("buckets"):  # read by MATCH_RECOGNIZE_DYNAMIC and streams
+                matchrec.match_recognize_dynamic(spark.table(view), rules)
+            else:
+                matchrec.sql(
+                    spark,
+                    f"SELECT * FROM {view} MATCH_RECOGNIZE (ORDER BY id "
+                    "MEASURES count(*) AS n PATTERN (A+) DEFINE A AS true)",
+                )
+    least = 0 if key.endswith("chunkRows") else 1  # (0: never cut)
+    assert f"{key} must be a whole number of at least {least}, not '{value}'" in str(info.value)
 
 
 @pytest.mark.parametrize("at", ["c3,", "c500,", "x >"])
