@@ -2792,12 +2792,15 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
             )
         volatile = _called_name(node, _VOLATILE)
         if volatile:
-            raise low.error(
-                UnsupportedError,
+            pos = node_pos(node, base, low.sql)
+            written = _NAMED_CALL.match(low.sql, pos)  # random(), which sqlglot calls rand()
+            if written and written.group(1).upper() in _VOLATILE:
+                volatile = written.group(1)
+            raise UnsupportedError(
                 f"{volatile}() is not deterministic (or has side effects) and cannot be used "
                 f"in {clause}",
-                node,
-                base,
+                sql=low.sql,
+                pos=pos,
                 hint=_VOLATILE_HINTS[clause],
             )
         if isinstance(node, exp.WithinGroup) and not _aggregate_name(node):
@@ -2968,6 +2971,9 @@ _VOLATILE = {
 
 _CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
 _NAMED_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+#: a call's name as sqlglot reads ``RUNNING f(...)`` (``RUNNING_f``), and that call written
+_SEMANTICS_NAME = re.compile(r"(?:RUNNING|FINAL)_+([A-Za-z_]\w*)", re.IGNORECASE)
+_SEMANTICS_CALL = re.compile(r"(?:RUNNING|FINAL)\s+([A-Za-z_]\w*)\s*\(", re.IGNORECASE)
 
 
 def _spark_hash(node: exp.Expression) -> exp.Expression:
@@ -2984,6 +2990,11 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
     pos = node_pos(node, base, low.sql)
     name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
+    semantics = _SEMANTICS_NAME.fullmatch(name)  # RUNNING f(...), read as RUNNING_f(...)
+    if semantics:
+        name = semantics.group(1)
+        written = _SEMANTICS_CALL.match(low.sql, pos)
+        pos = written.start(1) if written else pos
     here = _NAMED_CALL.match(low.sql, pos)
     if here and here.group(1).lower() == name.lower():  # the call itself starts at pos
         return here.group(1), pos

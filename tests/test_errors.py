@@ -2867,6 +2867,25 @@ def test_a_setting_matchrec_cannot_use_is_an_error_naming_it(spark, view, key, v
     assert f"{key} must be a whole number of at least {least}, not '{value}'" in str(info.value)
 
 
+@pytest.mark.parametrize(
+    ("measure", "says", "at"),
+    [
+        (
+            "RUNNING histogram_numeric(B.value, 3)",
+            "aggregate histogram_numeric() is not",
+            "histogram_numeric(",
+        ),
+        ("random()", "random() is not deterministic", "random("),
+    ],
+)
+def test_a_refused_call_is_named_as_written(spark, view, measure, says, at):
+    """``RUNNING histogram_numeric(...)`` was refused as ``running_histogram_numeric()``
+    (a name matchrec reads it by), ``random()`` as ``rand()`` (sqlglot's)."""
+    body = f"ORDER BY id MEASURES {measure} AS z PATTERN (A B+) DEFINE B AS value < PREV(value)"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert says in err.message and err.sql[err.pos :].startswith(at)
+
+
 @pytest.mark.parametrize("at", ["c3,", "c500,", "x >"])
 def test_a_long_line_is_shown_around_the_caret(at):
     """A generated query put its 5,000-character line above the caret whole."""
