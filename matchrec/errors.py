@@ -142,6 +142,11 @@ class ArbitraryOrderWarning(UserWarning):
     (and the matches with it)."""
 
 
+class ShadowedVersionWarning(UserWarning):
+    """A rule version with an ``active_from`` that never applies: a later version of the
+    rule starts at or before it (a back-dated fix hides a scheduled version)."""
+
+
 #: what an :class:`ArbitraryOrderWarning` says after naming the clause or rule
 ARBITRARY_ORDER = (
     "the rows of each partition are matched in the arbitrary order Spark hands them over, "

@@ -17,6 +17,7 @@ covers. Nothing here imports Spark.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
@@ -28,7 +29,7 @@ from sqlglot import exp
 
 from matchrec import ast
 from matchrec import vector_define as vd
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import SemanticError, ShadowedVersionWarning, UnsupportedError
 from matchrec.integer_width import WIDTHS, IntegerWidth
 from matchrec.rule_set import RuleProgram
 
@@ -197,11 +198,23 @@ def schedule(
             later = [r.active_from for r in versions[i + 1 :]]
             end = None
             if later:
-                end = min(-(2**63) if a is None else a for a in later)
+                end = min(map(_starts, later))
             window = Window(row.active_from, end)
             if row.enabled and not window.empty():
                 result.append((row, window))
+            elif row.enabled and row.active_from is not None:
+                first = min(versions[i + 1 :], key=lambda r: _starts(r.active_from))
+                warnings.warn(
+                    f"rule {row.rule_id!r} version {row.version} never applies: version "
+                    f"{first.version} starts at or before its active_from",
+                    ShadowedVersionWarning,
+                    stacklevel=2,
+                )
     return result
+
+
+def _starts(active_from: int | None) -> int:
+    return -(2**63) if active_from is None else active_from
 
 
 def compile_rule(

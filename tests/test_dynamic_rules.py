@@ -13,7 +13,13 @@ from matchrec.grammar.parser import parse_dynamic
 from matchrec.planner.rules import RuleRow, compile_rule, schedule
 from sqlglot import exp
 
-from matchrec.errors import MatchRuntimeError, SemanticError, SqlSyntaxError, UnsupportedError
+from matchrec.errors import (
+    MatchRuntimeError,
+    SemanticError,
+    ShadowedVersionWarning,
+    SqlSyntaxError,
+    UnsupportedError,
+)
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import RuleBucket, run_batch
 
@@ -187,6 +193,25 @@ def test_versions_cover_times_until_the_next_version() -> None:
     windows = {(r.rule_id, r.version): (w.start, w.end) for r, w in planned}
     # the broken version 3 is left out: version 2 runs on until version 4 disables the rule
     assert windows == {("a", 1): (None, 100), ("a", 2): (100, 200), ("b", 1): (50, None)}
+
+
+def test_a_scheduled_version_a_later_one_starts_before_is_warned_about() -> None:
+    """Version 2 scheduled at 200 and version 3 (back-dated) at 100: version 2 never
+    applies, which nothing said. Two unscheduled versions (the later replaces the
+    earlier, the usual update) are no warning."""
+    rows = [
+        RuleRow("a", 1, "v1"),
+        RuleRow("a", 2, "v2", active_from=200),
+        RuleRow("a", 3, "v3", active_from=100),
+        RuleRow("b", 1, "b1"),
+        RuleRow("b", 2, "b2"),
+    ]
+    with pytest.warns(ShadowedVersionWarning) as caught:
+        planned = schedule(rows, broken=lambda r: False)
+    assert [str(w.message) for w in caught] == [
+        "rule 'a' version 2 never applies: version 3 starts at or before its active_from"
+    ]
+    assert {r.version for r, _ in planned if r.rule_id == "a"} == {1, 3}
 
 
 # ---------------------------------------------------------------------------- buckets
