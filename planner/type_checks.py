@@ -488,6 +488,29 @@ def _interval_with_number(check: TypeCheck, types: list[str], sql: str) -> Seman
     )
 
 
+def _moment_with_interval(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """A DATE or TIMESTAMP compared with an interval (``ts > INTERVAL '5' DAY``), which
+    Spark refuses (DATATYPE_MISMATCH), ANSI mode or not; the table function's caller got
+    Spark's raw error with its plan."""
+    if len(types) != 2 or check.operator not in _MOMENT_COMPARISONS:
+        return None
+    kinds = [t.split("(")[0] for t in types]
+    moments = [i for i, k in enumerate(kinds) if k in _MOMENTS]
+    intervals = [i for i, k in enumerate(kinds) if k.startswith("interval")]
+    if len(moments) != 1 or len(intervals) != 1:
+        return None
+    moment, interval = check.operands[moments[0]], check.operands[intervals[0]]
+    return SemanticError(
+        f"{check.operator} compares {moment.text} ({types[moments[0]].upper()}) with "
+        f"{interval.text} ({types[intervals[0]].upper()}) in {check.clause}: Spark does not "
+        "compare a point in time with a length of time",
+        sql=sql,
+        pos=interval.pos,
+        hint=f"compare a difference of times with it ({moment.text} - PREV({moment.text})), "
+        "or add it to a time",
+    )
+
+
 def _format_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
     """A conversion of a format pattern that Java refuses for the object Spark holds an
     argument's type in (``format_string('%.2f', sum(n))`` of an INT ``n``): Spark fails
@@ -553,6 +576,7 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
     moment_error = (
         _moment_with_number(check, types, sql)
         or _interval_with_number(check, types, sql)
+        or _moment_with_interval(check, types, sql)
         or _boolean_mixed(check, types, ansi, sql)
     )
     if moment_error is not None:

@@ -2886,6 +2886,22 @@ def test_a_refused_call_is_named_as_written(spark, view, measure, says, at):
     assert says in err.message and err.sql[err.pos :].startswith(at)
 
 
+@pytest.mark.parametrize(
+    "condition", ["ts > INTERVAL '5' DAY", "INTERVAL '1' MONTH <= CAST(PREV(ts) AS DATE)"]
+)
+def test_a_time_compared_with_an_interval_is_a_positioned_error(spark, view, condition):
+    """Spark refuses it (DATATYPE_MISMATCH); the table function's caller got Spark's raw
+    error and the rewritten plan, with internal names: now matchrec's."""
+    with pytest.raises(AnalysisException, match="DATATYPE_MISMATCH"):
+        spark.sql(f"SELECT {condition.replace('PREV(ts)', 'ts')} FROM {view}").collect()
+    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {condition}"
+    err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert "BINARY_OP_DIFF_TYPES" in err.message  # (Spark's, asked about the condition)
+    matchrec.register(spark)
+    with pytest.raises(SemanticError, match="a point in time with a length of time"):
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {sql_literal(body)})").collect()
+
+
 @pytest.mark.parametrize("at", ["c3,", "c500,", "x >"])
 def test_a_long_line_is_shown_around_the_caret(at):
     """A generated query put its 5,000-character line above the caret whole."""
