@@ -1922,6 +1922,14 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         pos = measure.expr.pos
         compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
         tree = string_coerced(_parse(text), env)
+        missing = _missing_field(tree, env)
+        if missing is not None:
+            raise SemanticError(
+                f"measure {alias!r}: {missing}",
+                sql=plan.clause.sql,
+                pos=pos,
+                hint="Spark matches a field's name without case; check its spelling",
+            )
         evaluate = compiler.compile(tree)
         if compiler.collated:
             evaluate = _plain_result(evaluate)
@@ -2013,6 +2021,45 @@ def _untyped_call(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | N
             if all(infer_type(a, env) is not None for a in node.expressions):
                 return str(node.this).lower()
     return None
+
+
+def _missing_field(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | None:
+    """Why a struct field ``tree`` (or an atom or row-local column it reads) names is not
+    there (``utm.campain`` of a struct without that field): the user's typo, which a
+    CAST would not mend."""
+    for node in tree.walk():
+        text = env.probes.get(node.name) or env.precomputed.get(node.name)
+        if isinstance(node, exp.Column) and text and depth < 8:
+            try:
+                found = _missing_field(_parse(text), env, depth + 1)
+            except sqlglot.errors.SqlglotError:
+                continue
+            if found:
+                return found
+        if not isinstance(node, exp.Column) or not node.table:
+            continue
+        first, *fields = [part.name for part in node.parts]
+        if any(
+            isinstance(at, exp.Lambda) and first.lower() in {p.name.lower() for p in at.expressions}
+            for at in _ancestors(node)
+        ):
+            continue  # a field of a lambda's parameter (f -> f.qty)
+        t = env.column_type(first)
+        for name in fields:
+            inner = field_type(t, name)
+            if inner is None and t is not None and t.this == T.STRUCT:
+                names = [f.name for f in t.expressions if isinstance(f, exp.ColumnDef)]
+                return f"{first} has no field {name} (its fields: {', '.join(names)})"
+            first, t = f"{first}.{name}", inner
+    return None
+
+
+def _ancestors(node: exp.Expression) -> list[exp.Expression]:
+    found = []
+    while node.parent is not None:
+        node = node.parent
+        found.append(node)
+    return found
 
 
 def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:

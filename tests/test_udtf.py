@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 
 import pytest
 from matchrec.planner.measure_eval import TypeEnv, dtype, infer_type, interval_text
@@ -364,6 +365,52 @@ INPUT = StructType(
         StructField("ts", TimestampType()),
     ]
 )
+
+
+@pytest.mark.parametrize(
+    ("measure", "says"),
+    [
+        ("FIRST(utm.campain)", "utm has no field campain (its fields: campaign, source)"),
+        ("upper(LAST(B.utm.campain))", "utm has no field campain"),
+        ("LAST(geo.at.lat)", "geo.at has no field lat (its fields: la, lo)"),
+        # a lambda's parameter named like the struct column is no column
+        ("transform(array(LAST(geo)), utm -> utm.at.la)", None),
+    ],
+)
+def test_a_misspelled_struct_field_in_a_measure_is_named(measure, says):
+    """The table function said only that it cannot infer the measure's type, and asked
+    for a CAST, which would not mend the typo (or, under a function that types any
+    argument, failed in Spark's analysis of its input)."""
+    structs = StructType(
+        [
+            *INPUT.fields,
+            StructField(
+                "utm",
+                StructType(
+                    [StructField("campaign", StringType()), StructField("source", StringType())]
+                ),
+            ),
+            StructField(
+                "geo",
+                StructType(
+                    [
+                        StructField(
+                            "at",
+                            StructType(
+                                [StructField("la", DoubleType()), StructField("lo", DoubleType())]
+                            ),
+                        )
+                    ]
+                ),
+            ),
+        ]
+    )
+    body = f"ORDER BY o MEASURES {measure} AS u PATTERN (A B*) DEFINE A AS v > 0"
+    if says is None:
+        build_program(body, structs)
+        return
+    with pytest.raises(SemanticError, match=re.escape(says)):
+        build_program(body, structs)
 
 
 @pytest.mark.parametrize("measure", ["my_udf(LAST(s))", "my_udf(B.s, 1)", "my_udf(FIRST(s)) + 1"])
