@@ -671,10 +671,23 @@ def _pylist(values: Any) -> list[Any]:
 
 
 def _array(values: list[Any]) -> pa.Array:
+    if any(isinstance(v, (tuple, list)) for v in values):
+        values = [_arrow_value(v) for v in values]
     try:
         return pa.array(values)
     except (pa.ArrowException, TypeError, ValueError):
         return pa.array([None if v is None else float(v) for v in values])
+
+
+def _arrow_value(value: Any) -> Any:
+    """A row function's value as Arrow takes it: a struct the glue built (a tuple that
+    knows its field names, ``named_struct('x', s, 'y', v)``) as a dict of its fields, at
+    any depth (as a tuple, Arrow reads it as a list of one type)."""
+    if hasattr(value, "asDict"):
+        return {k: _arrow_value(v) for k, v in value.asDict().items()}
+    if isinstance(value, list):
+        return [_arrow_value(v) for v in value]
+    return value
 
 
 def _object(names: Sequence[str], values: Sequence[Any]) -> str:

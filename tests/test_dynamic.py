@@ -848,14 +848,17 @@ def test_a_rules_doubles_binaries_and_one_field_structs_read_back_as_its_match_r
 ) -> None:
     """A DOUBLE -0.0 measure read back as 0.0 (parse_json made it a DECIMAL), a BINARY one
     is its base64 text (as Spark's to_json), and ``named_struct('x', FIRST(A.s))`` was
-    refused ('struct() cannot be evaluated in a rule') though MATCH_RECOGNIZE runs it."""
+    refused ('struct() cannot be evaluated in a rule') though MATCH_RECOGNIZE runs it; a
+    struct of fields of several types is one too (Arrow read it as a list)."""
     spark.sql(
         """CREATE OR REPLACE TEMP VIEW dyn_values AS SELECT * FROM VALUES
         ('k', 1, X'00ff', -0.0D, 'a'), ('k', 2, X'01', 1.5D, 'b') AS t(k, ts, bin, d, s)"""
     )
     spec = (
         "PARTITION BY k ORDER BY ts MEASURES FIRST(A.d) AS d, LAST(A.d) AS e, "
-        "FIRST(A.bin) AS bin, named_struct('x', FIRST(A.s)) AS st "
+        "FIRST(A.bin) AS bin, named_struct('x', FIRST(A.s)) AS st, "
+        "named_struct('x', FIRST(A.s), 'y', FIRST(A.ts)) AS mixed, "
+        "FIRST(named_struct('x', A.s, 'y', A.ts, 'z', named_struct('d', A.d))) AS nested "
         "PATTERN (A+) DEFINE A AS true"
     )
     rules = _rules(spark, [("v", 1, spec, None, None)])
@@ -865,11 +868,14 @@ def test_a_rules_doubles_binaries_and_one_field_structs_read_back_as_its_match_r
         "measures:e::double",
         "unbase64(measures:bin::string)",
         "measures:st::struct<x:string>",
+        "measures:mixed::struct<x:string,y:int>",
+        "measures:nested::struct<x:string,y:int,z:struct<d:double>>",
         "schema_of_variant(measures:d)",
     ).collect()
     single = matchrec.sql(
         spark,
-        f"SELECT CAST(d AS STRING), e, bin, st FROM dyn_values MATCH_RECOGNIZE ({spec})",
+        "SELECT CAST(d AS STRING), e, bin, st, mixed, nested "
+        f"FROM dyn_values MATCH_RECOGNIZE ({spec})",
     ).collect()
-    assert [tuple(r)[:4] for r in got] == [tuple(r) for r in single]
-    assert got[0][0] == "-0.0" and got[0][4] == "DOUBLE"
+    assert [tuple(r)[:6] for r in got] == [tuple(r) for r in single]
+    assert got[0][0] == "-0.0" and got[0][6] == "DOUBLE"
