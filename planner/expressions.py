@@ -91,6 +91,7 @@ from .type_checks import (
     replace_probes,
     user_text,
 )
+from .type_names import read_named_type
 from .typed_calls import TYPED_CALLS, TypedCall, typed_args, typed_name
 from .vector_lowering import vector_glue
 
@@ -1982,28 +1983,26 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
 
 
 def _decimal_type(low: Lowering, value: exp.Expression) -> tuple[int, int] | None:
-    """(precision, scale) of ``value`` when Spark types it DECIMAL: a column's type as the
-    input has it, an expression's by matchrec's typer of Spark's rules (label qualifiers
-    dropped: ``B.qty * B.price`` is typed as ``qty * price``); None otherwise or unknown."""
-    if isinstance(value, exp.Column) and not isinstance(value.this, exp.Star):
-        written = low.column_types.get(value.name.lower(), "")
-        narrow = re.fullmatch(r"decimal\((\d+),(\d+)\)", written.replace(" ", "").lower())
-        return (int(narrow.group(1)), int(narrow.group(2))) if narrow else None
+    """(precision, scale) of ``value`` when Spark types it DECIMAL, by matchrec's typer of
+    Spark's rules over the input's column types (pattern variables dropped: ``b.qty *
+    B.price`` is typed as ``qty * price``); None otherwise or unknown."""
     from .measure_eval import TypeEnv, infer_type  # it imports this module
 
     labels = {*low.label_ids, *low.subsets}
-    unqualified = value.copy()
-    for column in list(unqualified.find_all(exp.Column)):
-        if column.table in labels:
-            parts = [part.copy() for part in column.parts[1:]]
-            column.replace(exp.column(parts[-1], *reversed(parts[:-1])) if parts else column)
+
+    def unqualified(node: exp.Expression) -> exp.Expression:
+        if not isinstance(node, exp.Column) or _qualifier(node) not in labels:
+            return node
+        parts = [part.copy() for part in node.parts[1:]]
+        return exp.column(parts[-1], *reversed(parts[:-1])) if parts else node
+
     columns = {}
     for name, written in low.column_types.items():
         try:
-            columns[name] = exp.DataType.build(written, dialect="spark")
+            columns[name] = read_named_type(written)
         except (sqlglot.errors.SqlglotError, ValueError):
             continue
-    t = infer_type(unqualified, TypeEnv(columns=columns))
+    t = infer_type(value.transform(unqualified), TypeEnv(columns=columns))
     if t is None or t.this != exp.DataType.Type.DECIMAL or len(t.expressions) != 2:
         return None
     precision, scale = (int(e.this.name) for e in t.expressions)

@@ -532,6 +532,17 @@ def test_avg_of_a_narrow_decimal_in_every_door_with_distinct_and_filter(spark, n
         assert rows == expected, door
 
 
+def test_a_qualified_narrow_decimal_in_avg_is_read_as_its_column(spark, narrow_decimals):
+    """``avg(a.x + 0)``: the label written in lower case (pattern variable A) was not
+    dropped before typing, so the mean was the exact one (0.006313, Spark 0.006312)."""
+    expected, _ = _grouped_and_matched_in(
+        spark, "mr_narrow", {"q": "avg(x + 0) FILTER (WHERE o < 160)"}
+    )
+    measures = {"q": "avg(a.x + 0) FILTER (WHERE a.o < 160)"}
+    for door, rows in every_door(spark, "mr_narrow", measures).items():
+        assert rows == expected, door
+
+
 def test_a_window_avg_of_a_narrow_decimal_in_define_is_sparks_window(spark, narrow_decimals):
     """``x > avg(x) OVER (PARTITION BY k)`` over a DECIMAL(10,2) was refused (the avg
     rewritten for MEASURES, then no window over the input)."""
