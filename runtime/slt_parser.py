@@ -240,8 +240,12 @@ class _Parser:
 
     def _refuse_header(self, line: str, index: int) -> None:
         """A record's header inside the one before it: the blank line between them is
-        missing, and the next record would be run as part of this one's SQL or rows."""
-        if _HEADER.fullmatch(line.strip()):
+        missing, and the next record would be run as part of this one's SQL or rows. A
+        header starts its line (indented SQL such as ``  query q`` is no header) and
+        names its column types in capitals."""
+        if line[:1].isspace() or "\t" in line.strip():
+            return  # indented, or a row of several values
+        if _HEADER.fullmatch(" ".join(line.split())):
             raise self.error(
                 f"{line.strip()!r} starts a record inside the one before it: records are "
                 "separated by a blank line; add one before it",
@@ -251,7 +255,7 @@ class _Parser:
 
 #: a record's header line (``statement ok``, ``query IIT rowsort``, ``query error ...``)
 _HEADER = re.compile(
-    r"statement (?:ok|error(?: .*)?)|query (?:error(?: .*)?|[A-Za-z]+(?: (?:"
+    r"statement (?:ok|error(?: .*)?)|query (?:error(?: .*)?|[A-Z]+(?: (?:"
     + "|".join(SORT_MODES)
     + r")(?: \S+)?)?)"
 )

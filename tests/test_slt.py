@@ -135,6 +135,21 @@ def test_parse_error_message_after_dashes() -> None:
     assert record.error == "first line\nsecond line"
 
 
+def test_lines_like_headers_inside_a_record_that_are_no_headers() -> None:
+    """Indented SQL naming a table ``query``, a lower-case word after it, and a row of
+    several values are a record's own lines."""
+    text = "statement ok\nCREATE VIEW v AS SELECT * FROM\n  query q\n\n"
+    text += "query T nosort\nSELECT 'query ok'\n----\nquery ok\n\n"
+    text += "query TT nosort\nSELECT 'statement', 'ok'\n----\nstatement\tok\n"
+    records = parse_slt(text)
+    assert [r.sql.splitlines()[-1].strip() for r in records] == [
+        "query q",
+        "SELECT 'query ok'",
+        "SELECT 'statement', 'ok'",
+    ]
+    assert records[1].expected == (("query ok",),)
+
+
 def test_parse_skipif_onlyif_halt() -> None:
     text = doc(
         """
@@ -186,9 +201,12 @@ def test_parse_skipif_onlyif_halt() -> None:
         ("statement ok\nSELECT 1\nquery I\nSELECT 2\n----\n2\n", "add one before it", 3),
         ("query I\nSELECT 1\n----\n1\nstatement ok\nSELECT 2\n", "separated by a blank", 5),
         ("query I\nSELECT 1\n----\n1\nquery T rowsort\nSELECT 2\n", "inside the one", 5),
+        ("query I\nSELECT 1\n----\n1\nquery  II  nosort\nSELECT 2, 3\n", "inside the one", 5),
     ],
 )
 def test_parse_errors_name_file_and_line(text: str, message: str, line: int) -> None:
+    """(A record's header inside another, a blank line forgotten, was folded into its SQL
+    or rows.)"""
     with pytest.raises(SltParseError) as info:
         parse_slt(text, "bad.slt")
     assert message in str(info.value)
