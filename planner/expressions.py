@@ -1714,7 +1714,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 return text
             return text.replace("(DISTINCT ", "(", 1) + " OVER ()"  # a value per row
         if isinstance(node, exp.Anonymous) and is_internal(node.name):
-            return internal_probe(node, [probe(a) for a in node.expressions])
+            return internal_probe(node, [probe(a, bound) for a in node.expressions])
         copy = node.copy()
         parts: dict[str, str] = {}
         pairs = list(zip(list(node.iter_expressions()), list(copy.iter_expressions())))
@@ -2002,7 +2002,7 @@ def _decimal_type(low: Lowering, value: exp.Expression) -> tuple[int, int] | Non
             columns[name] = read_named_type(written)
         except (sqlglot.errors.SqlglotError, ValueError):
             continue
-    t = infer_type(value.transform(unqualified), TypeEnv(columns=columns))
+    t = infer_type(value.transform(unqualified), TypeEnv(columns=columns, ansi=low.ansi))
     if t is None or t.this != exp.DataType.Type.DECIMAL or len(t.expressions) != 2:
         return None
     precision, scale = (int(e.this.name) for e in t.expressions)
@@ -2707,7 +2707,7 @@ def _check_interval_units(low: Lowering, node: exp.Interval, base: int) -> None:
             pos=at.start() if at else pos,
             hint=(f"did you mean {close[0]}? " if close else "")
             + "Spark's units: "
-            + ", ".join(sorted(u for u in allowed if not u.endswith("S") or span)),
+            + ", ".join(sorted(u for u in allowed if not u.endswith("S"))),
         )
 
 

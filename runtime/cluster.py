@@ -62,7 +62,7 @@ DEPENDENCIES = ("lark", "sqlglot")
 #: by the door that uses the session: ``matchrec.sql``/``match_recognize`` run the
 #: matcher there (:mod:`matchrec.runtime.partitions`, and the compiled DEFINE glue of
 #: :mod:`matchrec.planner.pyeval`), the SQL table function its whole module,
-#: MATCH_RECOGNIZE_DYNAMIC its rule buckets (pandas frames), and a stream PySpark's
+#: MATCH_RECOGNIZE_DYNAMIC its module (which imports pandas), and a stream PySpark's
 #: ``transformWithStateInPandas`` (pandas, and protobuf for its state messages)
 NEEDED: dict[str, tuple[tuple[str, str], ...]] = {
     "dynamic": (
@@ -364,12 +364,12 @@ WORKER_FAILURES = (
     (
         r"different version:?\s*(?P<worker>[\d.]+) than that in driver",
         "the executors run Python {worker}, the driver Python {driver}: use the same minor "
-        "version on both (spark.pyspark.python / PYSPARK_PYTHON)",
+        "version on both (PYSPARK_PYTHON, or spark-submit's --conf spark.pyspark.python)",
     ),
     (
         r"(?P<detail>Cannot run program [^\n;]*)",
-        "the executors cannot start Python ({detail}): set spark.pyspark.python / "
-        "PYSPARK_PYTHON to a Python installed on every node",
+        "the executors cannot start Python ({detail}): set PYSPARK_PYTHON (or spark-submit's "
+        "--conf spark.pyspark.python) to a Python installed on every node",
     ),
 )
 

@@ -303,13 +303,14 @@ def _defines(plan: MatchPlan) -> str:
 def _stream_side(spark: SparkSession, step: PlannedClause) -> str:
     """How a streaming input runs: buckets, state, timers, the watermark column, and a
     warning when a pattern may wait forever."""
+    from .session import count_setting
     from .streaming import BUCKETS_CONF, DEFAULT_BUCKETS, watermark_column
 
     plan = step.plan
     keys = ", ".join(plan.partition_by)
     event = watermark_column(step.input)
     delay = step.input.schema[event].metadata.get("spark.watermarkDelayMs") if event else None
-    buckets = spark.conf.get(BUCKETS_CONF, str(DEFAULT_BUCKETS)) if keys else "1"
+    buckets = count_setting(spark, BUCKETS_CONF, DEFAULT_BUCKETS) if keys else 1
     lines = [
         f"Streaming input (Structured Streaming, append mode). Event time: {event} "
         f"(watermark delay {delay} ms); rows are matched in event-time order once the "

@@ -210,8 +210,8 @@ def run_query(
     """Run ``query`` once and return its DataFrame and a table of its first ``limit`` rows
     (an ``EXPLAIN`` statement's plan: the whole text).
 
-    Exactly one action: ``df.limit(limit + 1).collect()``; the extra row only tells
-    whether there are more rows than shown.
+    Exactly one action: ``df.limit(limit + 1).collect()`` (the extra row only tells
+    whether there are more rows than shown), or an EXPLAIN's ``df.collect()``.
     """
     start = time.perf_counter()
     df = matchrec.sql(spark, query, args)

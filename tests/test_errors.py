@@ -25,7 +25,7 @@ from matchrec.planner.statement import (
     cte_scope,
     read_statement,
 )
-from matchrec.runtime.session import session_settings
+from matchrec.runtime.session import SettingError, session_settings
 from pyspark.errors import AnalysisException, PySparkException
 
 import matchrec
@@ -2847,8 +2847,6 @@ def test_a_misspelled_interval_unit_is_our_error_at_it(spark, view, interval, un
 def test_a_setting_matchrec_cannot_use_is_an_error_naming_it(spark, view, key, value):
     """``groupRows=abc`` was a bare ``ValueError: invalid literal for int()`` and ``0`` or
     ``-5`` were taken."""
-    from matchrec.runtime.session import SettingError
-
     rules = spark.createDataFrame(
         [("r", 1, "ORDER BY id PATTERN (A) DEFINE A AS true")],
         "rule_id STRING, version INT, spec STRING",
