@@ -70,6 +70,7 @@ from .sql_functions import (
     read_definition,
 )
 from .sqltext import (
+    MARKED_CALL,
     MatchRecognizeDialect,
     balanced_chains,
     builtin_name,
@@ -2970,8 +2971,7 @@ _VOLATILE = {
 
 _CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
 _NAMED_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-#: a call's name as sqlglot reads ``RUNNING f(...)`` (``RUNNING_f``), and that call written
-_SEMANTICS_NAME = re.compile(r"(?:RUNNING|FINAL)_+([A-Za-z_]\w*)", re.IGNORECASE)
+#: ``RUNNING f(...)`` as written (which sqlglot reads as ``RUNNING_f``: MARKED_CALL)
 _SEMANTICS_CALL = re.compile(r"(?:RUNNING|FINAL)\s+([A-Za-z_]\w*)\s*\(", re.IGNORECASE)
 
 
@@ -2989,11 +2989,10 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
     pos = node_pos(node, base, low.sql)
     name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
-    semantics = _SEMANTICS_NAME.fullmatch(name)  # RUNNING f(...), read as RUNNING_f(...)
-    if semantics:
-        name = semantics.group(1)
-        written = _SEMANTICS_CALL.match(low.sql, pos)
-        pos = written.start(1) if written else pos
+    semantics = MARKED_CALL.match(name)  # RUNNING f(...), read as RUNNING_f(...)
+    written = _SEMANTICS_CALL.match(low.sql, pos) if semantics else None
+    if semantics and written:
+        name, pos = semantics.group(2), written.start(1)
     here = _NAMED_CALL.match(low.sql, pos)
     if here and here.group(1).lower() == name.lower():  # the call itself starts at pos
         return here.group(1), pos
