@@ -52,6 +52,14 @@ def _binds(lam: exp.Expression, name: str) -> bool:
     return isinstance(lam, exp.Lambda) and any(p.name.lower() == name for p in lam.expressions)
 
 
+def binding_lambda(node: exp.Expression, name: str) -> exp.Lambda | None:
+    """The nearest lambda around ``node`` that has a parameter ``name`` (lower case)."""
+    at = node.parent
+    while at is not None and not _binds(at, name):
+        at = at.parent
+    return at if isinstance(at, exp.Lambda) else None
+
+
 def reads_outer_parameter(node: exp.Expression) -> bool:
     """Whether ``node`` is a lambda, or reads a parameter of a lambda around it (then it
     is no expression on its own: it cannot be moved out of the lambda, e.g. into a
@@ -65,12 +73,8 @@ def reads_outer_parameter(node: exp.Expression) -> bool:
         at = n
         while at is not node and not _binds(at, name):  # a lambda inside node binds it?
             at = at.parent
-        if at is node:  # no: is it a parameter of a lambda around node?
-            at = node.parent
-            while at is not None and not _binds(at, name):
-                at = at.parent
-            if at is not None:
-                return True
+        if at is node and binding_lambda(node, name) is not None:
+            return True  # a parameter of a lambda around node
     return False
 
 
@@ -135,9 +139,7 @@ def parameter_probe(node: exp.Expression, probe: Callable[[exp.Expression], str]
     name = bound_name(node) if isinstance(node, (exp.Column, exp.Identifier)) else None
     if name is None:
         return None
-    lam = node.parent
-    while lam is not None and not _binds(lam, name):
-        lam = lam.parent
+    lam = binding_lambda(node, name)
     parts = None if lam is None else higher_order_parts(lam.parent)
     if parts is None:
         return None

@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
@@ -73,7 +73,7 @@ from .function_types import (
 )
 from .glue_functions import EXTENDED
 from .hash_functions import timestamp_micros
-from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
+from .higher_order import HIGHER_ORDER, binding_lambda, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
@@ -2000,10 +2000,20 @@ def _unknown_call(name: str) -> str:
     return f"{name}() is no function it knows the type of (a UDF?)"
 
 
-def _untyped_call(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | None:
+def _untyped_call(tree: exp.Expression, env: TypeEnv) -> str | None:
     """The name of the innermost call of ``tree`` (or of the atoms and row-local columns
     it reads) that the table function has no type for though its arguments have one: a
     UDF, usually, named in the error so that the user knows what to CAST."""
+    for node in _read_nodes(tree, env):
+        if isinstance(node, exp.Anonymous) and infer_type(node, env) is None:
+            if all(infer_type(a, env) is not None for a in node.expressions):
+                return str(node.this).lower()
+    return None
+
+
+def _read_nodes(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> Iterator[exp.Expression]:
+    """The nodes of ``tree`` innermost first, each atom or row-local column preceded by
+    the nodes of the Spark SQL it stands for (its probe, its expression)."""
     for node in reversed(list(tree.walk())):
         text = env.probes.get(node.name) or env.precomputed.get(node.name)
         if isinstance(node, exp.Column) and text and depth < 8:
@@ -2011,35 +2021,19 @@ def _untyped_call(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | N
                 inner = _parse(text)
             except sqlglot.errors.SqlglotError:
                 continue
-            found = _untyped_call(inner, env, depth + 1)
-            if found:
-                return found
-        if isinstance(node, exp.Anonymous) and infer_type(node, env) is None:
-            if all(infer_type(a, env) is not None for a in node.expressions):
-                return str(node.this).lower()
-    return None
+            yield from _read_nodes(inner, env, depth + 1)
+        yield node
 
 
-def _missing_field(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | None:
+def _missing_field(tree: exp.Expression, env: TypeEnv) -> str | None:
     """Why a struct field ``tree`` (or an atom or row-local column it reads) names is not
     there (``utm.campain`` of a struct without that field): the user's typo, which a
     CAST would not mend."""
-    for node in tree.walk():
-        text = env.probes.get(node.name) or env.precomputed.get(node.name)
-        if isinstance(node, exp.Column) and text and depth < 8:
-            try:
-                found = _missing_field(_parse(text), env, depth + 1)
-            except sqlglot.errors.SqlglotError:
-                continue
-            if found:
-                return found
+    for node in _read_nodes(tree, env):
         if not isinstance(node, exp.Column) or not node.table:
             continue
         first, *fields = [part.name for part in node.parts]
-        if any(
-            isinstance(at, exp.Lambda) and first.lower() in {p.name.lower() for p in at.expressions}
-            for at in _ancestors(node)
-        ):
+        if binding_lambda(node, first.lower()) is not None:
             continue  # a field of a lambda's parameter (f -> f.qty)
         t = env.column_type(first)
         for name in fields:
@@ -2049,14 +2043,6 @@ def _missing_field(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> str | 
                 return f"{first} has no field {name} (its fields: {', '.join(names)})"
             first, t = f"{first}.{name}", inner
     return None
-
-
-def _ancestors(node: exp.Expression) -> list[exp.Expression]:
-    found = []
-    while node.parent is not None:
-        node = node.parent
-        found.append(node)
-    return found
 
 
 def type_integer_widths(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> None:
