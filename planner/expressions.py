@@ -2971,7 +2971,7 @@ _VOLATILE = {
 
 _CALL_HEAD = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*(?:DISTINCT\s+)?$", re.IGNORECASE)
 _NAMED_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-#: ``RUNNING f(...)`` as written (which sqlglot reads as ``RUNNING_f``: MARKED_CALL)
+#: ``RUNNING f(...)`` as written (prepared as ``RUNNING·f``: MARKED_CALL)
 _SEMANTICS_CALL = re.compile(r"(?:RUNNING|FINAL)\s+([A-Za-z_]\w*)\s*\(", re.IGNORECASE)
 
 
@@ -2989,7 +2989,7 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
     pos = node_pos(node, base, low.sql)
     name = node.name if isinstance(node, exp.Anonymous) else node.sql_name()
-    semantics = MARKED_CALL.match(name)  # RUNNING f(...), read as RUNNING_f(...)
+    semantics = MARKED_CALL.match(name)  # RUNNING f(...), prepared as RUNNING·f(...)
     written = _SEMANTICS_CALL.match(low.sql, pos) if semantics else None
     if semantics and written:
         name, pos = semantics.group(2), written.start(1)

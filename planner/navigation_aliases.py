@@ -23,6 +23,8 @@ from sqlglot import exp
 
 from matchrec.errors import SemanticError, UnsupportedError
 
+from .sqltext import SEMANTICS_MARK
+
 #: Spark's offset function -> (navigation it reads like, navigation of a negative offset)
 _NAVIGATION: dict[type, tuple[str, str]] = {
     exp.Lag: ("PREV", "NEXT"),
@@ -35,7 +37,7 @@ ErrorAt = Callable[[type, str, exp.Expression, str | None], Exception]
 def _sequence_number(node: exp.Anonymous, rowtime: str | None, error: ErrorAt) -> exp.Expression:
     if node.expressions:
         raise error(SemanticError, "MATCH_SEQUENCE_NUMBER() takes no arguments", node, None)
-    return exp.Anonymous(this="RUNNING_count", expressions=[exp.Star()])
+    return exp.Anonymous(this=f"RUNNING{SEMANTICS_MARK}count", expressions=[exp.Star()])
 
 
 def _rowtime(node: exp.Anonymous, rowtime: str | None, error: ErrorAt) -> exp.Expression:

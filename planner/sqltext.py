@@ -7,8 +7,9 @@ strings (a double-quoted span that names nothing stays Spark's string literal). 
 same-length rewrite of the text handles all three, so every offset sqlglot reports still
 points into the user's SQL:
 
-* ``FINAL  LAST(`` becomes ``FINAL__LAST(``: one anonymous function whose name carries
-  the semantics;
+* ``FINAL  LAST(`` becomes ``FINAL··LAST(`` (``SEMANTICS_MARK``, a character no unquoted
+  Spark name has, so a function the user named ``final_price`` keeps its name): one
+  anonymous function whose name carries the semantics;
 * ``"b"`` before ``.`` or ``(``, after ``.`` or in ``CLASSIFIER(`` becomes ```b```;
 * ``FIRST``/``LAST`` parse as plain calls (sqlglot would otherwise drop their offset);
 * ``X '0A'``, Spark's binary literal with spaces before its string, becomes ``X'0A'``
@@ -442,7 +443,9 @@ def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.E
 
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)
-MARKED_CALL = re.compile(r"^(RUNNING|FINAL)_+(\w+)$", re.IGNORECASE)
+#: what stands for the spaces between RUNNING/FINAL and the call's name in prepared text
+SEMANTICS_MARK = "\u00b7"
+MARKED_CALL = re.compile(rf"^(RUNNING|FINAL){SEMANTICS_MARK}+(\w+)$", re.IGNORECASE)
 #: ``X '0A'``: the letter of a binary literal (a word of its own), spaces, its string
 _SPACED_HEX = re.compile(r"(?<![\w$`.])[Xx](\s+)(?=')")
 
@@ -528,7 +531,7 @@ def prepare(text: str) -> str:
     for m in _SEMANTICS_PREFIX.finditer(masked):
         ws_start, ws_end = m.span(2)
         for k in range(ws_start, ws_end):
-            chars[k] = "_"
+            chars[k] = SEMANTICS_MARK
     for m in _SPACED_HEX.finditer(masked):
         ws_start, ws_end = m.span(1)
         close = masked.find("'", ws_end + 1)
@@ -860,7 +863,7 @@ def qualified_calls(tree: exp.Expression) -> exp.Expression:
 
 def builtin_name(name: str) -> bool:
     """Whether ``name`` is a built-in function's or a row pattern function's."""
-    upper = re.sub(r"^(?:RUNNING|FINAL)_", "", name.upper())  # ``FINAL LAST`` as prepared
+    upper = re.sub(rf"^(?:RUNNING|FINAL){SEMANTICS_MARK}+", "", name.upper())  # as prepared
     return upper in ROW_PATTERN_CALLS or upper in AGGREGATES or upper in Spark.Parser.FUNCTIONS
 
 
@@ -1088,8 +1091,9 @@ def higher_order_exists(tree: exp.Expression) -> exp.Expression:
             call = exp.Anonymous(this="exists", expressions=[node.this, node.expression])
             call.meta.update(node.meta)
             if node is tree:
-                return call
-            node.replace(call)
+                tree = call  # the calls nested in its lambda are still to be replaced
+            else:
+                node.replace(call)
     return tree
 
 

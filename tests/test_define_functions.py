@@ -3063,6 +3063,8 @@ HIGHER_ORDER_CASES = [
     ("forall(A.arr, x -> x < B.v)", "A.v + 1 < B.v"),
     ("size(filter(B.arr, (x, i) -> x > A.v + i)) > 0", "B.v > A.v"),
     ("forall(A.arr, x -> exists(B.arr, y -> y > x))", "B.v > A.v"),
+    # an exists in the lambda of a whole condition's exists (refused as a subquery before)
+    ("exists(array(A.arr), a -> exists(a, x -> x > B.v))", "A.v + 1 > B.v"),
     ("transform(A.arr, v -> v - B.v)[1] > 0", "A.v + 1 > B.v"),
     # folds, pairs and comparator sorts (each a glue error before)
     ("aggregate(array(A.v, B.v), 0D, (acc, x) -> acc + x) > 2 * A.v", "B.v > A.v"),
@@ -3952,3 +3954,49 @@ def test_a_utf8_check_of_a_string_of_several_rows_is_an_error_at_the_call(spark)
     with pytest.raises(Exception, match="UTF-8 checks of a STRING") as info:
         matchrec.sql(spark, query).collect()
     assert "is_valid_utf8()" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("clause", "inlined"),
+    [
+        (
+            "MEASURES CAST(final_price(LAST(B.price), 1) AS INT) AS m, "
+            "CAST(running_total(FIRST(A.price)) AS INT) AS r PATTERN (A B+) "
+            "DEFINE B AS final_price(B.price, 1) < final_price(PREV(price), 1)"
+            " OR running_total(B.price) > 60",
+            "MEASURES (LAST(B.price) - 1) AS m, (FIRST(A.price) * 10) AS r "
+            "PATTERN (A B+) DEFINE B AS (B.price - 1) < (PREV(price) - 1)"
+            " OR (B.price * 10) > 60",
+        ),
+        (
+            "MEASURES RUNNING sum(price) AS m, CAST(FINAL_price(price, 2) AS INT) AS r "
+            "ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS final_price(B.price, 0) > 0",
+            "MEASURES RUNNING sum(price) AS m, (price - 2) AS r "
+            "ALL ROWS PER MATCH PATTERN (A B+) DEFINE B AS B.price > 0",
+        ),
+    ],
+)
+def test_a_udf_named_like_running_or_final_keeps_its_name(spark, clause, inlined):
+    """``final_price(...)`` is the user's function, not ``FINAL price(...)``: both were
+    refused ("FINAL semantics is supported only for FIRST(), LAST() and aggregation
+    functions. Actual: price"). The table function, which cannot ask Spark a UDF's
+    type, takes the measures CAST."""
+    spark.sql(
+        "CREATE OR REPLACE TEMPORARY FUNCTION final_price(p INT, d INT) RETURNS INT RETURN p - d"
+    )
+    spark.udf.register("running_total", lambda x: None if x is None else x * 10, "int")
+    spark.sql(f"CREATE OR REPLACE TEMPORARY VIEW udf_prices AS {UDF_PRICES}")
+    matchrec.register(spark)
+    head = "PARTITION BY sym ORDER BY id "
+    try:
+        doors = [
+            matchrec.sql(spark, f"SELECT * FROM udf_prices MATCH_RECOGNIZE ({head}{clause})"),
+            matchrec.match_recognize(spark.table("udf_prices"), head + clause),
+            spark.sql(f"SELECT * FROM match_recognize(TABLE(udf_prices), '{head}{clause}')"),
+        ]
+        got = [sorted(map(tuple, frame.collect())) for frame in doors]
+    finally:
+        for name in ("final_price", "running_total"):
+            spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+    want = matchrec.sql(spark, f"SELECT * FROM udf_prices MATCH_RECOGNIZE ({head}{inlined})")
+    assert got[0] and got == [sorted(map(tuple, want.collect()))] * 3

@@ -320,7 +320,7 @@ def test_prepare_keeps_length_and_marks_semantics():
     text = "FINAL  LAST(\"b\".x) + RUNNING count(*) + 'FINAL LAST('"
     out = prepare(text)
     assert len(out) == len(text)
-    assert out.startswith("FINAL__LAST(`b`.x) + RUNNING_count(*)")
+    assert out.startswith("FINAL\u00b7\u00b7LAST(`b`.x) + RUNNING\u00b7count(*)")
     assert out.endswith("'FINAL LAST('")  # string literals are left alone
 
 
