@@ -1933,7 +1933,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         t = infer_type(tree, env)
         coerce = coercer(t, plan.program.ansi, plan.clause.sql, pos) if t is not None else None
         if t is None or coerce is None:
-            unknown = _untyped_call(tree, env) if t is None else None
+            unknown = _untyped_call(tree, env, measure.expr.text) if t is None else None
             why = ""
             if unknown and is_internal(unknown):
                 why = f": {user_call_name(unknown)}() of values from several rows"
@@ -2000,15 +2000,21 @@ def _unknown_call(name: str) -> str:
     return f"{name}() is no function it knows the type of (a UDF?)"
 
 
-def _untyped_call(tree: exp.Expression, env: TypeEnv) -> str | None:
+def _untyped_call(tree: exp.Expression, env: TypeEnv, written: str) -> str | None:
     """The name of the innermost call of ``tree`` (or of the atoms and row-local columns
     it reads) that the table function has no type for though its arguments have one: a
-    UDF, usually, named in the error so that the user knows what to CAST."""
-    for node in _read_nodes(tree, env):
-        if isinstance(node, exp.Anonymous) and infer_type(node, env) is None:
-            if all(infer_type(a, env) is not None for a in node.expressions):
-                return str(node.this).lower()
-    return None
+    UDF, usually, named in the error so that the user knows what to CAST. A call the
+    measure as ``written`` names comes first (a row-local column of ``f(FIRST(A.x))``
+    also holds A's condition, which may call another UDF)."""
+    found = [
+        str(node.this).lower()
+        for node in _read_nodes(tree, env)
+        if isinstance(node, exp.Anonymous)
+        and infer_type(node, env) is None
+        and all(infer_type(a, env) is not None for a in node.expressions)
+    ]
+    named = [name for name in found if re.search(rf"\b{re.escape(name)}\s*\(", written, re.I)]
+    return (named or found or [None])[0]
 
 
 def _read_nodes(tree: exp.Expression, env: TypeEnv, depth: int = 0) -> Iterator[exp.Expression]:

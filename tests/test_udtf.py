@@ -1894,3 +1894,15 @@ def test_a_subquery_it_cannot_type_is_named_as_the_reason():
     with pytest.raises(UnsupportedError) as info:
         build_program(body, _GUARDED_SCHEMA, True)
     assert "a scalar subquery's type" in info.value.message and "CAST" in info.value.hint
+
+
+def test_the_udf_a_measure_calls_is_named_not_one_of_its_labels_condition():
+    """``f(LAST(B.price))`` is computed on B's rows under B's condition; the refusal named
+    the UDF of that condition (``py_flag()``), not the measure's own ``py_scale()``."""
+    body = (
+        "PARTITION BY sym ORDER BY ts MEASURES py_scale(LAST(B.price), 1) AS x "
+        "PATTERN (A B+) DEFINE B AS py_flag(B.price) > 0"
+    )
+    with pytest.raises(UnsupportedError) as info:
+        build_program(body, _GUARDED_SCHEMA, True)
+    assert "py_scale() is no function" in info.value.message
