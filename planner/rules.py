@@ -143,6 +143,8 @@ class Window:
 
 def unnamed(rule_id: str | None, version: int | None) -> str | None:
     """Why a rule table row without a rule_id or version cannot run, else None."""
+    if rule_id is not None and not str(rule_id).strip():
+        return f"a rule table row has a blank rule_id ({rule_id!r}): it names no rule"
     if rule_id is not None and version is not None:
         return None
     missing = "rule_id" if rule_id is None else "version"

@@ -491,7 +491,7 @@ def test_rule_table_rows_that_name_no_one_version_are_reported(
     """A row without rule_id or version was dropped silently; a version given twice with
     different specs ran one of them, picked by row order (batch and stream picked
     differently). Both are ERROR rows now, and the version before a duplicated one runs
-    on; identical copies are one version."""
+    on; identical copies are one version. A blank rule_id (it was taken) names no rule."""
     fraud, other = SPECS["fraud"], SPECS["fraud"].replace("amount > 100", "amount > 150")
     rows = [
         ("fraud", 1, fraud, None, None),
@@ -501,13 +501,15 @@ def test_rule_table_rows_that_name_no_one_version_are_reported(
         ("same", 1, fraud, None, None),
         ("same", 1, fraud, None, None),
         (None, 3, fraud, None, None),
+        (" ", 1, fraud, None, None),
     ]
     with pytest.warns(UserWarning, match="skips a rule table row"):
         out = matchrec.match_recognize_dynamic(payments, _rules(spark, rows)).collect()
     errors = sorted((r.rule_id or "", r.rule_version, r.error) for r in out if r.status == "ERROR")
-    assert [(e[0], e[1]) for e in errors] == [("", 3), ("dup", 2)]
+    assert [(e[0], e[1]) for e in errors] == [("", 3), (" ", 1), ("dup", 2)]
     assert "has no rule_id" in errors[0][2]
-    assert "version 2 is in the rule table 2 times with different contents" in errors[1][2]
+    assert "has a blank rule_id (' ')" in errors[1][2]
+    assert "version 2 is in the rule table 2 times with different contents" in errors[2][2]
     matched = {(r.rule_id, r.rule_version) for r in out if r.status == "MATCHED"}
     assert matched == {("fraud", 1), ("dup", 1), ("same", 1)}
     per_rule = [
