@@ -365,6 +365,23 @@ def test_intervals_show_as_spark_shows_them(ip):
     ]
 
 
+def test_intervals_inside_values_show_as_spark_shows_them(ip):
+    """A YEAR-MONTH interval inside an array or struct crashed the cell."""
+    cell = (
+        "SELECT array(make_ym_interval(0, m.f), make_ym_interval(0, m.l)), "
+        "named_struct('y', make_ym_interval(1, 0), 'n', m.n) "
+        "FROM (SELECT * FROM mg_prices WHERE sym = 'y') MATCH_RECOGNIZE (PARTITION BY sym "
+        "ORDER BY t MEASURES FIRST(A.t) AS f, LAST(A.t) AS l, count(*) AS n "
+        "PATTERN (A{2}) DEFINE A AS true) AS m"
+    )
+    result, cap = run(ip, f"%%matchrec\n{cell}")
+    assert result.success
+    assert table_rows(html_of(cap))[0] == [
+        "[INTERVAL '0-1' YEAR TO MONTH, INTERVAL '0-2' YEAR TO MONTH]",
+        "{INTERVAL '1-0' YEAR TO MONTH, 2}",
+    ]
+
+
 def test_explain_without_module_says_so(ip, monkeypatch):
     monkeypatch.setattr(magic.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(UsageError, match="no explain support"):

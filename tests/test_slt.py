@@ -723,6 +723,33 @@ MATCH_RECOGNIZE (ORDER BY o MEASURES LAST(A.ts) - FIRST(A.ts) AS span,
     assert result.passed, result.message
 
 
+def test_intervals_inside_arrays_maps_and_structs_print_in_their_value(spark) -> None:
+    """A YEAR-MONTH interval in an array, map or struct crashed the runner (PySpark cannot
+    collect it; the README told to cast it): each is Spark's text where it is."""
+    text = """query TTTT nosort
+SELECT array(make_ym_interval(0, m.f), make_ym_interval(0, m.l)),
+  named_struct('y', make_ym_interval(1, m.l), 'n', m.n),
+  map(INTERVAL '1' YEAR, array(make_ym_interval(0, m.f), make_ym_interval(0, m.l))),
+  CAST(NULL AS STRUCT<y: INTERVAL YEAR>)
+FROM VALUES (1), (2) AS t(o) MATCH_RECOGNIZE (ORDER BY o
+  MEASURES FIRST(A.o) AS f, LAST(A.o) AS l, count(*) AS n PATTERN (A+) DEFINE A AS true) AS m
+----
+{}
+""".format(
+        "\t".join(
+            [
+                "[INTERVAL '0-1' YEAR TO MONTH, INTERVAL '0-2' YEAR TO MONTH]",
+                "{y: INTERVAL '1-2' YEAR TO MONTH, n: 2}",
+                "{INTERVAL '1' YEAR: [INTERVAL '0-1' YEAR TO MONTH, INTERVAL '0-2' YEAR TO MONTH]}",
+                "NULL",
+            ]
+        )
+    )
+    (record,) = parse_slt(text, "nested_intervals.slt")
+    result = run_record(record, default_executor(), spark)
+    assert result.passed, result.message
+
+
 def test_a_file_with_a_byte_order_mark_parses(tmp_path: Path) -> None:
     """Windows editors start a UTF-8 file with a BOM: it was "unknown record type '\\ufeff#'"."""
     path = tmp_path / "bom.slt"
