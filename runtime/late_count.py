@@ -14,6 +14,7 @@ listeners run on the server: there only the query's own reports are summed.
 
 from __future__ import annotations
 
+import atexit
 import json
 import threading
 import weakref
@@ -28,7 +29,10 @@ LATE_METRIC = "matchrec_late_rows"
 _lock = threading.Lock()
 #: query id -> {(run id, batch id): late rows of that batch}, for batches with some
 _dropped: dict[str, dict[tuple[str, int], int]] = {}
-_watched: weakref.WeakSet[SparkSession] = weakref.WeakSet()
+#: each watched session's listener
+_watched: weakref.WeakKeyDictionary[SparkSession, StreamingQueryListener] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def watch(spark: SparkSession) -> None:
@@ -38,8 +42,24 @@ def watch(spark: SparkSession) -> None:
 
     if is_connect(spark) or spark in _watched:
         return
-    spark.streams.addListener(_LateRowListener())
-    _watched.add(spark)
+    listener = _LateRowListener()
+    spark.streams.addListener(listener)
+    if not _watched:  # registered after the session's own exit hooks, so it runs first
+        atexit.unregister(unwatch_all)
+        atexit.register(unwatch_all)
+    _watched[spark] = listener
+
+
+def unwatch_all() -> None:
+    """Remove the listeners :func:`watch` added (at exit: the JVM went on sending a
+    stopping query's events to Python after the callback server had closed, and each
+    printed a 30-line trace of a listener the user never added)."""
+    for spark, listener in list(_watched.items()):
+        try:
+            spark.streams.removeListener(listener)
+        except Exception:  # noqa: BLE001 - a session already stopped has none to remove
+            pass
+        _watched.pop(spark, None)
 
 
 def late_rows(query: Any) -> int:

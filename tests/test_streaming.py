@@ -548,6 +548,23 @@ def test_late_rows_counts_more_batches_than_the_query_keeps_reports_of(spark, tm
         q.stop()
 
 
+def test_the_late_row_listener_is_removed_at_exit(spark):
+    """The listener matchrec adds to count late rows is removed by its exit hook: the JVM
+    went on sending a stopping query's events to Python after the callback server had
+    closed, and a script's stderr ended with 30-line traces of a listener it never added."""
+    from matchrec.runtime import late_count
+
+    listeners = spark._jsparkSession.streams().listListeners
+    late_count.watch(spark)
+    before = len(listeners())
+    late_count.unwatch_all()
+    try:
+        assert len(listeners()) == before - 1
+    finally:
+        late_count.watch(spark)  # the other tests count late rows
+    assert len(listeners()) == before
+
+
 def test_with_late_rows_each_late_row_is_an_output_row_of_its_own(spark, tmp_path):
     """WITH LATE ROWS: a late row comes out as a LATE row (measures NULL, the row in
     ``late_row``), still counted; the other rows are the batch answer of the rows on
