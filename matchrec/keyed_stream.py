@@ -43,6 +43,8 @@ FINAL = "__mr_final"
 #: the status column of the output when timed-out partial matches are shown
 STATUS = "__mr_status"
 MATCHED_STATUS = "MATCHED"
+#: a row in no match (ALL ROWS PER MATCH WITH UNMATCHED ROWS)
+UNMATCHED_STATUS = "UNMATCHED"
 TIMEOUT_STATUS = "TIMEOUT"
 #: the status of an output row that is a late input row (WITH LATE ROWS)
 LATE_STATUS = "LATE"

@@ -49,14 +49,13 @@ from matchrec.keyed_stream import (
     MATCHED_STATUS,
     STATUS,
     TIMEOUT_STATUS,
+    UNMATCHED_STATUS,
     KeyedStream,
     StreamSpec,
     drop_late,
 )
 
 ERROR_STATUS = "ERROR"
-#: a row of ALL ROWS PER MATCH WITH UNMATCHED ROWS that is in no match
-UNMATCHED_STATUS = "UNMATCHED"
 #: the columns every rule's output rows have, in order, with their Spark SQL types
 OUTPUT_FIELDS: list[tuple[str, str]] = [
     ("rule_id", "STRING"),

@@ -36,7 +36,7 @@ from pyspark.sql.types import (
 from matchrec.arrow_rows import ArrowColumns, group_starts  # noqa: F401 - used from here before
 from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
 from matchrec.integer_width import check_types_known
-from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS
+from matchrec.keyed_stream import LATE_STATUS, MATCHED_STATUS, STATUS, UNMATCHED_STATUS
 
 from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
 from .collated_keys import boundary_keys, collated_stand_ins
@@ -353,6 +353,11 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
             expr = f"CASE WHEN {status} = '{LATE_STATUS}' THEN NULL ELSE ({expr}) END"
         measures.append((alias, expr))
     if mode.timeouts or mode.late_rows:
+        if plan.with_unmatched:  # a row in no match, as MATCH_RECOGNIZE_DYNAMIC's
+            status = (
+                f"CASE WHEN {status} = '{MATCHED_STATUS}' AND NOT {MATCHED} "
+                f"THEN '{UNMATCHED_STATUS}' ELSE {status} END"
+            )
         measures.append((STATUS_COLUMN, status))
     if plan.one_row:
         if mode.late_rows:
