@@ -106,7 +106,8 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
             sql=sql,
             pos=clause.order_by[0].expr.pos if clause.order_by else clause.pattern_pos,
             hint='set one on the input, e.g. df.withWatermark("ts", "1 minute"), and '
-            "ORDER BY that column first",
+            "ORDER BY that column first (after a window aggregation, window_time(window) "
+            "has the watermark, window.end has none)",
         )
     first = plan.order_by[0] if plan.order_by else None
     if first is None or first[0] != event:

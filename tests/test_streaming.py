@@ -12,6 +12,7 @@ import pytest
 from matchrec.runtime.session import session_settings
 from matchrec.runtime.streaming import BUCKETS_CONF as BUCKETS
 from matchrec.runtime.streaming import late_rows
+from pyspark.sql import functions as F
 from pyspark.sql.types import (
     ArrayType,
     DoubleType,
@@ -621,6 +622,41 @@ def test_with_late_rows_in_all_rows_per_match_a_late_row_keeps_its_columns(spark
     )
 
 
+def test_with_unmatched_rows_a_row_in_no_match_is_unmatched_in_match_status(spark, tmp_path):
+    """A row in no match had match_status 'MATCHED' (so ``WHERE match_status = 'MATCHED'``
+    kept it with the matches); it is 'UNMATCHED', as in MATCH_RECOGNIZE_DYNAMIC, on a
+    stream and in batch."""
+    query = """SELECT * FROM events MATCH_RECOGNIZE (
+        PARTITION BY card ORDER BY ts
+        MEASURES CLASSIFIER() AS cls, MATCH_NUMBER() AS n
+        ALL ROWS PER MATCH WITH UNMATCHED ROWS WITH LATE ROWS
+        PATTERN (S B) DEFINE S AS amount < 2, B AS amount > 500)"""
+    rows = [("b", at(0), 50.0, "FR"), ("b", at(1), 1.0, "FR"), ("b", at(10), 900.0, "FR")]
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+
+    def build(source):
+        source.createOrReplaceTempView("events")
+        return matchrec.sql(spark, query)
+
+    q = stream.run(build, [rows, [("b", at(0.5), 1.5, "IT")], [("b", at(11), 600.0, "FR")]])
+    stream.push_watermark(q, ("zz", None, 50.0, "XX"), at(100))
+    q.stop()
+    on_time = [
+        ("b", at(0), None, None, "UNMATCHED", 50.0, "FR"),
+        ("b", at(1), "S", 1, "MATCHED", 1.0, "FR"),
+        ("b", at(10), "B", 1, "MATCHED", 900.0, "FR"),
+        ("b", at(11), None, None, "UNMATCHED", 600.0, "FR"),
+    ]
+    late = ("b", at(0.5), None, None, "LATE", 1.5, "IT")
+    got = [r for r in stream.output() if r[0] != "zz"]  # the row that moved the watermark
+    assert got == sorted([*on_time, late], key=repr)
+    spark.createDataFrame([*rows, ("b", at(11), 600.0, "FR")], CARDS).createOrReplaceTempView(
+        "events"
+    )
+    batch = sorted((tuple(r) for r in matchrec.sql(spark, query).collect()), key=repr)
+    assert batch == sorted(on_time, key=repr)
+
+
 def test_with_late_rows_on_a_batch_adds_its_columns_and_no_row(spark):
     query = FRAUD.replace("ONE ROW PER MATCH", "ONE ROW PER MATCH WITH LATE ROWS")
     rows = [("a", at(m), 1.0, "FR") for m in (0, 1, 2)] + [("a", at(3), 900.0, "US")]
@@ -697,6 +733,23 @@ def test_a_stream_without_watermark_is_told_how_to_add_one(spark, tmp_path):
         matchrec.match_recognize(source, "PARTITION BY card ORDER BY ts PATTERN (A)")
     assert "watermark" in info.value.message
     assert "withWatermark" in info.value.hint
+
+
+def test_a_window_aggregation_before_the_clause_is_told_to_use_window_time(spark, tmp_path):
+    """``window.end`` of a window aggregation carries no watermark; the hint named only
+    withWatermark, while ``window_time(window)`` is the column that has it."""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    source = spark.readStream.schema(CARDS).parquet(str(stream.inbox))
+    source = source.withWatermark("ts", "1 minute")
+    sums = source.groupBy("card", F.window("ts", "5 minutes")).agg(F.sum("amount").alias("total"))
+    with pytest.raises(SemanticError) as info:
+        matchrec.match_recognize(
+            sums.select("card", F.col("window.end").alias("ts"), "total"),
+            "PARTITION BY card ORDER BY ts PATTERN (A)",
+        )
+    assert "window_time(window) has the watermark" in info.value.hint
+    ok = sums.select("card", F.window_time("window").alias("ts"), "total")
+    matchrec.match_recognize(ok, "PARTITION BY card ORDER BY ts PATTERN (A) DEFINE A AS true")
 
 
 def test_explain_shows_the_streaming_plan_and_warns_of_unbounded_searches(spark, tmp_path):
