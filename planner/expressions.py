@@ -1389,7 +1389,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     tree = _filtered_aggregates(
         low,
         _counts_of_several(
-            _ignoring_nulls(_spark_decimal_means(low, _resolve_fields(low, _parsed(low, expr))))
+            _ignoring_nulls(
+                _spark_implicit_aggregates(low, _resolve_fields(low, _parsed(low, expr)))
+            )
         ),
         expr.pos,
     )
@@ -1936,6 +1938,60 @@ def _drop_respect_nulls(node: exp.Expression) -> None:
         node.set("expressions", args[:1])
 
 
+def _spark_implicit_aggregates(low: Lowering, tree: exp.Expression) -> exp.Expression:
+    """``tree`` with the aggregates over the match whose argument Spark casts before it
+    aggregates computed as Spark computes them: ``sum``/``avg`` of a TIMESTAMP are of its
+    DOUBLE seconds, and ``avg`` of a narrow DECIMAL is Spark's double mean (below)."""
+    return _spark_decimal_means(low, _timestamp_sums(low, tree))
+
+
+def _aggregated_value(
+    node: exp.Expression, names: tuple[str, ...]
+) -> tuple[exp.Expression, exp.Expression] | None:
+    """(the argument, the value in it) of a one-argument aggregate ``node`` named one of
+    ``names`` over the match (``avg(DISTINCT x)``: ``DISTINCT x`` and ``x``); None for
+    another node or a window over the input (Spark's to compute, as written)."""
+    if call_name(node)[1] not in names or node.find_ancestor(exp.Window):
+        return None
+    if isinstance(node, exp.Anonymous):
+        if len(node.expressions) != 1:
+            return None
+        argument = node.expressions[0]
+    else:
+        argument = node.this
+    distinct = isinstance(argument, exp.Distinct) and len(argument.expressions) == 1
+    value = argument.expressions[0] if distinct else argument
+    return (argument, value) if value is not None else None
+
+
+def _replace_value(node: exp.Expression, argument: exp.Expression, new: exp.Expression) -> None:
+    """Put ``new`` in the place of the value of ``node``'s ``argument`` (see above)."""
+    if isinstance(argument, exp.Distinct):
+        argument.set("expressions", [new])
+    elif isinstance(node, exp.Anonymous):
+        node.set("expressions", [new])
+    else:
+        node.set("this", new)
+
+
+def _timestamp_sums(low: Lowering, tree: exp.Expression) -> exp.Expression:
+    """``sum``/``avg`` (``mean``, ``try_sum``, ``try_avg``) of a TIMESTAMP: Spark casts it
+    to DOUBLE (seconds since the epoch) and the answer is a DOUBLE; the matcher's Python
+    aggregates would add datetimes. A TIMESTAMP_NTZ or DATE Spark refuses (its analysis of
+    the measure says so)."""
+    names = ("SUM", "AVG", "MEAN", "TRY_SUM", "TRY_AVG")
+    for node in list(tree.find_all(exp.Sum, exp.Avg, exp.Anonymous)):
+        found = _aggregated_value(node, names)
+        if found is None:
+            continue
+        argument, value = found
+        typed = _value_type(low, value)
+        if typed is not None and typed.this == exp.DataType.Type.TIMESTAMPTZ:
+            seconds = exp.Cast(this=value.copy(), to=exp.DataType.build("DOUBLE"))
+            _replace_value(node, argument, seconds)
+    return tree
+
+
 def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
     """``tree`` with each ``avg`` of a DECIMAL(p, s) column with ``p + 4 <= 15`` computed
     as Spark's optimizer computes it (its DecimalAggregates rule): the DOUBLE mean of the
@@ -1944,29 +2000,23 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
     Spark's answer is not the exact mean rounded half up (``avg`` of 1.01 and 159 zeros
     is 0.006312). DISTINCT and FILTER are kept; the unscaled values are exact BIGINTs."""
     for node in list(tree.find_all(exp.Avg, exp.Anonymous)):
-        if call_name(node)[1] not in ("AVG", "MEAN") or node.find_ancestor(exp.Window):
-            continue  # (a window over the input is Spark's to compute, as written)
-        argument = node.this if isinstance(node, exp.Avg) else (node.expressions or [None])[0]
-        distinct = isinstance(argument, exp.Distinct) and len(argument.expressions) == 1
-        value = argument.expressions[0] if distinct else argument
-        if value is None or len(node.expressions) > 1:
+        found = _aggregated_value(node, ("AVG", "MEAN"))
+        if found is None:
             continue
-        typed = _decimal_type(low, value)
-        if typed is None or typed[0] + 4 > 15:
+        argument, value = found
+        typed = _value_type(low, value)
+        if typed is None or typed.this != exp.DataType.Type.DECIMAL or len(typed.expressions) != 2:
             continue
-        precision, scale = typed
+        precision, scale = (int(e.this.name) for e in typed.expressions)
+        if precision + 4 > 15:
+            continue
         unscaled = exp.Cast(
             this=exp.Mul(
                 this=exp.Paren(this=value.copy()), expression=exp.Literal.number(10**scale)
             ),
             to=exp.DataType.build("BIGINT"),
         )
-        if distinct:
-            argument.set("expressions", [unscaled])
-        elif isinstance(node, exp.Avg):
-            node.set("this", unscaled)
-        else:
-            node.set("expressions", [unscaled])
+        _replace_value(node, argument, unscaled)
         unit = node.parent if isinstance(node.parent, exp.Filter) else node
         mean = exp.Div(
             this=unit.copy(),
@@ -1983,10 +2033,10 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
     return tree
 
 
-def _decimal_type(low: Lowering, value: exp.Expression) -> tuple[int, int] | None:
-    """(precision, scale) of ``value`` when Spark types it DECIMAL, by matchrec's typer of
-    Spark's rules over the input's column types (pattern variables dropped: ``b.qty *
-    B.price`` is typed as ``qty * price``); None otherwise or unknown."""
+def _value_type(low: Lowering, value: exp.Expression) -> exp.DataType | None:
+    """The Spark type of ``value``, by matchrec's typer of Spark's rules over the input's
+    column types (pattern variables dropped: ``b.qty * B.price`` is typed as ``qty *
+    price``); None when unknown."""
     from .measure_eval import TypeEnv, infer_type  # it imports this module
 
     labels = {*low.label_ids, *low.subsets}
@@ -2003,11 +2053,7 @@ def _decimal_type(low: Lowering, value: exp.Expression) -> tuple[int, int] | Non
             columns[name] = read_named_type(written)
         except (sqlglot.errors.SqlglotError, ValueError):
             continue
-    t = infer_type(value.transform(unqualified), TypeEnv(columns=columns, ansi=low.ansi))
-    if t is None or t.this != exp.DataType.Type.DECIMAL or len(t.expressions) != 2:
-        return None
-    precision, scale = (int(e.this.name) for e in t.expressions)
-    return precision, scale
+    return infer_type(value.transform(unqualified), TypeEnv(columns=columns, ansi=low.ansi))
 
 
 def _counts_of_several(tree: exp.Expression) -> exp.Expression:
@@ -2292,7 +2338,9 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     tree = _filtered_aggregates(
         low,
         _counts_of_several(
-            _ignoring_nulls(_spark_decimal_means(low, _resolve_fields(low, _parsed(low, expr))))
+            _ignoring_nulls(
+                _spark_implicit_aggregates(low, _resolve_fields(low, _parsed(low, expr)))
+            )
         ),
         expr.pos,
     )

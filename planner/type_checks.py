@@ -270,8 +270,15 @@ def cast_check(
     return TypeCheck("CAST", (_operand(node, probe, sql, base),), True, clause)
 
 
+#: the types no numeric aggregate takes (Spark's DATATYPE_MISMATCH; ``sum``/``avg`` of a
+#: TIMESTAMP, which Spark takes, are planned as sums of its DOUBLE seconds)
+_NOT_AGGREGATED = ("boolean", "date", "timestamp", "timestamp_ntz", "binary")
+
+
 def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
-    """The error for a string among the values of a numeric aggregate (``sum(s)``)."""
+    """The error for a string among the values of a numeric aggregate (``sum(s)``), or a
+    value of a type Spark refuses there (``stddev(ts)``; the table function, which cannot
+    ask Spark, computed it until Python failed)."""
     func = check.operator[len(NUMERIC_ARGUMENT) :].strip().split("/")[0]
     for operand, type_name in zip(check.operands, types):
         if _is_string(type_name):
@@ -281,6 +288,18 @@ def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> Semantic
                 sql=sql,
                 pos=operand.pos,
                 hint=f"convert explicitly: write try_cast({operand.text} AS DOUBLE) in its place",
+            )
+        if type_name in _NOT_AGGREGATED or type_name.startswith(("array<", "map<", "struct<")):
+            return SemanticError(
+                f"{func}() takes numbers, not {type_name.upper()} ({operand.text}) in "
+                f"{check.clause} (Spark's DATATYPE_MISMATCH)",
+                sql=sql,
+                pos=operand.pos,
+                hint=f"aggregate a number of it, e.g. {func}(unix_seconds({operand.text}))"
+                if type_name == "timestamp"
+                else f"aggregate a number of it, e.g. {func}(CAST({operand.text} AS INT))"
+                if type_name == "boolean"
+                else "aggregate a number computed from it",
             )
     return None
 

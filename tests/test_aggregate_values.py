@@ -5,6 +5,7 @@ its window over the same rows, or its GROUP BY."""
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 import pytest
@@ -567,3 +568,67 @@ def test_a_condition_on_the_avg_of_a_narrow_decimal_reads_sparks_value(spark, na
              MEASURES count(*) AS n PATTERN (A+) DEFINE A AS avg(A.x) <> 0.006313)""",
     ).collect()
     assert {(r.k, r.n) for r in rows if r.k == "p0"} == {("p0", 161)}
+
+
+@pytest.fixture(scope="module")
+def moments(spark):
+    """Event times with fractions of a second, a NULL among them."""
+    spark.sql(
+        """CREATE OR REPLACE TEMPORARY VIEW mr_moments AS
+        SELECT IF(o % 2 = 0, 'a', 'b') AS k, o,
+          IF(o = 5, NULL, TIMESTAMP'2024-03-10 01:59:59.25' + make_dt_interval(0, 0, o, o / 8))
+            AS ts, o > 3 AS flag
+        FROM range(1, 9) AS r(o)"""
+    )
+    matchrec.register(spark)
+
+
+@pytest.mark.parametrize("ansi", [True, False])
+def test_sums_and_means_of_timestamps_are_sparks_doubles(spark, moments, ansi):
+    """Spark casts a TIMESTAMP to DOUBLE seconds in sum/avg (mean, try_sum, try_avg):
+    every door failed with a Python TypeError adding datetimes (the table function could
+    not type it)."""
+    spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+    try:
+        expected, got = _grouped_and_matched_in(
+            spark,
+            "mr_moments",
+            {
+                "mean_ts": "avg(ts)",
+                "total": "sum(ts)",
+                "m": "mean(ts)",
+                "t": "try_sum(ts)",
+                "ta": "try_avg(ts)",
+                "late": "sum(ts) FILTER (WHERE o > 4)",
+                "once": "avg(DISTINCT ts)",
+            },
+        )
+        for door, rows in got.items():
+            assert rows == expected, door
+        for semantics in ("RUNNING", "FINAL"):
+            got, expected = running_and_window(spark, "mr_moments", "avg(ts)", semantics)
+            assert got == expected
+    finally:
+        spark.conf.unset("spark.sql.ansi.enabled")
+
+
+@pytest.mark.parametrize(
+    ("measure", "says"),
+    [
+        ("stddev(ts)", "stddev() takes numbers, not TIMESTAMP (ts)"),
+        ("sum(flag)", "sum() takes numbers, not BOOLEAN (flag)"),
+    ],
+)
+def test_a_numeric_aggregate_of_a_type_spark_refuses_is_refused_in_every_door(
+    spark, moments, measure, says
+):
+    """Spark's DATATYPE_MISMATCH; the table function computed ``stddev(ts)`` until Python
+    failed (``float() argument must be ... not 'datetime.datetime'``)."""
+    body = f"PARTITION BY k ORDER BY o MEASURES {measure} AS x PATTERN (A+) DEFINE A AS true"
+    for run in (
+        lambda: matchrec.sql(spark, f"SELECT * FROM mr_moments MATCH_RECOGNIZE ({body})"),
+        lambda: matchrec.match_recognize(spark.table("mr_moments"), body),
+        lambda: spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_moments), '{body}')"),
+    ):
+        with pytest.raises(Exception, match=re.escape(says)):
+            run().collect()
