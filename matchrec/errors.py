@@ -10,6 +10,16 @@ from __future__ import annotations
 import re
 import unicodedata
 
+#: what the planner writes for the spaces between RUNNING/FINAL and a call's name
+#: (``RUNNING·sum(x)``): no unquoted Spark name has it
+SEMANTICS_MARK = "\u00b7"
+_MARKED = re.compile(rf"\b(RUNNING|FINAL){SEMANTICS_MARK}+", re.IGNORECASE)
+
+
+def _as_written(text: str | None) -> str | None:
+    """``text`` with ``RUNNING·sum(`` as the user writes it: ``RUNNING sum(``."""
+    return None if text is None else _MARKED.sub(r"\1 ", text)
+
 
 class MatchRecognizeError(Exception):
     """Base class of every error matchrec reports to a user.
@@ -30,10 +40,10 @@ class MatchRecognizeError(Exception):
         line: int | None = None,
         column: int | None = None,
     ) -> None:
-        self.message = message
+        self.message = _as_written(message)
         self.sql = sql
         self.pos = pos
-        self.hint = hint
+        self.hint = _as_written(hint)
         if sql is not None and pos is not None and line is None:
             line, column = line_col(sql, pos)
         self.line = line

@@ -71,6 +71,7 @@ from .sql_functions import (
 )
 from .sqltext import (
     MARKED_CALL,
+    SEMANTICS_MARK,
     MatchRecognizeDialect,
     balanced_chains,
     builtin_name,
@@ -92,7 +93,7 @@ from .type_checks import (
     replace_probes,
     user_text,
 )
-from .type_names import read_named_type
+from .type_names import read_named_type, type_name
 from .typed_calls import TYPED_CALLS, TypedCall, typed_args, typed_name
 from .vector_lowering import vector_glue
 
@@ -1950,9 +1951,10 @@ def _aggregated_value(
 ) -> tuple[exp.Expression, exp.Expression] | None:
     """(the argument, the value in it) of a one-argument aggregate ``node`` named one of
     ``names`` over the match (``avg(DISTINCT x)``: ``DISTINCT x`` and ``x``); None for
-    another node or a window over the input (Spark's to compute, as written)."""
-    if call_name(node)[1] not in names or node.find_ancestor(exp.Window):
-        return None
+    another node, a window over the input or a subquery's (Spark's to compute, as
+    written)."""
+    if call_name(node)[1] not in names or node.find_ancestor(exp.Window, exp.Subquery, exp.Select):
+        return None  # (an aggregate of a subquery's rows is Spark's too)
     if isinstance(node, exp.Anonymous):
         if len(node.expressions) != 1:
             return None
@@ -1986,7 +1988,7 @@ def _timestamp_sums(low: Lowering, tree: exp.Expression) -> exp.Expression:
             continue
         argument, value = found
         typed = _value_type(low, value)
-        if typed is not None and typed.this == exp.DataType.Type.TIMESTAMPTZ:
+        if typed is not None and type_name(typed) == "timestamp":  # not TIMESTAMP_NTZ
             seconds = exp.Cast(this=value.copy(), to=exp.DataType.build("DOUBLE"))
             _replace_value(node, argument, seconds)
     return tree
@@ -2114,7 +2116,7 @@ def _ignoring_nulls(tree: exp.Expression) -> exp.Expression:
             continue
         semantics, position, arg = found
         values: exp.Expression = (
-            exp.Anonymous(this=f"{semantics}_array_agg", expressions=[arg.copy()])
+            exp.Anonymous(this=f"{semantics}{SEMANTICS_MARK}array_agg", expressions=[arg.copy()])
             if semantics
             else exp.ArrayAgg(this=arg.copy())
         )

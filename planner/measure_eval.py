@@ -702,6 +702,10 @@ _COMPARED = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
 _COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 
 
+#: the calls whose two arguments Spark coerces as the operands of ``%``
+_REMAINDER_CALLS = frozenset({"PMOD", "TRY_MOD"})
+
+
 def _mixes_strings(types: Sequence[exp.DataType | None]) -> bool:
     """Whether ``types`` (all known) hold a STRING and another type."""
     if any(t is None for t in types):
@@ -733,11 +737,15 @@ def _operand_casts(
     type (by ``id`` of the operand: its node and the type it is cast to)."""
     if isinstance(node, exp.In) and not node.args.get("query"):
         return _in_casts(node, env)
-    if not isinstance(node, (*_COMPARED, *_COMPUTED)):
+    remainder = isinstance(node, exp.Anonymous) and node.name.upper() in _REMAINDER_CALLS
+    if remainder and len(node.expressions) == 2:
+        a, b = node.expressions  # pmod(a, b): its operands are those of a % b
+    elif not isinstance(node, (*_COMPARED, *_COMPUTED)):
         return {}
+    else:
+        a, b = node.this, node.expression
     if isinstance(node, exp.IntDiv) and not env.ansi:
         return {}  # Spark refuses a STRING's DOUBLE in div without ANSI mode
-    a, b = node.this, node.expression
     ta, tb = infer_type(a, env), infer_type(b, env)
     if isinstance(node, _COMPARED):
         decimals = _decimal_casts([a, b], [ta, tb], literal_digits=True)
@@ -746,7 +754,8 @@ def _operand_casts(
     if not _mixes_strings([ta, tb]):
         return {}
     other = tb if ta.this in _STRINGS else ta  # type: ignore[union-attr]
-    target = _string_partner(other, isinstance(node, _COMPUTED), env.ansi)  # type: ignore[arg-type]
+    computed = isinstance(node, _COMPUTED) or remainder
+    target = _string_partner(other, computed, env.ansi)  # type: ignore[arg-type]
     if target is None:
         return {}
     return {id(o): (o, target) for o, t in ((a, ta), (b, tb)) if t != target}

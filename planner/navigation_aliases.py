@@ -21,9 +21,7 @@ from collections.abc import Callable
 import sqlglot
 from sqlglot import exp
 
-from matchrec.errors import SemanticError, UnsupportedError
-
-from .sqltext import SEMANTICS_MARK
+from matchrec.errors import SEMANTICS_MARK, SemanticError, UnsupportedError
 
 #: Spark's offset function -> (navigation it reads like, navigation of a negative offset)
 _NAVIGATION: dict[type, tuple[str, str]] = {

@@ -34,7 +34,7 @@ from sqlglot.tokens import Token, TokenType
 
 from matchrec.ast import SqlExpr
 from matchrec.balanced import balanced
-from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
+from matchrec.errors import SEMANTICS_MARK, SemanticError, SqlSyntaxError, UnsupportedError
 from matchrec.navigation import AGGREGATES
 
 from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
@@ -443,8 +443,6 @@ def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.E
 
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)
-#: what stands for the spaces between RUNNING/FINAL and the call's name in prepared text
-SEMANTICS_MARK = "\u00b7"
 MARKED_CALL = re.compile(rf"^(RUNNING|FINAL){SEMANTICS_MARK}+(\w+)$", re.IGNORECASE)
 #: ``X '0A'``: the letter of a binary literal (a word of its own), spaces, its string
 _SPACED_HEX = re.compile(r"(?<![\w$`.])[Xx](\s+)(?=')")

@@ -270,9 +270,15 @@ def cast_check(
     return TypeCheck("CAST", (_operand(node, probe, sql, base),), True, clause)
 
 
-#: the types no numeric aggregate takes (Spark's DATATYPE_MISMATCH; ``sum``/``avg`` of a
-#: TIMESTAMP, which Spark takes, are planned as sums of its DOUBLE seconds)
+#: the types no numeric aggregate takes (Spark's DATATYPE_MISMATCH), but those of
+#: ``_TAKES_TIMES`` (``sum``/``avg`` of a TIMESTAMP matchrec could type are planned as
+#: sums of its DOUBLE seconds, as Spark computes them)
 _NOT_AGGREGATED = ("boolean", "date", "timestamp", "timestamp_ntz", "binary")
+_SUMS = frozenset({"sum", "avg", "mean", "try_sum", "try_avg"})
+_TAKES_TIMES = {
+    **dict.fromkeys(("percentile_approx", "approx_percentile"), _NOT_AGGREGATED[1:4]),
+    **dict.fromkeys(_SUMS, ("timestamp",)),
+}
 
 
 def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
@@ -289,13 +295,24 @@ def _string_aggregated(check: TypeCheck, types: list[str], sql: str) -> Semantic
                 pos=operand.pos,
                 hint=f"convert explicitly: write try_cast({operand.text} AS DOUBLE) in its place",
             )
+        seconds = f"CAST({operand.text} AS DOUBLE)"
+        if type_name in _TAKES_TIMES.get(func, ()):
+            if func not in _SUMS:
+                continue
+            return SemanticError(  # a TIMESTAMP matchrec's typer could not see as one
+                f"{func}() of {operand.text} (TIMESTAMP) in {check.clause}: matchrec "
+                "cannot tell its type when it plans the query, to sum its seconds as Spark does",
+                sql=sql,
+                pos=operand.pos,
+                hint=f"write {func}({seconds}), what Spark computes",
+            )
         if type_name in _NOT_AGGREGATED or type_name.startswith(("array<", "map<", "struct<")):
             return SemanticError(
                 f"{func}() takes numbers, not {type_name.upper()} ({operand.text}) in "
                 f"{check.clause} (Spark's DATATYPE_MISMATCH)",
                 sql=sql,
                 pos=operand.pos,
-                hint=f"aggregate a number of it, e.g. {func}(unix_seconds({operand.text}))"
+                hint=f"aggregate a number of it, e.g. {func}({seconds})"
                 if type_name == "timestamp"
                 else f"aggregate a number of it, e.g. {func}(CAST({operand.text} AS INT))"
                 if type_name == "boolean"

@@ -52,6 +52,9 @@ def _as_text(sql: str, dtype: Any, depth: int = 0) -> str | None:
             sql = f"transform_values({sql}, ({k}, {x}) -> {values})"
         return None if keys is None and values is None else sql
     if kind == "StructType":
+        names = [f.name.lower() for f in dtype.fields]
+        if len(set(names)) < len(names):  # a field cannot be read by its name: Spark's text
+            return None if _as_text("x", _plain(dtype)) is None else f"CAST({sql} AS STRING)"
         parts = []
         for f in dtype.fields:
             name = "`" + f.name.replace("`", "``") + "`"
@@ -68,3 +71,13 @@ def _as_text(sql: str, dtype: Any, depth: int = 0) -> str | None:
         )
         return f"IF({sql} IS NULL, NULL, named_struct({pairs}))"
     return None
+
+
+def _plain(dtype: Any) -> Any:
+    """A struct type with its fields renamed apart (only whether it holds an interval is
+    asked of it)."""
+    from pyspark.sql.types import StructField, StructType
+
+    return StructType(
+        [StructField(f"f{i}", f.dataType, f.nullable) for i, f in enumerate(dtype.fields)]
+    )

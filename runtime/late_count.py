@@ -44,7 +44,7 @@ def watch(spark: SparkSession) -> None:
         return
     listener = _LateRowListener()
     spark.streams.addListener(listener)
-    if not _watched:  # registered after the session's own exit hooks, so it runs first
+    if not _watched:  # once: at exit the Py4J gateway is still open to remove them
         atexit.unregister(unwatch_all)
         atexit.register(unwatch_all)
     _watched[spark] = listener

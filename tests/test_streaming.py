@@ -549,7 +549,7 @@ def test_late_rows_counts_more_batches_than_the_query_keeps_reports_of(spark, tm
         q.stop()
 
 
-def test_the_late_row_listener_is_removed_at_exit(spark):
+def test_the_late_row_listener_is_removed_at_exit(spark, monkeypatch):
     """The listener matchrec adds to count late rows is removed by its exit hook: the JVM
     went on sending a stopping query's events to Python after the callback server had
     closed, and a script's stderr ended with 30-line traces of a listener it never added."""
@@ -558,6 +558,11 @@ def test_the_late_row_listener_is_removed_at_exit(spark):
     listeners = spark._jsparkSession.streams().listListeners
     late_count.watch(spark)
     before = len(listeners())
+    late_count.unwatch_all()
+    hooks = []
+    monkeypatch.setattr(late_count.atexit, "register", hooks.append)
+    late_count.watch(spark)
+    assert hooks == [late_count.unwatch_all]  # what runs at exit
     late_count.unwatch_all()
     try:
         assert len(listeners()) == before - 1
