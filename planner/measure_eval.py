@@ -522,6 +522,12 @@ def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
         lt = rt
     if rt.this == T.NULL:
         rt = lt
+    if _mixes_strings([lt, rt]) and (_is_numeric(lt) or _is_numeric(rt)):
+        # both are cast to one type first (``x % '3'``, a pushed-down ``pmod(x, '3')``)
+        partner = _string_partner(rt if lt.this in _STRINGS else lt, True, env.ansi)
+        if partner is None:
+            return None
+        lt = rt = partner
     if isinstance(node, (exp.Add, exp.Sub)) and not (_is_numeric(lt) and _is_numeric(rt)):
         return datetime_arithmetic(node, lt, rt)
     scaled = _scaled_interval_type(node, lt, rt)

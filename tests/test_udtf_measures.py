@@ -571,6 +571,9 @@ STRING_OPERANDS = {
     ),
     "int_plus_string": ("LAST(B.i) + '1'", "max_by(i, o) + '1'"),
     "decimal_times_string": ("FIRST(A.d) * '2'", "min_by(d, o) * '2'"),
+    # pmod/try_mod coerce as % does (the table function could not type them)
+    "pmod_of_double_and_string": ("pmod(LAST(B.dbl), '3')", "pmod(max_by(dbl, o), '3')"),
+    "try_mod_of_double_and_string": ("try_mod(LAST(B.dbl), '4')", "try_mod(max_by(dbl, o), '4')"),
 }
 ANSI_CASES.update({n: (m, g, BODY) for n, (m, g) in STRING_OPERANDS.items()})
 
