@@ -479,6 +479,9 @@ def _boolean_mixed(
     why = (
         "Spark has no arithmetic on BOOLEAN values"
         if arithmetic
+        else "under ANSI mode Spark compares a BOOLEAN only with a BOOLEAN (without it, = "
+        "and <=> take a number as 1 or 0)"
+        if equality and kinds[other] in _NUMBERS
         else "Spark compares a BOOLEAN only with a BOOLEAN"
     )
     return SemanticError(

@@ -22,6 +22,7 @@ from pyspark.errors import AnalysisException, PythonException
 from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     ArrayType,
+    BooleanType,
     ByteType,
     DateType,
     DayTimeIntervalType,
@@ -1906,3 +1907,13 @@ def test_the_udf_a_measure_calls_is_named_not_one_of_its_labels_condition():
     with pytest.raises(UnsupportedError) as info:
         build_program(body, _GUARDED_SCHEMA, True)
     assert "py_scale() is no function" in info.value.message
+
+
+def test_a_boolean_equal_to_a_number_says_ansi_mode_refuses_it():
+    """The table function plans under ANSI mode; the refusal of ``A.n = true`` said Spark
+    compares a BOOLEAN only with a BOOLEAN, which is false without ANSI mode (1 or 0)."""
+    schema = StructType([*_GUARDED_SCHEMA.fields, StructField("flag", BooleanType())])
+    body = "ORDER BY ts MEASURES LAST(A.n) = FIRST(A.flag) AS x PATTERN (A+) DEFINE A AS true"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, schema, True)
+    assert "under ANSI mode Spark compares a BOOLEAN only with a BOOLEAN" in info.value.message
