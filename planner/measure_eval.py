@@ -698,8 +698,11 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
             for branch, t in zip(branches, types):
                 if target is not None and t is not None and t.this != T.NULL and t != target:
                     casts.setdefault(id(branch), (branch, target))
+        # try_mod's own casts fail into its NULL (try_mod('x', 2) is NULL under ANSI)
+        trying = isinstance(node, exp.Anonymous) and node.name.upper() == "TRY_MOD"
+        cast = exp.TryCast if trying else exp.Cast  # (only TRY_CAST carries ``safe``)
         for operand, target in casts.values():
-            operand.replace(exp.Cast(this=operand.copy(), to=target.copy()))
+            operand.replace(cast(this=operand.copy(), to=target.copy(), safe=trying or None))
     return tree
 
 
