@@ -25,6 +25,7 @@ import difflib
 import math
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation, localcontext
@@ -845,8 +846,30 @@ def _empty_window(node: exp.Window) -> bool:
     return not any(node.args.get(k) for k in ("partition_by", "order", "spec"))
 
 
+#: the types found during one outermost :func:`infer_type` call, by node and environment
+#: (each kept alive in its entry, so that no other node takes its id meanwhile)
+_TYPED: ContextVar[dict[tuple[int, int], tuple] | None] = ContextVar("typed", default=None)
+
+
 def infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
-    """Spark's type of ``node`` (a glue, probe or row-local expression), or None if unknown."""
+    """Spark's type of ``node`` (a glue, probe or row-local expression), or None if unknown.
+    A node is typed once per outermost call: a call typed by two rules (``abs``: as its
+    argument, then by the function table when that is unknown) typed its argument twice
+    per level, 2^depth times in all."""
+    typed = _TYPED.get()
+    if typed is None:
+        token = _TYPED.set({})
+        try:
+            return infer_type(node, env)
+        finally:
+            _TYPED.reset(token)
+    key = (id(node), id(env))
+    if key not in typed:
+        typed[key] = (node, env, _infer_type(node, env))
+    return typed[key][2]
+
+
+def _infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     while isinstance(node, exp.Paren) or (isinstance(node, exp.Window) and _empty_window(node)):
         node = node.this  # an aggregate ``OVER ()`` (a probe of DEFINE's) has its type
     if isinstance(node, exp.Column):
