@@ -52,32 +52,25 @@ def _as_text(sql: str, dtype: Any, depth: int = 0) -> str | None:
             sql = f"transform_values({sql}, ({k}, {x}) -> {values})"
         return None if keys is None and values is None else sql
     if kind == "StructType":
-        names = [f.name.lower() for f in dtype.fields]
-        if len(set(names)) < len(names):  # a field cannot be read by its name: Spark's text
-            return None if _as_text("x", _plain(dtype)) is None else f"CAST({sql} AS STRING)"
-        parts = []
-        for f in dtype.fields:
-            name = "`" + f.name.replace("`", "``") + "`"
-            field = _as_text(f"{sql}.{name}", f.dataType, depth + 1)
-            parts.append((f.name, field))
-        if all(field is None for _, field in parts):
+        fields = [
+            (f.name, _as_text(f"{sql}.`{_backquoted(f.name)}`", f.dataType, depth + 1))
+            for f in dtype.fields
+        ]
+        if all(field is None for _, field in fields):
             return None
+        names = [n.lower() for n, _ in fields]
+        if len(set(names)) < len(names):  # a field cannot be read by its name: Spark's text
+            return f"CAST({sql} AS STRING)"
         pairs = ", ".join(
             "'"
             + n.replace("\\", "\\\\").replace("'", "\\'")
             + "', "
-            + (field or f"{sql}.`" + n.replace("`", "``") + "`")
-            for n, field in parts
+            + (field or f"{sql}.`{_backquoted(n)}`")
+            for n, field in fields
         )
         return f"IF({sql} IS NULL, NULL, named_struct({pairs}))"
     return None
 
 
-def _plain(dtype: Any) -> Any:
-    """A struct type with its fields renamed apart (only whether it holds an interval is
-    asked of it)."""
-    from pyspark.sql.types import StructField, StructType
-
-    return StructType(
-        [StructField(f"f{i}", f.dataType, f.nullable) for i, f in enumerate(dtype.fields)]
-    )
+def _backquoted(name: str) -> str:
+    return name.replace("`", "``")
