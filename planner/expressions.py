@@ -62,6 +62,7 @@ from .python_udfs import PythonFunction, PythonLookup, arity_error
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
 from .python_udfs import refusal_hint as udf_refusal_hint
+from .raising_calls import fails_on_values
 from .sql_functions import (
     FunctionLookup,
     SqlFunction,
@@ -328,11 +329,14 @@ class Lowering:
 
     def may_fail(self, node: exp.Expression) -> bool:
         """Whether Spark's column of ``node`` can fail on some row's values: a CAST that
-        can fail under ANSI mode, a subscript, a UDF's (or another function's) call,
+        can fail under ANSI mode, a subscript, a UDF's call or a function that fails on
+        some values (``parse_json``, ``planner.raising_calls``),
         a division or remainder under ANSI mode (with Python measures: whatever the
         session's mode). Arithmetic and comparisons stay
         unguarded: the array form of DEFINE's rules computes them, and CASE it has not."""
-        if failing_subscript(node) or any(isinstance(n, exp.Anonymous) for n in node.walk()):
+        if failing_subscript(node) or any(
+            isinstance(n, exp.Anonymous) or fails_on_values(n) for n in node.walk()
+        ):
             return True
         if not self.ansi and not self.python_measures:
             # the table function plans under ANSI mode (``analyze`` has no session) and

@@ -4,8 +4,8 @@ The SQL table function declares its output schema in ``analyze``, where no Spark
 exists (see ``planner.measure_eval``). Most measures are functions Spark computes on one
 row and the matcher then reads (``LAST(year(ts))``); their types come from here. Each
 entry says how Spark types the call: a fixed type, the type of an argument, the element
-type of an array argument, and so on. ``tests/test_function_types.py`` checks every rule
-against the schema Spark itself gives the same expression.
+type of an array argument, and so on. ``test_function_types_match_spark`` (tests/test_udtf.py)
+checks them against the schema Spark itself gives the same expression.
 
 Keys are sqlglot node class names (sqlglot parses most functions to typed nodes) or, for
 calls sqlglot does not know (``exp.Anonymous``), the upper-case function name.
@@ -105,6 +105,7 @@ for _type, _keys in {
     "VECTOR_NORM",
     "array<string>": "XPATH",
     "array<float>": "VECTOR_NORMALIZE",
+    "variant": "ParseJSON TRY_PARSE_JSON TO_VARIANT_OBJECT",
 }.items():
     for _key in _names(_keys):
         _FIXED[_key] = _type.strip()
@@ -242,9 +243,14 @@ def call_type(
 
 
 def _bracket(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``arr[i]``, ``m[k]``, and ``s['f']`` of a struct: its field ``f``."""
     if len(node.expressions) != 1:
         return None
-    return element_type(type_of(node.this))
+    base, key = type_of(node.this), node.expressions[0]
+    if base is not None and base.this == T.STRUCT:
+        is_name = isinstance(key, exp.Literal) and key.is_string
+        return field_type(base, key.this) if is_name else None
+    return element_type(base)
 
 
 def _dot(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
@@ -675,6 +681,21 @@ def _schema_type(schema: exp.Expression | None) -> exp.DataType | None:
     return None
 
 
+def _variant_get(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
+    """``variant_get(v, path[, type])`` / ``try_variant_get``: the type its literal names,
+    a VARIANT without one."""
+    args = _args(node)
+    if len(args) < 3:
+        return dtype("variant")
+    kind = args[2]
+    if not (isinstance(kind, exp.Literal) and kind.is_string):
+        return None
+    try:
+        return exp.DataType.build(kind.this, dialect="spark")
+    except Exception:  # noqa: BLE001 - sqlglot raises several kinds for a bad type
+        return None
+
+
 def _map_zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``map_zip_with(m1, m2, (k, v1, v2) -> f)``: the keys to f's type (v1 or v2 is NULL
     where a map lacks the key)."""
@@ -799,6 +820,8 @@ _STRUCTURAL: dict[str, Callable[..., exp.DataType | None]] = {
     "TRY_TO_NUMBER": _to_number,
     "JSONKeys": _json_keys,
     "FromJson": _from_json,
+    "VARIANT_GET": _variant_get,
+    "TRY_VARIANT_GET": _variant_get,
     "ZIP_WITH": _zip_with,
     "TRANSFORM_VALUES": _transform_values,
     "TRANSFORM_KEYS": _transform_keys,

@@ -379,13 +379,37 @@ def _out_of_bounds(index: int, size: int, element_at: bool) -> str:
     )
 
 
+def struct_field(struct: Any, name: str) -> Any:
+    """The field ``name`` of a struct value (a dict, or a Row), found as Spark finds it
+    (case-insensitively, spark.sql.caseSensitive being off); NULL of a NULL struct; of an
+    array of structs, each one's."""
+    if struct is None:
+        return None
+    if isinstance(struct, list):  # an array of structs: the array of their fields
+        return [struct_field(s, name) for s in struct]
+    if hasattr(struct, "asDict"):
+        struct = struct.asDict()
+    if isinstance(struct, tuple) and name.isdigit() and int(name) < len(struct):
+        return struct[int(name)]  # arrays_zip's struct, its fields read by place
+    if not isinstance(struct, dict):
+        raise TypeError(f"{struct!r} is not a struct")
+    if name in struct:
+        return struct[name]
+    found = [k for k in struct if k.lower() == name.lower()]
+    if len(found) != 1:
+        raise KeyError(f"the struct has no field {name} (its fields: {', '.join(struct)})")
+    return struct[found[0]]
+
+
 def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
     """``arr[i]`` (``offset`` 0), ``element_at(arr, i)`` (1: negative counts from the
     end, 0 is an error) and ``try_element_at`` (``safe``): out of bounds is NULL, or an
     error under ANSI mode unless ``safe``, as in Spark. On a map (a dict) each looks
-    the key up."""
+    the key up; on a struct (a Row), ``s['f']`` is its field ``f``, as in Spark."""
 
     def at(values: Any, index: Any) -> Any:
+        if hasattr(values, "asDict") and isinstance(index, str):
+            return struct_field(values, index)
         if isinstance(values, dict):  # a map: a missing key is NULL, also under ANSI
             return values.get(index)
         if not isinstance(values, (list, tuple)):

@@ -79,7 +79,9 @@ from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan
 from .pyeval import StructValue, call_args, check_format_pattern, compile_glue, glue_function_call
+from .spark_function_names import SPARK_FUNCTIONS
 from .sqltext import (
+    ROW_PATTERN_CALLS,
     MatchRecognizeDialect,
     balanced_chains,
     higher_order_exists,
@@ -682,6 +684,23 @@ def _result_branches(node: exp.Expression) -> list[exp.Expression]:
     if isinstance(node, (exp.If, exp.Nvl2)):
         return [b for b in (node.args.get("true"), node.args.get("false")) if b is not None]
     return []
+
+
+def struct_subscripts(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
+    """``tree`` with each ``s['f']`` of a struct ``s`` as ``s.f``, the field Spark reads
+    (its name matched without case), not a map's key."""
+    for node in list(tree.find_all(exp.Bracket)):
+        key = node.expressions[0] if len(node.expressions) == 1 else None
+        if not (isinstance(key, exp.Literal) and key.is_string):
+            continue
+        t = infer_type(node.this, env)
+        if t is not None and t.this == T.STRUCT:
+            field = exp.Dot(this=node.this.copy(), expression=exp.to_identifier(key.this, True))
+            if node is tree:
+                tree = field
+            else:
+                node.replace(field)
+    return tree
 
 
 def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
@@ -1294,7 +1313,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         return _struct_converter(t.expressions)
     if kind == T.BINARY:
         return _to_binary
-    if kind in (T.NULL, T.MAP, T.STRUCT):
+    if kind in (T.NULL, T.MAP, T.STRUCT, T.VARIANT):
         return lambda v: v
     if isinstance(kind, exp.Interval):
         span = day_time_span(t)
@@ -1959,7 +1978,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
         compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
-        tree = string_coerced(_parse(text), env)
+        tree = string_coerced(struct_subscripts(_parse(text), env), env)
         missing = _missing_field(tree, env)
         if missing is not None:
             raise SemanticError(
@@ -1998,15 +2017,11 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
 _KNOWN_CALLS = sorted(
     {
         *Spark.Parser.FUNCTIONS,
+        *SPARK_FUNCTIONS,
         *typed_call_names(),
         *EXTENDED,
         *TYPED_CALLS,
-        "MATCH_NUMBER",
-        "CLASSIFIER",
-        "PREV",
-        "NEXT",
-        "FIRST",
-        "LAST",
+        *ROW_PATTERN_CALLS,
     }
 )
 
@@ -2020,11 +2035,9 @@ def closest_function(name: str) -> str | None:
     return close[0].lower() if close else None
 
 
-#: the names a misspelling is matched to: not matchrec's own (``__MR_...``) nor sqlglot's
-#: names of its own nodes that Spark has no function of
-_SUGGESTED = [
-    n for n in _KNOWN_CALLS if not n.startswith("_") and not n.startswith(("TS_OR_DS", "UNIX_TO_"))
-]
+#: the names a misspelling is matched to: Spark's functions and the row pattern functions
+#: (not matchrec's own ``__MR_...`` nor sqlglot's names of other dialects' functions)
+_SUGGESTED = sorted(SPARK_FUNCTIONS | ROW_PATTERN_CALLS)
 
 
 def _unknown_call(name: str) -> str:

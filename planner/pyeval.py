@@ -788,7 +788,7 @@ def compile_glue(
         return lambda ctx: _and(left, right, ctx)
     if isinstance(node, exp.Dot) and _parameter_field(node):  # e -> e.k, e -> e.geo.lat
         inner, name = child(node.this), node.expression.this
-        return lambda ctx: _field(inner(ctx), name)
+        return lambda ctx: gf.struct_field(inner(ctx), name)
     if isinstance(node, exp.Not):
         inner = child(node.this)
 
@@ -899,7 +899,9 @@ def compile_glue(
             return child(built)
         if _struct_field(node):  # a field of a struct value
             name = node.expression.this
-            return _call(node, lambda v: _field(v, name), True, [node.this], child, where, sql)
+            return _call(
+                node, lambda v: gf.struct_field(v, name), True, [node.this], child, where, sql
+            )
     raise UnsupportedError(
         f"{_describe(node, sql, where(node))} cannot be applied to a value that depends on "
         "the match",
@@ -1439,28 +1441,6 @@ class StructValue(tuple):
 
     def asDict(self) -> dict[str, Any]:  # noqa: N802 - the name PySpark's Row has
         return dict(zip(self.names, self))
-
-
-def _field(struct: Any, name: str) -> Any:
-    """The field ``name`` of a struct value (a dict, or a Row), found as Spark finds it
-    (case-insensitively, spark.sql.caseSensitive being off); NULL of a NULL struct; of an
-    array of structs, each one's."""
-    if struct is None:
-        return None
-    if isinstance(struct, list):  # an array of structs: the array of their fields
-        return [_field(s, name) for s in struct]
-    if hasattr(struct, "asDict"):
-        struct = struct.asDict()
-    if isinstance(struct, tuple) and name.isdigit() and int(name) < len(struct):
-        return struct[int(name)]  # arrays_zip's struct, its fields read by place
-    if not isinstance(struct, dict):
-        raise TypeError(f"{struct!r} is not a struct")
-    if name in struct:
-        return struct[name]
-    found = [k for k in struct if k.lower() == name.lower()]
-    if len(found) != 1:
-        raise KeyError(f"the struct has no field {name} (its fields: {', '.join(struct)})")
-    return struct[found[0]]
 
 
 def _is_boolean(node: exp.Expression, value: bool) -> bool:

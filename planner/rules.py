@@ -36,7 +36,7 @@ from matchrec.rule_set import RuleProgram
 from .decompose import decompose
 from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
-from .glue_functions import extended_name
+from .glue_functions import extended_name, struct_field
 from .measure_eval import (
     TypeEnv,
     cast_evaluator,
@@ -45,6 +45,7 @@ from .measure_eval import (
     infer_type,
     interval_text,
     string_coerced,
+    struct_subscripts,
     type_env,
     type_integer_widths,
     written_name,
@@ -52,7 +53,6 @@ from .measure_eval import (
 from .nesting_depth import room_to_nest
 from .plan import plan_clause, refuse_end_anchor, refuse_late_rows, refuse_untimed_within
 from .pyeval import _built_struct as built_struct
-from .pyeval import _field as struct_field
 from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .typed_calls import typed_name
@@ -452,7 +452,7 @@ def _row_function(
     (``price < '2'``: ``measure_eval.string_coerced``)."""
     tree = _patterns_in_zone(parse_expression(ast.SqlExpr(text, 0), text), zone or "UTC")
     if env is not None:
-        tree = string_coerced(tree, env)
+        tree = string_coerced(struct_subscripts(tree, env), env)
     widths = _integer_widths(tree, env, text, sql, pos, ansi) if env is not None else {}
     index = {n.lower(): i for i, n in enumerate(names)}
     intervals = [n for n in tree.walk() if isinstance(n, exp.Interval)]

@@ -40,6 +40,7 @@ from matchrec.navigation import AGGREGATES
 from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
 from .java_format import NotComputed, missing_argument, pattern_error
 from .nesting_depth import refuse_deep_nesting
+from .spark_function_names import SPARK_FUNCTIONS
 from .timestamp_text import (
     TimestampNotComputed,
     TimestampTextError,
@@ -681,6 +682,23 @@ def _check_missing_items(tokens: list[Token], expr: SqlExpr, sql: str) -> None:
                 pos=expr.pos + first.start,
                 hint="write FALSE for x IN (), TRUE for x NOT IN ()",
             )
+    _check_filter_where(tokens, expr, sql)
+
+
+def _check_filter_where(tokens: list[Token], expr: SqlExpr, sql: str) -> None:
+    """An aggregate's FILTER without WHERE (``sum(x) FILTER (x > 0)``): Spark's parser
+    refuses it (``FILTER (WHERE ...)``), sqlglot's reads it as if WHERE were there. The
+    function ``filter(arr, x -> ...)`` follows no call's ``)``."""
+    types = [t.token_type for t in tokens]
+    for k in range(1, len(tokens) - 2):
+        if types[k - 1 : k + 2] == [TokenType.R_PAREN, TokenType.FILTER, TokenType.L_PAREN]:
+            if types[k + 2] is not TokenType.WHERE:
+                raise SqlSyntaxError(
+                    "FILTER needs WHERE: Spark's syntax is agg(x) FILTER (WHERE condition)",
+                    sql=sql,
+                    pos=expr.pos + tokens[k + 2].start,
+                    hint="write FILTER (WHERE ...)",
+                )
 
 
 #: the longest chain of one AND or OR kept as the parser nests it (one level per term)
@@ -862,7 +880,12 @@ def qualified_calls(tree: exp.Expression) -> exp.Expression:
 def builtin_name(name: str) -> bool:
     """Whether ``name`` is a built-in function's or a row pattern function's."""
     upper = re.sub(rf"^(?:RUNNING|FINAL){SEMANTICS_MARK}+", "", name.upper())  # as prepared
-    return upper in ROW_PATTERN_CALLS or upper in AGGREGATES or upper in Spark.Parser.FUNCTIONS
+    return (
+        upper in ROW_PATTERN_CALLS
+        or upper in AGGREGATES
+        or upper in SPARK_FUNCTIONS
+        or upper in Spark.Parser.FUNCTIONS
+    )
 
 
 #: the row pattern functions, which sqlglot reads as plain calls

@@ -108,6 +108,7 @@ from pyspark.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VariantType,
 )
 from pyspark.sql.udtf import (
     AnalyzeArgument,
@@ -166,6 +167,7 @@ _SIMPLE_TYPES: dict[exp.DataType.Type, DataType] = {
     T.TIMESTAMPNTZ: TimestampNTZType(),
     T.BINARY: BinaryType(),
     T.NULL: NullType(),
+    T.VARIANT: VariantType(),
 }
 
 

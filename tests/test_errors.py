@@ -724,6 +724,15 @@ CASES = [
         None,
     ),
     (
+        "aggregate FILTER without WHERE (Spark's parser refuses it; sqlglot read it as WHERE)",
+        broken("count(B.*)", "sum(B.value) FILTER (B.value > 1)"),
+        "B.value > 1",
+        0,
+        SqlSyntaxError,
+        "FILTER needs WHERE: Spark's syntax is agg(x) FILTER (WHERE condition)",
+        "write FILTER (WHERE ...)",
+    ),
+    (
         "aggregate FILTER on any_value",
         broken("count(B.*)", "any_value(B.value) FILTER (WHERE B.value > 1)"),
         "any_value(B.value) FILTER",

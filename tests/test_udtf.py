@@ -38,6 +38,7 @@ from pyspark.sql.types import (
     StructType,
     TimestampNTZType,
     TimestampType,
+    VariantVal,
 )
 from sqlglot import parse_one
 
@@ -745,7 +746,9 @@ FUNCTION_CASES = {
                  array(FIRST(n), LAST(n)) AS ends, FIRST(ts) + INTERVAL 1 MONTH AS next_month,
                  struct(FIRST(n), LAST(tag)) AS pair, struct(n, tag) AS last_row,
                  named_struct('y', year(FIRST(day)), 'c', LAST(info.city)) AS named,
-                 struct(FIRST(info), LAST(arr)) AS nested, collect_list(info) AS infos
+                 struct(FIRST(info), LAST(arr)) AS nested, collect_list(info) AS infos,
+                 LAST(info)['city'] AS town, info['kg'] AS kg, FIRST(info)['CITY'] AS upper_key,
+                 upper(LAST(B.info)['city']) AS shout
         ONE ROW PER MATCH
         PATTERN (A B*)
         DEFINE B AS true""",
@@ -1366,6 +1369,16 @@ ROW_FUNCTIONS = [
     "sha2(tag, 256)",
     "md5(tag)",
     "hash(n, tag)",
+    "parse_json(tag)",
+    "try_parse_json(tag)",
+    "info['city']",
+    "info['KG']",
+    "is_variant_null(parse_json(tag))",
+    "variant_get(parse_json(tag), '$.a', 'int')",
+    "try_variant_get(parse_json(tag), '$.a', 'array<string>')",
+    "variant_get(parse_json(tag), '$.a')",
+    "schema_of_variant(parse_json(tag))",
+    "to_variant_object(info)",
 ]
 MATCH_AGGREGATES = [
     "percentile(price, 0.5)",
@@ -1917,3 +1930,34 @@ def test_a_boolean_equal_to_a_number_says_ansi_mode_refuses_it():
     with pytest.raises(SemanticError) as info:
         build_program(body, schema, True)
     assert "under ANSI mode Spark compares a BOOLEAN only with a BOOLEAN" in info.value.message
+
+
+def _json_values(df) -> list[tuple]:
+    """The rows of ``df`` with each VARIANT as its JSON text (VariantVal has no ``==``)."""
+    rows = (tuple(v.toJson() if isinstance(v, VariantVal) else v for v in r) for r in df.collect())
+    return sorted(rows, key=repr)
+
+
+def test_variant_measures_and_functions_failing_on_rows_never_read(spark, table):
+    """VARIANT measures (``parse_json``, a VARIANT column, ``variant_get``) are typed: the
+    table function refused them ("cannot infer the Spark type", and called
+    ``try_parse_json`` no built-in function). ``parse_json(FIRST(A.payload))`` is
+    computed for A's rows only: Spark parsed every row's payload and failed the job on a
+    row that is no A (``'x'``), which the measure never reads."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_json AS SELECT k, ts, payload,
+           try_parse_json(payload) AS j, v, d FROM VALUES
+           (1, 1, '{"a":1}', 10, 2), (1, 2, '{"a":2}', 5, 0), (1, 3, 'x', 7, 0),
+           (1, 4, '{"a":4}', 8, 1), (1, 5, '{"a":5}', 6, 3) AS t(k, ts, payload, v, d)"""
+    )
+    body = """PARTITION BY k ORDER BY ts
+        MEASURES parse_json(FIRST(A.payload)) AS pj, try_parse_json(LAST(B.payload)) AS tj,
+                 FIRST(A.j) AS fj, variant_get(LAST(B.j), '$.a', 'int') AS vb,
+                 variant_get(FIRST(A.j), '$.a') AS va, is_variant_null(FIRST(A.j)) AS isn,
+                 schema_of_variant(FIRST(A.j)) AS sch
+        ALL ROWS PER MATCH PATTERN (A B) DEFINE A AS A.d > 0, B AS B.v < PREV(B.v)"""
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_json MATCH_RECOGNIZE ({body})")
+    got = spark.sql(_call(body, "mr_udtf_json"))
+    assert _fields(got.schema) == _fields(expected.schema)
+    assert _json_values(got) == _json_values(expected)
+    assert sorted(r.pj.toJson() for r in got.collect()) == ['{"a":1}'] * 2 + ['{"a":4}'] * 2

@@ -1,0 +1,51 @@
+"""Which Spark functions can fail on some rows' values, whatever the query's constants:
+``parse_json('x')``, ``to_date('bad')`` under ANSI mode, ``make_date(2024, 2, 30)``,
+``map_from_arrays`` of a repeated key. A column matchrec has Spark compute on every row
+for one row a navigation reads (``parse_json(FIRST(A.payload))`` is computed as
+``FIRST(parse_json(A.payload))``) is guarded by the rows it can read where such a call
+is in it: Spark fails the job on a row the match never reads otherwise."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from .pyeval import shallow
+from .spark_function_names import SPARK_FUNCTIONS
+from .sqltext import MatchRecognizeDialect
+
+#: functions that fail on some values (each tried on bad values in Spark 4 under ANSI
+#: mode), besides those with a ``try_`` twin, which Spark has for exactly that reason
+_FAILING = frozenset(
+    """
+    ABS ADD_MONTHS AES_DECRYPT ARRAY_INSERT ASSERT_TRUE BIN CONVERT_TIMEZONE DATE
+    DATE_ADD DATE_FORMAT DATE_SUB DECODE ELT ENCODE FORMAT_STRING FROM_CSV FROM_JSON
+    FROM_UNIXTIME FROM_UTC_TIMESTAMP FROM_XML MAKE_DATE MAKE_DT_INTERVAL MAKE_TIME
+    MAKE_YM_INTERVAL MAP MAP_CONCAT MAP_FROM_ARRAYS MAP_FROM_ENTRIES NEGATIVE NEXT_DAY
+    PRINTF RAISE_ERROR REGEXP_EXTRACT REGEXP_EXTRACT_ALL REGEXP_INSTR REGEXP_REPLACE
+    REGEXP_SUBSTR SEQUENCE SPLIT_PART STR_TO_MAP TIMESTAMP TIMESTAMP_MICROS
+    TIMESTAMP_MILLIS TIMESTAMP_SECONDS TO_TIMESTAMP_LTZ TO_TIMESTAMP_NTZ TO_UNIX_TIMESTAMP
+    TO_UTC_TIMESTAMP UNBASE64 UNIX_TIMESTAMP XPATH XPATH_BOOLEAN XPATH_DOUBLE XPATH_FLOAT
+    XPATH_INT XPATH_LONG XPATH_NUMBER XPATH_SHORT XPATH_STRING
+    """.split()
+)
+
+FAILING_FUNCTIONS = _FAILING | {
+    name[4:] for name in SPARK_FUNCTIONS if name.startswith("TRY_") and name[4:] in SPARK_FUNCTIONS
+}
+
+
+def fails_on_values(node: exp.Expression) -> bool:
+    """Whether ``node`` is a call of a function in :data:`FAILING_FUNCTIONS`."""
+    if isinstance(node, exp.Anonymous):
+        return node.name.upper() in FAILING_FUNCTIONS
+    if not isinstance(node, exp.Func) or isinstance(node, exp.AggFunc):
+        return False
+    try:
+        name = shallow(node).sql(dialect=MatchRecognizeDialect).split("(", 1)[0]
+    except Exception:  # noqa: BLE001 - a node sqlglot cannot write with NULL arguments
+        name = _UNWRITTEN.get(type(node).__name__, node.sql_name())
+    return name.strip().upper() in FAILING_FUNCTIONS
+
+
+#: Spark's names of the calls whose node sqlglot cannot write with NULL arguments
+_UNWRITTEN = {"VarMap": "MAP"}
