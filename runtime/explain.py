@@ -308,7 +308,7 @@ def _stream_side(spark: SparkSession, step: PlannedClause) -> str:
 
     plan = step.plan
     keys = ", ".join(plan.partition_by)
-    event = watermark_column(step.input)
+    event = watermark_column(step.input, plan.order_by[0][0] if plan.order_by else None)
     delay = step.input.schema[event].metadata.get("spark.watermarkDelayMs") if event else None
     buckets = count_setting(spark, BUCKETS_CONF, DEFAULT_BUCKETS) if keys else 1
     lines = [

@@ -78,12 +78,14 @@ STATE_STORE_CONF = "spark.sql.streaming.stateStore.providerClass"
 ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
 
 
-def watermark_column(df: DataFrame) -> str | None:
-    """The column ``withWatermark`` was set on, or None."""
-    for f in df.schema.fields:
-        if WATERMARK_DELAY in (f.metadata or {}):
-            return f.name
-    return None
+def watermark_column(df: DataFrame, preferred: str | None = None) -> str | None:
+    """The column ``withWatermark`` was set on, or None. Spark marks copies of it too
+    (``SELECT ts AS t0, *``; each side's time column after a stream-stream join): of
+    several, ``preferred`` (the clause's first ORDER BY column) if it is one."""
+    marked = [f.name for f in df.schema.fields if WATERMARK_DELAY in (f.metadata or {})]
+    if preferred in marked:
+        return preferred
+    return marked[0] if marked else None
 
 
 def check_stream(df: DataFrame, plan: MatchPlan) -> str:
@@ -99,7 +101,7 @@ def check_stream(df: DataFrame, plan: MatchPlan) -> str:
             hint="on a stream, use FROM t MATCH_RECOGNIZE (... ALL ROWS PER MATCH WITH "
             "UNMATCHED ROWS ...)",
         )
-    event = watermark_column(df)
+    event = watermark_column(df, plan.order_by[0][0] if plan.order_by else None)
     if event is None:
         raise SemanticError(
             "MATCH_RECOGNIZE on a stream needs an event-time column with a watermark",

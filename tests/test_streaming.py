@@ -257,6 +257,30 @@ def test_two_clauses_over_one_stream_in_a_union_both_give_their_matches(spark, t
     assert stream.output() == want
 
 
+def test_order_by_a_copy_of_the_watermarked_column_spark_also_marks(spark, tmp_path):
+    """After ``SELECT ts AS copy, *`` Spark marks both columns as event time; ORDER BY ts
+    was refused ("must start with the event-time column 'copy'"): the first marked
+    column was taken for the event time."""
+    sql = """SELECT * FROM ticks MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts
+        MEASURES FIRST(A.ts) AS t0, LAST(B.copy) AS t1, count(*) AS n
+        PATTERN (A B+) DEFINE B AS price > PREV(price))"""
+    rows = price_ticks(seed=11, symbols=2, per_symbol=25)
+    ends = [(f"S{s}", at(60), None) for s in range(2)]
+    stream = FolderStream(spark, tmp_path, PRICES, "ts", "2 minutes")
+
+    def build(source):
+        source.selectExpr("ts AS copy", "*").createOrReplaceTempView("ticks")
+        return matchrec.sql(spark, sql)
+
+    query = stream.run(build, arrival_files(rows + ends, seed=11, files=3, jitter_minutes=1))
+    stream.push_watermark(query, ("zz", None, 1.0), at(500))
+    query.stop()
+    batch = spark.createDataFrame(rows + ends, PRICES).selectExpr("ts AS copy", "*")
+    batch.createOrReplaceTempView("ticks")
+    want = sorted((tuple(r) for r in matchrec.sql(spark, sql).collect()), key=repr)
+    assert want and stream.output() == want
+
+
 def test_a_search_past_within_waiting_for_next_s_row_is_woken_by_the_watermark(spark, tmp_path):
     """B reads the row after it (NEXT), which comes long after the WITHIN bound: once the
     watermark passes the bound the search waits for that row, and the watermark alone
