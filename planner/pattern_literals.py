@@ -22,6 +22,7 @@ from sqlglot import exp
 from matchrec import ast
 from matchrec.errors import SemanticError
 
+from .java_regex import JavaPatternError, RegexRefused, translate
 from .sqltext import node_pos, parse_expression
 
 #: (function, pattern) -> Spark's reason for refusing the pattern in a call of the
@@ -74,6 +75,22 @@ def literal_patterns(tree: exp.Expression) -> Iterator[tuple[str, exp.Literal]]:
             continue
         if isinstance(fmt, exp.Literal) and fmt.is_string:
             yield name, fmt
+
+
+def regex_check(function: str, pattern: str) -> str | None:
+    """A :data:`PatternCheck` without a session (the table function's ``analyze``): a
+    regular expression ``java.util.regex`` rejects, found by matchrec's reader of Java's
+    syntax (``planner.java_regex``); datetime patterns and the regular expressions it
+    cannot read are left to Spark."""
+    if function != REGEX:
+        return None
+    try:
+        translate(pattern)
+    except JavaPatternError as err:
+        return f"{err.description} near index {err.offset}"
+    except RegexRefused:
+        return None
+    return None
 
 
 def check_pattern_literals(clause: ast.MatchRecognizeClause, check: PatternCheck) -> None:

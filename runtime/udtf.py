@@ -76,6 +76,7 @@ from matchrec.planner.measure_eval import (
     type_integer_widths,
 )
 from matchrec.planner.nesting_depth import room_to_nest
+from matchrec.planner.pattern_literals import regex_check
 from matchrec.planner.plan import (
     MatchPlan,
     check_output_columns,
@@ -300,6 +301,7 @@ def _build_program(
         ansi=ansi,
         python_measures=True,
         column_types={f.name: f.dataType.simpleString() for f in input_schema.fields},
+        pattern_check=regex_check,
     )
     check_output_columns(clause)
     fields = {f.name: f for f in input_schema.fields}

@@ -1961,3 +1961,23 @@ def test_variant_measures_and_functions_failing_on_rows_never_read(spark, table)
     assert _fields(got.schema) == _fields(expected.schema)
     assert _json_values(got) == _json_values(expected)
     assert sorted(r.pj.toJson() for r in got.collect()) == ['{"a":1}'] * 2 + ['{"a":4}'] * 2
+
+
+@pytest.mark.parametrize(
+    ("measure", "condition", "pattern"),
+    [
+        ("regexp_extract(LAST(A.raw), 'CELL=(', 1)", "true", "'CELL=('"),
+        ("count(*)", "regexp_extract(raw, 'DROP=(', 1) = '1'", "'DROP=('"),
+        ("count(*)", "raw RLIKE 'a{2,1}'", "'a{2,1}'"),
+    ],
+)
+def test_a_regular_expression_java_rejects_is_refused_at_the_literal(measure, condition, pattern):
+    """``analyze`` has no session to ask Spark about a pattern: an unclosed group reached
+    the caller as Spark's SparkRuntimeException once the job ran. matchrec's reader of
+    Java's regex syntax finds it at the literal, as matchrec.sql does."""
+    schema = StructType([*_GUARDED_SCHEMA.fields, StructField("raw", StringType())])
+    body = f"ORDER BY ts MEASURES {measure} AS x PATTERN (A+) DEFINE A AS {condition}"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, schema, True)
+    assert info.value.message.startswith("Spark cannot use the regular expression")
+    assert info.value.pos == body.index(pattern)
