@@ -175,7 +175,10 @@ def _unbound(
     if marker.name is not None:
         what = f"parameter :{marker.name}"
         if isinstance(values, Mapping) or values is None:
-            hint = f"pass its value: matchrec.sql(spark, query, args={{{marker.name!r}: ...}})"
+            hint = (
+                f"pass its value: args={{{marker.name!r}: ...}} in matchrec.sql(spark, query, "
+                f"args=...), --args VAR in %%matchrec, --param {marker.name}=... in matchrec run"
+            )
         else:
             hint = "args is a list, for ? markers: pass a dict for :name markers"
     else:

@@ -3058,3 +3058,14 @@ def test_a_rule_150_parentheses_deep_compiles():
 )
 def test_a_mistake_is_told_as_what_was_meant(body, culprit, message, hint):
     assert_error(plan_error(body), body, body.index(culprit), message=message, hint=hint)
+
+
+def test_an_unbound_parameter_says_how_each_door_passes_its_value():
+    """The hint named only ``matchrec.sql(..., args=...)``, also in ``%%matchrec`` (which
+    takes ``--args VAR``) and ``matchrec run`` (``--param NAME=VALUE``)."""
+    query = "SELECT * FROM t MATCH_RECOGNIZE (ORDER BY id PATTERN (A) DEFINE A AS id > :k)"
+    with pytest.raises(SemanticError) as err:
+        bound_parameters(query, None)
+    assert err.value.pos == query.index(":k")
+    for door in ("args={'k': ...}", "--args VAR in %%matchrec", "--param k=... in matchrec run"):
+        assert door in err.value.hint
