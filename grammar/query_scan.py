@@ -915,3 +915,18 @@ def _temp_view(tokens: list[Token], sql: str) -> TempView | None:
     if i + 1 >= len(tokens):
         return None
     return TempView(name, columns, replace, is_global, tokens[i + 1].start)
+
+
+def outer_order_by(sql: str) -> int | None:
+    """Where the statement's own ORDER BY (or SORT BY) is: the last one outside every
+    parenthesis, so not a clause's, a window's or a subquery's; None when it has none."""
+    depth, found = 0, None
+    tokens = tokenize(sql)
+    for k, token in enumerate(tokens):
+        if _is(token, "("):
+            depth += 1
+        elif _is(token, ")"):
+            depth -= 1
+        elif depth == 0 and any(_words_at(tokens, k, w, "BY") for w in ("ORDER", "SORT")):
+            found = token.start
+    return found

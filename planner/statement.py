@@ -28,6 +28,7 @@ from matchrec.grammar.query_scan import (
     cte_scope,
     find_match_recognize,
     in_lateral,
+    outer_order_by,
     temp_view_definition,
     tokenize,
     visible_ctes,
@@ -171,6 +172,11 @@ def read_temp_view(query: str) -> TempView | None:
     ...``), None for any other statement: the runtime registers such a view itself when
     its query holds a MATCH_RECOGNIZE."""
     return temp_view_definition(query)
+
+
+def statement_order_by(query: str) -> int | None:
+    """Where the statement's own ORDER BY (or SORT BY) is, outside every parenthesis."""
+    return outer_order_by(query)
 
 
 def clause_bodies(query: str) -> list[tuple[int, int]]:

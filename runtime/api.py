@@ -77,6 +77,7 @@ from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import ansi_enabled, describe_function, is_connect, quiet_analysis
 from .spark_errors import literal_error, seen_text, translated, window_call_error
+from .stream_modes import refuse_unrunnable_stream
 from .window_group import grouped_error
 from .window_join import JoinedInput, joined_input
 from .worker_errors import install as tell_worker_errors
@@ -375,6 +376,7 @@ def statement(
             # analysed now (Spark Connect analyses lazily), so that Spark's errors about
             # the query around the clauses are told at the query's text below
             df = _named_as_written(analysed(planned.dataframe(spark)), query, planned)
+            refuse_unrunnable_stream(df, query)
         if planned.clauses:
             seen, back = seen_text(query, outermost, length, start)
             remember_query(seen, query, back)

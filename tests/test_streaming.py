@@ -744,6 +744,24 @@ def test_queries_a_stream_cannot_run_fail_before_it_starts(
     assert body[info.value.pos :].startswith(caret)
 
 
+def test_a_stream_sorted_after_the_clause_is_refused_at_its_order_by(spark, tmp_path):
+    """No output mode runs a sort of a stream's matches: matchrec.sql built it and
+    ``start()`` failed with Spark's message and a plan of matchrec's internal columns.
+    An aggregation, which update mode runs, is still built."""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    stream.source().createOrReplaceTempView("cards_stream")
+    clause = """cards_stream MATCH_RECOGNIZE (PARTITION BY card ORDER BY ts
+        MEASURES count(*) AS n PATTERN (A B) DEFINE B AS B.amount > A.amount)"""
+    query = f"SELECT * FROM {clause}\nORDER BY n DESC"
+    with pytest.raises(SemanticError) as info:
+        matchrec.sql(spark, query)
+    assert "no output mode of a stream can run this query: Sorting" in info.value.message
+    assert query[info.value.pos :].startswith("ORDER BY n DESC")
+    assert "foreachBatch" in info.value.hint
+    grouped = f"SELECT card, count(*) AS k FROM {clause} GROUP BY card"
+    assert matchrec.sql(spark, grouped).isStreaming
+
+
 def test_a_stream_without_order_by_is_refused_without_a_warning_first(spark, tmp_path):
     """A stream without ORDER BY is an error; the batch warning about arbitrary order
     would only be noise before it."""
