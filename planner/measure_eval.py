@@ -689,7 +689,7 @@ def _result_branches(node: exp.Expression) -> list[exp.Expression]:
 def struct_subscripts(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
     """``tree`` with each ``s['f']`` of a struct ``s`` as ``s.f``, the field Spark reads
     (its name matched without case), not a map's key."""
-    for node in list(tree.find_all(exp.Bracket)):
+    for node in [n for n in tree.walk(bfs=False) if isinstance(n, exp.Bracket)][::-1]:
         key = node.expressions[0] if len(node.expressions) == 1 else None
         if not (isinstance(key, exp.Literal) and key.is_string):
             continue

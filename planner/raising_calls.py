@@ -17,17 +17,17 @@ from .sqltext import MatchRecognizeDialect
 #: mode), besides those with a ``try_`` twin, which Spark has for exactly that reason
 _FAILING = frozenset(
     """
-    ABS ADD_MONTHS AES_DECRYPT ARRAY_INSERT ASSERT_TRUE BIN CONVERT_TIMEZONE DATE
-    DATE_ADD DATE_FORMAT DATE_SUB DECODE ELT ENCODE FORMAT_STRING FROM_CSV FROM_JSON
-    FROM_UNIXTIME FROM_UTC_TIMESTAMP FROM_XML MAKE_DATE MAKE_DT_INTERVAL MAKE_TIME
-    MAKE_YM_INTERVAL MAP MAP_CONCAT MAP_FROM_ARRAYS MAP_FROM_ENTRIES NEGATIVE NEXT_DAY
-    PRINTF RAISE_ERROR REGEXP_EXTRACT REGEXP_EXTRACT_ALL REGEXP_INSTR REGEXP_REPLACE
-    REGEXP_SUBSTR SEQUENCE SPLIT_PART STR_TO_MAP TIMESTAMP TIMESTAMP_MICROS
-    TIMESTAMP_MILLIS TIMESTAMP_SECONDS TO_TIMESTAMP_LTZ TO_TIMESTAMP_NTZ TO_UNIX_TIMESTAMP
+    ABS ADD_MONTHS AES_DECRYPT ARRAY_INSERT ASSERT_TRUE BIN CONVERT_TIMEZONE DATE_ADD
+    DATE_FORMAT DATE_SUB DECODE ELT ENCODE FORMAT_STRING FROM_CSV FROM_JSON FROM_UNIXTIME
+    FROM_UTC_TIMESTAMP FROM_XML MAKE_DATE MAKE_DT_INTERVAL MAKE_TIME MAKE_YM_INTERVAL MAP
+    MAP_CONCAT MAP_FROM_ARRAYS MAP_FROM_ENTRIES NEXT_DAY PRINTF RAISE_ERROR REGEXP_EXTRACT
+    REGEXP_EXTRACT_ALL REGEXP_INSTR REGEXP_REPLACE REGEXP_SUBSTR SEQUENCE SPLIT_PART
+    STR_TO_MAP TIMESTAMP_MICROS TIMESTAMP_MILLIS TIMESTAMP_SECONDS TO_UNIX_TIMESTAMP
     TO_UTC_TIMESTAMP UNBASE64 UNIX_TIMESTAMP XPATH XPATH_BOOLEAN XPATH_DOUBLE XPATH_FLOAT
     XPATH_INT XPATH_LONG XPATH_NUMBER XPATH_SHORT XPATH_STRING
     """.split()
 )
+# (``date(s)``, ``to_timestamp_ntz(s)`` and the like are CASTs: ``pushdown.failing_cast``)
 
 FAILING_FUNCTIONS = _FAILING | {
     name[4:] for name in SPARK_FUNCTIONS if name.startswith("TRY_") and name[4:] in SPARK_FUNCTIONS
@@ -38,14 +38,17 @@ def fails_on_values(node: exp.Expression) -> bool:
     """Whether ``node`` is a call of a function in :data:`FAILING_FUNCTIONS`."""
     if isinstance(node, exp.Anonymous):
         return node.name.upper() in FAILING_FUNCTIONS
-    if not isinstance(node, exp.Func) or isinstance(node, exp.AggFunc):
-        return False
-    try:
-        name = shallow(node).sql(dialect=MatchRecognizeDialect).split("(", 1)[0]
-    except Exception:  # noqa: BLE001 - a node sqlglot cannot write with NULL arguments
-        name = _UNWRITTEN.get(type(node).__name__, node.sql_name())
-    return name.strip().upper() in FAILING_FUNCTIONS
+    name = _NODE_NAMES.get(type(node).__name__)
+    if name is None and isinstance(node, exp.Func) and not isinstance(node, exp.AggFunc):
+        name = shallow(node).sql(dialect=MatchRecognizeDialect).split("(", 1)[0].strip()
+    return name is not None and name.upper() in FAILING_FUNCTIONS
 
 
-#: Spark's names of the calls whose node sqlglot cannot write with NULL arguments
-_UNWRITTEN = {"VarMap": "MAP"}
+#: Spark's names of the nodes sqlglot writes as another call (``date_add`` as a CAST of
+#: it), as no function (``from_utc_timestamp``), or cannot write with NULL arguments
+_NODE_NAMES = {
+    "TsOrDsAdd": "DATE_ADD",
+    "AtTimeZone": "FROM_UTC_TIMESTAMP",
+    "FromTimeZone": "TO_UTC_TIMESTAMP",
+    "VarMap": "MAP",
+}

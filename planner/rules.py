@@ -45,7 +45,6 @@ from .measure_eval import (
     infer_type,
     interval_text,
     string_coerced,
-    struct_subscripts,
     type_env,
     type_integer_widths,
     written_name,
@@ -452,7 +451,7 @@ def _row_function(
     (``price < '2'``: ``measure_eval.string_coerced``)."""
     tree = _patterns_in_zone(parse_expression(ast.SqlExpr(text, 0), text), zone or "UTC")
     if env is not None:
-        tree = string_coerced(struct_subscripts(tree, env), env)
+        tree = string_coerced(tree, env)
     widths = _integer_widths(tree, env, text, sql, pos, ansi) if env is not None else {}
     index = {n.lower(): i for i, n in enumerate(names)}
     intervals = [n for n in tree.walk() if isinstance(n, exp.Interval)]

@@ -1,7 +1,9 @@
 """The names of Spark's built-in functions (``SHOW SYSTEM FUNCTIONS`` of Spark 4.x, the
 operators left out), so that the planner knows a built-in from a session's UDF without a
 Spark session: sqlglot's table of Spark functions lacks many (``try_parse_json``,
-``pmod``, ``make_date``) and holds names of other dialects."""
+``pmod``, ``make_date``) and holds names of other dialects. Spark resolves a built-in name
+before a session function of that name (``spark.sql.functionResolution.sessionOrder``'s
+default), so a UDF named like one is not seen."""
 
 from __future__ import annotations
 
@@ -94,4 +96,4 @@ SPARK_FUNCTIONS = frozenset(
     xpath_float xpath_int xpath_long xpath_number xpath_short xpath_string xxhash64 year
     zeroifnull zip_with
     """.upper().split()
-)
+) | {"TIMESTAMPADD", "TIMESTAMPDIFF", "TRY_CAST"}  # syntax of Spark's, listed by no catalog
