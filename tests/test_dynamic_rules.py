@@ -3,6 +3,7 @@ version schedules, and a stream bucket's rule versions against batch matching.""
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import datetime, timedelta, timezone
 
@@ -433,3 +434,19 @@ def test_a_stream_version_that_raises_stops_and_the_others_run_on() -> None:
         failing = RuleBucket(["card"], 1, True)
         failing.add_rules([("bad", 1, RAISING["measures"], None, True)], None, compile_)
         failing.advance(events, micros[-1] + 1, compile_, skip_errors=False)
+
+
+@pytest.mark.parametrize("condition", ["info['city'] = 'Oslo'", "upper(info['city']) = 'OSLO'"])
+def test_a_rule_reads_a_struct_field_by_subscript(condition: str) -> None:
+    """``s['f']`` of a struct in a rule's DEFINE reads the field (the table function's
+    rewrite of it as ``s.f`` had made rules refuse it: "cannot be evaluated in a rule")."""
+    columns = {**COLUMNS, "info": exp.DataType.build("struct<city string, kg int>", "spark")}
+    spec = "PARTITION BY card ORDER BY ts MEASURES A.amount AS a "
+    spec += f"PATTERN (A) DEFINE A AS {condition}"
+    rule = compile_rule(RuleRow("r", 1, spec), columns)
+    events = _events(seed=3, n=4)
+    cities = [{"city": c, "kg": 1} for c in ("Oslo", "Rome", "Oslo", None)]
+    events = events.append_column("info", pa.array(cities))
+    found = run_batch(rule, events, None, None)
+    amounts = events.column("amount").to_pylist()
+    assert sorted(json.loads(r[5])["a"] for r in found) == sorted(amounts[i] for i in (0, 2))
