@@ -36,6 +36,7 @@ from matchrec.errors import MatchRecognizeError
 
 from .interval_text import intervals_as_text
 from .slt_format import (
+    EXACT,
     format_rows,
     sort_table,
     table_diff,
@@ -53,6 +54,7 @@ from .slt_session import restore, session_state
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+    from pyspark.sql.types import StructType
 
 __all__ = [
     "CaseResult",
@@ -332,6 +334,8 @@ def _judge(record: Record, executor: Executor, spark: SparkSession) -> tuple[str
         declared = f"{len(record.types)} ({record.types})"
         problems.append(f"the query returned {ncols} column(s), the record declares {declared}")
     types = record.types if record.sort != "valuesort" else valuesort_types(record.types)
+    if record.sort != "valuesort" and schema is not None and ncols == len(types):
+        types = exact_types(types, schema)
     if hashed is not None:  # sqllogictest's ``N values hashing to <md5>``
         values = [v for row in actual for v in row]
         digest = hashlib.md5("".join(v + "\n" for v in values).encode()).hexdigest()
@@ -345,6 +349,17 @@ def _judge(record: Record, executor: Executor, spark: SparkSession) -> tuple[str
         return PASSED, ""
     problems.append(table_diff(expected, actual))
     return FAILED, "\n".join(problems)
+
+
+def exact_types(types: str, schema: StructType) -> str:
+    """``types`` with each ``R`` of a DECIMAL or integer column as :data:`EXACT`: its
+    values are compared as numbers, without the tolerance a FLOAT's or DOUBLE's get."""
+    from pyspark.sql.types import DecimalType, IntegralType
+
+    return "".join(
+        EXACT if t == "R" and isinstance(f.dataType, (DecimalType, IntegralType)) else t
+        for t, f in zip(types, schema.fields)
+    )
 
 
 #: an expected result given as its hash (sqllogictest's form for long results)

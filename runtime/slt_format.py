@@ -13,7 +13,7 @@ import difflib
 import math
 import re
 from collections.abc import Iterable, Sequence
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 import numpy as np
@@ -178,10 +178,21 @@ def valuesort_types(types: str) -> str:
     return "R" if types and set(types) == {"R"} else "T"
 
 
+#: the type letter of an ``R`` column whose values are exact (a DECIMAL, an integer)
+EXACT = "E"
+
+
 def cells_equal(expected: str, actual: str, type_letter: str = "T") -> bool:
-    """Exact text, except that ``R`` (float/decimal) cells compare as numbers."""
+    """Exact text, except that ``R`` (float) cells compare as numbers nine significant
+    digits apart at most, and :data:`EXACT` ones (a DECIMAL column's) as equal numbers
+    (``4.0`` is ``4.00``, a last digit is not)."""
     if expected == actual:
         return True
+    if type_letter == EXACT:
+        try:
+            return Decimal(expected) == Decimal(actual)
+        except InvalidOperation:
+            return False
     if type_letter != "R":
         return False
     try:

@@ -3,8 +3,9 @@ script a fresh database.
 
 The files of a run share one SparkSession (starting one per file would cost seconds
 each); what a file leaves behind (its temporary and global temporary views, temporary
-functions, the tables and views it created, the settings its ``SET`` statements changed,
-the current catalog and database) is undone after it, so that a file's verdicts do not
+and permanent functions, the tables, views and databases it created, its session
+variables, the settings its ``SET`` statements changed, the current catalog and
+database) is undone after it, so that a file's verdicts do not
 depend on which files ran before it: a query reading a view its own file never creates
 fails, and a ``SET spark.sql.ansi.enabled`` ends with its file. What a file replaced or
 dropped of what was there before the run is not brought back.
@@ -29,6 +30,9 @@ class SessionState:
     tables: frozenset[tuple[str, str, bool]]  # (namespace, name, temporary)
     functions: frozenset[str]
     conf: dict[str, str]
+    databases: frozenset[str] = frozenset()
+    #: whether the session has a variable (``DECLARE VARIABLE``); None: not known
+    variables: bool | None = None
 
 
 def session_state(spark: SparkSession) -> SessionState:
@@ -42,7 +46,19 @@ def session_state(spark: SparkSession) -> SessionState:
         tables=frozenset((row[0], row[1], bool(row[2])) for row in listed),
         functions=frozenset(row[0] for row in spark.sql("SHOW USER FUNCTIONS").collect()),
         conf=dict(spark.conf.getAll),
+        databases=frozenset(row[0] for row in spark.sql("SHOW DATABASES").collect()),
+        variables=_or_none(_has_variables, spark),
     )
+
+
+def _variables(spark: SparkSession):  # noqa: ANN202 - the JVM's TempVariableManager
+    return spark._jsparkSession.sessionState().catalogManager().tempVariableManager()  # type: ignore[attr-defined]
+
+
+def _has_variables(spark: SparkSession) -> bool:
+    """Whether a session variable exists (Spark lists them nowhere else; Spark Connect
+    has no such call: None, and a file's variables stay)."""
+    return not _variables(spark).isEmpty()
 
 
 def restore(spark: SparkSession, before: SessionState) -> None:
@@ -68,7 +84,12 @@ def restore(spark: SparkSession, before: SessionState) -> None:
             if _or_none(spark.sql, f"DROP TABLE IF EXISTS {where}") is None:
                 _undo(spark.sql, f"DROP VIEW IF EXISTS {where}")
     for name in now.functions - before.functions:
-        _or_none(spark.sql, f"DROP TEMPORARY FUNCTION IF EXISTS {name}")  # else permanent
+        permanent = "." in name  # listed qualified: spark_catalog.default.f
+        _undo(spark.sql, f"DROP {'' if permanent else 'TEMPORARY '}FUNCTION IF EXISTS {name}")
+    for name in now.databases - before.databases:
+        _undo(spark.sql, f"DROP DATABASE IF EXISTS {_quoted(name)} CASCADE")
+    if before.variables is False and now.variables:
+        _or_none(lambda: _variables(spark).clear())
     for key in now.conf.keys() | before.conf.keys():
         if now.conf.get(key) == before.conf.get(key):
             continue

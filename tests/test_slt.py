@@ -645,6 +645,48 @@ def test_each_file_starts_from_the_session_state_before_the_first(
     assert not spark.catalog.tableExists("slt_leaky")
 
 
+def test_a_file_s_databases_variables_and_permanent_functions_are_undone(
+    spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A database a file created (and its tables), a session variable and a permanent
+    SQL function were left for the next file: a second CREATE DATABASE failed, the
+    variable answered, the function ran."""
+    setup = (
+        "statement ok\nCREATE DATABASE slt_leaky_db\n\n"
+        "statement ok\nCREATE TABLE slt_leaky_db.t (x INT) USING parquet\n\n"
+        "statement ok\nDECLARE VARIABLE slt_leaky_v INT DEFAULT 42\n\n"
+        "statement ok\nCREATE FUNCTION slt_leaky_plus(x INT) RETURNS INT RETURN x + 1\n\n"
+        "query II nosort\nSELECT slt_leaky_v, slt_leaky_plus(1)\n----\n42\t2\n"
+    )
+    (tmp_path / "a_make.slt").write_text(setup)
+    (tmp_path / "b_again.slt").write_text(
+        setup.replace("42", "7")
+        + "\nstatement error TABLE_OR_VIEW_NOT_FOUND\nSELECT x FROM slt_leaky_db.t_other\n"
+    )
+    (tmp_path / "c_read.slt").write_text(
+        "statement error TABLE_OR_VIEW_NOT_FOUND\nSELECT x FROM slt_leaky_db.t\n\n"
+        "statement error UNRESOLVED_COLUMN\nSELECT slt_leaky_v\n\n"
+        "statement error UNRESOLVED_ROUTINE\nSELECT slt_leaky_plus(1)\n"
+    )
+    assert main(["test", str(tmp_path), "--engine", "spark"]) == 0
+    assert capsys.readouterr().out.endswith("\n6 passed, 0 failed\n")
+
+
+def test_a_decimal_is_compared_to_its_last_digit_under_r(spark, tmp_path: Path) -> None:
+    """``R`` cells compared as numbers nine digits apart, so a DECIMAL(20,2) sum wrong
+    in its last digit passed; a DECIMAL (or integer) column's cells are equal numbers or
+    differ, a DOUBLE's keep the tolerance."""
+    path = tmp_path / "dec.slt"
+    path.write_text(
+        "query R nosort\nSELECT CAST(38250000000.75 AS DECIMAL(20,2))\n----\n38250000000.76\n\n"
+        "query R nosort\nSELECT CAST(4 AS DECIMAL(5,2))\n----\n4.0\n\n"
+        "query R nosort\nSELECT CAST(1 AS BIGINT)\n----\n1.0\n\n"
+        "query R nosort\nSELECT 0.1D + 0.2D\n----\n0.3\n"
+    )
+    result = run_file(path, plain_sql, spark)
+    assert [c.status for c in result.cases] == ["failed", "passed", "passed", "passed"]
+
+
 def test_a_float_is_shown_as_spark_shows_it() -> None:
     """PySpark hands a FLOAT over widened to a double: 0.10000000149011612 was shown."""
     widened = float(np.float32(0.1))
