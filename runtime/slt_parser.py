@@ -99,8 +99,13 @@ def parse_file(
 def parse_slt(
     text: str, path: str = "<string>", engines: frozenset[str] = ENGINE_NAMES
 ) -> list[Record]:
-    """Parse sqllogictest ``text``; ``path`` only names it in records and errors."""
-    return _Parser(text.splitlines(), path, engines).parse()
+    """Parse sqllogictest ``text``; ``path`` only names it in records and errors. Lines
+    end at ``\n`` (``\r\n``) only, as other runners read them: a U+2028 or a form feed
+    is a character of its line, not a line break (``str.splitlines`` broke there)."""
+    lines = [line.removesuffix("\r") for line in text.split("\n")]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return _Parser(lines, path, engines).parse()
 
 
 class _Parser:

@@ -130,6 +130,16 @@ def test_parse_empty_values_and_crlf() -> None:
     assert record.expected == (("(empty)", "x"),)
 
 
+def test_only_newlines_end_lines() -> None:
+    """U+2028, U+0085 and a form feed are characters of a query or a value: str's
+    splitlines broke lines there, rewriting the SQL and splitting an expected row."""
+    text = "query T\nSELECT 'a\u2028b'\n----\nx\u0085y\n\nquery T\nSELECT 1\n----\n1\n"
+    first, second = parse_slt(text)
+    assert first.sql == "SELECT 'a\u2028b'"
+    assert first.expected == (("x\u0085y",),)
+    assert second.line == 6
+
+
 def test_parse_error_message_after_dashes() -> None:
     (record,) = parse_slt("statement error\nSELECT 1\n----\nfirst line\nsecond line\n")
     assert record.error == "first line\nsecond line"
