@@ -168,11 +168,16 @@ def _cmd_test(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print(f"{summary.skipped} skipped", file=out)
     if summary.setup:
         print(f"{summary.setup} setup statements ran", file=out)
-    if not summary.cases:
+    if summary.unparsed:
+        count = len(summary.unparsed)
+        print(f"{count} file{'s' if count > 1 else ''} not run: not sqllogictest", file=out)
+    elif not summary.cases:
         which = f" matching -k {args.keyword!r}" if args.keyword else ""
         print(f"matchrec: no records{which} to run", file=sys.stderr)
     print(summary.line(), file=out, flush=True)
-    if not summary.cases:
+    for err in summary.unparsed:  # each file's own mistake, at its line
+        print(f"matchrec: {err}", file=sys.stderr)
+    if summary.unparsed or not summary.cases:
         return EXIT_USAGE
     return EXIT_FAILED if summary.failed else EXIT_OK
 

@@ -141,6 +141,8 @@ class Summary:
     """The outcomes of a whole run."""
 
     files: list[FileResult] = field(default_factory=list)
+    #: the files that do not parse, each not run
+    unparsed: list[SltParseError] = field(default_factory=list)
 
     @property
     def cases(self) -> list[CaseResult]:
@@ -205,12 +207,18 @@ def run_paths(
     ``keyword`` keeps only the records whose file name, ``file:line`` or SQL contains
     it (case-insensitive); ``exitfirst`` stops at the first failure; ``on_result`` is
     called with each result as soon as it is known. All files are parsed before any
-    runs, so a malformed file raises :class:`SltParseError` up front.
+    runs; one that does not parse is in ``Summary.unparsed`` and the others run (a suite
+    with a file in another runner's dialect still gives its other verdicts).
     """
     files = collect_files(paths)
-    parsed = [(os.fspath(path), parse_file(path)) for path in files]
-    select = keyword_filter(keyword)
     summary = Summary()
+    parsed = []
+    for path in files:
+        try:
+            parsed.append((os.fspath(path), parse_file(path)))
+        except SltParseError as err:
+            summary.unparsed.append(err)
+    select = keyword_filter(keyword)
     if not any(select is None or select(r) for _, records in parsed for r in records):
         return summary  # nothing to run: don't start Spark
     if executor is None:

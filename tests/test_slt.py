@@ -500,6 +500,12 @@ def test_cli_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     bad.write_text("frobnicate\n")
     assert main(["test", str(bad)]) == 2
     assert f"{bad}:1: unknown record type" in capsys.readouterr().err
+    good = tmp_path / "good.slt"
+    good.write_text("statement ok\nSELECT 1\n")
+    assert main(["test", str(bad), str(good), "-k", "no such text"]) == 2
+    captured = capsys.readouterr()
+    assert "1 file not run: not sqllogictest" in captured.out
+    assert f"{bad}:1: unknown record type" in captured.err
     bad.write_text("statement ok\nSELECT 1\n")
     assert main(["test", str(bad), "-k", "no such text"]) == 2
     captured = capsys.readouterr()
@@ -570,6 +576,20 @@ def test_run_file_failing_shows_diff(spark, tmp_path: Path) -> None:
     assert error.startswith(f"{path}:10: statement error no such message")
     assert "expected an error matching: no such message" in error
     assert "DIVIDE_BY_ZERO" in error
+
+
+def test_a_file_that_does_not_parse_leaves_the_others_to_run(
+    spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One file in another runner's dialect (DuckDB's ``require``) stopped the whole run
+    before any record ran, naming only the first such file."""
+    (tmp_path / "a_duck.slt").write_text("require parquet\n\nstatement ok\nSELECT 1\n")
+    (tmp_path / "b_good.slt").write_text("query I nosort\nSELECT 1\n----\n1\n")
+    (tmp_path / "c_rs.slt").write_text("statement count 1\nSELECT 1\n")
+    assert main(["test", str(tmp_path)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out.endswith("2 files not run: not sqllogictest\n1 passed, 0 failed\n")
+    assert "a_duck.slt:1:" in captured.err and "c_rs.slt:1:" in captured.err
 
 
 def test_cli_test_command(spark, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
