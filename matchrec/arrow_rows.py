@@ -38,7 +38,10 @@ class ArrowColumns:
         return found
 
     def mask(self, name: str) -> np.ndarray:
-        filled = pc.fill_null(self.arrow(name), False)
+        array = self.arrow(name)
+        if pa.types.is_null(array.type):  # a condition NULL on every row (no type to fill)
+            return np.zeros(len(array), dtype=bool)
+        filled = pc.fill_null(array, False)
         return np.asarray(filled.to_numpy(zero_copy_only=False), dtype=bool)
 
     def __getitem__(self, name: str) -> list[Any]:

@@ -450,3 +450,19 @@ def test_a_rule_reads_a_struct_field_by_subscript(condition: str) -> None:
     found = run_batch(rule, events, None, None)
     amounts = events.column("amount").to_pylist()
     assert sorted(json.loads(r[5])["a"] for r in found) == sorted(amounts[i] for i in (0, 2))
+
+
+def test_a_condition_null_on_every_row_of_a_partition_matches_nothing_there() -> None:
+    """``array_contains(A.tags, 'vip')`` over a partition whose tags are all NULL was a
+    column of Arrow's null type, which the engine could not read as a mask: the job
+    failed (ArrowInvalid) and every rule's output with it, ON ERROR SKIP or not."""
+    columns = {**COLUMNS, "tags": exp.DataType.build("array<string>", "spark")}
+    spec = "PARTITION BY card ORDER BY ts MEASURES count(*) AS n "
+    spec += "PATTERN (A+) DEFINE A AS array_contains(A.tags, 'vip')"
+    rule = compile_rule(RuleRow("r", 1, spec), columns)
+    events = _events(seed=5, n=6)
+    nulls = pa.array([None] * events.num_rows, pa.list_(pa.string()))
+    assert run_batch(rule, events.append_column("tags", nulls), None, None) == []
+    vip = pa.array([["vip"]] + [None] * (events.num_rows - 1), pa.list_(pa.string()))
+    found = run_batch(rule, events.append_column("tags", vip), None, None)
+    assert [json.loads(r[4])["card"] for r in found] == [events.column("card")[0].as_py()]
