@@ -686,6 +686,26 @@ def _result_branches(node: exp.Expression) -> list[exp.Expression]:
     return []
 
 
+def decimal_quantum(node: exp.Expression, env: TypeEnv) -> Decimal | None:
+    """The quantum of arithmetic ``node`` (``+ - * / % div``) whose Spark type is a
+    DECIMAL (``Decimal('0.000001')`` for a DECIMAL(16,6)); None for anything else."""
+    if not isinstance(node, _COMPUTED):
+        return None
+    t = infer_type(node, env)
+    if t is None or t.this != T.DECIMAL:
+        return None
+    return Decimal(1).scaleb(-(decimal_params(t) or (10, 0))[1])
+
+
+def at_scale(value: Value, quantum: Decimal) -> Value:
+    """A DECIMAL value at its type's scale, rounded half up as Spark rounds."""
+    if not isinstance(value, Decimal) or not value.is_finite():
+        return value
+    with localcontext() as ctx:
+        ctx.prec = MAX_PRECISION + 2
+        return value.quantize(quantum, rounding=ROUND_HALF_UP)
+
+
 def struct_subscripts(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
     """``tree`` with each ``s['f']`` of a struct ``s`` as ``s.f``, the field Spark reads
     (its name matched without case), not a map's key."""
@@ -1620,6 +1640,11 @@ class _MeasureCompiler:
             if fold is not None:
                 self.collated = True
                 return lambda vals: collated([vals[i]], fold)[0]
+            t = self.env.column_type(node.name) if self.env is not None else None
+            if t is not None and t.this == T.DECIMAL:
+                # at Spark's scale of its type (avg of a DECIMAL(12,2) is 9.600000, not 9.60)
+                quantum = Decimal(1).scaleb(-(decimal_params(t) or (10, 0))[1])
+                return lambda vals: at_scale(vals[i], quantum)
             return lambda vals: vals[i]
         if isinstance(node, (exp.Subquery, exp.Exists)):
             return self.subquery(node)
@@ -1646,7 +1671,7 @@ class _MeasureCompiler:
             child = self.compile if width is None or self.ansi else partial(self.operand, width)
             glue = compile_glue(node, child, self.call_pos, self.sql, self.ansi)  # type: ignore[arg-type]
             glue = self.conformed(node, glue if width is None else self.fitted(width, glue))  # type: ignore[arg-type]
-            return self.collating(node, glue)
+            return self.collating(node, self.scaled(node, glue))
         except UnsupportedError as err:
             if getattr(err, "from_measure", False):  # an inner call's: it names that call
                 raise
@@ -1807,6 +1832,15 @@ class _MeasureCompiler:
                 t.sql("spark").lower(), ansi=self.ansi, sql=self.sql, pos=self.pos
             )
         return evaluate if convert is None else lambda vals: convert(evaluate(vals))
+
+    def scaled(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
+        """``evaluate`` of arithmetic whose Spark type is a DECIMAL, its results at that
+        type's scale (``FIRST(d) / 4`` of a DECIMAL(12,2) is a DECIMAL(16,6): 2.057500,
+        where Python's division gives as many digits as its context holds)."""
+        quantum = decimal_quantum(node, self.env) if self.env is not None else None
+        if quantum is None:
+            return evaluate
+        return lambda vals: at_scale(evaluate(vals), quantum)
 
     def collating(self, node: exp.Expression, evaluate: RowEval) -> RowEval:
         """``evaluate`` whose string results compare under the collation of ``node``'s

@@ -39,9 +39,11 @@ from .function_types import day_time_span
 from .glue_functions import extended_name, struct_field
 from .measure_eval import (
     TypeEnv,
+    at_scale,
     cast_evaluator,
     check_operand_types,
     compile_measures,
+    decimal_quantum,
     infer_type,
     interval_text,
     string_coerced,
@@ -505,10 +507,14 @@ def _row_function(
             return cast_evaluator(node, child, ansi, sql, pos)  # type: ignore[arg-type,return-value]
         compiled = compile_glue(node, child, lambda n: pos, sql, ansi=ansi)
         width = widths.get(id(node))
+        quantum = decimal_quantum(node, env) if env is not None else None
+        if quantum is not None:  # at Spark's scale of the DECIMAL it computes
+            return lambda values: at_scale(compiled(values), quantum)
         return compiled if width is None else (lambda values: width.fit(compiled(values)))
 
-    if widths:  # the array form computes in 64 bits without Spark's overflow
-        return child(tree), None
+    decimals = env is not None and any(decimal_quantum(n, env) for n in tree.walk())
+    if widths or decimals:  # the array form computes in 64 bits without Spark's overflow,
+        return child(tree), None  # and DECIMALs without Spark's scales
     real = {n.lower(): n for n in names}
     vector = vector_glue(
         tree,

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 from datetime import datetime, timedelta, timezone
+from decimal import ROUND_HALF_UP, Decimal
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -466,3 +467,26 @@ def test_a_condition_null_on_every_row_of_a_partition_matches_nothing_there() ->
     vip = pa.array([["vip"]] + [None] * (events.num_rows - 1), pa.list_(pa.string()))
     found = run_batch(rule, events.append_column("tags", vip), None, None)
     assert [json.loads(r[4])["card"] for r in found] == [events.column("card")[0].as_py()]
+
+
+def test_decimal_measures_are_at_the_scale_of_spark_s_type() -> None:
+    """avg of a DECIMAL(12,2) is a DECIMAL(16,6) and d / 4 a DECIMAL(16,6) in Spark (an
+    integer literal counts as DECIMAL(1,0)): as text '9.600000' and '2.057500'. A rule
+    wrote '9.60' and 2.0575 with 34 more zeros (Python's scale of the value)."""
+    columns = {**COLUMNS, "amt": exp.DataType.build("decimal(12,2)", "spark")}
+    measures = "CAST(avg(A.amt) AS STRING) AS a1, CAST(FIRST(A.amt) / 4 AS STRING) AS a2, "
+    measures += "avg(A.amt) || '' AS a3, CAST(FIRST(A.amt) / 3 AS STRING) AS a4"
+    spec = f"PARTITION BY card ORDER BY ts MEASURES {measures} PATTERN (A+) DEFINE A AS true"
+    rule = compile_rule(RuleRow("r", 1, spec), columns)
+    events = _events(seed=1, n=2).set_column(0, "card", pa.array(["c1", "c1"]))
+    amounts = [Decimal("8.23"), Decimal("10.97")]
+    events = events.append_column("amt", pa.array(amounts, pa.decimal128(12, 2)))
+    (row,) = run_batch(rule, events, None, None)
+    six = Decimal("0.000001")
+    mean = (sum(amounts) / 2).quantize(six, ROUND_HALF_UP)
+    assert json.loads(row[5]) == {
+        "a1": str(mean),
+        "a2": str((amounts[0] / 4).quantize(six, ROUND_HALF_UP)),
+        "a3": str(mean),
+        "a4": str((amounts[0] / 3).quantize(six, ROUND_HALF_UP)),
+    }

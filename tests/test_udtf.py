@@ -1981,3 +1981,20 @@ def test_a_regular_expression_java_rejects_is_refused_at_the_literal(measure, co
         build_program(body, schema, True)
     assert info.value.message.startswith("Spark cannot use the regular expression")
     assert info.value.pos == body.index(pattern)
+
+
+def test_a_decimal_aggregate_inside_an_expression_keeps_spark_s_scale(spark, table):
+    """``CAST(avg(A.amount) AS STRING)`` of a DECIMAL(12,2) is '9.600000' in Spark (avg's
+    type is a DECIMAL(16,6)); the table function wrote '9.60', the value's own scale."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_amounts AS SELECT * FROM VALUES "
+        "(1, CAST(8.23 AS DECIMAL(12,2))), (2, CAST(10.97 AS DECIMAL(12,2))) AS t(seq, amount)"
+    )
+    body = """ORDER BY seq
+        MEASURES CAST(avg(A.amount) AS STRING) AS a1, avg(A.amount) || '' AS a2,
+                 CAST(FIRST(A.amount) / 3 AS STRING) AS a3, avg(A.amount) * 2 AS a4
+        PATTERN (A+) DEFINE A AS true"""
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_amounts MATCH_RECOGNIZE ({body})")
+    got = spark.sql(_call(body, "mr_udtf_amounts"))
+    assert _fields(got.schema) == _fields(expected.schema)
+    assert got.collect() == expected.collect()
