@@ -23,7 +23,7 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta, tzinfo
 from decimal import Decimal
 from typing import Any
 
@@ -54,6 +54,7 @@ from matchrec.keyed_stream import (
     StreamSpec,
     drop_late,
 )
+from matchrec.zones import session_zone
 
 ERROR_STATUS = "ERROR"
 #: the columns every rule's output rows have, in order, with their Spark SQL types
@@ -348,6 +349,19 @@ def sort_rows(table: pa.Table, keys: list[str], order: list[tuple[str, bool, boo
     return table.drop_columns(flags) if flags else table
 
 
+def _midnights(days: np.ndarray, zone: tzinfo | None) -> np.ndarray:
+    """Days since the epoch (NaN: NULL) as the microseconds of their midnight in
+    ``zone`` (UTC when None)."""
+    micros = days * 86_400_000_000
+    if zone is None:
+        return micros
+    for day in np.unique(days[~np.isnan(days)]):
+        local = datetime.combine(date(1970, 1, 1) + timedelta(days=int(day)), time(0))
+        offset = local.replace(tzinfo=zone).utcoffset() or timedelta(0)
+        micros[days == day] -= offset // timedelta(microseconds=1)
+    return micros
+
+
 def _in_window(values: pa.ChunkedArray, start: int | None, end: int | None) -> pa.Array:
     micros = _micros(values)
     keep = np.ones(len(micros), dtype=bool)
@@ -360,15 +374,15 @@ def _in_window(values: pa.ChunkedArray, start: int | None, end: int | None) -> p
 
 
 def _micros(values: pa.ChunkedArray | pa.Array) -> np.ndarray:
-    """A timestamp or date column as float microseconds since the epoch (NaN: NULL)."""
+    """A timestamp or date column as float microseconds since the epoch (NaN: NULL); a
+    date is its midnight in the session time zone, as Spark casts it to compare it with
+    a version's active_from."""
     array = values.combine_chunks() if isinstance(values, pa.ChunkedArray) else values
     if pa.types.is_date(array.type):
-        array = array.cast(pa.date32()).cast(pa.int32()).cast(pa.int64())
-        scale = 86_400_000_000
-    else:
-        array = array.cast(pa.timestamp("us", tz=array.type.tz)).cast(pa.int64())
-        scale = 1
-    return pc.fill_null(array.cast(pa.float64()), math.nan).to_numpy() * scale
+        days = pc.fill_null(array.cast(pa.date32()).cast(pa.int32()).cast(pa.float64()), math.nan)
+        return _midnights(days.to_numpy(), session_zone())
+    array = array.cast(pa.timestamp("us", tz=array.type.tz)).cast(pa.int64())
+    return pc.fill_null(array.cast(pa.float64()), math.nan).to_numpy()
 
 
 # --------------------------------------------------------------------------- stream

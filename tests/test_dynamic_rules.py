@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import ROUND_HALF_UP, Decimal
+from zoneinfo import ZoneInfo
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -24,6 +25,7 @@ from matchrec.errors import (
 )
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import RuleBucket, run_batch
+from matchrec.zones import use_zone
 
 COLUMNS = {
     "card": exp.DataType.build("string"),
@@ -490,3 +492,23 @@ def test_decimal_measures_are_at_the_scale_of_spark_s_type() -> None:
         "a3": str(mean),
         "a4": str((amounts[0] / 3).quantize(six, ROUND_HALF_UP)),
     }
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/New_York", "Asia/Tokyo"])
+def test_a_date_ordered_rule_starts_at_its_day_s_midnight_in_the_session_zone(zone) -> None:
+    """A version whose active_from is a day's midnight in the session zone covers that
+    day's rows, as Spark's CAST(d AS TIMESTAMP) >= active_from says: west of UTC the date
+    was taken at UTC midnight, before active_from, and the day's rows were dropped."""
+    columns = {"d": exp.DataType.build("date"), "seq": exp.DataType.build("int")}
+    spec = "ORDER BY d, seq MEASURES FIRST(A.seq) AS s PATTERN (A) DEFINE A AS true"
+    rule = compile_rule(RuleRow("r", 1, spec), columns)
+    days = [date(2026, 3, 7), date(2026, 3, 8), date(2026, 3, 8), date(2026, 3, 9)]
+    events = pa.table({"d": pa.array(days, pa.date32()), "seq": [0, 1, 2, 3]})
+    midnight = datetime(2026, 3, 8, tzinfo=ZoneInfo(zone))
+    start = int(midnight.timestamp()) * 1_000_000
+    use_zone(zone)
+    try:
+        found = run_batch(rule, events, start, None)
+    finally:
+        use_zone(None)
+    assert sorted(json.loads(r[5])["s"] for r in found) == [1, 2, 3]
