@@ -291,11 +291,23 @@ def _integral(op: Callable[[int, int], int]) -> Callable[[Any, Any], int]:
 
 def _like_regex(pattern: str, escape: str = "\\") -> re.Pattern[str]:
     """Spark's LIKE pattern as a regex: ``%`` any run, ``_`` one character, ``escape``
-    (``\\`` unless ESCAPE names another) escapes the next one."""
+    (``\\`` unless ESCAPE names another) escapes the next one, which must be ``%``,
+    ``_`` or itself (Spark's INVALID_FORMAT errors otherwise, and at the end)."""
     parts, i = [], 0
     while i < len(pattern):
         c = pattern[i]
-        if c == escape and i + 1 < len(pattern):
+        if c == escape:
+            shown = pattern.replace("\\", "\\\\")
+            if i + 1 == len(pattern):
+                raise ValueError(
+                    f"[INVALID_FORMAT.ESC_AT_THE_END] The format is invalid: '{shown}'. The "
+                    "escape character is not allowed to end with."
+                )
+            if pattern[i + 1] not in ("%", "_", escape):
+                raise ValueError(
+                    f"[INVALID_FORMAT.ESC_IN_THE_MIDDLE] The format is invalid: '{shown}'. The "
+                    f"escape character is not allowed to precede '{pattern[i + 1]}'."
+                )
             parts.append(re.escape(pattern[i + 1]))
             i += 2
             continue

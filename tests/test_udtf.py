@@ -1998,3 +1998,22 @@ def test_a_decimal_aggregate_inside_an_expression_keeps_spark_s_scale(spark, tab
     got = spark.sql(_call(body, "mr_udtf_amounts"))
     assert _fields(got.schema) == _fields(expected.schema)
     assert got.collect() == expected.collect()
+
+
+@pytest.mark.parametrize(
+    ("pattern", "condition"),
+    [("a\\\\", "INVALID_FORMAT.ESC_AT_THE_END"), ("a\\\\b", "INVALID_FORMAT.ESC_IN_THE_MIDDLE")],
+)
+def test_a_like_pattern_with_a_misplaced_escape_is_spark_s_error(spark, table, pattern, condition):
+    """``'ab' LIKE FIRST(A.p)`` with a pattern ending in the escape character (or one
+    escaping a letter) is an error in Spark, in matchrec.sql too; the table function's
+    evaluator answered false."""
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_udtf_like AS SELECT 1 AS seq, '{pattern}' AS p")
+    body = "ORDER BY seq MEASURES 'ab' LIKE FIRST(A.p) AS m PATTERN (A) DEFINE A AS true"
+    for run in (
+        lambda: matchrec.sql(spark, f"SELECT * FROM mr_udtf_like MATCH_RECOGNIZE ({body})"),
+        lambda: spark.sql(_call(body, "mr_udtf_like")),
+    ):
+        with pytest.raises(Exception) as info:
+            run().collect()
+        assert condition in str(info.value)
