@@ -29,9 +29,9 @@ _FAILING = frozenset(
 )
 # (``date(s)``, ``to_timestamp_ntz(s)`` and the like are CASTs: ``pushdown.failing_cast``)
 
-FAILING_FUNCTIONS = _FAILING | {
-    name[4:] for name in SPARK_FUNCTIONS if name.startswith("TRY_") and name[4:] in SPARK_FUNCTIONS
-}
+_TWINNED = {n[4:] for n in SPARK_FUNCTIONS if n.startswith("TRY_") and n[4:] in SPARK_FUNCTIONS}
+#: a CAST fails under ANSI mode only, and only some: ``pushdown.failing_cast`` says which
+FAILING_FUNCTIONS = (_FAILING | _TWINNED) - {"CAST"}
 
 
 def fails_on_values(node: exp.Expression) -> bool:

@@ -89,7 +89,9 @@ def test_a_call_of_a_function_that_fails_on_some_values_is_found(name):
     assert any(fails_on_values(n) for n in tree.walk()), CALLS[name]
 
 
-@pytest.mark.parametrize("call", ["upper(s)", "concat(s, 'x')", "coalesce(x, 1)", "x + 1"])
+@pytest.mark.parametrize(
+    "call", ["upper(s)", "concat(s, 'x')", "coalesce(x, 1)", "x + 1", "CAST(s AS INT)", "s::int"]
+)
 def test_a_call_that_fails_on_no_value_is_not_found(call):
     tree = parse_one(call, read=MatchRecognizeDialect)
     assert not any(fails_on_values(n) for n in tree.walk())
