@@ -703,7 +703,10 @@ def at_scale(value: Value, quantum: Decimal) -> Value:
         return value
     with localcontext() as ctx:
         ctx.prec = MAX_PRECISION + 2
-        return value.quantize(quantum, rounding=ROUND_HALF_UP)
+        try:
+            return value.quantize(quantum, rounding=ROUND_HALF_UP)
+        except InvalidOperation:  # out of any DECIMAL's range: the measure's cast says
+            return value
 
 
 def struct_subscripts(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
