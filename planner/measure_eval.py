@@ -692,8 +692,11 @@ def decimal_quantum(node: exp.Expression, env: TypeEnv) -> Decimal | None:
     if not isinstance(node, _COMPUTED):
         return None
     t = infer_type(node, env)
-    if t is None or t.this != T.DECIMAL:
-        return None
+    return _quantum(t) if t is not None and t.this == T.DECIMAL else None
+
+
+def _quantum(t: exp.DataType) -> Decimal:
+    """The smallest step of DECIMAL type ``t`` (``Decimal('0.01')`` for a DECIMAL(p,2))."""
     return Decimal(1).scaleb(-(decimal_params(t) or (10, 0))[1])
 
 
@@ -1646,7 +1649,7 @@ class _MeasureCompiler:
             t = self.env.column_type(node.name) if self.env is not None else None
             if t is not None and t.this == T.DECIMAL:
                 # at Spark's scale of its type (avg of a DECIMAL(12,2) is 9.600000, not 9.60)
-                quantum = Decimal(1).scaleb(-(decimal_params(t) or (10, 0))[1])
+                quantum = _quantum(t)
                 return lambda vals: at_scale(vals[i], quantum)
             return lambda vals: vals[i]
         if isinstance(node, (exp.Subquery, exp.Exists)):
