@@ -29,7 +29,12 @@ from sqlglot import exp
 
 from matchrec import ast
 from matchrec import vector_define as vd
-from matchrec.errors import SemanticError, ShadowedVersionWarning, UnsupportedError
+from matchrec.errors import (
+    MatchRecognizeError,
+    SemanticError,
+    ShadowedVersionWarning,
+    UnsupportedError,
+)
 from matchrec.integer_width import WIDTHS, IntegerWidth
 from matchrec.rule_set import RuleProgram
 
@@ -214,6 +219,22 @@ def schedule(
                     stacklevel=2,
                 )
     return result
+
+
+def first_order_column(spec: str) -> str | None:
+    """The column a rule's ORDER BY starts with (as written, unquoted), or None when the
+    rule does not parse or its first key is not a plain column: on a stream whose
+    watermark marks several columns, it tells which one the rules order by."""
+    try:
+        clause = parse_clause(spec)
+    except MatchRecognizeError:
+        return None
+    if not clause.order_by:
+        return None
+    text = clause.order_by[0].expr.text.strip()
+    if text.startswith("`") and text.endswith("`") and text.count("`") == 2:
+        return text[1:-1]
+    return text if text.replace("_", "a").isalnum() else None
 
 
 def _starts(active_from: int | None) -> int:

@@ -26,6 +26,7 @@ MATCH input row as VARIANT objects (``measures:big::double``).
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import astuple
 from typing import Any
@@ -33,7 +34,14 @@ from typing import Any
 import pandas as pd
 import pyarrow as pa
 from matchrec.planner.plan import quote
-from matchrec.planner.rules import RuleRow, compile_rule, schedule, table_problems, unnamed
+from matchrec.planner.rules import (
+    RuleRow,
+    compile_rule,
+    first_order_column,
+    schedule,
+    table_problems,
+    unnamed,
+)
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
@@ -155,9 +163,10 @@ def match_recognize_dynamic(
             hint="write KEYS (card), (merchant) after RULES FROM ..., or keys=[['card'], "
             "['merchant']] in Python",
         )
+    static, problems = ([], []) if rules.isStreaming else table_problems(_collect(rules))
     event_time = None
     if df.isStreaming:
-        event_time = watermark_column(df)
+        event_time = watermark_column(df, _ordered_by(static))
         if event_time is None:
             raise SemanticError(
                 "MATCH_RECOGNIZE_DYNAMIC on a stream needs an event-time column with a watermark",
@@ -174,7 +183,6 @@ def match_recognize_dynamic(
         skip_errors=on_error == "skip",
         zone=df.sparkSession.conf.get("spark.sql.session.timeZone"),
     )
-    static, problems = ([], []) if rules.isStreaming else table_problems(_collect(rules))
     errors = []
     for row, why in problems:
         problem = SemanticError(why, hint=_TABLE_HINT)
@@ -235,6 +243,14 @@ def match_recognize_dynamic(
         "parse_json(`row`) AS `row`",
         "error",
     )
+
+
+def _ordered_by(rows: list[RuleRow]) -> str | None:
+    """The column most enabled rules ORDER BY first: of several columns a watermark
+    marks (``SELECT ts AS copy, *``), the event time the rules mean."""
+    firsts = Counter(first_order_column(row.spec) for row in rows if row.enabled)
+    firsts.pop(None, None)
+    return firsts.most_common(1)[0][0] if firsts else None
 
 
 _TABLE_HINT = "give each rule row a rule_id and a version, and each change of a rule a new version"

@@ -83,8 +83,9 @@ def watermark_column(df: DataFrame, preferred: str | None = None) -> str | None:
     (``SELECT ts AS t0, *``; each side's time column after a stream-stream join): of
     several, ``preferred`` (the clause's first ORDER BY column) if it is one."""
     marked = [f.name for f in df.schema.fields if WATERMARK_DELAY in (f.metadata or {})]
-    if preferred in marked:
-        return preferred
+    chosen = [name for name in marked if preferred and name.lower() == preferred.lower()]
+    if chosen:
+        return chosen[0]
     return marked[0] if marked else None
 
 

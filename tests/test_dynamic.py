@@ -816,6 +816,28 @@ def test_a_static_rule_table_s_broken_rule_is_an_error_row_of_the_stream_once(
     assert got == expected
 
 
+def test_rules_ordered_by_ts_on_a_stream_where_a_copy_of_ts_is_marked_first(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """After ``SELECT ts AS copy, *`` Spark marks both columns as event time: rules that
+    ORDER BY ts were each refused ("must ORDER BY the event-time column 'copy'"), the
+    first marked column taken. The column the rules order by is the event time."""
+    table = _rules(spark, [("fraud", 1, SPECS["fraud"], None, None)])
+    stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
+
+    def build(source: DataFrame) -> DataFrame:
+        out = matchrec.match_recognize_dynamic(
+            source.selectExpr("ts AS copy", "*"), table, keys=[["card"]], on_error="fail"
+        )
+        return out.selectExpr(*OUT_COLUMNS)
+
+    got = _finish(spark, stream, stream.run(build, stream_files()))
+    events = spark.createDataFrame(_events(120), EVENTS).selectExpr("ts AS copy", "*")
+    batch = matchrec.match_recognize_dynamic(events, table, keys=[["card"]])
+    expected = sorted((tuple(r) for r in batch.selectExpr(*OUT_COLUMNS).collect()), key=repr)
+    assert expected and got == expected
+
+
 def test_a_rule_reads_struct_fields(spark: SparkSession) -> None:
     """``B.info.amount > A.info.amount`` in a rule: a struct column's field (it was
     'unknown column amount'); the pairs and measures are Spark's."""
