@@ -54,6 +54,7 @@ from .pyeval import (
     check_format_pattern,
     compile_glue,
     compiles,
+    date_cast,
     evaluates,
     glue_function_call,
     shallow,
@@ -343,6 +344,24 @@ class Lowering:
             # again in its tasks: the columns it asked Spark for must be the same
             return False
         return failing_cast(node, self.column_types.get) or any(may_raise(n) for n in node.walk())
+
+    def raises_on_some_rows(self, node: exp.Expression) -> bool:
+        """Whether row-local ``node`` can raise on some row's values where the glue can
+        compute it instead: a division or remainder by a column (under ANSI mode), a CAST
+        of a column that can fail (ANSI; a literal's fails when the query is built). The
+        table function decides as under ANSI mode, as :meth:`may_fail` does: its tasks
+        must ask Spark for the columns analyze did."""
+        if not (self.ansi or self.python_measures) or not _glue_computes(node):
+            return False
+        return any(
+            may_raise(n)
+            or (
+                (isinstance(n, (exp.Cast, exp.TryCast)) or date_cast(n))
+                and n.this.find(exp.Column) is not None
+                and failing_cast(n, self.column_types.get)
+            )
+            for n in node.walk()
+        )
 
     def aggregate_guard(self, labels: frozenset[int] | None) -> tuple[str, str] | None:
         """The condition of the rows an aggregate over ``labels`` (None: every variable)
@@ -1484,9 +1503,9 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     lazy: set[int] = set()  # ids of nodes Spark may not evaluate on a row (planner.lazy)
 
     def glue_or_atom(node: exp.Expression) -> Evaluator | str | None:
-        """``classify``, but None (glue) for a row-local operator that can raise in a
+        """``classify``, but None (glue) for a row-local expression that can raise in a
         lazily evaluated place: a Spark column would compute it on every row."""
-        if id(node) in lazy and may_raise(node) and is_local(node):
+        if id(node) in lazy and is_local(node) and low.raises_on_some_rows(node):
             return None
         return classify(node)
 
@@ -1791,8 +1810,14 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         if inlined != tree:
             tree = pushed(inlined)
     conjuncts = list(_conjuncts(tree))
-    local = [c for c in conjuncts if is_local(c)]
-    dynamic = [c for c in conjuncts if not is_local(c)]
+    # a row-local conjunct that can raise is the glue's, evaluated on the rows the matcher
+    # tries this variable at: Spark's column would raise on the others' values too
+    deferred = {id(c) for c in conjuncts if is_local(c) and low.raises_on_some_rows(c)}
+    local = [c for c in conjuncts if is_local(c) and id(c) not in deferred]
+    dynamic = [c for c in conjuncts if not is_local(c) or id(c) in deferred]
+    for c in dynamic:
+        if id(c) in deferred:
+            lazy.update(id(n) for n in c.walk())
     local_column = None
     if local:
         combined = local[0] if len(local) == 1 else balanced_chains(exp.and_(*local, copy=True))
@@ -1815,6 +1840,30 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
     low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
+
+
+#: CAST targets the glue computes as Spark does (``pyeval``'s cast of one row's value)
+_GLUE_CAST_TARGETS = (
+    *exp.DataType.NUMERIC_TYPES,
+    *exp.DataType.TEXT_TYPES,
+    exp.DataType.Type.BOOLEAN,
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+)
+
+
+def _glue_computes(node: exp.Expression) -> bool:
+    """Whether the glue computes every operator of ``node`` exactly as Spark does, its
+    CASTs to numbers, strings, BOOLEAN, DATE and TIMESTAMP included."""
+
+    def uncast(n: exp.Expression) -> exp.Expression:
+        if date_cast(n) or (
+            isinstance(n, (exp.Cast, exp.TryCast)) and n.to.is_type(*_GLUE_CAST_TARGETS)
+        ):
+            return n.this
+        return n
+
+    return evaluates(node.copy().transform(uncast))
 
 
 #: nodes with no Spark SQL of their own inside the parent given (a type probe in
