@@ -13,9 +13,12 @@ CALLS = {
     "ABS": "abs(x)",
     "ADD_MONTHS": "add_months(d, 1)",
     "AES_DECRYPT": "aes_decrypt(b, k)",
+    "AES_ENCRYPT": "aes_encrypt(b, k)",
     "ARRAY_INSERT": "array_insert(a, 1, x)",
     "ASSERT_TRUE": "assert_true(x > 0)",
     "BIN": "bin(s)",
+    "BIT_GET": "bit_get(x, p)",
+    "CONV": "conv(s, 16, 10)",
     "CONVERT_TIMEZONE": "convert_timezone('UTC', z, t)",
     "DATE_ADD": "date_add(d, x)",
     "DATE_FORMAT": "date_format(t, s)",
@@ -29,6 +32,7 @@ CALLS = {
     "FROM_UNIXTIME": "from_unixtime(x)",
     "FROM_UTC_TIMESTAMP": "from_utc_timestamp(t, z)",
     "FROM_XML": "from_xml(s, 'a INT')",
+    "GETBIT": "getbit(x, p)",
     "MAKE_DATE": "make_date(2024, 2, x)",
     "MAKE_DT_INTERVAL": "make_dt_interval(x)",
     "MAKE_TIME": "make_time(x, 0, 0)",
@@ -38,14 +42,24 @@ CALLS = {
     "MAP_FROM_ARRAYS": "map_from_arrays(a, a)",
     "MAP_FROM_ENTRIES": "map_from_entries(e)",
     "NEXT_DAY": "next_day(d, s)",
+    "PMOD": "pmod(x, y)",
     "PRINTF": "printf('%d', s)",
     "RAISE_ERROR": "raise_error(s)",
+    "REGEXP": "regexp(s, p)",
+    "REGEXP_COUNT": "regexp_count(s, p)",
     "REGEXP_EXTRACT": "regexp_extract(s, p, 1)",
     "REGEXP_EXTRACT_ALL": "regexp_extract_all(s, p, 1)",
     "REGEXP_INSTR": "regexp_instr(s, p)",
     "REGEXP_REPLACE": "regexp_replace(s, p, 'x')",
+    "REGEXP_LIKE": "regexp_like(s, p)",
     "REGEXP_SUBSTR": "regexp_substr(s, p)",
+    "RLIKE": "s RLIKE p",
     "SEQUENCE": "sequence(1, x, 0)",
+    "SLICE": "slice(a, x, 1)",
+    "SPLIT": "split(s, p)",
+    # a pattern from a row, whose escape can be misplaced
+    "LIKE": "s LIKE p",
+    "ILIKE": "s ILIKE p ESCAPE '!'",
     "SPLIT_PART": "split_part(s, ',', x)",
     "STR_TO_MAP": "str_to_map(s)",
     "TIMESTAMP_MICROS": "timestamp_micros(x)",
@@ -53,6 +67,7 @@ CALLS = {
     "TIMESTAMP_SECONDS": "timestamp_seconds(x)",
     "TO_UNIX_TIMESTAMP": "to_unix_timestamp(s)",
     "TO_UTC_TIMESTAMP": "to_utc_timestamp(t, z)",
+    "TRANSFORM_KEYS": "transform_keys(m, (k, v) -> v)",
     "UNBASE64": "unbase64(s)",
     "UNIX_TIMESTAMP": "unix_timestamp(s)",
     "XPATH": "xpath(s, 'a')",
@@ -78,7 +93,7 @@ CALLS = {
 
 def test_every_listed_function_has_a_call_here():
     assert set(_FAILING) <= set(CALLS)
-    assert all(name in FAILING_FUNCTIONS for name in CALLS)
+    assert all(name in FAILING_FUNCTIONS for name in CALLS if name not in ("LIKE", "ILIKE"))
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
@@ -90,8 +105,19 @@ def test_a_call_of_a_function_that_fails_on_some_values_is_found(name):
 
 
 @pytest.mark.parametrize(
-    "call", ["upper(s)", "concat(s, 'x')", "coalesce(x, 1)", "x + 1", "CAST(s AS INT)", "s::int"]
+    "call",
+    [
+        "upper(s)",
+        "concat(s, 'x')",
+        "coalesce(x, 1)",
+        "x + 1",
+        "CAST(s AS INT)",
+        "s::int",
+        "s LIKE 'a%'",
+        "s ILIKE 'a!%' ESCAPE '!'",
+    ],
 )
 def test_a_call_that_fails_on_no_value_is_not_found(call):
+    """(LIKE with a pattern written in the query: its escapes are checked when built.)"""
     tree = parse_one(call, read=MatchRecognizeDialect)
     assert not any(fails_on_values(n) for n in tree.walk())

@@ -1964,6 +1964,32 @@ def test_variant_measures_and_functions_failing_on_rows_never_read(spark, table)
 
 
 @pytest.mark.parametrize(
+    "measure",
+    [
+        "FIRST(A.s) RLIKE FIRST(A.p)",
+        "split(FIRST(A.s), FIRST(A.p))",
+        "regexp_count(LAST(A.s), LAST(A.p))",
+        "slice(array(1, 2, 3), FIRST(A.n), 1)",
+    ],
+)
+def test_a_pattern_or_position_from_a_row_the_measure_never_reads(spark, table, measure):
+    """A regular expression or an array position taken from a row: Spark computed the
+    function on every row and failed the job on one that is no A (``'('``, ``0``)."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_patterns AS SELECT * FROM VALUES "
+        "(1, 'x', 'abc', '(', 0), (2, 'a', 'abc', 'a.c', 1), (3, 'b', 'abd', 'x', 2) "
+        "AS t(id, lab, s, p, n)"
+    )
+    body = f"""ORDER BY id MEASURES {measure} AS m PATTERN (A B)
+        DEFINE A AS lab = 'a', B AS lab = 'b'"""
+    expected = spark.sql(
+        f"SELECT {measure.replace('FIRST(A.', '(').replace('LAST(A.', '(')} AS m "
+        "FROM mr_udtf_patterns WHERE id = 2"
+    ).collect()
+    assert spark.sql(_call(body, "mr_udtf_patterns")).collect() == expected
+
+
+@pytest.mark.parametrize(
     ("measure", "condition", "pattern"),
     [
         ("regexp_extract(LAST(A.raw), 'CELL=(', 1)", "true", "'CELL=('"),
