@@ -22,7 +22,7 @@ from matchrec import wave
 from matchrec.errors import MatchRuntimeError
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, MatchRun, match_partition, next_start
-from matchrec.navigation import Evaluator, MatchContext, Navigate
+from matchrec.navigation import Evaluator, MatchContext, Navigate, instant
 from matchrec.nfa import Op
 from matchrec.vector_measures import MatchLayout, vector_atoms
 from matchrec.window_rows import WindowSearch, run_window
@@ -123,9 +123,12 @@ class PartitionOutput:
 
 
 def _elapsed_seconds(a: Any, b: Any) -> float | None:
+    """Seconds from ``a`` to ``b``: between two TIMESTAMPs, the time that passed (their
+    instants, as the vectorized search, the stream's timers and Flink's ``within`` count
+    it), not their session-zone wall clocks, which a DST change moves by an hour."""
     if a is None or b is None:
         return None
-    delta = b - a
+    delta = instant(b) - instant(a)
     if isinstance(delta, timedelta):
         return delta.total_seconds()
     if isinstance(a, (datetime, date)):

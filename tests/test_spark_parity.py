@@ -903,3 +903,25 @@ def test_a_condition_that_raises_on_rows_the_variable_is_never_tried_at(spark, e
     spark.conf.set("spark.sql.ansi.enabled", "true")
     for door, rows in _doors(spark, body, "mr_tried").items():
         assert rows == [(2, 3)], door
+
+
+@pytest.mark.parametrize("condition", ["kwh >= 2.0", "kwh >= 2.0 AND kwh >= FIRST(kwh) - 10"])
+def test_within_counts_the_time_that_passed_across_a_dst_change(spark, events, condition):
+    """Readings at 04:00, 05:00, 06:00 and 07:00 UTC on 2026-11-01, when New York's
+    clocks go back: the fourth is 3 hours after the first, though its wall clock is 2
+    hours later. A row-local DEFINE measured the wall clocks (4 rows within 2 hours), a
+    match-dependent one the time that passed (3 rows), as a stream's timers do."""
+    from matchrec.runtime.session import session_settings
+
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
+        spark.sql(
+            "CREATE OR REPLACE TEMP VIEW mr_dst AS SELECT 'M2' AS meter, id AS seq, "
+            "timestamp_seconds(1793505600 + 3600 * id) AS read_at, 2.0D + id / 10 AS kwh "
+            "FROM range(4)"
+        )
+        span = spark.sql("SELECT max(read_at) - min(read_at) AS d FROM mr_dst").first().d
+        assert span.total_seconds() == 7200  # Spark's subtraction: the wall clocks
+        body = f"""PARTITION BY meter ORDER BY read_at MEASURES count(*) AS n
+            PATTERN (H{{3,}}) WITHIN INTERVAL '2' HOUR DEFINE H AS {condition}"""
+        for door, rows in _doors(spark, body, "mr_dst").items():
+            assert rows == [("M2", 3)], door
