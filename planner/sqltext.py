@@ -1315,11 +1315,13 @@ MAX_DECIMAL_PRECISION = 38
 
 
 #: a typed literal as written (``DATE '2024-01-01'``), which Spark reads when it parses
-_TYPED_LITERAL = re.compile(r"(?i)\b(DATE|TIMESTAMP(?:_LTZ)?)\s*$")
+_TYPED_LITERAL = re.compile(r"(?i)\b(DATE|TIMESTAMP(?:_LTZ|_NTZ)?)\s*$")
 _LITERAL_READERS: dict[str, Callable[[str], object]] = {
     "DATE": date_of_text,
     "TIMESTAMP": partial(timestamp_of_text, session=timezone.utc),
     "TIMESTAMP_LTZ": partial(timestamp_of_text, session=timezone.utc),
+    # (a text it cannot read as a TIMESTAMP's is no TIMESTAMP_NTZ's either)
+    "TIMESTAMP_NTZ": partial(timestamp_of_text, session=timezone.utc),
 }
 
 

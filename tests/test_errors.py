@@ -2487,6 +2487,7 @@ def test_with_timeouts_without_within_points_at_the_option():
         ("date'2023-02-29'", "DATE"),
         ("TIMESTAMP '2024-01-01 25:00'", "TIMESTAMP"),
         ("TIMESTAMP_LTZ 'nope'", "TIMESTAMP_LTZ"),
+        ("TIMESTAMP_NTZ '2026-13-01 00:00:00'", "TIMESTAMP_NTZ"),
     ],
 )
 def test_a_typed_literal_spark_does_not_read_is_refused_when_built(literal, kind):
