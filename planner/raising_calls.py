@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from matchrec.errors import UnsupportedError
+
 from .pyeval import shallow
 from .spark_function_names import SPARK_FUNCTIONS
 from .sqltext import MatchRecognizeDialect
@@ -44,8 +46,18 @@ def fails_on_values(node: exp.Expression) -> bool:
         return not (isinstance(pattern, exp.Literal) and pattern.is_string)
     name = _NODE_NAMES.get(type(node).__name__)
     if name is None and isinstance(node, exp.Func) and not isinstance(node, exp.AggFunc):
-        name = shallow(node).sql(dialect=MatchRecognizeDialect).split("(", 1)[0].strip()
+        name = _written_name(node)
     return name is not None and name.upper() in FAILING_FUNCTIONS
+
+
+def _written_name(node: exp.Func) -> str:
+    """The name Spark SQL calls ``node`` by, as sqlglot writes it (``slice``, not
+    sqlglot's ``ARRAY_SLICE``); with its arguments NULL, a call sqlglot cannot write so
+    (``initcap`` of a NULL delimiter) by sqlglot's name."""
+    try:
+        return shallow(node).sql(dialect=MatchRecognizeDialect).split("(", 1)[0].strip()
+    except UnsupportedError:
+        return node.sql_name()
 
 
 #: Spark's names of the nodes sqlglot writes as another call (``date_add`` as a CAST of
