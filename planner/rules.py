@@ -480,6 +480,14 @@ def _row_function(
     intervals = [n for n in tree.walk() if isinstance(n, exp.Interval)]
     constant = {id(n): interval_literal(n) for n in intervals}
     inside = {id(c) for n in intervals for c in n.walk() if constant[id(n)] is not None}
+    # the precision and scale of a cast's DECIMAL(p, s) (``1.2BD`` too): no values
+    inside |= {
+        id(c)
+        for n in tree.walk()
+        if isinstance(n, exp.DataType) and _cast(n.parent)
+        for c in n.walk()
+        if c is not n
+    }
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
         typed = typed_name(node) is not None  # needs Spark's types of its values: a rule has none
         if isinstance(node, (exp.Column, exp.Identifier)) or (

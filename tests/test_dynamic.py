@@ -226,6 +226,8 @@ ROW_CONDITIONS = [
     ("UTC", "amount < '3' OR ts > '2026-03-01 01:00:00'"),
     ("UTC", "amount BETWEEN '2' AND '500' AND version IN ('1', '3')"),
     ("UTC", "amount + '1' > 4 AND '2' >= version"),
+    # a DECIMAL(p, s) target's precision and scale were "5 cannot be evaluated"
+    ("UTC", "try_cast(CAST(amount AS STRING) AS DECIMAL(6,1)) > 2.5BD"),
 ]
 
 
@@ -267,6 +269,11 @@ MEASURE_CALLS = [
     # constants beside values of several rows (the query failed with an IndexError)
     ("UTC", "LAST(B.ts) - FIRST(A.ts) > INTERVAL '4' MINUTE"),
     ("UTC", "CASE WHEN LAST(B.ts) - A.ts >= INTERVAL 3 MINUTES THEN 1 ELSE 0 END"),
+    # DECIMAL types and literals (refused), a call sqlglot writes only with its
+    # arguments (initcap: refused by the check of functions failing on some values)
+    ("UTC", "CAST(CAST(CAST(LAST(B.amount) AS DECIMAL(8,1)) AS DOUBLE) AS STRING)"),
+    ("UTC", "avg(B.amount) * 1.2BD"),
+    ("UTC", "initcap(concat(LAST(B.country), ' x'))"),
 ]
 
 
