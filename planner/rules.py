@@ -521,10 +521,19 @@ def _row_function(
         if constant.get(id(node)) is not None:
             value = constant[id(node)]
             return lambda values: value
-        if isinstance(node, exp.Column) and node.table and node.table.lower() in index:
-            # a struct column's field (s.a): the planner writes event columns unqualified
-            at, name = index[node.table.lower()], node.name
-            return lambda values: struct_field(values[at], name)
+        parts = [p.name for p in node.parts] if isinstance(node, exp.Column) else []
+        if len(parts) > 1 and parts[0].lower() in index:
+            # a struct column's field (s.a, s.z.a): the planner writes event columns
+            # unqualified
+            at, path = index[parts[0].lower()], parts[1:]
+
+            def field(values: Sequence[Any]) -> Any:
+                value = values[at]
+                for name in path:
+                    value = struct_field(value, name)
+                return value
+
+            return field
         if isinstance(node, exp.Column):
             i = index.get(node.name.lower())
             if i is None:

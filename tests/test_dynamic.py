@@ -874,6 +874,32 @@ def test_a_rule_reads_struct_fields(spark: SparkSession) -> None:
     assert expected and got == expected
 
 
+def test_a_rule_reads_fields_of_nested_structs(spark: SparkSession) -> None:
+    """``A.loc.z.a``, a field of a struct field: "unknown column 'a'" in DEFINE and
+    MEASURES; the rows are those of the same clause run by ``matchrec.sql``."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW dyn_nested AS SELECT id, id % 2 AS k,
+        named_struct('z', named_struct('a', (id * 4) % 7), 'city', concat('c', id % 3)) AS loc
+        FROM range(1, 21)"""
+    )
+    spec = (
+        "PARTITION BY k ORDER BY id MEASURES LAST(B.loc.z.a) AS za, FIRST(A.loc.city) AS city "
+        "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) "
+        "DEFINE A AS A.loc.z.a >= 2, B AS B.loc.z.a > A.loc.z.a"
+    )
+    rules = _rules(spark, [("nested", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(spark.table("dyn_nested"), rules, on_error="fail")
+    got = sorted(
+        tuple(r)
+        for r in out.selectExpr(
+            "keys:k::bigint", "measures:za::int", "measures:city::string"
+        ).collect()
+    )
+    single = matchrec.sql(spark, f"SELECT * FROM dyn_nested MATCH_RECOGNIZE ({spec})")
+    expected = sorted(tuple(r) for r in single.collect())
+    assert expected and got == expected
+
+
 def test_a_rules_doubles_binaries_and_one_field_structs_read_back_as_its_match_recognize(
     spark: SparkSession,
 ) -> None:
