@@ -54,7 +54,6 @@ from .pyeval import (
     check_format_pattern,
     compile_glue,
     compiles,
-    date_cast,
     evaluates,
     glue_function_call,
     shallow,
@@ -344,24 +343,6 @@ class Lowering:
             # again in its tasks: the columns it asked Spark for must be the same
             return False
         return failing_cast(node, self.column_types.get) or any(may_raise(n) for n in node.walk())
-
-    def raises_on_some_rows(self, node: exp.Expression) -> bool:
-        """Whether row-local ``node`` can raise on some row's values where the glue can
-        compute it instead: a division or remainder by a column (under ANSI mode), a CAST
-        of a column that can fail (ANSI; a literal's fails when the query is built). The
-        table function decides as under ANSI mode, as :meth:`may_fail` does: its tasks
-        must ask Spark for the columns analyze did."""
-        if not (self.ansi or self.python_measures) or not _glue_computes(node):
-            return False
-        return any(
-            may_raise(n)
-            or (
-                (isinstance(n, (exp.Cast, exp.TryCast)) or date_cast(n))
-                and n.this.find(exp.Column) is not None
-                and failing_cast(n, self.column_types.get)
-            )
-            for n in node.walk()
-        )
 
     def aggregate_guard(self, labels: frozenset[int] | None) -> tuple[str, str] | None:
         """The condition of the rows an aggregate over ``labels`` (None: every variable)
@@ -1503,9 +1484,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     lazy: set[int] = set()  # ids of nodes Spark may not evaluate on a row (planner.lazy)
 
     def glue_or_atom(node: exp.Expression) -> Evaluator | str | None:
-        """``classify``, but None (glue) for a row-local expression that can raise in a
-        lazily evaluated place: a Spark column would compute it on every row."""
-        if id(node) in lazy and is_local(node) and low.raises_on_some_rows(node):
+        """``classify``, but None (glue) for a row-local operator that can raise in a
+        lazily evaluated place, or one the glue computes around it (``1 / (x - x) > 0``):
+        a Spark column would compute it on every row."""
+        if id(node) in lazy and is_local(node) and _raises_inside(node):
             return None
         return classify(node)
 
@@ -1810,14 +1792,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         if inlined != tree:
             tree = pushed(inlined)
     conjuncts = list(_conjuncts(tree))
-    # a row-local conjunct that can raise is the glue's, evaluated on the rows the matcher
-    # tries this variable at: Spark's column would raise on the others' values too
-    deferred = {id(c) for c in conjuncts if is_local(c) and low.raises_on_some_rows(c)}
-    local = [c for c in conjuncts if is_local(c) and id(c) not in deferred]
-    dynamic = [c for c in conjuncts if not is_local(c) or id(c) in deferred]
-    for c in dynamic:
-        if id(c) in deferred:
-            lazy.update(id(n) for n in c.walk())
+    local = [c for c in conjuncts if is_local(c)]
+    dynamic = [c for c in conjuncts if not is_local(c)]
     local_column = None
     if local:
         combined = local[0] if len(local) == 1 else balanced_chains(exp.and_(*local, copy=True))
@@ -1842,28 +1818,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
 
-#: CAST targets the glue computes as Spark does (``pyeval``'s cast of one row's value)
-_GLUE_CAST_TARGETS = (
-    *exp.DataType.NUMERIC_TYPES,
-    *exp.DataType.TEXT_TYPES,
-    exp.DataType.Type.BOOLEAN,
-    exp.DataType.Type.DATE,
-    exp.DataType.Type.TIMESTAMP,
-)
-
-
-def _glue_computes(node: exp.Expression) -> bool:
-    """Whether the glue computes every operator of ``node`` exactly as Spark does, its
-    CASTs to numbers, strings, BOOLEAN, DATE and TIMESTAMP included."""
-
-    def uncast(n: exp.Expression) -> exp.Expression:
-        if date_cast(n) or (
-            isinstance(n, (exp.Cast, exp.TryCast)) and n.to.is_type(*_GLUE_CAST_TARGETS)
-        ):
-            return n.this
-        return n
-
-    return evaluates(node.copy().transform(uncast))
+def _raises_inside(node: exp.Expression) -> bool:
+    """Whether ``node`` is an operator that can raise (``planner.lazy``), or one the glue
+    computes (not a cast, a call it lacks) with such an operator inside."""
+    if may_raise(node):
+        return True
+    return any(may_raise(n) for n in node.walk()) and evaluates(shallow(node))
 
 
 #: nodes with no Spark SQL of their own inside the parent given (a type probe in

@@ -5,9 +5,7 @@ taken, or a right-hand side the left-hand side decided, is not computed, so unde
 mode ``IF(MATCH_NUMBER() > 1, 1 / (x - x), 0)`` raises only on the rows that take the
 division. matchrec computes row-local parts of DEFINE as Spark columns on every row;
 one that can raise and sits in such a lazy place must stay in the glue, which
-evaluates it only when the condition reaches it (``lower_define`` asks these two). So
-must a whole conjunct that can raise: the matcher tries a variable's condition only on
-the rows a match reaches it at, and Spark's column would raise on every other row too.
+evaluates it only when the condition reaches it (``lower_define`` asks these two).
 """
 
 from __future__ import annotations
@@ -47,13 +45,5 @@ def lazily_evaluated(tree: exp.Expression) -> set[int]:
 
 
 def may_raise(node: exp.Expression) -> bool:
-    """Whether evaluating ``node`` itself (not its operands) can raise on some rows: a
-    division or remainder, unless by a number other than zero written in the query."""
-    if not isinstance(node, _RAISING):
-        return False
-    divisor = node.expression
-    while isinstance(divisor, exp.Paren):
-        divisor = divisor.this
-    return not (
-        isinstance(divisor, exp.Literal) and not divisor.is_string and float(divisor.this) != 0
-    )
+    """Whether evaluating ``node`` itself (not its operands) can raise on some rows."""
+    return isinstance(node, _RAISING)
