@@ -1769,7 +1769,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             _special_kind,
             _aggregate_name,
             evaluates,
-            ansi=low.ansi,
+            ansi=low.ansi or low.python_measures,  # the table function: as its analyze
             column_type=low.column_types.get,
             kept_call=lambda call: _glue_udf(low, call),
         )

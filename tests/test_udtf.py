@@ -1860,6 +1860,20 @@ def test_the_columns_asked_of_spark_do_not_depend_on_ansi_mode(measure):
     assert off.selected == on.selected and off.names == on.names
 
 
+def test_a_cast_of_another_variable_s_text_without_ansi(spark, table, ansi_off):
+    """``CAST(LAST(A.s) AS INT)`` in DEFINE without ANSI mode: the tasks planned another
+    set of columns than analyze (which plans under ANSI mode) and failed renaming them."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_casts AS SELECT * FROM VALUES "
+        "(1, '1'), (2, '5'), (3, '7'), (4, 'x'), (5, '-2'), (6, '3') AS t(id, s)"
+    )
+    body = """ORDER BY id MEASURES A.id AS a, B.id AS b PATTERN (A B)
+        DEFINE A AS true, B AS CAST(LAST(A.s) AS INT) > 0"""
+    got = sorted(tuple(r) for r in spark.sql(_call(body, "mr_udtf_casts")).collect())
+    expected = matchrec.sql(spark, f"SELECT * FROM mr_udtf_casts MATCH_RECOGNIZE ({body})")
+    assert got == sorted(tuple(r) for r in expected.collect()) == [(1, 2), (3, 4)]
+
+
 def test_date_differences_without_ansi_are_matchrec_sql_s(spark, table, ansi_off):
     spark.sql(
         "CREATE OR REPLACE TEMP VIEW mr_udtf_times AS SELECT * FROM VALUES "
