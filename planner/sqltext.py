@@ -1325,6 +1325,10 @@ _LITERAL_READERS: dict[str, Callable[[str], object]] = {
 }
 
 
+#: the words Spark reads as a date or timestamp (``DATE 'today'``, ``TIMESTAMP 'epoch'``)
+_SPECIAL_DATETIMES = frozenset({"epoch", "now", "today", "yesterday", "tomorrow"})
+
+
 def _check_typed_literals(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
     """Reject a DATE or TIMESTAMP literal whose text Spark does not read (``DATE 'x'``,
     ``DATE '2024-13-01'``): Spark's parser refuses the query (INVALID_TYPED_LITERAL);
@@ -1340,6 +1344,8 @@ def _check_typed_literals(tree: exp.Expression, expr: SqlExpr, sql: str) -> None
             continue
         start = written.start()
         kind = written.group(1).upper()
+        if value.this.strip().lower() in _SPECIAL_DATETIMES:
+            continue
         try:
             _LITERAL_READERS[kind](value.this)
         except TimestampTextError:

@@ -2502,7 +2502,19 @@ def test_a_typed_literal_spark_does_not_read_is_refused_when_built(literal, kind
 
 @pytest.mark.parametrize(
     "literal",
-    ["DATE '2024'", "DATE ' 2024-1-5 '", "DATE('x')", "TIMESTAMP 'T10:00'", "DATE '2024-01-01T'"],
+    [
+        "DATE '2024'",
+        "DATE ' 2024-1-5 '",
+        "DATE('x')",
+        "TIMESTAMP 'T10:00'",
+        "DATE '2024-01-01T'",
+        # Spark's special values
+        "DATE 'today'",
+        "DATE ' Yesterday '",
+        "TIMESTAMP 'epoch'",
+        "TIMESTAMP_NTZ 'now'",
+        "TIMESTAMP_LTZ 'tomorrow'",
+    ],
 )
 def test_typed_literals_spark_reads_and_date_casts_still_plan(literal):
     plan_clause(parse_clause(f"ORDER BY id PATTERN (A B*) DEFINE B AS ts > {literal}"), COLUMNS)
