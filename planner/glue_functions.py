@@ -730,15 +730,10 @@ def map_from_entries(entries: Any) -> dict[Any, Any] | None:
 
 
 def initcap(s: Any, _space: Any = " ") -> str:
-    """Spark's ``initcap``: lower case, then each character after a space (or first) in
-    title case; words are split at spaces only."""
-    out = []
-    previous = " "
-    for ch in s.lower():
-        title = ch.title() if previous == " " else ch
-        out.append(title if len(title) == 1 else ch)  # Java maps one character to one
-        previous = ch
-    return "".join(out)
+    """Spark's ``initcap``: each word (split at spaces only) its first character in
+    title case, in full (``ß`` is ``Ss``, ``ﬁ`` is ``Fi``; ``İ`` stays), the rest in lower
+    case (a final sigma as ``ς``)."""
+    return " ".join(w[:1].title() + w[1:].lower() for w in s.split(" "))
 
 
 def split_part(s: Any, delim: Any, part: Any) -> str:

@@ -931,6 +931,8 @@ TWO_ROW_CALLS = [
     "bit_length(concat(S.s, N.s))",
     # string and math functions of the glue (planner.glue_functions)
     "initcap(concat(N.s, ' ', upper(S.s)))",
+    # a first letter's full title case (ß is Ss, the ligature fi two letters), İ kept
+    "initcap(concat(N.s, ' ßa ﬁx ΣΑΣ İX ', S.s))",
     "split_part(concat(N.s, '-', S.s), '-', nullif(S.n, 0))",
     "split_part(concat(N.s, S.s), '', nullif(N.n, 0))",
     "overlay(N.s PLACING S.s FROM abs(S.n) + 1)",
