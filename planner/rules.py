@@ -221,10 +221,12 @@ def schedule(
     return result
 
 
-def first_order_column(spec: str) -> str | None:
+def first_order_column(spec: str | None) -> str | None:
     """The column a rule's ORDER BY starts with (as written, unquoted), or None when the
     rule does not parse or its first key is not a plain column: on a stream whose
     watermark marks several columns, it tells which one the rules order by."""
+    if not spec:
+        return None
     try:
         clause = parse_clause(spec)
     except MatchRecognizeError:
@@ -257,6 +259,14 @@ def compile_rule(
     when the rule does not parse, does not plan, is not data (see :data:`FORBIDDEN`),
     uses what the evaluator cannot compute, partitions by a column set outside
     ``key_sets``, or (on a stream, ``event_time`` given) does not order by the event time."""
+    if row.spec is None or not row.spec.strip():
+        raise SemanticError(
+            f"rule {row.rule_id!r} version {row.version} has no spec "
+            f"({'NULL' if row.spec is None else 'empty'})",
+            hint="write the MATCH_RECOGNIZE body in spec, e.g. PARTITION BY card ORDER BY ts "
+            "... PATTERN (...) DEFINE ...; to delete a rule, add a version with enabled "
+            "false",
+        )
     with room_to_nest(row.spec):
         return _compile_rule(row, columns, key_sets, event_time, ansi, zone)
 

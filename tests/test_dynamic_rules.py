@@ -185,6 +185,15 @@ def test_end_anchor_in_a_rule_on_a_stream_is_refused() -> None:
     assert compile_rule(RuleRow("d", 1, spec), COLUMNS) is not None  # a batch has one
 
 
+@pytest.mark.parametrize("spec", [None, "", "  \n "])
+def test_a_rule_without_a_spec_says_so(spec) -> None:
+    """A NULL spec was Python's TypeError (a Spark job: an empty clause's syntax error at
+    line 1, column 1)."""
+    with pytest.raises(SemanticError, match="rule 'r' version 3 has no spec") as err:
+        compile_rule(RuleRow("r", 3, spec), COLUMNS)
+    assert "enabled" in err.value.hint
+
+
 def test_versions_cover_times_until_the_next_version() -> None:
     rows = [
         RuleRow("a", 1, "v1"),
