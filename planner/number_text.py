@@ -35,13 +35,27 @@ _SPECIAL_DOUBLES = {
     "-infinity": float("-inf"),
     "nan": float("nan"),
 }
+#: (BigDecimal reads any Unicode digit, as Python's Decimal does)
 _BIG_DECIMAL = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+#: what Java's ``String.trim`` takes off text (to a DOUBLE or DECIMAL): characters up to
+#: the space; Spark's ``UTF8String.trimAll`` (to an integer, a date, a timestamp) also
+#: DEL. No other (a no-break space stays, and fails the cast)
+_JAVA_BLANKS = "".join(map(chr, range(0x21)))
+_SPARK_BLANKS = _JAVA_BLANKS + "\x7f"
+
+
+def spark_trim(text: str) -> str:
+    """``text`` without the leading and trailing characters Spark's casts to integers,
+    dates and timestamps ignore."""
+    return text.strip(_SPARK_BLANKS)
 
 
 def integer_text(text: str, drop_fraction: bool = False) -> int | None:
     """The integer ``text`` writes; ``drop_fraction`` (without ANSI mode): digits after a
     point are dropped, as Spark's legacy CAST drops them."""
-    text = text.strip()
+    text = spark_trim(text)
     if _INTEGER.fullmatch(text):
         return int(text)
     found = _INTEGER_WITH_FRACTION.fullmatch(text) if drop_fraction else None
@@ -53,7 +67,7 @@ def integer_text(text: str, drop_fraction: bool = False) -> int | None:
 
 def double_text(text: str) -> float | None:
     """The DOUBLE ``text`` writes, as Java parses it."""
-    text = text.strip()
+    text = text.strip(_JAVA_BLANKS)
     special = _SPECIAL_DOUBLES.get(text.lower())
     if special is not None:
         return special
@@ -66,5 +80,5 @@ def double_text(text: str) -> float | None:
 
 def decimal_text(text: str) -> Decimal | None:
     """The DECIMAL ``text`` writes, as Java's BigDecimal reads it."""
-    text = text.strip()
+    text = text.strip(_JAVA_BLANKS)
     return Decimal(text) if _BIG_DECIMAL.fullmatch(text) else None

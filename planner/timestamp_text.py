@@ -24,6 +24,8 @@ from datetime import date, datetime, timezone, tzinfo
 
 from matchrec.zones import java_zone
 
+from .number_text import spark_trim
+
 _TEXT = re.compile(
     r"(?P<sign>[+-])?(?P<year>\d{4,6})"
     r"(?:-(?P<month>\d{1,2})"
@@ -31,9 +33,9 @@ _TEXT = re.compile(
     r"(?:[ T](?P<hour>\d{1,2})"
     r"(?::(?P<minute>\d{1,2})"
     r"(?::(?P<second>\d{1,2})(?:\.(?P<fraction>\d*))?(?P<zone>\D.*)?)?)?)?)?)?",
-    re.S,
+    re.S | re.ASCII,
 )
-_TIME_ONLY = re.compile(r"T?\d{1,2}:\d{1,2}.*", re.S)
+_TIME_ONLY = re.compile(r"T?\d{1,2}:\d{1,2}.*", re.S | re.ASCII)
 
 
 class TimestampTextError(ValueError):
@@ -47,7 +49,7 @@ class TimestampNotComputed(Exception):
 
 def _wall_clock(text: str) -> tuple[datetime, str | None]:
     """The wall-clock time ``text`` writes and its zone text (None: none written)."""
-    stripped = text.strip()
+    stripped = spark_trim(text)
     found = _TEXT.fullmatch(stripped)
     if found is None:
         if _TIME_ONLY.fullmatch(stripped):
@@ -108,13 +110,13 @@ def ntz_of_text(text: str) -> datetime:
 
 
 #: the forms Spark's CAST reads a DATE from: [+-]yyyy[-[m]m[-[d]d[ or T anything]]]
-_DATE_TEXT = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S)
+_DATE_TEXT = re.compile(r"([+-]?\d{4,7})(?:-(\d{1,2})(?:-(\d{1,2})(?:[ T].*)?)?)?", re.S | re.ASCII)
 
 
 def date_of_text(text: str) -> date:
     """``CAST(text AS DATE)`` (:class:`TimestampTextError` where Spark's gives NULL or
     raises CAST_INVALID_INPUT)."""
-    found = _DATE_TEXT.fullmatch(text.strip())
+    found = _DATE_TEXT.fullmatch(spark_trim(text))
     if found is None:
         raise TimestampTextError(f"{text!r} is not a date")
     year, month, day = found.groups()

@@ -6,9 +6,11 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from matchrec.planner.number_text import decimal_text, double_text, integer_text
 from matchrec.planner.timestamp_text import (
     TimestampNotComputed,
     TimestampTextError,
+    date_of_text,
     timestamp_of_text,
 )
 
@@ -133,3 +135,51 @@ def test_text_python_cannot_hold_is_an_error_through_the_table_function_not_a_nu
             + body.replace("'", "''")
             + "')"
         ).collect()
+
+
+#: texts around a number or a date: what Spark's casts trim (ASCII white space and
+#: control characters) and what they do not (a no-break or ideographic space, digits
+#: other than ASCII ones)
+_EDGED = ["5\u00a0", "\u30005", "5\x00", "\x7f5", "\t5\n", "\x1f5\x0b", "\uff15", "5\u2003"]
+_DATES = [
+    "2024-01-05\u00a0",
+    "\x002024-01-05\x7f",
+    "\uff12\uff10\uff12\uff14-01-05",
+    " 2024-01-05\r",
+]
+
+
+def _read(reader, text):
+    try:
+        return reader(text)
+    except (TimestampTextError, ValueError):
+        return None
+
+
+def test_text_around_numbers_and_dates_is_trimmed_as_spark_trims_it(spark, ansi_off):
+    """Python's strip() took a no-break space off (``'5\u00a0'`` read as 5, Spark's NULL or
+    CAST_INVALID_INPUT) and left control characters on (``'5\x00'`` NULL, Spark's 5);
+    full-width digits were read as digits."""
+    df = spark.createDataFrame([(t,) for t in _EDGED + _DATES], "s string")
+    rows = df.selectExpr(
+        "s",
+        "CAST(s AS BIGINT) AS i",
+        "CAST(s AS DOUBLE) AS d",
+        "CAST(s AS DECIMAL(10, 2)) AS m",
+        "CAST(s AS DATE) AS day",
+        "unix_micros(CAST(s AS TIMESTAMP)) AS ts",
+    ).collect()
+    wrong = []
+    for r in rows:
+        moment = _read(lambda t: timestamp_of_text(t, timezone.utc), r.s)
+        got = (
+            _read(integer_text, r.s),
+            _read(double_text, r.s),
+            _read(decimal_text, r.s),
+            _read(date_of_text, r.s),
+            None if moment is None else (moment - _EPOCH) // _MICRO,
+        )
+        want = (r.i, r.d, r.m, r.day, r.ts)
+        if got != want:
+            wrong.append((r.s, want, got))
+    assert not wrong
