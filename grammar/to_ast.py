@@ -224,8 +224,10 @@ class _ToAst(Transformer_NonRecursive):
         amount, unit = children
         value = _unquote_string(amount).strip() if amount.type == "STRING" else str(amount)
         if not (value.isascii() and value.isdigit()):
+            negative = value.startswith("-") and value[1:].isascii() and value[1:].isdigit()
             raise SqlSyntaxError(
-                f"the WITHIN interval must be a whole number, not {amount}",
+                f"the WITHIN interval must be a {'positive ' if negative else ''}whole "
+                f"number, not {amount}",
                 sql=self.sql,
                 pos=amount.start_pos,
                 hint="write e.g. WITHIN INTERVAL '10' SECOND",

@@ -646,6 +646,11 @@ def test_error_measure_without_alias():
             "the WITHIN interval must be a whole number",
             "'",
         ),
+        (
+            "PATTERN (A) WITHIN INTERVAL '-5' MINUTE",
+            "the WITHIN interval must be a positive whole number, not '-5'",
+            "'",
+        ),
         ("PARTITION BY ORDER BY x PATTERN (A)", "unexpected 'ORDER'; expected an expression", "O"),
         ("PATTERN (A) DEFINE A AS (x > 1", "'(' is never closed", "("),
         ("PATTERN (A) DEFINE A AS f(x]", "']' does not match '('", "]"),
