@@ -651,18 +651,25 @@ _MISSING_ITEMS: dict[tuple[TokenType, TokenType], tuple[int, str, str]] = {
 }
 
 
-def _check_missing_items(tokens: list[Token], expr: SqlExpr, sql: str) -> None:
-    """A list with an item left out (``PREV(price,)``, ``coalesce(a,, b)``, ``f(, x)``),
-    an empty IN list or a ``;``, in the expression's ``tokens``, which Spark's parser
-    refuses and sqlglot's reads as if nothing were wrong."""
+def _check_semicolons(tokens: list[Token], expr: SqlExpr, sql: str) -> None:
+    """A ``;`` in an expression (sqlglot reads it as the statement's end): at it, whether
+    what follows parses (``DEFINE B AS x < 1; C AS ...``, a ',' meant) or not."""
     for tok in tokens:
-        if tok.token_type is TokenType.SEMICOLON:  # sqlglot reads it as the statement's end
+        if tok.token_type is TokenType.SEMICOLON:
             raise SqlSyntaxError(
                 "unexpected ';' inside the clause",
                 sql=sql,
                 pos=expr.pos + tok.start,
-                hint="a ';' ends a whole statement: remove it here",
+                hint="a ';' ends a whole statement: remove it here (items of MEASURES and "
+                "DEFINE are separated by ',')",
             )
+
+
+def _check_missing_items(tokens: list[Token], expr: SqlExpr, sql: str) -> None:
+    """A list with an item left out (``PREV(price,)``, ``coalesce(a,, b)``, ``f(, x)``),
+    an empty IN list or a ``;``, in the expression's ``tokens``, which Spark's parser
+    refuses and sqlglot's reads as if nothing were wrong."""
+    _check_semicolons(tokens, expr, sql)
     for k, (first, second) in enumerate(zip(tokens, tokens[1:])):
         missing = _MISSING_ITEMS.get((first.token_type, second.token_type))
         if missing is not None:
@@ -743,6 +750,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
     except sqlglot.errors.ParseError as err:
         _raise_misspelled_operator(expr, sql)
+        _check_semicolons(tokens, expr, sql)  # sqlglot read on past it
         info = err.errors[0] if err.errors else {}
         message, offset, hint = _describe_parse_error(expr.text, info, str(err))
         raise SqlSyntaxError(message, sql=sql, pos=expr.pos + offset, hint=hint) from None

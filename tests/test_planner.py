@@ -478,6 +478,8 @@ def test_a_comma_before_a_closing_parenthesis_is_a_syntax_error_at_it(body):
         ("Value NOT IN ( )", "IN (", "IN needs at least one value"),
         # sqlglot took the ';' for the statement's end: the query ran as if it were not there
         ("Value > PREV(Value);", ";", "unexpected ';' inside the clause"),
+        # ... and where what follows it does not parse (a ',' meant between two items)
+        ("Value > PREV(Value);\n  C AS Value > 1", ";", "unexpected ';' inside the clause"),
     ],
 )
 def test_an_item_left_out_of_a_list_is_a_syntax_error_at_it(condition, at, message):
