@@ -297,6 +297,12 @@ class Lowering:
                     f"standard's scope, unlike Spark's lateral column aliases in SELECT): "
                     f"write its expression, {measure}, in its place"
                 )
+            if any(mark in name for mark in _TYPOGRAPHIC_QUOTES):
+                plain = name.strip("".join(_TYPOGRAPHIC_QUOTES))
+                hint = (
+                    f"‘ ’ and “ ” are no SQL quotes (text pasted from a document?): write "
+                    f"'{plain}' for a string, `{plain}` for a column"
+                )
             q = _qualifier(node)
             what = f"Column {name} prefixed with label {q}" if q else f"Column {name!r}"
             raise self.error(SemanticError, f"{what} cannot be resolved", target, base, hint)
@@ -1816,6 +1822,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
     low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
+
+
+#: quotation marks of typeset text, which SQL does not read as quotes
+_TYPOGRAPHIC_QUOTES = ("‘", "’", "“", "”")
 
 
 def _raises_inside(node: exp.Expression) -> bool:

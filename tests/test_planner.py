@@ -536,3 +536,16 @@ def test_only_an_aggregate_argument_that_can_fail_is_guarded_by_its_rows():
         plan_clause(parse_clause(body), COLUMNS, ansi=False, column_types=types).precomputed
     )
     assert "CAST(`name` AS INT)" in plain.values()  # cannot fail without ANSI mode
+
+
+@pytest.mark.parametrize("written", ["‘ok’", "“ok”"])
+def test_typographic_quotes_are_named_in_the_hint(written):
+    """Text pasted from a document: ``note = ‘ok’`` was an unknown column with the
+    input columns listed, no word of the quotes."""
+    from matchrec.errors import SemanticError
+
+    body = f"ORDER BY id PATTERN (A) DEFINE A AS Value = {written}"
+    with pytest.raises(SemanticError) as info:
+        plan(body)
+    assert "are no SQL quotes" in info.value.hint and "'ok'" in info.value.hint
+    assert info.value.pos == body.index(written)
