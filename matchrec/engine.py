@@ -22,7 +22,7 @@ from matchrec import wave
 from matchrec.errors import MatchRuntimeError
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, MatchRun, match_partition, next_start
-from matchrec.navigation import Evaluator, MatchContext, Navigate, instant
+from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.nfa import Op
 from matchrec.vector_measures import MatchLayout, vector_atoms
 from matchrec.window_rows import WindowSearch, run_window
@@ -128,7 +128,9 @@ def _elapsed_seconds(a: Any, b: Any) -> float | None:
     it), not their session-zone wall clocks, which a DST change moves by an hour."""
     if a is None or b is None:
         return None
-    delta = instant(b) - instant(a)
+    delta = b - a
+    if isinstance(a, datetime) and a.tzinfo is not None and a.tzinfo is b.tzinfo:
+        delta -= b.utcoffset() - a.utcoffset()  # Python subtracted the wall clocks
     if isinstance(delta, timedelta):
         return delta.total_seconds()
     if isinstance(a, (datetime, date)):
