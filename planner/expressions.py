@@ -333,6 +333,13 @@ class Lowering:
             self.staged[name] = staged
         return self.precomputed[text]
 
+    @property
+    def columns_as_ansi(self) -> bool:
+        """Whether the columns asked of Spark are chosen as under ANSI mode: with it on,
+        and always for the table function, which plans under ANSI mode (``analyze`` has
+        no session) and again in its tasks: the columns it asked for must be the same."""
+        return self.ansi or self.python_measures
+
     def may_fail(self, node: exp.Expression) -> bool:
         """Whether Spark's column of ``node`` can fail on some row's values: a CAST that
         can fail under ANSI mode, a subscript, a UDF's call or a function that fails on
@@ -344,9 +351,7 @@ class Lowering:
             isinstance(n, exp.Anonymous) or fails_on_values(n) for n in node.walk()
         ):
             return True
-        if not self.ansi and not self.python_measures:
-            # the table function plans under ANSI mode (``analyze`` has no session) and
-            # again in its tasks: the columns it asked Spark for must be the same
+        if not self.columns_as_ansi:
             return False
         return failing_cast(node, self.column_types.get) or any(may_raise(n) for n in node.walk())
 
@@ -1775,7 +1780,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             _special_kind,
             _aggregate_name,
             evaluates,
-            ansi=low.ansi or low.python_measures,  # the table function: as its analyze
+            ansi=low.columns_as_ansi,
             column_type=low.column_types.get,
             kept_call=lambda call: _glue_udf(low, call),
         )
