@@ -184,14 +184,14 @@ def test_an_interval_measure_is_sparks_text_of_it(spark: SparkSession, payments)
 
 
 def _rule_as_its_match_recognize(
-    spark: SparkSession, payments: DataFrame, spec: str, zone: str
+    spark: SparkSession, payments: DataFrame, spec: str, zone: str, view: str = "dyn_payments"
 ) -> None:
-    """The rows of rule ``spec`` are those of the same clause run by ``matchrec.sql``,
-    in session time zone ``zone``, and there are some."""
+    """The rows of rule ``spec`` over ``payments`` (temp view ``view``) are those of the
+    same clause run by ``matchrec.sql``, in session time zone ``zone``, and there are some."""
     rules = _rules(spark, [("r", 1, spec, None, None)])
     with session_settings(spark, {"spark.sql.session.timeZone": zone}):
         dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, on_error="fail"))
-        single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+        single = matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({spec})")
         expected = sorted(tuple(r) for r in single.collect())
         assert expected, "the rule should match some rows"
         assert _as_single(dynamic, single, "r") == expected
@@ -887,17 +887,7 @@ def test_a_rule_reads_fields_of_nested_structs(spark: SparkSession) -> None:
         "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) "
         "DEFINE A AS A.loc.z.a >= 2, B AS B.loc.z.a > A.loc.z.a"
     )
-    rules = _rules(spark, [("nested", 1, spec, None, None)])
-    out = matchrec.match_recognize_dynamic(spark.table("dyn_nested"), rules, on_error="fail")
-    got = sorted(
-        tuple(r)
-        for r in out.selectExpr(
-            "keys:k::bigint", "measures:za::int", "measures:city::string"
-        ).collect()
-    )
-    single = matchrec.sql(spark, f"SELECT * FROM dyn_nested MATCH_RECOGNIZE ({spec})")
-    expected = sorted(tuple(r) for r in single.collect())
-    assert expected and got == expected
+    _rule_as_its_match_recognize(spark, spark.table("dyn_nested"), spec, "UTC", "dyn_nested")
 
 
 def test_a_rules_doubles_binaries_and_one_field_structs_read_back_as_its_match_recognize(
