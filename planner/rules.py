@@ -42,6 +42,7 @@ from .decompose import decompose
 from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
 from .glue_functions import extended_name, struct_field
+from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
 from .measure_eval import (
     TypeEnv,
     at_scale,
@@ -500,6 +501,8 @@ def _row_function(
     }
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
         typed = typed_name(node) is not None  # needs Spark's types of its values: a rule has none
+        if isinstance(node, exp.Lambda) or higher_order_parts(node) is not None:
+            continue  # exists(items, x -> x > 4): the glue's, each body compiled with slots
         if isinstance(node, (exp.Column, exp.Identifier)) or (
             compiles(shallow(node)) and not typed
         ):
@@ -527,7 +530,36 @@ def _row_function(
             hint=_EVALUATOR_HINT,
         )
 
+    bound: dict[str, list[Any]] = {}  # a lambda's parameters in scope: their slots
+
+    def higher_order(
+        node: exp.Expression, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]
+    ) -> Callable[[Any], Any]:
+        spec = HIGHER_ORDER[kind]
+        values = [child(a) for a in args]
+        bodies, slots = [], []
+        for lam in lambdas:
+            params = [p.name.lower() for p in lam.expressions]
+            lam_slots: list[list[Any]] = [[None] for _ in params]
+            outer = {p: bound[p] for p in params if p in bound}
+            bound.update(zip(params, lam_slots))
+            try:
+                bodies.append(child(lam.this))
+            finally:
+                for p in params:
+                    del bound[p]
+                bound.update(outer)
+            slots.append(lam_slots)
+        return spec.evaluator(kind, values, bodies, slots, sql, pos)
+
     def child(node: exp.Expression) -> Callable[[Any], Any]:
+        name = bound_name(node) if bound else None
+        if name in bound:
+            slot = bound[name]
+            return lambda values: slot[0]
+        parts = higher_order_parts(node)
+        if parts is not None:
+            return higher_order(node, *parts)
         if constant.get(id(node)) is not None:
             value = constant[id(node)]
             return lambda values: value
@@ -561,8 +593,10 @@ def _row_function(
         return compiled if width is None else (lambda values: width.fit(compiled(values)))
 
     decimals = env is not None and any(decimal_quantum(n, env) for n in tree.walk())
-    if widths or decimals:  # the array form computes in 64 bits without Spark's overflow,
-        return child(tree), None  # and DECIMALs without Spark's scales
+    lambdas = any(isinstance(n, exp.Lambda) for n in tree.walk())
+    if widths or decimals or lambdas:  # the array form computes in 64 bits without Spark's
+        # overflow, DECIMALs without Spark's scales, and has no lambda parameters
+        return child(tree), None
     real = {n.lower(): n for n in names}
     vector = vector_glue(
         tree,

@@ -890,6 +890,44 @@ def test_a_rule_reads_fields_of_nested_structs(spark: SparkSession) -> None:
     _rule_as_its_match_recognize(spark, spark.table("dyn_nested"), spec, "UTC", "dyn_nested")
 
 
+#: higher-order functions of a row's own arrays in a rule, as conditions and measures
+HIGHER_ORDER_RULES = [
+    (
+        "exists(A.items, x -> x > 4) AND forall(items, x -> x IS NULL OR x >= 0)",
+        "transform(LAST(A.items), (x, i) -> x + i) AS t",
+    ),
+    # a parameter named as an event column, a lambda reading another column of its row
+    ("exists(items, id -> id > 5) AND size(filter(items, x -> x > k)) >= 1", "LAST(A.id) AS t"),
+    (
+        "aggregate(items, 0L, (acc, x) -> acc + coalesce(x, 0)) > 6",
+        "aggregate(FIRST(A.items), 0L, (acc, x) -> acc + coalesce(x, 0), acc -> acc * 10) AS t",
+    ),
+    (
+        "array_sort(items, (l, r) -> CASE WHEN l < r THEN 1 WHEN l > r THEN -1 ELSE 0 END)[0] > 5",
+        "coalesce(exists(LAST(A.items), x -> exists(LAST(A.items), y -> y = x + 1)), false) AS t",
+    ),
+]
+
+
+@pytest.mark.parametrize(("condition", "measure"), HIGHER_ORDER_RULES)
+def test_a_rules_higher_order_functions_are_those_of_match_recognize(
+    spark: SparkSession, condition: str, measure: str
+) -> None:
+    """exists, forall, filter, transform, aggregate and array_sort of a row's array in a
+    rule's DEFINE and MEASURES ("exists() cannot be evaluated in a rule"): the rows are
+    those of the same clause run by ``matchrec.sql``."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW dyn_arrays AS SELECT id, id % 2 AS k,
+        IF(id % 5 = 0, NULL, array((id * 3) % 7, (id * 5) % 9, IF(id % 4 = 0, NULL, id % 6)))
+        AS items FROM range(1, 31)"""
+    )
+    spec = (
+        f"PARTITION BY k ORDER BY id MEASURES {measure} AFTER MATCH SKIP PAST LAST ROW "
+        f"PATTERN (A+) DEFINE A AS {condition}"
+    )
+    _rule_as_its_match_recognize(spark, spark.table("dyn_arrays"), spec, "UTC", "dyn_arrays")
+
+
 def test_a_rules_doubles_binaries_and_one_field_structs_read_back_as_its_match_recognize(
     spark: SparkSession,
 ) -> None:
