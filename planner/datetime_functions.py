@@ -495,6 +495,9 @@ DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "LAST_DAY": last_day,
     **{f"TRUNC_{unit}": _trunc(unit) for unit in (*set(TRUNC_UNITS.values()), None)},
     **{f"DATE_TRUNC_{unit}": _date_trunc(unit) for unit in (*set(DATE_TRUNC_UNITS.values()), None)},
+    # a unit read from a row, as written: date_trunc(B.grain, A.ts), trunc(A.d, B.grain)
+    "DATE_TRUNC": lambda unit, v: _date_trunc(DATE_TRUNC_UNITS.get(str(unit).upper()))(v),
+    "TRUNC": lambda v, unit: _trunc(TRUNC_UNITS.get(str(unit).upper()))(v),
 }
 
 DATETIME_NODES: dict[type, str] = {

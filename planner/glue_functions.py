@@ -1119,9 +1119,9 @@ def extended_name(node: exp.Expression) -> str | None:
         return _sort_name(node)
     if isinstance(node, exp.Collate):
         return "COLLATE" if _compared(node) else None
-    if isinstance(node, exp.Anonymous):
+    if isinstance(node, exp.Anonymous):  # date_trunc('fortnight', ts) before date_trunc(u, ts)
         name = str(node.this).upper()
-        return name if name in EXTENDED else datetime_name(node)
+        return datetime_name(node) or (name if name in EXTENDED else None)
     name = EXTENDED_NODES.get(type(node))
     if name in REGEX_SLOTS and _other_slots(node, REGEX_SLOTS[name]):
         return None  # another dialect's arguments (occurrence, flags, ...): not Spark's

@@ -639,6 +639,16 @@ TRUNCATION_CALLS = [
     "last_day(greatest(N.d, S.d))",
     "last_day(greatest(N.ts, S.ts))",
     "last_day(date_add(N.d, S.n))",
+    # a unit read from another row (refused: 'cannot be applied to a value that depends
+    # on the match'); no NULL index: Spark 4.3's element_at gives the last element for
+    # it under ANSI mode
+    "date_trunc(element_at(array('YEAR', 'quarter', 'mm', 'WEEK', 'dd', 'hour'), "
+    "abs(coalesce(S.n, 2)) + 1), N.ts)",
+    "date_trunc(CASE WHEN S.n > 2 THEN 'MINUTE' WHEN S.n < 0 THEN 'second' "
+    "WHEN S.n = 0 THEN 'MilliSecond' ELSE 'microsecond' END, N.ts)",
+    "date_trunc(S.s, N.ts)",
+    "trunc(N.d, element_at(array('YEAR', 'yy', 'QUARTER', 'MON', 'WEEK', 'day'), "
+    "abs(coalesce(S.n, 3)) + 1))",
     # units sqlglot abbreviates but Spark does not know: NULL
     "date_trunc('H', greatest(N.ts, S.ts))",
     "date_trunc('m', greatest(N.ts, S.ts))",
