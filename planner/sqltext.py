@@ -254,6 +254,18 @@ class MatchRecognizeDialect(Spark):
                 return exp.Paren(this=interval)
             return interval
 
+        def _parse_between(self, this: exp.Expression | None) -> exp.Between:
+            """``x BETWEEN a AND b``, the AND required as Spark's parser requires it
+            (sqlglot read ``x BETWEEN 1 5`` as ``BETWEEN 1 AND 5``)."""
+            low = self._parse_bitwise()
+            if not self._match(TokenType.AND, advance=False) and low is not None:
+                at_end = self._curr.token_type == TokenType.SENTINEL
+                end = " (at the end)" if at_end else ""
+                self.raise_error(f"Expecting AND between the bounds of BETWEEN{end}")
+            self._match(TokenType.AND)
+            high = self._parse_bitwise()
+            return self.expression(exp.Between(this=this, low=low, high=high))
+
         def _parse_bitwise(self) -> exp.Expression | None:
             """Spark's operators between ``+``/``-`` and the comparisons, each level
             binding tighter than the one before it (sqlglot reads them all as one level,
@@ -1244,6 +1256,13 @@ def _describe_parse_error(text: str, info: dict, fallback: str) -> tuple[str, in
             f"unexpected {token!r}",
             start,
             "is an operator or a comma missing before it?",
+        )
+    if desc.startswith("Expecting AND between the bounds of BETWEEN"):
+        found = "the expression ends" if desc.endswith("(at the end)") else f"found {token!r}"
+        return (
+            f"BETWEEN needs AND and an upper bound after its lower bound: {found}",
+            end + 1 if desc.endswith("(at the end)") else start,
+            "write x BETWEEN a AND b",
         )
     if desc.startswith("Expected TYPE after CAST"):
         return "CAST needs a type: CAST(x AS type)", start, None

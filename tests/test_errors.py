@@ -1196,6 +1196,24 @@ def test_permute_without_items_says_how_it_was_read():
     assert other.hint == "pattern variables: X"
 
 
+@pytest.mark.parametrize(
+    ("condition", "at", "found"),
+    [
+        ("B.value BETWEEN 1 5", "5", "found '5'"),
+        ("B.value BETWEEN PREV(value) OR 5", "OR", "found 'OR'"),
+        ("B.value NOT BETWEEN 1", None, "the expression ends"),
+    ],
+)
+def test_between_without_and_is_a_syntax_error(condition, at, found):
+    """Spark's parser requires AND between BETWEEN's bounds; sqlglot read ``BETWEEN 1 5``
+    as ``BETWEEN 1 AND 5`` and the query ran."""
+    body = f"ORDER BY id PATTERN (A B+) DEFINE B AS {condition}"
+    err = plan_error(body)
+    assert isinstance(err, SqlSyntaxError) and "BETWEEN needs AND and an upper bound" in err.message
+    assert found in err.message and err.hint == "write x BETWEEN a AND b"
+    assert err.pos == (len(body) if at is None else body.rindex(at))
+
+
 def test_unclosed_parenthesis_in_expression():
     body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS (B.value > 1"
     err = plan_error(body)
