@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import timezone
+from decimal import Decimal
 from functools import partial
 
 import sqlglot
@@ -776,6 +777,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     if tree is None:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_missing_items(tokens, expr, sql)
+    _check_numeric_literals(tokens, expr, sql)
     tree = balanced_chains(tree)
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
@@ -1336,6 +1338,89 @@ def _check_shape(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
 
 #: the words that set a navigation's or an aggregate's semantics
 _SEMANTICS = ("RUNNING", "FINAL")
+
+#: the tokens an operand ends with: a ``-`` after one subtracts, elsewhere it negates
+_OPERAND_END = frozenset(
+    {
+        TokenType.NUMBER,
+        TokenType.VAR,
+        TokenType.STRING,
+        TokenType.R_PAREN,
+        TokenType.R_BRACKET,
+        TokenType.IDENTIFIER,
+        TokenType.NULL,
+        TokenType.TRUE,
+        TokenType.FALSE,
+    }
+)
+
+#: a numeric literal's type by its suffix (``1e3D``, ``7Y``) -> (Spark's name, its range)
+_LITERAL_RANGES: dict[TokenType, tuple[str, float, float]] = {
+    TokenType.DOUBLE: ("double", -1.7976931348623157e308, 1.7976931348623157e308),
+    TokenType.FLOAT: ("float", -3.4028234663852886e38, 3.4028234663852886e38),
+    TokenType.BIGINT: ("bigint", -(2**63), 2**63 - 1),
+    TokenType.SMALLINT: ("smallint", -(2**15), 2**15 - 1),
+    TokenType.TINYINT: ("tinyint", -(2**7), 2**7 - 1),
+}
+_SHOWN_BOUND = {  # as Spark writes them
+    -1.7976931348623157e308: "-1.7976931348623157E+308",
+    1.7976931348623157e308: "1.7976931348623157E+308",
+    -3.4028234663852886e38: "-3.4028234663852886E+38",
+    3.4028234663852886e38: "3.4028234663852886E+38",
+}
+
+
+def _check_numeric_literals(tokens: list[Token], expr: SqlExpr, sql: str) -> None:
+    """Reject a numeric literal Spark's parser refuses: beyond its type's range
+    (``1e999`` is a DOUBLE, ``300Y`` a TINYINT: INVALID_NUMERIC_LITERAL_RANGE), or a
+    DECIMAL of more than 38 digits (``0.`` and 40 digits, an integer of 42 digits). sqlglot
+    reads them; a DOUBLE beyond the range was infinity where Python computes it."""
+    for k, tok in enumerate(tokens):
+        if tok.token_type != TokenType.NUMBER:
+            continue
+        text = tok.text
+        after = tokens[k + 1 : k + 3]
+        suffixed = len(after) == 2 and after[0].token_type == TokenType.DCOLON
+        suffixed = suffixed and after[0].start == tok.start  # ``1e3D``: no ``::`` written
+        kind = after[1].token_type if suffixed else None
+        if kind is None and ("e" in text or "E" in text):
+            kind = TokenType.DOUBLE
+        pos = expr.pos + tok.start
+        if kind in _LITERAL_RANGES:
+            name, low, high = _LITERAL_RANGES[kind]
+            value: float = float(text) if name in ("double", "float") else int(Decimal(text))
+            before = tokens[k - 2] if k >= 2 else None
+            if (
+                k >= 1
+                and tokens[k - 1].token_type == TokenType.DASH
+                and (before is None or before.token_type not in _OPERAND_END)
+            ):
+                value, text, pos = -value, "-" + text, expr.pos + tokens[k - 1].start
+            if not low <= value <= high:
+                shown = (_SHOWN_BOUND.get(low, str(low)), _SHOWN_BOUND.get(high, str(high)))
+                raise SqlSyntaxError(
+                    f"[INVALID_NUMERIC_LITERAL_RANGE] Numeric literal {text} is outside the "
+                    f"valid range for {name} with minimum value of {shown[0]} and maximum "
+                    f"value of {shown[1]}",
+                    sql=sql,
+                    pos=pos,
+                    hint="write a value within the range"
+                    + ("" if name in ("double", "float") else ", or a wider type's literal"),
+                )
+        elif kind is None:  # an INT, a BIGINT, or beyond them a DECIMAL(p, s)
+            digits = Decimal(text).as_tuple()
+            scale = max(0, -int(digits.exponent))
+            precision = max(len(digits.digits), scale)
+            if precision > MAX_DECIMAL_PRECISION:
+                raise SqlSyntaxError(
+                    f"[DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION] Decimal precision {precision} "
+                    f"exceeds max precision {MAX_DECIMAL_PRECISION} (the literal {text})",
+                    sql=sql,
+                    pos=pos,
+                    hint="write it with at most 38 digits, or as a DOUBLE (with an "
+                    "exponent: 1.5E40)",
+                )
+
 
 #: Spark's largest DECIMAL precision
 MAX_DECIMAL_PRECISION = 38

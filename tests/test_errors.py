@@ -1291,6 +1291,48 @@ def test_bad_type_parameters_are_positioned_in_every_door(body, culprit):
         assert "DECIMAL" in info.value.message, door
 
 
+#: numeric literals Spark's parser refuses (the condition in its message, the caret's
+#: text): the table function computed 1e999 as infinity
+OUT_OF_RANGE_LITERALS = [
+    ("LAST(B.value) * 1e999", "INVALID_NUMERIC_LITERAL_RANGE", "1e999"),
+    ("LAST(B.value) * -1.8E308", "INVALID_NUMERIC_LITERAL_RANGE", "-1.8E308"),
+    ("LAST(B.value) - 9223372036854775808L", "INVALID_NUMERIC_LITERAL_RANGE", "92233"),
+    ("LAST(B.value) + 3.5e38F", "INVALID_NUMERIC_LITERAL_RANGE", "3.5e38"),
+    ("LAST(B.value) + 128Y", "INVALID_NUMERIC_LITERAL_RANGE", "128Y"),
+    ("LAST(B.value) + 1" + "0" * 40, "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", "10000"),
+    ("LAST(B.value) + 0." + "0" * 38 + "1", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", "0.000"),
+]
+
+
+@pytest.mark.parametrize(("measure", "condition", "culprit"), OUT_OF_RANGE_LITERALS)
+def test_literals_out_of_their_types_range_are_refused_in_every_door(measure, condition, culprit):
+    from matchrec.planner.rules import RuleRow, compile_rule
+    from matchrec.runtime.udtf import build_program, to_sqlglot_type
+    from pyspark.sql.types import IntegerType, StructField, StructType
+
+    schema = StructType([StructField("id", IntegerType()), StructField("value", IntegerType())])
+    types = {f.name: to_sqlglot_type(f.dataType) for f in schema.fields}
+    body = f"ORDER BY id MEASURES {measure} AS x PATTERN (A B+) DEFINE B AS true"
+    doors = {
+        "plan": lambda: plan(body, ["id", "value"]),
+        "table function": lambda: build_program(body, schema),
+        "dynamic rule": lambda: compile_rule(RuleRow("r", 1, body), types),
+    }
+    for door, call in doors.items():
+        with pytest.raises(SqlSyntaxError) as info:
+            call()
+        assert info.value.pos == body.index(culprit), (door, str(info.value))
+        assert f"[{condition}]" in info.value.message, door
+
+
+EDGE_LITERALS = ["-9223372036854775808L", "-128Y", "1e-999", "1E308", "9" * 38, "0." + "1" * 38]
+
+
+@pytest.mark.parametrize("literal", EDGE_LITERALS)
+def test_literals_at_the_edge_of_their_range_are_accepted(literal):
+    plan(f"ORDER BY id MEASURES LAST(B.value) AS x PATTERN (A B+) DEFINE B AS B.value > {literal}")
+
+
 def test_the_table_functions_refusal_quotes_no_column_of_ours():
     from matchrec.runtime.udtf import build_program
     from pyspark.sql.types import IntegerType, StringType, StructField, StructType
