@@ -530,12 +530,68 @@ def _names_something(masked: str, start: int, end: int) -> bool:
     )
 
 
+#: the session's ``spark.sql.ansi.doubleQuotedIdentifiers``: ``"price"`` is a name
+#: anywhere, as Spark's parser reads it then (else a string but where it names something)
+_DOUBLE_QUOTED_IDENTIFIERS: ContextVar[bool] = ContextVar(
+    "double_quoted_identifiers", default=False
+)
+
+
+@contextmanager
+def double_quoted_identifiers(on: bool) -> Iterator[None]:
+    """While planning for a session whose ``spark.sql.ansi.doubleQuotedIdentifiers`` is
+    ``on``: DEFINE and MEASURES read ``"x"`` as the name x, as Spark does."""
+    token = _DOUBLE_QUOTED_IDENTIFIERS.set(on)
+    try:
+        yield
+    finally:
+        _DOUBLE_QUOTED_IDENTIFIERS.reset(token)
+
+
+def double_quoted_string(text: str) -> int | None:
+    """The offset of the first ``"..."`` of ``text`` (a clause body) read as a string
+    literal by default, which ``spark.sql.ansi.doubleQuotedIdentifiers`` makes a name;
+    None if there is none."""
+    masked, quoted = _mask_literals(text)
+    return next((s for s, e, _ in quoted if not _names_something(masked, s, e)), None)
+
+
+def backslash_string(text: str) -> int | None:
+    """The offset of the first string literal of expression ``text`` that holds a
+    backslash (``'^\\d+$'``), None if none does: its value depends on Spark's
+    ``spark.sql.parser.escapedStringLiterals``."""
+    masked, quoted = _mask_literals(text)
+    i = masked.find("'")
+    while i >= 0:  # the opening quote of a literal (its inside and comments are masked)
+        end = _string_end(text, i)
+        if "\\" in text[i:end]:
+            return i
+        i = masked.find("'", end + 1)
+    return next((s for s, e, q in quoted if "\\" in q and not _names_something(masked, s, e)), None)
+
+
+def _string_end(text: str, start: int) -> int:
+    """The offset of the quote that closes the string literal opened at ``start``."""
+    j = start + 1
+    while j < len(text):
+        if text[j] == "\\":
+            j += 2
+        elif text[j] == "'" and text[j + 1 : j + 2] == "'":
+            j += 2
+        elif text[j] == "'":
+            return j
+        else:
+            j += 1
+    return len(text)
+
+
 def prepare(text: str) -> str:
     """The same-length rewrite described in the module docstring."""
     masked, quoted = _mask_literals(text)
     chars = list(text)
+    names = _DOUBLE_QUOTED_IDENTIFIERS.get()
     for start, end, _ in quoted:
-        if not _names_something(masked, start, end):
+        if not (names or _names_something(masked, start, end)):
             continue  # Spark's string literal: sqlglot reads "..." as one
         chars[start] = "`"
         if end < len(chars):

@@ -38,7 +38,12 @@ from matchrec.planner.plan import (
     refuse_misspelled_order,
 )
 from matchrec.planner.sql_functions import UnknownFunction
-from matchrec.planner.sqltext import quote, statement_ctes
+from matchrec.planner.sqltext import (
+    backslash_string,
+    double_quoted_identifiers,
+    quote,
+    statement_ctes,
+)
 from matchrec.planner.statement import (
     Occurrence,
     TempView,
@@ -63,6 +68,7 @@ from matchrec.errors import (
     ArbitraryOrderWarning,
     MatchRecognizeError,
     SemanticError,
+    UnsupportedError,
     line_col,
 )
 from matchrec.excepthook import carried_rebuilt
@@ -75,7 +81,14 @@ from .expression_origins import remember_query
 from .pattern_probes import session_pattern_check
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
-from .session import ansi_enabled, describe_function, is_connect, quiet_analysis
+from .session import (
+    ansi_enabled,
+    describe_function,
+    double_quoted_identifiers_enabled,
+    escaped_string_literals,
+    is_connect,
+    quiet_analysis,
+)
 from .spark_errors import literal_error, seen_text, translated, window_call_error
 from .stream_modes import refuse_unrunnable_stream
 from .window_group import grouped_error
@@ -118,6 +131,25 @@ def _literal_errors_told(clause: MatchRecognizeClause) -> Iterator[None]:
         raise told from None
 
 
+def _refuse_backslash_strings(clause: MatchRecognizeClause) -> None:
+    """Under ``spark.sql.parser.escapedStringLiterals`` Spark reads ``'^\\w$'`` as written;
+    DEFINE and MEASURES read a backslash as an escape, as Spark does by default: a string
+    literal with one is an error (it would match other rows), not another query's rows."""
+    exprs = [m.expr for m in clause.measures] + [d.expr for d in clause.defines]
+    for expr in exprs:
+        at = backslash_string(expr.text)
+        if at is not None:
+            raise UnsupportedError(
+                "a string literal with a backslash in DEFINE or MEASURES is read with "
+                "Spark's escapes (\\t a tab, \\w the letter w), not as written as "
+                "spark.sql.parser.escapedStringLiterals asks",
+                sql=clause.sql,
+                pos=expr.pos + at,
+                hint="unset spark.sql.parser.escapedStringLiterals and write each backslash "
+                "meant twice ('^\\\\w$'), or compute the string before the clause",
+            )
+
+
 def _plan(
     clause: MatchRecognizeClause, relation: DataFrame, qualifier: str | None = None
 ) -> MatchPlan:
@@ -125,17 +157,20 @@ def _plan(
     qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal on a
     table, but warned about (:class:`ArbitraryOrderWarning`)."""
     ansi = ansi_enabled(relation.sparkSession)
-    plan = plan_clause(
-        clause,
-        relation.columns,
-        windows=not relation.isStreaming,
-        ansi=ansi,
-        qualifier=qualifier,
-        sql_functions=session_sql_function(relation.sparkSession),
-        python_functions=session_python_function(relation.sparkSession),
-        column_types={f.name: f.dataType.simpleString() for f in relation.schema.fields},
-        pattern_check=session_pattern_check(relation.sparkSession),
-    )
+    if escaped_string_literals(relation.sparkSession):
+        _refuse_backslash_strings(clause)
+    with double_quoted_identifiers(double_quoted_identifiers_enabled(relation.sparkSession)):
+        plan = plan_clause(
+            clause,
+            relation.columns,
+            windows=not relation.isStreaming,
+            ansi=ansi,
+            qualifier=qualifier,
+            sql_functions=session_sql_function(relation.sparkSession),
+            python_functions=session_python_function(relation.sparkSession),
+            column_types={f.name: f.dataType.simpleString() for f in relation.schema.fields},
+            pattern_check=session_pattern_check(relation.sparkSession),
+        )
     check_output_columns(clause)
     if not plan.order_by and not relation.isStreaming:  # a stream refuses it, said later
         where = ""

@@ -185,6 +185,24 @@ def ansi_enabled(spark: SparkSession) -> bool:
     return (spark.conf.get(ANSI_CONF) or "true").lower() == "true"
 
 
+DOUBLE_QUOTED_IDENTIFIERS_CONF = "spark.sql.ansi.doubleQuotedIdentifiers"
+
+
+def double_quoted_identifiers_enabled(spark: SparkSession) -> bool:
+    """The session's ``spark.sql.ansi.doubleQuotedIdentifiers`` (default false): with it,
+    Spark reads ``"x"`` as the name x, and so do DEFINE and MEASURES."""
+    return (spark.conf.get(DOUBLE_QUOTED_IDENTIFIERS_CONF, "false") or "").lower() == "true"
+
+
+ESCAPED_STRING_LITERALS_CONF = "spark.sql.parser.escapedStringLiterals"
+
+
+def escaped_string_literals(spark: SparkSession) -> bool:
+    """The session's ``spark.sql.parser.escapedStringLiterals`` (default false): with it,
+    Spark reads a string literal's backslashes as written."""
+    return (spark.conf.get(ESCAPED_STRING_LITERALS_CONF, "false") or "").lower() == "true"
+
+
 class SettingError(MatchRecognizeError):
     """A ``spark.matchrec.*`` setting whose value matchrec cannot use."""
 
@@ -217,6 +235,16 @@ def task_ansi_enabled() -> bool:
     context = TaskContext.get()
     value = context.getLocalProperty(ANSI_CONF) if context is not None else None
     return (value or "true").lower() == "true"
+
+
+def task_setting(key: str, default: bool = False) -> bool:
+    """The boolean SQL setting ``key`` of the session that runs the current Spark task
+    (as :func:`task_ansi_enabled` reads its setting), ``default`` where it is not set."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    value = context.getLocalProperty(key) if context is not None else None
+    return value.lower() == "true" if value else default
 
 
 def describe_function(spark: SparkSession, name: str) -> list[str]:

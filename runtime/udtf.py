@@ -85,6 +85,7 @@ from matchrec.planner.plan import (
     refuse_untimed_within,
     window_spec,
 )
+from matchrec.planner.sqltext import backslash_string, double_quoted_string
 from matchrec.planner.statement import read_body
 from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_type
@@ -134,7 +135,12 @@ from matchrec.zones import SESSION_ZONE, zone_named
 from .arrow_safe import nullable_voids, refuse_uncarried
 from .collated_keys import boundary_keys, collated_stand_ins, is_collated
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
-from .session import task_ansi_enabled
+from .session import (
+    DOUBLE_QUOTED_IDENTIFIERS_CONF,
+    ESCAPED_STRING_LITERALS_CONF,
+    task_ansi_enabled,
+    task_setting,
+)
 from .sort_keys import check_sortable
 
 #: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
@@ -670,6 +676,38 @@ def shown_aliases(inputs: list[str], selected: list[tuple[str, str]]) -> list[st
     return aliases
 
 
+def _refuse_unread_settings(body: str) -> None:
+    """Settings of Spark's parser that ``analyze`` cannot read (it has no session) and
+    that change what ``body`` means: an error at the text they change, not another
+    query's rows. Under ``spark.sql.ansi.doubleQuotedIdentifiers`` a ``"x"`` that
+    ``analyze`` read as a string is a name; under ``spark.sql.parser.escapedStringLiterals``
+    a backslash in a string literal is itself, not an escape."""
+    if task_setting(DOUBLE_QUOTED_IDENTIFIERS_CONF):
+        at = double_quoted_string(body)
+        if at is not None:
+            raise UnsupportedError(
+                "the table function cannot read a double-quoted name under "
+                "spark.sql.ansi.doubleQuotedIdentifiers (it types its columns before it can "
+                'read the setting, reading "..." as a string)',
+                sql=body,
+                pos=at,
+                hint="write the name in backticks (`x`) and a string in single quotes, or use "
+                "matchrec.sql, which reads the setting",
+            )
+    if task_setting(ESCAPED_STRING_LITERALS_CONF):
+        at = backslash_string(body)
+        if at is not None:
+            raise UnsupportedError(
+                "a string literal with a backslash is read with Spark's escapes (\\t a tab, "
+                "\\w the letter w), not as written as spark.sql.parser.escapedStringLiterals "
+                "asks",
+                sql=body,
+                pos=at,
+                hint="unset spark.sql.parser.escapedStringLiterals and write each backslash "
+                "meant twice ('^\\\\w$'), or compute the string before the clause",
+            )
+
+
 class MatchRecognizeUDTF:
     """The Python UDTF behind ``match_recognize(TABLE(t), '<clause body>')``: an Arrow
     UDTF, so ``eval`` gets batches of rows sorted by partition keys and ORDER BY (one
@@ -683,6 +721,7 @@ class MatchRecognizeUDTF:
             )
         ansi = task_ansi_enabled()
         body, input_schema = analyze_result.body, analyze_result.input_schema
+        _refuse_unread_settings(body)
         program = self._program = _program(body, input_schema, ansi)
         if not ansi:  # ``analyze`` declared the types ANSI mode gives
             check_declared_types(program, _program(body, input_schema, True))
