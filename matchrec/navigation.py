@@ -15,11 +15,11 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta, timezone
 from decimal import Decimal
-from itertools import compress, islice
+from itertools import accumulate, compress, islice
 from typing import Any
 
 from .collated_values import collated, plain
@@ -526,8 +526,9 @@ def _percentiles(
     """An aggregate of the non-NULL values at a constant percentage (or array of them),
     the values sorted ascending (or descending: ``WITHIN GROUP (ORDER BY x DESC)``)."""
 
-    def aggregate(values: list[Value], percentages: list[Value], *_: list[Value]) -> Value:
-        ordered = sorted(_non_null(values), key=spark_order, reverse=descending)
+    def aggregate(values: list[Value], percentages: list[Value], *more: list[Value]) -> Value:
+        frequencies = more[0] if more and pick is not _approx_rank else None
+        ordered: Sequence[Value] = sorted(_non_null(values), key=spark_order, reverse=descending)
         p = percentages[0] if percentages else None
         if not ordered or p is None:
             return None
@@ -535,11 +536,49 @@ def _percentiles(
         if isinstance(ordered[0], timedelta) and pick is not _approx_rank:
             at = _in_microseconds(pick)
             ordered = [v // _MICROSECOND for v in ordered]
+        if frequencies is not None:  # percentile(x, p, frequency)
+            ordered = _Repeated.of(values, frequencies, descending)
+            if not ordered:
+                return None
         if isinstance(p, (list, tuple)):
             return [None if q is None else at(ordered, float(q)) for q in p]
         return at(ordered, float(p))
 
     return aggregate
+
+
+class _Repeated(Sequence):
+    """The sorted values of ``percentile(x, p, frequency)`` with each one repeated its
+    row's frequency times (Spark counts a row that often; a NULL value or frequency, or
+    0, not at all), read by position without being written out."""
+
+    def __init__(self, keys: list[Value], ends: list[int]) -> None:
+        self._keys, self._ends = keys, ends  # a key's last position + 1, increasing
+
+    @classmethod
+    def of(cls, values: list[Value], frequencies: list[Value], descending: bool) -> _Repeated:
+        counts: dict[Value, int] = {}
+        for value, frequency in zip(values, frequencies):
+            if value is None or frequency is None:
+                continue
+            if frequency < 0:
+                raise MatchRuntimeError(
+                    f"[NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION] Found the negative value in "
+                    f"the frequency of percentile: {frequency}, but expected a positive "
+                    "integral value",
+                    hint="give each row a frequency of 0 or more",
+                )
+            key = value // _MICROSECOND if isinstance(value, timedelta) else value
+            counts[key] = counts.get(key, 0) + int(frequency)
+        keys = sorted((k for k, n in counts.items() if n), key=spark_order, reverse=descending)
+        ends = list(accumulate(counts[k] for k in keys))
+        return cls(keys, ends)
+
+    def __len__(self) -> int:
+        return self._ends[-1] if self._ends else 0
+
+    def __getitem__(self, i: int) -> Value:  # type: ignore[override]
+        return self._keys[bisect_right(self._ends, i)]
 
 
 def _in_microseconds(pick: Callable[[list, float], float]) -> Callable[[list, float], Value]:
@@ -807,7 +846,7 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "FIRST_VALUE": (1, lambda vals: vals[0] if vals else None),
     "LAST_VALUE": (1, lambda vals: vals[-1] if vals else None),
     "MEDIAN": (1, lambda vals: _percentiles(_percentile_of)(vals, [0.5])),
-    "PERCENTILE": (2, _percentiles(_percentile_of)),
+    "PERCENTILE": ((2, 3), _percentiles(_percentile_of)),
     "PERCENTILE_APPROX": ((2, 3), _percentiles(_approx_rank)),
     "APPROX_PERCENTILE": ((2, 3), _percentiles(_approx_rank)),
     "MODE": ((1, 2), _mode),

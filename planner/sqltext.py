@@ -231,6 +231,7 @@ class MatchRecognizeDialect(Spark):
             FUNCTIONS[_name] = _literal_unit(_name, _unit, FUNCTIONS[_name], _units)
         FUNCTION_PARSERS = {
             **Spark.Parser.FUNCTION_PARSERS,
+            "PERCENTILE": lambda self: self._parse_distinct_arg_function(_Percentile),  # type: ignore[arg-type]
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),
             "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
         }
@@ -432,6 +433,17 @@ def _operator(parser, level: list) -> tuple[type[exp.Binary], Callable] | None:
             parser._advance(len(kinds))
             return cls, build
     return None
+
+
+class _Percentile:
+    """``percentile(x, p[, frequency])``: sqlglot's node has no place for the frequency
+    and dropped it; a call of three arguments stays a plain call."""
+
+    @staticmethod
+    def from_arg_list(args: list[exp.Expression]) -> exp.Expression:
+        if len(args) == 3:
+            return exp.Anonymous(this="PERCENTILE", expressions=args)
+        return exp.Quantile.from_arg_list(args)
 
 
 def _top_k(node: exp.Expression) -> exp.Expression:

@@ -168,6 +168,63 @@ def test_collect_set_in_every_door_is_sparks_window(spark, sets):
         assert repr(sorted(rows, key=repr)) == repr(expected), door  # NaN as text
 
 
+#: percentile(x, p, frequency): each row counted its frequency's times (sqlglot dropped
+#: the frequency: the unweighted percentile; RUNNING refused three arguments)
+WEIGHTED = {
+    "wi": "percentile(i, 0.3, o % 3)",
+    "wd": "percentile(d, array(0.25, 0.75), o % 4)",
+    "wn": "percentile(o, 0.5, IF(o > 3, NULL, o - 1))",
+}
+
+
+def test_percentile_with_a_frequency_in_every_door_is_sparks_window(spark, sets):
+    expected = sorted(
+        map(
+            tuple,
+            spark.sql(
+                "SELECT * EXCEPT (o) FROM (SELECT k, o, "
+                + ", ".join(
+                    f"{m} OVER (PARTITION BY k ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING "
+                    f"AND UNBOUNDED FOLLOWING) AS {c}"
+                    for c, m in WEIGHTED.items()
+                )
+                + " FROM mr_sets) WHERE o = 1"  # (DISTINCT would make -0.0 0.0)
+            ).collect(),
+        ),
+        key=repr,
+    )
+    for door, rows in every_door(spark, "mr_sets", WEIGHTED).items():
+        assert repr(sorted(rows, key=repr)) == repr(expected), door
+
+
+@pytest.mark.parametrize("aggregate", WEIGHTED.values())
+def test_running_percentile_with_a_frequency_is_sparks_window(spark, sets, aggregate):
+    got, expected = running_and_window(spark, "mr_sets", aggregate, "RUNNING")
+    assert got == expected
+
+
+def test_percentile_with_a_frequency_in_define_weighs_each_row(spark, sets):
+    """B goes on while the weighted median of its rows stays below 25 (Spark's window over
+    the same rows says until where; the unweighted median stays below to the end)."""
+    running = spark.sql(
+        """SELECT o, percentile(i, 0.5, o % 3) OVER (ORDER BY o ROWS BETWEEN UNBOUNDED
+           PRECEDING AND CURRENT ROW) AS m FROM mr_sets WHERE k = 'a' AND o >= 2"""
+    ).collect()
+    # B runs from row 2 while the running weighted median of its rows stays below 25
+    last = max(
+        (r.o for r in running if all(q.m is None or q.m < 25 for q in running if q.o <= r.o)),
+        default=1,
+    )
+    got = matchrec.sql(
+        spark,
+        """SELECT * FROM mr_sets MATCH_RECOGNIZE (PARTITION BY k ORDER BY o
+           MEASURES LAST(B.o) AS last PATTERN (^A B+)
+           DEFINE B AS percentile(B.i, 0.5, B.o % 3) IS NULL OR percentile(B.i, 0.5, B.o % 3) < 25)
+           WHERE k = 'a'""",
+    ).collect()
+    assert 2 < last < 7 and [r.last for r in got] == [last]
+
+
 _COUNTS = {
     "pairs": "count(DISTINCT i, s)",
     "triples": "count(DISTINCT d, b, s)",
