@@ -857,6 +857,9 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "TRY_AVG": (1, _try_avg),
     "APPROX_COUNT_DISTINCT": ((1, 2), _approx_count_distinct),
     **STATISTICS,
+    # Spark's avg of x (of y) over the rows where neither is NULL: a DECIMAL's exactly
+    "REGR_AVGX": (2, lambda ys, xs: _avg([None if y is None else x for y, x in zip(ys, xs)])),
+    "REGR_AVGY": (2, lambda ys, xs: _avg([None if x is None else y for y, x in zip(ys, xs)])),
 }
 
 

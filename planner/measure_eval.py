@@ -387,6 +387,11 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return dtype("bigint")
     if name in ("LISTAGG", "STRING_AGG"):
         return _listagg_type(node, env)
+    if name in ("REGR_AVGX", "REGR_AVGY"):  # Spark's avg of x (of y) where both are set
+        operand = node.expression if name == "REGR_AVGX" else node.this
+        t = infer_type(operand, env) if isinstance(operand, exp.Expression) else None
+        params = decimal_params(t) if t is not None else None
+        return _bounded(params[0] + 4, params[1] + 4) if params else dtype("double")
     if name.startswith(("STD", "VAR")) or name in STATISTICS:
         return dtype("double")
     if isinstance(node, exp.WithinGroup):  # percentile_cont/_disc, mode(): of the key

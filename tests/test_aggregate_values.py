@@ -40,11 +40,32 @@ def wide(spark):
     return frame
 
 
-@pytest.mark.parametrize("aggregate", ["sum(d)", "avg(d)", "avg(big)", "sum(d * 3)"])
+@pytest.mark.parametrize(
+    "aggregate",
+    # regr_avgx/regr_avgy are Spark's avg of a DECIMAL: they were averaged as doubles
+    [
+        "sum(d)",
+        "avg(d)",
+        "avg(big)",
+        "sum(d * 3)",
+        "regr_avgx(o, d)",
+        "regr_avgy(d, IF(o % 3 = 0, NULL, o))",
+        "regr_avgx(d, big)",
+    ],
+)
 @pytest.mark.parametrize("semantics", ["RUNNING", "FINAL"])
 def test_wide_sums_and_means_are_sparks(spark, wide, aggregate, semantics):
     got, expected = running_and_window(spark, "mr_wide", aggregate, semantics)
     assert got == expected
+
+
+def test_regression_means_of_decimals_are_typed_as_sparks_in_every_door(spark, wide):
+    """The table function typed regr_avgx of a DECIMAL as a DOUBLE (Spark: its avg's
+    DECIMAL(p + 4, s + 4))."""
+    measures = {"ax": "regr_avgx(o, d)", "ay": "regr_avgy(d, o)"}
+    expected, doors = _grouped_and_matched(spark, measures)
+    for door, rows in doors.items():
+        assert rows == expected, door
 
 
 def _grouped_and_matched(spark, measures: dict[str, str]) -> tuple[list, dict[str, list]]:
