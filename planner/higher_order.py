@@ -27,25 +27,8 @@ from matchrec.errors import MatchRuntimeError
 from matchrec.navigation import Evaluator
 
 from .glue_functions import checked_key, map_entries
+from .lambda_names import bound_name
 from .pyeval import guarded
-
-
-def bound_name(node: exp.Expression) -> str | None:
-    """The name a reference may bind to a lambda parameter: an unqualified column, or a
-    bare identifier (sqlglot parses a parameter's use in a lambda body as one, and a
-    body that is the parameter alone), also the struct of a field access (``e.k``:
-    sqlglot's Dot of identifiers e and k)."""
-    if isinstance(node, exp.Column):
-        if not node.table and isinstance(node.this, exp.Identifier):
-            return node.name.lower()
-        return None
-    if isinstance(node, exp.Identifier):
-        parent = node.parent
-        if isinstance(parent, (exp.Dot, exp.Lambda)) and parent.this is node:
-            return node.name.lower()  # ``e.k``, or the whole body of ``e -> e``
-        if not isinstance(parent, (exp.Column, exp.Dot, exp.Lambda, exp.Alias, exp.PropertyEQ)):
-            return node.name.lower()
-    return None
 
 
 def _binds(lam: exp.Expression, name: str) -> bool:

@@ -40,6 +40,7 @@ from matchrec.navigation import AGGREGATES
 
 from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
 from .java_format import NotComputed, missing_argument, pattern_error
+from .lambda_names import unshadowed_parameters
 from .nesting_depth import refuse_deep_nesting
 from .spark_function_names import SPARK_FUNCTIONS
 from .timestamp_text import (
@@ -854,7 +855,9 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     _check_arguments(tree, expr, sql)
     _check_format_patterns(tree, expr, sql)
     tree = quantified_likes(
-        any_aggregates(quoted_spark_calls(qualified_calls(higher_order_exists(tree))))
+        any_aggregates(
+            quoted_spark_calls(qualified_calls(unshadowed_parameters(higher_order_exists(tree))))
+        )
     )
     return _with_statement_ctes(tree)
 

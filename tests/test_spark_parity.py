@@ -918,3 +918,29 @@ def test_within_counts_the_time_that_passed_across_a_dst_change(spark, events, c
             PATTERN (H{{3,}}) WITHIN INTERVAL '2' HOUR DEFINE H AS {condition}"""
         for door, rows in _doors(spark, body, "mr_dst").items():
             assert rows == [("M2", 3)], door
+
+
+def test_a_lambda_parameter_named_as_a_column_keeps_the_columns_value(spark, events):
+    """``x -> A.x > x``: the parameter x and A's column x are two values (the planner
+    wrote A.x as x, which the lambda's parameter took over: no match, wrong arrays)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_shadow AS SELECT * FROM VALUES
+             ('k', 1, 100, array(1, 7)), ('k', 2, 5, array(50, 150)), ('k', 3, 6, array(3))
+           AS t(k, o, x, items)"""
+    )
+    expected = sorted(
+        tuple(r)
+        for r in spark.sql(
+            """SELECT a.k, transform(b.items, x -> x + a.x), exists(b.items, x -> x > b.x * 20)
+               FROM mr_shadow a JOIN mr_shadow b ON b.o = a.o + 1
+               WHERE exists(b.items, x -> a.x > x) AND exists(a.items, x -> a.x > 10 * x)"""
+        ).collect()
+    )
+    body = """PARTITION BY k ORDER BY o
+        MEASURES transform(LAST(B.items), x -> x + A.x) AS t,
+                 exists(LAST(B.items), x -> x > LAST(B.x) * 20) AS above
+        PATTERN (A B) DEFINE A AS exists(A.items, x -> A.x > 10 * x),
+                             B AS exists(B.items, x -> A.x > x)"""
+    assert expected == [("k", [150, 250], True)]
+    for door, rows in _doors(spark, body, "mr_shadow").items():
+        assert rows == expected, door
