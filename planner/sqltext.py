@@ -477,8 +477,18 @@ _SPACED_HEX = re.compile(r"(?<![\w$`.])[Xx](\s+)(?=')")
 
 def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
     """Return ``text`` with string literals and comments blanked, plus double-quoted spans."""
+    masked, quoted, _ = _scan_literals(text)
+    return masked, quoted
+
+
+def _scan_literals(
+    text: str,
+) -> tuple[str, list[tuple[int, int, str]], list[tuple[int, int]]]:
+    """:func:`_mask_literals`, and the spans of the single-quoted literals (each opening
+    and closing quote's offset)."""
     out = list(text)
     quoted: list[tuple[int, int, str]] = []
+    strings: list[tuple[int, int]] = []
     i, n = 0, len(text)
     while i < n:
         c = text[i]
@@ -496,6 +506,7 @@ def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
                 j += 1
             for k in range(i + 1, min(j, n)):
                 out[k] = " "
+            strings.append((i, min(j, n)))
             i = j + 1
         elif c == '"':
             j = text.find('"', i + 1)
@@ -518,7 +529,7 @@ def _mask_literals(text: str) -> tuple[str, list[tuple[int, int, str]]]:
             i = j
         else:
             i += 1
-    return "".join(out), quoted
+    return "".join(out), quoted, strings
 
 
 def quote(name: str) -> str:
@@ -573,29 +584,10 @@ def backslash_string(text: str) -> int | None:
     """The offset of the first string literal of expression ``text`` that holds a
     backslash (``'^\\d+$'``), None if none does: its value depends on Spark's
     ``spark.sql.parser.escapedStringLiterals``."""
-    masked, quoted = _mask_literals(text)
-    i = masked.find("'")
-    while i >= 0:  # the opening quote of a literal (its inside and comments are masked)
-        end = _string_end(text, i)
-        if "\\" in text[i:end]:
-            return i
-        i = masked.find("'", end + 1)
-    return next((s for s, e, q in quoted if "\\" in q and not _names_something(masked, s, e)), None)
-
-
-def _string_end(text: str, start: int) -> int:
-    """The offset of the quote that closes the string literal opened at ``start``."""
-    j = start + 1
-    while j < len(text):
-        if text[j] == "\\":
-            j += 2
-        elif text[j] == "'" and text[j + 1 : j + 2] == "'":
-            j += 2
-        elif text[j] == "'":
-            return j
-        else:
-            j += 1
-    return len(text)
+    masked, quoted, strings = _scan_literals(text)
+    found = [start for start, end in strings if "\\" in text[start:end]]
+    found += [s for s, e, q in quoted if "\\" in q and not _names_something(masked, s, e)]
+    return min(found, default=None)
 
 
 def prepare(text: str) -> str:

@@ -74,3 +74,22 @@ def test_a_backslash_under_escaped_string_literals_is_refused_at_its_string(spar
     want = spark.sql("SELECT count(*) FROM ps_ticks WHERE s RLIKE '^\\w$'").first()[0]
     got = matchrec.sql(spark, f"SELECT * FROM ps_ticks MATCH_RECOGNIZE ({body})").count()
     assert want == got == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "culprit"),
+    [
+        ("x RLIKE '^\\w$'", "'^"),
+        ("x = 'it''s' AND y RLIKE 'a\\b'", "'a\\"),
+        # an apostrophe in a double-quoted string or a backtick name is no quote
+        ("name = \"it's\" OR name RLIKE '^\\w$'", "'^"),
+        ("`it's` = 1 AND n RLIKE '\\d'", "'\\d"),
+        ("x = 'plain' -- 'a\\b'", None),
+        ("x = 'a\\'b' OR z = 'q'", "'a"),
+    ],
+)
+def test_the_string_with_a_backslash_is_found(text, culprit):
+    from matchrec.planner.sqltext import backslash_string
+
+    at = backslash_string(text)
+    assert (None if at is None else text[at : at + len(culprit)]) == culprit
