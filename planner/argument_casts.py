@@ -127,6 +127,9 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     "__MR_DAYS_ADD": (_ANY, Param("int", (int,), refused=(float, Decimal))),
     "__MR_MONTHS_ADD": (_ANY, _INT),
     **{f"TRUNC_{unit}": (_DATE,) for unit in (*set(TRUNC_UNITS.values()), None)},
+    # the unit read from a row: Spark's STRING (trunc(d, u)'s value a DATE)
+    "TRUNC": (_DATE, _STRING),
+    "DATE_TRUNC": (_STRING,),
     "GET": (_ANY, _INT),
     # the bitwise operators (Spark casts a STRING to BIGINT under ANSI mode only; without
     # it Spark refuses the call)

@@ -1121,6 +1121,8 @@ def extended_name(node: exp.Expression) -> str | None:
         return "COLLATE" if _compared(node) else None
     if isinstance(node, exp.Anonymous):  # date_trunc('fortnight', ts) before date_trunc(u, ts)
         name = str(node.this).upper()
+        if name in ("DATE_TRUNC", "TRUNC") and len(node.expressions) != 2:
+            return None  # not Spark's call: refused as written
         return datetime_name(node) or (name if name in EXTENDED else None)
     name = EXTENDED_NODES.get(type(node))
     if name in REGEX_SLOTS and _other_slots(node, REGEX_SLOTS[name]):

@@ -649,6 +649,9 @@ TRUNCATION_CALLS = [
     "date_trunc(S.s, N.ts)",
     "trunc(N.d, element_at(array('YEAR', 'yy', 'QUARTER', 'MON', 'WEEK', 'day'), "
     "abs(coalesce(S.n, 3)) + 1))",
+    # of a STRING date (Spark casts it; the unit from a row made it a run-time error)
+    "trunc(date_format(N.d, 'yyyy-MM-dd'), "
+    "element_at(array('YEAR', 'mm'), abs(coalesce(S.n, 1)) % 2 + 1))",
     # units sqlglot abbreviates but Spark does not know: NULL
     "date_trunc('H', greatest(N.ts, S.ts))",
     "date_trunc('m', greatest(N.ts, S.ts))",
