@@ -42,6 +42,7 @@ from .glue_functions import COMPARISONS
 from .higher_order import (
     HIGHER_ORDER,
     bound_name,
+    compiled_lambdas,
     higher_order_parts,
     parameter_probe,
     reads_outer_parameter,
@@ -1654,19 +1655,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         the function fills per element."""
         spec = HIGHER_ORDER[kind]
         values = [compile_node(a) for a in args]
-        bodies, slots = [], []
-        for lam in lambdas:  # (their parameters counted by _check_semantics)
-            params = [p.name.lower() for p in lam.expressions]
-            lam_slots: list[list[object]] = [[None] for _ in params]
-            outer = {p: bound[p] for p in params if p in bound}
-            bound.update(zip(params, lam_slots))
-            try:
-                bodies.append(compile_node(lam.this))
-            finally:
-                for p in params:
-                    del bound[p]
-                bound.update(outer)
-            slots.append(lam_slots)
+        bodies, slots = compiled_lambdas(lambdas, bound, compile_node)
         return spec.evaluator(kind, values, bodies, slots, low.sql, node_pos(node, base, low.sql))
 
     def python_udf(node: exp.Expression) -> Evaluator | None:

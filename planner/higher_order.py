@@ -61,6 +61,30 @@ def reads_outer_parameter(node: exp.Expression) -> bool:
     return False
 
 
+def compiled_lambdas(
+    lambdas: list[exp.Lambda],
+    bound: dict[str, list[Any]],
+    compile_body: Callable[[exp.Expression], Callable[[Any], Any]],
+) -> tuple[list[Callable[[Any], Any]], list[list[list[Any]]]]:
+    """Each lambda's body compiled by ``compile_body`` while its parameters are bound in
+    ``bound`` to slots (a one-item list each, which the function fills per element; an
+    outer binding of the same name is restored after), and those slots."""
+    bodies, slots = [], []
+    for lam in lambdas:
+        params = [p.name.lower() for p in lam.expressions]
+        lam_slots: list[list[Any]] = [[None] for _ in params]
+        outer = {p: bound[p] for p in params if p in bound}
+        bound.update(zip(params, lam_slots))
+        try:
+            bodies.append(compile_body(lam.this))
+        finally:
+            for p in params:
+                del bound[p]
+            bound.update(outer)
+        slots.append(lam_slots)
+    return bodies, slots
+
+
 def higher_order_parts(
     node: exp.Expression,
 ) -> tuple[str, list[exp.Expression], list[exp.Lambda]] | None:

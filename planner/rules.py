@@ -42,7 +42,7 @@ from .decompose import decompose
 from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
 from .glue_functions import extended_name, struct_field
-from .higher_order import HIGHER_ORDER, bound_name, higher_order_parts
+from .higher_order import HIGHER_ORDER, bound_name, compiled_lambdas, higher_order_parts
 from .measure_eval import (
     TypeEnv,
     at_scale,
@@ -537,19 +537,7 @@ def _row_function(
     ) -> Callable[[Any], Any]:
         spec = HIGHER_ORDER[kind]
         values = [child(a) for a in args]
-        bodies, slots = [], []
-        for lam in lambdas:
-            params = [p.name.lower() for p in lam.expressions]
-            lam_slots: list[list[Any]] = [[None] for _ in params]
-            outer = {p: bound[p] for p in params if p in bound}
-            bound.update(zip(params, lam_slots))
-            try:
-                bodies.append(child(lam.this))
-            finally:
-                for p in params:
-                    del bound[p]
-                bound.update(outer)
-            slots.append(lam_slots)
+        bodies, slots = compiled_lambdas(lambdas, bound, child)
         return spec.evaluator(kind, values, bodies, slots, sql, pos)
 
     def child(node: exp.Expression) -> Callable[[Any], Any]:
