@@ -1451,7 +1451,9 @@ def _check_numeric_literals(tokens: list[Token], expr: SqlExpr, sql: str) -> Non
         pos = expr.pos + tok.start
         if kind in _LITERAL_RANGES:
             name, low, high = _LITERAL_RANGES[kind]
-            value: float = float(text) if name in ("double", "float") else int(Decimal(text))
+            # as Spark compares: the text exactly with the bound's shortest decimal text
+            # (1.7976931348623158e308 is past 1.7976931348623157E308)
+            value = Decimal(text)
             before = tokens[k - 2] if k >= 2 else None
             if (
                 k >= 1
@@ -1459,7 +1461,7 @@ def _check_numeric_literals(tokens: list[Token], expr: SqlExpr, sql: str) -> Non
                 and (before is None or before.token_type not in _OPERAND_END)
             ):
                 value, text, pos = -value, "-" + text, expr.pos + tokens[k - 1].start
-            if not low <= value <= high:
+            if not Decimal(repr(low)) <= value <= Decimal(repr(high)):
                 shown = (_SHOWN_BOUND.get(low, str(low)), _SHOWN_BOUND.get(high, str(high)))
                 raise SqlSyntaxError(
                     f"[INVALID_NUMERIC_LITERAL_RANGE] Numeric literal {text} is outside the "

@@ -1298,6 +1298,9 @@ OUT_OF_RANGE_LITERALS = [
     ("LAST(B.value) * -1.8E308", "INVALID_NUMERIC_LITERAL_RANGE", "-1.8E308"),
     ("LAST(B.value) - 9223372036854775808L", "INVALID_NUMERIC_LITERAL_RANGE", "92233"),
     ("LAST(B.value) + 3.5e38F", "INVALID_NUMERIC_LITERAL_RANGE", "3.5e38"),
+    # past the bound's decimal text, though Python's float rounds it to the bound
+    ("LAST(B.value) / 1.7976931348623158e308", "INVALID_NUMERIC_LITERAL_RANGE", "1.79769"),
+    ("LAST(B.value) + 3.4028235e38F", "INVALID_NUMERIC_LITERAL_RANGE", "3.40282"),
     ("LAST(B.value) + 128Y", "INVALID_NUMERIC_LITERAL_RANGE", "128Y"),
     ("LAST(B.value) + 1" + "0" * 40, "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", "10000"),
     ("LAST(B.value) + 0." + "0" * 38 + "1", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", "0.000"),
@@ -1325,7 +1328,15 @@ def test_literals_out_of_their_types_range_are_refused_in_every_door(measure, co
         assert f"[{condition}]" in info.value.message, door
 
 
-EDGE_LITERALS = ["-9223372036854775808L", "-128Y", "1e-999", "1E308", "9" * 38, "0." + "1" * 38]
+EDGE_LITERALS = [
+    "-9223372036854775808L",
+    "-128Y",
+    "1e-999",
+    "1.7976931348623157e308",
+    "3.4028234663852886e38F",
+    "9" * 38,
+    "0." + "1" * 38,
+]
 
 
 @pytest.mark.parametrize("literal", EDGE_LITERALS)
