@@ -82,12 +82,13 @@ from .pattern_probes import session_pattern_check
 from .python_udfs import session_python_function
 from .query_args import QueryArguments, bound, formatted
 from .session import (
+    DOUBLE_QUOTED_IDENTIFIERS_CONF,
+    ESCAPED_STRING_LITERALS_CONF,
     ansi_enabled,
     describe_function,
-    double_quoted_identifiers_enabled,
-    escaped_string_literals,
     is_connect,
     quiet_analysis,
+    session_flag,
 )
 from .spark_errors import literal_error, seen_text, translated, window_call_error
 from .stream_modes import refuse_unrunnable_stream
@@ -157,9 +158,10 @@ def _plan(
     qualify them in PARTITION BY and ORDER BY); a clause without ORDER BY is legal on a
     table, but warned about (:class:`ArbitraryOrderWarning`)."""
     ansi = ansi_enabled(relation.sparkSession)
-    if escaped_string_literals(relation.sparkSession):
+    if session_flag(relation.sparkSession, ESCAPED_STRING_LITERALS_CONF):
         _refuse_backslash_strings(clause)
-    with double_quoted_identifiers(double_quoted_identifiers_enabled(relation.sparkSession)):
+    dq = session_flag(relation.sparkSession, DOUBLE_QUOTED_IDENTIFIERS_CONF)
+    with double_quoted_identifiers(dq):
         plan = plan_clause(
             clause,
             relation.columns,

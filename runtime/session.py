@@ -185,22 +185,16 @@ def ansi_enabled(spark: SparkSession) -> bool:
     return (spark.conf.get(ANSI_CONF) or "true").lower() == "true"
 
 
+#: Spark's parser settings that change what DEFINE and MEASURES mean: ``"x"`` a name;
+#: a string literal's backslashes kept as written
 DOUBLE_QUOTED_IDENTIFIERS_CONF = "spark.sql.ansi.doubleQuotedIdentifiers"
-
-
-def double_quoted_identifiers_enabled(spark: SparkSession) -> bool:
-    """The session's ``spark.sql.ansi.doubleQuotedIdentifiers`` (default false): with it,
-    Spark reads ``"x"`` as the name x, and so do DEFINE and MEASURES."""
-    return (spark.conf.get(DOUBLE_QUOTED_IDENTIFIERS_CONF, "false") or "").lower() == "true"
-
-
 ESCAPED_STRING_LITERALS_CONF = "spark.sql.parser.escapedStringLiterals"
 
 
-def escaped_string_literals(spark: SparkSession) -> bool:
-    """The session's ``spark.sql.parser.escapedStringLiterals`` (default false): with it,
-    Spark reads a string literal's backslashes as written."""
-    return (spark.conf.get(ESCAPED_STRING_LITERALS_CONF, "false") or "").lower() == "true"
+def session_flag(spark: SparkSession, key: str, default: bool = False) -> bool:
+    """The session's boolean SQL setting ``key``, ``default`` where it is not set."""
+    value = spark.conf.get(key, None)
+    return value.strip().lower() == "true" if value else default
 
 
 class SettingError(MatchRecognizeError):
