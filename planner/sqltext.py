@@ -260,6 +260,8 @@ class MatchRecognizeDialect(Spark):
         def _parse_between(self, this: exp.Expression | None) -> exp.Between:
             """``x BETWEEN a AND b``, the AND required as Spark's parser requires it
             (sqlglot read ``x BETWEEN 1 5`` as ``BETWEEN 1 AND 5``)."""
+            if isinstance(this, (exp.Is, exp.NullSafeEQ, exp.NullSafeNEQ)):
+                this = exp.Paren(this=this)  # as sqlglot keeps the grouping when it writes
             low = self._parse_bitwise()
             if not self._match(TokenType.AND, advance=False) and low is not None:
                 at_end = self._curr.token_type == TokenType.SENTINEL

@@ -1214,6 +1214,18 @@ def test_between_without_and_is_a_syntax_error(condition, at, found):
     assert err.pos == (len(body) if at is None else body.rindex(at))
 
 
+def test_between_of_an_is_keeps_its_grouping_when_written():
+    """sqlglot writes ``(x IS NULL) BETWEEN ...`` with its parentheses; the BETWEEN that
+    requires AND kept that (without them Spark cannot parse what is written)."""
+    from matchrec.planner.sqltext import MatchRecognizeDialect, parse_expression
+
+    from matchrec.ast import SqlExpr
+
+    text = "B.value IS NULL BETWEEN false AND true"
+    written = parse_expression(SqlExpr(text, 0), text).sql(dialect=MatchRecognizeDialect)
+    assert written.startswith("(B.value IS NULL) BETWEEN")
+
+
 def test_unclosed_parenthesis_in_expression():
     body = "ORDER BY id\nPATTERN (A B+)\nDEFINE B AS (B.value > 1"
     err = plan_error(body)
