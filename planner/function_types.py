@@ -177,6 +177,9 @@ def field_type(t: exp.DataType | None, name: str) -> exp.DataType | None:
         return (
             None if inner is None else exp.DataType(this=T.ARRAY, expressions=[inner], nested=True)
         )
+    if t is not None and t.this == T.MAP and len(t.expressions) == 2:
+        key = t.expressions[0]  # ``m.k`` of a map with string keys: Spark's m['k']
+        return t.expressions[1] if key.this in (T.VARCHAR, T.TEXT, T.CHAR) else None
     if t is None or t.this != T.STRUCT:
         return None
     for f in t.expressions:

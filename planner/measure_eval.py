@@ -1926,9 +1926,13 @@ class _MeasureCompiler:
 
     def field(self, atom: str, name: str) -> RowEval:
         """Field ``name`` of a struct atom (a PySpark Row or a dict; Spark matches field
-        names without case)."""
+        names without case); of a map atom (``max_by(m, t).k``), Spark's ``m['k']``: the
+        key as written, NULL where it is missing."""
         i = self.atom_index[atom]
         wanted = name.lower()
+        t = self.env.column_type(atom) if self.env is not None else None
+        if t is not None and t.this == T.MAP:
+            return lambda vals: None if vals[i] is None else dict(vals[i]).get(name)
 
         def read(vals: Sequence[Value]) -> Value:
             value = vals[i]

@@ -944,3 +944,21 @@ def test_a_lambda_parameter_named_as_a_column_keeps_the_columns_value(spark, eve
     assert expected == [("k", [150, 250], True)]
     for door, rows in _doors(spark, body, "mr_shadow").items():
         assert rows == expected, door
+
+
+def test_a_maps_value_read_with_a_dot_is_sparks_lookup_in_every_door(spark, events):
+    """``stats.xp`` of a MAP is Spark's ``stats['xp']`` (the key as written, NULL where it
+    is missing): the table function refused it ('cannot infer the Spark type') and read
+    ``max_by(stats, o).XP`` without case, as a struct's field."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_mapdot AS SELECT * FROM VALUES
+             ('k', 1, map('xp', 10, 'hp', 3)), ('k', 2, map('xp', 25)), ('k', 3, map('xp', 40))
+           AS t(k, o, stats)"""
+    )
+    expected = [("k", 25, 15, 25, None, None)]
+    body = """PARTITION BY k ORDER BY o
+        MEASURES LAST(B.stats.xp) AS xp, B.stats.xp - A.stats.xp AS gain,
+                 max_by(stats, o).xp AS top, max_by(stats, o).XP AS upper, B.stats.hp AS hp
+        PATTERN (A B) DEFINE B AS stats.xp > A.stats.xp AND A.stats.hp IS NOT NULL"""
+    for door, rows in _doors(spark, body, "mr_mapdot").items():
+        assert rows == expected, door
