@@ -582,6 +582,20 @@ def double_quoted_string(text: str) -> int | None:
     return next((s for s, e, _ in quoted if not _names_something(masked, s, e)), None)
 
 
+def backslash_error(sql: str, pos: int) -> UnsupportedError:
+    """The error at a string literal with a backslash (at ``pos`` of ``sql``) under
+    ``spark.sql.parser.escapedStringLiterals``, which the clause does not follow."""
+    return UnsupportedError(
+        "a string literal with a backslash in DEFINE or MEASURES is read with Spark's "
+        "escapes (\\t a tab, \\w the letter w), not as written as "
+        "spark.sql.parser.escapedStringLiterals asks",
+        sql=sql,
+        pos=pos,
+        hint="unset spark.sql.parser.escapedStringLiterals and write each backslash meant "
+        "twice ('^\\\\w$'), or compute the string before the clause",
+    )
+
+
 def backslash_string(text: str) -> int | None:
     """The offset of the first string literal of expression ``text`` that holds a
     backslash (``'^\\d+$'``), None if none does: its value depends on Spark's

@@ -39,6 +39,7 @@ from matchrec.planner.plan import (
 )
 from matchrec.planner.sql_functions import UnknownFunction
 from matchrec.planner.sqltext import (
+    backslash_error,
     backslash_string,
     double_quoted_identifiers,
     quote,
@@ -68,7 +69,6 @@ from matchrec.errors import (
     ArbitraryOrderWarning,
     MatchRecognizeError,
     SemanticError,
-    UnsupportedError,
     line_col,
 )
 from matchrec.excepthook import carried_rebuilt
@@ -140,15 +140,7 @@ def _refuse_backslash_strings(clause: MatchRecognizeClause) -> None:
     for expr in exprs:
         at = backslash_string(expr.text)
         if at is not None:
-            raise UnsupportedError(
-                "a string literal with a backslash in DEFINE or MEASURES is read with "
-                "Spark's escapes (\\t a tab, \\w the letter w), not as written as "
-                "spark.sql.parser.escapedStringLiterals asks",
-                sql=clause.sql,
-                pos=expr.pos + at,
-                hint="unset spark.sql.parser.escapedStringLiterals and write each backslash "
-                "meant twice ('^\\\\w$'), or compute the string before the clause",
-            )
+            raise backslash_error(clause.sql, expr.pos + at)
 
 
 def _plan(

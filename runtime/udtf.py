@@ -85,7 +85,7 @@ from matchrec.planner.plan import (
     refuse_untimed_within,
     window_spec,
 )
-from matchrec.planner.sqltext import backslash_string, double_quoted_string
+from matchrec.planner.sqltext import backslash_error, backslash_string, double_quoted_string
 from matchrec.planner.statement import read_body
 from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_type
@@ -697,15 +697,7 @@ def _refuse_unread_settings(body: str) -> None:
     if task_setting(ESCAPED_STRING_LITERALS_CONF):
         at = backslash_string(body)
         if at is not None:
-            raise UnsupportedError(
-                "a string literal with a backslash is read with Spark's escapes (\\t a tab, "
-                "\\w the letter w), not as written as spark.sql.parser.escapedStringLiterals "
-                "asks",
-                sql=body,
-                pos=at,
-                hint="unset spark.sql.parser.escapedStringLiterals and write each backslash "
-                "meant twice ('^\\\\w$'), or compute the string before the clause",
-            )
+            raise backslash_error(body, at)
 
 
 class MatchRecognizeUDTF:
