@@ -1430,6 +1430,7 @@ _OPERAND_END = frozenset(
         TokenType.NULL,
         TokenType.TRUE,
         TokenType.FALSE,
+        TokenType.END,  # CASE ... END - 1
     }
 )
 
@@ -1471,10 +1472,12 @@ def _check_numeric_literals(tokens: list[Token], expr: SqlExpr, sql: str) -> Non
             # (1.7976931348623158e308 is past 1.7976931348623157E308)
             value = Decimal(text)
             before = tokens[k - 2] if k >= 2 else None
+            named = k >= 3 and tokens[k - 3].token_type == TokenType.DOT  # B.date - 1: a name
             if (
                 k >= 1
                 and tokens[k - 1].token_type == TokenType.DASH
                 and (before is None or before.token_type not in _OPERAND_END)
+                and not named
             ):
                 value, text, pos = -value, "-" + text, expr.pos + tokens[k - 1].start
             if not Decimal(repr(low)) <= value <= Decimal(repr(high)):

@@ -1314,6 +1314,9 @@ OUT_OF_RANGE_LITERALS = [
     ("LAST(B.value) / 1.7976931348623158e308", "INVALID_NUMERIC_LITERAL_RANGE", "1.79769"),
     ("LAST(B.value) + 3.4028235e38F", "INVALID_NUMERIC_LITERAL_RANGE", "3.40282"),
     ("LAST(B.value) + 128Y", "INVALID_NUMERIC_LITERAL_RANGE", "128Y"),
+    # a minus after an operand subtracts: 128Y alone is out of range
+    ("CASE WHEN LAST(B.value) > 0 THEN 1 END -128Y", "INVALID_NUMERIC_LITERAL_RANGE", "128Y"),
+    ("LAST(B.date) -128Y", "INVALID_NUMERIC_LITERAL_RANGE", "128Y"),
     ("LAST(B.value) + 1" + "0" * 40, "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", "10000"),
     ("LAST(B.value) + 0." + "0" * 38 + "1", "DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION", "0.000"),
 ]
@@ -1343,6 +1346,7 @@ def test_literals_out_of_their_types_range_are_refused_in_every_door(measure, co
 EDGE_LITERALS = [
     "-9223372036854775808L",
     "-128Y",
+    "B.value - -128Y",
     "1e-999",
     "1.7976931348623157e308",
     "3.4028234663852886e38F",
