@@ -14,6 +14,7 @@ import logging
 import subprocess
 import sys
 import unicodedata
+from collections.abc import Callable
 from datetime import date, timedelta
 
 import pytest
@@ -1283,20 +1284,25 @@ TYPED_BODIES = [
 ]
 
 
-@pytest.mark.parametrize(("body", "culprit"), TYPED_BODIES)
-def test_bad_type_parameters_are_positioned_in_every_door(body, culprit):
+def planning_doors(body: str) -> dict[str, Callable[[], object]]:
+    """Each door's planning of ``body`` over INT columns id and value, without Spark:
+    the clause's planner, the table function's program and a dynamic rule."""
     from matchrec.planner.rules import RuleRow, compile_rule
     from matchrec.runtime.udtf import build_program, to_sqlglot_type
     from pyspark.sql.types import IntegerType, StructField, StructType
 
     schema = StructType([StructField("id", IntegerType()), StructField("value", IntegerType())])
     types = {f.name: to_sqlglot_type(f.dataType) for f in schema.fields}
-    doors = {
+    return {
         "plan": lambda: plan(body, ["id", "value"]),
         "table function": lambda: build_program(body, schema),
         "dynamic rule": lambda: compile_rule(RuleRow("r", 1, body), types),
     }
-    for door, call in doors.items():
+
+
+@pytest.mark.parametrize(("body", "culprit"), TYPED_BODIES)
+def test_bad_type_parameters_are_positioned_in_every_door(body, culprit):
+    for door, call in planning_doors(body).items():
         with pytest.raises(MatchRecognizeError) as info:
             call()
         assert info.value.pos == body.index(culprit), (door, str(info.value))
@@ -1324,19 +1330,8 @@ OUT_OF_RANGE_LITERALS = [
 
 @pytest.mark.parametrize(("measure", "condition", "culprit"), OUT_OF_RANGE_LITERALS)
 def test_literals_out_of_their_types_range_are_refused_in_every_door(measure, condition, culprit):
-    from matchrec.planner.rules import RuleRow, compile_rule
-    from matchrec.runtime.udtf import build_program, to_sqlglot_type
-    from pyspark.sql.types import IntegerType, StructField, StructType
-
-    schema = StructType([StructField("id", IntegerType()), StructField("value", IntegerType())])
-    types = {f.name: to_sqlglot_type(f.dataType) for f in schema.fields}
     body = f"ORDER BY id MEASURES {measure} AS x PATTERN (A B+) DEFINE B AS true"
-    doors = {
-        "plan": lambda: plan(body, ["id", "value"]),
-        "table function": lambda: build_program(body, schema),
-        "dynamic rule": lambda: compile_rule(RuleRow("r", 1, body), types),
-    }
-    for door, call in doors.items():
+    for door, call in planning_doors(body).items():
         with pytest.raises(SqlSyntaxError) as info:
             call()
         assert info.value.pos == body.index(culprit), (door, str(info.value))
