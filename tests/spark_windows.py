@@ -45,3 +45,19 @@ def every_door(spark, view: str, measures: dict[str, str]) -> dict[str, list[tup
     schemas = {door: frame.schema.simpleString() for door, frame in frames.items()}
     assert len(set(schemas.values())) == 1, schemas
     return {door: sorted(map(tuple, frame.collect())) for door, frame in frames.items()}
+
+
+def whole_partition_window(spark, view: str, measures: dict[str, str]) -> list[tuple]:
+    """``measures`` (name -> aggregate) over each whole partition of ``view`` (``k``,
+    ordered by ``o``) from Spark's window, one row per partition (its first row's: a
+    DISTINCT would make -0.0 0.0), as text-sortable tuples in ``repr`` order."""
+    windows = ", ".join(
+        f"{m} OVER (PARTITION BY k ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING "
+        f"AND UNBOUNDED FOLLOWING) AS {name}"
+        for name, m in measures.items()
+    )
+    rows = spark.sql(
+        f"SELECT * EXCEPT (o, first) FROM (SELECT k, o, min(o) OVER (PARTITION BY k) AS "
+        f"first, {windows} FROM {view}) WHERE o = first"
+    ).collect()
+    return sorted(map(tuple, rows), key=repr)

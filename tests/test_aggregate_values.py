@@ -9,7 +9,7 @@ import re
 from decimal import Decimal
 
 import pytest
-from spark_windows import every_door, running_and_window
+from spark_windows import every_door, running_and_window, whole_partition_window
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -170,21 +170,7 @@ def test_collect_set_lists_values_in_sparks_order(spark, sets, column, semantics
 
 def test_collect_set_in_every_door_is_sparks_window(spark, sets):
     measures = {c: f"collect_set({c})" for c in ("i", "s", "d", "day", "b", "ts", "ntz")}
-    expected = sorted(
-        map(
-            tuple,
-            spark.sql(
-                "SELECT DISTINCT k, "
-                + ", ".join(
-                    f"{m} OVER (PARTITION BY k ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING "
-                    f"AND UNBOUNDED FOLLOWING) AS {c}"
-                    for c, m in measures.items()
-                )
-                + " FROM mr_sets"
-            ).collect(),
-        ),
-        key=repr,
-    )
+    expected = whole_partition_window(spark, "mr_sets", measures)
     for door, rows in every_door(spark, "mr_sets", measures).items():
         assert repr(sorted(rows, key=repr)) == repr(expected), door  # NaN as text
 
@@ -199,21 +185,7 @@ WEIGHTED = {
 
 
 def test_percentile_with_a_frequency_in_every_door_is_sparks_window(spark, sets):
-    expected = sorted(
-        map(
-            tuple,
-            spark.sql(
-                "SELECT * EXCEPT (o) FROM (SELECT k, o, "
-                + ", ".join(
-                    f"{m} OVER (PARTITION BY k ORDER BY o ROWS BETWEEN UNBOUNDED PRECEDING "
-                    f"AND UNBOUNDED FOLLOWING) AS {c}"
-                    for c, m in WEIGHTED.items()
-                )
-                + " FROM mr_sets) WHERE o = 1"  # (DISTINCT would make -0.0 0.0)
-            ).collect(),
-        ),
-        key=repr,
-    )
+    expected = whole_partition_window(spark, "mr_sets", WEIGHTED)
     for door, rows in every_door(spark, "mr_sets", WEIGHTED).items():
         assert repr(sorted(rows, key=repr)) == repr(expected), door
 
