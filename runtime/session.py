@@ -224,11 +224,7 @@ def task_ansi_enabled() -> bool:
     """``spark.sql.ansi.enabled`` of the session that runs the current Spark task, in a
     Python worker (the table function's, which has no session): Spark hands a query's SQL
     settings to its tasks as local properties; one never set is Spark's default, true."""
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    value = context.getLocalProperty(ANSI_CONF) if context is not None else None
-    return (value or "true").lower() == "true"
+    return task_setting(ANSI_CONF, default=True)
 
 
 def task_setting(key: str, default: bool = False) -> bool:
