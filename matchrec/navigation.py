@@ -741,11 +741,20 @@ def _try_sum(values: list[Value]) -> Value:
 
 
 def _try_avg(values: list[Value]) -> Value:
-    """``try_avg``: ``avg``, but NULL where the sum of DAY-TIME intervals overflows."""
+    """``try_avg``: ``avg``, but NULL where the sum overflows (DAY-TIME intervals, a
+    DECIMAL past 38 digits) or where a DECIMAL(p, s)'s mean does not fit its type
+    DECIMAL(p + 4, s + 4), capped at 38 digits: which happens only at the cap, so the
+    scale of the values tells the limit without their precision."""
     vals = _non_null(values)
-    if vals and isinstance(vals[0], timedelta) and _try_sum(vals) is None:
+    if vals and isinstance(vals[0], (timedelta, Decimal)) and _try_sum(vals) is None:
         return None
-    return _avg(values)
+    mean = _avg(values)
+    if isinstance(mean, Decimal):
+        scale = min(38, max(0, *(-v.as_tuple().exponent for v in vals)) + 4)
+        rounded = WIDE_DECIMALS.quantize(mean, Decimal(1).scaleb(-scale))
+        if rounded.copy_abs() >= WIDE_DECIMALS.power(10, 38 - scale):
+            return None
+    return mean
 
 
 #: Spark's HyperLogLogPlusPlusHelper.THRESHOLDS: below, linear counting is the estimate

@@ -410,6 +410,39 @@ def test_try_sum_and_try_avg_of_intervals_that_overflow_are_null(spark, interval
     assert got["sql"] == got["df"] == got["udtf"] == expected
 
 
+#: DECIMAL(38, 0) values whose mean does not fit avg's type DECIMAL(38, 4) (k a), whose
+#: sum leaves 38 digits (k b), and whose mean fits with 34 digits (k c)
+_WIDEST = "CAST({} AS DECIMAL(38, 0))"
+
+
+@pytest.mark.parametrize("ansi", ["true", "false"])
+def test_try_avg_of_decimals_out_of_range_is_null_as_sparks(spark, ansi):
+    """try_avg of a DECIMAL whose mean leaves DECIMAL(38, s + 4), or whose sum leaves 38
+    digits, is NULL in Spark whatever the ANSI mode; matchrec failed under ANSI mode."""
+    rows = [
+        ("a", 1, "9" * 35),
+        ("b", 1, "9" * 38),
+        ("b", 2, "9" * 38),
+        ("c", 1, "9" * 34),
+        ("c", 2, "9" * 34),
+    ]
+    values = ", ".join(f"('{k}', {o}, {_WIDEST.format(v)})" for k, o, v in rows)
+    spark.sql(
+        f"CREATE OR REPLACE TEMP VIEW mr_widest AS SELECT * FROM VALUES {values} AS v(k, o, d)"
+    )
+    matchrec.register(spark)
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", ansi)
+    try:
+        expected, got = _grouped_and_matched_in(
+            spark, "mr_widest", {"a": "try_avg(d)", "n": "try_avg(d) IS NULL"}
+        )
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
+    assert [e[0] for e in expected if e[2]] == ["a", "b"]
+    assert got["sql"] == got["df"] == got["udtf"] == expected
+
+
 # ------------------------------------------------------------ listagg of other types
 
 
