@@ -36,6 +36,7 @@ from matchrec.vector_define import VExpr
 
 from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
+from .close_names import close_match
 from .decompose import DECODED, is_internal
 from .function_types import internal_probe
 from .glue_functions import COMPARISONS
@@ -85,6 +86,7 @@ from .sqltext import (
     quote,
     written_call,
 )
+from .struct_fields import check_field_path
 from .type_checks import (
     TypeCheck,
     build_check,
@@ -268,7 +270,7 @@ class Lowering:
                 f"variable ({known}) or a struct column"
             )
         else:
-            close = _close_match(name, [*self.label_ids, *self.subsets])
+            close = close_match(name, [*self.label_ids, *self.subsets])
             if close:
                 hint = f"did you mean {close}? {hint}"
             else:
@@ -287,7 +289,7 @@ class Lowering:
         if real is None:
             target = node.this if isinstance(node.this, exp.Expression) else node
             known = ", ".join(users_columns(self.columns.values())) or "(none)"
-            close = _close_match(name, users_columns(self.columns.values()))
+            close = close_match(name, users_columns(self.columns.values()))
             hint = f"input columns: {known}"
             if close:
                 hint = f"did you mean {close}? {hint}"
@@ -1063,13 +1065,6 @@ def _typed_specials(node: exp.Expression) -> exp.Expression:
     return _replace_special(typed, "MATCH_NUMBER", _NULL_BIGINT)
 
 
-def _close_match(name: str, options: list[str]) -> str | None:
-    """The option ``name`` was most likely meant to be (case-insensitive), if any."""
-    lowered = {o.lower(): o for o in options}
-    hits = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.75)
-    return lowered[hits[0]] if hits else None
-
-
 def label_text(name: str) -> str:
     """A pattern variable as Trino shows it: ``B``, or ``"b"`` for a delimited name."""
     return name if re.fullmatch(r"[A-Z_][A-Z0-9_]*", name) else f'"{name}"'
@@ -1407,7 +1402,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         low,
         _counts_of_several(
             _ignoring_nulls(
-                _spark_implicit_aggregates(low, _resolve_fields(low, _parsed(low, expr)))
+                _spark_implicit_aggregates(low, _resolve_fields(low, _parsed(low, expr), expr.pos))
             )
         ),
         expr.pos,
@@ -2296,7 +2291,7 @@ def _only_where(cond: exp.Expression, value: exp.Expression) -> exp.Expression:
     return exp.If(this=cond.copy(), true=value, false=exp.Null())
 
 
-def _resolve_fields(low: Lowering, tree: exp.Expression) -> exp.Expression:
+def _resolve_fields(low: Lowering, tree: exp.Expression, base: int) -> exp.Expression:
     """Dotted names as Spark reads them here: ``R.info.city`` (pattern variable R, struct
     column ``info``, field ``city``) and ``info.kg`` (``info`` not a pattern variable but
     an input column) become field accesses (``.``) on a column reference."""
@@ -2317,6 +2312,15 @@ def _resolve_fields(low: Lowering, tree: exp.Expression) -> exp.Expression:
             return None
         if not rest:
             return None
+        column = head.name.lower()
+        check_field_path(
+            low.columns.get(column, head.name),
+            low.column_types.get(column),
+            rest,
+            low.sql,
+            base,
+            node_pos(col, base, low.sql),
+        )
         for name in rest:
             head = exp.Dot(this=head, expression=name)
         return head
@@ -2358,7 +2362,7 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         low,
         _counts_of_several(
             _ignoring_nulls(
-                _spark_implicit_aggregates(low, _resolve_fields(low, _parsed(low, expr)))
+                _spark_implicit_aggregates(low, _resolve_fields(low, _parsed(low, expr), expr.pos))
             )
         ),
         expr.pos,

@@ -19,7 +19,6 @@ uses it to show what ``sql`` would run, without running anything.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import itertools
 import os
 import re
@@ -31,6 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from matchrec.planner.close_names import close_match
 from matchrec.planner.plan import (
     MatchPlan,
     check_output_columns,
@@ -214,8 +214,8 @@ def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str]
 def _close_function(spark: SparkSession, name: str) -> str | None:
     """The name of the session's functions closest to ``name`` (a typo's), if any."""
     names = [r[0] for r in spark.sql("SHOW FUNCTIONS").collect()]
-    close = difflib.get_close_matches(name.lower(), [n.lower() for n in names], n=1, cutoff=0.75)
-    return close[0] if close else None
+    close = close_match(name, names)
+    return None if close is None else close.lower()
 
 
 def _user_frame() -> int:

@@ -318,6 +318,41 @@ def test_a_field_of_a_column_that_is_no_struct_is_a_positioned_error(spark):
     assert err.sql == query and query[err.pos :].startswith("R.id.x")
 
 
+#: (DEFINE, MEASURES, where the caret goes, a word of the message): a field the input's
+#: struct lacks, a field of a column of no fields (the table function showed Spark's raw
+#: FIELD_NOT_FOUND of its row-local DEFINE with no caret; the batch doors placed Spark's
+#: message at the whole condition)
+MISSPELLED_FIELDS = [
+    ("R.info.cty = 'c2'", "count(*) AS n", "cty = ", "did you mean city?"),
+    ("info.kilos > V.info.kg", "count(*) AS n", "kilos >", "its fields: city, kg"),
+    ("true", "LAST(R.info.KGS) AS k", "KGS)", "did you mean kg?"),
+    ("R.usr.x = 'u'", "count(*) AS n", "R.usr.x", "STRING, not a STRUCT"),
+]
+
+
+@pytest.mark.parametrize(("define", "measures", "caret", "words"), MISSPELLED_FIELDS)
+def test_a_field_the_input_lacks_is_positioned_in_every_door(spark, define, measures, caret, words):
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_structs AS SELECT * FROM {STRUCTS}")
+    matchrec.register(spark)
+    body = SHAPE.format(view="mr_structs", measures=measures, define=define)
+    body = body[body.index("(\n") + 1 : body.rindex(")")]
+    doors = {
+        "sql": lambda: matchrec.sql(
+            spark, SHAPE.format(view="mr_structs", measures=measures, define=define)
+        ),
+        "df": lambda: matchrec.match_recognize(spark.table("mr_structs"), body),
+        "udtf": lambda: spark.sql(
+            f'SELECT * FROM match_recognize(TABLE(mr_structs), "{body}")'
+        ).collect(),
+    }
+    for door, run in doors.items():
+        with pytest.raises(matchrec.SemanticError) as info:
+            run()
+        err = info.value
+        assert err.sql[err.pos :].startswith(caret), (door, str(err))
+        assert words in f"{err.message} {err.hint}", (door, str(err))
+
+
 def test_a_struct_whose_field_names_repeat_is_carried_read_and_measured(spark):
     """Spark allows struct(id, id), Arrow refuses it (DUPLICATED_FIELD_NAME_IN_ARROW_STRUCT):
     such a column, atom or nested struct crosses the matcher with unique names and comes
