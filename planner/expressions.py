@@ -38,6 +38,7 @@ from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .close_names import close_match
 from .decompose import DECODED, is_internal
+from .function_arity import arity_error as builtin_arity_error
 from .function_types import internal_probe
 from .glue_functions import COMPARISONS
 from .higher_order import (
@@ -2808,6 +2809,12 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if isinstance(node, exp.Interval):
             _check_interval_units(low, node, base)
         _check_lambda_parameters(low, node, base)
+        if isinstance(node, exp.Func) and not isinstance(
+            node, (exp.SubqueryPredicate, exp.Binary, exp.Unary, exp.Cast)
+        ):
+            wrong = builtin_arity_error(low.sql, call_pos(node, base, low.sql))
+            if wrong is not None:
+                raise wrong
         if isinstance(node, exp.Anonymous) and not _special_kind(node):
             name, pos = _written_call(low, node, base)
             if not builtin_name(name):

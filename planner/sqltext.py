@@ -76,7 +76,12 @@ def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[.
     def make(args: list[exp.Expression], dialect=None) -> exp.Expression:
         # a builder that needs the dialect fails without it; sqlglot then calls again
         written = [a.sql(dialect=MatchRecognizeDialect) for a in args]
-        node = build(args) if dialect is None else build(args, dialect=dialect)
+        try:
+            node = build(args) if dialect is None else build(args, dialect=dialect)
+        except (IndexError, KeyError, ValueError):
+            # arguments the builder cannot read (map(1, 2, 3) has a key without a
+            # value): kept as written, for the planner to count (planner.function_arity)
+            return exp.Anonymous(this=name, expressions=args)
         try:
             text = node.sql(dialect=MatchRecognizeDialect)
         except UnsupportedSqlError:
