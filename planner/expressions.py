@@ -38,6 +38,7 @@ from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .close_names import close_match
 from .decompose import DECODED, is_internal
+from .foreign_functions import foreign_call_error, written_as
 from .function_arity import arity_error as builtin_arity_error
 from .function_types import internal_probe
 from .glue_functions import COMPARISONS
@@ -2799,6 +2800,24 @@ def _check_lambda_parameters(low: Lowering, node: exp.Expression, base: int) -> 
             raise low.error(SemanticError, message, lam, base)
 
 
+def _foreign_call(low: Lowering, pos: int) -> SemanticError | None:
+    """A call sqlglot read as another dialect's function (``strpos``), unless the session
+    has a function of that name (``planner.foreign_functions``)."""
+    wrong = foreign_call_error(low.sql, pos)
+    if wrong is None:
+        return None
+    name = re.match(r"\w+", low.sql[pos:]).group(0).lower()
+    if low.python_functions is not None and low.python_functions(name) is not None:
+        return None
+    if low.sql_functions is not None:
+        try:
+            low.sql_functions(name)
+            return None  # the session has a function of that name
+        except UnknownFunction:
+            pass
+    return wrong
+
+
 def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: bool) -> None:
     """Checks that hold for any position of a node: RUNNING/FINAL placement, nesting of
     navigation and aggregates, the arguments of CLASSIFIER and MATCH_NUMBER, constructs
@@ -2809,10 +2828,15 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if isinstance(node, exp.Interval):
             _check_interval_units(low, node, base)
         _check_lambda_parameters(low, node, base)
-        if isinstance(node, exp.Func) and not isinstance(
-            node, (exp.SubqueryPredicate, exp.Binary, exp.Unary, exp.Cast)
-        ):
-            wrong = builtin_arity_error(low.sql, call_pos(node, base, low.sql))
+        if isinstance(node, exp.Func) and not isinstance(node, (exp.SubqueryPredicate, exp.Cast)):
+            at = call_pos(node, base, low.sql)
+            operator = isinstance(node, (exp.Binary, exp.Unary))
+            if operator:  # json_extract_scalar(j, p) is one, as j ->> p and a AND b are
+                at = call_start(low.sql, at, base)
+            wrong = builtin_arity_error(low.sql, at)
+            if wrong is None and not isinstance(node, exp.Anonymous):
+                if not operator or written_as(node, low.sql, at):
+                    wrong = _foreign_call(low, at)
             if wrong is not None:
                 raise wrong
         if isinstance(node, exp.Anonymous) and not _special_kind(node):
