@@ -78,7 +78,7 @@ def _step(
         return None
     fields = [f for f in t.expressions if isinstance(f, exp.ColumnDef)]
     found = [f for f in fields if f.name.lower() == name.this.lower()]
-    if not found:
+    if not found and fields:  # (no fields: a type text that did not read back whole)
         names = [f.name for f in fields]
         close = close_match(name.this, names)
         raise SemanticError(

@@ -92,6 +92,7 @@ from .session import (
 )
 from .spark_errors import literal_error, seen_text, translated, window_call_error
 from .stream_modes import refuse_unrunnable_stream
+from .type_text import type_text
 from .window_group import grouped_error
 from .window_join import JoinedInput, joined_input
 from .worker_errors import install as tell_worker_errors
@@ -162,7 +163,7 @@ def _plan(
             qualifier=qualifier,
             sql_functions=session_sql_function(relation.sparkSession),
             python_functions=session_python_function(relation.sparkSession),
-            column_types={f.name: f.dataType.simpleString() for f in relation.schema.fields},
+            column_types={f.name: type_text(f.dataType) for f in relation.schema.fields},
             pattern_check=session_pattern_check(relation.sparkSession),
         )
     check_output_columns(clause)

@@ -142,6 +142,7 @@ from .session import (
     task_setting,
 )
 from .sort_keys import check_sortable
+from .type_text import type_text
 
 #: the column metadata Spark's withWatermark sets (as runtime.streaming reads it; not
 #: imported from there: this module runs on executors, which need no pandas)
@@ -192,7 +193,7 @@ def to_sqlglot_type(t: DataType) -> exp.DataType:
         result.meta[COLLATION] = t.collation  # type: ignore[attr-defined]
         return result
     try:
-        result = exp.DataType.build(t.simpleString(), dialect="spark")
+        result = exp.DataType.build(type_text(t), dialect="spark")
     except Exception:  # a type sqlglot cannot spell: unknown, never guessed
         return exp.DataType(this=T.UNKNOWN)
     # the exact type (nested nullability included) for a measure that returns the
@@ -306,7 +307,7 @@ def _build_program(
         columns,
         ansi=ansi,
         python_measures=True,
-        column_types={f.name: f.dataType.simpleString() for f in input_schema.fields},
+        column_types={f.name: type_text(f.dataType) for f in input_schema.fields},
         pattern_check=regex_check,
     )
     check_output_columns(clause)

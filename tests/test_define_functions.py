@@ -353,6 +353,31 @@ def test_a_field_the_input_lacks_is_positioned_in_every_door(spark, define, meas
         assert words in f"{err.message} {err.hint}", (door, str(err))
 
 
+def test_fields_of_a_struct_with_a_dotted_field_name_are_read_in_every_door(spark):
+    """A struct with a field named ``a.b`` or ``x y``: Spark's simpleString of its type
+    does not read back, and the table function (and, for a moment, every door) found no
+    field in it ("info has no field city (its fields: )")."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_dotted AS SELECT 'k' AS k, id AS ts, "
+        "named_struct('a.b', id, 'city', 'Oslo', 'x y', named_struct('q.r', id * 2)) AS info "
+        "FROM range(3)"
+    )
+    matchrec.register(spark)
+    body = (
+        "PARTITION BY k ORDER BY ts MEASURES LAST(info.city) AS c, FIRST(info).`a.b` AS ab, "
+        "LAST(info.`x y`.`q.r`) AS qr PATTERN (A+) "
+        "DEFINE A AS info.city = 'Oslo' AND info.`x y`.`q.r` >= 0"
+    )
+    expected = [("k", "Oslo", 0, 4)]
+    doors = {
+        "sql": matchrec.sql(spark, f"SELECT * FROM mr_dotted MATCH_RECOGNIZE ({body})"),
+        "df": matchrec.match_recognize(spark.table("mr_dotted"), body),
+        "udtf": spark.sql(f'SELECT * FROM match_recognize(TABLE(mr_dotted), "{body}")'),
+    }
+    for door, frame in doors.items():
+        assert [tuple(r) for r in frame.collect()] == expected, door
+
+
 def test_a_struct_whose_field_names_repeat_is_carried_read_and_measured(spark):
     """Spark allows struct(id, id), Arrow refuses it (DUPLICATED_FIELD_NAME_IN_ARROW_STRUCT):
     such a column, atom or nested struct crosses the matcher with unique names and comes
