@@ -154,9 +154,10 @@ def _read(table: str) -> dict[str, Arity]:
     return arities
 
 
-#: calls Spark's parser reads with a unit first (``datediff(DAY, a, b)`` is
-#: timestampdiff), which its function registry does not list
-_UNIT_FORMS = {"datediff": 3, "date_diff": 3, "dateadd": 3, "date_add": 3}
+#: counts taken beyond the registry's: the calls Spark's parser reads with a unit first
+#: (``datediff(DAY, a, b)`` is timestampdiff), and ``count()``, the match's rows in
+#: MATCH_RECOGNIZE (Trino's reading; README)
+_OTHER_COUNTS = {"datediff": 3, "date_diff": 3, "dateadd": 3, "date_add": 3, "count": 0}
 
 SPARK_ARITIES: dict[str, Arity] = _read(_TABLE)
 
@@ -240,7 +241,7 @@ def arity_error(sql: str, pos: int) -> SemanticError | None:
     if arity is None:
         return None
     count = written_arguments(sql, found.end() - 1)
-    if count is None or arity.takes(count) or count == _UNIT_FORMS.get(name.lower()):
+    if count is None or arity.takes(count) or count == _OTHER_COUNTS.get(name.lower()):
         return None
     taken = arity.written()
     return SemanticError(
