@@ -76,6 +76,7 @@ from .sql_functions import (
 )
 from .sqltext import (
     MARKED_CALL,
+    ROW_PATTERN_CALLS,
     SEMANTICS_MARK,
     MatchRecognizeDialect,
     balanced_chains,
@@ -2800,6 +2801,22 @@ def _check_lambda_parameters(low: Lowering, node: exp.Expression, base: int) -> 
             raise low.error(SemanticError, message, lam, base)
 
 
+def _refuse_misspelled_pattern_function(low: Lowering, name: str, pos: int) -> None:
+    """``prevv(B.price)`` where no session is at hand to say whether it has such a function
+    (the table function, a rule): a name this close to a row pattern function's is that
+    one misspelled, not a UDF, which Spark would otherwise report without a caret."""
+    if low.sql_functions is not None or low.python_functions is not None:
+        return  # the session is asked (Spark's UNRESOLVED_ROUTINE, with a close name)
+    close = close_match(name, sorted(ROW_PATTERN_CALLS))
+    if close is not None:
+        raise SemanticError(
+            f"[UNRESOLVED_ROUTINE] Spark has no function {name}()",
+            sql=low.sql,
+            pos=pos,
+            hint=f"did you mean {close.lower()}()?",
+        )
+
+
 def _foreign_call(low: Lowering, pos: int) -> SemanticError | None:
     """A call sqlglot read as another dialect's function (``strpos``), unless the session
     has a function of that name (``planner.foreign_functions``)."""
@@ -2842,6 +2859,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
         if isinstance(node, exp.Anonymous) and not _special_kind(node):
             name, pos = _written_call(low, node, base)
             if not builtin_name(name):
+                _refuse_misspelled_pattern_function(low, name, pos)
                 low.calls.setdefault(name.lower(), pos)
                 _check_udf_arity(low, node, pos)
         if isinstance(node, (exp.Subquery, exp.Exists)) or (

@@ -3164,3 +3164,45 @@ def test_an_unbound_parameter_says_how_each_door_passes_its_value():
     assert err.value.pos == query.index(":k")
     for door in ("args={'k': ...}", "--args VAR in %%matchrec", "--param k=... in matchrec run"):
         assert door in err.value.hint
+
+
+def _map_input():
+    from pyspark.sql.types import IntegerType, MapType, StringType, StructField, StructType
+
+    return StructType(
+        [
+            StructField("id", IntegerType()),
+            StructField("m", MapType(StringType(), IntegerType())),
+        ]
+    )
+
+
+@pytest.mark.parametrize(
+    "condition",
+    ["B.m > PREV(B.m)", "B.m = map('a', 1)", "struct(B.m) <=> struct(PREV(B.m))", "B.m IN (B.m)"],
+)
+def test_a_map_compared_is_refused_at_the_map_by_the_table_function(condition):
+    """Spark orders and equates no MAP values (INVALID_ORDERING_TYPE): the table function
+    left it to Spark, whose error came after ``analyze``, with no caret."""
+    from matchrec.runtime.udtf import build_program
+
+    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {condition}"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, _map_input())
+    err = info.value
+    assert "INVALID_ORDERING_TYPE" in err.message
+    assert err.sql[err.pos :].startswith(condition.split(" ")[0])
+
+
+@pytest.mark.parametrize(("call", "meant"), [("prevv", "prev"), ("frist", "first")])
+def test_a_misspelled_pattern_function_is_named_by_the_table_function(call, meant):
+    """With no session to ask, ``prevv(B.id)`` was left to Spark as a UDF's call: its
+    UNRESOLVED_ROUTINE came without a caret, and without the function meant."""
+    from matchrec.runtime.udtf import build_program
+
+    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {call}(B.id) < 1"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, _map_input())
+    err = info.value
+    assert err.sql[err.pos :].startswith(f"{call}(B.id)")
+    assert f"did you mean {meant}()?" in err.hint
