@@ -87,7 +87,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     **dict.fromkeys(("REGEXP_EXTRACT", "REGEXP_EXTRACT_ALL", "SPLIT"), (_STRING, _STRING, _INT)),
     "REGEXP_INSTR": (_STRING, _STRING, _INT),
     "REGEXP_REPLACE": (_STRING, _STRING, _STRING, _INT),
-    "REVERSE": (Param("string", (str, list)),),  # a string or an array
+    "REVERSE": (Param("string", (str, list, bytes, bytearray)),),  # a string, bytes or an array
     # a string is read as a DOUBLE (an integer or a DECIMAL stays as it is)
     **dict.fromkeys(("CEIL", "CEILING", "FLOOR"), (Param("double", (int, float, Decimal)),)),
     **dict.fromkeys(

@@ -218,8 +218,8 @@ def call_type(
     if k in _SAME_AS_FIRST:
         first = _first_arg(node)
         typed = type_of(first) if first is not None else None
-        if k == _REVERSE and typed is not None and typed.this != T.ARRAY:
-            return dtype("string")  # Spark reverses the text of anything but an array
+        if k == _REVERSE and typed is not None and typed.this not in (T.ARRAY, T.BINARY):
+            return dtype("string")  # Spark reverses the text of anything else
         if k == "POSITIVE" and typed is not None and typed.this in (T.VARCHAR, T.TEXT, T.NULL):
             return dtype("double")  # of the DOUBLE a string (or a NULL) reads as
         return typed

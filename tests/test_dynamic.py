@@ -964,3 +964,30 @@ def test_a_rules_doubles_binaries_and_one_field_structs_read_back_as_its_match_r
     ).collect()
     assert [tuple(r)[:6] for r in got] == [tuple(r) for r in single]
     assert got[0][0] == "-0.0" and got[0][6] == "DOUBLE"
+
+
+def test_reverse_of_a_binary_is_a_binary_in_a_rule_and_the_table_function(
+    spark: SparkSession,
+) -> None:
+    """Spark's reverse keeps a BINARY a BINARY: a rule cast it to STRING first (a condition
+    comparing it with bytes never held: the match was lost), the table function typed it
+    STRING (garbled text)."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW dyn_bytes AS SELECT 1 AS k, o, X'CAFE' AS b,
+        X'FECA' AS rb FROM VALUES (1), (2), (3) AS v(o)"""
+    )
+    spec = (
+        "PARTITION BY k ORDER BY o MEASURES reverse(A.b) AS r1, reverse(nvl(A.b, B.b)) AS r2 "
+        "PATTERN (A B) DEFINE B AS reverse(FIRST(A.b)) = B.rb AND reverse(B.b) = B.rb"
+    )
+    rules = _rules(spark, [("v", 1, spec, None, None)])
+    out = matchrec.match_recognize_dynamic(spark.table("dyn_bytes"), rules, on_error="fail")
+    got = out.selectExpr(  # a BINARY measure is its base64 text, as Spark's to_json
+        "unbase64(measures:r1::string)", "unbase64(measures:r2::string)"
+    ).collect()
+    assert [tuple(r) for r in got] == [(b"\xfe\xca", b"\xfe\xca")]
+    matchrec.register(spark)
+    udtf = spark.sql(f"SELECT * FROM match_recognize(TABLE(dyn_bytes), '{spec}')")
+    single = matchrec.sql(spark, f"SELECT * FROM dyn_bytes MATCH_RECOGNIZE ({spec})")
+    assert udtf.schema == single.schema
+    assert udtf.collect() == single.collect() == [(1, b"\xfe\xca", b"\xfe\xca")]
