@@ -201,17 +201,31 @@ def months_restored(matched: DataFrame, encoded: dict[str, DataType]) -> DataFra
     )
 
 
-def refuse_uncarried(schema: StructType, what: str, sql: str) -> None:
-    """Raise for the first column of ``schema`` (the table function's input, or its
-    output: ``what`` says which) whose type PySpark passes to no Python table function."""
+#: how a year-month column reaches a table function: as its months
+_MONTHS_HINT = (
+    "select it as a number of months in the table argument, "
+    "TABLE(SELECT ..., CAST(CAST(x AS INTERVAL YEAR TO MONTH) AS INT) AS x ...), "
+    "or use matchrec.sql, which carries such columns"
+)
+
+
+def refuse_uncarried(
+    schema: StructType,
+    what: str,
+    sql: str | None,
+    pos: int | None = 0,
+    to: str = "a Python table function",
+    hint: str = _MONTHS_HINT,
+) -> None:
+    """Raise for the first column of ``schema`` (the table function's input or output,
+    MATCH_RECOGNIZE_DYNAMIC's events: ``what`` says which) whose type PySpark passes to
+    no Python code (``to`` says which)."""
     for f in schema.fields:
         if _uncarried(f.dataType):
             raise UnsupportedError(
                 f"{what} column {f.name} is {f.dataType.simpleString().upper()}: PySpark "
-                "passes no such values to a Python table function",
+                f"passes no such values to {to}",
                 sql=sql,
-                pos=0,
-                hint="select it as a number of months in the table argument, "
-                "TABLE(SELECT ..., CAST(CAST(x AS INTERVAL YEAR TO MONTH) AS INT) AS x ...), "
-                "or use matchrec.sql, which carries such columns",
+                pos=pos,
+                hint=hint,
             )

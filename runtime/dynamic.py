@@ -77,6 +77,7 @@ from matchrec.rule_set import (
 )
 from matchrec.zones import use_zone
 
+from .arrow_safe import refuse_uncarried
 from .cluster import check, ship
 from .session import ansi_enabled, count_setting
 from .streaming import (
@@ -145,6 +146,15 @@ def match_recognize_dynamic(
     if on_error not in ("skip", "fail"):
         raise ValueError("on_error must be 'skip' or 'fail'")
     _check_rule_columns(rules, sql, pos)
+    refuse_uncarried(
+        df.schema,
+        "event",
+        sql,
+        pos,
+        to="the Python that runs the rules",
+        hint="select it as a number of months, CAST(CAST(x AS INTERVAL YEAR TO MONTH) AS "
+        "INT) AS x, or leave it out of the events",
+    )
     key_sets = None if keys is None else [tuple(_column(df, k, sql, pos) for k in s) for s in keys]
     if rules.isStreaming and not df.isStreaming:
         raise SemanticError(

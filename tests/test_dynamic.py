@@ -27,7 +27,7 @@ from pyspark.sql.types import (
 from streams import FolderStream
 
 import matchrec
-from matchrec.errors import ArbitraryOrderWarning, UsageError
+from matchrec.errors import ArbitraryOrderWarning, UnsupportedError, UsageError
 
 EVENTS = StructType(
     [
@@ -991,3 +991,18 @@ def test_reverse_of_a_binary_is_a_binary_in_a_rule_and_the_table_function(
     single = matchrec.sql(spark, f"SELECT * FROM dyn_bytes MATCH_RECOGNIZE ({spec})")
     assert udtf.schema == single.schema
     assert udtf.collect() == single.collect() == [(1, b"\xfe\xca", b"\xfe\xca")]
+
+
+def test_a_year_month_event_column_is_refused_before_any_job(spark: SparkSession) -> None:
+    """PySpark passes no INTERVAL YEAR TO MONTH to Python: such an event column, read by
+    no rule, failed every rule's job with pyarrow's KeyError: 21."""
+    events = spark.sql(
+        "SELECT 1 AS k, o, o * 10 AS x, INTERVAL '1-1' YEAR TO MONTH AS ym "
+        "FROM VALUES (1), (2) AS v(o)"
+    )
+    spec = "PARTITION BY k ORDER BY o MEASURES LAST(B.x) AS r PATTERN (A B)"
+    rules = _rules(spark, [("r", 1, spec, None, None)])
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.match_recognize_dynamic(events, rules)
+    assert "event column ym is INTERVAL YEAR TO MONTH" in info.value.message
+    assert "CAST(CAST(x AS INTERVAL YEAR TO MONTH) AS INT)" in info.value.hint
