@@ -6,6 +6,7 @@ that is restarted from its checkpoint) gives the batch replay."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -1006,3 +1007,46 @@ def test_a_year_month_event_column_is_refused_before_any_job(spark: SparkSession
         matchrec.match_recognize_dynamic(events, rules)
     assert "event column ym is INTERVAL YEAR TO MONTH" in info.value.message
     assert "CAST(CAST(x AS INTERVAL YEAR TO MONTH) AS INT)" in info.value.hint
+
+
+def test_a_rules_python_values_null_in_one_micro_batch_and_typed_in_the_next(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """A rule's row-local value computed in Python is typed from its values: all NULL in
+    one micro-batch (Arrow's null type), integers in the next; keeping both batches' rows
+    failed the stream with pyarrow's ArrowInvalid."""
+    files = [
+        [("a", "2026-01-01T00:00:00", []), ("a", "2026-01-01T00:01:00", None)],
+        [("a", "2026-01-01T00:02:00", [1, 2]), ("a", "2026-01-01T00:03:00", [3])],
+        [("a", "2026-01-02T00:00:00", [4])],
+        [("a", "2026-01-03T00:00:00", [5])],
+    ]
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for i, rows in enumerate(files):
+        text = "\n".join(json.dumps({"k": k, "ts": ts, "arr": arr}) for k, ts, arr in rows)
+        (folder / f"f{i}.json").write_text(text)
+        os.utime(folder / f"f{i}.json", (1_000_000 + 10 * i, 1_000_000 + 10 * i))
+    spec = "PARTITION BY k ORDER BY ts MEASURES get(FIRST(A.arr), 0) AS a0 PATTERN (A B{1,3})"
+    rules = _rules(spark, [("r", 1, spec, None, None)])
+    schema = "k STRING, ts TIMESTAMP, arr ARRAY<INT>"
+    source = (
+        spark.readStream.schema(schema)
+        .option("maxFilesPerTrigger", 1)
+        .json(str(folder))
+        .withWatermark("ts", "1 minute")
+    )
+    out = matchrec.match_recognize_dynamic(source, rules, keys=[["k"]])
+    query = (
+        out.selectExpr("status", "match_number", "to_json(measures) AS m")
+        .writeStream.format("memory")
+        .queryName("dyn_null_then_typed")
+        .option("checkpointLocation", str(tmp_path / "chk"))
+        .start()
+    )
+    try:
+        query.processAllAvailable()
+        got = [tuple(r) for r in spark.table("dyn_null_then_typed").collect()]
+    finally:
+        query.stop()
+    assert got[:1] == [("MATCHED", 1, '{"a0":null}')]
