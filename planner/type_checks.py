@@ -380,18 +380,6 @@ def _complex_mixed(check: TypeCheck, types: list[str], sql: str) -> SemanticErro
     rejects the operator when it analyses the query. The table function's ``analyze``
     has no Spark to ask, and Spark's own error there comes after it, without a caret."""
     kinds = [_kind(t) for t in types]
-    if check.operator in _COMPARING:
-        for operand, t in zip(check.operands, types):
-            if "map<" in t.lower():  # a map anywhere in it: Spark orders no MAP values
-                return SemanticError(
-                    f"[INVALID_ORDERING_TYPE] {check.operator} cannot compare {operand.text} "
-                    f"({t.upper()}) in {check.clause}: Spark neither orders nor equates MAP "
-                    "values",
-                    sql=sql,
-                    pos=operand.pos,
-                    hint="compare an entry (m['key'] = 1), or the maps' map_entries, keys "
-                    "sorted: array_sort(map_entries(m))",
-                )
     for i, (operand, kind) in enumerate(zip(check.operands, kinds)):
         if kind not in _COMPLEX:
             continue
@@ -413,6 +401,18 @@ def _complex_mixed(check: TypeCheck, types: list[str], sql: str) -> SemanticErro
                     sql=sql,
                     pos=operand.pos,
                     hint="compare an element or field of it, e.g. element_at(m, 'key') = 1",
+                )
+    if check.operator in _COMPARING:
+        for operand, t in zip(check.operands, types):
+            if "map<" in t.lower():  # a map anywhere in it: Spark orders no MAP values
+                return SemanticError(
+                    f"[INVALID_ORDERING_TYPE] {check.operator} cannot compare {operand.text} "
+                    f"({t.upper()}) in {check.clause}: Spark neither orders nor equates MAP "
+                    "values",
+                    sql=sql,
+                    pos=operand.pos,
+                    hint="compare an entry (m['key'] = 1), or the maps' map_entries, keys "
+                    "sorted: array_sort(map_entries(m))",
                 )
     return None
 
