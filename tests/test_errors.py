@@ -1300,6 +1300,28 @@ def planning_doors(body: str) -> dict[str, Callable[[], object]]:
     }
 
 
+def clause_body(clause: str) -> str:
+    """A whole body around ``DEFINE B AS ...`` or ``MEASURES ... DEFINE B AS ...``, over
+    the columns of :func:`planning_doors`, pattern (A B)."""
+    if clause.startswith("DEFINE"):
+        return f"ORDER BY id MEASURES count(*) AS n PATTERN (A B) {clause}"
+    return f"ORDER BY id {clause.replace(' DEFINE', ' PATTERN (A B) DEFINE', 1)}"
+
+
+def clause_errors(body: str) -> dict[str, MatchRecognizeError]:
+    """The error each door of :func:`planning_doors` raises for ``body``, but a dynamic
+    rule's (its functions are its own evaluator's, ``planner.rules``); a door that raises
+    none fails the test."""
+    errors = {}
+    for door, call in planning_doors(body).items():
+        if door == "dynamic rule":
+            continue
+        with pytest.raises(MatchRecognizeError) as info:
+            call()
+        errors[door] = info.value
+    return errors
+
+
 @pytest.mark.parametrize(("body", "culprit"), TYPED_BODIES)
 def test_bad_type_parameters_are_positioned_in_every_door(body, culprit):
     for door, call in planning_doors(body).items():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from matchrec.grammar import parse_clause
 from matchrec.planner.plan import plan_clause
-from test_errors import planning_doors
+from test_errors import clause_body, clause_errors, planning_doors
 
 from matchrec.errors import MatchRecognizeError
 
@@ -24,16 +24,7 @@ FOREIGN = [
 @pytest.mark.parametrize(("condition", "name", "meant"), FOREIGN)
 def test_another_dialects_function_is_unresolved_in_every_door(condition, name, meant):
     for clause in (f"DEFINE B AS {condition}", f"MEASURES {condition} AS x DEFINE B AS true"):
-        if clause.startswith("DEFINE"):
-            body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B) {clause}"
-        else:
-            body = f"ORDER BY id {clause.replace(' DEFINE', ' PATTERN (A B) DEFINE')}"
-        for door, call in planning_doors(body).items():
-            if door == "dynamic rule":
-                continue  # a rule's functions are its own evaluator's (planner.rules)
-            with pytest.raises(MatchRecognizeError) as info:
-                call()
-            err = info.value
+        for door, err in clause_errors(clause_body(clause)).items():
             assert "[UNRESOLVED_ROUTINE]" in err.message, (door, str(err))
             assert err.sql[err.pos :].startswith(f"{name}("), (door, str(err))
             if meant:

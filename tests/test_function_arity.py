@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 from matchrec.planner.function_arity import SPARK_ARITIES, written_arguments
-from test_errors import planning_doors
+from test_errors import clause_body, clause_errors, planning_doors
 
 import matchrec
 from matchrec.errors import MatchRecognizeError
@@ -73,17 +73,7 @@ WRONG_CALLS = [
 
 @pytest.mark.parametrize(("clause", "name"), WRONG_CALLS)
 def test_a_builtin_called_with_a_count_spark_refuses_is_positioned_in_every_door(clause, name):
-    pattern = " PATTERN (A B) DEFINE"
-    if clause.startswith("DEFINE"):
-        body = f"ORDER BY id MEASURES count(*) AS n{pattern}{clause.removeprefix('DEFINE')}"
-    else:
-        body = f"ORDER BY id {clause.replace(' DEFINE', pattern, 1)}"
-    for door, call in planning_doors(body).items():
-        if door == "dynamic rule":
-            continue  # a rule's functions are its own evaluator's (planner.rules)
-        with pytest.raises(MatchRecognizeError) as info:
-            call()
-        err = info.value
+    for door, err in clause_errors(clause_body(clause)).items():
         assert name.upper() in err.message.upper() and "argument" in err.message, (door, err)
         assert err.sql[err.pos :].startswith(f"{name}("), (door, str(err))
 
