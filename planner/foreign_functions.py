@@ -22,10 +22,13 @@ from .spark_function_names import SPARK_FUNCTIONS
 
 #: names that are not in Spark's function registry but that its parser, or matchrec,
 #: reads as calls: the unit forms of timestampadd/timestampdiff, the row pattern
-#: functions, Flink's MATCH_ROWTIME/MATCH_PROCTIME
+#: functions, Flink's MATCH_ROWTIME/MATCH_PROCTIME; and the keywords of operators, which
+#: a parenthesis may follow (``a AND (b OR c)``)
 _OTHER_CALLS = frozenset(
     "TIMESTAMPADD TIMESTAMPDIFF PREV NEXT FIRST LAST CLASSIFIER MATCH_NUMBER "
-    "MATCH_ROWTIME MATCH_PROCTIME".split()
+    "MATCH_ROWTIME MATCH_PROCTIME "
+    "AND OR NOT IN IS LIKE ILIKE RLIKE REGEXP BETWEEN CASE WHEN THEN ELSE EXISTS ANY ALL "
+    "SOME ON AS".split()
 )
 
 _CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")

@@ -159,50 +159,56 @@ def _read(table: str) -> dict[str, Arity]:
 #: MATCH_RECOGNIZE (Trino's reading; README)
 _OTHER_COUNTS = {"datediff": 3, "date_diff": 3, "dateadd": 3, "date_add": 3, "count": 0}
 
-SPARK_ARITIES: dict[str, Arity] = _read(_TABLE)
+#: Spark's operator functions, whose names are SQL keywords: ``AND (a OR b)`` is no call
+_OPERATOR_WORDS = frozenset({"and", "or", "not", "between"})
+
+SPARK_ARITIES: dict[str, Arity] = {
+    name: arity for name, arity in _read(_TABLE).items() if name not in _OPERATOR_WORDS
+}
 
 #: words that give a call a syntax of its own (``trim(BOTH 'x' FROM s)``,
 #: ``position('a' IN s)``, ``f(x => 1)``), whose arguments are not counted here
 _SPECIAL_WORDS = frozenset({"FROM", "IN", "FOR", "PLACING", "BOTH", "LEADING", "TRAILING", "AS"})
 
 
-def written_arguments(sql: str, opening: int) -> int | None:
-    """How many arguments the call whose ``(`` is at ``opening`` is written with; None
-    where that is not plain (a keyword of a call's own syntax, a named argument, an
+def written_arguments(sql: str, opening: int) -> list[int] | None:
+    """Where each argument starts of the call whose ``(`` is at ``opening``; None where
+    the call is not plain (a keyword of a call's own syntax, a named argument, an
     unclosed parenthesis)."""
-    depth, count, seen, i = 0, 0, False, opening + 1
+    depth, starts, current, i = 0, [], None, opening + 1
     while i < len(sql):
         ch = sql[i]
-        if ch in "'\"`":
-            end = _quoted_end(sql, i)
-            if end is None:
-                return None
-            i, seen = end, True
-            continue
         if sql.startswith("--", i) or sql.startswith("/*", i):
             end = sql.find("\n" if ch == "-" else "*/", i + 2)
             if end < 0:
                 return None
             i = end + (1 if ch == "-" else 2)
             continue
+        if current is None and not ch.isspace() and not (depth == 0 and ch in ",)"):
+            current = i  # the first character of an argument
+        if ch in "'\"`":
+            end = _quoted_end(sql, i)
+            if end is None:
+                return None
+            i = end
+            continue
         if ch in "([{":
             depth += 1
         elif ch in ")]}":
             if depth == 0:
-                return count + seen if ch == ")" else None
+                return starts + ([current] if current is not None else []) if ch == ")" else None
             depth -= 1
         elif depth == 0 and ch == ",":
-            count, seen = count + 1, False
+            starts.append(i if current is None else current)
+            current = None
         elif depth == 0 and sql.startswith("=>", i):
             return None
         elif depth == 0 and (ch.isalpha() or ch == "_"):
             word = re.match(r"\w+", sql[i:]).group(0)
             if word.upper() in _SPECIAL_WORDS:
                 return None
-            i, seen = i + len(word), True
+            i += len(word)
             continue
-        if not ch.isspace():
-            seen = True
         i += 1
     return None
 
@@ -240,9 +246,13 @@ def arity_error(sql: str, pos: int) -> SemanticError | None:
     arity = SPARK_ARITIES.get(name.lower())
     if arity is None:
         return None
-    count = written_arguments(sql, found.end() - 1)
+    starts = written_arguments(sql, found.end() - 1)
+    count = None if starts is None else len(starts)
     if count is None or arity.takes(count) or count == _OTHER_COUNTS.get(name.lower()):
         return None
+    most = max(arity.counts) if arity.counts and not arity.more else None
+    if most is not None and count > most:
+        pos = starts[most]  # the first argument too many
     taken = arity.written()
     return SemanticError(
         f"[WRONG_NUM_ARGS] {name}() takes {taken} argument{'' if taken == '1' else 's'}, "
