@@ -159,8 +159,11 @@ def _read(table: str) -> dict[str, Arity]:
 #: MATCH_RECOGNIZE (Trino's reading; README)
 _OTHER_COUNTS = {"datediff": 3, "date_diff": 3, "dateadd": 3, "date_add": 3, "count": 0}
 
-#: Spark's operator functions, whose names are SQL keywords: ``AND (a OR b)`` is no call
-_OPERATOR_WORDS = frozenset({"and", "or", "not", "between"})
+#: Spark's functions whose names are also infix keywords: ``x AND (a OR b)``,
+#: ``10 DIV (n - 7)``, ``s LIKE ANY ('a%', p)`` are no calls
+_OPERATOR_WORDS = frozenset(
+    {"and", "or", "not", "between", "div", "like", "ilike", "rlike", "regexp", "any", "some"}
+)
 
 SPARK_ARITIES: dict[str, Arity] = {
     name: arity for name, arity in _read(_TABLE).items() if name not in _OPERATOR_WORDS
