@@ -11,13 +11,12 @@ Spark function meant where one is close.
 
 from __future__ import annotations
 
-import re
-
 from sqlglot import exp
 
 from matchrec.errors import SemanticError
 
 from .close_names import close_match
+from .function_arity import CALL
 from .spark_function_names import SPARK_FUNCTIONS
 
 #: names that are not in Spark's function registry but that its parser, or matchrec,
@@ -31,13 +30,11 @@ _OTHER_CALLS = frozenset(
     "SOME ON AS".split()
 )
 
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
-
 
 def foreign_call_error(sql: str, pos: int) -> SemanticError | None:
     """Spark's UNRESOLVED_ROUTINE for the call written at ``pos`` of ``sql`` whose name
     sqlglot knows but Spark does not; None for any other text there."""
-    found = _CALL.match(sql, pos)
+    found = CALL.match(sql, pos)
     if found is None or sql[:pos].rstrip().endswith("."):
         return None  # not a call as written, or a qualified name (a catalog's function)
     name = found.group(1)
@@ -56,5 +53,5 @@ def written_as(node: exp.Expression, sql: str, pos: int) -> bool:
     """Whether the call written at ``pos`` is ``node`` itself, an operator node that a
     name also builds (``json_extract_scalar(j, p)``), not a call around its first operand
     (``f(a AND b)``: the AND starts there too)."""
-    found = _CALL.match(sql, pos)
+    found = CALL.match(sql, pos)
     return found is not None and exp.FUNCTION_BY_NAME.get(found.group(1).upper()) is type(node)

@@ -233,7 +233,8 @@ def _quoted_end(sql: str, start: int) -> int | None:
     return None
 
 
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+#: a call as written: its name, then its parenthesis
+CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 #: what before a name makes it a qualified one's (``default.upper(x)``) or a type's
 #: (``x :: decimal(9, 2)``, ``ARRAY<decimal(9, 2)>``)
 _TYPE_OR_QUALIFIED = re.compile(r"(?:\.|::|<)\s*\Z")
@@ -242,7 +243,7 @@ _TYPE_OR_QUALIFIED = re.compile(r"(?:\.|::|<)\s*\Z")
 def arity_error(sql: str, pos: int) -> SemanticError | None:
     """Spark's WRONG_NUM_ARGS for the built-in call written at ``pos`` of ``sql``, or None
     (not such a call, or one Spark takes)."""
-    found = _CALL.match(sql, pos)
+    found = CALL.match(sql, pos)
     if found is None or _TYPE_OR_QUALIFIED.search(sql, 0, pos):
         return None  # default.upper(...) is no built-in's; decimal(10, 2) may be a type
     name = found.group(1)
