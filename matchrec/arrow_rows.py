@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
-from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32
+from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, StructFields
 
 MATCHED = "__mr_matched"
 
@@ -61,7 +61,8 @@ class ArrowColumns:
 
 def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     """``array``'s values as the engine's Python values: maps as dicts (as Spark hands
-    them to Python), FLOATs, also inside arrays, maps and structs, as
+    them to Python), structs as :class:`~matchrec.sql_values.StructFields` (dicts that
+    are no maps), FLOATs, also inside arrays, maps and structs, as
     :class:`~matchrec.sql_values.Float32` (so that they are written as Spark writes a
     FLOAT), CALENDAR INTERVALs as :class:`~matchrec.sql_values.CalendarInterval`."""
     try:
@@ -74,21 +75,23 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
         ) from None
     if pa.types.is_interval(array.type):  # make_interval(...): a CALENDAR INTERVAL
         return [None if v is None else _calendar(v) for v in values]
-    return _floats_marked(values, array.type) if _has_float32(array.type) else values
+    return _marked_all(values, array.type) if _needs_marks(array.type) else values
 
 
 def _calendar(v: Any) -> CalendarInterval:
     return CalendarInterval(v.months, v.days, v.nanoseconds // 1000)
 
 
-def _has_float32(kind: pa.DataType) -> bool:
-    if pa.types.is_float32(kind):
+def _needs_marks(kind: pa.DataType) -> bool:
+    """Whether values of ``kind`` hold a FLOAT or a struct, at any depth."""
+    if pa.types.is_float32(kind) or pa.types.is_struct(kind):
         return True
-    return any(_has_float32(kind.field(i).type) for i in range(kind.num_fields))
+    return any(_needs_marks(kind.field(i).type) for i in range(kind.num_fields))
 
 
-def _floats_marked(values: list[Any], kind: pa.DataType) -> list[Any]:
-    """``values`` of Arrow type ``kind`` with each FLOAT in it a Float32."""
+def _marked_all(values: list[Any], kind: pa.DataType) -> list[Any]:
+    """``values`` of Arrow type ``kind`` with each FLOAT in it a Float32 and each struct
+    a StructFields."""
     return [None if v is None else _marked(v, kind) for v in values]
 
 
@@ -99,14 +102,14 @@ def _marked(v: Any, kind: pa.DataType) -> Any:
         key, item = kind.key_type, kind.item_type
         return {_mark(k, key): _mark(x, item) for k, x in v.items()}
     if pa.types.is_struct(kind):
-        return {f.name: _mark(v[f.name], f.type) for f in kind}
+        return StructFields((f.name, _mark(v[f.name], f.type)) for f in kind)
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
-        return _floats_marked(v, kind.value_type)
+        return _marked_all(v, kind.value_type)
     return v
 
 
 def _mark(v: Any, kind: pa.DataType) -> Any:
-    return v if v is None or not _has_float32(kind) else _marked(v, kind)
+    return v if v is None or not _needs_marks(kind) else _marked(v, kind)
 
 
 def _undecodable_strings(array: pa.Array) -> list[Any]:

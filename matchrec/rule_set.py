@@ -81,8 +81,11 @@ class RuleProgram:
     keys: list[str]
     order: list[tuple[str, bool, bool]]  # column, descending, nulls first
     # row-local columns: name, f(row values), the same as an array expression (or None),
-    # and the expression's text (rules with the same text share its values)
-    local: list[tuple[str, Callable[[Sequence[Any]], Any], vd.VExpr | None, str]]
+    # the Arrow type of its values (or None: unknown), and the expression's text (rules
+    # with the same text share its values)
+    local: list[
+        tuple[str, Callable[[Sequence[Any]], Any], vd.VExpr | None, pa.DataType | None, str]
+    ]
     measures: list[tuple[str, Callable[[Sequence[Any]], Any]]]  # alias, f(atom values)
     match_number: Callable[[Sequence[Any]], Any]
     one_row: bool
@@ -102,7 +105,7 @@ class RuleProgram:
             return table
         shared = {} if shared is None else shared
         rows = None
-        for name, fn, vector, text in self.local:
+        for name, fn, vector, kind, text in self.local:
             found = shared.get(text)
             if found is None and vector is not None:
                 try:
@@ -112,7 +115,7 @@ class RuleProgram:
             if found is None:
                 if rows is None:
                     rows = list(zip(*(python_values(table.column(c)) for c in self.columns)))
-                found = _array([fn(r) for r in rows])
+                found = _array([fn(r) for r in rows], kind)
             shared[text] = found
             table = table.append_column(name, found)
         return table
@@ -683,13 +686,18 @@ def _pylist(values: Any) -> list[Any]:
     return list(values)
 
 
-def _array(values: list[Any]) -> pa.Array:
+def _array(values: list[Any], kind: pa.DataType | None = None) -> pa.Array:
+    """A row-local column's values as Arrow, of Spark's type ``kind`` where it holds them
+    (a MAP is no struct, whatever its keys; an empty array has its element type), else
+    of the type Arrow guesses (numbers of mixed kinds as doubles)."""
     if any(isinstance(v, (tuple, list)) for v in values):
         values = [_arrow_value(v) for v in values]
-    try:
-        return pa.array(values)
-    except (pa.ArrowException, TypeError, ValueError):
-        return pa.array([None if v is None else float(v) for v in values])
+    for typed in ([kind] if kind is not None else []) + [None]:
+        try:
+            return pa.array(values, type=typed)
+        except (pa.ArrowException, TypeError, ValueError):
+            pass
+    return pa.array([None if v is None else float(v) for v in values])
 
 
 def _arrow_value(value: Any) -> Any:

@@ -36,6 +36,18 @@ class Float32(float):
     __slots__ = ()
 
 
+class StructFields(dict):
+    """A STRUCT value read from a row: its fields by name, in order. A dict, as the glue
+    reads a struct's fields; its own class so that it is not taken for a MAP (also a
+    dict): ``CAST(s AS STRING)`` writes ``{lyon, 7}``, not ``{city -> lyon, n -> 7}``,
+    and ``s['city']`` is the field (found as Spark finds it), not a key."""
+
+    __slots__ = ()
+
+    def asDict(self) -> dict[str, Any]:  # noqa: N802 - the name PySpark's Row has
+        return dict(self)
+
+
 @dataclass(frozen=True)
 class CalendarInterval:
     """A value of Spark's CALENDAR INTERVAL type (``make_interval(...)``): months, days
@@ -140,6 +152,8 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
         return v.isoformat()
     if isinstance(v, (bytes, bytearray)):  # Spark decodes UTF-8, a bad byte as U+FFFD
         return bytes(v).decode("utf-8", errors="replace")
+    if isinstance(v, StructFields):
+        v = tuple(v.values())
     if isinstance(v, (list, tuple)):  # an array; a tuple is a struct: {a, b}
         inner = ", ".join("null" if x is None else to_text(x, plain_decimals) for x in v)
         return f"{{{inner}}}" if isinstance(v, tuple) else f"[{inner}]"

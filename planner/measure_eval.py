@@ -413,7 +413,7 @@ def _aggregate_type(name: str, node: exp.Expression, env: TypeEnv) -> exp.DataTy
         return t
     if name == "MODE":
         return t
-    if _is_day_time(t) and name in _OF_DAY_TIME:
+    if is_day_time(t) and name in _OF_DAY_TIME:
         kind = _OF_DAY_TIME[name] or t
         quantile = _quantile_arg(node) if name == "PERCENTILE" else None
         listed = quantile is not None and isinstance(_unparen(quantile), exp.Array)
@@ -451,7 +451,7 @@ _OF_DAY_TIME: dict[str, exp.DataType | None] = {
 }
 
 
-def _is_day_time(t: exp.DataType) -> bool:
+def is_day_time(t: exp.DataType) -> bool:
     """Whether ``t`` is a DAY-TIME interval (``INTERVAL HOUR``, ``... DAY TO SECOND``)."""
     return is_interval(t) and not any(
         unit.name.upper() in ("YEAR", "MONTH") for unit in t.this.find_all(exp.Var)
@@ -484,7 +484,7 @@ def _within_group_type(name: str, node: exp.WithinGroup, env: TypeEnv) -> exp.Da
         return None
     if name == "MODE":
         return t
-    if _is_day_time(t):
+    if is_day_time(t):
         t = dtype("interval day to second")
     elif not _is_numeric(t):
         return None
@@ -1787,7 +1787,7 @@ class _MeasureCompiler:
         if isinstance(node, exp.Add) and types[1] is not None and types[1].this == T.DATE:
             operands.reverse()
             types.reverse()
-        if types[0] is None or types[0].this != T.DATE or not _is_day_time(types[1]):
+        if types[0] is None or types[0].this != T.DATE or not is_day_time(types[1]):
             return None
         day, interval = (self.compile(o) for o in operands)
         sign = -1 if isinstance(node, exp.Sub) else 1

@@ -32,7 +32,13 @@ from sqlglot import exp
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_literals import sql_literal
-from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, to_float32
+from matchrec.sql_values import (
+    WIDE_DECIMALS,
+    CalendarInterval,
+    Float32,
+    StructFields,
+    to_float32,
+)
 
 from . import glue_functions as gf
 from . import strict_math
@@ -1352,6 +1358,8 @@ def _sql_kind(v: Any) -> str:
 
 def _shown(v: Any) -> str:
     """A value as SQL writes it (``'b'``, ``ARRAY(1, 2)``, ``map('x', 1)``), for a message."""
+    if isinstance(v, StructFields):
+        v = tuple(v.values())
     if isinstance(v, dict):
         return "map(" + ", ".join(f"{_shown(k)}, {_shown(x)}" for k, x in v.items()) + ")"
     if isinstance(v, tuple):

@@ -24,6 +24,7 @@ from datetime import timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+import pyarrow as pa
 from matchrec.grammar import parse_clause
 from sqlglot import exp
 
@@ -38,6 +39,7 @@ from matchrec.errors import (
 from matchrec.integer_width import WIDTHS, IntegerWidth
 from matchrec.rule_set import RuleProgram
 
+from .arrow_types import arrow_type
 from .decompose import decompose
 from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
@@ -327,6 +329,7 @@ def _compile_rule(
         (
             name,
             *_row_function(text, plan.origins.get(name, 0), clause.sql, names, ansi, zone, env),
+            _local_type(text, env),
             text,
         )
         for name, text in plan.precomputed
@@ -465,6 +468,14 @@ def _function_name(node: exp.Expression) -> str | None:
     if isinstance(node, exp.Func):
         return node.sql_name().upper()
     return None
+
+
+def _local_type(text: str, env: TypeEnv) -> pa.DataType | None:
+    """The Arrow type of a row-local column's values, from Spark's type of its
+    expression (None: unknown, Arrow guesses it from the values)."""
+    return arrow_type(
+        infer_type(string_coerced(parse_expression(ast.SqlExpr(text, 0), text), env), env)
+    )
 
 
 def _row_function(

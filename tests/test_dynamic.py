@@ -387,6 +387,54 @@ def test_a_rule_reads_a_map_column_as_a_map(spark: SparkSession) -> None:
     assert sorted(tuple(r) for r in got.collect()) == expected
 
 
+@pytest.fixture(scope="module")
+def nested_events(spark: SparkSession) -> DataFrame:
+    """Events with an INT-keyed and a STRING-keyed map and a struct (view dyn_nested)."""
+    df = spark.createDataFrame(
+        [
+            (
+                f"p{i % 2}",
+                START + timedelta(minutes=i),
+                i % 4,
+                {i % 4: i, 7: 1},
+                {f"k{i % 3}": i},
+                (f"c{i}", i),
+            )
+            for i in range(12)
+        ],
+        "a STRING, ts TIMESTAMP, k INT, m MAP<INT, INT>, sm MAP<STRING, INT>, "
+        "info STRUCT<city: STRING, n: INT>",
+    )
+    df.createOrReplaceTempView("dyn_nested")
+    return df
+
+
+#: rules whose row-local values are maps or structs, computed in Python
+NESTED_RULES = [
+    # a map with INT keys (a TypeError in the rule job, not caught by ON ERROR SKIP)
+    "MEASURES element_at(transform_values(LAST(B.m), (x, v) -> v + 1), FIRST(A.k)) AS x "
+    "ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS B.k <> A.k",
+    "MEASURES LAST(B.ts) AS x ONE ROW PER MATCH PATTERN (A B+) "
+    "DEFINE B AS element_at(map_filter(m, (x, v) -> v >= 0), (A.k + 2) % 4) IS NOT NULL",
+    # a STRING-keyed map with other keys in other rows (read as a struct of every key)
+    "MEASURES LAST(B.ts) AS x ONE ROW PER MATCH PATTERN (A B+) "
+    "DEFINE B AS element_at(map_filter(sm, (x, v) -> v >= 0), concat('k', A.k)) IS NULL",
+    # a struct as text (written as a map's: {city -> c3, n -> 3})
+    "MEASURES CAST(LAST(B.info) AS STRING) AS x ONE ROW PER MATCH PATTERN (A B+) "
+    "DEFINE B AS CAST(info AS STRING) LIKE '{c1%'",
+]
+
+
+@pytest.mark.parametrize("body", NESTED_RULES)
+def test_a_rules_map_and_struct_values_are_those_of_match_recognize(
+    spark: SparkSession, nested_events, body: str
+) -> None:
+    """A rule's row-local values of MAP and STRUCT type are Spark's: a map keeps its keys
+    (also INT keys) and a struct is written as Spark writes it."""
+    spec = f"PARTITION BY a ORDER BY ts {body}"
+    _rule_as_its_match_recognize(spark, nested_events, spec, "UTC", view="dyn_nested")
+
+
 def test_a_rule_that_raises_under_ansi_is_an_error_row_for_its_partition(
     spark: SparkSession, payments
 ) -> None:

@@ -74,3 +74,32 @@ def test_define_subscripts_only_the_row_it_reads(view):
     query = f"""SELECT * FROM {VIEW} MATCH_RECOGNIZE (ORDER BY o MEASURES count(*) AS n
   ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS LAST(A.arr).v[0] = 1 AND FIRST(A.arr)[0].n = 'p')"""
     assert [r.n for r in matchrec.sql(view, query).collect()] == [4]
+
+
+#: measures over all B rows (2-4) that write structs as text -> the same over those rows
+STRUCT_TEXTS = {
+    "CAST(collect_list(B.arr) AS STRING)": "CAST(collect_list(arr) AS STRING)",
+    "array_join(transform(collect_list(B.arr), x -> CAST(x AS STRING)), ';')": (
+        "array_join(transform(collect_list(arr), x -> CAST(x AS STRING)), ';')"
+    ),
+    "concat('<', CAST(max_by(B.arr, B.o)[0] AS STRING), '>')": (
+        "concat('<', CAST(max_by(arr, o)[0] AS STRING), '>')"
+    ),
+}
+
+
+@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+def test_structs_over_the_match_are_written_as_sparks(view, door):
+    """A struct read from rows of the match is written ``{4, r}`` as Spark writes it
+    (the table function wrote ``{v -> 4, n -> r}``, a map's text)."""
+    spark = view
+    measures = ", ".join(f"{m} AS m{i}" for i, m in enumerate(STRUCT_TEXTS))
+    if door == "matchrec.sql":
+        df = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({_body(measures)})")
+    else:
+        quoted = _body(measures).replace("'", "''")
+        df = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}')")
+    row = df.collect()[0]
+    for i, (measure, expr) in enumerate(STRUCT_TEXTS.items()):
+        want = spark.sql(f"SELECT {expr} AS v FROM {VIEW} WHERE o >= 2").collect()[0].v
+        assert row[f"m{i}"] == want, measure
