@@ -1770,6 +1770,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             ansi=low.columns_as_ansi,
             column_type=low.column_types.get,
             kept_call=lambda call: _glue_udf(low, call),
+            lags=low.window is not None,
         )
 
     tree = pushed(tree)

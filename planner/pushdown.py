@@ -82,6 +82,7 @@ def push_down(
     ansi: bool = False,
     column_type: Callable[[str], str | None] = lambda name: None,
     kept_call: Callable[[exp.Expression], bool] = lambda node: False,
+    lags: bool = True,
 ) -> exp.Expression:
     """``tree`` with each maximal function of one navigated row moved inside the
     navigation (see the module docstring). ``qualifier``, ``special`` and ``aggregate``
@@ -95,7 +96,11 @@ def push_down(
     (:func:`failing_cast`, which reads the input's ``column_type`` by lower-case name:
     a ``simpleString``, None where unknown). ``kept_call``: a call the glue runs itself
     on the one row read (a session UDF, which can fail on a row the match never reads
-    as Spark's column over every row would), kept with what around it the glue runs."""
+    as Spark's column over every row would), kept with what around it the glue runs.
+    ``lags``: Spark computes PREV/NEXT of the current row's values before matching (LAG
+    and LEAD over the sorted partition: batch); without (a stream, a rule, a clause in a
+    time window) the matcher reads that row, so a function of it moves inside the
+    navigation as of any other row (``PREV(LAST(date_add(d, 1)), 1)``)."""
 
     def ref(node: exp.Expression) -> Ref:
         if isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.DataType, exp.Var)):
@@ -112,8 +117,9 @@ def push_down(
             row = _navigated_row(node, kind, qualifier, special, aggregate, absent != "local")
             return row
         if kind in ("PREV", "NEXT"):
-            row = _physical_row(node, kind, local_labels, qualifier, special, aggregate)
-            if row is None and absent == "local" and _lagged(node, ref):
+            lagged = local_labels if lags else set()
+            row = _physical_row(node, kind, lagged, qualifier, special, aggregate)
+            if row is None and lags and absent == "local" and _lagged(node, ref):
                 return "local"  # Spark's LAG/LEAD of the current row: a column of its own
             return row
         if kind or aggregate(node) or isinstance(node, exp.Window):

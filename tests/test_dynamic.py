@@ -227,6 +227,11 @@ ROW_CONDITIONS = [
     ("UTC", "amount < '3' OR ts > '2026-03-01 01:00:00'"),
     ("UTC", "amount BETWEEN '2' AND '500' AND version IN ('1', '3')"),
     ("UTC", "amount + '1' > 4 AND '2' >= version"),
+    # Spark's functions of the previous row's values (refused: "cannot be applied to a
+    # value that depends on the match")
+    ("America/New_York", "date_format(PREV(ts), 'HH:mm') < '19:40' AND date_add(PREV(ts), 1) > ts"),
+    ("UTC", "unix_timestamp(ts) - unix_timestamp(PREV(ts)) = 60 OR PREV(ts) IS NULL"),
+    ("UTC", "add_months(PREV(ts), version) >= DATE '2026-03-01'"),
     # a DECIMAL(p, s) target's precision and scale were "5 cannot be evaluated"
     ("UTC", "try_cast(CAST(amount AS STRING) AS DECIMAL(6,1)) > 2.5BD"),
 ]

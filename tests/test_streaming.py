@@ -78,6 +78,20 @@ CALENDAR = """
                 AND ts <= PREV(ts) + make_interval(0, 0, 0, 0, 0, CAST(PREV(amount) AS INT) + 2))"""
 
 
+# Spark's functions of the previous row's values in DEFINE (a stream has no LAG before
+# matching: the matcher reads that row, Spark computes the function on every row)
+PREV_CALLS = """
+  SELECT * FROM events MATCH_RECOGNIZE (
+    PARTITION BY card ORDER BY ts
+    MEASURES FIRST(S.ts) AS first_ts, count(*) AS n, LAST(B.country) AS country
+    ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+    PATTERN (S{2,} B)
+    DEFINE S AS amount < 2 AND unix_timestamp(ts) - unix_timestamp(PREV(ts)) <= 180,
+           B AS amount > 10 AND date_format(PREV(ts), 'HH:mm') < date_format(ts, 'HH:mm')
+                AND upper(PREV(country)) = country
+                AND timestampadd(MINUTE, 3, PREV(ts)) >= ts)"""
+
+
 def card_events(seed: int, cards: int = 6, per_card: int = 40) -> list[tuple]:
     """Card payments over about two hours: runs of small amounts, now and then a big one
     from another country."""
@@ -130,8 +144,8 @@ def card_stream(spark, tmp_path, sql: str, rows: list[tuple], seed: int, files: 
 
 @pytest.mark.parametrize(
     ("sql", "seed", "files"),
-    [(FRAUD, 1, 5), (ORDERED, 3, 4), (CALENDAR, 2, 4)],
-    ids=["fraud", "ordered", "calendar"],
+    [(FRAUD, 1, 5), (ORDERED, 3, 4), (CALENDAR, 2, 4), (PREV_CALLS, 4, 4)],
+    ids=["fraud", "ordered", "calendar", "prev_calls"],
 )
 def test_a_stream_gives_the_batch_answer(spark, tmp_path, sql, seed, files):
     """The issue's card-fraud query (and one with aggregates in an order of their own:
