@@ -458,6 +458,43 @@ def is_day_time(t: exp.DataType) -> bool:
     )
 
 
+def typed_call(
+    node: exp.Expression,
+    env: TypeEnv,
+    compile: Callable[[exp.Expression], Callable[[Any], Value]],
+    where: Callable[[exp.Expression], int],
+    sql: str,
+    ansi: bool,
+    refuse: Callable[[str], Exception],
+) -> Callable[[Any], Value]:
+    """Evaluator of ``node``, a :data:`~planner.typed_calls.TYPED_CALLS` call (``to_json``,
+    ``hash``, ``format_string``), with its arguments' Spark types inferred from ``env``;
+    ``compile`` compiles an argument (of the table function's measures, of a rule's row).
+    Raises ``refuse(message)`` when an argument's type is unknown."""
+    typed = typed_name(node)
+    call = TYPED_CALLS[typed]  # type: ignore[index]
+    args = typed_args(node)
+    if call.pattern:
+        check_format_pattern(args, where, sql)
+    types = [infer_type(a, env) for a in args]
+    if any(t is None or (t.meta.get(COLLATION) and not call.collations) for t in types):
+        raise refuse(
+            f"cannot infer the Spark type of each argument of {written_name(node)}"
+            + ("" if call.collations else " (or one is a collated string)")
+        )
+
+    def with_types(*values: Value) -> Value:
+        return call.fn(list(zip(values, types)))
+
+    if not call.reads_values:
+        for arg in args:
+            compile(arg)  # checked as any argument, never evaluated
+        constant = with_types(*[None] * len(args))
+        return lambda ctx: constant
+    casts = (typed, ansi) if call.casts else None
+    return glue_function_call(node, with_types, args, compile, where, sql, casts)  # type: ignore[arg-type]
+
+
 def _listagg_type(node: exp.Expression, env: TypeEnv) -> exp.DataType:
     """listagg/string_agg: BINARY of BINARY values, else STRING."""
     call = node.this if isinstance(node, exp.WithinGroup) else node
@@ -1749,29 +1786,15 @@ class _MeasureCompiler:
             return glue_function_call(
                 node, shifted, shift_args(node), self.compile, where, self.sql, casts
             )  # type: ignore[arg-type]
-        call = TYPED_CALLS[typed]  # type: ignore[index]
-        args = typed_args(node)
-        if call.pattern:
-            check_format_pattern(args, where, self.sql)
-        types = [infer_type(a, self.env) for a in args]
-        if any(t is None or (t.meta.get(COLLATION) and not call.collations) for t in types):
-            raise self.error(
-                f"cannot infer the Spark type of each argument of {written_name(node)} "
-                "for the table function"
-                + ("" if call.collations else " (or one is a collated string)"),
-                _HINT,
-            )
-
-        def with_types(*values: Value) -> Value:
-            return call.fn(list(zip(values, types)))
-
-        if not call.reads_values:
-            for arg in args:
-                self.compile(arg)  # checked as any argument, never evaluated
-            constant = with_types(*[None] * len(args))
-            return lambda ctx: constant
-        casts = (typed, self.ansi) if call.casts else None
-        return glue_function_call(node, with_types, args, self.compile, where, self.sql, casts)  # type: ignore[arg-type]
+        return typed_call(
+            node,
+            self.env,
+            self.compile,
+            where,
+            self.sql,
+            self.ansi,
+            lambda message: self.error(message + " for the table function", _HINT),
+        )
 
     def date_moved(self, node: exp.Expression) -> RowEval | None:
         """A DATE plus or minus a day-time interval that Spark types TIMESTAMP (the

@@ -40,7 +40,7 @@ from matchrec.integer_width import WIDTHS, IntegerWidth
 from matchrec.rule_set import RuleProgram
 
 from .arrow_types import arrow_type
-from .decompose import decompose
+from .decompose import decompose, struct_fields
 from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
 from .glue_functions import extended_name, struct_field
@@ -57,6 +57,7 @@ from .measure_eval import (
     string_coerced,
     type_env,
     type_integer_widths,
+    typed_call,
     written_name,
 )
 from .nesting_depth import room_to_nest
@@ -113,6 +114,7 @@ FORBIDDEN: dict[str, str] = {
 
 
 #: what a rule's evaluator has, for the hint of what it has not
+_TYPE_HINT = "wrap it in CAST(... AS type)"
 _EVALUATOR_HINT = (
     "rules run on matchrec's evaluator: comparisons, arithmetic, AND/OR/NOT, CASE, IN, "
     "BETWEEN, LIKE/RLIKE, COALESCE, CAST and the functions DEFINE computes over several rows "
@@ -345,7 +347,7 @@ def _compile_rule(
             message,
             sql=clause.sql,
             pos=err.pos,
-            hint="wrap it in CAST(... AS type)" if typing else _EVALUATOR_HINT,
+            hint=_TYPE_HINT if typing else _EVALUATOR_HINT,
         ) from None
     measures = [(m.alias, _as_variant_value(m.evaluate, m.type)) for m in compiled.measures]
     if compiled.subqueries:
@@ -511,7 +513,8 @@ def _row_function(
         if c is not n
     }
     for node in tree.walk() if not evaluates(tree, exact=False) else ():
-        typed = typed_name(node) is not None  # needs Spark's types of its values: a rule has none
+        # needs Spark's types of its values: inferred from the events' types where known
+        typed = typed_name(node) is not None and env is None
         if isinstance(node, exp.Lambda) or higher_order_parts(node) is not None:
             continue  # exists(items, x -> x > 4): the glue's, each body compiled with slots
         if isinstance(node, (exp.Column, exp.Identifier)) or (
@@ -534,6 +537,8 @@ def _row_function(
             continue
         if built_struct(node):  # named_struct('x', s): a struct of its fields' values
             continue
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
+            continue  # a field of a struct value: from_json(s, 'a INT').a, named_struct(...).x
         raise UnsupportedError(
             f"{_shown(node)} cannot be evaluated in a rule",
             sql=sql,
@@ -584,6 +589,19 @@ def _row_function(
             node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))
         if _cast(node):  # TIMESTAMP '...' too: the measures' cast, in the session zone
             return cast_evaluator(node, child, ansi, sql, pos)  # type: ignore[arg-type,return-value]
+        if (
+            isinstance(node, exp.Dot)
+            and isinstance(node.expression, exp.Identifier)
+            and struct_fields(node) is None
+        ):  # a field of a computed struct (of a built one: the glue reads its expression)
+            base, name = child(node.this), node.expression.name
+            return lambda values: struct_field(base(values), name)
+        if env is not None and typed_name(node) is not None:  # to_json, hash, format_string
+
+            def refuse(message: str) -> UnsupportedError:
+                return UnsupportedError(message + " in a rule", sql=sql, pos=pos, hint=_TYPE_HINT)
+
+            return typed_call(node, env, child, lambda n: pos, sql, ansi, refuse)
         compiled = compile_glue(node, child, lambda n: pos, sql, ansi=ansi)
         width = widths.get(id(node))
         quantum = decimal_quantum(node, env) if env is not None else None

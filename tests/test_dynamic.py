@@ -424,6 +424,11 @@ NESTED_RULES = [
     # a STRING-keyed map with other keys in other rows (read as a struct of every key)
     "MEASURES LAST(B.ts) AS x ONE ROW PER MATCH PATTERN (A B+) "
     "DEFINE B AS element_at(map_filter(sm, (x, v) -> v >= 0), concat('k', A.k)) IS NULL",
+    # calls that write or hash a value by its type, and a field of a struct built in
+    # place, of one row ("cannot be evaluated in a rule")
+    "MEASURES to_json(LAST(B.info)) AS x, format_string('%s-%d', LAST(B.info).city, FIRST(A.k)) "
+    "AS y, xxhash64(LAST(B.info)) AS z ONE ROW PER MATCH PATTERN (A B+) "
+    "DEFINE B AS to_json(sm) LIKE '%k1%' OR named_struct('x', B.k, 'y', 1).x > A.k",
     # a struct as text (written as a map's: {city -> c3, n -> 3})
     "MEASURES CAST(LAST(B.info) AS STRING) AS x ONE ROW PER MATCH PATTERN (A B+) "
     "DEFINE B AS CAST(info AS STRING) LIKE '{c1%'",
