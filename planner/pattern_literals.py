@@ -15,7 +15,7 @@ computes itself.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 
 from sqlglot import exp
 
@@ -57,15 +57,24 @@ _REGEX_NODES: dict[type, tuple[str, ...]] = {
 _NAMED_CHARACTER = re.compile(r"character(?: found in datetime pattern)?: (\S)")
 
 
-def literal_patterns(tree: exp.Expression) -> Iterator[tuple[str, exp.Literal]]:
+def literal_patterns(
+    tree: exp.Expression, column_type: Callable[[str], str | None] = lambda name: None
+) -> Iterator[tuple[str, exp.Literal]]:
     """Each pattern of ``tree`` written as a string literal: (the datetime function's
-    name, or :data:`REGEX` for a regular expression; the literal)."""
+    name, or :data:`REGEX` for a regular expression; the literal). ``column_type``: an
+    input column's Spark type by lower-case name (``to_char`` of a DATE or TIMESTAMP
+    column formats it with a datetime pattern; of a number, with a number format that
+    Spark checks itself)."""
     for node in tree.walk():
         for arg in _REGEX_NODES.get(type(node), ()):
             fmt = node.args.get(arg)
             if isinstance(fmt, exp.Literal) and fmt.is_string:
                 yield REGEX, fmt
         name = _NODES.get(type(node))
+        formatted = _to_char(node)
+        if formatted is not None and _datetime(formatted[0], column_type):
+            yield "to_char", formatted[1]
+            continue
         if name is not None:
             fmt = node.args.get("format")
         elif isinstance(node, exp.Anonymous) and str(node.this).upper() in _BY_NAME:
@@ -75,6 +84,51 @@ def literal_patterns(tree: exp.Expression) -> Iterator[tuple[str, exp.Literal]]:
             continue
         if isinstance(fmt, exp.Literal) and fmt.is_string:
             yield name, fmt
+
+
+def _to_char(node: exp.Expression) -> tuple[exp.Expression, exp.Literal] | None:
+    """(value, pattern literal) of ``to_char``/``to_varchar(value, 'pattern')``."""
+    if isinstance(node, exp.ToChar):
+        value, fmt = node.this, node.args.get("format")
+    elif (
+        isinstance(node, exp.Anonymous)
+        and str(node.this).upper() in ("TO_CHAR", "TO_VARCHAR")
+        and len(node.expressions) == 2
+    ):
+        value, fmt = node.expressions
+    else:
+        return None
+    return (value, fmt) if isinstance(fmt, exp.Literal) and fmt.is_string else None
+
+
+#: navigation calls: the value of their first argument, read at another row
+_NAVIGATION = frozenset({"PREV", "NEXT", "FIRST", "LAST"})
+
+
+def _datetime(value: exp.Expression | None, column_type: Callable[[str], str | None]) -> bool:
+    """Whether ``value`` is a DATE or TIMESTAMP: a column of that type (navigated or not),
+    or a CAST to one."""
+    while isinstance(value, exp.Paren) or (
+        isinstance(value, exp.Anonymous)
+        and str(value.this).upper() in _NAVIGATION
+        and value.expressions
+    ):
+        value = value.this if isinstance(value, exp.Paren) else value.expressions[0]
+    if isinstance(value, exp.Cast):
+        return value.to.this in _DATETIMES
+    if isinstance(value, exp.Column) and isinstance(value.this, exp.Identifier):
+        kind = column_type(value.name.lower()) or ""
+        return kind.startswith(("date", "timestamp"))
+    return False
+
+
+_DATETIMES = {
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+}
 
 
 def regex_check(function: str, pattern: str) -> str | None:
@@ -93,17 +147,23 @@ def regex_check(function: str, pattern: str) -> str | None:
     return None
 
 
-def check_pattern_literals(clause: ast.MatchRecognizeClause, check: PatternCheck) -> None:
+def check_pattern_literals(
+    clause: ast.MatchRecognizeClause,
+    check: PatternCheck,
+    column_types: Mapping[str, str] | None = None,
+) -> None:
     """Raise :class:`SemanticError` at the first pattern literal (a datetime pattern, a
     regular expression) of DEFINE or MEASURES that ``check`` (the session) refuses, with
     Spark's reason. A default sqlglot writes in (``from_unixtime(n)``'s pattern) is not
-    the user's and is not asked about."""
+    the user's and is not asked about. ``column_types``: the input columns' Spark types
+    (``simpleString``), where known."""
+    types = {k.lower(): v for k, v in (column_types or {}).items()}
     sql = clause.sql
     exprs = [d.expr for d in clause.defines] + [m.expr for m in clause.measures]
     for expr in exprs:
         if "'" not in expr.text and '"' not in expr.text:
             continue  # no string literal, so no pattern
-        for name, literal in literal_patterns(parse_expression(expr, sql)):
+        for name, literal in literal_patterns(parse_expression(expr, sql), types.get):
             pos = node_pos(literal, expr.pos, sql)
             if sql[pos : pos + 1] not in ("'", '"'):
                 continue  # not written here: a default

@@ -231,7 +231,7 @@ def _plan_clause(
     _refuse_reserved_labels(clause)
     check_window_shape(clause, list(pattern_nodes(clause.pattern)))
     if pattern_check is not None:
-        check_pattern_literals(clause, pattern_check)
+        check_pattern_literals(clause, pattern_check, column_types)
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))

@@ -30,7 +30,11 @@ _REFUSED = ("INVALID_DATETIME_PATTERN", "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DAT
 #: own IllegalArgumentException, without one)
 _BAD_REGEX = "INVALID_PARAMETER_VALUE.PATTERN"
 #: the constant a function formats (the others parse text: an empty string)
-_CONSTANTS = {"date_format": "TIMESTAMP'2000-01-01 00:00:00'", "from_unixtime": "0"}
+_CONSTANTS = {
+    "date_format": "TIMESTAMP'2000-01-01 00:00:00'",
+    "to_char": "TIMESTAMP'2000-01-01 00:00:00'",
+    "from_unixtime": "0",
+}
 
 
 #: (parser policy, function, pattern) -> Spark's answer ("" when it takes the pattern),

@@ -2123,6 +2123,7 @@ PATTERN_CALLS = {
     "to_timestamp_ntz": "s",
     "unix_timestamp": "s",
     "date_format": "ts",
+    "to_char": "ts",
     "from_unixtime": "n",
 }
 #: patterns Spark refuses (a week-based letter, a letter it lacks or does not parse, too
@@ -2139,6 +2140,9 @@ PATTERN_CASES = [
     ("to_timestamp_ntz", "uuuu"),
     ("date_format", "B"),
     ("date_format", "yyyy-MM-dd[ HH:mm]"),
+    # to_char of a TIMESTAMP is date_format (the job failed on its first row)
+    ("to_char", "YYYY"),
+    ("to_char", "yyyy-MM-dd"),
     ("to_date", "dd-MMM-yy"),
     ("from_unixtime", "HH:mm"),
 ]
