@@ -16,13 +16,25 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.sql_values import StructFields
+
 
 def _key(v: Any) -> Any:
-    """Equality key of an element: NaN equals NaN; 0.0 and -0.0 are one value."""
+    """Equality key of an element: NaN equals NaN; 0.0 and -0.0 are one value; an array
+    by its elements, a struct (a tuple, or a dict of its fields) by its fields' values,
+    a map by its entries (as Spark compares their bytes)."""
     if isinstance(v, float):
         if math.isnan(v):
             return ("NaN",)
         return v + 0.0
+    if isinstance(v, list):
+        return ("[", tuple(_key(x) for x in v))
+    if isinstance(v, StructFields):
+        v = tuple(v.values())
+    if isinstance(v, tuple):
+        return ("(", tuple(_key(x) for x in v))
+    if isinstance(v, dict):
+        return ("{", tuple((_key(k), _key(x)) for k, x in v.items()))
     return v
 
 
