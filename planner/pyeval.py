@@ -739,16 +739,22 @@ def _built_struct(node: exp.Expression) -> bool:
 
 def _struct_field(node: exp.Expression) -> bool:
     """Whether ``node`` reads a field of a value that can be a struct: an element
-    (``LAST(B.arr)[0].n``), a field, a column or a navigated row's value; another
-    base (``(A.x + B.x).f``) is refused as Spark refuses it."""
+    (``LAST(B.arr)[0].n``), a field, a column, a navigated row's value or a choice among
+    such (``coalesce``, ``CASE``); another base (``(A.x + B.x).f``) is refused as Spark
+    refuses it."""
     if not (isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier)):
         return False
     base = node.this
     while isinstance(base, exp.Paren):
         base = base.this
-    if isinstance(base, (exp.Bracket, exp.Dot, exp.Column)):
+    if isinstance(base, (exp.Bracket, exp.Dot, exp.Column, *_CHOOSING)):
         return True
     return isinstance(base, exp.Anonymous) and str(base.this).upper() in _ATOM_CALLS
+
+
+#: calls whose value is one of their arguments' (a struct of a struct's):
+#: ``coalesce(LAST(B.addr), FIRST(A.addr)).zip``
+_CHOOSING = (exp.Coalesce, exp.If, exp.Case, exp.Greatest, exp.Least)
 
 
 def _field_name(node: exp.Expression) -> bool:

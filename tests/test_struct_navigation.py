@@ -114,3 +114,49 @@ def test_structs_over_the_match_are_sparks(view, door):
     for i, (measure, expr) in enumerate(OVER_THE_MATCH.items()):
         want = spark.sql(f"SELECT {expr} AS v FROM {VIEW} WHERE o >= 2").collect()[0].v
         assert row[f"m{i}"] == want, measure
+
+
+CHOSEN = """SELECT * FROM VALUES
+ ('o', 0, named_struct('city', 'Paris', 'zip', 75000)),
+ ('o', 1, named_struct('city', 'Lyon', 'zip', CAST(NULL AS INT))),
+ ('o', 2, CAST(NULL AS STRUCT<city: STRING, zip: INT>)),
+ ('o', 3, named_struct('city', 'Lyon', 'zip', 69003)),
+ ('o', 4, named_struct('city', 'Paris', 'zip', 75004)) AS t(k, o, addr)"""
+
+
+@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+def test_a_field_of_a_struct_chosen_by_coalesce_or_case_is_read(view, door):
+    """``coalesce(B.addr, A.addr).zip``, ``if(...).city`` and ``greatest(...).city`` read
+    the chosen struct's field in DEFINE and MEASURES, as the same conditions written with
+    CASE over the fields do (they were 'cannot evaluate operator DOT')."""
+    spark = view
+    spark.sql(CHOSEN).createOrReplaceTempView("mr_chosen")
+
+    def body(zip_, city, measures):
+        return (
+            f"PARTITION BY k ORDER BY o MEASURES {measures} ALL ROWS PER MATCH "
+            f"PATTERN (A B*) DEFINE B AS {zip_} > 70000 OR {city} = 'Lyon'"
+        )
+
+    chosen = body(
+        "coalesce(B.addr, A.addr).zip",
+        "if(B.o > 2, B.addr, A.addr).city",
+        "coalesce(LAST(B.addr), FIRST(A.addr)).zip AS z, "
+        "greatest(LAST(B.addr), FIRST(A.addr)).city AS g",
+    )
+    spelled = body(
+        "CASE WHEN B.addr IS NOT NULL THEN B.addr.zip ELSE A.addr.zip END",
+        "CASE WHEN B.o > 2 THEN B.addr.city ELSE A.addr.city END",
+        "CASE WHEN LAST(B.addr) IS NOT NULL THEN LAST(B.addr.zip) ELSE FIRST(A.addr.zip) END "
+        "AS z, CASE WHEN LAST(B.addr) > FIRST(A.addr) OR FIRST(A.addr) IS NULL "
+        "THEN LAST(B.addr.city) ELSE FIRST(A.addr.city) END AS g",
+    )
+    want = matchrec.sql(spark, f"SELECT * FROM mr_chosen MATCH_RECOGNIZE ({spelled})")
+    if door == "matchrec.sql":
+        got = matchrec.sql(spark, f"SELECT * FROM mr_chosen MATCH_RECOGNIZE ({chosen})")
+    else:
+        quoted = chosen.replace("'", "''")
+        got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_chosen), '{quoted}')")
+    expected = sorted(tuple(r) for r in want.collect())
+    assert len({r[1] for r in expected}) > 2, "some rows should match as B"
+    assert sorted(tuple(r) for r in got.collect()) == expected
