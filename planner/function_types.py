@@ -326,9 +326,9 @@ def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     return common(_args(node)[1:])
 
 
-#: EXTRACT/date_part's SECOND of a date or timestamp is a DECIMAL(8, 6) (seconds with
-#: their fraction); every other field of one is an INT
-_DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.TIMESTAMPLTZ, T.DATETIME)
+#: the DATE and TIMESTAMP types (EXTRACT/date_part's SECOND of one is a DECIMAL(8, 6),
+#: seconds with their fraction; every other field of one is an INT)
+DATETIMES = (T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.TIMESTAMPLTZ, T.DATETIME)
 
 
 def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
@@ -348,7 +348,7 @@ def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
         return dtype(_INTERVAL_FIELD_TYPES[name]) if name in _INTERVAL_FIELD_TYPES else None
     if source_type is not None and source_type.this in (T.VARCHAR, T.TEXT, T.CHAR):
         source_type = dtype("timestamp")  # Spark reads a string's fields as a TIMESTAMP's
-    if not name or source_type is None or source_type.this not in _DATETIMES:
+    if not name or source_type is None or source_type.this not in DATETIMES:
         return None
     return dtype("decimal(8,6)") if canonical_field(name) == "SECOND" else dtype("int")
 
@@ -424,7 +424,7 @@ def _sequence(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | N
     """``sequence(start, end[, step])`` of numbers, dates or timestamps: their common
     type, never NULL."""
     element = common([node.args["start"], node.args["end"]])
-    if element is None or element.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, *_DATETIMES):
+    if element is None or element.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, *DATETIMES):
         return None
     step = node.args.get("step")
     if step is not None and is_year_month(type_of(step)):  # no Python value of its type

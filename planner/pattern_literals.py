@@ -22,6 +22,7 @@ from sqlglot import exp
 from matchrec import ast
 from matchrec.errors import SemanticError
 
+from .function_types import DATETIMES
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .sqltext import node_pos, parse_expression
 
@@ -115,20 +116,11 @@ def _datetime(value: exp.Expression | None, column_type: Callable[[str], str | N
     ):
         value = value.this if isinstance(value, exp.Paren) else value.expressions[0]
     if isinstance(value, exp.Cast):
-        return value.to.this in _DATETIMES
+        return value.to.this in DATETIMES
     if isinstance(value, exp.Column) and isinstance(value.this, exp.Identifier):
         kind = column_type(value.name.lower()) or ""
         return kind.startswith(("date", "timestamp"))
     return False
-
-
-_DATETIMES = {
-    exp.DataType.Type.DATE,
-    exp.DataType.Type.TIMESTAMP,
-    exp.DataType.Type.TIMESTAMPTZ,
-    exp.DataType.Type.TIMESTAMPLTZ,
-    exp.DataType.Type.TIMESTAMPNTZ,
-}
 
 
 def regex_check(function: str, pattern: str) -> str | None:

@@ -51,15 +51,19 @@ def _body(measures: str) -> str:
     return f"ORDER BY o MEASURES {measures} ONE ROW PER MATCH PATTERN (A B+) DEFINE B AS true"
 
 
+def _through(spark, door: str, view: str, body: str):
+    """The clause ``body`` over ``view`` through ``door`` (matchrec.sql, table function)."""
+    if door == "matchrec.sql":
+        return matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    quoted = body.replace("'", "''")
+    return spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{quoted}')")
+
+
 @pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
 def test_a_navigated_rows_struct_fields_are_sparks(view, door):
     spark = view
     measures = ", ".join(f"{m} AS m{i}" for i, m in enumerate(MEASURES))
-    if door == "matchrec.sql":
-        df = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({_body(measures)})")
-    else:
-        quoted = _body(measures).replace("'", "''")
-        df = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}')")
+    df = _through(spark, door, VIEW, _body(measures))
     rows = df.collect()
     assert len(rows) == 1
     for i, (measure, (o, expr)) in enumerate(MEASURES.items()):
@@ -105,11 +109,7 @@ def test_structs_over_the_match_are_sparks(view, door):
     array_distinct and array_union (the table function failed: unhashable)."""
     spark = view
     measures = ", ".join(f"{m} AS m{i}" for i, m in enumerate(OVER_THE_MATCH))
-    if door == "matchrec.sql":
-        df = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({_body(measures)})")
-    else:
-        quoted = _body(measures).replace("'", "''")
-        df = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}')")
+    df = _through(spark, door, VIEW, _body(measures))
     row = df.collect()[0]
     for i, (measure, expr) in enumerate(OVER_THE_MATCH.items()):
         want = spark.sql(f"SELECT {expr} AS v FROM {VIEW} WHERE o >= 2").collect()[0].v
@@ -152,11 +152,7 @@ def test_a_field_of_a_struct_chosen_by_coalesce_or_case_is_read(view, door):
         "THEN LAST(B.addr.city) ELSE FIRST(A.addr.city) END AS g",
     )
     want = matchrec.sql(spark, f"SELECT * FROM mr_chosen MATCH_RECOGNIZE ({spelled})")
-    if door == "matchrec.sql":
-        got = matchrec.sql(spark, f"SELECT * FROM mr_chosen MATCH_RECOGNIZE ({chosen})")
-    else:
-        quoted = chosen.replace("'", "''")
-        got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_chosen), '{quoted}')")
+    got = _through(spark, door, "mr_chosen", chosen)
     expected = sorted(tuple(r) for r in want.collect())
     assert len({r[1] for r in expected}) > 2, "some rows should match as B"
     assert sorted(tuple(r) for r in got.collect()) == expected
