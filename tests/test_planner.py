@@ -302,9 +302,11 @@ def test_is_distinct_from_in_glue():
 @pytest.mark.parametrize(
     ("condition", "value", "expected"),
     [
-        ("sqrt(PREV(B.value) - 100) IS NULL", 50, False),  # NaN, as in Spark
-        ("ln(PREV(B.value) - 50) IS NULL", 50, True),  # NULL, as in Spark
-        ("power(PREV(B.value), 1000) > 0", 50, True),  # +inf, not an OverflowError
+        # values of two rows (B's previous row, A's): the glue computes the function
+        # (of one row's values Spark would, moved inside the navigation)
+        ("sqrt(PREV(B.value) - A.value * 2) IS NULL", 50, False),  # NaN, as in Spark
+        ("ln(PREV(B.value) - A.value) IS NULL", 50, True),  # NULL, as in Spark
+        ("power(PREV(B.value), A.value * 20) > 0", 50, True),  # +inf, not an OverflowError
     ],
 )
 def test_glue_math_follows_spark(condition, value, expected):
