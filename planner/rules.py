@@ -538,7 +538,7 @@ def _row_function(
         if built_struct(node):  # named_struct('x', s): a struct of its fields' values
             continue
         if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
-            continue  # a field of a struct value: from_json(s, 'a INT').a, named_struct(...).x
+            continue  # a field of a struct value: named_struct(...).x, coalesce(s, t).f
         raise UnsupportedError(
             f"{_shown(node)} cannot be evaluated in a rule",
             sql=sql,
