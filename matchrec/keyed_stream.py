@@ -17,7 +17,7 @@ Nothing here imports Spark, so the whole path is testable without a stream.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -124,7 +124,7 @@ class KeyedStream:
             if table is not None and table.num_rows and self.key_fields is None:
                 self.key_fields = [table.schema.field(k) for k in spec.keys]
         if cursors is not None and cursors.num_rows:
-            self._add_keys(_key_tuples(cursors, spec.keys))
+            self._add_keys(key_tuples(cursors, spec.keys))
             self._cursors = Cursors.from_columns(
                 [cursors.column(c).to_numpy() for c in CURSOR_FIELDS]
             )
@@ -202,6 +202,28 @@ class KeyedStream:
     def cursors(self) -> Mapping[tuple, Cursor]:
         """The cursor of every key seen, by key."""
         return CursorView(self)
+
+    def held_keys(self) -> list[tuple]:
+        """Every key this bucket holds something of: a cursor or a row."""
+        held = key_tuples(self.rows, self.spec.keys) if self.rows is not None else []
+        return list(dict.fromkeys([*self._keys, *held]))
+
+    def restricted(self, keys: Collection[tuple], keep: bool = True) -> KeyedStream:
+        """A copy of this bucket's state with only ``keys`` (``keep``) or all keys but
+        them: their rows and cursors, the watermark and timer. A key's matching reads
+        nothing of another's, so a part advances as the same keys would in the whole."""
+        chosen = set(keys)
+        rows = self.rows
+        if rows is not None:
+            inside = [(key in chosen) == keep for key in key_tuples(rows, self.spec.keys)]
+            rows = rows.filter(pa.array(inside, type=pa.bool_()))
+        part = KeyedStream(self.spec, rows, None)
+        part.key_fields = self.key_fields
+        part.watermark, part.timer = self.watermark, self.timer
+        slots = [i for i, key in enumerate(self._keys) if (key in chosen) == keep]
+        part._add_keys([self._keys[i] for i in slots])
+        part._cursors = self._cursors.take(np.array(slots, dtype=np.int64))
+        return part
 
     def _add_keys(self, keys: list[tuple]) -> None:
         for key in keys:
@@ -347,7 +369,7 @@ class KeyedStream:
         n = ready.num_rows
         edges = np.array([0, *group_starts(ready, spec.keys), n], dtype=np.int64)
         lows, highs = edges[:-1], edges[1:]
-        slots = self._slots(_key_tuples(ready.take(pa.array(lows)), spec.keys))
+        slots = self._slots(key_tuples(ready.take(pa.array(lows)), spec.keys))
         cursors = self._cursors.take(slots)
         ticks = np.asarray(ready.column(EVENT_MICROS).to_numpy(), dtype=np.int64)
         expired = np.zeros(len(lows), dtype=np.int64)
@@ -435,7 +457,7 @@ def split_late(rows: pa.Table, watermark: int | None) -> tuple[pa.Table, pa.Tabl
     return rows.filter(pa.array(~late)), rows.filter(pa.array(late))
 
 
-def _key_tuples(table: pa.Table, keys: list[str]) -> list[tuple]:
+def key_tuples(table: pa.Table, keys: list[str]) -> list[tuple]:
     """The partition key of each row of ``table``, as tuples."""
     columns = [table.column(k).to_pylist() for k in keys]
     return list(zip(*columns)) if columns else [()] * table.num_rows

@@ -53,6 +53,7 @@ from matchrec.keyed_stream import (
     KeyedStream,
     StreamSpec,
     drop_late,
+    key_tuples,
 )
 from matchrec.zones import session_zone
 
@@ -401,9 +402,12 @@ class Version:
     start: int | None
     end: int | None
     blob: bytes | None = None  # its KeyedStream state
+    #: the keys (JSON objects, as ERROR rows show them) it raised on: it stopped there
+    stopped: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("rule_id", "version", "spec", "start", "end")}
+        names = ("rule_id", "version", "spec", "start", "end", "stopped")
+        return {k: getattr(self, k) for k in names}
 
 
 Compile = Callable[[str, int, str, int | None], RuleProgram]
@@ -559,8 +563,9 @@ class RuleBucket:
         """Add events, route those the watermark passed to each version covering their
         time, match, and close versions whose end the watermark passed. Returns the output
         rows and the event time to be woken at. A version that raises while it runs (an
-        ANSI error of Spark's: a zero divisor, an overflow) stops in this bucket with an
-        ERROR row when ``skip_errors``, else the error propagates (ON ERROR FAIL)."""
+        ANSI error of Spark's: a zero divisor, an overflow) stops on the keys that raise,
+        with an ERROR row each, when ``skip_errors``, else the error propagates (ON ERROR
+        FAIL)."""
         if events is not None and events.num_rows:
             self.pending = (
                 events if self.pending is None else pa.concat_tables([self.pending, events])
@@ -591,16 +596,20 @@ class RuleBucket:
                 timeouts=rule.timeouts,
             )
             stream = KeyedStream.load(spec, v.blob)
-            try:  # the measures are computed in _stream_rows: inside too
-                done, finished = self._advance_version(v, rule, stream, ready, watermark, shared)
-                found = _stream_rows(rule, done.batches)
-                if finished is not None:
-                    found += _stream_rows(rule, finished.batches)
+            mine = _without_keys(ready, rule.keys, set(v.stopped)) if v.stopped else ready
+            try:
+                # row-local values shared by versions are those of every ready row
+                common = shared if mine is ready else {}
+                found, done, finished = self._run_version(v, rule, stream, mine, watermark, common)
             except MatchRuntimeError as err:
                 if not skip_errors:
                     raise
-                out.append(error_row(v.rule_id, v.version, err))
-                continue  # the version stops here: its held searches would miss rows
+                isolated = self._isolated(v, rule, KeyedStream.load(spec, v.blob), mine, watermark)
+                if isolated is None:
+                    out.append(error_row(v.rule_id, v.version, err))
+                    continue  # the version stops here: its held searches would miss rows
+                errors, stream, (found, done, finished) = isolated
+                out += errors
             out += found
             if finished is not None:
                 continue  # the version is over: its partial matches end with it
@@ -615,6 +624,66 @@ class RuleBucket:
             first = int(pc.min(self.pending.column(EVENT_MICROS)).as_py()) + 1
             wake = first if wake is None else min(wake, first)
         return out, wake
+
+    @classmethod
+    def _run_version(
+        cls,
+        v: Version,
+        rule: RuleProgram,
+        stream: KeyedStream,
+        ready: pa.Table | None,
+        watermark: int | None,
+        shared: dict,
+    ) -> tuple[list[OutputRow], Any, Any]:
+        """Advance one version (:meth:`_advance_version`) and compute its output rows:
+        the measures are computed here, so their run-time errors are raised here too."""
+        done, finished = cls._advance_version(v, rule, stream, ready, watermark, shared)
+        found = _stream_rows(rule, done.batches)
+        if finished is not None:
+            found += _stream_rows(rule, finished.batches)
+        return found, done, finished
+
+    @classmethod
+    def _isolated(
+        cls,
+        v: Version,
+        rule: RuleProgram,
+        stream: KeyedStream,
+        ready: pa.Table | None,
+        watermark: int | None,
+    ) -> tuple[list[OutputRow], KeyedStream, tuple] | None:
+        """After a version raised in this bucket (``stream``: its state before), each key
+        advanced alone finds the keys that raise; the version stops on those (one ERROR row
+        each, naming the key, as a batch query's partition) and advances on the others.
+        Returns the ERROR rows, the others' state and their advance; None when no key
+        raises alone (then the version stops in the whole bucket)."""
+        keys = rule.keys
+        rows_of: dict[tuple, list[int]] = {}
+        if ready is not None:
+            for i, key in enumerate(key_tuples(ready, keys)):
+                rows_of.setdefault(key, []).append(i)
+        raised: dict[tuple, MatchRuntimeError] = {}
+        for key in dict.fromkeys([*stream.held_keys(), *rows_of]):
+            part = None if key not in rows_of else ready.take(pa.array(rows_of[key]))
+            try:
+                cls._run_version(v, rule, stream.restricted([key]), part, watermark, {})
+            except MatchRuntimeError as err:
+                raised[key] = err
+        if not raised:
+            return None
+        stopped = [_object(keys, list(key)) for key in raised]
+        rest = stream.restricted(raised, keep=False)
+        others = None if ready is None else _without_keys(ready, keys, set(stopped))
+        try:
+            advanced = cls._run_version(v, rule, rest, others, watermark, {})
+        except MatchRuntimeError:
+            return None
+        v.stopped = [*v.stopped, *stopped]
+        errors = [
+            error_row(v.rule_id, v.version, err, text)
+            for text, err in zip(stopped, raised.values())
+        ]
+        return errors, rest, advanced
 
     @staticmethod
     def _advance_version(
@@ -643,6 +712,17 @@ class RuleBucket:
         if v.end is not None and watermark is not None and v.end <= watermark:
             return done, stream.finish()
         return done, None
+
+
+def _without_keys(table: pa.Table | None, keys: list[str], stopped: set[str]) -> pa.Table | None:
+    """``table``'s rows but those whose key (as JSON, :func:`_object`) is ``stopped``."""
+    if table is None:
+        return None
+    texts = {key: _object(keys, list(key)) for key in dict.fromkeys(key_tuples(table, keys))}
+    if stopped.isdisjoint(texts.values()):
+        return table
+    kept = [texts[key] not in stopped for key in key_tuples(table, keys)]
+    return table.filter(pa.array(kept, type=pa.bool_()))
 
 
 def _stream_rows(rule: RuleProgram, batches: list[pa.RecordBatch]) -> list[OutputRow]:

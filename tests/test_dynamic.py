@@ -882,6 +882,35 @@ def test_a_static_rule_table_s_broken_rule_is_an_error_row_of_the_stream_once(
     assert got == expected
 
 
+def test_a_rule_that_raises_on_a_stream_stops_on_its_key_as_in_a_batch(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Under ANSI mode a zero divisor on card c1's rows stops the rule on that card only,
+    on a stream as in a batch query: one ERROR row naming c1 (its keys were NULL, and the
+    rule stopped for every card of the bucket), the other cards' matches, over
+    micro-batches of rows out of order and a restart from the checkpoint."""
+    zero = "(CASE WHEN card = 'c1' THEN 0 ELSE 1 END)"
+    spec = SPECS["every_row"].replace("amount > 100", f"amount / {zero} > 100")
+    spec = spec.replace("(B S+)", "(B S)")  # no match open at the end, where a stream waits
+    table = _rules(spark, [("div", 1, spec, None, None), ("fraud", 1, SPECS["fraud"], None, None)])
+    stream = FolderStream(spark, tmp_path, EVENTS, "ts", "5 minutes")
+
+    def build(source: DataFrame) -> DataFrame:
+        out = matchrec.match_recognize_dynamic(source, table, keys=[["card"]])
+        return out.selectExpr(*OUT_COLUMNS)
+
+    files = stream_files()
+    stream.run(build, files[:3]).stop()
+    got = _finish(spark, stream, stream.run(build, files[3:]))
+    errors = [(r[0], r[4]) for r in got if r[2] == "ERROR"]
+    assert errors == [("div", '{"card":"c1"}')]
+    events = spark.createDataFrame(_events(120), EVENTS)
+    batch = matchrec.match_recognize_dynamic(events, table, keys=[["card"]])
+    expected = sorted((tuple(r) for r in batch.selectExpr(*OUT_COLUMNS).collect()), key=repr)
+    assert any(r[0] == "div" and r[2] == "MATCHED" for r in expected)
+    assert got == expected
+
+
 def test_rules_ordered_by_ts_on_a_stream_where_a_copy_of_ts_is_marked_first(
     spark: SparkSession, tmp_path: Path
 ) -> None:

@@ -425,6 +425,35 @@ def test_a_rule_that_raises_stops_on_its_partition_only(where: str) -> None:
     assert all(r[2] != "ERROR" for r in run_batch_isolated(lenient, events, None, None))
 
 
+@pytest.mark.parametrize("where", RAISING)
+def test_a_stream_version_that_raises_stops_on_that_key_only(where: str) -> None:
+    """On a stream, as in a batch query, a rule that raises on card c2's rows stops on c2
+    only: one ERROR row naming the key, over micro-batches and restarts from the saved
+    state; the other cards of the same bucket give the rule's batch answer without c2."""
+    events = _events(5)
+    micros = events.column(EVENT_MICROS).to_pylist()
+    compile_ = _compiler()
+    bucket = RuleBucket(["card"], 1, True)
+    bucket.add_rules([("bad", 1, RAISING[where], None, True)], None, compile_)
+    out = []
+    cut = [0, 40, 80, 120]
+    for low, high in zip(cut, cut[1:]):
+        watermark = micros[low] - 1 if low else None
+        done, _ = bucket.advance(events.slice(low, high - low), watermark, compile_)
+        out += done
+        bucket = RuleBucket.load(["card"], 1, True, bucket.save())
+    done, _ = bucket.advance(None, micros[-1] + 10**9, compile_)
+    out += done
+    errors = [r for r in out if r[2] == "ERROR"]
+    assert [(e[0], e[1], e[4]) for e in errors] == [("bad", 1, '{"card":"c2"}')]
+    assert "DIVIDE_BY_ZERO" in errors[0][7] and "^" in errors[0][7]
+    table = events.drop_columns([EVENT_MICROS])
+    others = table.filter(pc.not_equal(table.column("card"), "c2"))
+    expected = run_batch(compile_(RAISING[where], 1, "bad", None), others, None, None)
+    assert {r[4] for r in expected} == {'{"card":"c1"}', '{"card":"c3"}'}
+    assert _normal([r for r in out if r[2] != "ERROR"]) == _normal(expected)
+
+
 def test_a_stream_version_that_raises_stops_and_the_others_run_on() -> None:
     events = _events(5)
     micros = events.column(EVENT_MICROS).to_pylist()
@@ -438,7 +467,10 @@ def test_a_stream_version_that_raises_stops_and_the_others_run_on() -> None:
     out, _ = bucket.advance(events, micros[-1] + 1, compile_)
     errors = [r for r in out if r[2] == "ERROR"]
     assert [(e[0], e[1]) for e in errors] == [("bad", 1)] and "DIVIDE_BY_ZERO" in errors[0][7]
-    assert [v.rule_id for v in bucket.versions] == ["good"]  # "bad" stopped
+    assert [(v.rule_id, v.stopped) for v in bucket.versions] == [
+        ("bad", ['{"card":"c2"}']),  # stopped on c2 only
+        ("good", []),
+    ]
     table = events.drop_columns([EVENT_MICROS])
     expected = run_batch(compile_(_spec(3), 1, "good", None), table, None, None)
     assert expected and _normal([r for r in out if r[0] == "good"]) == _normal(expected)
