@@ -24,7 +24,7 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
@@ -77,7 +77,7 @@ from .hash_functions import timestamp_micros
 from .higher_order import HIGHER_ORDER, binding_lambda, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
-from .plan import MatchPlan
+from .plan import MatchPlan, primary_labels
 from .pyeval import StructValue, call_args, check_format_pattern, compile_glue, glue_function_call
 from .spark_function_names import SPARK_FUNCTIONS
 from .sqltext import (
@@ -2206,8 +2206,10 @@ def check_operand_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
     types inferred here, under the ANSI setting the plan was made with; a check with an
     operand of unknown type is skipped (the batch doors ask Spark instead)."""
     env = type_env(plan, columns)
+    labels = {label.name.lower() for label in primary_labels(plan.clause.pattern)}
+    labels |= {s.name.lower() for s in plan.clause.subsets}
     for check in [*plan.define_checks, *plan.measure_checks]:
-        types = [_probe_type(o.probe, env) for o in check.operands]
+        types = [_probe_type(o.probe, env, labels) for o in check.operands]
         if any(t is None for t in types):
             continue
         error = mismatch(
@@ -2217,14 +2219,17 @@ def check_operand_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
             raise error
 
 
-def _probe_type(probe: str, env: TypeEnv) -> exp.DataType | None:
+def _probe_type(probe: str, env: TypeEnv, labels: Collection[str] = ()) -> exp.DataType | None:
     """The type of a DEFINE check's probe; an aggregate there runs over a window (``max(v)
     OVER ()``), which has the aggregate's type, and PREV/NEXT's ``LAG``/``LEAD`` without
-    a default has its value's."""
+    a default has its value's. A column qualified by one of ``labels`` (``B.m`` in an
+    aggregate's argument) is the input column's."""
 
     def navigated(n: exp.Expression) -> exp.Expression:
         if isinstance(n, (exp.Lag, exp.Lead)) and n.args.get("default") is None:
             return n.this
+        if isinstance(n, exp.Column) and n.table and n.parts[0].name.lower() in labels:
+            return exp.column(n.name) if len(n.parts) == 2 else _unlabelled(n)
         return n
 
     try:
@@ -2236,6 +2241,12 @@ def _probe_type(probe: str, env: TypeEnv) -> exp.DataType | None:
         return infer_type(tree, env)
     except sqlglot.errors.SqlglotError:
         return None
+
+
+def _unlabelled(column: exp.Column) -> exp.Expression:
+    """``B.info.city`` as ``info.city``: a field of the input column, not of ``B``."""
+    parts = [p.copy() for p in column.parts[1:]]
+    return exp.Column(this=parts[-1], table=parts[-2], db=parts[-3] if len(parts) > 2 else None)
 
 
 def _simple_name(t: exp.DataType) -> str:

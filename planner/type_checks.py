@@ -76,8 +76,59 @@ class TypeCheck:
     pattern: str | None = None
 
 
+#: the operator of a check that a function's arguments hold no MAP (then its name)
+MAP_ARGUMENT = "map argument of"
+_ORDERS = "INVALID_ORDERING_TYPE"
+_HASHES = "HASH_MAP_TYPE"
+_SETS = "UNSUPPORTED_INPUT_TYPE"
+#: calls whose arguments (the first ``n``; None: all) Spark refuses when a MAP is in their
+#: type, when it analyses the query, by its condition: it orders, equates or hashes no
+#: MAP values (the same entries in another order are the same map). By the call's key
+#: (``function_types.key``: sqlglot's class, or an unknown call's upper-case name).
+_NO_MAPS: dict[str, tuple[int | None, str]] = {
+    **dict.fromkeys(["Max", "Min", "ArrayMax", "ArrayMin", "ArrayDistinct"], (1, _ORDERS)),
+    **dict.fromkeys(["ArraySort"], (1, _ORDERS)),  # with a comparator: the lambda's
+    **dict.fromkeys(["ArgMax", "ArgMin"], (2, _ORDERS)),  # the second: what orders
+    **dict.fromkeys(["Greatest", "Least"], (None, _ORDERS)),
+    **dict.fromkeys(
+        ["ARRAY_UNION", "ArrayIntersect", "ArrayExcept", "ARRAYS_OVERLAP"], (2, _ORDERS)
+    ),
+    **dict.fromkeys(["ArrayPosition", "ArrayContains", "ArrayRemove"], (2, _ORDERS)),
+    **dict.fromkeys(["HASH", "XXHASH64"], (None, _HASHES)),
+    "ArrayUniqueAgg": (1, _SETS),  # collect_set
+}
+
+
+def _map_checked(node: exp.Expression) -> tuple[str, list[exp.Expression]] | None:
+    """For a call of :data:`_NO_MAPS`: its Spark condition and the arguments checked."""
+    name = type(node).__name__ if not isinstance(node, exp.Anonymous) else node.name.upper()
+    entry = _NO_MAPS.get(name)
+    if entry is None:
+        return None
+    args = [a for a in _call_args(node) if not isinstance(a, exp.Lambda)]
+    if isinstance(node, exp.ArraySort) and len(args) < len(_call_args(node)):
+        return None  # array_sort(a, (x, y) -> ...) orders by its comparator
+    count, condition = entry
+    which = [w for a in args for w in (a.expressions if isinstance(a, exp.Distinct) else [a])]
+    if count is not None:
+        which = which[1:2] if name in ("ArgMax", "ArgMin") else which[:count]
+    return (condition, which) if which else None
+
+
+def _call_args(node: exp.Expression) -> list[exp.Expression]:
+    if isinstance(node, exp.Anonymous):
+        return list(node.expressions)
+    args = [node.this] if isinstance(node.args.get("this"), exp.Expression) else []
+    expression = node.args.get("expression")
+    args += [expression] if isinstance(expression, exp.Expression) else []
+    return args + list(node.expressions)
+
+
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
     """The value operands of a checked operator node, or None for other nodes."""
+    mapped = _map_checked(node)
+    if mapped is not None:
+        return mapped[1]
     if _nullifzero(node):  # nullif(x, 0)
         zero = exp.Literal.number(0)
         zero.meta.update(node.meta)
@@ -112,6 +163,9 @@ def build_check(
     if not args:
         return None
     operands = tuple(_operand(a, probe, sql, base) for a in args)
+    mapped = _map_checked(node)
+    if mapped is not None:
+        return TypeCheck(f"{MAP_ARGUMENT} {_written_name(node, sql, base)}", operands, glue, clause)
     pattern = _format_pattern(node)
     if pattern is not None:  # an argument not found as written (moved into a navigation)
         operands = tuple(  # is named by its place
@@ -121,6 +175,14 @@ def build_check(
         return TypeCheck(f"{typed_name(node)}".lower(), operands, glue, clause, pattern)
     operator = "nullifzero" if _nullifzero(node) else CHECKED[type(node)]
     return TypeCheck(operator, operands, glue, clause)
+
+
+def _written_name(node: exp.Expression, sql: str, base: int) -> str:
+    """The name of call ``node`` as the user wrote it (``sort_array``, not sqlglot's)."""
+    found = _CALL_NAME.match(sql, node_pos(node, base, sql))
+    if found is not None:
+        return found.group(1).lower()
+    return node.sql(dialect=MatchRecognizeDialect).split("(")[0].lower()
 
 
 def _format_pattern(node: exp.Expression) -> str | None:
@@ -417,6 +479,51 @@ def _complex_mixed(check: TypeCheck, types: list[str], sql: str) -> SemanticErro
     return None
 
 
+#: what each condition of :data:`_NO_MAPS` says Spark cannot do, and the way around it
+_MAP_REFUSALS = {
+    _ORDERS: (
+        "Spark neither orders nor equates MAP values",
+        "compare an entry (m['key']), or the map's entries in key order: "
+        "array_sort(map_entries(m))",
+    ),
+    _HASHES: (
+        "Spark hashes no MAP values (the same entries in another order would hash apart)",
+        "hash the map's entries in key order: {name}(array_sort(map_entries(m)))",
+    ),
+    _SETS: (
+        "Spark collects no set of MAP values",
+        "collect_list keeps every map; a set of their entries in key order: "
+        "collect_set(array_sort(map_entries(m)))",
+    ),
+}
+
+
+def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """The error for a MAP in the type of an argument of a :data:`_NO_MAPS` call."""
+    name = check.operator[len(MAP_ARGUMENT) + 1 :]
+    for operand, type_name in zip(check.operands, types):
+        if "map<" not in type_name.lower():
+            continue
+        condition = next(c for c in _MAP_REFUSALS if _condition_of(name, c))
+        why, hint = _MAP_REFUSALS[condition]
+        return SemanticError(
+            f"[{condition}] {name}() cannot take {operand.text} ({type_name.upper()}) in "
+            f"{check.clause}: {why}",
+            sql=sql,
+            pos=operand.pos,
+            hint=hint.replace("{name}", name),
+        )
+    return None
+
+
+def _condition_of(name: str, condition: str) -> bool:
+    """Whether Spark refuses a MAP argument of the function written ``name`` with
+    ``condition``."""
+    hashes = name in ("hash", "xxhash64")
+    sets = name == "collect_set"
+    return {_HASHES: hashes, _SETS: sets, _ORDERS: not hashes and not sets}[condition]
+
+
 #: the checked operators that compare their operands
 _COMPARING = frozenset(
     CHECKED[n]
@@ -623,6 +730,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _string_aggregated(check, types, sql)
     if check.operator.startswith(BOOLEAN_ARGUMENT):
         return _not_boolean_aggregated(check, types, sql)
+    if check.operator.startswith(MAP_ARGUMENT):
+        return _map_argument(check, types, sql)
     if check.operator == CHECKED[exp.IntDiv]:
         fractional = _fractional_div(check, types, sql)
         if fractional is not None:

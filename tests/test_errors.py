@@ -3224,6 +3224,107 @@ def test_a_map_compared_is_refused_at_the_map_by_the_table_function(condition):
     assert err.sql[err.pos :].startswith(condition.split(" ")[0])
 
 
+def _map_and_array_input():
+    from pyspark.sql.types import ArrayType, IntegerType, MapType, StringType, StructField
+    from pyspark.sql.types import StructType
+
+    entries = MapType(StringType(), IntegerType())
+    return StructType(
+        [
+            StructField("id", IntegerType()),
+            StructField("m", entries),
+            StructField("am", ArrayType(entries)),
+        ]
+    )
+
+
+#: calls of a MAP that Spark refuses when it analyses them (its condition), in MEASURES
+#: or DEFINE, and the argument the caret is under
+MAP_REFUSED = [
+    ("MEASURES", "max(B.m)", "B.m", "INVALID_ORDERING_TYPE"),
+    ("MEASURES", "min(DISTINCT B.m)", "B.m", "INVALID_ORDERING_TYPE"),
+    ("MEASURES", "max_by(B.id, B.m)", "B.m", "INVALID_ORDERING_TYPE"),
+    ("MEASURES", "greatest(FIRST(B.m), LAST(B.m))", "FIRST(B.m)", "INVALID_ORDERING_TYPE"),
+    ("MEASURES", "sort_array(LAST(B.am))", "B.am", "INVALID_ORDERING_TYPE"),
+    ("MEASURES", "array_distinct(collect_list(B.m))", "collect_list(B.m)", "INVALID_ORDERING_TYPE"),
+    ("MEASURES", "hash(LAST(B.m))", "B.m", "HASH_MAP_TYPE"),
+    ("MEASURES", "xxhash64(B.id, B.m)", "B.m", "HASH_MAP_TYPE"),
+    ("MEASURES", "collect_set(B.m)", "B.m", "UNSUPPORTED_INPUT_TYPE"),
+    ("DEFINE", "array_contains(am, m)", "am", "INVALID_ORDERING_TYPE"),
+    ("DEFINE", "hash(m) > hash(PREV(m))", "m", "HASH_MAP_TYPE"),
+]
+#: calls of a MAP that Spark takes (no ordering, hashing nor set of maps)
+MAP_TAKEN = [
+    "max_by(B.m, B.id)",
+    "count(DISTINCT B.m)",
+    "collect_list(B.m)",
+    "first(B.m)",
+    "array_sort(LAST(B.am), (x, y) -> size(x) - size(y))",
+    "cardinality(LAST(B.m))",
+]
+
+
+def _map_body(clause: str, call: str) -> str:
+    if clause == "DEFINE":
+        return f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {call}"
+    return f"ORDER BY id MEASURES {call} AS r PATTERN (A B+) DEFINE B AS true"
+
+
+@pytest.mark.parametrize(("clause", "call", "operand", "condition"), MAP_REFUSED)
+def test_a_map_the_function_refuses_is_refused_by_the_table_function_and_rules(
+    clause, call, operand, condition
+):
+    """Spark orders, hashes and collects as a set no MAP value (nor one holding a map);
+    the table function and rules computed ``max(B.m)``, ``collect_set(B.m)`` (answers
+    Spark never gives) or left ``hash(m)`` to Spark's own error, after ``analyze`` and
+    without a caret. Both refuse it at the argument, with Spark's condition."""
+    from matchrec.planner.rules import RuleRow, compile_rule
+    from matchrec.runtime.udtf import build_program
+    from sqlglot import exp
+
+    body = _map_body(clause, call)
+    with pytest.raises(SemanticError) as info:
+        build_program(body, _map_and_array_input())
+    err = info.value
+    assert f"[{condition}]" in err.message and "MAP" in err.message
+    assert err.sql[err.pos :].startswith(operand)
+    columns = {
+        "k": exp.DataType.build("string"),
+        "id": exp.DataType.build("int"),
+        "m": exp.DataType.build("map<string,int>"),
+        "am": exp.DataType.build("array<map<string,int>>"),
+    }
+    with pytest.raises(SemanticError, match=rf"\[{condition}\]") as info:
+        compile_rule(RuleRow("r", 1, f"PARTITION BY k {body}"), columns)
+    assert info.value.sql[info.value.pos :].startswith(operand)
+
+
+@pytest.mark.parametrize("call", MAP_TAKEN)
+def test_a_map_the_function_takes_is_taken_by_the_table_function(call):
+    from matchrec.runtime.udtf import build_program
+
+    build_program(_map_body("MEASURES", call), _map_and_array_input())
+
+
+def test_spark_refuses_and_takes_the_calls_of_maps_as_the_table_function(spark):
+    """The refusals above are Spark's own: each call, over a row of the same columns, is
+    refused by Spark's analysis with the same condition; the calls taken are taken."""
+    frame = spark.createDataFrame([(1, {"a": 1}, [{"a": 1}])], _map_and_array_input())
+    unlabelled = {"FIRST(B.m)": "m", "LAST(B.m)": "m", "LAST(B.am)": "am", "B.": ""}
+
+    def plain(call: str) -> str:
+        for written, column in unlabelled.items():
+            call = call.replace(written, column)
+        return call.replace("PREV(m)", "m")
+
+    for _, call, _, condition in MAP_REFUSED:
+        with pytest.raises(AnalysisException) as info:
+            frame.selectExpr(plain(call)).schema
+        assert (info.value.getCondition() or "").endswith(condition), call
+    for call in MAP_TAKEN:
+        frame.selectExpr(plain(call)).schema
+
+
 @pytest.mark.parametrize(("call", "meant"), [("prevv", "prev"), ("frist", "first")])
 def test_a_misspelled_pattern_function_is_named_by_the_table_function(call, meant):
     """With no session to ask, ``prevv(B.id)`` was left to Spark as a UDF's call: its
