@@ -988,6 +988,8 @@ EXTENDED: dict[str, GlueFunction] = {
     "CONV": GlueFunction(conv, ansi_fn=conv_ansi),
     "FORMAT_NUMBER": GlueFunction(format_number),
     "UNBASE64": GlueFunction(from_base64),
+    "E": GlueFunction(lambda: math.e),  # Java's Math.E and Math.PI: the same doubles
+    "PI": GlueFunction(lambda: math.pi),
     "MAKE_DT_INTERVAL": GlueFunction(make_dt_interval, ansi_fn=make_dt_interval_ansi),
     "MAKE_INTERVAL": GlueFunction(make_interval, ansi_fn=make_interval_ansi),
     "GET_JSON_OBJECT": GlueFunction(_of_strings(get_json_object)),
@@ -1066,6 +1068,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Factorial: "FACTORIAL",
     exp.WidthBucket: "WIDTH_BUCKET",
     exp.FromBase64: "UNBASE64",
+    exp.Pi: "PI",
     exp.ArrayInsert: "ARRAY_INSERT",
     exp.Ascii: "ASCII",
     exp.Soundex: "SOUNDEX",

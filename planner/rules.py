@@ -40,6 +40,7 @@ from matchrec.integer_width import WIDTHS, IntegerWidth
 from matchrec.rule_set import RuleProgram
 
 from .arrow_types import arrow_type
+from .bit_functions import SHIFTS, shift_args, shift_name
 from .decompose import decompose, struct_fields
 from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
@@ -63,7 +64,7 @@ from .measure_eval import (
 from .nesting_depth import room_to_nest
 from .plan import plan_clause, refuse_end_anchor, refuse_late_rows, refuse_untimed_within
 from .pyeval import _built_struct as built_struct
-from .pyeval import compile_glue, compiles, date_cast, evaluates, shallow
+from .pyeval import compile_glue, compiles, date_cast, evaluates, glue_function_call, shallow
 from .sqltext import MatchRecognizeDialect, node_pos, parse_expression
 from .typed_calls import typed_name
 from .vector_lowering import vector_glue
@@ -523,6 +524,8 @@ def _row_function(
             continue
         if isinstance(node, exp.Var) or extended_name(node) is not None:
             continue  # a unit word; a call the glue computes by its unit (timestampdiff)
+        if shift_name(node) is not None and env is not None:
+            continue  # shiftleft(x, 2), x >>> 1: Java's, in the width of its inferred type
         if (
             _cast(node)
             or date_cast(node)
@@ -596,6 +599,9 @@ def _row_function(
         ):  # a field of a computed struct (of a built one: the glue reads its expression)
             base, name = child(node.this), node.expression.name
             return lambda values: struct_field(base(values), name)
+        shift = shift_name(node) if env is not None else None
+        if shift is not None:
+            return _shift(node, shift, env, child, sql, pos, ansi)
         if env is not None and typed_name(node) is not None:  # to_json, hash, format_string
 
             def refuse(message: str) -> UnsupportedError:
@@ -621,6 +627,40 @@ def _row_function(
         ansi,
     )
     return child(tree), vector
+
+
+#: the bits of a shift's result by Spark's type of it (a narrower operand is an INT)
+_SHIFT_BITS = {"tinyint": 32, "smallint": 32, "int": 32, "bigint": 64}
+
+
+def _shift(
+    node: exp.Expression,
+    name: str,
+    env: TypeEnv,
+    child: Callable[[exp.Expression], Callable[[Any], Any]],
+    sql: str,
+    pos: int,
+    ansi: bool,
+) -> Callable[[Any], Any]:
+    """``shiftleft(x, n)``, ``x >> n``, ``x >>> n`` of one row: Java's shift in the width of
+    Spark's type of the result (INT or BIGINT), inferred from the events' types."""
+    t = infer_type(node, env)
+    bits = _SHIFT_BITS.get(t.sql("spark").lower() if t is not None else "")
+    if bits is None:
+        raise UnsupportedError(
+            f"{_shown(node)} cannot be evaluated in a rule: the type of its value is not known",
+            sql=sql,
+            pos=pos,
+            hint="CAST the shifted value to INT or BIGINT",
+        )
+    fn = SHIFTS[name]
+
+    def shift(a: Any, n: Any) -> Any:
+        return None if a is None or n is None else fn(a, n, bits)
+
+    return glue_function_call(
+        node, shift, shift_args(node), child, lambda n: pos, sql, (name, ansi)
+    )
 
 
 def _integer_widths(

@@ -166,6 +166,10 @@ def _cast_to(type_name: str) -> Callable[[exp.Expression], exp.Expression]:
     return lambda x: exp.Cast(this=x, to=exp.DataType.build(type_name, dialect="spark"))
 
 
+def _try_cast_to(type_name: str, x: exp.Expression) -> exp.Expression:
+    return exp.TryCast(this=x, to=exp.DataType.build(type_name, dialect="spark"), safe=True)
+
+
 #: Spark functions of one argument that Spark itself rewrites as another expression,
 #: read as that expression so every evaluator has them: ``isnull(x)`` is ``x IS NULL``,
 #: ``zeroifnull(x)`` is ``nvl(x, 0)``, ``to_timestamp_ntz(x)`` a CAST
@@ -176,6 +180,9 @@ _REPLACED_CALLS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
     "ZEROIFNULL": lambda x: exp.Coalesce(this=x, expressions=[exp.Literal.number(0)]),
     "TO_TIMESTAMP_NTZ": _cast_to("TIMESTAMP_NTZ"),
     "TO_TIMESTAMP_LTZ": _cast_to("TIMESTAMP"),
+    # without a pattern, Spark's cast that never fails (its non-ANSI cast: NULL)
+    "TRY_TO_TIMESTAMP": lambda x: _try_cast_to("TIMESTAMP", x),
+    "TRY_TO_DATE": lambda x: _try_cast_to("DATE", x),
 }
 
 

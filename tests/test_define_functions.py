@@ -778,6 +778,13 @@ REPLACED_AND_CAST_CALLS = [
     "try_cast(concat(N.s, S.d) AS TIMESTAMP)",
     "to_timestamp(concat(coalesce(N.d, S.d), 'T', abs(coalesce(N.n, 0)) + 10, ':00:00'))",
     "CAST(concat(N.s, S.s) AS BINARY)",
+    # without a pattern: Spark's cast that never fails
+    "try_to_timestamp(concat(coalesce(N.d, S.d), ' ', S.s))",
+    "try_to_timestamp(concat(N.s, S.d))",
+    "try_to_date(concat(N.s, S.d))",
+    "try_to_date(greatest(N.ts, S.ts))",
+    "~(N.n - S.n)",
+    "N.v * pi() - S.v / e()",
     # a struct built of values of two rows: a tuple, compared and written as Spark's
     "struct(N.n, S.s) = struct(S.n, N.s)",
     "named_struct('a', N.n, 'b', S.v) <=> named_struct('a', S.n, 'b', N.v)",

@@ -234,6 +234,15 @@ ROW_CONDITIONS = [
     ("UTC", "add_months(PREV(ts), version) >= DATE '2026-03-01'"),
     # a DECIMAL(p, s) target's precision and scale were "5 cannot be evaluated"
     ("UTC", "try_cast(CAST(amount AS STRING) AS DECIMAL(6,1)) > 2.5BD"),
+    # Java's shifts in Spark's widths, e(), pi(), try_to_timestamp and
+    # try_to_date without a pattern (each 'cannot be evaluated in a rule')
+    ("UTC", "shiftleft(version, 30) < 0 OR version >>> 1 = 1 OR shiftleft(amount::bigint, 62) < 0"),
+    ("UTC", "amount > pi() * e() AND ~version <> -1"),
+    (
+        "UTC",
+        "try_to_timestamp(country) IS NULL AND try_to_date(CAST(ts AS STRING)) = DATE '2026-03-01'",
+    ),
+    ("America/New_York", "try_to_timestamp(CAST(ts AS STRING)) < TIMESTAMP '2026-02-28 19:30:00'"),
 ]
 
 
@@ -280,6 +289,8 @@ MEASURE_CALLS = [
     ("UTC", "CAST(CAST(CAST(LAST(B.amount) AS DECIMAL(8,1)) AS DOUBLE) AS STRING)"),
     ("UTC", "avg(B.amount) * 1.2BD"),
     ("UTC", "initcap(concat(LAST(B.country), ' x'))"),
+    ("UTC", "round(LAST(B.amount) * pi() / e(), 3)"),
+    ("UTC", "shiftleft(LAST(B.version), 31) + shiftright(count(*), 1)"),
 ]
 
 
