@@ -109,18 +109,32 @@ _NAVIGATION = frozenset({"PREV", "NEXT", "FIRST", "LAST"})
 def _datetime(value: exp.Expression | None, column_type: Callable[[str], str | None]) -> bool:
     """Whether ``value`` is a DATE or TIMESTAMP: a column of that type (navigated or not),
     or a CAST to one."""
+    if isinstance(_unnavigated(value), exp.Cast):
+        return _unnavigated(value).to.this in DATETIMES
+    return (column_kind(value, column_type) or "").startswith(("date", "timestamp"))
+
+
+def column_kind(
+    value: exp.Expression | None, column_type: Callable[[str], str | None]
+) -> str | None:
+    """The head of the Spark type of ``value`` (``array``, ``date``, ``int``...) where it
+    is an input column, navigated or not; None where that is not known."""
+    value = _unnavigated(value)
+    if isinstance(value, exp.Column) and isinstance(value.this, exp.Identifier):
+        kind = column_type(value.name.lower())
+        return None if kind is None else kind.split("<")[0].split("(")[0].strip().lower()
+    return None
+
+
+def _unnavigated(value: exp.Expression | None) -> exp.Expression | None:
+    """``value`` without parentheses and navigation calls around it (``LAST(B.x)``: x)."""
     while isinstance(value, exp.Paren) or (
         isinstance(value, exp.Anonymous)
         and str(value.this).upper() in _NAVIGATION
         and value.expressions
     ):
         value = value.this if isinstance(value, exp.Paren) else value.expressions[0]
-    if isinstance(value, exp.Cast):
-        return value.to.this in DATETIMES
-    if isinstance(value, exp.Column) and isinstance(value.this, exp.Identifier):
-        kind = column_type(value.name.lower()) or ""
-        return kind.startswith(("date", "timestamp"))
-    return False
+    return value
 
 
 def regex_check(function: str, pattern: str) -> str | None:

@@ -33,6 +33,7 @@ from .expressions import (
     lower_measure,
     users_columns,
 )
+from .literal_arguments import check_literal_arguments
 from .nesting_depth import room_to_nest
 from .pattern_literals import PatternCheck, check_pattern_literals
 from .python_udfs import PythonLookup
@@ -232,6 +233,7 @@ def _plan_clause(
     check_window_shape(clause, list(pattern_nodes(clause.pattern)))
     if pattern_check is not None:
         check_pattern_literals(clause, pattern_check, column_types)
+    check_literal_arguments(clause, column_types)
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))

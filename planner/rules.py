@@ -46,6 +46,7 @@ from .expressions import INTEGER_OPERATORS, TRY
 from .function_types import day_time_span
 from .glue_functions import extended_name, struct_field
 from .higher_order import HIGHER_ORDER, bound_name, compiled_lambdas, higher_order_parts
+from .literal_arguments import check_literal_arguments
 from .measure_eval import (
     TypeEnv,
     at_scale,
@@ -291,6 +292,8 @@ def _compile_rule(
     number = ast.Measure(ast.SqlExpr("MATCH_NUMBER()", 0), MATCH_NUMBER_ALIAS)
     clause = dataclasses.replace(clause, measures=(*clause.measures, number))
     names = list(columns)
+    # with the events' types, which plan_clause is not given: element_at(arr, 0)
+    check_literal_arguments(clause, {n: t.sql("spark").lower() for n, t in columns.items()})
     plan = plan_clause(clause, names, windows=False, ansi=ansi, python_measures=True)
     keys = tuple(plan.partition_by)
     if key_sets is not None and _key_set(keys) not in {_key_set(k) for k in key_sets}:

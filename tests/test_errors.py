@@ -3331,6 +3331,80 @@ def test_spark_refuses_and_takes_the_calls_of_maps_as_the_table_function(spark):
         assert frame.selectExpr(plain(call)).columns
 
 
+#: literal arguments that fail their call on every row Spark computes it on (a regular
+#: expression's group: on every value it matches), with Spark's condition and the caret
+LITERAL_FAILURES = [
+    ("DEFINE", "size(slice(B.arr, 0, 2)) > 0", "0, 2", "INVALID_PARAMETER_VALUE.START"),
+    ("MEASURES", "slice(LAST(B.arr), 1, -1)", "-1)", "INVALID_PARAMETER_VALUE.LENGTH"),
+    ("MEASURES", "element_at(FIRST(A.arr), 0)", "0)", "INVALID_INDEX_OF_ZERO"),
+    ("DEFINE", "try_element_at(arr, 0) > 1", "0)", "INVALID_INDEX_OF_ZERO"),
+    ("DEFINE", "split_part(B.s, ',', 0) = 'a'", "0)", "INVALID_INDEX_OF_ZERO"),
+    ("MEASURES", "regexp_extract(LAST(B.s), '([a-z])', 2)", "2)", "REGEX_GROUP_INDEX"),
+    ("MEASURES", "regexp_extract(LAST(B.s), '[0-9]+')", "'[0-9]+'", "REGEX_GROUP_INDEX"),
+]
+#: the same calls with arguments Spark takes
+LITERALS_TAKEN = [
+    "element_at(LAST(B.m), 0)",  # a map's key
+    "LAST(B.arr)[0]",  # counts from 0
+    "slice(LAST(B.arr), -2, 2)",
+    "regexp_extract(LAST(B.s), '[0-9]+', 0)",
+    "split_part(LAST(B.s), ',', -1)",
+]
+
+
+def _literal_body(clause: str, call: str) -> str:
+    if clause == "DEFINE":
+        return f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {call}"
+    return f"ORDER BY id MEASURES {call} AS r PATTERN (A B+) DEFINE B AS true"
+
+
+@pytest.fixture(scope="module")
+def literal_events(spark):
+    spark.createDataFrame(
+        [(1, [1, 2], "a,b7", {0: 1})], "id INT, arr ARRAY<INT>, s STRING, m MAP<INT, INT>"
+    ).createOrReplaceTempView("literal_events")
+    return spark.table("literal_events")
+
+
+@pytest.mark.parametrize(("clause", "call", "caret", "condition"), LITERAL_FAILURES)
+def test_a_literal_argument_that_fails_every_row_is_refused_when_built(
+    spark, literal_events, clause, call, caret, condition
+):
+    """``slice(arr, 0, 2)``, ``element_at(arr, 0)``, ``split_part(s, ',', 0)`` and a
+    regular expression's missing group failed the job on its first row with Spark's
+    error, which has no position (Spark gives such errors no query context), through
+    ``matchrec.sql``; the table function and rules at run time. Every door refuses them
+    when the query is built, at the literal, with Spark's condition; Spark itself fails
+    with that condition on a value of the test's row."""
+    from matchrec.planner.rules import RuleRow, compile_rule
+    from matchrec.runtime.udtf import build_program, to_sqlglot_type
+
+    body = _literal_body(clause, call)
+    query = f"SELECT * FROM literal_events MATCH_RECOGNIZE ({body})"
+    schema = literal_events.schema
+    types = {f.name: to_sqlglot_type(f.dataType) for f in schema.fields}
+    doors = {
+        "matchrec.sql": lambda: matchrec.sql(spark, query),
+        "table function": lambda: build_program(body, schema),
+        "dynamic rule": lambda: compile_rule(RuleRow("r", 1, body), types),
+    }
+    for door, build in doors.items():
+        with pytest.raises(SemanticError) as info:
+            build()
+        err = info.value
+        assert condition in err.message, door
+        assert err.sql[err.pos :].startswith(caret), (door, err.sql[err.pos :])
+    plain = call.replace("FIRST(A.arr)", "arr").replace("LAST(B.", "(").replace("B.", "")
+    with pytest.raises(PySparkException, match=condition.split(".")[-1]):
+        literal_events.selectExpr(f"{plain} AS r").collect()
+
+
+@pytest.mark.parametrize("call", LITERALS_TAKEN)
+def test_a_literal_argument_spark_takes_is_taken(spark, literal_events, call):
+    query = f"SELECT * FROM literal_events MATCH_RECOGNIZE ({_literal_body('MEASURES', call)})"
+    assert matchrec.sql(spark, query).columns == ["r"]
+
+
 @pytest.mark.parametrize(("call", "meant"), [("prevv", "prev"), ("frist", "first")])
 def test_a_misspelled_pattern_function_is_named_by_the_table_function(call, meant):
     """With no session to ask, ``prevv(B.id)`` was left to Spark as a UDF's call: its
