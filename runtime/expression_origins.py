@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 from matchrec.errors import MatchRuntimeError
 
+from . import shared_origins
 from .recent import Recent
 
 #: expression texts remembered at once (the least recently remembered go first)
@@ -149,4 +150,4 @@ def _latest(shown: str, fragment: str = "", start: int = 0) -> tuple[str, int] |
     for text, origin in _origins.latest_first():
         if shown in text and text[start : start + len(fragment)] == fragment:
             return origin
-    return None
+    return shared_origins.lookup(shown, fragment, start) if fragment else None

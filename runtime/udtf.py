@@ -132,6 +132,7 @@ from matchrec.errors import (
 )
 from matchrec.zones import SESSION_ZONE, zone_named
 
+from . import shared_origins
 from .arrow_safe import nullable_voids, refuse_uncarried
 from .collated_keys import boundary_keys, collated_stand_ins, is_collated
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
@@ -626,6 +627,11 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
     _reject_stream(input_schema)
     program = build_program(body.value, input_schema)
     plan = program.plan
+    # Spark's run-time error in one of these is told at the user's expression
+    origins = plan.origins
+    shared_origins.record(
+        [(text, body.value, origins[name]) for name, text in program.selected if name in origins]
+    )
     aliases = shown_aliases(input_schema.names, program.selected)
     select = [SelectedColumn(_quote(c)) for c in input_schema.names] + [
         SelectedColumn(text, alias=alias) for (_, text), alias in zip(program.selected, aliases)

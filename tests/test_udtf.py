@@ -18,7 +18,7 @@ from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.demo import DEMO_QUERY, sample_path
 from matchrec.runtime.session import session_settings
 from matchrec.runtime.udtf import build_program, to_spark_type, to_sqlglot_type
-from pyspark.errors import AnalysisException, PythonException
+from pyspark.errors import AnalysisException, PySparkException, PythonException
 from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     ArrayType,
@@ -1665,6 +1665,46 @@ def test_the_same_measures_without_ansi_are_sparks_values(spark, ansi_off, ansi_
     got = spark.sql(_call(_ansi_body(measure), "mr_udtf_ansi"))
     assert got.schema == expected.schema
     assert got.collect() == expected.collect()
+
+
+#: parts of a body that Spark computes over the input rows for the table function (its
+#: ``select``): DEFINE's one-row conditions, an aggregate's argument; each raises under
+#: ANSI mode on mr_udtf_ansi (a zero z, an INT overflow of p), at the quoted expression
+SPARK_COMPUTED_ERRORS = {
+    "DEFINE": (
+        "ORDER BY o MEASURES count(*) AS n PATTERN (A B) DEFINE B AS 10 / z > 1",
+        "10 / z",
+        "DIVIDE_BY_ZERO",
+    ),
+    "aggregate": (
+        "ORDER BY o MEASURES sum(p * 2) AS n PATTERN (A B) DEFINE B AS true",
+        "p * 2",
+        "ARITHMETIC_OVERFLOW",
+    ),
+    "cast": (
+        "ORDER BY o MEASURES max(CAST(concat('x', B.p) AS INT)) AS n PATTERN (A B) "
+        "DEFINE B AS true",
+        "CAST(concat(",
+        "CAST_INVALID_INPUT",
+    ),
+}
+
+
+@pytest.mark.parametrize("part", list(SPARK_COMPUTED_ERRORS))
+def test_an_ansi_error_spark_raises_in_a_computed_part_is_ours(spark, ansi_view, part):
+    """Spark computes some parts of the body over the input (the table function's
+    ``select``): its ANSI error there quoted our text of the part (``CASE WHEN (TRUE) THEN
+    CAST(`n` AS INT) END``, "line 1, position 1"), not the user's body, as a
+    NumberFormatException. It is our run-time error at the user's expression, Spark's
+    condition and class kept."""
+    body, caret, condition = SPARK_COMPUTED_ERRORS[part]
+    with pytest.raises(PySparkException) as info:
+        spark.sql(_call(body, "mr_udtf_ansi")).collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError), err
+    assert err.getCondition() == condition
+    assert "== SQL" not in str(err) and "CASE WHEN" not in str(err)
+    assert err.sql == body and err.sql[err.pos :].startswith(caret)
 
 
 def test_a_run_time_error_through_matchrec_sql_is_ours(spark, table):

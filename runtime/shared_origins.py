@@ -1,0 +1,81 @@
+"""Where expressions handed to Spark by another Python process come from, on this machine.
+
+The table function's ``analyze`` runs in a Python worker that Spark's driver starts, not
+in the user's process: the expressions it has Spark compute over the input (``select``:
+DEFINE's one-row conditions, an aggregate's argument) are known there only. Spark's
+ANSI error in one of them (``CAST_INVALID_INPUT``, ``DIVIDE_BY_ZERO``) reaches the user's
+process quoting that expression, which the user never wrote. :func:`record` keeps each
+such expression with the user's text and position in a small file of this machine's
+temporary directory (the driver's, where ``analyze`` runs); :func:`lookup` reads it back
+from the user's process (``runtime.expression_origins``), the latest record first. A
+client of Spark Connect on another machine finds nothing: the error stays Spark's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+#: the file's size at which it starts again (the older records kept in one more file)
+_LIMIT = 1 << 20
+#: how much of its end a lookup reads
+_TAIL = 1 << 18
+
+
+def _path() -> Path:
+    user = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+    return Path(tempfile.gettempdir()) / f"matchrec-{user}" / "origins.jsonl"
+
+
+def record(entries: list[tuple[str, str, int]]) -> None:
+    """Keep each ``(text, sql, pos)``: ``text``, handed to Spark, computes the user's
+    expression at ``pos`` of ``sql``. Never raises: the query runs without it."""
+    if not entries:
+        return
+    path = _path()
+    lines = "".join(
+        json.dumps({"text": t, "sql": s, "pos": p}, ensure_ascii=False) + "\n"
+        for t, s, p in entries
+    )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() and path.stat().st_size > _LIMIT:
+            path.replace(path.with_suffix(".old"))
+        with path.open("a", encoding="utf-8") as out:
+            out.write(lines)
+    except OSError:
+        pass
+
+
+def lookup(shown: str, fragment: str, start: int) -> tuple[str, int] | None:
+    """The user's text and position of the latest recorded expression that holds the line
+    Spark ``shown`` of an error, with ``fragment`` at ``start``; None if none does."""
+    for entry in _latest_first():
+        text = entry.get("text", "")
+        if shown in text and text[start : start + len(fragment)] == fragment:
+            return entry.get("sql", ""), int(entry.get("pos", 0))
+    return None
+
+
+def _latest_first() -> Iterator[dict]:
+    path = _path()
+    try:
+        with path.open("rb") as source:
+            size = source.seek(0, os.SEEK_END)
+            source.seek(max(0, size - _TAIL))
+            tail = source.read().decode("utf-8", errors="replace")
+    except OSError:
+        return
+    lines = tail.splitlines()
+    if len(tail) >= _TAIL:
+        lines = lines[1:]  # the first may be cut
+    for line in reversed(lines):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            yield entry
