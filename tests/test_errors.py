@@ -3270,7 +3270,8 @@ MAP_TAKEN = [
 ]
 
 
-def _map_body(clause: str, call: str) -> str:
+def _call_body(clause: str, call: str) -> str:
+    """A body over id with ``call`` in DEFINE B, or as measure r."""
     if clause == "DEFINE":
         return f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {call}"
     return f"ORDER BY id MEASURES {call} AS r PATTERN (A B+) DEFINE B AS true"
@@ -3288,7 +3289,7 @@ def test_a_map_the_function_refuses_is_refused_by_the_table_function_and_rules(
     from matchrec.runtime.udtf import build_program
     from sqlglot import exp
 
-    body = _map_body(clause, call)
+    body = _call_body(clause, call)
     with pytest.raises(SemanticError) as info:
         build_program(body, _map_and_array_input())
     err = info.value
@@ -3309,7 +3310,7 @@ def test_a_map_the_function_refuses_is_refused_by_the_table_function_and_rules(
 def test_a_map_the_function_takes_is_taken_by_the_table_function(call):
     from matchrec.runtime.udtf import build_program
 
-    build_program(_map_body("MEASURES", call), _map_and_array_input())
+    build_program(_call_body("MEASURES", call), _map_and_array_input())
 
 
 def test_spark_refuses_and_takes_the_calls_of_maps_as_the_table_function(spark):
@@ -3352,12 +3353,6 @@ LITERALS_TAKEN = [
 ]
 
 
-def _literal_body(clause: str, call: str) -> str:
-    if clause == "DEFINE":
-        return f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {call}"
-    return f"ORDER BY id MEASURES {call} AS r PATTERN (A B+) DEFINE B AS true"
-
-
 @pytest.fixture(scope="module")
 def literal_events(spark):
     spark.createDataFrame(
@@ -3379,7 +3374,7 @@ def test_a_literal_argument_that_fails_every_row_is_refused_when_built(
     from matchrec.planner.rules import RuleRow, compile_rule
     from matchrec.runtime.udtf import build_program, to_sqlglot_type
 
-    body = _literal_body(clause, call)
+    body = _call_body(clause, call)
     query = f"SELECT * FROM literal_events MATCH_RECOGNIZE ({body})"
     schema = literal_events.schema
     types = {f.name: to_sqlglot_type(f.dataType) for f in schema.fields}
@@ -3401,7 +3396,7 @@ def test_a_literal_argument_that_fails_every_row_is_refused_when_built(
 
 @pytest.mark.parametrize("call", LITERALS_TAKEN)
 def test_a_literal_argument_spark_takes_is_taken(spark, literal_events, call):
-    query = f"SELECT * FROM literal_events MATCH_RECOGNIZE ({_literal_body('MEASURES', call)})"
+    query = f"SELECT * FROM literal_events MATCH_RECOGNIZE ({_call_body('MEASURES', call)})"
     assert matchrec.sql(spark, query).columns == ["r"]
 
 
