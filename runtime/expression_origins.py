@@ -22,7 +22,7 @@ import itertools
 import re
 from collections.abc import Callable
 
-from matchrec.errors import MatchRuntimeError
+from matchrec.errors import MatchRuntimeError, SemanticError
 
 from . import shared_origins
 from .recent import Recent
@@ -70,6 +70,39 @@ def at_users_expression(exc: BaseException, in_text: bool = False) -> MatchRunti
     sql, pos = origin
     message = _STREAM_FAILED.sub("", str(exc).split("\n== ", 1)[0].strip())
     return MatchRuntimeError(message, sql=sql, pos=pos)
+
+
+def at_unresolved_call(exc: BaseException) -> SemanticError | None:
+    """Spark's UNRESOLVED_ROUTINE for a function that an expression of the table
+    function's ``select`` calls (a session function it leaves to Spark: ``frobnicate(x)``
+    when none is registered), at that call of the user's text; None for any other error."""
+    try:
+        condition = exc.getCondition()  # type: ignore[attr-defined]
+        name = (exc.getMessageParameters() or {}).get("routineName", "")  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - not one of Spark's errors with parameters
+        return None
+    where = _ROUTINE_AT.search(str(exc))
+    if condition != "UNRESOLVED_ROUTINE" or not name or where is None:
+        return None
+    called = name.strip("`").split("`.`")[-1]
+    found = shared_origins.lookup_call(called, int(where[1]), int(where[2]))
+    if found is None:
+        return None
+    sql, pos = found
+    first = _ROUTINE_TAIL.sub("", str(exc).strip().splitlines()[0])
+    return SemanticError(
+        first,
+        sql=sql,
+        pos=pos,
+        hint="register the function on the session before the query (spark.udf.register, "
+        "CREATE TEMPORARY FUNCTION), or check its name",
+    )
+
+
+#: where Spark's analysis error says the call is, in the text it analysed
+_ROUTINE_AT = re.compile(r"; line (\d+) pos (\d+)")
+#: the end of Spark's first line: its SQLSTATE and a position in a text of ours
+_ROUTINE_TAIL = re.compile(r"\s*SQLSTATE: \w+;?.*$")
 
 
 #: how a streaming query's failure wraps the error of its micro-batch

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -57,6 +58,22 @@ def lookup(shown: str, fragment: str, start: int) -> tuple[str, int] | None:
         text = entry.get("text", "")
         if shown in text and text[start : start + len(fragment)] == fragment:
             return entry.get("sql", ""), int(entry.get("pos", 0))
+    return None
+
+
+def lookup_call(name: str, line: int, column: int) -> tuple[str, int] | None:
+    """The user's text and the position of the call of function ``name`` in it, from the
+    latest recorded expression that calls it at ``line`` and ``column`` (0-based) of its
+    text, where Spark's analysis error naming the function says it is (the table
+    function's ``select``, analysed just now)."""
+    call = re.compile(rf"(?<![\w.`])`?{re.escape(name)}`?\s*\(", re.IGNORECASE)
+    for entry in _latest_first():
+        lines = entry.get("text", "").split("\n")
+        if line > len(lines) or call.match(lines[line - 1], column) is None:
+            continue
+        sql, pos = entry.get("sql", ""), int(entry.get("pos", 0))
+        found = call.search(sql, pos)
+        return sql, found.start() if found is not None else pos
     return None
 
 

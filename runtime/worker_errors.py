@@ -28,7 +28,7 @@ from typing import Any
 from matchrec.errors import MatchRecognizeError, MatchRuntimeError
 from matchrec.excepthook import carried_rebuilt
 
-from .expression_origins import at_users_expression
+from .expression_origins import at_unresolved_call, at_users_expression
 from .udf_errors import at_udf_call
 
 #: PySpark's modules that recover a Python traceback from each error of Spark's (classic, Connect)
@@ -100,7 +100,7 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     if isinstance(exc, MatchRecognizeError) or not _is_spark_error(exc):
         return None
     if _is_worker_error(exc):  # a worker's error, or Spark's analysis: never a run-time one
-        error = carried_rebuilt(exc) or at_udf_call(exc)
+        error = carried_rebuilt(exc) or at_udf_call(exc) or at_unresolved_call(exc)
     elif _is_stream_failure(exc):  # a micro-batch's error, whichever part raised it
         error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True) or at_udf_call(exc)
     else:

@@ -1707,6 +1707,24 @@ def test_an_ansi_error_spark_raises_in_a_computed_part_is_ours(spark, ansi_view,
     assert err.sql == body and err.sql[err.pos :].startswith(caret)
 
 
+@pytest.mark.parametrize("condition", ["frobnicate(o) > 1", "o + 1 > 10 - frobnicate(PREV(o), 2)"])
+def test_a_function_the_session_lacks_is_named_at_its_call(spark, table, condition):
+    """A function the table function leaves to Spark (a session's function, as far as it
+    knows) that the session lacks was Spark's UNRESOLVED_ROUTINE at "line 1 pos 0" of our
+    text; it is a positioned error at the call in the body, still Spark's
+    AnalysisException. The same call in a plain query stays Spark's own error."""
+    body = f"ORDER BY o MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {condition}"
+    with pytest.raises(AnalysisException) as info:
+        spark.sql(_call(body, "mr_udtf_t")).collect()
+    err = info.value
+    assert isinstance(err, SemanticError), err
+    assert err.getCondition() == "UNRESOLVED_ROUTINE"
+    assert err.sql == body and err.sql[err.pos :].startswith("frobnicate(")
+    with pytest.raises(AnalysisException) as plain:
+        spark.sql("SELECT frobnicate(o) FROM mr_udtf_t").collect()
+    assert not isinstance(plain.value, SemanticError)
+
+
 def test_a_run_time_error_through_matchrec_sql_is_ours(spark, table):
     """The same worker error through matchrec.sql's DataFrame: our class, the caret in
     the line of the query that holds the clause."""
