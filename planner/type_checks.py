@@ -81,21 +81,21 @@ MAP_ARGUMENT = "map argument of"
 _ORDERS = "INVALID_ORDERING_TYPE"
 _HASHES = "HASH_MAP_TYPE"
 _SETS = "UNSUPPORTED_INPUT_TYPE"
-#: calls whose arguments (the first ``n``; None: all) Spark refuses when a MAP is in their
-#: type, when it analyses the query, by its condition: it orders, equates or hashes no
-#: MAP values (the same entries in another order are the same map). By the call's key
+#: calls whose arguments (those of the slice) Spark refuses when a MAP is in their type,
+#: when it analyses the query, by its condition: it orders, equates or hashes no MAP
+#: values (the same entries in another order are the same map). By the call's key
 #: (``function_types.key``: sqlglot's class, or an unknown call's upper-case name).
-_NO_MAPS: dict[str, tuple[int | None, str]] = {
-    **dict.fromkeys(["Max", "Min", "ArrayMax", "ArrayMin", "ArrayDistinct"], (1, _ORDERS)),
-    **dict.fromkeys(["ArraySort"], (1, _ORDERS)),  # with a comparator: the lambda's
-    **dict.fromkeys(["ArgMax", "ArgMin"], (2, _ORDERS)),  # the second: what orders
-    **dict.fromkeys(["Greatest", "Least"], (None, _ORDERS)),
+_NO_MAPS: dict[str, tuple[slice, str]] = {
+    **dict.fromkeys(["Max", "Min", "ArrayMax", "ArrayMin", "ArrayDistinct"], (slice(1), _ORDERS)),
+    **dict.fromkeys(["ArraySort"], (slice(1), _ORDERS)),  # with a comparator: the lambda's
+    **dict.fromkeys(["ArgMax", "ArgMin"], (slice(1, 2), _ORDERS)),  # what orders
+    **dict.fromkeys(["Greatest", "Least"], (slice(None), _ORDERS)),
     **dict.fromkeys(
-        ["ARRAY_UNION", "ArrayIntersect", "ArrayExcept", "ARRAYS_OVERLAP"], (2, _ORDERS)
+        ["ARRAY_UNION", "ArrayIntersect", "ArrayExcept", "ARRAYS_OVERLAP"], (slice(2), _ORDERS)
     ),
-    **dict.fromkeys(["ArrayPosition", "ArrayContains", "ArrayRemove"], (2, _ORDERS)),
-    **dict.fromkeys(["HASH", "XXHASH64"], (None, _HASHES)),
-    "ArrayUniqueAgg": (1, _SETS),  # collect_set
+    **dict.fromkeys(["ArrayPosition", "ArrayContains", "ArrayRemove"], (slice(2), _ORDERS)),
+    **dict.fromkeys(["HASH", "XXHASH64"], (slice(None), _HASHES)),
+    "ArrayUniqueAgg": (slice(1), _SETS),  # collect_set
 }
 
 
@@ -108,11 +108,9 @@ def _map_checked(node: exp.Expression) -> tuple[str, list[exp.Expression]] | Non
     args = [a for a in _call_args(node) if not isinstance(a, exp.Lambda)]
     if isinstance(node, exp.ArraySort) and len(args) < len(_call_args(node)):
         return None  # array_sort(a, (x, y) -> ...) orders by its comparator
-    count, condition = entry
-    which = [w for a in args for w in (a.expressions if isinstance(a, exp.Distinct) else [a])]
-    if count is not None:
-        which = which[1:2] if name in ("ArgMax", "ArgMin") else which[:count]
-    return (condition, which) if which else None
+    which, condition = entry
+    values = [v for a in args for v in (a.expressions if isinstance(a, exp.Distinct) else [a])]
+    return (condition, values[which]) if values[which] else None
 
 
 def _call_args(node: exp.Expression) -> list[exp.Expression]:
@@ -165,7 +163,8 @@ def build_check(
     operands = tuple(_operand(a, probe, sql, base) for a in args)
     mapped = _map_checked(node)
     if mapped is not None:
-        return TypeCheck(f"{MAP_ARGUMENT} {_written_name(node, sql, base)}", operands, glue, clause)
+        operator = f"{MAP_ARGUMENT} {_written_name(node, sql, base)} {mapped[0]}"
+        return TypeCheck(operator, operands, glue, clause)
     pattern = _format_pattern(node)
     if pattern is not None:  # an argument not found as written (moved into a navigation)
         operands = tuple(  # is named by its place
@@ -499,12 +498,12 @@ _MAP_REFUSALS = {
 
 
 def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
-    """The error for a MAP in the type of an argument of a :data:`_NO_MAPS` call."""
-    name = check.operator[len(MAP_ARGUMENT) + 1 :]
+    """The error for a MAP in the type of an argument of a :data:`_NO_MAPS` call (its
+    check's operator: :data:`MAP_ARGUMENT`, the name as written, Spark's condition)."""
+    name, condition = check.operator[len(MAP_ARGUMENT) + 1 :].rsplit(" ", 1)
     for operand, type_name in zip(check.operands, types):
         if "map<" not in type_name.lower():
             continue
-        condition = next(c for c in _MAP_REFUSALS if _condition_of(name, c))
         why, hint = _MAP_REFUSALS[condition]
         return SemanticError(
             f"[{condition}] {name}() cannot take {operand.text} ({type_name.upper()}) in "
@@ -514,14 +513,6 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
             hint=hint.replace("{name}", name),
         )
     return None
-
-
-def _condition_of(name: str, condition: str) -> bool:
-    """Whether Spark refuses a MAP argument of the function written ``name`` with
-    ``condition``."""
-    hashes = name in ("hash", "xxhash64")
-    sets = name == "collect_set"
-    return {_HASHES: hashes, _SETS: sets, _ORDERS: not hashes and not sets}[condition]
 
 
 #: the checked operators that compare their operands
