@@ -124,6 +124,18 @@ ERRORS: dict[str, tuple[str, str]] = {
         "  MEASURES 1 / (count(*) - count(B.t) - 1) AS bad\n  PATTERN (A B+)\n"
         "  DEFINE B AS price < PREV(price)\n) m",
     ),
+    # raised by Spark (ANSI) in a part it computes over the table function's input
+    "udtf_divide_by_zero_in_define": (
+        "udtf",
+        "PARTITION BY sym ORDER BY t MEASURES count(*) AS n PATTERN (A B+) "
+        "DEFINE B AS price / (t - t) > 1",
+    ),
+    # a function the session lacks, left to Spark by the table function
+    "udtf_unknown_function": (
+        "udtf",
+        "PARTITION BY sym ORDER BY t MEASURES count(*) AS n PATTERN (A B+) "
+        "DEFINE B AS no_such_fn(price) > 1",
+    ),
     # found in the table function's analyze, in a Python worker of the server
     "udtf_unknown_label": (
         "udtf_sql",
