@@ -13,7 +13,9 @@ as that matchrec class, its message (what, where, caret, hint) first and alone, 
 still the PySpark class it was (``except PythonException`` or ``AnalysisException``
 still catches it; ``getCondition()`` still answers). Spark's own run-time error in an
 expression matchrec handed it (an ANSI error of a MEASURE) likewise comes out at the
-user's expression (``runtime.expression_origins``). A streaming query that either of
+user's expression (``runtime.expression_origins``; the table function's parts too, and
+Spark's UNRESOLVED_ROUTINE for a function one of them calls, through the record its
+``analyze`` keeps: ``runtime.shared_origins``). A streaming query that either of
 them stopped raises a ``StreamingQueryException`` that quotes it: that comes out as the
 matchrec error too, still a ``StreamingQueryException``. Every other error is unchanged.
 """
