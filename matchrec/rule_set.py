@@ -798,8 +798,11 @@ def _object(names: Sequence[str], values: Sequence[Any]) -> str:
 def to_json(value: Any) -> str:
     """A SQL value as JSON text for ``parse_json``: numbers stay numbers (decimals keep
     their digits, a DOUBLE is written with an exponent, which parse_json reads as a
-    DOUBLE, not a DECIMAL that drops the sign of -0.0), times are ISO text
-    (``measures:t::timestamp`` reads them back), BINARY its base64 text."""
+    DOUBLE, not a DECIMAL that drops the sign of -0.0; an infinity as a DOUBLE too large,
+    which it reads as one; NaN, which JSON cannot write, as Spark's text of it), times are
+    ISO text (``measures:t::timestamp`` reads them back), a TIMESTAMP at its offset in the
+    session zone (its date part is the session's date of it, as ``::date`` reads it),
+    BINARY its base64 text."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -807,13 +810,18 @@ def to_json(value: Any) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
-            return json.dumps(str(value))
+        if math.isnan(value):
+            return '"NaN"'
+        if math.isinf(value):
+            return "1e999" if value > 0 else "-1e999"
         text = json.dumps(value)  # with an exponent, parse_json keeps a DOUBLE (and -0.0)
         return text if "e" in text else text + "e0"
     if isinstance(value, Decimal):
         return str(value) if value.is_finite() else json.dumps(str(value))
     if isinstance(value, datetime):
+        zone = session_zone()
+        if value.tzinfo is not None and zone is not None:
+            value = value.astimezone(zone)
         return json.dumps(value.isoformat(sep=" "))
     if isinstance(value, (date, time)):
         return json.dumps(value.isoformat())

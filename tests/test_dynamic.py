@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -454,6 +454,41 @@ def test_a_rules_map_and_struct_values_are_those_of_match_recognize(
     (also INT keys) and a struct is written as Spark writes it."""
     spec = f"PARTITION BY a ORDER BY ts {body}"
     _rule_as_its_match_recognize(spark, nested_events, spec, "UTC", view="dyn_nested")
+
+
+def test_a_rules_timestamps_and_infinite_doubles_read_back_as_sparks(spark: SparkSession) -> None:
+    """In New York, a rule's computed TIMESTAMP measure (``LAST(ts) + INTERVAL 1 HOUR``)
+    was written at UTC's offset: ``measures:v::date`` was the next day, where Spark's
+    date of it is the session's. A DOUBLE infinity was the STRING "inf" (NaN "nan"):
+    an infinity is a DOUBLE of the VARIANT, NaN Spark's text of it."""
+    spark.createDataFrame(
+        [("c1", datetime(2024, 3, 11, 0, 30, tzinfo=timezone.utc), 1.0),
+         ("c1", datetime(2024, 3, 11, 1, 0, tzinfo=timezone.utc), float("inf")),
+         ("c2", datetime(2024, 3, 11, 1, 0, tzinfo=timezone.utc), float("nan"))],
+        "k STRING, ts TIMESTAMP, p DOUBLE",
+    ).createOrReplaceTempView("dyn_times")  # fmt: skip
+    spec = (
+        "PARTITION BY k ORDER BY ts MEASURES LAST(ts) + INTERVAL 1 HOUR AS v, max(p) AS x "
+        "ONE ROW PER MATCH PATTERN (A+) DEFINE A AS true"
+    )
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/New_York"}):
+        want = matchrec.sql(
+            spark,
+            f"SELECT k, CAST(v AS DATE) AS day, v, CAST(x AS STRING) AS x FROM dyn_times "
+            f"MATCH_RECOGNIZE ({spec})",
+        )
+        rules = _rules(spark, [("r", 1, spec, None, None)])
+        got = matchrec.match_recognize_dynamic(spark.table("dyn_times"), rules).selectExpr(
+            "keys:k::string AS k",
+            "measures:v::date AS day",
+            "measures:v::timestamp AS v",
+            "measures:x::string AS x",
+            "schema_of_variant(measures:x) AS x_type",
+        )
+        rows = sorted(got.collect())
+        assert {r.day for r in rows} == {date(2024, 3, 10)}  # 22:00 in New York
+        assert [tuple(r)[:4] for r in rows] == sorted(tuple(r) for r in want.collect())
+    assert [r.x_type for r in rows] == ["DOUBLE", "STRING"]  # Infinity; NaN as text
 
 
 def test_a_rule_that_raises_under_ansi_is_an_error_row_for_its_partition(
