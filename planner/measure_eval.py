@@ -1648,12 +1648,14 @@ class _MeasureCompiler:
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
         self.subqueries = subqueries  # shared by all measures of the plan
         self.bound: dict[str, list[Value]] = {}  # lambda parameters in scope -> their slots
+        self.subquery_pos: list[int] = []  # where each new subquery's measure starts
 
     def subquery(self, node: exp.Expression) -> RowEval:
         """An uncorrelated subquery: Spark evaluates it as an extra input column."""
         text = node.sql(dialect=MatchRecognizeDialect)
         if text not in self.subqueries:
             self.subqueries.append(text)
+            self.subquery_pos.append(self.pos)
         i = len(self.atom_index) + self.subqueries.index(text)
         return lambda vals: vals[i]
 
@@ -2041,6 +2043,8 @@ class CompiledMeasures:
 
     measures: list[CompiledMeasure]
     subqueries: list[str]
+    #: where each subquery's measure starts in the clause (by the subquery's place)
+    subquery_pos: list[int] = field(default_factory=list)
 
 
 def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> CompiledMeasures:
@@ -2050,6 +2054,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
         compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
+        compiler.subquery_pos = result.subquery_pos
         tree = string_coerced(struct_subscripts(_parse(text), env), env)
         missing = _missing_field(tree, env)
         if missing is not None:

@@ -65,13 +65,16 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+import sqlglot
 from matchrec.planner.function_types import NO_NULL_ELEMENTS, NOT_NULL_FIELD, is_year_month
 from matchrec.planner.measure_eval import (
     COLLATION,
     CompiledMeasure,
+    CompiledMeasures,
     check_operand_types,
     compile_measures,
     decimal_params,
+    infer_type,
     type_env,
     type_integer_widths,
 )
@@ -85,7 +88,12 @@ from matchrec.planner.plan import (
     refuse_untimed_within,
     window_spec,
 )
-from matchrec.planner.sqltext import backslash_error, backslash_string, double_quoted_string
+from matchrec.planner.sqltext import (
+    MatchRecognizeDialect,
+    backslash_error,
+    backslash_string,
+    double_quoted_string,
+)
 from matchrec.planner.statement import read_body
 from pyspark.sql import SparkSession
 from pyspark.sql.pandas.types import to_arrow_type
@@ -346,6 +354,7 @@ def _build_program(
             )
         measure_fields.append(StructField(m.alias, nullable_voids(spark_type), True))
     _refuse_year_month_columns(plan, column_types)
+    _refuse_year_month_constants(plan, column_types, compiled)
 
     position = {c: i for i, c in enumerate(columns)}
     keys = plan.partition_by
@@ -416,6 +425,24 @@ def _refuse_year_month_columns(plan: MatchPlan, columns: dict[str, exp.DataType]
                 sql=plan.clause.sql,
                 pos=plan.origins.get(name, 0),
                 hint=_YEAR_MONTH_HINT,
+            )
+
+
+def _refuse_year_month_constants(
+    plan: MatchPlan, columns: dict[str, exp.DataType], compiled: CompiledMeasures
+) -> None:
+    """Refuse a constant of MEASURES that Spark would compute as a YEAR-MONTH interval
+    for the table function (``max(ts) + INTERVAL '1' MONTH``): PySpark cannot hand it to
+    the worker, which failed with Arrow's KeyError and a traceback."""
+    env = type_env(plan, columns)
+    for text, pos in zip(compiled.subqueries, compiled.subquery_pos):
+        if is_year_month(infer_type(sqlglot.parse_one(text, read=MatchRecognizeDialect), env)):
+            raise UnsupportedError(
+                f"the table function cannot compute {text} in this measure: it is a "
+                "YEAR-MONTH interval",
+                sql=plan.clause.sql,
+                pos=pos,
+                hint=_YEAR_MONTH_HINT + " (add_months(max(ts), 1) for + INTERVAL '1' MONTH)",
             )
 
 

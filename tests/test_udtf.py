@@ -1725,6 +1725,29 @@ def test_a_function_the_session_lacks_is_named_at_its_call(spark, table, conditi
     assert not isinstance(plain.value, SemanticError)
 
 
+@pytest.mark.parametrize(
+    "measure", ["max(ts) + INTERVAL '1' MONTH", "max(d) - INTERVAL '1-6' YEAR TO MONTH"]
+)
+def test_a_year_month_constant_of_several_rows_is_refused_when_built(measure):
+    """Spark computes a constant of a measure over several rows for the table function;
+    of a YEAR-MONTH interval, PySpark could not hand it over: the query failed with
+    Arrow's KeyError 21 and a traceback. It is refused at the measure, saying how."""
+    from pyspark.sql.types import DateType, TimestampType
+
+    schema = StructType(
+        [
+            StructField("k", IntegerType()),
+            StructField("ts", TimestampType()),
+            StructField("d", DateType()),
+        ]
+    )
+    body = f"PARTITION BY k ORDER BY ts MEASURES {measure} AS v PATTERN (A+) DEFINE A AS true"
+    with pytest.raises(UnsupportedError, match="YEAR-MONTH interval") as info:
+        build_program(body, schema)
+    assert info.value.sql[info.value.pos :].startswith(measure)
+    assert "add_months" in info.value.hint
+
+
 def test_a_run_time_error_through_matchrec_sql_is_ours(spark, table):
     """The same worker error through matchrec.sql's DataFrame: our class, the caret in
     the line of the query that holds the clause."""
