@@ -718,10 +718,11 @@ def _without_keys(table: pa.Table | None, keys: list[str], stopped: set[str]) ->
     """``table``'s rows but those whose key (as JSON, :func:`_object`) is ``stopped``."""
     if table is None:
         return None
-    texts = {key: _object(keys, list(key)) for key in dict.fromkeys(key_tuples(table, keys))}
+    tuples = key_tuples(table, keys)
+    texts = {key: _object(keys, list(key)) for key in dict.fromkeys(tuples)}
     if stopped.isdisjoint(texts.values()):
         return table
-    kept = [texts[key] not in stopped for key in key_tuples(table, keys)]
+    kept = [texts[key] not in stopped for key in tuples]
     return table.filter(pa.array(kept, type=pa.bool_()))
 
 

@@ -13,7 +13,6 @@ pattern matches; such a call is a mistake all the same.)
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from matchrec.errors import SemanticError
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .pattern_literals import column_kind
 from .sqltext import node_pos, parse_expression
+from .type_checks import written_call_name
 
 ColumnType = Callable[[str], "str | None"]
 
@@ -139,8 +139,6 @@ _CHECKS: dict[type, Callable[[exp.Expression, ColumnType], Refusal | None]] = {
     exp.RegexpExtract: _regex_group,
     exp.RegexpExtractAll: _regex_group,
 }
-#: a function's name up to its opening parenthesis
-_CALL_NAME = re.compile(r"([A-Za-z_]\w*)\s*\(")
 
 
 def check_literal_arguments(
@@ -157,9 +155,7 @@ def check_literal_arguments(
             refusal = check(node, types.get) if check is not None else None
             if refusal is None:
                 continue
-            start = node_pos(node, expr.pos, sql)
-            called = _CALL_NAME.match(sql, start)
-            name = called.group(1).lower() if called else type(node).__name__.lower()
+            name = written_call_name(node, sql, expr.pos)
             raise SemanticError(
                 f"[{refusal.condition}] {name}(): {refusal.reason}; Spark fails the query "
                 + refusal.when,

@@ -1636,7 +1636,14 @@ _READS_ROWS = (exp.Column, exp.Identifier, exp.Lambda, exp.Star)
 
 
 class _MeasureCompiler:
-    def __init__(self, plan: MatchPlan, text: ast.SqlExpr, subqueries: list[str], env: TypeEnv):
+    def __init__(
+        self,
+        plan: MatchPlan,
+        text: ast.SqlExpr,
+        subqueries: list[str],
+        env: TypeEnv,
+        subquery_pos: list[int],
+    ):
         #: an atom of a collated string type was read: its values compare as collated
         #: strings (matchrec.collated_values), the measure's value is a plain string
         self.collated = False
@@ -1648,7 +1655,7 @@ class _MeasureCompiler:
         self.atom_index = {a.name: i for i, a in enumerate(plan.atoms)}
         self.subqueries = subqueries  # shared by all measures of the plan
         self.bound: dict[str, list[Value]] = {}  # lambda parameters in scope -> their slots
-        self.subquery_pos: list[int] = []  # where each new subquery's measure starts
+        self.subquery_pos = subquery_pos  # where each subquery's measure starts
 
     def subquery(self, node: exp.Expression) -> RowEval:
         """An uncorrelated subquery: Spark evaluates it as an extra input column."""
@@ -2053,8 +2060,7 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
     result = CompiledMeasures([], [])
     for measure, (alias, text) in zip(plan.clause.measures, plan.measures):
         pos = measure.expr.pos
-        compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env)
-        compiler.subquery_pos = result.subquery_pos
+        compiler = _MeasureCompiler(plan, measure.expr, result.subqueries, env, result.subquery_pos)
         tree = string_coerced(struct_subscripts(_parse(text), env), env)
         missing = _missing_field(tree, env)
         if missing is not None:

@@ -109,8 +109,9 @@ _NAVIGATION = frozenset({"PREV", "NEXT", "FIRST", "LAST"})
 def _datetime(value: exp.Expression | None, column_type: Callable[[str], str | None]) -> bool:
     """Whether ``value`` is a DATE or TIMESTAMP: a column of that type (navigated or not),
     or a CAST to one."""
-    if isinstance(_unnavigated(value), exp.Cast):
-        return _unnavigated(value).to.this in DATETIMES
+    inner = _unnavigated(value)
+    if isinstance(inner, exp.Cast):
+        return inner.to.this in DATETIMES
     return (column_kind(value, column_type) or "").startswith(("date", "timestamp"))
 
 

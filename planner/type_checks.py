@@ -31,7 +31,7 @@ from matchrec.errors import SemanticError
 from matchrec.moments import STATISTICS
 
 from .java_format import conversion_error
-from .pyeval import OPERATORS
+from .pyeval import OPERATORS, call_args
 from .sqltext import ROW_PATTERN_CALLS, MatchRecognizeDialect, node_pos, written_call, written_text
 from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
@@ -105,21 +105,13 @@ def _map_checked(node: exp.Expression) -> tuple[str, list[exp.Expression]] | Non
     entry = _NO_MAPS.get(name)
     if entry is None:
         return None
-    args = [a for a in _call_args(node) if not isinstance(a, exp.Lambda)]
-    if isinstance(node, exp.ArraySort) and len(args) < len(_call_args(node)):
+    every = call_args(node)
+    args = [a for a in every if not isinstance(a, exp.Lambda)]
+    if isinstance(node, exp.ArraySort) and len(args) < len(every):
         return None  # array_sort(a, (x, y) -> ...) orders by its comparator
     which, condition = entry
     values = [v for a in args for v in (a.expressions if isinstance(a, exp.Distinct) else [a])]
     return (condition, values[which]) if values[which] else None
-
-
-def _call_args(node: exp.Expression) -> list[exp.Expression]:
-    if isinstance(node, exp.Anonymous):
-        return list(node.expressions)
-    args = [node.this] if isinstance(node.args.get("this"), exp.Expression) else []
-    expression = node.args.get("expression")
-    args += [expression] if isinstance(expression, exp.Expression) else []
-    return args + list(node.expressions)
 
 
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
@@ -163,7 +155,7 @@ def build_check(
     operands = tuple(_operand(a, probe, sql, base) for a in args)
     mapped = _map_checked(node)
     if mapped is not None:
-        operator = f"{MAP_ARGUMENT} {_written_name(node, sql, base)} {mapped[0]}"
+        operator = f"{MAP_ARGUMENT} {written_call_name(node, sql, base)} {mapped[0]}"
         return TypeCheck(operator, operands, glue, clause)
     pattern = _format_pattern(node)
     if pattern is not None:  # an argument not found as written (moved into a navigation)
@@ -176,8 +168,9 @@ def build_check(
     return TypeCheck(operator, operands, glue, clause)
 
 
-def _written_name(node: exp.Expression, sql: str, base: int) -> str:
-    """The name of call ``node`` as the user wrote it (``sort_array``, not sqlglot's)."""
+def written_call_name(node: exp.Expression, sql: str, base: int) -> str:
+    """The name of call ``node`` (of an expression at ``base`` of ``sql``) as the user
+    wrote it, lower case (``sort_array``, not sqlglot's ``ARRAY_SORT``)."""
     found = _CALL_NAME.match(sql, node_pos(node, base, sql))
     if found is not None:
         return found.group(1).lower()
