@@ -9,6 +9,7 @@ stay in DEFINE's Python glue are checked against Spark itself on generated value
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import re
@@ -230,15 +231,28 @@ DIFFERENTIAL = ["s LIKE p", "s ILIKE p", "s RLIKE p", "size(arr)", "cardinality(
 
 def _glue_value(text: str, row: dict):
     """``text`` evaluated by DEFINE's Python glue, every column an atom read from ``row``."""
+    return _compiled_glue(text)(row)
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled_glue(text: str):
+    """``text`` compiled once by DEFINE's Python glue into a function of a row."""
     tree = parse_one(text, read=MatchRecognizeDialect)
+    current: dict = {}
 
     def child(node: exp.Expression):
         if isinstance(node, exp.Column):
-            value = row[node.name]
-            return lambda ctx: value
+            return lambda ctx, name=node.name: current[name]
         return compile_glue(node, child, lambda n: 0, text)
 
-    return child(tree)(None)
+    compiled = child(tree)
+
+    def evaluate(row: dict):
+        current.clear()
+        current.update(row)
+        return compiled(None)
+
+    return evaluate
 
 
 @pytest.mark.parametrize("text", DIFFERENTIAL)
@@ -1225,25 +1239,25 @@ def test_text_functions_of_two_rows_without_ansi_are_sparks(spark, ansi_off, cal
     _two_rows_equal_spark(spark, call, TEXT_CALLS)
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        "CAST(concat(N.s, S.n) AS INT)",
-        "CAST(concat(S.n, N.s) AS DOUBLE)",
-        # out of range: narrowed as Spark narrows without ANSI mode, or NULL
-        "CAST(N.v + S.v AS INT)",
-        "CAST(N.v * S.v AS TINYINT)",
-        "CAST(N.v - S.n AS BIGINT)",
-        "CAST(N.n * S.n AS SMALLINT)",
-        "CAST(CAST(N.n AS DECIMAL(12, 1)) * S.n AS TINYINT)",
-        "CAST(N.v * S.v AS DECIMAL(4, 1))",
-        *DECIMAL_TEXT_CALLS,
-    ],
-)
+CASTS_WITHOUT_ANSI = [
+    "CAST(concat(N.s, S.n) AS INT)",
+    "CAST(concat(S.n, N.s) AS DOUBLE)",
+    # out of range: narrowed as Spark narrows without ANSI mode, or NULL
+    "CAST(N.v + S.v AS INT)",
+    "CAST(N.v * S.v AS TINYINT)",
+    "CAST(N.v - S.n AS BIGINT)",
+    "CAST(N.n * S.n AS SMALLINT)",
+    "CAST(CAST(N.n AS DECIMAL(12, 1)) * S.n AS TINYINT)",
+    "CAST(N.v * S.v AS DECIMAL(4, 1))",
+    *DECIMAL_TEXT_CALLS,
+]
+
+
+@pytest.mark.parametrize("call", CASTS_WITHOUT_ANSI)
 def test_a_cast_of_two_rows_without_ansi_is_sparks(spark, ansi_off, call):
     """A malformed string is NULL, a number out of an integer type's range is narrowed
     (saturated at INT/BIGINT from a double, then its low bits), as Spark's legacy cast."""
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call, CASTS_WITHOUT_ANSI)
 
 
 #: conditionals and arrays whose operands have several types: each value is of Spark's
@@ -1888,7 +1902,7 @@ def test_datetime_patterns_of_two_rows_in_a_daylight_saving_zone(spark, new_york
     "call", ["conv(concat(repeat('f', 16), N.s), 16, 10)", "conv(concat(N.n, '9', S.s), 10, -10)"]
 )
 def test_conv_beyond_64_bits_without_ansi_is_sparks(spark, ansi_off, call):
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call)
 
 
 def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
@@ -2006,7 +2020,7 @@ def test_base64_of_two_rows_follows_the_session_chunking(spark):
     before = spark.conf.get("spark.sql.chunkBase64String.enabled", None)
     spark.conf.set("spark.sql.chunkBase64String.enabled", "false")
     try:
-        test_functions_of_two_rows_equal_spark(spark, "base64(repeat(concat(N.s, S.s), 20))")
+        _two_rows_equal_spark(spark, "base64(repeat(concat(N.s, S.s), 20))")
     finally:
         if before is None:
             spark.conf.unset("spark.sql.chunkBase64String.enabled")
@@ -2015,7 +2029,7 @@ def test_base64_of_two_rows_follows_the_session_chunking(spark):
 
 
 def test_make_dt_interval_seconds_out_of_range_without_ansi_are_null(spark, ansi_off):
-    test_functions_of_two_rows_equal_spark(spark, "make_dt_interval(0, 0, N.n, N.v * S.n)")
+    _two_rows_equal_spark(spark, "make_dt_interval(0, 0, N.n, N.v * S.n)")
 
 
 WALL_CLOCKS = """SELECT * FROM VALUES (1, TIMESTAMP_NTZ'2024-03-10 02:30:00'),
@@ -2544,7 +2558,7 @@ ZERO_DIVISORS = ["N.n / S.n", "N.v % S.n", "N.n DIV S.n", "pmod(N.n, S.n)"]
     ],
 )
 def test_an_index_out_of_bounds_without_ansi_gives_null_as_spark(spark, ansi_off, call):
-    test_functions_of_two_rows_equal_spark(spark, call)
+    _two_rows_equal_spark(spark, call)
 
 
 def _job_error(spark, call: str) -> MatchRuntimeError:
@@ -3911,7 +3925,6 @@ def test_every_type_probe_of_a_two_row_call_is_spark_sql(spark, form):
     *probe*, SQL over the input's columns); a probe Spark cannot parse silently skipped
     its check, so a type error surfaced only while matching (``x IS NULL`` was probed as
     ``x IS (NULL)``). Every probe of every two-row call, in several surroundings, parses."""
-    parser = spark._jsparkSession.sessionState().sqlParser()
     unparsable = []
     for call in TWO_ROW_CALLS:
         condition = form.format(call=call)
@@ -3919,11 +3932,24 @@ def test_every_type_probe_of_a_two_row_call_is_spark_sql(spark, form):
         plan = plan_clause(parse_clause(body), list(POOLS))
         probes = [o.probe for c in plan.define_checks for o in c.operands]
         for probe in probes + [w.probe for w in plan.integer_widths]:
-            try:
-                parser.parseExpression(probe)
-            except Exception as err:  # py4j's error for Spark's ParseException
-                unparsable.append((condition, probe, str(err).splitlines()[0][:120]))
+            if (error := _parse_error(spark, probe)) is not None:
+                unparsable.append((condition, probe, error))
     assert not unparsable, unparsable[:5]
+
+
+_PARSE_ERRORS: dict[str, str | None] = {}
+
+
+def _parse_error(spark, probe: str) -> str | None:
+    """The first line of Spark's error parsing ``probe`` (None: it parses), asked once
+    per probe text (the forms share most probes)."""
+    if probe not in _PARSE_ERRORS:
+        try:
+            spark._jsparkSession.sessionState().sqlParser().parseExpression(probe)
+            _PARSE_ERRORS[probe] = None
+        except Exception as err:  # py4j's error for Spark's ParseException
+            _PARSE_ERRORS[probe] = str(err).splitlines()[0][:120]
+    return _PARSE_ERRORS[probe]
 
 
 LAMBDA_ROWS = """SELECT * FROM VALUES
