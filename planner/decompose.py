@@ -32,6 +32,9 @@ Rules (each exact, none approximate):
   ``to_date(s, fmt)``, ``unix_timestamp(x[, fmt])`` / ``to_unix_timestamp`` with a
   literal pattern: the session time zone is a one-row part (``current_timezone()``); the
   glue formats or parses with the pattern as written (``planner.datetime_patterns``).
+* ``x + INTERVAL '1' MONTH``, ``x - INTERVAL '1-6' YEAR TO MONTH`` (a YEAR-MONTH
+  interval literal): the months are a constant, the glue adds them to the DATE or the
+  TIMESTAMP as Spark does (PySpark has no Arrow form of the interval to hand over).
 * ``base64(x)``: Spark's base64 of a constant probe tells the glue whether the session
   chunks lines; the glue encodes ``x``.
 * a field of a struct built in place (``named_struct('x', a, 'y', b).y``) is that
@@ -45,6 +48,7 @@ error names that call (``function datediff()``), never a part of the rewrite.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from sqlglot import exp
@@ -212,6 +216,58 @@ def _timestamp_add(node: exp.Expression) -> exp.Expression | None:
     return exp.TimestampAdd(this=anchor, expression=node.expression.copy(), unit=unit.copy())
 
 
+_YEAR_MONTH_UNITS = {"YEAR": 12, "YEARS": 12, "MONTH": 1, "MONTHS": 1}
+_INT_MAX = 2**31 - 1
+
+
+def _year_month_months(node: exp.Expression) -> int | None:
+    """The months of a YEAR-MONTH interval literal (``INTERVAL '1' MONTH``, ``INTERVAL
+    '1-6' YEAR TO MONTH``, ``INTERVAL 1 YEAR 2 MONTHS``, ``-INTERVAL '2' YEAR``); None
+    for anything else or beyond Spark's range (Spark's own error stays Spark's)."""
+    if isinstance(node, exp.Paren):
+        return _year_month_months(node.this)
+    if isinstance(node, exp.Neg):
+        months = _year_month_months(node.this)
+        return None if months is None else -months
+    if isinstance(node, exp.Add):  # the units of a multi-unit literal
+        left, right = _year_month_months(node.this), _year_month_months(node.expression)
+        if left is None or right is None or abs(left + right) > _INT_MAX:
+            return None
+        return left + right
+    if not isinstance(node, exp.Interval) or not isinstance(node.this, exp.Literal):
+        return None
+    text, unit = node.this.name.strip(), node.args.get("unit")
+    if isinstance(unit, exp.IntervalSpan):
+        span = (unit.this.name.upper(), unit.expression.name.upper())
+        found = re.fullmatch(r"([+-]?)(\d+)-(\d+)", text)
+        if span != ("YEAR", "MONTH") or not found or int(found[3]) > 11:
+            return None
+        months = int(found[2]) * 12 + int(found[3])
+        months = -months if found[1] == "-" else months
+    elif isinstance(unit, exp.Var) and unit.name.upper() in _YEAR_MONTH_UNITS:
+        if not re.fullmatch(r"[+-]?\d+", text):
+            return None
+        months = int(text) * _YEAR_MONTH_UNITS[unit.name.upper()]
+    else:
+        return None
+    return months if abs(months) <= _INT_MAX else None
+
+
+def _year_month_add(node: exp.Expression) -> exp.Expression | None:
+    """``x + INTERVAL '1' MONTH`` (either side), ``x - INTERVAL '1-6' YEAR TO MONTH``:
+    the months are a constant; the glue adds them as Spark adds a YEAR-MONTH interval to
+    a DATE (``add_months``) or a TIMESTAMP (its wall-clock date in the session zone)."""
+    sides = [(node.this, node.expression)]
+    if isinstance(node, exp.Add):
+        sides.append((node.expression, node.this))
+    for value, interval in sides:
+        months = _year_month_months(interval)
+        if months is not None and _year_month_months(value) is None:
+            months = -months if isinstance(node, exp.Sub) else months
+            return _internal("__MR_YEAR_MONTH_ADD", value.copy(), exp.Literal.number(months))
+    return None
+
+
 def _zone() -> exp.Expression:
     """The session time zone, as a one-row part Spark computes (``current_timezone()``)."""
     return exp.Anonymous(this="current_timezone", expressions=[])
@@ -328,6 +384,8 @@ def _decode(node: exp.DecodeCase) -> exp.Expression | None:
 
 
 RULES: dict[type, Rule] = {
+    exp.Add: _year_month_add,
+    exp.Sub: _year_month_add,
     exp.DecodeCase: _decode,
     exp.Dot: _struct_field,
     exp.DateDiff: _datediff,

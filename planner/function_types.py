@@ -116,7 +116,7 @@ _SAME_AS_FIRST = set(
         "Abs Neg Negative POSITIVE Nullif NULLIFZERO BitwiseNot Reverse ArrayDistinct "
         "ArraySort ArraySlice "
         "ArrayFilter SORT_ARRAY SHUFFLE ARRAY_COMPACT "
-        "MAP_FILTER"
+        "MAP_FILTER __MR_YEAR_MONTH_ADD"
     )
 )
 _REVERSE = exp.Reverse.__name__
@@ -193,11 +193,14 @@ def internal_probe(node: exp.Anonymous, probes: list[str]) -> str:
     """Spark SQL with the type of an internal call of ``planner.decompose``
     (``__MR_DAYS_ADD(...)`` of ``date_add(A.d, B.n)``), whose arguments' Spark SQL is
     ``probes``: Spark cannot analyse the internal call itself. ``to_timestamp`` is typed
-    by Spark (its type follows the session's ``spark.sql.timestampType``), the others are
-    fixed."""
+    by Spark (its type follows the session's ``spark.sql.timestampType``), the sum with a
+    YEAR-MONTH interval is Spark's own (a STRING refused as Spark refuses it), the others
+    are fixed."""
     name = node.name.upper()
     if name in ("__MR_TO_TIMESTAMP", "__MR_TRY_TO_TIMESTAMP") and len(probes) == 3:
         return f"{name[5:].lower()}({probes[0]}, {probes[2]})"
+    if name == "__MR_YEAR_MONTH_ADD" and len(probes) == 2:
+        return f"({probes[0]}) + make_ym_interval(0, {probes[1]})"
     return f"CAST(NULL AS {_FIXED[name].upper()})"
 
 

@@ -837,6 +837,18 @@ def months_add(day: Any, n: Any) -> date:
     return date(year, month + 1, min(day.day, last))
 
 
+def year_month_add(v: Any, months: Any) -> date:
+    """``v + INTERVAL 'n' MONTH`` (a YEAR-MONTH interval literal, as ``months``): a DATE
+    moves as ``add_months`` moves it and stays a DATE, a TIMESTAMP or TIMESTAMP_NTZ its
+    wall-clock date as ``timestampadd(MONTH, n, v)`` (Spark's ``dateAddMonths`` and
+    ``timestampAddMonths``)."""
+    if isinstance(v, datetime):
+        return DATETIME_FUNCTIONS["TIMESTAMPADD_MONTH"](v, months)
+    if not isinstance(v, date):
+        raise TypeError(f"{v!r} is not a DATE or a TIMESTAMP")
+    return months_add(v, months)
+
+
 def local_months_until(a_micros: int, b_micros: int) -> int:
     """Java's ``LocalDateTime.until(end, MONTHS)`` for local date-times given as
     microseconds since 1970-01-01T00:00 (what ``timestampdiff(MICROSECOND, anchor, x)``
@@ -1019,6 +1031,7 @@ EXTENDED: dict[str, GlueFunction] = {
     # the combinations of decomposed calls (planner.decompose); never written by users
     "__MR_DAYS_ADD": GlueFunction(days_add),
     "__MR_MONTHS_ADD": GlueFunction(months_add),
+    "__MR_YEAR_MONTH_ADD": GlueFunction(year_month_add),
     "__MR_MONTHS_UNTIL": GlueFunction(local_months_until),
     "__MR_MONTHS_BETWEEN": GlueFunction(months_between),
 }
