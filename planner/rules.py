@@ -699,7 +699,7 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
     """``tree`` with each call the glue computes through ``planner.decompose`` (a datetime
     call of a literal pattern: ``date_format``, ``unix_timestamp``, ``from_unixtime``,
     ``to_timestamp``, ``to_date``; ``date_add``/``date_sub``, ``add_months``,
-    ``months_between``) split as the glue's, with its one-row parts computed here: the
+    ``months_between``; ``+``/``-`` of a YEAR-MONTH interval literal) split as the glue's, with its one-row parts computed here: the
     session zone is the literal ``zone`` (a rule has no Spark to ask
     ``current_timezone()``)."""
     for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
@@ -719,7 +719,7 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
 
 #: the calls :func:`_patterns_in_zone` gives the glue
 _PATTERNED = (exp.UnixToStr, exp.TimeToStr, exp.StrToUnix, exp.StrToTime, exp.TsOrDsToDate)
-_DECOMPOSED = (*_PATTERNED, exp.TsOrDsAdd, exp.AddMonths, exp.MonthsBetween)
+_DECOMPOSED = (*_PATTERNED, exp.TsOrDsAdd, exp.AddMonths, exp.MonthsBetween, exp.Add, exp.Sub)
 
 
 #: day-time interval units -> their length

@@ -243,6 +243,15 @@ ROW_CONDITIONS = [
         "try_to_timestamp(country) IS NULL AND try_to_date(CAST(ts AS STRING)) = DATE '2026-03-01'",
     ),
     ("America/New_York", "try_to_timestamp(CAST(ts AS STRING)) < TIMESTAMP '2026-02-28 19:30:00'"),
+    # a YEAR-MONTH interval literal: months added to the wall-clock date, clipped to the
+    # month's end (was "INTERVAL '1' MONTH cannot be evaluated in a rule")
+    ("America/New_York", "ts + INTERVAL '1' MONTH < TIMESTAMP '2026-03-28 19:30:00'"),
+    (
+        "UTC",
+        "PREV(ts) + INTERVAL '1' MONTH > ts + INTERVAL '1' MONTH - INTERVAL '2' MINUTE "
+        "OR PREV(ts) IS NULL",
+    ),
+    ("UTC", "ts - INTERVAL '1-1' YEAR TO MONTH < TIMESTAMP '2025-02-01 00:20:00'"),
 ]
 
 
