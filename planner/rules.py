@@ -699,9 +699,9 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
     """``tree`` with each call the glue computes through ``planner.decompose`` (a datetime
     call of a literal pattern: ``date_format``, ``unix_timestamp``, ``from_unixtime``,
     ``to_timestamp``, ``to_date``; ``date_add``/``date_sub``, ``add_months``,
-    ``months_between``; ``+``/``-`` of a YEAR-MONTH interval literal) split as the glue's, with its one-row parts computed here: the
-    session zone is the literal ``zone`` (a rule has no Spark to ask
-    ``current_timezone()``)."""
+    ``months_between``; ``+``/``-`` of a YEAR-MONTH interval literal) split as the
+    glue's, with its one-row parts computed here: the session zone is the literal
+    ``zone`` (a rule has no Spark to ask ``current_timezone()``)."""
     for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
         if not isinstance(node, _DECOMPOSED):
             continue

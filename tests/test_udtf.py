@@ -1725,25 +1725,61 @@ def test_a_function_the_session_lacks_is_named_at_its_call(spark, table, conditi
     assert not isinstance(plain.value, SemanticError)
 
 
+_YM_SCHEMA = StructType(
+    [
+        StructField("k", IntegerType()),
+        StructField("ts", TimestampType()),
+        StructField("d", DateType()),
+    ]
+)
+
+
+@pytest.fixture
+def ym_view(spark, table):
+    """Month ends, a leap day and NULLs: where adding months clips the day."""
+    spark.sql(
+        "CREATE OR REPLACE TEMP VIEW mr_udtf_ym AS SELECT * FROM VALUES "
+        "(1, TIMESTAMP'2024-01-31 10:00:00', DATE'2024-01-31'), "
+        "(1, TIMESTAMP'2024-02-29 11:00:00', DATE'2024-02-29'), "
+        "(2, TIMESTAMP'2023-08-31 00:00:00', DATE'2023-08-31'), "
+        "(2, CAST(NULL AS TIMESTAMP), CAST(NULL AS DATE)) AS t(k, ts, d)"
+    )
+    return "mr_udtf_ym"
+
+
 @pytest.mark.parametrize(
-    "measure", ["max(ts) + INTERVAL '1' MONTH", "max(d) - INTERVAL '1-6' YEAR TO MONTH"]
+    "measure",
+    [
+        "max(ts) + INTERVAL '1' MONTH",
+        "max(d) - INTERVAL '1-6' YEAR TO MONTH",
+        "INTERVAL 1 YEAR 2 MONTHS + min(d)",
+        "LAST(ts) - INTERVAL '13' MONTH",
+    ],
+)
+def test_a_year_month_literal_added_to_several_rows_is_spark_s_answer(spark, ym_view, measure):
+    """A YEAR-MONTH interval literal added to a measure over several rows was refused
+    (PySpark cannot hand the interval to the table function); it is a constant number of
+    months, added as Spark adds it: the answer is Spark's own over each partition, whose
+    one match is all its rows."""
+    body = f"PARTITION BY k ORDER BY ts MEASURES {measure} AS v PATTERN (A+) DEFINE A AS true"
+    got = spark.sql(_call(body, ym_view))
+    spark_measure = measure.replace("LAST(ts)", "max_by(ts, ts)")
+    want = spark.sql(f"SELECT k, {spark_measure} AS v FROM {ym_view} GROUP BY k")
+    assert got.schema == want.schema
+    assert sorted(got.collect()) == sorted(want.collect())
+
+
+@pytest.mark.parametrize(
+    "measure", ["max(d) + INTERVAL '1' MONTH * 2", "max(ts) + make_ym_interval(1, 0)"]
 )
 def test_a_year_month_constant_of_several_rows_is_refused_when_built(measure):
-    """Spark computes a constant of a measure over several rows for the table function;
-    of a YEAR-MONTH interval, PySpark could not hand it over: the query failed with
-    Arrow's KeyError 21 and a traceback. It is refused at the measure, saying how."""
-    from pyspark.sql.types import DateType, TimestampType
-
-    schema = StructType(
-        [
-            StructField("k", IntegerType()),
-            StructField("ts", TimestampType()),
-            StructField("d", DateType()),
-        ]
-    )
+    """A YEAR-MONTH interval the table function would have Spark compute for a measure
+    over several rows (not a literal): PySpark could not hand it over, and the query
+    failed with Arrow's KeyError 21 and a traceback. It is refused at the measure,
+    saying how."""
     body = f"PARTITION BY k ORDER BY ts MEASURES {measure} AS v PATTERN (A+) DEFINE A AS true"
     with pytest.raises(UnsupportedError, match="YEAR-MONTH interval") as info:
-        build_program(body, schema)
+        build_program(body, _YM_SCHEMA)
     assert info.value.sql[info.value.pos :].startswith(measure)
     assert "add_months" in info.value.hint
 
