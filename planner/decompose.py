@@ -220,20 +220,65 @@ _YEAR_MONTH_UNITS = {"YEAR": 12, "YEARS": 12, "MONTH": 1, "MONTHS": 1}
 _INT_MAX = 2**31 - 1
 
 
+def _integer(node: exp.Expression) -> int | None:
+    """The value of an integer literal (``2``, ``-2``, ``(2)``); None for anything else."""
+    if isinstance(node, exp.Paren):
+        return _integer(node.this)
+    if isinstance(node, exp.Neg):
+        value = _integer(node.this)
+        return None if value is None else -value
+    if isinstance(node, exp.Literal) and not node.is_string and node.name.isdigit():
+        return int(node.name)
+    return None
+
+
+def _in_range(months: int) -> int | None:
+    """``months`` where Spark's exact interval arithmetic keeps it (an INT), else None:
+    Spark's overflow error stays Spark's."""
+    return months if abs(months) <= _INT_MAX else None
+
+
+def _make_ym_interval(node: exp.Expression) -> int | None:
+    """``make_ym_interval(years, months)`` of integer literals (both default to 0)."""
+    args = [_integer(a) for a in node.expressions]
+    if len(args) > 2 or None in args:
+        return None
+    years, months = (args + [0, 0])[:2]
+    return _in_range(years * 12 + months)
+
+
+def _year_month_combined(node: exp.Expression) -> int | None:
+    """The months of ``+``/``-`` of two YEAR-MONTH constants (also the units of a
+    multi-unit literal, ``INTERVAL 1 YEAR 2 MONTHS``), or of one times an integer
+    literal (either side; Spark multiplies exactly)."""
+    left, right = node.this, node.expression
+    if isinstance(node, exp.Mul):
+        for interval, times in ((left, right), (right, left)):
+            months, n = _year_month_months(interval), _integer(times)
+            if months is not None and n is not None:
+                return _in_range(months * n)
+        return None
+    a, b = _year_month_months(left), _year_month_months(right)
+    if a is None or b is None:
+        return None
+    return _in_range(a + b if isinstance(node, exp.Add) else a - b)
+
+
 def _year_month_months(node: exp.Expression) -> int | None:
-    """The months of a YEAR-MONTH interval literal (``INTERVAL '1' MONTH``, ``INTERVAL
-    '1-6' YEAR TO MONTH``, ``INTERVAL 1 YEAR 2 MONTHS``, ``-INTERVAL '2' YEAR``); None
-    for anything else or beyond Spark's range (Spark's own error stays Spark's)."""
+    """The months of a constant YEAR-MONTH interval: a literal (``INTERVAL '1' MONTH``,
+    ``INTERVAL '1-6' YEAR TO MONTH``, ``INTERVAL 1 YEAR 2 MONTHS``, ``-INTERVAL '2'
+    YEAR``), ``make_ym_interval`` of integer literals, and their sums, differences and
+    products with integer literals; None for anything else or beyond Spark's range
+    (Spark's own error stays Spark's)."""
     if isinstance(node, exp.Paren):
         return _year_month_months(node.this)
     if isinstance(node, exp.Neg):
         months = _year_month_months(node.this)
         return None if months is None else -months
-    if isinstance(node, exp.Add):  # the units of a multi-unit literal
-        left, right = _year_month_months(node.this), _year_month_months(node.expression)
-        if left is None or right is None or abs(left + right) > _INT_MAX:
-            return None
-        return left + right
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+        return _year_month_combined(node)
+    if isinstance(node, exp.Anonymous) and node.name.lower() == "make_ym_interval":
+        return _make_ym_interval(node)
     if not isinstance(node, exp.Interval) or not isinstance(node.this, exp.Literal):
         return None
     text, unit = node.this.name.strip(), node.args.get("unit")
@@ -250,7 +295,7 @@ def _year_month_months(node: exp.Expression) -> int | None:
         months = int(text) * _YEAR_MONTH_UNITS[unit.name.upper()]
     else:
         return None
-    return months if abs(months) <= _INT_MAX else None
+    return _in_range(months)
 
 
 def _year_month_add(node: exp.Expression) -> exp.Expression | None:

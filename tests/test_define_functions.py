@@ -1070,6 +1070,11 @@ TWO_ROW_CALLS = [
     "-INTERVAL '2' YEAR + greatest(N.d, S.d)",
     "CAST(least(N.ts, S.ts) AS TIMESTAMP_NTZ) + INTERVAL '1' MONTH",
     "greatest(N.ts, S.ts) + INTERVAL '1' MONTH < least(N.ts, S.ts) + INTERVAL '2' YEAR",
+    # ... and a constant of such literals: products with integers, make_ym_interval
+    "greatest(N.d, S.d) + INTERVAL '1' MONTH * 2",
+    "least(N.ts, S.ts) - 3 * (INTERVAL '1' YEAR - INTERVAL '1' MONTH)",
+    "coalesce(N.d, S.d) + make_ym_interval(1, -2)",
+    "make_ym_interval(2) + greatest(N.ts, S.ts)",
     "unix_micros(greatest(N.ts, S.ts)) - unix_millis(least(N.ts, S.ts))",
     "unix_seconds(coalesce(N.ts, S.ts)) + N.n",
     "unix_date(greatest(N.d, S.d)) - unix_date(least(N.d, S.d)) + N.n",

@@ -252,6 +252,7 @@ ROW_CONDITIONS = [
         "OR PREV(ts) IS NULL",
     ),
     ("UTC", "ts - INTERVAL '1-1' YEAR TO MONTH < TIMESTAMP '2025-02-01 00:20:00'"),
+    ("UTC", "ts - INTERVAL '1' MONTH * 12 < make_ym_interval(-1) + TIMESTAMP '2026-03-01 00:20'"),
 ]
 
 
