@@ -1237,6 +1237,8 @@ def _describe(node: exp.Expression, sql: str, pos: int) -> str:
     name = _NODE_NAMES.get(type(node))
     if name:
         return name
+    if node.meta.get("written"):  # a split operator (planner.decompose)
+        return node.meta["written"]
     if node.meta.get("decomposed"):  # a part of a split call (planner.decompose): its call
         written = _NAME.match(sql, pos)
         if written:
