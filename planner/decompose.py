@@ -449,18 +449,35 @@ RULES: dict[type, Rule] = {
 }
 
 
+#: meta key marking the nodes of the expression a rule splits while it runs
+_WRITTEN = "__mr_written"
+
+
 def decompose(node: exp.Expression) -> exp.Expression | None:
     """``node`` rewritten into one-row parts and glue (see the module docstring), or None
     when no rule applies. New nodes get ``node``'s position."""
     rule = RULES.get(type(node))
     if node.meta.get("decomposed"):
         return None  # a part of an earlier split (``days(x)``): it reads one row or none
-    new = rule(node) if rule else None
+    if rule is None:
+        return None
+    originals = list(node.walk())
+    for n in originals:  # a copy the rule makes of the user's expression keeps the mark
+        n.meta[_WRITTEN] = True
+    try:
+        new = rule(node)
+    finally:
+        for n in originals:
+            n.meta.pop(_WRITTEN, None)
     if new is None:
         return None
-    originals = {id(n) for n in node.walk()}
+    kept = {id(n) for n in originals}
     for n in new.walk():
-        if id(n) not in originals and not n.meta:
+        # the user's own sub-expressions, copied or kept, may be split in turn
+        # (``datediff(max(A.d) + INTERVAL '1' MONTH, d)``); the rule's own nodes not
+        if n.meta.pop(_WRITTEN, False) or id(n) in kept:
+            continue
+        if not n.meta:
             n.meta.update({k: v for k, v in node.meta.items() if k in ("start", "end")})
             n.meta["decomposed"] = True
     if isinstance(node, exp.Binary):  # an operator split: errors name it, not its operand

@@ -1075,6 +1075,10 @@ TWO_ROW_CALLS = [
     "least(N.ts, S.ts) - 3 * (INTERVAL '1' YEAR - INTERVAL '1' MONTH)",
     "coalesce(N.d, S.d) + make_ym_interval(1, -2)",
     "make_ym_interval(2) + greatest(N.ts, S.ts)",
+    # ... inside a datetime function of two rows (the sum was not split in there)
+    "datediff(greatest(N.d, S.d) + INTERVAL '1' MONTH, least(N.d, S.d))",
+    "date_format(greatest(N.ts, S.ts) + INTERVAL '1' MONTH, 'yyyy-MM')",
+    "timestampdiff(HOUR, least(N.ts, S.ts), greatest(N.ts, S.ts) + INTERVAL '1' YEAR)",
     "unix_micros(greatest(N.ts, S.ts)) - unix_millis(least(N.ts, S.ts))",
     "unix_seconds(coalesce(N.ts, S.ts)) + N.n",
     "unix_date(greatest(N.d, S.d)) - unix_date(least(N.d, S.d)) + N.n",
