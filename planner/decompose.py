@@ -480,8 +480,8 @@ def decompose(node: exp.Expression) -> exp.Expression | None:
         if not n.meta:
             n.meta.update({k: v for k, v in node.meta.items() if k in ("start", "end")})
             n.meta["decomposed"] = True
-    if isinstance(node, exp.Binary):  # an operator split: errors name it, not its operand
-        new.meta["written"] = f"operator {_OPERATOR_TEXT.get(type(node), node.key.upper())}"
+    if type(node) in _OPERATOR_TEXT:  # an operator split: errors name it, not its operand
+        new.meta["written"] = f"operator {_OPERATOR_TEXT[type(node)]}"
     return new
 
 
