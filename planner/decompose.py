@@ -32,8 +32,9 @@ Rules (each exact, none approximate):
   ``to_date(s, fmt)``, ``unix_timestamp(x[, fmt])`` / ``to_unix_timestamp`` with a
   literal pattern: the session time zone is a one-row part (``current_timezone()``); the
   glue formats or parses with the pattern as written (``planner.datetime_patterns``).
-* ``x + INTERVAL '1' MONTH``, ``x - INTERVAL '1-6' YEAR TO MONTH`` (a YEAR-MONTH
-  interval literal): the months are a constant, the glue adds them to the DATE or the
+* ``x + INTERVAL '1' MONTH``, ``x - INTERVAL '1-6' YEAR TO MONTH`` (a constant
+  YEAR-MONTH interval: literals, ``make_ym_interval`` of integers, their sums and
+  integer multiples): the months are a constant, the glue adds them to the DATE or the
   TIMESTAMP as Spark does (PySpark has no Arrow form of the interval to hand over).
 * ``base64(x)``: Spark's base64 of a constant probe tells the glue whether the session
   chunks lines; the glue encodes ``x``.
