@@ -33,9 +33,10 @@ Rules (each exact, none approximate):
   literal pattern: the session time zone is a one-row part (``current_timezone()``); the
   glue formats or parses with the pattern as written (``planner.datetime_patterns``).
 * ``x + INTERVAL '1' MONTH``, ``x - INTERVAL '1-6' YEAR TO MONTH`` (a constant
-  YEAR-MONTH interval: literals, ``make_ym_interval`` of integers, their sums and
-  integer multiples): the months are a constant, the glue adds them to the DATE or the
-  TIMESTAMP as Spark does (PySpark has no Arrow form of the interval to hand over).
+  YEAR-MONTH interval: literals, ``make_ym_interval`` of integers, their sums,
+  products and quotients with integer or DECIMAL literals): the months are a
+  constant, the glue adds them to the DATE or the TIMESTAMP as Spark does (PySpark has
+  no Arrow form of the interval to hand over).
 * ``base64(x)``: Spark's base64 of a constant probe tells the glue whether the session
   chunks lines; the glue encodes ``x``.
 * a field of a struct built in place (``named_struct('x', a, 'y', b).y``) is that
@@ -51,6 +52,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from decimal import ROUND_HALF_UP, Decimal
 
 from sqlglot import exp
 
@@ -248,17 +250,42 @@ def _make_ym_interval(node: exp.Expression) -> int | None:
     return _in_range(years * 12 + months)
 
 
+def _exact_number(node: exp.Expression) -> Decimal | None:
+    """An integer or DECIMAL literal (``2``, ``-1.5``); None for anything else (a
+    DOUBLE, ``1.5D`` or ``1e0``, Spark rounds another way)."""
+    if isinstance(node, exp.Paren):
+        return _exact_number(node.this)
+    if isinstance(node, exp.Neg):
+        value = _exact_number(node.this)
+        return None if value is None else -value
+    if isinstance(node, exp.Literal) and not node.is_string:
+        if re.fullmatch(r"\d+(\.\d*)?|\.\d+", node.name):
+            return Decimal(node.name)
+    return None
+
+
+def _rounded_months(months: Decimal) -> int | None:
+    """Spark's whole months of a product or quotient by an integer or a DECIMAL: half
+    away from zero (``HALF_UP``)."""
+    return _in_range(int(months.to_integral_value(rounding=ROUND_HALF_UP)))
+
+
 def _year_month_combined(node: exp.Expression) -> int | None:
     """The months of ``+``/``-`` of two YEAR-MONTH constants (also the units of a
-    multi-unit literal, ``INTERVAL 1 YEAR 2 MONTHS``), or of one times an integer
-    literal (either side; Spark multiplies exactly)."""
+    multi-unit literal, ``INTERVAL 1 YEAR 2 MONTHS``), of one times an integer or
+    DECIMAL literal (either side), or divided by one (not by zero: Spark's error)."""
     left, right = node.this, node.expression
     if isinstance(node, exp.Mul):
         for interval, times in ((left, right), (right, left)):
-            months, n = _year_month_months(interval), _integer(times)
+            months, n = _year_month_months(interval), _exact_number(times)
             if months is not None and n is not None:
-                return _in_range(months * n)
+                return _rounded_months(months * n)
         return None
+    if isinstance(node, exp.Div):
+        months, n = _year_month_months(left), _exact_number(right)
+        if months is None or not n:
+            return None
+        return _rounded_months(Decimal(months) / n)
     a, b = _year_month_months(left), _year_month_months(right)
     if a is None or b is None:
         return None
@@ -268,15 +295,15 @@ def _year_month_combined(node: exp.Expression) -> int | None:
 def _year_month_months(node: exp.Expression) -> int | None:
     """The months of a constant YEAR-MONTH interval: a literal (``INTERVAL '1' MONTH``,
     ``INTERVAL '1-6' YEAR TO MONTH``, ``INTERVAL 1 YEAR 2 MONTHS``, ``-INTERVAL '2'
-    YEAR``), ``make_ym_interval`` of integer literals, and their sums, differences and
-    products with integer literals; None for anything else or beyond Spark's range
-    (Spark's own error stays Spark's)."""
+    YEAR``), ``make_ym_interval`` of integer literals, their sums and differences, and
+    their products with and quotients by integer or DECIMAL literals; None for anything
+    else or beyond Spark's range (Spark's own error stays Spark's)."""
     if isinstance(node, exp.Paren):
         return _year_month_months(node.this)
     if isinstance(node, exp.Neg):
         months = _year_month_months(node.this)
         return None if months is None else -months
-    if isinstance(node, (exp.Add, exp.Sub, exp.Mul)):
+    if isinstance(node, (exp.Add, exp.Sub, exp.Mul, exp.Div)):
         return _year_month_combined(node)
     if isinstance(node, exp.Anonymous) and node.name.lower() == "make_ym_interval":
         return _make_ym_interval(node)

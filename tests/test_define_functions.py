@@ -1075,6 +1075,11 @@ TWO_ROW_CALLS = [
     "least(N.ts, S.ts) - 3 * (INTERVAL '1' YEAR - INTERVAL '1' MONTH)",
     "coalesce(N.d, S.d) + make_ym_interval(1, -2)",
     "make_ym_interval(2) + greatest(N.ts, S.ts)",
+    # ... times or divided by an integer or a DECIMAL (Spark rounds half away from zero)
+    "greatest(N.d, S.d) + INTERVAL '1' MONTH * 1.5",
+    "least(N.ts, S.ts) - INTERVAL '-3' MONTH * 0.5",
+    "coalesce(N.d, S.d) + INTERVAL '-5' MONTH / 2",
+    "greatest(N.ts, S.ts) + INTERVAL '7' MONTH / 0.3 + INTERVAL '1' YEAR / 5",
     # ... inside a datetime function of two rows (the sum was not split in there)
     "datediff(greatest(N.d, S.d) + INTERVAL '1' MONTH, least(N.d, S.d))",
     "date_format(greatest(N.ts, S.ts) + INTERVAL '1' MONTH, 'yyyy-MM')",

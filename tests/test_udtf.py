@@ -1756,6 +1756,8 @@ def ym_view(spark, table):
         "LAST(ts) - INTERVAL '13' MONTH",
         "max(d) + INTERVAL '1' MONTH * 2",
         "min(ts) - make_ym_interval(1, 1)",
+        "max(d) + INTERVAL '1' MONTH * 1.5",
+        "max(ts) - INTERVAL '1' YEAR / 8",
     ],
 )
 def test_a_year_month_literal_added_to_several_rows_is_spark_s_answer(spark, ym_view, measure):
@@ -1772,11 +1774,11 @@ def test_a_year_month_literal_added_to_several_rows_is_spark_s_answer(spark, ym_
 
 
 @pytest.mark.parametrize(
-    "measure", ["max(d) + INTERVAL '1' MONTH * 1.5", "max(ts) + INTERVAL '1' YEAR / 2"]
+    "measure", ["max(d) + INTERVAL '1' MONTH * 1.5D", "max(ts) + INTERVAL '1' YEAR / 2.5D"]
 )
 def test_a_year_month_constant_of_several_rows_is_refused_when_built(measure):
     """A YEAR-MONTH interval the table function would have Spark compute for a measure
-    over several rows (not a constant of literals and integers): PySpark could not hand
+    over several rows (not a constant of literals and exact numbers): PySpark could not hand
     it over, and the query failed with Arrow's KeyError 21 and a traceback. It is
     refused at the measure, saying how."""
     body = f"PARTITION BY k ORDER BY ts MEASURES {measure} AS v PATTERN (A+) DEFINE A AS true"
