@@ -136,6 +136,30 @@ def ship(spark: SparkSession) -> None:
         _prepared.add((session, "shipped"))
 
 
+def driver_worker_paths(spark: SparkSession) -> tuple[str, ...]:
+    """Where a Python worker that Spark starts on the driver's machine with the executors'
+    Python finds matchrec: the zip :func:`ship` added, or the zips the driver imported
+    matchrec and its dependencies from (``--py-files``). Spark gives both to the
+    executors' workers but not to the worker that runs a stateful processor's ``init``
+    (:mod:`.processor_pickle`). Nothing in local mode with the driver's Python."""
+    context = _context(spark)
+    if context is None or _runs_driver_python(spark, context):
+        return ()
+    with _lock:
+        shipped = (_session_key(spark, context), "shipped") in _prepared
+    if shipped:
+        return (str(package_zip()),)
+    archives = (archive_of(name) for name in ("matchrec", *DEPENDENCIES))
+    return tuple(dict.fromkeys(a for a in archives if a))
+
+
+def archive_of(module: str) -> str | None:
+    """The zip an imported ``module`` was loaded from (``zipimport``), else None."""
+    import importlib
+
+    return getattr(getattr(importlib.import_module(module), "__loader__", None), "archive", None)
+
+
 def check(spark: SparkSession, door: str = "sql") -> None:
     """Check, with one tiny probe job, that ``spark``'s executors can run what ``door``
     (``sql``, ``udtf``, ``dynamic`` or ``stream``, see :data:`NEEDED`) needs there: once

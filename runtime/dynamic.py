@@ -79,6 +79,7 @@ from matchrec.zones import use_zone
 
 from .arrow_safe import refuse_uncarried
 from .cluster import check, ship
+from .processor_pickle import ShippedProcessor
 from .session import ansi_enabled, count_setting
 from .streaming import (
     BUCKETS_CONF,
@@ -506,7 +507,7 @@ def _stream(
     return run_buckets(merged, processor, with_late_column(_RAW_SCHEMA))
 
 
-class DynamicProcessor(StatefulProcessor):
+class DynamicProcessor(ShippedProcessor, StatefulProcessor):
     """One bucket of one key set: its events (packed) and every rule, as a
     :class:`RuleBucket`. Late events are dropped here and counted on rows of their own."""
 

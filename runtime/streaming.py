@@ -56,9 +56,10 @@ from .batch import (
     matcher_output,
     project_measures,
 )
-from .cluster import check
+from .cluster import check, driver_worker_paths
 from .late_count import LATE_METRIC, watch
 from .late_count import late_rows as late_rows  # the public name of old
+from .processor_pickle import ShippedProcessor
 from .session import count_setting
 from .udf_errors import remember_udfs
 
@@ -221,6 +222,7 @@ def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: Struct
     (...)``) would otherwise share one shuffle, and Spark 4.3 gives the processor reading the reused
     shuffle no watermark (0: no row ever final, no timer, nothing out)."""
     watch(packed.sparkSession)
+    processor.import_paths = driver_worker_paths(packed.sparkSession)
     number = _next_stream()
     tagged = packed.withColumn(STREAM_TAG, F.lit(number))
     return (
@@ -286,7 +288,7 @@ def _next_stream() -> int:
     return _streams
 
 
-class MatchProcessor(StatefulProcessor):
+class MatchProcessor(ShippedProcessor, StatefulProcessor):
     """The stateful processor of one streaming MATCH_RECOGNIZE: one grouping key per
     bucket of partition keys, its input packed rows (:mod:`matchrec.arrow_packing`), its
     state one Arrow IPC value (:class:`KeyedStream`). Rows at or behind the watermark

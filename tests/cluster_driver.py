@@ -85,6 +85,8 @@ def run_session(spec: dict[str, Any], session: dict[str, Any]) -> dict[str, Any]
                 results[name]["build_seconds"] = round(built - started, 2)
             except MatchRecognizeError as err:
                 results[name] = {"error": {"kind": err.kind, "message": str(err)}}
+            except Exception as err:  # one case's failure must not hide the others'
+                results[name] = {"error": {"kind": type(err).__name__, "message": str(err)}}
             results[name]["seconds"] = round(time.perf_counter() - started, 2)
     finally:
         spark.stop()

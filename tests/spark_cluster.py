@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -175,7 +176,7 @@ def _distribution_closure(names: list[str]) -> list[metadata.Distribution]:
         for req in dist.requires or []:
             if "extra ==" in req:
                 continue
-            todo.append(req.split(";")[0].split("[")[0].split("(")[0].strip().split(" ")[0])
+            todo.append(re.match(r"[A-Za-z0-9._-]*", req.strip()).group())  # the name
     return list(seen.values())
 
 

@@ -4,7 +4,8 @@ The cluster jobs run in one child driver (``cluster_driver.py``), one SparkConte
 case, since this run's local session owns this process's JVM; each case's rows are
 compared with the same queries run here in local mode. Cases: executors running this
 Python; executors whose Python has only NumPy and PyArrow (no matchrec, Lark, sqlglot
-or pandas), where matchrec ships itself; executors without PyArrow, and of another minor
+or pandas), where matchrec ships itself, and only those with pandas and protobuf (a
+stream); executors without PyArrow, and of another minor
 Python version, which must fail with one line before the job.
 """
 
@@ -71,6 +72,16 @@ def cluster_results(
     sessions["fresh_stream"] = {
         "executor_python": fresh_executor_python,
         "queries": {"W1": stream_spec(ticks, tmp_path_factory.mktemp("fresh-stream"))},
+        "conf": ONE_EXECUTOR,
+    }
+    # ... and has them here, but not matchrec, which is shipped
+    stream_python = isolated_python(
+        tmp_path_factory.mktemp("stream-python") / "venv",
+        ["numpy", "pyarrow", "pandas", "protobuf"],
+    )
+    sessions["shipped_stream"] = {
+        "executor_python": str(stream_python),
+        "queries": {"stream": stream_spec(ticks, tmp_path_factory.mktemp("shipped-stream"))},
         "conf": ONE_EXECUTOR,
     }
     other = other_minor_python()
@@ -158,6 +169,15 @@ def test_a_stream_on_the_cluster_gives_the_batch_rows_of_local_mode(cluster_resu
 def test_executors_without_matchrec_get_it_shipped(cluster_results, local_rows):
     for query in QUERIES:
         assert _rows(cluster_results, "fresh", query) == local_rows[query], query
+
+
+def test_a_stream_on_executors_without_matchrec_gets_it_shipped(cluster_results, local_rows):
+    """Spark runs a stateful processor's ``init`` once in a Python worker on the driver's
+    machine, with the executors' Python and without the shipped files on its path: the
+    stream died there with "No module named 'matchrec'" (or sqlglot) while batch queries
+    ran."""
+    rows = _rows(cluster_results, "shipped_stream", "stream")
+    assert rows and rows == local_rows["stream"]
 
 
 def _one_line_error(cluster_results: dict[str, Any], session: str) -> str:

@@ -74,6 +74,51 @@ print(len(clause.defines))
     assert done.stdout.strip() == "1"
 
 
+def test_a_stream_processor_unpickles_from_the_zip_given_to_it(tmp_path, zip_data):
+    """Spark's driver-side worker of a stream unpickles the stateful processor without the
+    shipped files on its path: the processor's pickle puts them there first itself."""
+    path = tmp_path / "matchrec.zip"
+    path.write_bytes(zip_data)
+    # pickled in a child too: importing the stream runtime here would change how this
+    # process compiles the zip (marshal's output follows reference counts)
+    pickled = f"""
+from matchrec.runtime.streaming import MatchProcessor
+from pyspark import cloudpickle
+processor = MatchProcessor(spec=None, columns=["symbol", "n"], zone="Europe/Paris")
+processor.import_paths = ({str(path)!r},)
+open("processor.pickle", "wb").write(cloudpickle.dumps(processor))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", pickled], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    script = f"""
+import pickle, sys
+processor = pickle.loads(open("processor.pickle", "rb").read())
+import matchrec, sqlglot
+for module in (matchrec, sys.modules[type(processor).__module__], sqlglot):
+    assert module.__file__.startswith({str(path)!r}), module.__file__
+print(type(processor).__name__, processor.columns, processor.zone)
+"""
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", script], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["MatchProcessor", "['symbol',", "'n']", "Europe/Paris"]
+
+
+def test_the_zip_a_module_was_imported_from_is_known(tmp_path, monkeypatch):
+    """The zips of ``--py-files`` the driver imported matchrec from go to that worker too."""
+    path = tmp_path / "deps.zip"
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr("mr_zipped_probe/__init__.py", "VALUE = 1\n")
+    monkeypatch.syspath_prepend(str(path))
+    monkeypatch.delitem(sys.modules, "mr_zipped_probe", raising=False)
+    assert cluster.archive_of("mr_zipped_probe") == str(path)
+    assert cluster.archive_of("zipfile") is None
+    sys.modules.pop("mr_zipped_probe", None)
+
+
 def test_the_zip_is_the_same_for_the_same_files(zip_data):
     assert cluster.zip_bytes(cluster.package_files()) == zip_data
 
