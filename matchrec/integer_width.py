@@ -61,6 +61,10 @@ class IntegerWidth:
     #: each argument's, a shift its width); None: the glue does without it
     required: str | None = None
 
+    #: given the type's ``simpleString``, why the call cannot compute a value of it
+    #: (``to_json`` of a map with BINARY keys), or None: checked before the query runs
+    refuses: Callable[[str], str | None] | None = None
+
     #: given Spark's type of the result, the cast of a value to it where Spark brings
     #: operands of other types to it (``coalesce(x, 0)`` of a DOUBLE ``x``); None: kept
     implicit: Callable[[str], Callable[[Any], Any] | None] | None = None
@@ -188,6 +192,13 @@ def check_types_known(widths: list[IntegerWidth]) -> None:
                 pos=width.pos,
                 hint="CAST it to its Spark type, e.g. CAST(... AS BIGINT) or CAST(... AS "
                 "ARRAY<INT>)",
+            )
+        reason = width.refuses(width.type_name) if width.refuses and width.type_name else None
+        if reason:
+            raise UnsupportedError(
+                f"{reason} ({width.text} is {width.type_name}, in {width.required})",
+                sql=width.sql,
+                pos=width.pos,
             )
 
 

@@ -101,7 +101,7 @@ from .type_checks import (
     user_text,
 )
 from .type_names import read_named_type, type_name
-from .typed_calls import TYPED_CALLS, TypedCall, typed_args, typed_name
+from .typed_calls import TYPED_CALLS, TypedCall, type_refusal, typed_args, typed_name
 from .vector_lowering import vector_glue
 
 NAVIGATION = {"PREV", "NEXT", "FIRST", "LAST"}
@@ -1626,6 +1626,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 node_pos(arg, base, low.sql),
                 low.ansi,
                 required=call_text,
+                refuses=type_refusal(call),
             )
             low.integer_widths.append(kind)
             kinds.append(kind)

@@ -22,8 +22,8 @@ It copies what Spark's ``JacksonGenerator`` writes:
 * Map keys are the ``toString`` of Spark's internal value: a DATE key is its day number
   (``"18262"``), a TIMESTAMP/TIMESTAMP_NTZ key its microseconds since the epoch, a double
   Java's text, a decimal its ``BigDecimal`` text. BINARY keys (Spark writes ``[B@1a2b3c``,
-  an object hash), struct/array/map keys, interval, TIME and VARIANT values:
-  :class:`NotImplementedError`, which the glue reports as not computed.
+  an object hash), struct/array/map keys, interval, TIME and VARIANT values are refused
+  before the query runs (:func:`unwritten`; :class:`NotImplementedError` here).
 
 Checked against Spark on 3,060 generated values of nested types in UTC and in
 America/New_York (map entries compared without their order, which a collected map loses).
@@ -43,7 +43,7 @@ from sqlglot import exp
 from matchrec.sql_values import double_text, float_text, to_float32
 from matchrec.zones import session_zone
 
-__all__ = ["spark_type", "to_json"]
+__all__ = ["spark_type", "to_json", "unwritten"]
 
 _EPOCH = datetime(1970, 1, 1)
 _EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -99,6 +99,41 @@ def spark_type(data_type: exp.DataType | str) -> tuple:
             fields.append((col.this.name, spark_type(col.args["kind"])))
         return ("struct", fields)
     raise NotImplementedError(f"type {data_type.sql('spark')} is not covered")
+
+
+#: map key kinds whose text :func:`to_json` writes as Spark does (the others are the
+#: ``toString`` of a JVM object: ``[B@1a2b3c`` for BINARY, a row's or array's internal text)
+_KEY_KINDS = frozenset(
+    "string boolean byte short int long double float decimal date timestamp timestamp_ntz".split()
+)
+
+
+def unwritten(data_type: exp.DataType) -> str | None:
+    """Why :func:`to_json` cannot write a value of ``data_type`` as Spark does, or None:
+    a type it does not cover (an interval, TIME, VARIANT), or a map whose keys Spark
+    writes as the text of a JVM object."""
+    try:
+        t = spark_type(data_type)
+    except NotImplementedError:
+        return f"to_json() of {data_type.sql('spark')} values is not computed here"
+    return _unwritten_key(t)
+
+
+def _unwritten_key(t: tuple) -> str | None:
+    if t[0] == "map" and t[1][0] not in _KEY_KINDS:
+        return (
+            f"to_json() of a map with {t[1][0].upper()} keys is not computed here: Spark writes "
+            "such a key as the text of its internal object (e.g. [B@1a2b3c for BINARY)"
+        )
+    if t[0] == "array":
+        children = [t[1]]
+    elif t[0] == "map":
+        children = [t[1], t[2]]
+    elif t[0] == "struct":
+        children = [field for _, field in t[1]]
+    else:
+        children = []
+    return next((r for r in map(_unwritten_key, children) if r), None)
 
 
 # ---------------------------------------------------------------------------- to_json

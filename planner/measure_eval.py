@@ -482,6 +482,9 @@ def typed_call(
             f"cannot infer the Spark type of each argument of {written_name(node)}"
             + ("" if call.collations else " (or one is a collated string)")
         )
+    for reason in (call.check(t) for t in types) if call.check else ():
+        if reason:
+            raise refuse(reason)
 
     def with_types(*values: Value) -> Value:
         return call.fn(list(zip(values, types)))

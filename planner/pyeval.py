@@ -1221,7 +1221,7 @@ def _call(
             if strict and any(v is None for v in vals):
                 return None
             return fn(*vals)
-        except (TypeError, ValueError, ArithmeticError) as err:
+        except _REJECTED as err:
             raise _runtime_error(what, vals, err, sql, pos) from None
 
     return call
@@ -1296,7 +1296,7 @@ def _guarded_binary(
             if casts is not None:
                 a, b = casts([a, b])
             return fn(a, b)
-        except (TypeError, ValueError, ArithmeticError) as err:
+        except _REJECTED as err:
             raise _runtime_error(op, [a, b], err, sql, pos) from None
 
     return evaluate
@@ -1380,6 +1380,11 @@ def _shown(v: Any) -> str:
         return repr(v)
 
 
+#: what a glue function raises for a value it rejects (and, as a last resort, one it does
+#: not compute: NotImplementedError): a run-time error at the call, never a traceback
+_REJECTED = (TypeError, ValueError, ArithmeticError, NotImplementedError)
+
+
 def _runtime_error(
     what: str, values: list[Any], err: Exception, sql: str, pos: int
 ) -> MatchRuntimeError:
@@ -1415,7 +1420,7 @@ def guarded(evaluate: Evaluator, what: str, sql: str, pos: int) -> Evaluator:
     def run(ctx: MatchContext) -> Any:
         try:
             return evaluate(ctx)
-        except (TypeError, ValueError, ArithmeticError) as err:
+        except _REJECTED as err:
             raise _runtime_error(what, [], err, sql, pos) from None
 
     return run

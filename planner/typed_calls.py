@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlglot import exp
+from sqlglot.errors import ParseError
 
 from .bit_functions import bit_get
 from .hash_functions import HASHES, spark_type
 from .java_format import FORMATTERS
-from .json_writer import to_json
+from .json_writer import to_json, unwritten
 from .type_names import read_named_type, type_name
 
 Typed = list[tuple[Any, exp.DataType]]
@@ -49,6 +50,9 @@ class TypedCall:
     pattern: bool = False  # the first argument is a Java format pattern
     casts: bool = False
     reads_values: bool = True  # False: ``fn`` reads the types alone (values are None)
+    #: why ``fn`` cannot take an argument of a type (None: it can), checked before the
+    #: query runs where ``read_type`` accepts the type but ``fn`` does not compute it
+    check: Callable[[exp.DataType], str | None] | None = None
 
 
 TYPED_CALLS: dict[str, TypedCall] = {
@@ -58,12 +62,31 @@ TYPED_CALLS: dict[str, TypedCall] = {
         for name, fn in FORMATTERS.items()
     },
     "GETBIT": TypedCall(bit_get, read_any_collation, True, casts=True),
-    "TO_JSON": TypedCall(lambda typed: to_json(*typed[0]), read_any_collation, True),
+    "TO_JSON": TypedCall(
+        lambda typed: to_json(*typed[0]), read_any_collation, True, check=unwritten
+    ),
     # Spark folds typeof to its argument's type name; the argument is never evaluated
     "TYPEOF": TypedCall(
         lambda typed: type_name(typed[0][1]), read_named_type, True, reads_values=False
     ),
 }
+
+
+def type_refusal(call: TypedCall) -> Callable[[str], str | None] | None:
+    """``call.check`` of a type given by its ``simpleString`` (as the runtime sets an
+    argument's type before the query runs); None for a call without a check. A type
+    ``read_type`` cannot read is left to the call, which raises at run time."""
+    check = call.check
+    if check is None:
+        return None
+
+    def refuses(name: str) -> str | None:
+        try:
+            return check(call.read_type(name))
+        except (TypeError, ValueError, ParseError):
+            return None
+
+    return refuses
 
 
 def typed_name(node: exp.Expression) -> str | None:

@@ -168,11 +168,11 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
     if fields is not None:
         for width, f in zip(widths, fields):
             width.set_type(f.dataType.simpleString())
-        return
-    for width in widths:  # one probe Spark cannot type: ask for each on its own
-        one = _types_of(df, [width.probe])
-        if one is not None:  # (else Spark reports the expression where it is computed)
-            width.set_type(one[0].dataType.simpleString())
+    else:
+        for width in widths:  # one probe Spark cannot type: ask for each on its own
+            one = _types_of(df, [width.probe])
+            if one is not None:  # (else Spark reports the expression where it is computed)
+                width.set_type(one[0].dataType.simpleString())
     check_types_known(widths)
 
 

@@ -11,6 +11,7 @@ errors the standard defines reach the user with Trino's wording.
 from __future__ import annotations
 
 import logging
+import re
 import subprocess
 import sys
 import unicodedata
@@ -2945,6 +2946,40 @@ def test_get_json_object_of_another_count_is_sparks_refusal(spark, view, measure
     err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
     assert "WRONG_NUM_ARGS" in err.message
     assert err.sql[err.pos :].startswith(caret)
+
+
+@pytest.mark.parametrize(
+    ("door", "call", "key", "caret"),
+    [
+        ("define", "to_json(map(CAST(A.name AS BINARY), value))", "BINARY", "map("),
+        ("define", "to_json(named_struct('m', map(array(A.id), value)))", "ARRAY", "named_"),
+        ("table function", "to_json(map(CAST(FIRST(name) AS BINARY), LAST(value)))", "BINARY", 0),
+        ("rule", "to_json(map(CAST(FIRST(name) AS BINARY), LAST(value)))", "BINARY", 0),
+    ],
+)
+def test_to_json_of_map_keys_spark_writes_as_object_text_is_refused(
+    spark, view, door, call, key, caret
+):
+    """Spark writes a BINARY, ARRAY or STRUCT map key as the text of its JVM object
+    (``[B@1a2b3c``). matchrec's to_json of values of several rows raised a bare
+    NotImplementedError inside the job: a Python worker traceback, and for a rule the
+    whole query failed instead of the rule being reported."""
+    reason = re.escape(f"to_json() of a map with {key} keys is not computed here")
+    if door == "define":
+        body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS {call} IS NULL"
+        err = sql_error(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+        assert re.search(reason, err.message) and err.sql[err.pos :].startswith(caret)
+        return
+    body = f"ORDER BY id MEASURES {call} AS j PATTERN (A B+) DEFINE B AS value < PREV(value)"
+    if door == "table function":
+        matchrec.register(spark)
+        with pytest.raises(UnsupportedError, match=reason):
+            spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), {sql_literal(body)})")
+        return
+    rules = spark.createDataFrame([("r", 1, body)], "rule_id STRING, version INT, spec STRING")
+    with pytest.warns(UserWarning, match=f"skips rule 'r' version 1: {reason}"):
+        out = matchrec.match_recognize_dynamic(spark.table(view), rules).collect()
+    assert [(r.rule_id, r.status) for r in out] == [("r", "ERROR")]
 
 
 @pytest.mark.parametrize(
