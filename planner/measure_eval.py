@@ -554,12 +554,18 @@ def _literal_type(node: exp.Literal) -> exp.DataType:
         scale = max(-int(d.exponent), 0)
         precision = max(len(d.digits), scale)
         return decimal(precision, scale)
-    value = int(text)
-    if value <= 2**31 - 1:
+    return _integer_literal_type(int(text), len(text))
+
+
+def _integer_literal_type(value: int, digits: int) -> exp.DataType:
+    """Spark's type of an integer literal of ``value``: the narrowest of INT and BIGINT
+    that holds it (``-2147483648`` is an INT: Spark's grammar reads the sign with the
+    digits), else DECIMAL(digits, 0)."""
+    if -(2**31) <= value <= 2**31 - 1:
         return dtype("int")
-    if value <= 2**63 - 1:
+    if -(2**63) <= value <= 2**63 - 1:
         return dtype("bigint")
-    return decimal(len(text), 0)
+    return decimal(digits, 0)
 
 
 def _arithmetic_type(node: exp.Binary, env: TypeEnv) -> exp.DataType | None:
@@ -996,9 +1002,9 @@ def _infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     if isinstance(node, _BOOLEAN_NODES):
         return dtype("boolean")
     if isinstance(node, exp.Neg):
-        literal = _int_literal(node)
-        if literal is not None:
-            return _literal_type(exp.Literal.number(abs(literal)))
+        digits = node.this
+        if isinstance(digits, exp.Literal) and not digits.is_string and digits.this.isdigit():
+            return _integer_literal_type(-int(digits.this), len(digits.this))
         return infer_type(node.this, env)
     if isinstance(node, _ARITHMETIC):
         return _arithmetic_type(node, env)

@@ -698,8 +698,9 @@ def _cast(node: exp.Expression | None) -> bool:
 def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
     """``tree`` with each call the glue computes through ``planner.decompose`` (a datetime
     call of a literal pattern: ``date_format``, ``unix_timestamp``, ``from_unixtime``,
-    ``to_timestamp``, ``to_date``; ``date_add``/``date_sub``, ``add_months``,
-    ``months_between``; ``+``/``-`` of a YEAR-MONTH interval literal) split as the
+    ``to_timestamp``, ``to_date``, ``try_to_date``, ``to_timestamp_ltz``...; ``date_add``/
+    ``date_sub``, ``add_months``, ``months_between``; ``+``/``-`` of a YEAR-MONTH interval
+    literal; ``decode(x, s1, r1, ...)``) split as the
     glue's, with its one-row parts computed here: the session zone is the literal
     ``zone`` (a rule has no Spark to ask ``current_timezone()``)."""
     for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
@@ -717,9 +718,20 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
     return tree
 
 
-#: the calls :func:`_patterns_in_zone` gives the glue
+#: the calls :func:`_patterns_in_zone` gives the glue (``exp.Anonymous``: the parsing
+#: functions sqlglot keeps by name, ``try_to_date(s, fmt)``...; ``DecodeCase``:
+#: ``decode(x, s1, r1, ..., default)``, a CASE of null-safe comparisons)
 _PATTERNED = (exp.UnixToStr, exp.TimeToStr, exp.StrToUnix, exp.StrToTime, exp.TsOrDsToDate)
-_DECOMPOSED = (*_PATTERNED, exp.TsOrDsAdd, exp.AddMonths, exp.MonthsBetween, exp.Add, exp.Sub)
+_DECOMPOSED = (
+    *_PATTERNED,
+    exp.TsOrDsAdd,
+    exp.AddMonths,
+    exp.MonthsBetween,
+    exp.Add,
+    exp.Sub,
+    exp.Anonymous,
+    exp.DecodeCase,
+)
 
 
 #: day-time interval units -> their length

@@ -253,6 +253,15 @@ ROW_CONDITIONS = [
     ),
     ("UTC", "ts - INTERVAL '1-1' YEAR TO MONTH < TIMESTAMP '2025-02-01 00:20:00'"),
     ("UTC", "ts - INTERVAL '1' MONTH * 12 < make_ym_interval(-1) + TIMESTAMP '2026-03-01 00:20'"),
+    # decode(x, search, result, ..., default), and the parsing functions with a pattern that
+    # sqlglot keeps by name (each 'cannot be evaluated in a rule')
+    ("UTC", "decode(country, 'US', amount > 2, NULL, false, amount > 100)"),
+    (
+        "America/New_York",
+        "try_to_date(date_format(ts, 'yyyyMMdd'), 'yyyyMMdd') = DATE '2026-02-28' "
+        "OR to_timestamp_ltz(date_format(ts, 'yyyy-MM-dd HH:mm'), 'yyyy-MM-dd HH:mm') = ts "
+        "AND try_to_timestamp(date_format(ts, 'HH'), 'HH') IS NOT NULL",
+    ),
 ]
 
 
@@ -301,6 +310,8 @@ MEASURE_CALLS = [
     ("UTC", "initcap(concat(LAST(B.country), ' x'))"),
     ("UTC", "round(LAST(B.amount) * pi() / e(), 3)"),
     ("UTC", "shiftleft(LAST(B.version), 31) + shiftright(count(*), 1)"),
+    ("UTC", "decode(LAST(B.country), FIRST(A.country), 'same', NULL, 'none', 'other')"),
+    ("America/New_York", "try_to_timestamp(date_format(LAST(B.ts), 'yyyyMMddHH'), 'yyyyMMddHH')"),
 ]
 
 

@@ -93,6 +93,12 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "sum_decimal": ("sum(e)", "sum(e)", BODY),
     "avg_of_decimal_sum": ("sum(e) / count(*)", "sum(e) / count(*)", BODY),
     "int_div": ("LAST(B.si) div FIRST(A.i)", "max_by(si, o) div min_by(i, o)", BODY),
+    # -2147483648 is an INT (Spark reads the sign with the digits): was typed BIGINT
+    "negative_int_literal": (
+        "try_multiply(-2147483648, LAST(B.i))",
+        "try_multiply(-2147483648, max_by(i, o))",
+        BODY,
+    ),
     # maps and arrays of values of several rows
     "map": ("map(FIRST(A.s), LAST(B.i))", "map(min_by(s, o), max_by(i, o))", BODY),
     "map_keys": (
