@@ -223,16 +223,28 @@ _YEAR_MONTH_UNITS = {"YEAR": 12, "YEARS": 12, "MONTH": 1, "MONTHS": 1}
 _INT_MAX = 2**31 - 1
 
 
+#: the text of an integer literal; of an integer or DECIMAL literal (not ``1.5D``, ``1e0``)
+_INTEGER_TEXT = re.compile(r"\d+")
+_EXACT_TEXT = re.compile(r"\d+(\.\d*)?|\.\d+")
+
+
+def _number_literal(node: exp.Expression, text: re.Pattern[str]) -> Decimal | None:
+    """The value of a number literal whose text matches ``text``, with its sign and
+    parentheses (``2``, ``-2``, ``(-1.5)``); None for anything else."""
+    if isinstance(node, exp.Paren):
+        return _number_literal(node.this, text)
+    if isinstance(node, exp.Neg):
+        value = _number_literal(node.this, text)
+        return None if value is None else -value
+    if isinstance(node, exp.Literal) and not node.is_string and text.fullmatch(node.name):
+        return Decimal(node.name)
+    return None
+
+
 def _integer(node: exp.Expression) -> int | None:
     """The value of an integer literal (``2``, ``-2``, ``(2)``); None for anything else."""
-    if isinstance(node, exp.Paren):
-        return _integer(node.this)
-    if isinstance(node, exp.Neg):
-        value = _integer(node.this)
-        return None if value is None else -value
-    if isinstance(node, exp.Literal) and not node.is_string and node.name.isdigit():
-        return int(node.name)
-    return None
+    value = _number_literal(node, _INTEGER_TEXT)
+    return None if value is None else int(value)
 
 
 def _in_range(months: int) -> int | None:
@@ -253,15 +265,7 @@ def _make_ym_interval(node: exp.Expression) -> int | None:
 def _exact_number(node: exp.Expression) -> Decimal | None:
     """An integer or DECIMAL literal (``2``, ``-1.5``); None for anything else (a
     DOUBLE, ``1.5D`` or ``1e0``, Spark rounds another way)."""
-    if isinstance(node, exp.Paren):
-        return _exact_number(node.this)
-    if isinstance(node, exp.Neg):
-        value = _exact_number(node.this)
-        return None if value is None else -value
-    if isinstance(node, exp.Literal) and not node.is_string:
-        if re.fullmatch(r"\d+(\.\d*)?|\.\d+", node.name):
-            return Decimal(node.name)
-    return None
+    return _number_literal(node, _EXACT_TEXT)
 
 
 def _rounded_months(months: Decimal) -> int | None:
