@@ -17,7 +17,7 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
-from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, StructFields
+from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, StructFields, map_key
 
 MATCHED = "__mr_matched"
 
@@ -66,7 +66,9 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     :class:`~matchrec.sql_values.Float32` (so that they are written as Spark writes a
     FLOAT), CALENDAR INTERVALs as :class:`~matchrec.sql_values.CalendarInterval`."""
     try:
-        values = array.to_pylist(maps_as_pydicts="lossy")
+        # Arrow builds a dict of a map only where its keys are hashable Python values
+        keyed = _has_complex_keys(array.type)
+        values = array.to_pylist() if keyed else array.to_pylist(maps_as_pydicts="lossy")
     except OverflowError:  # a DATE or TIMESTAMP past year 9999 (or before year 1)
         raise MatchRuntimeError(
             f"a {array.type} value outside years 1-9999 reached the evaluator of several "
@@ -83,10 +85,18 @@ def _calendar(v: Any) -> CalendarInterval:
 
 
 def _needs_marks(kind: pa.DataType) -> bool:
-    """Whether values of ``kind`` hold a FLOAT or a struct, at any depth."""
-    if pa.types.is_float32(kind) or pa.types.is_struct(kind):
+    """Whether values of ``kind`` hold a FLOAT, a struct or a map with array keys, at
+    any depth."""
+    if pa.types.is_float32(kind) or pa.types.is_struct(kind) or _has_complex_keys(kind):
         return True
     return any(_needs_marks(kind.field(i).type) for i in range(kind.num_fields))
+
+
+def _has_complex_keys(kind: pa.DataType) -> bool:
+    """Whether values of ``kind`` hold a map whose keys are arrays or structs."""
+    if pa.types.is_map(kind) and pa.types.is_nested(kind.key_type):
+        return True
+    return any(_has_complex_keys(kind.field(i).type) for i in range(kind.num_fields))
 
 
 def _marked_all(values: list[Any], kind: pa.DataType) -> list[Any]:
@@ -100,7 +110,8 @@ def _marked(v: Any, kind: pa.DataType) -> Any:
         return Float32(v)
     if pa.types.is_map(kind):
         key, item = kind.key_type, kind.item_type
-        return {_mark(k, key): _mark(x, item) for k, x in v.items()}
+        entries = v.items() if isinstance(v, dict) else v  # (key, value) pairs, see above
+        return {map_key(_mark(k, key)): _mark(x, item) for k, x in entries}
     if pa.types.is_struct(kind):
         return StructFields((f.name, _mark(v[f.name], f.type)) for f in kind)
     if pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):

@@ -48,6 +48,52 @@ class StructFields(dict):
         return dict(self)
 
 
+class StructValue(tuple):
+    """A struct the glue builds (``named_struct('s', 0, 'c', 0)``): its field values in
+    order, as a STRUCT column takes a tuple, that also knows its field names, so that a
+    lambda reads ``acc.s`` of it (an ``aggregate``'s struct accumulator)."""
+
+    names: tuple[str, ...]
+
+    def __new__(cls, values: tuple, names: tuple[str, ...]) -> StructValue:
+        made = super().__new__(cls, values)
+        made.names = names
+        return made
+
+    def __reduce__(self):  # pickled as the pair it is made of
+        return (StructValue, (tuple(self), self.names))
+
+    def asDict(self) -> dict[str, Any]:  # noqa: N802 - the name PySpark's Row has
+        return dict(zip(self.names, self))
+
+
+class ArrayKey(list):
+    """An ARRAY value that is a map's key (Spark allows any type but MAP as a key): a
+    list that hashes by its elements, so that the glue's maps (dicts) can hold it."""
+
+    __slots__ = ()
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+
+def map_key(value: Any) -> Any:
+    """``value`` as the key of a glue map, hashable and equal to the same key however it
+    was made: an array becomes an :class:`ArrayKey`, a struct (read from a row as a
+    :class:`StructFields`, or built) a :class:`StructValue` (a tuple: equal by its
+    values, in order, as Spark compares struct keys); a key is never a MAP, which Spark
+    refuses."""
+    if isinstance(value, list):
+        return ArrayKey(map_key(v) for v in value)
+    if isinstance(value, dict):
+        return StructValue(tuple(map_key(v) for v in value.values()), tuple(value))
+    if isinstance(value, StructValue):
+        return StructValue(tuple(map_key(v) for v in value), value.names)
+    if isinstance(value, tuple):
+        return tuple(map_key(v) for v in value)
+    return value
+
+
 @dataclass(frozen=True)
 class CalendarInterval:
     """A value of Spark's CALENDAR INTERVAL type (``make_interval(...)``): months, days

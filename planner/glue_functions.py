@@ -35,7 +35,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.navigation import spark_order
-from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, to_text
+from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, map_key, to_text
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
 from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
@@ -411,7 +411,7 @@ def subscript(offset: int, safe: bool, ansi: bool) -> Callable[[Any, Any], Any]:
         if hasattr(values, "asDict") and isinstance(index, str):
             return struct_field(values, index)
         if isinstance(values, dict):  # a map: a missing key is NULL, also under ANSI
-            return values.get(index)
+            return values.get(map_key(index))
         if not isinstance(values, (list, tuple)):
             raise TypeError(f"{values!r} is not an array")
         i = _int(index)
@@ -608,7 +608,7 @@ def _map_key(k: Any) -> Any:
     """A map key as Spark compares keys: NaN equals NaN, -0.0 equals 0.0."""
     if isinstance(k, float) and k != k:
         return ("NaN",)
-    return k
+    return map_key(k)
 
 
 def map_concat(*maps: Any) -> dict[Any, Any]:
@@ -629,7 +629,7 @@ def map_concat(*maps: Any) -> dict[Any, Any]:
             seen.add(key)
             keys.append(k)
             values.append(v)
-    return dict(zip(common(keys), common(values)))
+    return dict(zip(map(map_key, common(keys)), common(values)))
 
 
 def flatten(values: Any) -> Any:
@@ -654,8 +654,10 @@ def sorter(ascending: bool, nulls_first: bool) -> Callable[[Any], list[Any]]:
 
 
 def checked_key(key: Any, seen: dict) -> Any:
+    """``key`` as a new key of the map ``seen`` is building (see :func:`map_key`)."""
     if key is None:
         raise ValueError("a map key is NULL (Spark's NULL_MAP_KEY)")
+    key = map_key(key)
     if key in seen:
         raise ValueError(
             f"duplicate map key {key!r} (Spark's DUPLICATED_MAP_KEY under the default "

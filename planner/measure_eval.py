@@ -49,7 +49,7 @@ from matchrec.integer_width import (
 )
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
-from matchrec.sql_values import float_text, to_float32, to_text
+from matchrec.sql_values import StructValue, float_text, map_key, to_float32, to_text
 from matchrec.zones import session_zone
 
 from .bit_functions import SHIFTS, shift_args, shift_name
@@ -78,7 +78,7 @@ from .higher_order import HIGHER_ORDER, binding_lambda, bound_name, higher_order
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
 from .plan import MatchPlan, primary_labels
-from .pyeval import StructValue, call_args, check_format_pattern, compile_glue, glue_function_call
+from .pyeval import call_args, check_format_pattern, compile_glue, glue_function_call
 from .spark_function_names import SPARK_FUNCTIONS
 from .sqltext import (
     ROW_PATTERN_CALLS,
@@ -265,6 +265,8 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
         return dtype("string")
     if {a.this, b.this} <= _TIMESTAMPS | {T.DATE}:
         return max(a, b, key=lambda t: _DATETIME_RANK.get(t.this, 2))
+    if a.this in _COMPLEX or b.this in _COMPLEX:
+        return _wider_complex(a, b, ansi)
     if not (_is_numeric(a) and _is_numeric(b)):
         return None
     if a.this == T.DECIMAL or b.this == T.DECIMAL:
@@ -276,6 +278,32 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
     if a.this in _FRACTIONAL or b.this in _FRACTIONAL:
         return _fractional(a, b, ansi)
     return a if _INTEGRAL[a.this] >= _INTEGRAL[b.this] else b
+
+
+_COMPLEX = {T.ARRAY, T.MAP, T.STRUCT}
+
+
+def _wider_complex(a: exp.DataType, b: exp.DataType, ansi: bool) -> exp.DataType | None:
+    """Spark's common type of two arrays, two maps or two structs: part by part (element;
+    key and value; field by field, when the structs' field names match regardless of
+    case, keeping the first struct's names), each part as :func:`_common_of` finds it
+    (``array<int>`` beside ``array<bigint>`` is ``array<bigint>``)."""
+    if a.this != b.this or len(a.expressions) != len(b.expressions):
+        return None
+    if a.this != T.STRUCT:
+        parts = [_common_of([x, y], ansi) for x, y in zip(a.expressions, b.expressions)]
+        if any(p is None for p in parts):
+            return None
+        return exp.DataType(this=a.this, expressions=[p.copy() for p in parts], nested=True)
+    fields = []
+    for f, g in zip(a.expressions, b.expressions):
+        if not (isinstance(f, exp.ColumnDef) and isinstance(g, exp.ColumnDef)):
+            return None
+        common = _common_of([f.args.get("kind"), g.args.get("kind")], ansi)
+        if f.name.lower() != g.name.lower() or common is None:
+            return None
+        fields.append(exp.ColumnDef(this=f.this.copy(), kind=common.copy()))
+    return exp.DataType(this=T.STRUCT, expressions=fields, nested=True)
 
 
 def _fractional(a: exp.DataType, b: exp.DataType, ansi: bool) -> exp.DataType:
@@ -1409,7 +1437,7 @@ def _map_converter(key: exp.DataType, value: exp.DataType) -> Callable[[Value], 
     keys, values = _converter(key), _converter(value)
     if keys is None or values is None:
         return None
-    return lambda v: {keys(k): None if x is None else values(x) for k, x in _items(v)}
+    return lambda v: {map_key(keys(k)): None if x is None else values(x) for k, x in _items(v)}
 
 
 def _items(v: Value) -> list[tuple[Value, Value]]:

@@ -37,6 +37,7 @@ from matchrec.sql_values import (
     CalendarInterval,
     Float32,
     StructFields,
+    StructValue,
     to_float32,
 )
 
@@ -1455,25 +1456,6 @@ def _parameter_field(node: exp.Dot) -> bool:
     while isinstance(node, exp.Dot) and isinstance(node.expression, exp.Identifier):
         node = node.this
     return isinstance(node, exp.Identifier)
-
-
-class StructValue(tuple):
-    """A struct the glue builds (``named_struct('s', 0, 'c', 0)``): its field values in
-    order, as a STRUCT column takes a tuple, that also knows its field names, so that a
-    lambda reads ``acc.s`` of it (an ``aggregate``'s struct accumulator)."""
-
-    names: tuple[str, ...]
-
-    def __new__(cls, values: tuple, names: tuple[str, ...]) -> StructValue:
-        made = super().__new__(cls, values)
-        made.names = names
-        return made
-
-    def __reduce__(self):  # pickled as the pair it is made of
-        return (StructValue, (tuple(self), self.names))
-
-    def asDict(self) -> dict[str, Any]:  # noqa: N802 - the name PySpark's Row has
-        return dict(zip(self.names, self))
 
 
 def _is_boolean(node: exp.Expression, value: bool) -> bool:

@@ -312,6 +312,12 @@ MEASURE_CALLS = [
     ("UTC", "shiftleft(LAST(B.version), 31) + shiftright(count(*), 1)"),
     ("UTC", "decode(LAST(B.country), FIRST(A.country), 'same', NULL, 'none', 'other')"),
     ("America/New_York", "try_to_timestamp(date_format(LAST(B.ts), 'yyyyMMddHH'), 'yyyyMMddHH')"),
+    # maps keyed by a struct or an array ("unhashable type" in the evaluator)
+    (
+        "UTC",
+        "nvl(map(named_struct('c', LAST(B.country)), count(*))[named_struct('c', A.country)], -1)",
+    ),
+    ("UTC", "nvl(map_from_arrays(array(array(A.country)), array(1))[array(LAST(B.country))], -1)"),
 ]
 
 

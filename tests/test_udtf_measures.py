@@ -111,6 +111,44 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "map_values(map(min_by(s, o), max_by(si, o)))",
         BODY,
     ),
+    # maps keyed by structs and arrays (Spark allows any key but a MAP; the glue's dicts
+    # could not hold them: "unhashable type"), and complex types widened part by part
+    "map_struct_key": (
+        "map(named_struct('a', FIRST(A.i)), LAST(B.i))[named_struct('a', 1)]",
+        "map(named_struct('a', min_by(i, o)), max_by(i, o))[named_struct('a', 1)]",
+        BODY,
+    ),
+    "map_from_arrays_array_key": (
+        "map_from_arrays(array(array(FIRST(A.s)), array(LAST(B.s))), array(1, 2))",
+        "map_from_arrays(array(array(min_by(s, o)), array(max_by(s, o))), array(1, 2))",
+        BODY,
+    ),
+    "map_concat_struct_keys_widened": (
+        "map_concat(map(named_struct('a', FIRST(A.i)), 1), map(named_struct('A', 70L), 2))",
+        "map_concat(map(named_struct('a', min_by(i, o)), 1), map(named_struct('A', 70L), 2))",
+        BODY,
+    ),
+    "map_from_entries_struct_key": (
+        "map_from_entries(array(struct(named_struct('k', LAST(B.s)), FIRST(A.i))))",
+        "map_from_entries(array(struct(named_struct('k', max_by(s, o)), min_by(i, o))))",
+        BODY,
+    ),
+    "transform_keys_to_arrays": (
+        "map_keys(transform_keys(map(FIRST(A.s), LAST(B.i)), (key, v) -> array(key, 'z')))",
+        "map_keys(transform_keys(map(min_by(s, o), max_by(i, o)), (key, v) -> array(key, 'z')))",
+        BODY,
+    ),
+    "coalesce_structs_widened": (
+        "coalesce(named_struct('a', FIRST(A.si), 'b', 1), named_struct('A', LAST(B.e), 'b', 'x'))",
+        "coalesce(named_struct('a', min_by(si, o), 'b', 1), "
+        "named_struct('A', max_by(e, o), 'b', 'x'))",
+        BODY,
+    ),
+    "case_arrays_widened": (
+        "CASE WHEN count(*) > 2 THEN array(LAST(B.i)) ELSE array(FIRST(A.dbl)) END",
+        "CASE WHEN count(*) > 2 THEN array(max_by(i, o)) ELSE array(min_by(dbl, o)) END",
+        BODY,
+    ),
     # higher-order functions of maps built of several rows, a nested field in a lambda
     "map_filter": (
         "map_filter(map(FIRST(A.s), FIRST(A.i), LAST(B.s), LAST(B.i)), (key, v) -> v > 10)",
