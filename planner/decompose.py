@@ -382,7 +382,10 @@ _PATTERNED_BY_NAME = {
 
 def _by_name(node: exp.Anonymous) -> exp.Expression | None:
     """``try_to_timestamp(s, fmt)``, ``to_timestamp_ntz(s, fmt)``...: as ``to_timestamp``
-    (a call without a pattern is a CAST, not one of these)."""
+    (a call without a pattern is a CAST, not one of these); ``to_char`` and
+    ``to_varchar`` as :func:`_to_char` reads them."""
+    if str(node.this).upper() in ("TO_CHAR", "TO_VARCHAR"):
+        return _to_char(node)
     name = _PATTERNED_BY_NAME.get(str(node.this).upper())
     if name is None or len(node.expressions) != 2:
         return None
@@ -392,18 +395,38 @@ def _by_name(node: exp.Anonymous) -> exp.Expression | None:
     return _internal(name, value.copy(), _zone(), fmt.copy())
 
 
+#: Spark's base64 of 58 bytes (a constant part): it tells the glue whether the session
+#: chunks lines (``spark.sql.chunkBase64String``)
+BASE64_PROBE = exp.Anonymous(
+    this="base64",
+    expressions=[
+        exp.Anonymous(this="repeat", expressions=[exp.Literal.string("x"), exp.Literal.number(58)])
+    ],
+)
+
+
+def _base64_probe() -> exp.Expression:
+    return BASE64_PROBE.copy()
+
+
 def _base64(node: exp.Expression) -> exp.Expression | None:
-    """``base64(x)``: the glue encodes, told by Spark's base64 of a 58-byte probe (a
-    constant part) whether the session chunks lines (``spark.sql.chunkBase64String``)."""
-    probe = exp.Anonymous(
-        this="base64",
-        expressions=[
-            exp.Anonymous(
-                this="repeat", expressions=[exp.Literal.string("x"), exp.Literal.number(58)]
-            )
-        ],
-    )
-    return _internal("__MR_BASE64", node.this.copy(), probe)
+    """``base64(x)``: the glue encodes, chunked as the session's base64 of a probe is."""
+    return _internal("__MR_BASE64", node.this.copy(), _base64_probe())
+
+
+def _to_char(node: exp.Expression) -> exp.Expression | None:
+    """``to_char``/``to_varchar(x, 'fmt')``: the glue formats ``x`` as Spark does for its
+    type (``planner.char_formats``), with the session zone for a TIMESTAMP and the base64
+    probe for a BINARY (a format that is no literal is Spark's error)."""
+    if isinstance(node, exp.ToChar):
+        value, fmt = node.this, node.args.get("format")
+    elif len(node.expressions) == 2:
+        value, fmt = node.expressions
+    else:
+        return None
+    if not (isinstance(fmt, exp.Literal) and fmt.is_string):
+        return None
+    return _internal("__MR_TO_CHAR", value.copy(), _zone(), _base64_probe(), fmt.copy())
 
 
 def _struct_field(node: exp.Dot) -> exp.Expression | None:
@@ -477,6 +500,7 @@ RULES: dict[type, Rule] = {
     exp.StrToTime: _patterned("__MR_TO_TIMESTAMP", need_format=True),
     exp.TsOrDsToDate: _patterned("__MR_TO_DATE", need_format=True),
     exp.ToBase64: _base64,
+    exp.ToChar: _to_char,
     exp.Anonymous: _by_name,
 }
 

@@ -136,10 +136,20 @@ def _bytes(v: Any) -> bytes:
     raise TypeError(f"{v!r} is not a string or BINARY (CAST it inside the navigation)")
 
 
+#: the probe where no session answers it (a rule): base64 of at most 57 bytes is one line
+#: whether the session chunks or not, a longer one is not computed
+UNKNOWN_PROBE = ""
+
+
 def to_base64(v: Any, probe: Any) -> str:
     """``base64`` of ``v``; ``probe`` is Spark's base64 of 58 bytes: with a line break
     when the session chunks (76 characters a line, CRLF between lines)."""
     text = b64.b64encode(_bytes(v)).decode()
+    if probe == UNKNOWN_PROBE and len(text) > 76:
+        raise TypeError(
+            "base64 of more than 57 bytes is not computed here: whether the session breaks "
+            "it into lines (spark.sql.chunkBase64String.enabled) is not known in a rule"
+        )
     if not isinstance(probe, str) or "\r\n" not in probe:
         return text
     return "\r\n".join(text[i : i + 76] for i in range(0, len(text), 76))

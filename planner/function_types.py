@@ -92,7 +92,7 @@ for _type, _keys in {
     "bigint ": "__MR_MONTHS_UNTIL",
     "double ": "__MR_MONTHS_BETWEEN",
     "date ": "__MR_DAYS_ADD __MR_MONTHS_ADD __MR_TO_DATE __MR_TRY_TO_DATE",
-    "string ": "__MR_DATE_FORMAT __MR_FROM_UNIXTIME __MR_BASE64",
+    "string ": "__MR_DATE_FORMAT __MR_FROM_UNIXTIME __MR_BASE64 __MR_TO_CHAR",
     "timestamp ": "__MR_TO_TIMESTAMP __MR_TRY_TO_TIMESTAMP __MR_TO_TIMESTAMP_LTZ",
     "timestamp_ntz ": "__MR_TO_TIMESTAMP_NTZ",
     "bigint  ": "__MR_UNIX_TIMESTAMP",

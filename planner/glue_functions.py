@@ -39,6 +39,7 @@ from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, ma
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
 from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
+from .char_formats import to_char_of
 from .datetime_functions import (
     DATETIME_FUNCTIONS,
     DATETIME_NODES,
@@ -911,6 +912,14 @@ def _masked(s: Any, *chars: Any) -> Any:
 # ------------------------------------------------------------------ the table
 
 
+#: internal calls (``planner.decompose``) -> the places of the arguments they get besides
+#: the user's (the session zone, a probe), which an error about the call does not show
+CONTEXT_ARGUMENTS: dict[str, tuple[int, ...]] = {
+    "__MR_TO_CHAR": (1, 2),
+    "__MR_BASE64": (1,),
+}
+
+
 @dataclass(frozen=True)
 class GlueFunction:
     """A Spark function in Python; ``strict``: a NULL argument gives NULL."""
@@ -1027,6 +1036,7 @@ EXTENDED: dict[str, GlueFunction] = {
     "TIMESTAMP_MICROS": GlueFunction(timestamp_micros),
     "DATE_FROM_UNIX_DATE": GlueFunction(date_from_unix_date),
     "__MR_BASE64": GlueFunction(to_base64),
+    "__MR_TO_CHAR": GlueFunction(to_char_of),
     # the value itself: a comparison of it folds as its Spark type's collation says
     # (``IntegerWidth.fold``), one the glue lacks is refused there
     "COLLATE": GlueFunction(lambda s: s),

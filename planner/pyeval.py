@@ -1213,6 +1213,8 @@ def _call(
     args = [child(a) for a in arguments]
     pos = where(node)
     what = _describe(node, sql, pos).removeprefix("function ")
+    name = str(node.this).upper() if isinstance(node, exp.Anonymous) else ""
+    hidden = gf.CONTEXT_ARGUMENTS.get(name, ())
 
     def call(ctx: MatchContext) -> Any:
         vals = [a(ctx) for a in args]
@@ -1223,7 +1225,8 @@ def _call(
                 return None
             return fn(*vals)
         except _REJECTED as err:
-            raise _runtime_error(what, vals, err, sql, pos) from None
+            shown = [v for i, v in enumerate(vals) if i not in hidden]
+            raise _runtime_error(what, shown, err, sql, pos) from None
 
     return call
 

@@ -41,8 +41,9 @@ from matchrec.rule_set import RuleProgram
 
 from .arrow_types import arrow_type
 from .bit_functions import SHIFTS, shift_args, shift_name
-from .decompose import decompose, struct_fields
+from .decompose import BASE64_PROBE, decompose, struct_fields
 from .expressions import INTEGER_OPERATORS, TRY
+from .format_functions import UNKNOWN_PROBE
 from .function_types import day_time_span
 from .glue_functions import extended_name, struct_field
 from .higher_order import HIGHER_ORDER, bound_name, compiled_lambdas, higher_order_parts
@@ -700,23 +701,38 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
     call of a literal pattern: ``date_format``, ``unix_timestamp``, ``from_unixtime``,
     ``to_timestamp``, ``to_date``, ``try_to_date``, ``to_timestamp_ltz``...; ``date_add``/
     ``date_sub``, ``add_months``, ``months_between``; ``+``/``-`` of a YEAR-MONTH interval
-    literal; ``decode(x, s1, r1, ...)``) split as the
-    glue's, with its one-row parts computed here: the session zone is the literal
-    ``zone`` (a rule has no Spark to ask ``current_timezone()``)."""
+    literal; ``decode(x, s1, r1, ...)``; ``to_char``) split as the glue's, with its
+    one-row parts computed here, also where the planner split a call of an aggregate: the
+    session zone is the literal ``zone`` (a rule has no Spark to ask
+    ``current_timezone()``), and the base64 probe is unknown (base64 of more than 57
+    bytes is refused when computed)."""
     for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
         if not isinstance(node, _DECOMPOSED):
             continue
         split = decompose(node)
         if split is None:
             continue
-        for call in list(split.find_all(exp.Anonymous)):
-            if str(call.this).lower() == "current_timezone":
-                call.replace(exp.Literal.string(zone))
         if node is tree:
-            return split
+            tree = split
+            break
         node.replace(split)
+    # the planner's own splits (of a call of an aggregate) arrive as one-row parts too
+    for call in list(tree.walk()):
+        if isinstance(call, exp.CurrentTimezone) or (
+            isinstance(call, exp.Anonymous) and str(call.this).lower() == "current_timezone"
+        ):
+            known = exp.Literal.string(zone)
+        elif isinstance(call, (exp.ToBase64, exp.Anonymous)) and call.sql("spark") == _PROBE:
+            known = exp.Literal.string(UNKNOWN_PROBE)
+        else:
+            continue
+        if call is tree:
+            return known
+        call.replace(known)
     return tree
 
+
+_PROBE = BASE64_PROBE.sql("spark")
 
 #: the calls :func:`_patterns_in_zone` gives the glue (``exp.Anonymous``: the parsing
 #: functions sqlglot keeps by name, ``try_to_date(s, fmt)``...; ``DecodeCase``:
@@ -731,6 +747,7 @@ _DECOMPOSED = (
     exp.Sub,
     exp.Anonymous,
     exp.DecodeCase,
+    exp.ToChar,
 )
 
 

@@ -312,6 +312,12 @@ MEASURE_CALLS = [
     ("UTC", "shiftleft(LAST(B.version), 31) + shiftright(count(*), 1)"),
     ("UTC", "decode(LAST(B.country), FIRST(A.country), 'same', NULL, 'none', 'other')"),
     ("America/New_York", "try_to_timestamp(date_format(LAST(B.ts), 'yyyyMMddHH'), 'yyyyMMddHH')"),
+    # to_char of a TIMESTAMP or a BINARY (was refused: numbers only); date_format of an
+    # aggregate (its session zone, a one-row part, was "current_timezone() cannot be
+    # evaluated in a rule")
+    ("America/New_York", "to_char(max(B.ts), 'yyyy-MM-dd HH:mm')"),
+    ("America/New_York", "date_format(max(B.ts), 'HH:mm')"),
+    ("UTC", "to_varchar(CAST(LAST(B.country) || A.country AS BINARY), 'base64')"),
     # maps keyed by a struct or an array ("unhashable type" in the evaluator)
     (
         "UTC",

@@ -149,6 +149,27 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "CASE WHEN count(*) > 2 THEN array(max_by(i, o)) ELSE array(min_by(dbl, o)) END",
         BODY,
     ),
+    # to_char/to_varchar of a DATE, a TIMESTAMP or a BINARY of several rows: Spark's
+    # date_format and binary formats (was "not computed here (only numbers)")
+    "to_char_date": (
+        "to_char(max(B.dt), 'yyyy-MM-dd EEE')",
+        "to_char(max(dt) FILTER (WHERE o > 1), 'yyyy-MM-dd EEE')",
+        BODY,
+    ),
+    "to_varchar_timestamp": (
+        "to_varchar(min(B.ts), 'dd/MM/yy HH:mm:ss')",
+        "to_varchar(min(ts) FILTER (WHERE o > 1), 'dd/MM/yy HH:mm:ss')",
+        BODY,
+    ),
+    "to_char_binary_formats": (
+        "concat_ws('|', to_char(CAST(FIRST(A.s) || LAST(B.s) AS BINARY), 'hex'), "
+        "to_char(CAST(FIRST(A.s) || LAST(B.s) AS BINARY), 'Base64'), "
+        "to_char(CAST(max(B.s) AS BINARY), 'UTF-8'))",
+        "concat_ws('|', to_char(CAST(min_by(s, o) || max_by(s, o) AS BINARY), 'hex'), "
+        "to_char(CAST(min_by(s, o) || max_by(s, o) AS BINARY), 'Base64'), "
+        "to_char(CAST(max(s) FILTER (WHERE o > 1) AS BINARY), 'UTF-8'))",
+        BODY,
+    ),
     # higher-order functions of maps built of several rows, a nested field in a lambda
     "map_filter": (
         "map_filter(map(FIRST(A.s), FIRST(A.i), LAST(B.s), LAST(B.i)), (key, v) -> v > 10)",
