@@ -39,7 +39,7 @@ from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, ma
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
 from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
-from .char_formats import to_char_of
+from .char_formats import binary_of, to_char_of
 from .datetime_functions import (
     DATETIME_FUNCTIONS,
     DATETIME_NODES,
@@ -1037,6 +1037,8 @@ EXTENDED: dict[str, GlueFunction] = {
     "DATE_FROM_UNIX_DATE": GlueFunction(date_from_unix_date),
     "__MR_BASE64": GlueFunction(to_base64),
     "__MR_TO_CHAR": GlueFunction(to_char_of),
+    "TO_BINARY": GlueFunction(binary_of(failing=True)),
+    "TRY_TO_BINARY": GlueFunction(binary_of(failing=False)),
     # the value itself: a comparison of it folds as its Spark type's collation says
     # (``IntegerWidth.fold``), one the glue lacks is refused there
     "COLLATE": GlueFunction(lambda s: s),
@@ -1093,6 +1095,7 @@ EXTENDED_NODES: dict[type, str] = {
     exp.Factorial: "FACTORIAL",
     exp.WidthBucket: "WIDTH_BUCKET",
     exp.FromBase64: "UNBASE64",
+    exp.ToBinary: "TO_BINARY",
     exp.Pi: "PI",
     exp.ArrayInsert: "ARRAY_INSERT",
     exp.Ascii: "ASCII",

@@ -1016,6 +1016,8 @@ def _infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         return t
     if isinstance(node, exp.Literal):
         return _literal_type(node)
+    if isinstance(node, exp.HexString):  # X'0A1B'
+        return dtype("binary")
     if isinstance(node, exp.Boolean):
         return dtype("boolean")
     if isinstance(node, exp.Null):

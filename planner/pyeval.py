@@ -637,6 +637,7 @@ _NON_STRICT = {"GREATEST", "LEAST"}
 _GLUE_NODES: tuple[type, ...] = (
     exp.Paren,
     exp.Literal,
+    exp.HexString,
     exp.Boolean,
     exp.Null,
     exp.And,
@@ -796,6 +797,10 @@ def compile_glue(
     if isinstance(node, exp.Literal):
         value = _literal(node)
         return lambda ctx: value
+    if isinstance(node, exp.HexString):
+        digits = node.this
+        data = bytes.fromhex(digits if len(digits) % 2 == 0 else "0" + digits)  # X'A' is 0A
+        return lambda ctx: data
     if isinstance(node, exp.Boolean):
         value = bool(node.this)
         return lambda ctx: value

@@ -318,6 +318,9 @@ MEASURE_CALLS = [
     ("America/New_York", "to_char(max(B.ts), 'yyyy-MM-dd HH:mm')"),
     ("America/New_York", "date_format(max(B.ts), 'HH:mm')"),
     ("UTC", "to_varchar(CAST(LAST(B.country) || A.country AS BINARY), 'base64')"),
+    # to_binary of several rows, binary literals (were "cannot be evaluated in a rule")
+    ("UTC", "hex(to_binary(LAST(B.country) || A.country, 'utf-8') || X'0A')"),
+    ("UTC", "X'5553' = to_binary(LAST(B.country), 'utf8')"),
     # maps keyed by a struct or an array ("unhashable type" in the evaluator)
     (
         "UTC",

@@ -170,6 +170,26 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "to_char(CAST(max(s) FILTER (WHERE o > 1) AS BINARY), 'UTF-8'))",
         BODY,
     ),
+    # to_binary/try_to_binary of values of several rows (was "cannot evaluate") and a
+    # binary literal beside them
+    "to_binary_formats": (
+        "concat_ws('|', hex(to_binary(FIRST(A.s) || LAST(B.s), 'utf-8')), "
+        "hex(to_binary(count(*) || 'aB')), hex(to_binary('YW' || LAST(B.s), 'BASE64')), "
+        "hex(X'A' || to_binary(max(B.s), 'utf8')))",
+        "concat_ws('|', hex(to_binary(min_by(s, o) || max_by(s, o), 'utf-8')), "
+        "hex(to_binary(count(*) || 'aB')), hex(to_binary('YW' || max_by(s, o), 'BASE64')), "
+        "hex(X'A' || to_binary(max(s) FILTER (WHERE o > 1), 'utf8')))",
+        BODY,
+    ),
+    "try_to_binary_of_malformed_text": (
+        "concat_ws('|', hex(try_to_binary(FIRST(A.s) || LAST(B.s))), "
+        "hex(try_to_binary(LAST(B.s) || '==', 'base64')), "
+        "hex(try_to_binary(FIRST(A.s), 'latin1')), hex(try_to_binary(count(*) || '0')))",
+        "concat_ws('|', hex(try_to_binary(min_by(s, o) || max_by(s, o))), "
+        "hex(try_to_binary(max_by(s, o) || '==', 'base64')), "
+        "hex(try_to_binary(min_by(s, o), 'latin1')), hex(try_to_binary(count(*) || '0')))",
+        BODY,
+    ),
     # higher-order functions of maps built of several rows, a nested field in a lambda
     "map_filter": (
         "map_filter(map(FIRST(A.s), FIRST(A.i), LAST(B.s), LAST(B.i)), (key, v) -> v > 10)",
