@@ -359,6 +359,13 @@ class TypeEnv:
         return infer_type(tree, self)
 
 
+#: higher-order functions -> the type Spark requires of their lambda's body
+_LAMBDA_RESULTS = {
+    "ARRAY_SORT": T.INT,
+    **dict.fromkeys(("FILTER", "EXISTS", "FORALL", "MAP_FILTER"), T.BOOLEAN),
+}
+
+
 def lambda_parameter_types(
     kind: str, args: list[exp.Expression], env: TypeEnv
 ) -> list[exp.DataType | None]:
@@ -1965,6 +1972,7 @@ class _MeasureCompiler:
                 bodies.append(self.compile(lam.this))
                 if kind in ("AGGREGATE", "REDUCE") and not bodies[1:]:
                     self._check_merge_type(kind, args, lam, env)
+                self._check_body_type(kind, lam)
             finally:
                 self.env = env
                 for p in params:
@@ -1972,6 +1980,23 @@ class _MeasureCompiler:
                 self.bound.update(outer)
             slots.append(lam_slots)
         return spec.evaluator(kind, values, bodies, slots, self.sql, self.pos)  # type: ignore[return-value]
+
+    def _check_body_type(self, kind: str, lam: exp.Lambda) -> None:
+        """Spark's refusal of a lambda whose type its function does not take (a filter's
+        non-BOOLEAN predicate, an array_sort comparator that is no INT): computed here, the
+        predicate's truth or the comparator's sign would give an answer Spark refuses."""
+        wanted = _LAMBDA_RESULTS.get(kind)
+        got = infer_type(lam.this, self.env) if wanted and self.env is not None else None
+        if got is None or got.this in (T.NULL, wanted):
+            return
+        raise SemanticError(
+            f"the lambda function of {kind.lower()}() returns {got.sql('spark').upper()}, "
+            f"but {kind.lower()}() requires {wanted.value} (Spark's DATATYPE_MISMATCH)",
+            sql=self.sql,
+            pos=self.pos,
+            hint=f"make the lambda's body a {wanted.value}"
+            + (", e.g. CAST(... AS INT) or signum(...)" if wanted == T.INT else ""),
+        )
 
     def _check_merge_type(
         self, kind: str, args: list[exp.Expression], merge: exp.Lambda, outer: TypeEnv | None

@@ -868,6 +868,32 @@ def test_an_aggregate_whose_merge_changes_the_start_values_type_is_sparks_refusa
 
 
 @pytest.mark.parametrize(
+    ("measure", "refused"),
+    [
+        ("array_sort(collect_list(B.i), (a, b) -> b - a + 0L)", "returns BIGINT"),
+        ("array_sort(collect_list(B.i), (a, b) -> b - a)", None),
+        ("filter(collect_list(B.i), x -> x)", "returns INT"),
+        ("exists(collect_list(B.s), x -> x || 'a')", "returns STRING"),
+        ("forall(collect_list(B.i), x -> NULL)", None),
+        ("map_filter(map(LAST(B.s), count(*)), (k, v) -> v)", "returns BIGINT"),
+        ("filter(collect_list(B.i), (x, i) -> i > 0)", None),
+    ],
+)
+def test_a_lambda_of_a_type_its_function_does_not_take_is_sparks_refusal(measure, refused):
+    """Spark refuses a filter/exists/forall/map_filter predicate that is no BOOLEAN and an
+    array_sort comparator that is no INT (DATATYPE_MISMATCH), as matchrec.sql does; the
+    table function computed them (a BIGINT comparator's sign, an INT's truth)."""
+    body = BODY.format(measure=measure)
+    if refused is None:
+        build_program(body, INPUT)
+        return
+    with pytest.raises(MatchRecognizeError) as info:
+        build_program(body, INPUT)
+    assert refused in str(info.value) and "DATATYPE_MISMATCH" in str(info.value)
+    assert body[info.value.pos :].startswith(measure.split("(")[0])
+
+
+@pytest.mark.parametrize(
     ("measure", "at", "says"),
     [
         ("INTERVAL '1' YEAR * LAST(B.o)", "INTERVAL", "YEAR TO MONTH"),
