@@ -718,16 +718,51 @@ def _map_zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType
     return _map_of(key, inner, _never_null(args[2], set(names[:1])))
 
 
+#: the types Spark widens one to another by rank in its ``findTightestCommonType``:
+#: numbers but DECIMAL by precedence, then dates and times (any TIMESTAMP ranks last)
+_TIGHTEST_RANKS = [
+    {T.TINYINT: 0, T.SMALLINT: 1, T.INT: 2, T.BIGINT: 3, T.FLOAT: 4, T.DOUBLE: 5},
+    {T.DATE: 0, T.TIMESTAMPNTZ: 1, T.TIMESTAMP: 2, T.TIMESTAMPTZ: 2, T.TIMESTAMPLTZ: 2},
+]
+#: the integer digits a DECIMAL needs to hold every value of an integral type
+_INTEGRAL_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 20}
+
+
+def _tightest(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
+    """Spark's tightest common type of ``a`` and ``b`` (the element type ``array_append``
+    takes), None where it has none (a STRING beside a number, a DECIMAL beside a
+    fraction or an integer it cannot hold: Spark refuses the call)."""
+    if b.this == T.NULL or a == b:
+        return a
+    if a.this == T.NULL:
+        return b
+    for ranks in _TIGHTEST_RANKS:
+        if a.this in ranks and b.this in ranks:
+            return a if ranks[a.this] >= ranks[b.this] else b
+    for decimal, integral in ((a, b), (b, a)):
+        digits = [int(p.this.this) for p in decimal.expressions if isinstance(p.this, exp.Literal)]
+        if decimal.this == T.DECIMAL and integral.this in _INTEGRAL_DIGITS and len(digits) == 2:
+            fits = digits[0] - digits[1] >= _INTEGRAL_DIGITS[integral.this]
+            return decimal if fits else None
+    return None
+
+
 def _array_append(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    """``array_append(arr, x)`` / ``array_prepend``: ``arr``'s type, its elements NULL-free
-    only when ``arr``'s are and ``x`` is a non-NULL literal (Spark: containsNull or x's
-    nullability; declaring NOT NULL elements a NULL then fills fails the job)."""
+    """``array_append(arr, x)`` / ``array_prepend``: an array of the tightest common type of
+    ``arr``'s elements and ``x`` (``array_append(array(1L), 2.5D)`` is ARRAY<DOUBLE>), its
+    elements NULL-free only when ``arr``'s are and ``x`` is a non-NULL literal (Spark:
+    containsNull or x's nullability; declaring NOT NULL elements a NULL then fills fails
+    the job)."""
     array, element = node.this, node.expression
     t = type_of(array) if array is not None and element is not None else None
     if t is None or t.this != T.ARRAY:
         return t
+    value = type_of(element)
+    joined = _tightest(t.expressions[0], value) if value is not None else None
+    if joined is None:
+        return None
     literal = isinstance(element, (exp.Literal, exp.Boolean))
-    return array_of(t.expressions[0], no_nulls=bool(t.meta.get(NO_NULL_ELEMENTS)) and literal)
+    return array_of(joined, no_nulls=bool(t.meta.get(NO_NULL_ELEMENTS)) and literal)
 
 
 def _sentences(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:

@@ -190,6 +190,18 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "hex(try_to_binary(min_by(s, o), 'latin1')), hex(try_to_binary(count(*) || '0')))",
         BODY,
     ),
+    # array_append/array_prepend widen the elements to the value's type, as Spark's
+    # tightest common type (was the array's type: array_append(ints, 2.5D) kept 2)
+    "array_append_widened": (
+        "array_sort(array_append(collect_list(B.i), 2.5D))",
+        "array_sort(array_append(collect_list(i) FILTER (WHERE o > 1), 2.5D))",
+        BODY,
+    ),
+    "array_prepend_date_to_timestamp": (
+        "array_sort(array_prepend(collect_list(B.dt), LAST(B.ts)))",
+        "array_sort(array_prepend(collect_list(dt) FILTER (WHERE o > 1), max_by(ts, o)))",
+        BODY,
+    ),
     # higher-order functions of maps built of several rows, a nested field in a lambda
     "map_filter": (
         "map_filter(map(FIRST(A.s), FIRST(A.i), LAST(B.s), LAST(B.i)), (key, v) -> v > 10)",
