@@ -92,6 +92,22 @@ PREV_CALLS = """
                 AND timestampadd(MINUTE, 3, PREV(ts)) >= ts)"""
 
 
+# values of several rows through the evaluator a stream computes them with: to_char of a
+# TIMESTAMP and a BINARY, a map keyed by a struct, array_append widening its elements
+FUNCTIONS = """
+  SELECT * FROM events MATCH_RECOGNIZE (
+    PARTITION BY card ORDER BY ts
+    MEASURES to_char(max(S.ts), 'yyyy-MM-dd HH:mm') AS last_small,
+             to_char(CAST(string_agg(S.country, '') AS BINARY), 'hex') AS countries,
+             array_append(collect_list(CAST(S.amount * 100 AS INT)), 0.5D) AS cents,
+             map(named_struct('c', FIRST(S.country)), count(*))[named_struct('c', LAST(B.country))]
+               AS same_country
+    ONE ROW PER MATCH AFTER MATCH SKIP PAST LAST ROW
+    PATTERN (S{2,} B) WITHIN INTERVAL '10' MINUTE
+    DEFINE S AS amount < 2,
+           B AS amount > 10 AND to_char(max(S.ts), 'HH') <= to_char(ts, 'HH'))"""
+
+
 def card_events(seed: int, cards: int = 6, per_card: int = 40) -> list[tuple]:
     """Card payments over about two hours: runs of small amounts, now and then a big one
     from another country."""
@@ -144,8 +160,8 @@ def card_stream(spark, tmp_path, sql: str, rows: list[tuple], seed: int, files: 
 
 @pytest.mark.parametrize(
     ("sql", "seed", "files"),
-    [(FRAUD, 1, 5), (ORDERED, 3, 4), (CALENDAR, 2, 4), (PREV_CALLS, 4, 4)],
-    ids=["fraud", "ordered", "calendar", "prev_calls"],
+    [(FRAUD, 1, 5), (ORDERED, 3, 4), (CALENDAR, 2, 4), (PREV_CALLS, 4, 4), (FUNCTIONS, 5, 4)],
+    ids=["fraud", "ordered", "calendar", "prev_calls", "functions"],
 )
 def test_a_stream_gives_the_batch_answer(spark, tmp_path, sql, seed, files):
     """The issue's card-fraud query (and one with aggregates in an order of their own:
