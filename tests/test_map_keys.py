@@ -12,6 +12,7 @@ same measure that ``matchrec.sql`` hands to Spark.
 from __future__ import annotations
 
 import pytest
+from doors import DOORS, rows_through
 
 import matchrec
 
@@ -20,7 +21,6 @@ ROWS = (
     "SELECT id AS t, 10 - id % 3 AS v, map(named_struct('a', id % 2), id) AS ms, "
     "map(array(id % 2), id) AS ma FROM range(1, 13)"
 )
-DOORS = ["matchrec.sql", "table function"]
 
 #: condition of B with a map keyed by a struct or an array -> the same as a comparison
 CONDITIONS = {
@@ -55,12 +55,7 @@ def spark_view(spark):
 
 
 def _rows(spark, door: str, body: str) -> list[tuple]:
-    if door == "matchrec.sql":
-        df = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
-    else:
-        quoted = body.replace("'", "''")
-        df = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}')")
-    return sorted(tuple(r) for r in df.collect())
+    return rows_through(spark, door, VIEW, body)
 
 
 def _body(measures: str, condition: str) -> str:

@@ -10,6 +10,7 @@ clock change of 2024-03-10, against what Spark computes itself.
 from __future__ import annotations
 
 import pytest
+from doors import DOORS, rows_through
 from matchrec.planner.char_formats import to_char_of
 from matchrec.planner.format_functions import UNKNOWN_PROBE
 from matchrec.runtime.session import session_settings
@@ -44,12 +45,7 @@ def spark_view(spark):
 
 
 def _through(spark, door: str, body: str) -> list[tuple]:
-    if door == "matchrec.sql":
-        df = matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
-    else:
-        quoted = body.replace("'", "''")
-        df = spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}')")
-    return sorted(tuple(r) for r in df.collect())
+    return rows_through(spark, door, VIEW, body)
 
 
 @pytest.mark.parametrize("zone", ZONES)
@@ -70,7 +66,7 @@ def test_the_table_functions_to_char_of_several_rows_is_sparks(spark_view, measu
         assert _through(spark_view, "matchrec.sql", body) == expected
 
 
-@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+@pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize("zone", ZONES)
 def test_a_condition_may_format_an_aggregate_of_the_match(spark_view, door, zone):
     """B rows while their local day is the day of A's: formatted by to_char of the
