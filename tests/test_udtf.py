@@ -520,15 +520,15 @@ def test_interval_text_is_sparks_cast_to_string(spark):
 
 
 def test_a_call_the_measure_cannot_compute_is_named_and_placed_as_written():
-    """sqlglot reads to_binary() as its ToBinary node: the error names the call the
+    """sqlglot reads parse_json() as its ParseJSON node: the error names the call the
     user wrote and puts the caret under it, not at the start of the measure."""
     body = (
-        "ORDER BY o MEASURES LAST(s) AS l, upper(FIRST(s)) || to_binary(concat(FIRST(s), "
-        "count(*)), 'utf-8') AS r PATTERN (A+) DEFINE A AS v > 0"
+        "ORDER BY o MEASURES LAST(s) AS l, upper(FIRST(s)) || parse_json(concat(FIRST(s), "
+        "count(*))) AS r PATTERN (A+) DEFINE A AS v > 0"
     )
-    with pytest.raises(UnsupportedError, match=r"cannot evaluate to_binary\(\)") as info:
+    with pytest.raises(UnsupportedError, match=r"cannot evaluate parse_json\(\)") as info:
         build_program(body, INPUT)
-    assert info.value.column == body.index("to_binary") + 1
+    assert info.value.column == body.index("parse_json") + 1
 
 
 def test_a_lambda_with_too_many_parameters_in_a_measure_is_our_error():
