@@ -8,7 +8,8 @@ from __future__ import annotations
 import pyarrow as pa
 from sqlglot import exp
 
-from .measure_eval import decimal_params, is_day_time
+from .function_types import decimal_params
+from .measure_eval import is_day_time
 
 T = exp.DataType.Type
 

@@ -89,13 +89,12 @@ def _base64_bytes(text: str) -> bytes | None:
     return from_base64(text)
 
 
+def _utf8_bytes(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
 #: to_binary's formats (any case) -> the bytes of the text, None where it reads none
-_TEXT_FORMATS = {
-    "hex": unhex,
-    "utf-8": lambda text: text.encode("utf-8", "surrogateescape"),
-    "utf8": lambda text: text.encode("utf-8", "surrogateescape"),
-    "base64": _base64_bytes,
-}
+_TEXT_FORMATS = {"hex": unhex, "utf-8": _utf8_bytes, "utf8": _utf8_bytes, "base64": _base64_bytes}
 
 
 def binary_of(failing: bool) -> Callable[..., bytes | None]:

@@ -21,6 +21,21 @@ from sqlglot import exp
 from .datetime_functions import canonical_field
 
 T = exp.DataType.Type
+
+#: the integer digits a DECIMAL needs to hold every value of an integral type
+INTEGRAL_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 20}
+
+
+def decimal_params(t: exp.DataType) -> tuple[int, int] | None:
+    """(precision, scale) of a DECIMAL type (Spark's bare DECIMAL is decimal(10,0))."""
+    if t.this != T.DECIMAL:
+        return None
+    params = [int(p.this.this) if isinstance(p.this, exp.Literal) else None for p in t.expressions]
+    precision = params[0] if params and params[0] is not None else 10
+    scale = params[1] if len(params) > 1 and params[1] is not None else 0
+    return precision, scale
+
+
 TypeOf = Callable[[exp.Expression], "exp.DataType | None"]
 
 
@@ -724,8 +739,6 @@ _TIGHTEST_RANKS = [
     {T.TINYINT: 0, T.SMALLINT: 1, T.INT: 2, T.BIGINT: 3, T.FLOAT: 4, T.DOUBLE: 5},
     {T.DATE: 0, T.TIMESTAMPNTZ: 1, T.TIMESTAMP: 2, T.TIMESTAMPTZ: 2, T.TIMESTAMPLTZ: 2},
 ]
-#: the integer digits a DECIMAL needs to hold every value of an integral type
-_INTEGRAL_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 20}
 
 
 def _tightest(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
@@ -740,10 +753,9 @@ def _tightest(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
         if a.this in ranks and b.this in ranks:
             return a if ranks[a.this] >= ranks[b.this] else b
     for decimal, integral in ((a, b), (b, a)):
-        digits = [int(p.this.this) for p in decimal.expressions if isinstance(p.this, exp.Literal)]
-        if decimal.this == T.DECIMAL and integral.this in _INTEGRAL_DIGITS and len(digits) == 2:
-            fits = digits[0] - digits[1] >= _INTEGRAL_DIGITS[integral.this]
-            return decimal if fits else None
+        digits = decimal_params(decimal)
+        if digits is not None and integral.this in INTEGRAL_DIGITS:
+            return decimal if digits[0] - digits[1] >= INTEGRAL_DIGITS[integral.this] else None
     return None
 
 

@@ -59,10 +59,12 @@ from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY, scaled_call
 from .function_types import (
     COLLATION,
     DAY_TIME_FIELDS,
+    INTEGRAL_DIGITS,
     array_of,
     call_type,
     datetime_arithmetic,
     day_time_span,
+    decimal_params,
     dtype,
     element_type,
     field_type,
@@ -100,7 +102,6 @@ RowEval = Callable[[Sequence[Value]], Value]  # atom values of one output row ->
 
 _INTEGRAL = {T.TINYINT: 1, T.SMALLINT: 2, T.INT: 3, T.BIGINT: 4}
 _FRACTIONAL = {T.FLOAT: 5, T.DOUBLE: 6}
-_INTEGRAL_DIGITS = {T.TINYINT: 3, T.SMALLINT: 5, T.INT: 10, T.BIGINT: 20}
 _STRINGS = {T.TEXT, T.VARCHAR, T.CHAR, T.NCHAR, T.NVARCHAR}
 _TIMESTAMPS = {T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPLTZ, T.TIMESTAMPNTZ}
 # non-numeric results for which sqlglot's annotation agrees with Spark
@@ -179,16 +180,6 @@ def decimal(precision: int, scale: int) -> exp.DataType:
     return dtype(f"decimal({precision},{scale})")
 
 
-def decimal_params(t: exp.DataType) -> tuple[int, int] | None:
-    """(precision, scale) of a DECIMAL type (Spark's bare DECIMAL is decimal(10,0))."""
-    if t.this != T.DECIMAL:
-        return None
-    params = [int(p.this.this) if isinstance(p.this, exp.Literal) else None for p in t.expressions]
-    precision = params[0] if params and params[0] is not None else 10
-    scale = params[1] if len(params) > 1 and params[1] is not None else 0
-    return precision, scale
-
-
 def _bounded(precision: int, scale: int) -> exp.DataType:
     return decimal(min(precision, MAX_PRECISION), min(scale, MAX_PRECISION))
 
@@ -241,7 +232,7 @@ def _as_decimal(t: exp.DataType, node: exp.Expression) -> tuple[int, int] | None
         literal = _int_literal(node)
         if literal is not None:
             return max(len(str(abs(literal))), 1), 0
-        return _INTEGRAL_DIGITS[t.this], 0
+        return INTEGRAL_DIGITS[t.this], 0
     return None
 
 
