@@ -45,8 +45,7 @@ def session_python_function(spark: SparkSession) -> PythonLookup:
 def _on_server(spark: SparkSession, name: str) -> PythonFunction | None:
     """A UDF that ``spark.udf.register`` registered on a Connect session, by name only."""
     try:
-        with quiet_analysis():
-            lines = describe_function(spark, name)
+        lines = describe_function(spark, name)
     except Exception:  # noqa: BLE001 - no function of that name: the planner reports the call
         return None
     registered = any(line.startswith("Class:") and _REGISTERED_CLASS in line for line in lines)

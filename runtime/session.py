@@ -239,9 +239,11 @@ def task_setting(key: str, default: bool = False) -> bool:
 
 def describe_function(spark: SparkSession, name: str) -> list[str]:
     """The lines of Spark's ``DESCRIBE FUNCTION EXTENDED`` of function ``name`` (each part
-    of a qualified name quoted); Spark's error for a name it does not know."""
+    of a qualified name quoted); Spark's error for a name it does not know, which the
+    caller reports (so PySpark does not log it too)."""
     quoted = ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
-    return [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
+    with quiet_analysis():
+        return [r[0] for r in spark.sql(f"DESCRIBE FUNCTION EXTENDED {quoted}").collect()]
 
 
 def is_connect(spark: SparkSession) -> bool:
