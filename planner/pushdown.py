@@ -14,7 +14,8 @@ Only the row's absence needs care: ``FIRST(f(S.x))`` is NULL while no S row exis
 ``f(FIRST(S.x))`` is ``f(NULL)``, not always NULL (``coalesce``, ``concat_ws``, a UDF).
 Functions known to give NULL for a NULL argument are moved as they are; for any other
 the result is ``CASE WHEN count(S.*) > offset THEN FIRST(f(S.x)) ELSE f(NULL) END``,
-where ``f(NULL)`` is row-local too (each column replaced by a NULL of its type).
+where ``f(NULL)`` is row-local too (each column replaced by a NULL of its type); in
+MEASURES, where a RUNNING ``FIRST`` reads the whole match, FIRST's count is FINAL.
 
 MEASURES of the table function use the same rewrite (their glue runs in Python, see
 ``planner.measure_eval``): there no row is current, so ``f(NULL)`` is read at the last
@@ -29,6 +30,8 @@ import re
 from collections.abc import Callable
 
 from sqlglot import exp
+
+from matchrec.errors import SEMANTICS_MARK
 
 from .decompose import decompose
 from .higher_order import reads_outer_parameter
@@ -401,7 +404,14 @@ def _pushed(
         star = exp.Column(
             this=exp.Star(), table=exp.to_identifier(label, quoted=label != label.upper())
         )
-    present = exp.GT(this=exp.Count(this=star), expression=exp.Literal.number(offset))
+    # FIRST reads the whole match in a RUNNING measure too (README), so in MEASURES its
+    # row is there when the match has it, not only when the rows so far do
+    count = (
+        exp.Anonymous(this=f"FINAL{SEMANTICS_MARK}count", expressions=[star])
+        if kind == "FIRST" and absent == "last"
+        else exp.Count(this=star)
+    )
+    present = exp.GT(this=count, expression=exp.Literal.number(offset))
     return exp.Paren(
         this=exp.Case(ifs=[exp.If(this=present, true=navigation)], default=absent_value)
     )

@@ -56,7 +56,9 @@ SPECS = {
         "PATTERN (U{3}) DEFINE U AS amount > PREV(amount) OR PREV(amount) IS NULL"
     ),
     "every_row": (
-        "PARTITION BY card ORDER BY ts MEASURES RUNNING count(*) AS k, MATCH_NUMBER() AS m "
+        "PARTITION BY card ORDER BY ts MEASURES RUNNING count(*) AS k, MATCH_NUMBER() AS m, "
+        # on B's row, FIRST(S.country) is a later row's (through a function Spark computes)
+        "md5(FIRST(S.country)) AS first_s "
         "ALL ROWS PER MATCH PATTERN (B S+) DEFINE B AS amount > 100, S AS amount < 5"
     ),
 }

@@ -420,6 +420,11 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "all_rows_final_sum": ("FINAL sum(ti)", None, ALL_ROWS),
     "all_rows_running_sum": ("RUNNING sum(si) + 1", None, ALL_ROWS),
     "all_rows_classifier": ("lower(CLASSIFIER())", None, ALL_ROWS),
+    # FIRST reads the match's first B row on A's row too (README), also through a
+    # function Spark computes (it read NULL there: the absent-row test counted B's rows
+    # so far)
+    "all_rows_first_of_later_row": ("md5(FIRST(B.s))", None, ALL_ROWS),
+    "all_rows_first_offset_of_later_row": ("unix_date(FIRST(B.dt, 1))", None, ALL_ROWS),
     # character, array, map, URL and charset functions of values of several rows
     "nullifzero": (
         "nullifzero(LAST(B.i) - FIRST(A.i) - 20)",
