@@ -251,7 +251,7 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
     if b.this == T.NULL:
         return a
     if a == b:
-        return a
+        return _both(a, b)
     if a.this in _STRINGS and b.this in _STRINGS:
         return dtype("string")
     if {a.this, b.this} <= _TIMESTAMPS | {T.DATE}:
@@ -272,6 +272,21 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
 
 
 _COMPLEX = {T.ARRAY, T.MAP, T.STRUCT}
+
+
+def _both(a: exp.DataType, b: exp.DataType) -> exp.DataType:
+    """Equal types ``a`` and ``b`` as one type of values of either: a mark on a part of
+    ``a`` (elements never NULL, a field never NULL, the exact Spark type) stays only
+    where ``b`` has it too (``array_agg``'s NULL-free array beside one that may hold a
+    NULL may hold one); a string's collation stays ``a``'s."""
+    if not any(n.meta for n in a.walk()):
+        return a
+    result = a.copy()
+    for mine, theirs in zip(result.walk(), b.walk()):
+        for key in [k for k in mine.meta if k != COLLATION]:
+            if theirs.meta.get(key) != mine.meta[key]:
+                del mine.meta[key]
+    return result
 
 
 def _wider_complex(a: exp.DataType, b: exp.DataType, ansi: bool) -> exp.DataType | None:

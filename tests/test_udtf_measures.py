@@ -424,6 +424,20 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     # function Spark computes (it read NULL there: the absent-row test counted B's rows
     # so far)
     "all_rows_first_of_later_row": ("md5(FIRST(B.s))", None, ALL_ROWS),
+    # arrays of NULL-free elements (array_agg's) beside ones that may hold a NULL: the
+    # result may hold one (it was declared NULL-free and the job failed on the NULL)
+    "concat_nullable_second": ("concat(array_agg(B.i), array(B.i, NULL))", None, BODY),
+    "case_nullable_else": (
+        "CASE WHEN MATCH_NUMBER() > 5 THEN array_agg(B.i) ELSE array(NULL, B.i) END",
+        None,
+        BODY,
+    ),
+    "nested_nullable_second": ("array(array_agg(B.i), array(NULL, B.i))", None, BODY),
+    "map_values_nullable_second": (
+        "map_concat(map(1, array_agg(B.i)), map(2, array(B.i, NULL)))",
+        None,
+        BODY,
+    ),
     "all_rows_first_offset_of_later_row": ("unix_date(FIRST(B.dt, 1))", None, ALL_ROWS),
     # character, array, map, URL and charset functions of values of several rows
     "nullifzero": (
