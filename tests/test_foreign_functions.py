@@ -40,6 +40,15 @@ def test_another_dialects_function_is_unresolved_in_every_door(condition, name, 
         "ifnull(B.value, 0) > nvl(PREV(B.value), 0)",
         "pow(B.value, 2) > power(PREV(B.value), 2)",
         "(B.value > 0 AND B.value < 9) OR startswith(CAST(B.value AS STRING), '1')",
+        # keywords a parenthesised operand follows, around an aggregate or a navigation
+        "B.value IS DISTINCT FROM (sum(A.value))",
+        "B.value IS NOT DISTINCT FROM (PREV(B.value) + count(*))",
+        "substring(CAST(B.value AS STRING) FROM (count(*)) FOR (count(*))) = '1'",
+        "trim(BOTH '1' FROM (CAST(max(B.value) AS STRING))) = ''",
+        "position('1' IN (CAST(max(B.value) AS STRING))) > 0",
+        "overlay(CAST(B.value AS STRING) PLACING ('x') FROM (count(*))) <> ''",
+        "max(B.value) DIV (count(*)) > 0",
+        "B.value > (SELECT (max(v)) FROM (SELECT 1 AS v))",
     ],
 )
 def test_sparks_own_functions_are_not_foreign(condition):
