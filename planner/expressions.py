@@ -50,7 +50,7 @@ from .higher_order import (
     parameter_probe,
     reads_outer_parameter,
 )
-from .implicit_casts import COERCING, implicit_cast
+from .implicit_casts import COERCING, implicit_cast, is_string_literal, literal_cast
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import failing_cast, failing_subscript, push_down
@@ -1513,12 +1513,26 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     def compile_node(node: exp.Expression) -> Evaluator:
         operands = _compared(node)
         if operands:
+            texts = [o for o in operands if is_string_literal(o)]
+            pos = node_pos(node, base, low.sql)
+            # beside a string literal, Spark's type of the comparison is that of the
+            # other operands without ANSI mode (the literal cast to it)
+            typed = [o for o in operands if low.ansi or not texts or o not in texts]
             common = IntegerWidth(
-                f"coalesce({', '.join(probe(o) for o in operands)})",
+                f"coalesce({', '.join(probe(o) for o in typed or operands)})",
                 user_text(node, low.sql, base, limit=60),
                 low.sql,
-                node_pos(node, base, low.sql),
+                pos,
                 low.ansi,
+                implicit=partial(
+                    literal_cast,
+                    literals=[(t.this, node_pos(t, base, low.sql)) for t in texts],
+                    ansi=low.ansi,
+                    sql=low.sql,
+                    pos=pos,
+                )
+                if texts and len(texts) < len(operands)
+                else None,
             )
             low.integer_widths.append(common)
             for operand in operands:
@@ -1868,11 +1882,16 @@ def scaled_call(node: exp.Expression) -> str | None:
 
 def _compared(node: exp.Expression) -> list[exp.Expression]:
     """The operands Spark brings to one common type to compare them (a comparison's two,
-    IN's value and list): DECIMALs of one scale, strings of one collation."""
+    IN's value and list, BETWEEN's three beside a string literal): DECIMALs of one
+    scale, strings of one collation, a string literal of the others' type."""
     if type(node) in COMPARISONS and node.left is not None and node.right is not None:
         return [node.left, node.right]
     if isinstance(node, exp.In) and node.args.get("query") is None and node.expressions:
         return [node.this, *node.expressions]
+    if isinstance(node, exp.Between):
+        operands = [node.this, node.args.get("low"), node.args.get("high")]
+        if all(o is not None for o in operands) and any(map(is_string_literal, operands)):
+            return operands
     return []
 
 

@@ -20,6 +20,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+
 T = exp.DataType.Type
 
 #: Spark's TIMESTAMP (sqlglot reads it as TIMESTAMPTZ) and TIMESTAMP_NTZ -> zone-aware
@@ -102,3 +104,50 @@ def _parsed(type_name: str) -> exp.DataType | None:
         return exp.DataType.build(type_name, dialect="spark")
     except Exception:  # a type sqlglot does not read (a collated string, VARIANT)
         return None
+
+
+def is_string_literal(node: exp.Expression) -> bool:
+    """Whether ``node`` is a string literal (``'2024-03-01'``)."""
+    return isinstance(node, exp.Literal) and node.is_string
+
+
+def literal_cast(
+    type_name: str,
+    *,
+    literals: list[tuple[str, int]],
+    ansi: bool,
+    sql: str,
+    pos: int,
+) -> Callable[[Any], Any] | None:
+    """The cast of a comparison's operands to Spark's type of it, ``type_name``, where
+    string ``literals`` (each with its position) are compared with values of another
+    type: Spark casts the literal to that type (``max(d) > '2024-03-01'`` compares
+    DATEs, ``sum(i) = '4'`` BIGINTs), and a DECIMAL beside a string both to DOUBLE. Each
+    literal is cast here, when the runtime sets the type before the query runs, so one
+    that does not convert is an error at it then (under ANSI mode; else NULL)."""
+    if type_name.startswith("decimal"):
+        type_name = "double"
+    if type_name.startswith("string") or type_name == "void":
+        return None  # the other operands are strings too, or NULLs
+    cast = implicit_cast(type_name, ansi=ansi, sql=sql, pos=pos)
+    if cast is None:
+        raise UnsupportedError(
+            f"this compares a string literal with values of type {type_name.upper()} from "
+            "several rows, which matchrec's evaluator of several rows does not convert",
+            sql=sql,
+            pos=pos,
+            hint=f"write the literal as a {type_name.upper()}, e.g. CAST('...' AS "
+            f"{type_name.upper()})",
+        )
+    for text, where in literals:
+        try:
+            implicit_cast(type_name, ansi=ansi, sql=sql, pos=where)(text)  # type: ignore[misc]
+        except MatchRuntimeError as err:
+            raise SemanticError(
+                f"{err.message}: Spark compares the string literal as a "
+                f"{type_name.upper()} here, the type of what it is compared with",
+                sql=sql,
+                pos=where,
+                hint=f"write a {type_name.upper()} value Spark reads, or compare strings",
+            ) from None
+    return cast

@@ -51,6 +51,13 @@ CHECKED: dict[type, str] = {
     exp.Not: "NOT",
 }
 _LOGICAL = ("AND", "OR", "NOT")
+#: the operators whose string literal operand DEFINE's glue casts to the others' type
+_LITERAL_CASTS = (
+    *(OPERATORS[n] for n in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)),
+    "<=>",
+    "IN",
+    "BETWEEN",
+)
 #: operands a BOOLEAN by their form (checked themselves where they have operands)
 _BOOLEAN_NODES = (exp.And, exp.Or, exp.Not, exp.Predicate, exp.Boolean)
 
@@ -747,7 +754,10 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return None
     if all(t == "binary" for _, t in others):
         return None  # a string's cast to BINARY (its UTF-8 bytes) never fails
-    culprits = [(o, t) for o, t in strings if check.glue or not o.literal]
+    # the glue casts a string literal compared with other types as Spark does
+    # (``implicit_casts.literal_cast``), any other string it cannot
+    casts_literal = check.operator in _LITERAL_CASTS
+    culprits = [(o, t) for o, t in strings if not o.literal or (check.glue and not casts_literal)]
     if not culprits or not (ansi or check.glue):
         return None
     operand, _ = culprits[0]

@@ -74,6 +74,8 @@ def _lower(node: exp.Expression, atom, width) -> vd.VExpr:
     if isinstance(node, exp.Paren):
         return _lower(node.this, atom, width)
     if isinstance(node, exp.Literal):
+        if node.is_string:  # compared, it is cast to the other operand's type: scalar
+            raise _NotCovered
         return vd.Const(_literal(node))
     if isinstance(node, exp.Boolean):
         return vd.Const(bool(node.this))
