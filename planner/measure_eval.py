@@ -1130,9 +1130,11 @@ def _function_type(cls: type, node: exp.Expression, env: TypeEnv) -> exp.DataTyp
         return _common_type(args, env, strings=issubclass(cls, exp.Coalesce))
     if issubclass(cls, (exp.Floor, exp.Ceil, exp.Round)) and args:
         return _rounding_type(node, env)
-    if issubclass(cls, exp.TimestampAdd):  # a TIMESTAMP_NTZ stays one (sqlglot: TIMESTAMP)
+    if issubclass(cls, exp.TimestampAdd):  # a TIMESTAMP_NTZ stays one, the rest TIMESTAMP
         moved = infer_type(node.this, env)
-        return moved if moved is not None and moved.this == T.TIMESTAMPNTZ else None
+        if moved is None:
+            return None
+        return moved if moved.this == T.TIMESTAMPNTZ else dtype("timestamp")
     return None
 
 

@@ -426,6 +426,18 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     "all_rows_first_of_later_row": ("md5(FIRST(B.s))", None, ALL_ROWS),
     # arrays of NULL-free elements (array_agg's) beside ones that may hold a NULL: the
     # result may hold one (it was declared NULL-free and the job failed on the NULL)
+    # an amount the fallback typing cannot read (arithmetic in a lambda): the type is
+    # the moved value's, a DATE's TIMESTAMP
+    "timestampadd_lambda_amount": (
+        "timestampadd(MINUTE, aggregate(collect_list(B.i), 0, (acc, x) -> acc + x), FIRST(A.ts))",
+        None,
+        BODY,
+    ),
+    "timestampadd_lambda_amount_date": (
+        "timestampadd(HOUR, aggregate(collect_list(B.i), 0, (acc, x) -> acc + x), max(B.dt))",
+        None,
+        BODY,
+    ),
     "concat_nullable_second": ("concat(array_agg(B.i), array(B.i, NULL))", None, BODY),
     "case_nullable_else": (
         "CASE WHEN MATCH_NUMBER() > 5 THEN array_agg(B.i) ELSE array(NULL, B.i) END",
