@@ -40,7 +40,7 @@ from .close_names import close_match
 from .decompose import DECODED, is_internal
 from .foreign_functions import foreign_call_error, written_as
 from .function_arity import arity_error as builtin_arity_error
-from .function_types import internal_probe
+from .function_types import dtype, internal_probe
 from .glue_functions import COMPARISONS
 from .higher_order import (
     HIGHER_ORDER,
@@ -2062,7 +2062,7 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
                 this=exp.Literal.number(10**scale), to=exp.DataType.build("DOUBLE")
             ),
         )
-        to = exp.DataType.build(f"DECIMAL({precision + 4},{scale + 4})", dialect="spark")
+        to = dtype(f"DECIMAL({precision + 4},{scale + 4})")
         replaced = exp.Cast(this=mean, to=to)
         if unit is tree:
             tree = replaced

@@ -40,8 +40,14 @@ TypeOf = Callable[[exp.Expression], "exp.DataType | None"]
 
 
 def dtype(text: str) -> exp.DataType:
-    """A type from its Spark SQL spelling, e.g. ``dtype("decimal(10,2)")``."""
-    return exp.DataType.build(text, dialect="spark")
+    """A type from its Spark SQL spelling, e.g. ``dtype("decimal(10,2)")``, without the
+    positions of its tokens in that spelling (put in a user's expression, they would
+    be read as positions in the query: a caret inside another call's name)."""
+    built = exp.DataType.build(text, dialect="spark")
+    for node in built.walk():
+        for key in ("line", "col", "start", "end"):
+            node.meta.pop(key, None)
+    return built
 
 
 #: the meta key of a string type's collation (an input column's, e.g. UTF8_LCASE)

@@ -438,6 +438,10 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         None,
         BODY,
     ),
+    # the mean of a DECIMAL is rewritten as Spark's optimizer computes it; the rewrite's
+    # type kept the positions of its own spelling, read as positions in the query (a
+    # refusal of "de()" inside try_divide)
+    "decimal_mean_in_call": ("try_divide(coalesce(1.5D, avg(B.d)), FIRST(A.i))", None, BODY),
     "concat_nullable_second": ("concat(array_agg(B.i), array(B.i, NULL))", None, BODY),
     "case_nullable_else": (
         "CASE WHEN MATCH_NUMBER() > 5 THEN array_agg(B.i) ELSE array(NULL, B.i) END",
