@@ -36,7 +36,7 @@ from matchrec.errors import SEMANTICS_MARK
 from .decompose import decompose
 from .higher_order import reads_outer_parameter
 from .pyeval import compiles, date_cast
-from .sqltext import call_name
+from .sqltext import STANDS_FOR, call_name
 
 # nodes that give NULL whenever one argument is NULL (and so commute with a navigation
 # that finds no row); everything else gets the explicit absent-row branch (size() too:
@@ -388,7 +388,7 @@ def _pushed(
             this=step, expressions=[navigation, exp.Literal.number(abs(physical))]
         )
     if _strict(inner):
-        return exp.Paren(this=navigation)
+        return _standing_for(exp.Paren(this=navigation), node)
     if absent is None or kind not in ("FIRST", "LAST") or _fails_on_null(inner):
         return None  # (FINAL: the absent-row test below counts the running rows)
     # f(NULL) for an absent row: each column of the row replaced by a NULL of its type
@@ -412,6 +412,13 @@ def _pushed(
         else exp.Count(this=star)
     )
     present = exp.GT(this=count, expression=exp.Literal.number(offset))
-    return exp.Paren(
-        this=exp.Case(ifs=[exp.If(this=present, true=navigation)], default=absent_value)
+    return _standing_for(
+        exp.Paren(this=exp.Case(ifs=[exp.If(this=present, true=navigation)], default=absent_value)),
+        node,
     )
+
+
+def _standing_for(pushed: exp.Expression, written: exp.Expression) -> exp.Expression:
+    """``pushed``, remembering the node it replaces (its messages quote that one)."""
+    pushed.meta[STANDS_FOR] = written
+    return pushed

@@ -484,6 +484,9 @@ def _with_ignore_nulls(cls: type[exp.Func], args: list[exp.Expression]) -> exp.E
 
 
 _SEMANTICS_PREFIX = re.compile(r"\b(RUNNING|FINAL)(\s+)(?=[A-Za-z_]\w*\s*\()", re.IGNORECASE)
+#: the meta key of a node the planner put in place of one the user wrote (a function of
+#: one row moved inside its navigation): that node, which messages quote as written
+STANDS_FOR = "mr_stands_for"
 MARKED_CALL = re.compile(rf"^(RUNNING|FINAL){SEMANTICS_MARK}+(\w+)$", re.IGNORECASE)
 #: ``X '0A'``: the letter of a binary literal (a word of its own), spaces, its string
 _SPACED_HEX = re.compile(r"(?<![\w$`.])[Xx](\s+)(?=')")

@@ -32,7 +32,14 @@ from matchrec.moments import STATISTICS
 
 from .java_format import conversion_error
 from .pyeval import OPERATORS, call_args
-from .sqltext import ROW_PATTERN_CALLS, MatchRecognizeDialect, node_pos, written_call, written_text
+from .sqltext import (
+    ROW_PATTERN_CALLS,
+    STANDS_FOR,
+    MatchRecognizeDialect,
+    node_pos,
+    written_call,
+    written_text,
+)
 from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
@@ -407,6 +414,7 @@ def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str
     """The operand as the user wrote it (a call the planner rewrote, ``LAST`` moved into
     ``regexp_extract(LAST(msg), p)``, by the call written at its place), else as Spark SQL
     prints it (``COLLECT_LIST`` for ``array_agg``)."""
+    node = node.meta.get(STANDS_FOR, node)
     written = written_text(node, sql, base)
     if written is None and isinstance(node, exp.Func):
         start = node_pos(node, base, sql)

@@ -1416,3 +1416,21 @@ def test_a_navigated_value_that_can_fail_is_computed_only_where_it_is_read(spark
         tf = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_tfm_json), {_literal(body)})")
         sql = matchrec.sql(spark, f"SELECT * FROM mr_tfm_json MATCH_RECOGNIZE ({body})")
         assert tf.collect() == sql.collect() and len(sql.collect()) == 1
+
+
+@pytest.mark.parametrize(
+    ("measure", "operand"),
+    [
+        ("btrim(upper(B.s), 'a') = MATCH_NUMBER()", "btrim(upper(B.s), 'a')"),
+        ("dayofyear(last_day(A.dt)) = LAST(B.s)", "dayofyear(last_day(A.dt))"),
+    ],
+)
+def test_a_type_mix_names_the_operand_as_written(measure, operand):
+    """The table function moves a function of one row's values inside its navigation
+    (``LAST(btrim(upper(s), 'a'))``); its type error named that rewrite ("(CASE WHEN
+    COUNT(B.*) > 0 THEN LAST(B..."), not what the user wrote."""
+    body = ALL_ROWS.format(measure=measure)
+    with pytest.raises(MatchRecognizeError) as info:
+        build_program(body, INPUT)
+    assert f"mixes {operand} (" in info.value.message or f"and {operand} (" in info.value.message
+    assert "CASE WHEN" not in info.value.message and "LAST(DAYOFYEAR" not in info.value.message
