@@ -1163,7 +1163,16 @@ def extended_name(node: exp.Expression) -> str | None:
 
 #: the comparison operators (Spark brings their operands to one type: a DECIMAL scale, a
 #: string collation)
-COMPARISONS = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
+COMPARISONS = (
+    exp.EQ,
+    exp.NEQ,
+    exp.LT,
+    exp.LTE,
+    exp.GT,
+    exp.GTE,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+)
 #: what compares a collated string as its collation says (``IntegerWidth.fold``); other
 #: functions of it (contains, replace, ...) would need their collation-aware forms
 _FOLDING = (*COMPARISONS, exp.In)

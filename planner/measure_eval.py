@@ -136,6 +136,7 @@ _BOOLEAN_NODES = (
     exp.GT,
     exp.GTE,
     exp.NullSafeEQ,
+    exp.NullSafeNEQ,
     exp.And,
     exp.Or,
     exp.Not,
@@ -845,7 +846,16 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
 
 
 #: operators whose two operands Spark brings to one type: comparisons, arithmetic
-_COMPARED = (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ)
+_COMPARED = (
+    exp.EQ,
+    exp.NEQ,
+    exp.LT,
+    exp.LTE,
+    exp.GT,
+    exp.GTE,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+)
 _COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 
 

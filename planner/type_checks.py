@@ -47,6 +47,7 @@ _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 CHECKED: dict[type, str] = {
     **{node: OPERATORS[node] for node in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)},
     exp.NullSafeEQ: "<=>",
+    exp.NullSafeNEQ: "IS DISTINCT FROM",
     exp.EqualNull: "equal_null",  # <=> written as a function
     **{node: OPERATORS[node] for node in _ARITHMETIC},
     exp.Between: "BETWEEN",
@@ -62,6 +63,7 @@ _LOGICAL = ("AND", "OR", "NOT")
 _LITERAL_CASTS = (
     *(OPERATORS[n] for n in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)),
     "<=>",
+    "IS DISTINCT FROM",
     "IN",
     "BETWEEN",
 )
@@ -526,7 +528,17 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
 #: the checked operators that compare their operands
 _COMPARING = frozenset(
     CHECKED[n]
-    for n in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE, exp.NullSafeEQ, exp.EqualNull)
+    for n in (
+        exp.EQ,
+        exp.NEQ,
+        exp.LT,
+        exp.LTE,
+        exp.GT,
+        exp.GTE,
+        exp.NullSafeEQ,
+        exp.NullSafeNEQ,
+        exp.EqualNull,
+    )
 ) | {"BETWEEN", "IN", "nullif"}
 
 
@@ -539,7 +551,7 @@ _MOMENTS = ("date", "timestamp", "timestamp_ntz")
 _NUMBERS = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
 _DAY_COUNTS = ("tinyint", "smallint", "int")
 _MOMENT_ARITHMETIC = ("+", "-", "*", "/", "%", "DIV")
-_MOMENT_COMPARISONS = ("=", "<>", "<", "<=", ">", ">=", "<=>")
+_MOMENT_COMPARISONS = ("=", "<>", "<", "<=", ">", ">=", "<=>", "IS DISTINCT FROM")
 
 
 def _moment_with_number(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:

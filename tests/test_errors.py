@@ -1847,6 +1847,13 @@ TYPE_MIXES = [
     # match-dependent DEFINE, evaluated per match
     ("B.value < PREV(B.value)", "FIRST(B.name) > 1", "FIRST(B.name)", "> mixes FIRST(B.name)"),
     ("B.value < PREV(B.value)", "B.value > A.name", "A.name", "without Spark's implicit casts"),
+    # (IS DISTINCT FROM was unchecked: TRUE for any string beside a number)
+    (
+        "B.value < PREV(B.value)",
+        "B.value IS DISTINCT FROM A.name",
+        "A.name",
+        "without Spark's implicit casts",
+    ),
     # equal_null is <=> written as a function (it answered false for '12' against 12)
     (
         "B.value < PREV(B.value)",

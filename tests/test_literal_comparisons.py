@@ -39,6 +39,8 @@ CONDITIONS = {
         "max(B.d) BETWEEN DATE'2024-03-02' AND DATE'2024-03-10'"
     ),
     "NOT (sum(B.dbl) <=> '1.5')": "NOT (sum(B.dbl) <=> 1.5D)",
+    # (was TRUE for every row: IS DISTINCT FROM compared a DATE with a string)
+    "max(B.d) IS DISTINCT FROM '2024-03-13'": "max(B.d) IS DISTINCT FROM DATE'2024-03-13'",
 }
 
 

@@ -442,6 +442,8 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
     # type kept the positions of its own spelling, read as positions in the query (a
     # refusal of "de()" inside try_divide)
     "decimal_mean_in_call": ("try_divide(coalesce(1.5D, avg(B.d)), FIRST(A.i))", None, BODY),
+    # IS DISTINCT FROM is a BOOLEAN (its type was unknown with arithmetic in an operand)
+    "is_distinct_from_arithmetic": ("(max(B.dbl) + 1) IS DISTINCT FROM LAST(B.dbl)", None, BODY),
     "concat_nullable_second": ("concat(array_agg(B.i), array(B.i, NULL))", None, BODY),
     "case_nullable_else": (
         "CASE WHEN MATCH_NUMBER() > 5 THEN array_agg(B.i) ELSE array(NULL, B.i) END",
