@@ -74,7 +74,7 @@ from .function_types import (
     struct_fields,
     typed_call_names,
 )
-from .glue_functions import EXTENDED
+from .glue_functions import COMPARISONS, EXTENDED
 from .hash_functions import timestamp_micros
 from .higher_order import HIGHER_ORDER, binding_lambda, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
@@ -846,16 +846,7 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
 
 
 #: operators whose two operands Spark brings to one type: comparisons, arithmetic
-_COMPARED = (
-    exp.EQ,
-    exp.NEQ,
-    exp.LT,
-    exp.LTE,
-    exp.GT,
-    exp.GTE,
-    exp.NullSafeEQ,
-    exp.NullSafeNEQ,
-)
+_COMPARED = COMPARISONS
 _COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 
 

@@ -44,8 +44,19 @@ from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
+#: the comparisons (each as :data:`CHECKED` writes it)
+_COMPARISON_NODES = (
+    exp.EQ,
+    exp.NEQ,
+    exp.LT,
+    exp.LTE,
+    exp.GT,
+    exp.GTE,
+    exp.NullSafeEQ,
+    exp.NullSafeNEQ,
+)
 CHECKED: dict[type, str] = {
-    **{node: OPERATORS[node] for node in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)},
+    **{node: OPERATORS[node] for node in _COMPARISON_NODES[:6]},
     exp.NullSafeEQ: "<=>",
     exp.NullSafeNEQ: "IS DISTINCT FROM",
     exp.EqualNull: "equal_null",  # <=> written as a function
@@ -60,13 +71,7 @@ CHECKED: dict[type, str] = {
 }
 _LOGICAL = ("AND", "OR", "NOT")
 #: the operators whose string literal operand DEFINE's glue casts to the others' type
-_LITERAL_CASTS = (
-    *(OPERATORS[n] for n in (exp.EQ, exp.NEQ, exp.LT, exp.LTE, exp.GT, exp.GTE)),
-    "<=>",
-    "IS DISTINCT FROM",
-    "IN",
-    "BETWEEN",
-)
+_LITERAL_CASTS = (*(CHECKED[n] for n in _COMPARISON_NODES), "IN", "BETWEEN")
 #: operands a BOOLEAN by their form (checked themselves where they have operands)
 _BOOLEAN_NODES = (exp.And, exp.Or, exp.Not, exp.Predicate, exp.Boolean)
 
@@ -526,20 +531,11 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
 
 
 #: the checked operators that compare their operands
-_COMPARING = frozenset(
-    CHECKED[n]
-    for n in (
-        exp.EQ,
-        exp.NEQ,
-        exp.LT,
-        exp.LTE,
-        exp.GT,
-        exp.GTE,
-        exp.NullSafeEQ,
-        exp.NullSafeNEQ,
-        exp.EqualNull,
-    )
-) | {"BETWEEN", "IN", "nullif"}
+_COMPARING = frozenset(CHECKED[n] for n in (*_COMPARISON_NODES, exp.EqualNull)) | {
+    "BETWEEN",
+    "IN",
+    "nullif",
+}
 
 
 def _is_string(type_name: str) -> bool:
@@ -551,7 +547,7 @@ _MOMENTS = ("date", "timestamp", "timestamp_ntz")
 _NUMBERS = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
 _DAY_COUNTS = ("tinyint", "smallint", "int")
 _MOMENT_ARITHMETIC = ("+", "-", "*", "/", "%", "DIV")
-_MOMENT_COMPARISONS = ("=", "<>", "<", "<=", ">", ">=", "<=>", "IS DISTINCT FROM")
+_MOMENT_COMPARISONS = tuple(CHECKED[n] for n in _COMPARISON_NODES)
 
 
 def _moment_with_number(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
