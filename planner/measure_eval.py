@@ -129,14 +129,7 @@ _SAFE_ARITHMETIC: dict[type, type] = {
     exp.SafeDivide: exp.Div,
 }
 _BOOLEAN_NODES = (
-    exp.EQ,
-    exp.NEQ,
-    exp.LT,
-    exp.LTE,
-    exp.GT,
-    exp.GTE,
-    exp.NullSafeEQ,
-    exp.NullSafeNEQ,
+    *COMPARISONS,
     exp.And,
     exp.Or,
     exp.Not,

@@ -30,6 +30,7 @@ from sqlglot import exp
 from matchrec.errors import SemanticError
 from matchrec.moments import STATISTICS
 
+from .glue_functions import COMPARISONS
 from .java_format import conversion_error
 from .pyeval import OPERATORS, call_args
 from .sqltext import (
@@ -45,16 +46,7 @@ from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 #: the comparisons (each as :data:`CHECKED` writes it)
-_COMPARISON_NODES = (
-    exp.EQ,
-    exp.NEQ,
-    exp.LT,
-    exp.LTE,
-    exp.GT,
-    exp.GTE,
-    exp.NullSafeEQ,
-    exp.NullSafeNEQ,
-)
+_COMPARISON_NODES = COMPARISONS
 CHECKED: dict[type, str] = {
     **{node: OPERATORS[node] for node in _COMPARISON_NODES[:6]},
     exp.NullSafeEQ: "<=>",
