@@ -1517,7 +1517,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             pos = node_pos(node, base, low.sql)
             # beside a string literal, Spark's type of the comparison is that of the
             # other operands without ANSI mode (the literal cast to it)
-            typed = [o for o in operands if low.ansi or not texts or o not in texts]
+            typed = [o for o in operands if low.ansi or not is_string_literal(o)]
             common = IntegerWidth(
                 f"coalesce({', '.join(probe(o) for o in typed or operands)})",
                 user_text(node, low.sql, base, limit=60),

@@ -838,8 +838,8 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
     return tree
 
 
-#: operators whose two operands Spark brings to one type: comparisons, arithmetic
-_COMPARED = COMPARISONS
+#: operators whose two operands Spark brings to one type: comparisons (COMPARISONS),
+#: arithmetic
 _COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 
 
@@ -881,14 +881,14 @@ def _operand_casts(
     remainder = isinstance(node, exp.Anonymous) and node.name.upper() in _REMAINDER_CALLS
     if remainder and len(node.expressions) == 2:
         a, b = node.expressions  # pmod(a, b): its operands are those of a % b
-    elif not isinstance(node, (*_COMPARED, *_COMPUTED)):
+    elif not isinstance(node, (*COMPARISONS, *_COMPUTED)):
         return {}
     else:
         a, b = node.this, node.expression
     if isinstance(node, exp.IntDiv) and not env.ansi:
         return {}  # Spark refuses a STRING's DOUBLE in div without ANSI mode
     ta, tb = infer_type(a, env), infer_type(b, env)
-    if isinstance(node, _COMPARED):
+    if isinstance(node, COMPARISONS):
         decimals = _decimal_casts([a, b], [ta, tb], literal_digits=True)
         if decimals:
             return decimals

@@ -45,10 +45,8 @@ from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
 _ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
-#: the comparisons (each as :data:`CHECKED` writes it)
-_COMPARISON_NODES = COMPARISONS
 CHECKED: dict[type, str] = {
-    **{node: OPERATORS[node] for node in _COMPARISON_NODES[:6]},
+    **{node: OPERATORS[node] for node in COMPARISONS if node in OPERATORS},
     exp.NullSafeEQ: "<=>",
     exp.NullSafeNEQ: "IS DISTINCT FROM",
     exp.EqualNull: "equal_null",  # <=> written as a function
@@ -63,7 +61,7 @@ CHECKED: dict[type, str] = {
 }
 _LOGICAL = ("AND", "OR", "NOT")
 #: the operators whose string literal operand DEFINE's glue casts to the others' type
-_LITERAL_CASTS = (*(CHECKED[n] for n in _COMPARISON_NODES), "IN", "BETWEEN")
+_LITERAL_CASTS = (*(CHECKED[n] for n in COMPARISONS), "IN", "BETWEEN")
 #: operands a BOOLEAN by their form (checked themselves where they have operands)
 _BOOLEAN_NODES = (exp.And, exp.Or, exp.Not, exp.Predicate, exp.Boolean)
 
@@ -523,7 +521,7 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
 
 
 #: the checked operators that compare their operands
-_COMPARING = frozenset(CHECKED[n] for n in (*_COMPARISON_NODES, exp.EqualNull)) | {
+_COMPARING = frozenset(CHECKED[n] for n in (*COMPARISONS, exp.EqualNull)) | {
     "BETWEEN",
     "IN",
     "nullif",
@@ -539,7 +537,7 @@ _MOMENTS = ("date", "timestamp", "timestamp_ntz")
 _NUMBERS = ("tinyint", "smallint", "int", "bigint", "float", "double", "decimal")
 _DAY_COUNTS = ("tinyint", "smallint", "int")
 _MOMENT_ARITHMETIC = ("+", "-", "*", "/", "%", "DIV")
-_MOMENT_COMPARISONS = tuple(CHECKED[n] for n in _COMPARISON_NODES)
+_MOMENT_COMPARISONS = tuple(CHECKED[n] for n in COMPARISONS)
 
 
 def _moment_with_number(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
