@@ -247,11 +247,20 @@ def _compiles_with_casts(node: exp.Expression) -> bool:
 def _arguments(node: exp.Expression) -> list[exp.Expression]:
     """The sub-expressions of ``node`` that may move: those of ``map(k1, v1, ...)`` are its
     keys and values, not the ARRAY(k1, ...) and ARRAY(v1, ...) sqlglot holds them in (a
-    map of those moved as one value cannot be written back as Spark SQL)."""
+    map of those moved as one value cannot be written back as Spark SQL); those of a
+    CASE are its operand, conditions, results and ELSE, not its WHEN ... THEN pairs
+    (sqlglot's ``If`` nodes, no value of their own)."""
     children = list(node.iter_expressions())
     if isinstance(node, exp.VarMap):
         return [e for c in children for e in (c.expressions if isinstance(c, exp.Array) else [c])]
+    if isinstance(node, exp.Case):
+        return [e for c in children for e in (_arguments(c) if _is_when(c, node) else [c])]
     return children
+
+
+def _is_when(node: exp.Expression, case: exp.Case) -> bool:
+    """Whether ``node`` is one WHEN ... THEN pair of ``case``."""
+    return isinstance(node, exp.If) and any(node is w for w in case.args.get("ifs") or [])
 
 
 def _lagged(node: exp.Expression, ref: Callable[[exp.Expression], Ref]) -> bool:

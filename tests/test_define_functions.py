@@ -94,6 +94,13 @@ CASES = [
         "concat_ws('-', FIRST(S.item), 'k') = 'k' OR N.v > 6",
         "CASE WHEN count(S.*) > 0 THEN FIRST(S.cw) ELSE 'k' END = 'k' OR N.v > 6",
     ),
+    # a WHEN ... THEN pair of one row is no value: its result moves, the CASE stays
+    (
+        "S N+",
+        "CASE WHEN FIRST(S.v) > 4 THEN concat_ws('-', FIRST(S.item), 'k') ELSE N.item END "
+        "IN ('x-k', 'x')",
+        "CASE WHEN FIRST(S.v) > 4 THEN FIRST(S.cw) ELSE N.item END IN ('x-k', 'x')",
+    ),
 ]
 
 
