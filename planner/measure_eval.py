@@ -1721,6 +1721,20 @@ class _MeasureCompiler:
         refused when the query was planned."""
         return not any(isinstance(n, _READS_ROWS) for n in node.walk())
 
+    def holds_year_month_constant(self, node: exp.Expression) -> bool:
+        """Whether ``node`` is a constant of another type computed from a YEAR-MONTH
+        interval (``DATE'2024-02-29' + INTERVAL 1 MONTH``): PySpark cannot pass the
+        interval itself to the table function, so Spark computes the whole constant."""
+        if isinstance(node, (exp.Column, exp.Literal)) or not self.constant(node):
+            return False
+        if is_year_month(infer_type(node, self.env)):
+            return False
+        return any(
+            is_year_month(infer_type(n, self.env))
+            for n in node.walk()
+            if n is not node and isinstance(n, (exp.Interval, exp.Func))
+        )
+
     def error(self, message: str, hint: str) -> UnsupportedError:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
 
@@ -1732,6 +1746,8 @@ class _MeasureCompiler:
         parts = higher_order_parts(node)
         if parts is not None:
             return self.higher_order(*parts)
+        if self.holds_year_month_constant(node):
+            return self.subquery(node)
         if isinstance(node, exp.Column) and node.table in self.atom_index:
             return self.field(node.table, node.name)  # ``max(info).city``
         if isinstance(node, exp.Column):

@@ -329,6 +329,34 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "max_by(dt, o) + INTERVAL '1-2' YEAR TO MONTH",
         BODY,
     ),
+    # a WHEN ... THEN pair of one row beside a value of others: only its parts move
+    "case_pair_of_one_row": (
+        "CASE WHEN FIRST(A.i) > 1 THEN md5(FIRST(A.s)) ELSE max(B.s) END",
+        "CASE WHEN min_by(i, o) > 1 THEN md5(min_by(s, o)) ELSE max(s) END",
+        BODY,
+    ),
+    "simple_case_pair_of_one_row": (
+        "CASE FIRST(A.i) WHEN 1 THEN quarter(FIRST(A.dt)) ELSE max(B.o) END",
+        "CASE min_by(i, o) WHEN 1 THEN quarter(min_by(dt, o)) ELSE max(o) END",
+        BODY,
+    ),
+    # a constant holding a YEAR-MONTH interval, which PySpark cannot pass: Spark computes
+    # the whole constant
+    "constant_date_plus_year_month": (
+        "DATE'2024-02-29' + INTERVAL 1 MONTH",
+        "DATE'2024-02-29' + INTERVAL 1 MONTH",
+        BODY,
+    ),
+    "constant_year_months_compared": (
+        "(INTERVAL 1 MONTH + INTERVAL '1' YEAR) = INTERVAL '1-1' YEAR TO MONTH",
+        "(INTERVAL 1 MONTH + INTERVAL '1' YEAR) = INTERVAL '1-1' YEAR TO MONTH",
+        BODY,
+    ),
+    "date_before_a_constant_date_plus_year_month": (
+        "LAST(B.dt) < DATE'2024-02-10' + make_ym_interval(0, 1)",
+        "max_by(dt, o) < DATE'2024-02-10' + make_ym_interval(0, 1)",
+        BODY,
+    ),
     "date_plus_hours": (
         "FIRST(A.dt) + INTERVAL '3' HOUR",
         "min_by(dt, o) + INTERVAL '3' HOUR",
