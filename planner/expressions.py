@@ -53,7 +53,7 @@ from .higher_order import (
 from .implicit_casts import COERCING, implicit_cast, is_string_literal, literal_cast
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
-from .pushdown import failing_cast, failing_subscript, push_down
+from .pushdown import compiles_with_casts, failing_cast, failing_subscript, push_down
 from .pyeval import (
     check_format_pattern,
     compile_glue,
@@ -2703,10 +2703,14 @@ def _is_pushed(node: exp.Expression) -> bool:
 
 def _measure_glue(node: exp.Expression) -> bool:
     """Whether the table function's MEASURES glue (Python, ``planner.measure_eval``)
-    keeps ``node``: what DEFINE's glue evaluates, and CASTs and subscripts it can run
-    (pushed inside a navigation, Spark would compute them on every row and could fail on
-    a row the measure never reads: ``LAST(arr)[0]`` with an empty array elsewhere)."""
+    keeps ``node``: what DEFINE's glue evaluates, and CASTs, subscripts and functions
+    that fail on some values (``planner.raising_calls``) it can run (pushed inside a
+    navigation, Spark would compute them on every row and could fail on a row the measure
+    never reads: ``LAST(arr)[0]`` with an empty array elsewhere, ``make_date(2024, 2,
+    FIRST(B.day))`` with a day -2 on another B row)."""
     if evaluates(node):
+        return True
+    if any(fails_on_values(n) for n in node.walk()) and compiles_with_casts(node):
         return True
     if not any(isinstance(n, _RAISES_ON_SOME_ROWS) for n in node.walk()):
         return False

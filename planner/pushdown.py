@@ -157,7 +157,7 @@ def push_down(
             kept = (
                 glue_evaluates(node)
                 or (failing_subscript(node) and compiles(node))
-                or (ansi and failing_cast(node, column_type) and _compiles_with_casts(node))
+                or (ansi and failing_cast(node, column_type) and compiles_with_casts(node))
                 or _keeps_call(node, kept_call)
             )
             pushed = None if kept else _pushed(node, r, special, absent)
@@ -230,7 +230,7 @@ def _widens(sources: set[str | None], target: exp.DataType) -> bool:
     return False
 
 
-def _compiles_with_casts(node: exp.Expression) -> bool:
+def compiles_with_casts(node: exp.Expression) -> bool:
     """Whether the glue compiles ``node``, its CASTs included (to the types it converts,
     ``measure_eval.cast_evaluator``)."""
     from .measure_eval import glue_casts_to  # it builds on the planner's expressions

@@ -1128,6 +1128,36 @@ def test_udf_of_one_row_with_a_cast_as_matchrec_sql(spark, view, udfs, udf):
     assert sorted(actual.collect()) == sorted(expected.collect())
 
 
+_UNREAD_BAD_VALUES = """(1, 1, 'x', 1), (1, 2, '12', 5), (1, 3, 'bad', -2),
+ (1, 4, 'y', 1), (1, 5, '7', 3), (1, 6, 'worse', 40) AS u(p, o, s, i)"""
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "make_date(2024, 2, FIRST(B.i))",
+        "FIRST(make_date(2024, 2, B.i))",
+        "make_date(2024, 2, FIRST(B.i)) + FIRST(B.i)",
+        "make_date(2024, 2, FIRST(B.i)) < max(make_date(2024, 1, pmod(B.i, 28) + 1))",
+    ],
+)
+def test_a_function_failing_on_a_row_the_measure_never_reads_fails_no_job(spark, view, measure):
+    """make_date(2024, 2, -2) fails under ANSI mode, on a B row that is no match's first
+    one: the table function computes the measure from the one row it reads, as Spark
+    does in matchrec.sql, rather than over every B row."""
+    body = (
+        f"PARTITION BY p ORDER BY o MEASURES {measure} AS m ONE ROW PER MATCH "
+        "PATTERN (A B*) DEFINE A AS A.s IN ('x', 'y'), B AS B.s NOT IN ('x', 'y')"
+    )
+    source = f"(SELECT * FROM VALUES {_UNREAD_BAD_VALUES})"
+    expected = matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})")
+    actual = spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, {_literal(body)})")
+    assert actual.schema == expected.schema
+    rows = sorted(actual.collect())
+    assert rows == sorted(expected.collect())
+    assert len(rows) == 2
+
+
 def test_date_plus_whole_days_of_a_day_time_interval_across_a_clock_change(spark, view):
     """DATE + a DAY TO SECOND interval is a TIMESTAMP in Spark: its days move the date,
     the rest is elapsed time from that date's midnight in the session zone; on the day
