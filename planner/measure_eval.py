@@ -1140,6 +1140,12 @@ def _fallback_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     if any(isinstance(n, _ARITHMETIC) for n in node.walk()) or isinstance(node, _COMMON_FUNCS):
         return None  # COALESCE, GREATEST, LEAST: their common type, or unknown
     copy = node.copy()
+    # a call sqlglot cannot type (``btrim(x)``, a navigation) as the type we give it
+    for arg in list(copy.iter_expressions()):
+        if isinstance(arg, (exp.Anonymous, exp.Func)) and not isinstance(arg, exp.Cast):
+            t = infer_type(arg, env)
+            if t is not None and t.this != T.NULL:
+                arg.replace(exp.Cast(this=exp.null(), to=t.copy()))
     for col in list(copy.find_all(exp.Column)):
         t = None if isinstance(col.this, exp.Star) else env.column_type(col.name)
         if t is None or t.this == T.NULL:

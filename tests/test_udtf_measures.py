@@ -340,6 +340,12 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "CASE min_by(i, o) WHEN 1 THEN quarter(min_by(dt, o)) ELSE max(o) END",
         BODY,
     ),
+    # overlay keeps its input's type: a STRING from a call sqlglot cannot type itself
+    "overlay_of_a_call": (
+        "overlay(btrim(max(B.s), 'a') placing 'ZZ' from 2)",
+        "overlay(btrim(max(s), 'a') placing 'ZZ' from 2)",
+        BODY,
+    ),
     # a constant holding a YEAR-MONTH interval, which PySpark cannot pass: Spark computes
     # the whole constant
     "constant_date_plus_year_month": (
