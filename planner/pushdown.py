@@ -163,6 +163,9 @@ def push_down(
             pushed = None if kept else _pushed(node, r, special, absent)
             if pushed is not None:
                 return pushed
+            parts = None if kept else decompose(node)
+            if parts is not None:  # it cannot move (``decode(NEXT(x), ...)``): its split
+                return rewrite(parts)
         if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
             return node  # their arguments are read at other rows, or are Spark's already
         for child in _arguments(node):

@@ -340,6 +340,13 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "CASE min_by(i, o) WHEN 1 THEN quarter(min_by(dt, o)) ELSE max(o) END",
         BODY,
     ),
+    # decode of a row a physical step reads (which may be past the partition): Spark's
+    # CASE of <=> comparisons, the glue's
+    "decode_of_the_next_row": (
+        "decode(NEXT(A.i), 2, 'two', NULL, 'none', 'other')",
+        None,
+        BODY,
+    ),
     # overlay keeps its input's type: a STRING from a call sqlglot cannot type itself
     "overlay_of_a_call": (
         "overlay(btrim(max(B.s), 'a') placing 'ZZ' from 2)",
