@@ -125,11 +125,53 @@ def _map_checked(node: exp.Expression) -> tuple[str, list[exp.Expression]] | Non
     return (condition, values[which]) if values[which] else None
 
 
+#: the operator of a check that a call's count or position is an INT (then its name)
+INT_ARGUMENT = "INT argument of"
+
+
+def _days(days: exp.Expression | None) -> list[exp.Expression] | None:
+    """date_add's day count; date_sub's, which sqlglot holds as ``n * -1``."""
+    if isinstance(days, exp.Mul) and isinstance(days.expression, exp.Neg):
+        return [days.this]
+    return [days] if days is not None else None
+
+
+def _element_at(node: exp.Expression) -> list[exp.Expression] | None:
+    """element_at's and try_element_at's collection and position (a subscript ``a[i]``
+    takes any integer)."""
+    if node.args.get("offset") != 1 or len(node.expressions) != 1:
+        return None
+    return [node.this, node.expressions[0]]
+
+
+#: calls of which Spark takes a count or position as an INT, SMALLINT or TINYINT only: no
+#: implicit cast from a BIGINT, DECIMAL or DOUBLE, ANSI mode or not (DATATYPE_MISMATCH
+#: when it analyses the call), by ``function_types.key``: the checked operands, the last
+#: one the number (a MAP's element_at takes a key of the map's type instead)
+_INT_ONLY: dict[str, Callable[[exp.Expression], list[exp.Expression] | None]] = {
+    "TsOrDsAdd": lambda n: _days(n.expression),
+    "__MR_DAYS_ADD": lambda n: _days(n.expressions[1]) if len(n.expressions) == 2 else None,
+    "ArrayInsert": lambda n: [n.args["position"]] if n.args.get("position") else None,
+    "ARRAY_REPEAT": lambda n: n.expressions[1:2] or None,
+    "FORMAT_NUMBER": lambda n: n.expressions[1:2] or None,
+    "Bracket": _element_at,
+}
+
+
+def _int_only(node: exp.Expression) -> list[exp.Expression] | None:
+    name = node.name.upper() if isinstance(node, exp.Anonymous) else type(node).__name__
+    rule = _INT_ONLY.get(name)
+    return rule(node) if rule is not None else None
+
+
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
     """The value operands of a checked operator node, or None for other nodes."""
     mapped = _map_checked(node)
     if mapped is not None:
         return mapped[1]
+    counted = _int_only(node)
+    if counted is not None:
+        return counted
     if _nullifzero(node):  # nullif(x, 0)
         zero = exp.Literal.number(0)
         zero.meta.update(node.meta)
@@ -167,6 +209,9 @@ def build_check(
     mapped = _map_checked(node)
     if mapped is not None:
         operator = f"{MAP_ARGUMENT} {written_call_name(node, sql, base)} {mapped[0]}"
+        return TypeCheck(operator, operands, glue, clause)
+    if _int_only(node) is not None:
+        operator = f"{INT_ARGUMENT} {written_call_name(node, sql, base)}"
         return TypeCheck(operator, operands, glue, clause)
     pattern = _format_pattern(node)
     if pattern is not None:  # an argument not found as written (moved into a navigation)
@@ -520,6 +565,29 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
     return None
 
 
+_INTEGERS = ("tinyint", "smallint", "int", "void")
+
+
+def _not_int_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """The error for a count or position of a :data:`_INT_ONLY` call that is a wider
+    number (its check's operator: :data:`INT_ARGUMENT` and the name as written)."""
+    name = check.operator[len(INT_ARGUMENT) + 1 :]
+    if types[0].lower().startswith("map<"):
+        return None  # element_at(map, key): a key
+    operand, type_name = check.operands[-1], types[-1]
+    kind = type_name.split("(")[0].lower()
+    if kind in _INTEGERS or kind not in _NUMBERS:
+        return None  # other types: Spark's own message where it refuses them
+    return SemanticError(
+        f"{name}() takes an INT, SMALLINT or TINYINT there, not {operand.text} "
+        f"({type_name.upper()}) in {check.clause}: Spark casts no wider number to INT "
+        "implicitly (DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE)",
+        sql=sql,
+        pos=operand.pos,
+        hint=f"CAST it: CAST({operand.text} AS INT)",
+    )
+
+
 #: the checked operators that compare their operands
 _COMPARING = frozenset(CHECKED[n] for n in (*COMPARISONS, exp.EqualNull)) | {
     "BETWEEN",
@@ -729,6 +797,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _not_boolean_aggregated(check, types, sql)
     if check.operator.startswith(MAP_ARGUMENT):
         return _map_argument(check, types, sql)
+    if check.operator.startswith(INT_ARGUMENT):
+        return _not_int_argument(check, types, sql)
     if check.operator == CHECKED[exp.IntDiv]:
         fractional = _fractional_div(check, types, sql)
         if fractional is not None:

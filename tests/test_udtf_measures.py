@@ -1058,6 +1058,34 @@ def test_a_boolean_compared_with_a_number_is_refused_in_every_door(spark, view, 
             matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
 
 
+@pytest.mark.parametrize(
+    ("measure", "grouped"),
+    [
+        ("date_add(max(B.dt), count(*))", "date_add(max(dt), count(*))"),
+        ("date_sub(FIRST(A.dt), MATCH_NUMBER())", "date_sub(min(dt), count(*))"),
+        ("array_repeat(LAST(B.s), sum(B.i))", "array_repeat(max(s), sum(i))"),
+        ("element_at(array_agg(B.i), count(*))", "element_at(array_agg(i), count(*))"),
+        ("try_element_at(array_agg(B.i), 1.0D * count(*))", "try_element_at(array(1), 1.0D)"),
+        ("format_number(avg(B.dbl), max(B.d))", "format_number(avg(dbl), max(d))"),
+        ("array_insert(array_agg(B.i), count(*), 0)", "array_insert(array_agg(i), count(*), 0)"),
+    ],
+)
+def test_a_wider_number_where_spark_takes_an_int_is_refused_in_every_door(
+    spark, view, measure, grouped
+):
+    """Spark takes an INT, SMALLINT or TINYINT count or position there (no implicit cast
+    from BIGINT, DECIMAL or DOUBLE, ANSI mode or not) and refuses the call when it
+    analyses it; the table function computed an answer."""
+    body = BODY.format(measure=measure)
+    with pytest.raises(AnalysisException, match="DATATYPE_MISMATCH"):
+        spark.sql(f"SELECT {grouped} FROM {VIEW}").collect()
+    with pytest.raises(AnalysisException, match="takes an INT"):
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), {_literal(body)})")
+    with pytest.raises(MatchRecognizeError, match="takes an INT") as caught:
+        matchrec.sql(spark, f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ({body})")
+    assert "^" in str(caught.value)
+
+
 @pytest.mark.parametrize("ansi", ["true", "false"])
 def test_an_interval_too_big_for_the_number_fails_with_or_without_ansi(spark, view, ansi):
     """Spark's CAST of an interval to a number overflows with CAST_OVERFLOW whatever
