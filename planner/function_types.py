@@ -141,7 +141,7 @@ _SAME_AS_FIRST = set(
     )
 )
 _REVERSE = exp.Reverse.__name__
-# calls of a STRING, or of a BINARY that they keep (substr, left, lpad, rpad, overlay; Spark's
+# calls of a STRING, or of a BINARY that they keep (substr, left, lpad, rpad; Spark's
 # right() of a BINARY is a STRING)
 _STRING_OR_BINARY = set(_names("Substring Left Pad"))
 # the shifts: Spark shifts an INT or a BIGINT (a TINYINT or SMALLINT is cast to INT)
