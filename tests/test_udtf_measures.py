@@ -340,8 +340,8 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         "CASE min_by(i, o) WHEN 1 THEN quarter(min_by(dt, o)) ELSE max(o) END",
         BODY,
     ),
-    # decode of a row a physical step reads (which may be past the partition): Spark's
-    # CASE of <=> comparisons, the glue's
+    # decode of a row a physical step reads (which may be past the partition), which
+    # cannot move inside the navigation: the table function computes its CASE of <=>
     "decode_of_the_next_row": (
         "decode(NEXT(A.i), 2, 'two', NULL, 'none', 'other')",
         None,
