@@ -14,7 +14,7 @@ import re
 import pytest
 from matchrec.runtime.session import session_settings
 from matchrec.runtime.udtf import build_program
-from pyspark.errors import PythonException
+from pyspark.errors import AnalysisException, PythonException
 from pyspark.sql.types import (
     DecimalType,
     DoubleType,
@@ -271,27 +271,29 @@ def test_a_run_time_error_of_the_table_function_points_at_its_call(spark):
     assert err.sql[err.pos :].startswith("repeat(")
 
 
-@pytest.mark.parametrize(
-    ("measure", "message"),
-    [
-        # substring(s, <BOOLEAN>, 3): Spark refuses it rather than read the BOOLEAN as 1
-        ("substring('abcdef', coalesce(LAST(B.b), FIRST(A.b)), 3)", "no BOOLEAN where"),
-        # date_add(d, <DOUBLE>): refused (add_months casts it), not truncated
-        ("date_add(LAST(B.d), coalesce(LAST(B.x), FIRST(A.x)))", "only an integer"),
-    ],
-)
-def test_an_argument_spark_refuses_is_refused_by_the_table_function(spark, measure, message):
-    """Spark refuses these calls when it analyses them; the table function, which types
-    measures itself, refuses the value."""
+def _refused_measure(spark, measure: str):
     spark.sql(ROWS).createOrReplaceTempView(VIEW)
     matchrec.register(spark)
     body = (
         f"ORDER BY o MEASURES {measure} AS m ONE ROW PER MATCH PATTERN (A B) DEFINE B AS true"
     ).replace("'", "''")
+    return spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')")
+
+
+def test_an_argument_spark_refuses_is_refused_by_the_table_function(spark):
+    """substring(s, <BOOLEAN>, 3): Spark refuses it when it analyses it rather than read
+    the BOOLEAN as 1; the table function, which types measures itself, refuses the value."""
     with pytest.raises(PythonException) as info:
-        spark.sql(f"SELECT * FROM match_recognize(TABLE({VIEW}), '{body}')").collect()
+        _refused_measure(spark, "substring('abcdef', coalesce(LAST(B.b), FIRST(A.b)), 3)").collect()
     assert isinstance(info.value, MatchRuntimeError), info.value
-    assert message in info.value.message
+    assert "no BOOLEAN where" in info.value.message
+
+
+def test_a_double_day_count_is_refused_when_the_query_is_built(spark):
+    """date_add(d, <DOUBLE>): Spark refuses it when it analyses it (add_months casts it),
+    and so does the table function, before any job: not truncated."""
+    with pytest.raises(AnalysisException, match="takes an INT, SMALLINT or TINYINT"):
+        _refused_measure(spark, "date_add(LAST(B.d), coalesce(LAST(B.x), FIRST(A.x)))")
 
 
 def test_nanvl_of_a_decimal_is_a_double_in_the_table_function():
