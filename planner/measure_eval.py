@@ -1140,9 +1140,10 @@ def _fallback_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     if any(isinstance(n, _ARITHMETIC) for n in node.walk()) or isinstance(node, _COMMON_FUNCS):
         return None  # COALESCE, GREATEST, LEAST: their common type, or unknown
     copy = node.copy()
-    # a call sqlglot cannot type (``btrim(x)``, a navigation) as the type we give it
+    # a call sqlglot does not know (``btrim(x)``) as the type we give it (only those:
+    # typing every call argument again here would be exponential in the nesting depth)
     for arg in list(copy.iter_expressions()):
-        if isinstance(arg, (exp.Anonymous, exp.Func)) and not isinstance(arg, exp.Cast):
+        if isinstance(arg, exp.Anonymous):
             t = infer_type(arg, env)
             if t is not None and t.this != T.NULL:
                 arg.replace(exp.Cast(this=exp.null(), to=t.copy()))
