@@ -441,7 +441,7 @@ def test_a_misspelled_function_in_the_table_function_names_the_one_meant(measure
 def test_a_spark_function_sqlglot_does_not_know_is_not_called_misspelled():
     """array_repeat is Spark's (sqlglot keeps it as written): of a NULL it has no element
     type here, which the error says rather than suggesting another function."""
-    body = "ORDER BY o MEASURES array_repeat(NULL, FIRST(b)) AS u PATTERN (A B*) DEFINE A AS v > 0"
+    body = "ORDER BY o MEASURES array_repeat(NULL, FIRST(v)) AS u PATTERN (A B*) DEFINE A AS v > 0"
     with pytest.raises(UnsupportedError) as info:
         build_program(body, INPUT)
     assert "array_repeat() is a function whose result type it does not know" in str(info.value)
