@@ -156,7 +156,7 @@ def push_down(
             # move inside it (the absent-row branch below knows logical absence only)
             kept = (
                 glue_evaluates(node)
-                or (failing_subscript(node) and compiles(node))
+                or (failing_subscript(node) and compiles_with_casts(node))
                 or (ansi and failing_cast(node, column_type) and compiles_with_casts(node))
                 or _keeps_call(node, kept_call)
             )

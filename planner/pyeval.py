@@ -1199,7 +1199,24 @@ def _cast_call(
     (``planner.argument_casts``), placed once at the call."""
     pos = where(node)
     casts = argument_casts(name, len(arguments), ansi=ansi, sql=sql, pos=pos)
-    return _call(node, fn, strict, arguments, child, lambda _: pos, sql, casts)
+    return _call(node, fn, strict, arguments, child, lambda _: pos, sql, casts, _READS.get(name))
+
+
+#: the non-strict functions that read some arguments only, by the values of the ones
+#: before (Spark's ``If`` for nvl2 and nullif; ``Elt`` reads none for a NULL index):
+#: what the others give is never read, nor their errors (``nvl2(B.x, arr[0], 1)``)
+_READS: dict[str, Callable[[list[Evaluator], MatchContext], list[Any]]] = {
+    "NVL2": lambda args, ctx: [
+        a := args[0](ctx),
+        args[1](ctx) if a is not None else None,
+        args[2](ctx) if a is None else None,
+    ],
+    "NULLIF": lambda args, ctx: [a := args[0](ctx), None if a is None else args[1](ctx)],
+    "ELT": lambda args, ctx: [
+        n := args[0](ctx),
+        *(None if n is None else arg(ctx) for arg in args[1:]),
+    ],
+}
 
 
 def _call(
@@ -1211,10 +1228,14 @@ def _call(
     where: Callable[[exp.Expression], int],
     sql: str,
     casts: Callable[[list[Any]], list[Any]] | None = None,
+    reads: Callable[[list[Evaluator], MatchContext], list[Any]] | None = None,
 ) -> Evaluator:
     """Evaluator of a function call: ``fn`` over the argument values (``strict``: NULL for
-    a NULL argument), each first cast as ``casts`` says (Spark's implicit casts,
-    ``planner.argument_casts``); a value ``fn`` rejects is a run-time error at the call."""
+    a NULL argument, the arguments after it unread, as Spark's generated code reads them:
+    ``date_add(B.d, arr[0])`` is NULL for a NULL ``B.d`` however short ``arr`` is; else
+    those ``reads`` reads, or all), each first cast as ``casts`` says (Spark's implicit
+    casts, ``planner.argument_casts``); a value ``fn`` rejects is a run-time error at
+    the call."""
     args = [child(a) for a in arguments]
     pos = where(node)
     what = _describe(node, sql, pos).removeprefix("function ")
@@ -1222,7 +1243,17 @@ def _call(
     hidden = gf.CONTEXT_ARGUMENTS.get(name, ())
 
     def call(ctx: MatchContext) -> Any:
-        vals = [a(ctx) for a in args]
+        if reads is not None:
+            vals = reads(args, ctx)
+        elif strict:
+            vals = []
+            for a in args:
+                vals.append(a(ctx))
+                if vals[-1] is None:
+                    vals += [None] * (len(args) - len(vals))
+                    break
+        else:
+            vals = [a(ctx) for a in args]
         try:
             if casts is not None:
                 vals = casts(vals)
@@ -1280,6 +1311,13 @@ _NODE_NAMES: dict[type, str] = {
 }
 
 
+#: the order in which Spark reads a binary operator's operands, where it is not the left
+#: one first, stopping at a NULL (``BinaryExpression.eval``: ``B.n * arr[0]`` is NULL for
+#: a NULL ``B.n``, however short ``arr`` is): "right" first for a division or remainder
+#: (Spark's ``DivModLike``: a NULL divisor, the dividend unread)
+_OPERAND_ORDER: dict[type, str] = {exp.Div: "right", exp.IntDiv: "right", exp.Mod: "right"}
+
+
 def _guarded_binary(
     fn: Callable[[Any, Any], Any],
     left: Evaluator,
@@ -1299,8 +1337,19 @@ def _guarded_binary(
     if casts_of is not None:
         casts = argument_casts(casts_of[0], 2, ansi=casts_of[1], sql=sql, pos=pos)
 
+    order = _OPERAND_ORDER.get(type(node), "left")
+
     def evaluate(ctx: MatchContext) -> Any:
-        a, b = left(ctx), right(ctx)
+        if order == "left":
+            a = left(ctx)
+            if a is None:
+                return None
+            b = right(ctx)
+        else:
+            b = right(ctx)
+            if b is None:
+                return None
+            a = left(ctx)
         try:
             if casts is not None:
                 a, b = casts([a, b])

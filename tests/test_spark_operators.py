@@ -152,3 +152,79 @@ def test_a_variant_path_gives_sparks_answer(spark):
           PATTERN (A B+) DEFINE B AS B.j:a::int > FIRST(A.j):a::int)""",
     ).collect()
     assert [tuple(r) for r in got] == [(1, 3, 2)]
+
+
+#: an operand that fails (``arr[0]`` of an empty array under ANSI mode) beside one that
+#: is NULL: Spark's generated code reads a binary operator's left operand first and
+#: stops at a NULL, a division's divisor first; each odd row is an A row
+#: with the values read, each even one a B row (whose values never fail)
+_ORDERED = [(1, "CAST(NULL AS INT)", "array()"), (3, "2", "array(5)"), (5, "4", "array(7)")]
+ORDERED = [
+    ("{n} * {arr}[0]", "answers"),
+    ("{n} - {arr}[0] > 1", "answers"),
+    ("{n} >= {arr}[0]", "answers"),
+    ("{arr}[0] / {n}", "answers"),
+    ("{arr}[0] % {n}", "answers"),
+    ("{arr}[0] DIV {n}", "answers"),
+    ("{arr}[0] * {n}", "fails"),
+    ("{n} / {arr}[0]", "fails"),
+    ("{n} || {arr}[0]", "answers"),
+    ("coalesce({n}, 1) + {arr}[0]", "fails"),
+]
+
+
+@pytest.mark.parametrize(("expr", "outcome"), ORDERED)
+def test_an_operator_reads_its_operands_in_sparks_order(spark, expr, outcome):
+    """``A.n * A.arr[0]`` is NULL for a NULL ``A.n`` however short ``A.arr`` is, in Spark:
+    the matcher's glue (DEFINE over another row's values, the table function's MEASURES)
+    does not read the other operand either, and fails where Spark does."""
+    rows = ", ".join(f"({i}, {n}, {arr}), ({i + 1}, 2, array(0))" for i, n, arr in _ORDERED)
+    # a repartition keeps Spark from folding the rows in its interpreter, which reads
+    # every argument of concat: Spark's answer over a table is its generated code's
+    source = f"(SELECT /*+ REPARTITION(1) */ * FROM VALUES {rows} AS t(id, n, arr))"
+    plain = f"SELECT id, {expr.format(n='n', arr='arr')} AS x FROM {source} WHERE id % 2 = 1"
+    measure = expr.format(n="FIRST(A.n)", arr="FIRST(A.arr)")
+    body = (
+        f"ORDER BY id MEASURES A.id AS id, {measure} AS x ONE ROW PER MATCH "
+        f"PATTERN (A B) DEFINE B AS ({measure}) IS NULL OR B.id > 0"
+    )
+    quoted = body.replace("'", "\\'")
+    matchrec.register(spark)
+    doors = [
+        lambda: spark.sql(plain),
+        lambda: matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})"),
+        lambda: spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, '{quoted}')"),
+    ]
+    if outcome == "fails":
+        for door in doors:
+            with pytest.raises(Exception, match="INVALID_ARRAY_INDEX"):
+                door().collect()
+        return
+    expected = sorted(map(tuple, doors[0]().collect()))
+    assert len(expected) == 3
+    for door in doors[1:]:
+        assert sorted(map(tuple, door().collect())) == expected
+
+
+CALLS = [
+    ("date_add(DATE'2024-01-01' + {n}, {arr}[0])", "answers"),
+    ("substring('abcdef', {n}, {arr}[0])", "answers"),
+    ("pow({n}, {arr}[0])", "answers"),
+    ("left(repeat('x', {n}), {arr}[0])", "answers"),
+    ("concat(CAST({n} AS STRING), CAST({arr}[0] AS STRING))", "answers"),
+    ("map_concat(if({n} IS NULL, NULL, map('a', 1)), map('b', {arr}[0]))", "answers"),
+    ("nvl2({n}, {arr}[0], 1)", "answers"),
+    ("nullif({n}, {arr}[0])", "answers"),
+    ("elt({n} DIV 2, 'a', CAST({arr}[0] AS STRING))", "answers"),
+    ("pow({arr}[0], {n})", "fails"),
+    ("concat_ws(',', CAST({n} AS STRING), CAST({arr}[0] AS STRING))", "fails"),
+    ("greatest({n}, {arr}[0])", "fails"),
+]
+
+
+@pytest.mark.parametrize(("expr", "outcome"), CALLS)
+def test_a_function_reads_its_arguments_in_sparks_order(spark, expr, outcome):
+    """Spark's functions that are NULL for a NULL argument read their arguments in order
+    and stop at a NULL (``concat`` too, in its generated code); nvl2 and nullif are
+    Spark's IF of their first argument; others read all (``greatest``, ``concat_ws``)."""
+    test_an_operator_reads_its_operands_in_sparks_order(spark, expr, outcome)
