@@ -139,6 +139,12 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     "GETBIT": (_ANY, _INT),
     "CONV": (_STRING, _INT),
     "SLICE": (_ANY, _INT),
+    # to_char of a DOUBLE or FLOAT: of Spark's DECIMAL(30, 15) of it (other types are
+    # formatted as they are; the zone, probe and pattern are no values to cast)
+    **dict.fromkeys(
+        ("TO_CHAR", "TO_VARCHAR", "__MR_TO_CHAR"),
+        (Param("decimal(30,15)", (int, Decimal, date, bytes, bytearray, str, bool)), _ANY),
+    ),
 }
 
 

@@ -444,14 +444,24 @@ def _map_from_arrays(node: exp.Expression, type_of: TypeOf, common) -> exp.DataT
     return result
 
 
+_INTEGRAL = (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT)
+
+
 def _sequence(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``sequence(start, end[, step])`` of numbers, dates or timestamps: their common
-    type, never NULL."""
-    element = common([node.args["start"], node.args["end"]])
-    if element is None or element.this not in (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, *DATETIMES):
-        return None
+    type (a number's step's too: ``sequence(1, 5, 2L)`` is an ARRAY<BIGINT>), never
+    NULL."""
     step = node.args.get("step")
-    if step is not None and is_year_month(type_of(step)):  # no Python value of its type
+    bounds = [node.args["start"], node.args["end"]]
+    step_type = type_of(step) if step is not None else None
+    if step_type is not None and step_type.this in _INTEGRAL:
+        bounds.append(step)
+    elif step_type is not None and step_type.this in (T.FLOAT, T.DOUBLE, T.DECIMAL):
+        return None  # Spark refuses it (SEQUENCE_WRONG_INPUT_TYPES)
+    element = common(bounds)
+    if element is None or element.this not in (*_INTEGRAL, *DATETIMES):
+        return None
+    if step is not None and is_year_month(step_type):  # no Python value of its type
         return None
     return array_of(element, no_nulls=True)
 

@@ -217,6 +217,25 @@ def _int_literal(node: exp.Expression) -> int | None:
     return None
 
 
+def _scale_literal(node: exp.Expression) -> int | None:
+    """A constant ROUND scale as Spark reads it, its implicit CAST to INT: an integer
+    literal, one CAST to another integer type (``2L``), a DECIMAL or DOUBLE literal
+    truncated (``2.7`` is 2, ``-2.7`` is -2); None for anything else."""
+    sign, node = 1, node.unnest()
+    while isinstance(node, exp.Neg) or (
+        isinstance(node, exp.Cast) and node.to.is_type(*exp.DataType.INTEGER_TYPES)
+    ):
+        sign = -sign if isinstance(node, exp.Neg) else sign
+        node = node.this.unnest()
+    if not isinstance(node, exp.Literal) or node.is_string:
+        return None
+    try:
+        value = Decimal(node.this)
+    except InvalidOperation:
+        return None
+    return sign * int(value) if value.is_finite() else None
+
+
 def _as_decimal(t: exp.DataType, node: exp.Expression) -> tuple[int, int] | None:
     """A numeric operand as Spark sees it next to a decimal: literal ints take their digits."""
     params = decimal_params(t)
@@ -692,7 +711,7 @@ def _rounding_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
             return t if s == 0 else _bounded(p - s + 1, 0)
         else:
             return dtype("bigint") if _is_numeric(t) else None
-    digits = _int_literal(args[1]) if len(args) > 1 else 0
+    digits = _scale_literal(args[1]) if len(args) > 1 else 0
     if digits is None:
         return None
     if params:

@@ -20,7 +20,7 @@ import matchrec
 VIEW = "mr_to_char"
 ROWS = (
     "SELECT 'k' AS k, id AS o, timestamp'2024-03-10 04:30:00' + make_interval(0, 0, 0, 0, "
-    "int(id), 0, 0) AS ts, CAST('v' || id AS BINARY) AS b FROM range(1, 8)"
+    "int(id), 0, 0) AS ts, CAST('v' || id AS BINARY) AS b, id * 1.25D AS x FROM range(1, 8)"
 )
 ZONES = ["UTC", "America/New_York"]
 #: the match is the whole partition (B AS true), so an aggregate over B is the group's
@@ -33,6 +33,11 @@ MEASURES = {
     "to_char(max(B.b), 'hex') || to_char(min(B.b), 'base64') || to_char(max(B.b), 'utf-8')": (
         "to_char(max(b), 'hex') || to_char(min(b) FILTER (WHERE o > 1), 'base64') "
         "|| to_char(max(b), 'utf-8')"
+    ),
+    # a DOUBLE or FLOAT: Spark formats its DECIMAL(30, 15)
+    "to_char(max(B.x) / 3, '999.9999')": "to_char(max(x) / 3, '999.9999')",
+    "to_char(CAST(sum(B.x) AS FLOAT), '0000.00')": (
+        "to_char(CAST(sum(x) FILTER (WHERE o > 1) AS FLOAT), '0000.00')"
     ),
 }
 

@@ -71,6 +71,19 @@ ALL_ROWS = (
 
 # name -> (measure, the same over the group of a partition's rows or None, body)
 ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
+    # a constant scale that is no INT literal: Spark's CAST of it to INT (it was "cannot
+    # infer the Spark type")
+    # a BIGINT step makes the elements BIGINT (they were typed INT)
+    "sequence_bigint_step": ("sequence(FIRST(B.i), 9, CAST(LAST(B.i) AS BIGINT))", None, BODY),
+    "sequence_tinyint_bounds": (
+        "sequence(CAST(FIRST(B.i) AS TINYINT), CAST(9 AS TINYINT), CAST(1 AS SMALLINT))",
+        None,
+        BODY,
+    ),
+    "round_scale_bigint": ("round(max(B.i) * 33, -1L)", None, BODY),
+    "round_scale_decimal": ("round(FIRST(B.e) * 3, 1.7)", None, BODY),
+    "bround_scale_cast": ("bround(LAST(B.d), CAST(1 AS BIGINT))", None, BODY),
+    "round_double_scale_double": ("round(LAST(B.dbl) / 7, 2e0)", None, BODY),
     # a struct accumulator read by name in the lambdas (it was a bare tuple: "is not a struct")
     "aggregate_struct_accumulator": (
         "aggregate(collect_list(B.i), named_struct('s', 0, 'c', 0), "
@@ -1002,6 +1015,10 @@ def test_a_lambda_of_a_type_its_function_does_not_take_is_sparks_refusal(measure
             "sequence",
             "cannot infer the Spark",
         ),
+        # Spark refuses a fractional step (SEQUENCE_WRONG_INPUT_TYPES); it was a run-time
+        # error at the first value
+        ("sequence(1, 5, LAST(B.dbl))", "sequence", "cannot infer the Spark"),
+        ("sequence(FIRST(A.i), 5, LAST(B.d))", "sequence", "cannot infer the Spark"),
     ],
 )
 def test_refused_with_a_caret_before_any_job(measure, at, says):
