@@ -2707,12 +2707,13 @@ def _measure_glue(node: exp.Expression) -> bool:
     that fail on some values (``planner.raising_calls``) it can run (pushed inside a
     navigation, Spark would compute them on every row and could fail on a row the measure
     never reads: ``LAST(arr)[0]`` with an empty array elsewhere, ``make_date(2024, 2,
-    FIRST(B.day))`` with a day -2 on another B row)."""
+    FIRST(B.day))`` with a day -2 on another B row), with the calls around them it
+    computes (``format_number(CAST(LAST(B.x) AS DECIMAL(10, 2)), 1)``) and constants."""
     if evaluates(node):
         return True
     if any(fails_on_values(n) for n in node.walk()) and compiles_with_casts(node):
         return True
-    if not any(isinstance(n, _RAISES_ON_SOME_ROWS) for n in node.walk()):
+    if not any(isinstance(n, _RAISES_ON_SOME_ROWS) or fails_on_values(n) for n in node.walk()):
         return False
 
     def runs(n: exp.Expression) -> bool:
@@ -2722,7 +2723,9 @@ def _measure_glue(node: exp.Expression) -> bool:
             return True  # a CAST's target, with its parameters (DECIMAL(4, 1))
         if isinstance(n, exp.Cast) and n.to.this in _ZONED_TARGETS:
             return False  # the session time zone and Spark's formats: Spark casts it
-        if not (isinstance(n, _MEASURE_GLUE_EXTRA) or evaluates(shallow(n))):
+        if not any(isinstance(c, exp.Column) for c in n.walk()):
+            return True  # a constant: the glue's, or Spark's as a one-row subquery
+        if not (isinstance(n, _MEASURE_GLUE_EXTRA) or compiles(shallow(n))):
             return False
         return all(runs(c) for c in n.iter_expressions())
 

@@ -1197,6 +1197,10 @@ _UNREAD_BAD_VALUES = """(1, 1, 'x', 1), (1, 2, '12', 5), (1, 3, 'bad', -2),
         "FIRST(make_date(2024, 2, B.i))",
         "make_date(2024, 2, FIRST(B.i)) + FIRST(B.i)",
         "make_date(2024, 2, FIRST(B.i)) < max(make_date(2024, 1, pmod(B.i, 28) + 1))",
+        # a CAST that fails ('bad' as an INT), under calls of the glue and a constant
+        "format_number(CAST(FIRST(B.s) AS INT), 1)",
+        "CAST(FIRST(B.s) AS INT) * 2 + quarter(DATE'2024-05-01')",
+        "dayofmonth(make_date(2024, 2, FIRST(B.i))) * 2",
     ],
 )
 def test_a_function_failing_on_a_row_the_measure_never_reads_fails_no_job(spark, view, measure):
