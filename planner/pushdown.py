@@ -142,7 +142,7 @@ def push_down(
             # a function of several rows: its one-row parts, if it has an exact split
             parts = decompose(node)
             if parts is not None:
-                return rewrite(parts)
+                return _standing_for(rewrite(parts), node)
         movable = not isinstance(node, exp.Kwarg)  # ``b => x`` is no value of its own
         if (
             isinstance(r, tuple)
@@ -165,7 +165,7 @@ def push_down(
                 return pushed
             parts = None if kept else decompose(node)
             if parts is not None:  # it cannot move (``decode(NEXT(x), ...)``): its split
-                return rewrite(parts)
+                return _standing_for(rewrite(parts), node)
         if special(node) or aggregate(node) or isinstance(node, (exp.Subquery, exp.Select)):
             return node  # their arguments are read at other rows, or are Spark's already
         for child in _arguments(node):

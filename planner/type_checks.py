@@ -456,7 +456,7 @@ def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str
     """The operand as the user wrote it (a call the planner rewrote, ``LAST`` moved into
     ``regexp_extract(LAST(msg), p)``, by the call written at its place), else as Spark SQL
     prints it (``COLLECT_LIST`` for ``array_agg``)."""
-    node = node.meta.get(STANDS_FOR, node)
+    node = _as_written(node.meta.get(STANDS_FOR, node))
     written = written_text(node, sql, base)
     if written is None and isinstance(node, exp.Func):
         start = node_pos(node, base, sql)
@@ -465,6 +465,14 @@ def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str
         if name and name.group(1).upper() not in ROW_PATTERN_CALLS:
             written = written_call(sql, start, limit=len(sql))
     return _clipped(written or node.sql(dialect=MatchRecognizeDialect), limit)
+
+
+def _as_written(node: exp.Expression) -> exp.Expression:
+    """``node`` with each part the planner rewrote put back as written (``STANDS_FOR``:
+    ``FIRST(datediff(...))`` for ``datediff(FIRST(B.d), ...)``), positions kept."""
+    if not any(STANDS_FOR in n.meta for n in node.walk()):
+        return node
+    return node.transform(lambda n: n.meta[STANDS_FOR].copy() if STANDS_FOR in n.meta else n)
 
 
 #: a function's name up to its opening parenthesis

@@ -1545,6 +1545,11 @@ def test_a_navigated_value_that_can_fail_is_computed_only_where_it_is_read(spark
     [
         ("btrim(upper(B.s), 'a') = MATCH_NUMBER()", "btrim(upper(B.s), 'a')"),
         ("dayofyear(last_day(A.dt)) = LAST(B.s)", "dayofyear(last_day(A.dt))"),
+        # an operand holding a rewritten call (datediff of two rows, split in two)
+        (
+            "B.s = 2 * datediff(FIRST(B.dt), B.dt)",
+            "2 * datediff(FIRST(B.dt), B.dt)",
+        ),
     ],
 )
 def test_a_type_mix_names_the_operand_as_written(measure, operand):
@@ -1556,3 +1561,14 @@ def test_a_type_mix_names_the_operand_as_written(measure, operand):
         build_program(body, INPUT)
     assert f"mixes {operand} (" in info.value.message or f"and {operand} (" in info.value.message
     assert "CASE WHEN" not in info.value.message and "LAST(DAYOFYEAR" not in info.value.message
+    assert "DATEDIFF" not in info.value.message
+
+
+def test_an_int_argument_error_names_the_navigation_as_written():
+    """date_add's count moved inside its navigation is named as the user wrote it (it
+    was the bare column, ``b``)."""
+    body = BODY.format(measure="date_add(LAST(dt), FIRST(bi))")
+    with pytest.raises(MatchRecognizeError) as info:
+        build_program(body, INPUT)
+    assert "not FIRST(bi) (BIGINT)" in info.value.message
+    assert body[info.value.pos :].startswith("FIRST(bi)")
