@@ -1173,6 +1173,9 @@ COMPARISONS = (
     exp.NullSafeEQ,
     exp.NullSafeNEQ,
 )
+#: the arithmetic operators (Spark brings their operands to one type: a DECIMAL's
+#: precision and scale, a string read as a number)
+ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 #: what compares a collated string as its collation says (``IntegerWidth.fold``); other
 #: functions of it (contains, replace, ...) would need their collation-aware forms
 _FOLDING = (*COMPARISONS, exp.In)

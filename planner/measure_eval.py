@@ -74,7 +74,7 @@ from .function_types import (
     struct_fields,
     typed_call_names,
 )
-from .glue_functions import COMPARISONS, EXTENDED
+from .glue_functions import ARITHMETIC, COMPARISONS, EXTENDED
 from .hash_functions import timestamp_micros
 from .higher_order import HIGHER_ORDER, binding_lambda, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
@@ -121,7 +121,6 @@ _SAME_AS_ARG = (exp.Abs,)
 _STRING_FUNCS = (exp.Lower, exp.Upper)  # concat/||: planner.function_types
 _DOUBLE_FUNCS = (exp.Sqrt, exp.Exp, exp.Ln, exp.Pow, exp.Sign)
 _COMMON_FUNCS = (exp.Greatest, exp.Least, exp.Coalesce)
-_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 _SAFE_ARITHMETIC: dict[type, type] = {
     exp.SafeAdd: exp.Add,
     exp.SafeSubtract: exp.Sub,
@@ -794,7 +793,7 @@ def _result_branches(node: exp.Expression) -> list[exp.Expression]:
 def decimal_quantum(node: exp.Expression, env: TypeEnv) -> Decimal | None:
     """The quantum of arithmetic ``node`` (``+ - * / % div``) whose Spark type is a
     DECIMAL (``Decimal('0.000001')`` for a DECIMAL(16,6)); None for anything else."""
-    if not isinstance(node, _COMPUTED):
+    if not isinstance(node, ARITHMETIC):
         return None
     t = infer_type(node, env)
     return _quantum(t) if t is not None and t.this == T.DECIMAL else None
@@ -857,11 +856,6 @@ def string_coerced(tree: exp.Expression, env: TypeEnv) -> exp.Expression:
     return tree
 
 
-#: operators whose two operands Spark brings to one type: comparisons (COMPARISONS),
-#: arithmetic
-_COMPUTED = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
-
-
 #: the calls whose two arguments Spark coerces as the operands of ``%``
 _REMAINDER_CALLS = frozenset({"PMOD", "TRY_MOD"})
 
@@ -900,7 +894,7 @@ def _operand_casts(
     remainder = isinstance(node, exp.Anonymous) and node.name.upper() in _REMAINDER_CALLS
     if remainder and len(node.expressions) == 2:
         a, b = node.expressions  # pmod(a, b): its operands are those of a % b
-    elif not isinstance(node, (*COMPARISONS, *_COMPUTED)):
+    elif not isinstance(node, (*COMPARISONS, *ARITHMETIC)):
         return {}
     else:
         a, b = node.this, node.expression
@@ -914,7 +908,7 @@ def _operand_casts(
     if not _mixes_strings([ta, tb]):
         return {}
     other = tb if ta.this in _STRINGS else ta  # type: ignore[union-attr]
-    computed = isinstance(node, _COMPUTED) or remainder
+    computed = isinstance(node, ARITHMETIC) or remainder
     target = _string_partner(other, computed, env.ansi)  # type: ignore[arg-type]
     if target is None:
         return {}
@@ -1062,7 +1056,7 @@ def _infer_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
         if isinstance(digits, exp.Literal) and not digits.is_string and digits.this.isdigit():
             return _integer_literal_type(-int(digits.this), len(digits.this))
         return infer_type(node.this, env)
-    if isinstance(node, _ARITHMETIC):
+    if isinstance(node, ARITHMETIC):
         return _arithmetic_type(node, env)
     name = _aggregate_name(node)
     if name is not None:
@@ -1156,7 +1150,7 @@ def _fallback_type(node: exp.Expression, env: TypeEnv) -> exp.DataType | None:
     (sqlglot types ``timestamp - timestamp`` as a timestamp, Spark as an interval) nor
     a common type (sqlglot types ``coalesce(s, 1)`` as a string, Spark under ANSI as a
     BIGINT)."""
-    if any(isinstance(n, _ARITHMETIC) for n in node.walk()) or isinstance(node, _COMMON_FUNCS):
+    if any(isinstance(n, ARITHMETIC) for n in node.walk()) or isinstance(node, _COMMON_FUNCS):
         return None  # COALESCE, GREATEST, LEAST: their common type, or unknown
     copy = node.copy()
     # a call sqlglot does not know (``btrim(x)``) as the type we give it (only those:

@@ -30,7 +30,7 @@ from sqlglot import exp
 from matchrec.errors import SemanticError
 from matchrec.moments import STATISTICS
 
-from .glue_functions import COMPARISONS
+from .glue_functions import ARITHMETIC, COMPARISONS
 from .java_format import conversion_error
 from .pyeval import OPERATORS, call_args
 from .sqltext import (
@@ -44,13 +44,12 @@ from .sqltext import (
 from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
-_ARITHMETIC = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Mod, exp.IntDiv)
 CHECKED: dict[type, str] = {
     **{node: OPERATORS[node] for node in COMPARISONS if node in OPERATORS},
     exp.NullSafeEQ: "<=>",
     exp.NullSafeNEQ: "IS DISTINCT FROM",
     exp.EqualNull: "equal_null",  # <=> written as a function
-    **{node: OPERATORS[node] for node in _ARITHMETIC},
+    **{node: OPERATORS[node] for node in ARITHMETIC},
     exp.Between: "BETWEEN",
     exp.In: "IN",
     exp.Nullif: "nullif",  # compares its operands: nullif(s, 0) casts s as s = 0 does
@@ -502,7 +501,7 @@ def _complex_mixed(check: TypeCheck, types: list[str], sql: str) -> SemanticErro
     for i, (operand, kind) in enumerate(zip(check.operands, kinds)):
         if kind not in _COMPLEX:
             continue
-        if check.operator in {OPERATORS[n] for n in _ARITHMETIC}:
+        if check.operator in {OPERATORS[n] for n in ARITHMETIC}:
             return SemanticError(
                 f"{check.operator} is not defined for {operand.text} ({types[i].upper()}) in "
                 f"{check.clause}: Spark has no arithmetic on {kind.upper()} values",
