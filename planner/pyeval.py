@@ -1203,7 +1203,8 @@ def _cast_call(
 
 
 #: the non-strict functions that read some arguments only, by the values of the ones
-#: before (Spark's ``If`` for nvl2 and nullif; ``Elt`` reads none for a NULL index):
+#: before (Spark's ``If`` for nvl2 and nullif; ``Elt`` reads none for a NULL index,
+#: ``NaNvl`` its second for a NaN first only):
 #: what the others give is never read, nor their errors (``nvl2(B.x, arr[0], 1)``)
 _READS: dict[str, Callable[[list[Evaluator], MatchContext], list[Any]]] = {
     "NVL2": lambda args, ctx: [
@@ -1212,6 +1213,11 @@ _READS: dict[str, Callable[[list[Evaluator], MatchContext], list[Any]]] = {
         args[2](ctx) if a is None else None,
     ],
     "NULLIF": lambda args, ctx: [a := args[0](ctx), None if a is None else args[1](ctx)],
+    # the second only for a NaN first (or a value read as one, ``'NaN'``)
+    "NANVL": lambda args, ctx: [
+        a := args[0](ctx),
+        None if a is None or (isinstance(a, (int, float, Decimal)) and a == a) else args[1](ctx),
+    ],
     "ELT": lambda args, ctx: [
         n := args[0](ctx),
         *(None if n is None else arg(ctx) for arg in args[1:]),
