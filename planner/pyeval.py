@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import date, datetime, timedelta
 from decimal import ROUND_CEILING, ROUND_FLOOR, ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
@@ -862,7 +862,7 @@ def compile_glue(
     if isinstance(node, exp.In) and not node.args.get("query"):
         needle = child(node.this)
         options = [child(e) for e in node.expressions]
-        return lambda ctx: _in(needle(ctx), [o(ctx) for o in options])
+        return lambda ctx: _in(needle(ctx), (o(ctx) for o in options))
     if isinstance(node, exp.Between):
         value, low, high = child(node.this), child(node.args["low"]), child(node.args["high"])
         return lambda ctx: _and(
@@ -1552,7 +1552,9 @@ def _or(left: Evaluator, right: Evaluator, ctx: MatchContext) -> Any:
     return False
 
 
-def _in(needle: Any, options: list[Any]) -> Any:
+def _in(needle: Any, options: Iterator[Any]) -> Any:
+    """``needle IN (...)`` as Spark's ``In`` reads it: no option for a NULL needle, none
+    after the first equal one (an option that would fail there is never computed)."""
     if needle is None:
         return None
     saw_null = False

@@ -170,6 +170,9 @@ ORDERED = [
     ("{n} / {arr}[0]", "fails"),
     ("{n} || {arr}[0]", "answers"),
     ("coalesce({n}, 1) + {arr}[0]", "fails"),
+    ("{n} IN (1, {arr}[0])", "answers"),
+    ("coalesce({n}, 0) IN (0, {arr}[0])", "answers"),
+    ("coalesce({n}, 0) IN ({arr}[0], 0)", "fails"),
 ]
 
 
