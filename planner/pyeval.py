@@ -865,9 +865,11 @@ def compile_glue(
         return lambda ctx: _in(needle(ctx), (o(ctx) for o in options))
     if isinstance(node, exp.Between):
         value, low, high = child(node.this), child(node.args["low"]), child(node.args["high"])
+        # Spark's x >= low AND x <= high: no bound read for a NULL x, no high one when
+        # x is below low
         return lambda ctx: _and(
-            lambda c: _BINARY[exp.GTE](value(c), low(c)),
-            lambda c: _BINARY[exp.LTE](value(c), high(c)),
+            lambda c: None if (v := value(c)) is None else _BINARY[exp.GTE](v, low(c)),
+            lambda c: None if (v := value(c)) is None else _BINARY[exp.LTE](v, high(c)),
             ctx,
         )
     if isinstance(node, exp.Case):
@@ -1573,6 +1575,8 @@ def _case(node: exp.Case, child: Compile) -> Evaluator:
 
     def evaluate(ctx: MatchContext) -> Any:
         s = subject(ctx) if subject else None
+        if subject and s is None:  # Spark's x = a of each WHEN reads no a for a NULL x
+            return default(ctx) if default else None
         for cond, then in branches:
             c = cond(ctx)
             hit = _BINARY[exp.EQ](s, c) if subject else c

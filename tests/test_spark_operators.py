@@ -173,6 +173,9 @@ ORDERED = [
     ("{n} IN (1, {arr}[0])", "answers"),
     ("coalesce({n}, 0) IN (0, {arr}[0])", "answers"),
     ("coalesce({n}, 0) IN ({arr}[0], 0)", "fails"),
+    ("{n} BETWEEN {arr}[0] AND {arr}[1]", "answers"),
+    ("coalesce({n}, 0) BETWEEN 1 AND {arr}[0]", "answers"),
+    ("CASE {n} WHEN {arr}[0] THEN 'x' ELSE 'y' END", "answers"),
 ]
 
 
