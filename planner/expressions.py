@@ -1619,7 +1619,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
         casts = (shift_name(node), low.ansi)
         return glue_function_call(
-            node, shift, shift_args(node), compile_node, where, low.sql, casts
+            node, shift, shift_args(node), compile_node, where, low.sql, casts, strict=True
         )
 
     def typed_call(node: exp.Expression, call: TypedCall) -> Evaluator:

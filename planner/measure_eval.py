@@ -1877,7 +1877,7 @@ class _MeasureCompiler:
 
             casts = (shift, self.ansi)
             return glue_function_call(
-                node, shifted, shift_args(node), self.compile, where, self.sql, casts
+                node, shifted, shift_args(node), self.compile, where, self.sql, casts, strict=True
             )  # type: ignore[arg-type]
         return typed_call(
             node,

@@ -1176,14 +1176,16 @@ def glue_function_call(
     where: Callable[[exp.Expression], int],
     sql: str,
     casts_of: tuple[str, bool] | None = None,
+    strict: bool = False,
 ) -> Evaluator:
-    """Evaluator of a call of ``fn`` (NULL arguments passed on, as to a UDF) whose
-    errors are run-time errors at the call; ``casts_of``: the name and ANSI mode of the
-    function whose implicit casts Spark applies to the arguments."""
+    """Evaluator of a call of ``fn`` (NULL arguments passed on, as to a UDF, unless
+    ``strict``: NULL for a NULL one, the rest unread) whose errors are run-time errors at
+    the call; ``casts_of``: the name and ANSI mode of the function whose implicit casts
+    Spark applies to the arguments."""
     if casts_of is not None:
         name, ansi = casts_of
-        return _cast_call(node, name, fn, False, arguments, child, where, sql, ansi)
-    return _call(node, fn, False, arguments, child, where, sql)
+        return _cast_call(node, name, fn, strict, arguments, child, where, sql, ansi)
+    return _call(node, fn, strict, arguments, child, where, sql)
 
 
 def _cast_call(

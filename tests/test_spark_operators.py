@@ -223,6 +223,8 @@ CALLS = [
     ("nullif({n}, {arr}[0])", "answers"),
     ("elt({n} DIV 2, 'a', CAST({arr}[0] AS STRING))", "answers"),
     ("nanvl({n} * 1.5D, {arr}[0] * 1.5D)", "answers"),
+    ("shiftleft({n}, {arr}[0])", "answers"),
+    ("{n} >> {arr}[0]", "answers"),
     ("pow({arr}[0], {n})", "fails"),
     ("concat_ws(',', CAST({n} AS STRING), CAST({arr}[0] AS STRING))", "fails"),
     ("greatest({n}, {arr}[0])", "fails"),
