@@ -71,8 +71,6 @@ ALL_ROWS = (
 
 # name -> (measure, the same over the group of a partition's rows or None, body)
 ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
-    # a constant scale that is no INT literal: Spark's CAST of it to INT (it was "cannot
-    # infer the Spark type")
     # a BIGINT step makes the elements BIGINT (they were typed INT)
     "sequence_bigint_step": ("sequence(FIRST(B.i), 9, CAST(LAST(B.i) AS BIGINT))", None, BODY),
     "sequence_tinyint_bounds": (
@@ -80,6 +78,8 @@ ANSI_CASES: dict[str, tuple[str, str | None, str]] = {
         None,
         BODY,
     ),
+    # a constant scale that is no INT literal: Spark's CAST of it to INT (it was "cannot
+    # infer the Spark type")
     "round_scale_bigint": ("round(max(B.i) * 33, -1L)", None, BODY),
     "round_scale_decimal": ("round(FIRST(B.e) * 3, 1.7)", None, BODY),
     "bround_scale_cast": ("bround(LAST(B.d), CAST(1 AS BIGINT))", None, BODY),
@@ -1565,8 +1565,8 @@ def test_a_type_mix_names_the_operand_as_written(measure, operand):
 
 
 def test_an_int_argument_error_names_the_navigation_as_written():
-    """date_add's count moved inside its navigation is named as the user wrote it (it
-    was the bare column, ``b``)."""
+    """date_add's count moved inside its navigation is named as the user wrote it, not
+    as the column the navigation reads."""
     body = BODY.format(measure="date_add(LAST(dt), FIRST(bi))")
     with pytest.raises(MatchRecognizeError) as info:
         build_program(body, INPUT)
