@@ -1187,13 +1187,26 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
     end = _closed_at(sql, start, base + max(ends) + 1)
     if end is None or not sql[start:end].strip():
         return None
-    span = sql[start:end]
-    try:
-        read = sqlglot.parse_one(prepare(span), read=MatchRecognizeDialect)
-        same = read.sql(dialect=MatchRecognizeDialect) == node.sql(dialect=MatchRecognizeDialect)
-    except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, UnsupportedSqlError):
-        return None
-    return " ".join(span.split()) if same else None
+    wanted = node.sql(dialect=MatchRecognizeDialect)
+    for _ in range(_UNPOSITIONED_TAIL + 1):
+        span = sql[start:end]
+        try:
+            read = sqlglot.parse_one(prepare(span), read=MatchRecognizeDialect)
+            if read.sql(dialect=MatchRecognizeDialect) == wanted:
+                return " ".join(span.split())
+        except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, UnsupportedSqlError):
+            pass
+        # a last token sqlglot keeps no position of (``INTERVAL 1 DAY``'s number and unit)
+        more = _NEXT_TOKEN.match(sql, end)
+        if more is None:
+            return None
+        end = more.end()
+    return None
+
+
+#: how many tokens without a position may end a node's text, and one such token
+_UNPOSITIONED_TAIL = 5
+_NEXT_TOKEN = re.compile(r"\s*(?:[A-Za-z_]\w*|\d+(?:\.\d*)?|'[^']*'|[-+*/%<>=!|&]+)")
 
 
 def written_call(sql: str, start: int, limit: int = 60) -> str | None:
@@ -1549,7 +1562,7 @@ def _check_typed_literals(tree: exp.Expression, expr: SqlExpr, sql: str) -> None
         value = cast.this
         if type(cast) is not exp.Cast or not (isinstance(value, exp.Literal) and value.is_string):
             continue
-        quote = node_pos(cast, expr.pos, sql)  # the literal's text, after its type
+        quote = node_pos(value, expr.pos, sql)  # the literal's text, after its type
         written = _TYPED_LITERAL.search(sql, expr.pos, quote)
         if written is None:  # ``DATE('x')``: a cast, Spark's to evaluate
             continue
@@ -1665,7 +1678,8 @@ _LEADING: dict[type, tuple[str, ...]] = {
     exp.Paren: ("(",),
     exp.Subquery: ("(",),
     exp.Not: ("NOT",),
-    exp.Cast: ("CAST(", "CAST ("),
+    # a typed literal (``DATE'2024-01-01'``) is a CAST of its string, at the type's word
+    exp.Cast: ("CAST(", "CAST (", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP", "DATE"),
     exp.TryCast: ("TRY_CAST(", "CAST(", "TRY_CAST (", "CAST ("),
     exp.Exists: ("EXISTS(", "EXISTS ("),
 }

@@ -1406,6 +1406,36 @@ def test_the_table_functions_type_error_quotes_the_call_as_written():
     assert info.value.pos == body.index(call)
 
 
+@pytest.mark.parametrize(
+    "operand",
+    [
+        "DATE'2024-01-01'",
+        "date  '2024-01-01'",
+        "TIMESTAMP_NTZ'2024-01-01 00:00:00' + INTERVAL '1' DAY",
+        "LAST(d) + INTERVAL 1 DAY",
+    ],
+)
+def test_a_type_error_quotes_typed_literals_and_intervals_as_written(operand):
+    """An operand with a typed literal (sqlglot's CAST of a string) or an interval whose
+    number and unit carry no position is quoted as the user wrote it (spaces collapsed,
+    a long one clipped)."""
+    from matchrec.runtime.udtf import build_program
+    from pyspark.sql.types import ArrayType, DateType, IntegerType, StructField, StructType
+
+    schema = StructType(
+        [
+            StructField("id", IntegerType()),
+            StructField("d", DateType()),
+            StructField("arr", ArrayType(IntegerType())),
+        ]
+    )
+    body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A B) DEFINE B AS A.arr < {operand}"
+    with pytest.raises(SemanticError) as info:
+        build_program(body, schema)
+    written = " ".join(operand.split())
+    assert f" with {written[:37]}" in info.value.message
+
+
 def test_a_select_distinct_subquery_is_no_distinct_of_nothing():
     """count(DISTINCT) of nothing is refused; a subquery's SELECT DISTINCT, which sqlglot
     also reads as a DISTINCT without expressions, is not."""
