@@ -33,9 +33,10 @@ from sqlglot import exp
 
 from matchrec.errors import SEMANTICS_MARK
 
-from .decompose import decompose
+from .decompose import decompose, is_internal
 from .higher_order import reads_outer_parameter
 from .pyeval import compiles, date_cast
+from .raising_calls import fails_on_plain_values
 from .sqltext import STANDS_FOR, call_name
 
 # nodes that give NULL whenever one argument is NULL (and so commute with a navigation
@@ -135,6 +136,28 @@ def push_down(
             return rows.pop()
         return "local" if "local" in refs else "const"
 
+    def keeps(node: exp.Expression) -> bool:
+        """Whether the glue computes ``node`` of one navigated row: what it evaluates, and
+        what can fail on a row the condition never reads (a subscript, a failing function
+        or CAST, a session UDF) where it compiles the rest."""
+        return (
+            glue_evaluates(node)
+            or (_fails_somewhere(node) and compiles_with_casts(constants_as_atoms(node)))
+            or (ansi and failing_cast(node, column_type) and compiles_with_casts(node))
+            or _keeps_call(node, kept_call)
+        )
+
+    def constants_as_atoms(node: exp.Expression) -> exp.Expression:
+        """``node`` with its constant calls the glue lacks (``current_timezone()`` of a
+        split ``date_format``) as NULLs: Spark computes those, as any constant part."""
+        return node.transform(
+            lambda n: (
+                exp.Null()
+                if isinstance(n, exp.Func) and ref(n) == "const" and not compiles(n)
+                else n
+            )
+        )
+
     def rewrite(node: exp.Expression) -> exp.Expression:
         """Push every maximal single-row sub-expression of ``node`` (in place)."""
         r = ref(node)
@@ -143,7 +166,10 @@ def push_down(
             parts = decompose(node)
             if parts is not None:
                 return _standing_for(rewrite(parts), node)
-        movable = not isinstance(node, exp.Kwarg)  # ``b => x`` is no value of its own
+        # ``b => x`` is no value of its own; a split's call (``__MR_BASE64``) is the glue's
+        movable = not isinstance(node, exp.Kwarg) and not (
+            isinstance(node, exp.Anonymous) and is_internal(node.name)
+        )
         if (
             isinstance(r, tuple)
             and movable
@@ -154,12 +180,14 @@ def push_down(
             # conditions keep their array form and measured speed
             # a physical step may leave the partition: only NULL-preserving functions
             # move inside it (the absent-row branch below knows logical absence only)
-            kept = (
-                glue_evaluates(node)
-                or (failing_subscript(node) and compiles_with_casts(node))
-                or (ansi and failing_cast(node, column_type) and compiles_with_casts(node))
-                or _keeps_call(node, kept_call)
-            )
+            if _fails_somewhere(node):
+                # a failing call under one Spark computes whole (``date_add(make_date(
+                # 2024, 2, FIRST(B.i)), 1)``) or the glue has for some types only
+                # (``to_char`` of a DATE): split into parts the glue keeps, if any
+                split = split_all(node, lambda n: ref(n) != "const")
+                if split is not None and keeps(split):
+                    return _standing_for(rewrite(split), node)
+            kept = keeps(node)
             pushed = None if kept else _pushed(node, r, special, absent)
             if pushed is not None:
                 return pushed
@@ -181,6 +209,38 @@ def _keeps_call(node: exp.Expression, kept_call: Callable[[exp.Expression], bool
     """Whether ``node`` has a call ``kept_call`` keeps and the glue compiles the rest."""
     kept = {id(n) for n in node.walk() if isinstance(n, exp.Anonymous) and kept_call(n)}
     return bool(kept) and compiles(node, also=lambda n: id(n) in kept)
+
+
+def _fails_somewhere(node: exp.Expression) -> bool:
+    """Whether ``node`` has a subscript or a call that fails on some values (not one that
+    parses text: ``pushdown.failing_cast`` and the README's known difference)."""
+    return failing_subscript(node) or any(fails_on_plain_values(n) for n in node.walk())
+
+
+def split_all(
+    node: exp.Expression, splits: Callable[[exp.Expression], bool]
+) -> exp.Expression | None:
+    """A copy of ``node`` with every exact split of :func:`decompose` applied to the
+    sub-expressions ``splits`` says, nested ones too (``unix_date(date_sub(x, 3))`` to
+    the glue's day arithmetic of ``x``); None when no split applies."""
+    changed = False
+
+    def split(n: exp.Expression) -> exp.Expression:
+        nonlocal changed
+        if not splits(n):
+            return n
+        parts = decompose(n)
+        if parts is not None:
+            changed = True
+            if n.parent is not None:
+                n.replace(parts)
+            n = parts
+        for child in list(n.iter_expressions()):
+            split(child)
+        return n
+
+    new = split(node.copy())
+    return new if changed else None
 
 
 def failing_subscript(node: exp.Expression) -> bool:

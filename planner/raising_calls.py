@@ -37,17 +37,44 @@ _TWINNED = {n[4:] for n in SPARK_FUNCTIONS if n.startswith("TRY_") and n[4:] in 
 FAILING_FUNCTIONS = (_FAILING | _TWINNED) - {"CAST"}
 
 
+#: failing functions that fail on text they parse or convert, or on a pattern, format or
+#: zone that is no literal (``to_date(s)``, ``regexp_extract(s, p)``, ``date_add(s, 1)``):
+#: of the dates, timestamps and literal patterns conditions mostly read they cannot fail,
+#: and Spark's column, computed before matching, is the faster form
+PARSING = frozenset(
+    """
+    ADD_MONTHS CONVERT_TIMEZONE DATE_ADD DATE_FORMAT DATE_SUB FROM_UNIXTIME
+    FROM_UTC_TIMESTAMP NEXT_DAY REGEXP REGEXP_COUNT REGEXP_EXTRACT REGEXP_EXTRACT_ALL
+    REGEXP_INSTR REGEXP_LIKE REGEXP_REPLACE REGEXP_SUBSTR RLIKE SPLIT TO_DATE TO_TIMESTAMP
+    TO_UNIX_TIMESTAMP TO_UTC_TIMESTAMP UNIX_TIMESTAMP
+    """.split()
+)
+
+
 def fails_on_values(node: exp.Expression) -> bool:
     """Whether ``node`` is a call of a function in :data:`FAILING_FUNCTIONS`."""
-    if isinstance(node, exp.Anonymous):
-        return node.name.upper() in FAILING_FUNCTIONS
     if isinstance(node, (exp.Like, exp.ILike)):  # a pattern from a row: a bad escape
         pattern = node.expression
         return not (isinstance(pattern, exp.Literal) and pattern.is_string)
-    name = _NODE_NAMES.get(type(node).__name__)
-    if name is None and isinstance(node, exp.Func) and not isinstance(node, exp.AggFunc):
-        name = _written_name(node)
-    return name is not None and name.upper() in FAILING_FUNCTIONS
+    return _failing_name(node) is not None
+
+
+def fails_on_plain_values(node: exp.Expression) -> bool:
+    """Whether ``node`` calls a function that fails on some values other than text it
+    parses or a pattern (:data:`PARSING`): ``make_date(2024, 2, d)``, ``unbase64(s)``."""
+    name = _failing_name(node)
+    return name is not None and name not in PARSING
+
+
+def _failing_name(node: exp.Expression) -> str | None:
+    """The upper-case name of the function of :data:`FAILING_FUNCTIONS` ``node`` calls."""
+    if isinstance(node, exp.Anonymous):
+        name = node.name
+    else:
+        name = _NODE_NAMES.get(type(node).__name__)
+        if name is None and isinstance(node, exp.Func) and not isinstance(node, exp.AggFunc):
+            name = _written_name(node)
+    return name.upper() if name is not None and name.upper() in FAILING_FUNCTIONS else None
 
 
 def _written_name(node: exp.Func) -> str:

@@ -128,6 +128,29 @@ def test_a_pushed_function_is_a_spark_column_and_the_glue_stays_vectorized():
 
 
 @pytest.mark.parametrize(
+    ("define", "spark_computes"),
+    [
+        # fails on some values: the glue computes it for the one row the condition reads
+        ("make_date(2024, 1, FIRST(S.v)) < N.ts", None),
+        ("unbase64(FIRST(S.path)) IS NOT NULL", None),
+        ("pmod(FIRST(S.v), 3) = 1", None),
+        # parses text or reads a pattern: Spark's column, the faster form
+        ("regexp_extract(FIRST(S.path), '/(\\w+)', 1) = N.item", "REGEXP_EXTRACT(`path`"),
+        ("date_format(FIRST(S.ts), 'dd') > '04'", "DATE_FORMAT(`ts`, 'dd')"),
+    ],
+)
+def test_a_failing_function_of_another_row_is_computed_for_the_row_read(define, spark_computes):
+    columns = ["usr", "id", "ts", "path", "item", "v"]
+    body = f"PARTITION BY usr ORDER BY id PATTERN (S N+) DEFINE N AS {define}"
+    p = plan_clause(parse_clause(body), columns, ansi=True, column_types={"ts": "timestamp"})
+    texts = [text for _, text in p.precomputed]
+    if spark_computes is None:
+        assert texts == []
+    else:
+        assert any(text.startswith(spark_computes) for text in texts), texts
+
+
+@pytest.mark.parametrize(
     ("cast", "types", "pushed"),
     [
         ("CAST(S.v AS DOUBLE)", {"v": "int"}, True),  # widens: cannot fail
@@ -4141,3 +4164,48 @@ def test_a_udf_named_like_running_or_final_keeps_its_name(spark, clause, inlined
             spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
     want = matchrec.sql(spark, f"SELECT * FROM udf_prices MATCH_RECOGNIZE ({head}{inlined})")
     assert got[0] and got == [sorted(map(tuple, want.collect()))] * 3
+
+
+#: row 3 is a B row (its text is no A's) whose day -2 makes no date; no match reads it as
+#: the first B row, the only one each condition below reads the day of
+_UNREAD_BAD_DAY = """(1, 1, 'x', 1), (1, 2, '12', 5), (1, 3, 'bad', {day}),
+ (1, 4, 'y', 1), (1, 5, '7', 3), (1, 6, 'worse', 20) AS u(p, o, s, i)"""
+
+
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "make_date(2024, 2, FIRST(B.i)) > DATE'2024-01-01'",
+        "date_add(make_date(2024, 2, FIRST(B.i)), 1) > DATE'2024-02-04'",
+        "unix_date(date_sub(make_date(2024, 2, FIRST(B.i)), 3)) > 19750",
+        "date_format(make_date(2024, 2, FIRST(B.i)), 'dd') > '04'",
+        "datediff(make_date(2024, 2, FIRST(B.i)), DATE'2024-01-01') > 34",
+        "CAST(unbase64(base64(FIRST(B.s))) AS STRING) = FIRST(B.s) AND FIRST(B.i) > 4",
+        "to_char(make_date(2024, 2, FIRST(B.i)), 'dd') > '04'",
+    ],
+)
+def test_a_function_failing_on_a_row_no_condition_reads_fails_no_job(spark, condition):
+    """make_date(2024, 2, -2) fails under ANSI mode; row 3 meets B's row-local condition
+    but no match reads its day: every door answers as the same query over data where
+    that day is a valid one (Spark computing make_date over every B row would fail)."""
+    body = (
+        "PARTITION BY p ORDER BY o MEASURES CLASSIFIER() AS c, MATCH_NUMBER() AS n "
+        "ALL ROWS PER MATCH PATTERN (A B*) "
+        f"DEFINE A AS A.s IN ('x', 'y'), B AS B.s NOT IN ('x', 'y') AND {condition}"
+    )
+    literal = "'" + body.replace("'", "''") + "'"
+    matchrec.register(spark)
+    with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
+        want = matchrec.sql(
+            spark, f"SELECT * FROM VALUES {_UNREAD_BAD_DAY.format(day=1)} MATCH_RECOGNIZE ({body})"
+        ).collect()
+        source = f"(SELECT * FROM VALUES {_UNREAD_BAD_DAY.format(day=-2)})"
+        got = {
+            "sql": matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})"),
+            "udtf": spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, {literal})"),
+        }
+        for door, frame in got.items():
+            assert sorted(frame.select("p", "o", "c", "n").collect()) == sorted(
+                (r.p, r.o, r.c, r.n) for r in want
+            ), door
+    assert {r.c for r in want} == {"A", "B"}
