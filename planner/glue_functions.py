@@ -709,6 +709,11 @@ def sequence(start: Any, stop: Any, step: Any = None) -> list[Any]:
         return temporal_sequence(start, stop, step)
     if step is None:
         step = 1 if start <= stop else -1
+    elif isinstance(step, (bool, float, Decimal, date)):  # Spark refuses the step's type
+        raise TypeError(
+            f"sequence() of integers takes an integral step, not {to_text(step)} (Spark's "
+            "DATATYPE_MISMATCH.SEQUENCE_WRONG_INPUT_TYPES when it analyses the query)"
+        )
     if not ((step > 0 and start <= stop) or (step < 0 and start >= stop) or start == stop):
         raise ValueError(
             f"illegal sequence boundaries: {start} to {stop} by {step} (Spark's "

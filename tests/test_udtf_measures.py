@@ -40,7 +40,7 @@ from pyspark.sql.types import (
 )
 
 import matchrec
-from matchrec.errors import MatchRecognizeError, UnsupportedError
+from matchrec.errors import MatchRecognizeError, SemanticError, UnsupportedError
 
 VIEW = "mr_tfm_t"
 ROWS = """
@@ -1015,10 +1015,6 @@ def test_a_lambda_of_a_type_its_function_does_not_take_is_sparks_refusal(measure
             "sequence",
             "cannot infer the Spark",
         ),
-        # Spark refuses a fractional step (SEQUENCE_WRONG_INPUT_TYPES); it was a run-time
-        # error at the first value
-        ("sequence(1, 5, LAST(B.dbl))", "sequence", "cannot infer the Spark"),
-        ("sequence(FIRST(A.i), 5, LAST(B.d))", "sequence", "cannot infer the Spark"),
     ],
 )
 def test_refused_with_a_caret_before_any_job(measure, at, says):
@@ -1027,6 +1023,46 @@ def test_refused_with_a_caret_before_any_job(measure, at, says):
         build_program(body, INPUT)
     assert says in info.value.message
     assert body[info.value.pos :].startswith(at)
+
+
+@pytest.mark.parametrize("step", ["FIRST(B.dbl)", "FIRST(B.dbl) + B.dbl"])
+def test_a_sequence_step_spark_refuses_in_define_is_its_error_in_both_doors(spark, step):
+    """matchrec.sql has Spark analyse the step's type when the query is built; the table
+    function's DEFINE, which cannot ask Spark, stops at the first value with the same
+    error class (not a wrong INVALID_SEQUENCE_BOUNDARIES or an answer)."""
+    body = (
+        "PARTITION BY p ORDER BY k MEASURES count(*) AS n PATTERN (A B*) "
+        f"DEFINE B AS size(sequence(1, 5, {step})) > 0"
+    )
+    source = "(SELECT * FROM VALUES (1, 1, 1.5D), (1, 2, 2.5D), (1, 3, 0.5D) AS u(p, k, dbl))"
+    matchrec.register(spark)
+    with pytest.raises(MatchRecognizeError, match="SEQUENCE_WRONG_INPUT_TYPES"):
+        matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})").collect()
+    with pytest.raises(MatchRecognizeError, match="SEQUENCE_WRONG_INPUT_TYPES"):
+        spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, {_literal(body)})").collect()
+
+
+@pytest.mark.parametrize(
+    ("measure", "says"),
+    [
+        ("sequence(1, 5, LAST(B.dbl))", "takes an integral step, not one of type DOUBLE"),
+        ("sequence(FIRST(A.i), 5, LAST(B.d))", "an integral step, not one of type DECIMAL(4,2)"),
+        (
+            "sequence(FIRST(A.dt), LAST(B.dt), FIRST(A.i))",
+            "takes an interval step, not one of type INT",
+        ),
+    ],
+)
+def test_a_sequence_step_spark_refuses_is_its_error_before_any_job(measure, says):
+    """Spark refuses a step of the wrong type when it analyses the query (its
+    SEQUENCE_WRONG_INPUT_TYPES, as matchrec.sql shows); the table function says so too,
+    at the measure, rather than that it cannot infer a type."""
+    body = BODY.format(measure=measure)
+    with pytest.raises(SemanticError) as info:
+        build_program(body, INPUT)
+    assert info.value.message.startswith("[DATATYPE_MISMATCH.SEQUENCE_WRONG_INPUT_TYPES]")
+    assert says in info.value.message
+    assert body[info.value.pos :].startswith("sequence")
 
 
 @pytest.mark.parametrize(
@@ -1201,6 +1237,15 @@ _UNREAD_BAD_VALUES = """(1, 1, 'x', 1), (1, 2, '12', 5), (1, 3, 'bad', -2),
         "format_number(CAST(FIRST(B.s) AS INT), 1)",
         "CAST(FIRST(B.s) AS INT) * 2 + quarter(DATE'2024-05-01')",
         "dayofmonth(make_date(2024, 2, FIRST(B.i))) * 2",
+        # under calls split into the glue's parts (date_add, date_format, to_char)
+        "date_add(make_date(2024, 2, FIRST(B.i)), 1)",
+        "unix_date(date_sub(make_date(2024, 2, FIRST(B.i)), 3))",
+        "date_format(make_date(2024, 2, FIRST(B.i)), 'yyyy-MM-dd')",
+        "datediff(make_date(2024, 2, FIRST(B.i)), DATE'2024-01-01')",
+        "add_months(make_date(2024, 2, FIRST(B.i)), 1)",
+        # a failing call over a split one (base64's is the glue's own call)
+        "CAST(unbase64(base64(FIRST(B.s))) AS STRING)",
+        "to_char(make_date(2024, 2, FIRST(B.i)), 'yyyy-MM-dd')",  # the glue's of a DATE
     ],
 )
 def test_a_function_failing_on_a_row_the_measure_never_reads_fails_no_job(spark, view, measure):
