@@ -450,14 +450,21 @@ _INTEGRAL = (T.TINYINT, T.SMALLINT, T.INT, T.BIGINT)
 def _sequence(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``sequence(start, end[, step])`` of numbers, dates or timestamps: their common
     type (a number's step's too: ``sequence(1, 5, 2L)`` is an ARRAY<BIGINT>), never
-    NULL."""
+    NULL; None where Spark refuses the types (:mod:`planner.sequence_types`)."""
+    from .sequence_types import sequence_refusal  # its names are type_names', built on this
+    from .type_names import type_name
+
     step = node.args.get("step")
     bounds = [node.args["start"], node.args["end"]]
+    types = [type_of(b) for b in bounds]
     step_type = type_of(step) if step is not None else None
+    if any(t is None for t in types) or (step is not None and step_type is None):
+        return None
+    names = (type_name(types[0]), type_name(types[1]))
+    if sequence_refusal(names, type_name(step_type) if step_type is not None else None):
+        return None
     if step_type is not None and step_type.this in _INTEGRAL:
         bounds.append(step)
-    elif step_type is not None and step_type.this in (T.FLOAT, T.DOUBLE, T.DECIMAL):
-        return None  # Spark refuses it (SEQUENCE_WRONG_INPUT_TYPES)
     element = common(bounds)
     if element is None or element.this not in (*_INTEGRAL, *DATETIMES):
         return None

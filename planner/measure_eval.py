@@ -2178,15 +2178,6 @@ def compile_measures(plan: MatchPlan, columns: Mapping[str, exp.DataType]) -> Co
         t = infer_type(tree, env)
         coerce = coercer(t, plan.program.ansi, plan.clause.sql, pos) if t is not None else None
         if t is None or coerce is None:
-            wrong_step = _wrong_sequence_step(tree, env) if t is None else None
-            if wrong_step is not None:
-                raise SemanticError(
-                    f"[DATATYPE_MISMATCH.SEQUENCE_WRONG_INPUT_TYPES] measure {alias!r}: "
-                    f"{wrong_step[0]}: Spark refuses it when it analyses the query",
-                    sql=plan.clause.sql,
-                    pos=pos,
-                    hint=wrong_step[1],
-                )
             unknown = _untyped_call(tree, env, measure.expr.text) if t is None else None
             why = ""
             if unknown and is_internal(unknown):
@@ -2232,34 +2223,6 @@ def closest_function(name: str) -> str | None:
 #: the names a misspelling is matched to: Spark's functions and the row pattern functions
 #: (not matchrec's own ``__MR_...`` nor sqlglot's names of other dialects' functions)
 _SUGGESTED = sorted(SPARK_FUNCTIONS | ROW_PATTERN_CALLS)
-
-
-def _wrong_sequence_step(tree: exp.Expression, env: TypeEnv) -> tuple[str, str] | None:
-    """(what is wrong, a hint) for a ``sequence`` of ``tree`` whose step Spark refuses for
-    its bounds (SEQUENCE_WRONG_INPUT_TYPES): numbers step by an integer, dates and
-    timestamps by an interval."""
-    for node in tree.find_all(exp.GenerateSeries):
-        step = node.args.get("step")
-        if step is None:
-            continue
-        types = [infer_type(node.args[k], env) for k in ("start", "end")]
-        step_type = infer_type(step, env)
-        if step_type is None or any(t is None for t in types):
-            continue
-        if all(t.this in INTEGRAL_DIGITS for t in types) and step_type.this not in INTEGRAL_DIGITS:
-            return (
-                "sequence() of integers takes an integral step, not one of type "
-                f"{type_name(step_type).upper()}",
-                "CAST the step to an integer type: CAST(... AS INT)",
-            )
-        datetimes = all(t.is_type(*exp.DataType.TEMPORAL_TYPES) for t in types)
-        if datetimes and not is_interval(step_type):
-            return (
-                "sequence() of dates or timestamps takes an interval step, not one of type "
-                f"{type_name(step_type).upper()}",
-                "write the step as an interval: INTERVAL 1 DAY",
-            )
-    return None
 
 
 def _unknown_call(name: str) -> str:

@@ -33,6 +33,7 @@ from matchrec.moments import STATISTICS
 from .glue_functions import ARITHMETIC, COMPARISONS
 from .java_format import conversion_error
 from .pyeval import OPERATORS, call_args
+from .sequence_types import sequence_refusal
 from .sqltext import (
     ROW_PATTERN_CALLS,
     STANDS_FOR,
@@ -163,8 +164,15 @@ def _int_only(node: exp.Expression) -> list[exp.Expression] | None:
     return rule(node) if rule is not None else None
 
 
+#: the operator of a check of a ``sequence``'s argument types
+SEQUENCE_ARGUMENTS = "arguments of sequence"
+
+
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
     """The value operands of a checked operator node, or None for other nodes."""
+    if isinstance(node, exp.GenerateSeries):
+        step = node.args.get("step")
+        return [node.args["start"], node.args["end"], *([step] if step is not None else [])]
     mapped = _map_checked(node)
     if mapped is not None:
         return mapped[1]
@@ -205,6 +213,8 @@ def build_check(
     if not args:
         return None
     operands = tuple(_operand(a, probe, sql, base) for a in args)
+    if isinstance(node, exp.GenerateSeries):
+        return TypeCheck(SEQUENCE_ARGUMENTS, operands, glue, clause)
     mapped = _map_checked(node)
     if mapped is not None:
         operator = f"{MAP_ARGUMENT} {written_call_name(node, sql, base)} {mapped[0]}"
@@ -575,6 +585,23 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
 _INTEGERS = ("tinyint", "smallint", "int", "void")
 
 
+def _sequence_arguments(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """Spark's SEQUENCE_WRONG_INPUT_TYPES for argument types it refuses, at the argument
+    at fault (:func:`planner.sequence_types.sequence_refusal`)."""
+    refusal = sequence_refusal((types[0], types[1]), types[2] if len(types) > 2 else None)
+    if refusal is None:
+        return None
+    at, what, hint = refusal
+    operand = check.operands[at]
+    return SemanticError(
+        f"[DATATYPE_MISMATCH.SEQUENCE_WRONG_INPUT_TYPES] {what}: {operand.text} in "
+        f"{check.clause} (Spark refuses it when it analyses the query)",
+        sql=sql,
+        pos=operand.pos,
+        hint=hint,
+    )
+
+
 def _not_int_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
     """The error for a count or position of a :data:`_INT_ONLY` call that is a wider
     number (its check's operator: :data:`INT_ARGUMENT` and the name as written)."""
@@ -806,6 +833,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _map_argument(check, types, sql)
     if check.operator.startswith(INT_ARGUMENT):
         return _not_int_argument(check, types, sql)
+    if check.operator == SEQUENCE_ARGUMENTS:
+        return _sequence_arguments(check, types, sql)
     if check.operator == CHECKED[exp.IntDiv]:
         fractional = _fractional_div(check, types, sql)
         if fractional is not None:

@@ -1025,44 +1025,77 @@ def test_refused_with_a_caret_before_any_job(measure, at, says):
     assert body[info.value.pos :].startswith(at)
 
 
+#: sequence() arguments Spark refuses (both ANSI modes), the argument at fault and what
+#: the message says; against :data:`INPUT`
+REFUSED_SEQUENCES = [
+    (
+        "sequence(1, 5, LAST(B.dbl))",
+        "LAST(B.dbl)",
+        "takes an integral step, not one of type DOUBLE",
+    ),
+    ("sequence(FIRST(A.i), 5, LAST(B.d))", "LAST(B.d)", "not one of type DECIMAL(4,2)"),
+    ("sequence(FIRST(A.i), 5, FIRST(A.dt))", "FIRST(A.dt)", "integral step, not one of type DATE"),
+    ("sequence(1, 9, FIRST(A.dti))", "FIRST(A.dti)", "not one of type INTERVAL DAY TO SECOND"),
+    ("sequence(FIRST(A.dt), LAST(B.dt), FIRST(A.i))", "FIRST(A.i)", "an interval step, not"),
+    ("sequence(FIRST(A.ts), LAST(B.ts), NULL)", "NULL", "an interval step, not one of type VOID"),
+    ("sequence(FIRST(A.dbl), 9)", "FIRST(A.dbl)", "integers, dates or timestamps, not DOUBLE"),
+    ("sequence(1, LAST(B.d), 1)", "LAST(B.d)", "integers, dates or timestamps, not DECIMAL(4,2)"),
+    ("sequence(FIRST(A.dt), 9)", "9", "of one kind, not DATE and INT"),
+]
+
+
+@pytest.mark.parametrize(("call", "at", "says"), REFUSED_SEQUENCES)
+@pytest.mark.parametrize("clause", ["MEASURES", "DEFINE"])
+def test_a_sequence_spark_refuses_is_its_error_at_the_argument_before_any_job(
+    call, at, says, clause
+):
+    """Spark refuses these argument types when it analyses the query (its
+    SEQUENCE_WRONG_INPUT_TYPES, as matchrec.sql shows); the table function says so too,
+    with the caret at the argument at fault, in MEASURES and DEFINE alike."""
+    if clause == "MEASURES":
+        body = BODY.format(measure=f"size({call})")
+    else:
+        body = BODY.format(measure="count(*)").replace("B AS true", f"B AS size({call}) > 0")
+    with pytest.raises(SemanticError) as info:
+        build_program(body, INPUT)
+    assert info.value.message.startswith("[DATATYPE_MISMATCH.SEQUENCE_WRONG_INPUT_TYPES]")
+    assert says in info.value.message
+    assert f"in {clause}" in info.value.message
+    assert body[info.value.pos :].startswith(at)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "sequence(1, 5, CAST(LAST(B.i) AS BIGINT))",
+        "sequence(FIRST(A.ti), LAST(B.si), 2)",
+        "sequence(1, 5, NULL)",
+        "sequence(FIRST(A.dt), LAST(B.ts), INTERVAL 1 DAY)",
+        "sequence(FIRST(A.dt), LAST(B.dt), FIRST(A.dti))",
+        "sequence(FIRST(A.ts), LAST(B.ts))",
+    ],
+)
+def test_a_sequence_spark_takes_is_typed(call):
+    """Types Spark takes (a wider integer step, NULL for numbers, a date and a timestamp,
+    a day-time step of dates) are not refused."""
+    build_program(BODY.format(measure=f"size({call})"), INPUT)
+
+
 @pytest.mark.parametrize("step", ["FIRST(B.dbl)", "FIRST(B.dbl) + B.dbl"])
-def test_a_sequence_step_spark_refuses_in_define_is_its_error_in_both_doors(spark, step):
-    """matchrec.sql has Spark analyse the step's type when the query is built; the table
-    function's DEFINE, which cannot ask Spark, stops at the first value with the same
-    error class (not a wrong INVALID_SEQUENCE_BOUNDARIES or an answer)."""
+def test_a_sequence_step_spark_refuses_is_a_positioned_error_in_both_doors(spark, step):
+    """In DEFINE, both doors stop before any job with matchrec's positioned error, of
+    Spark's class (not a wrong INVALID_SEQUENCE_BOUNDARIES, or an answer)."""
     body = (
         "PARTITION BY p ORDER BY k MEASURES count(*) AS n PATTERN (A B*) "
         f"DEFINE B AS size(sequence(1, 5, {step})) > 0"
     )
     source = "(SELECT * FROM VALUES (1, 1, 1.5D), (1, 2, 2.5D), (1, 3, 0.5D) AS u(p, k, dbl))"
     matchrec.register(spark)
-    with pytest.raises(MatchRecognizeError, match="SEQUENCE_WRONG_INPUT_TYPES"):
-        matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})").collect()
+    with pytest.raises(SemanticError, match="SEQUENCE_WRONG_INPUT_TYPES") as info:
+        matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})")
+    assert info.value.sql[info.value.pos :].startswith(step)
     with pytest.raises(MatchRecognizeError, match="SEQUENCE_WRONG_INPUT_TYPES"):
         spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, {_literal(body)})").collect()
-
-
-@pytest.mark.parametrize(
-    ("measure", "says"),
-    [
-        ("sequence(1, 5, LAST(B.dbl))", "takes an integral step, not one of type DOUBLE"),
-        ("sequence(FIRST(A.i), 5, LAST(B.d))", "an integral step, not one of type DECIMAL(4,2)"),
-        (
-            "sequence(FIRST(A.dt), LAST(B.dt), FIRST(A.i))",
-            "takes an interval step, not one of type INT",
-        ),
-    ],
-)
-def test_a_sequence_step_spark_refuses_is_its_error_before_any_job(measure, says):
-    """Spark refuses a step of the wrong type when it analyses the query (its
-    SEQUENCE_WRONG_INPUT_TYPES, as matchrec.sql shows); the table function says so too,
-    at the measure, rather than that it cannot infer a type."""
-    body = BODY.format(measure=measure)
-    with pytest.raises(SemanticError) as info:
-        build_program(body, INPUT)
-    assert info.value.message.startswith("[DATATYPE_MISMATCH.SEQUENCE_WRONG_INPUT_TYPES]")
-    assert says in info.value.message
-    assert body[info.value.pos :].startswith("sequence")
 
 
 @pytest.mark.parametrize(
