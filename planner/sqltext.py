@@ -1181,14 +1181,20 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
     (a node the planner rewrote, or one ending in a word sqlglot keeps no position of,
     as in ``x IS NULL``, does not)."""
     ends = _ends(node)
-    if not ends:
-        return None
     start = node_pos(node, base, sql)
-    end = _closed_at(sql, start, base + max(ends) + 1)
+    if ends:
+        end = _closed_at(sql, start, base + max(ends) + 1)
+    elif isinstance(node, exp.Interval) and _INTERVAL_WORD.match(sql, start):
+        end = start + len("INTERVAL")  # ``INTERVAL 1 DAY``: no token of it has a position
+    else:
+        return None
     if end is None or not sql[start:end].strip():
         return None
     wanted = node.sql(dialect=MatchRecognizeDialect)
-    for _ in range(_UNPOSITIONED_TAIL + 1):
+    # a last token sqlglot keeps no position of (``INTERVAL 1 DAY``'s number and unit,
+    # ``x IS NULL``'s NULL) is looked for after the positioned ones
+    tail = _UNPOSITIONED_TAIL if any(_unpositioned_leaf(n) for n in node.walk()) else 0
+    for _ in range(tail + 1):
         span = sql[start:end]
         try:
             read = sqlglot.parse_one(prepare(span), read=MatchRecognizeDialect)
@@ -1196,7 +1202,6 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
                 return " ".join(span.split())
         except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, UnsupportedSqlError):
             pass
-        # a last token sqlglot keeps no position of (``INTERVAL 1 DAY``'s number and unit)
         more = _NEXT_TOKEN.match(sql, end)
         if more is None:
             return None
@@ -1205,8 +1210,13 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
 
 
 #: how many tokens without a position may end a node's text, and one such token
-_UNPOSITIONED_TAIL = 5
+_UNPOSITIONED_TAIL = 8
 _NEXT_TOKEN = re.compile(r"\s*(?:[A-Za-z_]\w*|\d+(?:\.\d*)?|'[^']*'|[-+*/%<>=!|&]+)")
+
+
+def _unpositioned_leaf(node: exp.Expression) -> bool:
+    """A node of no sub-expressions and no position (``1`` of ``INTERVAL 1 DAY``)."""
+    return "start" not in node.meta and next(node.iter_expressions(), None) is None
 
 
 def written_call(sql: str, start: int, limit: int = 60) -> str | None:
@@ -1682,6 +1692,7 @@ _LEADING: dict[type, tuple[str, ...]] = {
     exp.Cast: ("CAST(", "CAST (", "TIMESTAMP_NTZ", "TIMESTAMP_LTZ", "TIMESTAMP", "DATE"),
     exp.TryCast: ("TRY_CAST(", "CAST(", "TRY_CAST (", "CAST ("),
     exp.Exists: ("EXISTS(", "EXISTS ("),
+    exp.Interval: ("INTERVAL",),  # ``INTERVAL '1' DAY``: of its string's position
 }
 
 
@@ -1709,7 +1720,23 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
             inner = _starts(left)
             if inner:
                 pos = min(pos, _leading(left, base + min(inner), base, sql))
+            elif isinstance(left.unnest(), exp.Interval) or (  # ``INTERVAL 90 MINUTES + x``
+                isinstance(left, exp.Neg) and isinstance(left.this, exp.Interval)
+            ):
+                pos = _leading(left, _interval_before(pos, base, sql), base, sql)
     return pos
+
+
+_INTERVAL_WORD = re.compile(r"(?i)\bINTERVAL\b")
+#: an interval's keyword, then text of no other expression up to the position searched
+_INTERVAL_KEYWORD = re.compile(r"(?i)\bINTERVAL\b[^(),]*$")
+
+
+def _interval_before(pos: int, base: int, sql: str) -> int:
+    """Where the interval that ends right before ``pos`` (an operator between) starts,
+    ``INTERVAL 90 MINUTES`` having no position of its own; ``pos`` if none does."""
+    found = _INTERVAL_KEYWORD.search(sql, base, pos)
+    return found.start() if found is not None else pos
 
 
 _NAME_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*$")
@@ -1751,6 +1778,9 @@ def _unpositioned(node: exp.Expression, base: int, sql: str | None) -> int:
             text = node.sql(dialect=MatchRecognizeDialect).upper()
         except UnsupportedSqlError:  # its text is unknown: placed at its parent
             text = ""
+        if isinstance(node, exp.Interval):  # its number is written unquoted (``INTERVAL 1 DAY``)
+            found = _INTERVAL_WORD.search(sql, base + after)
+            return found.start() if found is not None else node_pos(parent, base, sql)
         i = sql.upper().find(text, base + after) if text else -1
         if i >= 0:
             return i

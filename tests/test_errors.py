@@ -1413,6 +1413,11 @@ def test_the_table_functions_type_error_quotes_the_call_as_written():
         "date  '2024-01-01'",
         "TIMESTAMP_NTZ'2024-01-01 00:00:00' + INTERVAL '1' DAY",
         "LAST(d) + INTERVAL 1 DAY",
+        "INTERVAL 90 MINUTES + LAST(d)",
+        "interval '1' day + LAST(d)",
+        "-INTERVAL 3 DAYS + LAST(d)",
+        "INTERVAL 1 DAY",
+        "LAST(d) - INTERVAL 1 DAY + INTERVAL 2 HOURS",
     ],
 )
 def test_a_type_error_quotes_typed_literals_and_intervals_as_written(operand):

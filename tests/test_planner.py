@@ -376,6 +376,26 @@ def test_node_pos_of_a_cast_negation_or_not_whose_operand_starts_with_one(text):
     assert node_pos(outer, base, sql) == base
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "INTERVAL 90 MINUTES + ts",
+        "interval '1' day + ts",
+        "-INTERVAL 3 DAYS + ts",
+        "INTERVAL 1 DAY",
+        "INTERVAL '1 2' DAY TO HOUR - ts",
+    ],
+)
+def test_node_pos_of_an_expression_starting_with_an_interval(text):
+    """An interval keeps no position of its keyword, nor of an unquoted number and its
+    unit: an expression it starts is placed on ``INTERVAL`` (or the ``-`` before it),
+    not on the first token after it."""
+    sql = f"xx DEFINE B AS PREV(ts) < {text}"
+    base = sql.index("PREV")
+    tree = parse_expression(SqlExpr(sql[base:], base), sql)
+    assert node_pos(tree.expression, base, sql) == sql.index(text)
+
+
 def test_sql_udfs_are_looked_up_only_where_the_glue_would_call_them():
     """A SQL UDF of two rows is inlined (its body, arguments CAST to the parameter
     types), and so is one of another row's value (Spark would call it on every row: it
