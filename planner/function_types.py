@@ -485,7 +485,7 @@ def _array_union(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType 
     types = [type_of(a) for a in _args(node)]
     if len(types) != 2 or any(t is None or t.this != T.ARRAY for t in types):
         return None
-    element = common([exp.Cast(this=exp.null(), to=element_type(t).copy()) for t in types])
+    element = tightest(element_type(types[0]), element_type(types[1]))  # Spark casts both
     if element is None:
         return None
     return array_of(element, no_nulls=all(t.meta.get(NO_NULL_ELEMENTS) for t in types))
@@ -505,12 +505,14 @@ def _array_pair(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType |
 
 
 def _array_remove(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    """``array_remove(a, x)``: an array of the common type of ``a``'s elements and ``x``."""
+    """``array_remove(a, x)``: an array of the tightest common type of ``a``'s elements
+    and ``x``."""
     args = _args(node)
     values = type_of(args[0]) if len(args) == 2 else None
-    if values is None or values.this != T.ARRAY:
+    value = type_of(args[1]) if values is not None and values.this == T.ARRAY else None
+    if values is None or value is None:
         return None
-    element = common([_typed_null(element_type(values)), args[1]])
+    element = tightest(element_type(values), value)
     if element is None:
         return None
     return array_of(element, no_nulls=bool(values.meta.get(NO_NULL_ELEMENTS)))
@@ -528,12 +530,14 @@ def _array_repeat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType
 
 
 def _array_insert(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    """``array_insert(arr, pos, x)``: an array of the common type of the elements and ``x``."""
+    """``array_insert(arr, pos, x)``: an array of the tightest common type of the elements
+    and ``x``."""
     args = _args(node)
     values = type_of(args[0]) if len(args) == 3 else None
-    if values is None or values.this != T.ARRAY:
+    value = type_of(args[2]) if values is not None and values.this == T.ARRAY else None
+    if values is None or value is None:
         return None
-    element = common([_typed_null(element_type(values)), args[2]])
+    element = tightest(element_type(values), value)
     return array_of(element) if element is not None else None
 
 
@@ -764,10 +768,11 @@ _TIGHTEST_RANKS = [
 ]
 
 
-def _tightest(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
-    """Spark's tightest common type of ``a`` and ``b`` (the element type ``array_append``
-    takes), None where it has none (a STRING beside a number, a DECIMAL beside a
-    fraction or an integer it cannot hold: Spark refuses the call)."""
+def tightest(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
+    """Spark's tightest common type of ``a`` and ``b`` (the element type ``array_append``,
+    ``array_remove`` and ``array_union`` take), None where it has none (a STRING beside a
+    number, a DECIMAL beside a fraction or an integer it cannot hold, intervals of other
+    units: Spark refuses the call); arrays, maps and structs part by part."""
     if b.this == T.NULL or a == b:
         return a
     if a.this == T.NULL:
@@ -779,7 +784,46 @@ def _tightest(a: exp.DataType, b: exp.DataType) -> exp.DataType | None:
         digits = decimal_params(decimal)
         if digits is not None and integral.this in INTEGRAL_DIGITS:
             return decimal if digits[0] - digits[1] >= INTEGRAL_DIGITS[integral.this] else None
-    return None
+    return _part_by_part(a, b, tightest)
+
+
+def _part_by_part(
+    a: exp.DataType,
+    b: exp.DataType,
+    join: Callable[[exp.DataType, exp.DataType], exp.DataType | None],
+) -> exp.DataType | None:
+    """Two arrays, maps or structs (of the same field names, regardless of case; the
+    first one's kept) joined part by part by ``join``; None for any other pair."""
+    if a.this != b.this or a.this not in _NESTED or len(a.expressions) != len(b.expressions):
+        return None
+    parts: list[exp.Expression] = []
+    for x, y in zip(a.expressions, b.expressions):
+        if isinstance(x, exp.ColumnDef) and isinstance(y, exp.ColumnDef):
+            kinds = (x.args.get("kind"), y.args.get("kind"))
+            same = None not in kinds and x.name.lower() == y.name.lower()
+            joined = join(*kinds) if same else None
+            parts.append(exp.ColumnDef(this=x.this.copy(), kind=joined.copy()) if joined else None)
+        elif isinstance(x, exp.DataType) and isinstance(y, exp.DataType):
+            joined = join(x, y)
+            parts.append(joined.copy() if joined is not None else None)
+        else:
+            return None
+    if any(p is None for p in parts):
+        return None
+    return exp.DataType(this=a.this, expressions=parts, nested=True)
+
+
+_NESTED = (T.ARRAY, T.MAP, T.STRUCT)
+_NUMBERS = (*_TIGHTEST_RANKS[0], T.DECIMAL)
+
+
+def joins_without_strings(a: exp.DataType, b: exp.DataType) -> bool:
+    """Whether Spark has a wider type of ``a`` and ``b`` without casting to STRING (what
+    ``array_contains`` needs of its array's elements and its value): the tightest, or
+    any two numbers (a DECIMAL beside a DOUBLE), part by part in arrays and structs."""
+    if tightest(a, b) is not None or (a.this in _NUMBERS and b.this in _NUMBERS):
+        return True
+    return _part_by_part(a, b, lambda x, y: x if joins_without_strings(x, y) else None) is not None
 
 
 def _array_append(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
@@ -793,7 +837,7 @@ def _array_append(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType
     if t is None or t.this != T.ARRAY:
         return t
     value = type_of(element)
-    joined = _tightest(t.expressions[0], value) if value is not None else None
+    joined = tightest(t.expressions[0], value) if value is not None else None
     if joined is None:
         return None
     literal = isinstance(element, (exp.Literal, exp.Boolean))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import errors as sqlglot_errors
 from sqlglot import exp
@@ -30,6 +30,8 @@ from sqlglot import exp
 from matchrec.errors import SemanticError
 from matchrec.moments import STATISTICS
 
+from .element_types import ELEMENT_RULES, element_refusal
+from .function_types import key
 from .glue_functions import ARITHMETIC, COMPARISONS
 from .java_format import conversion_error
 from .pyeval import OPERATORS, call_args
@@ -85,6 +87,9 @@ class TypeCheck:
     #: format_string/printf: its literal pattern (the first operand), whose conversions
     #: are checked against the types of the others (:func:`_format_mismatch`)
     pattern: str | None = None
+    #: an array function's rule of its value's type beside its elements
+    #: (:data:`planner.element_types.ELEMENT_RULES`)
+    elements: str | None = None
 
 
 #: the operator of a check that a function's arguments hold no MAP (then its name)
@@ -218,7 +223,8 @@ def build_check(
     mapped = _map_checked(node)
     if mapped is not None:
         operator = f"{MAP_ARGUMENT} {written_call_name(node, sql, base)} {mapped[0]}"
-        return TypeCheck(operator, operands, glue, clause)
+        rule = ELEMENT_RULES.get(key(node))
+        return TypeCheck(operator, operands, glue, clause, elements=rule)
     if _int_only(node) is not None:
         operator = f"{INT_ARGUMENT} {written_call_name(node, sql, base)}"
         return TypeCheck(operator, operands, glue, clause)
@@ -458,7 +464,7 @@ def _not_boolean_aggregated(check: TypeCheck, types: list[str], sql: str) -> Sem
 def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
     """``check`` with the operands' probes replaced (same order)."""
     operands = tuple(Operand(p, o.text, o.pos, o.literal) for o, p in zip(check.operands, probes))
-    return TypeCheck(check.operator, operands, check.glue, check.clause, check.pattern)
+    return replace(check, operands=operands)
 
 
 def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str:
@@ -583,6 +589,24 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
 
 
 _INTEGERS = ("tinyint", "smallint", "int", "void")
+
+
+def _element_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """Spark's refusal of an array function's value (or second array) whose type has no
+    common type with the elements (:func:`planner.element_types.element_refusal`)."""
+    refusal = element_refusal(check.elements, types) if check.elements else None
+    if refusal is None:
+        return None
+    condition, at, what = refusal
+    name = check.operator[len(MAP_ARGUMENT) + 1 :].rsplit(" ", 1)[0]
+    operand = check.operands[at]
+    return SemanticError(
+        f"[DATATYPE_MISMATCH.{condition}] {name}() {what}: {operand.text} in {check.clause} "
+        "(Spark refuses it when it analyses the query)",
+        sql=sql,
+        pos=operand.pos,
+        hint="CAST it to the elements' type" if at else None,
+    )
 
 
 def _sequence_arguments(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
@@ -830,7 +854,7 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
     if check.operator.startswith(BOOLEAN_ARGUMENT):
         return _not_boolean_aggregated(check, types, sql)
     if check.operator.startswith(MAP_ARGUMENT):
-        return _map_argument(check, types, sql)
+        return _map_argument(check, types, sql) or _element_mismatch(check, types, sql)
     if check.operator.startswith(INT_ARGUMENT):
         return _not_int_argument(check, types, sql)
     if check.operator == SEQUENCE_ARGUMENTS:

@@ -1,0 +1,87 @@
+"""Whether Spark takes the value an array function looks for (``array_contains``,
+``array_position``, ``array_remove``) or its second array (``arrays_overlap``,
+``array_union``, ``array_intersect``, ``array_except``) beside the first array's
+elements. Spark decides when it analyses the query, ANSI mode or not, by a common type
+that never casts to STRING (``array_contains(array(1), '1')`` is refused): the tightest
+one, or for ``array_contains`` any two numbers. The table function, which computes these
+in Python, would answer instead (false, NULL): Spark's answer is the refusal. Read from
+Spark's simple type names; a type this does not model (CHAR, a collation, VARIANT) is
+left to Spark."""
+
+from __future__ import annotations
+
+from sqlglot import exp
+from sqlglot.errors import SqlglotError
+
+from .function_types import joins_without_strings, tightest
+from .type_names import read_named_type
+
+T = exp.DataType.Type
+
+#: call key (``function_types.key``) -> its rule: ``contains`` (a value, any two numbers
+#: join), ``value`` (a value of the tightest common type), ``arrays`` (two arrays)
+ELEMENT_RULES = {
+    "ArrayContains": "contains",
+    "ArrayPosition": "value",
+    "ArrayRemove": "value",
+    "ARRAYS_OVERLAP": "arrays",
+    "ARRAY_UNION": "arrays",
+    "ArrayIntersect": "arrays",
+    "ArrayExcept": "arrays",
+}
+
+_MODELED = {
+    T.TINYINT, T.SMALLINT, T.INT, T.BIGINT, T.FLOAT, T.DOUBLE, T.DECIMAL, T.TEXT,
+    T.BOOLEAN, T.BINARY, T.DATE, T.TIMESTAMP, T.TIMESTAMPTZ, T.TIMESTAMPNTZ, T.NULL,
+}  # fmt: skip
+
+
+def _read(name: str) -> exp.DataType | None:
+    """The type of Spark's name ``name``, if every part of it is one modeled here."""
+    if " collate " in name.lower():
+        return None
+    try:
+        t = read_named_type(name)
+    except (ValueError, TypeError, AttributeError, SqlglotError):
+        return None
+    modeled = _modeled(t)
+    return t if modeled else None
+
+
+def _modeled(t: exp.DataType) -> bool:
+    if isinstance(t.this, exp.Interval):
+        return True
+    if t.this in (T.ARRAY, T.MAP, T.STRUCT):
+        parts = [p.args.get("kind") if isinstance(p, exp.ColumnDef) else p for p in t.expressions]
+        return all(isinstance(p, exp.DataType) and _modeled(p) for p in parts)
+    return t.this in _MODELED
+
+
+def element_refusal(rule: str, types: list[str]) -> tuple[str, int, str] | None:
+    """Why Spark refuses a call of ``rule`` whose array and value (or two arrays) have
+    types named ``types``: (its error class, the index of the operand at fault, what is
+    wrong), or None."""
+    read = [_read(t) for t in types]
+    if len(read) != 2 or read[0] is None or read[1] is None or read[0].this != T.ARRAY:
+        return None
+    element, other = read[0].expressions[0], read[1]
+    if rule == "arrays":
+        if other.this != T.ARRAY or tightest(element, other.expressions[0]) is not None:
+            return None
+        return (
+            "BINARY_ARRAY_DIFF_TYPES",
+            1,
+            f"takes two arrays of one element type, not {types[0].upper()} and {types[1].upper()}",
+        )
+    if rule == "contains" and other.this == T.NULL:
+        return "NULL_TYPE", 1, "takes no NULL of no type as the value it looks for"
+    if rule == "contains" and joins_without_strings(element, other):
+        return None
+    if rule == "value" and tightest(element, other) is not None:
+        return None
+    return (
+        "ARRAY_FUNCTION_DIFF_TYPES",
+        1,
+        f"looks for a value of the elements' type ({types[0][6:-1].upper()}), not one of "
+        f"type {types[1].upper()}",
+    )
