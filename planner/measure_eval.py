@@ -91,7 +91,7 @@ from .sqltext import (
     written_call,
 )
 from .timestamp_text import TimestampNotComputed, date_of_text, ntz_of_text, timestamp_of_text
-from .type_checks import mismatch
+from .type_checks import in_spark_order, mismatch
 from .type_names import type_name
 from .typed_calls import TYPED_CALLS, typed_args, typed_name
 from .within_group import within_group_name
@@ -2321,7 +2321,7 @@ def check_operand_types(plan: MatchPlan, columns: Mapping[str, exp.DataType]) ->
     env = type_env(plan, columns)
     labels = {label.name.lower() for label in primary_labels(plan.clause.pattern)}
     labels |= {s.name.lower() for s in plan.clause.subsets}
-    for check in [*plan.define_checks, *plan.measure_checks]:
+    for check in [*in_spark_order(plan.define_checks), *in_spark_order(plan.measure_checks)]:
         types = [_probe_type(o.probe, env, labels) for o in check.operands]
         if any(t is None for t in types):
             continue

@@ -23,7 +23,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 
+import sqlglot
 from sqlglot import errors as sqlglot_errors
 from sqlglot import exp
 
@@ -45,6 +47,7 @@ from .sqltext import (
     written_text,
 )
 from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
+from .unary_types import UNARY_REFUSALS, unary_refusal
 
 # operator node -> how it is written, for messages (the glue's spellings, and <=>)
 CHECKED: dict[type, str] = {
@@ -90,6 +93,9 @@ class TypeCheck:
     #: an array function's rule of its value's type beside its elements
     #: (:data:`planner.element_types.ELEMENT_RULES`)
     elements: str | None = None
+    #: a built-in called with one argument, the only operand: its name as written
+    #: (:data:`planner.unary_types.UNARY_REFUSALS`)
+    unary: str | None = None
 
 
 #: the operator of a check that a function's arguments hold no MAP (then its name)
@@ -171,6 +177,8 @@ def _int_only(node: exp.Expression) -> list[exp.Expression] | None:
 
 #: the operator of a check of a ``sequence``'s argument types
 SEQUENCE_ARGUMENTS = "arguments of sequence"
+#: the operator of a check of a one-argument call's argument type alone
+UNARY = "argument of"
 
 
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
@@ -191,7 +199,7 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
     if _format_pattern(node) is not None:
         return typed_args(node)
     if type(node) not in CHECKED:
-        return None
+        return _unary_argument(node)
     if isinstance(node, exp.Between):
         return [node.this, node.args["low"], node.args["high"]]
     if isinstance(node, exp.In):
@@ -202,6 +210,46 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
         operands = [node.this] if isinstance(node, exp.Not) else [node.this, node.expression]
         return [o for o in operands if not isinstance(o.unnest(), _BOOLEAN_NODES)] or None
     return [node.this, node.expression]
+
+
+def in_spark_order(checks: list[TypeCheck]) -> list[TypeCheck]:
+    """``checks`` with those of a one-argument call's own argument type first: Spark
+    refuses ``abs(flag)`` of a BOOLEAN before the ``> 0`` around it."""
+    return sorted(checks, key=lambda check: check.unary is None)
+
+
+def _unary_argument(node: exp.Expression) -> list[exp.Expression] | None:
+    """The one argument of a call that may be of :data:`UNARY_REFUSALS` (by sqlglot's
+    node for the names there; :func:`build_check` reads the name as written)."""
+    if not isinstance(node, exp.Func) or isinstance(node, (exp.Cast, exp.TryCast)):
+        return None  # a CAST has checks of its own (:func:`cast_check`)
+    if key(node) not in _unary_keys():
+        return None
+    args = call_args(node)
+    if len(args) != 1 or isinstance(args[0], (exp.Distinct, exp.Star, exp.Lambda)):
+        return None
+    return args
+
+
+@cache
+def _unary_keys() -> frozenset[str]:
+    """``function_types.key`` of a one-argument call of each name of the table."""
+    keys = set()
+    for name in UNARY_REFUSALS:
+        try:
+            keys.add(key(sqlglot.parse_one(f"{name}(x)", read=MatchRecognizeDialect)))
+        except sqlglot_errors.SqlglotError:
+            continue
+    return frozenset(keys)
+
+
+def _written_unary(node: exp.Expression, sql: str, base: int) -> str | None:
+    """The name of ``node`` as written, if it is a call of :data:`UNARY_REFUSALS` with
+    one argument (its only operand)."""
+    args = _unary_argument(node)
+    found = _CALL_NAME.match(sql, node_pos(node, base, sql)) if args else None
+    name = found.group(1).lower() if found is not None else None
+    return name if name in UNARY_REFUSALS else None
 
 
 def build_check(
@@ -221,10 +269,11 @@ def build_check(
     if isinstance(node, exp.GenerateSeries):
         return TypeCheck(SEQUENCE_ARGUMENTS, operands, glue, clause)
     mapped = _map_checked(node)
+    unary = _written_unary(node, sql, base)
     if mapped is not None:
         operator = f"{MAP_ARGUMENT} {written_call_name(node, sql, base)} {mapped[0]}"
         rule = ELEMENT_RULES.get(key(node))
-        return TypeCheck(operator, operands, glue, clause, elements=rule)
+        return TypeCheck(operator, operands, glue, clause, elements=rule, unary=unary)
     if _int_only(node) is not None:
         operator = f"{INT_ARGUMENT} {written_call_name(node, sql, base)}"
         return TypeCheck(operator, operands, glue, clause)
@@ -235,6 +284,8 @@ def build_check(
             for k, (a, o) in enumerate(zip(args, operands))
         )
         return TypeCheck(f"{typed_name(node)}".lower(), operands, glue, clause, pattern)
+    if type(node) not in CHECKED and not _nullifzero(node):
+        return TypeCheck(UNARY, operands, glue, clause, unary=unary) if unary else None
     operator = "nullifzero" if _nullifzero(node) else CHECKED[type(node)]
     return TypeCheck(operator, operands, glue, clause)
 
@@ -591,6 +642,21 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
 _INTEGERS = ("tinyint", "smallint", "int", "void")
 
 
+def _unary_refused(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """Spark's refusal of the type of a one-argument call's argument (:mod:`unary_types`)."""
+    condition = unary_refusal(check.unary, types[0]) if check.unary and types else None
+    if condition is None:
+        return None
+    operand = check.operands[0]
+    return SemanticError(
+        f"[DATATYPE_MISMATCH.{condition}] {check.unary}() cannot take {operand.text} "
+        f"({types[0].upper()}) in {check.clause}: Spark refuses it when it analyses the query",
+        sql=sql,
+        pos=operand.pos,
+        hint=f"CAST it to a type {check.unary}() takes",
+    )
+
+
 def _element_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
     """Spark's refusal of an array function's value (or second array) whose type has no
     common type with the elements (:func:`planner.element_types.element_refusal`)."""
@@ -843,6 +909,9 @@ def _fractional_div(check: TypeCheck, types: list[str], sql: str) -> SemanticErr
 
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
+    refused = _unary_refused(check, types, sql) if check.unary else None
+    if refused is not None or check.operator == UNARY:
+        return refused
     if check.pattern is not None:
         return _format_mismatch(check, types, sql)
     if check.operator == CONDITION:

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from matchrec.planner.measure_eval import closest_function
 from matchrec.planner.plan import MatchPlan, quote, refuse_untimed_within
 from matchrec.planner.sqltext import call_start, written_call
-from matchrec.planner.type_checks import TypeCheck, mismatch
+from matchrec.planner.type_checks import TypeCheck, in_spark_order, mismatch
 from pyspark.errors import AnalysisException
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
@@ -111,6 +111,7 @@ def _check_types(df: DataFrame, plan: MatchPlan, checks: list[TypeCheck]) -> Non
     the first mix that would fail while the query runs (``planner.type_checks``)."""
     if not checks:
         return
+    checks = in_spark_order(checks)
     ansi = ansi_enabled(df.sparkSession)
     typed = _operand_types(df, checks)
     if typed is None:  # one probe Spark cannot type: ask for each check on its own
