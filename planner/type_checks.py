@@ -909,7 +909,13 @@ def _fractional_div(check: TypeCheck, types: list[str], sql: str) -> SemanticErr
 
 def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> SemanticError | None:
     """The error for ``check`` given Spark's simple type names of its operands, if any."""
-    refused = _unary_refused(check, types, sql) if check.unary else None
+    if check.operator.startswith(MAP_ARGUMENT):  # its own message says what to do of a map
+        return (
+            _map_argument(check, types, sql)
+            or _unary_refused(check, types, sql)
+            or _element_mismatch(check, types, sql)
+        )
+    refused = _unary_refused(check, types, sql)
     if refused is not None or check.operator == UNARY:
         return refused
     if check.pattern is not None:
@@ -922,8 +928,6 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _string_aggregated(check, types, sql)
     if check.operator.startswith(BOOLEAN_ARGUMENT):
         return _not_boolean_aggregated(check, types, sql)
-    if check.operator.startswith(MAP_ARGUMENT):
-        return _map_argument(check, types, sql) or _element_mismatch(check, types, sql)
     if check.operator.startswith(INT_ARGUMENT):
         return _not_int_argument(check, types, sql)
     if check.operator == SEQUENCE_ARGUMENTS:
