@@ -1728,15 +1728,21 @@ def node_pos(node: exp.Expression, base: int, sql: str | None = None) -> int:
 
 
 _INTERVAL_WORD = re.compile(r"(?i)\bINTERVAL\b")
-#: an interval's keyword, then text of no other expression up to the position searched
-_INTERVAL_KEYWORD = re.compile(r"(?i)\bINTERVAL\b[^(),]*$")
+#: intervals and the arithmetic between them, up to the position searched: no other
+#: operand (a comparison, AND, a call's parenthesis or comma) in between
+_INTERVAL_RUN = re.compile(
+    r"(?i)INTERVAL(?:\s+|'[^']*'|\d+(?:\.\d*)?|[-+*/%]|(?!(?:AND|OR|NOT|IS|IN|BETWEEN|"
+    r"LIKE|RLIKE|ILIKE|CASE|WHEN|THEN|ELSE|END|DIV)\b)[A-Za-z_]\w*)*"
+)
 
 
 def _interval_before(pos: int, base: int, sql: str) -> int:
-    """Where the interval that ends right before ``pos`` (an operator between) starts,
+    """Where the intervals that end right before ``pos`` (an operator between) start,
     ``INTERVAL 90 MINUTES`` having no position of its own; ``pos`` if none does."""
-    found = _INTERVAL_KEYWORD.search(sql, base, pos)
-    return found.start() if found is not None else pos
+    for keyword in _INTERVAL_WORD.finditer(sql, base, pos):
+        if _INTERVAL_RUN.fullmatch(sql, keyword.start(), pos):
+            return keyword.start()
+    return pos
 
 
 _NAME_BEFORE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(\s*$")

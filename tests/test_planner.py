@@ -396,6 +396,16 @@ def test_node_pos_of_an_expression_starting_with_an_interval(text):
     assert node_pos(tree.expression, base, sql) == sql.index(text)
 
 
+def test_node_pos_of_an_interval_first_after_another_operand():
+    """The interval placed is the run of intervals right before the first positioned
+    token, not an earlier operand's (``x > INTERVAL 1 DAY AND ...``)."""
+    text = "INTERVAL 2 HOURS + ts < PREV(ts)"
+    sql = f"xx DEFINE B AS PREV(ts) > INTERVAL 1 DAY AND {text}"
+    base = sql.index("PREV")
+    tree = parse_expression(SqlExpr(sql[base:], base), sql)
+    assert node_pos(tree.expression.this, base, sql) == sql.index(text)
+
+
 def test_sql_udfs_are_looked_up_only_where_the_glue_would_call_them():
     """A SQL UDF of two rows is inlined (its body, arguments CAST to the parameter
     types), and so is one of another row's value (Spark would call it on every row: it
