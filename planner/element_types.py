@@ -1,9 +1,11 @@
-"""Whether Spark takes the value an array function looks for (``array_contains``,
-``array_position``, ``array_remove``) or its second array (``arrays_overlap``,
-``array_union``, ``array_intersect``, ``array_except``) beside the first array's
-elements. Spark decides when it analyses the query, ANSI mode or not, by a common type
-that never casts to STRING (``array_contains(array(1), '1')`` is refused): the tightest
-one, or for ``array_contains`` any two numbers. The table function, which computes these
+"""Whether Spark takes the value an array function looks for or adds
+(``array_contains``, ``array_position``, ``array_remove``, ``array_append``,
+``array_prepend``), its second array (``arrays_overlap``, ``array_union``,
+``array_intersect``, ``array_except``) beside the first array's elements, or the key
+``map_contains_key`` looks for beside the map's keys. Spark decides when it analyses the
+query, ANSI mode or not, by a common type that never casts to STRING
+(``array_contains(array(1), '1')`` is refused): the tightest one, or for
+``array_contains`` and map keys any two numbers. The table function, which computes these
 in Python, would answer instead (false, NULL): Spark's answer is the refusal. Read from
 Spark's simple type names; a type this does not model (CHAR, a collation, VARIANT) is
 left to Spark."""
@@ -14,16 +16,20 @@ from sqlglot import exp
 from sqlglot.errors import SqlglotError
 
 from .function_types import joins_without_strings, tightest
-from .type_names import read_named_type
+from .type_names import read_named_type, type_name
 
 T = exp.DataType.Type
 
 #: call key (``function_types.key``) -> its rule: ``contains`` (a value, any two numbers
-#: join), ``value`` (a value of the tightest common type), ``arrays`` (two arrays)
+#: join), ``value`` (a value of the tightest common type), ``arrays`` (two arrays),
+#: ``key`` (a map's key, as ``contains``)
 ELEMENT_RULES = {
     "ArrayContains": "contains",
     "ArrayPosition": "value",
     "ArrayRemove": "value",
+    "ArrayAppend": "value",
+    "ArrayPrepend": "value",
+    "MapContainsKey": "key",
     "ARRAYS_OVERLAP": "arrays",
     "ARRAY_UNION": "arrays",
     "ArrayIntersect": "arrays",
@@ -62,7 +68,11 @@ def element_refusal(rule: str, types: list[str]) -> tuple[str, int, str] | None:
     types named ``types``: (its error class, the index of the operand at fault, what is
     wrong), or None."""
     read = [_read(t) for t in types]
-    if len(read) != 2 or read[0] is None or read[1] is None or read[0].this != T.ARRAY:
+    if len(read) != 2 or read[0] is None or read[1] is None:
+        return None
+    if rule == "key":
+        return _key_refusal(read[0], read[1], types)
+    if read[0].this != T.ARRAY:
         return None
     element, other = read[0].expressions[0], read[1]
     if rule == "arrays":
@@ -82,6 +92,29 @@ def element_refusal(rule: str, types: list[str]) -> tuple[str, int, str] | None:
     return (
         "ARRAY_FUNCTION_DIFF_TYPES",
         1,
-        f"looks for a value of the elements' type ({types[0][6:-1].upper()}), not one of "
+        f"takes a value of the elements' type ({types[0][6:-1].upper()}), not one of "
         f"type {types[1].upper()}",
+    )
+
+
+def _key_refusal(
+    container: exp.DataType, key: exp.DataType, types: list[str]
+) -> tuple[str, int, str] | None:
+    """``map_contains_key``'s refusal: no MAP, a NULL of no type, or a key of no common
+    type with the map's keys (MAP_FUNCTION_DIFF_TYPES)."""
+    if container.this != T.MAP:
+        return (
+            "MAP_FUNCTION_DIFF_TYPES",
+            0,
+            f"looks in a MAP, not in one of type {types[0].upper()}",
+        )
+    if key.this == T.NULL:
+        return "NULL_TYPE", 1, "takes no NULL of no type as the key it looks for"
+    if joins_without_strings(container.expressions[0], key):
+        return None
+    return (
+        "MAP_FUNCTION_DIFF_TYPES",
+        1,
+        f"looks for a key of the map's key type ({type_name(container.expressions[0]).upper()}), "
+        f"not one of type {types[1].upper()}",
     )

@@ -179,6 +179,8 @@ def _int_only(node: exp.Expression) -> list[exp.Expression] | None:
 SEQUENCE_ARGUMENTS = "arguments of sequence"
 #: the operator of a check of a one-argument call's argument type alone
 UNARY = "argument of"
+#: the operator of a check of a value beside a collection's elements (then its name)
+ELEMENT_ARGUMENT = "element argument of"
 
 
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
@@ -198,6 +200,9 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
         return [node.expressions[0], zero]
     if _format_pattern(node) is not None:
         return typed_args(node)
+    if key(node) in ELEMENT_RULES:  # array_append, map_contains_key: (collection, value)
+        value = node.args.get("key") if isinstance(node, exp.MapContainsKey) else node.expression
+        return [node.this, value] if node.this is not None and value is not None else None
     if type(node) not in CHECKED:
         return _unary_argument(node)
     if isinstance(node, exp.Between):
@@ -277,6 +282,9 @@ def build_check(
     if _int_only(node) is not None:
         operator = f"{INT_ARGUMENT} {written_call_name(node, sql, base)}"
         return TypeCheck(operator, operands, glue, clause)
+    if key(node) in ELEMENT_RULES:
+        operator = f"{ELEMENT_ARGUMENT} {written_call_name(node, sql, base)}"
+        return TypeCheck(operator, operands, glue, clause, elements=ELEMENT_RULES[key(node)])
     pattern = _format_pattern(node)
     if pattern is not None:  # an argument not found as written (moved into a navigation)
         operands = tuple(  # is named by its place
@@ -664,14 +672,17 @@ def _element_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticE
     if refusal is None:
         return None
     condition, at, what = refusal
-    name = check.operator[len(MAP_ARGUMENT) + 1 :].rsplit(" ", 1)[0]
+    if check.operator.startswith(MAP_ARGUMENT):
+        name = check.operator[len(MAP_ARGUMENT) + 1 :].rsplit(" ", 1)[0]
+    else:
+        name = check.operator[len(ELEMENT_ARGUMENT) + 1 :]
     operand = check.operands[at]
     return SemanticError(
         f"[DATATYPE_MISMATCH.{condition}] {name}() {what}: {operand.text} in {check.clause} "
         "(Spark refuses it when it analyses the query)",
         sql=sql,
         pos=operand.pos,
-        hint="CAST it to the elements' type" if at else None,
+        hint="CAST it to the elements' type" if at else "pass a collection of that kind",
     )
 
 
@@ -932,6 +943,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _not_int_argument(check, types, sql)
     if check.operator == SEQUENCE_ARGUMENTS:
         return _sequence_arguments(check, types, sql)
+    if check.operator.startswith(ELEMENT_ARGUMENT):
+        return _element_mismatch(check, types, sql)
     if check.operator == CHECKED[exp.IntDiv]:
         fractional = _fractional_div(check, types, sql)
         if fractional is not None:

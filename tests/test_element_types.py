@@ -42,6 +42,8 @@ CALLS = {
     "array_union": "array_union({a}, array({v}))",
     "array_except": "array_except({a}, array({v}))",
     "array_insert": "array_insert({a}, 1, {v})",
+    "array_append": "array_append({a}, {v})",
+    "array_prepend": "array_prepend({a}, {v})",
 }
 
 
@@ -79,7 +81,7 @@ def test_the_table_function_takes_the_types_spark_takes(spark, name):
     differ = []
     with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
         for element, value in itertools.product(TYPES, [*TYPES, "void"]):
-            if value == "void" and name not in ("array_contains", "array_position"):
+            if value == "void" and name in ("arrays_overlap", "array_union", "array_except"):
                 continue  # array(NULL): no Python value in the table function
             want = _spark_type(
                 spark, call.format(a=f"array({_null_of(element)})", v=_null_of(value))
@@ -87,6 +89,35 @@ def test_the_table_function_takes_the_types_spark_takes(spark, name):
             got = _table_function_type(spark, call, element, value)
             if got != want:
                 differ.append((element, value, want, got))
+    assert differ == []
+
+
+#: key types of a map (their values INT) and the keys map_contains_key looks for
+MAP_KEYS = ["int", "double", "decimal(4,2)", "string", "date", "timestamp"]
+
+
+def test_map_contains_key_takes_the_keys_spark_takes(spark):
+    differ = []
+    with session_settings(spark, {"spark.sql.ansi.enabled": "true"}):
+        for key_type, value in itertools.product(MAP_KEYS, [*TYPES, "void"]):
+            written = f"map_contains_key(map({_null_of(key_type)}, 1), {_null_of(value)})"
+            want = _spark_type(spark, written)
+            map_type = spark.sql(f"SELECT map({_null_of(key_type)}, 1) AS x").schema["x"].dataType
+            fields = [StructField("k", IntegerType()), StructField("m", map_type)]
+            if value != "void":
+                value_type = spark.sql(f"SELECT {_null_of(value)} AS x").schema["x"].dataType
+                fields.append(StructField("v", value_type))
+            looked = "NULL" if value == "void" else "LAST(B.v)"
+            body = (
+                f"ORDER BY k MEASURES map_contains_key(FIRST(A.m), {looked}) AS m "
+                "PATTERN (A B) DEFINE B AS true"
+            )
+            try:
+                got = build_program(body, StructType(fields)).schema["m"].dataType.simpleString()
+            except MatchRecognizeError:
+                got = None
+            if got != want:
+                differ.append((key_type, value, want, got))
     assert differ == []
 
 
@@ -104,7 +135,7 @@ SOURCE = (
             "array_contains(B.arr, A.s)",
             "A.s",
             "ARRAY_FUNCTION_DIFF_TYPES",
-            "array_contains() looks",
+            "array_contains() takes a value",
         ),
         (
             "array_position(B.arr, CAST(FIRST(A.dbl) AS DECIMAL(4,2))) > 0",
@@ -119,7 +150,24 @@ SOURCE = (
             "BINARY_ARRAY_DIFF_TYPES",
             "two arrays",
         ),
-        ("size(array_remove(B.arr, PREV(s))) > 0", "PREV(s)", "ARRAY_FUNCTION_DIFF_TYPES", "looks"),
+        (
+            "size(array_remove(B.arr, PREV(s))) > 0",
+            "PREV(s)",
+            "ARRAY_FUNCTION_DIFF_TYPES",
+            "takes a value",
+        ),
+        (
+            "size(array_append(B.arr, A.s)) > 0",
+            "A.s",
+            "ARRAY_FUNCTION_DIFF_TYPES",
+            "array_append() takes a value of the elements' type (INT), not one of type STRING",
+        ),
+        (
+            "map_contains_key(map(B.s, 1), A.k)",
+            "A.k",
+            "MAP_FUNCTION_DIFF_TYPES",
+            "map's key type (STRING), not one of type INT",
+        ),
     ],
 )
 def test_a_value_spark_refuses_beside_the_elements_is_its_error_in_every_door(
