@@ -55,6 +55,7 @@ def _read(name: str) -> exp.DataType | None:
 
 
 def _modeled(t: exp.DataType) -> bool:
+    """Whether ``t`` and each part of it are of the kinds whose rules Spark was asked."""
     if isinstance(t.this, exp.Interval):
         return True
     if t.this in (T.ARRAY, T.MAP, T.STRUCT):
