@@ -228,7 +228,7 @@ def _unary_argument(node: exp.Expression) -> list[exp.Expression] | None:
     node for the names there; :func:`build_check` reads the name as written)."""
     if not isinstance(node, exp.Func) or isinstance(node, (exp.Cast, exp.TryCast)):
         return None  # a CAST has checks of its own (:func:`cast_check`)
-    if key(node) not in _unary_keys():
+    if key(node) not in _unary_kinds():
         return None
     args = call_args(node)
     if len(args) != 1 or isinstance(args[0], (exp.Distinct, exp.Star, exp.Lambda)):
@@ -237,24 +237,30 @@ def _unary_argument(node: exp.Expression) -> list[exp.Expression] | None:
 
 
 @cache
-def _unary_keys() -> frozenset[str]:
-    """``function_types.key`` of a one-argument call of each name of the table."""
-    keys = set()
+def _unary_keys() -> dict[str, str]:
+    """Each name of the table -> ``function_types.key`` of a one-argument call of it."""
+    keys = {}
     for name in UNARY_REFUSALS:
         try:
-            keys.add(key(sqlglot.parse_one(f"{name}(x)", read=MatchRecognizeDialect)))
+            keys[name] = key(sqlglot.parse_one(f"{name}(x)", read=MatchRecognizeDialect))
         except sqlglot_errors.SqlglotError:
             continue
-    return frozenset(keys)
+    return keys
+
+
+@cache
+def _unary_kinds() -> frozenset[str]:
+    return frozenset(_unary_keys().values())
 
 
 def _written_unary(node: exp.Expression, sql: str, base: int) -> str | None:
     """The name of ``node`` as written, if it is a call of :data:`UNARY_REFUSALS` with
-    one argument (its only operand)."""
+    one argument (its only operand): the name read at its position must be one whose call
+    is a node of its kind (a CASE's ``WHEN`` is placed on the condition it reads)."""
     args = _unary_argument(node)
     found = _CALL_NAME.match(sql, node_pos(node, base, sql)) if args else None
     name = found.group(1).lower() if found is not None else None
-    return name if name in UNARY_REFUSALS else None
+    return name if name is not None and _unary_keys().get(name) == key(node) else None
 
 
 def build_check(

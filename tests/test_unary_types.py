@@ -102,3 +102,18 @@ def test_an_argument_type_spark_takes_runs_in_both_doors(spark):
     got = matchrec.sql(spark, f"SELECT * FROM {SOURCE} MATCH_RECOGNIZE ({body})").collect()
     tf = spark.sql(f"SELECT * FROM match_recognize(TABLE{SOURCE}, {literal})").collect()
     assert [tuple(r) for r in got] == [tuple(r) for r in tf] == [(1, 4.0, 1)]
+
+
+def test_a_case_whose_condition_is_a_call_is_no_call_of_one_argument(spark):
+    """sqlglot places ``CASE WHEN bool_and(...)``'s branch on its condition: the branch is
+    not taken for a call of ``bool_and`` (whose argument would be the condition)."""
+    body = BODY.format(
+        measure="datediff(min(d), CASE WHEN bool_and(B.flag) THEN min(d) ELSE max(B.d) END)",
+        condition="CASE WHEN bool_or(B.flag) THEN true ELSE B.n > 0 END",
+    )
+    source = SOURCE.replace("(SELECT *", "(SELECT *, make_date(2024, 1, n) AS d")
+    literal = "'" + body.replace("'", "''") + "'"
+    matchrec.register(spark)
+    got = matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})").collect()
+    tf = spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, {literal})").collect()
+    assert [tuple(r) for r in got] == [tuple(r) for r in tf] == [(1, -1)]
