@@ -136,13 +136,15 @@ def push_down(
             return rows.pop()
         return "local" if "local" in refs else "const"
 
-    def keeps(node: exp.Expression) -> bool:
+    def keeps(node: exp.Expression, fails: bool | None = None) -> bool:
         """Whether the glue computes ``node`` of one navigated row: what it evaluates, and
         what can fail on a row the condition never reads (a subscript, a failing function
-        or CAST, a session UDF) where it compiles the rest."""
+        or CAST, a session UDF) where it compiles the rest; ``fails``: whether ``node``
+        does, if known (:func:`_fails_somewhere`)."""
+        fails = _fails_somewhere(node) if fails is None else fails
         return (
             glue_evaluates(node)
-            or (_fails_somewhere(node) and compiles_with_casts(constants_as_atoms(node)))
+            or (fails and compiles_with_casts(constants_as_atoms(node)))
             or (ansi and failing_cast(node, column_type) and compiles_with_casts(node))
             or _keeps_call(node, kept_call)
         )
@@ -180,14 +182,15 @@ def push_down(
             # conditions keep their array form and measured speed
             # a physical step may leave the partition: only NULL-preserving functions
             # move inside it (the absent-row branch below knows logical absence only)
-            if _fails_somewhere(node):
+            fails = _fails_somewhere(node)
+            if fails:
                 # a failing call under one Spark computes whole (``date_add(make_date(
                 # 2024, 2, FIRST(B.i)), 1)``) or the glue has for some types only
                 # (``to_char`` of a DATE): split into parts the glue keeps, if any
                 split = split_all(node, lambda n: ref(n) != "const")
                 if split is not None and keeps(split):
                     return _standing_for(rewrite(split), node)
-            kept = keeps(node)
+            kept = keeps(node, fails)
             pushed = None if kept else _pushed(node, r, special, absent)
             if pushed is not None:
                 return pushed

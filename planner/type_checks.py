@@ -280,10 +280,9 @@ def build_check(
     if isinstance(node, exp.GenerateSeries):
         return TypeCheck(SEQUENCE_ARGUMENTS, operands, glue, clause)
     mapped = _map_checked(node)
-    unary = _written_unary(node, sql, base)
     if mapped is not None:
         operator = f"{MAP_ARGUMENT} {written_call_name(node, sql, base)} {mapped[0]}"
-        rule = ELEMENT_RULES.get(key(node))
+        rule, unary = ELEMENT_RULES.get(key(node)), _written_unary(node, sql, base)
         return TypeCheck(operator, operands, glue, clause, elements=rule, unary=unary)
     if _int_only(node) is not None:
         operator = f"{INT_ARGUMENT} {written_call_name(node, sql, base)}"
@@ -299,6 +298,7 @@ def build_check(
         )
         return TypeCheck(f"{typed_name(node)}".lower(), operands, glue, clause, pattern)
     if type(node) not in CHECKED and not _nullifzero(node):
+        unary = _written_unary(node, sql, base)
         return TypeCheck(UNARY, operands, glue, clause, unary=unary) if unary else None
     operator = "nullifzero" if _nullifzero(node) else CHECKED[type(node)]
     return TypeCheck(operator, operands, glue, clause)
