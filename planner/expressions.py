@@ -97,6 +97,8 @@ from .type_checks import (
     condition_check,
     numeric_check,
     operands_of,
+    pair_arguments,
+    pair_check,
     replace_probes,
     user_text,
 )
@@ -1822,12 +1824,17 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         glue = compile_node(combined)
         vector = vector_glue(combined, glue_or_atom, low.ansi, width)
     for node in _walk(original):
+        check = None
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
         elif isinstance(node, exp.Cast) and not is_local(node):
             low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
+        in_glue = not is_local(node)
+        pair = pair_check(node, probe, low.sql, base, in_glue, "DEFINE", check is not None)
+        if pair is not None:
+            low.define_checks.append(pair)
     low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
@@ -2440,19 +2447,25 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         return node
 
     # operands as written, before ``replace`` puts atom columns in their place
-    checked = [
-        (node, build_check(node, lambda n: "", low.sql, base, False, "MEASURES"))
-        for node in _walk(tree)
-        # an operator of a lambda's parameter (``x -> x + 1``): Spark types it there
-        if not reads_outer_parameter(node)
-    ]
+    checked = []
+    for node in _walk(tree):
+        if reads_outer_parameter(node):  # an operator of a lambda's parameter (``x -> x +
+            continue  # 1``): Spark types it there
+        check = build_check(node, lambda n: "", low.sql, base, False, "MEASURES")
+        if check is not None:
+            checked.append((node, check))
+        late = check is not None
+        pair = pair_check(node, lambda n: "", low.sql, base, False, "MEASURES", late)
+        if pair is not None:
+            checked.append((node, pair))
     zipped = _zip_field_names(tree)
     lowered = _named_zips(replace(tree), zipped)
-    for node, check in checked:
-        if check is None:
-            continue
-        operands = operands_of(node) or []
-        probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands]
+    for node, check in checked:  # the operands as lowered: atoms where the glue computes
+        if check.pair is not None:
+            operands = pair_arguments(node, low.sql, base)
+        else:
+            operands = operands_of(node)
+        probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands or []]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
 

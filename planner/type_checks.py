@@ -36,6 +36,7 @@ from .element_types import ELEMENT_RULES, element_refusal
 from .function_types import key
 from .glue_functions import ARITHMETIC, COMPARISONS
 from .java_format import conversion_error
+from .pair_types import PAIR_REFUSALS, pair_refusal
 from .pyeval import OPERATORS, call_args
 from .sequence_types import sequence_refusal
 from .sqltext import (
@@ -96,6 +97,11 @@ class TypeCheck:
     #: a built-in called with one argument, the only operand: its name as written
     #: (:data:`planner.unary_types.UNARY_REFUSALS`)
     unary: str | None = None
+    #: a built-in called with two arguments, the operands: its name as written
+    #: (:data:`planner.pair_types.PAIR_REFUSALS`); ``late``: its call has a check of its
+    #: own too, whose message says more and comes first
+    pair: str | None = None
+    late: bool = False
 
 
 #: the operator of a check that a function's arguments hold no MAP (then its name)
@@ -179,6 +185,8 @@ def _int_only(node: exp.Expression) -> list[exp.Expression] | None:
 SEQUENCE_ARGUMENTS = "arguments of sequence"
 #: the operator of a check of a one-argument call's argument type alone
 UNARY = "argument of"
+#: the operator of a check of a two-argument call's argument types
+PAIR = "arguments of"
 #: the operator of a check of a value beside a collection's elements (then its name)
 ELEMENT_ARGUMENT = "element argument of"
 
@@ -218,9 +226,16 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
 
 
 def in_spark_order(checks: list[TypeCheck]) -> list[TypeCheck]:
-    """``checks`` with those of a one-argument call's own argument type first: Spark
-    refuses ``abs(flag)`` of a BOOLEAN before the ``> 0`` around it."""
-    return sorted(checks, key=lambda check: check.unary is None)
+    """``checks`` with those of a call's own argument types first: Spark refuses
+    ``abs(flag)`` of a BOOLEAN before the ``> 0`` around it; a two-argument call's table
+    check after the call's own (:attr:`TypeCheck.late`), whose message says more."""
+    return sorted(checks, key=_spark_rank)
+
+
+def _spark_rank(check: TypeCheck) -> int:
+    if check.late:
+        return 2
+    return 0 if check.unary is not None or check.pair is not None else 1
 
 
 def _unary_argument(node: exp.Expression) -> list[exp.Expression] | None:
@@ -261,6 +276,104 @@ def _written_unary(node: exp.Expression, sql: str, base: int) -> str | None:
     found = _CALL_NAME.match(sql, node_pos(node, base, sql)) if args else None
     name = found.group(1).lower() if found is not None else None
     return name if name is not None and _unary_keys().get(name) == key(node) else None
+
+
+#: where a call holds an argument: the (arg key, list index) steps down to it
+_Path = tuple[tuple[str, int | None], ...]
+
+
+@cache
+def _pair_places() -> dict[str, tuple[exp.Expression, tuple[_Path, _Path]]]:
+    """Each name of :data:`PAIR_REFUSALS` -> sqlglot's tree of a call of it with two
+    arguments ``x0``, ``x1`` and where it holds each (``datediff`` holds its arguments
+    in casts of its own, ``date_sub`` its count times -1); a name whose call sqlglot
+    holds otherwise (an argument as a name) is left out."""
+    places = {}
+    for name in PAIR_REFUSALS:
+        try:
+            node = sqlglot.parse_one(f"{name}(x0, x1)", read=MatchRecognizeDialect)
+        except sqlglot_errors.SqlglotError:
+            continue
+        found = [_path(node, f"x{i}") for i in range(2)]
+        if found[0] is not None and found[1] is not None:
+            places[name] = (node, (found[0], found[1]))
+    return places
+
+
+def _path(node: exp.Expression, column: str) -> _Path | None:
+    """The steps from ``node`` down to its column named ``column``."""
+    target = next((c for c in node.find_all(exp.Column) if c.name == column), None)
+    steps = []
+    while target is not None and target is not node:
+        parent = target.parent
+        if parent is None:
+            return None
+        value = parent.args.get(target.arg_key)
+        steps.append((target.arg_key, target.index if isinstance(value, list) else None))
+        target = parent
+    return tuple(reversed(steps)) if target is node else None
+
+
+def _follow(node: exp.Expression, path: _Path) -> exp.Expression | None:
+    for arg, index in path:
+        value = node.args.get(arg)
+        if isinstance(value, list):
+            value = value[index] if index is not None and index < len(value) else None
+        if not isinstance(value, exp.Expression):
+            return None
+        node = value
+    return node
+
+
+def pair_arguments(node: exp.Expression, sql: str, base: int) -> list[exp.Expression] | None:
+    """The two arguments, in Spark's order, of a call of :data:`PAIR_REFUSALS` with two
+    (by the name as written at the call's position: the call must be sqlglot's tree of
+    that name's call, its arguments in their places), else None."""
+    if not isinstance(node, exp.Func) or isinstance(node, (exp.Cast, exp.TryCast)):
+        return None
+    if key(node) not in _pair_kinds():
+        return None
+    found = _CALL_NAME.match(sql, node_pos(node, base, sql))
+    entry = _pair_places().get(found.group(1).lower()) if found is not None else None
+    if entry is None or key(entry[0]) != key(node):
+        return None
+    template, paths = entry
+    args = [_follow(node, path) for path in paths]
+    if args[0] is None or args[1] is None:
+        return None
+    if any(isinstance(a, (exp.Distinct, exp.Star, exp.Lambda)) for a in args):
+        return None
+    skeleton = node.copy()
+    for i, path in enumerate(paths):
+        placed = _follow(skeleton, path)
+        if placed is None:
+            return None
+        placed.replace(exp.column(f"x{i}"))
+    return [args[0], args[1]] if skeleton == template else None
+
+
+@cache
+def _pair_kinds() -> frozenset[str]:
+    return frozenset(key(template) for template, _ in _pair_places().values())
+
+
+def pair_check(
+    node: exp.Expression,
+    probe: Callable[[exp.Expression], str],
+    sql: str,
+    base: int,
+    glue: bool,
+    clause: str,
+    late: bool,
+) -> TypeCheck | None:
+    """The check of a two-argument call's argument types (:mod:`planner.pair_types`), or
+    None; ``late``: the call has a check of its own (:func:`build_check`)."""
+    args = pair_arguments(node, sql, base)
+    if args is None:
+        return None
+    operands = tuple(_operand(a, probe, sql, base) for a in args)
+    name = written_call_name(node, sql, base)
+    return TypeCheck(PAIR, operands, glue, clause, pair=name, late=late)
 
 
 def build_check(
@@ -671,6 +784,30 @@ def _unary_refused(check: TypeCheck, types: list[str], sql: str) -> SemanticErro
     )
 
 
+_ORDINALS = ("first", "second")
+
+
+def _pair_refused(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """Spark's refusal of the argument types of a two-argument call (:mod:`pair_types`)."""
+    refusal = pair_refusal(check.pair, types[0], types[1]) if check.pair else None
+    if refusal is None:
+        return None
+    at, condition = refusal
+    operand, name = check.operands[at], check.pair
+    if condition == "UNEXPECTED_INPUT_TYPE" or at == 0:
+        what = f"{operand.text} ({types[at].upper()}) as its {_ORDINALS[at]} argument"
+    else:
+        first = check.operands[0]
+        what = f"{operand.text} ({types[1].upper()}) with {first.text} ({types[0].upper()})"
+    return SemanticError(
+        f"[DATATYPE_MISMATCH.{condition}] {name}() cannot take {what} in {check.clause}: "
+        "Spark refuses it when it analyses the query",
+        sql=sql,
+        pos=operand.pos,
+        hint=f"CAST it to a type {name}() takes",
+    )
+
+
 def _element_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
     """Spark's refusal of an array function's value (or second array) whose type has no
     common type with the elements (:func:`planner.element_types.element_refusal`)."""
@@ -932,6 +1069,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
             or _unary_refused(check, types, sql)
             or _element_mismatch(check, types, sql)
         )
+    if check.operator == PAIR:
+        return _pair_refused(check, types, sql)
     refused = _unary_refused(check, types, sql)
     if refused is not None or check.operator == UNARY:
         return refused
