@@ -30,13 +30,16 @@ from dataclasses import dataclass
 from .unary_types import CODES
 
 _TABLE = """
-    add_months:ildmbBaAMSy|bDTNBaAMSy array_append:ildmsbDTNBMSy|mbDTNBaAMSy
-    array_contains:ildmsbDTNBMSy|bDTNBaAMSy array_except:ildmsbDTNBMSy|ildmsbDTNBMSy
-    array_intersect:ildmsbDTNBMSy|ildmsbDTNBMSy array_join:ildmsbDTNBMSy|ildmbDTNBaAMSy
-    array_position:ildmsbDTNBMSy|mbDTNBaAMSy array_prepend:ildmsbDTNBMSy|mbDTNBaAMSy
-    array_repeat:|ldmsbDTNBaAMSy arrays_overlap:ildmsbDTNBMSy|ildmsbDTNBMSy
-    atan2:bDTNBaAMSy|bDTNBaAMSy bit_get:dmsbDTNBaAMSy|bDTNBaAMSy btrim:aAMS|aAMS
-    concat_ws:aAMS|MS contains:aAMS|aAMS convert_timezone:aAMS|ildmbBaAMSy
+    add_months:ildmbBaAMSy|bDTNBaAMSy array_append:ildmsbDTNBMSy|mbDTNBaAMSy+a=s,A=ild
+    array_contains:ildmsbDTNBMSy|bDTNBaAMSy+a=s,A=ildm
+    array_except:ildmsbDTNBMSy|ildmsbDTNBMSy+a=A,A=a
+    array_intersect:ildmsbDTNBMSy|ildmsbDTNBMSy+a=A,A=a
+    array_join:ildmsbDTNBMSy|ildmbDTNBaAMSy
+    array_position:ildmsbDTNBMSy|mbDTNBaAMSy+a=s,A=ild
+    array_prepend:ildmsbDTNBMSy|mbDTNBaAMSy+a=s,A=ild array_repeat:|ldmsbDTNBaAMSy
+    arrays_overlap:ildmsbDTNBMSy|ildmsbDTNBMSy+a=A,A=a atan2:bDTNBaAMSy|bDTNBaAMSy
+    bit_get:dmsbDTNBaAMSy|bDTNBaAMSy btrim:aAMS|aAMS concat_ws:aAMS|MS
+    contains:aAMS|aAMS convert_timezone:aAMS|ildmbBaAMSy
     date_add:ildmbBaAMSy|ldmbDTNBaAMSy date_diff:ildmbBaAMSy|ildmbBaAMSy
     date_sub:ildmbBaAMSy|ldmbDTNBaAMSy date_trunc:aAMS|ildmbBaAMSy
     dateadd:ildmbBaAMSy|ldmbDTNBaAMSy datediff:ildmbBaAMSy|ildmbBaAMSy
@@ -88,15 +91,22 @@ _TABLE = """
 #: UNEXPECTED_INPUT_TYPE
 _CONDITIONS: dict[tuple[str, int], str] = {
     ("array_append", 1): "ARRAY_FUNCTION_DIFF_TYPES",
+    ("array_append", 2): "ARRAY_FUNCTION_DIFF_TYPES",
     ("array_contains", 1): "ARRAY_FUNCTION_DIFF_TYPES",
+    ("array_contains", 2): "ARRAY_FUNCTION_DIFF_TYPES",
     ("array_except", 0): "BINARY_ARRAY_DIFF_TYPES",
     ("array_except", 1): "BINARY_ARRAY_DIFF_TYPES",
+    ("array_except", 2): "BINARY_ARRAY_DIFF_TYPES",
     ("array_intersect", 0): "BINARY_ARRAY_DIFF_TYPES",
     ("array_intersect", 1): "BINARY_ARRAY_DIFF_TYPES",
+    ("array_intersect", 2): "BINARY_ARRAY_DIFF_TYPES",
     ("array_position", 1): "ARRAY_FUNCTION_DIFF_TYPES",
+    ("array_position", 2): "ARRAY_FUNCTION_DIFF_TYPES",
     ("array_prepend", 1): "ARRAY_FUNCTION_DIFF_TYPES",
+    ("array_prepend", 2): "ARRAY_FUNCTION_DIFF_TYPES",
     ("arrays_overlap", 0): "BINARY_ARRAY_DIFF_TYPES",
     ("arrays_overlap", 1): "BINARY_ARRAY_DIFF_TYPES",
+    ("arrays_overlap", 2): "BINARY_ARRAY_DIFF_TYPES",
     ("equal_null", 0): "BINARY_OP_DIFF_TYPES",
     ("equal_null", 1): "BINARY_OP_DIFF_TYPES",
     ("equal_null", 2): "BINARY_OP_DIFF_TYPES",
