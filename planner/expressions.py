@@ -1831,8 +1831,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 low.define_checks.append(check)
         elif isinstance(node, exp.Cast) and not is_local(node):
             low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
-        in_glue = not is_local(node)
-        pair = pair_check(node, probe, low.sql, base, in_glue, "DEFINE", check is not None)
+        if pair_arguments(node, low.sql, base) is None:
+            continue  # (is_local refuses some nodes a call's check never reads: ``B.*``)
+        in_glue, late = not is_local(node), check is not None
+        pair = pair_check(node, probe, low.sql, base, in_glue, "DEFINE", late)
         if pair is not None:
             low.define_checks.append(pair)
     low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
