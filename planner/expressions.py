@@ -55,6 +55,7 @@ from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import compiles_with_casts, failing_cast, failing_subscript, push_down
 from .pyeval import (
+    call_args,
     check_format_pattern,
     compile_glue,
     compiles,
@@ -2403,6 +2404,8 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
     base = expr.pos
     _check_semantics(low, tree, base, in_define=False)
     if low.python_measures:
+        # as written: push_down moves navigations into calls and rewrites some calls
+        low.measure_checks.extend(_written_pair_checks(low, tree.copy(), base))
         absent = None if low.pattern_may_be_empty else "last"
         tree = push_down(
             tree, set(), _qualifier, _special_kind, _aggregate_name, _measure_glue, absent
@@ -2458,7 +2461,7 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             checked.append((node, check))
         late = check is not None
         pair = pair_check(node, lambda n: "", low.sql, base, False, "MEASURES", late)
-        if pair is not None:
+        if pair is not None and not low.python_measures:  # (else: _written_pair_checks)
             checked.append((node, pair))
     zipped = _zip_field_names(tree)
     lowered = _named_zips(replace(tree), zipped)
@@ -2470,6 +2473,32 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands or []]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
+
+
+def _written_pair_checks(low: Lowering, tree: exp.Expression, base: int) -> list[TypeCheck]:
+    """The two-argument calls' checks of a measure as written, for the table function,
+    whose types come from the input's: each operand's probe is itself with each row
+    pattern navigation read as its value (``FIRST(A.n)``: ``A.n``, of the same type)."""
+
+    def value_of(node: exp.Expression) -> exp.Expression:
+        if _special_kind(node) in NAVIGATION and call_args(node):
+            return call_args(node)[0]
+        return node
+
+    checks = []
+    for node in _walk(tree):
+        args = None if reads_outer_parameter(node) else pair_arguments(node, low.sql, base)
+        if args is None:
+            continue
+        late = build_check(node, lambda n: "", low.sql, base, False, "MEASURES") is not None
+        check = pair_check(node, lambda n: "", low.sql, base, False, "MEASURES", late)
+        if check is not None:
+            probes = [
+                _typed_specials(a.copy().transform(value_of)).sql(dialect=MatchRecognizeDialect)
+                for a in args
+            ]
+            checks.append(replace_probes(check, probes))
+    return checks
 
 
 def _zip_field_names(tree: exp.Expression) -> dict[int, list[str]]:

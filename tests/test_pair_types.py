@@ -71,6 +71,18 @@ SOURCE = (
             ("add_months() cannot take ", "(INT) as its first argument in MEASURES"),
         ),
         (
+            "add_months(FIRST(A.n), LAST(B.k))",
+            "true",
+            "FIRST(A.n)",
+            ("add_months() cannot take FIRST(A.n) (INT) as its first argument in MEASURES",),
+        ),
+        (
+            "datediff(LAST(B.d), FIRST(A.k))",
+            "true",
+            "FIRST(A.k)",
+            ("datediff() cannot take FIRST(A.k) (INT) as its second argument in MEASURES",),
+        ),
+        (
             "count(*)",
             "datediff(FIRST(A.d), B.n) > 0",
             "B.n",
