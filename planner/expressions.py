@@ -98,7 +98,7 @@ from .type_checks import (
     condition_check,
     numeric_check,
     operands_of,
-    pair_arguments,
+    pair_call,
     pair_check,
     replace_probes,
     user_text,
@@ -1832,12 +1832,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 low.define_checks.append(check)
         elif isinstance(node, exp.Cast) and not is_local(node):
             low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
-        if pair_arguments(node, low.sql, base) is None:
+        found = pair_call(node, low.sql, base)
+        if found is None:
             continue  # (is_local refuses some nodes a call's check never reads: ``B.*``)
         in_glue, late = not is_local(node), check is not None
-        pair = pair_check(node, probe, low.sql, base, in_glue, "DEFINE", late)
-        if pair is not None:
-            low.define_checks.append(pair)
+        low.define_checks.append(pair_check(found, probe, low.sql, base, in_glue, "DEFINE", late))
     low.define_checks.append(condition_check(original, probe, low.sql, base, label, expr.text))
     return DefineLowering(local_column, glue, history_free, vector, (reach[0], reach[1]))
 
@@ -2459,17 +2458,16 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         check = build_check(node, lambda n: "", low.sql, base, False, "MEASURES")
         if check is not None:
             checked.append((node, check))
-        late = check is not None
-        pair = pair_check(node, lambda n: "", low.sql, base, False, "MEASURES", late)
-        if pair is not None and not low.python_measures:  # (else: _written_pair_checks)
+        found = None if low.python_measures else pair_call(node, low.sql, base)
+        if found is not None:  # (the table function's: _written_pair_checks)
+            late = check is not None
+            pair = pair_check(found, lambda n: "", low.sql, base, False, "MEASURES", late)
             checked.append((node, pair))
     zipped = _zip_field_names(tree)
     lowered = _named_zips(replace(tree), zipped)
     for node, check in checked:  # the operands as lowered: atoms where the glue computes
-        if check.pair is not None:
-            operands = pair_arguments(node, low.sql, base)
-        else:
-            operands = operands_of(node)
+        found = pair_call(node, low.sql, base) if check.pair is not None else None
+        operands = found[1] if found is not None else operands_of(node)
         probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands or []]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))
@@ -2487,17 +2485,16 @@ def _written_pair_checks(low: Lowering, tree: exp.Expression, base: int) -> list
 
     checks = []
     for node in _walk(tree):
-        args = None if reads_outer_parameter(node) else pair_arguments(node, low.sql, base)
-        if args is None:
+        found = None if reads_outer_parameter(node) else pair_call(node, low.sql, base)
+        if found is None:
             continue
         late = build_check(node, lambda n: "", low.sql, base, False, "MEASURES") is not None
-        check = pair_check(node, lambda n: "", low.sql, base, False, "MEASURES", late)
-        if check is not None:
-            probes = [
-                _typed_specials(a.copy().transform(value_of)).sql(dialect=MatchRecognizeDialect)
-                for a in args
-            ]
-            checks.append(replace_probes(check, probes))
+        check = pair_check(found, lambda n: "", low.sql, base, False, "MEASURES", late)
+        probes = [
+            _typed_specials(a.copy().transform(value_of)).sql(dialect=MatchRecognizeDialect)
+            for a in found[1]
+        ]
+        checks.append(replace_probes(check, probes))
     return checks
 
 

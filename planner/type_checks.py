@@ -325,16 +325,21 @@ def _follow(node: exp.Expression, path: _Path) -> exp.Expression | None:
     return node
 
 
-def pair_arguments(node: exp.Expression, sql: str, base: int) -> list[exp.Expression] | None:
-    """The two arguments, in Spark's order, of a call of :data:`PAIR_REFUSALS` with two
-    (by the name as written at the call's position: the call must be sqlglot's tree of
-    that name's call, its arguments in their places), else None."""
+#: a two-argument call of the table: its name as written and its arguments in Spark's order
+PairCall = tuple[str, list[exp.Expression]]
+
+
+def pair_call(node: exp.Expression, sql: str, base: int) -> PairCall | None:
+    """The name and two arguments, in Spark's order, of a call of :data:`PAIR_REFUSALS`
+    with two (by the name as written at the call's position: the call must be sqlglot's
+    tree of that name's call, its arguments in their places), else None."""
     if not isinstance(node, exp.Func) or isinstance(node, (exp.Cast, exp.TryCast)):
         return None
     if key(node) not in _pair_kinds():
         return None
     found = _CALL_NAME.match(sql, node_pos(node, base, sql))
-    entry = _pair_places().get(found.group(1).lower()) if found is not None else None
+    name = found.group(1).lower() if found is not None else ""
+    entry = _pair_places().get(name)
     if entry is None or key(entry[0]) != key(node):
         return None
     template, paths = entry
@@ -349,7 +354,7 @@ def pair_arguments(node: exp.Expression, sql: str, base: int) -> list[exp.Expres
         if placed is None:
             return None
         placed.replace(exp.column(f"x{i}"))
-    return [args[0], args[1]] if skeleton == template else None
+    return (name, [args[0], args[1]]) if skeleton == template else None
 
 
 @cache
@@ -358,21 +363,19 @@ def _pair_kinds() -> frozenset[str]:
 
 
 def pair_check(
-    node: exp.Expression,
+    found: PairCall,
     probe: Callable[[exp.Expression], str],
     sql: str,
     base: int,
     glue: bool,
     clause: str,
     late: bool,
-) -> TypeCheck | None:
-    """The check of a two-argument call's argument types (:mod:`planner.pair_types`), or
-    None; ``late``: the call has a check of its own (:func:`build_check`)."""
-    args = pair_arguments(node, sql, base)
-    if args is None:
-        return None
+) -> TypeCheck:
+    """The check of the argument types of a two-argument call found by :func:`pair_call`
+    (:mod:`planner.pair_types`); ``late``: the call has a check of its own
+    (:func:`build_check`)."""
+    name, args = found
     operands = tuple(_operand(a, probe, sql, base) for a in args)
-    name = written_call_name(node, sql, base)
     return TypeCheck(PAIR, operands, glue, clause, pair=name, late=late)
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from pyspark.sql import SparkSession
 
 import matchrec
+from matchrec.errors import MatchRecognizeError, SemanticError
 
 #: the doors a clause over a view goes through: Spark SQL with the clause, and the table
 #: function registered by ``matchrec.register``
@@ -19,3 +21,20 @@ def rows_through(spark: SparkSession, door: str, view: str, body: str) -> list[t
         quoted = body.replace("'", "''")
         df = spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{quoted}')")
     return sorted(tuple(r) for r in df.collect())
+
+
+def refusals(
+    spark: SparkSession, source: str, body: str
+) -> tuple[str, SemanticError, MatchRecognizeError]:
+    """The errors both doors raise, before any job, for the clause ``body`` over
+    ``source`` (a view's name in parentheses): the query given to ``matchrec.sql`` (the
+    positions of its error are in it; the table function's are in ``body``), its error,
+    and the table function's."""
+    matchrec.register(spark)
+    query = f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})"
+    with pytest.raises(SemanticError) as by_sql:
+        matchrec.sql(spark, query).collect()
+    literal = "'" + body.replace("'", "''") + "'"
+    with pytest.raises(MatchRecognizeError) as by_function:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, {literal})").collect()
+    return query, by_sql.value, by_function.value

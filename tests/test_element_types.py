@@ -9,13 +9,14 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from doors import refusals
 from matchrec.runtime.session import session_settings
 from matchrec.runtime.udtf import build_program
 from pyspark.errors import AnalysisException
 from pyspark.sql.types import IntegerType, StructField, StructType
 
 import matchrec
-from matchrec.errors import MatchRecognizeError, SemanticError
+from matchrec.errors import MatchRecognizeError
 
 #: element and value types: numbers of each family, strings, truth values, moments, an
 #: interval, nested types (a year-month interval and an array of NULLs have no Python
@@ -177,21 +178,15 @@ def test_a_value_spark_refuses_beside_the_elements_is_its_error_in_every_door(
     table function used to answer false or NULL); matchrec's own names the value, which
     the caret is under, where Spark does not refuse the precomputed columns first."""
     body = BODY.format(condition=condition)
-    literal = "'" + body.replace("'", "''") + "'"
-    matchrec.register(spark)
-    query = f"SELECT * FROM {SOURCE} MATCH_RECOGNIZE ({body})"
-    with pytest.raises(SemanticError) as info:
-        matchrec.sql(spark, query).collect()
-    assert f"[DATATYPE_MISMATCH.{error}]" in info.value.message
-    assert info.value.pos >= query.index(condition)
-    if not info.value.message.startswith("Spark cannot evaluate"):
-        assert says in info.value.message
-        assert query[info.value.pos :].startswith(at)
-    with pytest.raises(MatchRecognizeError) as info:
-        spark.sql(f"SELECT * FROM match_recognize(TABLE{SOURCE}, {literal})").collect()
-    assert f"[DATATYPE_MISMATCH.{error}] " in info.value.message
-    assert says in info.value.message
-    assert body[info.value.pos :].startswith(at)
+    query, by_sql, by_function = refusals(spark, SOURCE, body)
+    assert f"[DATATYPE_MISMATCH.{error}]" in by_sql.message
+    assert by_sql.pos >= query.index(condition)
+    if not by_sql.message.startswith("Spark cannot evaluate"):
+        assert says in by_sql.message
+        assert query[by_sql.pos :].startswith(at)
+    assert f"[DATATYPE_MISMATCH.{error}] " in by_function.message
+    assert says in by_function.message
+    assert body[by_function.pos :].startswith(at)
 
 
 @pytest.mark.parametrize(

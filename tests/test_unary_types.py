@@ -5,12 +5,12 @@ with a caret at the argument (the table function used to compute the call)."""
 from __future__ import annotations
 
 import pytest
+from doors import refusals
 from matchrec.planner.unary_types import CODES, UNARY_REFUSALS
 from matchrec.runtime.session import session_settings
 from pyspark.errors import AnalysisException
 
 import matchrec
-from matchrec.errors import MatchRecognizeError, SemanticError
 
 #: the conditions the table keeps: of the argument's type, not of its NULL value
 _KEPT = {
@@ -74,21 +74,15 @@ def test_an_argument_type_spark_refuses_is_its_error_in_every_door(
     argument (matchrec.sql has Spark analyse a row-local condition first: its message,
     at the condition)."""
     body = BODY.format(measure=measure, condition=condition)
-    literal = "'" + body.replace("'", "''") + "'"
-    matchrec.register(spark)
-    query = f"SELECT * FROM {SOURCE} MATCH_RECOGNIZE ({body})"
-    with pytest.raises(SemanticError) as info:
-        matchrec.sql(spark, query).collect()
-    assert "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE" in info.value.message
-    assert info.value.pos >= query.index("MEASURES")
-    if not info.value.message.startswith("Spark"):
-        assert says in info.value.message
-        assert query[info.value.pos :].startswith(at)  # a str or a tuple of them
-    with pytest.raises(MatchRecognizeError) as info:
-        spark.sql(f"SELECT * FROM match_recognize(TABLE{SOURCE}, {literal})").collect()
-    assert info.value.message.startswith("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] ")
-    assert says in info.value.message
-    assert body[info.value.pos :].startswith(at)
+    query, by_sql, by_function = refusals(spark, SOURCE, body)
+    assert "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE" in by_sql.message
+    assert by_sql.pos >= query.index("MEASURES")
+    if not by_sql.message.startswith("Spark"):
+        assert says in by_sql.message
+        assert query[by_sql.pos :].startswith(at)  # a str or a tuple of them
+    assert by_function.message.startswith("[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] ")
+    assert says in by_function.message
+    assert body[by_function.pos :].startswith(at)
 
 
 def test_an_argument_type_spark_takes_runs_in_both_doors(spark):
