@@ -22,7 +22,8 @@ T = exp.DataType.Type
 
 #: call key (``function_types.key``) -> its rule: ``contains`` (a value, any two numbers
 #: join), ``value`` (a value of the tightest common type), ``arrays`` (two arrays),
-#: ``key`` (a map's key, as ``contains``)
+#: ``key`` (a map's key, as ``contains``); ``lookup`` (element_at's key of a map, of the
+#: tightest common type: :func:`planner.type_checks.build_check`)
 ELEMENT_RULES = {
     "ArrayContains": "contains",
     "ArrayPosition": "value",
@@ -71,8 +72,8 @@ def element_refusal(rule: str, types: list[str]) -> tuple[str, int, str] | None:
     read = [_read(t) for t in types]
     if len(read) != 2 or read[0] is None or read[1] is None:
         return None
-    if rule == "key":
-        return _key_refusal(read[0], read[1], types)
+    if rule in ("key", "lookup"):
+        return _key_refusal(read[0], read[1], types, rule)
     if read[0].this != T.ARRAY:
         return None
     element, other = read[0].expressions[0], read[1]
@@ -99,19 +100,25 @@ def element_refusal(rule: str, types: list[str]) -> tuple[str, int, str] | None:
 
 
 def _key_refusal(
-    container: exp.DataType, key: exp.DataType, types: list[str]
+    container: exp.DataType, key: exp.DataType, types: list[str], rule: str
 ) -> tuple[str, int, str] | None:
-    """``map_contains_key``'s refusal: no MAP, a NULL of no type, or a key of no common
-    type with the map's keys (MAP_FUNCTION_DIFF_TYPES)."""
+    """``map_contains_key``'s refusal (``rule`` ``key``): no MAP, a NULL of no type, or a
+    key of no common type with the map's keys (MAP_FUNCTION_DIFF_TYPES); ``element_at``'s
+    of a map (``lookup``): a key of no tightest common type (a NULL is taken)."""
     if container.this != T.MAP:
         return (
             "MAP_FUNCTION_DIFF_TYPES",
             0,
             f"looks in a MAP, not in one of type {types[0].upper()}",
         )
-    if key.this == T.NULL:
+    if key.this == T.NULL and rule == "key":
         return "NULL_TYPE", 1, "takes no NULL of no type as the key it looks for"
-    if joins_without_strings(container.expressions[0], key):
+    keys = container.expressions[0]
+    if key.this == T.NULL:
+        return None
+    if rule == "lookup" and tightest(keys, key) is not None:
+        return None
+    if rule == "key" and joins_without_strings(keys, key):
         return None
     return (
         "MAP_FUNCTION_DIFF_TYPES",

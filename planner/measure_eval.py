@@ -891,6 +891,8 @@ def _operand_casts(
     type (by ``id`` of the operand: its node and the type it is cast to)."""
     if isinstance(node, exp.In) and not node.args.get("query"):
         return _in_casts(node, env)
+    if isinstance(node, exp.Bracket):
+        return _map_key_cast(node, env)
     remainder = isinstance(node, exp.Anonymous) and node.name.upper() in _REMAINDER_CALLS
     if remainder and len(node.expressions) == 2:
         a, b = node.expressions  # pmod(a, b): its operands are those of a % b
@@ -913,6 +915,23 @@ def _operand_casts(
     if target is None:
         return {}
     return {id(o): (o, target) for o, t in ((a, ta), (b, tb)) if t != target}
+
+
+def _map_key_cast(
+    node: exp.Bracket, env: TypeEnv
+) -> dict[int, tuple[exp.Expression, exp.DataType]]:
+    """A map subscript's key cast to the map's key type, as Spark casts it (``m['2']`` of
+    a MAP<INT, ...> looks up 2); element_at and try_element_at look up the key as it is
+    (:mod:`planner.subscript_types`)."""
+    if node.args.get("offset") or node.args.get("safe") or len(node.expressions) != 1:
+        return {}
+    container, index = infer_type(node.this, env), infer_type(node.expressions[0], env)
+    if container is None or container.this != T.MAP or len(container.expressions) != 2:
+        return {}
+    key_type = container.expressions[0]
+    if index is None or index.this == T.NULL or index == key_type:
+        return {}
+    return {id(node.expressions[0]): (node.expressions[0], key_type)}
 
 
 def _decimal_casts(

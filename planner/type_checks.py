@@ -47,6 +47,7 @@ from .sqltext import (
     written_call,
     written_text,
 )
+from .subscript_types import INTEGRAL, map_key_taken
 from .typed_calls import TYPED_CALLS, read_any_collation, typed_args, typed_name
 from .unary_types import UNARY_REFUSALS, unary_refusal
 
@@ -189,6 +190,15 @@ UNARY = "argument of"
 PAIR = "arguments of"
 #: the operator of a check of a value beside a collection's elements (then its name)
 ELEMENT_ARGUMENT = "element argument of"
+#: the operator of a check of a subscript's collection and index (:mod:`subscript_types`)
+SUBSCRIPT = "subscript"
+
+
+def _subscript(node: exp.Expression) -> list[exp.Expression] | None:
+    """A subscript's collection and index (``a[i]``, ``m[k]``), not element_at's."""
+    if not isinstance(node, exp.Bracket) or node.args.get("offset") or node.args.get("safe"):
+        return None
+    return [node.this, node.expressions[0]] if len(node.expressions) == 1 else None
 
 
 def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
@@ -199,7 +209,7 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
     mapped = _map_checked(node)
     if mapped is not None:
         return mapped[1]
-    counted = _int_only(node)
+    counted = _int_only(node) or _subscript(node)
     if counted is not None:
         return counted
     if _nullifzero(node):  # nullif(x, 0)
@@ -333,8 +343,6 @@ def pair_call(node: exp.Expression, sql: str, base: int) -> PairCall | None:
     """The name and two arguments, in Spark's order, of a call of :data:`PAIR_REFUSALS`
     with two (by the name as written at the call's position: the call must be sqlglot's
     tree of that name's call, its arguments in their places), else None."""
-    if not isinstance(node, exp.Func) or isinstance(node, (exp.Cast, exp.TryCast)):
-        return None
     if key(node) not in _pair_kinds():
         return None
     found = _CALL_NAME.match(sql, node_pos(node, base, sql))
@@ -403,6 +411,8 @@ def build_check(
     if _int_only(node) is not None:
         operator = f"{INT_ARGUMENT} {written_call_name(node, sql, base)}"
         return TypeCheck(operator, operands, glue, clause)
+    if _subscript(node) is not None:
+        return TypeCheck(SUBSCRIPT, operands, glue, clause)
     if key(node) in ELEMENT_RULES:
         operator = f"{ELEMENT_ARGUMENT} {written_call_name(node, sql, base)}"
         return TypeCheck(operator, operands, glue, clause, elements=ELEMENT_RULES[key(node)])
@@ -849,12 +859,92 @@ def _sequence_arguments(check: TypeCheck, types: list[str], sql: str) -> Semanti
     )
 
 
+def _subscript_refused(
+    check: TypeCheck, types: list[str], ansi: bool, sql: str
+) -> SemanticError | None:
+    """Spark's refusal of a subscript's index: an array's that is no integer, a map's
+    that Spark does not cast to the map's key type; or of a value that is no ARRAY, MAP
+    or STRUCT (:mod:`subscript_types`)."""
+    (collection, index), (of, by) = check.operands, types
+    kind = _kind(of)
+    if kind not in _COMPLEX and of != "void":
+        return SemanticError(
+            f"[INVALID_EXTRACT_BASE_FIELD_TYPE] {collection.text} ({of.upper()}) has no "
+            f"subscript in {check.clause}: Spark subscripts an ARRAY, a MAP or a STRUCT",
+            sql=sql,
+            pos=collection.pos,
+            hint="subscript a collection, or leave out the [...]",
+        )
+    if kind == "array" and by not in INTEGRAL:
+        takes, hint = "an integer", f"CAST it: CAST({index.text} AS INT)"
+    elif (
+        kind == "map" and not index.literal and map_key_taken(_map_key_type(of), by, ansi) is False
+    ):
+        key_type = _map_key_type(of).upper()
+        takes, hint = f"a key Spark casts to {key_type}", "CAST it to the map's key type"
+    elif kind == "map" and check.glue and _cast_key(_map_key_type(of), by):
+        key_type = _map_key_type(of).upper()
+        return SemanticError(
+            f"a subscript of {collection.text} ({of.upper()}) with {index.text} "
+            f"({by.upper()}) in {check.clause}: DEFINE evaluates this per match, without "
+            f"Spark's cast of the key to the map's key type ({key_type})",
+            sql=sql,
+            pos=index.pos,
+            hint=f"CAST it: CAST({index.text} AS {key_type})",
+        )
+    else:
+        return None
+    return SemanticError(
+        f"[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] a subscript of {collection.text} "
+        f"({of.upper()}) takes {takes}, not {index.text} ({by.upper()}) in {check.clause}: "
+        "Spark refuses it when it analyses the query",
+        sql=sql,
+        pos=index.pos,
+        hint=hint,
+    )
+
+
+def _cast_key(key_type: str, index_type: str) -> bool:
+    """Whether Spark casts a map subscript's key of ``index_type`` to ``key_type`` in a
+    way that can find another entry than the key as it is (an integer into an integer
+    key, a DECIMAL into a DECIMAL one, a NULL: the same entry)."""
+    kinds = (_kind(key_type), _kind(index_type))
+    return not (
+        index_type == key_type
+        or "void" in kinds
+        or all(k in _INTEGERS + ("bigint",) for k in kinds)
+        or kinds == ("decimal", "decimal")
+        or all(_is_string(t) for t in (key_type, index_type))
+    )
+
+
+def _map_key_type(type_name: str) -> str:
+    """The key type of Spark's simple name of a MAP type (``map<int,string>``: ``int``)."""
+    depth = 0
+    inner = type_name[4:-1]
+    for i, c in enumerate(inner):
+        depth += {"<": 1, "(": 1, ">": -1, ")": -1}.get(c, 0)
+        if c == "," and depth == 0:
+            return inner[:i]
+    return inner
+
+
 def _not_int_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
     """The error for a count or position of a :data:`_INT_ONLY` call that is a wider
     number (its check's operator: :data:`INT_ARGUMENT` and the name as written)."""
     name = check.operator[len(INT_ARGUMENT) + 1 :]
-    if types[0].lower().startswith("map<"):
-        return None  # element_at(map, key): a key
+    if types[0].lower().startswith("map<"):  # element_at(map, key): a key
+        refusal = element_refusal("lookup", types)
+        if refusal is None:
+            return None
+        condition, _, what = refusal
+        return SemanticError(
+            f"[DATATYPE_MISMATCH.{condition}] {name}() {what}: {check.operands[1].text} in "
+            f"{check.clause} (Spark refuses it when it analyses the query)",
+            sql=sql,
+            pos=check.operands[1].pos,
+            hint="CAST it to the map's key type, or subscript the map: m[key] casts the key",
+        )
     operand, type_name = check.operands[-1], types[-1]
     kind = type_name.split("(")[0].lower()
     if kind in _INTEGERS or kind not in _NUMBERS:
@@ -1091,6 +1181,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _not_int_argument(check, types, sql)
     if check.operator == SEQUENCE_ARGUMENTS:
         return _sequence_arguments(check, types, sql)
+    if check.operator == SUBSCRIPT:
+        return _subscript_refused(check, types, ansi, sql)
     if check.operator.startswith(ELEMENT_ARGUMENT):
         return _element_mismatch(check, types, sql)
     if check.operator == CHECKED[exp.IntDiv]:
