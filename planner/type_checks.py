@@ -912,7 +912,7 @@ def _cast_key(key_type: str, index_type: str) -> bool:
     return not (
         index_type == key_type
         or "void" in kinds
-        or all(k in _INTEGERS + ("bigint",) for k in kinds)
+        or all(k in INTEGRAL for k in kinds)
         or kinds == ("decimal", "decimal")
         or all(_is_string(t) for t in (key_type, index_type))
     )
