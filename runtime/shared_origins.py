@@ -17,6 +17,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -34,13 +35,14 @@ def _path() -> Path:
 def record(entries: list[tuple[str, str, int]]) -> None:
     """Keep each ``(text, sql, pos)``: ``text``, handed to Spark, computes the user's
     expression at ``pos`` of ``sql``. Never raises: the query runs without it."""
+    _append([{"text": text, "sql": sql, "pos": pos} for text, sql, pos in entries])
+
+
+def _append(entries: list[dict]) -> None:
     if not entries:
         return
     path = _path()
-    lines = "".join(
-        json.dumps({"text": t, "sql": s, "pos": p}, ensure_ascii=False) + "\n"
-        for t, s, p in entries
-    )
+    lines = "".join(json.dumps(entry, ensure_ascii=False) + "\n" for entry in entries)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists() and path.stat().st_size > _LIMIT:
@@ -49,6 +51,23 @@ def record(entries: list[tuple[str, str, int]]) -> None:
             out.write(lines)
     except OSError:
         pass
+
+
+def record_calls(calls: dict[str, int], sql: str) -> None:
+    """Keep that ``sql`` calls each function of ``calls`` (no built-in one: maybe a Python
+    UDF of the session) first at its offset, and when: a Python UDF's error while the job
+    runs is shown at the call of the latest query that calls it. Never raises."""
+    if calls:
+        _append([{"calls": calls, "sql": sql, "at": time.time()}])
+
+
+def recent_calls(limit: int) -> Iterator[tuple[str, str, int, float]]:
+    """``(name, sql, pos, at)`` of each call :func:`record_calls` kept, from its latest
+    ``limit`` records, the latest first."""
+    found = (entry for entry in _latest_first() if isinstance(entry.get("calls"), dict))
+    for _, entry in zip(range(limit), found):
+        for name, pos in entry["calls"].items():
+            yield name, entry.get("sql", ""), int(pos), float(entry.get("at", 0.0))
 
 
 def lookup(shown: str, fragment: str, start: int) -> tuple[str, int] | None:

@@ -659,6 +659,7 @@ def analyze_call(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeR
     shared_origins.record(
         [(text, body.value, origins[name]) for name, text in program.selected if name in origins]
     )
+    shared_origins.record_calls(plan.calls, body.value)  # a Python UDF's error: at its call
     aliases = shown_aliases(input_schema.names, program.selected)
     select = [SelectedColumn(_quote(c)) for c in input_schema.names] + [
         SelectedColumn(text, alias=alias) for (_, text), alias in zip(program.selected, aliases)

@@ -1695,6 +1695,38 @@ def test_a_python_udf_that_raises_is_shown_at_its_call(spark, raising_udfs, clau
 
 
 @pytest.mark.parametrize(
+    "order", [("matchrec.sql", "table function"), ("table function", "matchrec.sql")]
+)
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS py_ten_div(price) > -100",
+        "MEASURES CAST(py_ten_div(LAST(B.price)) AS INT) AS m PATTERN (A B) DEFINE B AS true",
+    ],
+)
+def test_a_python_udf_that_raises_is_shown_in_the_query_that_ran(
+    spark, raising_udfs, order, clause
+):
+    """Both doors in turn call the same failing UDF, written at different places: each
+    error is at its own query's call. The table function's was Spark's traceback, or the
+    call in an earlier ``matchrec.sql`` query that had used the UDF."""
+    matchrec.register(spark)
+    for door, lead in zip(order, ("", "\n  ")):
+        body = f"{lead}PARTITION BY sym ORDER BY id {clause}"
+        if door == "matchrec.sql":
+            query = f"SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE ({body})"
+            run = matchrec.sql(spark, query)
+        else:
+            query = body
+            run = spark.sql(f"SELECT * FROM match_recognize(TABLE({UDF_PRICES}), '{body}')")
+        with pytest.raises(MatchRuntimeError) as info:
+            run.collect()
+        err = info.value
+        assert "ZeroDivisionError" in err.message, door
+        assert err.sql == query and query[err.pos :].startswith("py_ten_div("), door
+
+
+@pytest.mark.parametrize(
     ("clause", "count"),
     [
         ("MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS py_ten_div(price, 2) > -100", 2),
