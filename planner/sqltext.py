@@ -1131,6 +1131,8 @@ def call_pos(node: exp.Expression, base: int, sql: str) -> int:
     """Where ``node`` starts in ``sql``: at its name for a function written as a call
     (``upper(s)``), else at its first token (:func:`node_pos`)."""
     pos = node_pos(node, base, sql)
+    if "start" in node.meta:  # sqlglot's position of a call is its name's
+        return pos  # (from there, the name before the parenthesis is an outer call's)
     if isinstance(node, exp.Func) and not isinstance(node, (exp.Binary, exp.Unary)):
         pos = call_start(sql, pos, base)
     return pos

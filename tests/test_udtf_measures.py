@@ -1004,6 +1004,9 @@ def test_a_lambda_of_a_type_its_function_does_not_take_is_sparks_refusal(measure
         ("make_ym_interval(0, LAST(B.o)) * 2", "make_ym", "YEAR TO MONTH"),
         ("my_sql_udf(LAST(B.i) - FIRST(A.i))", "my_sql_udf", "cannot evaluate my_sql_udf()"),
         ("no_such_fn(LAST(B.i), FIRST(A.i))", "no_such_fn", "cannot evaluate no_such_fn()"),
+        # a first argument that is a built-in call: not "Spark has no function py_risk()"
+        ("py_risk(sum(B.i), count(*))", "py_risk", "cannot evaluate py_risk()"),
+        ("py_risk(abs(LAST(B.i) - FIRST(A.i)))", "py_risk", "cannot evaluate py_risk()"),
         # a function the table function does not compute over values of several rows
         (
             "sentences(concat(FIRST(A.s), ' ', LAST(B.s)))",
