@@ -29,9 +29,11 @@ from sqlglot.errors import ErrorLevel
 from matchrec import navigation as nav
 from matchrec.ast import SqlExpr
 from matchrec.errors import SemanticError, SqlSyntaxError, UnsupportedError
+from matchrec.fewest_rows import fewest_at_row, fewest_in_match
 from matchrec.integer_width import IntegerWidth, LongSum
 from matchrec.moments import STATISTICS
 from matchrec.navigation import Evaluator, RowValue
+from matchrec.nfa import Program
 from matchrec.vector_define import VExpr
 
 from . import within_group
@@ -233,6 +235,14 @@ class Lowering:
     # their f(NULL) at)
     python_measures: bool = False
     pattern_may_be_empty: bool = False
+    # the compiled pattern, which says how many rows of a variable every match has
+    # (``matchrec.fewest_rows``): a moved navigation that always finds its row needs no
+    # f(NULL) column for an absent one (a Python UDF that cannot take None fails on it)
+    program: Program | None = None
+    # whether MEASURES are read before a match's last row too (ALL ROWS PER MATCH) and
+    # whether a match may end early (a timed-out partial match)
+    measures_running: bool = False
+    partial_matches: bool = False
     # the input relation's name (its alias or table name), which a subquery of MEASURES
     # or DEFINE must not use: it is evaluated once, not per row of the match
     input_name: str | None = None
@@ -254,6 +264,24 @@ class Lowering:
         self, cls: type, message: str, node: exp.Expression, base: int, hint: str | None = None
     ):
         return cls(message, sql=self.sql, pos=node_pos(node, base, self.sql), hint=hint)
+
+    def always_found(self, kind: str, offset: int, label: str | None, at: str | None) -> bool:
+        """Whether ``FIRST``/``LAST`` (``kind``) of variable ``label`` (None: any row) at
+        ``offset`` finds its row wherever it is read: in DEFINE of variable ``at``, or in
+        MEASURES (``at`` None)."""
+        if self.program is None:
+            return False
+        counted = self.label_ids.get(label, None) if label is not None else None
+        ids = frozenset([counted]) if counted is not None else self.subsets.get(label)
+        if label is not None and ids is None:
+            return False
+        if at is not None:
+            fewest = fewest_at_row(self.program, ids, frozenset([self.label_ids[at]]))
+        elif self.partial_matches or (self.measures_running and kind == "LAST"):
+            fewest = fewest_at_row(self.program, ids, None)  # (FIRST reads the whole match)
+        else:
+            fewest = fewest_in_match(self.program, ids)
+        return fewest > offset
 
     def label_set(self, name: str | None, node: exp.Expression, base: int) -> frozenset[int] | None:
         """Label ids a qualifier stands for; None for the universal variable (no qualifier).
@@ -1789,6 +1817,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             column_type=low.column_types.get,
             kept_call=lambda call: _glue_udf(low, call),
             lags=low.window is not None,
+            found=lambda kind, offset, q: low.always_found(kind, offset, q, label),
         )
 
     tree = pushed(tree)
@@ -2407,7 +2436,14 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
         low.measure_checks.extend(_written_pair_checks(low, tree.copy(), base))
         absent = None if low.pattern_may_be_empty else "last"
         tree = push_down(
-            tree, set(), _qualifier, _special_kind, _aggregate_name, _measure_glue, absent
+            tree,
+            set(),
+            _qualifier,
+            _special_kind,
+            _aggregate_name,
+            _measure_glue,
+            absent,
+            found=lambda kind, offset, q: low.always_found(kind, offset, q, None),
         )
 
     def replace(node: exp.Expression) -> exp.Expression:

@@ -87,6 +87,7 @@ def push_down(
     column_type: Callable[[str], str | None] = lambda name: None,
     kept_call: Callable[[exp.Expression], bool] = lambda node: False,
     lags: bool = True,
+    found: Callable[[str, int, str | None], bool] = lambda kind, offset, label: False,
 ) -> exp.Expression:
     """``tree`` with each maximal function of one navigated row moved inside the
     navigation (see the module docstring). ``qualifier``, ``special`` and ``aggregate``
@@ -104,7 +105,9 @@ def push_down(
     ``lags``: Spark computes PREV/NEXT of the current row's values before matching (LAG
     and LEAD over the sorted partition: batch); without (a stream, a rule, a clause in a
     time window) the matcher reads that row, so a function of it moves inside the
-    navigation as of any other row (``PREV(LAST(date_add(d, 1)), 1)``)."""
+    navigation as of any other row (``PREV(LAST(date_add(d, 1)), 1)``). ``found``: whether
+    FIRST/LAST of a variable at an offset finds its row wherever it is read, so that no
+    f(NULL) of an absent row is computed (Spark would call a UDF on NULL for every row)."""
 
     def ref(node: exp.Expression) -> Ref:
         if isinstance(node, (exp.Literal, exp.Boolean, exp.Null, exp.DataType, exp.Var)):
@@ -191,7 +194,7 @@ def push_down(
                 if split is not None and keeps(split):
                     return _standing_for(rewrite(split), node)
             kept = keeps(node, fails)
-            pushed = None if kept else _pushed(node, r, special, absent)
+            pushed = None if kept else _pushed(node, r, special, absent, found)
             if pushed is not None:
                 return pushed
             parts = None if kept else decompose(node)
@@ -443,7 +446,11 @@ def _composite(node: exp.Expression, special) -> bool:
 
 
 def _pushed(
-    node, row: tuple[str, int, str | None, int], special, absent: str | None
+    node,
+    row: tuple[str, int, str | None, int],
+    special,
+    absent: str | None,
+    found: Callable[[str, int, str | None], bool],
 ) -> exp.Expression | None:
     kind, offset, label, physical = row
     inner = node.copy()
@@ -462,7 +469,7 @@ def _pushed(
         navigation = exp.Anonymous(
             this=step, expressions=[navigation, exp.Literal.number(abs(physical))]
         )
-    if _strict(inner):
+    if _strict(inner) or (not physical and kind in ("FIRST", "LAST") and found(*row[:3])):
         return _standing_for(exp.Paren(this=navigation), node)
     if absent is None or kind not in ("FIRST", "LAST") or _fails_on_null(inner):
         return None  # (FINAL: the absent-row test below counts the running rows)

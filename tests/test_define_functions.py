@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from doors import DOORS, rows_through
 from matchrec.grammar import parse_clause
 from matchrec.planner.datetime_functions import DATETIME_FUNCTIONS
 from matchrec.planner.pattern_literals import check_pattern_literals
@@ -1724,6 +1725,44 @@ def test_a_python_udf_that_raises_is_shown_in_the_query_that_ran(
         err = info.value
         assert "ZeroDivisionError" in err.message, door
         assert err.sql == query and query[err.pos :].startswith("py_ten_div("), door
+
+
+@pytest.mark.parametrize(
+    "clause",
+    [
+        "MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS py_twice(FIRST(A.price)) > price",
+        "MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS py_twice(A.price) > abs(price)",
+        # a built-in call as its first argument (was "Spark has no function py_twice()")
+        "MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS py_twice(abs(price)) > 8",
+        "MEASURES CAST(py_twice(LAST(B.price)) AS INT) AS m PATTERN (A B+) "
+        "DEFINE B AS B.price > PREV(B.price)",
+        "MEASURES CAST(py_twice(FIRST(A.price)) AS INT) AS m ALL ROWS PER MATCH "
+        "PATTERN (A B+) DEFINE B AS true",
+        "MEASURES CAST(py_twice(LAST(B.price)) AS INT) AS m ALL ROWS PER MATCH "
+        "PATTERN (B A*) DEFINE A AS A.price < py_twice(FIRST(B.price))",
+        # an absent row's f(NULL) is read: a UDF that takes None gives its value
+        "MEASURES CAST(py_or_minus_one(LAST(B.price, 1)) AS INT) AS m PATTERN (A B+) "
+        "DEFINE B AS B.price > PREV(B.price)",
+    ],
+)
+def test_a_python_udf_of_another_row_is_never_called_on_a_row_no_match_lacks(spark, clause):
+    """The table function moves ``f(FIRST(A.x))`` inside the navigation, with Spark
+    computing ``f(NULL)`` over every row for a match without its A row: a UDF that cannot
+    take None failed every query, though every match of ``A B+`` has its A row. Both doors
+    now give the same rows."""
+    matchrec.register(spark)
+    spark.udf.register("py_twice", lambda x: x * 2, "int")
+    spark.udf.register("py_or_minus_one", lambda x: -1 if x is None else x, "int")
+    spark.sql(UDF_PRICES).createOrReplaceTempView("udf_prices")
+    body = f"PARTITION BY sym ORDER BY id {clause}"
+    try:
+        got = {door: rows_through(spark, door, "udf_prices", body) for door in DOORS}
+    finally:
+        for name in ("py_twice", "py_or_minus_one"):
+            spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+    assert got["matchrec.sql"] and got["table function"] == got["matchrec.sql"]
+    if "py_or_minus_one" in clause:
+        assert any(row[-1] == -1 for row in got["table function"])
 
 
 @pytest.mark.parametrize(
