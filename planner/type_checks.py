@@ -827,18 +827,26 @@ def _element_mismatch(check: TypeCheck, types: list[str], sql: str) -> SemanticE
     refusal = element_refusal(check.elements, types) if check.elements else None
     if refusal is None:
         return None
-    condition, at, what = refusal
     if check.operator.startswith(MAP_ARGUMENT):
         name = check.operator[len(MAP_ARGUMENT) + 1 :].rsplit(" ", 1)[0]
     else:
         name = check.operator[len(ELEMENT_ARGUMENT) + 1 :]
+    hint = "CAST it to the elements' type" if refusal[1] else "pass a collection of that kind"
+    return _refused_element(check, name, refusal, sql, hint)
+
+
+def _refused_element(
+    check: TypeCheck, name: str, refusal: tuple[str, int, str], sql: str, hint: str
+) -> SemanticError:
+    """Spark's ``refusal`` (condition, operand at fault, what it says) of call ``name``."""
+    condition, at, what = refusal
     operand = check.operands[at]
     return SemanticError(
         f"[DATATYPE_MISMATCH.{condition}] {name}() {what}: {operand.text} in {check.clause} "
         "(Spark refuses it when it analyses the query)",
         sql=sql,
         pos=operand.pos,
-        hint="CAST it to the elements' type" if at else "pass a collection of that kind",
+        hint=hint,
     )
 
 
@@ -937,14 +945,8 @@ def _not_int_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticE
         refusal = element_refusal("lookup", types)
         if refusal is None:
             return None
-        condition, _, what = refusal
-        return SemanticError(
-            f"[DATATYPE_MISMATCH.{condition}] {name}() {what}: {check.operands[1].text} in "
-            f"{check.clause} (Spark refuses it when it analyses the query)",
-            sql=sql,
-            pos=check.operands[1].pos,
-            hint="CAST it to the map's key type, or subscript the map: m[key] casts the key",
-        )
+        hint = "CAST it to the map's key type, or subscript the map: m[key] casts the key"
+        return _refused_element(check, name, refusal, sql, hint)
     operand, type_name = check.operands[-1], types[-1]
     kind = type_name.split("(")[0].lower()
     if kind in _INTEGERS or kind not in _NUMBERS:
