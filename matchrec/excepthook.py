@@ -87,11 +87,18 @@ def short_report(exc: BaseException, message: str) -> str:
 
 
 def _spark_class(exc: BaseException) -> str | None:
-    """The name of the PySpark class a matchrec error also is, if any."""
+    """The name of the PySpark class of Spark's error that a matchrec error also is, if
+    any (not the plain class of a query's fault, ``AnalysisException``, that an error
+    found while building a query also is)."""
     for cls in type(exc).__mro__:
-        if cls.__module__.startswith("pyspark."):
+        if cls.__module__.startswith("pyspark.") and cls.__module__ != _PLAIN_CLASSES:
             return cls.__name__
     return None
+
+
+#: PySpark's module of the error classes without Spark's state (its captured and Spark
+#: Connect errors subclass them)
+_PLAIN_CLASSES = "pyspark.errors.exceptions.base"
 
 
 def make_hook(previous: Hook) -> Hook:

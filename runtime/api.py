@@ -95,6 +95,7 @@ from .stream_modes import refuse_unrunnable_stream
 from .type_text import type_text
 from .window_group import grouped_error
 from .window_join import JoinedInput, joined_input
+from .worker_errors import as_query_error
 from .worker_errors import install as tell_worker_errors
 
 _counter = itertools.count()
@@ -105,8 +106,22 @@ def match_recognize(df: DataFrame, clause: str) -> DataFrame:
     check_argument("match_recognize", "df", df, DataFrame)
     check_argument("match_recognize", "clause", clause, str)
     tell_worker_errors()
-    parsed = read_body(clause)
-    return run_clause(df, parsed)
+    with _as_query_errors():
+        parsed = read_body(clause)
+        return run_clause(df, parsed)
+
+
+@contextmanager
+def _as_query_errors() -> Iterator[None]:
+    """A fault of the query found while it is built, raised as also PySpark's class of it
+    (``worker_errors.as_query_error``)."""
+    try:
+        yield
+    except MatchRecognizeError as err:
+        converted = as_query_error(err)
+        if converted is err:
+            raise
+        raise converted from None
 
 
 def run_clause(df: DataFrame, clause: MatchRecognizeClause) -> DataFrame:
@@ -313,11 +328,12 @@ def sql(
     check_argument("sql", "spark", spark, SparkSession)
     check_argument("sql", "query", query, str)
     tell_worker_errors()  # the job's errors of a match: raised as matchrec's, caret first
-    arguments = prepared(spark, query, args, kwargs)
-    if arguments is None:
-        return _spark_sql(spark, query, args, kwargs)
-    with placed_errors(arguments), viewed_in_bodies(spark, arguments):
-        return _sql(spark, arguments.text, arguments.frames)
+    with _as_query_errors():
+        arguments = prepared(spark, query, args, kwargs)
+        if arguments is None:
+            return _spark_sql(spark, query, args, kwargs)
+        with placed_errors(arguments), viewed_in_bodies(spark, arguments):
+            return _sql(spark, arguments.text, arguments.frames)
 
 
 def prepared(

@@ -24,10 +24,17 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 from collections.abc import Callable
 from typing import Any
 
-from matchrec.errors import MatchRecognizeError, MatchRuntimeError
+from matchrec.errors import (
+    MatchRecognizeError,
+    MatchRuntimeError,
+    SemanticError,
+    SqlSyntaxError,
+    UnsupportedError,
+)
 from matchrec.excepthook import carried_rebuilt
 
 from .expression_origins import at_unresolved_call, at_users_expression
@@ -135,6 +142,39 @@ def _is_worker_error(exc: BaseException) -> bool:
     from pyspark.errors import AnalysisException, PythonException
 
     return isinstance(exc, (PythonException, AnalysisException))
+
+
+#: PySpark's class of the error Spark raises for a query with a fault of each kind
+_QUERY_ERRORS = {
+    SqlSyntaxError: "ParseException",
+    SemanticError: "AnalysisException",
+    UnsupportedError: "AnalysisException",
+}
+#: Spark's condition that a message of ours quotes (``[UNRESOLVED_ROUTINE]``)
+_CONDITION = re.compile(r"\[([A-Z][A-Z0-9]*_[A-Z0-9_.]*)\]")
+
+
+def as_query_error(err: MatchRecognizeError) -> MatchRecognizeError:
+    """``err``, found while ``matchrec.sql`` or ``match_recognize`` builds a query, as
+    also PySpark's error for such a query (a ``ParseException``, an
+    ``AnalysisException``), as the table function's errors are: ``except
+    AnalysisException`` catches a bad query through every door. ``getCondition()`` is
+    Spark's condition where the message gives one. Other errors are returned as they are."""
+    import pyspark.errors as spark_errors
+    from pyspark.errors import PySparkException
+
+    name = next((n for c, n in _QUERY_ERRORS.items() if type(err) is c), None)
+    if name is None:
+        return err
+    merged = _both(type(err), getattr(spark_errors, name))
+    converted = merged.__new__(merged)
+    found = _CONDITION.search(err.message)
+    PySparkException.__init__(
+        converted, message=err.message, errorClass=found[1] if found else None
+    )
+    converted.__dict__.update(err.__dict__)
+    converted.args = err.args
+    return converted
 
 
 @functools.cache

@@ -100,3 +100,51 @@ def test_matchrec_errors_are_carried_as_themselves():
     assert isinstance(exc, SqlSyntaxError) and isinstance(exc, MatchRecognizeError)
     assert carried_error(exc) == str(exc)
     assert carried_error(ValueError("matchrec.errors.SemanticError: not ours")) is None
+
+
+@pytest.mark.parametrize(
+    ("body", "cls", "spark_class", "condition"),
+    [
+        (
+            "ORDER BY id PATTERN (A) DEFINE A AS pricex > 1",
+            "SemanticError",
+            "AnalysisException",
+            None,
+        ),
+        ("ORDER BY id PATTERN (A DEFINE A AS true", "SqlSyntaxError", "ParseException", None),
+        (
+            "ORDER BY id PATTERN (A) DEFINE A AS strpos('ab', 'b') > 1",
+            "SemanticError",
+            "AnalysisException",
+            "UNRESOLVED_ROUTINE",
+        ),
+    ],
+)
+def test_a_fault_of_the_query_is_pysparks_error_of_it_through_every_door(
+    spark, capsys, body, cls, spark_class, condition
+):
+    """``except AnalysisException`` caught the table function's errors only: matchrec.sql
+    and match_recognize raised matchrec's classes alone. Each is both now; the message and
+    caret are matchrec's, and the short report does not say Spark reported it."""
+    from pyspark import errors
+
+    matchrec.register(spark)
+    df = spark.createDataFrame([(1, 2.0)], "id INT, price DOUBLE")
+    df.createOrReplaceTempView("hook_doors")
+    query = f"SELECT * FROM hook_doors MATCH_RECOGNIZE ({body})"
+    for door, action in [
+        ("matchrec.sql", lambda: matchrec.sql(spark, query)),
+        ("match_recognize", lambda: matchrec.match_recognize(df, body)),
+    ]:
+        exc = _raised(action)
+        assert type(exc).__name__ == cls and isinstance(exc, MatchRecognizeError), door
+        assert isinstance(exc, getattr(errors, spark_class)), door
+        assert exc.getCondition() == condition, door
+        assert str(exc).startswith(("semantic error: ", "syntax error: ")), door
+        make_hook(lambda *a: None)(type(exc), exc, exc.__traceback__)
+        assert "Spark reported it" not in capsys.readouterr().err, door
+    literal = body.replace("'", "''")
+    tf = _raised(
+        lambda: spark.sql(f"SELECT * FROM match_recognize(TABLE(hook_doors), '{literal}')")
+    )
+    assert type(tf).__name__ == cls and isinstance(tf, errors.AnalysisException)
