@@ -57,6 +57,7 @@ value of it that the matcher would read, is refused with a caret.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import tzinfo
@@ -361,11 +362,7 @@ def _build_program(
     selected = list(plan.precomputed) + [
         (f"__mr_s{i}", text) for i, text in enumerate(compiled.subqueries)
     ]
-    if any(isinstance(f.dataType, TimestampType) for f in measure_fields) and not any(
-        isinstance(f.dataType, TimestampType) for f in input_schema.fields
-    ):
-        # a TIMESTAMP measure may come from a wall-clock time, read in the session's zone,
-        # which an input TIMESTAMP column carries; without one, Spark names it
+    if _reads_zone(input_schema, measure_fields, clause.sql):
         selected.append((ZONE, "current_timezone()"))
     if plan.order_by:
         # Spark's Window operator sorts each partition for this number (and for any
@@ -786,16 +783,56 @@ class MatchRecognizeUDTF:
 
 
 def session_zone(batch: pa.RecordBatch) -> tzinfo | None:
-    """The session time zone: Spark hands TIMESTAMP columns to Python in it, and
+    """The session time zone: Spark hands TIMESTAMP values to Python in it (a column's, or
+    inside one: a map's keys, an array's elements, a struct's fields), and
     ``build_program`` selects it by name where the input has none (None: not needed)."""
-    name = None
-    for field in batch.schema:
-        if pa.types.is_timestamp(field.type) and field.type.tz:
-            name = field.type.tz
-            break
+    name = next(filter(None, (_zone_of(field.type) for field in batch.schema)), None)
     if name is None and ZONE in batch.schema.names and batch.num_rows:
         name = batch.column(ZONE)[0].as_py()
     return zone_named(name)
+
+
+def _zone_of(arrow_type: pa.DataType) -> str | None:
+    """The zone of a TIMESTAMP in ``arrow_type``, at any depth (None: it holds none)."""
+    if pa.types.is_timestamp(arrow_type):
+        return arrow_type.tz or None
+    inner = [arrow_type.field(i).type for i in range(arrow_type.num_fields)]
+    return next(filter(None, map(_zone_of, inner)), None)
+
+
+#: words of every SQL that makes a time from no date or time value (a literal, a CAST, a
+#: function of a string or a number: ``TIMESTAMP'...'``, ``to_timestamp(s)``,
+#: ``timestamp_seconds(n)``, ``from_unixtime(n)``, ``make_dt_interval(...)``)
+_TIME_WORDS = re.compile(r"(?i)timestamp|date|time|zone|unix|interval|epoch|hour|minute|second")
+
+
+def _reads_zone(input_schema: StructType, measures: list[StructField], sql: str) -> bool:
+    """Whether the session's time zone must be selected for the glue: an instant and a
+    wall-clock time meet (a DATE cast to TIMESTAMP, ``unix_timestamp`` of a DATE, a
+    TIMESTAMP measure of a wall-clock time) and no input TIMESTAMP, of a column or inside
+    one, carries the zone. Each is a value of a time type in the input or the measures,
+    or is written with a word of :data:`_TIME_WORDS`."""
+    if any(_holds(f.dataType, (TimestampType,)) for f in input_schema.fields):
+        return False  # its Arrow type names the zone
+    wall_clocks = (DateType, TimestampNTZType)
+    return (
+        any(_holds(f.dataType, (TimestampType,)) for f in measures)
+        or any(_holds(f.dataType, wall_clocks) for f in input_schema.fields)
+        or _TIME_WORDS.search(sql) is not None
+    )
+
+
+def _holds(data_type: DataType, kinds: tuple[type, ...]) -> bool:
+    """Whether a Spark type is one of ``kinds`` or holds one at any depth."""
+    if isinstance(data_type, kinds):
+        return True
+    if isinstance(data_type, ArrayType):
+        return _holds(data_type.elementType, kinds)
+    if isinstance(data_type, MapType):
+        return _holds(data_type.keyType, kinds) or _holds(data_type.valueType, kinds)
+    if isinstance(data_type, StructType):
+        return any(_holds(f.dataType, kinds) for f in data_type.fields)
+    return False
 
 
 class RowOrder:

@@ -364,3 +364,47 @@ def test_an_invalid_zone_is_a_positioned_error(spark):
     with pytest.raises(MatchRuntimeError, match="INVALID_TIMEZONE") as info:
         matchrec.sql(spark, query).collect()
     assert "line 5" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("names", "values", "clause"),
+    [
+        # a map's TIMESTAMP keys, indexed by a DATE: Spark casts the date at midnight in
+        # the session zone (the table function had no zone: no TIMESTAMP column)
+        (
+            "sym, id, mp, d",
+            "('a', 1, map(TIMESTAMP'2024-01-02 00:00:00', 'x', TIMESTAMP'2024-01-03 00:00:00', "
+            "'y'), DATE'2024-01-02'), ('a', 2, map(TIMESTAMP'2024-01-02 00:00:00', 'x'), "
+            "DATE'2024-01-03')",
+            "MEASURES FIRST(A.mp)[LAST(B.d)] AS m, FIRST(A.mp)[FIRST(A.d)] AS m2 "
+            "PATTERN (A B) DEFINE B AS true",
+        ),
+        # an instant of dates only: midnight in the session zone (it was UTC's)
+        (
+            "sym, id, d",
+            "('a', 1, DATE'2024-01-02'), ('a', 2, DATE'2024-01-03')",
+            "MEASURES unix_timestamp(CAST(greatest(FIRST(A.d), LAST(B.d)) AS TIMESTAMP)) AS u "
+            "PATTERN (A B) DEFINE B AS unix_timestamp(CAST(greatest(FIRST(A.d), B.d) AS "
+            "TIMESTAMP)) > 0",
+        ),
+        (
+            "sym, id, s",
+            "('a', 1, '2024-01-02'), ('a', 2, '2024-01-03 10:00')",
+            "MEASURES unix_timestamp(CAST(greatest(FIRST(A.s), LAST(B.s)) AS TIMESTAMP)) AS u "
+            "PATTERN (A B) DEFINE B AS true",
+        ),
+    ],
+)
+def test_a_time_without_a_timestamp_column_is_in_the_session_zone(
+    spark, session_zone, names, values, clause
+):
+    """The table function learns the session zone from a TIMESTAMP column of its input;
+    with none (only dates, or a TIMESTAMP inside a map) it read wall-clock times as UTC's,
+    or compared them with the map's instants as never equal."""
+    from doors import DOORS, rows_through
+
+    matchrec.register(spark)
+    spark.sql(f"SELECT * FROM VALUES {values} AS t({names})").createOrReplaceTempView("no_ts")
+    body = f"PARTITION BY sym ORDER BY id {clause}"
+    got = {door: rows_through(spark, door, "no_ts", body) for door in DOORS}
+    assert got["matchrec.sql"] and got["table function"] == got["matchrec.sql"]
