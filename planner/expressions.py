@@ -268,8 +268,8 @@ class Lowering:
     def always_found(self, kind: str, offset: int, label: str | None, at: str | None) -> bool:
         """Whether ``FIRST``/``LAST`` (``kind``) of variable ``label`` (None: any row) at
         ``offset`` finds its row wherever it is read: in DEFINE of variable ``at``, or in
-        MEASURES (``at`` None)."""
-        if self.program is None:
+        MEASURES (``at`` None), where an empty match reads no row at all."""
+        if self.program is None or (at is None and self.pattern_may_be_empty):
             return False
         counted = self.label_ids.get(label, None) if label is not None else None
         ids = frozenset([counted]) if counted is not None else self.subsets.get(label)

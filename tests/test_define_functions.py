@@ -1765,6 +1765,27 @@ def test_a_python_udf_of_another_row_is_never_called_on_a_row_no_match_lacks(spa
         assert any(row[-1] == -1 for row in got["table function"])
 
 
+def test_an_empty_match_reads_the_udf_of_null(spark):
+    """Every row of a match of ``A*`` is an A, but an empty match has no row: its measure
+    is ``f(NULL)``, which matchrec.sql computes and the table function cannot (it is not
+    moved inside the navigation, where it would be NULL)."""
+    matchrec.register(spark)
+    spark.udf.register("py_or_minus_one", lambda x: -1 if x is None else x, "int")
+    spark.sql(UDF_PRICES).createOrReplaceTempView("udf_prices")
+    body = (
+        "PARTITION BY sym ORDER BY id MEASURES CAST(py_or_minus_one(LAST(A.price)) AS INT) "
+        "AS m ALL ROWS PER MATCH SHOW EMPTY MATCHES PATTERN (A*) DEFINE A AS price > 6"
+    )
+    try:
+        got = rows_through(spark, "matchrec.sql", "udf_prices", body)
+        measured = [row[2] for row in got]  # (sym, id, m, price)
+        assert -1 in measured and 9 in measured
+        with pytest.raises(UnsupportedError, match="py_or_minus_one"):
+            rows_through(spark, "table function", "udf_prices", body)
+    finally:
+        spark.sql("DROP TEMPORARY FUNCTION IF EXISTS py_or_minus_one")
+
+
 @pytest.mark.parametrize(
     ("clause", "count"),
     [
