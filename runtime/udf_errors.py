@@ -79,7 +79,10 @@ def at_udf_call(exc: BaseException) -> MatchRuntimeError | None:
     if not frames:
         return None
     known = [(file, call) for (file, _), call in _calls.latest_first()]
-    known += _table_function_calls()
+    try:
+        known += _table_function_calls()
+    except Exception:  # noqa: BLE001 - never in place of the error being told
+        pass
     for filename, line in reversed(frames):
         calls = [call for file, call in known if file == filename and line in call.lines]
         if calls:
