@@ -185,10 +185,26 @@ def _both(error_class: type, spark_class: type) -> type:
         "__module__": error_class.__module__,
         "__doc__": f"{error_class.__doc__} Raised in a Python worker of Spark's: "
         f"also {spark_class.__name__}.",
+        "__reduce__": _reduce,
     }
     if issubclass(error_class, MatchRuntimeError):
         members.update(getCondition=_spark_condition, getSqlState=_spark_sqlstate)
     return type(error_class.__name__, (error_class, spark_class), members)
+
+
+def _reduce(self) -> tuple:
+    """Pickle a merged error as its two classes and its state (its class is made here,
+    not found by name where it is read back)."""
+    error_class, spark_class = type(self).__bases__
+    return (_merged_again, (error_class, spark_class, self.args, dict(self.__dict__)))
+
+
+def _merged_again(error_class: type, spark_class: type, args: tuple, state: dict) -> BaseException:
+    merged = _both(error_class, spark_class)
+    err = merged.__new__(merged)
+    err.__dict__.update(state)
+    err.args = args
+    return err
 
 
 def _spark_condition(self) -> str | None:

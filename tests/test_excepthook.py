@@ -3,6 +3,7 @@ exceptions reach the hook installed before ours unchanged."""
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 import textwrap
@@ -143,6 +144,9 @@ def test_a_fault_of_the_query_is_pysparks_error_of_it_through_every_door(
         assert str(exc).startswith(("semantic error: ", "syntax error: ")), door
         make_hook(lambda *a: None)(type(exc), exc, exc.__traceback__)
         assert "Spark reported it" not in capsys.readouterr().err, door
+        again = pickle.loads(pickle.dumps(exc))  # a process pool hands errors back so
+        assert type(again).__name__ == cls and isinstance(again, getattr(errors, spark_class))
+        assert str(again) == str(exc), door
     literal = body.replace("'", "''")
     tf = _raised(
         lambda: spark.sql(f"SELECT * FROM match_recognize(TABLE(hook_doors), '{literal}')")
