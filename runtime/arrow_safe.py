@@ -38,17 +38,23 @@ _HINT = (
 )
 
 
-def _uncarried(t: DataType) -> bool:
-    """Whether ``t`` is, or holds, a type PySpark's Arrow conversion has no form for."""
-    if isinstance(t, (YearMonthIntervalType, CalendarIntervalType)):
+def holds(t: DataType, kinds: tuple[type, ...]) -> bool:
+    """Whether ``t`` is one of the types ``kinds``, or holds one at any depth (an array's
+    elements, a map's keys or values, a struct's fields)."""
+    if isinstance(t, kinds):
         return True
     if isinstance(t, ArrayType):
-        return _uncarried(t.elementType)
+        return holds(t.elementType, kinds)
     if isinstance(t, MapType):
-        return _uncarried(t.keyType) or _uncarried(t.valueType)
+        return holds(t.keyType, kinds) or holds(t.valueType, kinds)
     if isinstance(t, StructType):
-        return any(_uncarried(f.dataType) for f in t.fields)
+        return any(holds(f.dataType, kinds) for f in t.fields)
     return False
+
+
+def _uncarried(t: DataType) -> bool:
+    """Whether ``t`` is, or holds, a type PySpark's Arrow conversion has no form for."""
+    return holds(t, (YearMonthIntervalType, CalendarIntervalType))
 
 
 def nullable_voids(t: DataType) -> DataType:

@@ -142,7 +142,7 @@ from matchrec.errors import (
 from matchrec.zones import SESSION_ZONE, zone_named
 
 from . import shared_origins
-from .arrow_safe import nullable_voids, refuse_uncarried
+from .arrow_safe import holds, nullable_voids, refuse_uncarried
 from .collated_keys import boundary_keys, collated_stand_ins, is_collated
 from .partitions import DEFAULT_CHUNK_ROWS, DEFAULT_GROUP_ROWS, PartitionMatcher, key_at
 from .session import (
@@ -812,27 +812,14 @@ def _reads_zone(input_schema: StructType, measures: list[StructField], sql: str)
     TIMESTAMP measure of a wall-clock time) and no input TIMESTAMP, of a column or inside
     one, carries the zone. Each is a value of a time type in the input or the measures,
     or is written with a word of :data:`_TIME_WORDS`."""
-    if any(_holds(f.dataType, (TimestampType,)) for f in input_schema.fields):
+    if any(holds(f.dataType, (TimestampType,)) for f in input_schema.fields):
         return False  # its Arrow type names the zone
     wall_clocks = (DateType, TimestampNTZType)
     return (
-        any(_holds(f.dataType, (TimestampType,)) for f in measures)
-        or any(_holds(f.dataType, wall_clocks) for f in input_schema.fields)
+        any(holds(f.dataType, (TimestampType,)) for f in measures)
+        or any(holds(f.dataType, wall_clocks) for f in input_schema.fields)
         or _TIME_WORDS.search(sql) is not None
     )
-
-
-def _holds(data_type: DataType, kinds: tuple[type, ...]) -> bool:
-    """Whether a Spark type is one of ``kinds`` or holds one at any depth."""
-    if isinstance(data_type, kinds):
-        return True
-    if isinstance(data_type, ArrayType):
-        return _holds(data_type.elementType, kinds)
-    if isinstance(data_type, MapType):
-        return _holds(data_type.keyType, kinds) or _holds(data_type.valueType, kinds)
-    if isinstance(data_type, StructType):
-        return any(_holds(f.dataType, kinds) for f in data_type.fields)
-    return False
 
 
 class RowOrder:
