@@ -116,7 +116,7 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
         error = at_users_expression(exc)
     if error is None:
         return None
-    merged = _both(type(error), type(exc))
+    merged = _both(type(error), type(exc), *_sparks_class(error, exc))
     converted = merged.__new__(merged)
     converted.__dict__.update(exc.__dict__)
     converted.__dict__.update(error.__dict__)
@@ -177,30 +177,79 @@ def as_query_error(err: MatchRecognizeError) -> MatchRecognizeError:
     return converted
 
 
+#: PySpark's class of Spark's error for each condition that matchrec's own evaluation
+#: raises as Spark would (a zero divisor of DEFINE's glue, of the table function's MEASURES)
+_CONDITION_CLASSES = {
+    **dict.fromkeys(
+        "DIVIDE_BY_ZERO REMAINDER_BY_ZERO INTERVAL_DIVIDED_BY_ZERO ARITHMETIC_OVERFLOW "
+        "BINARY_ARITHMETIC_OVERFLOW CAST_OVERFLOW NUMERIC_VALUE_OUT_OF_RANGE "
+        "INTERVAL_ARITHMETIC_OVERFLOW DATETIME_OVERFLOW".split(),
+        "ArithmeticException",
+    ),
+    "INVALID_ARRAY_INDEX": "ArrayIndexOutOfBoundsException",
+    "INVALID_ARRAY_INDEX_IN_ELEMENT_AT": "ArrayIndexOutOfBoundsException",
+    "CANNOT_PARSE_TIMESTAMP": "DateTimeException",
+    "DATETIME_FIELD_OUT_OF_BOUNDS": "DateTimeException",
+    "CAST_INVALID_INPUT": "NumberFormatException",
+    "DUPLICATED_MAP_KEY": "SparkRuntimeException",
+    "NULL_MAP_KEY": "SparkRuntimeException",
+    "INVALID_URL": "IllegalArgumentException",
+}
+#: CAST_INVALID_INPUT's class by the type cast to, where it is not a number's
+_CAST_CLASSES = {
+    "DATE": "DateTimeException",
+    "TIMESTAMP": "DateTimeException",
+    "TIMESTAMP_NTZ": "DateTimeException",
+    "TIMESTAMP_LTZ": "DateTimeException",
+    "BOOLEAN": "SparkRuntimeException",
+}
+#: the type a message says a value was cast to ("cannot cast 'x' to INT", "... to \"DATE\"")
+_CAST_TO = re.compile(r"\bcast\b.*?\bto \"?([A-Z][A-Z_]*)")
+
+
+def _sparks_class(error: MatchRecognizeError, exc: BaseException) -> tuple[type, ...]:
+    """PySpark's class of the error Spark raises where matchrec computed ``error``
+    itself (DIVIDE_BY_ZERO: ``ArithmeticException``), unless ``exc``, its carrier, is one
+    already: ``except ArithmeticException`` catches it through every door."""
+    import pyspark.errors as spark_errors
+
+    condition = error.spark_condition if isinstance(error, MatchRuntimeError) else None
+    if condition is None:
+        return ()
+    condition = condition.split(".")[0]
+    name = _CONDITION_CLASSES.get(condition)
+    if condition == "CAST_INVALID_INPUT":
+        targets = _CAST_TO.findall(error.message)
+        name = _CAST_CLASSES.get(targets[-1], name) if targets else name
+    spark_class = getattr(spark_errors, name) if name else None
+    if spark_class is None or isinstance(exc, spark_class):
+        return ()
+    return (spark_class,)
+
+
 @functools.cache
-def _both(error_class: type, spark_class: type) -> type:
-    """The class of a matchrec error carried by a PySpark error: both classes, the
+def _both(error_class: type, *spark_classes: type) -> type:
+    """The class of a matchrec error carried by a PySpark error: the classes, the
     matchrec one first (its message and caret are what ``str()`` shows)."""
+    names = " and ".join(c.__name__ for c in spark_classes)
     members = {
         "__module__": error_class.__module__,
-        "__doc__": f"{error_class.__doc__} Raised in a Python worker of Spark's: "
-        f"also {spark_class.__name__}.",
+        "__doc__": f"{error_class.__doc__} Raised in a Python worker of Spark's: also {names}.",
         "__reduce__": _reduce,
     }
     if issubclass(error_class, MatchRuntimeError):
         members.update(getCondition=_spark_condition, getSqlState=_spark_sqlstate)
-    return type(error_class.__name__, (error_class, spark_class), members)
+    return type(error_class.__name__, (error_class, *spark_classes), members)
 
 
 def _reduce(self) -> tuple:
-    """Pickle a merged error as its two classes and its state (its class is made here,
-    not found by name where it is read back)."""
-    error_class, spark_class = type(self).__bases__
-    return (_merged_again, (error_class, spark_class, self.args, dict(self.__dict__)))
+    """Pickle a merged error as its classes and its state (its class is made here, not
+    found by name where it is read back)."""
+    return (_merged_again, (type(self).__bases__, self.args, dict(self.__dict__)))
 
 
-def _merged_again(error_class: type, spark_class: type, args: tuple, state: dict) -> BaseException:
-    merged = _both(error_class, spark_class)
+def _merged_again(classes: tuple[type, ...], args: tuple, state: dict) -> BaseException:
+    merged = _both(*classes)
     err = merged.__new__(merged)
     err.__dict__.update(state)
     err.args = args

@@ -18,7 +18,17 @@ from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.demo import DEMO_QUERY, sample_path
 from matchrec.runtime.session import session_settings
 from matchrec.runtime.udtf import build_program, to_spark_type, to_sqlglot_type
-from pyspark.errors import AnalysisException, PySparkException, PythonException
+from pyspark.errors import (
+    AnalysisException,
+    ArithmeticException,
+    ArrayIndexOutOfBoundsException,
+    DateTimeException,
+    IllegalArgumentException,
+    NumberFormatException,
+    PySparkException,
+    PythonException,
+    SparkRuntimeException,
+)
 from pyspark.sql import DataFrame
 from pyspark.sql.types import (
     ArrayType,
@@ -1657,6 +1667,73 @@ def test_ansi_errors_of_a_measure_are_ours_with_sparks_condition(spark, ansi_vie
     assert str(err).startswith("runtime error: ") and "Traceback" not in str(err)
     assert condition in err.message
     assert err.sql[err.pos :].startswith(measure)
+
+
+#: measures the table function's worker computes (values of two rows) that fail under
+#: ANSI mode on ``mr_udtf_ansi``, and Spark's expression of the same values
+WORKER_ERRORS = {
+    "FIRST(p) + LAST(p)": "fp + lp",
+    "FIRST(p) % LAST(z)": "fp % lz",
+    "CAST(concat(FIRST(p), 'x', LAST(z)) AS INT)": "CAST(concat(fp, 'x', lz) AS INT)",
+    "CAST(concat(FIRST(p), 'x', LAST(z)) AS DATE)": "CAST(concat(fp, 'x', lz) AS DATE)",
+    "CAST(concat(FIRST(p), 'x', LAST(z)) AS BOOLEAN)": "CAST(concat(fp, 'x', lz) AS BOOLEAN)",
+    "element_at(array(FIRST(p), LAST(z)), 5)": "element_at(array(fp, lz), 5)",
+    "map(FIRST(o), 1, LAST(o) - 1, 2)": "map(1, 1, 1, 2)",
+    "make_date(2024, FIRST(p), LAST(z))": "make_date(2024, fp, lz)",
+}
+
+#: PySpark's classes of Spark's errors while a job runs
+_RUNTIME_CLASSES = (
+    ArithmeticException,
+    ArrayIndexOutOfBoundsException,
+    DateTimeException,
+    IllegalArgumentException,
+    NumberFormatException,
+    SparkRuntimeException,
+)
+
+
+def _runtime_classes(err: BaseException) -> set[str]:
+    return {c.__name__ for c in _RUNTIME_CLASSES if isinstance(err, c)}
+
+
+@pytest.mark.parametrize("measure", list(WORKER_ERRORS))
+def test_an_error_the_worker_computes_is_the_class_spark_raises(spark, ansi_view, measure):
+    """The worker computes these measures as Spark would, and raises where Spark raises:
+    the error was a PythonException (Spark's carrier of a worker's error) alone, where
+    Spark's own is an ArithmeticException, a DateTimeException, ...: ``except
+    ArithmeticException`` caught DIVIDE_BY_ZERO through one door only. It is also that
+    class now, and still a PythonException."""
+    with pytest.raises(PySparkException) as spark_error:
+        spark.sql(ansi_view.format(expr=WORKER_ERRORS[measure])).collect()
+    expected = _runtime_classes(spark_error.value)
+    assert expected, spark_error.value
+    with pytest.raises(PythonException) as info:
+        spark.sql(_call(_ansi_body(measure), "mr_udtf_ansi")).collect()
+    err = info.value
+    assert isinstance(err, MatchRuntimeError), err
+    assert _runtime_classes(err) == expected
+    condition = spark_error.value.getCondition().split(".")[0]
+    assert err.getCondition().split(".")[0] == condition
+
+
+@pytest.mark.parametrize("door", ["sql", "table function"])
+def test_an_error_of_defines_glue_is_the_class_spark_raises(spark, ansi_view, door):
+    """DEFINE's glue (a condition over two rows) raises CAST_INVALID_INPUT as Spark's
+    class of it, in each door."""
+    with pytest.raises(PySparkException) as spark_error:
+        spark.sql(ansi_view.format(expr="CAST(concat(fp, 'x', lz) AS INT)")).collect()
+    body = (
+        "ORDER BY o MEASURES count(*) AS n PATTERN (A B) "
+        "DEFINE B AS CAST(concat(A.p, 'x', z) AS INT) > 0"
+    )
+    with pytest.raises(MatchRuntimeError) as info:
+        if door == "sql":
+            matchrec.sql(spark, f"SELECT * FROM mr_udtf_ansi MATCH_RECOGNIZE ({body})").collect()
+        else:
+            spark.sql(_call(body, "mr_udtf_ansi")).collect()
+    assert _runtime_classes(info.value) == _runtime_classes(spark_error.value)
+    assert info.value.getCondition() == spark_error.value.getCondition()
 
 
 @pytest.mark.parametrize("measure", list(ANSI_MEASURES))
