@@ -99,6 +99,21 @@ def at_unresolved_call(exc: BaseException) -> SemanticError | None:
     )
 
 
+def latest_call(call: re.Pattern[str]) -> tuple[str, int, str] | None:
+    """The user's text, the position in it and the written name of the call that
+    ``call`` matches in the latest remembered expression that has one (Spark's error
+    without a context names a function, not a query: ``runtime.failed_calls``)."""
+    for text, (sql, pos) in _origins.latest_first():
+        if call.search(text.split("*/", 1)[-1]) is None:
+            continue
+        found = call.search(sql, pos)
+        if found is None:  # a call of ours, not written: the expression is the place
+            return sql, pos, sql[pos : pos + 40].split("\n", 1)[0]
+        called = sql[found.end() :].lstrip().startswith("(")
+        return sql, found.start(), found[0] + ("()" if called else "")
+    return None
+
+
 #: where Spark's analysis error says the call is, in the text it analysed
 _ROUTINE_AT = re.compile(r"; line (\d+) pos (\d+)")
 #: the end of Spark's first line: its SQLSTATE and a position in a text of ours

@@ -38,6 +38,7 @@ from matchrec.errors import (
 from matchrec.excepthook import carried_rebuilt
 
 from .expression_origins import at_unresolved_call, at_users_expression
+from .failed_calls import at_failed_call
 from .udf_errors import at_udf_call
 
 #: PySpark's modules that recover a Python traceback from each error of Spark's (classic, Connect)
@@ -108,20 +109,38 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     user's expression (``expression_origins``)."""
     if isinstance(exc, MatchRecognizeError) or not _is_spark_error(exc):
         return None
+    carrier = type(exc)
     if _is_worker_error(exc):  # a worker's error, or Spark's analysis: never a run-time one
         error = carried_rebuilt(exc) or at_udf_call(exc) or at_unresolved_call(exc)
     elif _is_stream_failure(exc):  # a micro-batch's error, whichever part raised it
         error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True) or at_udf_call(exc)
+        error = error or _failed_call(exc)[0]
     else:
         error = at_users_expression(exc)
+        if error is None:
+            error, named = _failed_call(exc)
+            carrier = _named_class(exc, named) if named else carrier
     if error is None:
         return None
-    merged = _both(type(error), type(exc), *_sparks_class(error, exc))
+    merged = _both(type(error), carrier, *_sparks_class(error, exc))
     converted = merged.__new__(merged)
     converted.__dict__.update(exc.__dict__)
     converted.__dict__.update(error.__dict__)
     converted.args = error.args
     return converted
+
+
+def _failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | None]:
+    found = at_failed_call(exc)
+    return found if found is not None else (None, None)
+
+
+def _named_class(exc: BaseException, name: str) -> type:
+    """PySpark's class ``name`` of ``exc``'s client (classic or Connect), for an error it
+    gave no class of its own (an ``UnknownException``, which PySpark raises as py4j's
+    error it came in)."""
+    module = importlib.import_module(type(exc).__module__)
+    return getattr(module, name, type(exc))
 
 
 def _is_stream_failure(exc: BaseException) -> bool:

@@ -1,0 +1,106 @@
+"""Spark's run-time error that has no query context, shown at the call that raised it.
+
+Some of Spark's functions fail a job with no SQL context: ``unbase64`` of text that is
+not base64 (Java's Base64 decoder throws), ``rlike`` or ``split`` with a pattern from a
+column that is no Java regular expression, ``format_string`` with a bad format from a
+column. PySpark cannot convert those Java exceptions, and ``collect()`` raised py4j's
+``Py4JJavaError``: a page of JVM frames that names neither the function nor the query.
+Others are Spark's own conditions without a context that name the function in their
+parameters (``INVALID_PARAMETER_VALUE``'s ``functionName``).
+
+:func:`at_failed_call` tells the function from the error (its parameters, or the Java
+code in the failed task's frames, by :data:`_JAVA_FAILURES`) and finds the latest
+expression matchrec handed Spark that calls it (``runtime.expression_origins``): the
+error is a :class:`MatchRuntimeError` at that call, the Java exception's first line
+kept, with a hint. The error does not say which query failed: as for a Python UDF's
+error (``runtime.udf_errors``), the latest query built that calls the function is the
+one taken. An error of a function no remembered expression calls stays Spark's.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from matchrec.errors import MatchRuntimeError
+
+from .expression_origins import latest_call
+
+
+@dataclass(frozen=True)
+class _JavaFailure:
+    frame: str  # text of a frame of the failed task that marks the Java code
+    call: str  # a pattern of the calls (or operators) that run that code
+    hint: str
+
+
+#: Java code in a failed task's frames -> the calls that run it; the first that a
+#: failure's frames show is taken (``split`` compiles a pattern too). Each throws an
+#: IllegalArgumentException (PatternSyntaxException, IllegalFormatException are ones).
+_JAVA_FAILURES = (
+    _JavaFailure(
+        "UTF8String.split",
+        r"split|str_to_map",
+        "the pattern (a delimiter) is not a Java regular expression: escape its special "
+        "characters, e.g. with a backslash",
+    ),
+    _JavaFailure(
+        "java.util.regex.Pattern",
+        r"rlike|regexp|regexp_like",
+        "the pattern is not a Java regular expression: escape its special characters, "
+        "e.g. with a backslash",
+    ),
+    _JavaFailure(
+        "java.util.Base64$Decoder",
+        r"unbase64|to_binary",
+        "the text is not base64: try_to_binary(x, 'base64') gives NULL for such text",
+    ),
+    _JavaFailure(
+        "java.util.Formatter",
+        r"format_string|printf",
+        "the format is not one Java's String.format takes (%s, %d, %.2f, ...)",
+    ),
+)
+
+#: the Java exception that failed the task, as Spark's job failure quotes it
+_CAUSE = re.compile(r"executor \S+\): ((?:java|javax|org)\.[\w.$]+(?:Exception|Error)\b[^\n]*)")
+
+
+def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError, str | None] | None:
+    """``exc``, Spark's error with no query context, as a run-time error at the latest
+    remembered call of the function that raised it, and the name of PySpark's class for
+    it where PySpark gave it none (``IllegalArgumentException``); None when the error
+    names no function of :data:`_JAVA_FAILURES` or of its parameters, or no remembered
+    expression calls it."""
+    found = _parameter_call(exc)
+    if found is not None:
+        name, message, hint, spark_class = found
+    else:
+        text = str(exc)
+        cause = _CAUSE.search(text)
+        failure = next((f for f in _JAVA_FAILURES if f.frame in text), None)
+        if cause is None or failure is None:
+            return None
+        name, message, hint = failure.call, cause[1], failure.hint
+        spark_class = "IllegalArgumentException"
+    call = re.compile(rf"(?<![\w.`])(?:{name})\b", re.IGNORECASE)
+    origin = latest_call(call)
+    if origin is None:
+        return None
+    sql, pos, written = origin
+    message = f"Spark's job failed in {written}: {message}"
+    return MatchRuntimeError(message, sql=sql, pos=pos, hint=hint), spark_class
+
+
+def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, None] | None:
+    """(the function, Spark's first line, no hint, no class) of Spark's error that names
+    the function in its parameters; None for any other."""
+    try:
+        parameters = exc.getMessageParameters() or {}  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an error without parameters
+        return None
+    name = parameters.get("functionName", "").strip("`")
+    if not re.fullmatch(r"\w+", name):
+        return None
+    first = str(exc).strip().split("\n", 1)[0]
+    return re.escape(name), first, None, None

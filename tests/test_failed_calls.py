@@ -1,0 +1,74 @@
+"""Spark's run-time errors without a query context reach the user at the call that raised them.
+
+``unbase64`` of bad text, ``rlike``/``split`` with a bad pattern from a column and
+``format_string`` with a bad format from a column fail Spark's job with a Java exception
+that PySpark cannot convert: ``collect()`` of ``matchrec.sql``'s DataFrame raised py4j's
+``Py4JJavaError``, a page of JVM frames. ``regexp_replace``'s INVALID_PARAMETER_VALUE
+has no query context either: Spark's error, with no caret. Each is now a
+``MatchRuntimeError`` at the call in the user's query, still an exception class of
+PySpark's.
+"""
+
+from __future__ import annotations
+
+import pytest
+from pyspark.errors import IllegalArgumentException, PySparkException
+
+import matchrec
+from matchrec.errors import MatchRuntimeError
+
+#: rows whose second one has text that is not base64, a pattern and a format Java refuses
+ROWS = (
+    "SELECT * FROM VALUES (1, 'QUJD', 'b+', '%d'), (2, 'x$%', '[a', '%q') "
+    "AS mr_fc(id, b64, pat, fmt)"
+)
+
+#: (clause body, the call the caret is under, PySpark's class, words of the message)
+CASES = {
+    "unbase64 in MEASURES": (
+        "ORDER BY id MEASURES hex(unbase64(LAST(A.b64))) AS u PATTERN (A+) DEFINE A AS true",
+        "unbase64(",
+        IllegalArgumentException,
+        "unbase64(): java.lang.IllegalArgumentException",
+    ),
+    "rlike in DEFINE": (
+        "ORDER BY id MEASURES count(*) AS n PATTERN (A+) DEFINE A AS b64 RLIKE pat",
+        "RLIKE pat",
+        IllegalArgumentException,
+        "RLIKE: java.util.regex.PatternSyntaxException",
+    ),
+    "split in MEASURES": (
+        "ORDER BY id MEASURES size(split(FIRST(A.b64), LAST(A.pat))) AS u PATTERN (A+) "
+        "DEFINE A AS true",
+        "split(",
+        IllegalArgumentException,
+        "split(): java.util.regex.PatternSyntaxException",
+    ),
+    "format_string in MEASURES": (
+        "ORDER BY id MEASURES format_string(LAST(A.fmt), 1) AS u PATTERN (A+) DEFINE A AS true",
+        "format_string(",
+        IllegalArgumentException,
+        "format_string(): java.util.UnknownFormatConversionException",
+    ),
+    "regexp_replace in MEASURES": (
+        "ORDER BY id MEASURES regexp_replace(FIRST(A.b64), LAST(A.pat), 'x') AS u "
+        "PATTERN (A+) DEFINE A AS true",
+        "regexp_replace(",
+        PySparkException,
+        "regexp_replace(): [INVALID_PARAMETER_VALUE.PATTERN]",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_job_failure_without_context_is_shown_at_the_call(spark, case):
+    spark.sql(ROWS).createOrReplaceTempView("mr_fc")
+    body, caret, spark_class, words = CASES[case]
+    query = f"SELECT *\nFROM mr_fc MATCH_RECOGNIZE (\n  {body})"
+    with pytest.raises(MatchRuntimeError) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert isinstance(err, spark_class)
+    assert words in err.message and "\tat " not in str(err)
+    assert err.sql == query and err.sql[err.pos :].startswith(caret)
+    assert str(err).splitlines()[0].startswith("runtime error: Spark's job failed in ")
