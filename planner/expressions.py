@@ -44,6 +44,8 @@ from .foreign_functions import foreign_call_error, written_as
 from .function_arity import arity_error as builtin_arity_error
 from .function_types import dtype, internal_probe
 from .glue_functions import COMPARISONS
+from .guarded_calls import GuardedCall
+from .guarded_calls import lift as lift_calls
 from .higher_order import (
     HIGHER_ORDER,
     bound_name,
@@ -65,7 +67,7 @@ from .pyeval import (
     glue_function_call,
     shallow,
 )
-from .python_udfs import PythonFunction, PythonLookup, arity_error
+from .python_udfs import ARROW_BATCHED_UDF, BATCHED_UDF, PythonFunction, PythonLookup, arity_error
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
 from .python_udfs import refusal_hint as udf_refusal_hint
@@ -235,6 +237,10 @@ class Lowering:
     # their f(NULL) at)
     python_measures: bool = False
     pattern_may_be_empty: bool = False
+    # a measure that Spark computes with NULL on some rows (a row in no match, a late
+    # row): its Python UDF calls go to columns computed on the other rows only
+    guard_python_udfs: bool = False
+    guarded_calls: list[GuardedCall] = field(default_factory=list)
     # the compiled pattern, which says how many rows of a variable every match has
     # (``matchrec.fewest_rows``): a moved navigation that always finds its row needs no
     # f(NULL) column for an absent one (a Python UDF that cannot take None fails on it)
@@ -595,6 +601,10 @@ class Lowering:
         if any(_special_kind(n) in SPECIAL for n in _walk(inner)):
             return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
         return quote(self.precompute(inner, base))
+
+    def guarded_column(self) -> str:
+        """The name of the next column of a guarded Python UDF call (``guarded_calls``)."""
+        return f"__mr_u{len(self.guarded_calls)}"
 
     def add_atom(
         self,
@@ -2501,6 +2511,10 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             checked.append((node, pair))
     zipped = _zip_field_names(tree)
     lowered = _named_zips(replace(tree), zipped)
+    if low.guard_python_udfs and not low.python_measures:
+        lowered = lift_calls(
+            lowered, partial(_guarded_udf, low), low.guarded_column, low.guarded_calls
+        )
     for node, check in checked:  # the operands as lowered: atoms where the glue computes
         found = pair_call(node, low.sql, base) if check.pair is not None else None
         operands = found[1] if found is not None else operands_of(node)
@@ -2720,6 +2734,13 @@ def _python_function(low: Lowering, name: str) -> PythonFunction | None:
     if key not in low.python_udfs:
         low.python_udfs[key] = low.python_functions(name)
     return low.python_udfs[key]
+
+
+def _guarded_udf(low: Lowering, name: str) -> bool:
+    """Whether ``name`` is a Python UDF of the session that the runtime can call on the
+    rows of its choice: a row-at-a-time one whose function is at hand."""
+    found = _python_function(low, name)
+    return found is not None and found.eval_type in (BATCHED_UDF, ARROW_BATCHED_UDF)
 
 
 def _session_function(low: Lowering, name: str) -> PythonFunction | SqlFunction | None:

@@ -33,6 +33,7 @@ from .expressions import (
     lower_measure,
     users_columns,
 )
+from .guarded_calls import GuardedCall
 from .literal_arguments import check_literal_arguments
 from .nesting_depth import room_to_nest
 from .pattern_literals import PatternCheck, check_pattern_literals
@@ -89,6 +90,9 @@ class MatchPlan:
     # each function DEFINE and MEASURES call that is no built-in one -> offset of its
     # first call in ``clause.sql`` (a Python UDF's error while the job runs is shown there)
     calls: dict[str, int] = field(default_factory=dict)
+    # MEASURES' Python UDF calls that the runtime computes on the rows that have
+    # measures only (``planner.guarded_calls``)
+    guarded_calls: list[GuardedCall] = field(default_factory=list)
 
     @property
     def scratch(self) -> list[str]:
@@ -329,9 +333,15 @@ def _plan_clause(
     measures: list[tuple[str, str]] = []
     refuse_twice_named(clause.measures, sql)
     low.measure_texts.update((m.alias.lower(), m.expr.text) for m in clause.measures)
+    rows = clause.rows_per_match
+    late_rows = rows.late_rows
+    with_unmatched = clause.in_window or (rows.mode == "all" and rows.empty == "unmatched")
+    frames = clause.frame_functions
     for m in clause.measures:
         if m.alias in clause.frame_functions:
             m = frame_function_measure(m, sql, is_aggregate)
+        # a measure read on rows without one (in no match, late) is NULL there
+        low.guard_python_udfs = late_rows or (with_unmatched and m.alias not in frames)
         measures.append((m.alias, lower_measure(low, m.expr).spark_sql))
 
     skip = clause.after_match_skip
@@ -426,6 +436,7 @@ def _plan_clause(
         measure_checks=low.measure_checks,
         integer_widths=low.integer_widths,
         calls=low.calls,
+        guarded_calls=low.guarded_calls,
     )
 
 

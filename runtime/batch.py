@@ -42,6 +42,7 @@ from .arrow_safe import atoms_for_arrow, months_for_arrow, months_restored
 from .collated_keys import boundary_keys, collated_stand_ins
 from .determinism import check_deterministic
 from .expression_origins import marked, remember
+from .guarded_udfs import with_guarded_calls
 from .partitions import (
     DEFAULT_CHUNK_ROWS,
     DEFAULT_GROUP_ROWS,
@@ -343,9 +344,14 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
     mode = plan.clause.rows_per_match
     # a batch has no late rows: its matcher emits no status without WITH TIMEOUTS
     status = STATUS if STATUS in matched.columns else f"'{MATCHED_STATUS}'"
+    guard = [MATCHED] if plan.with_unmatched else []
+    guard += [f"{status} <> '{LATE_STATUS}'"] if mode.late_rows else []
+    matched = with_guarded_calls(
+        matched, plan.guarded_calls, _readable(renamed), " AND ".join(guard) or "TRUE"
+    )
     measures = []
     for alias, text in plan.measures:
-        text = _ATOM.sub(lambda m: quote(renamed.get(m.group(1), m.group(0))), text)
+        text = _readable(renamed)(text)
         # a window function over a window with a row pattern sees no row where there is
         # no match (count 0, ...): its atoms are those of an empty match
         wrap = plan.with_unmatched and alias not in plan.clause.frame_functions
@@ -375,6 +381,11 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
 
 #: an atom column in a measure's Spark SQL, quoted or not
 _ATOM = re.compile(r"`?\b(__mr_a\d+)\b`?")
+
+
+def _readable(renamed: dict[str, str]) -> Callable[[str], str]:
+    """A measure's Spark SQL with each atom column under its readable name."""
+    return lambda text: _ATOM.sub(lambda m: quote(renamed.get(m.group(1), m.group(0))), text)
 
 
 def _readable_atoms(matched: DataFrame, plan: MatchPlan) -> tuple[DataFrame, dict[str, str]]:

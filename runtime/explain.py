@@ -254,6 +254,9 @@ def _clause_summary(clause: ast.MatchRecognizeClause, plan: MatchPlan) -> str:
     for measure in clause.measures:
         lines.append(f"{INDENT}{measure.alias:<{width}}{_one_line(measure.expr.text)}")
         lines.append(f"{INDENT}{'':<{width}}-> Spark: {lowered[measure.alias]}")
+    for call in plan.guarded_calls:
+        called = f"{call.function}({', '.join(call.arguments)})"
+        lines.append(f"{INDENT}{'':<{width}}   {call.column} = {called}, on rows in a match only")
     lines.append("DEFINE")
     defined = {d.label: d for d in clause.defines}
     for label in plan.program.label_names:

@@ -26,6 +26,7 @@ from matchrec.planner.pyeval import compile_glue
 from matchrec.planner.sqltext import MatchRecognizeDialect
 from matchrec.runtime.session import session_settings
 from pyspark.errors import PySparkException, PythonException
+from pyspark.sql import functions as F
 from spark_windows import every_door
 from sqlglot import exp, parse_one
 
@@ -1784,6 +1785,42 @@ def test_an_empty_match_reads_the_udf_of_null(spark):
             rows_through(spark, "table function", "udf_prices", body)
     finally:
         spark.sql("DROP TEMPORARY FUNCTION IF EXISTS py_or_minus_one")
+
+
+@pytest.mark.parametrize("arrow", [False, True], ids=["pickled", "arrow"])
+@pytest.mark.parametrize(
+    "query",
+    [
+        "SELECT * FROM udf_prices MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id "
+        "MEASURES py_twice(FINAL FIRST(B.price)) AS fb, "
+        "py_twice(py_twice(FINAL LAST(B.price))) + 1 AS lb "
+        "ALL ROWS PER MATCH WITH UNMATCHED ROWS PATTERN (A B+) DEFINE B AS price > PREV(price))",
+        "SELECT id, t OVER w AS t FROM udf_prices WINDOW w AS (PARTITION BY sym ORDER BY id "
+        "MEASURES py_twice(LAST(B.price)) AS t ROWS BETWEEN CURRENT ROW AND UNBOUNDED "
+        "FOLLOWING PATTERN (A B+) DEFINE B AS price > PREV(price))",
+    ],
+    ids=["with unmatched rows", "window"],
+)
+def test_a_row_in_no_match_never_calls_a_measures_python_udf(spark, arrow, query):
+    """A row in no match has NULL measures, and matchrec.sql computed ``CASE WHEN
+    matched THEN py_twice(...) END``: Spark calls a Python UDF on every row whatever the
+    CASE says, so a UDF that cannot take None failed the query on those rows. The rows
+    are now those of the same UDF made to take None: its values where a match has
+    them, NULL elsewhere."""
+    spark.udf.register("py_twice", F.udf(lambda x: x * 2, "int", useArrow=arrow))
+    spark.udf.register("py_twice_or_null", lambda x: None if x is None else x * 2, "int")
+    # a row in no match after the last one too (7 > 6, then 1)
+    rows = UDF_PRICES.replace("('a', 6, 6)", "('a', 6, 6), ('a', 7, 1)")
+    spark.sql(rows).createOrReplaceTempView("udf_prices")
+    try:
+        got = sorted(map(tuple, matchrec.sql(spark, query).collect()))
+        safe = query.replace("py_twice(", "py_twice_or_null(")
+        expected = sorted(map(tuple, matchrec.sql(spark, safe).collect()))
+    finally:
+        for name in ("py_twice", "py_twice_or_null"):
+            spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
+    assert got == expected
+    assert any(None in row for row in got) and any(None not in row for row in got)
 
 
 @pytest.mark.parametrize(
