@@ -240,6 +240,10 @@ CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _TYPE_OR_QUALIFIED = re.compile(r"(?:\.|::|<)\s*\Z")
 
 
+#: a count of arguments read as one ("1", "at least 1"): "argument", not "arguments"
+_ONE = re.compile(r"(?:at (?:least|most) )?1")
+
+
 def arity_error(sql: str, pos: int) -> SemanticError | None:
     """Spark's WRONG_NUM_ARGS for the built-in call written at ``pos`` of ``sql``, or None
     (not such a call, or one Spark takes)."""
@@ -259,7 +263,7 @@ def arity_error(sql: str, pos: int) -> SemanticError | None:
         pos = starts[most]  # the first argument too many
     taken = arity.written()
     return SemanticError(
-        f"[WRONG_NUM_ARGS] {name}() takes {taken} argument{'' if taken == '1' else 's'}, "
+        f"[WRONG_NUM_ARGS] {name}() takes {taken} argument{'' if _ONE.fullmatch(taken) else 's'}, "
         f"not {count}",
         sql=sql,
         pos=pos,

@@ -39,6 +39,7 @@ from matchrec.errors import SEMANTICS_MARK, SemanticError, SqlSyntaxError, Unsup
 from matchrec.navigation import AGGREGATES
 
 from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
+from .function_arity import arity_error
 from .java_format import NotComputed, missing_argument, pattern_error
 from .lambda_names import unshadowed_parameters
 from .nesting_depth import refuse_deep_nesting
@@ -858,6 +859,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         _check_semicolons(tokens, expr, sql)  # sqlglot read on past it
         info = err.errors[0] if err.errors else {}
         message, offset, hint = _describe_parse_error(expr.text, info, str(err))
+        _raise_arity_error(sql, expr.pos + offset, message)
         raise SqlSyntaxError(message, sql=sql, pos=expr.pos + offset, hint=hint) from None
     except sqlglot.errors.TokenError as err:
         raise SqlSyntaxError(
@@ -1068,8 +1070,10 @@ def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
         if extra is not None and node.args.get(extra[0]) is not None:
             pos = call_pos(node, expr.pos, sql)
             name = re.match(r"\w*", sql[pos:])[0].upper() or type(node).__name__.upper()
+            message = f"{name} takes at most {extra[1]} arguments, got {extra[1] + 1}"
+            _raise_arity_error(sql, pos, message)
             raise SqlSyntaxError(
-                f"{name} takes at most {extra[1]} arguments, got {extra[1] + 1}",
+                message,
                 sql=sql,
                 pos=pos,
             )
@@ -1088,7 +1092,25 @@ def _check_arguments(tree: exp.Expression, expr: SqlExpr, sql: str) -> None:
                 call = call.parent
             pos = call_pos(call, expr.pos, sql)
             name = re.match(r"\w*", sql[pos:])[0] or type(call).__name__
-            raise SqlSyntaxError(f"{name.upper()}() is missing an argument", sql=sql, pos=pos)
+            message = f"{name.upper()}() is missing an argument"
+            _raise_arity_error(sql, pos, message)
+            raise SqlSyntaxError(message, sql=sql, pos=pos)
+
+
+#: how the messages above tell a call with a count of arguments its reader refuses
+_ARITY_MESSAGE = re.compile(r"takes at most \d+ arguments?, got|\(\) is missing an argument")
+
+
+def _raise_arity_error(sql: str, pos: int, message: str) -> None:
+    """Raise Spark's WRONG_NUM_ARGS (an analysis error, with its hint) where ``message``
+    refuses the count of arguments of a built-in call at ``pos`` that Spark refuses too:
+    Spark reads such a call and refuses it when it analyses the query, not as a syntax
+    error (``round(x, 1, 2)``, ``coalesce()``)."""
+    if _ARITY_MESSAGE.search(message) is None:
+        return
+    found = arity_error(sql, pos)
+    if found is not None:
+        raise found
 
 
 def specifier_pos(sql: str, pos: int, pattern: str, found: Exception) -> int:

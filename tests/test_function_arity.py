@@ -91,12 +91,12 @@ def test_written_arguments_are_counted_as_spark_reads_them(text, count):
 
 
 #: a wrong call in DEFINE or MEASURES, its function, and where the caret goes: at the
-#: first argument too many, or at the call (too few; sqlglot refuses some itself, with
-#: its own words, as a syntax error at the call)
+#: first argument too many, or at the call (too few); a count sqlglot's reader refuses
+#: itself (``ascii(x, 1)``) is Spark's WRONG_NUM_ARGS the same way
 WRONG_CALLS = [
     ("DEFINE B AS substr(B.value) = 'a'", "substr", "substr("),
     ("DEFINE B AS length(B.value, 2) > 1", "length", "2) > 1"),
-    ("DEFINE B AS B.value > ascii(PREV(B.value), 1)", "ascii", "ascii("),
+    ("DEFINE B AS B.value > ascii(PREV(B.value), 1)", "ascii", "1)"),
     ("DEFINE B AS B.value > 1 AND nvl2(FIRST(A.value), 1) > 0", "nvl2", "nvl2("),
     ("MEASURES map(1, 2, LAST(B.value)) AS x DEFINE B AS true", "map", "map("),
     ("MEASURES elt(LAST(B.value)) AS x DEFINE B AS true", "elt", "elt("),
