@@ -6,7 +6,8 @@ column that is no Java regular expression, ``format_string`` with a bad format f
 column. PySpark cannot convert those Java exceptions, and ``collect()`` raised py4j's
 ``Py4JJavaError``: a page of JVM frames that names neither the function nor the query.
 Others are Spark's own conditions without a context that name the function in their
-parameters (``INVALID_PARAMETER_VALUE``'s ``functionName``).
+parameters (``INVALID_PARAMETER_VALUE``'s ``functionName``), or that only some functions
+raise (``raise_error``'s and ``assert_true``'s USER_RAISED_EXCEPTION).
 
 :func:`at_failed_call` tells the function from the error (its parameters, or the Java
 code in the failed task's frames, by :data:`_JAVA_FAILURES`) and finds the latest
@@ -92,15 +93,22 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError, str | None] |
     return MatchRuntimeError(message, sql=sql, pos=pos, hint=hint), spark_class
 
 
+#: Spark's conditions that no function's parameter names -> the calls that raise them
+_CONDITION_CALLS = {"USER_RAISED_EXCEPTION": "raise_error|assert_true"}
+
+
 def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, None] | None:
-    """(the function, Spark's first line, no hint, no class) of Spark's error that names
-    the function in its parameters; None for any other."""
+    """(the calls, Spark's first line, no hint, no class) of Spark's error that names the
+    function in its parameters, or whose condition only some functions raise; None for
+    any other."""
     try:
         parameters = exc.getMessageParameters() or {}  # type: ignore[attr-defined]
+        condition = exc.getCondition() or ""  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an error without parameters
         return None
     name = parameters.get("functionName", "").strip("`")
-    if not re.fullmatch(r"\w+", name):
+    calls = re.escape(name) if re.fullmatch(r"\w+", name) else _CONDITION_CALLS.get(condition)
+    if calls is None:
         return None
     first = str(exc).strip().split("\n", 1)[0]
-    return re.escape(name), first, None, None
+    return calls, first, None, None

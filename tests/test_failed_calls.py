@@ -57,6 +57,19 @@ CASES = {
         PySparkException,
         "regexp_replace(): [INVALID_PARAMETER_VALUE.PATTERN]",
     ),
+    "raise_error in DEFINE": (
+        "ORDER BY id MEASURES count(*) AS n PATTERN (A+) "
+        "DEFINE A AS raise_error(concat('bad ', b64)) IS NULL",
+        "raise_error(",
+        PySparkException,
+        "raise_error(): [USER_RAISED_EXCEPTION] bad QUJD",
+    ),
+    "assert_true in MEASURES": (
+        "ORDER BY id MEASURES assert_true(LAST(A.id) < 2) AS u PATTERN (A+) DEFINE A AS true",
+        "assert_true(",
+        PySparkException,
+        "assert_true(): [USER_RAISED_EXCEPTION]",
+    ),
 }
 
 
