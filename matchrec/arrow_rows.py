@@ -75,9 +75,25 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
             "rows, which holds dates and times in Python's range",
             hint="keep such rows out of the match, or compute the measure with matchrec.sql",
         ) from None
+    except UnicodeDecodeError:  # a STRING of bytes that are no UTF-8 (CAST(unhex(s) AS STRING))
+        values = _replaced_text(array)
     if pa.types.is_interval(array.type):  # make_interval(...): a CALENDAR INTERVAL
         return [None if v is None else _calendar(v) for v in values]
     return _marked_all(values, array.type) if _needs_marks(array.type) else values
+
+
+def _replaced_text(array: pa.Array | pa.ChunkedArray) -> list[Any]:
+    """A STRING array's values with each byte sequence that is no UTF-8 read as U+FFFD,
+    as PySpark reads such a value of Spark's; a string nested in another type is refused."""
+    binary = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}.get(array.type)
+    if binary is None:
+        raise MatchRuntimeError(
+            f"a {array.type} value holds text that is not UTF-8, which the evaluator of "
+            "several rows cannot read inside another type",
+            hint="keep such text out of the match, or compute the measure with matchrec.sql",
+        ) from None
+    raw = array.cast(binary).to_pylist()
+    return [None if v is None else v.decode("utf-8", "replace") for v in raw]
 
 
 def _calendar(v: Any) -> CalendarInterval:

@@ -2266,3 +2266,19 @@ def test_a_like_pattern_with_a_misplaced_escape_is_spark_s_error(spark, table, p
         with pytest.raises(Exception) as info:
             run().collect()
         assert condition in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "text", ["CAST(unhex(A.s) AS STRING)", "CAST(try_to_binary(A.s, 'hex') AS STRING)"]
+)
+def test_text_that_is_not_utf8_reads_as_spark_hands_it_to_python(spark, table, text):
+    """A STRING of bytes that are no UTF-8 (0x0A 0xBC) failed the table function's worker
+    with Python's UnicodeDecodeError; it is read as PySpark reads it, U+FFFD for each
+    bad sequence, the value matchrec.sql gives."""
+    spark.sql(
+        "SELECT * FROM VALUES (1, 1, '0ABC'), (1, 2, '41') AS t(g, seq, s)"
+    ).createOrReplaceTempView("mr_not_utf8")
+    body = f"PARTITION BY g ORDER BY seq MEASURES {text} AS m PATTERN (A B) DEFINE A AS seq = 1"
+    through_sql = matchrec.sql(spark, f"SELECT * FROM mr_not_utf8 MATCH_RECOGNIZE ({body})")
+    got = spark.sql(_call(body, "mr_not_utf8")).collect()
+    assert got == through_sql.collect() == [(1, "\n\ufffd")]
