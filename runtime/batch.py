@@ -17,7 +17,7 @@ from matchrec.planner.measure_eval import closest_function
 from matchrec.planner.plan import MatchPlan, quote, refuse_untimed_within
 from matchrec.planner.sqltext import call_start, written_call
 from matchrec.planner.type_checks import TypeCheck, in_spark_order, mismatch
-from pyspark.errors import AnalysisException
+from pyspark.errors import AnalysisException, PySparkValueError
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
@@ -172,9 +172,20 @@ def _set_integer_widths(df: DataFrame, plan: MatchPlan) -> None:
             width.set_type(f.dataType.simpleString())
     else:
         for width in widths:  # one probe Spark cannot type: ask for each on its own
-            one = _types_of(df, [width.probe])
-            if one is not None:  # (else Spark reports the expression where it is computed)
+            one = _analysed(df, [width.probe])
+            if not isinstance(one, AnalysisException):
                 width.set_type(one[0].dataType.simpleString())
+            elif one.getCondition() == _NO_SCHEMA:
+                raise UnsupportedError(
+                    f"cannot tell the collation {width.text} compares its strings in: "
+                    "the strings have two collations, and one of them is read from "
+                    "another row, where it is no longer an explicit collate()",
+                    sql=width.sql,
+                    pos=width.pos,
+                    hint="collate both sides: collate(A.s, 'UTF8_LCASE') = "
+                    "collate(s, 'UTF8_LCASE')",
+                )
+            # (else Spark reports the expression where it is computed)
     check_types_known(widths)
 
 
@@ -186,12 +197,22 @@ def _types_of(df: DataFrame, expressions: list[str]) -> StructType | None:
 
 
 def _analysed(df: DataFrame, expressions: list[str]) -> StructType | AnalysisException:
-    """The schema of ``df.selectExpr(*expressions)`` (analysis only), or Spark's error."""
+    """The schema of ``df.selectExpr(*expressions)`` (analysis only), or Spark's error.
+    A schema Spark cannot write out (a string of an indeterminate collation, as
+    ``coalesce`` of two collations gives: INTERNAL_ERROR) is an error of analysis too."""
     try:
         with quiet_analysis():
             return df.selectExpr(*expressions).schema
     except AnalysisException as err:
         return err
+    except PySparkValueError as err:
+        if err.getCondition() != "CANNOT_PARSE_DATATYPE":
+            raise
+        return AnalysisException(message=str(err), errorClass=_NO_SCHEMA)
+
+
+#: the condition of :func:`_analysed`'s error for a schema Spark cannot write out
+_NO_SCHEMA = "CANNOT_PARSE_DATATYPE"
 
 
 def _check_within(df: DataFrame, plan: MatchPlan) -> None:

@@ -4338,3 +4338,34 @@ def test_a_function_failing_on_a_row_no_condition_reads_fails_no_job(spark, cond
                 (r.p, r.o, r.c, r.n) for r in want
             ), door
     assert {r.c for r in want} == {"A", "B"}
+
+
+@pytest.mark.parametrize("right", ["s", "lower(s)"])
+def test_a_collation_read_from_another_row_beside_another_is_a_positioned_error(spark, right):
+    """``collate(A.s, 'UTF8_LCASE') = s``: the collate() is computed on A's row, where it
+    is a column, no longer explicit, and Spark cannot type the comparison's operands
+    together (an indeterminate collation: INTERNAL_ERROR writing the schema), which
+    escaped as PySpark's CANNOT_PARSE_DATATYPE. It is a positioned error whose hint, both
+    sides collated, runs with Spark's answer."""
+    spark.sql(
+        "SELECT * FROM VALUES (1, 1, 'ABC'), (1, 2, 'abc') AS r(g, seq, s)"
+    ).createOrReplaceTempView("mr_collated")
+    query = (
+        "SELECT * FROM mr_collated MATCH_RECOGNIZE (PARTITION BY g ORDER BY seq "
+        "MEASURES B.seq AS m PATTERN (A B) DEFINE A AS seq = 1, B AS {})"
+    )
+    condition = f"collate(A.s, 'UTF8_LCASE') = {right}"
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.sql(spark, query.format(condition))
+    assert info.value.sql[info.value.pos :].startswith(condition)
+    hinted = "collate(A.s, 'UTF8_LCASE') = collate(s, 'UTF8_LCASE')"
+    assert hinted in info.value.hint
+    sparks = spark.sql(
+        "SELECT b.seq FROM mr_collated a JOIN mr_collated b ON a.g = b.g AND b.seq = a.seq + 1 "
+        f"WHERE a.seq = 1 AND {hinted.replace('A.s', 'a.s').replace('(s,', '(b.s,')}"
+    ).collect()
+    assert (
+        [tuple(r) for r in matchrec.sql(spark, query.format(hinted)).collect()]
+        == [(1, r.seq) for r in sparks]
+        != []
+    )
