@@ -526,6 +526,7 @@ class Lowering:
                     "pattern navigation function",
                     sub,
                     base,
+                    hint=nesting_hint(k, what),
                 )
             agg = _aggregate_name(sub)
             if agg:
@@ -534,6 +535,7 @@ class Lowering:
                     f"Cannot nest {agg.lower()} aggregate function inside {what.lower()} function",
                     sub,
                     base,
+                    hint=nesting_hint(agg, what),
                 )
         return self.special_source(inner, base)
 
@@ -744,6 +746,7 @@ class Lowering:
                     f"{name.lower()} pattern navigation function",
                     inner,
                     base,
+                    hint=nesting_hint(inner_name, name),
                 )
             else:
                 name, args = "LAST", [inner]
@@ -1030,6 +1033,7 @@ class Lowering:
                         "function",
                         sub,
                         base,
+                        hint=nesting_hint(inner, func),
                     )
             q, found = self.label_of(a, base, func)
             if found and q not in qualifiers:
@@ -1143,6 +1147,42 @@ def _mixing_rule(refs: list, what: str) -> str:
         f"Column references {inside} must all either be prefixed with the same label or be "
         "not prefixed"
     )
+
+
+#: (what is nested, what it is nested in) -> how to write it instead; an aggregate is
+#: "agg", PREV/NEXT "physical", FIRST/LAST "logical"
+_NESTING_HINTS = {
+    ("agg", "agg"): "aggregates do not nest: aggregate the rows themselves, e.g. "
+    "sum(B.price), or combine two measures' aggregates outside them",
+    ("agg", "physical"): "an aggregate is a value of the match, not of one row: "
+    "write the aggregate alone (RUNNING or FINAL sum(B.price))",
+    ("agg", "logical"): "an aggregate is a value of the match, not of one row: "
+    "write the aggregate alone (RUNNING or FINAL sum(B.price))",
+    ("physical", "physical"): "one navigation takes an offset: {outer}(x, 2), not "
+    "{outer}({inner}(x))",
+    ("physical", "agg"): "aggregate a column of the rows (sum(B.price)); a navigation "
+    "is no argument of an aggregate",
+    ("logical", "agg"): "aggregate a column of the rows (sum(B.price)); a navigation "
+    "is no argument of an aggregate",
+    ("logical", "logical"): "one navigation takes an offset: {outer}(B.x, 1), not "
+    "{outer}({inner}(B.x))",
+}
+
+
+def _nesting_kind(name: str) -> str:
+    upper = name.upper()
+    if upper in PHYSICAL:
+        return "physical"
+    return "logical" if upper in ("FIRST", "LAST") else "agg"
+
+
+def nesting_hint(inner: str, outer: str) -> str | None:
+    """How to write a call ``inner`` nested in ``outer`` (functions' names) instead."""
+    kinds = (_nesting_kind(inner), _nesting_kind(outer))
+    if kinds == ("physical", "physical") and inner.upper() != outer.upper():
+        return "write one navigation with the offset meant: PREV(x, 2), NEXT(x, 1), ..."
+    hint = _NESTING_HINTS.get(kinds)
+    return None if hint is None else hint.format(inner=inner.upper(), outer=outer.upper())
 
 
 def _nesting_rule(inner: exp.Expression, what: str) -> str:
@@ -3164,6 +3204,7 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                         f"{what.lower()} function",
                         sub,
                         base,
+                        hint=nesting_hint(inner_agg, what),
                     )
                 if inner_agg:
                     raise low.error(
@@ -3172,10 +3213,11 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                         f"{what.lower()} function",
                         sub,
                         base,
+                        hint=nesting_hint(inner_agg, what),
                     )
                 inner = _special_kind(sub)
                 if inner in NAVIGATION and (kind not in PHYSICAL or inner in PHYSICAL or agg):
-                    hint = None
+                    hint = nesting_hint(inner, what)
                     if inner in PHYSICAL and kind in ("FIRST", "LAST"):
                         hint = f"nest the other way round: {inner}({kind}(x))"
                     raise low.error(

@@ -290,7 +290,7 @@ CASES = [
         0,
         SemanticError,
         "Cannot nest first pattern navigation function inside first pattern navigation function",
-        None,
+        "FIRST(B.x, 1), not FIRST(FIRST(B.x))",
     ),
     (
         "PREV inside PREV",
@@ -299,7 +299,7 @@ CASES = [
         0,
         SemanticError,
         "Cannot nest prev pattern navigation function inside prev pattern navigation function",
-        None,
+        "PREV(x, 2), not PREV(PREV(x))",
     ),
     (
         "FIRST inside an expression argument of PREV",
@@ -317,7 +317,7 @@ CASES = [
         0,
         SemanticError,
         "Cannot nest prev pattern navigation function inside sum function",
-        None,
+        "a navigation is no argument of an aggregate",
     ),
     (
         "aggregate inside navigation",
@@ -326,7 +326,7 @@ CASES = [
         0,
         SemanticError,
         "Cannot nest avg aggregate function inside first function",
-        None,
+        "write the aggregate alone",
     ),
     (
         "aggregate inside PREV in DEFINE",
@@ -335,7 +335,7 @@ CASES = [
         0,
         SemanticError,
         "Cannot nest max aggregate function inside prev function",
-        None,
+        "write the aggregate alone",
     ),
     (
         "aggregates nested",
@@ -344,7 +344,7 @@ CASES = [
         0,
         SemanticError,
         "Cannot nest avg aggregate function inside sum function",
-        None,
+        "aggregates do not nest",
     ),
     (
         "aggregates nested in DEFINE",
@@ -353,7 +353,7 @@ CASES = [
         1,
         SemanticError,
         "Cannot nest count aggregate function inside max function",
-        None,
+        "aggregates do not nest",
     ),
     # ---- unknown columns
     (
