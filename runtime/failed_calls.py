@@ -73,6 +73,8 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError, str | None] |
     it where PySpark gave it none (``IllegalArgumentException``); None when the error
     names no function of :data:`_JAVA_FAILURES` or of its parameters, or no remembered
     expression calls it."""
+    if _has_context(exc):  # a query's own error, at its own text: not one of ours
+        return None
     found = _parameter_call(exc)
     if found is not None:
         name, message, hint, spark_class = found
@@ -91,6 +93,15 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError, str | None] |
     sql, pos, written = origin
     message = f"Spark's job failed in {written}: {message}"
     return MatchRuntimeError(message, sql=sql, pos=pos, hint=hint), spark_class
+
+
+def _has_context(exc: BaseException) -> bool:
+    """Whether Spark's error says where it is (a SQL text or a DataFrame call): then it
+    is about a query matchrec did not hand Spark (``expression_origins`` found none)."""
+    try:
+        return bool(exc.getQueryContext())  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 - an error without contexts
+        return False
 
 
 #: Spark's conditions that no function's parameter names -> the calls that raise them
