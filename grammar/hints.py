@@ -73,6 +73,13 @@ def hint(grammar: Grammar, raw: Raw, kind: str, expected: set[str], fed: list[st
             "in a window, the frame ROWS BETWEEN CURRENT ROW AND ... stands where "
             "MATCH_RECOGNIZE has ONE ROW PER MATCH or ALL ROWS PER MATCH: keep one of them"
         )
+    if kind == "$END" and fed and fed[-1] == keyword["DEFINE"]:
+        return (
+            "DEFINE lists each variable's condition: DEFINE A AS <condition>, B AS ...; "
+            "leave DEFINE out where no variable has one"
+        )
+    if kind == "$END" and expected == {"EXPR"}:
+        return "write the expression before the clause ends, e.g. DEFINE A AS price > PREV(price)"
     if raw.kind == "word" and raw.text.upper() in CLAUSE_STARTS:
         if "EXPR" in expected:  # ``ORDER BY measures``: a column named like a clause
             return (

@@ -1052,3 +1052,18 @@ def test_a_bracketed_comment_in_the_clause_may_nest():
     assert sql[found.body_end] == ")" and found.body_end == len(sql) - 1
     clause = parse_clause(sql[found.body_start : found.body_end])
     assert [k.expr.text for k in clause.order_by] == ["id"]
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        ("ORDER BY id PATTERN (A) DEFINE", "DEFINE A AS <condition>"),
+        ("ORDER BY id PATTERN (A) DEFINE A AS", "write the expression before the clause ends"),
+        ("ORDER BY id PATTERN (A B) DEFINE A AS true, B AS", "write the expression before"),
+    ],
+)
+def test_a_clause_that_ends_too_soon_says_what_to_write(body, words):
+    """``DEFINE)`` and ``DEFINE A AS)`` told what was expected, with no hint."""
+    with pytest.raises(SqlSyntaxError) as info:
+        parse_clause(body)
+    assert info.value.pos == len(body) and words in info.value.hint
