@@ -1151,19 +1151,22 @@ def _mixing_rule(refs: list, what: str) -> str:
 
 #: (what is nested, what it is nested in) -> how to write it instead; an aggregate is
 #: "agg", PREV/NEXT "physical", FIRST/LAST "logical"
+_AGGREGATE_IN_NAVIGATION = (
+    "an aggregate is a value of the match, not of one row: write the aggregate alone "
+    "(RUNNING or FINAL sum(B.price))"
+)
+_NAVIGATION_IN_AGGREGATE = (
+    "aggregate a column of the rows (sum(B.price)); a navigation is no argument of an aggregate"
+)
 _NESTING_HINTS = {
     ("agg", "agg"): "aggregates do not nest: aggregate the rows themselves, e.g. "
     "sum(B.price), or combine two measures' aggregates outside them",
-    ("agg", "physical"): "an aggregate is a value of the match, not of one row: "
-    "write the aggregate alone (RUNNING or FINAL sum(B.price))",
-    ("agg", "logical"): "an aggregate is a value of the match, not of one row: "
-    "write the aggregate alone (RUNNING or FINAL sum(B.price))",
+    ("agg", "physical"): _AGGREGATE_IN_NAVIGATION,
+    ("agg", "logical"): _AGGREGATE_IN_NAVIGATION,
     ("physical", "physical"): "one navigation takes an offset: {outer}(x, 2), not "
     "{outer}({inner}(x))",
-    ("physical", "agg"): "aggregate a column of the rows (sum(B.price)); a navigation "
-    "is no argument of an aggregate",
-    ("logical", "agg"): "aggregate a column of the rows (sum(B.price)); a navigation "
-    "is no argument of an aggregate",
+    ("physical", "agg"): _NAVIGATION_IN_AGGREGATE,
+    ("logical", "agg"): _NAVIGATION_IN_AGGREGATE,
     ("logical", "logical"): "one navigation takes an offset: {outer}(B.x, 1), not "
     "{outer}({inner}(B.x))",
 }
@@ -3197,15 +3200,6 @@ def _check_semantics(low: Lowering, tree: exp.Expression, base: int, in_define: 
                 if sub is node or (isinstance(node, exp.WithinGroup) and sub is node.this):
                     continue
                 inner_agg = _aggregate_name(sub)
-                if inner_agg and agg:
-                    raise low.error(
-                        SemanticError,
-                        f"Cannot nest {inner_agg.lower()} aggregate function inside "
-                        f"{what.lower()} function",
-                        sub,
-                        base,
-                        hint=nesting_hint(inner_agg, what),
-                    )
                 if inner_agg:
                     raise low.error(
                         SemanticError,

@@ -365,14 +365,15 @@ def project_measures(matched: DataFrame, plan: MatchPlan, input_columns: list[st
     mode = plan.clause.rows_per_match
     # a batch has no late rows: its matcher emits no status without WITH TIMEOUTS
     status = STATUS if STATUS in matched.columns else f"'{MATCHED_STATUS}'"
+    readable = _readable(renamed)
     guard = [MATCHED] if plan.with_unmatched else []
     guard += [f"{status} <> '{LATE_STATUS}'"] if mode.late_rows else []
     matched = with_guarded_calls(
-        matched, plan.guarded_calls, _readable(renamed), " AND ".join(guard) or "TRUE"
+        matched, plan.guarded_calls, readable, " AND ".join(guard) or "TRUE"
     )
     measures = []
     for alias, text in plan.measures:
-        text = _readable(renamed)(text)
+        text = readable(text)
         # a window function over a window with a row pattern sees no row where there is
         # no match (count 0, ...): its atoms are those of an empty match
         wrap = plan.with_unmatched and alias not in plan.clause.frame_functions

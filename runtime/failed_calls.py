@@ -67,14 +67,14 @@ _JAVA_FAILURES = (
 _CAUSE = re.compile(r"executor \S+\): ((?:java|javax|org)\.[\w.$]+(?:Exception|Error)\b[^\n]*)")
 
 
-def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError, str | None] | None:
+def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | None]:
     """``exc``, Spark's error with no query context, as a run-time error at the latest
     remembered call of the function that raised it, and the name of PySpark's class for
-    it where PySpark gave it none (``IllegalArgumentException``); None when the error
-    names no function of :data:`_JAVA_FAILURES` or of its parameters, or no remembered
-    expression calls it."""
+    it where PySpark gave it none (``IllegalArgumentException``); (None, None) when the
+    error names no function of :data:`_JAVA_FAILURES` or of its parameters, or no
+    remembered expression calls it."""
     if _has_context(exc):  # a query's own error, at its own text: not one of ours
-        return None
+        return None, None
     found = _parameter_call(exc)
     if found is not None:
         name, message, hint, spark_class = found
@@ -83,13 +83,13 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError, str | None] |
         cause = _CAUSE.search(text)
         failure = next((f for f in _JAVA_FAILURES if f.frame in text), None)
         if cause is None or failure is None:
-            return None
+            return None, None
         name, message, hint = failure.call, cause[1], failure.hint
         spark_class = "IllegalArgumentException"
     call = re.compile(rf"(?<![\w.`])(?:{name})\b", re.IGNORECASE)
     origin = latest_call(call)
     if origin is None:
-        return None
+        return None, None
     sql, pos, written = origin
     message = f"Spark's job failed in {written}: {message}"
     return MatchRuntimeError(message, sql=sql, pos=pos, hint=hint), spark_class

@@ -114,11 +114,11 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
         error = carried_rebuilt(exc) or at_udf_call(exc) or at_unresolved_call(exc)
     elif _is_stream_failure(exc):  # a micro-batch's error, whichever part raised it
         error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True) or at_udf_call(exc)
-        error = error or _failed_call(exc)[0]
+        error = error or at_failed_call(exc)[0]
     else:
         error = at_users_expression(exc)
         if error is None:
-            error, named = _failed_call(exc)
+            error, named = at_failed_call(exc)
             carrier = _named_class(exc, named) if named else carrier
     if error is None:
         return None
@@ -128,11 +128,6 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     converted.__dict__.update(error.__dict__)
     converted.args = error.args
     return converted
-
-
-def _failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | None]:
-    found = at_failed_call(exc)
-    return found if found is not None else (None, None)
 
 
 def _named_class(exc: BaseException, name: str) -> type:
