@@ -318,7 +318,7 @@ def _avg(values: list[Value]) -> Value:
         return None
     if any(isinstance(v, Decimal) for v in vals):
         total = functools.reduce(WIDE_DECIMALS.add, map(Decimal, vals))
-        return WIDE_DECIMALS.divide(total, len(vals))
+        return _decimal_mean(total, len(vals))
     if isinstance(vals[0], int):  # Spark averages integers as doubles added in row order
         vals = [float(v) for v in vals]
     return _mean(_in_row_order(vals), len(vals))
@@ -327,12 +327,19 @@ def _avg(values: list[Value]) -> Value:
 _MICROSECOND = timedelta(microseconds=1)
 
 
+def _decimal_mean(total: Decimal, count: int) -> Decimal:
+    """The mean of DECIMAL(p, s) values as Spark's DECIMAL(p + 4, s + 4) (both capped at
+    38), rounded half up: the sum's exponent is the values' scale."""
+    scale = min(38, max(0, -int(total.as_tuple().exponent)) + 4)
+    return WIDE_DECIMALS.quantize(WIDE_DECIMALS.divide(total, count), Decimal(1).scaleb(-scale))
+
+
 def _mean(total: Any, count: int) -> Any:
     """``total / count``; a DAY-TIME interval's mean rounded half up to the microsecond
     (Spark divides the microseconds with ``RoundingMode.HALF_UP``; Python's timedelta
     division rounds half to even)."""
     if isinstance(total, Decimal):
-        return WIDE_DECIMALS.divide(total, count)
+        return _decimal_mean(total, count)
     if not isinstance(total, timedelta):
         return total / count
     quotient, rest = divmod(abs(total // _MICROSECOND), count)
@@ -750,9 +757,8 @@ def _try_avg(values: list[Value]) -> Value:
         return None
     mean = _avg(values)
     if isinstance(mean, Decimal):
-        scale = min(38, max(0, *(-v.as_tuple().exponent for v in vals)) + 4)
-        rounded = WIDE_DECIMALS.quantize(mean, Decimal(1).scaleb(-scale))
-        if rounded.copy_abs() >= WIDE_DECIMALS.power(10, 38 - scale):
+        scale = -int(mean.as_tuple().exponent)
+        if mean.copy_abs() >= WIDE_DECIMALS.power(10, 38 - scale):
             return None
     return mean
 

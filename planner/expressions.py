@@ -17,9 +17,10 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import date, timedelta
 from functools import partial
 
 import sqlglot
@@ -39,6 +40,7 @@ from matchrec.vector_define import VExpr
 from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .close_names import close_match
+from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal
 from .foreign_functions import foreign_call_error, written_as
 from .function_arity import arity_error as builtin_arity_error
@@ -63,6 +65,7 @@ from .pyeval import (
     check_format_pattern,
     compile_glue,
     compiles,
+    date_cast,
     evaluates,
     glue_function_call,
     shallow,
@@ -1570,7 +1573,13 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             pos = node_pos(node, base, low.sql)
             safe = type(node) in TRY or remainder == "TRY_MOD"
             found = widths[id(node)] = IntegerWidth(
-                probe(node), text, low.sql, pos, low.ansi, null_on_overflow=safe
+                probe(node),
+                text,
+                low.sql,
+                pos,
+                low.ansi,
+                null_on_overflow=safe,
+                implicit=_timestamp_of_date if isinstance(node, (exp.Add, exp.Sub)) else None,
             )
             low.integer_widths.append(found)
         return found
@@ -1581,9 +1590,33 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         """``classify``, but None (glue) for a row-local operator that can raise in a
         lazily evaluated place, or one the glue computes around it (``1 / (x - x) > 0``):
         a Spark column would compute it on every row."""
-        if id(node) in lazy and is_local(node) and _raises_inside(node):
+        if id(node) in lazy and is_local(node) and raises_inside(node):
             return None
         return classify(node)
+
+    def raises(node: exp.Expression) -> bool:
+        """Whether Spark's evaluation of ``node`` itself can fail on some row's values
+        and the glue computes it as Spark does: an ANSI division, a CAST that can fail,
+        a subscript of an array, a function of ``planner.raising_calls``."""
+        if may_raise(node):
+            return True
+        if not (
+            fails_on_values(node)
+            or (low.columns_as_ansi and isinstance(node, exp.Bracket) and failing_subscript(node))
+            or (low.columns_as_ansi and _is_cast(node) and failing_cast(node, low.column_types.get))
+        ):
+            return False
+        return compiles_with_casts(_alone(node))
+
+    def raises_in(node: exp.Expression) -> bool:
+        return any(raises(n) for n in node.walk())
+
+    def raises_inside(node: exp.Expression) -> bool:
+        """Whether ``node`` can fail (:func:`raises`), or is one the glue computes (not a
+        cast, a call it lacks) with such a part inside."""
+        if raises(node):
+            return True
+        return evaluates(shallow(node)) and raises_in(node)
 
     bound: dict[str, list[object]] = {}  # the lambda parameters in scope -> their slots
 
@@ -1647,6 +1680,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         typed = typed_name(node)
         if typed is not None:
             return typed_call(node, TYPED_CALLS[typed])
+        if isinstance(node, (exp.Cast, exp.TryCast)) and node.to.is_type(*exp.DataType.TEXT_TYPES):
+            return text_cast(node)
         fits = width(node)
         compiled = compile_glue(
             node,
@@ -1658,6 +1693,35 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         compiled = compiled if fits is None else fitted(compiled, fits)
         common = common_type(node)
         return compiled if common is None else fitted(compiled, common)
+
+    def text_cast(node: exp.Cast) -> Evaluator:
+        """A CAST to STRING, which writes a day-time interval with the fields of Spark's
+        type of it (``INTERVAL '30' DAY`` for ``dt - A.dt``): the value alone does not
+        tell them, so the operand's type is asked of Spark before the query runs."""
+        from .measure_eval import interval_text  # it builds on this module
+
+        text, pos = user_text(node, low.sql, base, limit=60), node_pos(node, base, low.sql)
+        operand = IntegerWidth(probe(node.this), text, low.sql, pos, low.ansi)
+        low.integer_widths.append(operand)
+        compiled: dict[int, Evaluator] = {}
+
+        def recorded(n: exp.Expression) -> Evaluator:
+            compiled[id(n)] = found = compile_node(n)
+            return found
+
+        cast = compile_glue(node, recorded, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi)
+        inner = compiled.get(id(node.this))
+        if inner is None:
+            return cast
+
+        def evaluate(ctx):
+            span = _day_time_fields(operand.type_name)
+            if span is None:
+                return cast(ctx)
+            value = inner(ctx)
+            return None if value is None else interval_text(value, *span)
+
+        return evaluate
 
     def operand_of(fits: IntegerWidth, node: exp.Expression) -> Evaluator:
         """An arithmetic operator's operand, read as Spark reads it for the result's
@@ -1891,8 +1955,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         if inlined != tree:
             tree = pushed(inlined)
     conjuncts = list(_conjuncts(tree))
-    local = [c for c in conjuncts if is_local(c)]
-    dynamic = [c for c in conjuncts if not is_local(c)]
+    # Spark skips a conjunct after one that is false: a row-local one that can fail and
+    # follows a match-dependent one stays with it in the glue
+    first = next((i for i, c in enumerate(conjuncts) if not is_local(c)), len(conjuncts))
+    glued = {i for i, c in enumerate(conjuncts) if not is_local(c) or (i > first and raises_in(c))}
+    local = [c for i, c in enumerate(conjuncts) if i not in glued]
+    dynamic = [c for i, c in enumerate(conjuncts) if i in glued]
     local_column = None
     if local:
         combined = local[0] if len(local) == 1 else balanced_chains(exp.and_(*local, copy=True))
@@ -1906,13 +1974,16 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         lazy.update(lazily_evaluated(combined))
         glue = compile_node(combined)
         vector = vector_glue(combined, glue_or_atom, low.ansi, width)
+    lazy_written = lazily_evaluated(original)  # (a cast the glue computes is checked)
     for node in _walk(original):
         check = None
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
             if check is not None:
                 low.define_checks.append(check)
-        elif isinstance(node, exp.Cast) and not is_local(node):
+        elif isinstance(node, exp.Cast) and (
+            not is_local(node) or (id(node) in lazy_written and raises(node))
+        ):
             low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
         found = pair_call(node, low.sql, base)
         if found is None:
@@ -1927,12 +1998,40 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
 _TYPOGRAPHIC_QUOTES = ("‘", "’", "“", "”")
 
 
-def _raises_inside(node: exp.Expression) -> bool:
-    """Whether ``node`` is an operator that can raise (``planner.lazy``), or one the glue
-    computes (not a cast, a call it lacks) with such an operator inside."""
-    if may_raise(node):
-        return True
-    return any(may_raise(n) for n in node.walk()) and evaluates(shallow(node))
+#: Spark's ``simpleString`` of a day-time interval type: ``interval day to second``
+_DAY_TIME = re.compile(r"interval (day|hour|minute|second)(?: to (day|hour|minute|second))?")
+
+
+def _day_time_fields(type_name: str | None) -> tuple[str, str] | None:
+    """The start and end fields of the day-time interval type ``type_name``, else None."""
+    found = _DAY_TIME.fullmatch(type_name or "")
+    if found is None:
+        return None
+    return found.group(1).upper(), (found.group(2) or found.group(1)).upper()
+
+
+def _timestamp_of_date(type_name: str) -> Callable[[object], object] | None:
+    """Where Spark types a DATE plus or minus an interval TIMESTAMP (any day-time
+    interval but INTERVAL DAY: ``dt + 2 * INTERVAL '12' HOUR``), a DATE the glue computed
+    (whole days moved) as its midnight in the session time zone."""
+    if type_name != "timestamp":
+        return None
+    return lambda v: moved_midnight(v, timedelta(0)) if type(v) is date else v
+
+
+def _is_cast(node: exp.Expression) -> bool:
+    """A CAST of Spark's, written or implied (``to_date(s)``)."""
+    return isinstance(node, (exp.Cast, exp.TryCast)) or date_cast(node)
+
+
+def _alone(node: exp.Expression) -> exp.Expression:
+    """``node`` with NULL for its operands (:func:`pyeval.shallow`), a CAST's target
+    type kept."""
+    if not _is_cast(node):
+        return shallow(node)
+    copy = node.copy()
+    copy.set("this", exp.Null())
+    return copy
 
 
 #: nodes with no Spark SQL of their own inside the parent given (a type probe in

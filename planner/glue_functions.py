@@ -217,6 +217,16 @@ def concat(*values: Any, plain_decimals: bool = True) -> Any:
     return "".join(to_text(v, plain_decimals) for v in values)
 
 
+class UserRaised(ValueError):
+    """``raise_error``'s error, in Spark's words (USER_RAISED_EXCEPTION)."""
+
+
+def raise_error(message: Any) -> Any:
+    """Spark's ``raise_error``: fails with ``message`` as text (``null`` for NULL)."""
+    text = "null" if message is None else to_text(message)
+    raise UserRaised(f"[USER_RAISED_EXCEPTION] {text}")
+
+
 def legacy_concat(*values: Any) -> Any:
     """``concat`` without ANSI mode: a DECIMAL written as Java's ``BigDecimal.toString``."""
     return concat(*values, plain_decimals=False)

@@ -555,6 +555,7 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "POWER": lambda a, b: _power(a, b),
     "POW": lambda a, b: _power(a, b),
     "CONCAT": gf.concat,
+    "RAISE_ERROR": gf.raise_error,
     "GREATEST": gf.greatest,
     "LEAST": gf.least,
     "SIZE": len,
@@ -632,7 +633,7 @@ _FUNCTION_NODES: dict[type, str] = {
 
 
 # functions of that table that are not NULL for a NULL argument
-_NON_STRICT = {"GREATEST", "LEAST"}
+_NON_STRICT = {"GREATEST", "LEAST", "RAISE_ERROR"}
 
 _GLUE_NODES: tuple[type, ...] = (
     exp.Paren,
@@ -888,7 +889,9 @@ def compile_glue(
         parts = [child(node.this), *(child(e) for e in node.expressions)]
         return lambda ctx: next((v for p in parts if (v := p(ctx)) is not None), None)
     if date_cast(node):
-        node = exp.Cast(this=node.this, to=exp.DataType.build("DATE"))
+        cast = exp.Cast(to=exp.DataType.build("DATE"))
+        cast.args["this"] = node.this  # not ``set``: the operand stays in the query's tree
+        node = cast
     if isinstance(node, exp.Cast):
         cast = _glue_cast(node, child, where, sql, ansi)
         if cast is not None:

@@ -207,6 +207,7 @@ _CONDITION_CLASSES = {
     "CAST_INVALID_INPUT": "NumberFormatException",
     "DUPLICATED_MAP_KEY": "SparkRuntimeException",
     "NULL_MAP_KEY": "SparkRuntimeException",
+    "USER_RAISED_EXCEPTION": "SparkRuntimeException",
     "INVALID_URL": "IllegalArgumentException",
 }
 #: CAST_INVALID_INPUT's class by the type cast to, where it is not a number's

@@ -1,0 +1,78 @@
+"""DEFINE's values of several rows have the type Spark gives them, so casts and text agree.
+
+matchrec computes an expression over values of several rows in Python (DEFINE's glue).
+A Python value does not carry Spark's type, and three of them came out differently:
+
+- ``CAST(B.dt - A.dt AS STRING)``: Spark writes the INTERVAL DAY as
+  ``INTERVAL '30' DAY``; the glue raised CAST_OVERFLOW under ANSI mode, NULL without.
+- ``A.dt + B.k * INTERVAL '12' HOUR``: Spark's result is a TIMESTAMP (a DATE plus a
+  day-time interval other than INTERVAL DAY); where the hours made whole days the glue
+  kept a DATE, so its text had no time.
+- ``try_avg(dc)`` of a DECIMAL(p, s): Spark's mean is DECIMAL(p + 4, s + 4); the glue's
+  kept the digits the division gave (``-0.7475`` for ``-0.7475000``).
+
+Each expected value is Spark's own, from a join of the two rows the match reads.
+"""
+
+from __future__ import annotations
+
+import pytest
+from doors import DOORS, rows_through
+
+import matchrec
+
+ROWS = (
+    "SELECT g, seq, CAST(dc AS DECIMAL(10, 3)) AS dc, dt, k FROM VALUES "
+    "(1, 1, 1.005BD, DATE'2024-01-31', 3), (1, 2, -2.500BD, DATE'2024-03-01', 2) "
+    "AS t(g, seq, dc, dt, k)"
+)
+
+#: expressions of A's and B's values whose text Spark gives
+EXPRESSIONS = [
+    "B.dt - A.dt",
+    "A.dt - B.dt",
+    "CAST(B.dt AS TIMESTAMP) - CAST(A.dt AS TIMESTAMP)",
+    "(B.dt - A.dt) * 2",
+    "A.dt + B.k * INTERVAL '12' HOUR",
+    "B.dt - A.k * INTERVAL '24' HOUR",
+    "A.dt + (B.k - 1) * INTERVAL '1' DAY",
+    "A.dt + INTERVAL '1' DAY",
+    "try_avg(dc)",
+    "avg(dc)",
+    "try_avg(dc) + 1",
+]
+
+
+def _sparks_text(spark, expression: str) -> str | None:
+    """Spark's CAST of ``expression`` to STRING over the first row as A, the second as B
+    (an aggregate over both)."""
+    if "avg(" in expression:
+        query = f"SELECT CAST({expression} AS STRING) AS v FROM mr_glue_types"
+    else:
+        joined = expression.replace("A.", "a.").replace("B.", "b.")
+        query = (
+            f"SELECT CAST({joined} AS STRING) AS v FROM mr_glue_types a JOIN mr_glue_types b "
+            "ON a.seq = 1 AND b.seq = 2"
+        )
+    return spark.sql(query).collect()[0].v
+
+
+@pytest.mark.parametrize("ansi", [True, False], ids=["ansi", "no ansi"])
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("expression", EXPRESSIONS)
+def test_a_value_of_two_rows_has_the_text_spark_gives_it(spark, expression, door, ansi):
+    matchrec.register(spark)
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", str(ansi).lower())
+    try:
+        spark.sql(ROWS).createOrReplaceTempView("mr_glue_types")
+        want = _sparks_text(spark, expression)
+        assert want is not None
+        literal = "'" + want.replace("'", "''") + "'"
+        body = (
+            "PARTITION BY g ORDER BY seq MEASURES B.seq AS m PATTERN (A B) "
+            f"DEFINE A AS seq = 1, B AS CAST({expression} AS STRING) = {literal}"
+        )
+        assert rows_through(spark, door, "mr_glue_types", body) == [(1, 2)]
+    finally:
+        spark.conf.set("spark.sql.ansi.enabled", before)
