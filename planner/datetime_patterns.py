@@ -411,11 +411,8 @@ def _as_long(text: str, ansi: bool) -> int | None:
     assert cast is not None
     try:
         return cast(text)
-    except MatchRuntimeError:  # reported at the call, as the glue's other errors
-        raise ValueError(
-            f"cannot cast {text!r} to BIGINT (Spark raises CAST_INVALID_INPUT under "
-            "spark.sql.ansi.enabled)"
-        ) from None
+    except MatchRuntimeError as err:  # reported at the call, as the glue's other errors
+        raise ValueError(err.message) from None
 
 
 def _seconds(v: object) -> int:

@@ -122,6 +122,7 @@ for _type, _keys in {
     "interval day to second": "MAKE_DT_INTERVAL",
     "interval year to month": "MAKE_YM_INTERVAL",
     "smallint": "XPATH_SHORT",
+    "null": "RAISE_ERROR",
     "float": "XPATH_FLOAT VECTOR_COSINE_SIMILARITY VECTOR_INNER_PRODUCT VECTOR_L2_DISTANCE "
     "VECTOR_NORM",
     "array<string>": "XPATH",

@@ -337,13 +337,32 @@ def _array_extreme(pick_max: bool) -> Callable[[Any], Any]:
     return extreme
 
 
+#: a zero divisor's condition under ANSI mode -> what Spark's message calls the
+#: operation, and the ``try_`` function it suggests
+_ZERO_DIVISORS = {
+    "DIVIDE_BY_ZERO": ("Division", "try_divide"),
+    "REMAINDER_BY_ZERO": ("Remainder", "try_mod"),
+}
+
+
+class DivisionByZero(ZeroDivisionError):
+    """Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO under ANSI mode, in Spark's words (its
+    SQLSTATE is the error's ``getSqlState()``, not in its text)."""
+
+    def __init__(self, condition: str) -> None:
+        what, instead = _ZERO_DIVISORS[condition]
+        super().__init__(
+            f"[{condition}] {what} by zero. Use `{instead}` to tolerate divisor being 0 and "
+            'return NULL instead. If necessary set "spark.sql.ansi.enabled" to "false" to '
+            "bypass this error."
+        )
+        self.condition = condition
+
+
 def pmod_ansi(a: Any, b: Any) -> Any:
     """``pmod`` under ANSI mode: a zero divisor is Spark's REMAINDER_BY_ZERO."""
     if b == 0:
-        raise ZeroDivisionError(
-            "remainder by zero under spark.sql.ansi.enabled (as Spark raises "
-            "REMAINDER_BY_ZERO); try_mod gives NULL instead"
-        )
+        raise DivisionByZero("REMAINDER_BY_ZERO")
     return pmod(a, b)
 
 

@@ -1292,6 +1292,8 @@ def cast_evaluator(
                 return None
             if not ansi and legacy is not None:
                 return legacy(v)
+            if isinstance(v, str):
+                raise MatchRuntimeError(invalid_input(v, target), sql=sql, pos=pos) from None
             shown = interval_text(v, *span) if span is not None else _shown_value(v)
             when = "" if legacy is None else " under spark.sql.ansi.enabled"
             raise MatchRuntimeError(
@@ -1328,6 +1330,20 @@ def _shown_value(v: Value) -> str:
     if isinstance(v, str):
         return "'" + v.replace("'", "''") + "'"
     return to_text(v)
+
+
+def invalid_input(text: str, target: exp.DataType) -> str:
+    """Spark's CAST_INVALID_INPUT message for ``text`` that does not cast to ``target``
+    (the value quoted as Spark quotes it, the type as Spark writes it; its SQLSTATE is the
+    error's ``getSqlState()``)."""
+    quoted = "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    type_sql = target.sql("spark").upper().replace(", ", ",")
+    return (
+        f'[CAST_INVALID_INPUT] The value {quoted} of the type "STRING" cannot be cast to '
+        f'"{type_sql}" because it is malformed. Correct the value as per the syntax, or '
+        "change its target type. Use `try_cast` to tolerate malformed input and return "
+        "NULL instead."
+    )
 
 
 def _cast_condition(v: Value, target: exp.DataType) -> str:

@@ -48,6 +48,7 @@ from .bit_functions import shift_name
 from .datetime_patterns import PATTERNED, PatternRefused, compile_pattern
 from .datetime_steps import calendar_plus, moved_midnight, timestamp_plus
 from .format_functions import NumberPattern
+from .glue_functions import DivisionByZero
 from .java_format import NotComputed, pattern_error
 from .java_regex import JavaPatternError, RegexRefused, translate
 from .math_functions import EXACT as MATH_EXACT
@@ -238,25 +239,12 @@ _SUB = _exact(operator.sub, WIDE_DECIMALS.subtract)
 _MUL = _exact(operator.mul, WIDE_DECIMALS.multiply)
 
 
-class DivisionByZero(ZeroDivisionError):
-    """Spark's DIVIDE_BY_ZERO / REMAINDER_BY_ZERO under ANSI mode."""
-
-    def __init__(self, kind: str, condition: str, instead: str) -> None:
-        super().__init__(
-            f"{kind} by zero under spark.sql.ansi.enabled (as Spark raises {condition}); "
-            f"{instead} gives NULL instead"
-        )
-        self.kind, self.condition, self.instead = kind, condition, instead
-
-
-def _ansi(
-    fn: Callable[[Any, Any], Any], what: str, condition: str, instead: str
-) -> Callable[[Any, Any], Any]:
+def _ansi(fn: Callable[[Any, Any], Any], condition: str) -> Callable[[Any, Any], Any]:
     """``fn`` raising where Spark's ANSI mode raises (error ``condition``): a zero divisor."""
 
     def checked(a: Any, b: Any) -> Any:
         if a is not None and b is not None and b == 0:
-            raise DivisionByZero(what, condition, instead)
+            raise DivisionByZero(condition)
         return fn(a, b)
 
     return checked
@@ -412,9 +400,9 @@ _ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Add: _strict(lambda a, b: _date_arithmetic(_ADD, a, b, adds=True, ansi=True)),
     exp.Sub: _strict(lambda a, b: _date_arithmetic(_SUB, a, b, ansi=True)),
     exp.DPipe: _strict(_concat),
-    exp.Div: _ansi(_BINARY[exp.Div], "division", "DIVIDE_BY_ZERO", "try_divide"),
-    exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "division", "DIVIDE_BY_ZERO", "try_divide"),
-    exp.Mod: _ansi(_BINARY[exp.Mod], "remainder", "REMAINDER_BY_ZERO", "try_mod"),
+    exp.Div: _ansi(_BINARY[exp.Div], "DIVIDE_BY_ZERO"),
+    exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "DIVIDE_BY_ZERO"),
+    exp.Mod: _ansi(_BINARY[exp.Mod], "REMAINDER_BY_ZERO"),
 }
 
 
@@ -1460,13 +1448,7 @@ def _runtime_error(
     what: str, values: list[Any], err: Exception, sql: str, pos: int
 ) -> MatchRuntimeError:
     if isinstance(err, DivisionByZero):  # Spark's words for it
-        return MatchRuntimeError(
-            f"[{err.condition}] {err.kind.capitalize()} by zero ({what}). Use "
-            f"`{err.instead}` to tolerate divisor being 0 and return NULL instead "
-            "(spark.sql.ansi.enabled)",
-            sql=sql,
-            pos=pos,
-        )
+        return MatchRuntimeError(str(err), sql=sql, pos=pos)
     if isinstance(err, ValueError) and _SPARK_MESSAGE.match(str(err)):  # Spark's own words
         return MatchRuntimeError(str(err), sql=sql, pos=pos)
     condition = _SPARK_CONDITION.search(str(err))

@@ -16,15 +16,18 @@ Each expected value is Spark's own, from a join of the two rows the match reads.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from doors import DOORS, rows_through
 
 import matchrec
+from matchrec.errors import MatchRuntimeError
 
 ROWS = (
-    "SELECT g, seq, CAST(dc AS DECIMAL(10, 3)) AS dc, dt, k FROM VALUES "
-    "(1, 1, 1.005BD, DATE'2024-01-31', 3), (1, 2, -2.500BD, DATE'2024-03-01', 2) "
-    "AS t(g, seq, dc, dt, k)"
+    "SELECT g, seq, CAST(dc AS DECIMAL(10, 3)) AS dc, dt, k, s FROM VALUES "
+    "(1, 1, 1.005BD, DATE'2024-01-31', 3, 'x'), (1, 2, -2.500BD, DATE'2024-03-01', 2, "
+    "'y''\\\\') AS t(g, seq, dc, dt, k, s)"
 )
 
 #: expressions of A's and B's values whose text Spark gives
@@ -76,3 +79,43 @@ def test_a_value_of_two_rows_has_the_text_spark_gives_it(spark, expression, door
         assert rows_through(spark, door, "mr_glue_types", body) == [(1, 2)]
     finally:
         spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+#: expressions of A's and B's values that fail under ANSI mode
+FAILING = [
+    "CAST(concat(A.s, B.s) AS INT)",
+    "CAST(concat(A.s, B.s) AS DATE)",
+    "CAST(concat(A.s, B.s) AS DECIMAL(5, 2))",
+    "A.k / (B.k - 2)",
+    "A.k div (B.k - 2)",
+    "A.k % (B.k - 2)",
+    "pmod(A.k, B.k - 2)",
+]
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("expression", FAILING)
+def test_an_error_of_two_rows_says_what_spark_says(spark, expression, door):
+    """The glue's ANSI errors (CAST_INVALID_INPUT, DIVIDE_BY_ZERO, REMAINDER_BY_ZERO) have
+    Spark's message for the same values, word for word."""
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_glue_types")
+    joined = expression.replace("A.", "a.").replace("B.", "b.")
+    with pytest.raises(Exception) as by_spark:
+        spark.sql(
+            f"SELECT {joined} FROM mr_glue_types a JOIN mr_glue_types b ON a.seq = 1 AND b.seq = 2"
+        ).collect()
+    body = (
+        "PARTITION BY g ORDER BY seq MEASURES B.seq AS m PATTERN (A B) "
+        f"DEFINE A AS seq = 1, B AS {expression} IS NULL"
+    )
+    with pytest.raises(Exception) as ours:
+        rows_through(spark, door, "mr_glue_types", body)
+    err = ours.value
+    assert isinstance(err, MatchRuntimeError), err
+    spark_says = str(by_spark.value).splitlines()[0]
+    assert err.message == re.sub(r" SQLSTATE: \w+$", "", spark_says)
+    assert (err.getCondition(), err.getSqlState()) == (
+        by_spark.value.getCondition(),
+        by_spark.value.getSqlState(),
+    )

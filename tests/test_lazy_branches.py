@@ -128,3 +128,22 @@ def test_a_cast_spark_never_allows_in_a_branch_is_refused_at_the_cast(spark):
         matchrec.sql(spark, query)
     assert "CAST_WITH_FUNC_SUGGESTION" in info.value.message
     assert query[info.value.pos :].startswith("CAST(id AS DATE)")
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_raise_error_in_a_measure_runs_through_every_door(spark, door):
+    """The table function knows ``raise_error``'s type (NULL, as Spark's VOID), so a
+    measure with it in a branch runs; the branch taken fails at the call."""
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_lazy")
+    measure = "CASE WHEN count(*) > {n} THEN raise_error(concat('long at ', LAST(s))) END"
+    body = "ORDER BY id MEASURES {m} AS e, count(*) AS n PATTERN (A B+) DEFINE B AS true"
+    quiet = body.format(m=measure.format(n=9))
+    assert rows_through(spark, door, "mr_lazy", quiet) == [(None, 4)]
+    failing = body.format(m=measure.format(n=3))
+    with pytest.raises(MatchRuntimeError) as info:
+        rows_through(spark, door, "mr_lazy", failing)
+    assert "[USER_RAISED_EXCEPTION] long at 7" in info.value.message
+    assert info.value.getCondition() == "USER_RAISED_EXCEPTION"
+    where = info.value.sql[info.value.pos :]
+    assert where.startswith("raise_error(")
