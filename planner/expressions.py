@@ -401,6 +401,60 @@ class Lowering:
             return False
         return failing_cast(node, self.column_types.get) or any(may_raise(n) for n in node.walk())
 
+    def fails_alone(self, node: exp.Expression, plain: bool = False) -> bool:
+        """Whether Spark's evaluation of ``node`` itself (not its operands) can fail on
+        some row's values, and the glue computes it as Spark does: a CAST of a column
+        that can fail, a division and (not ``plain``) integer arithmetic under ANSI
+        mode, a subscript of an array, a function of ``planner.raising_calls``
+        (``raise_error``, ``unbase64``...). Such a part is computed where the query
+        reads it, not by Spark on every row.
+        ``plain``: also one ``pyeval.compile_glue`` computes alone, without the types
+        DEFINE's glue reads (not a typed call, a shift, a higher-order function)."""
+        ansi = self.columns_as_ansi
+        fails = (
+            fails_on_values(node)
+            or (ansi and may_raise(node))
+            # (element_at's index 0 fails with or without ANSI mode)
+            or (
+                isinstance(node, exp.Bracket)
+                and failing_subscript(node)
+                and (ansi or node.args.get("offset") == 1)
+            )
+            or (
+                ansi
+                and _is_cast(node)
+                and node.this.find(exp.Column) is not None
+                and failing_cast(node, self.column_types.get)
+            )
+        )
+        if not fails and not plain and ansi and isinstance(node, _OVERFLOWING):
+            # integer arithmetic that overflows under ANSI mode (the glue fits each
+            # result to Spark's width, which a plain evaluation would not)
+            typed = _value_type(self, node)
+            fails = typed is not None and typed.this in _INTEGRAL_TYPES
+        if not fails or not compiles_with_casts(_alone(node)):
+            return False
+        return not plain or (
+            typed_name(node) is None
+            and shift_name(node) is None
+            and higher_order_parts(node) is None
+        )
+
+    def read_lazily(self, node: exp.Expression) -> set[int]:
+        """The ``id`` of each part of ``node``, the argument of a navigation or an
+        aggregate, that is computed at the rows read (``sum(CAST(B.s AS INT))`` casts
+        B's rows only, as Spark computes an argument where the query reads it): ``node``
+        itself if it can fail alone (:meth:`fails_alone`), and so on down its operands.
+        Empty when ``node`` cannot fail, or fails inside arithmetic whose width Spark's
+        column keeps (``CAST(B.s AS INT) + 1`` stays a column)."""
+        top = _unparen(node)
+        if not self.fails_alone(top, plain=True):
+            return set()
+        found = {id(top)}
+        for child in top.iter_expressions():
+            found |= self.read_lazily(child)
+        return found
+
     def aggregate_guard(self, labels: frozenset[int] | None) -> tuple[str, str] | None:
         """The condition of the rows an aggregate over ``labels`` (None: every variable)
         reads: the OR of their DEFINEs' row-local conjuncts, as (text, staged text); None
@@ -559,13 +613,17 @@ class Lowering:
             outside = self.special_source(_replace_special(node, "CLASSIFIER", _NULL_STRING), base)
             return nav.ByLabel(by_label, outside)
         if not any(_special_kind(n) == "MATCH_NUMBER" for n in _walk(node)):
-            return nav.column_at(self.precompute(node, base))
+            failing = self.read_lazily(node)
+            if not failing:
+                return nav.column_at(self.precompute(node, base))
+        else:  # computed in Python around MATCH_NUMBER(): each part that can fail too
+            failing = {id(n) for n in _walk(node) if self.fails_alone(n, plain=True)}
 
         def child(n: exp.Expression):
             if _special_kind(n) == "MATCH_NUMBER":
                 return lambda at: at[0].match_number
             if not isinstance(n, (exp.Literal, exp.Boolean, exp.Null)) and not any(
-                _special_kind(m) == "MATCH_NUMBER" for m in _walk(n)
+                _special_kind(m) == "MATCH_NUMBER" or id(m) in failing for m in _walk(n)
             ):
                 column = self.precompute(n, base)
                 return lambda at: at[0].cols[column][at[1]]
@@ -603,7 +661,8 @@ class Lowering:
         if not any(isinstance(n, (exp.Column, exp.Subquery)) for n in _walk(inner)):
             # a constant (listagg's separator must stay one for Spark to type the call)
             return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
-        if any(_special_kind(n) in SPECIAL for n in _walk(inner)):
+        if self.read_lazily(inner) or any(_special_kind(n) in SPECIAL for n in _walk(inner)):
+            # (a part read lazily is no column: Spark would compute it on every row)
             return self.spark_sql(exp.Paren(this=_typed_specials(inner)), base)
         return quote(self.precompute(inner, base))
 
@@ -1522,7 +1581,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             # PREV/NEXT of a current-row expression: Spark's LAG/LEAD over the sorted rows
             inner = node.expressions[0]
             pure = not any(_special_kind(n) or _aggregate_name(n) for n in inner.walk())
-            if pure and is_local(inner):
+            # (a part that can fail is read at the row PREV lands on, not LAG's every row)
+            if pure and is_local(inner) and not low.read_lazily(inner):
                 low.offset(list(node.expressions), node, base, default=1, what=kind)
                 return True
             return False
@@ -1594,29 +1654,16 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return None
         return classify(node)
 
-    def raises(node: exp.Expression) -> bool:
-        """Whether Spark's evaluation of ``node`` itself can fail on some row's values
-        and the glue computes it as Spark does: an ANSI division, a CAST that can fail,
-        a subscript of an array, a function of ``planner.raising_calls``."""
-        if may_raise(node):
-            return True
-        if not (
-            fails_on_values(node)
-            or (low.columns_as_ansi and isinstance(node, exp.Bracket) and failing_subscript(node))
-            or (low.columns_as_ansi and _is_cast(node) and failing_cast(node, low.column_types.get))
-        ):
-            return False
-        return compiles_with_casts(_alone(node))
-
     def raises_in(node: exp.Expression) -> bool:
-        return any(raises(n) for n in node.walk())
+        return any(low.fails_alone(n) for n in node.walk())
 
     def raises_inside(node: exp.Expression) -> bool:
-        """Whether ``node`` can fail (:func:`raises`), or is one the glue computes (not a
-        cast, a call it lacks) with such a part inside."""
-        if raises(node):
+        """Whether ``node`` can fail (``Lowering.fails_alone``), or is one the glue
+        computes (not a cast, a call it lacks, a navigation: its argument is read at the
+        rows it lands on) with such a part inside."""
+        if low.fails_alone(node):
             return True
-        return evaluates(shallow(node)) and raises_in(node)
+        return not _special_kind(node) and evaluates(shallow(node)) and raises_in(node)
 
     bound: dict[str, list[object]] = {}  # the lambda parameters in scope -> their slots
 
@@ -1982,7 +2029,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             if check is not None:
                 low.define_checks.append(check)
         elif isinstance(node, exp.Cast) and (
-            not is_local(node) or (id(node) in lazy_written and raises(node))
+            not is_local(node) or (id(node) in lazy_written and low.fails_alone(node))
         ):
             low.define_checks.append(cast_check(node, probe, low.sql, base, "DEFINE"))
         found = pair_call(node, low.sql, base)
@@ -2008,6 +2055,16 @@ def _day_time_fields(type_name: str | None) -> tuple[str, str] | None:
     if found is None:
         return None
     return found.group(1).upper(), (found.group(2) or found.group(1)).upper()
+
+
+#: operators whose integer result overflows (ARITHMETIC_OVERFLOW under ANSI mode)
+_OVERFLOWING = (exp.Add, exp.Sub, exp.Mul, exp.Neg)
+_INTEGRAL_TYPES = {
+    exp.DataType.Type.TINYINT,
+    exp.DataType.Type.SMALLINT,
+    exp.DataType.Type.INT,
+    exp.DataType.Type.BIGINT,
+}
 
 
 def _timestamp_of_date(type_name: str) -> Callable[[object], object] | None:

@@ -1,6 +1,6 @@
 """Which parts of a DEFINE condition Spark may never evaluate on a row.
 
-Spark evaluates ``IF``, ``CASE``, ``COALESCE``, ``AND`` and ``OR`` lazily: a branch not
+Spark evaluates ``IF``, ``CASE``, ``nvl2``, ``COALESCE``, ``AND`` and ``OR`` lazily: a branch not
 taken, or a right-hand side the left-hand side decided, is not computed, so under ANSI
 mode ``IF(MATCH_NUMBER() > 1, 1 / (x - x), 0)`` raises only on the rows that take the
 division. matchrec computes row-local parts of DEFINE as Spark columns on every row;
@@ -18,8 +18,8 @@ _RAISING = (exp.Div, exp.IntDiv, exp.Mod)
 
 def lazily_evaluated(tree: exp.Expression) -> set[int]:
     """``id`` of every node of ``tree`` inside a part Spark may skip: the branches of
-    IF and CASE (and CASE's later conditions), COALESCE's arguments after the first, and
-    the right-hand side of AND and OR."""
+    IF, CASE (and CASE's later conditions) and ``nvl2``, COALESCE's arguments after the
+    first, and the right-hand side of AND and OR."""
     lazy: set[int] = set()
 
     def mark(node: exp.Expression | None) -> None:
@@ -39,6 +39,9 @@ def lazily_evaluated(tree: exp.Expression) -> set[int]:
         elif isinstance(node, exp.Coalesce):
             for arg in node.expressions:
                 mark(arg)
+        elif isinstance(node, exp.Nvl2):
+            mark(node.args.get("true"))
+            mark(node.args.get("false"))
         elif isinstance(node, (exp.And, exp.Or)):
             mark(node.expression)
     return lazy

@@ -51,11 +51,59 @@ NEVER_REACHED = {
         "A.id = 1 AND id > 2 AND CAST(s AS INT) > 0 OR A.id > 1",
         "A.id = 1 AND id > 2 AND TRY_CAST(s AS INT) > 0 OR A.id > 1",
     ),
+    "CAST in nvl2": (
+        "nvl2(A.id, id > 1, CAST(s AS INT) > 0)",
+        "nvl2(A.id, id > 1, TRY_CAST(s AS INT) > 0)",
+    ),
+    "integer overflow in CASE": (
+        "CASE WHEN A.id = 99 THEN id * 2147483647 > 0 ELSE true END",
+        "CASE WHEN A.id = 99 THEN try_multiply(id, 2147483647) > 0 ELSE true END",
+    ),
     "division after a match-dependent conjunct": (
         "A.id > 1 AND 10 / (id - 2) > 0",
         "A.id > 1 AND try_divide(10, id - 2) > 0",
     ),
 }
+
+
+#: (clause body, the same with the failing part replaced): an aggregate's or a
+#: navigation's argument that can fail is computed only at the rows it reads (B's, or
+#: the row PREV lands on), never by Spark on every row
+READ_ROWS_ONLY = {
+    "sum in MEASURES": (
+        "ORDER BY id MEASURES sum(CAST(B.s AS INT)) AS v PATTERN (A B+) DEFINE B AS A.id = 3",
+        "ORDER BY id MEASURES sum(TRY_CAST(B.s AS INT)) AS v PATTERN (A B+) DEFINE B AS A.id = 3",
+    ),
+    "LAST in DEFINE": (
+        "ORDER BY id MEASURES FIRST(A.id) AS a PATTERN (A B+) "
+        "DEFINE B AS A.id = 3 AND LAST(CAST(B.s AS INT), 1) IS NULL",
+        "ORDER BY id MEASURES FIRST(A.id) AS a PATTERN (A B+) "
+        "DEFINE B AS A.id = 3 AND LAST(TRY_CAST(B.s AS INT), 1) IS NULL",
+    ),
+    "running sum in DEFINE, MATCH_NUMBER in MEASURES": (
+        "ORDER BY id MEASURES LAST(CAST(B.s AS INT) * MATCH_NUMBER()) AS l PATTERN (A B+) "
+        "DEFINE B AS A.id = 3 AND sum(CAST(B.s AS INT)) > 0",
+        "ORDER BY id MEASURES LAST(TRY_CAST(B.s AS INT) * MATCH_NUMBER()) AS l "
+        "PATTERN (A B+) DEFINE B AS A.id = 3 AND sum(TRY_CAST(B.s AS INT)) > 0",
+    ),
+    "PREV in DEFINE": (
+        "ORDER BY id MEASURES FIRST(A.id) AS a PATTERN (A B+) "
+        "DEFINE B AS A.id = 3 AND PREV(CAST(s AS INT)) > 0",
+        "ORDER BY id MEASURES FIRST(A.id) AS a PATTERN (A B+) "
+        "DEFINE B AS A.id = 3 AND PREV(TRY_CAST(s AS INT)) > 0",
+    ),
+}
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("case", list(READ_ROWS_ONLY))
+def test_a_failing_argument_is_computed_only_at_the_rows_read(spark, door, case):
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_lazy")
+    body, never_failing = READ_ROWS_ONLY[case]
+    expected = rows_through(spark, door, "mr_lazy", never_failing)
+    assert expected, "the case should match some rows"
+    assert rows_through(spark, door, "mr_lazy", body) == expected
 
 
 def _body(condition: str) -> str:
@@ -73,6 +121,16 @@ def test_a_failing_part_no_row_reaches_is_never_computed(spark, door, case):
     condition, never_failing = NEVER_REACHED[case]
     expected = rows_through(spark, door, "mr_lazy", _body(never_failing))
     assert expected, "the case should match some rows"
+    assert rows_through(spark, door, "mr_lazy", _body(condition)) == expected
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_element_at_zero_no_row_reaches_is_never_computed_without_ansi(spark, ansi_off, door):
+    """``element_at(arr, 0)`` fails with or without ANSI mode (INVALID_INDEX_OF_ZERO)."""
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_lazy")
+    condition = "CASE WHEN A.id = 99 THEN element_at(array(1, 2), id - 2) > 0 ELSE true END"
+    expected = rows_through(spark, door, "mr_lazy", _body("true"))
     assert rows_through(spark, door, "mr_lazy", _body(condition)) == expected
 
 

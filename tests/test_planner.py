@@ -548,13 +548,15 @@ def test_an_operator_without_its_left_operand_is_told_at_the_operator(condition,
 
 
 def test_only_an_aggregate_argument_that_can_fail_is_guarded_by_its_rows():
-    """``sum(CAST(B.s AS INT))`` under ANSI mode is computed only at rows that meet B's
-    row-local condition (another event's text would fail the job); arithmetic that
-    cannot fail stays one plain column, shared by the aggregates that read it, which the
-    array form of rules computes (it has no CASE)."""
+    """``sum(CAST(B.s AS INT))`` under ANSI mode is no Spark column: the matcher casts the
+    rows it reads; ``sum(CAST(B.s AS INT) + 1)``, whose width Spark's column keeps, is
+    computed only at rows that meet B's row-local condition (another event's text would
+    fail the job); arithmetic that cannot fail stays one plain column, shared by the
+    aggregates that read it, which the array form of rules computes (it has no CASE)."""
     body = (
         "ORDER BY id MEASURES sum(A.Value * A.id) AS a, sum(B.Value * B.id) AS b, "
-        "avg(Value * id) AS c, sum(CAST(B.name AS INT)) AS d "
+        "avg(Value * id) AS c, sum(CAST(B.name AS INT)) AS d, "
+        "sum(CAST(B.name AS INT) + 1) AS e "
         "PATTERN (A B+) DEFINE A AS id > 1, B AS Value < 5"
     )
     types = {"id": "int", "value": "double", "name": "string", "ts": "timestamp"}
@@ -563,7 +565,8 @@ def test_only_an_aggregate_argument_that_can_fail_is_guarded_by_its_rows():
     )
     texts = sorted(guarded.values())
     assert texts.count("`Value` * `id`") == 1
-    assert "CASE WHEN (`Value` < 5) THEN CAST(`name` AS INT) END" in texts
+    assert "CASE WHEN (`Value` < 5) THEN CAST(`name` AS INT) + 1 END" in texts
+    assert not [t for t in texts if t.startswith("CAST(")]  # d's argument: no column
     plain = dict(
         plan_clause(parse_clause(body), COLUMNS, ansi=False, column_types=types).precomputed
     )
