@@ -155,10 +155,31 @@ def make_date_ansi(year: Any, month: Any, day: Any) -> date:
     try:
         return date(year, month, day)
     except ValueError:
-        raise ValueError(
-            f"make_date({year}, {month}, {day}) is not a date (Spark's "
-            "DATETIME_FIELD_OUT_OF_BOUNDS under ANSI mode; NULL without it)"
-        ) from None
+        why = _invalid_date(year, month, day)
+        if why is None:  # a year Java has and Python not (0, -1, ...)
+            raise ValueError(f"make_date({year}, {month}, {day}) is not a date here") from None
+        raise ValueError(f"[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] {why}.") from None
+
+
+#: Java's ``java.time.temporal.ChronoField`` names and ranges of a date's fields
+_DATE_FIELDS = (("Year", -999_999_999, 999_999_999), ("MonthOfYear", 1, 12))
+
+
+def _invalid_date(year: int, month: int, day: int) -> str | None:
+    """Why Java's ``LocalDate.of`` refuses the date, in its words (Spark's message of
+    ``make_date`` under ANSI mode), or None where Java has the date."""
+    for (name, low, high), value in zip(_DATE_FIELDS, (year, month)):
+        if not low <= value <= high:
+            return f"Invalid value for {name} (valid values {low} - {high}): {value}"
+    if not 1 <= day <= 31:
+        return f"Invalid value for DayOfMonth (valid values 1 - 28/31): {day}"
+    if day <= calendar.monthrange(2000, month)[1] and not (month == 2 and day == 29):
+        return None
+    if month == 2 and day == 29:
+        if calendar.isleap(year):
+            return None
+        return f"Invalid date 'February 29' as '{year}' is not a leap year"
+    return f"Invalid date '{calendar.month_name[month].upper()} {day}'"
 
 
 def _in_zone(local: datetime, like: datetime) -> datetime:
