@@ -162,13 +162,13 @@ def make_date_ansi(year: Any, month: Any, day: Any) -> date:
 
 
 #: Java's ``java.time.temporal.ChronoField`` names and ranges of a date's fields
-_DATE_FIELDS = (("Year", -999_999_999, 999_999_999), ("MonthOfYear", 1, 12))
+_JAVA_DATE_FIELDS = (("Year", -999_999_999, 999_999_999), ("MonthOfYear", 1, 12))
 
 
 def _invalid_date(year: int, month: int, day: int) -> str | None:
     """Why Java's ``LocalDate.of`` refuses the date, in its words (Spark's message of
     ``make_date`` under ANSI mode), or None where Java has the date."""
-    for (name, low, high), value in zip(_DATE_FIELDS, (year, month)):
+    for (name, low, high), value in zip(_JAVA_DATE_FIELDS, (year, month)):
         if not low <= value <= high:
             return f"Invalid value for {name} (valid values {low} - {high}): {value}"
     if not 1 <= day <= 31:
