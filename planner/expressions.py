@@ -74,7 +74,7 @@ from .python_udfs import ARROW_BATCHED_UDF, BATCHED_UDF, PythonFunction, PythonL
 from .python_udfs import glue_call as udf_glue_call
 from .python_udfs import refusal as udf_refusal
 from .python_udfs import refusal_hint as udf_refusal_hint
-from .raising_calls import fails_on_values
+from .raising_calls import fails_on_plain_values, fails_on_values
 from .sql_functions import (
     FunctionLookup,
     SqlFunction,
@@ -412,7 +412,9 @@ class Lowering:
         DEFINE's glue reads (not a typed call, a shift, a higher-order function)."""
         ansi = self.columns_as_ansi
         fails = (
-            fails_on_values(node)
+            # (a CAST: below; a function that parses text or reads a pattern stays
+            # Spark's column for speed, as README says: raising_calls.PARSING)
+            (fails_on_plain_values(node) and not date_cast(node))
             or (ansi and may_raise(node))
             # (element_at's index 0 fails with or without ANSI mode)
             or (
