@@ -266,6 +266,8 @@ class Lowering:
     rowtime: str | None = None
     # each input column's Spark type (lower-case name -> simpleString), where known
     column_types: dict[str, str] = field(default_factory=dict)
+    # (id of a node, plain) -> (the node, :meth:`fails_alone` of it)
+    _fails_alone: dict[tuple[int, bool], tuple[exp.Expression, bool]] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ helpers
 
@@ -410,6 +412,14 @@ class Lowering:
         reads it, not by Spark on every row.
         ``plain``: also one ``pyeval.compile_glue`` computes alone, without the types
         DEFINE's glue reads (not a typed call, a shift, a higher-order function)."""
+        known = self._fails_alone.get((id(node), plain))
+        if known is not None and known[0] is node:  # (asked again of each lazy part)
+            return known[1]
+        found = self._failing_alone(node, plain)
+        self._fails_alone[(id(node), plain)] = (node, found)
+        return found
+
+    def _failing_alone(self, node: exp.Expression, plain: bool) -> bool:
         ansi = self.columns_as_ansi
         fails = (
             # (a CAST: below; a function that parses text or reads a pattern stays
@@ -1729,7 +1739,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         typed = typed_name(node)
         if typed is not None:
             return typed_call(node, TYPED_CALLS[typed])
-        if isinstance(node, (exp.Cast, exp.TryCast)) and node.to.is_type(*exp.DataType.TEXT_TYPES):
+        if (
+            isinstance(node, (exp.Cast, exp.TryCast))
+            and node.to.is_type(*exp.DataType.TEXT_TYPES)
+            and not reads_bound(node)  # (a lambda's parameter has no type probe)
+        ):
             return text_cast(node)
         fits = width(node)
         compiled = compile_glue(
