@@ -1746,9 +1746,12 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         ):
             return text_cast(node)
         fits = width(node)
+        child = compile_node if fits is None or low.ansi else partial(operand_of, fits)
+        if isinstance(node, (exp.Concat, exp.DPipe)) and not reads_bound(node):
+            child = as_text
         compiled = compile_glue(
             node,
-            compile_node if fits is None or low.ansi else partial(operand_of, fits),
+            child,
             lambda n: node_pos(n, base, low.sql),
             low.sql,
             low.ansi,
@@ -1756,6 +1759,28 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         compiled = compiled if fits is None else fitted(compiled, fits)
         common = common_type(node)
         return compiled if common is None else fitted(compiled, common)
+
+    def as_text(node: exp.Expression) -> Evaluator:
+        """An operand of ``concat`` or ``||``, which Spark casts to STRING: a day-time
+        interval written with the fields of Spark's type of it, as :func:`text_cast`."""
+        from .measure_eval import interval_text  # it builds on this module
+
+        evaluate = compile_node(node)
+        if isinstance(node, (exp.Literal, exp.Null, exp.Boolean)):
+            return evaluate
+        text, pos = user_text(node, low.sql, base, limit=60), node_pos(node, base, low.sql)
+        operand = IntegerWidth(probe(node), text, low.sql, pos, low.ansi)
+        low.integer_widths.append(operand)
+
+        def written(ctx):
+            value = evaluate(ctx)
+            if isinstance(value, timedelta):
+                span = _day_time_fields(operand.type_name)
+                if span is not None:
+                    return interval_text(value, *span)
+            return value
+
+        return written
 
     def text_cast(node: exp.Cast) -> Evaluator:
         """A CAST to STRING, which writes a day-time interval with the fields of Spark's

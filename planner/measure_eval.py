@@ -1845,6 +1845,8 @@ class _MeasureCompiler:
         try:
             width = self.result_width(node)
             child = self.compile if width is None or self.ansi else partial(self.operand, width)
+            if isinstance(node, (exp.Concat, exp.DPipe)):
+                child = partial(self.as_text, child)
             glue = compile_glue(node, child, self.call_pos, self.sql, self.ansi)  # type: ignore[arg-type]
             glue = self.conformed(node, glue if width is None else self.fitted(width, glue))  # type: ignore[arg-type]
             return self.collating(node, self.scaled(node, glue))
@@ -2111,6 +2113,24 @@ class _MeasureCompiler:
             return next((v for k, v in fields.items() if k.lower() == wanted), None)
 
         return read
+
+    def as_text(
+        self, compile_operand: Callable[[exp.Expression], Any], node: exp.Expression
+    ) -> Any:
+        """An operand of ``concat`` or ``||``, which Spark casts to STRING: a day-time
+        interval is written with the fields of its type (``INTERVAL '61 13:45:30' DAY TO
+        SECOND``), as its CAST writes it."""
+        evaluate = compile_operand(node)
+        t = infer_type(node, self.env) if self.env is not None else None
+        span = day_time_span(t) if t is not None else None
+        if span is None:
+            return evaluate
+
+        def written(vals: Any) -> Value:
+            v = evaluate(vals)
+            return interval_text(v, *span) if isinstance(v, timedelta) else v
+
+        return written
 
     def cast(self, node: exp.Cast | exp.TryCast) -> RowEval:
         source = infer_type(node.this, self.env)

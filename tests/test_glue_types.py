@@ -43,6 +43,8 @@ EXPRESSIONS = [
     "try_avg(dc)",
     "avg(dc)",
     "try_avg(dc) + 1",
+    "concat('x', B.dt - A.dt)",
+    "'x' || (CAST(B.dt AS TIMESTAMP) - CAST(A.dt AS TIMESTAMP))",
 ]
 
 
@@ -79,6 +81,20 @@ def test_a_value_of_two_rows_has_the_text_spark_gives_it(spark, expression, door
         assert rows_through(spark, door, "mr_glue_types", body) == [(1, 2)]
     finally:
         spark.conf.set("spark.sql.ansi.enabled", before)
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("expression", [e for e in EXPRESSIONS if "avg(" not in e])
+def test_a_measure_of_two_rows_has_the_text_spark_gives_it(spark, expression, door):
+    """The same values as MEASURES (the table function computes them in Python)."""
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_glue_types")
+    body = (
+        f"PARTITION BY g ORDER BY seq MEASURES CAST({expression} AS STRING) AS v "
+        "PATTERN (A B) DEFINE A AS seq = 1"
+    )
+    want = _sparks_text(spark, expression)
+    assert rows_through(spark, door, "mr_glue_types", body) == [(1, want)]
 
 
 #: expressions of A's and B's values that fail under ANSI mode
