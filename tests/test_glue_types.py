@@ -10,8 +10,12 @@ A Python value does not carry Spark's type, and three of them came out different
   kept a DATE, so its text had no time.
 - ``try_avg(dc)`` of a DECIMAL(p, s): Spark's mean is DECIMAL(p + 4, s + 4); the glue's
   kept the digits the division gave (``-0.7475`` for ``-0.7475000``).
+- ``concat('x', B.t - A.t)``: Spark casts the interval as above; the glue and the table
+  function's MEASURES wrote Python's timedelta text.
 
-Each expected value is Spark's own, from a join of the two rows the match reads.
+The glue's ANSI errors (a CAST of text, a zero divisor, ``make_date``) say what Spark
+says for the same values. Each expected value and message is Spark's own, from a join of
+the two rows the match reads.
 """
 
 from __future__ import annotations
