@@ -437,6 +437,7 @@ class Lowering:
                 and _is_cast(node)
                 and node.this.find(exp.Column) is not None
                 and failing_cast(node, self.column_types.get)
+                and self._casts_from(node.this)
             )
         )
         if not fails and not plain and ansi and isinstance(node, _OVERFLOWING):
@@ -451,6 +452,12 @@ class Lowering:
             and shift_name(node) is None
             and higher_order_parts(node) is None
         )
+
+    def _casts_from(self, operand: exp.Expression) -> bool:
+        """Whether the glue casts values of ``operand``'s type as Spark does: text, a
+        number, a date or timestamp, a BOOLEAN (not a VARIANT's path, a struct...)."""
+        typed = _value_type(self, operand)
+        return typed is not None and typed.this in _GLUE_CAST_SOURCES
 
     def read_lazily(self, node: exp.Expression) -> set[int]:
         """The ``id`` of each part of ``node``, the argument of a navigation or an
@@ -2097,6 +2104,18 @@ def _day_time_fields(type_name: str | None) -> tuple[str, str] | None:
         return None
     return found.group(1).upper(), (found.group(2) or found.group(1)).upper()
 
+
+#: the types of the values a CAST of the glue converts as Spark does
+_GLUE_CAST_SOURCES = {
+    *exp.DataType.TEXT_TYPES,
+    *exp.DataType.NUMERIC_TYPES,
+    exp.DataType.Type.DATE,
+    exp.DataType.Type.TIMESTAMP,
+    exp.DataType.Type.TIMESTAMPTZ,
+    exp.DataType.Type.TIMESTAMPLTZ,
+    exp.DataType.Type.TIMESTAMPNTZ,
+    exp.DataType.Type.BOOLEAN,
+}
 
 #: operators whose integer result overflows (ARITHMETIC_OVERFLOW under ANSI mode)
 _OVERFLOWING = (exp.Add, exp.Sub, exp.Mul, exp.Neg)
