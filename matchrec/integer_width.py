@@ -180,10 +180,24 @@ _FOLDS: dict[str, Callable[[str], str] | None] = {
 }
 
 
+#: Spark's name of its legacy interval type (``spark.sql.legacy.interval.enabled``)
+CALENDAR_INTERVAL = "interval"
+
+
 def check_types_known(widths: list[IntegerWidth]) -> None:
     """Raise, before the query runs, for the first type a call cannot do without that
     could not be told (the runtime set the others from Spark's or its own typing)."""
     for width in widths:
+        if width.type_name == CALENDAR_INTERVAL:
+            raise UnsupportedError(
+                "with spark.sql.legacy.interval.enabled=true Spark computes "
+                f"{width.text} as a legacy CALENDAR INTERVAL, which DEFINE's glue does not "
+                "compute over several rows (it computes ANSI intervals)",
+                sql=width.sql,
+                pos=width.pos,
+                hint="set spark.sql.legacy.interval.enabled=false (Spark's default), or "
+                "compute in numbers (unix_timestamp(B.ts) - unix_timestamp(A.ts), datediff)",
+            )
         if width.required is not None and width.type_name is None:
             raise UnsupportedError(
                 f"cannot tell the Spark type of {width.text}, which {width.required} "

@@ -1795,7 +1795,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         tell them, so the operand's type is asked of Spark before the query runs."""
         from .measure_eval import interval_text  # it builds on this module
 
-        text, pos = user_text(node, low.sql, base, limit=60), node_pos(node, base, low.sql)
+        text = user_text(node.this, low.sql, base, limit=60)
+        pos = node_pos(node.this, base, low.sql)
         operand = IntegerWidth(probe(node.this), text, low.sql, pos, low.ansi)
         low.integer_widths.append(operand)
         compiled: dict[int, Evaluator] = {}

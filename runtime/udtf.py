@@ -68,6 +68,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import sqlglot
 from matchrec.planner.function_types import NO_NULL_ELEMENTS, NOT_NULL_FIELD, is_year_month
+from matchrec.planner.legacy_intervals import LEGACY_INTERVALS_CONF, refuse_legacy_intervals
 from matchrec.planner.measure_eval import (
     COLLATION,
     CompiledMeasure,
@@ -747,6 +748,9 @@ class MatchRecognizeUDTF:
         body, input_schema = analyze_result.body, analyze_result.input_schema
         _refuse_unread_settings(body)
         program = self._program = _program(body, input_schema, ansi)
+        if task_setting(LEGACY_INTERVALS_CONF):
+            columns = {f.name: to_sqlglot_type(f.dataType) for f in input_schema.fields}
+            refuse_legacy_intervals(program.plan.clause, columns, ansi)
         if not ansi:  # ``analyze`` declared the types ANSI mode gives
             check_declared_types(program, _program(body, input_schema, True))
         self._matcher = PartitionMatcher(
