@@ -15,6 +15,7 @@ An expression of a MATCH_RECOGNIZE clause mixes three kinds of parts:
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -56,7 +57,13 @@ from .higher_order import (
     parameter_probe,
     reads_outer_parameter,
 )
-from .implicit_casts import COERCING, implicit_cast, is_string_literal, literal_cast
+from .implicit_casts import (
+    COERCING,
+    StringCasts,
+    implicit_cast,
+    is_string_literal,
+    literal_cast,
+)
 from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import compiles_with_casts, failing_cast, failing_subscript, push_down
@@ -402,6 +409,21 @@ class Lowering:
         if not self.columns_as_ansi:
             return False
         return failing_cast(node, self.column_types.get) or any(may_raise(n) for n in node.walk())
+
+    def compares_strings(self, node: exp.Expression) -> bool:
+        """Whether DEFINE's glue casts a string that ``node`` (a comparison, IN) compares
+        with a value of another type, as Spark does without ANSI mode (under it such a
+        mix is refused when the query is built: Spark fails on the first string that
+        does not convert): an operand other than a literal whose type is STRING or not
+        known here (the runtime's types decide)."""
+        if self.ansi or isinstance(node, exp.Between) or not _compared(node):
+            return False
+        for operand in _compared(node):
+            if not _constant(operand):
+                typed = _value_type(self, _navigated_value(operand))
+                if typed is None or typed.is_type(*exp.DataType.TEXT_TYPES):
+                    return True
+        return False
 
     def fails_alone(self, node: exp.Expression, plain: bool = False) -> bool:
         """Whether Spark's evaluation of ``node`` itself (not its operands) can fail on
@@ -1692,6 +1714,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     # the operands of a comparison -> the width of their common type: Spark compares two
     # DECIMALs of different scales in a wider type, rounded (half up) to its scale
     operand_widths: dict[int, IntegerWidth] = {}
+    # the operands of a comparison -> the cast of its strings without ANSI mode
+    string_casts: dict[int, IntegerWidth] = {}
 
     def compile_node(node: exp.Expression) -> Evaluator:
         operands = _compared(node)
@@ -1701,6 +1725,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             # beside a string literal, Spark's type of the comparison is that of the
             # other operands without ANSI mode (the literal cast to it)
             typed = [o for o in operands if low.ansi or not is_string_literal(o)]
+            literals = [(t.this, node_pos(t, base, low.sql)) for t in texts]
             common = IntegerWidth(
                 f"coalesce({', '.join(probe(o) for o in typed or operands)})",
                 user_text(node, low.sql, base, limit=60),
@@ -1708,21 +1733,46 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 pos,
                 low.ansi,
                 implicit=partial(
-                    literal_cast,
-                    literals=[(t.this, node_pos(t, base, low.sql)) for t in texts],
-                    ansi=low.ansi,
-                    sql=low.sql,
-                    pos=pos,
+                    literal_cast, literals=literals, ansi=low.ansi, sql=low.sql, pos=pos
                 )
                 if texts and len(texts) < len(operands)
                 else None,
             )
+            if low.compares_strings(node):
+                each = [
+                    IntegerWidth(
+                        probe(o),
+                        user_text(o, low.sql, base, limit=60),
+                        low.sql,
+                        node_pos(o, base, low.sql),
+                        low.ansi,
+                    )
+                    for o in operands
+                ]
+                common.implicit = None  # (the strings are cast by the operands' types)
+                casts = StringCasts(
+                    each[0].probe,
+                    common.text,
+                    low.sql,
+                    pos,
+                    low.ansi,
+                    operands=each,
+                    listed=isinstance(node, exp.In),
+                    common=common,
+                )
+                low.integer_widths.extend(each)  # (typed before ``casts``)
+                for operand in operands:
+                    string_casts[id(operand)] = casts
             low.integer_widths.append(common)
+            if id(operands[0]) in string_casts:
+                low.integer_widths.append(string_casts[id(operands[0])])
             for operand in operands:
                 operand_widths[id(operand)] = common
         compiled = compile_uncommon(node)
         common = operand_widths.get(id(node))
-        return compiled if common is None else fitted(compiled, common)
+        compiled = compiled if common is None else fitted(compiled, common)
+        casts = string_casts.get(id(node))
+        return compiled if casts is None else fitted(compiled, casts)
 
     def compile_uncommon(node: exp.Expression) -> Evaluator:
         if bound_name(node) in bound:
@@ -2075,6 +2125,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         check = None
         if operands_of(node):
             check = build_check(node, probe, low.sql, base, not is_local(node), "DEFINE")
+            if check is not None and low.compares_strings(node):
+                check = dataclasses.replace(check, casts_strings=True)
             if check is not None:
                 low.define_checks.append(check)
         elif isinstance(node, exp.Cast) and (
@@ -2201,6 +2253,22 @@ def _compared(node: exp.Expression) -> list[exp.Expression]:
         if all(o is not None for o in operands) and any(map(is_string_literal, operands)):
             return operands
     return []
+
+
+def _navigated_value(node: exp.Expression) -> exp.Expression:
+    """``node`` with each row pattern navigation replaced by its argument, which has its
+    type (``PREV(B.x)`` as ``B.x``), for :func:`_value_type`."""
+
+    def argument(n: exp.Expression) -> exp.Expression:
+        if _special_kind(n) in NAVIGATION and n.expressions:
+            return n.expressions[0].transform(argument)
+        return n
+
+    return node.copy().transform(argument)
+
+
+def _constant(node: exp.Expression) -> bool:
+    return isinstance(node, (exp.Literal, exp.Null, exp.Boolean))
 
 
 def fitted(evaluate: Evaluator, width: IntegerWidth) -> Evaluator:

@@ -12,7 +12,8 @@ probe) and the glue casts each result to it, as Spark's own implicit CAST would.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
@@ -21,6 +22,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.integer_width import IntegerWidth
 
 T = exp.DataType.Type
 
@@ -104,6 +106,57 @@ def _parsed(type_name: str) -> exp.DataType | None:
         return exp.DataType.build(type_name, dialect="spark")
     except Exception:  # a type sqlglot does not read (a collated string, VARIANT)
         return None
+
+
+@dataclass(eq=False)
+class StringCasts(IntegerWidth):
+    """Without ANSI mode, the cast of a comparison's operands where a string meets a
+    value of another type in DEFINE's glue (``dt < A.s`` compares DATEs): set by the
+    runtime from ``operands``, the width of each operand (typed before this one), and
+    ``common``, the comparison's own (Spark's common type of the operands). Spark casts
+    the string to the other operand's type (``i = s`` INTs, a DECIMAL beside a string
+    both DOUBLEs); IN (``listed``) casts every value to the common type, a STRING. A
+    string that does not convert is NULL. Its own probe is one operand's, any type."""
+
+    operands: Sequence[IntegerWidth] = ()
+    listed: bool = False
+    common: IntegerWidth | None = None
+
+    def set_type(self, type_name: str) -> None:
+        self.type_name = type_name
+        self.convert = self._cast()
+
+    def fit(self, value: Any) -> Any:
+        return value if self.convert is None or value is None else self.convert(value)
+
+    def _cast(self) -> Callable[[Any], Any] | None:
+        types = [w.type_name for w in self.operands]
+        if not any(map(_is_string, types)):
+            return None
+        others = [t for t in types if t is not None and t != "void" and not _is_string(t)]
+        if self.listed:
+            target = self.common.type_name if self.common is not None else None
+        else:
+            target = others[0] if others else None
+        if target is None or target == "binary" or (_is_string(target) and not self.listed):
+            return None  # strings alone (and NULLs): compared as strings; BINARY as bytes
+        if target.startswith("decimal"):
+            target = "double"
+        cast = implicit_cast(target, ansi=False, sql=self.sql, pos=self.pos)
+        if cast is None:
+            raise UnsupportedError(
+                f"{self.text} compares a string with a {target.upper()} from several rows, "
+                "which matchrec's evaluator of several rows does not convert",
+                sql=self.sql,
+                pos=self.pos,
+                hint=f"convert explicitly, e.g. try_cast(... AS {target.upper()}), or "
+                "compare values of one type",
+            )
+        return cast
+
+
+def _is_string(type_name: str | None) -> bool:
+    return type_name is not None and type_name.startswith("string")
 
 
 def is_string_literal(node: exp.Expression) -> bool:

@@ -103,6 +103,9 @@ class TypeCheck:
     #: own too, whose message says more and comes first
     pair: str | None = None
     late: bool = False
+    #: a comparison whose strings DEFINE's glue casts to the other operands' type, as
+    #: Spark does without ANSI mode (``Lowering.compares_strings``)
+    casts_strings: bool = False
 
 
 #: the operator of a check that a function's arguments hold no MAP (then its name)
@@ -1222,7 +1225,7 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
     # (``implicit_casts.literal_cast``), any other string it cannot
     casts_literal = check.operator in _LITERAL_CASTS
     culprits = [(o, t) for o, t in strings if not o.literal or (check.glue and not casts_literal)]
-    if not culprits or not (ansi or check.glue):
+    if not culprits or not (ansi or check.glue) or check.casts_strings:
         return None
     operand, _ = culprits[0]
     other, other_type = others[0]
