@@ -192,7 +192,8 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
         v = v.copy_abs() if v.is_zero() else v  # Java's BigDecimal has no -0
         return format(v, "f") if plain_decimals else str(v)
     if isinstance(v, datetime):
-        text = v.strftime("%Y-%m-%d %H:%M:%S")
+        # (strftime's %Y leaves out a year's leading zeros on some platforms: 999)
+        text = f"{v.year:04d}-{v.month:02d}-{v.day:02d} {v:%H:%M:%S}"
         return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
     if isinstance(v, date):
         return v.isoformat()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
+from doors import DOORS, rows_through
 from matchrec.planner.number_text import decimal_text, double_text, integer_text
 from matchrec.planner.timestamp_text import (
     TimestampNotComputed,
@@ -183,3 +184,31 @@ def test_text_around_numbers_and_dates_is_trimmed_as_spark_trims_it(spark, ansi_
         if got != want:
             wrong.append((r.s, want, got))
     assert not wrong
+
+
+EARLY = (
+    "SELECT * FROM VALUES (1, TIMESTAMP'0999-03-04 05:06:07', DATE'0050-01-01'), "
+    "(2, TIMESTAMP'0001-01-01 00:00:00.25', DATE'0999-12-31'), "
+    "(3, TIMESTAMP'2024-01-01 00:00:00', DATE'2024-01-01') AS t(id, ts, d)"
+)
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_an_early_timestamp_of_several_rows_is_written_with_a_four_digit_year(spark, door):
+    """``concat`` and CAST to STRING of a TIMESTAMP before year 1000 keep the year's
+    leading zeros, as Spark writes it (``0001-01-01 00:00:00.25``): the glue wrote
+    ``1-01-01``, so ``LIKE '0%'`` matched nothing."""
+    matchrec.register(spark)
+    spark.sql(EARLY).createOrReplaceTempView("mr_early")
+    texts = "concat(A.ts, '|', B.ts, '|', A.d), CAST(least(A.ts, B.ts) AS STRING)"
+    body = (
+        f"ORDER BY id MEASURES struct({texts}) AS m AFTER MATCH SKIP TO NEXT ROW "
+        "PATTERN (A B) DEFINE B AS concat(A.ts, '|', B.ts) LIKE '0%'"
+    )
+    joined = texts.replace("A.", "a.").replace("B.", "b.")
+    want = spark.sql(
+        f"SELECT struct({joined}) FROM mr_early a JOIN mr_early b ON b.id = a.id + 1 "
+        "WHERE concat(a.ts, '|', b.ts) LIKE '0%'"
+    ).collect()
+    assert len(want) == 2
+    assert rows_through(spark, door, "mr_early", body) == sorted(tuple(r) for r in want)
