@@ -487,16 +487,15 @@ def _to_long(rounding: Callable[[float], int], ansi: bool) -> Callable[..., Any]
 def _to_scale(x: Any, scale: int, mode: str, ansi: bool) -> Decimal | None:
     """Spark's ``ceil``/``floor`` of ``x`` to ``scale`` places (a DECIMAL): a double is
     first cast to DECIMAL(30, 15) (a FLOAT to DECIMAL(14, 7)) as Spark casts, rounding
-    half up; one that type cannot hold is an overflow error under ANSI mode, else NULL."""
+    half up; one that type cannot hold is an overflow error under ANSI mode, else NULL.
+    NaN and the infinities are NULL in either mode (Spark's cast of them to a DECIMAL)."""
     if isinstance(x, float):
         digits, places = _SCALED_FLOAT if type(x) is Float32 else _SCALED_DOUBLE
-        exact = Decimal(repr(x)) if math.isfinite(x) else None
-        value = (
-            None
-            if exact is None
-            else exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP, _ROUND_CONTEXT)
-        )
-        if value is None or value.adjusted() >= digits - places:
+        if not math.isfinite(x):
+            return None
+        exact = Decimal(repr(x))
+        value = exact.quantize(Decimal(1).scaleb(-places), ROUND_HALF_UP, _ROUND_CONTEXT)
+        if value.adjusted() >= digits - places:
             if ansi:
                 raise OverflowError(
                     f"{x!r} cannot be represented as Decimal({digits}, {places}) "

@@ -14,6 +14,7 @@ by ``tests/test_zone_functions.py``.
 from __future__ import annotations
 
 import calendar
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
@@ -172,9 +173,12 @@ def _field(v: Any, name: str, ansi: bool) -> int | None:
 
 def _seconds(v: Any, ansi: bool) -> Decimal | None:
     """The seconds argument as Spark's implicit CAST to DECIMAL(16, 6) makes it (a DOUBLE
-    through its shortest text, rounded half up)."""
+    through its shortest text, rounded half up); NaN and the infinities are NULL in
+    either mode, as Spark's cast of them to a DECIMAL."""
     if isinstance(v, bool) or not isinstance(v, (int, float, Decimal)):
         raise TypeError(f"the seconds {v!r} are not a number (CAST them to DECIMAL(16, 6))")
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
     try:
         exact = Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
         seconds = exact.quantize(_SECONDS, rounding=ROUND_HALF_UP)
