@@ -33,6 +33,7 @@ from .expressions import (
     lower_measure,
     users_columns,
 )
+from .foldable_arguments import check_constant_arguments
 from .guarded_calls import GuardedCall
 from .literal_arguments import check_literal_arguments
 from .nesting_depth import room_to_nest
@@ -238,6 +239,7 @@ def _plan_clause(
     if pattern_check is not None:
         check_pattern_literals(clause, pattern_check, column_types)
     check_literal_arguments(clause, column_types)
+    check_constant_arguments(clause)
     label_ids: dict[str, int] = {}
     for label in primary_labels(clause.pattern):
         label_ids.setdefault(label.name, len(label_ids))
