@@ -468,7 +468,8 @@ DECODED = "decoded"
 
 def _decode(node: exp.DecodeCase) -> exp.Expression | None:
     """Spark's ``decode(x, s1, r1, s2, r2, ..., default)`` is ``CASE WHEN x <=> s1 THEN r1
-    WHEN x <=> s2 THEN r2 ... ELSE default END`` (a NULL search value finds a NULL)."""
+    WHEN x <=> s2 THEN r2 ... ELSE default END`` (a NULL search value finds a NULL; the
+    default unwritten is ``CAST(NULL AS STRING)``)."""
     args = node.expressions
     if len(args) < 3:
         return None
@@ -477,7 +478,9 @@ def _decode(node: exp.DecodeCase) -> exp.Expression | None:
         exp.If(this=exp.NullSafeEQ(this=value.copy(), expression=s.copy()), true=r.copy())
         for s, r in zip(rest[0::2], rest[1::2])
     ]
-    default = rest[-1].copy() if len(rest) % 2 else None
+    # without one, Spark's default is a STRING NULL, which joins the results' type (a
+    # STRING without ANSI mode; INT results are a BIGINT under it)
+    default = rest[-1].copy() if len(rest) % 2 else exp.cast(exp.null(), "string")
     case = exp.Case(ifs=ifs, default=default)
     case.meta[DECODED] = True
     return case
