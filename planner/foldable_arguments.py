@@ -15,6 +15,7 @@ from sqlglot import exp
 from matchrec import ast
 from matchrec.errors import SemanticError
 
+from .function_types import call_arguments
 from .sqltext import node_pos, parse_expression
 from .type_checks import user_text, written_call_name
 
@@ -58,7 +59,7 @@ def check_constant_arguments(clause: ast.MatchRecognizeClause) -> None:
             if rule is None:
                 continue
             condition, parameters = rule
-            for parameter, argument in zip(parameters, _arguments(node)[1:]):
+            for parameter, argument in zip(parameters, call_arguments(node)[1:]):
                 if _reads_rows(argument):
                     raise SemanticError(
                         f"[{condition}] the {parameter} of {name}() must be a constant, "
@@ -67,20 +68,6 @@ def check_constant_arguments(clause: ast.MatchRecognizeClause) -> None:
                         pos=node_pos(argument, expr.pos, sql),
                         hint=f"write the {parameter} as a literal",
                     )
-
-
-def _arguments(node: exp.Func) -> list[exp.Expression]:
-    """``node``'s arguments in the order they are written."""
-    if isinstance(node, exp.Anonymous):
-        return list(node.expressions)
-    found: list[exp.Expression] = []
-    for key in node.arg_types:
-        value = node.args.get(key)
-        if isinstance(value, list):
-            found.extend(v for v in value if isinstance(v, exp.Expression))
-        elif isinstance(value, exp.Expression):
-            found.append(value)
-    return found
 
 
 def _reads_rows(argument: exp.Expression) -> bool:

@@ -162,7 +162,8 @@ def key(node: exp.Expression) -> str:
     return type(node).__name__
 
 
-def _args(node: exp.Expression) -> list[exp.Expression]:
+def call_arguments(node: exp.Expression) -> list[exp.Expression]:
+    """A call's arguments in the order sqlglot keeps them (as written)."""
     if isinstance(node, exp.Anonymous):
         return list(node.expressions)
     args: list[exp.Expression] = []
@@ -176,7 +177,7 @@ def _args(node: exp.Expression) -> list[exp.Expression]:
 
 
 def _first_arg(node: exp.Expression) -> exp.Expression | None:
-    args = _args(node)
+    args = call_arguments(node)
     return args[0] if args else None
 
 
@@ -263,9 +264,9 @@ def call_type(
         first = _first_arg(node)
         return element_type(type_of(first)) if first is not None else None
     if k in _COMMON_OF_ALL:
-        return common(_args(node))
+        return common(call_arguments(node))
     if k in _COMMON_WITH_ZERO:  # zeroifnull(x) is nvl(x, 0)
-        return common([*_args(node)[:1], exp.Literal.number(0)])
+        return common([*call_arguments(node)[:1], exp.Literal.number(0)])
     rule = _STRUCTURAL.get(k)
     return rule(node, type_of, common) if rule is not None else None
 
@@ -286,7 +287,7 @@ def _dot(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
 
 
 def _array(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    args = _args(node)
+    args = call_arguments(node)
     element = common(args) if args else None
     return array_of(element) if element is not None and element.this != T.NULL else None
 
@@ -303,7 +304,7 @@ def _map_keys(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | N
 
 
 def _map_values(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    value = element_type(type_of(_args(node)[0]))
+    value = element_type(type_of(call_arguments(node)[0]))
     return array_of(value) if value is not None else None
 
 
@@ -314,9 +315,9 @@ def _flatten(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
 
 def _concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``concat``/``||``: of strings a string, of arrays an array."""
-    types = [type_of(a) for a in _args(node)]
+    types = [type_of(a) for a in call_arguments(node)]
     if any(t is not None and t.this == T.ARRAY for t in types):
-        return common(_args(node))
+        return common(call_arguments(node))
     if types and all(t is not None and t.this == T.BINARY for t in types):
         return dtype("binary")
     return dtype("string")
@@ -348,7 +349,7 @@ def _struct(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | Non
 
 
 def _nvl2(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    return common(_args(node)[1:])
+    return common(call_arguments(node)[1:])
 
 
 #: the DATE and TIMESTAMP types (EXTRACT/date_part's SECOND of one is a DECIMAL(8, 6),
@@ -362,7 +363,7 @@ def _extract(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
     if isinstance(node, exp.Extract):
         field, source = node.this, node.expression
     else:
-        args = _args(node)
+        args = call_arguments(node)
         if len(args) != 2:
             return None
         field, source = args
@@ -404,7 +405,7 @@ def day_time_span(t: exp.DataType) -> tuple[str, str] | None:
 
 def _pmod(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``pmod(a, b)`` is typed as ``a % b``."""
-    args = _args(node)
+    args = call_arguments(node)
     if len(args) != 2:
         return None
     return type_of(exp.Mod(this=args[0].copy(), expression=args[1].copy()))
@@ -413,7 +414,7 @@ def _pmod(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
 def _decode(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``decode(x, search, result, ..., default)``: the results' type when they all have
     one (Spark's coercion of mixed results is not copied here)."""
-    args = _args(node)[1:]
+    args = call_arguments(node)[1:]
     results = [a for i, a in enumerate(args) if i % 2 == 1 or i == len(args) - 1]
     types = {t.sql("spark") for t in (type_of(r) for r in results) if t is None or t.this != T.NULL}
     if len(types) != 1 or "None" in types:
@@ -483,7 +484,7 @@ def _str_to_map(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:
 
 
 def _array_union(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
-    types = [type_of(a) for a in _args(node)]
+    types = [type_of(a) for a in call_arguments(node)]
     if len(types) != 2 or any(t is None or t.this != T.ARRAY for t in types):
         return None
     element = tightest(element_type(types[0]), element_type(types[1]))  # Spark casts both
@@ -499,7 +500,7 @@ def _array_pair(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType |
     result = _array_union(node, type_of, common)
     if result is None:
         return None
-    a, b = (type_of(x) for x in _args(node))
+    a, b = (type_of(x) for x in call_arguments(node))
     no_nulls = [t is not None and bool(t.meta.get(NO_NULL_ELEMENTS)) for t in (a, b)]
     intersect = isinstance(node, exp.ArrayIntersect)
     return array_of(element_type(result), no_nulls=any(no_nulls) if intersect else no_nulls[0])
@@ -508,7 +509,7 @@ def _array_pair(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType |
 def _array_remove(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``array_remove(a, x)``: an array of the tightest common type of ``a``'s elements
     and ``x``."""
-    args = _args(node)
+    args = call_arguments(node)
     values = type_of(args[0]) if len(args) == 2 else None
     value = type_of(args[1]) if values is not None and values.this == T.ARRAY else None
     if values is None or value is None:
@@ -525,7 +526,7 @@ def _typed_null(t: exp.DataType) -> exp.Expression:
 
 def _array_repeat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``array_repeat(x, n)``: an array of ``x``'s type."""
-    args = _args(node)
+    args = call_arguments(node)
     element = type_of(args[0]) if len(args) == 2 else None
     return array_of(element) if element is not None and element.this != T.NULL else None
 
@@ -533,7 +534,7 @@ def _array_repeat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType
 def _array_insert(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``array_insert(arr, pos, x)``: an array of the tightest common type of the elements
     and ``x``."""
-    args = _args(node)
+    args = call_arguments(node)
     values = type_of(args[0]) if len(args) == 3 else None
     value = type_of(args[2]) if values is not None and values.this == T.ARRAY else None
     if values is None or value is None:
@@ -545,7 +546,7 @@ def _array_insert(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType
 def _map_concat(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``map_concat(m1, m2, ...)``: Spark's common key and value types of the maps (of
     none, a map of strings)."""
-    types = [type_of(a) for a in _args(node)]
+    types = [type_of(a) for a in call_arguments(node)]
     if not types:
         return dtype("map<string,string>")
     if any(t is None or t.this != T.MAP or len(t.expressions) != 2 for t in types):
@@ -648,7 +649,7 @@ def _reduce(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | Non
 def _zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``zip_with(a, b, (x, y) -> f)``: an array of f's type (x or y may be NULL, past the
     shorter array's end)."""
-    args = _args(node)
+    args = call_arguments(node)
     if len(args) != 3:
         return None
     elements = [element_type(type_of(a)) for a in args[:2]]
@@ -661,7 +662,7 @@ def _zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | N
 
 def _map_lambda(node: exp.Expression, type_of: TypeOf) -> tuple[exp.DataType, exp.DataType] | None:
     """(map type, lambda body type) of ``f(map, (k, v) -> body)``."""
-    args = _args(node)
+    args = call_arguments(node)
     t = type_of(args[0]) if len(args) == 2 else None
     if t is None or t.this != T.MAP or len(t.expressions) != 2:
         return None
@@ -682,7 +683,7 @@ def _transform_values(node: exp.Expression, type_of: TypeOf, common) -> exp.Data
     found = _map_lambda(node, type_of)
     if found is None:
         return None
-    lam = _args(node)[1]
+    lam = call_arguments(node)[1]
     names = [p.name.lower() for p in lam.expressions]
     non_null = set(names[:1]) | (set(names[1:]) if found[0].meta.get(NO_NULL_ELEMENTS) else set())
     return _map_of(found[0].expressions[0], found[1], _never_null(lam, non_null))
@@ -710,7 +711,7 @@ def _from_json(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | 
 
 def _from_csv(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``from_csv(s, schema[, options])`` and ``from_xml``: a struct of the schema's fields."""
-    args = _args(node)
+    args = call_arguments(node)
     t = _schema_type(args[1]) if len(args) > 1 else None
     return t if t is not None and t.this == T.STRUCT else None
 
@@ -733,7 +734,7 @@ def _schema_type(schema: exp.Expression | None) -> exp.DataType | None:
 def _variant_get(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``variant_get(v, path[, type])`` / ``try_variant_get``: the type its literal names,
     a VARIANT without one."""
-    args = _args(node)
+    args = call_arguments(node)
     if len(args) < 3:
         return dtype("variant")
     kind = args[2]
@@ -748,7 +749,7 @@ def _variant_get(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType 
 def _map_zip_with(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``map_zip_with(m1, m2, (k, v1, v2) -> f)``: the keys to f's type (v1 or v2 is NULL
     where a map lacks the key)."""
-    args = _args(node)
+    args = call_arguments(node)
     maps = [type_of(a) for a in args[:2]] if len(args) == 3 else []
     if len(maps) != 2 or any(t is None or t.this != T.MAP for t in maps):
         return None
@@ -852,7 +853,7 @@ def _sentences(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType:
 
 def _map_entries(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``map_entries(m)``: an array of (key, value) structs, never a NULL one."""
-    t = type_of(_args(node)[0]) if _args(node) else None
+    t = type_of(call_arguments(node)[0]) if call_arguments(node) else None
     if t is None or t.this != T.MAP or len(t.expressions) != 2:
         return None
     never_null = ("key", "value") if t.meta.get(NO_NULL_ELEMENTS) else ("key",)
@@ -877,7 +878,7 @@ def _arrays_zip(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType |
     """``arrays_zip(a, b, ...)``: an array of structs, a field per array named as its
     column (its index when it is no column), never a NULL struct."""
     fields = []
-    for i, arg in enumerate(_args(node)):
+    for i, arg in enumerate(call_arguments(node)):
         element = element_type(type_of(arg))
         if element is None:
             return None
@@ -912,7 +913,7 @@ def _struct_of(
 def _to_number(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``to_number(s, fmt)``: a DECIMAL with a digit per ``0``/``9`` of the literal
     format, those after its ``.`` (or ``D``) the scale."""
-    args = _args(node)
+    args = call_arguments(node)
     fmt = args[1] if len(args) == 2 else None
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         return None
@@ -926,7 +927,7 @@ def _to_number(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | 
 def _nanvl(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | None:
     """``nanvl(a, b)``: a FLOAT of two FLOATs, else a DOUBLE (Spark casts a DECIMAL or an
     integer to DOUBLE)."""
-    types = [type_of(a) for a in _args(node)]
+    types = [type_of(a) for a in call_arguments(node)]
     if any(t is None for t in types):
         return None
     return dtype("float" if all(t.this == T.FLOAT for t in types) else "double")
