@@ -39,6 +39,9 @@ _CONSTANT_ARGUMENTS: dict[str, tuple[str, tuple[str, ...]]] = {
     "mask": (_INPUT, ("upperChar", "lowerChar", "digitChar", "otherChar")),
 }
 
+#: nodes sqlglot counts as functions that are no call written by name (``a OR b``)
+_NO_CALLS = (exp.Binary, exp.Connector, exp.Predicate, exp.Unary, exp.Cast)
+
 #: calls that read rows of the match (not constants)
 _ROW_CALLS = frozenset({"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"})
 
@@ -52,7 +55,7 @@ def check_constant_arguments(clause: ast.MatchRecognizeClause) -> None:
         [d.expr for d in clause.defines] + [m.expr for m in clause.measures], key=lambda e: e.pos
     ):
         for node in parse_expression(expr, sql).walk():
-            if not isinstance(node, exp.Func) or isinstance(node, exp.Cast):
+            if not isinstance(node, exp.Func) or isinstance(node, _NO_CALLS):
                 continue
             name = written_call_name(node, sql, expr.pos)
             rule = _CONSTANT_ARGUMENTS.get(name)
