@@ -40,7 +40,7 @@ _CONSTANT_ARGUMENTS: dict[str, tuple[str, tuple[str, ...]]] = {
 }
 
 #: nodes sqlglot counts as functions that are no call written by name (``a OR b``)
-_NO_CALLS = (exp.Binary, exp.Connector, exp.Predicate, exp.Unary, exp.Cast)
+_NO_CALLS = (exp.Binary, exp.Connector, exp.Predicate, exp.Unary, exp.Cast, exp.Collate)
 
 #: calls that read rows of the match (not constants)
 _ROW_CALLS = frozenset({"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"})

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import pytest
 from doors import DOORS, rows_through
+from matchrec.planner.foldable_arguments import check_constant_arguments
+from matchrec.planner.statement import read_body
 
 import matchrec
 from matchrec.errors import MatchRecognizeError
@@ -69,3 +71,20 @@ def test_a_constant_argument_still_runs(spark):
     ).collect()
     for door in DOORS:
         assert rows_through(spark, door, VIEW, body) == sorted(tuple(r) for r in want)
+
+
+@pytest.mark.parametrize(
+    "measure",
+    [
+        "to_char(A.x, '99') COLLATE UTF8_LCASE",
+        "listagg(B.f, ',') WITHIN GROUP (ORDER BY B.x)",
+        "round(A.x, 1) IS NULL AND B.x > 1",
+        "round(A.x, 1) BETWEEN B.x AND 2",
+        "floor(A.x) || B.f",
+    ],
+)
+def test_an_expression_that_starts_with_such_a_call_is_not_that_call(measure):
+    """sqlglot counts ``a AND b`` or ``x COLLATE c`` as functions, written where their
+    first operand is: only the call itself is checked."""
+    clause = read_body(f"ORDER BY id MEASURES {measure} AS m PATTERN (A B) DEFINE B AS true")
+    check_constant_arguments(clause)
