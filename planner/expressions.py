@@ -420,7 +420,7 @@ class Lowering:
             return False
         for operand in _compared(node):
             if not _constant(operand):
-                typed = _value_type(self, _navigated_value(operand))
+                typed = _value_type(self, navigated_value(operand))
                 if typed is None or typed.is_type(*exp.DataType.TEXT_TYPES):
                     return True
         return False
@@ -1738,6 +1738,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 if texts and len(texts) < len(operands)
                 else None,
             )
+            casts = None
             if low.compares_strings(node):
                 each = [
                     IntegerWidth(
@@ -1764,8 +1765,8 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 for operand in operands:
                     string_casts[id(operand)] = casts
             low.integer_widths.append(common)
-            if id(operands[0]) in string_casts:
-                low.integer_widths.append(string_casts[id(operands[0])])
+            if casts is not None:
+                low.integer_widths.append(casts)
             for operand in operands:
                 operand_widths[id(operand)] = common
         compiled = compile_uncommon(node)
@@ -2158,15 +2159,20 @@ def _day_time_fields(type_name: str | None) -> tuple[str, str] | None:
     return found.group(1).upper(), (found.group(2) or found.group(1)).upper()
 
 
-#: the types of the values a CAST of the glue converts as Spark does
-_GLUE_CAST_SOURCES = {
-    *exp.DataType.TEXT_TYPES,
-    *exp.DataType.NUMERIC_TYPES,
+#: DATE and the TIMESTAMPs, as sqlglot names them
+_MOMENT_TYPES = (
     exp.DataType.Type.DATE,
     exp.DataType.Type.TIMESTAMP,
     exp.DataType.Type.TIMESTAMPTZ,
     exp.DataType.Type.TIMESTAMPLTZ,
     exp.DataType.Type.TIMESTAMPNTZ,
+)
+
+#: the types of the values a CAST of the glue converts as Spark does
+_GLUE_CAST_SOURCES = {
+    *exp.DataType.TEXT_TYPES,
+    *exp.DataType.NUMERIC_TYPES,
+    *_MOMENT_TYPES,
     exp.DataType.Type.BOOLEAN,
 }
 
@@ -2255,9 +2261,9 @@ def _compared(node: exp.Expression) -> list[exp.Expression]:
     return []
 
 
-def _navigated_value(node: exp.Expression) -> exp.Expression:
+def navigated_value(node: exp.Expression) -> exp.Expression:
     """``node`` with each row pattern navigation replaced by its argument, which has its
-    type (``PREV(B.x)`` as ``B.x``), for :func:`_value_type`."""
+    type (``PREV(B.x)`` as ``B.x``), for matchrec's typer (:func:`_value_type`)."""
 
     def argument(n: exp.Expression) -> exp.Expression:
         if _special_kind(n) in NAVIGATION and n.expressions:
@@ -2997,11 +3003,7 @@ _MEASURE_GLUE_EXTRA = (exp.Cast, exp.TryCast, exp.Bracket, exp.DataType)
 #: CAST targets whose value depends on the session time zone or Spark's datetime formats
 #: (a timestamp's date, a date's midnight, a timestamp as text): never cast in Python
 _ZONED_TARGETS = {
-    exp.DataType.Type.DATE,
-    exp.DataType.Type.TIMESTAMP,
-    exp.DataType.Type.TIMESTAMPTZ,
-    exp.DataType.Type.TIMESTAMPLTZ,
-    exp.DataType.Type.TIMESTAMPNTZ,
+    *_MOMENT_TYPES,
     exp.DataType.Type.TEXT,
     exp.DataType.Type.VARCHAR,
     exp.DataType.Type.CHAR,

@@ -15,6 +15,7 @@ from sqlglot import exp
 from matchrec import ast
 from matchrec.errors import SemanticError
 
+from .expressions import NAVIGATION, SPECIAL
 from .function_types import call_arguments
 from .sqltext import node_pos, parse_expression
 from .type_checks import user_text, written_call_name
@@ -43,7 +44,7 @@ _CONSTANT_ARGUMENTS: dict[str, tuple[str, tuple[str, ...]]] = {
 _NO_CALLS = (exp.Binary, exp.Connector, exp.Predicate, exp.Unary, exp.Cast, exp.Collate)
 
 #: calls that read rows of the match (not constants)
-_ROW_CALLS = frozenset({"FIRST", "LAST", "PREV", "NEXT", "CLASSIFIER", "MATCH_NUMBER"})
+_ROW_CALLS = NAVIGATION | SPECIAL
 
 
 def check_constant_arguments(clause: ast.MatchRecognizeClause) -> None:

@@ -20,6 +20,7 @@ from sqlglot import exp
 from matchrec import ast
 from matchrec.errors import UnsupportedError
 
+from .expressions import navigated_value
 from .function_types import is_interval
 from .measure_eval import TypeEnv, infer_type
 from .plan import primary_labels
@@ -28,9 +29,6 @@ from .type_checks import user_text
 
 #: the SQL setting that makes Spark's intervals legacy calendar intervals
 LEGACY_INTERVALS_CONF = "spark.sql.legacy.interval.enabled"
-
-#: row pattern navigation: its value has the type of its first argument
-_NAVIGATIONS = frozenset({"FIRST", "LAST", "PREV", "NEXT"})
 
 
 def refuse_legacy_intervals(
@@ -79,8 +77,6 @@ def _typable(node: exp.Expression, labels: set[str]) -> exp.Expression:
     def plain(n: exp.Expression) -> exp.Expression:
         if isinstance(n, exp.Column) and n.table and n.table.lower() in labels:
             return exp.column(n.name)
-        if isinstance(n, exp.Anonymous) and n.name.upper() in _NAVIGATIONS and n.expressions:
-            return n.expressions[0].transform(plain)
         return n
 
-    return node.copy().transform(plain)
+    return navigated_value(node).transform(plain)

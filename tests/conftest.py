@@ -42,6 +42,15 @@ def ansi_off(spark: SparkSession) -> Iterator[None]:
     spark.conf.set("spark.sql.ansi.enabled", before)
 
 
+@pytest.fixture(params=["true", "false"], ids=["ansi", "no ansi"])
+def either_ansi(spark: SparkSession, request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each test twice: ``spark.sql.ansi.enabled`` true, then false (its value given)."""
+    before = spark.conf.get("spark.sql.ansi.enabled")
+    spark.conf.set("spark.sql.ansi.enabled", request.param)
+    yield request.param
+    spark.conf.set("spark.sql.ansi.enabled", before)
+
+
 @pytest.fixture(scope="session")
 def spark_cluster() -> Iterator[StandaloneCluster]:
     """A Spark standalone master and two 1-core workers on 127.0.0.1, started once per

@@ -12,8 +12,6 @@ Spark's own answer over a join of the two rows the match reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from doors import rows_through
 
@@ -53,13 +51,9 @@ CONDITIONS = [
 
 
 @pytest.fixture
-def ansi_off_view(spark) -> Iterator[None]:
+def ansi_off_view(spark, ansi_off) -> None:
     matchrec.register(spark)
     spark.sql(ROWS).createOrReplaceTempView(VIEW)
-    before = spark.conf.get("spark.sql.ansi.enabled")
-    spark.conf.set("spark.sql.ansi.enabled", "false")
-    yield
-    spark.conf.set("spark.sql.ansi.enabled", before)
 
 
 @pytest.mark.parametrize("condition", CONDITIONS)
