@@ -114,6 +114,7 @@ from .type_checks import (
     operands_of,
     pair_call,
     pair_check,
+    pair_operands,
     replace_probes,
     user_text,
 )
@@ -2850,8 +2851,10 @@ def lower_measure(low: Lowering, expr: SqlExpr) -> MeasureLowering:
             lowered, partial(_guarded_udf, low), low.guarded_column, low.guarded_calls
         )
     for node, check in checked:  # the operands as lowered: atoms where the glue computes
-        found = pair_call(node, low.sql, base) if check.pair is not None else None
-        operands = found[1] if found is not None else operands_of(node)
+        if check.pair is not None:
+            operands = pair_operands(node, check.pair)
+        else:
+            operands = operands_of(node)
         probes = [_typed_specials(o).sql(dialect=MatchRecognizeDialect) for o in operands or []]
         low.measure_checks.append(replace_probes(check, probes))
     return MeasureLowering(lowered.sql(dialect=MatchRecognizeDialect))

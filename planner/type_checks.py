@@ -368,6 +368,17 @@ def pair_call(node: exp.Expression, sql: str, base: int) -> PairCall | None:
     return (name, [args[0], args[1]]) if skeleton == template else None
 
 
+def pair_operands(node: exp.Expression, name: str) -> list[exp.Expression] | None:
+    """The two arguments of ``node``, a call that :func:`pair_call` found as ``name``,
+    read from their places: after lowering, where an argument became an atom column
+    with no position, the name as written can no longer be found at the call."""
+    entry = _pair_places().get(name)
+    if entry is None:
+        return None
+    args = [_follow(node, path) for path in entry[1]]
+    return None if args[0] is None or args[1] is None else [args[0], args[1]]
+
+
 @cache
 def _pair_kinds() -> frozenset[str]:
     return frozenset(key(template) for template, _ in _pair_places().values())

@@ -134,3 +134,35 @@ def test_argument_types_spark_takes_run_alike_in_both_doors(spark):
     tf = spark.sql(f"SELECT * FROM match_recognize(TABLE{SOURCE}, {literal})").collect()
     assert [tuple(r) for r in got] == [tuple(r) for r in tf]
     assert len(got) == 1 and got[0]["c"] is False
+
+
+#: two-argument calls of one navigated value and a constant, as a measure
+_CONSTANT_SECONDS = [
+    "substr(LAST(B.s), 2)",
+    "substring(A.s, 1)",
+    "trim(B.s, 'y')",
+    "decode(encode(B.s, 'UTF-8'), 'UTF-8')",
+    "datediff(A.d, date'2024-01-01')",
+    "left(B.s || A.s, 1)",
+]
+
+
+@pytest.mark.parametrize("measure", _CONSTANT_SECONDS)
+def test_a_call_of_a_navigated_value_and_a_constant_is_sparks_value(spark, measure):
+    """``substr(B.s, 2)`` in MEASURES: Spark's answer over the two rows, in both doors
+    (matchrec.sql's type check used to look for the call by a position its lowered
+    argument no longer had, and failed with a Python IndexError)."""
+    body = (
+        f"PARTITION BY p ORDER BY k MEASURES {measure} AS m "
+        "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS true"
+    )
+    expected = spark.sql(
+        f"SELECT {measure.replace('LAST(B.s)', 'B.s')} AS m FROM {SOURCE} A "
+        f"JOIN {SOURCE} B ON A.p = B.p AND B.k = A.k + 1"
+    ).collect()
+    literal = "'" + body.replace("'", "''") + "'"
+    matchrec.register(spark)
+    got = matchrec.sql(spark, f"SELECT m FROM {SOURCE} MATCH_RECOGNIZE ({body})").collect()
+    tf = spark.sql(f"SELECT m FROM match_recognize(TABLE{SOURCE}, {literal})").collect()
+    assert [tuple(r) for r in got] == [tuple(r) for r in expected] == [tuple(r) for r in tf]
+    assert len(got) == 1
