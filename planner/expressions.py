@@ -669,11 +669,27 @@ class Lowering:
             ):
                 column = self.precompute(n, base)
                 return lambda at: at[0].cols[column][at[1]]
-            return compile_glue(
+            compiled = compile_glue(
                 n, child, lambda m: node_pos(m, base, self.sql), self.sql, self.ansi
             )
+            scale = self._decimal_result(n, base)
+            return compiled if scale is None else lambda at: scale.fit(compiled(at))
 
         return nav.RowGlue(child(node))
+
+    def _decimal_result(self, node: exp.Expression, base: int) -> IntegerWidth | None:
+        """Spark's DECIMAL type of arithmetic ``node`` that the glue computes at a row
+        read, to round its result to (``d / 7`` of a DECIMAL(20,4) is a DECIMAL(22,6):
+        0.001429, where a plain division keeps every digit), or None."""
+        if not isinstance(node, _DECIMAL_SCALED):
+            return None
+        typed = _value_type(self, node)
+        if typed is None or typed.this != exp.DataType.Type.DECIMAL:
+            return None
+        text, pos = user_text(node, self.sql, base, limit=60), node_pos(node, base, self.sql)
+        width = IntegerWidth(typed.sql("spark"), text, self.sql, pos, self.ansi)
+        width.set_type(typed.sql("spark").lower())
+        return width
 
     def _classified(self, node: exp.Expression, label: str, base: int) -> exp.Expression:
         """``node`` at a row labelled ``label``: CLASSIFIER() is ``label``, and so is
@@ -2179,6 +2195,9 @@ _GLUE_CAST_SOURCES = {
 
 #: operators whose integer result overflows (ARITHMETIC_OVERFLOW under ANSI mode)
 _OVERFLOWING = (exp.Add, exp.Sub, exp.Mul, exp.Neg)
+
+#: arithmetic whose DECIMAL result Spark rounds to its type's scale
+_DECIMAL_SCALED = (exp.Div, exp.Mod, exp.Add, exp.Sub, exp.Mul)
 _INTEGRAL_TYPES = {
     exp.DataType.Type.TINYINT,
     exp.DataType.Type.SMALLINT,

@@ -744,3 +744,21 @@ def test_approximate_percentiles_of_times_are_sparks(spark, moments):
     )
     for door, rows in got.items():
         assert rows == expected, door
+
+
+def test_an_aggregate_of_a_decimal_quotient_reads_each_quotient_at_sparks_scale(
+    spark, wide, either_ansi
+):
+    """``avg(d / 7)``: Spark rounds each quotient to its type's scale (DECIMAL(38,18) / 7
+    is a DECIMAL(38,6)) before it aggregates; under ANSI mode, where the division is
+    computed at the rows read, the doors averaged the exact quotients (and
+    ``collect_list`` failed in Arrow, the digits not fitting the list's type)."""
+    measures = {
+        "mean": "avg(d / 7)",
+        "total": "sum(d / 7)",
+        "listed": "collect_list(d / 7)",
+        "scaled": "avg(d * 3 / 7)",
+    }
+    expected, got = _grouped_and_matched(spark, measures)
+    for door, rows in got.items():
+        assert rows == expected, door
