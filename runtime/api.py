@@ -73,6 +73,7 @@ from matchrec.errors import (
 )
 from matchrec.excepthook import carried_rebuilt
 
+from . import session_variables
 from .arguments import check_argument
 from .batch import analysed, execute, first_line
 from .cluster import check, ship
@@ -169,7 +170,7 @@ def _plan(
     if session_flag(relation.sparkSession, ESCAPED_STRING_LITERALS_CONF):
         _refuse_backslash_strings(clause)
     dq = session_flag(relation.sparkSession, DOUBLE_QUOTED_IDENTIFIERS_CONF)
-    with double_quoted_identifiers(dq):
+    with double_quoted_identifiers(dq), _session_variables_named(relation.sparkSession):
         plan = plan_clause(
             clause,
             relation.columns,
@@ -193,6 +194,15 @@ def _plan(
             stacklevel=_user_frame(),
         )
     return plan
+
+
+@contextmanager
+def _session_variables_named(spark: SparkSession) -> Iterator[None]:
+    """A name the planner cannot resolve that is a session variable: said so."""
+    try:
+        yield
+    except SemanticError as err:
+        raise session_variables.explained(spark, err) from None
 
 
 def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str], str] | None]:
