@@ -21,7 +21,8 @@ def read_named_type(name: str) -> exp.DataType:
     """A type read from its ``simpleString``, the name kept (collation included)."""
     text = re.sub(r"(?i)\s+collate\s+\w+", "", name)
     t = exp.DataType(this=T.NULL) if name == "void" else exp.DataType.build(text, dialect="spark")
-    t.meta[SPARK_NAME] = name
+    # (a name written by sqlglot, as matchrec's typer gives one, spaces its DECIMAL)
+    t.meta[SPARK_NAME] = re.sub(r"(?i)\b(decimal)\((\d+),\s+(\d+)\)", r"\1(\2,\3)", name)
     return t
 
 

@@ -4373,3 +4373,21 @@ def test_a_collation_read_from_another_row_beside_another_is_a_positioned_error(
         == [(1, r.seq) for r in sparks]
         != []
     )
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_typeof_a_decimal_of_two_rows_is_sparks_text_in_every_door(spark, door):
+    """The table function's DEFINE wrote matchrec's own type of ``A.x * B.x``,
+    'decimal(21, 4)', where Spark's typeof says 'decimal(21,4)'."""
+    view = "(SELECT * FROM VALUES (1, 1.25BD), (2, -3.10BD) AS t(id, x))"
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW mr_typeof_decimal AS SELECT * FROM {view}")
+    matchrec.register(spark)
+    wanted = spark.sql(
+        "SELECT typeof(CAST(x AS DECIMAL(10, 2)) * CAST(x AS DECIMAL(10, 2))) "
+        "FROM mr_typeof_decimal"
+    ).first()[0]
+    body = (
+        "ORDER BY id MEASURES B.id AS b PATTERN (A B) DEFINE B AS "
+        f"typeof(CAST(A.x AS DECIMAL(10, 2)) * CAST(B.x AS DECIMAL(10, 2))) = '{wanted}'"
+    )
+    assert rows_through(spark, door, "mr_typeof_decimal", body) == [(2,)]
