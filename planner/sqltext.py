@@ -328,6 +328,8 @@ class MatchRecognizeDialect(Spark):
             # unix_date(d) was written as DATEDIFF(DAY, DATE'1970-01-01', d), Spark's
             # timestampdiff: a BIGINT where Spark's unix_date is an INT
             exp.UnixDate: lambda self, e: self.func("UNIX_DATE", e.this),
+            # to_json(parse_json(s)) was written as parse_json(s): a VARIANT, not its text
+            exp.JSONFormat: lambda self, e: self.func("TO_JSON", e.this, e.args.get("options")),
         }
 
         def binary(self, expression: exp.Binary, op: str) -> str:

@@ -90,3 +90,23 @@ def test_json_functions_of_several_rows_in_define_and_measures(spark: SparkSessi
                   get_json_object('{"a": 1}', '$.*') AS star"""
     ).collect()
     assert [r.asDict() for r in rows] == [r.asDict() for r in want]
+
+
+def test_to_json_of_a_variant_is_its_text_in_every_door(spark: SparkSession):
+    """``to_json(parse_json(B.v))`` in MEASURES: Spark's JSON text, a STRING (matchrec.sql
+    wrote the measure back to Spark as ``parse_json(...)`` alone: a VARIANT)."""
+    view = "(SELECT * FROM VALUES (1, '{\"a\":1}'), (2, '[1, 2]') AS t(id, v))"
+    measure = "to_json(parse_json(B.v))"
+    body = f"ORDER BY id MEASURES {measure} AS m PATTERN (A B) DEFINE B AS true"
+    expected = spark.sql(
+        f"SELECT {measure} AS m FROM {view} A JOIN {view} B ON B.id = A.id + 1"
+    ).collect()
+    matchrec.register(spark)
+    literal = "'" + body.replace("'", "''") + "'"
+    frames = [
+        matchrec.sql(spark, f"SELECT m FROM {view} MATCH_RECOGNIZE ({body})"),
+        spark.sql(f"SELECT m FROM match_recognize(TABLE{view}, {literal})"),
+    ]
+    for frame in frames:
+        assert frame.schema.simpleString() == "struct<m:string>"
+        assert frame.collect() == expected == [("[1,2]",)]
