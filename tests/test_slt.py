@@ -130,6 +130,26 @@ def test_parse_empty_values_and_crlf() -> None:
     assert record.expected == (("(empty)", "x"),)
 
 
+@pytest.mark.parametrize(
+    "block",
+    ["1\t3\n2\t(empty)", "1 3\n2 (empty)", "1\n3\n2\n(empty)"],
+    ids=["tabs", "spaces", "a value per line"],
+)
+def test_expected_rows_in_each_layout_of_the_format(block: str) -> None:
+    """matchrec's tabs, sqllogictest-rs's spaces and SQLite's value per line: one
+    reading (a space-separated block was one value per row, whose diff with the
+    result showed the same text on both sides)."""
+    (record,) = parse_slt(f"query IT nosort\nSELECT 1\n----\n{block}\n")
+    assert record.expected == (("1", "3"), ("2", "(empty)"))
+
+
+def test_a_value_with_spaces_in_a_one_value_per_line_block_is_kept_whole() -> None:
+    (record,) = parse_slt("query TI nosort\nSELECT 1\n----\nhello world\n3\n")
+    assert record.expected == (("hello world", "3"),)
+    (hashed,) = parse_slt("query II nosort\nSELECT 1\n----\n4 values hashing to " + "a" * 32)
+    assert hashed.expected == (("4 values hashing to " + "a" * 32,),)
+
+
 def test_only_newlines_end_lines() -> None:
     """U+2028, U+0085 and a form feed are characters of a query or a value: str's
     splitlines broke lines there, rewriting the SQL and splitting an expected row."""
