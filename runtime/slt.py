@@ -44,6 +44,7 @@ from .slt_format import (
     valuesort_types,
 )
 from .slt_parser import (
+    HASHED,
     Record,
     SltError,
     SltParseError,
@@ -370,15 +371,11 @@ def exact_types(types: str, schema: StructType) -> str:
     )
 
 
-#: an expected result given as its hash (sqllogictest's form for long results)
-_HASHED = re.compile(r"(\d+) values? hashing to ([0-9a-f]{32})")
-
-
 def _hashed(expected: Sequence[tuple[str, ...]]) -> tuple[int, str] | None:
     """(count, md5) when the expected rows are ``N values hashing to <md5>``."""
     if len(expected) != 1 or len(expected[0]) != 1:
         return None
-    found = _HASHED.fullmatch(expected[0][0].strip())
+    found = HASHED.fullmatch(expected[0][0].strip())
     return None if found is None else (int(found.group(1)), found.group(2))
 
 

@@ -266,17 +266,18 @@ _HEADER = re.compile(
 )
 
 
-#: a result given as its hash (one line; ``runtime.slt`` reads it)
-_HASH_LINE = re.compile(r"\d+ values? hashing to [0-9a-f]{32}")
+#: an expected result given as its hash (sqllogictest's form for long results): the
+#: count of values and their md5
+HASHED = re.compile(r"(\d+) values? hashing to ([0-9a-f]{32})")
 
 
 def expected_rows(lines: list[str], width: int) -> tuple[tuple[str, ...], ...]:
     """The expected rows of a query of ``width`` columns in each layout of the
     sqllogictest format: values separated by tabs (matchrec's, as ``matchrec test``
     writes them); by spaces, where every line has ``width`` words (sqllogictest-rs); or
-    one value per line, ``width`` lines a row (SQLite's). A value with a space in it
-    needs the tabs."""
-    hashed = len(lines) == 1 and _HASH_LINE.fullmatch(lines[0].strip())
+    one value per line, ``width`` lines a row (SQLite's), where a value may hold a
+    space."""
+    hashed = len(lines) == 1 and HASHED.fullmatch(lines[0].strip())
     if width <= 1 or hashed or any("\t" in line for line in lines):
         return tuple(_split_row(line) for line in lines)
     words = [line.split() for line in lines]
