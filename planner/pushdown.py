@@ -145,6 +145,8 @@ def push_down(
         or CAST, a session UDF) where it compiles the rest; ``fails``: whether ``node``
         does, if known (:func:`_fails_somewhere`)."""
         fails = _fails_somewhere(node) if fails is None else fails
+        # (an ANSI division of a row's value under a CAST or call the glue would not keep)
+        fails = fails or (ansi and any(_divides_by_value(n) for n in node.walk()))
         return (
             glue_evaluates(node)
             or (fails and compiles_with_casts(constants_as_atoms(node)))
@@ -215,6 +217,17 @@ def _keeps_call(node: exp.Expression, kept_call: Callable[[exp.Expression], bool
     """Whether ``node`` has a call ``kept_call`` keeps and the glue compiles the rest."""
     kept = {id(n) for n in node.walk() if isinstance(n, exp.Anonymous) and kept_call(n)}
     return bool(kept) and compiles(node, also=lambda n: id(n) in kept)
+
+
+def _divides_by_value(node: exp.Expression) -> bool:
+    """Whether ``node`` is a division or remainder whose divisor may be zero (not a
+    constant other than 0): under ANSI mode, Spark fails on such a row."""
+    if not isinstance(node, (exp.Div, exp.IntDiv, exp.Mod)):
+        return False
+    divisor = node.expression
+    while isinstance(divisor, exp.Paren):
+        divisor = divisor.this
+    return not (isinstance(divisor, exp.Literal) and not divisor.is_string and float(divisor.this))
 
 
 def _fails_somewhere(node: exp.Expression) -> bool:
@@ -307,10 +320,20 @@ def compiles_with_casts(node: exp.Expression) -> bool:
     casts = [n for n in node.walk() if isinstance(n, (exp.Cast, exp.TryCast))]
     if not all(glue_casts_to(c.to) for c in casts):
         return False
-    bare = node.transform(
-        lambda n: n.this if isinstance(n, (exp.Cast, exp.TryCast)) or date_cast(n) else n
-    )
-    return compiles(bare)
+    return compiles(_without_casts(node.copy()))
+
+
+def _without_casts(node: exp.Expression) -> exp.Expression:
+    """``node`` (changed in place) with every CAST and date cast replaced by its operand,
+    nested ones too (sqlglot's ``transform`` does not visit a replacement's children)."""
+    for child in list(node.iter_expressions()):
+        _without_casts(child)
+    if not (isinstance(node, (exp.Cast, exp.TryCast)) or date_cast(node)):
+        return node
+    operand = node.this
+    if node.parent is not None:
+        node.replace(operand)
+    return operand
 
 
 def _arguments(node: exp.Expression) -> list[exp.Expression]:

@@ -1677,6 +1677,29 @@ def test_a_udf_of_another_row_is_called_on_the_row_the_match_reads(
 
 
 @pytest.mark.parametrize(
+    "condition",
+    [
+        "CAST(10 DIV (A.price - 7) AS STRING) <> 'x'",
+        "CAST(10 / (A.price - 7) AS DECIMAL(10, 2)) < B.price",
+        "concat('q', 10 % (A.price - 7)) <> 'x'",
+    ],
+)
+def test_a_division_of_another_row_under_a_cast_is_computed_for_the_row_read(spark, condition):
+    """Under ANSI mode, a division of A's value inside a CAST or call in B's condition is
+    computed at the row read as A, as Spark computes it: the row priced 7 is never A and
+    cannot fail the job (it was a Spark column over every row: DIVIDE_BY_ZERO)."""
+    query = f"""SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id
+      MEASURES A.id AS a AFTER MATCH SKIP TO NEXT ROW
+      PATTERN (A B) DEFINE A AS price < 7, B AS {condition})"""
+    got = [tuple(r) for r in matchrec.sql(spark, query).collect()]
+    joined = spark.sql(
+        f"SELECT A.sym, A.id AS a FROM ({UDF_PRICES}) A JOIN ({UDF_PRICES}) B ON B.id = A.id + 1"
+        f" WHERE A.price < 7 AND {condition} ORDER BY a"
+    ).collect()
+    assert got and got == [tuple(r) for r in joined]
+
+
+@pytest.mark.parametrize(
     "clause",
     [
         "MEASURES sum(py_ten_div(B.price)) AS m PATTERN (A B+) DEFINE B AS true",
