@@ -83,6 +83,7 @@ from .python_udfs import refusal as udf_refusal
 from .python_udfs import refusal_hint as udf_refusal_hint
 from .raising_calls import fails_on_plain_values, fails_on_values
 from .sql_functions import (
+    ChangedSettings,
     FunctionLookup,
     SqlFunction,
     UnknownFunction,
@@ -2115,6 +2116,13 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 sql=low.sql,
                 pos=call_pos(unknown.node, base, low.sql),
                 hint=f"did you mean {unknown.close}?" if unknown.close else None,
+            ) from None
+        except ChangedSettings as changed:
+            raise SemanticError(
+                changed.message,
+                sql=low.sql,
+                pos=call_pos(changed.node, base, low.sql),
+                hint=changed.hint,
             ) from None
         if inlined != tree:
             tree = pushed(inlined)

@@ -8,9 +8,14 @@ replaced by ``CAST(argument AS parameter type)`` (Spark's implicit cast of a SQL
 arguments), is lowered like any expression, so each one-row part goes to Spark and
 only what combines the rows runs in the glue.
 
+The body's value is cast to the function's ``RETURNS`` type, as Spark casts it. Spark
+computes the body under the settings captured when the function was created (ANSI mode,
+time zone); the glue computes under the session's, so a function whose captured
+settings differ from the session's is refused where it would be inlined.
+
 The runtime looks definitions up (:data:`FunctionLookup`, Spark's ``DESCRIBE FUNCTION
-EXTENDED`` lines ``Input:`` and ``Body:``); this module reads them. Nothing here imports
-Spark.
+EXTENDED`` lines ``Input:``, ``Returns:``, ``Configs:`` and ``Body:``); this module reads
+them. Nothing here imports Spark.
 """
 
 from __future__ import annotations
@@ -18,16 +23,30 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import sqlglot
 from sqlglot import exp
 
 from .sqltext import MatchRecognizeDialect, call_name
 
-#: a function name -> (its ``Input:`` lines, one per parameter: ``name TYPE [DEFAULT
-#: expr]``, and its ``Body:``), or None when it is no SQL UDF of the session; raises
+
+class DescribedFunction(NamedTuple):
+    """What the session says of a SQL UDF: its ``Input:`` lines, one per parameter
+    (``name TYPE [DEFAULT expr]``), its ``Body:``, its ``Returns:`` type, and each setting
+    captured at its creation that the session now has otherwise, worded for the user
+    (``spark.sql.ansi.enabled=true (the session has false)``)."""
+
+    inputs: Sequence[str]
+    body: str
+    returns: str | None = None
+    changed_settings: tuple[str, ...] = ()
+
+
+#: a function name -> its description (a :class:`DescribedFunction` or a tuple of the
+#: same fields), or None when it is no SQL UDF of the session; raises
 #: :class:`UnknownFunction` for a name the session has no function of
-FunctionLookup = Callable[[str], "tuple[Sequence[str], str] | None"]
+FunctionLookup = Callable[[str], "DescribedFunction | tuple | None"]
 
 
 class UnknownFunction(Exception):
@@ -40,20 +59,46 @@ class UnknownFunction(Exception):
         self.node: exp.Expression | None = None  # the call, once the planner knows it
 
 
+class ChangedSettings(Exception):
+    """A SQL UDF to inline whose settings captured at creation differ from the session's:
+    Spark computes its body under those, the glue could only under the session's."""
+
+    def __init__(self, name: str, changed: Sequence[str], node: exp.Expression) -> None:
+        super().__init__(name)
+        self.node = node
+        self.message = (
+            f"SQL function {name}() was created under {', '.join(changed)}: Spark computes "
+            "its body under the settings of its creation, and over values of several rows "
+            "matchrec computes it under the session's"
+        )
+        self.hint = (
+            "create the function again under the session's settings, or set them back; "
+            "a call of the current row's values alone (f(B.x) in B's condition) is Spark's"
+        )
+
+
 _PARAMETER = re.compile(r"^\s*(`(?:[^`]|``)+`|\w+)\s+(.+?)(?:\s+DEFAULT\s+(.+))?\s*$", re.I)
 
 
 @dataclass(frozen=True)
 class SqlFunction:
-    """One SQL UDF: parameter names, their Spark types, defaults, and the body."""
+    """One SQL UDF: parameter names, their Spark types, defaults, the body, its RETURNS
+    type (None: not known) and the settings of its creation the session has otherwise."""
 
     params: list[str]
     types: list[str]
     defaults: list[str | None]
     body: exp.Expression
+    returns: exp.DataType | None = None
+    changed_settings: tuple[str, ...] = ()
 
 
-def read_definition(inputs: Sequence[str], body: str) -> SqlFunction | None:
+def read_definition(
+    inputs: Sequence[str],
+    body: str,
+    returns: str | None = None,
+    changed_settings: tuple[str, ...] = (),
+) -> SqlFunction | None:
     """A SQL UDF from its ``DESCRIBE FUNCTION EXTENDED`` lines, or None if they cannot
     be read (then the call stays as it is and is reported where it cannot run)."""
     params, types, defaults = [], [], []
@@ -71,7 +116,13 @@ def read_definition(inputs: Sequence[str], body: str) -> SqlFunction | None:
         return None
     if tree is None or isinstance(tree, (exp.Select, exp.Subquery)):
         return None  # a table function or a query body: not inlined
-    return SqlFunction(params, types, defaults, tree)
+    result_type = None
+    if returns is not None:
+        try:
+            result_type = exp.DataType.build(returns, dialect="spark")
+        except (sqlglot.errors.SqlglotError, ValueError):
+            return None
+    return SqlFunction(params, types, defaults, tree, result_type, tuple(changed_settings))
 
 
 def _parse(text: str) -> exp.Expression:
@@ -111,6 +162,8 @@ def inline_call(node: exp.Anonymous, function: SqlFunction) -> exp.Expression | 
                 body = value.copy()
             else:
                 col.replace(value.copy())
+    if function.returns is not None:
+        return exp.Cast(this=exp.Paren(this=body), to=function.returns.copy())
     return exp.Paren(this=body)
 
 
@@ -137,6 +190,8 @@ def inline_sql_functions(
         function = cache[key]
         if function is None:
             continue
+        if function.changed_settings:
+            raise ChangedSettings(key, function.changed_settings, node)
         inlined = inline_call(node, function)
         if inlined is None:
             continue

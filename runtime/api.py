@@ -37,7 +37,7 @@ from matchrec.planner.plan import (
     plan_clause,
     refuse_misspelled_order,
 )
-from matchrec.planner.sql_functions import UnknownFunction
+from matchrec.planner.sql_functions import DescribedFunction, UnknownFunction
 from matchrec.planner.sqltext import (
     backslash_error,
     backslash_string,
@@ -205,21 +205,21 @@ def _session_variables_named(spark: SparkSession) -> Iterator[None]:
         raise session_variables.explained(spark, err) from None
 
 
-def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str], str] | None]:
-    """Looks a function up in ``spark`` (Spark's ``DESCRIBE FUNCTION EXTENDED``): the
-    ``Input:`` lines and the ``Body:`` of a SQL UDF, None for anything else (a built-in
+def session_sql_function(spark: SparkSession) -> Callable[[str], DescribedFunction | None]:
+    """Looks a function up in ``spark`` (Spark's ``DESCRIBE FUNCTION EXTENDED``): a SQL
+    UDF's ``Input:`` lines, ``Body:``, ``Returns:`` type and the ``Configs:`` captured at
+    its creation that the session now has otherwise; None for anything else (a built-in
     function, a Python UDF, an unknown name). Asked only for calls DEFINE's glue cannot
     run on values from several rows."""
 
-    def lookup(name: str) -> tuple[list[str], str] | None:
+    def lookup(name: str) -> DescribedFunction | None:
         try:
             lines = describe_function(spark, name)
         except Exception as err:  # noqa: BLE001 - the planner reports the call
             if getattr(err, "getCondition", lambda: None)() == "UNRESOLVED_ROUTINE":
                 raise UnknownFunction(first_line(err), _close_function(spark, name)) from None
             return None
-        inputs: list[str] = []
-        body = None
+        sections: dict[str, list[str]] = {}
         section = ""
         for line in lines:
             head, _, rest = line.partition(":")
@@ -228,13 +228,31 @@ def session_sql_function(spark: SparkSession) -> Callable[[str], tuple[list[str]
                 value = rest.strip()
             else:
                 value = line.strip()
-            if section == "Input" and value:
-                inputs.append(value)
-            elif section == "Body":
-                body = value if body is None else f"{body} {value}"
-        return (inputs, body) if body else None
+            if value:
+                sections.setdefault(section, []).append(value)
+        body = " ".join(sections.get("Body", []))
+        if not body or sections.get("Type", ["SCALAR"])[0] != "SCALAR":
+            return None
+        returns = sections.get("Returns", [None])[0]
+        return DescribedFunction(
+            sections.get("Input", []), body, returns, _changed_settings(spark, sections)
+        )
 
     return lookup
+
+
+def _changed_settings(spark: SparkSession, sections: dict[str, list[str]]) -> tuple[str, ...]:
+    """Each setting a SQL UDF captured at its creation (``Configs:``) that bears on its
+    value and that the session now has otherwise, as ``key=value (the session has v)``."""
+    changed = []
+    for setting in sections.get("Configs", []):
+        key, _, value = setting.partition("=")
+        if key.startswith("spark.sql.artifact."):
+            continue  # where the function's classes come from, not how it computes
+        now = spark.conf.get(key, None)
+        if now is not None and now.lower() != value.lower():
+            changed.append(f"{key}={value} (the session has {now})")
+    return tuple(changed)
 
 
 def _close_function(spark: SparkSession, name: str) -> str | None:
