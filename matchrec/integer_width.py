@@ -77,7 +77,9 @@ class IntegerWidth:
         self.single = type_name == "float"
         self.convert = self.implicit(type_name) if self.implicit is not None else None
         collated = _COLLATED.fullmatch(type_name)
-        self.fold = self._folding(collated.group(1)) if collated else None
+        # (a type a call refuses or takes is no comparison's: its collation folds nothing)
+        comparison = collated and self.refuses is None and self.required is None
+        self.fold = self._folding(collated.group(1)) if comparison else None
         found = _DECIMAL.fullmatch(type_name.replace(" ", ""))
         self.decimal = (int(found.group(1)), int(found.group(2))) if found else None
 
@@ -209,8 +211,9 @@ def check_types_known(widths: list[IntegerWidth]) -> None:
             )
         reason = width.refuses(width.type_name) if width.refuses and width.type_name else None
         if reason:
+            where = f", in {width.required}" if width.required else ""
             raise UnsupportedError(
-                f"{reason} ({width.text} is {width.type_name}, in {width.required})",
+                f"{reason} ({width.text} is {width.type_name}{where})",
                 sql=width.sql,
                 pos=width.pos,
             )

@@ -41,6 +41,8 @@ from matchrec.vector_define import VExpr
 from . import within_group
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .close_names import close_match
+from .collation_calls import collation_of, collation_sensitive
+from .collation_calls import refusal as collation_refusal
 from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal
 from .foreign_functions import foreign_call_error, written_as
@@ -117,6 +119,7 @@ from .type_checks import (
     pair_check,
     pair_operands,
     replace_probes,
+    rewritten_back,
     user_text,
 )
 from .type_names import read_named_type, type_name
@@ -1736,6 +1739,19 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
     string_casts: dict[int, IntegerWidth] = {}
 
     def compile_node(node: exp.Expression) -> Evaluator:
+        if collation_sensitive(node):  # typed, to refuse a collated string's call
+            reason = collation_refusal(user_text(node, low.sql, base, limit=60))
+            for arg in node.iter_expressions():
+                low.integer_widths.append(
+                    IntegerWidth(
+                        probe(arg),
+                        rewritten_back(arg, limit=60),
+                        low.sql,
+                        call_pos(node, base, low.sql),  # (a moved argument has no place)
+                        low.ansi,
+                        refuses=lambda t, reason=reason: reason if collation_of(t) else None,
+                    )
+                )
         operands = _compared(node)
         if operands:
             texts = [o for o in operands if is_string_literal(o)]

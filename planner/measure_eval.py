@@ -53,6 +53,8 @@ from matchrec.sql_values import StructValue, float_text, map_key, to_float32, to
 from matchrec.zones import session_zone
 
 from .bit_functions import SHIFTS, shift_args, shift_name
+from .collation_calls import collation_of, collation_sensitive
+from .collation_calls import refusal as collation_refusal
 from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal, user_call_name
 from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY, scaled_call
@@ -754,8 +756,15 @@ def _common_type(
 ) -> exp.DataType | None:
     """The type Spark gives values of ``nodes`` together (CASE branches, COALESCE's
     arguments, an array's elements); ``strings``: a STRING may join another type
-    (GREATEST and LEAST refuse that)."""
-    return _common_of([infer_type(n, env) for n in nodes], env.ansi, strings)
+    (GREATEST and LEAST refuse that). A string's explicit collation (``s COLLATE c``)
+    is the common one, before a column's, as Spark's precedence of collations says."""
+    common = _common_of([infer_type(n, env) for n in nodes], env.ansi, strings)
+    explicit = [n.unnest() for n in nodes if isinstance(n.unnest(), exp.Collate)]
+    if common is None or common.this not in _STRINGS or not explicit:
+        return common
+    common = common.copy()
+    common.meta[COLLATION] = explicit[0].expression.name.upper()
+    return common
 
 
 def _common_of(
@@ -1794,6 +1803,7 @@ class _MeasureCompiler:
         return UnsupportedError(message, sql=self.sql, pos=self.pos, hint=hint)
 
     def compile(self, node: exp.Expression) -> RowEval:
+        self.refuse_collated_call(node)
         name = bound_name(node) if self.bound else None
         if name in self.bound:
             slot = self.bound[name]
@@ -2013,8 +2023,7 @@ class _MeasureCompiler:
         if not isinstance(node, _COLLATION_KEEPING) or self.env is None:
             return evaluate
         t = infer_type(node, self.env)
-        collation = t.meta.get(COLLATION) if t is not None else None
-        fold = collation_fold(collation) if collation else None
+        fold = self.folding(t.meta.get(COLLATION) if t is not None else None)
         if fold is None:
             return evaluate
         self.collated = True
@@ -2024,8 +2033,43 @@ class _MeasureCompiler:
         """The folding under which the values of ``atom`` compare, if its type is a
         collated string (Spark compares, groups and orders those by their collation)."""
         t = self.env.column_type(atom) if self.env is not None else None
-        collation = t.meta.get(COLLATION) if t is not None else None
-        return collation_fold(collation) if collation else None
+        return self.folding(t.meta.get(COLLATION) if t is not None else None)
+
+    def folding(self, collation: str | None) -> Callable[[str], str] | None:
+        """How strings of ``collation`` compare (None: by their characters); an error
+        for a collation the evaluator does not have (UNICODE_CI, de_CI), which it would
+        otherwise compare as UTF8_BINARY."""
+        if not collation or collation.upper() == "UTF8_BINARY":
+            return None
+        fold = collation_fold(collation)
+        if fold is None:
+            error = self.error(
+                f"strings of collation {collation} compare as that collation says in "
+                "Spark; the table function's evaluator has UTF8_BINARY and UTF8_LCASE "
+                "(and their _RTRIM forms) only",
+                "use matchrec.sql, whose MEASURES Spark computes",
+            )
+            error.from_measure = True  # type: ignore[attr-defined]  # (it names the cause)
+            raise error
+        return fold
+
+    def refuse_collated_call(self, node: exp.Expression) -> None:
+        """A call computed under its strings' collation (``contains``, ``LIKE``) of a
+        collated string: refused (``planner.collation_calls``)."""
+        if self.env is None or not collation_sensitive(node):
+            return
+        for arg in node.iter_expressions():
+            t = infer_type(arg, self.env)
+            if t is not None and collation_of(type_name(t)):
+                name, pos = written_call_at(node, self.text)
+                error = UnsupportedError(
+                    collation_refusal(name or written_name(node)),
+                    sql=self.sql,
+                    pos=self.pos if pos is None else pos,
+                    hint="use matchrec.sql, whose MEASURES Spark computes",
+                )
+                error.from_measure = True  # type: ignore[attr-defined]
+                raise error
 
     def higher_order(
         self, kind: str, args: list[exp.Expression], lambdas: list[exp.Lambda]

@@ -687,6 +687,14 @@ def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str
     return _clipped(written or node.sql(dialect=MatchRecognizeDialect), limit)
 
 
+def rewritten_back(node: exp.Expression, limit: int = 40) -> str:
+    """``node`` as Spark SQL with the parts the planner rewrote put back as written
+    (``A.s COLLATE UTF8_LCASE`` for the navigation it was moved into), clipped."""
+    return _clipped(
+        _as_written(node.meta.get(STANDS_FOR, node)).sql(dialect=MatchRecognizeDialect), limit
+    )
+
+
 def _as_written(node: exp.Expression) -> exp.Expression:
     """``node`` with each part the planner rewrote put back as written (``STANDS_FOR``:
     ``FIRST(datediff(...))`` for ``datediff(FIRST(B.d), ...)``), positions kept."""

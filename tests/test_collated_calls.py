@@ -1,0 +1,96 @@
+"""Functions Spark computes under their strings' collation (``contains``, ``LIKE``,
+``replace``, ``trim`` of given characters, ``nullif``) over values of two rows, and
+collations the table function's evaluator lacks: Spark's answer, or a refusal with a
+caret before any job; never the answer of UTF8_BINARY (``planner.collation_calls``)."""
+
+from __future__ import annotations
+
+import pytest
+from doors import DOORS, rows_through
+
+import matchrec
+from matchrec.errors import MatchRecognizeError, UnsupportedError
+
+ROWS = "SELECT * FROM VALUES (1, 'Ab1'), (2, 'ab1'), (3, 'xB') AS t(id, s)"
+
+
+@pytest.fixture(scope="module")
+def words(spark):
+    matchrec.register(spark)
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW collated_words AS {ROWS}")
+    return "collated_words"
+
+
+def _spark_rows(spark, condition: str) -> list[tuple]:
+    """B's ids where ``condition`` holds of two consecutive rows A, B: Spark's answer."""
+    return sorted(
+        tuple(r)
+        for r in spark.sql(
+            f"SELECT B.id FROM ({ROWS}) A JOIN ({ROWS}) B ON B.id = A.id + 1 WHERE {condition}"
+        ).collect()
+    )
+
+
+def _body(condition: str) -> str:
+    return (
+        "ORDER BY id MEASURES B.id AS b AFTER MATCH SKIP TO NEXT ROW "
+        f"PATTERN (A B) DEFINE B AS {condition}"
+    )
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    ("condition", "call"),
+    [
+        ("contains(A.s COLLATE UTF8_LCASE, B.s)", "contains("),
+        ("B.s LIKE collate(A.s, 'UTF8_LCASE')", "B.s LIKE"),
+        ("replace(B.s COLLATE UTF8_LCASE, 'a', A.s) <> B.s", "replace("),
+        ("btrim(B.s COLLATE UTF8_LCASE, A.s) = ''", "btrim("),
+        ("ltrim(A.s, B.s COLLATE UTF8_LCASE) = '1'", "ltrim("),
+        ("nullif(A.s COLLATE UTF8_LCASE, B.s) IS NULL", "nullif("),
+    ],
+)
+def test_a_collated_call_of_two_rows_is_refused_at_the_call(spark, words, door, condition, call):
+    """Spark finds 'ab1' in 'Ab1' under UTF8_LCASE; computed over the characters, it
+    would not: a refusal at the call, naming its collated string."""
+    body = _body(condition)
+    with pytest.raises(UnsupportedError) as info:
+        rows_through(spark, door, words, body)
+    err = info.value
+    assert "under their collation" in err.message and "UTF8_LCASE" in err.message
+    sql = err.sql if err.sql is not None else body
+    assert sql[err.pos :].startswith(call)
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "contains(B.s COLLATE UTF8_LCASE, 'b')",  # one row's: Spark's column
+        "A.s = B.s COLLATE UTF8_LCASE",  # a comparison: folded as the collation says
+        "contains(lower(A.s), lower(B.s))",  # the refusal's way out
+    ],
+)
+def test_one_rows_call_and_comparisons_keep_the_collation(spark, words, door, condition):
+    got = rows_through(spark, door, words, _body(condition))
+    assert got and got == _spark_rows(spark, condition)
+
+
+@pytest.mark.parametrize(
+    "measure",
+    ["A.s COLLATE UNICODE_CI = B.s", "contains(A.s COLLATE UTF8_LCASE, B.s)"],
+)
+def test_the_table_functions_measures_refuse_what_they_would_compute_by_bytes(
+    spark, words, measure
+):
+    """The table function's MEASURES: a collation its evaluator lacks, or a collated
+    call, is refused; matchrec.sql's MEASURES are Spark's own and keep the answer."""
+    body = f"ORDER BY id MEASURES {measure} AS m PATTERN (A B) DEFINE B AS B.id = 2"
+    with pytest.raises(MatchRecognizeError) as info:
+        rows_through(spark, "table function", words, body)
+    assert "collation" in info.value.message
+    got = rows_through(spark, "matchrec.sql", words, body)
+    want = spark.sql(
+        f"SELECT {measure} FROM ({ROWS}) A JOIN ({ROWS}) B ON B.id = A.id + 1 WHERE B.id = 2"
+    ).collect()
+    assert got == [tuple(r) for r in want] == [(True,)]
