@@ -303,7 +303,7 @@ class _Parser:
         low = int(m.group(1))
         high = m.group(3)
         if m.group(2) and high and int(high) < low:
-            raise self.error("Illegal repetition range", at)
+            raise self.error("Illegal repetition range", m.end() - 1)  # (Java's: at '}')
         if low > 65535 or (high and int(high) > 65535):
             raise self.refuse("a repetition count above 65535", at)
         self.i = m.end()
@@ -633,6 +633,9 @@ class _Parser:
         low = self.class_char()
         if isinstance(low, list):
             return low
+        if self.peek() == "-" and self.peek(1) == "":
+            # Java reads the end of the pattern as the range's end, character 0
+            raise self.error("Illegal character range", len(self.p))
         if self.peek() == "-" and self.peek(1) not in ("]", ""):
             if self.peek(1) in ("[", "&"):
                 raise self.refuse("'-' before a nested class or &&", self.i)

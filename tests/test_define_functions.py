@@ -2453,6 +2453,26 @@ def test_a_regular_expression_spark_refuses_is_refused_when_built(spark, call):
     assert err.sql[err.pos] == "'"
 
 
+@pytest.mark.parametrize("pattern", ["([a-", "[b-a]", "a{2,1}"])
+def test_the_table_function_says_which_regular_expression_java_refuses(spark, pattern):
+    """The table function has no session to ask: matchrec's reader of Java's syntax says
+    what Java says (``([a-`` was "cannot evaluate regexp_extract() over values from
+    several rows"), at the literal, as matchrec.sql does with Spark's answer."""
+    matchrec.register(spark)
+    body = (
+        f"ORDER BY id MEASURES regexp_extract(LAST(X.s), '{pattern}', 0) AS v "
+        "PATTERN (X) DEFINE X AS true"
+    )
+    quoted = body.replace("'", "''")
+    with pytest.raises(matchrec.MatchRecognizeError) as by_function:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE({PATTERN_VALUES}), '{quoted}')")
+    with pytest.raises(SemanticError) as by_sql:
+        matchrec.sql(spark, f"SELECT * FROM ({PATTERN_VALUES}) MATCH_RECOGNIZE ({body})")
+    java_says = by_sql.value.message.split(": ", 1)[1]  # Spark's own reason
+    assert java_says in by_function.value.message
+    assert body[by_function.value.pos :].startswith(f"'{pattern}'")
+
+
 def test_a_refused_pattern_is_shown_at_the_letter_spark_names():
     """Spark names the week-based letter of DD-MON-YY: the caret is under it, and Spark's
     refusal comes before what the glue of two rows computes itself."""
@@ -3845,6 +3865,7 @@ def _spark_error(spark, text: str, s: str, p: str, r: str = "-") -> str:
             "java.util.regex.PatternSyntaxException: Unclosed group near index",
         ),
         ("N.s RLIKE S.p", "a{,2}", "-", "Illegal repetition"),
+        ("N.s RLIKE S.p", "[a-", "-", "Illegal character range near index 3"),
         ("N.s RLIKE S.p", "\\y", "-", "Illegal/unsupported escape sequence"),
     ],
 )
