@@ -70,6 +70,7 @@ from .lazy import lazily_evaluated, may_raise
 from .navigation_aliases import as_navigation
 from .pushdown import compiles_with_casts, failing_cast, failing_subscript, push_down
 from .pyeval import (
+    CHOSEN_ROW,
     call_args,
     check_format_pattern,
     compile_glue,
@@ -2784,6 +2785,23 @@ def _resolve_fields(low: Lowering, tree: exp.Expression, base: int) -> exp.Expre
                 tree = new
             else:
                 col.replace(new)
+    for dot in list(tree.find_all(exp.Dot)):  # ``max(B.st).a``: the field of B.st's type
+        chosen, names = dot.this.unnest(), []
+        if not isinstance(chosen, CHOSEN_ROW) or not isinstance(chosen.this, exp.Column):
+            continue
+        step: exp.Expression | None = dot
+        while isinstance(step, exp.Dot) and isinstance(step.expression, exp.Identifier):
+            names.append(step.expression)
+            step = step.parent if isinstance(step.parent, exp.Dot) else None
+        column = chosen.this.name.lower()
+        check_field_path(
+            low.columns.get(column, chosen.this.name),
+            low.column_types.get(column),
+            names,
+            low.sql,
+            base,
+            node_pos(dot, base, low.sql),
+        )
     return tree
 
 

@@ -737,7 +737,7 @@ def _struct_field(node: exp.Expression) -> bool:
     base = node.this
     while isinstance(base, exp.Paren):
         base = base.this
-    if isinstance(base, (exp.Bracket, exp.Dot, exp.Column, *_CHOOSING)):
+    if isinstance(base, (exp.Bracket, exp.Dot, exp.Column, *_CHOOSING, *CHOSEN_ROW)):
         return True
     return isinstance(base, exp.Anonymous) and str(base.this).upper() in _ATOM_CALLS
 
@@ -745,6 +745,8 @@ def _struct_field(node: exp.Expression) -> bool:
 #: calls whose value is one of their arguments' (a struct of a struct's):
 #: ``coalesce(LAST(B.addr), FIRST(A.addr)).zip``
 _CHOOSING = (exp.Coalesce, exp.If, exp.Case, exp.Greatest, exp.Least)
+#: aggregates whose value is one row's (a struct of a struct's): ``max(B.st).a``
+CHOSEN_ROW = (exp.Max, exp.Min, exp.ArgMax, exp.ArgMin, exp.AnyValue, exp.First, exp.Last)
 
 
 def _field_name(node: exp.Expression) -> bool:

@@ -356,6 +356,44 @@ def test_a_field_a_struct_of_several_rows_lacks_is_a_positioned_error(define, wo
     assert err.sql[err.pos :].startswith(f"{field} > 1")
 
 
+CHOSEN_STRUCTS = """SELECT * FROM VALUES (1, named_struct('a', 1, 'b', 'x'), 7),
+    (2, named_struct('a', 2, 'b', 'y'), 5), (3, named_struct('a', 9, 'b', 'x'), 6)
+    AS t(id, st, d)"""
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    ("define", "spark_condition"),
+    [
+        ("max(B.st).a + A.st.a = 3", "B.st.a + A.st.a = 3"),
+        ("max_by(B.st, B.d).A > 1", "B.st.a > 1"),
+        ("min(B.st).b = 'x'", "B.st.b = 'x'"),
+    ],
+)
+def test_a_field_of_an_aggregate_that_chooses_a_struct_is_read(
+    spark, door, define, spark_condition
+):
+    """``max(B.st).a`` in DEFINE: the field of the struct the aggregate chose, as Spark
+    reads it (without case), in every door (it was refused as a field access of a value
+    of the match, while ``max(B.st)['a']`` ran)."""
+    matchrec.register(spark)
+    spark.sql(f"CREATE OR REPLACE TEMP VIEW chosen_structs AS {CHOSEN_STRUCTS}")
+    body = (
+        "ORDER BY id MEASURES B.id AS b AFTER MATCH SKIP TO NEXT ROW "
+        f"PATTERN (A B) DEFINE B AS {define}"
+    )
+    want = spark.sql(
+        f"SELECT B.id FROM chosen_structs A JOIN chosen_structs B ON B.id = A.id + 1"
+        f" WHERE {spark_condition} ORDER BY 1"
+    ).collect()
+    assert rows_through(spark, door, "chosen_structs", body) == [tuple(r) for r in want]
+    misspelled = body.replace(define, "max(B.st).zz < 8")
+    with pytest.raises(SemanticError) as info:
+        rows_through(spark, door, "chosen_structs", misspelled)
+    err = info.value
+    assert "FIELD_NOT_FOUND" in err.message and err.sql[err.pos :].startswith("zz")
+
+
 def test_a_field_of_a_column_that_is_no_struct_is_a_positioned_error(spark):
     query = SHAPE.format(view=STRUCTS, measures="count(*) AS n", define="R.id.x > 1")
     with pytest.raises(matchrec.MatchRecognizeError) as info:
