@@ -192,13 +192,16 @@ def check_types_known(widths: list[IntegerWidth]) -> None:
     for width in widths:
         if width.type_name == CALENDAR_INTERVAL:
             raise UnsupportedError(
-                "with spark.sql.legacy.interval.enabled=true Spark computes "
-                f"{width.text} as a legacy CALENDAR INTERVAL, which DEFINE's glue does not "
-                "compute over several rows (it computes ANSI intervals)",
+                f"Spark computes {width.text} as a CALENDAR INTERVAL (make_interval's "
+                "type, and every interval's under spark.sql.legacy.interval.enabled=true), "
+                "which DEFINE's glue does not compute over several rows (it computes ANSI "
+                "intervals)",
                 sql=width.sql,
                 pos=width.pos,
-                hint="set spark.sql.legacy.interval.enabled=false (Spark's default), or "
-                "compute in numbers (unix_timestamp(B.ts) - unix_timestamp(A.ts), datediff)",
+                hint="use ANSI intervals: make_dt_interval(days, hours, mins, secs), "
+                "make_ym_interval(years, months) or INTERVAL literals, with "
+                "spark.sql.legacy.interval.enabled=false (Spark's default); or compute in "
+                "numbers (unix_timestamp(B.ts) - unix_timestamp(A.ts), datediff)",
             )
         if width.required is not None and width.type_name is None:
             raise UnsupportedError(

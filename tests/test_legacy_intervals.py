@@ -86,3 +86,17 @@ def _joined(spark, expression: str, where: str = "true") -> list[tuple]:
 def test_what_spark_computes_keeps_sparks_legacy_answer(spark, legacy, measure, condition):
     got = rows_through(spark, "matchrec.sql", "mr_legacy", _body(measure, condition))
     assert got == _joined(spark, measure, condition)
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_make_interval_of_two_rows_is_refused_as_the_calendar_interval_it_always_is(spark, door):
+    """make_interval is a CALENDAR INTERVAL whatever the flag: the refusal says so and
+    names the ANSI intervals to use (it said the legacy flag was true while it was not)."""
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_legacy")
+    body = _body("A.id", "CAST(make_interval(0, 0, 0, 0, A.k, B.k, 0) AS STRING) <> ''")
+    with pytest.raises(MatchRecognizeError) as err:
+        rows_through(spark, door, "mr_legacy", body)
+    message = err.value.message
+    assert "make_interval's type" in message and "make_dt_interval" in str(err.value)
+    assert err.value.sql[err.value.pos :].startswith("make_interval(")
