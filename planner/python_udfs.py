@@ -144,6 +144,16 @@ RESULTS: dict[str, Callable[[Any], Any]] = {
 _ARGUMENT_TYPES = (bool, int, float, str, Decimal)
 
 
+#: PySpark's eval types of vectorized UDFs -> what the user made (``pandas_udf``,
+#: ``arrow_udf``), for the refusal of a call of several rows
+_VECTORIZED: dict[int, str] = {
+    **dict.fromkeys((200, 204), "a pandas UDF (its conversions are pandas')"),
+    **dict.fromkeys((202, 217), "a grouped aggregate pandas UDF"),
+    **dict.fromkeys((250, 251), "an Arrow UDF (arrow_udf: its conversions are Arrow's)"),
+    **dict.fromkeys((252, 254), "a grouped aggregate Arrow UDF"),
+}
+
+
 def refusal(found: PythonFunction) -> str | None:
     """Why the glue cannot call ``found`` as Spark would, or None if it can."""
     if found.eval_type == ON_SERVER:
@@ -153,7 +163,7 @@ def refusal(found: PythonFunction) -> str | None:
     if found.eval_type == ARROW_BATCHED_UDF and found.arrow_result is None:
         return "an Arrow-optimized UDF with the legacy pandas conversion of its results"
     if found.eval_type not in (BATCHED_UDF, ARROW_BATCHED_UDF):
-        return "a pandas UDF (its conversions are pandas')"
+        return _VECTORIZED.get(found.eval_type, "a vectorized UDF (of batches of rows)")
     if found.return_type not in RESULTS:
         return f"a UDF returning {found.return_type.upper()}"
     return None

@@ -1647,19 +1647,28 @@ def test_an_arrow_udf_result_arrow_refuses_is_a_positioned_error(spark, python_u
 
 def test_python_udfs_defines_cannot_call_are_positioned_errors(spark, python_udfs):
     import pandas as pd
-    from pyspark.sql.functions import pandas_udf, udf
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    from pyspark.sql.functions import arrow_udf, pandas_udf, udf
 
     def added(a, b):
         return a + b
 
     added.__annotations__ = {"a": pd.Series, "b": pd.Series, "return": pd.Series}
     spark.udf.register("py_pandas", pandas_udf(added, "double"))
+
+    def added_arrays(a, b):
+        return pc.add(a, b)
+
+    added_arrays.__annotations__ = {"a": pa.Array, "b": pa.Array, "return": pa.Array}
+    spark.udf.register("py_arrow", arrow_udf(added_arrays, "double"))
     spark.udf.register("py_list", lambda a, b: [a, b], "array<int>")
     jitter = udf(lambda a, b: 1.0, "double", useArrow=True).asNondeterministic()
     spark.udf.register("py_jitter", jitter)
     try:
         for call, name, why in [
             ("py_pandas(N.v, S.v) > 0", "py_pandas", "a pandas UDF"),
+            ("py_arrow(N.v, S.v) > 0", "py_arrow", "an Arrow UDF"),
             ("size(py_list(N.n, S.n)) > 0", "py_list", "returning ARRAY<INT>"),
             # the reason that stays when the other is mended, first
             ("py_jitter(N.v, S.v) > 0", "py_jitter", "a non-deterministic UDF"),
@@ -1673,7 +1682,7 @@ def test_python_udfs_defines_cannot_call_are_positioned_errors(spark, python_udf
         with pytest.raises(Exception, match="numbers, strings, booleans, decimals and dates"):
             matchrec.sql(spark, query).collect()
     finally:
-        for name in ("py_pandas", "py_list", "py_jitter"):
+        for name in ("py_pandas", "py_arrow", "py_list", "py_jitter"):
             spark.sql(f"DROP TEMPORARY FUNCTION IF EXISTS {name}")
 
 
