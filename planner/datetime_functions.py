@@ -183,9 +183,9 @@ def _invalid_date(year: int, month: int, day: int) -> str | None:
 
 
 def _in_zone(local: datetime, like: datetime) -> datetime:
-    """A wall-clock time in ``like``'s zone, resolved as Java resolves it (a time in a
-    spring-forward gap moves later by the gap)."""
-    return local if like.tzinfo is None else resolved(local, like.tzinfo)
+    """A wall-clock time in ``like``'s zone, resolved as Java's ``ZonedDateTime.plusDays``
+    and ``plusMonths`` resolve it (:func:`_offset_kept`)."""
+    return local if like.tzinfo is None else _offset_kept(local, like)
 
 
 def resolved(local: datetime, zone: tzinfo) -> datetime:
@@ -472,7 +472,7 @@ def _offset_kept(local: datetime, ts: datetime) -> datetime:
         back = resolved(local.replace(fold=fold), ts.tzinfo)
         if back.replace(tzinfo=None) == local and back.utcoffset() == ts.utcoffset():
             return back
-    return _in_zone(local.replace(fold=0), ts)
+    return resolved(local.replace(fold=0), ts.tzinfo)
 
 
 def _zoned(v: Any) -> datetime:

@@ -408,3 +408,44 @@ def test_a_time_without_a_timestamp_column_is_in_the_session_zone(
     body = f"PARTITION BY sym ORDER BY id {clause}"
     got = {door: rows_through(spark, door, "no_ts", body) for door in DOORS}
     assert got["matchrec.sql"] and got["table function"] == got["matchrec.sql"]
+
+
+#: instants whose wall clock 30 days, 364 days or a month away is in the fall-back hour
+#: of America/Los_Angeles (2026-11-01 01:00-02:00 happens twice), from either offset
+OVERLAP_ROWS = """SELECT * FROM VALUES (1, TIMESTAMP'2026-12-01T09:30:00Z'),
+    (2, TIMESTAMP'2026-11-01T09:30:00Z'), (3, TIMESTAMP'2026-10-02T08:30:00Z'),
+    (4, TIMESTAMP'2026-11-01T08:30:00Z'), (5, TIMESTAMP'2025-11-02T09:30:00Z') AS t(id, ts)"""
+
+
+@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+@pytest.mark.parametrize(
+    "moved",
+    [
+        "timestampadd(DAY, -30, max(A.ts))",
+        "timestampadd(DAY, 30, max(A.ts))",
+        "timestampadd(MONTH, -1, max(A.ts))",
+        "timestampadd(WEEK, 52, max(A.ts))",
+    ],
+)
+def test_wall_clock_arithmetic_into_an_overlap_keeps_the_offset(spark, door, moved):
+    """Java's ``ZonedDateTime.plusDays``/``plusMonths``, which Spark uses, keep the
+    source's offset where the wall clock reached has it (01:30 PST stays PST, 09:30Z); the
+    glue took the earlier offset (PDT, 08:30Z), an hour off, and missed the match."""
+    matchrec.register(spark)
+    spark.sql(OVERLAP_ROWS).createOrReplaceTempView("mr_overlap")
+    body = (
+        f"ORDER BY id MEASURES A.id AS a, CAST({moved} AS BIGINT) AS m "
+        f"AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {moved} <= B.ts"
+    )
+    one_row = moved.replace("max(A.ts)", "A.ts")
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/Los_Angeles"}):
+        want = spark.sql(
+            f"SELECT A.id, CAST({one_row} AS BIGINT) FROM mr_overlap A JOIN mr_overlap B"
+            f" ON B.id = A.id + 1 WHERE {one_row} <= B.ts ORDER BY 1"
+        ).collect()
+        if door == "matchrec.sql":
+            got = matchrec.sql(spark, f"SELECT * FROM mr_overlap MATCH_RECOGNIZE ({body})")
+        else:
+            quoted = body.replace("'", "''")
+            got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_overlap), '{quoted}')")
+        assert sorted(tuple(r) for r in got.collect()) == [tuple(r) for r in want]
