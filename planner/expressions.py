@@ -1834,10 +1834,10 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return typed_call(node, TYPED_CALLS[typed])
         if (
             isinstance(node, (exp.Cast, exp.TryCast))
-            and node.to.is_type(*exp.DataType.TEXT_TYPES)
+            and node.to.is_type(*exp.DataType.TEXT_TYPES, *exp.DataType.NUMERIC_TYPES)
             and not reads_bound(node)  # (a lambda's parameter has no type probe)
         ):
-            return text_cast(node)
+            return interval_cast(node)
         fits = width(node)
         child = compile_node if fits is None or low.ansi else partial(operand_of, fits)
         if isinstance(node, (exp.Concat, exp.DPipe)) and not reads_bound(node):
@@ -1875,15 +1875,19 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
 
         return written
 
-    def text_cast(node: exp.Cast) -> Evaluator:
-        """A CAST to STRING, which writes a day-time interval with the fields of Spark's
-        type of it (``INTERVAL '30' DAY`` for ``dt - A.dt``): the value alone does not
-        tell them, so the operand's type is asked of Spark before the query runs."""
-        from .measure_eval import interval_text  # it builds on this module
+    def interval_cast(node: exp.Cast) -> Evaluator:
+        """A CAST to STRING or a number, which reads a day-time interval by the fields of
+        Spark's type of it (``INTERVAL '30' DAY`` for ``dt - A.dt``; 25 of an INTERVAL
+        HOUR of 25 hours): the value alone does not tell them, so the operand's type is
+        asked of Spark before the query runs (a cast Spark refuses, an interval of two
+        fields to a number, is refused then)."""
+        from .measure_eval import cast_evaluator  # it builds on this module
 
         text = user_text(node.this, low.sql, base, limit=60)
         pos = node_pos(node.this, base, low.sql)
-        operand = IntegerWidth(probe(node.this), text, low.sql, pos, low.ansi)
+        target = node.to.sql("spark").upper()
+        refuses = None if node.to.is_type(*exp.DataType.TEXT_TYPES) else partial(_no_number, target)
+        operand = IntegerWidth(probe(node.this), text, low.sql, pos, low.ansi, refuses=refuses)
         low.integer_widths.append(operand)
         compiled: dict[int, Evaluator] = {}
 
@@ -1891,17 +1895,24 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             compiled[id(n)] = found = compile_node(n)
             return found
 
-        cast = compile_glue(node, recorded, lambda n: node_pos(n, base, low.sql), low.sql, low.ansi)
+        where = lambda n: node_pos(n, base, low.sql)  # noqa: E731
+        cast = compile_glue(node, recorded, where, low.sql, low.ansi)
         inner = compiled.get(id(node.this))
         if inner is None:
             return cast
+        chosen: list[Evaluator] = []  # once the runtime set the operand's type
+        ansi, sql, at = low.ansi, low.sql, where(node)  # (the closure is shipped: no ``low``)
 
         def evaluate(ctx):
-            span = _day_time_fields(operand.type_name)
-            if span is None:
-                return cast(ctx)
-            value = inner(ctx)
-            return None if value is None else interval_text(value, *span)
+            if not chosen:
+                name = operand.type_name
+                interval = _day_time_fields(name) is not None
+                chosen.append(
+                    cast_evaluator(node, lambda _: inner, ansi, sql, at, True, dtype(name))  # type: ignore[arg-type]
+                    if interval
+                    else cast
+                )
+            return chosen[0](ctx)
 
         return evaluate
 
@@ -2191,6 +2202,21 @@ _TYPOGRAPHIC_QUOTES = ("‘", "’", "“", "”")
 
 #: Spark's ``simpleString`` of a day-time interval type: ``interval day to second``
 _DAY_TIME = re.compile(r"interval (day|hour|minute|second)(?: to (day|hour|minute|second))?")
+
+
+def _no_number(target: str, type_name: str) -> str | None:
+    """Why Spark refuses to cast a value of ``type_name`` to the number type ``target``
+    (a day-time interval of two fields, or to a fractional type), or None."""
+    fields = _day_time_fields(type_name)
+    if fields is None:
+        return None
+    if fields[0] == fields[1] and not target.startswith(("DOUBLE", "FLOAT", "REAL")):
+        return None
+    return (
+        f"[DATATYPE_MISMATCH.CAST_WITHOUT_SUGGESTION] Spark cannot cast "
+        f"{type_name.upper()} to {target}: an interval of one field casts to an integer "
+        "or DECIMAL"
+    )
 
 
 def _day_time_fields(type_name: str | None) -> tuple[str, str] | None:
