@@ -90,7 +90,20 @@ def _date_arithmetic(
         return timestamp_plus(a, b if adds else -b)
     if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
         return timestamp_plus(b, a)
-    return op(a, b)
+    return _in_interval_range(op(a, b), "INTERVAL_ARITHMETIC_OVERFLOW")
+
+
+#: Spark's day-time interval: a count of microseconds in a signed 64-bit long
+_INTERVAL_MICROS = range(-(2**63), 2**63)
+
+
+def _in_interval_range(v: Any, condition: str) -> Any:
+    """``v``, a day-time interval Spark can hold (or any other value); an error in Spark's
+    words (``condition``, raised in either ANSI mode) for one past its range, which
+    Python's timedelta holds."""
+    if isinstance(v, timedelta) and v // _MICRO not in _INTERVAL_MICROS:
+        raise ArithmeticError(f"the interval is out of range (Spark's {condition})")
+    return v
 
 
 def _is_date(v: Any) -> bool:
@@ -173,8 +186,9 @@ def _scaled_interval(v: timedelta, factor: Any) -> timedelta:
         product = micros * factor
         if not math.isfinite(product):
             raise ArithmeticError(f"{v} * {factor!r} is not an interval (Spark's overflow)")
-        return _whole_micros(Decimal(product))
-    return _whole_micros(Decimal(micros) * Decimal(factor))
+        return _in_interval_range(_whole_micros(Decimal(product)), "ARITHMETIC_OVERFLOW")
+    scaled = _whole_micros(Decimal(micros) * Decimal(factor))
+    return _in_interval_range(scaled, "ARITHMETIC_OVERFLOW")
 
 
 def _divided_interval(v: timedelta, divisor: Any) -> timedelta:
@@ -213,6 +227,8 @@ _DECIMAL128 = Context(prec=34, rounding=ROUND_HALF_EVEN)
 
 
 def _negated(v: Any) -> Any:
+    if isinstance(v, timedelta):
+        return _in_interval_range(-v, "INTERVAL_ARITHMETIC_OVERFLOW")
     return _DECIMAL128.minus(v) if isinstance(v, Decimal) else -v
 
 
@@ -243,7 +259,8 @@ def _ansi(fn: Callable[[Any, Any], Any], condition: str) -> Callable[[Any, Any],
     """``fn`` raising where Spark's ANSI mode raises (error ``condition``): a zero divisor."""
 
     def checked(a: Any, b: Any) -> Any:
-        if a is not None and b is not None and b == 0:
+        # (an interval divided by zero is Spark's INTERVAL_DIVIDED_BY_ZERO in any mode)
+        if a is not None and b is not None and b == 0 and not isinstance(a, timedelta):
             raise DivisionByZero(condition)
         return fn(a, b)
 
@@ -522,7 +539,11 @@ def _power(a: Any, b: Any) -> Any:
 
 # Spark scalar functions available in match-dependent glue: name -> function of non-NULL args.
 _FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "ABS": lambda v: _negated(v) if isinstance(v, Decimal) and v < 0 else abs(v),
+    "ABS": lambda v: (
+        _negated(v)
+        if isinstance(v, Decimal) and v < 0
+        else _in_interval_range(abs(v), "ARITHMETIC_OVERFLOW")
+    ),
     "LOWER": str.lower,
     "LCASE": str.lower,
     "UPPER": str.upper,
@@ -819,7 +840,8 @@ def compile_glue(
         return negate
     if isinstance(node, exp.Neg):
         inner = child(node.this)
-        return lambda ctx: None if (v := inner(ctx)) is None else _negated(v)
+        negated = lambda ctx: None if (v := inner(ctx)) is None else _negated(v)  # noqa: E731
+        return guarded(negated, "unary -", sql, where(node))  # (an interval's range)
     if isinstance(node, exp.BitwiseNot):
         inner, xor = child(node.this), _integral(operator.xor)
         return lambda ctx: None if (v := inner(ctx)) is None else xor(v, -1)

@@ -1,0 +1,49 @@
+"""Day-time interval arithmetic of two rows past Spark's range (a long of microseconds,
+about 106751991 days) is Spark's overflow error in DEFINE's glue, in either ANSI mode:
+Python's timedelta holds such a value, and the glue matched rows with it. An interval
+divided by zero is INTERVAL_DIVIDED_BY_ZERO in either mode (not DIVIDE_BY_ZERO, whose
+message says to turn ANSI mode off)."""
+
+from __future__ import annotations
+
+import pytest
+from doors import DOORS, rows_through
+
+import matchrec
+from matchrec.errors import MatchRuntimeError
+
+ROWS = """SELECT * FROM VALUES
+    (1, INTERVAL '106751991 04:00:54.775807' DAY TO SECOND),
+    (2, INTERVAL '-1' SECOND),
+    (3, INTERVAL '-106751991 04:00:54.775808' DAY TO SECOND),
+    (4, INTERVAL '1' DAY) AS t(id, iv)"""
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    ("condition", "condition_name"),
+    [
+        ("B.iv - A.iv > INTERVAL '0' SECOND", "INTERVAL_ARITHMETIC_OVERFLOW"),
+        ("-A.iv < B.iv", "INTERVAL_ARITHMETIC_OVERFLOW"),
+        ("abs(A.iv) > B.iv", "ARITHMETIC_OVERFLOW"),
+        ("B.iv / (A.id - A.id) > INTERVAL '0' SECOND", "INTERVAL_DIVIDED_BY_ZERO"),
+    ],
+)
+def test_interval_arithmetic_past_sparks_range_is_sparks_error(
+    spark, either_ansi, door, condition, condition_name
+):
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_interval_range")
+    with pytest.raises(Exception) as by_spark:
+        spark.sql(
+            "SELECT A.id FROM mr_interval_range A JOIN mr_interval_range B"
+            f" ON B.id = A.id + 1 WHERE {condition}"
+        ).collect()
+    assert condition_name in str(by_spark.value)
+    body = (
+        "ORDER BY id MEASURES A.id AS a AFTER MATCH SKIP TO NEXT ROW "
+        f"PATTERN (A B) DEFINE B AS {condition}"
+    )
+    with pytest.raises(MatchRuntimeError) as info:
+        rows_through(spark, door, "mr_interval_range", body)
+    assert f"[{condition_name}]" in info.value.message
