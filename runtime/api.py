@@ -249,7 +249,10 @@ def _changed_settings(spark: SparkSession, sections: dict[str, list[str]]) -> tu
         key, _, value = setting.partition("=")
         if key.startswith("spark.sql.artifact."):
             continue  # where the function's classes come from, not how it computes
-        now = spark.conf.get(key, None)
+        try:
+            now = spark.conf.get(key)  # (a setting never set: its default, as Spark reads it)
+        except Exception:  # noqa: BLE001 - a key this Spark does not know: no bearing here
+            continue
         if now is not None and now.lower() != value.lower():
             changed.append(f"{key}={value} (the session has {now})")
     return tuple(changed)

@@ -56,7 +56,10 @@ def test_a_sql_udf_created_under_other_settings_is_refused_at_its_call(spark, sq
     could only compute it under the session's (``x * 2`` of 2147483647 wraps or fails):
     refused, at the call, naming the setting. A call of the current row is still Spark's."""
     other = "false" if sql_udfs == "true" else "true"
-    spark.conf.set("spark.sql.ansi.enabled", other)
+    if other == "true":
+        spark.conf.unset("spark.sql.ansi.enabled")  # Spark's default, never set: true
+    else:
+        spark.conf.set("spark.sql.ansi.enabled", other)
     query = f"""SELECT * FROM ({ROWS}) MATCH_RECOGNIZE (ORDER BY id MEASURES B.id AS b
       PATTERN (A B) DEFINE B AS udf_twice(A.n) < B.n + {{}})"""
     with pytest.raises(SemanticError) as info:
