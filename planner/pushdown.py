@@ -35,6 +35,7 @@ from matchrec.errors import SEMANTICS_MARK
 
 from .decompose import decompose, is_internal
 from .higher_order import reads_outer_parameter
+from .lazy import may_raise
 from .pyeval import compiles, date_cast
 from .raising_calls import fails_on_plain_values
 from .sqltext import STANDS_FOR, call_name
@@ -222,7 +223,7 @@ def _keeps_call(node: exp.Expression, kept_call: Callable[[exp.Expression], bool
 def _divides_by_value(node: exp.Expression) -> bool:
     """Whether ``node`` is a division or remainder whose divisor may be zero (not a
     constant other than 0): under ANSI mode, Spark fails on such a row."""
-    if not isinstance(node, (exp.Div, exp.IntDiv, exp.Mod)):
+    if not may_raise(node):  # (a division or a remainder)
         return False
     divisor = node.expression
     while isinstance(divisor, exp.Paren):
