@@ -90,7 +90,10 @@ def _date_arithmetic(
         return timestamp_plus(a, b if adds else -b)
     if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
         return timestamp_plus(b, a)
-    return _in_interval_range(op(a, b), "INTERVAL_ARITHMETIC_OVERFLOW")
+    result = op(a, b)
+    if isinstance(result, timedelta):
+        return _in_interval_range(result, "INTERVAL_ARITHMETIC_OVERFLOW")
+    return result
 
 
 #: Spark's day-time interval: a count of microseconds in a signed 64-bit long
