@@ -18,6 +18,7 @@ import pyarrow.compute as pc
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
 from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, StructFields, map_key
+from matchrec.zones import arrow_zone_name
 
 MATCHED = "__mr_matched"
 
@@ -59,12 +60,26 @@ class ArrowColumns:
         return found
 
 
+def in_python_zone(array: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
+    """A TIMESTAMP ``array`` in the session zone as Python's conversion names it (the
+    same instants): Spark writes the zone as Java names it (``UTC+05:30``), which
+    Arrow's conversion to Python values cannot read."""
+    kind = array.type
+    if not pa.types.is_timestamp(kind) or not kind.tz:
+        return array
+    name = arrow_zone_name(kind.tz)
+    if name is None or name == kind.tz:
+        return array
+    return array.cast(pa.timestamp(kind.unit, tz=name))
+
+
 def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     """``array``'s values as the engine's Python values: maps as dicts (as Spark hands
     them to Python), structs as :class:`~matchrec.sql_values.StructFields` (dicts that
     are no maps), FLOATs, also inside arrays, maps and structs, as
     :class:`~matchrec.sql_values.Float32` (so that they are written as Spark writes a
     FLOAT), CALENDAR INTERVALs as :class:`~matchrec.sql_values.CalendarInterval`."""
+    array = in_python_zone(array)
     try:
         # Arrow builds a dict of a map only where its keys are hashable Python values
         keyed = _has_complex_keys(array.type)

@@ -29,6 +29,7 @@ from matchrec.arrow_rows import (
     ArrowColumns,
     atom_column,
     group_starts,
+    in_python_zone,
     output_batch,
 )
 from matchrec.engine import PartitionProgram
@@ -459,7 +460,7 @@ def split_late(rows: pa.Table, watermark: int | None) -> tuple[pa.Table, pa.Tabl
 
 def key_tuples(table: pa.Table, keys: list[str]) -> list[tuple]:
     """The partition key of each row of ``table``, as tuples."""
-    columns = [table.column(k).to_pylist() for k in keys]
+    columns = [in_python_zone(table.column(k)).to_pylist() for k in keys]
     return list(zip(*columns)) if columns else [()] * table.num_rows
 
 

@@ -108,3 +108,22 @@ def use_zone(name: str | None) -> None:
     """Make ``name`` the session zone of this worker's glue (a worker may serve several
     sessions, so each door sets it before matching)."""
     SESSION_ZONE.set(zone_named(name))
+
+
+def arrow_zone_name(name: str) -> str | None:
+    """The name Arrow's conversion to Python reads for Spark's session zone ``name``
+    (``UTC+05:30``, ``GMT-08:00``, ``Z`` and ``PST`` are Java's names, not Python's): a
+    region's key, an offset as ``+05:30``; None where ``name`` is no zone or an offset
+    with seconds, which Arrow cannot hold (its values then fail as before)."""
+    try:
+        zone = java_zone(name)
+    except ValueError:
+        return None
+    if isinstance(zone, ZoneInfo):
+        return zone.key
+    offset = zone.utcoffset(None)
+    if offset is None or offset % timedelta(minutes=1):
+        return None
+    minutes = offset // timedelta(minutes=1)
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02d}:{abs(minutes) % 60:02d}"

@@ -449,3 +449,34 @@ def test_wall_clock_arithmetic_into_an_overlap_keeps_the_offset(spark, door, mov
             quoted = body.replace("'", "''")
             got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_overlap), '{quoted}')")
         assert sorted(tuple(r) for r in got.collect()) == [tuple(r) for r in want]
+
+
+@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+@pytest.mark.parametrize("session_zone", ["UTC+05:30", "PST", "-08"])
+def test_a_session_zone_named_as_java_names_it_reaches_the_glue(spark, door, session_zone):
+    """Spark hands TIMESTAMPs to Python in the session zone as Java names it; Arrow's
+    conversion could not read ``UTC+05:30`` or ``PST`` (a raw UnknownTimeZoneError from
+    the worker, the job failed): it reads the same zone by Python's name."""
+    matchrec.register(spark)
+    spark.sql(
+        "SELECT * FROM VALUES"
+        " (1, TIMESTAMP'2026-03-08T08:30:00Z', TIMESTAMP_NTZ'2026-03-08 00:30:00'),"
+        " (2, TIMESTAMP'2026-03-08T09:45:00Z', TIMESTAMP_NTZ'2026-03-08 01:45:00'),"
+        " (3, TIMESTAMP'2026-03-09T10:15:00Z', TIMESTAMP_NTZ'2026-03-09 03:15:00')"
+        " AS t(id, ts, ntz)"
+    ).createOrReplaceTempView("mr_java_zones")
+    body = (
+        "ORDER BY id MEASURES A.id AS a, CAST(max(ts) AS STRING) AS m "
+        "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS B.ntz > A.ts"
+    )
+    with session_settings(spark, {"spark.sql.session.timeZone": session_zone}):
+        want = spark.sql(
+            "SELECT A.id, CAST(greatest(A.ts, B.ts) AS STRING) FROM mr_java_zones A"
+            " JOIN mr_java_zones B ON B.id = A.id + 1 WHERE B.ntz > A.ts ORDER BY 1"
+        ).collect()
+        if door == "matchrec.sql":
+            got = matchrec.sql(spark, f"SELECT * FROM mr_java_zones MATCH_RECOGNIZE ({body})")
+        else:
+            quoted = body.replace("'", "''")
+            got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_java_zones), '{quoted}')")
+        assert want and sorted(tuple(r) for r in got.collect()) == [tuple(r) for r in want]
