@@ -16,6 +16,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
+from doors import DOORS, rows_through
 from matchrec.planner.glue_functions import EXTENDED
 from matchrec.runtime.session import session_settings
 
@@ -417,7 +418,7 @@ OVERLAP_ROWS = """SELECT * FROM VALUES (1, TIMESTAMP'2026-12-01T09:30:00Z'),
     (4, TIMESTAMP'2026-11-01T08:30:00Z'), (5, TIMESTAMP'2025-11-02T09:30:00Z') AS t(id, ts)"""
 
 
-@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+@pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize(
     "moved",
     [
@@ -443,15 +444,10 @@ def test_wall_clock_arithmetic_into_an_overlap_keeps_the_offset(spark, door, mov
             f"SELECT A.id, CAST({one_row} AS BIGINT) FROM mr_overlap A JOIN mr_overlap B"
             f" ON B.id = A.id + 1 WHERE {one_row} <= B.ts ORDER BY 1"
         ).collect()
-        if door == "matchrec.sql":
-            got = matchrec.sql(spark, f"SELECT * FROM mr_overlap MATCH_RECOGNIZE ({body})")
-        else:
-            quoted = body.replace("'", "''")
-            got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_overlap), '{quoted}')")
-        assert sorted(tuple(r) for r in got.collect()) == [tuple(r) for r in want]
+        assert rows_through(spark, door, "mr_overlap", body) == [tuple(r) for r in want]
 
 
-@pytest.mark.parametrize("door", ["matchrec.sql", "table function"])
+@pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize("session_zone", ["UTC+05:30", "PST", "-08"])
 def test_a_session_zone_named_as_java_names_it_reaches_the_glue(spark, door, session_zone):
     """Spark hands TIMESTAMPs to Python in the session zone as Java names it; Arrow's
@@ -474,9 +470,5 @@ def test_a_session_zone_named_as_java_names_it_reaches_the_glue(spark, door, ses
             "SELECT A.id, CAST(greatest(A.ts, B.ts) AS STRING) FROM mr_java_zones A"
             " JOIN mr_java_zones B ON B.id = A.id + 1 WHERE B.ntz > A.ts ORDER BY 1"
         ).collect()
-        if door == "matchrec.sql":
-            got = matchrec.sql(spark, f"SELECT * FROM mr_java_zones MATCH_RECOGNIZE ({body})")
-        else:
-            quoted = body.replace("'", "''")
-            got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_java_zones), '{quoted}')")
-        assert want and sorted(tuple(r) for r in got.collect()) == [tuple(r) for r in want]
+        got = rows_through(spark, door, "mr_java_zones", body)
+        assert want and got == [tuple(r) for r in want]
