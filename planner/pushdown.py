@@ -225,9 +225,7 @@ def _divides_by_value(node: exp.Expression) -> bool:
     constant other than 0): under ANSI mode, Spark fails on such a row."""
     if not may_raise(node):  # (a division or a remainder)
         return False
-    divisor = node.expression
-    while isinstance(divisor, exp.Paren):
-        divisor = divisor.this
+    divisor = node.expression.unnest()
     return not (isinstance(divisor, exp.Literal) and not divisor.is_string and float(divisor.this))
 
 

@@ -23,6 +23,16 @@ def rows_through(spark: SparkSession, door: str, view: str, body: str) -> list[t
     return sorted(tuple(r) for r in df.collect())
 
 
+def pair_clause(condition: str, measures: str = "A.id AS a") -> str:
+    """The clause of a match of each row A and the row B after it where ``condition``
+    holds of B, one per row (``AFTER MATCH SKIP TO NEXT ROW``), ordered by ``id``: the
+    rows Spark's self-join ``A JOIN B ON B.id = A.id + 1 WHERE condition`` gives."""
+    return (
+        f"ORDER BY id MEASURES {measures} AFTER MATCH SKIP TO NEXT ROW "
+        f"PATTERN (A B) DEFINE B AS {condition}"
+    )
+
+
 def refusals(
     spark: SparkSession, source: str, body: str
 ) -> tuple[str, SemanticError, MatchRecognizeError]:

@@ -6,7 +6,7 @@ caret before any job; never the answer of UTF8_BINARY (``planner.collation_calls
 from __future__ import annotations
 
 import pytest
-from doors import DOORS, rows_through
+from doors import DOORS, pair_clause, rows_through
 
 import matchrec
 from matchrec.errors import MatchRecognizeError, UnsupportedError
@@ -31,13 +31,6 @@ def _spark_rows(spark, condition: str) -> list[tuple]:
     )
 
 
-def _body(condition: str) -> str:
-    return (
-        "ORDER BY id MEASURES B.id AS b AFTER MATCH SKIP TO NEXT ROW "
-        f"PATTERN (A B) DEFINE B AS {condition}"
-    )
-
-
 @pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize(
     ("condition", "call"),
@@ -53,7 +46,7 @@ def _body(condition: str) -> str:
 def test_a_collated_call_of_two_rows_is_refused_at_the_call(spark, words, door, condition, call):
     """Spark finds 'ab1' in 'Ab1' under UTF8_LCASE; computed over the characters, it
     would not: a refusal at the call, naming its collated string."""
-    body = _body(condition)
+    body = pair_clause(condition, "B.id AS b")
     with pytest.raises(UnsupportedError) as info:
         rows_through(spark, door, words, body)
     err = info.value
@@ -72,7 +65,7 @@ def test_a_collated_call_of_two_rows_is_refused_at_the_call(spark, words, door, 
     ],
 )
 def test_one_rows_call_and_comparisons_keep_the_collation(spark, words, door, condition):
-    got = rows_through(spark, door, words, _body(condition))
+    got = rows_through(spark, door, words, pair_clause(condition, "B.id AS b"))
     assert got and got == _spark_rows(spark, condition)
 
 

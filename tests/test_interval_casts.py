@@ -5,7 +5,7 @@ whichever door and ANSI mode; a cast Spark refuses is refused before any job."""
 from __future__ import annotations
 
 import pytest
-from doors import DOORS, rows_through
+from doors import DOORS, pair_clause, rows_through
 
 import matchrec
 from matchrec.errors import MatchRecognizeError
@@ -21,13 +21,6 @@ def intervals(spark):
     matchrec.register(spark)
     spark.sql(ROWS).createOrReplaceTempView("mr_interval_casts")
     return "mr_interval_casts"
-
-
-def _body(condition: str) -> str:
-    return (
-        "ORDER BY id MEASURES A.id AS a AFTER MATCH SKIP TO NEXT ROW "
-        f"PATTERN (A B) DEFINE B AS {condition}"
-    )
 
 
 @pytest.mark.parametrize("door", DOORS)
@@ -48,12 +41,12 @@ def test_an_interval_of_another_row_casts_to_the_count_of_its_field(
         f"SELECT A.id FROM {intervals} A JOIN {intervals} B ON B.id = A.id + 1"
         f" WHERE {condition} ORDER BY 1"
     ).collect()
-    got = rows_through(spark, door, intervals, _body(condition))
+    got = rows_through(spark, door, intervals, pair_clause(condition))
     assert got and got == [tuple(r) for r in want]
 
 
 @pytest.mark.parametrize("door", DOORS)
 def test_a_cast_of_an_interval_spark_refuses_is_refused_when_built(spark, intervals, door):
     with pytest.raises(MatchRecognizeError) as info:
-        rows_through(spark, door, intervals, _body("CAST(A.h AS DOUBLE) > 0"))
+        rows_through(spark, door, intervals, pair_clause("CAST(A.h AS DOUBLE) > 0"))
     assert "CAST_WITHOUT_SUGGESTION" in info.value.message

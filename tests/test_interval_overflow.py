@@ -7,7 +7,7 @@ message says to turn ANSI mode off)."""
 from __future__ import annotations
 
 import pytest
-from doors import DOORS, rows_through
+from doors import DOORS, pair_clause, rows_through
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -40,10 +40,6 @@ def test_interval_arithmetic_past_sparks_range_is_sparks_error(
             f" ON B.id = A.id + 1 WHERE {condition}"
         ).collect()
     assert condition_name in str(by_spark.value)
-    body = (
-        "ORDER BY id MEASURES A.id AS a AFTER MATCH SKIP TO NEXT ROW "
-        f"PATTERN (A B) DEFINE B AS {condition}"
-    )
     with pytest.raises(MatchRuntimeError) as info:
-        rows_through(spark, door, "mr_interval_range", body)
+        rows_through(spark, door, "mr_interval_range", pair_clause(condition))
     assert f"[{condition_name}]" in info.value.message

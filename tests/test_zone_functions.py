@@ -16,7 +16,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-from doors import DOORS, rows_through
+from doors import DOORS, pair_clause, rows_through
 from matchrec.planner.glue_functions import EXTENDED
 from matchrec.runtime.session import session_settings
 
@@ -402,8 +402,6 @@ def test_a_time_without_a_timestamp_column_is_in_the_session_zone(
     """The table function learns the session zone from a TIMESTAMP column of its input;
     with none (only dates, or a TIMESTAMP inside a map) it read wall-clock times as UTC's,
     or compared them with the map's instants as never equal."""
-    from doors import DOORS, rows_through
-
     matchrec.register(spark)
     spark.sql(f"SELECT * FROM VALUES {values} AS t({names})").createOrReplaceTempView("no_ts")
     body = f"PARTITION BY sym ORDER BY id {clause}"
@@ -434,10 +432,7 @@ def test_wall_clock_arithmetic_into_an_overlap_keeps_the_offset(spark, door, mov
     glue took the earlier offset (PDT, 08:30Z), an hour off, and missed the match."""
     matchrec.register(spark)
     spark.sql(OVERLAP_ROWS).createOrReplaceTempView("mr_overlap")
-    body = (
-        f"ORDER BY id MEASURES A.id AS a, CAST({moved} AS BIGINT) AS m "
-        f"AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS {moved} <= B.ts"
-    )
+    body = pair_clause(f"{moved} <= B.ts", f"A.id AS a, CAST({moved} AS BIGINT) AS m")
     one_row = moved.replace("max(A.ts)", "A.ts")
     with session_settings(spark, {"spark.sql.session.timeZone": "America/Los_Angeles"}):
         want = spark.sql(
@@ -461,10 +456,7 @@ def test_a_session_zone_named_as_java_names_it_reaches_the_glue(spark, door, ses
         " (3, TIMESTAMP'2026-03-09T10:15:00Z', TIMESTAMP_NTZ'2026-03-09 03:15:00')"
         " AS t(id, ts, ntz)"
     ).createOrReplaceTempView("mr_java_zones")
-    body = (
-        "ORDER BY id MEASURES A.id AS a, CAST(max(ts) AS STRING) AS m "
-        "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS B.ntz > A.ts"
-    )
+    body = pair_clause("B.ntz > A.ts", "A.id AS a, CAST(max(ts) AS STRING) AS m")
     with session_settings(spark, {"spark.sql.session.timeZone": session_zone}):
         want = spark.sql(
             "SELECT A.id, CAST(greatest(A.ts, B.ts) AS STRING) FROM mr_java_zones A"
