@@ -8,6 +8,7 @@ atom values and the matched flag. Nothing here imports Spark.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -17,8 +18,9 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
+from matchrec.far_instants import in_zone
 from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, StructFields, map_key
-from matchrec.zones import arrow_zone_name
+from matchrec.zones import arrow_zone_name, zone_named
 
 MATCHED = "__mr_matched"
 
@@ -80,10 +82,21 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     :class:`~matchrec.sql_values.Float32` (so that they are written as Spark writes a
     FLOAT), CALENDAR INTERVALs as :class:`~matchrec.sql_values.CalendarInterval`."""
     array = in_python_zone(array)
+    # Arrow builds a dict of a map only where its keys are hashable Python values
+    keyed = _has_complex_keys(array.type)
     try:
-        # Arrow builds a dict of a map only where its keys are hashable Python values
-        keyed = _has_complex_keys(array.type)
-        values = array.to_pylist() if keyed else array.to_pylist(maps_as_pydicts="lossy")
+        try:
+            values = array.to_pylist() if keyed else array.to_pylist(maps_as_pydicts="lossy")
+        except OverflowError:
+            # a TIMESTAMP whose wall clock in the session zone is outside years 1-9999
+            # (0001-01-01 00:00 UTC is year 0 in Los Angeles): read in UTC, each value
+            # then in its zone where it can be (``matchrec.far_instants``)
+            zone = zone_named(_zone_of(array.type))
+            if zone is None:
+                raise
+            utc = array.cast(_in_utc(array.type))
+            values = utc.to_pylist() if keyed else utc.to_pylist(maps_as_pydicts="lossy")
+            values = [in_zone(v, zone) for v in values]
     except OverflowError:  # a DATE or TIMESTAMP past year 9999 (or before year 1)
         raise MatchRuntimeError(
             f"a {array.type} value outside years 1-9999 reached the evaluator of several "
@@ -95,6 +108,31 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     if pa.types.is_interval(array.type):  # make_interval(...): a CALENDAR INTERVAL
         return [None if v is None else _calendar(v) for v in values]
     return _marked_all(values, array.type) if _needs_marks(array.type) else values
+
+
+def _zone_of(kind: pa.DataType) -> str | None:
+    """The zone of a TIMESTAMP in ``kind``, at any depth (each has the session's)."""
+    if pa.types.is_timestamp(kind):
+        return kind.tz
+    zones = (_zone_of(kind.field(i).type) for i in range(kind.num_fields))
+    return next((z for z in zones if z), None)
+
+
+def _in_utc(kind: pa.DataType) -> pa.DataType:
+    """``kind`` with each TIMESTAMP of a zone in UTC, at any depth."""
+    if pa.types.is_timestamp(kind):
+        return pa.timestamp(kind.unit, tz="UTC") if kind.tz else kind
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        item = kind.value_field.with_type(_in_utc(kind.value_type))
+        return pa.list_(item) if pa.types.is_list(kind) else pa.large_list(item)
+    if pa.types.is_map(kind):
+        return pa.map_(
+            kind.key_field.with_type(_in_utc(kind.key_type)),
+            kind.item_field.with_type(_in_utc(kind.item_type)),
+        )
+    if pa.types.is_struct(kind):
+        return pa.struct([f.with_type(_in_utc(f.type)) for f in kind])
+    return kind
 
 
 def _replaced_text(array: pa.Array | pa.ChunkedArray) -> list[Any]:
@@ -231,7 +269,40 @@ def to_arrow(values: list[Any], arrow_type: pa.DataType, ansi: bool = True) -> p
         values = _decimals(values, arrow_type.precision, arrow_type.scale, ansi)
     elif pa.types.is_floating(arrow_type):
         values = [None if v is None else float(v) for v in values]
+    return arrow_array(values, arrow_type)
+
+
+def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
+    """``pa.array(values, type=arrow_type)`` that also takes every DAY-TIME interval
+    Spark can hold (see ``_as_micros``)."""
+    if _holds_duration(arrow_type):
+        values = [_as_micros(v) for v in values]
     return pa.array(values, type=arrow_type)
+
+
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def _holds_duration(arrow_type: pa.DataType) -> bool:
+    """Whether a value of ``arrow_type`` may hold a DAY-TIME interval (a duration)."""
+    if pa.types.is_duration(arrow_type):
+        return True
+    return any(_holds_duration(arrow_type.field(i).type) for i in range(arrow_type.num_fields))
+
+
+def _as_micros(value: Any) -> Any:
+    """``value`` with each timedelta as its count of microseconds, which Arrow takes for a
+    duration. Arrow's own conversion of a timedelta multiplies its days first and
+    overflows within a day of Spark's smallest interval (-106751991 04:00:54.775808)."""
+    if isinstance(value, timedelta):
+        return value // _MICROSECOND
+    if isinstance(value, list):
+        return [_as_micros(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(_as_micros(v) for v in value)
+    if isinstance(value, dict):
+        return {_as_micros(k): _as_micros(v) for k, v in value.items()}
+    return value
 
 
 def _decimals(

@@ -47,7 +47,7 @@ from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal
 from .foreign_functions import foreign_call_error, written_as
 from .function_arity import arity_error as builtin_arity_error
-from .function_types import dtype, internal_probe
+from .function_types import dtype, internal_probe, is_interval, is_year_month
 from .glue_functions import COMPARISONS
 from .guarded_calls import GuardedCall
 from .guarded_calls import lift as lift_calls
@@ -468,11 +468,18 @@ class Lowering:
                 and self._casts_from(node.this)
             )
         )
-        if not fails and not plain and ansi and isinstance(node, _OVERFLOWING):
-            # integer arithmetic that overflows under ANSI mode (the glue fits each
-            # result to Spark's width, which a plain evaluation would not)
+        if not fails and isinstance(node, (*_OVERFLOWING, exp.Abs)):
             typed = _value_type(self, node)
-            fails = typed is not None and typed.this in _INTEGRAL_TYPES
+            # integer arithmetic that overflows under ANSI mode (the glue fits each
+            # result to Spark's width, which a plain evaluation would not); day-time
+            # interval arithmetic overflows in either mode, and ``pyeval`` checks it
+            fails = (
+                not plain
+                and ansi
+                and isinstance(node, _OVERFLOWING)
+                and typed is not None
+                and typed.this in _INTEGRAL_TYPES
+            ) or (is_interval(typed) and not is_year_month(typed))
         if not fails or not compiles_with_casts(_alone(node)):
             return False
         return not plain or (

@@ -40,6 +40,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from matchrec import ast
 from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.far_instants import FAR_HINT, FarWallClock
 from matchrec.integer_width import (
     WIDTHS,
     IntegerWidth,
@@ -1296,6 +1297,8 @@ def cast_evaluator(
             return convert(v)
         except (TimestampNotComputed, CastNotComputed) as err:
             raise MatchRuntimeError(f"cannot cast {err}", sql=sql, pos=pos) from None
+        except FarWallClock as err:
+            raise MatchRuntimeError(str(err), sql=sql, pos=pos, hint=FAR_HINT) from None
         except (ValueError, TypeError, ArithmeticError):  # InvalidOperation included
             if safe:
                 return None

@@ -132,7 +132,7 @@ from pyspark.util import PythonEvalType
 from sqlglot import exp
 
 from matchrec import ast
-from matchrec.arrow_rows import group_starts, python_values
+from matchrec.arrow_rows import arrow_array, group_starts, python_values
 from matchrec.engine import PartitionOutput
 from matchrec.errors import (
     MatchRecognizeError,
@@ -564,7 +564,7 @@ def _measure_column(
         computed = [evaluate(vals) for vals in rows]
     else:
         computed = [evaluate(vals) if m else None for vals, m in zip(rows, matched.to_pylist())]
-    return pa.array(computed, type=arrow_type)
+    return arrow_array(computed, arrow_type)
 
 
 def _value_rows(

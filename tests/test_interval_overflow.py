@@ -43,3 +43,57 @@ def test_interval_arithmetic_past_sparks_range_is_sparks_error(
     with pytest.raises(MatchRuntimeError) as info:
         rows_through(spark, door, "mr_interval_range", pair_clause(condition))
     assert f"[{condition_name}]" in info.value.message
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_the_smallest_intervals_are_written_as_spark_holds_them(spark, door):
+    """Spark's smallest day-time interval and those within a day of it are written out as
+    they are (Arrow's own conversion of such a timedelta overflows and failed the job),
+    alone, in an array and after arithmetic."""
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_interval_range")
+    measures = "A.id AS a, least(A.iv, B.iv) AS low, array(A.iv, B.iv) AS both_ivs"
+    by_spark = sorted(
+        tuple(r)
+        for r in spark.sql(
+            f"SELECT {measures} FROM mr_interval_range A JOIN mr_interval_range B"
+            " ON B.id = A.id + 1"
+        ).collect()
+    )
+    for aggregated in (measures, measures.replace("least(A.iv, B.iv)", "min(iv)")):
+        assert (
+            rows_through(spark, door, "mr_interval_range", pair_clause("true", aggregated))
+            == by_spark
+        )
+    plus_second = "A.id AS a, B.iv + INTERVAL '1' SECOND AS later"
+    assert rows_through(
+        spark, door, "mr_interval_range", pair_clause("true", plus_second)
+    ) == sorted(
+        tuple(r)
+        for r in spark.sql(
+            f"SELECT {plus_second} FROM mr_interval_range A JOIN mr_interval_range B"
+            " ON B.id = A.id + 1"
+        ).collect()
+    )
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_interval_arithmetic_is_computed_only_at_the_rows_read(spark, door):
+    """A day-time interval's arithmetic over a navigated value is computed at the rows the
+    match reads, as Spark's join computes it: row 1 (the largest interval) is never A nor
+    B here, and adding a second to it, which overflows, must not fail the query."""
+    matchrec.register(spark)
+    spark.sql(ROWS).createOrReplaceTempView("mr_interval_range")
+    condition = "A.iv + INTERVAL '1' SECOND > B.iv"
+    by_spark = sorted(
+        tuple(r)
+        for r in spark.sql(
+            "SELECT A.id AS a, B.iv + INTERVAL '1' SECOND AS later FROM mr_interval_range A"
+            f" JOIN mr_interval_range B ON B.id = A.id + 1 WHERE A.id > 1 AND {condition}"
+        ).collect()
+    )
+    body = (
+        "ORDER BY id MEASURES A.id AS a, B.iv + INTERVAL '1' SECOND AS later"
+        f" AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE A AS id > 1, B AS {condition}"
+    )
+    assert by_spark and rows_through(spark, door, "mr_interval_range", body) == by_spark

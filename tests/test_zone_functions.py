@@ -464,3 +464,46 @@ def test_a_session_zone_named_as_java_names_it_reaches_the_glue(spark, door, ses
         ).collect()
         got = rows_through(spark, door, "mr_java_zones", body)
         assert want and got == [tuple(r) for r in want]
+
+
+FAR_ROWS = """SELECT * FROM VALUES
+    (1, TIMESTAMP'1800-01-01T12:00:00Z'), (2, TIMESTAMP'0001-01-01T00:00:00Z'),
+    (3, TIMESTAMP'2026-01-01T00:00:00Z'), (4, TIMESTAMP'2026-01-05T00:00:00Z') AS t(id, ts)"""
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "B.ts - A.ts > INTERVAL '1' DAY",
+        "A.ts + INTERVAL '1' DAY < B.ts",
+        "greatest(A.ts, B.ts) = B.ts",
+        "unix_micros(A.ts) < unix_micros(B.ts)",
+    ],
+)
+def test_an_instant_whose_wall_clock_python_cannot_hold_is_compared(spark, door, condition):
+    """0001-01-01 00:00 UTC, a common sentinel, is year 0 in Los Angeles, which Python's
+    datetime cannot hold: every condition of two rows reading it failed ("outside years
+    1-9999"). What needs only the instant is computed, as Spark does."""
+    matchrec.register(spark)
+    spark.sql(FAR_ROWS).createOrReplaceTempView("mr_far_instants")
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/Los_Angeles"}):
+        want = spark.sql(
+            "SELECT A.id FROM mr_far_instants A JOIN mr_far_instants B ON B.id = A.id + 1"
+            f" WHERE {condition} ORDER BY 1"
+        ).collect()
+        got = rows_through(spark, door, "mr_far_instants", pair_clause(condition))
+        assert got == [tuple(r) for r in want]
+
+
+def test_the_wall_clock_of_such_an_instant_is_a_positioned_error(spark):
+    """Its wall clock in the session zone is refused where the evaluator of several rows
+    needs it (the table function's MEASURES), not read in UTC."""
+    matchrec.register(spark)
+    spark.sql(FAR_ROWS).createOrReplaceTempView("mr_far_instants")
+    body = pair_clause("true", "A.id AS a, CAST(least(A.ts, B.ts) AS STRING) AS m")
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/Los_Angeles"}):
+        with pytest.raises(MatchRuntimeError) as info:
+            rows_through(spark, "table function", "mr_far_instants", body)
+    assert "outside the years 1-9999" in info.value.message
+    assert info.value.sql == body and body[info.value.pos :].startswith("CAST(least")
