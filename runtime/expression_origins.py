@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from matchrec.errors import MatchRuntimeError, SemanticError
 
@@ -103,7 +103,7 @@ def latest_call(call: re.Pattern[str]) -> tuple[str, int, str] | None:
     """The user's text, the position in it and the written name of the call that
     ``call`` matches in the latest remembered expression that has one (Spark's error
     without a context names a function, not a query: ``runtime.failed_calls``)."""
-    for text, (sql, pos) in _origins.latest_first():
+    for text, (sql, pos) in itertools.chain(_origins.latest_first(), _recorded()):
         if call.search(text.split("*/", 1)[-1]) is None:
             continue
         found = call.search(sql, pos)
@@ -112,6 +112,13 @@ def latest_call(call: re.Pattern[str]) -> tuple[str, int, str] | None:
         called = sql[found.end() :].lstrip().startswith("(")
         return sql, found.start(), found[0] + ("()" if called else "")
     return None
+
+
+def _recorded() -> Iterator[tuple[str, tuple[str, int]]]:
+    """The table function's expressions that its ``analyze`` recorded, latest first, as
+    :data:`_origins` holds this process's (``runtime.shared_origins``)."""
+    for text, sql, pos in shared_origins.recorded():
+        yield text, (sql, pos)
 
 
 #: where Spark's analysis error says the call is, in the text it analysed

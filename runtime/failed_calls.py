@@ -7,7 +7,9 @@ column. PySpark cannot convert those Java exceptions, and ``collect()`` raised p
 ``Py4JJavaError``: a page of JVM frames that names neither the function nor the query.
 Others are Spark's own conditions without a context that name the function in their
 parameters (``INVALID_PARAMETER_VALUE``'s ``functionName``), or that only some functions
-raise (``raise_error``'s and ``assert_true``'s USER_RAISED_EXCEPTION).
+raise (``raise_error``'s and ``assert_true``'s USER_RAISED_EXCEPTION; a datetime pattern
+Spark refuses as it builds the formatter, at the call with that pattern: the table
+function hands Spark its MEASURES' one-row calls, which ``matchrec.sql`` checks first).
 
 :func:`at_failed_call` tells the function from the error (its parameters, or the Java
 code in the failed task's frames, by :data:`_JAVA_FAILURES`) and finds the latest
@@ -104,22 +106,52 @@ def _has_context(exc: BaseException) -> bool:
         return False
 
 
-#: Spark's conditions that no function's parameter names -> the calls that raise them
-_CONDITION_CALLS = {"USER_RAISED_EXCEPTION": "raise_error|assert_true"}
+#: the functions that read a datetime pattern (Spark builds its formatter as the job runs)
+_PATTERN_CALLS = (
+    "date_format|from_unixtime|unix_timestamp|to_unix_timestamp|try_to_timestamp|"
+    "to_timestamp(?:_ntz|_ltz)?|to_date|try_to_date|to_char|to_varchar"
+)
+_PATTERN_HINT = (
+    "write the pattern with the letters of Spark's datetime pattern guide "
+    "(https://spark.apache.org/docs/latest/sql-ref-datetime-pattern.html)"
+)
+
+#: Spark's conditions that no function's parameter names -> the calls that raise them, a hint
+_CONDITION_CALLS: dict[str, tuple[str, str | None]] = {
+    "USER_RAISED_EXCEPTION": ("raise_error|assert_true", None),
+    "INCONSISTENT_BEHAVIOR_CROSS_VERSION.DATETIME_PATTERN_RECOGNITION": (
+        _PATTERN_CALLS,
+        _PATTERN_HINT,
+    ),
+    "INVALID_DATETIME_PATTERN": (_PATTERN_CALLS, _PATTERN_HINT),
+}
 
 
 def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, None] | None:
-    """(the calls, Spark's first line, no hint, no class) of Spark's error that names the
-    function in its parameters, or whose condition only some functions raise; None for
-    any other."""
+    """(the calls, Spark's first line, a hint or None, no class) of Spark's error that
+    names the function in its parameters, or whose condition only some functions raise;
+    None for any other."""
     try:
         parameters = exc.getMessageParameters() or {}  # type: ignore[attr-defined]
         condition = exc.getCondition() or ""  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an error without parameters
         return None
     name = parameters.get("functionName", "").strip("`")
-    calls = re.escape(name) if re.fullmatch(r"\w+", name) else _CONDITION_CALLS.get(condition)
-    if calls is None:
-        return None
+    if re.fullmatch(r"\w+", name):
+        calls, hint = re.escape(name), None
+    else:
+        found = _CONDITION_CALLS.get(condition) or _CONDITION_CALLS.get(condition.split(".")[0])
+        if found is None:
+            return None
+        calls, hint = found
+        if calls == _PATTERN_CALLS:
+            # the call that reads that pattern as a literal; one that reads it from a
+            # column cannot be told from a query of the user's own: Spark's error stays
+            pattern = parameters.get("pattern", "")
+            if not re.fullmatch(r"'.+'", pattern):
+                return None
+            calls = rf"(?:{calls})(?=\s*\([^;]*?{re.escape(pattern)})"
     first = str(exc).strip().split("\n", 1)[0]
-    return calls, first, None, None
+    if first.endswith(":"):  # (INCONSISTENT_BEHAVIOR_CROSS_VERSION: what comes next)
+        first = " ".join(str(exc).strip().split("\n")[:2])
+    return calls, first, hint, None

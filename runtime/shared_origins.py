@@ -70,6 +70,13 @@ def recent_calls(limit: int) -> Iterator[tuple[str, str, int, float]]:
             yield name, entry.get("sql", ""), int(pos), float(entry.get("at", 0.0))
 
 
+def recorded() -> Iterator[tuple[str, str, int]]:
+    """``(text, sql, pos)`` of each expression :func:`record` kept, the latest first."""
+    for entry in _latest_first():
+        if "text" in entry:
+            yield entry["text"], entry.get("sql", ""), int(entry.get("pos", 0))
+
+
 def lookup(shown: str, fragment: str, start: int) -> tuple[str, int] | None:
     """The user's text and position of the latest recorded expression that holds the line
     Spark ``shown`` of an error, with ``fragment`` at ``start``; None if none does."""

@@ -85,3 +85,31 @@ def test_a_job_failure_without_context_is_shown_at_the_call(spark, case):
     assert words in err.message and "\tat " not in str(err)
     assert err.sql == query and err.sql[err.pos :].startswith(caret)
     assert str(err).splitlines()[0].startswith("runtime error: Spark's job failed in ")
+
+
+def test_an_invalid_datetime_pattern_is_shown_at_the_call_that_reads_it(spark):
+    """Spark builds a datetime formatter as the job runs, and its refusal of a pattern
+    (INCONSISTENT_BEHAVIOR_CROSS_VERSION, INVALID_DATETIME_PATTERN) has no query context:
+    the table function's MEASURE, which Spark computes, came out as Spark's bare error.
+    It is at the call that reads the pattern, not at another call of the function; a
+    query of the user's own with another pattern keeps Spark's error."""
+    matchrec.register(spark)
+    spark.sql(
+        "SELECT * FROM VALUES (1, TIMESTAMP'2026-01-01 10:00:00'),"
+        " (2, TIMESTAMP'2026-01-02 10:00:00') AS t(id, ts)"
+    ).createOrReplaceTempView("mr_fc_dates")
+    body = (
+        "ORDER BY id MEASURES date_format(FIRST(A.ts), 'yyyy') AS y,\n"
+        "  date_format(LAST(A.ts), 'yyyy GGGGG') AS era PATTERN (A+) DEFINE A AS true"
+    )
+    quoted = body.replace("'", "''")
+    with pytest.raises(MatchRuntimeError) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_fc_dates), '{quoted}')").collect()
+    err = info.value
+    assert isinstance(err, PySparkException)
+    assert "DATETIME_PATTERN_RECOGNITION" in err.message and "'yyyy GGGGG'" in err.message
+    assert err.sql == body and body[err.pos :].startswith("date_format(LAST")
+    assert "datetime pattern guide" in (err.hint or "")
+    with pytest.raises(PySparkException) as plain:
+        spark.sql("SELECT date_format(ts, 'yyyy GGGGGG') FROM mr_fc_dates").collect()
+    assert not isinstance(plain.value, MatchRuntimeError)
