@@ -2073,7 +2073,11 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
             return low.spark_sql(exp.Paren(this=node.copy()), base)
         kind = _special_kind(node)
         if kind in NAVIGATION:
-            return low.navigation_atom(node, base, in_define=True)[1]
+            text = low.navigation_atom(node, base, in_define=True)[1]
+            collation = _explicit_collation(node)
+            # (Spark's collation of a comparison prefers an explicit COLLATE, which the
+            # column of another row's value no longer is: ``B.s = A.s COLLATE UTF8_LCASE``)
+            return f"({text}) COLLATE {collation}" if collation else text
         if kind == "CLASSIFIER":
             return "CAST(NULL AS STRING)"
         if kind == "MATCH_NUMBER":
@@ -2529,6 +2533,20 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
         else:
             unit.replace(replaced)
     return tree
+
+
+def _explicit_collation(node: exp.Expression) -> str | None:
+    """The collation a navigation ``node`` reads its value in explicitly (``A.s COLLATE
+    UTF8_LCASE``, moved inside it: ``PREV(s COLLATE UTF8_LCASE)``), else None."""
+    while _special_kind(node) in NAVIGATION:
+        arguments = list(node.iter_expressions())
+        if not arguments:
+            return None
+        node = _unparen(arguments[0])
+    if isinstance(node, exp.Collate) and isinstance(node.expression, (exp.Var, exp.Literal)):
+        name = node.expression.name
+        return name if re.fullmatch(r"\w+", name) else None
+    return None
 
 
 def _value_type(low: Lowering, value: exp.Expression) -> exp.DataType | None:

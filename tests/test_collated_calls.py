@@ -62,9 +62,16 @@ def test_a_collated_call_of_two_rows_is_refused_at_the_call(spark, words, door, 
         "contains(B.s COLLATE UTF8_LCASE, 'b')",  # one row's: Spark's column
         "A.s = B.s COLLATE UTF8_LCASE",  # a comparison: folded as the collation says
         "contains(lower(A.s), lower(B.s))",  # the refusal's way out
+        # the explicit COLLATE on the other row's value: it still decides the comparison
+        "A.s COLLATE UTF8_LCASE = B.s",
+        "B.s = A.s COLLATE UTF8_LCASE",
+        "B.s = collate(A.s, 'UTF8_LCASE')",
     ],
 )
 def test_one_rows_call_and_comparisons_keep_the_collation(spark, words, door, condition):
+    """An explicit COLLATE of another row's value decides the comparison's collation, as
+    Spark's precedence of collations says: matchrec.sql refused it ("cannot tell the
+    collation"), the table function compared by bytes when it came second."""
     got = rows_through(spark, door, words, pair_clause(condition, "B.id AS b"))
     assert got and got == _spark_rows(spark, condition)
 
