@@ -24,6 +24,7 @@ from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, MatchRun, match_partition, next_start
 from matchrec.navigation import Evaluator, MatchContext, Navigate
 from matchrec.nfa import Op
+from matchrec.sql_values import with_wide_decimals
 from matchrec.vector_measures import MatchLayout, vector_atoms
 from matchrec.window_rows import WindowSearch, run_window
 
@@ -206,6 +207,7 @@ def _bit_matches(
     )
 
 
+@with_wide_decimals
 def run_chunk(
     program: PartitionProgram,
     cols: Any,
@@ -663,6 +665,7 @@ def _wave_found(
     return wave.resolve(result, bounds, program.skip_mode, program.skip_labels, fallback)
 
 
+@with_wide_decimals
 def run_groups(
     program: PartitionProgram, cols: Any, bounds: Sequence[tuple[int, int]]
 ) -> PartitionOutput | None:
@@ -701,6 +704,7 @@ def run_groups(
     return _measured(program, cols, total, found, bounds_of_matches)
 
 
+@with_wide_decimals
 def run_partition(
     program: PartitionProgram, cols: Any, n: int, vectorize: bool = True
 ) -> PartitionOutput:

@@ -36,6 +36,7 @@ from matchrec.engine import (
 )
 from matchrec.matcher import Match, MatchRun, next_start
 from matchrec.navigation import MatchContext
+from matchrec.sql_values import with_wide_decimals
 from matchrec.wave import MatchArrays, Pieces
 
 #: MATCH_NUMBER() of a timed-out partial match: it is not a match and takes no number
@@ -183,6 +184,7 @@ def step(
     return Step(done.output, done.timeouts, int(done.drop[0]), done.cursors[0])
 
 
+@with_wide_decimals
 def step_pieces(
     program: PartitionProgram,
     cols: Any,

@@ -7,12 +7,14 @@ into the text Spark would.
 
 from __future__ import annotations
 
+import functools
 import math
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
-from decimal import ROUND_HALF_UP, Context, Decimal
-from typing import Any
+from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
+from typing import Any, TypeVar
 
 from matchrec.java_doubles import java_double_text, java_float_text
 
@@ -20,6 +22,26 @@ from matchrec.java_doubles import java_double_text, java_float_text
 #: (Python's default context keeps 28 digits, then rounds or raises), rounding half up as
 #: Spark's decimals do
 WIDE_DECIMALS = Context(prec=100, rounding=ROUND_HALF_UP)
+
+#: the context the evaluator of several rows computes in: Python's default (rounding
+#: half even where a call does not say otherwise) with room for Spark's 38 digits, whose
+#: products and quotients the default's 28 digits rounded or refused (``abs``, ``%``,
+#: ``format_number`` of a DECIMAL(38, 6))
+_EVALUATOR_DECIMALS = Context(prec=100)
+
+_Call = TypeVar("_Call", bound=Callable[..., Any])
+
+
+def with_wide_decimals(fn: _Call) -> _Call:
+    """``fn``, run with Python's decimal context wide enough for Spark's DECIMALs: each
+    entry of the matcher that evaluates DEFINE's glue or MEASURES is one."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with localcontext(_EVALUATOR_DECIMALS):
+            return fn(*args, **kwargs)
+
+    return run  # type: ignore[return-value]
 
 
 #: Spark's largest array (``ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH``)

@@ -140,6 +140,7 @@ from matchrec.errors import (
     SemanticError,
     UnsupportedError,
 )
+from matchrec.sql_values import with_wide_decimals
 from matchrec.zones import SESSION_ZONE, zone_named
 
 from . import shared_origins
@@ -579,6 +580,7 @@ def _value_rows(
     return list(zip(*columns)) if columns else [()] * len(indices)
 
 
+@with_wide_decimals
 def measured_rows(program: _Program, table: pa.Table, out: PartitionOutput) -> pa.Table | None:
     """The table function's output rows for the engine's output ``out`` over ``table``
     (rows laid out as ``program.names``): carried columns and measures; None when

@@ -7,6 +7,7 @@ expected value is Spark's own, computed over the same two rows."""
 from __future__ import annotations
 
 import pytest
+from doors import DOORS, pair_clause, rows_through
 
 import matchrec
 
@@ -112,3 +113,34 @@ def test_decimal_comparisons_are_spark_verdicts(spark, ansi_off, test: str) -> N
         ).collect()
     }
     assert _matched_parts(spark, test) == want
+
+
+WIDE_ROWS = """SELECT * FROM VALUES
+    (1, CAST(12345678901234567890123456789012.123456 AS DECIMAL(38,6)), CAST(1.5 AS DECIMAL(5,1))),
+    (2, CAST(-8765432109876543210987654321098.765432 AS DECIMAL(38,6)), CAST(-2.5 AS DECIMAL(5,1))),
+    (3, CAST(11111111111111111111111111111111.111111 AS DECIMAL(38,6)), CAST(3 AS DECIMAL(5,1))),
+    (4, CAST(0.000001 AS DECIMAL(38,6)), CAST(0.1 AS DECIMAL(5,1))) AS t(id, m, p)"""
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_values_of_more_than_28_digits_keep_every_digit(spark, either_ansi, door):
+    """Python's default decimal context keeps 28 digits: ``abs``, ``format_number``,
+    ``%``, ``pmod`` and the hashes of a DECIMAL(38, 6) of two rows rounded it (or raised
+    DivisionImpossible), and DEFINE missed Spark's matches."""
+    matchrec.register(spark)
+    spark.sql(WIDE_ROWS).createOrReplaceTempView("mr_wide_decimals")
+    measures = (
+        "A.id AS a, CAST(abs(A.m - B.m) AS STRING) AS d, format_number(A.m + B.m, 3) AS f,"
+        " CAST(A.m % B.p AS STRING) AS r, CAST(pmod(A.m, B.p) AS STRING) AS pm,"
+        " xxhash64(A.m * B.p) AS h"
+    )
+    condition = (
+        "abs(A.m - B.m) = 11111111111111111111111111111111.111110BD"
+        " OR format_number(A.m + B.m, 1) LIKE '%,012.3' OR A.m % B.p = 0.000001"
+    )
+    want = spark.sql(
+        f"SELECT {measures} FROM mr_wide_decimals A JOIN mr_wide_decimals B"
+        f" ON B.id = A.id + 1 WHERE {condition} ORDER BY 1"
+    ).collect()
+    got = rows_through(spark, door, "mr_wide_decimals", pair_clause(condition, measures))
+    assert len(want) == 2 and got == [tuple(r) for r in want]
