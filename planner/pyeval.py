@@ -122,6 +122,20 @@ def _strict(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
     return apply
 
 
+def _concatenated(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """``||`` of two values: NULL if either is, each operand as it is (Spark writes each
+    as text of its own type: ``1 || 2.5D`` is '12.5'); arrays in their common type."""
+
+    def apply(a: Any, b: Any) -> Any:
+        if a is None or b is None:
+            return None
+        if isinstance(a, list) and isinstance(b, list):
+            a, b = _num(a, b)
+        return fn(a, b)
+
+    return apply
+
+
 def _is_nan(v: Any) -> bool:
     return isinstance(v, float) and v != v
 
@@ -390,7 +404,7 @@ _BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.LTE: _strict(_ordered(operator.le)),
     exp.GT: _strict(_ordered(operator.gt)),
     exp.GTE: _strict(_ordered(operator.ge)),
-    exp.DPipe: _strict(_legacy_concat),  # ANSI mode's in _ANSI_BINARY
+    exp.DPipe: _concatenated(_legacy_concat),  # ANSI mode's in _ANSI_BINARY
     exp.Like: _strict(_like),
     exp.ILike: _strict(_ilike),
     # try_add & co.: NULL instead of an overflow (the integer width) or an error
@@ -419,7 +433,7 @@ _CAST_AS: dict[type, str] = {
 _ANSI_BINARY: dict[type, Callable[[Any, Any], Any]] = {
     exp.Add: _strict(lambda a, b: _date_arithmetic(_ADD, a, b, adds=True, ansi=True)),
     exp.Sub: _strict(lambda a, b: _date_arithmetic(_SUB, a, b, ansi=True)),
-    exp.DPipe: _strict(_concat),
+    exp.DPipe: _concatenated(_concat),
     exp.Div: _ansi(_BINARY[exp.Div], "DIVIDE_BY_ZERO"),
     exp.IntDiv: _ansi(_BINARY[exp.IntDiv], "DIVIDE_BY_ZERO"),
     exp.Mod: _ansi(_BINARY[exp.Mod], "REMAINDER_BY_ZERO"),

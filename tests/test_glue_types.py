@@ -143,3 +143,30 @@ def test_an_error_of_two_rows_says_what_spark_says(spark, expression, door):
         by_spark.value.getCondition(),
         by_spark.value.getSqlState(),
     )
+
+
+CONCAT_ROWS = """SELECT * FROM VALUES
+    (1, 1, 2.5D, CAST(2.5 AS FLOAT), DATE'2024-01-01', 1.50BD),
+    (2, 2, 0.5D, CAST(0.5 AS FLOAT), DATE'2024-01-02', 2.00BD) AS t(id, n, d, f, dt, dc)"""
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_concatenation_writes_each_operand_in_its_own_type(spark, either_ansi, door):
+    """``||`` casts each operand to text on its own: ``1 || 2.5D`` is '12.5'. The glue
+    brought the two to a common type first, as for arithmetic ('1.02.5'), in DEFINE and
+    in the table function's MEASURES."""
+    matchrec.register(spark)
+    spark.sql(CONCAT_ROWS).createOrReplaceTempView("mr_concat")
+    measures = (
+        "A.id AS a, A.n || B.d AS nd, A.d || B.n AS dn, A.n || B.f AS nf,"
+        " A.dc || B.d AS cd, A.dt || B.dc AS tc"
+    )
+    condition = "(A.n || B.d) = '10.5' OR (A.d || B.n) = '2.52'"
+    want = spark.sql(
+        f"SELECT {measures} FROM mr_concat A JOIN mr_concat B ON B.id = A.id + 1 WHERE {condition}"
+    ).collect()
+    body = (
+        f"ORDER BY id MEASURES {measures} AFTER MATCH SKIP TO NEXT ROW"
+        f" PATTERN (A B) DEFINE B AS {condition}"
+    )
+    assert want and rows_through(spark, door, "mr_concat", body) == [tuple(r) for r in want]
