@@ -2308,7 +2308,7 @@ TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)
 
 #: glue operators whose integer results Spark keeps in their type's width, and whose
 #: DECIMAL results it rounds to their type's scale (``/`` only the latter)
-INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.Neg, exp.Abs, *TRY)
+INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Neg, exp.Abs, *TRY)
 
 
 #: the functions whose DECIMAL results the glue rounds to the scale Spark types them with

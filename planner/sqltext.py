@@ -874,7 +874,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         raise SqlSyntaxError("empty expression", sql=sql, pos=expr.pos)
     _check_missing_items(tokens, expr, sql)
     _check_numeric_literals(tokens, expr, sql)
-    tree = balanced_chains(tree)
+    tree = balanced_chains(negative_typed_literals(tree))
     _check_shape(tree, expr, sql)
     _check_type_parameters(tree, expr, sql)
     _check_typed_literals(tree, expr, sql)
@@ -887,6 +887,29 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
         )
     )
     return _with_statement_ctes(tree)
+
+
+def negative_typed_literals(tree: exp.Expression) -> exp.Expression:
+    """``-9223372036854775808L`` as the one literal Spark reads: sqlglot reads a typed
+    literal (``5L``, ``128Y``) as a cast of its digits, so the minus came outside a cast
+    of 9223372036854775808 to BIGINT, which overflows (an error under ANSI mode, NULL
+    without it)."""
+
+    def folded(node: exp.Expression) -> exp.Expression:
+        cast = node.this if isinstance(node, exp.Neg) else None
+        if (
+            type(cast) is exp.TryCast
+            and "safe" not in cast.args  # (a typed literal's; TRY_CAST(...) has one)
+            and isinstance(cast.this, exp.Literal)
+            and not cast.this.is_string
+            and not cast.this.this.startswith("-")
+        ):
+            negative = cast.copy()
+            negative.set("this", exp.Literal.number(f"-{cast.this.this}"))
+            return negative
+        return node
+
+    return tree.transform(folded)
 
 
 #: operators written as another language (or a slip) writes them -> Spark's

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from doors import DOORS, rows_through
+from doors import DOORS, pair_clause, rows_through
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -170,3 +170,31 @@ def test_concatenation_writes_each_operand_in_its_own_type(spark, either_ansi, d
         f" PATTERN (A B) DEFINE B AS {condition}"
     )
     assert want and rows_through(spark, door, "mr_concat", body) == [tuple(r) for r in want]
+
+
+LONG_ROWS = "SELECT * FROM VALUES (1, -9223372036854775808L, -128Y), (2, -1L, 5Y) AS t(id, b, y)"
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_the_smallest_typed_literals_and_quotients_are_sparks(spark, either_ansi, door):
+    """``-9223372036854775808L`` and ``-128Y`` are one literal each in Spark; read as the
+    negation of a cast of 9223372036854775808 they overflowed (CAST_OVERFLOW under ANSI
+    mode, NULL without it). ``Long.MIN DIV -1`` wraps without ANSI mode, as Spark's."""
+    matchrec.register(spark)
+    spark.sql(LONG_ROWS).createOrReplaceTempView("mr_longs")
+    condition = (
+        "(A.b = -9223372036854775808L OR A.y IN (-128Y, 7Y))"
+        " AND B.b <=> -1L AND B.b > -9223372036854775808L"
+    )
+    measures = "A.id AS a, -9223372036854775808L AS low, CAST(-128Y AS STRING) AS t"
+    want = spark.sql(
+        f"SELECT {measures} FROM mr_longs A JOIN mr_longs B ON B.id = A.id + 1 WHERE {condition}"
+    ).collect()
+    assert want and want == rows_through(spark, door, "mr_longs", pair_clause(condition, measures))
+    divided = pair_clause("CAST(A.b DIV B.b AS STRING) = '-9223372036854775808'")
+    if either_ansi == "true":
+        with pytest.raises(MatchRuntimeError) as info:
+            rows_through(spark, door, "mr_longs", divided)
+        assert "ARITHMETIC_OVERFLOW" in info.value.message
+    else:
+        assert rows_through(spark, door, "mr_longs", divided) == [(1,)]
