@@ -35,6 +35,7 @@ _ALREADY: dict[Any, tuple[type, ...]] = {
     **dict.fromkeys((T.FLOAT, T.DOUBLE), (float,)),
     T.DECIMAL: (Decimal,),
     T.DATE: (date,),
+    T.BOOLEAN: (bool,),
     **dict.fromkeys((T.VARCHAR, T.TEXT, T.CHAR), (str,)),
     **dict.fromkeys(_STAMPS, ()),
     T.ARRAY: (),

@@ -198,3 +198,29 @@ def test_the_smallest_typed_literals_and_quotients_are_sparks(spark, either_ansi
         assert "ARITHMETIC_OVERFLOW" in info.value.message
     else:
         assert rows_through(spark, door, "mr_longs", divided) == [(1,)]
+
+
+BOOLEAN_ROWS = (
+    "SELECT * FROM VALUES (1, true, 'no'), (2, false, 'yes'), (3, true, 'x') AS t(id, bo, s)"
+)
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    "condition",
+    [
+        "A.bo = 'true' AND B.bo = 'F'",
+        "A.bo = 'yes' AND B.bo <> A.bo",
+        "A.bo <=> ' t ' OR B.bo < '1'",
+    ],
+)
+def test_a_string_literal_compared_with_a_boolean_is_cast(spark, either_ansi, door, condition):
+    """Spark casts a string literal compared with a BOOLEAN to BOOLEAN ('t', 'yes', '1'
+    are true); the glue refused it ("does not convert")."""
+    matchrec.register(spark)
+    spark.sql(BOOLEAN_ROWS).createOrReplaceTempView("mr_booleans")
+    want = spark.sql(
+        f"SELECT A.id FROM mr_booleans A JOIN mr_booleans B ON B.id = A.id + 1 WHERE {condition}"
+    ).collect()
+    got = rows_through(spark, door, "mr_booleans", pair_clause(condition))
+    assert want and got == sorted(tuple(r) for r in want)
