@@ -107,11 +107,25 @@ def latest_call(call: re.Pattern[str]) -> tuple[str, int, str] | None:
         if call.search(text.split("*/", 1)[-1]) is None:
             continue
         found = call.search(sql, pos)
-        if found is None:  # a call of ours, not written: the expression is the place
-            return sql, pos, sql[pos : pos + 40].split("\n", 1)[0]
+        if found is None:  # a call of ours, or another name of it: the expression's place
+            return sql, pos, _expression_at(sql, pos)
         called = sql[found.end() :].lstrip().startswith("(")
         return sql, found.start(), found[0] + ("()" if called else "")
     return None
+
+
+def _expression_at(sql: str, pos: int) -> str:
+    """The user's expression at ``pos`` of ``sql`` to quote: a call to its closing
+    parenthesis (``bit_get(A.x + B.x, 40)``, not what follows it), else up to 40
+    characters of its line."""
+    line = sql[pos : pos + 200].split("\n", 1)[0]
+    opened = re.match(r"[\w.`]+\s*\(", line)
+    depth = 0
+    for i, c in enumerate(line[opened.end() - 1 :] if opened else ""):
+        depth += {"(": 1, ")": -1}.get(c, 0)
+        if depth == 0:
+            return line[: opened.end() + i] if opened else line
+    return line[:40]
 
 
 def _recorded() -> Iterator[tuple[str, tuple[str, int]]]:

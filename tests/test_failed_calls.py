@@ -64,6 +64,13 @@ CASES = {
         PySparkException,
         "raise_error(): [USER_RAISED_EXCEPTION] bad QUJD",
     ),
+    "bit_get in MEASURES": (
+        "ORDER BY id MEASURES bit_get(LAST(A.id) + 1, 40) AS u PATTERN (A+) DEFINE A AS true",
+        "bit_get(",
+        PySparkException,
+        # (Spark names it getbit: the quote is the call written, to its parenthesis)
+        "in bit_get(LAST(A.id) + 1, 40): [INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE]",
+    ),
     "assert_true in MEASURES": (
         "ORDER BY id MEASURES assert_true(LAST(A.id) < 2) AS u PATTERN (A+) DEFINE A AS true",
         "assert_true(",
