@@ -275,7 +275,7 @@ def _bracket(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | No
     """``arr[i]``, ``m[k]``, and ``s['f']`` of a struct: its field ``f``."""
     if len(node.expressions) != 1:
         return None
-    base, key = type_of(node.this), node.expressions[0]
+    base, key = type_of(node.this), node.expressions[0].unnest()
     if base is not None and base.this == T.STRUCT:
         is_name = isinstance(key, exp.Literal) and key.is_string
         return field_type(base, key.this) if is_name else None
@@ -717,6 +717,7 @@ def _from_csv(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | N
 
 
 def _schema_type(schema: exp.Expression | None) -> exp.DataType | None:
+    schema = schema.unnest() if schema is not None else None
     if not (isinstance(schema, exp.Literal) and schema.is_string):
         return None
     for text in (schema.this, f"struct<{schema.this}>"):
@@ -737,7 +738,7 @@ def _variant_get(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType 
     args = call_arguments(node)
     if len(args) < 3:
         return dtype("variant")
-    kind = args[2]
+    kind = args[2].unnest()
     if not (isinstance(kind, exp.Literal) and kind.is_string):
         return None
     try:
@@ -914,7 +915,7 @@ def _to_number(node: exp.Expression, type_of: TypeOf, common) -> exp.DataType | 
     """``to_number(s, fmt)``: a DECIMAL with a digit per ``0``/``9`` of the literal
     format, those after its ``.`` (or ``D``) the scale."""
     args = call_arguments(node)
-    fmt = args[1] if len(args) == 2 else None
+    fmt = args[1].unnest() if len(args) == 2 else None  # (a probe's literal is in parentheses)
     if not (isinstance(fmt, exp.Literal) and fmt.is_string):
         return None
     text = fmt.this.upper()

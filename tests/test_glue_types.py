@@ -224,3 +224,19 @@ def test_a_string_literal_compared_with_a_boolean_is_cast(spark, either_ansi, do
     ).collect()
     got = rows_through(spark, door, "mr_booleans", pair_clause(condition))
     assert want and got == sorted(tuple(r) for r in want)
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_a_hash_of_a_number_read_by_format_is_sparks(spark, door):
+    """``xxhash64`` needs its argument's type: the table function could not type
+    ``try_to_number(..., '99')`` when its format literal came in the probe's parentheses."""
+    matchrec.register(spark)
+    spark.sql(
+        "SELECT * FROM VALUES (1, '1'), (2, '2'), (3, 'x') AS t(id, s)"
+    ).createOrReplaceTempView("mr_numbers")
+    condition = "xxhash64(try_to_number(concat(A.s, B.s), '99')) % 3 <> 0"
+    want = spark.sql(
+        f"SELECT A.id FROM mr_numbers A JOIN mr_numbers B ON B.id = A.id + 1 WHERE {condition}"
+    ).collect()
+    got = rows_through(spark, door, "mr_numbers", pair_clause(condition))
+    assert want and got == sorted(tuple(r) for r in want)
