@@ -33,6 +33,17 @@ def pair_clause(condition: str, measures: str = "A.id AS a") -> str:
     )
 
 
+def pair_join(
+    spark: SparkSession, view: str, measures: str = "A.id AS a", condition: str = "true"
+) -> list[tuple]:
+    """Spark's sorted answer to :func:`pair_clause`: ``measures`` of each row A and the row
+    B after it where ``condition`` holds, by a self-join of ``view``."""
+    rows = spark.sql(
+        f"SELECT {measures} FROM {view} A JOIN {view} B ON B.id = A.id + 1 WHERE {condition}"
+    ).collect()
+    return sorted(tuple(r) for r in rows)
+
+
 def refusals(
     spark: SparkSession, source: str, body: str
 ) -> tuple[str, SemanticError, MatchRecognizeError]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from doors import DOORS, pair_clause, rows_through
+from doors import DOORS, pair_clause, pair_join, rows_through
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -162,14 +162,8 @@ def test_concatenation_writes_each_operand_in_its_own_type(spark, either_ansi, d
         " A.dc || B.d AS cd, A.dt || B.dc AS tc"
     )
     condition = "(A.n || B.d) = '10.5' OR (A.d || B.n) = '2.52'"
-    want = spark.sql(
-        f"SELECT {measures} FROM mr_concat A JOIN mr_concat B ON B.id = A.id + 1 WHERE {condition}"
-    ).collect()
-    body = (
-        f"ORDER BY id MEASURES {measures} AFTER MATCH SKIP TO NEXT ROW"
-        f" PATTERN (A B) DEFINE B AS {condition}"
-    )
-    assert want and rows_through(spark, door, "mr_concat", body) == [tuple(r) for r in want]
+    want = pair_join(spark, "mr_concat", measures, condition)
+    assert want and rows_through(spark, door, "mr_concat", pair_clause(condition, measures)) == want
 
 
 LONG_ROWS = "SELECT * FROM VALUES (1, -9223372036854775808L, -128Y), (2, -1L, 5Y) AS t(id, b, y)"
@@ -187,9 +181,7 @@ def test_the_smallest_typed_literals_and_quotients_are_sparks(spark, either_ansi
         " AND B.b <=> -1L AND B.b > -9223372036854775808L"
     )
     measures = "A.id AS a, -9223372036854775808L AS low, CAST(-128Y AS STRING) AS t"
-    want = spark.sql(
-        f"SELECT {measures} FROM mr_longs A JOIN mr_longs B ON B.id = A.id + 1 WHERE {condition}"
-    ).collect()
+    want = pair_join(spark, "mr_longs", measures, condition)
     assert want and want == rows_through(spark, door, "mr_longs", pair_clause(condition, measures))
     divided = pair_clause("CAST(A.b DIV B.b AS STRING) = '-9223372036854775808'")
     if either_ansi == "true":
@@ -219,11 +211,8 @@ def test_a_string_literal_compared_with_a_boolean_is_cast(spark, either_ansi, do
     are true); the glue refused it ("does not convert")."""
     matchrec.register(spark)
     spark.sql(BOOLEAN_ROWS).createOrReplaceTempView("mr_booleans")
-    want = spark.sql(
-        f"SELECT A.id FROM mr_booleans A JOIN mr_booleans B ON B.id = A.id + 1 WHERE {condition}"
-    ).collect()
-    got = rows_through(spark, door, "mr_booleans", pair_clause(condition))
-    assert want and got == sorted(tuple(r) for r in want)
+    want = pair_join(spark, "mr_booleans", condition=condition)
+    assert want and rows_through(spark, door, "mr_booleans", pair_clause(condition)) == want
 
 
 @pytest.mark.parametrize("door", DOORS)
@@ -235,8 +224,5 @@ def test_a_hash_of_a_number_read_by_format_is_sparks(spark, door):
         "SELECT * FROM VALUES (1, '1'), (2, '2'), (3, 'x') AS t(id, s)"
     ).createOrReplaceTempView("mr_numbers")
     condition = "xxhash64(try_to_number(concat(A.s, B.s), '99')) % 3 <> 0"
-    want = spark.sql(
-        f"SELECT A.id FROM mr_numbers A JOIN mr_numbers B ON B.id = A.id + 1 WHERE {condition}"
-    ).collect()
-    got = rows_through(spark, door, "mr_numbers", pair_clause(condition))
-    assert want and got == sorted(tuple(r) for r in want)
+    want = pair_join(spark, "mr_numbers", condition=condition)
+    assert want and rows_through(spark, door, "mr_numbers", pair_clause(condition)) == want

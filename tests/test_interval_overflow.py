@@ -7,7 +7,7 @@ message says to turn ANSI mode off)."""
 from __future__ import annotations
 
 import pytest
-from doors import DOORS, pair_clause, rows_through
+from doors import DOORS, pair_clause, pair_join, rows_through
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -53,28 +53,13 @@ def test_the_smallest_intervals_are_written_as_spark_holds_them(spark, door):
     matchrec.register(spark)
     spark.sql(ROWS).createOrReplaceTempView("mr_interval_range")
     measures = "A.id AS a, least(A.iv, B.iv) AS low, array(A.iv, B.iv) AS both_ivs"
-    by_spark = sorted(
-        tuple(r)
-        for r in spark.sql(
-            f"SELECT {measures} FROM mr_interval_range A JOIN mr_interval_range B"
-            " ON B.id = A.id + 1"
-        ).collect()
-    )
+    by_spark = pair_join(spark, "mr_interval_range", measures)
     for aggregated in (measures, measures.replace("least(A.iv, B.iv)", "min(iv)")):
-        assert (
-            rows_through(spark, door, "mr_interval_range", pair_clause("true", aggregated))
-            == by_spark
-        )
+        got = rows_through(spark, door, "mr_interval_range", pair_clause("true", aggregated))
+        assert got == by_spark
     plus_second = "A.id AS a, B.iv + INTERVAL '1' SECOND AS later"
-    assert rows_through(
-        spark, door, "mr_interval_range", pair_clause("true", plus_second)
-    ) == sorted(
-        tuple(r)
-        for r in spark.sql(
-            f"SELECT {plus_second} FROM mr_interval_range A JOIN mr_interval_range B"
-            " ON B.id = A.id + 1"
-        ).collect()
-    )
+    got = rows_through(spark, door, "mr_interval_range", pair_clause("true", plus_second))
+    assert got == pair_join(spark, "mr_interval_range", plus_second)
 
 
 @pytest.mark.parametrize("door", DOORS)
@@ -85,15 +70,10 @@ def test_interval_arithmetic_is_computed_only_at_the_rows_read(spark, door):
     matchrec.register(spark)
     spark.sql(ROWS).createOrReplaceTempView("mr_interval_range")
     condition = "A.iv + INTERVAL '1' SECOND > B.iv"
-    by_spark = sorted(
-        tuple(r)
-        for r in spark.sql(
-            "SELECT A.id AS a, B.iv + INTERVAL '1' SECOND AS later FROM mr_interval_range A"
-            f" JOIN mr_interval_range B ON B.id = A.id + 1 WHERE A.id > 1 AND {condition}"
-        ).collect()
-    )
+    measures = "A.id AS a, B.iv + INTERVAL '1' SECOND AS later"
+    by_spark = pair_join(spark, "mr_interval_range", measures, f"A.id > 1 AND {condition}")
     body = (
-        "ORDER BY id MEASURES A.id AS a, B.iv + INTERVAL '1' SECOND AS later"
+        f"ORDER BY id MEASURES {measures}"
         f" AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE A AS id > 1, B AS {condition}"
     )
     assert by_spark and rows_through(spark, door, "mr_interval_range", body) == by_spark
