@@ -99,11 +99,14 @@ def at_unresolved_call(exc: BaseException) -> SemanticError | None:
     )
 
 
-def latest_call(call: re.Pattern[str]) -> tuple[str, int, str] | None:
+def latest_call(call: re.Pattern[str], shared: bool = False) -> tuple[str, int, str] | None:
     """The user's text, the position in it and the written name of the call that
     ``call`` matches in the latest remembered expression that has one (Spark's error
-    without a context names a function, not a query: ``runtime.failed_calls``)."""
-    for text, (sql, pos) in itertools.chain(_origins.latest_first(), _recorded()):
+    without a context names a function, not a query: ``runtime.failed_calls``);
+    ``shared``: then among those the table function's ``analyze`` recorded on this
+    machine too, for a ``call`` narrow enough to be told from another process's."""
+    recorded = _recorded() if shared else iter(())
+    for text, (sql, pos) in itertools.chain(_origins.latest_first(), recorded):
         if call.search(text.split("*/", 1)[-1]) is None:
             continue
         found = call.search(sql, pos)

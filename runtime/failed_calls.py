@@ -89,7 +89,9 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | 
         name, message, hint = failure.call, cause[1], failure.hint
         spark_class = "IllegalArgumentException"
     call = re.compile(rf"(?<![\w.`])(?:{name})\b", re.IGNORECASE)
-    origin = latest_call(call)
+    # (a refused pattern is looked for with its literal: narrow enough for the table
+    # function's calls, which another process records)
+    origin = latest_call(call, shared=hint == _PATTERN_HINT)
     if origin is None:
         return None, None
     sql, pos, written = origin
