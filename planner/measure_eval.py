@@ -273,6 +273,9 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
         return max(a, b, key=lambda t: _DATETIME_RANK.get(t.this, 2))
     if a.this in _COMPLEX or b.this in _COMPLEX:
         return _wider_complex(a, b, ansi)
+    spans = (day_time_span(a), day_time_span(b))
+    if spans[0] is not None and spans[1] is not None:
+        return _day_time_covering(*spans)
     if not (_is_numeric(a) and _is_numeric(b)):
         return None
     if a.this == T.DECIMAL or b.this == T.DECIMAL:
@@ -287,6 +290,15 @@ def wider(a: exp.DataType | None, b: exp.DataType | None, ansi: bool = True) -> 
 
 
 _COMPLEX = {T.ARRAY, T.MAP, T.STRUCT}
+
+
+def _day_time_covering(a: tuple[str, str], b: tuple[str, str]) -> exp.DataType:
+    """Spark's common type of two day-time intervals: from the larger start field to the
+    smaller end field (``INTERVAL HOUR`` beside ``INTERVAL MINUTE TO SECOND`` is
+    ``INTERVAL HOUR TO SECOND``)."""
+    start = min(a[0], b[0], key=DAY_TIME_FIELDS.index)
+    end = max(a[1], b[1], key=DAY_TIME_FIELDS.index)
+    return dtype(f"interval {start} to {end}" if start != end else f"interval {start}")
 
 
 def _both(a: exp.DataType, b: exp.DataType) -> exp.DataType:

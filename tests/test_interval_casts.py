@@ -5,7 +5,7 @@ whichever door and ANSI mode; a cast Spark refuses is refused before any job."""
 from __future__ import annotations
 
 import pytest
-from doors import DOORS, pair_clause, rows_through
+from doors import DOORS, pair_clause, pair_join, rows_through
 
 import matchrec
 from matchrec.errors import MatchRecognizeError
@@ -50,3 +50,19 @@ def test_a_cast_of_an_interval_spark_refuses_is_refused_when_built(spark, interv
     with pytest.raises(MatchRecognizeError) as info:
         rows_through(spark, door, intervals, pair_clause("CAST(A.h AS DOUBLE) > 0"))
     assert "CAST_WITHOUT_SUGGESTION" in info.value.message
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_intervals_of_different_fields_meet_in_the_covering_type(spark, intervals, door):
+    """least, coalesce, IF and an array of day-time intervals of different fields are of
+    the interval from the largest start field to the smallest end field (HOUR beside
+    SECOND: HOUR TO SECOND), as Spark types them: the table function could not type them
+    ("cannot tell the Spark type")."""
+    measures = (
+        "A.id AS a, least(A.h, B.sec) AS low, coalesce(A.sec, B.dd) AS first,"
+        " if(B.id > 2, A.dd, B.h) AS picked, array(A.h, B.sec) AS both_ivs,"
+        " CAST(greatest(A.sec, B.h) AS STRING) AS text"
+    )
+    condition = "least(A.h, B.sec) < INTERVAL '5' HOUR"
+    want = pair_join(spark, intervals, measures, condition)
+    assert want and rows_through(spark, door, intervals, pair_clause(condition, measures)) == want
