@@ -8,6 +8,7 @@ atom values and the matched flag. Nothing here imports Spark.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any
@@ -19,7 +20,14 @@ import pyarrow.compute as pc
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
 from matchrec.far_instants import in_zone
-from matchrec.sql_values import WIDE_DECIMALS, CalendarInterval, Float32, StructFields, map_key
+from matchrec.sql_values import (
+    WIDE_DECIMALS,
+    CalendarInterval,
+    Float32,
+    StructFields,
+    leaves_mapped,
+    map_key,
+)
 from matchrec.zones import arrow_zone_name, zone_named
 
 MATCHED = "__mr_matched"
@@ -110,12 +118,16 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     return _marked_all(values, array.type) if _needs_marks(array.type) else values
 
 
+def _parts(kind: pa.DataType) -> Iterator[pa.DataType]:
+    """``kind`` and each type inside it, at any depth."""
+    yield kind
+    for i in range(kind.num_fields):
+        yield from _parts(kind.field(i).type)
+
+
 def _zone_of(kind: pa.DataType) -> str | None:
     """The zone of a TIMESTAMP in ``kind``, at any depth (each has the session's)."""
-    if pa.types.is_timestamp(kind):
-        return kind.tz
-    zones = (_zone_of(kind.field(i).type) for i in range(kind.num_fields))
-    return next((z for z in zones if z), None)
+    return next((t.tz for t in _parts(kind) if pa.types.is_timestamp(t) and t.tz), None)
 
 
 def _in_utc(kind: pa.DataType) -> pa.DataType:
@@ -156,16 +168,18 @@ def _calendar(v: Any) -> CalendarInterval:
 def _needs_marks(kind: pa.DataType) -> bool:
     """Whether values of ``kind`` hold a FLOAT, a struct or a map with array keys, at
     any depth."""
-    if pa.types.is_float32(kind) or pa.types.is_struct(kind) or _has_complex_keys(kind):
-        return True
-    return any(_needs_marks(kind.field(i).type) for i in range(kind.num_fields))
+    return any(
+        pa.types.is_float32(t) or pa.types.is_struct(t) or _complex_keyed(t) for t in _parts(kind)
+    )
 
 
 def _has_complex_keys(kind: pa.DataType) -> bool:
     """Whether values of ``kind`` hold a map whose keys are arrays or structs."""
-    if pa.types.is_map(kind) and pa.types.is_nested(kind.key_type):
-        return True
-    return any(_has_complex_keys(kind.field(i).type) for i in range(kind.num_fields))
+    return any(_complex_keyed(t) for t in _parts(kind))
+
+
+def _complex_keyed(t: pa.DataType) -> bool:
+    return pa.types.is_map(t) and pa.types.is_nested(t.key_type)
 
 
 def _marked_all(values: list[Any], kind: pa.DataType) -> list[Any]:
@@ -285,24 +299,18 @@ _MICROSECOND = timedelta(microseconds=1)
 
 def _holds_duration(arrow_type: pa.DataType) -> bool:
     """Whether a value of ``arrow_type`` may hold a DAY-TIME interval (a duration)."""
-    if pa.types.is_duration(arrow_type):
-        return True
-    return any(_holds_duration(arrow_type.field(i).type) for i in range(arrow_type.num_fields))
+    return any(pa.types.is_duration(t) for t in _parts(arrow_type))
 
 
 def _as_micros(value: Any) -> Any:
     """``value`` with each timedelta as its count of microseconds, which Arrow takes for a
     duration. Arrow's own conversion of a timedelta multiplies its days first and
     overflows within a day of Spark's smallest interval (-106751991 04:00:54.775808)."""
-    if isinstance(value, timedelta):
-        return value // _MICROSECOND
-    if isinstance(value, list):
-        return [_as_micros(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_as_micros(v) for v in value)
-    if isinstance(value, dict):
-        return {_as_micros(k): _as_micros(v) for k, v in value.items()}
-    return value
+    return leaves_mapped(value, _micros)
+
+
+def _micros(v: Any) -> Any:
+    return v // _MICROSECOND if isinstance(v, timedelta) else v
 
 
 def _decimals(

@@ -15,6 +15,8 @@ from __future__ import annotations
 from datetime import datetime, timezone, tzinfo
 from typing import Any, NoReturn
 
+from matchrec.sql_values import leaves_mapped
+
 #: how to avoid the error
 FAR_HINT = "compute it in matchrec.sql's MEASURES, or keep such rows out of the match"
 
@@ -45,18 +47,16 @@ class FarInstant(datetime):
 def in_zone(value: Any, zone: tzinfo) -> Any:
     """``value`` (Arrow's Python value read in UTC, at any depth) with each TIMESTAMP in
     ``zone``, or a :class:`FarInstant` where its wall clock there is outside years 1-9999."""
-    if isinstance(value, datetime) and value.tzinfo is not None:
-        try:
-            return value.astimezone(zone)
-        except OverflowError:
-            utc = value.astimezone(timezone.utc)
-            far = FarInstant(*utc.timetuple()[:6], utc.microsecond, tzinfo=timezone.utc)
-            far.utc_text = f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d} {utc:%H:%M:%S} UTC"
-            return far
-    if isinstance(value, list):
-        return [in_zone(v, zone) for v in value]
-    if isinstance(value, dict):
-        return {in_zone(k, zone): in_zone(v, zone) for k, v in value.items()}
-    if isinstance(value, tuple):
-        return tuple(in_zone(v, zone) for v in value)
-    return value
+    return leaves_mapped(value, lambda v: _zoned(v, zone))
+
+
+def _zoned(value: Any, zone: tzinfo) -> Any:
+    if not (isinstance(value, datetime) and value.tzinfo is not None):
+        return value
+    try:
+        return value.astimezone(zone)
+    except OverflowError:
+        utc = value.astimezone(timezone.utc)
+        far = FarInstant(*utc.timetuple()[:6], utc.microsecond, tzinfo=timezone.utc)
+        far.utc_text = f"{utc.year:04d}-{utc.month:02d}-{utc.day:02d} {utc:%H:%M:%S} UTC"
+        return far

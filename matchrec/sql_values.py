@@ -44,6 +44,18 @@ def with_wide_decimals(fn: _Call) -> _Call:
     return run  # type: ignore[return-value]
 
 
+def leaves_mapped(value: Any, fn: Callable[[Any], Any]) -> Any:
+    """``value``, a Python value of Spark's (an array a list, a struct a tuple or a dict,
+    a map a dict), with ``fn`` applied to each value inside it that is none of those."""
+    if isinstance(value, list):
+        return [leaves_mapped(v, fn) for v in value]
+    if isinstance(value, tuple):
+        return tuple(leaves_mapped(v, fn) for v in value)
+    if isinstance(value, dict):
+        return {leaves_mapped(k, fn): leaves_mapped(v, fn) for k, v in value.items()}
+    return fn(value)
+
+
 #: Spark's largest array (``ByteArrayMethods.MAX_ROUNDED_ARRAY_LENGTH``)
 MAX_ARRAY_LENGTH = 2**31 - 1 - 15
 

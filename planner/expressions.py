@@ -2538,11 +2538,7 @@ def _spark_decimal_means(low: Lowering, tree: exp.Expression) -> exp.Expression:
 def _explicit_collation(node: exp.Expression) -> str | None:
     """The collation a navigation ``node`` reads its value in explicitly (``A.s COLLATE
     UTF8_LCASE``, moved inside it: ``PREV(s COLLATE UTF8_LCASE)``), else None."""
-    while _special_kind(node) in NAVIGATION:
-        arguments = list(node.iter_expressions())
-        if not arguments:
-            return None
-        node = _unparen(arguments[0])
+    node = _unparen(navigated_value(node))
     if isinstance(node, exp.Collate) and isinstance(node.expression, (exp.Var, exp.Literal)):
         name = node.expression.name
         return name if re.fullmatch(r"\w+", name) else None

@@ -78,8 +78,9 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | 
     if _has_context(exc):  # a query's own error, at its own text: not one of ours
         return None, None
     found = _parameter_call(exc)
+    shared, spark_class = False, None
     if found is not None:
-        name, message, hint, spark_class = found
+        name, message, hint, shared = found
     else:
         text = str(exc)
         cause = _CAUSE.search(text)
@@ -89,9 +90,7 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | 
         name, message, hint = failure.call, cause[1], failure.hint
         spark_class = "IllegalArgumentException"
     call = re.compile(rf"(?<![\w.`])(?:{name})\b", re.IGNORECASE)
-    # (a refused pattern is looked for with its literal: narrow enough for the table
-    # function's calls, which another process records)
-    origin = latest_call(call, shared=hint == _PATTERN_HINT)
+    origin = latest_call(call, shared=shared)
     if origin is None:
         return None, None
     sql, pos, written = origin
@@ -129,16 +128,18 @@ _CONDITION_CALLS: dict[str, tuple[str, str | None]] = {
 }
 
 
-def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, None] | None:
-    """(the calls, Spark's first line, a hint or None, no class) of Spark's error that
-    names the function in its parameters, or whose condition only some functions raise;
-    None for any other."""
+def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, bool] | None:
+    """(the calls, Spark's first line, a hint or None, whether the calls are narrow
+    enough to look for among the table function's, which another process records) of
+    Spark's error that names the function in its parameters, or whose condition only
+    some functions raise; None for any other."""
     try:
         parameters = exc.getMessageParameters() or {}  # type: ignore[attr-defined]
         condition = exc.getCondition() or ""  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an error without parameters
         return None
     name = parameters.get("functionName", "").strip("`")
+    narrowed = False  # (to the call with the refused pattern's literal)
     if re.fullmatch(r"\w+", name):
         calls, hint = re.escape(name), None
     else:
@@ -153,7 +154,8 @@ def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, None] | N
             if not re.fullmatch(r"'.+'", pattern):
                 return None
             calls = rf"(?:{calls})(?=\s*\([^;]*?{re.escape(pattern)})"
+            narrowed = True
     first = str(exc).strip().split("\n", 1)[0]
     if first.endswith(":"):  # (INCONSISTENT_BEHAVIOR_CROSS_VERSION: what comes next)
         first = " ".join(str(exc).strip().split("\n")[:2])
-    return calls, first, hint, None
+    return calls, first, hint, narrowed
