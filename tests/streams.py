@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import time
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -31,6 +32,7 @@ class FolderStream:
         self.checkpoint = root / "chk"
         self.inbox.mkdir(parents=True, exist_ok=True)
         self._files = itertools.count(len(list(self.inbox.glob("*.parquet"))))
+        self._stamp = max((f.stat().st_mtime_ns for f in self.inbox.glob("*.parquet")), default=0)
         self.arrow_schema = pa.schema(
             [
                 (f.name, pa.timestamp("us", tz="UTC"))
@@ -50,7 +52,12 @@ class FolderStream:
         )
 
     def write(self, rows: Sequence[Sequence[Any]]) -> None:
-        """One more input file (written aside, then renamed: the source never sees half)."""
+        """One more input file (written aside, then renamed: the source never sees half).
+
+        Spark's file source reads new files in order of modification time, in
+        milliseconds; files written in one go can share one, and then the listing order
+        decides. Each file is stamped a millisecond or more after the one before, so
+        files written before a query starts are read in the order written."""
         columns = list(zip(*rows)) if rows else [[] for _ in self.schema.fields]
         table = pa.table(
             [pa.array(list(c), type=t.type) for c, t in zip(columns, self.arrow_schema)],
@@ -59,6 +66,8 @@ class FolderStream:
         name = f"part-{next(self._files):05d}.parquet"
         hidden = self.inbox / f".{name}"
         pq.write_table(table, hidden)
+        self._stamp = max(time.time_ns(), self._stamp + 1_000_000)
+        os.utime(hidden, ns=(self._stamp, self._stamp))
         os.replace(hidden, self.inbox / name)
 
     def start(self, result: DataFrame) -> Any:
