@@ -25,8 +25,10 @@ from matchrec.sql_values import (
     CalendarInterval,
     Float32,
     StructFields,
+    from_utf8,
     leaves_mapped,
     map_key,
+    utf8_bytes,
 )
 from matchrec.zones import arrow_zone_name, zone_named
 
@@ -60,12 +62,7 @@ class ArrowColumns:
         if found is None:
             # maps as dicts, as Spark hands them to Python (a subscript looks a key up)
             array = self.arrow(name)
-            try:
-                found = python_values(array)
-            except UnicodeDecodeError:
-                if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
-                    raise
-                found = _undecodable_strings(array)
+            found = python_values(array)
             self._lists[name] = found
         return found
 
@@ -112,7 +109,7 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
             hint="keep such rows out of the match, or compute the measure with matchrec.sql",
         ) from None
     except UnicodeDecodeError:  # a STRING of bytes that are no UTF-8 (CAST(unhex(s) AS STRING))
-        values = _replaced_text(array)
+        values = _undecodable_strings(array)
     if pa.types.is_interval(array.type):  # make_interval(...): a CALENDAR INTERVAL
         return [None if v is None else _calendar(v) for v in values]
     return _marked_all(values, array.type) if _needs_marks(array.type) else values
@@ -145,20 +142,6 @@ def _in_utc(kind: pa.DataType) -> pa.DataType:
     if pa.types.is_struct(kind):
         return pa.struct([f.with_type(_in_utc(f.type)) for f in kind])
     return kind
-
-
-def _replaced_text(array: pa.Array | pa.ChunkedArray) -> list[Any]:
-    """A STRING array's values with each byte sequence that is no UTF-8 read as U+FFFD,
-    as PySpark reads such a value of Spark's; a string nested in another type is refused."""
-    binary = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}.get(array.type)
-    if binary is None:
-        raise MatchRuntimeError(
-            f"a {array.type} value holds text that is not UTF-8, which the evaluator of "
-            "several rows cannot read inside another type",
-            hint="keep such text out of the match, or compute the measure with matchrec.sql",
-        ) from None
-    raw = array.cast(binary).to_pylist()
-    return [None if v is None else v.decode("utf-8", "replace") for v in raw]
 
 
 def _calendar(v: Any) -> CalendarInterval:
@@ -206,13 +189,23 @@ def _mark(v: Any, kind: pa.DataType) -> Any:
     return v if v is None or not _needs_marks(kind) else _marked(v, kind)
 
 
-def _undecodable_strings(array: pa.Array) -> list[Any]:
+def _undecodable_strings(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     """A STRING column holding bytes that are no UTF-8 (Spark keeps a CAST of BINARY as
     it is): each undecodable byte as Python's surrogate escape (U+DC80..U+DCFF), so that
-    values are equal, join and compare as their bytes do in Spark (except such a byte
-    against a character from U+E000 up, which Spark's bytes put below it)."""
-    raw = array.cast(pa.large_binary() if pa.types.is_large_string(array.type) else pa.binary())
-    return [None if b is None else b.decode("utf-8", "surrogateescape") for b in raw.to_pylist()]
+    values are equal, join, compare and hash as their bytes do in Spark (except such a
+    byte against a character from U+E000 up, which Spark's bytes put below it); such text
+    inside another type is refused."""
+    binary = _BYTES_OF_TEXT.get(array.type)
+    if binary is None:
+        raise MatchRuntimeError(
+            f"a {array.type} value holds text that is not UTF-8, which the evaluator of "
+            "several rows cannot read inside another type",
+            hint="keep such text out of the match, or compute the measure with matchrec.sql",
+        ) from None
+    return [None if b is None else from_utf8(b) for b in array.cast(binary).to_pylist()]
+
+
+_BYTES_OF_TEXT = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}
 
 
 def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]:
@@ -291,7 +284,19 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
     Spark can hold (see ``_as_micros``)."""
     if _holds_duration(arrow_type):
         values = [_as_micros(v) for v in values]
-    return pa.array(values, type=arrow_type)
+    try:
+        return pa.array(values, type=arrow_type)
+    except UnicodeEncodeError:  # text holding bytes that are no UTF-8 (see _undecodable_strings)
+        binary = _BYTES_OF_TEXT.get(arrow_type)
+        if binary is None:
+            raise MatchRuntimeError(
+                f"a {arrow_type} value holds text that is not UTF-8, which the evaluator of "
+                "several rows cannot write inside another type",
+                hint="compute the measure with matchrec.sql",
+            ) from None
+        raw = pa.array([v if v is None else utf8_bytes(v) for v in values], type=binary)
+        # the same buffers read as text: Spark keeps such a STRING's bytes as they are
+        return pa.Array.from_buffers(arrow_type, len(raw), raw.buffers(), raw.null_count)
 
 
 _MICROSECOND = timedelta(microseconds=1)

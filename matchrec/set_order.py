@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from matchrec.murmur3 import Murmur3
-from matchrec.sql_values import timestamp_micros
+from matchrec.sql_values import timestamp_micros, utf8_bytes
 
 _MASK = 0xFFFFFFFF
 _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
@@ -44,7 +44,7 @@ def utf8_string_hash(text: str) -> int:
     """Spark's ``UTF8String.hashCode``: ``Murmur3_x86_32.hashUnsafeBytes`` of the UTF-8
     bytes with seed 42, whose tail bytes are mixed one by one as signed ints (Spark's
     own variant, not the reference Murmur3 tail)."""
-    return _signed(Murmur3.data(text.encode("utf-8"), 42))
+    return _signed(Murmur3.data(utf8_bytes(text), 42))
 
 
 def _long_hash(v: int) -> int:

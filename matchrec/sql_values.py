@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 import struct
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -211,6 +212,48 @@ def float_text(x: float) -> str:
     return java_float_text(x)
 
 
+def utf8_bytes(text: str) -> bytes:
+    """The bytes Spark holds a STRING in: its UTF-8. Spark keeps the bytes of a CAST of
+    BINARY that are no UTF-8; the evaluator holds each such byte as Python's surrogate
+    escape (U+DC80..U+DCFF) and gives it back here."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def from_utf8(data: bytes) -> str:
+    """A STRING of Spark's bytes (a CAST of BINARY): each byte that is no UTF-8 kept, as
+    a surrogate escape (see :func:`utf8_bytes`)."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+#: the bytes Spark's ``UTF8String`` takes a character to be, by its first byte (else 1)
+_LEAD_WIDTHS = {
+    **dict.fromkeys(range(0xC2, 0xE0), 2),
+    **dict.fromkeys(range(0xE0, 0xF0), 3),
+    **dict.fromkeys(range(0xF0, 0xF5), 4),
+}
+
+
+def text_length(v: str | bytes) -> int:
+    """Spark's ``length``: the bytes of a BINARY; the characters of a STRING, which for
+    text holding bytes that are no UTF-8 Spark counts by each first byte's width (the
+    bytes ``F0 C3 A9`` are one character)."""
+    if not isinstance(v, str) or not holds_raw_bytes(v):
+        return len(v)
+    data, count, i = utf8_bytes(v), 0, 0
+    while i < len(data):
+        i += _LEAD_WIDTHS.get(data[i], 1)
+        count += 1
+    return count
+
+
+def holds_raw_bytes(text: str) -> bool:
+    """Whether ``text`` holds bytes that are no UTF-8 (see :func:`utf8_bytes`)."""
+    return _ESCAPED.search(text) is not None
+
+
+_ESCAPED = re.compile("[\udc80-\udcff]")
+
+
 def to_text(v: Any, plain_decimals: bool = True) -> str:
     """``CAST(v AS STRING)`` as Spark writes it. A DECIMAL's digits are plain under ANSI
     mode; without it (``plain_decimals=False``) Spark writes Java's
@@ -231,8 +274,8 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
         return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
     if isinstance(v, date):
         return v.isoformat()
-    if isinstance(v, (bytes, bytearray)):  # Spark decodes UTF-8, a bad byte as U+FFFD
-        return bytes(v).decode("utf-8", errors="replace")
+    if isinstance(v, (bytes, bytearray)):  # Spark keeps the bytes, UTF-8 or not
+        return from_utf8(bytes(v))
     if isinstance(v, StructFields):
         v = tuple(v.values())
     if isinstance(v, (list, tuple)):  # an array; a tuple is a struct: {a, b}

@@ -16,6 +16,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.sql_values import utf8_bytes
+
 T = exp.DataType.Type
 _UNSIGNED = 2**64
 _DIGITS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -128,7 +130,7 @@ def _conv(ansi: bool) -> Callable[[Any, Any, Any], Any]:
         base, to = _integer(from_base), _integer(to_base)
         if not (2 <= base <= 36 and 2 <= abs(to) <= 36):
             return None
-        data = s.strip(" ").encode()
+        data = utf8_bytes(s.strip(" "))
         if not data:
             return None
         negative = data[:1] == b"-"

@@ -16,13 +16,13 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.sql_values import to_text
+from matchrec.sql_values import to_text, utf8_bytes
 
 
 def _bytes(v: Any) -> bytes:
     """A BINARY argument: a string is its UTF-8 bytes, as Spark's implicit cast."""
     if isinstance(v, str):
-        return v.encode("utf-8")
+        return utf8_bytes(v)
     if isinstance(v, (bytes, bytearray, memoryview)):
         return bytes(v)
     raise TypeError(f"{v!r} is not a STRING or BINARY value")

@@ -28,7 +28,7 @@ from datetime import timedelta
 from decimal import ROUND_HALF_EVEN, ROUND_HALF_UP, Context, Decimal
 from typing import Any
 
-from matchrec.sql_values import CalendarInterval
+from matchrec.sql_values import CalendarInterval, utf8_bytes
 
 _WIDE = Context(prec=1000)
 _PATTERN = re.compile(r"[#,]*0[0,]*(\.0*#*)?|[#,]*(\.0*#*)?")
@@ -130,7 +130,7 @@ def format_number(x: Any, places: Any) -> Any:
 
 def _bytes(v: Any) -> bytes:
     if isinstance(v, str):
-        return v.encode()
+        return utf8_bytes(v)
     if isinstance(v, (bytes, bytearray)):
         return bytes(v)
     raise TypeError(f"{v!r} is not a string or BINARY (CAST it inside the navigation)")

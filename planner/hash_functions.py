@@ -30,6 +30,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.murmur3 import Murmur3
+from matchrec.sql_values import utf8_bytes
 
 T = exp.DataType.Type
 SEED = 42
@@ -172,7 +173,7 @@ def _hash_value(h: Any, v: Any, t: exp.DataType, seed: int) -> int:
             return h.long8(unscaled, seed)
         return h.data(_unscaled_bytes(unscaled), seed)
     if kind in (T.VARCHAR, T.CHAR, T.TEXT) and isinstance(v, str):
-        return h.data(v.encode("utf-8"), seed)
+        return h.data(utf8_bytes(v), seed)
     if kind in (T.BINARY, T.VARBINARY) and isinstance(v, (bytes, bytearray)):
         return h.data(bytes(v), seed)
     if kind == T.ARRAY and t.expressions:

@@ -30,7 +30,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.murmur3 import Murmur3
-from matchrec.sql_values import double_text, float_text, to_float32, to_text
+from matchrec.sql_values import double_text, float_text, to_float32, to_text, utf8_bytes
 
 from .function_types import day_time_span, is_year_month
 from .hash_functions import timestamp_micros
@@ -456,7 +456,7 @@ def _hash_code(arg: JavaValue) -> int:
     if arg.kind == "boolean":
         return 1231 if v else 1237
     if arg.kind == "string":
-        return Murmur3.data(v.encode(), 42)
+        return Murmur3.data(utf8_bytes(v), 42)
     if arg.kind == "float":
         if arg.single:
             return struct.unpack(">I", struct.pack(">f", math.nan if math.isnan(v) else v))[0]

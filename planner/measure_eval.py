@@ -50,7 +50,7 @@ from matchrec.integer_width import (
 )
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
-from matchrec.sql_values import StructValue, float_text, map_key, to_float32, to_text
+from matchrec.sql_values import StructValue, float_text, map_key, to_float32, to_text, utf8_bytes
 from matchrec.zones import session_zone
 
 from .bit_functions import SHIFTS, shift_args, shift_name
@@ -1611,7 +1611,7 @@ def _to_binary(v: Value) -> bytes:
     if isinstance(v, (bytes, bytearray)):
         return bytes(v)
     if isinstance(v, str):
-        return v.encode("utf-8", "surrogateescape")
+        return utf8_bytes(v)
     raise CastNotComputed(
         f"{_shown_value(v)} to BINARY: cast it inside the navigation, where Spark computes it"
     )

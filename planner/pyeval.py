@@ -38,7 +38,9 @@ from matchrec.sql_values import (
     Float32,
     StructFields,
     StructValue,
+    text_length,
     to_float32,
+    utf8_bytes,
 )
 
 from . import glue_functions as gf
@@ -157,9 +159,9 @@ def _ordered(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], bool]:
 
     def compare(a: Any, b: Any) -> bool:
         if isinstance(a, str) and isinstance(b, (bytes, bytearray)):
-            a = a.encode()  # Spark casts the STRING to BINARY: its UTF-8 bytes
+            a = utf8_bytes(a)  # Spark casts the STRING to BINARY: its UTF-8 bytes
         elif isinstance(b, str) and isinstance(a, (bytes, bytearray)):
-            b = b.encode()
+            b = utf8_bytes(b)
         if _is_nan(a) or _is_nan(b):
             return op(gf.order_key(a), gf.order_key(b))
         if isinstance(a, (list, tuple, dict)) and isinstance(b, (list, tuple, dict)):
@@ -565,8 +567,8 @@ _FUNCTIONS: dict[str, Callable[..., Any]] = {
     "LCASE": str.lower,
     "UPPER": str.upper,
     "UCASE": str.upper,
-    "LENGTH": len,
-    "CHAR_LENGTH": len,
+    "LENGTH": text_length,
+    "CHAR_LENGTH": text_length,
     "SQRT": lambda x: math.sqrt(x) if x >= 0 else math.nan,
     "EXP": lambda x: strict_math.exp(float(x)),
     "LN": lambda x: strict_math.log(float(x)) if x > 0 else (math.nan if x != x else None),

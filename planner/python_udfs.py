@@ -29,7 +29,9 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from matchrec.sql_values import double_text
+from matchrec.sql_values import double_text, holds_raw_bytes, utf8_bytes
+
+from .text_functions import java_utf8
 
 #: PySpark's ``PythonEvalType.SQL_BATCHED_UDF``: a row-at-a-time UDF with pickled values
 BATCHED_UDF = 100
@@ -199,6 +201,8 @@ def glue_call(found: PythonFunction) -> Callable[..., Any]:
                     f"matchrec passes a Python UDF numbers, strings, booleans, decimals and "
                     f"dates from several rows, not {type(a).__name__}"
                 )
+        args = tuple(_as_java_text(a) for a in args)
+        named = {k: _as_java_text(a) for k, a in named.items()}
         try:
             result = fn(*args, **named)
         except Exception as err:  # the user's code: Spark fails the job with it
@@ -206,3 +210,11 @@ def glue_call(found: PythonFunction) -> Callable[..., Any]:
         return None if result is None else convert(result)
 
     return call
+
+
+def _as_java_text(value: Any) -> Any:
+    """An argument as Spark hands it to Python: text that holds bytes that are no UTF-8
+    as Java's String of them (each bad sequence U+FFFD), others as they are."""
+    if isinstance(value, str) and holds_raw_bytes(value):
+        return java_utf8(utf8_bytes(value))
+    return value

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from matchrec.sql_values import to_text
+from matchrec.sql_values import to_text, utf8_bytes
 
 
 def _string(v: Any) -> str:
@@ -293,7 +293,7 @@ def encode(s: Any, charset: Any) -> bytes:
     """Spark's ``encode``: the string's bytes in the charset; a character the charset
     cannot hold is an error (MALFORMED_CHARACTER_CODING), ANSI mode or not. UTF-16
     writes a big-endian byte-order mark first (none for an empty string), UTF-32 none."""
-    text = _string(s)
+    text = java_utf8(utf8_bytes(_string(s)))  # Spark encodes Java's String of the bytes
     name, codec = _charset(charset, "encode")
     try:
         data = text.encode(codec)
@@ -305,7 +305,7 @@ def encode(s: Any, charset: Any) -> bytes:
 def _binary(v: Any) -> bytes:
     if isinstance(v, (bytes, bytearray, memoryview)):
         return bytes(v)
-    return _string(v).encode("utf-8")  # Spark casts a string to its UTF-8 bytes
+    return utf8_bytes(_string(v))  # Spark casts a string to its UTF-8 bytes
 
 
 #: byte-order marks Java's UTF-16 and UTF-32 decoders read (and drop)
@@ -341,15 +341,8 @@ def quote(s: str) -> str:
 
 
 def _utf8_bytes(b: Any) -> bytes:
-    """The bytes a UTF-8 check reads: of a BINARY only. A STRING the glue built over
-    several rows has lost the bytes it was made of (an invalid one decodes as U+FFFD), so
-    its check is not computed here."""
-    if not isinstance(b, (bytes, bytearray)):
-        raise TypeError(
-            "the UTF-8 checks of a STRING of several rows are not computed here (its "
-            "bytes are not kept): apply it inside the navigation, or to a BINARY"
-        )
-    return bytes(b)
+    """The bytes a UTF-8 check reads: a BINARY's, or those Spark holds a STRING in."""
+    return bytes(b) if isinstance(b, (bytes, bytearray)) else utf8_bytes(_string(b))
 
 
 def _decoded(b: Any) -> str | None:
@@ -377,7 +370,7 @@ def validate_utf8(b: Any) -> str:
     bytes, the message listing every byte of the value as ``\\xHH``."""
     text = _decoded(b)
     if text is None:
-        listed = "".join(f"\\x{c:02X}" for c in bytes(b))
+        listed = "".join(f"\\x{c:02X}" for c in _utf8_bytes(b))
         raise ValueError(
             f"[INVALID_UTF8_STRING] Invalid UTF8 byte sequence found in string: {listed}. "
             "SQLSTATE: 22029"

@@ -4333,17 +4333,6 @@ def test_replaced_calls_and_casts_without_ansi_in_a_daylight_saving_zone(
     _two_rows_equal_spark(spark, call, REPLACED_AND_CAST_CALLS)
 
 
-def test_a_utf8_check_of_a_string_of_several_rows_is_an_error_at_the_call(spark):
-    """The glue's STRING built over several rows no longer holds the bytes it was made of
-    (an invalid byte decodes as U+FFFD), so ``is_valid_utf8`` of it would answer true for
-    Spark's false: an error naming the call, never that answer."""
-    call = "is_valid_utf8(concat(S.s, N.s))"
-    query = TWO_ROW_QUERY.format(want="true", pairs=_pairs_sql(), call=call)
-    with pytest.raises(Exception, match="UTF-8 checks of a STRING") as info:
-        matchrec.sql(spark, query).collect()
-    assert "is_valid_utf8()" in str(info.value)
-
-
 @pytest.mark.parametrize(
     ("clause", "inlined"),
     [
