@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -347,6 +347,14 @@ def _decimals(
     return out
 
 
+def _at_atom(err: MatchRuntimeError, k: int, plan: PlannedAtoms) -> MatchRuntimeError:
+    """``err`` naming atom ``k`` as the user wrote it, with a caret under it."""
+    text, pos = plan.atom_sources[k] if k < len(plan.atom_sources) else ("", None)
+    if not text or err.line is not None:
+        return err
+    return MatchRuntimeError(f"{text}: {err.message}", sql=plan.sql or None, pos=pos, hint=err.hint)
+
+
 def _inferred(values: list[Any]) -> pa.Array:
     try:
         return pa.array(values)
@@ -359,17 +367,24 @@ def atom_column(index: int) -> str:
     return f"__mr_a{index}"
 
 
+class PlannedAtoms(Protocol):
+    """What :func:`output_batch` reads of the plan (a ``PartitionProgram``)."""
+
+    ansi: bool  # spark.sql.ansi.enabled: a DECIMAL out of its type's range fails, or is NULL
+    atom_sources: list[tuple[str, int | None]]  # each atom as written, and where in sql
+    sql: str
+
+
 def output_batch(
     table: pa.Table,
     out: PartitionOutput,
     carried: list[str],
     arrow_types: list[pa.DataType | None],
-    ansi: bool = True,
+    plan: PlannedAtoms,
 ) -> pa.RecordBatch | None:
     """The output rows of ``out`` (rows of ``table``): the ``carried`` columns, one column
-    per atom (``__mr_a<k>``, typed ``arrow_types[k]``) and :data:`MATCHED`. ``ansi``: the
-    plan's ``spark.sql.ansi.enabled`` (a DECIMAL out of its type's range fails, or is
-    NULL)."""
+    per atom (``__mr_a<k>``, typed ``arrow_types[k]``) and :data:`MATCHED`. A value out
+    of its type's range is an error at the atom's place in the query."""
     count = len(out.rows)
     if count == 0:
         return None
@@ -381,7 +396,10 @@ def output_batch(
         elif isinstance(values, pa.Array):
             arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
         else:
-            arrays.append(to_arrow(values, arrow_type, ansi))
+            try:
+                arrays.append(to_arrow(values, arrow_type, plan.ansi))
+            except MatchRuntimeError as err:
+                raise _at_atom(err, len(arrays) - len(carried), plan) from None
     names = carried + [atom_column(i) for i in range(len(out.atoms))]
     matched = np.ones(count, dtype=bool) if out.matched is None else out.matched
     arrays.append(pa.array(matched, type=pa.bool_()))

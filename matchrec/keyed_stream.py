@@ -348,7 +348,7 @@ class KeyedStream:
                 batch = (
                     None
                     if out is None
-                    else output_batch(part, out, spec.carried, spec.atom_types, spec.program.ansi)
+                    else output_batch(part, out, spec.carried, spec.atom_types, spec.program)
                 )
                 if batch is not None:
                     result.batches.append(_with_status(batch, status, spec.status_shown))
@@ -394,14 +394,12 @@ class KeyedStream:
                 timeouts=spec.timeouts,
                 within_ticks=(ticks, limit) if limit is not None else None,
             )
-            batch = output_batch(
-                ready, done.output, spec.carried, spec.atom_types, spec.program.ansi
-            )
+            batch = output_batch(ready, done.output, spec.carried, spec.atom_types, spec.program)
             if batch is not None:
                 result.batches.append(_with_status(batch, MATCHED_STATUS, spec.status_shown))
             if done.timeouts is not None:
                 lost = output_batch(
-                    ready, done.timeouts, spec.carried, spec.atom_types, spec.program.ansi
+                    ready, done.timeouts, spec.carried, spec.atom_types, spec.program
                 )
                 if lost is not None:
                     result.batches.append(_with_status(lost, TIMEOUT_STATUS, True))

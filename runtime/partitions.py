@@ -74,11 +74,7 @@ def _timeout_mapper(
             within_ticks=(ticks, limit),
         )
         for out, status in ((done.output, MATCHED_STATUS), (done.timeouts, TIMEOUT_STATUS)):
-            batch = (
-                None
-                if out is None
-                else output_batch(table, out, carried, arrow_types, program.ansi)
-            )
+            batch = None if out is None else output_batch(table, out, carried, arrow_types, program)
             if batch is not None:
                 yield _with_status(batch, status, True)
 
@@ -124,7 +120,7 @@ def _partition_mapper(
     atoms, matched flag); ``zone``: the session time zone, which DEFINE's glue reads."""
 
     def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
-        return output_batch(table, out, carried, arrow_types, program.ansi)
+        return output_batch(table, out, carried, arrow_types, program)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         use_zone(zone)

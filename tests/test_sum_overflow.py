@@ -245,6 +245,8 @@ def test_a_decimal_sum_past_its_type_is_as_spark(spark, decimals, ansi):
         assert expected == "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"
         err = _match_error(spark, query)
         assert "[NUMERIC_VALUE_OUT_OF_RANGE]" in err.message
+        # the error points at the measure
+        assert (err.line, err.column) == (2, query.splitlines()[1].index("sum(v)") + 1)
     else:
         assert expected == [("d", 1, int(_BIG)), ("d", 2, None), ("d", 3, int(_BIG))]
         got = sorted(map(tuple, matchrec.sql(spark, query).collect()))
