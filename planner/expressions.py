@@ -275,6 +275,9 @@ class Lowering:
     sql_functions: FunctionLookup | None = None
     # the session's Python UDFs, looked up by name (None: no session at hand)
     python_functions: PythonLookup | None = None
+    # whether a reference (its SQL text: ``lim``, ``system.session.lim``) reads a session
+    # variable of Spark's (None: no session to ask, as in the table function)
+    session_variable: Callable[[str], bool] | None = None
     # the first ORDER BY column, which Flink's MATCH_ROWTIME() reads (None: no ORDER BY)
     rowtime: str | None = None
     # each input column's Spark type (lower-case name -> simpleString), where known
@@ -1612,7 +1615,33 @@ def _parsed(low: Lowering, expr: SqlExpr) -> exp.Expression:
     def error(cls: type, message: str, node: exp.Expression, hint: str | None) -> Exception:
         return low.error(cls, message, node, expr.pos, hint=hint)
 
-    return as_navigation(parse_expression(expr, low.sql), error, low.rowtime, low.column_types.get)
+    tree = as_navigation(parse_expression(expr, low.sql), error, low.rowtime, low.column_types.get)
+    return _variables_read(low, tree) if low.session_variable is not None else tree
+
+
+def _variables_read(low: Lowering, tree: exp.Expression) -> exp.Expression:
+    """``tree`` with each name that is no input column but one of the session's variables
+    (``lim``, ``session.lim``, ``system.session.lim``) read as Spark reads one in a query,
+    once: the constant subquery ``(SELECT lim)``. As in Spark, a column of that name
+    comes first."""
+    labels = {n.upper() for n in [*low.label_ids, *low.subsets]}
+    for col in list(tree.find_all(exp.Column)):
+        parts = [p.name for p in col.parts]
+        if col.find_ancestor(exp.Select, exp.Subquery) is not None or isinstance(
+            col.this, exp.Star
+        ):
+            continue
+        if len(parts) == 1:
+            unknown = parts[0].lower() not in low.columns
+        else:
+            scope = [p.lower() for p in parts[:-1]]
+            unknown = scope in (["session"], ["system", "session"]) and "SESSION" not in labels
+        if unknown and low.session_variable(col.sql(dialect="spark")):
+            read = exp.Subquery(this=exp.select(col.copy()))
+            if col is tree:
+                return read
+            col.replace(read)
+    return tree
 
 
 def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:

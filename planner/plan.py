@@ -10,7 +10,7 @@ workers; nothing here imports Spark.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from sqlglot import exp
@@ -185,6 +185,7 @@ def plan_clause(
     python_functions: PythonLookup | None = None,
     column_types: Mapping[str, str] | None = None,
     pattern_check: PatternCheck | None = None,
+    session_variable: Callable[[str], bool] | None = None,
 ) -> MatchPlan:
     """Validate ``clause`` against the input ``columns`` and build its plan.
 
@@ -203,7 +204,9 @@ def plan_clause(
     column's Spark type (``simpleString``), where known: Spark's ``lag(x, n, default)``
     casts the default to x's type (``planner.navigation_aliases``). ``pattern_check``:
     asks the session whether Spark takes a pattern literal: a datetime pattern, a regular
-    expression (``planner.pattern_literals``)."""
+    expression (``planner.pattern_literals``). ``session_variable``: whether a name that
+    is no input column reads a session variable, which DEFINE and MEASURES then read as
+    Spark does, once per query."""
     with room_to_nest(clause.sql):
         return _plan_clause(
             clause,
@@ -216,6 +219,7 @@ def plan_clause(
             python_functions=python_functions,
             column_types=column_types,
             pattern_check=pattern_check,
+            session_variable=session_variable,
         )
 
 
@@ -231,6 +235,7 @@ def _plan_clause(
     python_functions: PythonLookup | None,
     column_types: Mapping[str, str] | None,
     pattern_check: PatternCheck | None,
+    session_variable: Callable[[str], bool] | None,
 ) -> MatchPlan:
     sql = clause.sql
     _check_clause_shape(clause)
@@ -279,6 +284,7 @@ def _plan_clause(
         input_name=qualifier,
         sql_functions=sql_functions,
         python_functions=python_functions,
+        session_variable=session_variable,
     )
 
     partition_by = [_column_ref(low, e, "PARTITION BY", qualifier) for e in clause.partition_by]

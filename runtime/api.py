@@ -181,6 +181,7 @@ def _plan(
             python_functions=session_python_function(relation.sparkSession),
             column_types={f.name: type_text(f.dataType) for f in relation.schema.fields},
             pattern_check=session_pattern_check(relation.sparkSession),
+            session_variable=session_variables.variable_lookup(relation.sparkSession),
         )
     check_output_columns(clause)
     if not plan.order_by and not relation.isStreaming:  # a stream refuses it, said later

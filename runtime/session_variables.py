@@ -1,12 +1,15 @@
 """A session variable (``DECLARE VARIABLE lim DOUBLE DEFAULT 10``) named in DEFINE or
-MEASURES, where the planner knows only the input's columns: its 'cannot be resolved'
-says what the name is and how to read it, ``(SELECT lim)``, a constant subquery that
-every door computes once. The name is asked of the session, so that only a variable's
-error changes."""
+MEASURES, where the planner knows only the input's columns. ``matchrec.sql`` and
+``match_recognize`` give the planner :func:`variable_lookup`, which reads such a name
+as Spark does, once per query (``(SELECT lim)``, a constant subquery). The table function
+has no session to ask while Spark analyses it: its 'cannot be resolved' says what the
+name is and how to read it, when the runtime can tell (:func:`explained`)."""
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 from pyspark.sql import SparkSession
 
@@ -20,12 +23,23 @@ _UNRESOLVED = re.compile(r"Column '([^']+)' cannot be resolved")
 
 def _is_variable(spark: SparkSession, name: str) -> bool:
     """Whether ``name`` reads a session variable: with no FROM, nothing else resolves."""
+    return reads_variable(spark, f"`{name.replace('`', '``')}`")
+
+
+def reads_variable(spark: SparkSession, reference: str) -> bool:
+    """Whether the SQL ``reference`` (``lim``, ``system.session.lim``) reads a session
+    variable: with no FROM, nothing else resolves."""
     try:
         with quiet_analysis():
-            analysed(spark.sql(f"SELECT `{name.replace('`', '``')}`"))
+            analysed(spark.sql(f"SELECT {reference}"))
     except Exception:  # noqa: BLE001 - Spark's refusal: no variable of that name
         return False
     return True
+
+
+def variable_lookup(spark: SparkSession) -> Callable[[str], bool]:
+    """:func:`reads_variable` of ``spark``, each reference asked once."""
+    return functools.cache(functools.partial(reads_variable, spark))
 
 
 def explained(spark: SparkSession, err: SemanticError) -> SemanticError:
