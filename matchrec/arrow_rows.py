@@ -358,6 +358,8 @@ def _at_atom(err: MatchRuntimeError, k: int, plan: PlannedAtoms) -> MatchRuntime
 def _inferred(values: list[Any]) -> pa.Array:
     try:
         return pa.array(values)
+    except UnicodeEncodeError:  # text holding bytes that are no UTF-8
+        return arrow_array(values, pa.string())
     except (pa.ArrowException, TypeError, ValueError):  # mixed ints and floats, say
         return pa.array([None if v is None else float(v) for v in values])
 

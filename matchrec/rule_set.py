@@ -55,6 +55,7 @@ from matchrec.keyed_stream import (
     drop_late,
     key_tuples,
 )
+from matchrec.sql_values import java_text
 from matchrec.zones import session_zone
 
 ERROR_STATUS = "ERROR"
@@ -832,4 +833,6 @@ def to_json(value: Any) -> str:
         return _object([str(k) for k in value], list(value.values()))
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(to_json(v) for v in value) + "]"
+    if isinstance(value, str):  # parse_json reads text: bytes that are no UTF-8 as U+FFFD
+        return json.dumps(java_text(value))
     return json.dumps(str(value))

@@ -246,6 +246,32 @@ def text_length(v: str | bytes) -> int:
     return count
 
 
+def java_utf8(data: bytes) -> str:
+    """``new String(bytes, UTF_8)`` in Java: malformed input replaced by U+FFFD as
+    Python's decoder replaces it, except that a three-byte sequence of a surrogate
+    (ED A0..BF xx) is one replacement, as Java gives it."""
+    out = []
+    start = 0
+    i = 0
+    while i + 2 < len(data):
+        if data[i] == 0xED and 0xA0 <= data[i + 1] <= 0xBF and 0x80 <= data[i + 2] <= 0xBF:
+            out.append(data[start:i].decode("utf-8", "replace"))
+            out.append("\ufffd")
+            i += 3
+            start = i
+        else:
+            i += 1
+    out.append(data[start:].decode("utf-8", "replace"))
+    return "".join(out)
+
+
+def java_text(text: str) -> str:
+    """``text`` as Java's String of its bytes, which Spark hands to Python and to the
+    functions it computes on Java's text: each bad sequence of text that holds bytes that
+    are no UTF-8 as U+FFFD."""
+    return java_utf8(utf8_bytes(text)) if holds_raw_bytes(text) else text
+
+
 def holds_raw_bytes(text: str) -> bool:
     """Whether ``text`` holds bytes that are no UTF-8 (see :func:`utf8_bytes`)."""
     return _ESCAPED.search(text) is not None

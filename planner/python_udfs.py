@@ -29,9 +29,7 @@ from datetime import date, datetime
 from decimal import Decimal
 from typing import Any
 
-from matchrec.sql_values import double_text, holds_raw_bytes, utf8_bytes
-
-from .text_functions import java_utf8
+from matchrec.sql_values import double_text, java_text
 
 #: PySpark's ``PythonEvalType.SQL_BATCHED_UDF``: a row-at-a-time UDF with pickled values
 BATCHED_UDF = 100
@@ -215,6 +213,4 @@ def glue_call(found: PythonFunction) -> Callable[..., Any]:
 def _as_java_text(value: Any) -> Any:
     """An argument as Spark hands it to Python: text that holds bytes that are no UTF-8
     as Java's String of them (each bad sequence U+FFFD), others as they are."""
-    if isinstance(value, str) and holds_raw_bytes(value):
-        return java_utf8(utf8_bytes(value))
-    return value
+    return java_text(value) if isinstance(value, str) else value

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from decimal import Decimal
 from typing import Any
 
-from matchrec.sql_values import to_text, utf8_bytes
+from matchrec.sql_values import java_text, java_utf8, to_text, utf8_bytes
 
 
 def _string(v: Any) -> str:
@@ -199,25 +199,6 @@ def _escape_value(text: str) -> int:
     return value
 
 
-def java_utf8(data: bytes) -> str:
-    """``new String(bytes, UTF_8)`` in Java: malformed input replaced by U+FFFD as
-    Python's decoder replaces it, except that a three-byte sequence of a surrogate
-    (ED A0..BF xx) is one replacement, as Java gives it."""
-    out = []
-    start = 0
-    i = 0
-    while i + 2 < len(data):
-        if data[i] == 0xED and 0xA0 <= data[i + 1] <= 0xBF and 0x80 <= data[i + 2] <= 0xBF:
-            out.append(data[start:i].decode("utf-8", "replace"))
-            out.append("\ufffd")
-            i += 3
-            start = i
-        else:
-            i += 1
-    out.append(data[start:].decode("utf-8", "replace"))
-    return "".join(out)
-
-
 def url_decode(s: Any) -> str:
     """Java's ``URLDecoder.decode(s, UTF-8)``: '+' is a space; each run of ``%XX``
     escapes is bytes read as UTF-8 (malformed ones replaced); an escape without two
@@ -293,7 +274,7 @@ def encode(s: Any, charset: Any) -> bytes:
     """Spark's ``encode``: the string's bytes in the charset; a character the charset
     cannot hold is an error (MALFORMED_CHARACTER_CODING), ANSI mode or not. UTF-16
     writes a big-endian byte-order mark first (none for an empty string), UTF-32 none."""
-    text = java_utf8(utf8_bytes(_string(s)))  # Spark encodes Java's String of the bytes
+    text = java_text(_string(s))  # Spark encodes Java's String of the bytes
     name, codec = _charset(charset, "encode")
     try:
         data = text.encode(codec)

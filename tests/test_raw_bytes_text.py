@@ -85,3 +85,21 @@ def test_a_python_udf_gets_such_text_as_spark_hands_it(spark, raw_bytes):
     want = pair_join(spark, VIEW, condition=condition)
     assert want, "Spark's answer must not be empty"
     assert rows_through(spark, "matchrec.sql", VIEW, pair_clause(condition)) == want
+
+
+def test_a_rule_measures_such_text_as_spark(spark, raw_bytes):
+    """MATCH_RECOGNIZE_DYNAMIC reads the bytes too; its VARIANT measures hold text, in
+    which each bad sequence is U+FFFD (the job failed in parse_json)."""
+    spec = pair_clause("true", "octet_length(concat(A.s, B.s)) AS n, concat(A.s, B.s) AS m")
+    rules = spark.createDataFrame(
+        [("r", 1, spec, None, None)],
+        "rule_id STRING, version INT, spec STRING, active_from TIMESTAMP, enabled BOOLEAN",
+    )
+    out = matchrec.match_recognize_dynamic(spark.table(VIEW), rules)
+    got = sorted(
+        (r.n, r.m)
+        for r in out.selectExpr("measures:n::int AS n", "measures:m::string AS m").collect()
+    )
+    want = pair_join(spark, VIEW, "octet_length(concat(A.s, B.s)), concat(A.s, B.s)")
+    assert [n for n, _ in got] == [n for n, _ in want]
+    assert [m for _, m in got] == [m for _, m in want]  # as PySpark reads Spark's text
