@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -773,10 +774,19 @@ class Lowering:
         """A literal percentage (or array of them) of a percentile aggregate must be between
         0 and 1, as Spark's analyser requires (every door, the table function's too)."""
         self._check_accuracy(func, args, node, base)
+        self._check_frequency(func, args, node, base)
+        self._check_relative_error(func, args, node, base)
         at = PERCENTAGE_ARGUMENT.get(func)
         if at is None or len(args) <= at:
             return
         arg = args[at]
+        if _null_literal(arg):
+            raise self._spark_rejects(
+                node,
+                base,
+                "the percentage must not be null",
+                "write a fraction, e.g. 0.95 for the 95th percentile",
+            )
         items = arg.expressions if isinstance(arg, exp.Array) else [arg]
         for item in items:
             value = _number(item)
@@ -797,6 +807,10 @@ class Lowering:
         if at is None or len(args) <= at:
             return
         value = _number(args[at])
+        if value is None and _null_literal(args[at]):
+            raise self._spark_rejects(
+                node, base, "the accuracy must not be null", "write e.g. 10000, or leave it out"
+            )
         if value is None:
             return
         reason = None
@@ -817,6 +831,88 @@ class Lowering:
                 "write a positive whole number of at most 2147483647 (Spark's default is "
                 "10000), or leave it out",
             )
+
+    def _check_frequency(
+        self, func: str, args: list[exp.Expression], node: exp.Expression, base: int
+    ) -> None:
+        """percentile's literal frequency must be a whole number of 0 or more, as Spark's
+        analyser (its type) and every row (its sign) require."""
+        if func != "PERCENTILE" or len(args) < 3:
+            return
+        value = _number(args[2])
+        if value is None:
+            return
+        if not value.is_integer() or "." in args[2].sql() or "e" in args[2].sql().lower():
+            reason = (
+                f'the frequency requires the "INTEGRAL" type (current value = {_excerpt(args[2])})'
+            )
+        elif value < 0:
+            reason = (
+                f"the frequency {_excerpt(args[2])} is negative "
+                "(Spark's NEGATIVE_VALUES_IN_FREQUENCY_EXPRESSION)"
+            )
+        else:
+            return
+        raise self._spark_rejects(
+            node, base, reason, "give each value's count as a whole number of 0 or more"
+        )
+
+    def _check_relative_error(
+        self, func: str, args: list[exp.Expression], node: exp.Expression, base: int
+    ) -> None:
+        """approx_count_distinct's relative error is a fractional literal of at most 0.39
+        (HyperLogLog++ needs 4 bits of address), as Spark's analyser requires."""
+        if func != "APPROX_COUNT_DISTINCT" or len(args) < 2:
+            return
+        value, text = _number(args[1]), args[1].sql()
+        if value is None and not _null_literal(args[1]):
+            return  # not a literal: Spark's own refusal, where it analyses the call
+        if value is None or not any(c in text.lower() for c in ".ed"):
+            reason = f"the second argument should be a double literal, not {_excerpt(args[1])}"
+        elif value <= 0 or math.ceil(2.0 * math.log(1.106 / value) / math.log(2.0)) < 4:
+            reason = f"the relative error must be above 0 and at most 0.39, not {_excerpt(args[1])}"
+        else:
+            return
+        raise self._spark_rejects(
+            node, base, reason, "write a fraction such as 0.05 (Spark's default), or leave it out"
+        )
+
+    def _check_mode(
+        self,
+        func: str,
+        args: list[exp.Expression],
+        distinct: bool,
+        node: exp.Expression,
+        base: int,
+    ) -> None:
+        """mode() takes no DISTINCT, and its second argument (whether ties go to the
+        smallest value) is a BOOLEAN constant, as Spark's analyser requires."""
+        if func != "MODE":
+            return
+        if distinct:
+            raise self._spark_rejects(
+                node,
+                base,
+                "mode() does not take DISTINCT (Spark's INVALID_WITHIN_GROUP_EXPRESSION."
+                "DISTINCT_UNSUPPORTED)",
+                "drop DISTINCT: the most frequent value is the same",
+            )
+        if len(args) < 2:
+            return
+        flag = _unparen(args[1])
+        if isinstance(flag, exp.Boolean):
+            return
+        if _null_literal(flag):
+            reason = "its `deterministic` argument must not be null"
+        elif isinstance(flag, (exp.Literal, exp.Null)) or not any(
+            isinstance(n, exp.Column) for n in flag.walk()
+        ):
+            reason = f'its second argument requires the "BOOLEAN" type, not {_excerpt(flag)}'
+        else:
+            reason = f"its `deterministic` argument must be a constant, not {_excerpt(flag)}"
+        raise self._spark_rejects(
+            node, base, reason, "write mode(x, true) for the smallest of tied values, or mode(x)"
+        )
 
     def _spark_rejects(
         self, node: exp.Expression, base: int, reason: str, hint: str
@@ -1036,6 +1132,8 @@ class Lowering:
         def fail(message: str, at: exp.Expression, hint: str | None) -> Exception:
             return self.error(SemanticError, message, at, base, hint=hint)
 
+        self.check_percentages(func, args, node, base)
+        self._check_mode(func, args, distinct, node, base)
         ordered = within_group.plan(func, args, distinct, keys, node, fail)
         if ordered is not None:
             self.check_numeric_arguments(ordered.func, ordered.args, base, in_define, func)
@@ -1083,7 +1181,6 @@ class Lowering:
             )
         labels = self.aggregated_labels(func, args, node, base)
         self.check_numeric_arguments(func, args, base, in_define)
-        self.check_percentages(func, args, node, base)
         if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
             args = [_spark_hash(args[0]), *args[1:]]
         sources = [self.row_source(a, base, func) for a in args]
@@ -1208,7 +1305,17 @@ PERCENTAGE_ARGUMENT: dict[str, int] = {
     "PERCENTILE": 1,
     "PERCENTILE_APPROX": 1,
     "APPROX_PERCENTILE": 1,
+    "PERCENTILE_CONT": 0,
+    "PERCENTILE_DISC": 0,
 }
+
+
+def _null_literal(node: exp.Expression) -> bool:
+    """NULL, also in parentheses or cast to a type (``CAST(NULL AS DOUBLE)``)."""
+    node = _unparen(node)
+    while isinstance(node, exp.Cast):
+        node = _unparen(node.this)
+    return isinstance(node, exp.Null)
 
 
 def _number(node: exp.Expression) -> float | None:
