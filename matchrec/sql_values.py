@@ -47,11 +47,16 @@ def with_wide_decimals(fn: _Call) -> _Call:
 
 def leaves_mapped(value: Any, fn: Callable[[Any], Any]) -> Any:
     """``value``, a Python value of Spark's (an array a list, a struct a tuple or a dict,
-    a map a dict), with ``fn`` applied to each value inside it that is none of those."""
+    a map a dict), with ``fn`` applied to each value inside it that is none of those (a
+    struct's field names kept, and its class)."""
     if isinstance(value, list):
         return [leaves_mapped(v, fn) for v in value]
+    if isinstance(value, StructValue):
+        return StructValue(tuple(leaves_mapped(v, fn) for v in value), value.names)
     if isinstance(value, tuple):
         return tuple(leaves_mapped(v, fn) for v in value)
+    if isinstance(value, StructFields):
+        return StructFields((k, leaves_mapped(v, fn)) for k, v in value.items())
     if isinstance(value, dict):
         return {leaves_mapped(k, fn): leaves_mapped(v, fn) for k, v in value.items()}
     return fn(value)

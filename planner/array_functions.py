@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.sql_values import StructFields
+from matchrec.sql_values import StructFields, leaves_mapped
 
 
 def _key(v: Any) -> Any:
@@ -51,8 +51,13 @@ def _distinct(values: list[Any]) -> list[Any]:
         k = ("NULL",) if v is None else _key(v)
         if k not in seen:
             seen.add(k)
-            out.append(abs(v) if isinstance(v, float) and v == 0 else v)  # Spark's 0.0
+            out.append(leaves_mapped(v, _positive_zero))  # Spark's 0.0, at any depth
     return out
+
+
+def _positive_zero(v: Any) -> Any:
+    """0.0 for -0.0 (of its own float type: a FLOAT stays one), else ``v``."""
+    return type(v)(0.0) if isinstance(v, float) and v == 0 else v
 
 
 def array_distinct(a: Any) -> list[Any]:

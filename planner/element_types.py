@@ -74,11 +74,13 @@ def element_refusal(rule: str, types: list[str]) -> tuple[str, int, str] | None:
         return None
     if rule in ("key", "lookup"):
         return _key_refusal(read[0], read[1], types, rule)
-    if read[0].this != T.ARRAY:
-        return None
+    if read[0].this != T.ARRAY or not read[0].expressions:
+        return None  # no array, or an empty one of no element type (array()), which fits
     element, other = read[0].expressions[0], read[1]
     if rule == "arrays":
-        if other.this != T.ARRAY or tightest(element, other.expressions[0]) is not None:
+        if other.this != T.ARRAY or not other.expressions:
+            return None
+        if tightest(element, other.expressions[0]) is not None:
             return None
         return (
             "BINARY_ARRAY_DIFF_TYPES",
