@@ -821,6 +821,12 @@ def _approx_count_distinct(hashes: list[Value], rsd: list[Value] | None = None) 
 
 # name -> (number of arguments, or the numbers it takes; function over the argument value
 # lists)
+#: the one column Spark averages for regr_avgx/regr_avgy(y, x): x (y) where neither is NULL
+_ONE_COLUMN_OF_TWO: dict[str, Callable[[list[Value], list[Value]], list[Value]]] = {
+    "REGR_AVGX": lambda ys, xs: [None if y is None else x for y, x in zip(ys, xs)],
+    "REGR_AVGY": lambda ys, xs: [None if x is None else y for y, x in zip(ys, xs)],
+}
+
 AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "COUNT": (1, lambda vals: len(_non_null(vals))),
     "SUM": (1, _sum),
@@ -873,8 +879,8 @@ AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "APPROX_COUNT_DISTINCT": ((1, 2), _approx_count_distinct),
     **STATISTICS,
     # Spark's avg of x (of y) over the rows where neither is NULL: a DECIMAL's exactly
-    "REGR_AVGX": (2, lambda ys, xs: _avg([None if y is None else x for y, x in zip(ys, xs)])),
-    "REGR_AVGY": (2, lambda ys, xs: _avg([None if x is None else y for y, x in zip(ys, xs)])),
+    "REGR_AVGX": (2, lambda ys, xs: _avg(_ONE_COLUMN_OF_TWO["REGR_AVGX"](ys, xs))),
+    "REGR_AVGY": (2, lambda ys, xs: _avg(_ONE_COLUMN_OF_TWO["REGR_AVGY"](ys, xs))),
 }
 
 
@@ -1100,17 +1106,26 @@ class Aggregate:
             keys = columns[-len(self.order) :]
             rows = sorted_rows(keys, self.order)
             columns = [[c[i] for i in rows] for c in columns[: -len(self.order)]]
+        if self.distinct and self.func in _ONE_COLUMN_OF_TWO:
+            # Spark replaces regr_avgx(y, x) by avg(if(y IS NULL, NULL, x)): its DISTINCT
+            # is of that one column
+            columns = [_ONE_COLUMN_OF_TWO[self.func](*columns)]
         if self.distinct:
+            # DISTINCT is of the arguments together (corr(DISTINCT x, y): of the pairs)
             seen: dict[Any, None] = {}
             keep = []
-            for i, v in enumerate(columns[0]):
-                key = _distinct_key(v)
+            for i, row in enumerate(zip(*columns)):
+                key = tuple(_distinct_key(v) for v in row)
                 if key not in seen:
                     seen[key] = None
                     keep.append(i)
-            columns = [[c[i] for i in keep] for c in columns]
             # Spark groups the distinct values normalized: -0.0 counts (and reads) as 0.0
-            columns[0] = [normalized_double(v) if isinstance(v, float) else v for v in columns[0]]
+            columns = [
+                [normalized_double(c[i]) if isinstance(c[i], float) else c[i] for i in keep]
+                for c in columns
+            ]
+        if self.func in _ONE_COLUMN_OF_TWO and len(columns) == 1:
+            return _avg(columns[0])
         return self._fn(*columns)
 
     def _picked(self, ctx: MatchContext, low: int, high: int) -> list[int]:

@@ -145,6 +145,11 @@ def _function_cast(name: str) -> Callable[[list[exp.Expression]], exp.Expression
     return build
 
 
+def _distinct_first(cls: type[exp.Func]) -> Callable[[sqlglot.parser.Parser], exp.Expression]:
+    """The parser of an aggregate of two arguments that may begin with DISTINCT."""
+    return lambda self: self._parse_distinct_arg_function(cls)
+
+
 def _one_argument(
     name: str, build: Callable[[exp.Expression], exp.Expression]
 ) -> Callable[[list[exp.Expression]], exp.Expression]:
@@ -247,6 +252,21 @@ class MatchRecognizeDialect(Spark):
             **Spark.Parser.FUNCTION_PARSERS,
             "PERCENTILE": lambda self: self._parse_distinct_arg_function(_Percentile),  # type: ignore[arg-type]
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),
+            # DISTINCT before two arguments: sqlglot's reader took both into it, then
+            # missed the second ("COVAR_SAMP() is missing an argument")
+            **{
+                name: _distinct_first(cls)
+                for name, cls in (
+                    ("CORR", exp.Corr),
+                    ("COVAR_SAMP", exp.CovarSamp),
+                    ("COVAR_POP", exp.CovarPop),
+                    ("REGR_AVGX", exp.RegrAvgx),
+                    ("REGR_AVGY", exp.RegrAvgy),
+                    ("REGR_SXX", exp.RegrSxx),
+                    ("REGR_SXY", exp.RegrSxy),
+                    ("REGR_SYY", exp.RegrSyy),
+                )
+            },
             "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
         }
         # ``v:a.b[0]``: Spark's path into a VARIANT (written back as read, see Generator)
