@@ -904,12 +904,12 @@ class Lowering:
             return
         if _null_literal(flag):
             reason = "its `deterministic` argument must not be null"
-        elif isinstance(flag, (exp.Literal, exp.Null)) or not any(
-            isinstance(n, exp.Column) for n in flag.walk()
-        ):
+        elif isinstance(flag, exp.Literal):
             reason = f'its second argument requires the "BOOLEAN" type, not {_excerpt(flag)}'
-        else:
+        elif any(isinstance(n, exp.Column) for n in flag.walk()):
             reason = f"its `deterministic` argument must be a constant, not {_excerpt(flag)}"
+        else:
+            return  # a constant expression: Spark's to type, where it analyses the call
         raise self._spark_rejects(
             node, base, reason, "write mode(x, true) for the smallest of tied values, or mode(x)"
         )
