@@ -1,9 +1,9 @@
 """A session variable (``DECLARE VARIABLE lim DOUBLE DEFAULT 10``) named in DEFINE or
 MEASURES, where the planner knows only the input's columns. ``matchrec.sql`` and
 ``match_recognize`` give the planner :func:`variable_lookup`, which reads such a name
-as Spark does, once per query (``(SELECT lim)``, a constant subquery). The table function
-has no session to ask while Spark analyses it: its 'cannot be resolved' says what the
-name is and how to read it, when the runtime can tell (:func:`explained`)."""
+as Spark does, once per query (``(SELECT lim)``, a constant subquery); where a name is
+still unresolved, :func:`explained` says what it is and how to read it. The table
+function has no session while Spark analyses it and keeps its 'cannot be resolved'."""
 
 from __future__ import annotations
 
