@@ -195,17 +195,26 @@ def _undecodable_strings(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     values are equal, join, compare and hash as their bytes do in Spark (except such a
     byte against a character from U+E000 up, which Spark's bytes put below it); such text
     inside another type is refused."""
-    binary = _BYTES_OF_TEXT.get(array.type)
-    if binary is None:
-        raise MatchRuntimeError(
-            f"a {array.type} value holds text that is not UTF-8, which the evaluator of "
-            "several rows cannot read inside another type",
-            hint="keep such text out of the match, or compute the measure with matchrec.sql",
-        ) from None
+    binary = _bytes_of_text(
+        array.type,
+        "read",
+        "keep such text out of the match, or compute the measure with matchrec.sql",
+    )
     return [None if b is None else from_utf8(b) for b in array.cast(binary).to_pylist()]
 
 
-_BYTES_OF_TEXT = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}
+def _bytes_of_text(kind: pa.DataType, done: str, hint: str) -> pa.DataType:
+    """The BINARY type of the same layout as text type ``kind`` (whose values hold bytes
+    that are no UTF-8); such text inside another type, which the evaluator cannot
+    ``done`` (read, write), is refused."""
+    binary = {pa.string(): pa.binary(), pa.large_string(): pa.large_binary()}.get(kind)
+    if binary is None:
+        raise MatchRuntimeError(
+            f"a {kind} value holds text that is not UTF-8, which the evaluator of several "
+            f"rows cannot {done} inside another type",
+            hint=hint,
+        ) from None
+    return binary
 
 
 def group_starts(batch: pa.RecordBatch | pa.Table, keys: list[str]) -> list[int]:
@@ -287,13 +296,7 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
     try:
         return pa.array(values, type=arrow_type)
     except UnicodeEncodeError:  # text holding bytes that are no UTF-8 (see _undecodable_strings)
-        binary = _BYTES_OF_TEXT.get(arrow_type)
-        if binary is None:
-            raise MatchRuntimeError(
-                f"a {arrow_type} value holds text that is not UTF-8, which the evaluator of "
-                "several rows cannot write inside another type",
-                hint="compute the measure with matchrec.sql",
-            ) from None
+        binary = _bytes_of_text(arrow_type, "write", "compute the measure with matchrec.sql")
         raw = pa.array([v if v is None else utf8_bytes(v) for v in values], type=binary)
         # the same buffers read as text: Spark keeps such a STRING's bytes as they are
         return pa.Array.from_buffers(arrow_type, len(raw), raw.buffers(), raw.null_count)

@@ -819,14 +819,14 @@ def _approx_count_distinct(hashes: list[Value], rsd: list[Value] | None = None) 
     )
 
 
-# name -> (number of arguments, or the numbers it takes; function over the argument value
-# lists)
 #: the one column Spark averages for regr_avgx/regr_avgy(y, x): x (y) where neither is NULL
 _ONE_COLUMN_OF_TWO: dict[str, Callable[[list[Value], list[Value]], list[Value]]] = {
     "REGR_AVGX": lambda ys, xs: [None if y is None else x for y, x in zip(ys, xs)],
     "REGR_AVGY": lambda ys, xs: [None if x is None else y for y, x in zip(ys, xs)],
 }
 
+# name -> (number of arguments, or the numbers it takes; function over the argument value
+# lists)
 AGGREGATES: dict[str, tuple[int | tuple[int, ...], Callable[..., Value]]] = {
     "COUNT": (1, lambda vals: len(_non_null(vals))),
     "SUM": (1, _sum),
@@ -1106,10 +1106,11 @@ class Aggregate:
             keys = columns[-len(self.order) :]
             rows = sorted_rows(keys, self.order)
             columns = [[c[i] for i in rows] for c in columns[: -len(self.order)]]
-        if self.distinct and self.func in _ONE_COLUMN_OF_TWO:
+        fn = self._fn
+        if self.func in _ONE_COLUMN_OF_TWO:
             # Spark replaces regr_avgx(y, x) by avg(if(y IS NULL, NULL, x)): its DISTINCT
             # is of that one column
-            columns = [_ONE_COLUMN_OF_TWO[self.func](*columns)]
+            columns, fn = [_ONE_COLUMN_OF_TWO[self.func](*columns)], _avg
         if self.distinct:
             # DISTINCT is of the arguments together (corr(DISTINCT x, y): of the pairs)
             seen: dict[Any, None] = {}
@@ -1124,9 +1125,7 @@ class Aggregate:
                 [normalized_double(c[i]) if isinstance(c[i], float) else c[i] for i in keep]
                 for c in columns
             ]
-        if self.func in _ONE_COLUMN_OF_TWO and len(columns) == 1:
-            return _avg(columns[0])
-        return self._fn(*columns)
+        return fn(*columns)
 
     def _picked(self, ctx: MatchContext, low: int, high: int) -> list[int]:
         """Rows among match positions [low, high) that the aggregate reads."""

@@ -768,14 +768,31 @@ class Lowering:
         if check is not None:
             self.define_checks.append(check)
 
-    def check_percentages(
+    def check_constant_arguments(
+        self,
+        func: str,
+        args: list[exp.Expression],
+        distinct: bool,
+        node: exp.Expression,
+        base: int,
+    ) -> None:
+        """The constant arguments of aggregate ``func`` that Spark's analyser refuses
+        (a percentage, an accuracy, a frequency, a relative error, mode's flag) are
+        refused at the call, in every door: the table function has no Spark to ask."""
+        self._check_mode(func, args, distinct, node, base)
+        for check in (
+            self._check_percentage,
+            self._check_accuracy,
+            self._check_frequency,
+            self._check_relative_error,
+        ):
+            check(func, args, node, base)
+
+    def _check_percentage(
         self, func: str, args: list[exp.Expression], node: exp.Expression, base: int
     ) -> None:
         """A literal percentage (or array of them) of a percentile aggregate must be between
-        0 and 1, as Spark's analyser requires (every door, the table function's too)."""
-        self._check_accuracy(func, args, node, base)
-        self._check_frequency(func, args, node, base)
-        self._check_relative_error(func, args, node, base)
+        0 and 1, and not NULL."""
         at = PERCENTAGE_ARGUMENT.get(func)
         if at is None or len(args) <= at:
             return
@@ -814,7 +831,7 @@ class Lowering:
         if value is None:
             return
         reason = None
-        if not value.is_integer() or "." in args[at].sql() or "e" in args[at].sql().lower():
+        if not value.is_integer() or _fraction_written(args[at]):
             reason = (
                 f'the accuracy requires the "INTEGRAL" type (current value = {_excerpt(args[at])})'
             )
@@ -842,7 +859,7 @@ class Lowering:
         value = _number(args[2])
         if value is None:
             return
-        if not value.is_integer() or "." in args[2].sql() or "e" in args[2].sql().lower():
+        if not value.is_integer() or _fraction_written(args[2]):
             reason = (
                 f'the frequency requires the "INTEGRAL" type (current value = {_excerpt(args[2])})'
             )
@@ -1132,8 +1149,7 @@ class Lowering:
         def fail(message: str, at: exp.Expression, hint: str | None) -> Exception:
             return self.error(SemanticError, message, at, base, hint=hint)
 
-        self.check_percentages(func, args, node, base)
-        self._check_mode(func, args, distinct, node, base)
+        self.check_constant_arguments(func, args, distinct, node, base)
         ordered = within_group.plan(func, args, distinct, keys, node, fail)
         if ordered is not None:
             self.check_numeric_arguments(ordered.func, ordered.args, base, in_define, func)
@@ -1308,6 +1324,13 @@ PERCENTAGE_ARGUMENT: dict[str, int] = {
     "PERCENTILE_CONT": 0,
     "PERCENTILE_DISC": 0,
 }
+
+
+def _fraction_written(node: exp.Expression) -> bool:
+    """Whether a numeric literal is written as a fraction (``2.0``, ``1e3``), which Spark
+    types DECIMAL or DOUBLE, not as an integer."""
+    text = node.sql()
+    return "." in text or "e" in text.lower()
 
 
 def _null_literal(node: exp.Expression) -> bool:

@@ -252,6 +252,7 @@ class MatchRecognizeDialect(Spark):
             **Spark.Parser.FUNCTION_PARSERS,
             "PERCENTILE": lambda self: self._parse_distinct_arg_function(_Percentile),  # type: ignore[arg-type]
             "MAX_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMax)),
+            "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
             # DISTINCT before two arguments: sqlglot's reader took both into it, then
             # missed the second ("COVAR_SAMP() is missing an argument")
             **{
@@ -267,7 +268,6 @@ class MatchRecognizeDialect(Spark):
                     ("REGR_SYY", exp.RegrSyy),
                 )
             },
-            "MIN_BY": lambda self: _top_k(self._parse_distinct_arg_function(exp.ArgMin)),
         }
         # ``v:a.b[0]``: Spark's path into a VARIANT (written back as read, see Generator)
         COLON_IS_VARIANT_EXTRACT = True
