@@ -5,8 +5,8 @@ Spark computes each of them by updating a few running moments row by row (Welfor
 method in doubles) and finishing with a formula; doing the same, in the same order,
 gives Spark's answers to the last bit rather than a textbook formula's. Rows where an
 argument is NULL are skipped (for two arguments, the pair is). Where the finishing
-formula would divide by zero, Spark (``spark.sql.legacy.statisticalAggregate`` off, its
-default) returns NULL, and so do these.
+formula would divide by zero, Spark returns NULL, or NaN under
+``spark.sql.legacy.statisticalAggregate``, and so do these (:func:`statistics_nan`).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from typing import Any
+
+from .function_settings import statistics_nan
 
 Value = Any
 
@@ -65,15 +67,19 @@ def central_moments(values: list[Value]) -> tuple[float, float, float, float]:
 
 def skewness(values: list[Value]) -> Value:
     n, m2, m3, _ = central_moments(values)
-    if n == 0.0 or m2 == 0.0:
+    if n == 0.0:
         return None
+    if m2 == 0.0:
+        return statistics_nan()
     return math.sqrt(n) * m3 / math.sqrt(m2 * m2 * m2)
 
 
 def kurtosis(values: list[Value]) -> Value:
     n, m2, _, m4 = central_moments(values)
-    if n == 0.0 or m2 == 0.0:
+    if n == 0.0:
         return None
+    if m2 == 0.0:
+        return statistics_nan()
     return n * m4 / (m2 * m2) - 3.0
 
 
@@ -128,9 +134,17 @@ def _mean(values: list[float]) -> float:
     return total / len(values)
 
 
-def _corr(m: CoMoments) -> Value:
-    if m.n < 2.0:
+def _covar_samp(m: CoMoments) -> Value:
+    if m.n == 0.0:
         return None
+    return statistics_nan() if m.n == 1.0 else m.ck / (m.n - 1.0)
+
+
+def _corr(m: CoMoments) -> Value:
+    if m.n == 0.0:
+        return None
+    if m.n == 1.0:
+        return statistics_nan()
     bottom = math.sqrt(m.x_mk * m.y_mk)
     return None if bottom == 0.0 else m.ck / bottom
 
@@ -171,7 +185,7 @@ STATISTICS: dict[str, tuple[int, Callable[..., Value]]] = {
     "SKEWNESS": (1, skewness),
     "KURTOSIS": (1, kurtosis),
     "COVAR_POP": (2, _co(lambda m: None if m.n == 0.0 else m.ck / m.n)),
-    "COVAR_SAMP": (2, _co(lambda m: None if m.n < 2.0 else m.ck / (m.n - 1.0))),
+    "COVAR_SAMP": (2, _co(_covar_samp)),
     "CORR": (2, _co(_corr)),
     "REGR_COUNT": (2, lambda ys, xs: len(_pairs(ys, xs))),
     "REGR_AVGX": (2, _regression(lambda pairs: _mean([x for _, x in pairs]))),

@@ -24,6 +24,7 @@ from typing import Any
 
 from .collated_values import collated, plain
 from .errors import MatchRuntimeError
+from .function_settings import statistics_nan
 from .integer_width import interval_fits
 from .java_doubles import java_double_text
 from .moments import STATISTICS, second_moment
@@ -497,12 +498,15 @@ def _listagg(values: list[Value], separators: list[Value]) -> Value:
 
 
 def _variance(sample: bool, root: bool) -> Callable[[list[Value]], Value]:
-    """var/stddev, population or sample; NULL without rows, and for one row (sample)."""
+    """var/stddev, population or sample; NULL without rows, and for one row (sample) NULL
+    or NaN as the session says (:func:`statistics_nan`)."""
 
     def aggregate(values: list[Value]) -> Value:
         n, m2 = second_moment(values)
-        if n == 0.0 or (sample and n == 1.0):
+        if n == 0.0:
             return None
+        if sample and n == 1.0:
+            return statistics_nan()
         result = m2 / (n - 1.0 if sample else n)
         return result**0.5 if root else result
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
 from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, map_key, to_text
 
@@ -613,7 +614,9 @@ def array_repeat(element: Any, count: Any) -> Any:
 def array_insert(values: Any, pos: Any, element: Any) -> Any:
     """Spark's ``array_insert``: the element put at 1-based ``pos``, past the end padded
     with NULLs; a negative ``pos`` counts from the end, -1 putting it after the last
-    element, and before the first pads NULLs after it; ``pos`` 0 is an error
+    element, and before the first pads NULLs after it (under
+    ``spark.sql.legacy.negativeIndexInArrayInsert`` -1 puts it before the last element,
+    every negative ``pos`` one place further left); ``pos`` 0 is an error
     (INVALID_INDEX_OF_ZERO). A NULL array or position gives NULL; numbers take the common
     type of the array and the element."""
     if values is None or pos is None:
@@ -624,6 +627,8 @@ def array_insert(values: Any, pos: Any, element: Any) -> Any:
             "array_insert() position 0 is invalid (INVALID_INDEX_OF_ZERO): the first "
             "element has position 1"
         )
+    if pos < 0 and setting_on(NEGATIVE_INDEX_IN_ARRAY_INSERT):
+        pos -= 1
     at = pos - 1 if pos > 0 else len(items) + pos + 1
     if at < 0:
         _array_length(len(items) - at + 1, "array_insert")
@@ -643,20 +648,24 @@ def _map_key(k: Any) -> Any:
 
 def map_concat(*maps: Any) -> dict[Any, Any]:
     """``map_concat``: the entries of every map in order; a key in two of them is an
-    error (DUPLICATED_MAP_KEY, under the default spark.sql.mapKeyDedupPolicy=EXCEPTION).
-    Keys and values each take their common type, as Spark widens them."""
+    error (DUPLICATED_MAP_KEY, under the default spark.sql.mapKeyDedupPolicy=EXCEPTION), or
+    keeps its first place with the last value (LAST_WIN). Keys and values each take their
+    common type, as Spark widens them."""
     keys: list[Any] = []
     values: list[Any] = []
-    seen: set[Any] = set()
+    seen: dict[Any, int] = {}
     for m in maps:
         for k, v in _map(m).items():
             key = _map_key(k)
             if key in seen:
-                raise ValueError(
-                    f"duplicate map key {k!r} in map_concat() (Spark's DUPLICATED_MAP_KEY "
-                    "under the default spark.sql.mapKeyDedupPolicy=EXCEPTION)"
-                )
-            seen.add(key)
+                if not last_key_wins():
+                    raise ValueError(
+                        f"duplicate map key {k!r} in map_concat() (Spark's DUPLICATED_MAP_KEY "
+                        "under the default spark.sql.mapKeyDedupPolicy=EXCEPTION)"
+                    )
+                values[seen[key]] = v
+                continue
+            seen[key] = len(keys)
             keys.append(k)
             values.append(v)
     return dict(zip(map(map_key, common(keys)), common(values)))
@@ -684,11 +693,13 @@ def sorter(ascending: bool, nulls_first: bool) -> Callable[[Any], list[Any]]:
 
 
 def checked_key(key: Any, seen: dict) -> Any:
-    """``key`` as a new key of the map ``seen`` is building (see :func:`map_key`)."""
+    """``key`` as a new key of the map ``seen`` is building (see :func:`map_key`); a key
+    already there is Spark's error, or (``spark.sql.mapKeyDedupPolicy=LAST_WIN``) the one
+    whose value the caller replaces, keeping its place."""
     if key is None:
         raise ValueError("a map key is NULL (Spark's NULL_MAP_KEY)")
     key = map_key(key)
-    if key in seen:
+    if key in seen and not last_key_wins():
         raise ValueError(
             f"duplicate map key {key!r} (Spark's DUPLICATED_MAP_KEY under the default "
             "spark.sql.mapKeyDedupPolicy=EXCEPTION)"

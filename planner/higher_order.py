@@ -305,7 +305,8 @@ def _transform_values(values: list[Evaluator], bodies: list[Evaluator], slots: S
 
 def _transform_keys(values: list[Evaluator], bodies: list[Evaluator], slots: Slots) -> Evaluator:
     """Spark's ``transform_keys``: a NULL or repeated new key is its error (NULL_MAP_KEY,
-    DUPLICATED_MAP_KEY under the default spark.sql.mapKeyDedupPolicy=EXCEPTION)."""
+    DUPLICATED_MAP_KEY under the default spark.sql.mapKeyDedupPolicy=EXCEPTION; under
+    LAST_WIN the last value at the first place)."""
 
     def run(ctx: Any) -> Any:
         found = _entry_loop(values[0], bodies[0], slots[0], ctx)

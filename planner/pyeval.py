@@ -30,6 +30,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.function_settings import SIZE_OF_NULL, setting_on
 from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_literals import sql_literal
 from matchrec.sql_values import (
@@ -599,10 +600,12 @@ _ANSI_FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
-def _size_of(x: Any) -> int:
-    """Spark's ``size``/``cardinality`` when ANSI is off (``spark.sql.legacy.sizeOfNull``
-    follows it): -1 of a NULL."""
-    return -1 if x is None else len(x)
+def _size_of(x: Any) -> int | None:
+    """Spark's ``size``/``cardinality`` when ANSI is off: -1 of a NULL, unless the session
+    sets ``spark.sql.legacy.sizeOfNull`` to false (then NULL, as under ANSI)."""
+    if x is None:
+        return -1 if setting_on(SIZE_OF_NULL) else None
+    return len(x)
 
 
 # the functions of that table that differ when ANSI is off, all of them given NULLs

@@ -18,6 +18,8 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.function_settings import last_key_wins
+
 from .java_regex import JavaRegex, find_all, search, translate
 
 
@@ -222,11 +224,12 @@ def split(s: Any, pattern: Any, limit: Any = -1) -> list[str]:
 def str_to_map(text: Any, pair_delim: Any = ",", key_value_delim: Any = ":") -> dict:
     """``str_to_map``: ``text`` split at the regex ``pair_delim``, each piece at the
     first match of the regex ``key_value_delim`` (no match: a NULL value); a repeated
-    key is Spark's DUPLICATED_MAP_KEY."""
+    key is Spark's DUPLICATED_MAP_KEY, or keeps its first place with the last value under
+    ``spark.sql.mapKeyDedupPolicy=LAST_WIN``."""
     result: dict[str, str | None] = {}
     for piece in java_split(_text(text), _text(pair_delim), -1):
         kv = java_split(piece, _text(key_value_delim), 2)
-        if kv[0] in result:
+        if kv[0] in result and not last_key_wins():
             raise ValueError(
                 f"[DUPLICATED_MAP_KEY] Duplicate map key {kv[0]} was found (under the default "
                 "spark.sql.mapKeyDedupPolicy=EXCEPTION)"

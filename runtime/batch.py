@@ -50,7 +50,7 @@ from .partitions import (
     _partition_mapper,
     _timeout_mapper,
 )
-from .session import ansi_enabled, count_setting, quiet_analysis
+from .session import ansi_enabled, count_setting, function_settings, quiet_analysis
 from .sort_keys import check_sortable
 from .udf_errors import remember_udfs
 
@@ -291,11 +291,12 @@ def execute(df: DataFrame, plan: MatchPlan) -> DataFrame:
     arrow_types = [to_arrow_type(t, timezone=zone) for t in atom_types]
     chunk_rows = count_setting(df.sparkSession, CHUNK_ROWS_CONF, DEFAULT_CHUNK_ROWS, least=0)
     group_rows = count_setting(df.sparkSession, GROUP_ROWS_CONF, DEFAULT_GROUP_ROWS)
+    settings = function_settings(df.sparkSession)
     if timeouts:
-        mapper = _timeout_mapper(plan.program, bounds, carried, arrow_types, zone)
+        mapper = _timeout_mapper(plan.program, bounds, carried, arrow_types, zone, settings)
     else:
         mapper = _partition_mapper(
-            plan.program, bounds, carried, arrow_types, chunk_rows, group_rows, zone
+            plan.program, bounds, carried, arrow_types, chunk_rows, group_rows, zone, settings
         )
     matched = map_in_arrow(df, mapper, out_schema)
     return project_measures(months_restored(matched, encoded), plan, input_columns)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import warnings
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import astuple
 from typing import Any
 
@@ -66,6 +66,7 @@ from matchrec.errors import (
     SemanticError,
     UsageError,
 )
+from matchrec.function_settings import use_settings
 from matchrec.keyed_stream import EVENT_MICROS
 from matchrec.rule_set import (
     OUTPUT_FIELDS,
@@ -80,7 +81,7 @@ from matchrec.zones import use_zone
 from .arrow_safe import refuse_uncarried
 from .cluster import check, ship
 from .processor_pickle import ShippedProcessor
-from .session import ansi_enabled, count_setting
+from .session import ansi_enabled, count_setting, function_settings
 from .streaming import (
     BUCKETS_CONF,
     DEFAULT_BUCKETS,
@@ -193,6 +194,7 @@ def match_recognize_dynamic(
         ansi_enabled(df.sparkSession),
         skip_errors=on_error == "skip",
         zone=df.sparkSession.conf.get("spark.sql.session.timeZone"),
+        settings=function_settings(df.sparkSession),
     )
     errors = []
     for row, why in problems:
@@ -281,10 +283,12 @@ class _Compiler:
         ansi: bool = True,
         skip_errors: bool = True,
         zone: str | None = None,
+        settings: Mapping[str, str] | None = None,
     ):
         self.types = types
         self.ansi = ansi
         self.zone = zone  # the session time zone: its rules' dates and patterns read it
+        self.settings = settings  # the session's function settings, which the glue reads
         self.skip_errors = skip_errors
         self.key_sets = key_sets
         self.event_time = event_time
@@ -419,6 +423,7 @@ def _batch(
 def _batch_runner(compiler: _Compiler, plan: list, columns: list[str]):
     def run(table: pa.Table) -> pa.Table:
         use_zone(compiler.zone)  # the worker may have served another session
+        use_settings(compiler.settings)
         table = table.select(columns)
         out: list[tuple] = []
         sorted_by: dict = {}  # rules that partition and order alike share one sort
@@ -547,6 +552,7 @@ class DynamicProcessor(ShippedProcessor, StatefulProcessor):
         self, bucket_id: int, pdf: pd.DataFrame | None, watermark_ms: int
     ) -> Iterator[pd.DataFrame]:
         use_zone(self.compiler.zone)
+        use_settings(self.compiler.settings)
         found = self.state.get()
         keys = list(self.key_sets[bucket_id // self.buckets])
         bucket = RuleBucket.load(keys, self.buckets, bucket_id == 0, found[0] if found else None)

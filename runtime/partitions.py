@@ -8,7 +8,7 @@ sqlglot. :mod:`matchrec.runtime.batch` builds the job around it on the driver.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 import pyarrow as pa
@@ -25,6 +25,7 @@ from matchrec.engine import (
     run_partition,
 )
 from matchrec.errors import MatchRuntimeError
+from matchrec.function_settings import use_settings
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import MATCHED_STATUS, TIMEOUT_STATUS, _with_status
 from matchrec.matcher import placed_skip_error
@@ -52,11 +53,13 @@ def _timeout_mapper(
     carried: list[str],
     arrow_types: list[pa.DataType],
     zone: str | None = None,
+    settings: Mapping[str, str] | None = None,
 ):
     """``mapInArrow`` for ONE ROW PER MATCH WITH TIMEOUTS: each partition (held whole) is
     matched as a stream would at its end, with the partial matches that WITHIN cut off
     (or that the partition's end left open) as TIMEOUT rows; ``zone``: the session time
-    zone, which DEFINE's glue reads (:mod:`matchrec.zones`)."""
+    zone, which DEFINE's glue reads (:mod:`matchrec.zones`); ``settings``: the session's
+    settings that change what a function computes (:mod:`matchrec.function_settings`)."""
 
     def match(rows: list[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         table = pa.Table.from_batches(rows)
@@ -80,6 +83,7 @@ def _timeout_mapper(
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         use_zone(zone)
+        use_settings(settings)
         held: list[pa.RecordBatch] = []
         key = None
         for batch in batches:
@@ -114,16 +118,19 @@ def _partition_mapper(
     chunk_rows: int = 0,
     group_rows: int = 0,
     zone: str | None = None,
+    settings: Mapping[str, str] | None = None,
 ):
     """The function ``mapInArrow`` runs on each Spark partition (sorted by keys and order):
     a :class:`PartitionMatcher` whose output is the matcher's rows (carried columns,
-    atoms, matched flag); ``zone``: the session time zone, which DEFINE's glue reads."""
+    atoms, matched flag); ``zone`` and ``settings``: the session's, which the glue reads
+    (as in :func:`_timeout_mapper`)."""
 
     def output(table: pa.Table, out: PartitionOutput) -> pa.RecordBatch | None:
         return output_batch(table, out, carried, arrow_types, program)
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         use_zone(zone)
+        use_settings(settings)
         matcher = PartitionMatcher(program, keys, output, chunk_rows, group_rows)
         for batch in batches:
             yield from matcher.push(batch)

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from matchrec.errors import MatchRecognizeError
+from matchrec.function_settings import DEFAULTS as FUNCTION_DEFAULTS
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -218,6 +219,24 @@ def count_setting(spark: SparkSession, key: str, default: int, least: int = 1) -
             hint=f"spark.conf.set({key!r}, {default}) (its default), or unset it",
         )
     return value
+
+
+def function_settings(spark: SparkSession) -> dict[str, str]:
+    """The session's values of the settings that change what a function computes, which
+    the glue follows in each worker (:mod:`matchrec.function_settings`)."""
+    return {key: str(spark.conf.get(key, default)) for key, default in FUNCTION_DEFAULTS.items()}
+
+
+def task_function_settings() -> dict[str, str]:
+    """Those settings of the session that runs the current Spark task (as
+    :func:`task_setting` reads one); the ones never set are left out (Spark's defaults)."""
+    from pyspark import TaskContext
+
+    context = TaskContext.get()
+    if context is None:
+        return {}
+    found = {key: context.getLocalProperty(key) for key in FUNCTION_DEFAULTS}
+    return {key: value for key, value in found.items() if value}
 
 
 def task_ansi_enabled() -> bool:

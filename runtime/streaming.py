@@ -21,7 +21,7 @@ row of its own, which an observed metric of the query sums (:func:`late_rows`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import pandas as pd
@@ -42,6 +42,7 @@ from pyspark.sql.types import (
 
 from matchrec.arrow_packing import PACKED, pack, unpack
 from matchrec.errors import SemanticError
+from matchrec.function_settings import use_settings
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 from matchrec.zones import use_zone
 
@@ -60,7 +61,7 @@ from .cluster import check, driver_worker_paths
 from .late_count import LATE_METRIC, watch
 from .late_count import late_rows as late_rows  # the public name of old
 from .processor_pickle import ShippedProcessor
-from .session import count_setting
+from .session import count_setting, function_settings
 from .udf_errors import remember_udfs
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
@@ -182,7 +183,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     counted = with_late_column(
         StructType([StructField(f.name, f.dataType, True) for f in out_schema.fields])
     )
-    processor = MatchProcessor(spec, counted.names, zone)
+    processor = MatchProcessor(spec, counted.names, zone, function_settings(spark))
     matched = run_buckets(packed_by_bucket(df), processor, counted).drop(BUCKET)
     check(spark, "stream")  # on a cluster: the executors can run a stream (once per session)
     return project_measures(months_restored(matched, encoded), plan, input_columns)
@@ -236,8 +237,23 @@ def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: Struct
 
 def output_frame(table: pa.Table) -> pd.DataFrame:
     """``table``'s rows as a stateful processor yields them, its late-row column empty: a
-    MAP value as a dict, which PySpark's conversion reads (Arrow gives its pairs)."""
-    return table.to_pandas(maps_as_pydicts="strict").assign(**{LATE: None})
+    MAP value as a dict, which PySpark's conversion reads (Arrow gives its pairs).
+
+    PySpark converts a pandas column back to Arrow with NaN read as NULL, unless the
+    column holds Arrow's own array: a column that holds floating-point numbers (at any
+    depth) stays Arrow's, so a NaN measure stays NaN."""
+    frame = table.to_pandas(maps_as_pydicts="strict")
+    for name, column in zip(table.column_names, table.columns):
+        if _holds_floats(column.type):
+            frame[name] = pd.Series(pd.arrays.ArrowExtensionArray(column), index=frame.index)
+    return frame.assign(**{LATE: None})
+
+
+def _holds_floats(kind: pa.DataType) -> bool:
+    """Whether values of ``kind`` may hold a float or double (a NaN), at any depth."""
+    if pa.types.is_floating(kind):
+        return True
+    return any(_holds_floats(kind.field(i).type) for i in range(kind.num_fields))
 
 
 def late_frame(columns: list[str], count: int) -> pd.DataFrame:
@@ -295,10 +311,17 @@ class MatchProcessor(ShippedProcessor, StatefulProcessor):
     the bucket last advanced to are late: dropped here, and counted on an output row of
     their own that the query's late-row metric sums."""
 
-    def __init__(self, spec: StreamSpec, columns: list[str], zone: str | None = None):
+    def __init__(
+        self,
+        spec: StreamSpec,
+        columns: list[str],
+        zone: str | None = None,
+        settings: Mapping[str, str] | None = None,
+    ):
         self.spec = spec
         self.columns = columns  # of the output; the last one is LATE
         self.zone = zone  # the session time zone, which DEFINE's glue reads
+        self.settings = settings  # the session's function settings, which the glue reads
 
     def init(self, handle: StatefulProcessorHandle) -> None:
         self.handle = handle
@@ -320,6 +343,7 @@ class MatchProcessor(ShippedProcessor, StatefulProcessor):
 
     def _advance(self, new: pa.Table | None, watermark_ms: int) -> Iterator[pd.DataFrame]:
         use_zone(self.zone)
+        use_settings(self.settings)
         found = self.state.get()
         stream = KeyedStream.load(self.spec, found[0] if found else None)
         late = None

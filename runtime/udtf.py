@@ -140,6 +140,7 @@ from matchrec.errors import (
     SemanticError,
     UnsupportedError,
 )
+from matchrec.function_settings import use_settings
 from matchrec.sql_values import with_wide_decimals
 from matchrec.zones import SESSION_ZONE, zone_named
 
@@ -151,6 +152,7 @@ from .session import (
     DOUBLE_QUOTED_IDENTIFIERS_CONF,
     ESCAPED_STRING_LITERALS_CONF,
     task_ansi_enabled,
+    task_function_settings,
     task_setting,
 )
 from .sort_keys import check_sortable
@@ -764,6 +766,7 @@ class MatchRecognizeUDTF:
         )
         self._order = RowOrder(program.bounds) if program.plan.order_by else None
         self._zone: tuple[tzinfo | None] | None = None  # (the session's zone,) once known
+        self._settings = task_function_settings()
 
     @staticmethod
     def analyze(table: AnalyzeArgument, body: AnalyzeArgument) -> MatchAnalyzeResult:
@@ -781,10 +784,12 @@ class MatchRecognizeUDTF:
         if self._zone is None:
             self._zone = (session_zone(batch),)
         SESSION_ZONE.set(self._zone[0])  # the worker may have served another session
+        use_settings(self._settings)
         yield from self._matcher.push(batch, starts)
 
     def terminate(self) -> Iterator[pa.Table]:
         SESSION_ZONE.set(self._zone[0] if self._zone else None)
+        use_settings(self._settings)
         yield from self._matcher.finish()
 
 
