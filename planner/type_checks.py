@@ -783,14 +783,28 @@ _MAP_REFUSALS = {
 }
 
 
+#: a string of a collation other than UTF8_BINARY, anywhere in a type's name
+_COLLATED = re.compile(r"\bstring collate (?!utf8_binary\b)", re.IGNORECASE)
+#: why Spark collects no set of such strings (at any depth), and the way around it
+_COLLATED_SET = (
+    "Spark collects no set of strings of a collation other than UTF8_BINARY",
+    "collect the text by its bytes, {name}(x COLLATE UTF8_BINARY), or keep every value "
+    "with collect_list(x)",
+)
+
+
 def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
     """The error for a MAP in the type of an argument of a :data:`_NO_MAPS` call (its
-    check's operator: :data:`MAP_ARGUMENT`, the name as written, Spark's condition)."""
+    check's operator: :data:`MAP_ARGUMENT`, the name as written, Spark's condition), and
+    for a collated string in collect_set's."""
     name, condition = check.operator[len(MAP_ARGUMENT) + 1 :].rsplit(" ", 1)
     for operand, type_name in zip(check.operands, types):
-        if "map<" not in type_name.lower():
+        if condition == _SETS and _COLLATED.search(type_name):
+            why, hint = _COLLATED_SET
+        elif "map<" in type_name.lower():
+            why, hint = _MAP_REFUSALS[condition]
+        else:
             continue
-        why, hint = _MAP_REFUSALS[condition]
         return SemanticError(
             f"[{condition}] {name}() cannot take {operand.text} ({type_name.upper()}) in "
             f"{check.clause}: {why}",

@@ -6,7 +6,7 @@ caret before any job; never the answer of UTF8_BINARY (``planner.collation_calls
 from __future__ import annotations
 
 import pytest
-from doors import DOORS, pair_clause, rows_through
+from doors import DOORS, pair_clause, refusals, rows_through
 
 import matchrec
 from matchrec.errors import MatchRecognizeError, UnsupportedError
@@ -94,3 +94,26 @@ def test_the_table_functions_measures_refuse_what_they_would_compute_by_bytes(
         f"SELECT {measure} FROM ({ROWS}) A JOIN ({ROWS}) B ON B.id = A.id + 1 WHERE B.id = 2"
     ).collect()
     assert got == [tuple(r) for r in want] == [(True,)]
+
+
+@pytest.mark.parametrize("place", ["MEASURES", "DEFINE"])
+@pytest.mark.parametrize(
+    "argument", ["A.s COLLATE UTF8_LCASE", "array(collate(A.s, 'UNICODE_CI'))", "upper(A.c)"]
+)
+def test_collect_set_of_a_collated_string_is_refused_at_the_call(spark, words, argument, place):
+    """Spark collects no set of strings of a collation other than UTF8_BINARY, at any
+    depth (UNSUPPORTED_INPUT_TYPE when it analyses the query): both doors refuse it at
+    the call; the table function collected them by their bytes."""
+    source = f"(SELECT id, s, s COLLATE UTF8_LCASE AS c FROM {words})"
+    spark_form = argument.replace("A.", "")
+    with pytest.raises(Exception, match="UNSUPPORTED_INPUT_TYPE"):
+        spark.sql(f"SELECT collect_set({spark_form}) FROM {source}").collect()
+    call = f"collect_set({argument})"
+    if place == "MEASURES":
+        body = f"ORDER BY id MEASURES {call} AS m PATTERN (A+) DEFINE A AS true"
+    else:
+        body = f"ORDER BY id MEASURES count(*) AS n PATTERN (A+) DEFINE A AS size({call}) < 9"
+    query, by_sql, by_function = refusals(spark, source, body)
+    for err, text in ((by_sql, query), (by_function, body)):
+        assert "UNSUPPORTED_INPUT_TYPE" in err.message, err
+        assert err.pos is not None and text[err.pos :].startswith((call, argument)), (err, text)
