@@ -567,13 +567,16 @@ def typed_call(
 
 
 def _listagg_type(node: exp.Expression, env: TypeEnv) -> exp.DataType:
-    """listagg/string_agg: BINARY of BINARY values, else STRING."""
+    """listagg/string_agg: BINARY of BINARY values, a collated string of such strings
+    (as Spark types it), else STRING."""
     call = node.this if isinstance(node, exp.WithinGroup) else node
     value = call.expressions[0] if isinstance(call, exp.Anonymous) else call.this
     while isinstance(value, (exp.Distinct, exp.Paren, exp.Order)):
         value = value.expressions[0] if isinstance(value, exp.Distinct) else value.this
     t = infer_type(value, env) if value is not None else None
-    return t if t is not None and t.this in (T.BINARY, T.VARBINARY) else dtype("string")
+    if t is not None and (t.this in (T.BINARY, T.VARBINARY) or t.meta.get(COLLATION)):
+        return t
+    return dtype("string")
 
 
 def _unparen(node: exp.Expression) -> exp.Expression:

@@ -195,6 +195,25 @@ PAIR = "arguments of"
 ELEMENT_ARGUMENT = "element argument of"
 #: the operator of a check of a subscript's collection and index (:mod:`subscript_types`)
 SUBSCRIPT = "subscript"
+#: the operator of a check that listagg's values and separator are of one type (then
+#: the call's name as written)
+JOINED = "values and separator of"
+
+
+def _joined(node: exp.Expression) -> list[exp.Expression] | None:
+    """The values and the separator of ``listagg``/``string_agg`` call ``node`` (None
+    without a separator: Spark's default one takes the values' type)."""
+    if not isinstance(node, exp.GroupConcat) or node.args.get("separator") is None:
+        return None
+    value = node.this
+    while isinstance(value, (exp.Distinct, exp.Order)):
+        if isinstance(value, exp.Order):
+            value = value.this
+        elif len(value.expressions) == 1:
+            value = value.expressions[0]
+        else:
+            return None
+    return None if value is None else [value, node.args["separator"]]
 
 
 def _subscript(node: exp.Expression) -> list[exp.Expression] | None:
@@ -221,6 +240,9 @@ def operands_of(node: exp.Expression) -> list[exp.Expression] | None:
         return [node.expressions[0], zero]
     if _format_pattern(node) is not None:
         return typed_args(node)
+    joined = _joined(node)
+    if joined is not None:
+        return joined
     if key(node) in ELEMENT_RULES:  # array_append, map_contains_key: (collection, value)
         value = node.args.get("key") if isinstance(node, exp.MapContainsKey) else node.expression
         return [node.this, value] if node.this is not None and value is not None else None
@@ -425,6 +447,8 @@ def build_check(
     if _int_only(node) is not None:
         operator = f"{INT_ARGUMENT} {written_call_name(node, sql, base)}"
         return TypeCheck(operator, operands, glue, clause)
+    if _joined(node) is not None:
+        return TypeCheck(f"{JOINED} {written_call_name(node, sql, base)}", operands, glue, clause)
     if _subscript(node) is not None:
         return TypeCheck(SUBSCRIPT, operands, glue, clause)
     if key(node) in ELEMENT_RULES:
@@ -816,6 +840,40 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
 
 
 _INTEGERS = ("tinyint", "smallint", "int", "void")
+
+#: types Spark casts to STRING for listagg (its values and separator are STRING or BINARY)
+_CAST_TO_TEXT = re.compile(
+    r"(tinyint|smallint|int|bigint|float|double|decimal\(.*\)|boolean|date|timestamp"
+    r"|timestamp_ntz|void)",
+)
+
+
+def _joined_type(type_name: str) -> str | None:
+    """The type listagg takes a value or separator of ``type_name`` as (a string keeps its
+    collation); None for one Spark refuses otherwise (an ARRAY)."""
+    name = type_name.lower()
+    if name == "binary" or name.startswith("string"):
+        return name
+    return "string" if _CAST_TO_TEXT.fullmatch(name) else None
+
+
+def _joined_apart(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
+    """Spark's refusal of listagg's separator of another type than its values
+    (DATA_DIFF_TYPES): STRING and BINARY, or strings of two collations."""
+    value, separator = _joined_type(types[0]), _joined_type(types[1])
+    if value is None or separator is None or value == separator or types[1].lower() == "void":
+        return None
+    name = check.operator[len(JOINED) + 1 :]
+    values, operand = check.operands
+    return SemanticError(
+        f"[DATATYPE_MISMATCH.DATA_DIFF_TYPES] {name}() cannot join {values.text} "
+        f"({types[0].upper()}) with the separator {operand.text} ({types[1].upper()}) in "
+        f"{check.clause}: Spark takes values and a separator of one type",
+        sql=sql,
+        pos=operand.pos,
+        hint="give the separator the values' type (',' COLLATE UTF8_LCASE for collated "
+        "strings, X'2C' for BINARY), or CAST the values",
+    )
 
 
 def _unary_refused(check: TypeCheck, types: list[str], sql: str) -> SemanticError | None:
@@ -1221,6 +1279,8 @@ def mismatch(check: TypeCheck, types: list[str], ansi: bool, sql: str) -> Semant
         return _sequence_arguments(check, types, sql)
     if check.operator == SUBSCRIPT:
         return _subscript_refused(check, types, ansi, sql)
+    if check.operator.startswith(JOINED):
+        return _joined_apart(check, types, sql)
     if check.operator.startswith(ELEMENT_ARGUMENT):
         return _element_mismatch(check, types, sql)
     if check.operator == CHECKED[exp.IntDiv]:

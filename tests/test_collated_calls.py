@@ -117,3 +117,42 @@ def test_collect_set_of_a_collated_string_is_refused_at_the_call(spark, words, a
     for err, text in ((by_sql, query), (by_function, body)):
         assert "UNSUPPORTED_INPUT_TYPE" in err.message, err
         assert err.pos is not None and text[err.pos :].startswith((call, argument)), (err, text)
+
+
+LISTAGGS = [
+    "listagg(A.c, ',')",
+    "string_agg(DISTINCT A.c, ',')",
+    "listagg(A.s, X'2C')",
+    "listagg(A.b, ',')",
+    "listagg(A.c)",
+    "listagg(A.c, ',' COLLATE UTF8_LCASE)",
+    "listagg(DISTINCT A.c, ',' COLLATE UTF8_LCASE)",
+    "listagg(A.b, X'2C')",
+    "listagg(A.s, ',') WITHIN GROUP (ORDER BY A.c)",
+]
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("call", LISTAGGS)
+def test_listagg_takes_a_separator_of_its_values_type(spark, words, call, door):
+    """Spark joins values with a separator of their own type (the collation of a string
+    included) and types the result as the values; a separator of another type is its
+    DATA_DIFF_TYPES, which every door says before any job (the table function joined
+    them, or failed in its worker on STRING with BINARY)."""
+    source = f"(SELECT id, s, s COLLATE UTF8_LCASE AS c, CAST(s AS BINARY) AS b FROM {words})"
+    body = f"ORDER BY id MEASURES {call} AS m ONE ROW PER MATCH PATTERN (A+) DEFINE A AS true"
+    try:
+        want = spark.sql(f"SELECT {call.replace('A.', '')} AS m FROM {source}")
+        want_rows, want_type = [tuple(r) for r in want.collect()], want.schema[0].dataType
+    except Exception as refused:  # noqa: BLE001 - Spark's analyser refuses the call
+        assert "DATA_DIFF_TYPES" in str(refused)
+        with pytest.raises(MatchRecognizeError, match="DATA_DIFF_TYPES"):
+            rows_through(spark, door, source, body)
+        return
+    if door == "matchrec.sql":
+        got = matchrec.sql(spark, f"SELECT * FROM {source} MATCH_RECOGNIZE ({body})")
+    else:
+        literal = "'" + body.replace("'", "''") + "'"
+        got = spark.sql(f"SELECT * FROM match_recognize(TABLE{source}, {literal})")
+    assert [tuple(r) for r in got.collect()] == want_rows
+    assert got.schema[0].dataType == want_type
