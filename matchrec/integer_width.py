@@ -24,7 +24,7 @@ from decimal import Decimal
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError, UnsupportedError
-from matchrec.sql_values import WIDE_DECIMALS, to_float32
+from matchrec.sql_values import WIDE_DECIMALS, to_float32, unsigned_zero
 
 #: Spark's integral type names -> their width in bits
 WIDTHS = {"tinyint": 8, "smallint": 16, "int": 32, "bigint": 64}
@@ -141,7 +141,7 @@ class IntegerWidth:
         """``value`` rounded half up to Spark's scale of the result; one that does not
         fit its precision is NULL, or under ANSI mode an error at the operator."""
         precision, scale = self.decimal or (38, 0)
-        rounded = value.quantize(Decimal(1).scaleb(-scale), context=WIDE_DECIMALS)
+        rounded = unsigned_zero(value.quantize(Decimal(1).scaleb(-scale), context=WIDE_DECIMALS))
         if rounded.copy_abs() < Decimal(10) ** (precision - scale):
             return rounded
         if self.ansi and not self.null_on_overflow:

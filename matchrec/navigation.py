@@ -29,7 +29,7 @@ from .integer_width import interval_fits
 from .java_doubles import java_double_text
 from .moments import STATISTICS, second_moment
 from .set_order import normalized_double, open_hash_map_order, spark_set_order
-from .sql_values import WIDE_DECIMALS, Float32, timestamp_micros, to_text
+from .sql_values import WIDE_DECIMALS, Float32, timestamp_micros, to_text, unsigned_zero
 
 Value = Any
 RowValue = Callable[["MatchContext", int], Value]
@@ -332,7 +332,8 @@ def _decimal_mean(total: Decimal, count: int) -> Decimal:
     """The mean of DECIMAL(p, s) values as Spark's DECIMAL(p + 4, s + 4) (both capped at
     38), rounded half up: the sum's exponent is the values' scale."""
     scale = min(38, max(0, -int(total.as_tuple().exponent)) + 4)
-    return WIDE_DECIMALS.quantize(WIDE_DECIMALS.divide(total, count), Decimal(1).scaleb(-scale))
+    mean = WIDE_DECIMALS.quantize(WIDE_DECIMALS.divide(total, count), Decimal(1).scaleb(-scale))
+    return unsigned_zero(mean)
 
 
 def _mean(total: Any, count: int) -> Any:

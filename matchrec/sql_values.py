@@ -33,6 +33,12 @@ _EVALUATOR_DECIMALS = Context(prec=100)
 _Call = TypeVar("_Call", bound=Callable[..., Any])
 
 
+def unsigned_zero(value: Decimal) -> Decimal:
+    """``value`` with the sign of a zero dropped: Spark's DECIMAL (Java's BigDecimal) has
+    no negative zero, where Python's keeps one (``-0.00004 * 0``, ``-0.4`` rounded)."""
+    return value.copy_abs() if value.is_zero() else value
+
+
 def with_wide_decimals(fn: _Call) -> _Call:
     """``fn``, run with Python's decimal context wide enough for Spark's DECIMALs: each
     entry of the matcher that evaluates DEFINE's glue or MEASURES is one."""

@@ -36,7 +36,14 @@ from sqlglot import exp
 
 from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
-from matchrec.sql_values import MAX_ARRAY_LENGTH, WIDE_DECIMALS, double_text, map_key, to_text
+from matchrec.sql_values import (
+    MAX_ARRAY_LENGTH,
+    WIDE_DECIMALS,
+    double_text,
+    map_key,
+    to_text,
+    unsigned_zero,
+)
 
 from .array_functions import ARRAY_FUNCTIONS, ARRAY_NODES
 from .bit_functions import BIT_NODES, bit_count, conv, conv_ansi, to_binary
@@ -202,7 +209,7 @@ def try_divide(a: Any, b: Any) -> Any:
         # as ``/``: 38 fraction digits (half up) before the result's scale, not Python's
         # default 28 significant digits
         quotient = WIDE_DECIMALS.divide(Decimal(a), Decimal(b))
-        return quotient.quantize(Decimal(1).scaleb(-38), context=WIDE_DECIMALS)
+        return unsigned_zero(quotient.quantize(Decimal(1).scaleb(-38), context=WIDE_DECIMALS))
     return a / b
 
 

@@ -50,7 +50,15 @@ from matchrec.integer_width import (
 )
 from matchrec.moments import STATISTICS
 from matchrec.navigation import AGGREGATES
-from matchrec.sql_values import StructValue, float_text, map_key, to_float32, to_text, utf8_bytes
+from matchrec.sql_values import (
+    StructValue,
+    float_text,
+    map_key,
+    to_float32,
+    to_text,
+    unsigned_zero,
+    utf8_bytes,
+)
 from matchrec.zones import session_zone
 
 from .bit_functions import SHIFTS, shift_args, shift_name
@@ -836,7 +844,7 @@ def at_scale(value: Value, quantum: Decimal) -> Value:
     with localcontext() as ctx:
         ctx.prec = MAX_PRECISION + 2
         try:
-            return value.quantize(quantum, rounding=ROUND_HALF_UP)
+            return unsigned_zero(value.quantize(quantum, rounding=ROUND_HALF_UP))
         except InvalidOperation:  # out of any DECIMAL's range: the measure's cast says
             return value
 
@@ -1456,7 +1464,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 v = _read(decimal_text(v), v)
             with localcontext() as ctx:
                 ctx.prec = MAX_PRECISION + 2
-                d = Decimal(v).quantize(quantum, rounding=ROUND_HALF_UP)
+                d = unsigned_zero(Decimal(v).quantize(quantum, rounding=ROUND_HALF_UP))
             if d.copy_abs() >= limit:  # abs() would round to the default 28 digits
                 raise OverflowError(f"{v} does not fit decimal({precision},{scale})")
             return d

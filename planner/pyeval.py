@@ -41,6 +41,7 @@ from matchrec.sql_values import (
     StructValue,
     text_length,
     to_float32,
+    unsigned_zero,
     utf8_bytes,
 )
 
@@ -234,7 +235,7 @@ def _divide(a: Any, b: Any) -> Any:
         # Spark divides to 38 fraction digits (half up), then rounds to the result's
         # scale (planner.expressions' width of the operator)
         quotient = WIDE_DECIMALS.divide(Decimal(a), Decimal(b))
-        return quotient.quantize(_SCALE_38, context=WIDE_DECIMALS)
+        return unsigned_zero(quotient.quantize(_SCALE_38, context=WIDE_DECIMALS))
     return a / b
 
 
@@ -460,7 +461,8 @@ def _rounder(mode: str) -> Callable[..., Any]:
     infinity stays, a zero result is +0.0; an integer rounds only to negative places."""
 
     def quantize(d: Decimal, places: int) -> Decimal:
-        return d.quantize(Decimal(1).scaleb(-places), rounding=mode, context=_ROUND_CONTEXT)
+        step = Decimal(1).scaleb(-places)
+        return unsigned_zero(d.quantize(step, rounding=mode, context=_ROUND_CONTEXT))
 
     def round_to(x: Any, places: Any = 0) -> Any:
         places = int(places)
@@ -540,7 +542,7 @@ def _to_scale(x: Any, scale: int, mode: str, ansi: bool) -> Decimal | None:
                 )
             return None
         x = value
-    rounded = Decimal(x).quantize(Decimal(1).scaleb(-scale), mode, _ROUND_CONTEXT)
+    rounded = unsigned_zero(Decimal(x).quantize(Decimal(1).scaleb(-scale), mode, _ROUND_CONTEXT))
     return rounded.quantize(Decimal(1), context=_ROUND_CONTEXT) if scale < 0 else rounded
 
 
