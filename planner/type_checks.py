@@ -32,6 +32,7 @@ from sqlglot import exp
 from matchrec.errors import SemanticError
 from matchrec.moments import STATISTICS
 
+from .collation_calls import collation_of
 from .element_types import ELEMENT_RULES, element_refusal
 from .function_types import key
 from .glue_functions import ARITHMETIC, COMPARISONS
@@ -807,8 +808,6 @@ _MAP_REFUSALS = {
 }
 
 
-#: a string of a collation other than UTF8_BINARY, anywhere in a type's name
-_COLLATED = re.compile(r"\bstring collate (?!utf8_binary\b)", re.IGNORECASE)
 #: why Spark collects no set of such strings (at any depth), and the way around it
 _COLLATED_SET = (
     "Spark collects no set of strings of a collation other than UTF8_BINARY",
@@ -823,7 +822,7 @@ def _map_argument(check: TypeCheck, types: list[str], sql: str) -> SemanticError
     for a collated string in collect_set's."""
     name, condition = check.operator[len(MAP_ARGUMENT) + 1 :].rsplit(" ", 1)
     for operand, type_name in zip(check.operands, types):
-        if condition == _SETS and _COLLATED.search(type_name):
+        if condition == _SETS and collation_of(type_name):
             why, hint = _COLLATED_SET
         elif "map<" in type_name.lower():
             why, hint = _MAP_REFUSALS[condition]

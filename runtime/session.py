@@ -230,12 +230,7 @@ def function_settings(spark: SparkSession) -> dict[str, str]:
 def task_function_settings() -> dict[str, str]:
     """Those settings of the session that runs the current Spark task (as
     :func:`task_setting` reads one); the ones never set are left out (Spark's defaults)."""
-    from pyspark import TaskContext
-
-    context = TaskContext.get()
-    if context is None:
-        return {}
-    found = {key: context.getLocalProperty(key) for key in FUNCTION_DEFAULTS}
+    found = {key: _task_property(key) for key in FUNCTION_DEFAULTS}
     return {key: value for key, value in found.items() if value}
 
 
@@ -249,11 +244,17 @@ def task_ansi_enabled() -> bool:
 def task_setting(key: str, default: bool = False) -> bool:
     """The boolean SQL setting ``key`` of the session that runs the current Spark task
     (as :func:`task_ansi_enabled` reads its setting), ``default`` where it is not set."""
+    value = _task_property(key)
+    return value.lower() == "true" if value else default
+
+
+def _task_property(key: str) -> str | None:
+    """The SQL setting ``key`` that Spark handed the current task as a local property
+    (None outside a task, or where the session never set it)."""
     from pyspark import TaskContext
 
     context = TaskContext.get()
-    value = context.getLocalProperty(key) if context is not None else None
-    return value.lower() == "true" if value else default
+    return context.getLocalProperty(key) if context is not None else None
 
 
 def describe_function(spark: SparkSession, name: str) -> list[str]:
