@@ -42,6 +42,7 @@ from .datetime_functions import DATE_TRUNC_UNITS, TRUNC_UNITS
 from .function_arity import arity_error
 from .java_format import NotComputed, missing_argument, pattern_error
 from .lambda_names import unshadowed_parameters
+from .map_lookups import map_lookups_as_case
 from .nesting_depth import refuse_deep_nesting
 from .spark_function_names import SPARK_FUNCTIONS
 from .timestamp_text import (
@@ -906,7 +907,7 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
             quoted_spark_calls(qualified_calls(unshadowed_parameters(higher_order_exists(tree))))
         )
     )
-    return _with_statement_ctes(tree)
+    return _with_statement_ctes(map_lookups_as_case(tree))
 
 
 def negative_typed_literals(tree: exp.Expression) -> exp.Expression:
