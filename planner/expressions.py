@@ -1198,7 +1198,7 @@ class Lowering:
         labels = self.aggregated_labels(func, args, node, base)
         self.check_numeric_arguments(func, args, base, in_define)
         if func == "APPROX_COUNT_DISTINCT":  # HLL++ reads Spark's hash of each value
-            args = [_spark_hash(args[0]), *args[1:]]
+            args = [_spark_hash(args[0], _value_type(self, args[0])), *args[1:]]
         sources = [self.row_source(a, base, func) for a in args]
         probe_args = ", ".join(self.probe_of(a, base) for a in args)
         probe = f"{func}({'DISTINCT ' if distinct else ''}{probe_args})"
@@ -3815,13 +3815,66 @@ _NAMED_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _SEMANTICS_CALL = re.compile(r"(?:RUNNING|FINAL)\s+([A-Za-z_]\w*)\s*\(", re.IGNORECASE)
 
 
-def _spark_hash(node: exp.Expression) -> exp.Expression:
-    """``xxhash64(x)`` (seed 42, the hash Spark's HLL++ takes of a value), NULL for NULL."""
+def _spark_hash(node: exp.Expression, t: exp.DataType | None) -> exp.Expression:
+    """``xxhash64(x)`` (seed 42, the hash Spark's HLL++ takes of a value), NULL for NULL;
+    ``t``: the value's type, where known, whose maps are hashed as HLL++ hashes them."""
     return exp.If(
         this=exp.Is(this=node.copy(), expression=exp.Null()),
         true=exp.Null(),
-        false=exp.Anonymous(this="xxhash64", expressions=[node.copy()]),
+        false=exp.Anonymous(this="xxhash64", expressions=[_map_free(node.copy(), t)]),
     )
+
+
+def _holds_map(t: exp.DataType) -> bool:
+    return any(isinstance(n, exp.DataType) and n.this == exp.DataType.Type.MAP for n in t.walk())
+
+
+def _map_free(node: exp.Expression, t: exp.DataType | None) -> exp.Expression:
+    """``node`` with each map inside it (by its type ``t``) as the array of its entries,
+    which ``xxhash64`` takes where it refuses a map (HASH_MAP_TYPE) and hashes alike: HLL++
+    hashes a map's keys and values in turn, as xxhash64 hashes the key and value fields
+    of each entry in turn. A NULL struct and a struct of NULLs hash alike (to the seed),
+    so a struct is rebuilt field by field without a NULL check."""
+    if t is None or not _holds_map(t):
+        return node
+    placeholder = "__mr_hashed"
+    text = _map_free_text(placeholder, t, 0)
+    tree = sqlglot.parse_one(text, read=MatchRecognizeDialect)
+    for column in list(tree.find_all(exp.Column)):
+        if column.name == placeholder:
+            if column is tree:
+                return node
+            column.replace(node)
+    return tree
+
+
+def _map_free_text(value: str, t: exp.DataType, depth: int) -> str:
+    """Spark SQL of :func:`_map_free` over ``value`` (text) of type ``t``; ``depth``
+    names the lambda parameters apart."""
+    if not _holds_map(t):
+        return value
+    kind, param = t.this, f"mr_hashed_{depth}"
+    if kind == exp.DataType.Type.MAP and len(t.expressions) == 2:
+        key_type, value_type = t.expressions
+        if not (_holds_map(key_type) or _holds_map(value_type)):
+            return f"map_entries({value})"
+        key = _map_free_text(f"{param}.key", key_type, depth + 1)
+        item = _map_free_text(f"{param}.value", value_type, depth + 1)
+        entry = f"named_struct('key', {key}, 'value', {item})"
+        return f"transform(map_entries({value}), {param} -> {entry})"
+    if kind == exp.DataType.Type.ARRAY and len(t.expressions) == 1:
+        element = _map_free_text(param, t.expressions[0], depth + 1)
+        return f"transform({value}, {param} -> {element})"
+    if kind == exp.DataType.Type.STRUCT:
+        fields = []
+        for field in t.expressions:
+            name = field.this.name if isinstance(field.this, exp.Identifier) else str(field.this)
+            quoted = "`" + name.replace("`", "``") + "`"
+            literal = "'" + name.replace("\\", "\\\\").replace("'", "\\'") + "'"
+            inner = _map_free_text(f"({value}).{quoted}", field.args["kind"], depth)
+            fields.append(f"{literal}, {inner}")
+        return f"named_struct({', '.join(fields)})"
+    return value
 
 
 def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, int]:

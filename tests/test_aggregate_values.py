@@ -119,6 +119,22 @@ def test_distinct_and_mode_of_arrays_and_maps(spark, wide):
         assert rows == expected, door
 
 
+def test_approx_count_distinct_of_values_holding_maps_is_sparks(spark, wide):
+    """Spark's HLL++ hashes a map's keys and values in turn; matchrec had Spark's
+    xxhash64 hash each value, which refuses a map (HASH_MAP_TYPE), at any depth."""
+    measures = {
+        "maps": "approx_count_distinct(m)",
+        "arrays": "approx_count_distinct(array(m, map('y', o % 2)))",
+        "structs": "approx_count_distinct(named_struct('f', m, 'g', o % 2))",
+        "nested": "approx_count_distinct(map(k, m))",
+    }
+    expected, got = _grouped_and_matched(spark, measures)
+    for door, rows in got.items():
+        assert rows == expected, door
+    got, expected = running_and_window(spark, "mr_wide", "approx_count_distinct(m)", "RUNNING")
+    assert got == expected
+
+
 @pytest.fixture(scope="module")
 def sets(spark):
     """Values whose first-seen order is not the order of Spark's hash set: integers
