@@ -57,7 +57,7 @@ def _pack_table(table: pa.Table, bucket: str) -> Iterator[pa.RecordBatch]:
     edges = np.flatnonzero(np.diff(ordered)) + 1
     starts = [0, *edges.tolist()]
     ends = [*edges.tolist(), len(ordered)]
-    blobs = [_ipc(rows.slice(lo, hi - lo)) for lo, hi in zip(starts, ends)]
+    blobs = [ipc_bytes(rows.slice(lo, hi - lo)) for lo, hi in zip(starts, ends)]
     yield pa.record_batch(
         [pa.array(ordered[starts], type=pa.int64()), pa.array(blobs, type=pa.binary())],
         schema=packed_schema(bucket),
@@ -73,8 +73,16 @@ def unpack(blobs: Iterable[bytes]) -> pa.Table | None:
     return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
 
 
-def _ipc(table: pa.Table) -> bytes:
+def unpacked_batches(blobs: Iterable[bytes | None]) -> Iterator[pa.RecordBatch]:
+    """The record batches of packed values, in the order given (a None is skipped)."""
+    for blob in blobs:
+        if blob is not None:
+            yield from pa.ipc.open_stream(blob)
+
+
+def ipc_bytes(table: pa.Table | pa.RecordBatch) -> bytes:
+    """``table`` as one packed value (Arrow IPC stream bytes)."""
     sink = pa.BufferOutputStream()
     with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
+        writer.write(table)
     return sink.getvalue().to_pybytes()

@@ -85,7 +85,6 @@ from .session import ansi_enabled, count_setting, function_settings
 from .streaming import (
     BUCKETS_CONF,
     DEFAULT_BUCKETS,
-    LATE,
     ROCKSDB,
     STATE_STORE_CONF,
     SettledBuckets,
@@ -96,7 +95,6 @@ from .streaming import (
     packed_by_bucket,
     run_buckets,
     watermark_column,
-    with_late_column,
 )
 from .udtf import to_sqlglot_type
 
@@ -509,7 +507,7 @@ def _stream(
         )
         merged = merged.unionByName(markers)
     processor = DynamicProcessor(compiler, key_sets, buckets, static, broken)
-    return run_buckets(merged, processor, with_late_column(_RAW_SCHEMA))
+    return run_buckets(merged, processor, _RAW_SCHEMA)
 
 
 class DynamicProcessor(ShippedProcessor, StatefulProcessor):
@@ -592,4 +590,4 @@ class DynamicProcessor(ShippedProcessor, StatefulProcessor):
         if out:
             yield output_frame(_table(out))
         if late:
-            yield late_frame([*_RAW_SCHEMA.names, LATE], late)
+            yield late_frame(late)

@@ -326,7 +326,8 @@ def _stream_side(spark: SparkSession, step: PlannedClause) -> str:
         ),
         f"State: transformWithStateInPandas in event-time mode (RocksDB state store), one "
         f"processor per bucket of {'keys ' + keys if keys else 'the single partition'}, "
-        "its rows packed per bucket by a mapInArrow before the shuffle "
+        "its rows packed per bucket by a mapInArrow before the shuffle and its matches "
+        "unpacked by one after it "
         f"({buckets} buckets, {BUCKETS_CONF}; keep it fixed for a checkpoint). Per key it "
         "keeps the rows not yet final, the rows live searches and look-back need, and a "
         "cursor (next MATCH_NUMBER).",

@@ -40,7 +40,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 
-from matchrec.arrow_packing import PACKED, pack, unpack
+from matchrec.arrow_packing import PACKED, ipc_bytes, pack, unpack, unpacked_batches
 from matchrec.errors import SemanticError
 from matchrec.function_settings import use_settings
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
@@ -180,11 +180,8 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
         late_rows=plan.clause.rows_per_match.late_rows,
         fingerprint=clause_identity(plan.clause, df.schema.simpleString(), plan.precomputed),
     )
-    counted = with_late_column(
-        StructType([StructField(f.name, f.dataType, True) for f in out_schema.fields])
-    )
-    processor = MatchProcessor(spec, counted.names, zone, function_settings(spark))
-    matched = run_buckets(packed_by_bucket(df), processor, counted).drop(BUCKET)
+    processor = MatchProcessor(spec, zone, function_settings(spark))
+    matched = run_buckets(packed_by_bucket(df), processor, out_schema)
     check(spark, "stream")  # on a cluster: the executors can run a stream (once per session)
     return project_measures(months_restored(matched, encoded), plan, input_columns)
 
@@ -208,14 +205,22 @@ def packed_by_bucket(df: DataFrame) -> DataFrame:
     )
 
 
-def with_late_column(schema: StructType) -> StructType:
-    """A processor's output ``schema`` plus the :data:`LATE` count column (last)."""
-    return StructType([*schema.fields, StructField(LATE, LongType(), True)])
+#: what a stateful processor of matchrec yields: its output rows packed (Arrow IPC bytes,
+#: unpacked by a ``mapInArrow`` after it), or a count of late rows
+PROCESSOR_OUTPUT = StructType(
+    [StructField(PACKED, BinaryType(), True), StructField(LATE, LongType(), True)]
+)
 
 
-def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: StructType) -> DataFrame:
-    """``processor`` over ``packed`` grouped by bucket (event time, append), its late-row
-    counts summed by an observed metric of the query and left out of the result.
+def run_buckets(packed: DataFrame, processor: StatefulProcessor, schema: StructType) -> DataFrame:
+    """``processor`` over ``packed`` grouped by bucket (event time, append), its output
+    rows unpacked into ``schema``, its late-row counts summed by an observed metric of
+    the query and left out of the result.
+
+    The processor yields its rows packed (:func:`output_frame`): PySpark converts the
+    pandas frames of a stateful processor back to Arrow value by value, which reads a
+    NaN as NULL at any depth; packed rows stay the Arrow batches the matcher built, and
+    moving one binary value per batch is cheaper than converting every value.
 
     Each clause's packed rows carry a number of their own (:data:`STREAM_TAG`, last: the
     processors read their input columns by position): two clauses over one stream with
@@ -226,40 +231,30 @@ def run_buckets(packed: DataFrame, processor: StatefulProcessor, counted: Struct
     processor.import_paths = driver_worker_paths(packed.sparkSession)
     number = _next_stream()
     tagged = packed.withColumn(STREAM_TAG, F.lit(number))
-    return (
+    output = (
         tagged.groupBy(BUCKET)
-        .transformWithStateInPandas(processor, counted, "Append", "EventTime")
+        .transformWithStateInPandas(processor, PROCESSOR_OUTPUT, "Append", "EventTime")
         .observe(f"{LATE_METRIC}_{number}", F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
         .filter(F.col(LATE).isNull())
-        .drop(LATE)
+        .select(PACKED)
     )
+    return map_in_arrow(output, _unpacked, schema)
 
 
-def output_frame(table: pa.Table) -> pd.DataFrame:
-    """``table``'s rows as a stateful processor yields them, its late-row column empty: a
-    MAP value as a dict, which PySpark's conversion reads (Arrow gives its pairs).
-
-    PySpark converts a pandas column back to Arrow with NaN read as NULL, unless the
-    column holds Arrow's own array: a column that holds floating-point numbers (at any
-    depth) stays Arrow's, so a NaN measure stays NaN."""
-    frame = table.to_pandas(maps_as_pydicts="strict")
-    for name, column in zip(table.column_names, table.columns):
-        if _holds_floats(column.type):
-            frame[name] = pd.Series(pd.arrays.ArrowExtensionArray(column), index=frame.index)
-    return frame.assign(**{LATE: None})
+def _unpacked(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+    """The rows of the packed output batches (a ``mapInArrow`` function)."""
+    for batch in batches:
+        yield from unpacked_batches(batch.column(0).to_pylist())
 
 
-def _holds_floats(kind: pa.DataType) -> bool:
-    """Whether values of ``kind`` may hold a float or double (a NaN), at any depth."""
-    if pa.types.is_floating(kind):
-        return True
-    return any(_holds_floats(kind.field(i).type) for i in range(kind.num_fields))
+def output_frame(table: pa.Table | pa.RecordBatch) -> pd.DataFrame:
+    """``table``'s rows as a stateful processor of matchrec yields them: packed."""
+    return pd.DataFrame({PACKED: [ipc_bytes(table)], LATE: pd.array([None], dtype="Int64")})
 
 
-def late_frame(columns: list[str], count: int) -> pd.DataFrame:
-    """The output row of a processor that counts ``count`` late rows (``columns``: its
-    output's, :data:`LATE` last)."""
-    return pd.DataFrame([[None] * (len(columns) - 1) + [count]], columns=columns)
+def late_frame(count: int) -> pd.DataFrame:
+    """The output row of a processor that counts ``count`` late rows."""
+    return pd.DataFrame({PACKED: [None], LATE: pd.array([count], dtype="Int64")})
 
 
 def move_timer(handle: Any, registered: int | None, wake_micros: int | None, watermark_ms: int):
@@ -314,12 +309,10 @@ class MatchProcessor(ShippedProcessor, StatefulProcessor):
     def __init__(
         self,
         spec: StreamSpec,
-        columns: list[str],
         zone: str | None = None,
         settings: Mapping[str, str] | None = None,
     ):
         self.spec = spec
-        self.columns = columns  # of the output; the last one is LATE
         self.zone = zone  # the session time zone, which DEFINE's glue reads
         self.settings = settings  # the session's function settings, which the glue reads
 
@@ -357,4 +350,4 @@ class MatchProcessor(ShippedProcessor, StatefulProcessor):
         for batch in done.batches:
             yield output_frame(batch)
         if late is not None:
-            yield late_frame(self.columns, late.num_rows)
+            yield late_frame(late.num_rows)

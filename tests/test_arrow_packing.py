@@ -7,7 +7,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from matchrec.arrow_packing import pack, unpack
+from matchrec.arrow_packing import ipc_bytes, pack, unpack, unpacked_batches
 
 
 def table(n: int) -> pa.Table:
@@ -41,3 +41,21 @@ def test_each_bucket_gets_its_rows_back_in_order(flush_rows):
 def test_no_rows_pack_to_nothing():
     assert list(pack(iter([]), "b")) == []
     assert unpack([]) is None
+
+
+def test_a_packed_value_holds_any_nested_value_as_it_was():
+    """A processor's output batches packed and unpacked: NaN, -0.0 and a 38-digit
+    DECIMAL at any depth come back as they were (None is no value)."""
+    big = pa.array([10**37 + 1, None], type=pa.decimal128(38, 0))
+    batch = pa.record_batch(
+        {
+            "ys": pa.array([[float("nan"), -0.0], None]),
+            "m": pa.array([[("k", float("nan"))], []], type=pa.map_(pa.string(), pa.float64())),
+            "s": pa.StructArray.from_arrays([big], ["d"]),
+        }
+    )
+    got = list(unpacked_batches([None, ipc_bytes(batch), ipc_bytes(batch.slice(0, 0))]))
+    assert [b.num_rows for b in got] == [2, 0]
+    assert got[0].schema == batch.schema
+    assert repr(got[0].to_pylist()) == repr(batch.to_pylist())  # (NaN is no NaN's equal)
+    assert "nan" in repr(got[0].to_pylist()) and "-0.0" in repr(got[0].to_pylist())

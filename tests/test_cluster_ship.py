@@ -84,7 +84,7 @@ def test_a_stream_processor_unpickles_from_the_zip_given_to_it(tmp_path, zip_dat
     pickled = f"""
 from matchrec.runtime.streaming import MatchProcessor
 from pyspark import cloudpickle
-processor = MatchProcessor(spec=None, columns=["symbol", "n"], zone="Europe/Paris")
+processor = MatchProcessor(spec=None, zone="Europe/Paris", settings=dict(k="v"))
 processor.import_paths = ({str(path)!r},)
 open("processor.pickle", "wb").write(cloudpickle.dumps(processor))
 """
@@ -98,13 +98,13 @@ processor = pickle.loads(open("processor.pickle", "rb").read())
 import matchrec, sqlglot
 for module in (matchrec, sys.modules[type(processor).__module__], sqlglot):
     assert module.__file__.startswith({str(path)!r}), module.__file__
-print(type(processor).__name__, processor.columns, processor.zone)
+print(type(processor).__name__, processor.zone, processor.settings)
 """
     done = subprocess.run(
         [sys.executable, "-I", "-c", script], capture_output=True, text=True, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["MatchProcessor", "['symbol',", "'n']", "Europe/Paris"]
+    assert done.stdout.split() == ["MatchProcessor", "Europe/Paris", "{'k':", "'v'}"]
 
 
 def test_the_zip_a_module_was_imported_from_is_known(tmp_path, monkeypatch):

@@ -15,7 +15,7 @@ from matchrec.planner.plan import plan_clause
 from matchrec.runtime.streaming import BUCKET, LATE, MatchProcessor
 from pyspark.sql.streaming.tws_tester import TwsTester
 
-from matchrec.arrow_packing import pack
+from matchrec.arrow_packing import PACKED, pack, unpacked_batches
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
 BODY = """PARTITION BY card ORDER BY ts
@@ -38,8 +38,7 @@ def processor() -> tuple[MatchProcessor, StreamSpec]:
         buckets=4,
         timeouts=True,
     )
-    columns = ["card", "__mr_a0", "__mr_a1", "__mr_matched", "__mr_status", BUCKET, LATE]
-    return MatchProcessor(spec, columns), spec
+    return MatchProcessor(spec), spec
 
 
 def rows(*items: tuple[str, float, float]) -> pd.DataFrame:
@@ -63,6 +62,13 @@ def rows(*items: tuple[str, float, float]) -> pd.DataFrame:
     return pa.Table.from_batches(list(pack(table.to_batches(), BUCKET))).to_pandas()
 
 
+def matched_rows(out: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a processor's output (it yields them packed, as Arrow IPC values)."""
+    packed = [blob for blob in out[PACKED] if blob is not None] if len(out) else []
+    batches = list(unpacked_batches(packed))
+    return pa.Table.from_batches(batches).to_pandas() if batches else pd.DataFrame()
+
+
 def event_millis(row: pd.Series) -> int:
     """The tester's late filter sees packed rows: the processor finds late rows itself."""
     return 2**62
@@ -83,11 +89,11 @@ def test_rows_wait_for_the_watermark_then_match_and_leave_nothing_held():
     tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=event_millis)
     # out of order; nothing is final before a watermark
     first = tester.testInPandas(0, rows(("a", 2, 1.0), ("a", 0, 1.0), ("a", 1, 1.5)))
-    assert len(first) == 0
+    assert len(matched_rows(first)) == 0
     assert held(tester, spec)[0] == 3
     assert tester.handle.listTimers() is not None
     tester.testInPandas(0, rows(("a", 3, 900.0)))
-    out = tester.setWatermark(millis(5))  # past every row: the timer fires, a match
+    out = matched_rows(tester.setWatermark(millis(5)))  # past every row: the timer fires
     assert out["__mr_a1"].tolist() == [3]
     assert out["__mr_status"].tolist() == ["MATCHED"]
     count, cursors = held(tester, spec)
@@ -99,9 +105,9 @@ def test_a_run_cut_off_by_within_is_a_timeout_and_its_rows_are_dropped():
     proc, spec = processor()
     tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=event_millis)
     tester.testInPandas(0, rows(("b", 0, 1.0), ("b", 1, 1.0), ("b", 2, 1.0), ("b", 3, 1.0)))
-    assert len(tester.setWatermark(millis(4))) == 0  # rows final; the search may go on
+    assert len(matched_rows(tester.setWatermark(millis(4)))) == 0  # the search may go on
     assert held(tester, spec)[0] == 4
-    out = tester.setWatermark(millis(11))  # 10 minutes after the first row: cut off
+    out = matched_rows(tester.setWatermark(millis(11)))  # 10 minutes after the first row
     assert out["__mr_status"].tolist() == ["TIMEOUT"]
     assert out["__mr_a1"].tolist() == [4]
     # the searches from the later rows are still within their bound: rows kept until then
@@ -119,7 +125,7 @@ def test_rows_at_or_behind_the_watermark_the_bucket_passed_are_late_and_counted(
     out = tester.testInPandas(0, rows(("c", 1, 1.0), ("c", 2, 1.0), ("c", 3, 1.0), ("c", 4, 900)))
     late = out[out[LATE].notna()]
     assert late[LATE].tolist() == [2]
-    matched = tester.setWatermark(millis(9))
+    matched = matched_rows(tester.setWatermark(millis(9)))
     assert matched["__mr_a1"].tolist() == [4]  # S S S S B: the late rows are not in it
     assert held(tester, spec)[0] == 0
     found = tester.peekValueState("bucket", 0)
