@@ -17,6 +17,7 @@ Nothing here imports Spark, so the whole path is testable without a stream.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 
@@ -491,5 +492,26 @@ def _unpack(tables: pa.Table, name: str) -> pa.Table | None:
 def _concat(rows: pa.Table, new: pa.Table) -> pa.Table:
     """``rows`` then ``new``. A column the rules compute in Python is typed from its values
     (``rule_set._array``): one micro-batch's all-NULL values, or empty arrays, are of
-    Arrow's null type, the next batch's are typed; so the types are promoted to one."""
+    Arrow's null type, the next batch's are typed; so the types are promoted to one.
+    Held rows of a query restarted under another session time zone carry the old zone
+    on their timestamps: they take the new rows' (the same instants)."""
+    held = {f.name: f.type for f in rows.schema}
+    zoned = {
+        f.name: f.type
+        for f in new.schema
+        if f.name in held
+        and f.type != held[f.name]
+        and _zone_free(f.type) == _zone_free(held[f.name])
+    }
+    if zoned:
+        names = rows.schema.names
+        rows = pa.table([rows.column(n).cast(zoned.get(n, held[n])) for n in names], names=names)
     return pa.concat_tables([rows, new], promote_options="permissive")
+
+
+_ZONE = re.compile(r", tz=[^,\]>]+")
+
+
+def _zone_free(kind: pa.DataType) -> str:
+    """``kind`` as text without the time zones of its timestamps (at any depth)."""
+    return _ZONE.sub("", str(kind))

@@ -15,7 +15,7 @@ from matchrec.planner.plan import plan_clause
 from matchrec.runtime.streaming import BUCKET, LATE, MatchProcessor
 from pyspark.sql.streaming.tws_tester import TwsTester
 
-from matchrec.arrow_packing import PACKED, pack, unpacked_batches
+from matchrec.arrow_packing import PACKED, pack, unpack, unpacked_batches
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
 BODY = """PARTITION BY card ORDER BY ts
@@ -130,3 +130,24 @@ def test_rows_at_or_behind_the_watermark_the_bucket_passed_are_late_and_counted(
     assert held(tester, spec)[0] == 0
     found = tester.peekValueState("bucket", 0)
     assert KeyedStream.load(spec, found[0]).watermark == millis(9) * 1000
+
+
+def test_rows_held_under_one_time_zone_go_on_under_another():
+    """A query restarted from its checkpoint under another session time zone: the held
+    rows' timestamps carry the old zone, the new rows' the new one; the bucket goes on
+    with both (pyarrow refused to join them: "Cannot merge timestamps with differing
+    timezones"), and the match starts at the held row's instant."""
+    proc, spec = processor()
+    tester = TwsTester(proc, timeMode="EventTime", eventTimeExtractor=event_millis)
+    tester.testInPandas(0, rows(("z", 0, 1.0), ("z", 1, 1.0)))
+    stream = KeyedStream.load(spec, tester.peekValueState("bucket", 0)[0])
+    assert stream.held_rows == 2
+    later = unpack(rows(("z", 2, 1.0), ("z", 3, 900.0))[PACKED])
+    tokyo = pa.timestamp("us", tz="Asia/Tokyo")
+    later = later.set_column(
+        later.schema.get_field_index("ts"), "ts", later.column("ts").cast(tokyo)
+    )
+    done = stream.advance(later, millis(9) * 1000)
+    out = pa.Table.from_batches(done.batches).to_pylist()
+    assert [(r["__mr_status"], r["__mr_a1"]) for r in out] == [("MATCHED", 3)]
+    assert out[0]["__mr_a0"].replace(tzinfo=None) == START
