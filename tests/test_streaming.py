@@ -774,6 +774,21 @@ def test_queries_a_stream_cannot_run_fail_before_it_starts(
     assert body[info.value.pos :].startswith(caret)
 
 
+@pytest.mark.parametrize("key", ["who", "cards"])
+def test_a_nested_partition_key_on_a_stream_is_refused_at_the_key(spark, tmp_path, key):
+    """A STRUCT or ARRAY key failed the stream's first micro-batch with a Python
+    traceback (unhashable type: 'dict'; no sorting of list<...>)."""
+    stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
+    source = stream.source().selectExpr(
+        "*", "named_struct('c', card) AS who", "array(card) AS cards"
+    )
+    body = f"PARTITION BY card, {key} ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
+    with pytest.raises(UnsupportedError) as info:
+        matchrec.match_recognize(source, body)
+    assert "on a stream, PARTITION BY takes no" in info.value.message
+    assert body[info.value.pos :].startswith(key)
+
+
 def test_a_stream_sorted_after_the_clause_is_refused_at_its_order_by(spark, tmp_path):
     """No output mode runs a sort of a stream's matches: matchrec.sql built it and
     ``start()`` failed with Spark's message and a plan of matchrec's internal columns.
