@@ -36,9 +36,19 @@ def _subscripted_map(node: exp.Expression) -> exp.VarMap | None:
     return built
 
 
+#: calls of no column whose value depends on the match
+_OF_THE_MATCH = frozenset({"CLASSIFIER", "MATCH_NUMBER"})
+
+
 def _constant(node: exp.Expression) -> bool:
-    """Whether ``node`` reads no column (what Spark folds to a literal first)."""
-    return node.find(exp.Column, exp.Star) is None
+    """Whether ``node`` reads no column, row or match (what Spark folds to a literal
+    first)."""
+    for part in node.walk():
+        if isinstance(part, (exp.Column, exp.Star)):
+            return False
+        if isinstance(part, exp.Anonymous) and str(part.this).upper() in _OF_THE_MATCH:
+            return False
+    return True
 
 
 def map_lookups_as_case(tree: exp.Expression) -> exp.Expression:
