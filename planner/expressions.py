@@ -1283,7 +1283,7 @@ class Lowering:
                         base,
                         hint=nesting_hint(inner, func),
                     )
-            q, found = self.label_of(a, base, func)
+            q, found = self.label_of(a, base, _written_call(self, node, base)[0])
             if found and q not in qualifiers:
                 if qualifiers:
                     first = next(iter(qualifiers))
@@ -3877,6 +3877,15 @@ def _map_free_text(value: str, t: exp.DataType, depth: int) -> str:
     return value
 
 
+def _renamed_as(written: str, node: exp.Expression) -> bool:
+    """Whether a call of the function named ``written`` reads as ``node``'s kind."""
+    try:
+        call = sqlglot.parse_one(f"{written}(x)", read=MatchRecognizeDialect)
+    except sqlglot.errors.SqlglotError:
+        return False
+    return type(call) is type(node)
+
+
 def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, int]:
     """The function name of call ``node`` as the user wrote it (sqlglot renames some,
     ``percentile_approx`` is its ``approx_quantile``) and where it starts."""
@@ -3889,6 +3898,8 @@ def _written_call(low: Lowering, node: exp.Expression, base: int) -> tuple[str, 
     here = _NAMED_CALL.match(low.sql, pos)
     if here and here.group(1).lower() == name.lower():  # the call itself starts at pos
         return here.group(1), pos
+    if here and not isinstance(node, exp.Anonymous) and _renamed_as(here.group(1), node):
+        return here.group(1), pos  # collect_list(...), which sqlglot reads as array_agg
     found = _CALL_HEAD.search(low.sql, 0, pos)
     if found:
         return found.group(1), found.start(1)

@@ -518,6 +518,16 @@ CASES = [
         None,
     ),
     (
+        "two labels in an aggregate sqlglot renames",  # was named array_agg
+        broken("count(B.*)", "collect_list(B.value * C.value)"),
+        "C.value",
+        0,
+        SemanticError,
+        "Column references inside argument of function collect_list must all either be "
+        "prefixed with the same label or be not prefixed",
+        "collect_list(A.x) - collect_list(B.x)",
+    ),
+    (
         "two labels across aggregate arguments",
         broken("count(B.*)", "max_by(B.value, C.id)"),
         "C.id",
@@ -817,7 +827,7 @@ CASES = [
         0,
         SemanticError,
         "must all be prefixed with the same label",
-        "qualify each column and CLASSIFIER in the MAX with U: U.x, CLASSIFIER(U)",
+        "qualify each column and CLASSIFIER in the max with U: U.x, CLASSIFIER(U)",
     ),
     (
         "count(DISTINCT) of nothing (Spark's parser refuses it; it was counted as count(*))",
