@@ -914,7 +914,8 @@ def negative_typed_literals(tree: exp.Expression) -> exp.Expression:
     """``-9223372036854775808L`` as the one literal Spark reads: sqlglot reads a typed
     literal (``5L``, ``128Y``) as a cast of its digits, so the minus came outside a cast
     of 9223372036854775808 to BIGINT, which overflows (an error under ANSI mode, NULL
-    without it)."""
+    without it). Only integers: ``-0.0D`` is the negation of the DOUBLE 0.0, -0.0, where
+    a cast of the number -0.0 (a DECIMAL, whose zero has no sign) is 0.0."""
 
     def folded(node: exp.Expression) -> exp.Expression:
         cast = node.this if isinstance(node, exp.Neg) else None
@@ -924,6 +925,7 @@ def negative_typed_literals(tree: exp.Expression) -> exp.Expression:
             and isinstance(cast.this, exp.Literal)
             and not cast.this.is_string
             and not cast.this.this.startswith("-")
+            and cast.to.is_type(*exp.DataType.INTEGER_TYPES)
         ):
             negative = cast.copy()
             negative.set("this", exp.Literal.number(f"-{cast.this.this}"))

@@ -192,6 +192,24 @@ def test_the_smallest_typed_literals_and_quotients_are_sparks(spark, either_ansi
         assert rows_through(spark, door, "mr_longs", divided) == [(1,)]
 
 
+@pytest.mark.parametrize("door", DOORS)
+def test_a_negative_zero_double_literal_is_negative(spark, door):
+    """``-0.0D`` is the negation of the DOUBLE 0.0 in Spark, -0.0; it was written as a cast
+    of the number -0.0 (a DECIMAL zero, unsigned): 0.0, in MEASURES and DEFINE, of one
+    row or of several."""
+    matchrec.register(spark)
+    spark.sql(LONG_ROWS).createOrReplaceTempView("mr_longs")
+    measures = (
+        "A.id AS a, CAST(-0.0D AS STRING) AS d, CAST(array(-0.0F, B.b * 0.0D) AS STRING) AS f, "
+        "CAST(named_struct('z', -0.0D, 'w', -0D) AS STRING) AS s"
+    )
+    condition = (
+        "CAST(-0.0D AS STRING) = '-0.0' AND CAST(least(-0.0D, B.b * 0.0D + 1) AS STRING) = '-0.0'"
+    )
+    want = pair_join(spark, "mr_longs", measures, condition)
+    assert want and want == rows_through(spark, door, "mr_longs", pair_clause(condition, measures))
+
+
 BOOLEAN_ROWS = (
     "SELECT * FROM VALUES (1, true, 'no'), (2, false, 'yes'), (3, true, 'x') AS t(id, bo, s)"
 )
