@@ -273,7 +273,7 @@ class KeyedStream:
             new = new.append_column(FINAL, pa.array(np.zeros(new.num_rows, dtype=bool)))
             if self.key_fields is None:
                 self.key_fields = [new.schema.field(k) for k in spec.keys]
-            self.rows = new if self.rows is None else _concat(self.rows, new)
+            self.rows = new if self.rows is None else concat_held(self.rows, new)
         if self.rows is None or self.rows.num_rows == 0:
             return result
         rows = self.rows
@@ -489,7 +489,7 @@ def _unpack(tables: pa.Table, name: str) -> pa.Table | None:
     return pa.ipc.open_stream(io.BytesIO(blob)).read_all()
 
 
-def _concat(rows: pa.Table, new: pa.Table) -> pa.Table:
+def concat_held(rows: pa.Table, new: pa.Table) -> pa.Table:
     """``rows`` then ``new``. A column the rules compute in Python is typed from its values
     (``rule_set._array``): one micro-batch's all-NULL values, or empty arrays, are of
     Arrow's null type, the next batch's are typed; so the types are promoted to one.

@@ -52,6 +52,7 @@ from matchrec.keyed_stream import (
     UNMATCHED_STATUS,
     KeyedStream,
     StreamSpec,
+    concat_held,
     drop_late,
     key_tuples,
 )
@@ -568,9 +569,7 @@ class RuleBucket:
         with an ERROR row each, when ``skip_errors``, else the error propagates (ON ERROR
         FAIL)."""
         if events is not None and events.num_rows:
-            self.pending = (
-                events if self.pending is None else pa.concat_tables([self.pending, events])
-            )
+            self.pending = events if self.pending is None else concat_held(self.pending, events)
         if watermark is not None and (self.watermark is None or watermark > self.watermark):
             self.watermark = watermark
         ready = None

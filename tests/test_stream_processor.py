@@ -16,7 +16,7 @@ from matchrec.runtime.streaming import BUCKET, LATE, MatchProcessor
 from pyspark.sql.streaming.tws_tester import TwsTester
 
 from matchrec.arrow_packing import PACKED, pack, unpack, unpacked_batches
-from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
+from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec, concat_held
 
 BODY = """PARTITION BY card ORDER BY ts
     MEASURES FIRST(S.ts) AS first_ts, count(S.*) AS smalls
@@ -151,3 +151,20 @@ def test_rows_held_under_one_time_zone_go_on_under_another():
     out = pa.Table.from_batches(done.batches).to_pylist()
     assert [(r["__mr_status"], r["__mr_a1"]) for r in out] == [("MATCHED", 3)]
     assert out[0]["__mr_a0"].replace(tzinfo=None) == START
+
+
+def test_held_rows_of_another_zone_join_the_new_rows_at_any_depth():
+    """What a bucket of MATCH_RECOGNIZE_DYNAMIC holds joins the same way (its pending
+    events were joined without the zone change: pyarrow's ArrowInvalid)."""
+    instant = datetime(2026, 11, 2, 9, 0)
+
+    def table(zone: str) -> pa.Table:
+        kind = pa.timestamp("us", tz=zone)
+        ts = pa.array([instant], type=pa.timestamp("us")).cast(pa.timestamp("us", tz="UTC"))
+        ts = ts.cast(kind)
+        return pa.table({"ts": ts, "s": pa.StructArray.from_arrays([ts], ["t"]), "n": [1]})
+
+    joined = concat_held(table("America/Los_Angeles"), table("Asia/Tokyo"))
+    assert joined.schema == table("Asia/Tokyo").schema
+    times = [r["s"]["t"].astimezone(None).timestamp() for r in joined.to_pylist()]
+    assert times[0] == times[1]
