@@ -1271,6 +1271,8 @@ class Lowering:
         """The rows an aggregate reads: those of the one pattern variable (or subset) its
         arguments name, all rows if none; nested aggregates and a mix are errors."""
         qualifiers: dict[str | None, exp.Expression] = {}
+        # its name as written, for errors (sqlglot reads collect_list as array_agg)
+        written = _written_call(self, node, base)[0] if isinstance(node, exp.Func) else func
         for a in args:
             for sub in _walk(a):
                 inner = _aggregate_name(sub)
@@ -1283,7 +1285,7 @@ class Lowering:
                         base,
                         hint=nesting_hint(inner, func),
                     )
-            q, found = self.label_of(a, base, _written_call(self, node, base)[0])
+            q, found = self.label_of(a, base, written)
             if found and q not in qualifiers:
                 if qualifiers:
                     first = next(iter(qualifiers))
