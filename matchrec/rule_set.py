@@ -182,6 +182,20 @@ def _vectorized(expr: vd.VExpr, table: pa.Table) -> pa.Array | None:
     return pa.array(values, mask=~valid)
 
 
+def key_set(keys: Sequence[str]) -> tuple[str, ...]:
+    """A PARTITION BY column set as compared with another: without case or order
+    (``PARTITION BY g, k`` partitions as ``KEYS (k, g)`` does)."""
+    return tuple(sorted(k.lower() for k in keys))
+
+
+def distinct_key_sets(key_sets: Sequence[Sequence[str]]) -> list[tuple[str, ...]]:
+    """``key_sets`` without a set that repeats one before it (see :func:`key_set`)."""
+    first: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for keys in key_sets:
+        first.setdefault(key_set(keys), tuple(keys))
+    return list(first.values())
+
+
 def error_row(rule_id: str, version: int, err: BaseException, keys: str | None = None) -> OutputRow:
     """The output row that reports a rule that does not compile, or one that raised
     while it ran (``keys``: the JSON of the partition it raised on, if known)."""
@@ -532,7 +546,7 @@ class RuleBucket:
                         errors.append(error_row(rule_id, version, err))
                         self.reported.add((rule_id, version))
                     continue  # a broken version is as if absent: the one before runs on
-                mine = [k.lower() for k in rule.keys] == [k.lower() for k in self.keys]
+                mine = key_set(rule.keys) == key_set(self.keys)
             self.latest[rule_id] = version
             start = _later(active_from, watermark)
             for v in self.versions:

@@ -37,7 +37,7 @@ from matchrec.errors import (
     UnsupportedError,
 )
 from matchrec.integer_width import WIDTHS, IntegerWidth
-from matchrec.rule_set import RuleProgram
+from matchrec.rule_set import RuleProgram, key_set
 
 from .arrow_types import arrow_type
 from .bit_functions import SHIFTS, shift_args, shift_name
@@ -297,7 +297,8 @@ def _compile_rule(
     check_literal_arguments(clause, {n: t.sql("spark").lower() for n, t in columns.items()})
     plan = plan_clause(clause, names, windows=False, ansi=ansi, python_measures=True)
     keys = tuple(plan.partition_by)
-    if key_sets is not None and _key_set(keys) not in {_key_set(k) for k in key_sets}:
+    _check_key_types(clause, keys, columns, on_stream=event_time is not None)
+    if key_sets is not None and key_set(keys) not in {key_set(k) for k in key_sets}:
         shown = ", ".join(f"({', '.join(k)})" for k in key_sets) or "none"
         partitions = f"partitions by ({', '.join(keys)})" if keys else "has no PARTITION BY"
         raise SemanticError(
@@ -413,8 +414,33 @@ def _with_constants(
     return lambda vals: evaluate((*vals, *constants))
 
 
-def _key_set(keys: Sequence[str]) -> tuple[str, ...]:
-    return tuple(k.lower() for k in keys)
+#: PARTITION BY key types a rule cannot take (its rows are sorted by the keys), and those
+#: only a stream's buckets cannot (they index keys by value)
+_UNSORTABLE_KEYS = frozenset({exp.DataType.Type.ARRAY, exp.DataType.Type.MAP})
+_UNINDEXED_KEYS = frozenset({exp.DataType.Type.STRUCT})
+
+
+def _check_key_types(
+    clause: ast.MatchRecognizeClause,
+    keys: Sequence[str],
+    columns: Mapping[str, exp.DataType],
+    on_stream: bool,
+) -> None:
+    """Refuse, at the key, a rule's PARTITION BY key of a type it cannot partition by."""
+    refused = _UNSORTABLE_KEYS | (_UNINDEXED_KEYS if on_stream else frozenset())
+    types = {name.lower(): kind for name, kind in columns.items()}
+    for i, key in enumerate(keys):
+        kind = types.get(key.lower())
+        if kind is not None and kind.this in refused:
+            written = clause.partition_by[min(i, len(clause.partition_by) - 1)]
+            where = " on a stream" if kind.this in _UNINDEXED_KEYS else ""
+            raise SemanticError(
+                f"a rule's PARTITION BY takes no {kind.sql('spark').lower()} key{where}",
+                sql=clause.sql,
+                pos=written.pos,
+                hint="partition by its parts: compute them as columns of the events "
+                "(SELECT *, s.a AS s_a FROM ...) and PARTITION BY s_a",
+            )
 
 
 def _check_time_order(plan: Any, columns: Mapping[str, exp.DataType]) -> None:

@@ -72,7 +72,9 @@ from matchrec.rule_set import (
     OUTPUT_FIELDS,
     RuleBucket,
     RuleProgram,
+    distinct_key_sets,
     error_row,
+    key_set,
     run_batch,
     run_batch_isolated,
 )
@@ -234,8 +236,7 @@ def match_recognize_dynamic(
             )
         if key_sets is None:
             compiler.seen.add(tuple(rule.keys))
-    if key_sets is None:
-        key_sets = sorted(compiler.seen)
+    key_sets = distinct_key_sets(sorted(compiler.seen) if key_sets is None else key_sets)
     buckets = count_setting(df.sparkSession, BUCKETS_CONF, DEFAULT_BUCKETS)
     ship(df.sparkSession)  # on a cluster: before the job's functions are built
     if df.isStreaming:
@@ -403,7 +404,7 @@ def _batch(
         mine = [
             (row, window)
             for row, window in plan
-            if [k.lower() for k in compiler.compile(row).keys] == [k.lower() for k in keys]
+            if key_set(compiler.compile(row).keys) == key_set(keys)
         ]
         if not mine:
             continue

@@ -1221,3 +1221,22 @@ def test_a_rules_python_values_null_in_one_micro_batch_and_typed_in_the_next(
     finally:
         query.stop()
     assert got[:1] == [("MATCHED", 1, '{"a0":null}')]
+
+
+def test_keys_are_column_sets_in_any_order(spark: SparkSession, payments) -> None:
+    """``KEYS (country, card)`` takes a rule that partitions by ``card, country``, and
+    rules of either order are one key set (one shuffle, each match once): the rule was
+    an ERROR row, "not one of the query's KEYS"."""
+    spec = (
+        "PARTITION BY card, country ORDER BY ts MEASURES count(*) AS n "
+        "PATTERN (A B) DEFINE A AS amount < 5, B AS amount > 100"
+    )
+    single = matchrec.sql(spark, f"SELECT * FROM dyn_payments MATCH_RECOGNIZE ({spec})")
+    expected = sorted(tuple(r) for r in single.collect())
+    turned = spec.replace("card, country", "country, card")
+    rules = _rules(spark, [("cc", 1, spec, None, None), ("turned", 1, turned, None, None)])
+    for keys in ([["country", "card"]], None):
+        dynamic = _with_json(matchrec.match_recognize_dynamic(payments, rules, keys=keys))
+        assert {r.status for r in dynamic.collect()} == {"MATCHED"}
+        assert expected and _as_single(dynamic, single, "cc") == expected
+        assert _as_single(dynamic, single, "turned") == expected
