@@ -25,6 +25,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from matchrec.arrow_packing import ipc_bytes
 from matchrec.arrow_rows import (
     MATCHED,
     ArrowColumns,
@@ -190,7 +191,7 @@ class KeyedStream:
                     continue
                 writer.write_batch(
                     pa.record_batch(
-                        [pa.array([name]), pa.array([_ipc(table)], type=pa.binary())],
+                        [pa.array([name]), pa.array([ipc_bytes(table)], type=pa.binary())],
                         schema=schema,
                     )
                 )
@@ -472,13 +473,6 @@ def _with_status(batch: pa.RecordBatch, status: str, shown: bool) -> pa.RecordBa
         return batch
     column = pa.array([status] * batch.num_rows, type=pa.string())
     return pa.RecordBatch.from_arrays([*batch.columns, column], names=[*batch.schema.names, STATUS])
-
-
-def _ipc(table: pa.Table) -> bytes:
-    sink = io.BytesIO()
-    with pa.ipc.new_stream(sink, table.schema) as writer:
-        writer.write_table(table)
-    return sink.getvalue()
 
 
 def _unpack(tables: pa.Table, name: str) -> pa.Table | None:
