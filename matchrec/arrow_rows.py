@@ -8,7 +8,7 @@ atom values and the matched flag. Nothing here imports Spark.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from decimal import Decimal
 from typing import Any, Protocol
@@ -275,6 +275,66 @@ def partition_key(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(partition_key(v) for v in value)
     return value
+
+
+class PartitionKey(tuple):
+    """A row's PARTITION BY values (as written, for output and state) that hash and
+    compare as :func:`partition_key` says: a key of NaN, -0.0, a struct or an array
+    finds its partition again in a dict, as Spark groups it."""
+
+    def __new__(cls, values: Any) -> PartitionKey:
+        key = super().__new__(cls, values)
+        key._same = partition_key(tuple(key))
+        return key
+
+    def __hash__(self) -> int:
+        return hash(self._same)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, PartitionKey):
+            return self._same == other._same
+        return isinstance(other, tuple) and self._same == partition_key(other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+
+def _plain_key(kind: pa.DataType) -> bool:
+    """Whether values of ``kind`` are equal and hash alike exactly when Spark groups
+    them together, as Python values (no float and nothing nested)."""
+    return not (pa.types.is_floating(kind) or pa.types.is_nested(kind))
+
+
+def key_tuples(table: pa.Table | pa.RecordBatch, keys: Sequence[str]) -> list[tuple]:
+    """The partition key of each row of ``table``, as tuples of its values: equal and of
+    one hash exactly when Spark puts the rows in one partition (:class:`PartitionKey`
+    where a key is a float or nested)."""
+    columns = [in_python_zone(table.column(k)).to_pylist() for k in keys]
+    if not columns:
+        return [()] * table.num_rows
+    if all(_plain_key(table.schema.field(k).type) for k in keys):
+        return list(zip(*columns))
+    return [PartitionKey(values) for values in zip(*columns)]
+
+
+def sortable_keys(table: pa.Table, keys: Sequence[str]) -> tuple[pa.Table, list[str]]:
+    """``table`` with a helper column for each nested key, which Arrow cannot sort: the
+    rank of its value by first appearance (equal keys alike, as :func:`partition_key`
+    says); returns the table and the columns to sort by in place of ``keys``. Sorting
+    only gathers each partition's rows, so any order of the partitions does."""
+    names = []
+    for k in keys:
+        kind = table.schema.field(k).type
+        if not pa.types.is_nested(kind):
+            names.append(k)
+            continue
+        ranks: dict[Any, int] = {}
+        values = [partition_key(v) for v in table.column(k).to_pylist()]
+        rank = [ranks.setdefault(v, len(ranks)) for v in values]
+        name = f"__mr_rank_{k}"
+        table = table.append_column(name, pa.array(rank, type=pa.int64()))
+        names.append(name)
+    return table, names
 
 
 def to_arrow(values: list[Any], arrow_type: pa.DataType, ansi: bool = True) -> pa.Array:

@@ -31,8 +31,9 @@ from matchrec.arrow_rows import (
     ArrowColumns,
     atom_column,
     group_starts,
-    in_python_zone,
+    key_tuples,
     output_batch,
+    sortable_keys,
 )
 from matchrec.engine import PartitionProgram
 from matchrec.errors import MatchRuntimeError
@@ -335,7 +336,7 @@ class KeyedStream:
         limit = spec.within_micros
         for low, high in zip(edges, edges[1:]):
             part = ready.slice(low, high - low)
-            key = tuple(part.column(k)[0].as_py() for k in spec.keys)
+            (key,) = key_tuples(part.slice(0, 1), spec.keys)
             ticks = np.asarray(part.column(EVENT_MICROS).to_numpy(), dtype=np.int64)
             done = step(
                 spec.program,
@@ -427,7 +428,8 @@ class KeyedStream:
         """``table`` with helper columns, and the Arrow sort keys for PARTITION BY then
         ORDER BY (each key's NULL placement by a helper column, since Arrow places NULLs
         once for all keys)."""
-        keys: list[tuple[str, str]] = [(k, "ascending") for k in self.spec.keys]
+        table, names = sortable_keys(table, self.spec.keys)
+        keys: list[tuple[str, str]] = [(k, "ascending") for k in names]
         for column, descending, nulls_first in self.spec.order:
             values = table.column(column)
             if values.null_count:
@@ -456,12 +458,6 @@ def split_late(rows: pa.Table, watermark: int | None) -> tuple[pa.Table, pa.Tabl
     if not late.any():
         return rows, None
     return rows.filter(pa.array(~late)), rows.filter(pa.array(late))
-
-
-def key_tuples(table: pa.Table, keys: list[str]) -> list[tuple]:
-    """The partition key of each row of ``table``, as tuples."""
-    columns = [in_python_zone(table.column(k)).to_pylist() for k in keys]
-    return list(zip(*columns)) if columns else [()] * table.num_rows
 
 
 def _earliest(a: int | None, b: int) -> int:

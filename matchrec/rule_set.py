@@ -32,7 +32,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from matchrec import vector_define as vd
-from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts, python_values
+from matchrec.arrow_rows import (
+    MATCHED,
+    ArrowColumns,
+    group_starts,
+    key_tuples,
+    python_values,
+    sortable_keys,
+)
 from matchrec.engine import (
     PartitionOutput,
     PartitionProgram,
@@ -54,7 +61,6 @@ from matchrec.keyed_stream import (
     StreamSpec,
     concat_held,
     drop_late,
-    key_tuples,
 )
 from matchrec.sql_values import java_text
 from matchrec.zones import session_zone
@@ -353,8 +359,9 @@ def _timeouts(rule: RuleProgram, table: pa.Table, bounds: list[tuple[int, int]])
 
 def sort_rows(table: pa.Table, keys: list[str], order: list[tuple[str, bool, bool]]) -> pa.Table:
     """``table`` sorted by ``keys`` then ``order`` (NULLs placed per ORDER BY key)."""
-    sort: list[tuple[str, str]] = [(k, "ascending") for k in keys]
-    flags = []
+    table, names = sortable_keys(table, keys)
+    flags = [n for n in names if n not in keys]
+    sort: list[tuple[str, str]] = [(k, "ascending") for k in names]
     for column, descending, nulls_first in order:
         values = table.column(column)
         if values.null_count:

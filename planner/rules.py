@@ -297,7 +297,7 @@ def _compile_rule(
     check_literal_arguments(clause, {n: t.sql("spark").lower() for n, t in columns.items()})
     plan = plan_clause(clause, names, windows=False, ansi=ansi, python_measures=True)
     keys = tuple(plan.partition_by)
-    _check_key_types(clause, keys, columns, on_stream=event_time is not None)
+    _check_key_types(clause, keys, columns)
     if key_sets is not None and key_set(keys) not in {key_set(k) for k in key_sets}:
         shown = ", ".join(f"({', '.join(k)})" for k in key_sets) or "none"
         partitions = f"partitions by ({', '.join(keys)})" if keys else "has no PARTITION BY"
@@ -414,32 +414,28 @@ def _with_constants(
     return lambda vals: evaluate((*vals, *constants))
 
 
-#: PARTITION BY key types a rule cannot take (its rows are sorted by the keys), and those
-#: only a stream's buckets cannot (they index keys by value)
-_UNSORTABLE_KEYS = frozenset({exp.DataType.Type.ARRAY, exp.DataType.Type.MAP})
-_UNINDEXED_KEYS = frozenset({exp.DataType.Type.STRUCT})
+#: types Spark cannot compare or sort, at any depth of a key
+_UNSORTABLE = frozenset({exp.DataType.Type.MAP, exp.DataType.Type.VARIANT})
 
 
 def _check_key_types(
     clause: ast.MatchRecognizeClause,
     keys: Sequence[str],
     columns: Mapping[str, exp.DataType],
-    on_stream: bool,
 ) -> None:
-    """Refuse, at the key, a rule's PARTITION BY key of a type it cannot partition by."""
-    refused = _UNSORTABLE_KEYS | (_UNINDEXED_KEYS if on_stream else frozenset())
+    """Refuse, at the key, a rule's PARTITION BY key holding a MAP or a VARIANT, which
+    Spark cannot compare or sort (MATCH_RECOGNIZE's PARTITION BY refuses them too)."""
     types = {name.lower(): kind for name, kind in columns.items()}
     for i, key in enumerate(keys):
         kind = types.get(key.lower())
-        if kind is not None and kind.this in refused:
+        if kind is not None and any(t.this in _UNSORTABLE for t in kind.find_all(exp.DataType)):
             written = clause.partition_by[min(i, len(clause.partition_by) - 1)]
-            where = " on a stream" if kind.this in _UNINDEXED_KEYS else ""
             raise SemanticError(
-                f"a rule's PARTITION BY takes no {kind.sql('spark').lower()} key{where}",
+                f"a rule's PARTITION BY takes no {kind.sql('spark').lower()} key",
                 sql=clause.sql,
                 pos=written.pos,
                 hint="partition by its parts: compute them as columns of the events "
-                "(SELECT *, s.a AS s_a FROM ...) and PARTITION BY s_a",
+                "(SELECT *, m['a'] AS m_a FROM ...) and PARTITION BY m_a",
             )
 
 

@@ -33,17 +33,15 @@ from pyspark.sql import functions as F
 from pyspark.sql.pandas.types import to_arrow_type
 from pyspark.sql.streaming import StatefulProcessor, StatefulProcessorHandle
 from pyspark.sql.types import (
-    ArrayType,
     BinaryType,
     LongType,
-    MapType,
     StructField,
     StructType,
     TimestampType,
 )
 
 from matchrec.arrow_packing import PACKED, ipc_bytes, pack, unpack, unpacked_batches
-from matchrec.errors import SemanticError, UnsupportedError
+from matchrec.errors import SemanticError
 from matchrec.function_settings import use_settings
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 from matchrec.zones import use_zone
@@ -64,6 +62,7 @@ from .late_count import LATE_METRIC, watch
 from .late_count import late_rows as late_rows  # the public name of old
 from .processor_pickle import ShippedProcessor
 from .session import count_setting, function_settings
+from .sort_keys import check_sortable
 from .udf_errors import remember_udfs
 
 #: buckets the keys of a stream are hashed into; the state is kept per bucket, so the
@@ -159,7 +158,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     keys = plan.partition_by
     for stage in plan.stages:
         df = _select(df, plan, ["*"], stage)
-    _check_keys(df, plan)
+    check_sortable(plan, {f.name: f for f in df.schema.fields})
     _check_within(df, plan)
     _check_types(df, plan, plan.define_checks)
     _set_integer_widths(df, plan)
@@ -187,28 +186,6 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     matched = run_buckets(packed_by_bucket(df), processor, out_schema)
     check(spark, "stream")  # on a cluster: the executors can run a stream (once per session)
     return project_measures(months_restored(matched, encoded), plan, input_columns)
-
-
-#: the types of a PARTITION BY key a stream's buckets cannot hold (they hash, sort and
-#: compare keys as plain values)
-_NESTED_KEYS = (StructType, ArrayType, MapType)
-
-
-def _check_keys(df: DataFrame, plan: MatchPlan) -> None:
-    """Refuse a PARTITION BY key of a nested type on a stream, at the key."""
-    clause = plan.clause
-    for i, key in enumerate(plan.partition_by):
-        kind = df.schema[key].dataType
-        if isinstance(kind, _NESTED_KEYS):
-            written = clause.partition_by[min(i, len(clause.partition_by) - 1)]
-            raise UnsupportedError(
-                f"on a stream, PARTITION BY takes no {kind.simpleString()} key (a batch "
-                "query does)",
-                sql=clause.sql,
-                pos=written.pos,
-                hint="partition by its parts: compute them as columns before the clause "
-                "(SELECT *, s.a AS s_a, s.b AS s_b FROM ...) and PARTITION BY s_a, s_b",
-            )
 
 
 def bucket_of(keys: Sequence[str], buckets: int) -> Column:

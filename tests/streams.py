@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.pandas.types import to_arrow_type
-from pyspark.sql.types import StructType, TimestampType
+from pyspark.sql.types import StructType
 
 FAR = timedelta(days=3650)  # a row this far ahead moves the watermark past everything
 
@@ -34,12 +34,7 @@ class FolderStream:
         self._files = itertools.count(len(list(self.inbox.glob("*.parquet"))))
         self._stamp = max((f.stat().st_mtime_ns for f in self.inbox.glob("*.parquet")), default=0)
         self.arrow_schema = pa.schema(
-            [
-                (f.name, pa.timestamp("us", tz="UTC"))
-                if isinstance(f.dataType, TimestampType)
-                else (f.name, to_arrow_type(f.dataType))
-                for f in schema.fields
-            ]
+            [(f.name, to_arrow_type(f.dataType, timezone="UTC")) for f in schema.fields]
         )
 
     def source(self) -> DataFrame:

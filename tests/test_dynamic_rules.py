@@ -141,22 +141,30 @@ def test_a_rule_reads_only_event_columns() -> None:
         compile_rule(RuleRow("r", 1, "PATTERN (A) DEFINE A AS salary > 1"), COLUMNS)
 
 
-def test_key_sets_are_sets_and_nested_keys_are_refused_at_the_key() -> None:
-    """``KEYS (card, country)`` takes ``PARTITION BY country, card``. An ARRAY key (a
-    rule's rows are sorted by its keys) and, on a stream, a STRUCT key (a bucket indexes
-    keys by value) failed the job with pyarrow's or Python's traceback."""
+def test_key_sets_are_sets_and_unsortable_keys_are_refused_at_the_key() -> None:
+    """``KEYS (card, country)`` takes ``PARTITION BY country, card``. A key holding a MAP
+    or a VARIANT is refused at the key (Spark cannot compare them); ARRAY and STRUCT keys
+    compile, for batch and stream."""
     turned = "PARTITION BY country, card ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
     rule = compile_rule(RuleRow("r", 1, turned), COLUMNS, key_sets=[("CARD", "country")])
     assert rule.keys == ["country", "card"]
     nested = {**COLUMNS, "cards": exp.DataType.build("array<string>", dialect="spark")}
     nested["who"] = exp.DataType.build("struct<c: string>", dialect="spark")
-    for key, stream in (("cards", None), ("who", "ts")):
-        spec = f"PARTITION BY card, {key} ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
-        with pytest.raises(SemanticError, match="a rule's PARTITION BY takes no") as err:
-            compile_rule(RuleRow("r", 1, spec), nested, event_time=stream)
-        assert spec[err.value.pos :].startswith(key)
-    batch_struct = "PARTITION BY who ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
-    assert compile_rule(RuleRow("r", 1, batch_struct), nested).keys == ["who"]
+    nested["tags"] = exp.DataType.build("map<string, int>", dialect="spark")
+    nested["deep"] = exp.DataType.build("array<struct<m: map<int, int>>>", dialect="spark")
+    nested["doc"] = exp.DataType.build("variant", dialect="spark")
+    for key in ("tags", "deep", "doc"):
+        for stream in (None, "ts"):
+            spec = f"PARTITION BY card, {key} ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
+            with pytest.raises(SemanticError, match="a rule's PARTITION BY takes no") as err:
+                compile_rule(RuleRow("r", 1, spec), nested, event_time=stream)
+            assert spec[err.value.pos :].startswith(key)
+    for stream in (None, "ts"):
+        keyed = "PARTITION BY who, cards ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
+        assert compile_rule(RuleRow("r", 1, keyed), nested, event_time=stream).keys == [
+            "who",
+            "cards",
+        ]
 
 
 def test_key_sets_and_event_time_are_enforced() -> None:

@@ -10,12 +10,13 @@ from datetime import datetime, timedelta
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_incremental import MANY_KEY_DEFINES, STREAM_PATTERNS, stream_plan
 from test_wave import SKIPS, START, Columns, make_columns, with_precomputed
 
-from matchrec.arrow_rows import atom_column
+from matchrec.arrow_rows import atom_column, group_starts, key_tuples, sortable_keys
 from matchrec.keyed_stream import EVENT_MICROS, KeyedStream, StreamSpec
 
 MEASURES = "MATCH_NUMBER() AS m, count(*) AS n, LAST(v) AS l, PREV(w) AS p"
@@ -160,3 +161,25 @@ def test_a_search_past_within_waiting_for_the_row_next_reads_wakes_when_that_row
         assert done.wake_micros is None or done.wake_micros > mark
         out += [row[atom_column(0)] for b in done.batches for row in b.to_pylist()]
     assert out == [1]
+
+
+def test_a_key_of_nan_zero_struct_or_array_finds_its_partition_in_every_table():
+    """A bucket finds a key's cursor by the key's values, read anew from each micro-batch
+    and from its saved state: NaN (any NaN) and -0.0 (as 0.0), alone or inside a struct
+    or an array, must find the partition Spark puts them in."""
+    nan = float("nan")
+    keys = ["d", "s", "a"]
+    first = pa.table(
+        {"d": [nan, -0.0, 1.0], "s": [{"x": nan}, {"x": 0.0}, None], "a": [[nan], [-0.0], []]}
+    )
+    second = pa.table(
+        {"d": [-nan, 0.0, 1.0], "s": [{"x": -nan}, {"x": -0.0}, None], "a": [[-nan], [0.0], []]}
+    )
+    slot = {key: i for i, key in enumerate(key_tuples(first, keys))}
+    again = key_tuples(second, keys)
+    assert [slot.get(key) for key in again] == [0, 1, 2]
+    assert repr(list(again[1])) == "[0.0, {'x': -0.0}, [0.0]]"  # the values as written
+    both = pa.concat_tables([first, second])
+    table, names = sortable_keys(both, keys)
+    ordered = both.take(pc.sort_indices(table, sort_keys=[(n, "ascending") for n in names]))
+    assert group_starts(ordered, keys) == [2, 4]
