@@ -77,7 +77,8 @@ def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[.
 
     def make(args: list[exp.Expression], dialect=None) -> exp.Expression:
         # a builder that needs the dialect fails without it; sqlglot then calls again
-        written = [a.sql(dialect=MatchRecognizeDialect) for a in args]
+        aggregate = name in _AGGREGATE_NAMES
+        written = [a.sql(dialect=MatchRecognizeDialect) for a in args] if aggregate else []
         try:
             node = build(args) if dialect is None else build(args, dialect=dialect)
         except (IndexError, KeyError, ValueError):
@@ -88,7 +89,7 @@ def _written_back(name: str, build: Callable[..., exp.Expression]) -> Callable[.
             text = node.sql(dialect=MatchRecognizeDialect)
         except UnsupportedSqlError:
             return exp.Anonymous(this=name, expressions=args)
-        if name in _AGGREGATE_NAMES and not all(w in text for w in written):
+        if aggregate and not all(w in text for w in written):
             # an aggregate's argument Spark does not take, which sqlglot dropped or read as
             # another dialect's (collect_list(x, 1), count_if(c, 2)): kept for the planner
             # to count
@@ -1252,6 +1253,15 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
     with the parentheses opened inside closed, kept only if it reads back as ``node``
     (a node the planner rewrote, or one ending in a word sqlglot keeps no position of,
     as in ``x IS NULL``, does not)."""
+    reading = written_reading(node, sql, base)
+    return None if reading is None else reading()
+
+
+def written_reading(node: exp.Expression, sql: str, base: int) -> Callable[[], str | None] | None:
+    """:func:`written_text` in two steps: the spans that may be ``node``'s text, found
+    now (None: none), and a call that reads them back, kept for when the text is shown
+    (an error's message); reading every operand of a deeply nested expression back
+    would parse it again once per level."""
     ends = _ends(node)
     start = node_pos(node, base, sql)
     if ends:
@@ -1262,22 +1272,28 @@ def written_text(node: exp.Expression, sql: str, base: int) -> str | None:
         return None
     if end is None or not sql[start:end].strip():
         return None
-    wanted = node.sql(dialect=MatchRecognizeDialect)
     # a last token sqlglot keeps no position of (``INTERVAL 1 DAY``'s number and unit,
     # ``x IS NULL``'s NULL) is looked for after the positioned ones
     tail = _UNPOSITIONED_TAIL if any(_unpositioned_leaf(n) for n in node.walk()) else 0
-    for _ in range(tail + 1):
-        span = sql[start:end]
+    spans = [sql[start:end]]
+    for _ in range(tail):
+        more = _NEXT_TOKEN.match(sql, end)
+        if more is None:
+            break
+        end = more.end()
+        spans.append(sql[start:end])
+    return partial(_read_back, spans, node.sql(dialect=MatchRecognizeDialect))
+
+
+def _read_back(spans: list[str], wanted: str) -> str | None:
+    """The first of ``spans`` that reads as ``wanted`` (Spark SQL), spaces collapsed."""
+    for span in spans:
         try:
             read = sqlglot.parse_one(prepare(span), read=MatchRecognizeDialect)
             if read.sql(dialect=MatchRecognizeDialect) == wanted:
                 return " ".join(span.split())
         except (sqlglot.errors.ParseError, sqlglot.errors.TokenError, UnsupportedSqlError):
             pass
-        more = _NEXT_TOKEN.match(sql, end)
-        if more is None:
-            return None
-        end = more.end()
     return None
 
 

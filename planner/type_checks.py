@@ -46,6 +46,7 @@ from .sqltext import (
     MatchRecognizeDialect,
     node_pos,
     written_call,
+    written_reading,
     written_text,
 )
 from .subscript_types import INTEGRAL, map_key_taken
@@ -77,9 +78,38 @@ _BOOLEAN_NODES = (exp.And, exp.Or, exp.Not, exp.Predicate, exp.Boolean)
 @dataclass(frozen=True)
 class Operand:
     probe: str  # Spark SQL with the operand's type, over the frame the check runs on
-    text: str  # the operand as the user wrote it
+    written: str | DeferredText  # the operand as the user wrote it
     pos: int  # offset of the operand in the query
     literal: bool  # a string literal
+
+    @property
+    def text(self) -> str:
+        """The operand as the user wrote it (clipped)."""
+        return str(self.written)
+
+
+class DeferredText:
+    """An operand's text as :func:`user_text` gives it, found when first shown: only a
+    failing check's message shows it, and finding it reads the operand back (a parse)."""
+
+    def __init__(self, reading: Callable[[], str | None] | None, fallback: str, limit: int):
+        self._reading, self._fallback, self._limit = reading, fallback, limit
+        self._text: str | None = None
+
+    def __str__(self) -> str:
+        if self._text is None:
+            written = self._reading() if self._reading is not None else None
+            self._text = _clipped(written or self._fallback, self._limit)
+        return self._text
+
+    def __eq__(self, other: object) -> bool:
+        return str(self) == str(other) if isinstance(other, (str, DeferredText)) else False
+
+    def __hash__(self) -> int:
+        return hash(str(self))
+
+    def __reduce__(self) -> tuple:
+        return (str, (str(self),))
 
 
 @dataclass(frozen=True)
@@ -501,7 +531,7 @@ def _operand(
 ) -> Operand:
     return Operand(
         probe(node),
-        user_text(node, sql, base),
+        deferred_user_text(node, sql, base),
         node_pos(node, base, sql),
         isinstance(node, exp.Literal) and node.is_string,
     )
@@ -693,7 +723,9 @@ def _not_boolean_aggregated(check: TypeCheck, types: list[str], sql: str) -> Sem
 
 def replace_probes(check: TypeCheck, probes: list[str]) -> TypeCheck:
     """``check`` with the operands' probes replaced (same order)."""
-    operands = tuple(Operand(p, o.text, o.pos, o.literal) for o, p in zip(check.operands, probes))
+    operands = tuple(
+        Operand(p, o.written, o.pos, o.literal) for o, p in zip(check.operands, probes)
+    )
     return replace(check, operands=operands)
 
 
@@ -701,15 +733,22 @@ def user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> str
     """The operand as the user wrote it (a call the planner rewrote, ``LAST`` moved into
     ``regexp_extract(LAST(msg), p)``, by the call written at its place), else as Spark SQL
     prints it (``COLLECT_LIST`` for ``array_agg``)."""
+    return str(deferred_user_text(node, sql, base, limit))
+
+
+def deferred_user_text(node: exp.Expression, sql: str, base: int, limit: int = 40) -> DeferredText:
+    """:func:`user_text`, with what it needs of ``node`` taken now and the reading back of
+    the written text left for when it is shown."""
     node = _as_written(node.meta.get(STANDS_FOR, node))
-    written = written_text(node, sql, base)
-    if written is None and isinstance(node, exp.Func):
+    reading = written_reading(node, sql, base)
+    fallback = None
+    if isinstance(node, exp.Func):
         start = node_pos(node, base, sql)
         name = _CALL_NAME.match(sql, start)
         # a navigation at its place is one the planner moved outside the call: not it
         if name and name.group(1).upper() not in ROW_PATTERN_CALLS:
-            written = written_call(sql, start, limit=len(sql))
-    return _clipped(written or node.sql(dialect=MatchRecognizeDialect), limit)
+            fallback = written_call(sql, start, limit=len(sql))
+    return DeferredText(reading, fallback or node.sql(dialect=MatchRecognizeDialect), limit)
 
 
 def rewritten_back(node: exp.Expression, limit: int = 40) -> str:
