@@ -18,6 +18,8 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from matchrec.errors import UsageError
+
 _INT = 2**31
 _LONG = 2**63
 
@@ -99,7 +101,7 @@ def sql_literal(value: Any) -> str:
     for kind, write in _WRITERS:
         if isinstance(value, kind):
             return write(value)
-    raise TypeError(
-        f"a {type(value).__name__} cannot be a SQL parameter's value: pass a number, a "
-        "string, a bool, a date, a datetime, a timedelta, bytes, a list or None"
+    raise UsageError(
+        f"a value of type {type(value).__name__} cannot be a SQL parameter's value: pass a "
+        "number, a string, a bool, a date, a datetime, a timedelta, bytes, a list or None"
     )

@@ -146,7 +146,10 @@ def match_recognize_dynamic(
         )
     install()  # a failing rule's error in a worker: raised as matchrec's (on_error="fail")
     if on_error not in ("skip", "fail"):
-        raise ValueError("on_error must be 'skip' or 'fail'")
+        raise UsageError(
+            f"on_error must be 'skip' or 'fail', not {on_error!r}",
+            hint="'skip': a broken rule is an ERROR row; 'fail': it fails the query",
+        )
     _check_rule_columns(rules, sql, pos)
     refuse_uncarried(
         df.schema,

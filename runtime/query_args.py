@@ -23,7 +23,7 @@ from matchrec.planner.statement import bound_parameters
 from pyspark.sql import Column, DataFrame, SparkSession
 from pyspark.sql.types import ArrayType, DataType, MapType, StructType
 
-from matchrec.errors import MatchRecognizeError, line_col
+from matchrec.errors import MatchRecognizeError, UsageError, line_col
 from matchrec.sql_literals import sql_literal
 from matchrec.text_edits import EditedText
 
@@ -73,18 +73,66 @@ def formatted(spark: SparkSession, query: str, kwargs: Mapping[str, Any]) -> Que
         if token in ("{{", "}}"):
             replacements.append((m.start(), m.end(), token[0]))
         elif m.group(1) is None:
-            raise ValueError(f"Single '{token}' encountered in format string")
+            raise UsageError(
+                f"a single '{token}' in a query formatted with keyword arguments",
+                sql=query,
+                pos=m.start(),
+                hint=f"with keyword arguments the query is formatted as str.format does "
+                f"(as spark.sql does): write {token}{token} for a brace of the query",
+            )
         else:
-            replacements.append((m.start(), m.end(), formatter.vformat(token, (), kwargs)))
+            try:
+                value = formatter.vformat(token, (), kwargs)
+            except (KeyError, IndexError, AttributeError, ValueError, TypeError) as err:
+                raise _format_error(query, m, kwargs, err) from None
+            replacements.append((m.start(), m.end(), value))
     edit = EditedText.of(query, replacements)
     return QueryArguments(query, edit.text, formatter.frames, [edit])
+
+
+#: a replacement field that is a row pattern quantifier (``{2,3}``, ``{,5}``, ``{4}``)
+_QUANTIFIER = re.compile(r"\s*\d*\s*(?:,\s*\d*\s*)?")
+
+
+def _format_error(
+    query: str, field: re.Match, kwargs: Mapping[str, Any], err: Exception
+) -> UsageError:
+    """The error of a replacement field ``{...}`` that ``kwargs`` do not fill, at it."""
+    token, name = field.group(), field.group(1)
+    formatting = (
+        "with keyword arguments the query is formatted as str.format does (as spark.sql does)"
+    )
+    if _QUANTIFIER.fullmatch(name):
+        return UsageError(
+            f"{token} reads as a keyword argument's place, not a quantifier",
+            sql=query,
+            pos=field.start(),
+            hint=f"{formatting}: double the braces of a quantifier, {{{token}}}",
+        )
+    if isinstance(err, (KeyError, IndexError)):
+        known = ", ".join(sorted(kwargs)) or "none"
+        return UsageError(
+            f"no keyword argument fills {token} (passed: {known})",
+            sql=query,
+            pos=field.start(),
+            hint=f"{formatting}: pass it, or write {{{token}}} for braces of the query",
+        )
+    return UsageError(
+        f"cannot format {token} with the keyword arguments: {err}",
+        sql=query,
+        pos=field.start(),
+        hint=f"{formatting}: write {{{token}}} for braces of the query",
+    )
 
 
 def bound(arguments: QueryArguments, spark: SparkSession, args: Any) -> QueryArguments:
     """``arguments`` with the parameter markers of its text replaced by the literals of
     ``args`` (a dict for ``:name``, a list for ``?``, None for none)."""
     if args is not None and not isinstance(args, (dict, list)):
-        raise TypeError(f"args must be a dict or a list, not {type(args).__name__}")
+        raise UsageError(
+            f"args must be a dict or a list, not {type(args).__name__}",
+            hint="pass parameter values as a dict for :name markers or a list for ? markers",
+        )
     if isinstance(args, dict):
         values: Mapping[str, str] | Sequence[str] | None = {
             k: _literal(spark, v) for k, v in args.items()

@@ -19,7 +19,7 @@ from pyspark.sql import functions as F
 from test_errors import assert_error, find
 
 import matchrec
-from matchrec.errors import SemanticError
+from matchrec.errors import SemanticError, UsageError
 from matchrec.sql_literals import sql_literal
 from matchrec.text_edits import EditedText
 
@@ -254,6 +254,48 @@ def test_an_analysis_error_around_the_clause_is_shown_in_the_users_text(spark, p
     with pytest.raises(SemanticError) as info:
         matchrec.sql(spark, query, args={"x": 1, "y": 2}, df=prices)
     assert_error(info.value, query, find(query, "nope"), SemanticError, "UNRESOLVED_COLUMN")
+
+
+@pytest.mark.parametrize(
+    ("written", "message", "hint"),
+    [
+        ("B{2,3}", "{2,3} reads as a keyword argument's place", "{{2,3}}"),
+        ("B{4}", "{4} reads as a keyword argument's place", "{{4}}"),
+        ("{- B -}", "no keyword argument fills {- B -} (passed: df, lim)", "{{- B -}}"),
+        ("B{cap}", "no keyword argument fills {cap} (passed: df, lim)", "pass it"),
+        ("B{lim.x}", "cannot format {lim.x} with the keyword arguments", "{{lim.x}}"),
+        ("B{lim", "a single '{' in a query formatted with keyword", "write {{ for a brace"),
+    ],
+)
+def test_a_brace_keyword_arguments_do_not_fill_is_an_error_at_it(
+    spark, prices, written, message, hint
+):
+    """With keyword arguments, ``{...}`` is a place for one (as in ``spark.sql``): one
+    that no argument fills raised Python's KeyError, IndexError, AttributeError or
+    ValueError from ``str.format``, without a place in the query."""
+    query = (
+        "SELECT * FROM {df} MATCH_RECOGNIZE (ORDER BY id MEASURES count(*) AS c\n"
+        f"  PATTERN (A {written}) DEFINE B AS B.price < {{lim}})"
+    )
+    with pytest.raises(UsageError) as info:
+        matchrec.sql(spark, query, df=prices, lim=9)
+    at = query.index(written) + written.index("{")
+    assert_error(info.value, query, at, UsageError, message, hint=hint)
+
+
+def test_arguments_of_the_wrong_kind_are_usage_errors(spark, prices):
+    query = f"SELECT * FROM {_VIEW} MATCH_RECOGNIZE (ORDER BY id PATTERN (A) DEFINE A AS true)"
+    with pytest.raises(UsageError, match="args must be a dict or a list, not int"):
+        matchrec.sql(spark, query, args=5)
+    with pytest.raises(
+        UsageError, match="a value of type object cannot be a SQL parameter's value"
+    ):
+        matchrec.sql(spark, query.replace("true", ":x"), args={"x": object()})
+    rules = spark.createDataFrame(
+        [("r", 1, "PATTERN (A)")], "rule_id STRING, version INT, spec STRING"
+    )
+    with pytest.raises(UsageError, match="on_error must be 'skip' or 'fail', not 'explode'"):
+        matchrec.match_recognize_dynamic(prices, rules, on_error="explode")
 
 
 # ----------------------------------------------------------------------- without Spark
