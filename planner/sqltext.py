@@ -194,6 +194,11 @@ _REPLACED_CALLS: dict[str, Callable[[exp.Expression], exp.Expression]] = {
 }
 
 
+#: tokens that already name something (a word before a dot that is none is a keyword)
+_NAMING_TOKENS = frozenset({TokenType.VAR, TokenType.IDENTIFIER})
+_WORD = re.compile(r"[A-Za-z_]\w*")
+
+
 class MatchRecognizeDialect(Spark):
     """Spark SQL where FIRST/LAST are kept as calls with all their arguments, and a
     doubled quote inside a string literal is a quote (``'yyyy-MM-dd''T''HH'``), as Spark
@@ -205,6 +210,23 @@ class MatchRecognizeDialect(Spark):
 
     class Tokenizer(Spark.Tokenizer):
         STRING_ESCAPES = [*Spark.Tokenizer.STRING_ESCAPES, "'"]
+        # the dialect reads expressions: no word starts a command whose text it skips
+        COMMANDS: set[TokenType] = set()
+
+        def tokenize(self, sql: str) -> list[Token]:
+            """A keyword before a dot names something (``DROP.price``, a pattern
+            variable named DROP, as Spark reads ``t.price`` of a table named DROP):
+            sqlglot read such a statement keyword as the start of a command."""
+            tokens = super().tokenize(sql)
+            for word, after in zip(tokens, tokens[1:]):
+                if (
+                    after.token_type == TokenType.DOT
+                    and word.token_type not in _NAMING_TOKENS
+                    and _WORD.fullmatch(word.text)
+                    and word.end + 1 == after.start
+                ):
+                    word.token_type = TokenType.VAR
+            return tokens
 
     class Parser(Spark.Parser):
         # FIRST/LAST: navigation; LOG10/LOG2 stay Spark's own functions (sqlglot would
