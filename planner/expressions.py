@@ -1609,6 +1609,17 @@ def _check_input_windows(low: Lowering, tree: exp.Expression, local_labels: set,
     (another variable's column, navigation, CLASSIFIER, MATCH_NUMBER): Spark computes
     the window over the input before any match exists."""
     for window in _input_windows_of(tree):
+        name = window.args.get("alias")
+        if name is not None:
+            raise low.error(
+                SemanticError,
+                "[MISSING_WINDOW_SPECIFICATION] Window specification is not defined for "
+                f"{name.sql(dialect=MatchRecognizeDialect)}: the query's WINDOW clause does "
+                "not reach into DEFINE",
+                name,
+                base,
+                hint="write the window in place: OVER (PARTITION BY ... ORDER BY ...)",
+            )
         for node in window.walk():
             other = isinstance(node, exp.Column) and _qualifier(node) not in local_labels
             if other or _special_kind(node):

@@ -3280,6 +3280,12 @@ def test_a_rule_150_parentheses_deep_compiles():
             "must contain at least one column reference",
             '"value" is a string; Spark quotes a column name with backquotes: LAST(`value`)',
         ),
+        (  # Spark's PARSE_SYNTAX_ERROR at a '(' of the rewritten expression
+            "ORDER BY id MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS count(B.id) OVER w > 0",
+            "w > 0",
+            "[MISSING_WINDOW_SPECIFICATION] Window specification is not defined for w",
+            "write the window in place: OVER (PARTITION BY ... ORDER BY ...)",
+        ),
     ],
 )
 def test_a_mistake_is_told_as_what_was_meant(body, culprit, message, hint):
