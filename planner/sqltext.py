@@ -930,7 +930,33 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
             quoted_spark_calls(qualified_calls(unshadowed_parameters(higher_order_exists(tree))))
         )
     )
-    return _with_statement_ctes(map_lookups_as_case(tree))
+    return _with_statement_ctes(map_lookups_as_case(tuples_as_structs(tree)))
+
+
+def tuples_as_structs(tree: exp.Expression) -> exp.Expression:
+    """Each tuple ``(a, b)`` that is a value (not compared: ``(a, b) = (1, 2)``, ``IN``)
+    as the ``struct(a, b)`` Spark reads it, its fields named as Spark names them: a
+    column by its name, anything else ``colN``. Left a tuple, an atom's column name
+    (``FIRST(A.vol)``) became the field's."""
+
+    for node in reversed(list(tree.find_all(exp.Tuple))):  # the innermost first
+        if isinstance(node.parent, exp.Predicate) or node.find_ancestor(exp.Select):
+            continue
+        fields = [
+            exp.PropertyEQ(
+                this=item.this.copy()
+                if isinstance(item, exp.Column) and isinstance(item.this, exp.Identifier)
+                else exp.to_identifier(f"col{k + 1}"),
+                expression=item,
+            )
+            for k, item in enumerate(node.expressions)
+        ]
+        struct = exp.Struct(expressions=fields)
+        struct.meta.update(node.meta)
+        if node is tree:
+            return struct
+        node.replace(struct)
+    return tree
 
 
 def negative_typed_literals(tree: exp.Expression) -> exp.Expression:
