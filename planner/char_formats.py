@@ -22,7 +22,7 @@ from typing import Any
 
 from matchrec.sql_values import to_text
 
-from .datetime_patterns import Element, PatternRefused, compile_pattern, format_local, local_time
+from .datetime_patterns import Element, PatternRefused, compile_pattern, format_local, zoned_time
 from .digest_functions import unhex
 from .format_functions import from_base64, to_base64
 from .number_formats import to_char
@@ -62,7 +62,7 @@ def to_char_of(value: Any, zone: str, probe: Any, fmt: str) -> str:
     if isinstance(value, (int, Decimal)):
         return to_char(value, fmt)
     if isinstance(value, date):  # a datetime too: a DATE, TIMESTAMP or TIMESTAMP_NTZ
-        return format_local(_datetime_pattern(fmt), local_time(value, zone))
+        return format_local(_datetime_pattern(fmt), zoned_time(value, zone))
     if isinstance(value, (bytes, bytearray)):
         write = _BINARY_FORMATS.get(fmt.lower())
         if write is None:

@@ -49,6 +49,11 @@ LETTERS: dict[str, range] = {
     "m": range(1, 3),
     "s": range(1, 3),
     "S": range(1, 10),
+    # the zone's offset: ISO-8601 (X: Z for zero; x), RFC-822 and localized (Z, O)
+    "X": range(1, 6),
+    "x": range(1, 6),
+    "Z": range(1, 6),
+    "O": (1, 4),
 }
 #: letters a pattern may parse (Spark refuses Q, E and L when parsing, or reads them
 #: differently from formatting)
@@ -188,11 +193,16 @@ def local_time(v: object, zone: str) -> datetime:
     """The wall-clock time Spark formats for ``v``: a TIMESTAMP in the session zone, a
     TIMESTAMP_NTZ (a naive datetime) cast to TIMESTAMP first (a time in a gap moves
     later), a DATE at its midnight."""
+    return zoned_time(v, zone).replace(tzinfo=None)
+
+
+def zoned_time(v: object, zone: str) -> datetime:
+    """:func:`local_time` with the session zone attached (its offset at that time)."""
     if isinstance(v, datetime):
         aware = v if v.tzinfo else in_zone(v, zone)
-        return aware.astimezone(zone_of(zone)).replace(tzinfo=None)
+        return aware.astimezone(zone_of(zone))
     if isinstance(v, date):
-        return datetime(v.year, v.month, v.day)
+        return datetime(v.year, v.month, v.day, tzinfo=zone_of(zone))
     raise TypeError(f"{v!r} is not a TIMESTAMP or DATE (CAST it inside the navigation)")
 
 
@@ -250,7 +260,50 @@ _FORMATTERS = {
     "s": lambda t, n: f"{t.second:0{n}d}",
     "S": lambda t, n: f"{t.microsecond:06d}000"[:n],
     "y": lambda t, n: _year(t.year, n),
+    "X": lambda t, n: _iso_offset(t, n, "Z"),
+    "x": lambda t, n: _iso_offset(t, n, None),
+    "Z": lambda t, n: _iso_offset(t, 2, None) if n < 4 else _zone_z(t, n),
+    "O": lambda t, n: _localized_offset(t, short=n == 1),
 }
+
+
+def _offset_fields(t: datetime) -> tuple[int, str, int, int, int]:
+    """The zone offset of ``t``: total seconds, sign, hours, minutes, seconds."""
+    offset = t.utcoffset()
+    total = 0 if offset is None else int(offset.total_seconds())
+    whole = abs(total)
+    return total, "-" if total < 0 else "+", whole // 3600, whole // 60 % 60, whole % 60
+
+
+def _iso_offset(t: datetime, n: int, zero: str | None) -> str:
+    """Java's offset of ``n`` letters X or x: +HH[mm], +HHmm, +HH:mm, +HHmm[ss],
+    +HH:mm[:ss] (bracketed parts only when not zero); when every part written is zero,
+    ``zero`` (X: Z) or the same form of +00 (x)."""
+    _, sign, h, m, sec = _offset_fields(t)
+    colon = ":" if n in (3, 5) else ""
+    parts = [h] + ([m] if n > 1 or m else []) + ([sec] if n > 3 and sec else [])
+    if not any(parts):
+        if zero is not None:
+            return zero
+        parts, sign = [0] * (1 if n == 1 else 2), "+"
+    return sign + colon.join(f"{p:02d}" for p in parts)
+
+
+def _zone_z(t: datetime, n: int) -> str:
+    """ZZZZ: the localized offset (GMT+08:00); ZZZZZ: +HH:mm[:ss], Z for zero."""
+    return _localized_offset(t, short=False) if n == 4 else _iso_offset(t, 5, "Z")
+
+
+def _localized_offset(t: datetime, short: bool) -> str:
+    """Java's localized offset: GMT for zero, else GMT+8 / GMT+5:30 (short, O) or
+    GMT+08:00 (full, OOOO and ZZZZ), seconds added when not zero."""
+    total, sign, h, m, sec = _offset_fields(t)
+    if total == 0:
+        return "GMT"
+    text = f"GMT{sign}{h}" if short else f"GMT{sign}{h:02d}"
+    if m or sec or not short:
+        text += f":{m:02d}"
+    return text + (f":{sec:02d}" if sec else "")
 
 
 def _month(month: int, n: int) -> str:
@@ -264,7 +317,8 @@ def _quarter(q: int, n: int) -> str:
 
 
 def format_local(elements: list[Element], t: datetime) -> str:
-    """The wall-clock time ``t`` written with the compiled pattern ``elements``."""
+    """The wall-clock time ``t`` written with the compiled pattern ``elements`` (``t``
+    in the session zone, :func:`zoned_time`, for the offset letters)."""
     return "".join(e if isinstance(e, str) else _FORMATTERS[e.letter](t, e.count) for e in elements)
 
 
@@ -447,8 +501,7 @@ def _from_unixtime(elements: list[Element], ansi: bool) -> Callable[..., Any]:
             if seconds is None:
                 return None
         micros = _wrapped_long(_seconds(seconds) * 1_000_000)
-        local = _instant(micros, zone).replace(tzinfo=None)
-        return format_local(elements, local)
+        return format_local(elements, _instant(micros, zone))
 
     return from_unixtime
 
@@ -459,7 +512,7 @@ def _date_format(elements: list[Element], ansi: bool) -> Callable[..., Any]:
             v = _cast_text(v, zone, ansi)
             if v is None:
                 return None
-        return format_local(elements, local_time(v, zone))
+        return format_local(elements, zoned_time(v, zone))
 
     return date_format
 

@@ -2169,6 +2169,30 @@ def test_conv_beyond_64_bits_under_ansi_is_a_positioned_error(spark):
     assert err.pos == query.index("conv(")
 
 
+#: the zone offset's pattern letters, of a TIMESTAMP, a DATE's midnight and an instant
+OFFSET_CALLS = [
+    "date_format(greatest(N.ts, S.ts), "
+    "'X XX XXX XXXX XXXXX x xx xxx xxxx xxxxx Z ZZ ZZZ ZZZZ ZZZZZ O OOOO')",
+    "date_format(least(N.d, S.d), 'yyyy-MM-dd X XXXX XXXXX x xxxxx ZZZZ ZZZZZ O')",
+    "from_unixtime(N.n * 86400 * 400 + S.n * 3607 - 2500000000, 'yyyy-MM-dd HH:mm X xxx O')",
+]
+
+
+@pytest.mark.parametrize(
+    "zone",
+    # daylight saving; offsets with seconds (Kolkata before 1942) and half hours; a
+    # half-hour saving; UTC
+    ["America/New_York", "Asia/Kolkata", "Australia/Lord_Howe", "UTC"],
+)
+def test_zone_offset_letters_of_two_rows_are_sparks(spark, zone):
+    """X, x, Z and O of a value of several rows were refused ("the pattern letter 'X'
+    is not computed here"); DEFINE's glue and MATCH_RECOGNIZE_DYNAMIC's rules write the
+    session zone's offset as Spark's formatter does."""
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        for call in OFFSET_CALLS:
+            _two_rows_equal_spark(spark, call)
+
+
 @pytest.mark.parametrize("zone", ["UTC", "America/New_York"])
 def test_months_between_of_an_aggregate_is_sparks(spark, zone):
     """Split into one-row parts, one of which casts an aggregate (``min(S.ts)``) to a

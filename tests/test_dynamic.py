@@ -288,6 +288,8 @@ def test_a_rules_row_conditions_call_sparks_functions_as_match_recognize(
 MEASURE_CALLS = [
     ("UTC", "date_format(LAST(B.ts), 'HH:mm')"),
     ("America/New_York", "date_format(FIRST(A.ts), 'yyyy-MM-dd HH')"),
+    # the zone's offset (refused: "the pattern letter 'X' is not computed here")
+    ("America/New_York", "date_format(LAST(B.ts), 'yyyy-MM-dd HH:mm XXX xx ZZZZ O')"),
     ("UTC", "unix_timestamp(FIRST(A.ts))"),
     ("America/New_York", "from_unixtime(unix_timestamp(LAST(B.ts)) + 60, 'HH:mm')"),
     ("UTC", "sha2(LAST(B.country), 256)"),
