@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, copy_context
 from datetime import timezone
 from decimal import Decimal
 from functools import partial
@@ -933,14 +933,27 @@ def parse_expression(expr: SqlExpr, sql: str) -> exp.Expression:
     return _with_statement_ctes(map_lookups_as_case(tuples_as_structs(tree)))
 
 
+#: what a tuple made a struct may sit in: the expression is that value (or holds it)
+_VALUE_HOLDERS = (exp.Tuple, exp.Struct, exp.PropertyEQ, exp.Paren, exp.Array)
+
+
 def tuples_as_structs(tree: exp.Expression) -> exp.Expression:
-    """Each tuple ``(a, b)`` that is a value (not compared: ``(a, b) = (1, 2)``, ``IN``)
-    as the ``struct(a, b)`` Spark reads it, its fields named as Spark names them: a
+    """Each tuple ``(a, b)`` that is the expression's value, or a field or element of
+    it, as the ``struct(a, b)`` Spark reads it, its fields named as Spark names them: a
     column by its name, anything else ``colN``. Left a tuple, an atom's column name
-    (``FIRST(A.vol)``) became the field's."""
+    (``FIRST(A.vol)``) became the field's. A tuple compared (``(a, b) = (1, 2)``) or
+    passed to a function stays one, for the checks of those."""
+
+    def held_as_value(node: exp.Expression) -> bool:
+        parent = node.parent
+        while parent is not None:
+            if not isinstance(parent, _VALUE_HOLDERS):
+                return False
+            parent = parent.parent
+        return True
 
     for node in reversed(list(tree.find_all(exp.Tuple))):  # the innermost first
-        if isinstance(node.parent, exp.Predicate) or node.find_ancestor(exp.Select):
+        if not held_as_value(node):
             continue
         fields = [
             exp.PropertyEQ(
@@ -1330,7 +1343,8 @@ def written_reading(node: exp.Expression, sql: str, base: int) -> Callable[[], s
             break
         end = more.end()
         spans.append(sql[start:end])
-    return partial(_read_back, spans, node.sql(dialect=MatchRecognizeDialect))
+    # read back later as now: the reading depends on settings held in context variables
+    return partial(copy_context().run, _read_back, spans, node.sql(dialect=MatchRecognizeDialect))
 
 
 def _read_back(spans: list[str], wanted: str) -> str | None:
