@@ -125,21 +125,6 @@ _CONDITION_CALLS: dict[str, tuple[str, str | None]] = {
         _PATTERN_HINT,
     ),
     "INVALID_DATETIME_PATTERN": (_PATTERN_CALLS, _PATTERN_HINT),
-    "CANNOT_PARSE_TIMESTAMP": (
-        "to_date|to_timestamp(?:_ntz|_ltz)?|unix_timestamp|to_unix_timestamp",
-        "the text does not read with the pattern: try_to_date and try_to_timestamp give "
-        "NULL for such text",
-    ),
-    "DATETIME_FIELD_OUT_OF_BOUNDS": (
-        "make_date|make_timestamp(?:_ntz|_ltz)?|make_time",
-        "a field is out of its range (month 1-12, day 1-28/31, hour 0-23, minute 0-59, "
-        "second below 60): try_make_timestamp gives NULL for such fields",
-    ),
-    # sequence(start, stop, step) whose step goes away from stop, or is 0
-    "_LEGACY_ERROR_TEMP_3243": (
-        "sequence",
-        "the step must go from start toward stop (a negative step for a stop below start)",
-    ),
 }
 
 

@@ -71,26 +71,6 @@ CASES = {
         # (Spark names it getbit: the quote is the call written, to its parenthesis)
         "in bit_get(LAST(A.id) + 1, 40): [INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE]",
     ),
-    "to_date in MEASURES": (
-        "ORDER BY id MEASURES to_date(LAST(A.pat), 'yyyy') AS u PATTERN (A+) DEFINE A AS true",
-        "to_date(",
-        PySparkException,
-        "to_date(): [CANNOT_PARSE_TIMESTAMP]",
-    ),
-    "make_date in DEFINE": (
-        "ORDER BY id MEASURES count(*) AS n PATTERN (A+) "
-        "DEFINE A AS make_date(2026, id * 7, 1) > DATE'2000-01-01'",
-        "make_date(",
-        PySparkException,
-        "make_date(): [DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] Invalid value for "
-        "MonthOfYear",
-    ),
-    "sequence in MEASURES": (
-        "ORDER BY id MEASURES size(sequence(1, count(*), 0)) AS u PATTERN (A+) DEFINE A AS true",
-        "sequence(",
-        PySparkException,
-        "sequence(): Illegal sequence boundaries: 1 to 2 by 0",
-    ),
     "assert_true in MEASURES": (
         "ORDER BY id MEASURES assert_true(LAST(A.id) < 2) AS u PATTERN (A+) DEFINE A AS true",
         "assert_true(",
