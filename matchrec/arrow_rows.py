@@ -337,6 +337,25 @@ def sortable_keys(table: pa.Table, keys: Sequence[str]) -> tuple[pa.Table, list[
     return table, names
 
 
+def partition_order(
+    table: pa.Table, keys: Sequence[str], order: Sequence[tuple[str, bool, bool]]
+) -> pa.Array | None:
+    """The row order of ``table`` by PARTITION BY ``keys`` (each partition's rows
+    together, :func:`sortable_keys`) then ORDER BY ``order`` (column, descending, nulls
+    first: each key's NULL placement by a helper column, since Arrow places NULLs once
+    for all keys); None when there is nothing to sort by."""
+    table, names = sortable_keys(table, keys)
+    sort: list[tuple[str, str]] = [(k, "ascending") for k in names]
+    for i, (column, descending, nulls_first) in enumerate(order):
+        values = table.column(column)
+        if values.null_count:
+            flag = f"__mr_null_{i}"
+            table = table.append_column(flag, pc.is_null(values))
+            sort.append((flag, "descending" if nulls_first else "ascending"))
+        sort.append((column, "descending" if descending else "ascending"))
+    return pc.sort_indices(table, sort_keys=sort) if sort else None
+
+
 def to_arrow(values: list[Any], arrow_type: pa.DataType, ansi: bool = True) -> pa.Array:
     """Python values of an atom as an Arrow array of the atom's Spark type; a DECIMAL
     value its type cannot hold (a sum past 38 digits) is Spark's error under ``ansi``

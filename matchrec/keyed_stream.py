@@ -33,7 +33,7 @@ from matchrec.arrow_rows import (
     group_starts,
     key_tuples,
     output_batch,
-    sortable_keys,
+    partition_order,
 )
 from matchrec.engine import PartitionProgram
 from matchrec.errors import MatchRuntimeError
@@ -294,8 +294,7 @@ class KeyedStream:
         )
         kept: list[pa.Table] = []
         if ready.num_rows:
-            flagged, sort_keys = self._sort_keys(ready)
-            order = pc.sort_indices(flagged, sort_keys=sort_keys)
+            order = self._order(ready)
             ready = ready.take(order)
             fresh = fresh[order.to_numpy()]
             left = self._match(ready, fresh, watermark_micros, result)
@@ -330,8 +329,7 @@ class KeyedStream:
         result = Advanced()
         if self.rows is None or self.rows.num_rows == 0:
             return result
-        flagged, sort_keys = self._sort_keys(self.rows)
-        ready = self.rows.take(pc.sort_indices(flagged, sort_keys=sort_keys))
+        ready = self.rows.take(self._order(self.rows))
         edges = [0, *group_starts(ready, spec.keys), ready.num_rows]
         limit = spec.within_micros
         for low, high in zip(edges, edges[1:]):
@@ -424,21 +422,10 @@ class KeyedStream:
         keep = np.arange(n, dtype=np.int64) >= np.repeat(lows + drop, highs - lows)
         return ready.filter(pa.array(keep))
 
-    def _sort_keys(self, table: pa.Table) -> tuple[pa.Table, list[tuple[str, str]]]:
-        """``table`` with helper columns, and the Arrow sort keys for PARTITION BY then
-        ORDER BY (each key's NULL placement by a helper column, since Arrow places NULLs
-        once for all keys)."""
-        table, names = sortable_keys(table, self.spec.keys)
-        keys: list[tuple[str, str]] = [(k, "ascending") for k in names]
-        for column, descending, nulls_first in self.spec.order:
-            values = table.column(column)
-            if values.null_count:
-                flag = f"__mr_null_{column}"
-                if flag not in table.column_names:
-                    table = table.append_column(flag, pc.is_null(values))
-                keys.append((flag, "descending" if nulls_first else "ascending"))
-            keys.append((column, "descending" if descending else "ascending"))
-        return table, keys
+    def _order(self, table: pa.Table) -> pa.Array:
+        """The rows of ``table`` by PARTITION BY then ORDER BY (as they are without)."""
+        order = partition_order(table, self.spec.keys, self.spec.order)
+        return pa.array(np.arange(table.num_rows)) if order is None else order
 
 
 def drop_late(rows: pa.Table, watermark: int | None) -> tuple[pa.Table, int]:

@@ -37,8 +37,8 @@ from matchrec.arrow_rows import (
     ArrowColumns,
     group_starts,
     key_tuples,
+    partition_order,
     python_values,
-    sortable_keys,
 )
 from matchrec.engine import (
     PartitionOutput,
@@ -359,21 +359,8 @@ def _timeouts(rule: RuleProgram, table: pa.Table, bounds: list[tuple[int, int]])
 
 def sort_rows(table: pa.Table, keys: list[str], order: list[tuple[str, bool, bool]]) -> pa.Table:
     """``table`` sorted by ``keys`` then ``order`` (NULLs placed per ORDER BY key)."""
-    table, names = sortable_keys(table, keys)
-    flags = [n for n in names if n not in keys]
-    sort: list[tuple[str, str]] = [(k, "ascending") for k in names]
-    for column, descending, nulls_first in order:
-        values = table.column(column)
-        if values.null_count:
-            flag = f"__mr_null_{len(flags)}"
-            table = table.append_column(flag, pc.is_null(values))
-            flags.append(flag)
-            sort.append((flag, "descending" if nulls_first else "ascending"))
-        sort.append((column, "descending" if descending else "ascending"))
-    if not sort:
-        return table
-    table = table.take(pc.sort_indices(table, sort_keys=sort))
-    return table.drop_columns(flags) if flags else table
+    rows = partition_order(table, keys, order)
+    return table if rows is None else table.take(rows)
 
 
 def _midnights(days: np.ndarray, zone: tzinfo | None) -> np.ndarray:
