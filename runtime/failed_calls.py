@@ -15,9 +15,13 @@ function hands Spark its MEASURES' one-row calls, which ``matchrec.sql`` checks 
 code in the failed task's frames, by :data:`_JAVA_FAILURES`) and finds the latest
 expression matchrec handed Spark that calls it (``runtime.expression_origins``): the
 error is a :class:`MatchRuntimeError` at that call, the Java exception's first line
-kept, with a hint. The error does not say which query failed: as for a Python UDF's
-error (``runtime.udf_errors``), the latest query built that calls the function is the
-one taken. An error of a function no remembered expression calls stays Spark's.
+kept, with a hint. The error does not say which query failed: the caller reads the
+plan of the DataFrame whose action failed (``runtime.failing_query``) and asks only for
+a matchrec query's; then, as for a Python UDF's error (``runtime.udf_errors``), the
+latest query built that calls the function is the one taken. Conditions that a user's
+own query raises as readily (a field out of range: :data:`_CONDITIONS_OF_ANY_QUERY`) are
+taken only when that plan is known to be matchrec's. An error of a function no
+remembered expression calls stays Spark's.
 """
 
 from __future__ import annotations
@@ -69,15 +73,19 @@ _JAVA_FAILURES = (
 _CAUSE = re.compile(r"executor \S+\): ((?:java|javax|org)\.[\w.$]+(?:Exception|Error)\b[^\n]*)")
 
 
-def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | None]:
+def at_failed_call(
+    exc: BaseException, ours: bool = False
+) -> tuple[MatchRuntimeError | None, str | None]:
     """``exc``, Spark's error with no query context, as a run-time error at the latest
     remembered call of the function that raised it, and the name of PySpark's class for
     it where PySpark gave it none (``IllegalArgumentException``); (None, None) when the
     error names no function of :data:`_JAVA_FAILURES` or of its parameters, or no
-    remembered expression calls it."""
-    if _has_context(exc):  # a query's own error, at its own text: not one of ours
+    remembered expression calls it. ``ours``: the failed action is known to run a
+    matchrec query (``runtime.failing_query``); only then are the conditions of
+    :data:`_CONDITIONS_OF_ANY_QUERY` taken."""
+    if has_context(exc):  # a query's own error, at its own text: not one of ours
         return None, None
-    found = _parameter_call(exc)
+    found = _parameter_call(exc, ours)
     shared, spark_class = False, None
     if found is not None:
         name, message, hint, shared = found
@@ -98,7 +106,7 @@ def at_failed_call(exc: BaseException) -> tuple[MatchRuntimeError | None, str | 
     return MatchRuntimeError(message, sql=sql, pos=pos, hint=hint), spark_class
 
 
-def _has_context(exc: BaseException) -> bool:
+def has_context(exc: BaseException) -> bool:
     """Whether Spark's error says where it is (a SQL text or a DataFrame call): then it
     is about a query matchrec did not hand Spark (``expression_origins`` found none)."""
     try:
@@ -127,12 +135,34 @@ _CONDITION_CALLS: dict[str, tuple[str, str | None]] = {
     "INVALID_DATETIME_PATTERN": (_PATTERN_CALLS, _PATTERN_HINT),
 }
 
+#: conditions that a user's own query calling the same function raises as often as
+#: matchrec's (a field or a text out of range, not a pattern): taken only when the failed
+#: action is known to run a matchrec query
+_CONDITIONS_OF_ANY_QUERY: dict[str, tuple[str, str | None]] = {
+    "CANNOT_PARSE_TIMESTAMP": (
+        "to_date|to_timestamp(?:_ntz|_ltz)?|unix_timestamp|to_unix_timestamp",
+        "the text does not read with the pattern: try_to_date and try_to_timestamp give "
+        "NULL for such text",
+    ),
+    "DATETIME_FIELD_OUT_OF_BOUNDS": (
+        "make_date|make_timestamp(?:_ntz|_ltz)?",
+        "a field is out of its range (month 1-12, day 1-28/31, hour 0-23, minute 0-59, "
+        "second below 60): try_make_timestamp gives NULL for such fields",
+    ),
+    # sequence(start, stop, step) whose step goes away from stop, or is 0
+    "_LEGACY_ERROR_TEMP_3243": (
+        "sequence",
+        "the step must go from start toward stop (a negative step for a stop below start)",
+    ),
+}
 
-def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, bool] | None:
+
+def _parameter_call(exc: BaseException, ours: bool) -> tuple[str, str, str | None, bool] | None:
     """(the calls, Spark's first line, a hint or None, whether the calls are narrow
     enough to look for among the table function's, which another process records) of
     Spark's error that names the function in its parameters, or whose condition only
-    some functions raise; None for any other."""
+    some functions raise (those of :data:`_CONDITIONS_OF_ANY_QUERY` when ``ours``); None
+    for any other."""
     try:
         parameters = exc.getMessageParameters() or {}  # type: ignore[attr-defined]
         condition = exc.getCondition() or ""  # type: ignore[attr-defined]
@@ -143,7 +173,8 @@ def _parameter_call(exc: BaseException) -> tuple[str, str, str | None, bool] | N
     if re.fullmatch(r"\w+", name):
         calls, hint = re.escape(name), None
     else:
-        found = _CONDITION_CALLS.get(condition) or _CONDITION_CALLS.get(condition.split(".")[0])
+        conditions = {**_CONDITION_CALLS, **(_CONDITIONS_OF_ANY_QUERY if ours else {})}
+        found = conditions.get(condition) or conditions.get(condition.split(".")[0])
         if found is None:
             return None
         calls, hint = found

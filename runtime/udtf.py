@@ -889,8 +889,10 @@ def arrow_udtf_with_analyze(handler: type, name: str, spark: SparkSession) -> An
 def register(spark: SparkSession, name: str = "match_recognize") -> Any:
     """Register ``name(TABLE(t), '<clause body>')`` for ``spark.sql``; returns the UDTF."""
     from .cluster import prepare
+    from .failing_query import note_table_function
     from .worker_errors import install
 
     install()  # its errors of analysis and of a match: raised as matchrec's, caret first
+    note_table_function(name)  # a plan that runs it is a matchrec query (failing_query)
     prepare(spark, door="udtf")  # on a cluster: ship matchrec, check the executors (once)
     return spark.udtf.register(name, arrow_udtf_with_analyze(MatchRecognizeUDTF, name, spark))

@@ -38,7 +38,8 @@ from matchrec.errors import (
 from matchrec.excepthook import carried_rebuilt
 
 from .expression_origins import at_unresolved_call, at_users_expression
-from .failed_calls import at_failed_call
+from .failed_calls import at_failed_call, has_context
+from .failing_query import runs_matchrec_query
 from .udf_errors import at_udf_call
 
 #: PySpark's modules that recover a Python traceback from each error of Spark's (classic, Connect)
@@ -117,9 +118,11 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
         error = error or at_failed_call(exc)[0]
     else:
         error = at_users_expression(exc)
-        if error is None:
-            error, named = at_failed_call(exc)
-            carrier = _named_class(exc, named) if named else carrier
+        if error is None and not has_context(exc):
+            ours = runs_matchrec_query()  # False: the user's own query failed
+            if ours is not False:
+                error, named = at_failed_call(exc, ours=bool(ours))
+                carrier = _named_class(exc, named) if named else carrier
     if error is None:
         return None
     merged = _both(type(error), carrier, *_sparks_class(error, exc))

@@ -130,6 +130,14 @@ ERRORS: dict[str, tuple[str, str]] = {
         "PARTITION BY sym ORDER BY t MEASURES count(*) AS n PATTERN (A B+) "
         "DEFINE B AS price / (t - t) > 1",
     ),
+    # raised by Spark while the job runs with no query context: the failed query's plan
+    # (which Connect's server explains) says it is matchrec's
+    "make_date_without_context": (
+        "sql",
+        f"SELECT * FROM {TABLE} MATCH_RECOGNIZE (\n  PARTITION BY sym ORDER BY t\n"
+        "  MEASURES make_date(2026, count(*) + 12, 1) AS bad\n  PATTERN (A B+)\n"
+        "  DEFINE B AS price < PREV(price)\n) m",
+    ),
     # a function the session lacks, left to Spark by the table function
     "udtf_unknown_function": (
         "udtf",

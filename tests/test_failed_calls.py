@@ -71,6 +71,26 @@ CASES = {
         # (Spark names it getbit: the quote is the call written, to its parenthesis)
         "in bit_get(LAST(A.id) + 1, 40): [INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE]",
     ),
+    "to_date in MEASURES": (
+        "ORDER BY id MEASURES to_date(LAST(A.pat), 'yyyy') AS u PATTERN (A+) DEFINE A AS true",
+        "to_date(",
+        PySparkException,
+        "to_date(): [CANNOT_PARSE_TIMESTAMP]",
+    ),
+    "make_date in DEFINE": (
+        "ORDER BY id MEASURES count(*) AS n PATTERN (A+) "
+        "DEFINE A AS make_date(2026, id * 7, 1) > DATE'2000-01-01'",
+        "make_date(",
+        PySparkException,
+        "make_date(): [DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] Invalid value for "
+        "MonthOfYear",
+    ),
+    "sequence in MEASURES": (
+        "ORDER BY id MEASURES size(sequence(1, count(*), 0)) AS u PATTERN (A+) DEFINE A AS true",
+        "sequence(",
+        PySparkException,
+        "sequence(): Illegal sequence boundaries: 1 to 2 by 0",
+    ),
     "assert_true in MEASURES": (
         "ORDER BY id MEASURES assert_true(LAST(A.id) < 2) AS u PATTERN (A+) DEFINE A AS true",
         "assert_true(",
@@ -120,3 +140,36 @@ def test_an_invalid_datetime_pattern_is_shown_at_the_call_that_reads_it(spark):
     with pytest.raises(PySparkException) as plain:
         spark.sql("SELECT date_format(ts, 'yyyy GGGGGG') FROM mr_fc_dates").collect()
     assert not isinstance(plain.value, MatchRuntimeError)
+
+
+#: a user's own query failing in a function a matchrec query failed in: (the matchrec
+#: case, the query, the action that runs it)
+OWN_QUERIES = (
+    ("make_date in DEFINE", "SELECT make_date(2026, id * 7, 1) FROM mr_fc", "collect"),
+    ("raise_error in DEFINE", "SELECT raise_error(concat('own ', b64)) FROM mr_fc", "toPandas"),
+    ("rlike in DEFINE", "SELECT b64 RLIKE pat FROM mr_fc DISTRIBUTE BY id", "show"),
+    ("to_date in MEASURES", "SELECT to_date(pat, 'yyyy') FROM mr_fc", "write"),
+)
+
+
+def test_a_users_own_query_failing_in_the_same_function_keeps_sparks_error(spark, tmp_path):
+    """Spark's error without a context names a function, not a query: after a matchrec
+    query failed in a function (and was told at its call), the user's own ``spark.sql``
+    failing in the same function must stay Spark's error, whatever action runs it, not
+    be told at the matchrec query's call."""
+    spark.sql(ROWS).createOrReplaceTempView("mr_fc")
+    told = {}
+    for case, text, action in OWN_QUERIES:
+        with pytest.raises(MatchRuntimeError):
+            matchrec.sql(spark, f"SELECT * FROM mr_fc MATCH_RECOGNIZE ({CASES[case][0]})").collect()
+        df = spark.sql(text)
+        run = {
+            "collect": df.collect,
+            "toPandas": df.toPandas,
+            "show": df.show,
+            "write": df.write.mode("overwrite").parquet,
+        }[action]
+        with pytest.raises(Exception) as info:
+            run(*([str(tmp_path / "out")] if action == "write" else []))
+        told[case] = type(info.value).__name__
+    assert all(name != "MatchRuntimeError" for name in told.values()), told
