@@ -9,7 +9,8 @@ written; the table function's ``analyze``, in a worker without the session's fun
 keeps each call's name and place in ``runtime.shared_origins``. :func:`at_udf_call` finds
 the innermost frame of the traceback inside one of those functions and gives the error as
 a :class:`MatchRuntimeError` at the call of the latest query that calls it (the error
-itself does not say which query failed: the one just built is the one just run, as a rule),
+itself does not say which query failed: the one just built is the one just run, as a rule;
+``runtime.worker_errors`` leaves the error of a query of the user's own to PySpark),
 the Python error's last line kept as the message. A classic session only (Spark Connect
 keeps the UDFs' functions in the server, out of the client's reach): elsewhere the error
 stays PySpark's.

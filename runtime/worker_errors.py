@@ -112,7 +112,7 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
         return None
     carrier = type(exc)
     if _is_worker_error(exc):  # a worker's error, or Spark's analysis: never a run-time one
-        error = carried_rebuilt(exc) or at_udf_call(exc) or at_unresolved_call(exc)
+        error = carried_rebuilt(exc) or _at_udf_call_of_ours(exc) or at_unresolved_call(exc)
     elif _is_stream_failure(exc):  # a micro-batch's error, whichever part raised it
         error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True) or at_udf_call(exc)
         error = error or at_failed_call(exc)[0]
@@ -131,6 +131,14 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     converted.__dict__.update(error.__dict__)
     converted.args = error.args
     return converted
+
+
+def _at_udf_call_of_ours(exc: BaseException) -> MatchRuntimeError | None:
+    """A Python UDF's error at its call in the latest matchrec query calling it, unless
+    the action that failed runs a query of the user's own (``runtime.failing_query``):
+    the UDF's traceback does not say which query called it."""
+    error = at_udf_call(exc)
+    return None if error is None or runs_matchrec_query() is False else error
 
 
 def _named_class(exc: BaseException, name: str) -> type:

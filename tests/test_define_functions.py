@@ -1767,6 +1767,24 @@ def test_a_python_udf_that_raises_is_shown_at_its_call(spark, raising_udfs, clau
     assert query[err.pos :].startswith("py_ten_div(")
 
 
+def test_a_python_udf_raising_in_the_users_own_query_keeps_sparks_error(spark, raising_udfs):
+    """The UDF's traceback does not say which query called it: after a matchrec query
+    failed in it (told at its call), the user's own ``spark.sql`` failing in the same UDF
+    stays PySpark's error, not a MatchRuntimeError at the matchrec query's call."""
+    from pyspark.errors import PythonException
+
+    query = (
+        f"SELECT * FROM ({UDF_PRICES}) MATCH_RECOGNIZE (PARTITION BY sym ORDER BY id "
+        "MEASURES count(*) AS m PATTERN (A B+) DEFINE B AS py_ten_div(price) > -100)"
+    )
+    with pytest.raises(MatchRuntimeError):
+        matchrec.sql(spark, query).collect()
+    with pytest.raises(PythonException) as own:
+        spark.sql(f"SELECT py_ten_div(price) FROM ({UDF_PRICES})").collect()
+    assert not isinstance(own.value, MatchRuntimeError)
+    assert "ZeroDivisionError" in str(own.value)
+
+
 @pytest.mark.parametrize(
     "order", [("matchrec.sql", "table function"), ("table function", "matchrec.sql")]
 )
