@@ -115,6 +115,11 @@ def has_context(exc: BaseException) -> bool:
         return False
 
 
+#: a streaming query's failure, quoting the condition of the error that stopped it
+_STREAM_FAILED = re.compile(
+    r"\[STREAM_FAILED\] Query \[[^\]]*\] terminated with exception: \[([A-Z][\w.]*)\]"
+)
+
 #: the functions that read a datetime pattern (Spark builds its formatter as the job runs)
 _PATTERN_CALLS = (
     "date_format|from_unixtime|unix_timestamp|to_unix_timestamp|try_to_timestamp|"
@@ -168,6 +173,11 @@ def _parameter_call(exc: BaseException, ours: bool) -> tuple[str, str, str | Non
         condition = exc.getCondition() or ""  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - an error without parameters
         return None
+    text = str(exc).strip()
+    quoted = _STREAM_FAILED.match(text)
+    if condition == "STREAM_FAILED" and quoted is not None:  # the error that stopped it
+        condition, parameters = quoted[1], {}
+        text = re.sub(r"\s*SQLSTATE: XXKST\b", "", text[quoted.start(1) - 1 :], count=1)
     name = parameters.get("functionName", "").strip("`")
     narrowed = False  # (to the call with the refused pattern's literal)
     if re.fullmatch(r"\w+", name):
@@ -186,7 +196,7 @@ def _parameter_call(exc: BaseException, ours: bool) -> tuple[str, str, str | Non
                 return None
             calls = rf"(?:{calls})(?=\s*\([^;]*?{re.escape(pattern)})"
             narrowed = True
-    first = str(exc).strip().split("\n", 1)[0]
+    first = text.split("\n", 1)[0]
     if first.endswith(":"):  # (INCONSISTENT_BEHAVIOR_CROSS_VERSION: what comes next)
-        first = " ".join(str(exc).strip().split("\n")[:2])
+        first = " ".join(text.split("\n")[:2])
     return calls, first, hint, narrowed

@@ -29,38 +29,45 @@ def note_table_function(name: str) -> None:
 
 def runs_matchrec_query() -> bool | None:
     """True when the action failing on the stack (the nearest caller whose ``self`` is a
-    DataFrame, or a writer of one) runs a matchrec query, False when it runs another;
-    None when no such action is on the stack or its plan cannot be read."""
+    DataFrame, a writer of one or a streaming query) runs a matchrec query, False when it
+    runs another; None when no such action is on the stack or its plan cannot be read."""
     frame = inspect.currentframe()
     try:
         while frame is not None:
-            df = _dataframe_of(frame.f_locals.get("self"))
-            if df is not None:
-                plan = _plan_text(df)
-                return None if plan is None else _marks().search(plan) is not None
+            for name in _OWNER_NAMES:
+                plan = _plan_text(frame.f_locals.get(name))
+                if plan is not None:
+                    return _marks().search(plan) is not None
             frame = frame.f_back
         return None
     finally:
         del frame
 
 
-def _dataframe_of(owner: Any) -> Any:
+#: the locals that hold the failing action's owner: a method's ``self``, and the streaming
+#: query whose ``exception()`` ``runtime.worker_errors`` wraps
+_OWNER_NAMES = ("self", "query")
+
+
+def _plan_text(owner: Any) -> str | None:
+    """The analyzed plan of ``owner`` (a DataFrame, a writer of one, a streaming query)
+    as text: classic, the JVM's; a Connect DataFrame, the server's explanation. None for
+    anything else, or when the plan cannot be had."""
     from pyspark.sql import DataFrame
+    from pyspark.sql.streaming import StreamingQuery
 
-    if isinstance(owner, DataFrame):
-        return owner
-    df = getattr(owner, "_df", None)  # DataFrameWriter, DataFrameWriterV2
-    return df if isinstance(df, DataFrame) else None
-
-
-def _plan_text(df: Any) -> str | None:
-    """The analyzed plan of ``df`` as text (classic: the JVM's query execution; Connect:
-    the server's explanation); None when it cannot be had."""
+    if not isinstance(owner, DataFrame):
+        df = getattr(owner, "_df", None)  # DataFrameWriter, DataFrameWriterV2
+        owner = df if isinstance(df, DataFrame) else owner
     try:
-        jdf = getattr(df, "_jdf", None)
+        if isinstance(owner, StreamingQuery):  # (classic: Connect's has no JVM query)
+            return str(owner._jsq.streamingQuery().logicalPlan().toString())
+        if not isinstance(owner, DataFrame):
+            return None
+        jdf = getattr(owner, "_jdf", None)
         if jdf is not None:
             return str(jdf.queryExecution().analyzed().toString())
-        return str(df._explain_string(extended=True))
+        return str(owner._explain_string(extended=True))
     except Exception:  # noqa: BLE001 - a plan that cannot be read tells nothing
         return None
 

@@ -114,8 +114,11 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
     if _is_worker_error(exc):  # a worker's error, or Spark's analysis: never a run-time one
         error = carried_rebuilt(exc) or _at_udf_call_of_ours(exc) or at_unresolved_call(exc)
     elif _is_stream_failure(exc):  # a micro-batch's error, whichever part raised it
-        error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True) or at_udf_call(exc)
-        error = error or at_failed_call(exc)[0]
+        error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True)
+        error = error or _at_udf_call_of_ours(exc)
+        if error is None:
+            ours = runs_matchrec_query()  # False: the user's own stream failed
+            error = None if ours is False else at_failed_call(exc, ours=bool(ours))[0]
     else:
         error = at_users_expression(exc)
         if error is None and not has_context(exc):

@@ -550,7 +550,9 @@ def test_a_python_udf_raising_in_a_stream_is_told_at_its_call(spark, tmp_path):
     """A Python UDF that raises in a micro-batch: matchrec's run-time error at the call,
     naming the UDF's own exception (not a line of Spark's plan that follows the
     traceback), from ``processAllAvailable()`` and from the stopped query's
-    ``exception()`` alike."""
+    ``exception()`` alike; the user's own stream failing in the same UDF keeps PySpark's
+    error, and Spark's error without a query context in a matchrec stream is told at its
+    call."""
     from pyspark.errors import StreamingQueryException
 
     def boom(x: float | None) -> float | None:
@@ -578,6 +580,37 @@ def test_a_python_udf_raising_in_a_stream_is_told_at_its_call(spark, tmp_path):
         assert "mr_stream_boom() raised ValueError: too big: 500.0" in err.message
         assert err.sql[err.pos :].startswith("mr_stream_boom(amount)")
         assert "__mr_" not in str(err)
+    # the user's own stream failing in the same UDF keeps PySpark's error (it was told at
+    # the matchrec query's call: the traceback does not say which query called the UDF)
+    own = (
+        source.selectExpr("mr_stream_boom(amount) AS b")
+        .writeStream.format("memory")
+        .queryName("mr_own_boom")
+        .option("checkpointLocation", str(tmp_path / "own_checkpoint"))
+        .start()
+    )
+    with pytest.raises(StreamingQueryException) as plain:
+        own.processAllAvailable()
+    assert not isinstance(plain.value, MatchRuntimeError)
+    assert not isinstance(own.exception(), MatchRuntimeError)
+    # Spark's error without a query context (make_date's month 14) in a matchrec stream
+    # is told at the call: the stopped query's plan is matchrec's
+    dated = matchrec.sql(
+        spark,
+        "SELECT * FROM events MATCH_RECOGNIZE (PARTITION BY card ORDER BY ts "
+        "MEASURES make_date(2026, count(*) + 12, 1) AS d PATTERN (A B) DEFINE B AS true)",
+    )
+    failing = (
+        dated.writeStream.format("memory")
+        .queryName("mr_dated")
+        .option("checkpointLocation", str(tmp_path / "dated_checkpoint"))
+        .start()
+    )
+    with pytest.raises(MatchRuntimeError) as field:  # (the match settles at the watermark)
+        stream.push_watermark(failing, ("zz", None, 5.0, "XX"), at(100))
+    assert "failed in make_date(): [DATETIME_FIELD_OUT_OF_BOUNDS" in field.value.message
+    assert "STREAM_FAILED" not in field.value.message and "XXKST" not in field.value.message
+    assert field.value.sql[field.value.pos :].startswith("make_date(2026")
 
 
 def test_late_rows_counts_more_batches_than_the_query_keeps_reports_of(spark, tmp_path):
