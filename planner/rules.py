@@ -297,7 +297,7 @@ def _compile_rule(
     check_literal_arguments(clause, {n: t.sql("spark").lower() for n, t in columns.items()})
     plan = plan_clause(clause, names, windows=False, ansi=ansi, python_measures=True)
     keys = tuple(plan.partition_by)
-    _check_key_types(clause, keys, columns)
+    _check_key_types(plan, keys, columns)
     if key_sets is not None and key_set(keys) not in {key_set(k) for k in key_sets}:
         shown = ", ".join(f"({', '.join(k)})" for k in key_sets) or "none"
         partitions = f"partitions by ({', '.join(keys)})" if keys else "has no PARTITION BY"
@@ -415,17 +415,39 @@ def _with_constants(
 
 
 #: types Spark cannot compare or sort, at any depth of a key
+#: the meta of an event column's type that holds a collated string at any depth: its
+#: Spark type, as the runtime writes it (sqlglot has no collations)
+COLLATED = "matchrec_collated"
+
 _UNSORTABLE = frozenset({exp.DataType.Type.MAP, exp.DataType.Type.VARIANT})
 
 
 def _check_key_types(
-    clause: ast.MatchRecognizeClause,
+    plan: Any,
     keys: Sequence[str],
     columns: Mapping[str, exp.DataType],
 ) -> None:
     """Refuse, at the key, a rule's PARTITION BY key holding a MAP or a VARIANT, which
-    Spark cannot compare or sort (MATCH_RECOGNIZE's PARTITION BY refuses them too)."""
+    Spark cannot compare or sort (MATCH_RECOGNIZE's PARTITION BY refuses them too), and
+    a PARTITION BY or ORDER BY column holding a collated string (:data:`COLLATED`): a
+    rule groups and orders its rows by their bytes, where Spark would take ``'x'`` and
+    ``'X'`` as one key under UTF8_LCASE."""
+    clause = plan.clause
     types = {name.lower(): kind for name, kind in columns.items()}
+    written_keys = [(c, e.pos) for c, e in zip(plan.partition_by, clause.partition_by)]
+    written_order = [(c, k.expr.pos) for (c, _, _), k in zip(plan.order_by, clause.order_by)]
+    for column, pos in written_keys + written_order:
+        kind = types.get(column.lower())
+        if kind is not None and kind.meta.get(COLLATED):
+            raise SemanticError(
+                f"a rule's {'PARTITION' if (column, pos) in written_keys else 'ORDER'} BY "
+                f"takes no key with a collation ({column} is {kind.meta[COLLATED]})",
+                sql=clause.sql,
+                pos=pos,
+                hint="compute a key Spark compares byte by byte as a column of the events "
+                "(SELECT *, lower(card) AS card_key FROM ... for UTF8_LCASE, rtrim(x) for an "
+                "RTRIM collation) and use it",
+            )
     for i, key in enumerate(keys):
         kind = types.get(key.lower())
         if kind is not None and any(t.this in _UNSORTABLE for t in kind.find_all(exp.DataType)):

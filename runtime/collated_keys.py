@@ -12,8 +12,10 @@ rows' own values.
 
 from __future__ import annotations
 
-from matchrec.planner.plan import quote, window_spec
-from pyspark.sql.types import StringType, StructType
+from matchrec.planner.plan import MatchPlan, quote, window_spec
+from pyspark.sql.types import ArrayType, DataType, MapType, StringType, StructType
+
+from matchrec.errors import UnsupportedError
 
 #: the name of the stand-in column of the i-th partition key
 STAND_IN = "__mr_key{}"
@@ -38,6 +40,41 @@ def collated_stand_ins(
         for i, k in enumerate(keys)
         if is_collated(types.get(k))
     }
+
+
+def collated_anywhere(t: DataType) -> bool:
+    """Whether ``t`` holds a collated string at any depth (a struct's field, an element)."""
+    if isinstance(t, ArrayType):
+        return collated_anywhere(t.elementType)
+    if isinstance(t, MapType):
+        return collated_anywhere(t.keyType) or collated_anywhere(t.valueType)
+    if isinstance(t, StructType):
+        return any(collated_anywhere(f.dataType) for f in t.fields)
+    return is_collated(t)
+
+
+def refuse_on_a_stream(plan: MatchPlan, types: dict[str, DataType]) -> None:
+    """A stream keeps each PARTITION BY key's state and orders its rows by their bytes;
+    a key or ORDER BY column with a collation (``'x'`` and ``'X'`` one partition under
+    UTF8_LCASE) would be split or misordered. Spark's own state stores refuse such keys
+    (STATE_STORE_UNSUPPORTED_OPERATION_BINARY_INEQUALITY): so does matchrec, at the key,
+    before the query starts."""
+    clause = plan.clause
+    items = [("PARTITION BY", c, e.pos) for c, e in zip(plan.partition_by, clause.partition_by)]
+    items += [("ORDER BY", c, k.expr.pos) for (c, _, _), k in zip(plan.order_by, clause.order_by)]
+    for where, column, pos in items:
+        dtype = types.get(column)
+        if dtype is not None and collated_anywhere(dtype):
+            raise UnsupportedError(
+                f"{where} column {column!r} is {dtype.simpleString().upper()}: on a stream, "
+                "a key with a collation cannot be kept apart by its state (Spark's state "
+                "stores refuse such keys too)",
+                sql=clause.sql,
+                pos=pos,
+                hint="compute a key Spark compares byte by byte in a subquery (lower(x) for "
+                "UTF8_LCASE, rtrim(x) for an RTRIM collation, or collate(x, 'UTF8_BINARY')) "
+                "and use it",
+            )
 
 
 def boundary_keys(keys: list[str], stand_ins: dict[str, tuple[str, str]]) -> list[str]:

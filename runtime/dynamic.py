@@ -35,6 +35,7 @@ import pandas as pd
 import pyarrow as pa
 from matchrec.planner.plan import quote
 from matchrec.planner.rules import (
+    COLLATED,
     RuleRow,
     compile_rule,
     first_order_column,
@@ -82,6 +83,7 @@ from matchrec.zones import use_zone
 
 from .arrow_safe import refuse_uncarried
 from .cluster import check, ship
+from .collated_keys import collated_anywhere
 from .processor_pickle import ShippedProcessor
 from .session import ansi_enabled, count_setting, function_settings
 from .streaming import (
@@ -190,6 +192,9 @@ def match_recognize_dynamic(
                 hint='set one on the input, e.g. df.withWatermark("ts", "1 minute")',
             )
     types = {f.name: to_sqlglot_type(f.dataType) for f in df.schema.fields}
+    for f in df.schema.fields:  # (sqlglot has no collations: a rule's key check reads this)
+        if collated_anywhere(f.dataType):
+            types[f.name].meta[COLLATED] = f.dataType.simpleString().upper()
     compiler = _Compiler(
         types,
         key_sets,

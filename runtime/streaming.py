@@ -58,6 +58,7 @@ from .batch import (
     project_measures,
 )
 from .cluster import check, driver_worker_paths
+from .collated_keys import refuse_on_a_stream
 from .late_count import LATE_METRIC, watch
 from .late_count import late_rows as late_rows  # the public name of old
 from .processor_pickle import ShippedProcessor
@@ -159,6 +160,7 @@ def execute_stream(df: DataFrame, plan: MatchPlan) -> DataFrame:
     for stage in plan.stages:
         df = _select(df, plan, ["*"], stage)
     check_sortable(plan, {f.name: f for f in df.schema.fields})
+    refuse_on_a_stream(plan, {f.name: f.dataType for f in df.schema.fields})
     _check_within(df, plan)
     _check_types(df, plan, plan.define_checks)
     _set_integer_widths(df, plan)

@@ -1242,3 +1242,31 @@ def test_keys_are_column_sets_in_any_order(spark: SparkSession, payments) -> Non
         assert {r.status for r in dynamic.collect()} == {"MATCHED"}
         assert expected and _as_single(dynamic, single, "cc") == expected
         assert _as_single(dynamic, single, "turned") == expected
+
+
+@pytest.mark.parametrize(
+    ("spec", "caret"),
+    [
+        ("PARTITION BY ck ORDER BY ts PATTERN (A) DEFINE A AS amount > 1", "ck"),
+        ("PARTITION BY card, sk ORDER BY ts PATTERN (A) DEFINE A AS amount > 1", "sk"),
+        ("PARTITION BY card ORDER BY ts, uk PATTERN (A) DEFINE A AS amount > 1", "uk"),
+    ],
+)
+def test_a_rule_keyed_or_ordered_by_a_collated_string_is_refused_at_the_key(
+    spark: SparkSession, payments, spec: str, caret: str
+) -> None:
+    """A rule groups and orders its rows by their bytes: a UTF8_LCASE key kept 'card7'
+    and 'CARD7' apart (matches lost, others made up), where MATCH_RECOGNIZE (and Spark)
+    take them as one partition. Such a key, at any depth, or an ORDER BY column with a
+    collation, is a broken rule with the caret at the key."""
+    events = payments.selectExpr(
+        "*",
+        "collate(card, 'UTF8_LCASE') AS ck",
+        "named_struct('c', collate(card, 'UTF8_LCASE')) AS sk",
+        "collate(card, 'UNICODE_CI') AS uk",
+    )
+    rules = _rules(spark, [("c", 1, spec, None, None)])
+    with pytest.raises(RuleError, match="takes no key with a collation") as err:
+        matchrec.match_recognize_dynamic(events, rules, on_error="fail")
+    assert spec[err.value.pos :].startswith(caret)
+    assert "lower(" in err.value.hint

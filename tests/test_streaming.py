@@ -809,7 +809,8 @@ def test_queries_a_stream_cannot_run_fail_before_it_starts(
 
 def test_a_partition_key_spark_cannot_compare_is_refused_at_the_key_on_a_stream(spark, tmp_path):
     """As in batch, before the query starts: a MAP key, at any depth (the bucket of a
-    STRUCT or ARRAY key is found as Spark groups it, ``test_stream_keys``)."""
+    STRUCT or ARRAY key is found as Spark groups it, ``test_stream_keys``); and, unlike
+    batch, a key with a collation."""
     stream = FolderStream(spark, tmp_path, CARDS, "ts", "1 minute")
     source = stream.source().selectExpr("*", "array(map('c', card)) AS tags")
     body = "PARTITION BY card, tags ORDER BY ts PATTERN (A) DEFINE A AS amount > 1"
@@ -817,6 +818,22 @@ def test_a_partition_key_spark_cannot_compare_is_refused_at_the_key_on_a_stream(
         matchrec.match_recognize(source, body)
     assert "'tags' is ARRAY<MAP<STRING,STRING>>, which Spark cannot" in info.value.message
     assert body[info.value.pos :].startswith("tags")
+    # a key or ORDER BY column with a collation, at any depth: a stream kept 'card7' and
+    # 'CARD7' of a UTF8_LCASE key apart, as Spark's own state stores would refuse to
+    collated = stream.source().selectExpr(
+        "*",
+        "collate(card, 'UTF8_LCASE') AS ck",
+        "array(named_struct('c', collate(card, 'UTF8_LCASE_RTRIM'))) AS sk",
+    )
+    for body, caret in (
+        ("PARTITION BY ck ORDER BY ts PATTERN (A) DEFINE A AS amount > 1", "ck"),
+        ("PARTITION BY card, sk ORDER BY ts PATTERN (A) DEFINE A AS amount > 1", "sk"),
+        ("PARTITION BY card ORDER BY ts, ck PATTERN (A) DEFINE A AS amount > 1", "ck"),
+    ):
+        with pytest.raises(UnsupportedError) as info:
+            matchrec.match_recognize(collated, body)
+        assert "a key with a collation cannot be kept apart" in info.value.message
+        assert body[info.value.pos :].startswith(caret) and "lower(" in info.value.hint
 
 
 def test_a_stream_sorted_after_the_clause_is_refused_at_its_order_by(spark, tmp_path):
