@@ -1873,7 +1873,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
         if found is None:
             text = user_text(node, low.sql, base, limit=60)
             pos = node_pos(node, base, low.sql)
-            safe = type(node) in TRY or remainder == "TRY_MOD"
+            safe = null_on_overflow(node)
             found = widths[id(node)] = IntegerWidth(
                 probe(node),
                 text,
@@ -2498,6 +2498,12 @@ def scaled_call(node: exp.Expression) -> str | None:
     if isinstance(node, exp.Anonymous) and node.name.upper() in _REMAINDERS:
         return node.name.upper()
     return None
+
+
+def null_on_overflow(node: exp.Expression) -> bool:
+    """Whether ``node`` is a ``try_`` operator, whose result that its type cannot hold
+    is NULL (``try_divide`` of DECIMALs too), ANSI mode or not."""
+    return type(node) in TRY or scaled_call(node) in ("TRY_MOD", "TRY_DIVIDE")
 
 
 def _compared(node: exp.Expression) -> list[exp.Expression]:

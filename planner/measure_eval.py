@@ -66,7 +66,7 @@ from .collation_calls import collation_of, collation_sensitive
 from .collation_calls import refusal as collation_refusal
 from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal, user_call_name
-from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, TRY, scaled_call
+from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, null_on_overflow, scaled_call
 from .function_types import (
     COLLATION,
     DAY_TIME_FIELDS,
@@ -2005,7 +2005,7 @@ class _MeasureCompiler:
             self.sql,
             self.pos,
             self.ansi,
-            null_on_overflow=type(node) in TRY or remainder == "TRY_MOD",
+            null_on_overflow=null_on_overflow(node),
         )
         width.set_type(t.sql("spark").lower())
         return None if width.bits is None and width.decimal is None and not width.single else width

@@ -103,6 +103,16 @@ def test_decimal_results_are_spark_values(spark, ansi_off, call: str) -> None:
     assert parts == set(range(SIZE * SIZE))
 
 
+@pytest.mark.parametrize(
+    "call", ["try_divide(N.w, S.w)", "try_divide(N.z, S.w)", "try_multiply(N.w, S.z)"]
+)
+def test_a_try_call_is_null_where_its_decimal_type_cannot_hold_it_under_ansi(spark, call):
+    """Under ANSI mode too, ``try_divide`` of DECIMALs is NULL where the quotient does not
+    fit its type (it was NUMERIC_VALUE_OUT_OF_RANGE, an error where Spark answers)."""
+    parts = _matched_parts(spark, f"{call} <=> want", f", {_spark(call)} AS want")
+    assert parts == set(range(SIZE * SIZE))
+
+
 @pytest.mark.parametrize("test", TESTS)
 def test_decimal_comparisons_are_spark_verdicts(spark, ansi_off, test: str) -> None:
     want = {

@@ -1622,6 +1622,26 @@ def test_wide_decimal_negation_abs_and_try_divide_are_sparks(spark):
     assert [tuple(r) for r in got.collect()] == [tuple(r) for r in expected.collect()]
 
 
+def test_a_try_divide_of_decimals_its_type_cannot_hold_is_null_under_ansi(spark):
+    """A quotient past DECIMAL(38, 6) was NUMERIC_VALUE_OUT_OF_RANGE in the table
+    function's MEASURES; Spark's ``try_divide`` (and ``matchrec.sql``'s) is NULL."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW mr_udtf_try AS SELECT o, CAST(x AS DECIMAL(38, 18)) AS x
+        FROM VALUES (1, '12345678901234567890.5'), (2, '-0.000000000000000001'), (3, '2')
+        AS v(o, x)"""
+    )
+    matchrec.register(spark)
+    body = """ORDER BY o MEASURES A.o AS a, try_divide(FIRST(A.x), LAST(B.x)) AS t
+        AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE A AS true"""
+    got = spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_udtf_try), {_literal(body)})")
+    expected = spark.sql(
+        "SELECT a.o, try_divide(a.x, b.x) FROM mr_udtf_try a JOIN mr_udtf_try b "
+        "ON b.o = a.o + 1 DISTRIBUTE BY a.o"
+    )
+    assert sorted(tuple(r) for r in got.collect()) == sorted(tuple(r) for r in expected.collect())
+    assert [tuple(r) for r in got.orderBy("a").collect()][0] == (1, None)
+
+
 # ------------------------------------------------------------------ errors of a match's values
 
 #: measures that fail under ANSI mode on the rows of ``mr_udtf_ansi`` (one match of both
