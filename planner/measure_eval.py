@@ -2156,13 +2156,14 @@ class _MeasureCompiler:
         if {zero.this, merged.this} & {T.STRUCT, T.ARRAY, T.MAP}:
             return  # Spark compares nested types without their fields' names: not here
         start, result = zero.sql("spark").upper(), merged.sql("spark").upper()
+        shown = args[1].sql("spark")
+        shown = "..." if "__mr_" in shown else shown  # (a navigation, as our column)
         raise SemanticError(
             f"{kind.lower()}()'s merge function returns {result}, but its start value is "
             f"{start}: Spark requires one type for both (DATATYPE_MISMATCH)",
             sql=self.sql,
             pos=self.pos,
-            hint=f"write the start value as a {result}, e.g. CAST({args[1].sql('spark')} AS "
-            f"{result})",
+            hint=f"write the start value as a {result}, e.g. CAST({shown} AS {result})",
         )
 
     def field(self, atom: str, name: str) -> RowEval:
