@@ -947,8 +947,7 @@ INPUT = StructType(
         # a start value read from the match: the hint's example does not show it as our
         # column (it was CAST(CAST(__mr_a1 AS DECIMAL(12, 2)) AS DECIMAL(13, 2)))
         (
-            "aggregate(collect_list(B.d), CAST(LAST(B.d) AS DECIMAL(12, 2)), "
-            "(acc, x) -> acc + x)",
+            "aggregate(collect_list(B.d), CAST(LAST(B.d) AS DECIMAL(12, 2)), (acc, x) -> acc + x)",
             "DECIMAL(13, 2)",
             "DECIMAL(12, 2)",
         ),
