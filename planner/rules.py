@@ -414,11 +414,11 @@ def _with_constants(
     return lambda vals: evaluate((*vals, *constants))
 
 
-#: types Spark cannot compare or sort, at any depth of a key
 #: the meta of an event column's type that holds a collated string at any depth: its
 #: Spark type, as the runtime writes it (sqlglot has no collations)
 COLLATED = "matchrec_collated"
 
+#: types Spark cannot compare or sort, at any depth of a key
 _UNSORTABLE = frozenset({exp.DataType.Type.MAP, exp.DataType.Type.VARIANT})
 
 

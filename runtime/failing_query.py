@@ -5,8 +5,9 @@ Some of Spark's run-time errors carry no query context (``make_date`` with a mon
 query, and a user's own ``spark.sql`` that calls the same function fails the same way.
 ``runtime.failed_calls`` shows such an error at matchrec's call only when the query that
 failed is one of matchrec's. PySpark converts the error inside the action that failed
-(``collect()``, ``show()``, ``toPandas()``, a writer's ``save()``): its DataFrame is a
-caller's ``self`` on the stack, and its analyzed plan says whose query it is. matchrec's
+(``collect()``, ``show()``, ``toPandas()``, a writer's ``save()``, a streaming query's
+``awaitTermination()``): its DataFrame (or streaming query) is a caller's ``self`` on the
+stack, and its analyzed plan says whose query it is. matchrec's
 plans hold columns of its own (``__mr_...``); the table function's holds its
 ``Generate <name>(...)``.
 """
