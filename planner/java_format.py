@@ -29,6 +29,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.java_doubles import java_double_text
 from matchrec.murmur3 import Murmur3
 from matchrec.sql_values import double_text, float_text, to_float32, to_text, utf8_bytes
 
@@ -526,7 +527,9 @@ def _floating(spec: Spec, v: float) -> str:
     if math.isinf(v):
         lead, trail = _sign(negative, spec.flags)
         return lead + ("INFINITY" if spec.upper else "Infinity") + trail
-    shortest = Decimal(repr(abs(v)))
+    # Java's Formatter starts from FloatingDecimal's digits (Java 17's Double.toString),
+    # not the shortest that read back: 4.9E-324, not 5e-324 (then 4.900000e-324)
+    shortest = Decimal(java_double_text(abs(v)))
     c = spec.conversion
     precision = 6 if spec.precision is None else spec.precision
     if c == "f":

@@ -998,6 +998,9 @@ TWO_ROW_CALLS = [
     "format_string('%s|%d|%5s|%-3d|%05d|%%', N.s, S.n, S.s, N.n, S.n)",
     "printf('%S=%s', N.s, S.s)",
     "format_string('%.2f|%10.3e|%g|%,.1f|%(+08.2f', N.v - S.v, N.v * S.v, S.v, N.v * 1e6, S.v)",
+    # Java's digits, not the shortest: a subnormal's 4.9E-324 is 4.900000e-324
+    "format_string('%e|%.20e|%.17g|%.3e|%.25f', signum(N.v) * 4.9E-324D, (N.v + S.v) * 1e22D, "
+    "N.v * 0.1D, S.v * 2.5E-320D, N.v / 3)",
     "format_string('%x|%#o|%X|%c|%h', N.n - S.n, S.n * 8, N.d, 65 + abs(N.n), N.s)",
     "printf('%2$s %1$d %<x %b %s', N.n * S.n, S.s, N.v, S.ts)",
     "map('a', N.n, 'b', S.n)['b']",
