@@ -103,6 +103,16 @@ class MatchPlan:
         return [name for stage in self.stages for name, _ in stage if name not in kept]
 
     @property
+    def written_keys(self) -> list[tuple[str, str, int | None]]:
+        """("PARTITION BY" or "ORDER BY", the column, where the clause writes it) of each
+        key, PARTITION BY's first: where a check of the keys' types puts its caret."""
+        clause = self.clause
+        keys = [("PARTITION BY", c, e.pos) for c, e in zip(self.partition_by, clause.partition_by)]
+        return keys + [
+            ("ORDER BY", c, k.expr.pos) for (c, _, _), k in zip(self.order_by, clause.order_by)
+        ]
+
+    @property
     def one_row(self) -> bool:
         return self.clause.rows_per_match.mode == "one" and not self.clause.in_window
 

@@ -434,14 +434,12 @@ def _check_key_types(
     ``'X'`` as one key under UTF8_LCASE."""
     clause = plan.clause
     types = {name.lower(): kind for name, kind in columns.items()}
-    written_keys = [(c, e.pos) for c, e in zip(plan.partition_by, clause.partition_by)]
-    written_order = [(c, k.expr.pos) for (c, _, _), k in zip(plan.order_by, clause.order_by)]
-    for column, pos in written_keys + written_order:
+    for where, column, pos in plan.written_keys:
         kind = types.get(column.lower())
         if kind is not None and kind.meta.get(COLLATED):
             raise SemanticError(
-                f"a rule's {'PARTITION' if (column, pos) in written_keys else 'ORDER'} BY "
-                f"takes no key with a collation ({column} is {kind.meta[COLLATED]})",
+                f"a rule's {where} takes no key with a collation ({column} is "
+                f"{kind.meta[COLLATED]})",
                 sql=clause.sql,
                 pos=pos,
                 hint="compute a key Spark compares byte by byte as a column of the events "

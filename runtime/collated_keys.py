@@ -59,17 +59,14 @@ def refuse_on_a_stream(plan: MatchPlan, types: dict[str, DataType]) -> None:
     UTF8_LCASE) would be split or misordered. Spark's own state stores refuse such keys
     (STATE_STORE_UNSUPPORTED_OPERATION_BINARY_INEQUALITY): so does matchrec, at the key,
     before the query starts."""
-    clause = plan.clause
-    items = [("PARTITION BY", c, e.pos) for c, e in zip(plan.partition_by, clause.partition_by)]
-    items += [("ORDER BY", c, k.expr.pos) for (c, _, _), k in zip(plan.order_by, clause.order_by)]
-    for where, column, pos in items:
+    for where, column, pos in plan.written_keys:
         dtype = types.get(column)
         if dtype is not None and collated_anywhere(dtype):
             raise UnsupportedError(
                 f"{where} column {column!r} is {dtype.simpleString().upper()}: on a stream, "
                 "a key with a collation cannot be kept apart by its state (Spark's state "
                 "stores refuse such keys too)",
-                sql=clause.sql,
+                sql=plan.clause.sql,
                 pos=pos,
                 hint="compute a key Spark compares byte by byte in a subquery (lower(x) for "
                 "UTF8_LCASE, rtrim(x) for an RTRIM collation, or collate(x, 'UTF8_BINARY')) "

@@ -68,7 +68,7 @@ def at_users_expression(exc: BaseException, in_text: bool = False) -> MatchRunti
     if origin is None:
         return None
     sql, pos = origin
-    message = _STREAM_FAILED.sub("", str(exc).split("\n== ", 1)[0].strip())
+    message = STREAM_FAILED.sub("", str(exc).split("\n== ", 1)[0].strip())
     return MatchRuntimeError(message, sql=sql, pos=pos)
 
 
@@ -145,7 +145,7 @@ _ROUTINE_TAIL = re.compile(r"\s*SQLSTATE: \w+;?.*$")
 
 
 #: how a streaming query's failure wraps the error of its micro-batch
-_STREAM_FAILED = re.compile(r"^\[STREAM_FAILED\] Query \[[^\]]*\] terminated with exception: ")
+STREAM_FAILED = re.compile(r"^\[STREAM_FAILED\] Query \[[^\]]*\] terminated with exception: ")
 
 
 def _origin(exc: BaseException) -> tuple[str, int] | None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from matchrec.errors import MatchRuntimeError
 
-from .expression_origins import latest_call
+from .expression_origins import STREAM_FAILED, latest_call
 
 
 @dataclass(frozen=True)
@@ -115,10 +115,8 @@ def has_context(exc: BaseException) -> bool:
         return False
 
 
-#: a streaming query's failure, quoting the condition of the error that stopped it
-_STREAM_FAILED = re.compile(
-    r"\[STREAM_FAILED\] Query \[[^\]]*\] terminated with exception: \[([A-Z][\w.]*)\]"
-)
+#: the condition of the error that stopped a streaming query, after STREAM_FAILED's head
+_QUOTED_CONDITION = re.compile(r"\[([A-Z][\w.]*)\]")
 
 #: the functions that read a datetime pattern (Spark builds its formatter as the job runs)
 _PATTERN_CALLS = (
@@ -174,10 +172,11 @@ def _parameter_call(exc: BaseException, ours: bool) -> tuple[str, str, str | Non
     except Exception:  # noqa: BLE001 - an error without parameters
         return None
     text = str(exc).strip()
-    quoted = _STREAM_FAILED.match(text)
+    head = STREAM_FAILED.match(text)
+    quoted = _QUOTED_CONDITION.match(text, head.end()) if head is not None else None
     if condition == "STREAM_FAILED" and quoted is not None:  # the error that stopped it
         condition, parameters = quoted[1], {}
-        text = re.sub(r"\s*SQLSTATE: XXKST\b", "", text[quoted.start(1) - 1 :], count=1)
+        text = re.sub(r"\s*SQLSTATE: XXKST\b", "", text[head.end() :], count=1)
     name = parameters.get("functionName", "").strip("`")
     narrowed = False  # (to the call with the refused pattern's literal)
     if re.fullmatch(r"\w+", name):

@@ -35,9 +35,7 @@ def check_sortable(plan: MatchPlan, fields: dict[str, StructField]) -> None:
     """Raise a positioned error for the first PARTITION BY or ORDER BY column of
     ``fields`` (the input's, by name) that Spark cannot sort."""
     clause = plan.clause
-    items = [("PARTITION BY", c, e.pos) for c, e in zip(plan.partition_by, clause.partition_by)]
-    items += [("ORDER BY", c, k.expr.pos) for (c, _, _), k in zip(plan.order_by, clause.order_by)]
-    for where, column, pos in items:
+    for where, column, pos in plan.written_keys:
         dtype = fields[column].dataType
         if not sortable(dtype):
             raise SemanticError(
