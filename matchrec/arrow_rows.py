@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
+from matchrec.far_dates import FarDate, date_of_days, days_of
 from matchrec.far_instants import in_zone
 from matchrec.sql_values import (
     WIDE_DECIMALS,
@@ -93,6 +94,8 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
         try:
             values = array.to_pylist() if keyed else array.to_pylist(maps_as_pydicts="lossy")
         except OverflowError:
+            if pa.types.is_date32(array.type):  # a DATE past year 9999 (or before year 1)
+                return far_dates(array)
             # a TIMESTAMP whose wall clock in the session zone is outside years 1-9999
             # (0001-01-01 00:00 UTC is year 0 in Los Angeles): read in UTC, each value
             # then in its zone where it can be (``matchrec.far_instants``)
@@ -113,6 +116,12 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     if pa.types.is_interval(array.type):  # make_interval(...): a CALENDAR INTERVAL
         return [None if v is None else _calendar(v) for v in values]
     return _marked_all(values, array.type) if _needs_marks(array.type) else values
+
+
+def far_dates(array: pa.Array | pa.ChunkedArray) -> list[Any]:
+    """A DATE ``array``'s values, each outside the years 1-9999 Python holds as a
+    :class:`~matchrec.far_dates.FarDate`."""
+    return [None if d is None else date_of_days(d) for d in array.cast(pa.int32()).to_pylist()]
 
 
 def _parts(kind: pa.DataType) -> Iterator[pa.DataType]:
@@ -309,12 +318,26 @@ def key_tuples(table: pa.Table | pa.RecordBatch, keys: Sequence[str]) -> list[tu
     """The partition key of each row of ``table``, as tuples of its values: equal and of
     one hash exactly when Spark puts the rows in one partition (:class:`PartitionKey`
     where a key is a float or nested)."""
-    columns = [in_python_zone(table.column(k)).to_pylist() for k in keys]
+    columns = [_key_values(table.column(k)) for k in keys]
     if not columns:
         return [()] * table.num_rows
     if all(_plain_key(table.schema.field(k).type) for k in keys):
         return list(zip(*columns))
     return [PartitionKey(values) for values in zip(*columns)]
+
+
+def key_value(column: pa.Array | pa.ChunkedArray, row: int) -> Any:
+    """The value of a key ``column`` at ``row`` (as :func:`key_tuples` holds it)."""
+    return _key_values(column.slice(row, 1))[0]
+
+
+def _key_values(column: pa.Array | pa.ChunkedArray) -> list[Any]:
+    try:
+        return in_python_zone(column).to_pylist()
+    except OverflowError:
+        if pa.types.is_date32(column.type):
+            return far_dates(column)
+        raise
 
 
 def sortable_keys(table: pa.Table, keys: Sequence[str]) -> tuple[pa.Table, list[str]]:
@@ -374,6 +397,11 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
         values = [_as_micros(v) for v in values]
     try:
         return pa.array(values, type=arrow_type)
+    except pa.ArrowTypeError:
+        if not (pa.types.is_date32(arrow_type) and any(isinstance(v, FarDate) for v in values)):
+            raise
+        days = [None if v is None else days_of(v) for v in values]
+        return pa.array(days, type=pa.int32()).cast(arrow_type)
     except UnicodeEncodeError:  # text holding bytes that are no UTF-8 (see _undecodable_strings)
         binary = _bytes_of_text(arrow_type, "write", "compute the measure with matchrec.sql")
         raw = pa.array([v if v is None else utf8_bytes(v) for v in values], type=binary)

@@ -15,13 +15,14 @@ from __future__ import annotations
 from datetime import datetime, timezone, tzinfo
 from typing import Any, NoReturn
 
+from matchrec.far_dates import FarCalendar
 from matchrec.sql_values import leaves_mapped
 
 #: how to avoid the error
 FAR_HINT = "compute it in matchrec.sql's MEASURES, or keep such rows out of the match"
 
 
-class FarWallClock(ValueError):
+class FarWallClock(FarCalendar):
     """The wall clock of a :class:`FarInstant` was read."""
 
 

@@ -35,8 +35,10 @@ from matchrec import vector_define as vd
 from matchrec.arrow_rows import (
     MATCHED,
     ArrowColumns,
+    arrow_array,
     group_starts,
     key_tuples,
+    key_value,
     partition_order,
     python_values,
 )
@@ -50,6 +52,7 @@ from matchrec.engine import (
     run_partition,
 )
 from matchrec.errors import MatchRecognizeError, MatchRuntimeError
+from matchrec.far_dates import FarDate
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import (
     EVENT_MICROS,
@@ -232,7 +235,7 @@ def run_batch_isolated(
         try:
             result += run_batch(rule, part, start, end)
         except MatchRuntimeError as err:
-            keys = _object(rule.keys, [part.column(k)[0].as_py() for k in rule.keys])
+            keys = _object(rule.keys, [key_value(part.column(k), 0) for k in rule.keys])
             result.append(error_row(rule.rule_id, rule.version, err, keys))
     return result
 
@@ -783,9 +786,11 @@ def _array(values: list[Any], kind: pa.DataType | None = None) -> pa.Array:
         values = [_arrow_value(v) for v in values]
     for typed in ([kind] if kind is not None else []) + [None]:
         try:
-            return pa.array(values, type=typed)
+            return pa.array(values, type=typed) if typed is None else arrow_array(values, typed)
         except (pa.ArrowException, TypeError, ValueError):
             pass
+    if any(isinstance(v, FarDate) for v in values):  # DATEs, one past Python's years
+        return arrow_array(values, pa.date32())
     return pa.array([None if v is None else float(v) for v in values])
 
 
@@ -834,6 +839,8 @@ def to_json(value: Any) -> str:
         return json.dumps(value.isoformat(sep=" "))
     if isinstance(value, (date, time)):
         return json.dumps(value.isoformat())
+    if isinstance(value, FarDate):
+        return json.dumps(str(value))
     if isinstance(value, (bytes, bytearray)):
         return json.dumps(base64.b64encode(value).decode())
     if isinstance(value, dict):

@@ -19,6 +19,7 @@ from decimal import Decimal
 from typing import Any
 
 from matchrec.errors import UsageError
+from matchrec.far_dates import FarDate, calendar_text
 
 _INT = 2**31
 _LONG = 2**63
@@ -88,6 +89,7 @@ _WRITERS: list[tuple[type | tuple[type, ...], Callable[[Any], str]]] = [
     ((bytes, bytearray), lambda v: f"X'{bytes(v).hex().upper()}'"),
     (datetime, _timestamp),
     (date, lambda v: f"DATE '{v.isoformat()}'"),
+    (FarDate, lambda v: f"DATE '{calendar_text(v.days)}'"),
     (timedelta, _interval),
     ((list, tuple), lambda v: "ARRAY(" + ", ".join(sql_literal(x) for x in v) + ")"),
 ]

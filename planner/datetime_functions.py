@@ -20,6 +20,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.far_dates import FarDate
 from matchrec.sql_values import java_divmod
 from matchrec.zones import session_zone
 
@@ -55,10 +56,11 @@ def _timestamp(v: Any) -> datetime:
 
 
 def _day(v: Any) -> date:
-    """The date of a DATE or TIMESTAMP (a timestamp's in the session zone it arrives in)."""
+    """The date of a DATE or TIMESTAMP (a timestamp's in the session zone it arrives in);
+    a DATE past the years Python holds raises where its calendar is read."""
     if isinstance(v, datetime):
         return v.date()
-    if isinstance(v, date):
+    if isinstance(v, (date, FarDate)):
         return v
     raise TypeError(f"{v!r} is not a DATE (CAST it inside the navigation)")
 

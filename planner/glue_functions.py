@@ -34,6 +34,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.far_dates import FarDate, add_days
 from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
 from matchrec.sql_values import (
@@ -868,7 +869,7 @@ def _date(v: Any) -> date:
     cast to DATE before (``planner.argument_casts``)."""
     if isinstance(v, datetime):
         return v.date()
-    if not isinstance(v, date):
+    if not isinstance(v, (date, FarDate)):
         raise TypeError(f"{v!r} is not a DATE (CAST it inside the navigation)")
     return v
 
@@ -879,9 +880,9 @@ def datediff(end: Any, start: Any) -> int:
     return (_date(end) - _date(start)).days
 
 
-def days_add(day: Any, n: Any) -> date:
+def days_add(day: Any, n: Any) -> date | FarDate:
     """``date_add(day, n)``; ``day`` is already a DATE (Spark cast it)."""
-    return day + timedelta(days=_int(n))
+    return add_days(day, _int(n))
 
 
 def months_add(day: Any, n: Any) -> date:

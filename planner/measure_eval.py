@@ -40,7 +40,8 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from matchrec import ast
 from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.far_instants import FAR_HINT, FarWallClock
+from matchrec.far_dates import FarCalendar, FarDate
+from matchrec.far_instants import FAR_HINT
 from matchrec.integer_width import (
     WIDTHS,
     IntegerWidth,
@@ -1320,7 +1321,7 @@ def cast_evaluator(
             return convert(v)
         except (TimestampNotComputed, CastNotComputed) as err:
             raise MatchRuntimeError(f"cannot cast {err}", sql=sql, pos=pos) from None
-        except FarWallClock as err:
+        except FarCalendar as err:
             raise MatchRuntimeError(str(err), sql=sql, pos=pos, hint=FAR_HINT) from None
         except (ValueError, TypeError, ArithmeticError):  # InvalidOperation included
             if safe:
@@ -1479,7 +1480,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         def to_date(v: Value) -> date:
             if isinstance(v, datetime):
                 return v.date()  # a TIMESTAMP arrives in the session time zone
-            if isinstance(v, date):
+            if isinstance(v, (date, FarDate)):
                 return v
             return date_of_text(str(v))
 

@@ -30,6 +30,8 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
+from matchrec.far_dates import FarCalendar, FarDate, add_days
+from matchrec.far_instants import FAR_HINT
 from matchrec.function_settings import SIZE_OF_NULL, setting_on
 from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_literals import sql_literal
@@ -83,13 +85,13 @@ def _date_arithmetic(
     if isinstance(a, CalendarInterval) and isinstance(b, date) and adds:
         return calendar_plus(b, a, ansi)
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
-        return op(a, timedelta(days=b))
+        return add_days(a, op(timedelta(0), timedelta(days=b)).days)
     if _is_date(a) and isinstance(b, timedelta) and b % timedelta(days=1):
         return moved_midnight(a, b if adds else -b)
     if _is_date(b) and isinstance(a, timedelta) and a % timedelta(days=1) and adds:
         return moved_midnight(b, a)
     if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
-        return b + timedelta(days=a)
+        return add_days(b, a)
     if isinstance(a, datetime) and a.tzinfo is not None and isinstance(b, timedelta):
         return timestamp_plus(a, b if adds else -b)
     if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
@@ -114,7 +116,7 @@ def _in_interval_range(v: Any, condition: str) -> Any:
 
 
 def _is_date(v: Any) -> bool:
-    return isinstance(v, date) and not isinstance(v, datetime)
+    return isinstance(v, FarDate) or isinstance(v, date) and not isinstance(v, datetime)
 
 
 def _strict(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
@@ -1453,7 +1455,7 @@ _SQL_KINDS: list[tuple[type | tuple[type, ...], str]] = [
     (str, "STRING"),
     ((bytes, bytearray), "BINARY"),
     (datetime, "TIMESTAMP"),
-    (date, "DATE"),
+    ((date, FarDate), "DATE"),
     ((timedelta, CalendarInterval), "INTERVAL"),
     (list, "ARRAY"),
     (dict, "MAP"),
@@ -1496,6 +1498,8 @@ def _runtime_error(
 ) -> MatchRuntimeError:
     if isinstance(err, DivisionByZero):  # Spark's words for it
         return MatchRuntimeError(str(err), sql=sql, pos=pos)
+    if isinstance(err, FarCalendar):
+        return MatchRuntimeError(f"{what}: {err}", sql=sql, pos=pos, hint=FAR_HINT)
     if isinstance(err, ValueError) and _SPARK_MESSAGE.match(str(err)):  # Spark's own words
         return MatchRuntimeError(str(err), sql=sql, pos=pos)
     condition = _SPARK_CONDITION.search(str(err))

@@ -13,7 +13,14 @@ from typing import Any
 
 import pyarrow as pa
 
-from matchrec.arrow_rows import MATCHED, ArrowColumns, group_starts, output_batch, partition_key
+from matchrec.arrow_rows import (
+    MATCHED,
+    ArrowColumns,
+    group_starts,
+    key_value,
+    output_batch,
+    partition_key,
+)
 from matchrec.engine import (
     PartitionOutput,
     PartitionProgram,
@@ -107,7 +114,7 @@ def _timeout_mapper(
 def key_at(batch: pa.RecordBatch, keys: list[str], row: int) -> tuple:
     """The partition key of ``row`` of ``batch``, as hashable Python values that are
     equal when Spark puts the rows in one partition (:func:`partition_key`)."""
-    return tuple(partition_key(batch.column(k)[row].as_py()) for k in keys)
+    return tuple(partition_key(key_value(batch.column(k), row)) for k in keys)
 
 
 def _partition_mapper(

@@ -1,0 +1,156 @@
+"""DATEs outside the years 1-9999 that Python's ``date`` holds.
+
+Spark's DATE is a count of days from 1970-01-01 in an INT, so it runs far past year
+9999: ``DATE'9999-12-31'``, the usual open end of a slowly changing dimension, plus one
+day is ``+10000-01-01``. Arrow's conversion of such a value to a Python ``date``
+overflows, and one such row would fail its whole batch. Such a value is read as a
+:class:`FarDate`, which holds only its count of days: what needs only that (comparing,
+equality, hashing, adding or subtracting whole days, the days between two dates,
+writing it back to Arrow) works as Spark's DATE does; what reads its calendar fields
+(``year``, ``date_format``, adding months) raises :class:`FarCalendar`, which the
+evaluator reports at the expression that read it.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any, NoReturn
+
+_EPOCH_ORDINAL = date(1970, 1, 1).toordinal()
+#: the days from 1970-01-01 of the first and last DATE Python holds
+FIRST_DAY = date.min.toordinal() - _EPOCH_ORDINAL
+LAST_DAY = date.max.toordinal() - _EPOCH_ORDINAL
+_DAY = timedelta(days=1)
+_CYCLE = 146_097  # the days of 400 Gregorian years, after which the calendar repeats
+
+
+class FarCalendar(ValueError):
+    """The calendar fields of a DATE or TIMESTAMP outside the years Python holds were
+    read (a :class:`FarDate`'s, or a ``far_instants.FarInstant``'s wall clock)."""
+
+
+class FarDate:
+    """A DATE outside years 1-9999, held as its count of days from 1970-01-01."""
+
+    __slots__ = ("days",)
+
+    def __init__(self, days: int):
+        self.days = days
+
+    def __repr__(self) -> str:
+        return f"the DATE {calendar_text(self.days)}"
+
+    def __str__(self) -> str:
+        return calendar_text(self.days)
+
+    def _calendar(self, *_: Any) -> NoReturn:
+        raise FarCalendar(
+            f"{self!r} is outside the years 1-9999 that the evaluator of several rows "
+            "holds, so its calendar fields cannot be read here (Spark holds it)"
+        )
+
+    year = month = day = property(_calendar)
+    weekday = isoweekday = isocalendar = isoformat = strftime = _calendar
+    timetuple = toordinal = replace = ctime = _calendar
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else self._calendar()
+
+    def __hash__(self) -> int:
+        return hash((FarDate, self.days))
+
+    def __eq__(self, other: object) -> Any:
+        days = _days(other)
+        return NotImplemented if days is NotImplemented else days == self.days
+
+    def __ne__(self, other: object) -> Any:
+        days = _days(other)
+        return NotImplemented if days is NotImplemented else days != self.days
+
+    def __lt__(self, other: object) -> Any:
+        days = _days(other)
+        return NotImplemented if days is NotImplemented else self.days < days
+
+    def __le__(self, other: object) -> Any:
+        days = _days(other)
+        return NotImplemented if days is NotImplemented else self.days <= days
+
+    def __gt__(self, other: object) -> Any:
+        days = _days(other)
+        return NotImplemented if days is NotImplemented else self.days > days
+
+    def __ge__(self, other: object) -> Any:
+        days = _days(other)
+        return NotImplemented if days is NotImplemented else self.days >= days
+
+    def __add__(self, other: object) -> Any:
+        if not isinstance(other, timedelta):
+            return NotImplemented
+        if other % _DAY:
+            self._calendar()  # a DATE moved by hours is a TIMESTAMP in its wall clock
+        return date_of_days(self.days + other.days)
+
+    __radd__ = __add__
+
+    def __sub__(self, other: object) -> Any:
+        if isinstance(other, timedelta):
+            return self + -other
+        days = _days(other)
+        if days is NotImplemented or isinstance(other, datetime):
+            return NotImplemented
+        return timedelta(days=self.days - days)
+
+    def __rsub__(self, other: object) -> Any:
+        days = _days(other)
+        if days is NotImplemented or isinstance(other, datetime):
+            return NotImplemented
+        return timedelta(days=days - self.days)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FarDate, (self.days,))
+
+
+def _days(other: object) -> Any:
+    """``other``'s days from 1970-01-01 for comparing with a FarDate; a TIMESTAMP compares
+    by its date, since every TIMESTAMP Python holds is inside the years a FarDate is
+    outside of (a ``FarInstant``, whose wall clock Python cannot hold, raises)."""
+    if isinstance(other, FarDate):
+        return other.days
+    if isinstance(other, date):
+        return other.toordinal() - _EPOCH_ORDINAL
+    return NotImplemented
+
+
+def date_of_days(days: int) -> date | FarDate:
+    """The DATE ``days`` from 1970-01-01: a ``date`` where Python holds it."""
+    if FIRST_DAY <= days <= LAST_DAY:
+        return date.fromordinal(days + _EPOCH_ORDINAL)
+    return FarDate(days)
+
+
+def days_of(value: date | FarDate) -> int:
+    """The days from 1970-01-01 of a DATE value (as Arrow's ``date32`` holds it)."""
+    return value.days if isinstance(value, FarDate) else value.toordinal() - _EPOCH_ORDINAL
+
+
+def calendar_text(days: int) -> str:
+    """The DATE ``days`` from 1970-01-01 as Java writes it (ISO's proleptic calendar: a
+    sign before a year past 9999 or before year 0)."""
+    ordinal = days + _EPOCH_ORDINAL
+    cycles = (ordinal - 1) // _CYCLE
+    moved = date.fromordinal(ordinal - cycles * _CYCLE)
+    year = moved.year + 400 * cycles
+    sign = "+" if year > 9999 else "-" if year < 0 else ""
+    return f"{sign}{abs(year):04d}-{moved.month:02d}-{moved.day:02d}"
+
+
+#: Spark's DATE: a count of days in a signed 32-bit INT
+_SPARK_DAYS = range(-(2**31), 2**31)
+
+
+def add_days(value: date | FarDate, days: int) -> date | FarDate:
+    """``date_add(value, days)``, past the years Python holds as Spark's DATE runs."""
+    moved = days_of(value) + days
+    if moved not in _SPARK_DAYS:
+        raise ValueError(f"{days} days from {value} is beyond the DATE range Spark holds")
+    return date_of_days(moved)
