@@ -43,15 +43,33 @@ class FarDate:
     def __str__(self) -> str:
         return calendar_text(self.days)
 
-    def _calendar(self, *_: Any) -> NoReturn:
-        raise FarCalendar(
-            f"{self!r} is outside the years 1-9999 that the evaluator of several rows "
-            "holds, so its calendar fields cannot be read here (Spark holds it)"
-        )
+    def _calendar(self, *_: Any, **__: Any) -> NoReturn:
+        raise far_refusal(self)
 
-    year = month = day = property(_calendar)
-    weekday = isoweekday = isocalendar = isoformat = strftime = _calendar
-    timetuple = toordinal = replace = ctime = _calendar
+    @property
+    def year(self) -> int:
+        return calendar_fields(self.days)[0]
+
+    @property
+    def month(self) -> int:
+        return calendar_fields(self.days)[1]
+
+    @property
+    def day(self) -> int:
+        return calendar_fields(self.days)[2]
+
+    def weekday(self) -> int:
+        return (self.days + 3) % 7  # 1970-01-01 was a Thursday
+
+    def isoweekday(self) -> int:
+        return self.weekday() + 1
+
+    def replace(self, year: int | None = None, month: int | None = None, day: int | None = None):
+        """``date.replace``: the same day with the fields given."""
+        fields = calendar_fields(self.days)
+        return date_of_fields(year or fields[0], month or fields[1], day or fields[2])
+
+    isocalendar = isoformat = strftime = timetuple = toordinal = ctime = _calendar
 
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else self._calendar()
@@ -110,6 +128,14 @@ class FarDate:
         return (FarDate, (self.days,))
 
 
+def far_refusal(value: FarDate) -> FarCalendar:
+    """The error of a call that cannot read the DATE ``value``."""
+    return FarCalendar(
+        f"{value!r} is outside the years 1-9999 that the evaluator of several rows "
+        "holds, and this call cannot read it here (Spark can)"
+    )
+
+
 def _days(other: object) -> Any:
     """``other``'s days from 1970-01-01 for comparing with a FarDate; a TIMESTAMP compares
     by its date, since every TIMESTAMP Python holds is inside the years a FarDate is
@@ -133,15 +159,33 @@ def days_of(value: date | FarDate) -> int:
     return value.days if isinstance(value, FarDate) else value.toordinal() - _EPOCH_ORDINAL
 
 
-def calendar_text(days: int) -> str:
-    """The DATE ``days`` from 1970-01-01 as Java writes it (ISO's proleptic calendar: a
-    sign before a year past 9999 or before year 0)."""
+def calendar_fields(days: int) -> tuple[int, int, int]:
+    """The year, month and day of the DATE ``days`` from 1970-01-01, in ISO's proleptic
+    calendar as Java counts it (year 0 before year 1): Python's, 400 years at a time."""
     ordinal = days + _EPOCH_ORDINAL
     cycles = (ordinal - 1) // _CYCLE
     moved = date.fromordinal(ordinal - cycles * _CYCLE)
-    year = moved.year + 400 * cycles
+    return moved.year + 400 * cycles, moved.month, moved.day
+
+
+def date_of_fields(year: int, month: int, day: int) -> date | FarDate:
+    """The DATE of ``year``, ``month`` and ``day`` (a valid day of that month), in any
+    year Spark's DATE holds."""
+    cycles = (year - 1) // 400
+    days = days_of(date(year - 400 * cycles, month, day)) + cycles * _CYCLE
+    if days not in _SPARK_DAYS:
+        raise ArithmeticError(
+            f"{year}-{month:02d}-{day:02d} is beyond the DATE range (Spark's ARITHMETIC_OVERFLOW)"
+        )
+    return date_of_days(days)
+
+
+def calendar_text(days: int) -> str:
+    """The DATE ``days`` from 1970-01-01 as Java writes it (ISO's proleptic calendar: a
+    sign before a year past 9999 or before year 0)."""
+    year, month, day = calendar_fields(days)
     sign = "+" if year > 9999 else "-" if year < 0 else ""
-    return f"{sign}{abs(year):04d}-{moved.month:02d}-{moved.day:02d}"
+    return f"{sign}{abs(year):04d}-{month:02d}-{day:02d}"
 
 
 #: Spark's DATE: a count of days in a signed 32-bit INT
@@ -152,5 +196,7 @@ def add_days(value: date | FarDate, days: int) -> date | FarDate:
     """``date_add(value, days)``, past the years Python holds as Spark's DATE runs."""
     moved = days_of(value) + days
     if moved not in _SPARK_DAYS:
-        raise ValueError(f"{days} days from {value} is beyond the DATE range Spark holds")
+        raise ArithmeticError(
+            f"{days} days from {value} is beyond the DATE range (Spark's ARITHMETIC_OVERFLOW)"
+        )
     return date_of_days(moved)

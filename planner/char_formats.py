@@ -20,6 +20,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from matchrec.far_dates import FarDate, far_refusal
 from matchrec.sql_values import to_text
 
 from .datetime_patterns import Element, PatternRefused, compile_pattern, format_local, zoned_time
@@ -63,6 +64,8 @@ def to_char_of(value: Any, zone: str, probe: Any, fmt: str) -> str:
         return to_char(value, fmt)
     if isinstance(value, date):  # a datetime too: a DATE, TIMESTAMP or TIMESTAMP_NTZ
         return format_local(_datetime_pattern(fmt), zoned_time(value, zone))
+    if isinstance(value, FarDate):
+        raise far_refusal(value)
     if isinstance(value, (bytes, bytearray)):
         write = _BINARY_FORMATS.get(fmt.lower())
         if write is None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.far_dates import FarDate
+from matchrec.far_dates import FarDate, add_days, date_of_fields
 from matchrec.sql_values import java_divmod
 from matchrec.zones import session_zone
 
@@ -150,7 +150,7 @@ def make_date(year: Any, month: Any, day: Any) -> date | None:
         return None
 
 
-def make_date_ansi(year: Any, month: Any, day: Any) -> date:
+def make_date_ansi(year: Any, month: Any, day: Any) -> date | FarDate:
     """``make_date`` under ANSI mode: a date that does not exist is an error."""
     if not all(isinstance(x, int) and not isinstance(x, bool) for x in (year, month, day)):
         raise TypeError("make_date takes integers")
@@ -158,8 +158,8 @@ def make_date_ansi(year: Any, month: Any, day: Any) -> date:
         return date(year, month, day)
     except ValueError:
         why = _invalid_date(year, month, day)
-        if why is None:  # a year Java has and Python not (0, -1, ...)
-            raise ValueError(f"make_date({year}, {month}, {day}) is not a date here") from None
+        if why is None:  # a year Java has and Python not (0, -1, 10000, ...)
+            return date_of_fields(year, month, day)
         raise ValueError(f"[DATETIME_FIELD_OUT_OF_BOUNDS.WITHOUT_SUGGESTION] {why}.") from None
 
 
@@ -373,12 +373,12 @@ _WEEKDAYS = {
 }
 
 
-def next_day(ansi: bool) -> Callable[[Any, Any], date | None]:
+def next_day(ansi: bool) -> Callable[[Any, Any], date | FarDate | None]:
     """``next_day(start, day_of_week)``: the first date after ``start`` that falls on that
     day ('MO', 'MON' or 'MONDAY', any case); a day Spark does not read is its
     ILLEGAL_DAY_OF_WEEK under ANSI mode, else NULL. A string ``start`` is cast to DATE."""
 
-    def next_day(start: Any, day_of_week: Any) -> date | None:
+    def next_day(start: Any, day_of_week: Any) -> date | FarDate | None:
         if isinstance(start, str):
             try:
                 start = date_of_text(start)
@@ -399,7 +399,7 @@ def next_day(ansi: bool) -> Callable[[Any, Any], date | None]:
                 )
             return None
         d = _day(start)
-        return d + timedelta(days=(weekday - d.weekday() - 1) % 7 + 1)
+        return add_days(d, (weekday - d.weekday() - 1) % 7 + 1)
 
     return next_day
 

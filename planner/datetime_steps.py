@@ -16,6 +16,7 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError
+from matchrec.far_dates import FarDate, date_of_fields
 from matchrec.sql_values import MAX_ARRAY_LENGTH, CalendarInterval
 from matchrec.zones import SESSION_ZONE
 
@@ -65,15 +66,14 @@ def timestamp_plus(ts: datetime, delta: timedelta) -> datetime:
     return elapsed_plus(local_days_plus(ts, days), rest)
 
 
-def months_later(day: date, months: int) -> date:
-    """Java's ``plusMonths``: the same day ``months`` later, clipped to the month's end."""
+def months_later(day: date | FarDate, months: int) -> date | FarDate:
+    """Java's ``plusMonths``: the same day ``months`` later, clipped to the month's end
+    (in any year Spark's DATE holds: past 9999, a FarDate)."""
     if not months:
         return day
     count = day.year * 12 + day.month - 1 + months
     year, month = divmod(count, 12)
-    if not 1 <= year <= 9999:
-        raise ValueError(f"{day} moved by {months} months is outside years 1-9999")
-    return day.replace(year=year, month=month + 1, day=min(day.day, _month_length(year, month)))
+    return date_of_fields(year, month + 1, min(day.day, _month_length(year, month)))
 
 
 def _month_length(year: int, month0: int) -> int:

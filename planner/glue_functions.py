@@ -63,7 +63,7 @@ from .datetime_functions import (
     timestamp_millis,
     timestamp_seconds,
 )
-from .datetime_steps import temporal_sequence
+from .datetime_steps import months_later, temporal_sequence
 from .digest_functions import DIGEST_FUNCTIONS, DIGEST_NODES
 from .format_functions import (
     format_number,
@@ -885,12 +885,9 @@ def days_add(day: Any, n: Any) -> date | FarDate:
     return add_days(day, _int(n))
 
 
-def months_add(day: Any, n: Any) -> date:
+def months_add(day: Any, n: Any) -> date | FarDate:
     """``add_months``: the same day ``n`` months later, clipped to the month's last day."""
-    months = day.year * 12 + day.month - 1 + _int(n)
-    year, month = divmod(months, 12)
-    last = calendar.monthrange(year, month + 1)[1]
-    return date(year, month + 1, min(day.day, last))
+    return months_later(day, _int(n))
 
 
 def year_month_add(v: Any, months: Any) -> date:
@@ -900,7 +897,7 @@ def year_month_add(v: Any, months: Any) -> date:
     ``timestampAddMonths``)."""
     if isinstance(v, datetime):
         return DATETIME_FUNCTIONS["TIMESTAMPADD_MONTH"](v, months)
-    if not isinstance(v, date):
+    if not isinstance(v, (date, FarDate)):
         raise TypeError(f"{v!r} is not a DATE or a TIMESTAMP")
     return months_add(v, months)
 

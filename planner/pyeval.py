@@ -30,7 +30,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.far_dates import FarCalendar, FarDate, add_days
+from matchrec.far_dates import FarCalendar, FarDate, add_days, far_refusal
 from matchrec.far_instants import FAR_HINT
 from matchrec.function_settings import SIZE_OF_NULL, setting_on
 from matchrec.navigation import Evaluator, MatchContext, instant
@@ -72,6 +72,9 @@ def _num(a: Any, b: Any) -> tuple[Any, Any]:
     return x, y
 
 
+_DAY = timedelta(days=1)
+
+
 def _date_arithmetic(
     op: Callable[[Any, Any], Any], a: Any, b: Any, adds: bool = False, ansi: bool = False
 ) -> Any:
@@ -80,18 +83,20 @@ def _date_arithmetic(
     date or timestamp plus or minus a CALENDAR INTERVAL as Spark moves it (``ansi``: a
     DATE moved by microseconds is an error); anything else as Python does. (A flag, not
     ``op is ...``: a worker unpickles copies.)"""
-    if isinstance(b, CalendarInterval) and isinstance(a, date):
+    if isinstance(b, CalendarInterval) and isinstance(a, (date, FarDate)):
         return calendar_plus(a, b if adds else -b, ansi)
-    if isinstance(a, CalendarInterval) and isinstance(b, date) and adds:
+    if isinstance(a, CalendarInterval) and isinstance(b, (date, FarDate)) and adds:
         return calendar_plus(b, a, ansi)
     if _is_date(a) and isinstance(b, int) and not isinstance(b, bool):
         return add_days(a, op(timedelta(0), timedelta(days=b)).days)
-    if _is_date(a) and isinstance(b, timedelta) and b % timedelta(days=1):
+    if _is_date(a) and isinstance(b, timedelta) and b % _DAY:
         return moved_midnight(a, b if adds else -b)
-    if _is_date(b) and isinstance(a, timedelta) and a % timedelta(days=1) and adds:
+    if _is_date(a) and isinstance(b, timedelta):  # whole days: a DATE
+        return add_days(a, op(timedelta(0), b).days)
+    if _is_date(b) and isinstance(a, timedelta) and a % _DAY and adds:
         return moved_midnight(b, a)
-    if _is_date(b) and isinstance(a, int) and not isinstance(a, bool) and adds:
-        return add_days(b, a)
+    if _is_date(b) and isinstance(a, (int, timedelta)) and not isinstance(a, bool) and adds:
+        return add_days(b, a if isinstance(a, int) else a.days)
     if isinstance(a, datetime) and a.tzinfo is not None and isinstance(b, timedelta):
         return timestamp_plus(a, b if adds else -b)
     if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
@@ -1498,6 +1503,9 @@ def _runtime_error(
 ) -> MatchRuntimeError:
     if isinstance(err, DivisionByZero):  # Spark's words for it
         return MatchRuntimeError(str(err), sql=sql, pos=pos)
+    far = next((v for v in values if isinstance(v, FarDate)), None)
+    if isinstance(err, TypeError) and far is not None:  # a DATE check the FarDate failed
+        err = far_refusal(far)
     if isinstance(err, FarCalendar):
         return MatchRuntimeError(f"{what}: {err}", sql=sql, pos=pos, hint=FAR_HINT)
     if isinstance(err, ValueError) and _SPARK_MESSAGE.match(str(err)):  # Spark's own words

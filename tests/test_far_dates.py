@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from doors import DOORS, pair_clause
+from doors import DOORS, pair_clause, rows_through
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import DateType, IntegerType, StructField, StructType, TimestampType
 from streams import FolderStream, at
@@ -113,17 +113,73 @@ def test_a_partition_key_past_python_s_years_is_one_partition(spark, far_rows, d
     assert _through(spark, door, body, "string(far), c") == sorted(tuple(r) for r in want)
 
 
-def test_a_calendar_field_of_such_a_date_is_an_error_at_its_call(spark, far_rows):
+CALENDAR_VIEW = "far_calendar_rows"
+
+#: calls that read a DATE's calendar, of ``x`` (and an INT ``n``)
+CALENDAR_CALLS = [
+    "year({x})",
+    "month({x})",
+    "day({x})",
+    "dayofweek({x})",
+    "weekday({x})",
+    "quarter({x})",
+    "date_part('day', {x})",
+    "last_day({x})",
+    "add_months({x}, {n})",
+    "add_months({x}, -{n} * 12)",
+    "{x} + INTERVAL '2' YEAR",
+    "{x} - INTERVAL '1' MONTH",
+    "{x} + INTERVAL '3' DAY",
+    "{x} + make_interval(0, 1, 0, 1)",
+    "trunc({x}, 'MM')",
+    "trunc({x}, 'YEAR')",
+    "next_day({x}, 'MO')",
+    "make_date(year({x}), 1, 1)",
+]
+
+
+@pytest.fixture(scope="module")
+def calendar_rows(spark: SparkSession) -> str:
+    """Days past 9999 and before year 1, 9999-12-30 (a call moves it past 9999) and a
+    leap day; ``prev_d``: the row before's ``d``."""
+    spark.sql(
+        f"""CREATE OR REPLACE TEMP VIEW {CALENDAR_VIEW} AS
+        SELECT *, lag(d) OVER (ORDER BY id) AS prev_d FROM (
+        SELECT CAST(id AS INT) AS id, CAST(id AS INT) AS n,
+        CASE id WHEN 2 THEN date_add(DATE'9999-12-31', 1)
+                WHEN 3 THEN date_add(DATE'9999-12-31', 400)
+                WHEN 4 THEN date_add(DATE'0001-01-01', -1)
+                WHEN 5 THEN date_add(DATE'0001-01-01', -800)
+                WHEN 6 THEN DATE'9999-12-30' ELSE DATE'2024-02-29' END AS d
+        FROM range(1, 8))"""
+    )
+    matchrec.register(spark)
+    return CALENDAR_VIEW
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("call", CALENDAR_CALLS)
+def test_a_calendar_call_of_such_a_date_is_spark_s(spark, calendar_rows, door, call):
+    """The evaluator's answer (of A's and B's rows) equals Spark's (of B's row alone, a
+    function of one row) on every pair of rows."""
+    ours = call.format(x="greatest(A.d, B.d)", n="B.n")
+    sparks = call.format(x="greatest(B.prev_d, B.d)", n="B.n")
+    condition = f"string({ours}) <=> string({sparks})"
+    got = rows_through(spark, door, CALENDAR_VIEW, pair_clause(condition))
+    assert got == [(a,) for a in range(1, 7)]
+
+
+def test_a_calendar_call_that_cannot_read_such_a_date_is_an_error_at_it(spark, far_rows):
     query = (
         f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ("
-        + pair_clause("year(greatest(B.far, A.far)) > 9999")
+        + pair_clause("dayofyear(greatest(B.far, A.far)) > 1")
         + ")"
     )
     with pytest.raises(MatchRuntimeError) as info:
         matchrec.sql(spark, query).collect()
     err = info.value
-    assert "year(): the DATE +10000-01-01 is outside the years 1-9999" in err.message
-    assert query[err.pos :].startswith("year(greatest")
+    assert "dayofyear(): the DATE +10000-01-01 is outside the years 1-9999" in err.message
+    assert query[err.pos :].startswith("dayofyear(greatest")
     assert "MEASURES" in err.hint
 
 
