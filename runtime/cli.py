@@ -292,12 +292,15 @@ def _bound(params: dict[str, str]) -> dict[str, object] | None:
 
 @contextmanager
 def _session(args: argparse.Namespace, base: dict[str, str]) -> Iterator[SparkSession]:
-    """The session of a ``run`` or ``explain``, with its ``--conf`` settings for the block."""
+    """The session of a ``run`` or ``explain``, with its ``--conf`` settings for the block
+    and the table function registered (a query may call it instead of the clause)."""
     from .session import get_spark, session_settings
+    from .udtf import register
 
     settings = parse_confs(args.conf)
     spark = get_spark(conf={**base, **settings}, remote=args.remote)
     _check_conf_values(spark, settings)
+    register(spark)
     with session_settings(spark, settings):
         yield spark
 

@@ -150,10 +150,11 @@ class SltItem(pytest.Item):
 def _engine(config: pytest.Config) -> tuple[Executor, Any]:
     """The executor and SparkSession for this run, resolved once."""
     from matchrec.runtime.session import get_spark
-    from matchrec.runtime.slt import default_executor, spark_executor
+    from matchrec.runtime.slt import default_executor, open_doors, spark_executor
 
     state = config.stash.setdefault(_STATE, {"file": None, "pos": 0})
     if "executor" not in state:
         engine = config.getoption("slt_engine")
         state["executor"] = spark_executor if engine == "spark" else default_executor()
+        open_doors(get_spark(), state["executor"])
     return state["executor"], get_spark()

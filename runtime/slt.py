@@ -186,6 +186,16 @@ def default_executor() -> Executor:
     return matchrec.sql
 
 
+def open_doors(spark: SparkSession, executor: Executor) -> None:
+    """Register the table function on ``spark`` when the records run through matchrec,
+    so that a record may call ``match_recognize(TABLE(t), '...')`` as well as the
+    clause."""
+    import matchrec
+
+    if executor is matchrec.sql:
+        matchrec.register(spark)
+
+
 def spark_executor(spark: SparkSession, sql: str) -> DataFrame:
     """Plain ``spark.sql``: runs suites without matchrec (to check the suites themselves)."""
     return spark.sql(sql)
@@ -228,6 +238,7 @@ def run_paths(
         from matchrec.runtime.session import get_spark
 
         spark = get_spark()
+    open_doors(spark, executor)
     baseline = session_state(spark)
     for path, records in parsed:
         try:
@@ -272,6 +283,7 @@ def run_file(
         from matchrec.runtime.session import get_spark
 
         spark = get_spark()
+    open_doors(spark, executor)
     return _run_records(os.fspath(path), records, executor, spark, select, exitfirst, on_result)
 
 

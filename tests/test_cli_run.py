@@ -576,3 +576,38 @@ def test_explain_tells_a_constant_spark_cannot_cast_at_its_place(tmp_path):
     lines = [s for s in done.stderr.splitlines() if not s.startswith("WARNING: Using incubator")]
     assert lines[0].startswith("matchrec: runtime error: [CAST_INVALID_INPUT]"), lines
     assert lines[0].endswith("(line 3, column 15)"), lines
+
+
+def _table_function_query() -> str:
+    """:data:`QUERY` through the table function: its clause body as the text argument."""
+    body = QUERY[QUERY.index("(") + 1 : QUERY.index(") AS m")].strip()
+    quoted = body.replace("'", "''")
+    return f"SELECT * FROM match_recognize(TABLE({VIEW}), '{quoted}') ORDER BY sym"
+
+
+def test_run_explain_and_test_take_the_table_function(spark, files, capsys):
+    """A query file or a suite's record may call the table function: the commands
+    register it on their session (a suite cannot call ``matchrec.register``)."""
+    table = ["--table", f"{VIEW}={files['parquet']}"]
+    query_file = files["tmp"] / "by_function.sql"
+    query_file.write_text(_table_function_query())
+    spark.sql("DROP TEMPORARY FUNCTION IF EXISTS match_recognize")
+    code = main(["run", str(query_file), *table])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert shown_rows(out) == EXPECTED
+
+    spark.sql("DROP TEMPORARY FUNCTION IF EXISTS match_recognize")
+    assert main(["explain", str(query_file), *table]) == 0, capsys.readouterr().err
+
+    rows = "\n".join(" ".join(row) for row in EXPECTED)
+    suite = files["tmp"] / "by_function.slt"
+    suite.write_text(
+        f"statement ok\nCREATE OR REPLACE TEMP VIEW {VIEW} AS SELECT * FROM parquet."
+        f"`{files['parquet']}`\n\nquery TIII\n{_table_function_query()}\n----\n{rows}\n"
+    )
+    spark.sql("DROP TEMPORARY FUNCTION IF EXISTS match_recognize")
+    code = main(["test", str(suite)])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert "1 passed, 0 failed" in out

@@ -658,6 +658,20 @@ def test_pytest_plugin_runs_records(spark, pytester: pytest.Pytester) -> None:
     result.stdout.no_fnmatch_line("+3\t70")  # good.slt's view would have a third row
 
 
+def test_pytest_plugin_records_may_call_the_table_function(spark, pytester) -> None:
+    """A suite cannot call ``matchrec.register``: the plugin registers the table function
+    on the session its records run in, as ``matchrec test`` does."""
+    spark.sql("DROP TEMPORARY FUNCTION IF EXISTS match_recognize")
+    body = "ORDER BY id MEASURES count(*) AS c PATTERN (A B+) DEFINE B AS id > PREV(id)"
+    pytester.makefile(
+        ".slt",
+        by_function="statement ok\nCREATE OR REPLACE TEMP VIEW slt_by_function AS "
+        "SELECT * FROM VALUES (1), (2), (3) AS t(id)\n\n"
+        f"query I\nSELECT * FROM match_recognize(TABLE(slt_by_function), '{body}')\n----\n3\n",
+    )
+    pytester.runpytest_inprocess("by_function.slt").assert_outcomes(passed=2)
+
+
 def test_float_shortest_form_round_trips() -> None:
     for value in (0.1, 1 / 3, 2.5e-8, 123456789.125):
         assert float(format_value(value)) == value
