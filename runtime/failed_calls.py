@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from matchrec.errors import MatchRuntimeError
 
 from .expression_origins import STREAM_FAILED, latest_call
+from .failing_query import CLAUSE, TABLE_FUNCTION
 
 
 @dataclass(frozen=True)
@@ -74,18 +75,19 @@ _CAUSE = re.compile(r"executor \S+\): ((?:java|javax|org)\.[\w.$]+(?:Exception|E
 
 
 def at_failed_call(
-    exc: BaseException, ours: bool = False
+    exc: BaseException, kind: str | None = None
 ) -> tuple[MatchRuntimeError | None, str | None]:
     """``exc``, Spark's error with no query context, as a run-time error at the latest
     remembered call of the function that raised it, and the name of PySpark's class for
     it where PySpark gave it none (``IllegalArgumentException``); (None, None) when the
     error names no function of :data:`_JAVA_FAILURES` or of its parameters, or no
-    remembered expression calls it. ``ours``: the failed action is known to run a
-    matchrec query (``runtime.failing_query``); only then are the conditions of
-    :data:`_CONDITIONS_OF_ANY_QUERY` taken."""
+    remembered expression calls it. ``kind``: what the failed action runs
+    (``runtime.failing_query``), None when not known; only a matchrec query's error is
+    one of :data:`_CONDITIONS_OF_ANY_QUERY`, and only a clause's (whose expressions this
+    process remembers, not the table function's) an operator's."""
     if has_context(exc):  # a query's own error, at its own text: not one of ours
         return None, None
-    found = _parameter_call(exc, ours)
+    found = _parameter_call(exc, kind)
     shared, spark_class = False, None
     if found is not None:
         name, message, hint, shared = found
@@ -97,11 +99,14 @@ def at_failed_call(
             return None, None
         name, message, hint = failure.call, cause[1], failure.hint
         spark_class = "IllegalArgumentException"
-    call = re.compile(rf"(?<![\w.`])(?:{name})\b", re.IGNORECASE)
+    operator = name in _OPERATORS.values()  # (it stands between its operands)
+    bounded = name if operator else rf"(?<![\w.`])(?:{name})\b"
+    call = re.compile(bounded, re.IGNORECASE)
     origin = latest_call(call, shared=shared)
     if origin is None:
         return None, None
     sql, pos, written = origin
+    written = f"operator {written}" if operator else written
     message = f"Spark's job failed in {written}: {message}"
     return MatchRuntimeError(message, sql=sql, pos=pos, hint=hint), spark_class
 
@@ -160,11 +165,23 @@ _CONDITIONS_OF_ANY_QUERY: dict[str, tuple[str, str | None]] = {
 }
 
 
-def _parameter_call(exc: BaseException, ours: bool) -> tuple[str, str, str | None, bool] | None:
+#: the operators whose TINYINT or SMALLINT result Spark checks without a query context
+#: (BINARY_ARITHMETIC_OVERFLOW's ``symbol``) -> the pattern of each (not a comment's
+#: ``--``, nor the star of ``count(*)`` or ``A.*``)
+_OPERATORS = {"+": r"\+", "-": r"(?<!-)-(?!-)", "*": r"(?<![(.])\*(?!\s*\))"}
+_NARROW_OVERFLOW_HINT = (
+    "a TINYINT or SMALLINT result is out of its type's range: CAST an operand to INT or "
+    "BIGINT, or use try_add, try_subtract or try_multiply for NULL instead"
+)
+
+
+def _parameter_call(
+    exc: BaseException, kind: str | None
+) -> tuple[str, str, str | None, bool] | None:
     """(the calls, Spark's first line, a hint or None, whether the calls are narrow
     enough to look for among the table function's, which another process records) of
     Spark's error that names the function in its parameters, or whose condition only
-    some functions raise (those of :data:`_CONDITIONS_OF_ANY_QUERY` when ``ours``); None
+    some functions raise (those of :data:`_CONDITIONS_OF_ANY_QUERY` in a matchrec query); None
     for any other."""
     try:
         parameters = exc.getMessageParameters() or {}  # type: ignore[attr-defined]
@@ -179,9 +196,14 @@ def _parameter_call(exc: BaseException, ours: bool) -> tuple[str, str, str | Non
         text = re.sub(r"\s*SQLSTATE: XXKST\b", "", text[head.end() :], count=1)
     name = parameters.get("functionName", "").strip("`")
     narrowed = False  # (to the call with the refused pattern's literal)
-    if re.fullmatch(r"\w+", name):
+    symbol = _OPERATORS.get(parameters.get("symbol", ""))
+    if condition == "BINARY_ARITHMETIC_OVERFLOW" and kind == CLAUSE and symbol is not None:
+        # (its functionName is the try_ form it suggests, which the query does not call)
+        calls, hint = symbol, _NARROW_OVERFLOW_HINT
+    elif re.fullmatch(r"\w+", name):
         calls, hint = re.escape(name), None
     else:
+        ours = kind in (CLAUSE, TABLE_FUNCTION)
         conditions = {**_CONDITION_CALLS, **(_CONDITIONS_OF_ANY_QUERY if ours else {})}
         found = conditions.get(condition) or conditions.get(condition.split(".")[0])
         if found is None:

@@ -28,21 +28,44 @@ def note_table_function(name: str) -> None:
     _table_functions.add(name.lower())
 
 
-def runs_matchrec_query() -> bool | None:
-    """True when the action failing on the stack (the nearest caller whose ``self`` is a
-    DataFrame, a writer of one or a streaming query) runs a matchrec query, False when it
-    runs another; None when no such action is on the stack or its plan cannot be read."""
+#: what the plan of the failing action runs: a MATCH_RECOGNIZE clause matchrec planned
+#: (its columns ``__mr_...``: ``matchrec.sql``, the DataFrame door, a stream), only the
+#: table function, or neither
+CLAUSE, TABLE_FUNCTION, USERS = "clause", "table function", "users"
+
+
+def failing_query() -> str | None:
+    """:data:`CLAUSE`, :data:`TABLE_FUNCTION` or :data:`USERS`: what the action failing on
+    the stack (the nearest caller whose ``self`` is a DataFrame, a writer of one or a
+    streaming query) runs; None when no such action is on the stack or its plan cannot
+    be read."""
     frame = inspect.currentframe()
     try:
         while frame is not None:
             for name in _OWNER_NAMES:
                 plan = _plan_text(frame.f_locals.get(name))
                 if plan is not None:
-                    return _marks().search(plan) is not None
+                    return _kind(plan)
             frame = frame.f_back
         return None
     finally:
         del frame
+
+
+def runs_matchrec_query() -> bool | None:
+    """Whether the failing action runs a matchrec query (:func:`failing_query`); None
+    when that is not known."""
+    kind = failing_query()
+    return None if kind is None else kind != USERS
+
+
+def _kind(plan: str) -> str:
+    if re.search(r"\b__mr_\w+", plan):
+        return CLAUSE
+    names = "|".join(re.escape(n) for n in sorted(_table_functions))
+    if re.search(rf"\bGenerate (?:{names})\(", plan, re.IGNORECASE):
+        return TABLE_FUNCTION
+    return USERS
 
 
 #: the locals that hold the failing action's owner: a method's ``self``, and the streaming
@@ -71,8 +94,3 @@ def _plan_text(owner: Any) -> str | None:
         return str(owner._explain_string(extended=True))
     except Exception:  # noqa: BLE001 - a plan that cannot be read tells nothing
         return None
-
-
-def _marks() -> re.Pattern[str]:
-    names = "|".join(re.escape(n) for n in sorted(_table_functions))
-    return re.compile(rf"\b__mr_\w+|\bGenerate (?:{names})\(", re.IGNORECASE)

@@ -39,7 +39,7 @@ from matchrec.excepthook import carried_rebuilt
 
 from .expression_origins import at_unresolved_call, at_users_expression
 from .failed_calls import at_failed_call, has_context
-from .failing_query import runs_matchrec_query
+from .failing_query import USERS, failing_query, runs_matchrec_query
 from .udf_errors import at_udf_call
 
 #: PySpark's modules that recover a Python traceback from each error of Spark's (classic, Connect)
@@ -117,14 +117,14 @@ def as_matchrec_error(exc: BaseException) -> MatchRecognizeError | None:
         error = carried_rebuilt(exc) or at_users_expression(exc, in_text=True)
         error = error or _at_udf_call_of_ours(exc)
         if error is None:
-            ours = runs_matchrec_query()  # False: the user's own stream failed
-            error = None if ours is False else at_failed_call(exc, ours=bool(ours))[0]
+            kind = failing_query()  # USERS: the user's own stream failed
+            error = None if kind == USERS else at_failed_call(exc, kind)[0]
     else:
         error = at_users_expression(exc)
         if error is None and not has_context(exc):
-            ours = runs_matchrec_query()  # False: the user's own query failed
-            if ours is not False:
-                error, named = at_failed_call(exc, ours=bool(ours))
+            kind = failing_query()  # USERS: the user's own query failed
+            if kind != USERS:
+                error, named = at_failed_call(exc, kind)
                 carrier = _named_class(exc, named) if named else carrier
     if error is None:
         return None

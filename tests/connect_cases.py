@@ -138,6 +138,13 @@ ERRORS: dict[str, tuple[str, str]] = {
         "  MEASURES make_date(2026, count(*) + 12, 1) AS bad\n  PATTERN (A B+)\n"
         "  DEFINE B AS price < PREV(price)\n) m",
     ),
+    # a TINYINT product out of range: Spark's BINARY_ARITHMETIC_OVERFLOW has no context
+    "tinyint_overflow_without_context": (
+        "sql",
+        f"SELECT * FROM {TABLE} MATCH_RECOGNIZE (\n  PARTITION BY sym ORDER BY t\n"
+        "  MEASURES CAST(LAST(t) AS TINYINT) * CAST(100 AS TINYINT) AS bad\n"
+        "  PATTERN (A B+)\n  DEFINE B AS price < PREV(price)\n) m",
+    ),
     # a function the session lacks, left to Spark by the table function
     "udtf_unknown_function": (
         "udtf",

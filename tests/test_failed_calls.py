@@ -17,10 +17,12 @@ from pyspark.errors import IllegalArgumentException, PySparkException
 import matchrec
 from matchrec.errors import MatchRuntimeError
 
-#: rows whose second one has text that is not base64, a pattern and a format Java refuses
+#: rows whose second one has text that is not base64, a pattern and a format Java refuses;
+#: a TINYINT and a SMALLINT that their sums and products overflow
 ROWS = (
-    "SELECT * FROM VALUES (1, 'QUJD', 'b+', '%d'), (2, 'x$%', '[a', '%q') "
-    "AS mr_fc(id, b64, pat, fmt)"
+    "SELECT * FROM VALUES (1, 'QUJD', 'b+', '%d', CAST(100 AS TINYINT), "
+    "CAST(30000 AS SMALLINT)), (2, 'x$%', '[a', '%q', CAST(100 AS TINYINT), "
+    "CAST(2 AS SMALLINT)) AS mr_fc(id, b64, pat, fmt, ti, si)"
 )
 
 #: (clause body, the call the caret is under, PySpark's class, words of the message)
@@ -91,6 +93,19 @@ CASES = {
         PySparkException,
         "sequence(): Illegal sequence boundaries: 1 to 2 by 0",
     ),
+    # a TINYINT's or SMALLINT's overflow has no context (BIGINT's and INT's have one)
+    "TINYINT + in MEASURES": (
+        "ORDER BY id MEASURES LAST(A.ti) + FIRST(A.ti) AS u PATTERN (A+) DEFINE A AS true",
+        "+ FIRST(A.ti)",
+        PySparkException,
+        "operator +: [BINARY_ARITHMETIC_OVERFLOW] 100",
+    ),
+    "SMALLINT * in DEFINE": (
+        "ORDER BY id MEASURES count(*) AS n PATTERN (A+) DEFINE A AS si * si > 0",
+        "* si",
+        PySparkException,
+        "operator *: [BINARY_ARITHMETIC_OVERFLOW] 30000",
+    ),
     "assert_true in MEASURES": (
         "ORDER BY id MEASURES assert_true(LAST(A.id) < 2) AS u PATTERN (A+) DEFINE A AS true",
         "assert_true(",
@@ -149,6 +164,7 @@ OWN_QUERIES = (
     ("raise_error in DEFINE", "SELECT raise_error(concat('own ', b64)) FROM mr_fc", "toPandas"),
     ("rlike in DEFINE", "SELECT b64 RLIKE pat FROM mr_fc DISTRIBUTE BY id", "show"),
     ("to_date in MEASURES", "SELECT to_date(pat, 'yyyy') FROM mr_fc", "write"),
+    ("TINYINT + in MEASURES", "SELECT ti + ti FROM mr_fc", "collect"),
 )
 
 
