@@ -8,8 +8,8 @@ atom values and the matched flag. Nothing here imports Spark.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from datetime import timedelta
+from collections.abc import Callable, Iterator, Sequence
+from datetime import date, datetime, timedelta
 from decimal import Decimal
 from typing import Any, Protocol
 
@@ -19,8 +19,8 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
-from matchrec.far_dates import FarDate, date_of_days, days_of
-from matchrec.far_instants import in_zone
+from matchrec.far_dates import FarDate, date_of_days, days_of, far_refusal
+from matchrec.far_instants import FAR_HINT, in_zone
 from matchrec.sql_values import (
     WIDE_DECIMALS,
     CalendarInterval,
@@ -138,19 +138,26 @@ def _zone_of(kind: pa.DataType) -> str | None:
 
 def _in_utc(kind: pa.DataType) -> pa.DataType:
     """``kind`` with each TIMESTAMP of a zone in UTC, at any depth."""
-    if pa.types.is_timestamp(kind):
-        return pa.timestamp(kind.unit, tz="UTC") if kind.tz else kind
+    return _each_type(kind, lambda t: pa.timestamp(t.unit, tz="UTC") if _zoned(t) else t)
+
+
+def _zoned(kind: pa.DataType) -> bool:
+    return pa.types.is_timestamp(kind) and bool(kind.tz)
+
+
+def _each_type(kind: pa.DataType, leaf: Callable[[pa.DataType], pa.DataType]) -> pa.DataType:
+    """``kind`` with ``leaf`` applied to each type inside it that holds no other."""
     if pa.types.is_list(kind) or pa.types.is_large_list(kind):
-        item = kind.value_field.with_type(_in_utc(kind.value_type))
+        item = kind.value_field.with_type(_each_type(kind.value_type, leaf))
         return pa.list_(item) if pa.types.is_list(kind) else pa.large_list(item)
     if pa.types.is_map(kind):
         return pa.map_(
-            kind.key_field.with_type(_in_utc(kind.key_type)),
-            kind.item_field.with_type(_in_utc(kind.item_type)),
+            kind.key_field.with_type(_each_type(kind.key_type, leaf)),
+            kind.item_field.with_type(_each_type(kind.item_type, leaf)),
         )
     if pa.types.is_struct(kind):
-        return pa.struct([f.with_type(_in_utc(f.type)) for f in kind])
-    return kind
+        return pa.struct([f.with_type(_each_type(f.type, leaf)) for f in kind])
+    return leaf(kind)
 
 
 def _calendar(v: Any) -> CalendarInterval:
@@ -397,11 +404,15 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
         values = [_as_micros(v) for v in values]
     try:
         return pa.array(values, type=arrow_type)
-    except pa.ArrowTypeError:
-        if not (pa.types.is_date32(arrow_type) and any(isinstance(v, FarDate) for v in values)):
-            raise
-        days = [None if v is None else days_of(v) for v in values]
-        return pa.array(days, type=pa.int32()).cast(arrow_type)
+    except pa.ArrowTypeError:  # a DATE past Python's years (a FarDate), at any depth
+        if not any(pa.types.is_date32(t) for t in _parts(arrow_type)):
+            far = next((v for v in values if isinstance(v, FarDate)), None)
+            if far is None:
+                raise
+            raise MatchRuntimeError(str(far_refusal(far)), hint=FAR_HINT) from None
+        days = [leaves_mapped(v, _day_count) for v in values]
+        as_days = _each_type(arrow_type, lambda t: pa.int32() if pa.types.is_date32(t) else t)
+        return pa.array(days, type=as_days).cast(arrow_type)
     except UnicodeEncodeError:  # text holding bytes that are no UTF-8 (see _undecodable_strings)
         binary = _bytes_of_text(arrow_type, "write", "compute the measure with matchrec.sql")
         raw = pa.array([v if v is None else utf8_bytes(v) for v in values], type=binary)
@@ -410,6 +421,12 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
 
 
 _MICROSECOND = timedelta(microseconds=1)
+
+
+def _day_count(v: Any) -> Any:
+    """A DATE (a ``date`` or a FarDate) as its days from 1970-01-01; anything else kept."""
+    is_date = isinstance(v, date) and not isinstance(v, datetime)
+    return days_of(v) if is_date or isinstance(v, FarDate) else v
 
 
 def _holds_duration(arrow_type: pa.DataType) -> bool:

@@ -4,11 +4,13 @@ Spark's DATE is a count of days from 1970-01-01 in an INT, so it runs far past y
 9999: ``DATE'9999-12-31'``, the usual open end of a slowly changing dimension, plus one
 day is ``+10000-01-01``. Arrow's conversion of such a value to a Python ``date``
 overflows, and one such row would fail its whole batch. Such a value is read as a
-:class:`FarDate`, which holds only its count of days: what needs only that (comparing,
-equality, hashing, adding or subtracting whole days, the days between two dates,
-writing it back to Arrow) works as Spark's DATE does; what reads its calendar fields
-(``year``, ``date_format``, adding months) raises :class:`FarCalendar`, which the
-evaluator reports at the expression that read it.
+:class:`FarDate`, which holds its count of days: comparing, equality, hashing, adding or
+subtracting days, the days between two dates and writing it back to Arrow work as
+Spark's DATE does, and so do its year, month, day and weekday (the Gregorian calendar
+repeats every 400 years, so Python's calendar computes them 400 years at a time) and a
+new date from fields (``add_months``, ``make_date``). What else reads its calendar
+(``isoformat``, ``strftime``: ``date_format``, ``dayofyear``) raises
+:class:`FarCalendar`, which the evaluator reports at the call that read it.
 """
 
 from __future__ import annotations
@@ -64,10 +66,17 @@ class FarDate:
     def isoweekday(self) -> int:
         return self.weekday() + 1
 
-    def replace(self, year: int | None = None, month: int | None = None, day: int | None = None):
+    def replace(
+        self, year: int | None = None, month: int | None = None, day: int | None = None
+    ) -> date | FarDate:
         """``date.replace``: the same day with the fields given."""
-        fields = calendar_fields(self.days)
-        return date_of_fields(year or fields[0], month or fields[1], day or fields[2])
+        given = (year, month, day)
+        fields = [old if new is None else new for new, old in zip(given, self.year_month_day)]
+        return date_of_fields(*fields)
+
+    @property
+    def year_month_day(self) -> tuple[int, int, int]:
+        return calendar_fields(self.days)
 
     isocalendar = isoformat = strftime = timetuple = toordinal = ctime = _calendar
 

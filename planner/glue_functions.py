@@ -34,7 +34,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.far_dates import FarDate, add_days
+from matchrec.far_dates import FarDate, add_days, far_refusal
 from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
 from matchrec.sql_values import (
@@ -297,12 +297,20 @@ def common(values: list[Any]) -> list[Any]:
 def greatest(*values: Any) -> Any:
     """The largest non-NULL argument (NULL only when all are)."""
     present = common([v for v in values if v is not None])
-    return max(present, key=order_key) if present else None
+    return _widened(max(present, key=order_key), present) if present else None
 
 
 def least(*values: Any) -> Any:
     present = common([v for v in values if v is not None])
-    return min(present, key=order_key) if present else None
+    return _widened(min(present, key=order_key), present) if present else None
+
+
+def _widened(picked: Any, values: list[Any]) -> Any:
+    """``picked``, one of ``values`` in their common type: a DATE past Python's years
+    among TIMESTAMPs is refused (its midnight is a TIMESTAMP Python cannot hold)."""
+    if isinstance(picked, FarDate) and any(isinstance(v, datetime) for v in values):
+        raise far_refusal(picked)
+    return picked
 
 
 def nullif(a: Any, b: Any) -> Any:

@@ -13,13 +13,16 @@ from matchrec.errors import MatchRecognizeError, SemanticError
 DOORS = ["matchrec.sql", "table function"]
 
 
-def rows_through(spark: SparkSession, door: str, view: str, body: str) -> list[tuple]:
-    """The sorted output rows of the clause ``body`` over ``view`` through ``door``."""
+def rows_through(
+    spark: SparkSession, door: str, view: str, body: str, columns: str = "*"
+) -> list[tuple]:
+    """The sorted output rows (``columns`` of them) of the clause ``body`` over ``view``
+    through ``door``."""
     if door == "matchrec.sql":
-        df = matchrec.sql(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+        df = matchrec.sql(spark, f"SELECT {columns} FROM {view} MATCH_RECOGNIZE ({body})")
     else:
         quoted = body.replace("'", "''")
-        df = spark.sql(f"SELECT * FROM match_recognize(TABLE({view}), '{quoted}')")
+        df = spark.sql(f"SELECT {columns} FROM match_recognize(TABLE({view}), '{quoted}')")
     return sorted(tuple(r) for r in df.collect())
 
 

@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
-from doors import DOORS, pair_clause, rows_through
+from doors import DOORS, pair_clause, pair_join, rows_through
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import DateType, IntegerType, StructField, StructType, TimestampType
 from streams import FolderStream, at
@@ -42,24 +42,6 @@ def far_rows(spark: SparkSession) -> str:
     return VIEW
 
 
-def _through(spark: SparkSession, door: str, body: str, columns: str) -> list[tuple]:
-    """``columns`` of the clause ``body``'s output over the view, through ``door``."""
-    if door == "matchrec.sql":
-        df = matchrec.sql(spark, f"SELECT {columns} FROM {VIEW} MATCH_RECOGNIZE ({body})")
-    else:
-        quoted = body.replace("'", "''")
-        df = spark.sql(f"SELECT {columns} FROM match_recognize(TABLE({VIEW}), '{quoted}')")
-    return sorted(tuple(r) for r in df.collect())
-
-
-def _pairs(spark: SparkSession, columns: str, condition: str = "true") -> list[tuple]:
-    """Spark's answer for each row A and the row B after it where ``condition`` holds."""
-    rows = spark.sql(
-        f"SELECT {columns} FROM {VIEW} A JOIN {VIEW} B ON B.id = A.id + 1 WHERE {condition}"
-    ).collect()
-    return sorted(tuple(r) for r in rows)
-
-
 CONDITIONS = [
     # Spark computes the day after 9999-12-31 for each row (a function of one row)
     "B.valid_from <> date_add(A.valid_to, 1)",
@@ -78,8 +60,8 @@ CONDITIONS = [
 @pytest.mark.parametrize("door", DOORS)
 @pytest.mark.parametrize("condition", CONDITIONS)
 def test_a_condition_over_dates_past_python_s_years_is_spark_s(spark, far_rows, door, condition):
-    got = _through(spark, door, pair_clause(condition), "a")
-    assert got == _pairs(spark, "A.id", condition)
+    got = rows_through(spark, door, VIEW, pair_clause(condition), "a")
+    assert got == pair_join(spark, VIEW, "A.id", condition)
 
 
 @pytest.mark.parametrize("door", DOORS)
@@ -88,19 +70,40 @@ def test_measures_of_dates_past_python_s_years_are_spark_s(spark, far_rows, door
         "A.id AS a, greatest(A.far, B.far) AS gf, date_add(A.valid_to, B.n) AS nx, "
         "max(far) AS mx, min(early) AS mn, count(DISTINCT far) AS c"
     )
-    got = _through(
+    got = rows_through(
         spark,
         door,
+        VIEW,
         pair_clause("true", measures),
         "a, string(gf), string(nx), string(mx), string(mn), c",
     )
-    assert got == _pairs(
+    assert got == pair_join(
         spark,
+        VIEW,
         "A.id, string(greatest(A.far, B.far)), string(date_add(A.valid_to, B.n)), "
         "string(greatest(A.far, B.far)), string(least(A.early, B.early)), "
         "size(array_distinct(array(A.far, B.far)))",
     )
     assert any(row[1] == "+10000-01-01" for row in got)
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_nested_measures_of_dates_past_python_s_years_are_spark_s(spark, far_rows, door):
+    measures = (
+        "A.id AS a, collect_list(far) AS fl, named_struct('d', greatest(A.far, B.far)) AS st, "
+        "map(A.id, array(A.far, B.far)) AS m"
+    )
+    got = rows_through(
+        spark, door, VIEW, pair_clause("true", measures), "a, string(fl), string(st), string(m)"
+    )
+    assert got == pair_join(
+        spark,
+        VIEW,
+        "A.id, string(array(A.far, B.far)), "
+        "string(named_struct('d', greatest(A.far, B.far))), "
+        "string(map(A.id, array(A.far, B.far)))",
+    )
+    assert any("+10000-01-01" in row[1] for row in got)
 
 
 @pytest.mark.parametrize("door", DOORS)
@@ -110,7 +113,7 @@ def test_a_partition_key_past_python_s_years_is_one_partition(spark, far_rows, d
         "PATTERN (A+) DEFINE A AS true"
     )
     want = spark.sql(f"SELECT string(far), count(*) FROM {VIEW} GROUP BY far").collect()
-    assert _through(spark, door, body, "string(far), c") == sorted(tuple(r) for r in want)
+    assert rows_through(spark, door, VIEW, body, "string(far), c") == sorted(tuple(r) for r in want)
 
 
 CALENDAR_VIEW = "far_calendar_rows"
@@ -169,6 +172,21 @@ def test_a_calendar_call_of_such_a_date_is_spark_s(spark, calendar_rows, door, c
     assert got == [(a,) for a in range(1, 7)]
 
 
+def test_such_a_date_as_a_timestamp_is_an_error_at_its_call(spark, far_rows):
+    """``greatest`` of such a DATE and a TIMESTAMP is its midnight, a TIMESTAMP whose
+    wall clock the evaluator cannot hold (comparing them is fine)."""
+    condition = (
+        "greatest(A.far, CAST(B.valid_from AS TIMESTAMP)) > TIMESTAMP'2024-01-01 00:00:00' "
+        "AND A.far > CAST(B.valid_from AS TIMESTAMP)"
+    )
+    query = f"SELECT * FROM {VIEW} MATCH_RECOGNIZE (" + pair_clause(condition) + ")"
+    with pytest.raises(MatchRuntimeError) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert "greatest(): the DATE +10000-01-01 is outside the years 1-9999" in err.message
+    assert query[err.pos :].startswith("greatest(A.far")
+
+
 def test_a_calendar_call_that_cannot_read_such_a_date_is_an_error_at_it(spark, far_rows):
     query = (
         f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ("
@@ -202,7 +220,7 @@ def test_a_rule_reads_and_writes_dates_past_python_s_years(spark, far_rows):
     got = sorted(
         tuple(r) for r in out.selectExpr("measures:a::int", "string(measures:nx::date)").collect()
     )
-    assert got == _pairs(spark, "A.id, string(date_add(A.valid_to, 1))", condition)
+    assert got == pair_join(spark, VIEW, "A.id, string(date_add(A.valid_to, 1))", condition)
 
 
 SCHEMA = StructType(
