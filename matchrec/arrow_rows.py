@@ -89,13 +89,11 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     FLOAT), CALENDAR INTERVALs as :class:`~matchrec.sql_values.CalendarInterval`."""
     array = in_python_zone(array)
     # Arrow builds a dict of a map only where its keys are hashable Python values
-    keyed = _has_complex_keys(array.type)
+    options = {} if _has_complex_keys(array.type) else {"maps_as_pydicts": "lossy"}
     try:
         try:
-            values = array.to_pylist() if keyed else array.to_pylist(maps_as_pydicts="lossy")
+            values = _plain_values(array, **options)
         except OverflowError:
-            if pa.types.is_date32(array.type):  # a DATE past year 9999 (or before year 1)
-                return far_dates(array)
             # a TIMESTAMP whose wall clock in the session zone is outside years 1-9999
             # (0001-01-01 00:00 UTC is year 0 in Los Angeles): read in UTC, each value
             # then in its zone where it can be (``matchrec.far_instants``)
@@ -103,9 +101,8 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
             if zone is None:
                 raise
             utc = array.cast(_in_utc(array.type))
-            values = utc.to_pylist() if keyed else utc.to_pylist(maps_as_pydicts="lossy")
-            values = [in_zone(v, zone) for v in values]
-    except OverflowError:  # a DATE or TIMESTAMP past year 9999 (or before year 1)
+            values = [in_zone(v, zone) for v in utc.to_pylist(**options)]
+    except OverflowError:  # a TIMESTAMP past year 9999, a DATE so inside another type
         raise MatchRuntimeError(
             f"a {array.type} value outside years 1-9999 reached the evaluator of several "
             "rows, which holds dates and times in Python's range",
@@ -118,10 +115,17 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     return _marked_all(values, array.type) if _needs_marks(array.type) else values
 
 
-def far_dates(array: pa.Array | pa.ChunkedArray) -> list[Any]:
-    """A DATE ``array``'s values, each outside the years 1-9999 Python holds as a
+def _plain_values(array: pa.Array | pa.ChunkedArray, **options: Any) -> list[Any]:
+    """``array.to_pylist(**options)``; a DATE column with a value outside the years 1-9999
+    Python holds is read by its days, such a value as a
     :class:`~matchrec.far_dates.FarDate`."""
-    return [None if d is None else date_of_days(d) for d in array.cast(pa.int32()).to_pylist()]
+    try:
+        return array.to_pylist(**options)
+    except OverflowError:
+        if not pa.types.is_date32(array.type):
+            raise
+        days = array.cast(pa.int32()).to_pylist()
+        return [None if d is None else date_of_days(d) for d in days]
 
 
 def _parts(kind: pa.DataType) -> Iterator[pa.DataType]:
@@ -339,12 +343,7 @@ def key_value(column: pa.Array | pa.ChunkedArray, row: int) -> Any:
 
 
 def _key_values(column: pa.Array | pa.ChunkedArray) -> list[Any]:
-    try:
-        return in_python_zone(column).to_pylist()
-    except OverflowError:
-        if pa.types.is_date32(column.type):
-            return far_dates(column)
-        raise
+    return _plain_values(in_python_zone(column))
 
 
 def sortable_keys(table: pa.Table, keys: Sequence[str]) -> tuple[pa.Table, list[str]]:
@@ -482,12 +481,16 @@ def _at_atom(err: MatchRuntimeError, k: int, plan: PlannedAtoms) -> MatchRuntime
     return MatchRuntimeError(f"{text}: {err.message}", sql=plan.sql or None, pos=pos, hint=err.hint)
 
 
-def _inferred(values: list[Any]) -> pa.Array:
+def inferred_array(values: list[Any]) -> pa.Array:
+    """Untyped values (a rule's, read in Python) as Arrow, of the type Arrow guesses:
+    numbers of mixed kinds as doubles, DATEs past Python's years as DATEs."""
     try:
         return pa.array(values)
     except UnicodeEncodeError:  # text holding bytes that are no UTF-8
         return arrow_array(values, pa.string())
     except (pa.ArrowException, TypeError, ValueError):  # mixed ints and floats, say
+        if any(isinstance(v, FarDate) for v in values):
+            return arrow_array(values, pa.date32())
         return pa.array([None if v is None else float(v) for v in values])
 
 
@@ -521,7 +524,7 @@ def output_batch(
     arrays = [table.column(c).take(indices).combine_chunks() for c in carried]
     for values, arrow_type in zip(out.atoms, arrow_types):
         if arrow_type is None:  # untyped (MATCH_RECOGNIZE_DYNAMIC reads them in Python)
-            arrays.append(values if isinstance(values, pa.Array) else _inferred(values))
+            arrays.append(values if isinstance(values, pa.Array) else inferred_array(values))
         elif isinstance(values, pa.Array):
             arrays.append(values if values.type == arrow_type else values.cast(arrow_type))
         else:

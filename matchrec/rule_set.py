@@ -37,6 +37,7 @@ from matchrec.arrow_rows import (
     ArrowColumns,
     arrow_array,
     group_starts,
+    inferred_array,
     key_tuples,
     key_value,
     partition_order,
@@ -784,14 +785,12 @@ def _array(values: list[Any], kind: pa.DataType | None = None) -> pa.Array:
     of the type Arrow guesses (numbers of mixed kinds as doubles)."""
     if any(isinstance(v, (tuple, list)) for v in values):
         values = [_arrow_value(v) for v in values]
-    for typed in ([kind] if kind is not None else []) + [None]:
+    if kind is not None:
         try:
-            return pa.array(values, type=typed) if typed is None else arrow_array(values, typed)
+            return arrow_array(values, kind)
         except (pa.ArrowException, TypeError, ValueError):
             pass
-    if any(isinstance(v, FarDate) for v in values):  # DATEs, one past Python's years
-        return arrow_array(values, pa.date32())
-    return pa.array([None if v is None else float(v) for v in values])
+    return inferred_array(values)
 
 
 def _arrow_value(value: Any) -> Any:

@@ -55,7 +55,7 @@ def _timestamp(v: Any) -> datetime:
     return v
 
 
-def _day(v: Any) -> date:
+def day_of(v: Any) -> date | FarDate:
     """The date of a DATE or TIMESTAMP (a timestamp's in the session zone it arrives in);
     a DATE past the years Python holds raises where its calendar is read."""
     if isinstance(v, datetime):
@@ -138,7 +138,7 @@ def extract(field: Any, v: Any) -> Any:
     if name in TIME_FIELDS:
         return TIME_FIELDS[name](_timestamp(v))
     if name in _DATE_FIELDS:
-        return _DATE_FIELDS[name](_day(v))
+        return _DATE_FIELDS[name](day_of(v))
     raise ValueError(f"{field!r} is not a field Spark extracts")
 
 
@@ -359,7 +359,7 @@ def date_from_unix_date(n: Any) -> date:
 
 def last_day(v: Any) -> date:
     """``last_day(d)``: the last day of the month of a DATE (a TIMESTAMP's date)."""
-    d = _day(v)
+    d = day_of(v)
     return d.replace(day=calendar.monthrange(d.year, d.month)[1])
 
 
@@ -398,7 +398,7 @@ def next_day(ansi: bool) -> Callable[[Any, Any], date | FarDate | None]:
                     "ILLEGAL_DAY_OF_WEEK; NULL without ANSI mode)"
                 )
             return None
-        d = _day(start)
+        d = day_of(start)
         return add_days(d, (weekday - d.weekday() - 1) % 7 + 1)
 
     return next_day
@@ -434,7 +434,7 @@ def _trunc(unit: str | None) -> Callable[[Any], date | None]:
     quarter, month or week; NULL for a unit Spark does not truncate dates to."""
 
     def trunc(v: Any) -> date | None:
-        return None if unit is None else _truncated_day(_day(v), unit)
+        return None if unit is None else _truncated_day(day_of(v), unit)
 
     return trunc
 
@@ -493,25 +493,25 @@ _DAY_NAMES = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 _MONTH_NAMES = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
 DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "DAYNAME": lambda v: _DAY_NAMES[_day(v).weekday()],
-    "MONTHNAME": lambda v: _MONTH_NAMES[_day(v).month - 1],
+    "DAYNAME": lambda v: _DAY_NAMES[day_of(v).weekday()],
+    "MONTHNAME": lambda v: _MONTH_NAMES[day_of(v).month - 1],
     "HOUR": lambda v: _timestamp(v).hour,
     "MINUTE": lambda v: _timestamp(v).minute,
     "SECOND": lambda v: _timestamp(v).second,
-    "YEAR": lambda v: _day(v).year,
-    "MONTH": lambda v: _day(v).month,
-    "DAY": lambda v: _day(v).day,
-    "QUARTER": lambda v: (_day(v).month - 1) // 3 + 1,
-    "DAYOFWEEK": lambda v: _day_of_week(_day(v)),
-    "DAYOFYEAR": lambda v: _day(v).timetuple().tm_yday,
-    "WEEKOFYEAR": lambda v: _day(v).isocalendar()[1],
-    "WEEKDAY": lambda v: _day(v).weekday(),
+    "YEAR": lambda v: day_of(v).year,
+    "MONTH": lambda v: day_of(v).month,
+    "DAY": lambda v: day_of(v).day,
+    "QUARTER": lambda v: (day_of(v).month - 1) // 3 + 1,
+    "DAYOFWEEK": lambda v: _day_of_week(day_of(v)),
+    "DAYOFYEAR": lambda v: day_of(v).timetuple().tm_yday,
+    "WEEKOFYEAR": lambda v: day_of(v).isocalendar()[1],
+    "WEEKDAY": lambda v: day_of(v).weekday(),
     "EXTRACT": extract,
     "DATE_PART": extract,
     "DATEPART": extract,
     **{f"TIMESTAMPADD_{unit}": _timestamp_add(unit) for unit in TIMESTAMP_UNITS},
     **{f"TIMESTAMPDIFF_{unit}": _timestamp_diff(unit) for unit in TIMESTAMP_UNITS},
-    "UNIX_DATE": lambda v: (_day(v) - _EPOCH.date()).days,
+    "UNIX_DATE": lambda v: (day_of(v) - _EPOCH.date()).days,
     "UNIX_MICROS": _unix(1),
     "UNIX_MILLIS": _unix(1_000),
     "UNIX_SECONDS": _unix(1_000_000),

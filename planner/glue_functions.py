@@ -55,6 +55,7 @@ from .datetime_functions import (
     date_from_unix_date,
     datetime_args,
     datetime_name,
+    day_of,
     make_date,
     make_date_ansi,
     months_until,
@@ -872,20 +873,10 @@ def width_bucket(value: Any, low: Any, high: Any, buckets: Any) -> Any:
 # ------------------------------------------------------------------ dates (decomposed calls)
 
 
-def _date(v: Any) -> date:
-    """A DATE value, a TIMESTAMP's date (it arrives in the session time zone); a string is
-    cast to DATE before (``planner.argument_casts``)."""
-    if isinstance(v, datetime):
-        return v.date()
-    if not isinstance(v, (date, FarDate)):
-        raise TypeError(f"{v!r} is not a DATE (CAST it inside the navigation)")
-    return v
-
-
 def datediff(end: Any, start: Any) -> int:
     """``datediff`` of two DATE values (the parts of a decomposed call are Spark's; this
     is what is left when an argument is an aggregate or glue, e.g. ``max(S.d)``)."""
-    return (_date(end) - _date(start)).days
+    return (day_of(end) - day_of(start)).days
 
 
 def days_add(day: Any, n: Any) -> date | FarDate:
