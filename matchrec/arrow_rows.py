@@ -21,6 +21,7 @@ from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
 from matchrec.far_dates import FarDate, date_of_days, days_of, far_refusal
 from matchrec.far_instants import FAR_HINT, in_zone
+from matchrec.far_timestamps import FarTimestamp, micros_of, timestamp_of_micros
 from matchrec.sql_values import (
     WIDE_DECIMALS,
     CalendarInterval,
@@ -116,16 +117,24 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
 
 
 def _plain_values(array: pa.Array | pa.ChunkedArray, **options: Any) -> list[Any]:
-    """``array.to_pylist(**options)``; a DATE column with a value outside the years 1-9999
-    Python holds is read by its days, such a value as a
-    :class:`~matchrec.far_dates.FarDate`."""
+    """``array.to_pylist(**options)``; a DATE or TIMESTAMP column with a value outside
+    the years 1-9999 Python holds is read by its days or microseconds, such a value as a
+    :class:`~matchrec.far_dates.FarDate` or a
+    :class:`~matchrec.far_timestamps.FarTimestamp`."""
     try:
         return array.to_pylist(**options)
     except OverflowError:
-        if not pa.types.is_date32(array.type):
+        kind = array.type
+        if pa.types.is_date32(kind):
+            days = array.cast(pa.int32()).to_pylist()
+            return [None if d is None else date_of_days(d) for d in days]
+        if not pa.types.is_timestamp(kind):
             raise
-        days = array.cast(pa.int32()).to_pylist()
-        return [None if d is None else date_of_days(d) for d in days]
+        zone = zone_named(kind.tz) if kind.tz else None
+        if kind.tz and zone is None:
+            raise
+        micros = array.cast(pa.timestamp("us", tz=kind.tz)).cast(pa.int64()).to_pylist()
+        return [None if m is None else timestamp_of_micros(m, zone) for m in micros]
 
 
 def _parts(kind: pa.DataType) -> Iterator[pa.DataType]:
@@ -403,15 +412,15 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
         values = [_as_micros(v) for v in values]
     try:
         return pa.array(values, type=arrow_type)
-    except pa.ArrowTypeError:  # a DATE past Python's years (a FarDate), at any depth
-        if not any(pa.types.is_date32(t) for t in _parts(arrow_type)):
-            far = next((v for v in values if isinstance(v, FarDate)), None)
+    except pa.ArrowTypeError:  # a DATE or TIMESTAMP past Python's years, at any depth
+        if not any(_by_count(t) for t in _parts(arrow_type)):
+            far = next((v for v in values if isinstance(v, (FarDate, FarTimestamp))), None)
             if far is None:
                 raise
             raise MatchRuntimeError(str(far_refusal(far)), hint=FAR_HINT) from None
-        days = [leaves_mapped(v, _day_count) for v in values]
-        as_days = _each_type(arrow_type, lambda t: pa.int32() if pa.types.is_date32(t) else t)
-        return pa.array(days, type=as_days).cast(arrow_type)
+        counts = [leaves_mapped(v, _count) for v in values]
+        as_counts = _each_type(arrow_type, lambda t: _by_count(t) or t)
+        return pa.array(counts, type=as_counts).cast(arrow_type)
     except UnicodeEncodeError:  # text holding bytes that are no UTF-8 (see _undecodable_strings)
         binary = _bytes_of_text(arrow_type, "write", "compute the measure with matchrec.sql")
         raw = pa.array([v if v is None else utf8_bytes(v) for v in values], type=binary)
@@ -422,10 +431,22 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
 _MICROSECOND = timedelta(microseconds=1)
 
 
-def _day_count(v: Any) -> Any:
-    """A DATE (a ``date`` or a FarDate) as its days from 1970-01-01; anything else kept."""
-    is_date = isinstance(v, date) and not isinstance(v, datetime)
-    return days_of(v) if is_date or isinstance(v, FarDate) else v
+def _count(v: Any) -> Any:
+    """A DATE as its days from 1970-01-01, a TIMESTAMP as its microseconds from the
+    epoch (as Arrow holds them); anything else kept."""
+    if isinstance(v, (datetime, FarTimestamp)):
+        return micros_of(v)
+    return days_of(v) if isinstance(v, (date, FarDate)) else v
+
+
+def _by_count(kind: pa.DataType) -> pa.DataType | None:
+    """The integer type an Arrow DATE or TIMESTAMP ``kind`` is cast from; None for
+    another type."""
+    if pa.types.is_date32(kind):
+        return pa.int32()
+    if pa.types.is_timestamp(kind) and kind.unit == "us":
+        return pa.int64()
+    return None
 
 
 def _holds_duration(arrow_type: pa.DataType) -> bool:

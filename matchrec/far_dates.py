@@ -137,8 +137,9 @@ class FarDate:
         return (FarDate, (self.days,))
 
 
-def far_refusal(value: FarDate) -> FarCalendar:
-    """The error of a call that cannot read the DATE ``value``."""
+def far_refusal(value: Any) -> FarCalendar:
+    """The error of a call that cannot read ``value``, a FarDate or a
+    ``far_timestamps.FarTimestamp``."""
     return FarCalendar(
         f"{value!r} is outside the years 1-9999 that the evaluator of several rows "
         "holds, and this call cannot read it here (Spark can)"

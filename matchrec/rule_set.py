@@ -54,6 +54,7 @@ from matchrec.engine import (
 )
 from matchrec.errors import MatchRecognizeError, MatchRuntimeError
 from matchrec.far_dates import FarDate
+from matchrec.far_timestamps import FarTimestamp
 from matchrec.incremental import Cursor, step
 from matchrec.keyed_stream import (
     EVENT_MICROS,
@@ -840,6 +841,8 @@ def to_json(value: Any) -> str:
         return json.dumps(value.isoformat())
     if isinstance(value, FarDate):
         return json.dumps(str(value))
+    if isinstance(value, FarTimestamp):  # at its offset, as a TIMESTAMP above
+        return json.dumps(str(value) + value.offset_text())
     if isinstance(value, (bytes, bytearray)):
         return json.dumps(base64.b64encode(value).decode())
     if isinstance(value, dict):

@@ -18,6 +18,7 @@ from decimal import ROUND_HALF_UP, Context, Decimal, localcontext
 from typing import Any, TypeVar
 
 from matchrec.far_dates import FarDate
+from matchrec.far_timestamps import FarTimestamp
 from matchrec.java_doubles import java_double_text, java_float_text
 
 #: Decimal arithmetic wide enough for Spark's DECIMAL(38, s) values and their sums
@@ -312,7 +313,7 @@ def to_text(v: Any, plain_decimals: bool = True) -> str:
         return text + (f".{v.microsecond:06d}".rstrip("0") if v.microsecond else "")
     if isinstance(v, date):
         return v.isoformat()
-    if isinstance(v, FarDate):
+    if isinstance(v, (FarDate, FarTimestamp)):
         return str(v)
     if isinstance(v, (bytes, bytearray)):  # Spark keeps the bytes, UTF-8 or not
         return from_utf8(bytes(v))

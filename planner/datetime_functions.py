@@ -21,6 +21,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.far_dates import FarDate, add_days, date_of_fields
+from matchrec.far_timestamps import FarTimestamp, through_cycles
 from matchrec.sql_values import java_divmod
 from matchrec.zones import session_zone
 
@@ -43,14 +44,15 @@ _DAYS_PER = {"DAY": 1, "WEEK": 7}
 _MONTHS_PER = {"MONTH": 1, "QUARTER": 3, "YEAR": 12}
 
 
-def _timestamp(v: Any) -> datetime:
-    """A TIMESTAMP value; a string as Spark casts it to one (in the session zone)."""
+def _timestamp(v: Any) -> datetime | FarTimestamp:
+    """A TIMESTAMP value; a string as Spark casts it to one (in the session zone). A
+    FarTimestamp reads its fields; a call that moves it goes :func:`through_cycles`."""
     if isinstance(v, str):
         try:
             return timestamp_of_text(v, session_zone())
         except TimestampNotComputed as err:
             raise TypeError(str(err)) from None
-    if not isinstance(v, datetime):
+    if not isinstance(v, (datetime, FarTimestamp)):
         raise TypeError(f"{v!r} is not a TIMESTAMP (CAST it inside the navigation)")
     return v
 
@@ -58,7 +60,7 @@ def _timestamp(v: Any) -> datetime:
 def day_of(v: Any) -> date | FarDate:
     """The date of a DATE or TIMESTAMP (a timestamp's in the session zone it arrives in);
     a DATE past the years Python holds raises where its calendar is read."""
-    if isinstance(v, datetime):
+    if isinstance(v, (datetime, FarTimestamp)):
         return v.date()
     if isinstance(v, (date, FarDate)):
         return v
@@ -201,8 +203,10 @@ def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
     weeks the wall-clock time of the session zone; months, quarters and years its date,
     clipped to the month's last day."""
 
-    def add(ts: Any, n: Any) -> datetime:
+    def add(ts: Any, n: Any) -> datetime | FarTimestamp:
         ts = _timestamp(ts)
+        if isinstance(ts, FarTimestamp):
+            return through_cycles(add, ts, n)
         if isinstance(n, bool) or not isinstance(n, int):
             raise TypeError(f"{n!r} is not an integer")
         if unit in _MICROS_PER:
@@ -445,9 +449,11 @@ def _date_trunc(unit: str | None) -> Callable[[Any], datetime | None]:
     the time is ambiguous, moved past a gap), a week to a year its date's first day at
     its start in the zone; NULL for a unit Spark does not know."""
 
-    def date_trunc(v: Any) -> datetime | None:
+    def date_trunc(v: Any) -> datetime | FarTimestamp | None:
         if unit is None:
             return None
+        if isinstance(v, FarTimestamp) and v.zone is not None:
+            return through_cycles(date_trunc, v)
         ts = _zoned(v)
         if unit in ("MICROSECOND", "MILLISECOND", "SECOND"):
             micros = (ts - _EPOCH) // _MICRO

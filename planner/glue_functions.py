@@ -35,6 +35,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.far_dates import FarDate, add_days, far_refusal
+from matchrec.far_timestamps import FarTimestamp
 from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
 from matchrec.sql_values import (
@@ -894,7 +895,7 @@ def year_month_add(v: Any, months: Any) -> date:
     moves as ``add_months`` moves it and stays a DATE, a TIMESTAMP or TIMESTAMP_NTZ its
     wall-clock date as ``timestampadd(MONTH, n, v)`` (Spark's ``dateAddMonths`` and
     ``timestampAddMonths``)."""
-    if isinstance(v, datetime):
+    if isinstance(v, (datetime, FarTimestamp)):
         return DATETIME_FUNCTIONS["TIMESTAMPADD_MONTH"](v, months)
     if not isinstance(v, (date, FarDate)):
         raise TypeError(f"{v!r} is not a DATE or a TIMESTAMP")

@@ -42,6 +42,7 @@ from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.far_dates import FarCalendar, FarDate
 from matchrec.far_instants import FAR_HINT
+from matchrec.far_timestamps import FarTimestamp, through_cycles
 from matchrec.integer_width import (
     WIDTHS,
     IntegerWidth,
@@ -1425,6 +1426,18 @@ def legacy_cast(to: exp.DataType) -> Callable[[Value], Value]:
     return narrow
 
 
+def _far_timestamp(v: FarTimestamp, wall_clock: bool) -> datetime | FarTimestamp:
+    """A TIMESTAMP or TIMESTAMP_NTZ past Python's years cast to TIMESTAMP_NTZ
+    (``wall_clock``: its wall clock in the session zone) or to TIMESTAMP (a wall clock
+    read in the session zone)."""
+    if (v.zone is None) == wall_clock:
+        return v
+    if wall_clock:
+        return through_cycles(lambda near: near.replace(tzinfo=None), v)
+    zone = session_zone() or timezone.utc
+    return through_cycles(lambda near: near.replace(tzinfo=zone), v)
+
+
 def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     """A function turning a non-NULL Python value into a value of type ``t`` (raises
     ValueError/TypeError/ArithmeticError when it cannot), or None when ``t`` is unknown."""
@@ -1478,7 +1491,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
     if kind == T.DATE:
 
         def to_date(v: Value) -> date:
-            if isinstance(v, datetime):
+            if isinstance(v, (datetime, FarTimestamp)):
                 return v.date()  # a TIMESTAMP arrives in the session time zone
             if isinstance(v, (date, FarDate)):
                 return v
@@ -1489,6 +1502,8 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         wall_clock = kind == T.TIMESTAMPNTZ
 
         def to_timestamp(v: Value) -> datetime:
+            if isinstance(v, FarTimestamp):
+                return _far_timestamp(v, wall_clock)
             if isinstance(v, datetime):
                 stamp = v
             elif isinstance(v, date):

@@ -32,6 +32,7 @@ from sqlglot import exp
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.far_dates import FarCalendar, FarDate, add_days, far_refusal
 from matchrec.far_instants import FAR_HINT
+from matchrec.far_timestamps import FarTimestamp, micros_of, through_cycles
 from matchrec.function_settings import SIZE_OF_NULL, setting_on
 from matchrec.navigation import Evaluator, MatchContext, instant
 from matchrec.sql_literals import sql_literal
@@ -83,6 +84,10 @@ def _date_arithmetic(
     date or timestamp plus or minus a CALENDAR INTERVAL as Spark moves it (``ansi``: a
     DATE moved by microseconds is an error); anything else as Python does. (A flag, not
     ``op is ...``: a worker unpickles copies.)"""
+    if _is_timestamp(a) and isinstance(b, (timedelta, CalendarInterval)):
+        return _timestamp_moved(a, b if adds else -b, ansi)
+    if _is_timestamp(b) and isinstance(a, (timedelta, CalendarInterval)) and adds:
+        return _timestamp_moved(b, a, ansi)
     if isinstance(b, CalendarInterval) and isinstance(a, (date, FarDate)):
         return calendar_plus(a, b if adds else -b, ansi)
     if isinstance(a, CalendarInterval) and isinstance(b, (date, FarDate)) and adds:
@@ -97,14 +102,33 @@ def _date_arithmetic(
         return moved_midnight(b, a)
     if _is_date(b) and isinstance(a, (int, timedelta)) and not isinstance(a, bool) and adds:
         return add_days(b, a if isinstance(a, int) else a.days)
-    if isinstance(a, datetime) and a.tzinfo is not None and isinstance(b, timedelta):
-        return timestamp_plus(a, b if adds else -b)
-    if isinstance(b, datetime) and b.tzinfo is not None and isinstance(a, timedelta) and adds:
-        return timestamp_plus(b, a)
     result = op(a, b)
     if isinstance(result, timedelta):
         return _in_interval_range(result, "INTERVAL_ARITHMETIC_OVERFLOW")
     return result
+
+
+def _is_timestamp(v: Any) -> bool:
+    return isinstance(v, (datetime, FarTimestamp))
+
+
+def _timestamp_moved(
+    ts: datetime | FarTimestamp, delta: timedelta | CalendarInterval, ansi: bool
+) -> datetime | FarTimestamp:
+    """A TIMESTAMP or TIMESTAMP_NTZ plus an interval, as Spark moves it, also where it or
+    the answer is outside the years Python holds (``matchrec.far_timestamps``)."""
+    if isinstance(ts, FarTimestamp):
+        return through_cycles(_moved, ts, delta, ansi)
+    try:
+        return _moved(ts, delta, ansi)
+    except OverflowError:
+        return through_cycles(_moved, FarTimestamp(micros_of(ts), ts.tzinfo), delta, ansi)
+
+
+def _moved(ts: datetime, delta: timedelta | CalendarInterval, ansi: bool) -> datetime:
+    if isinstance(delta, CalendarInterval):
+        return calendar_plus(ts, delta, ansi)
+    return ts + delta if ts.tzinfo is None else timestamp_plus(ts, delta)
 
 
 #: Spark's day-time interval: a count of microseconds in a signed 64-bit long
@@ -1459,7 +1483,7 @@ _SQL_KINDS: list[tuple[type | tuple[type, ...], str]] = [
     (Decimal, "DECIMAL"),
     (str, "STRING"),
     ((bytes, bytearray), "BINARY"),
-    (datetime, "TIMESTAMP"),
+    ((datetime, FarTimestamp), "TIMESTAMP"),
     ((date, FarDate), "DATE"),
     ((timedelta, CalendarInterval), "INTERVAL"),
     (list, "ARRAY"),
@@ -1503,8 +1527,8 @@ def _runtime_error(
 ) -> MatchRuntimeError:
     if isinstance(err, DivisionByZero):  # Spark's words for it
         return MatchRuntimeError(str(err), sql=sql, pos=pos)
-    far = next((v for v in values if isinstance(v, FarDate)), None)
-    if isinstance(err, TypeError) and far is not None:  # a DATE check the FarDate failed
+    far = next((v for v in values if isinstance(v, (FarDate, FarTimestamp))), None)
+    if isinstance(err, TypeError) and far is not None:  # a type check the far value failed
         err = far_refusal(far)
     if isinstance(err, FarCalendar):
         return MatchRuntimeError(f"{what}: {err}", sql=sql, pos=pos, hint=FAR_HINT)

@@ -13,8 +13,8 @@ a repeated one is its earlier instant). Leading and trailing spaces are ignored.
 
 Text Spark does not read is :class:`TimestampTextError` (a ValueError: NULL, or Spark's
 CAST_INVALID_INPUT under ANSI mode). A time without a date (``10:30:00``) reads the
-current date, and a year outside 1-9999 has no Python datetime: both are
-:class:`TimestampNotComputed`, which no cast turns into NULL.
+current date: :class:`TimestampNotComputed`, which no cast turns into NULL. A year
+outside 1-9999, or an instant there, is a ``matchrec.far_timestamps.FarTimestamp``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,13 @@ from __future__ import annotations
 import re
 from datetime import date, datetime, timezone, tzinfo
 
+from matchrec.far_timestamps import (
+    CYCLE_MICROS,
+    FarTimestamp,
+    micros_of,
+    timestamp_of_micros,
+    year_cycles,
+)
 from matchrec.zones import java_zone
 
 from .number_text import spark_trim
@@ -47,8 +54,10 @@ class TimestampNotComputed(Exception):
     an error, never a NULL (it is no ValueError, which a cast turns into NULL)."""
 
 
-def _wall_clock(text: str) -> tuple[datetime, str | None]:
-    """The wall-clock time ``text`` writes and its zone text (None: none written)."""
+def _wall_clock(text: str) -> tuple[datetime, str | None, int]:
+    """The wall-clock time ``text`` writes, its zone text (None: none written) and, for
+    a year outside 1-9999, how many 400-year cycles later than the wall clock given it is
+    (``matchrec.far_timestamps``)."""
     stripped = spark_trim(text)
     found = _TEXT.fullmatch(stripped)
     if found is None:
@@ -57,12 +66,11 @@ def _wall_clock(text: str) -> tuple[datetime, str | None]:
         raise TimestampTextError(f"{text!r} is not a timestamp")
     g = found.groupdict()
     year = int(g["year"]) * (-1 if g["sign"] == "-" else 1)
-    if not 1 <= year <= 9999:
-        raise TimestampNotComputed(f"{text!r}: a year outside 1-9999 is not computed here")
+    cycles = year_cycles(year) if not 1 <= year <= 9999 else 0
     micros = int((g["fraction"] or "")[:6].ljust(6, "0"))
     try:
         wall = datetime(
-            year,
+            year - 400 * cycles,
             int(g["month"] or 1),
             int(g["day"] or 1),
             int(g["hour"] or 0),
@@ -73,7 +81,7 @@ def _wall_clock(text: str) -> tuple[datetime, str | None]:
     except ValueError:
         raise TimestampTextError(f"{text!r} is not a valid date and time") from None
     zone = g["zone"].strip() if g["zone"] else None
-    return wall, zone
+    return wall, zone, cycles
 
 
 def _zone(text: str) -> tzinfo:
@@ -89,24 +97,36 @@ def _instant(wall: datetime, zone: tzinfo) -> datetime:
     return wall.replace(tzinfo=zone).astimezone(timezone.utc).astimezone(zone)
 
 
-def timestamp_of_text(text: str, session: tzinfo | None) -> datetime:
-    """``CAST(text AS TIMESTAMP)``: an aware datetime in the ``session`` zone (None: UTC)."""
-    wall, written = _wall_clock(text)
+def timestamp_of_text(text: str, session: tzinfo | None) -> datetime | FarTimestamp:
+    """``CAST(text AS TIMESTAMP)``: an aware datetime in the ``session`` zone (None: UTC);
+    a FarTimestamp where Python cannot hold it."""
+    wall, written, cycles = _wall_clock(text)
     session = session or timezone.utc
     zone = session if written is None else _zone(written)
     try:
-        return _instant(wall, zone).astimezone(session)
-    except OverflowError:
-        raise TimestampNotComputed(f"{text!r} is beyond the years Python holds") from None
+        if not cycles:
+            return _instant(wall, zone).astimezone(session)
+    except OverflowError:  # 9999-12-31 23:00 in Los Angeles is past 9999 in UTC
+        cycles = 1
+        wall = wall.replace(year=wall.year - 400)
+    instant = micros_of(_instant(wall, zone)) + cycles * CYCLE_MICROS
+    return _far(text, instant, session)
 
 
-def ntz_of_text(text: str) -> datetime:
+def ntz_of_text(text: str) -> datetime | FarTimestamp:
     """``CAST(text AS TIMESTAMP_NTZ)``: the wall-clock time written (a zone, if written,
     checked and ignored, as Spark does)."""
-    wall, written = _wall_clock(text)
+    wall, written, cycles = _wall_clock(text)
     if written is not None:
         _zone(written)
-    return wall
+    return _far(text, micros_of(wall) + cycles * CYCLE_MICROS, None) if cycles else wall
+
+
+def _far(text: str, micros: int, zone: tzinfo | None) -> datetime | FarTimestamp:
+    try:
+        return timestamp_of_micros(micros, zone)
+    except ArithmeticError:  # past Spark's range: a text Spark's CAST does not read
+        raise TimestampTextError(f"{text!r} is not a timestamp Spark holds") from None
 
 
 #: the forms Spark's CAST reads a DATE from: [+-]yyyy[-[m]m[-[d]d[ or T anything]]]

@@ -1,0 +1,225 @@
+"""TIMESTAMPs whose instant is past the years 1-9999 of UTC, in the evaluator of several
+rows.
+
+``TIMESTAMP'9999-12-31 23:59:59'``, the usual open end of a slowly changing dimension, is
+``+10000-01-01 07:59:59`` UTC in Los Angeles. Such a value used to fail the whole batch
+it was in, wherever a condition over two rows read its column. Spark's own answers, by a
+self-join or a GROUP BY, are the reference; values are compared as Spark's text of them,
+since PySpark cannot collect such a TIMESTAMP either."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from doors import DOORS, pair_clause, pair_join, rows_through
+from pyspark.sql import SparkSession
+
+import matchrec
+from matchrec.errors import MatchRuntimeError
+from matchrec.far_timestamps import timestamp_of_micros, timestamp_text
+from matchrec.rule_set import to_json
+from matchrec.zones import java_zone
+
+VIEW = "far_timestamp_rows"
+ZONE = "America/Los_Angeles"
+
+
+@pytest.fixture(scope="module")
+def far_rows(spark: SparkSession) -> Iterator[str]:
+    """Rows 1-7 in Los Angeles: rows 3 and 6 end on 9999-12-31 23:59:59 (past 9999 in
+    UTC), row 4's ``far`` is half a year later (a summer time), row 5's ``early`` is in
+    year 0 of UTC; ``ntz`` is a TIMESTAMP_NTZ, past 9999 on row 2; ``prev_far``: the row
+    before's ``far``."""
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", ZONE)
+    spark.sql(
+        f"""CREATE OR REPLACE TEMP VIEW {VIEW} AS
+        SELECT *, lag(far) OVER (ORDER BY id) AS prev_far FROM (
+        SELECT CAST(id AS INT) AS id, CAST(id AS INT) AS n,
+        TIMESTAMP'2024-01-01 00:00:00' + make_dt_interval(CAST(id * 10 AS INT)) AS valid_from,
+        IF(id IN (3, 6), TIMESTAMP'9999-12-31 23:59:59',
+           TIMESTAMP'2024-01-01 00:00:00' + make_dt_interval(CAST(id * 10 + 10 AS INT)))
+           AS valid_to,
+        CASE id WHEN 4 THEN TIMESTAMP'9999-12-31 23:59:59' + INTERVAL '190' DAY
+                WHEN 2 THEN TIMESTAMP'9999-12-31 20:00:00'
+                ELSE TIMESTAMP'2024-03-10 01:30:00' END AS far,
+        IF(id = 5, timestamp_micros(-62135596800000000 - 3600000000),
+           TIMESTAMP'2024-01-01 00:00:00') AS early,
+        IF(id = 2, TIMESTAMP_NTZ'9999-12-31 23:00:00' + INTERVAL '2' HOUR,
+           TIMESTAMP_NTZ'2024-01-01 00:00:00') AS ntz
+        FROM range(1, 8))"""
+    )
+    matchrec.register(spark)
+    yield VIEW
+    spark.conf.set("spark.sql.session.timeZone", before)
+
+
+CONDITIONS = [
+    "B.valid_from = A.valid_to",
+    "B.valid_to > A.valid_to",
+    "B.valid_to > A.valid_from + INTERVAL 1 DAY",
+    "A.valid_to + INTERVAL '1' DAY > B.valid_from",
+    "B.valid_to - A.valid_to > INTERVAL '1' DAY",
+    "B.far >= A.far AND B.early < A.early",
+    "greatest(A.far, B.far) > TIMESTAMP'9999-12-31 23:00:00'",
+    "B.ntz > A.ntz",
+    "B.ntz + INTERVAL '1' HOUR > A.ntz",
+    "CAST(greatest(A.valid_to, B.valid_to) AS DATE) > DATE'9999-12-30'",
+    "B.valid_to > CAST(A.valid_from AS DATE)",
+]
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("condition", CONDITIONS)
+def test_a_condition_over_timestamps_past_python_s_years_is_spark_s(
+    spark, far_rows, door, condition
+):
+    got = rows_through(spark, door, VIEW, pair_clause(condition), "a")
+    assert got == pair_join(spark, VIEW, "A.id", condition)
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_measures_of_timestamps_past_python_s_years_are_spark_s(spark, far_rows, door):
+    measures = (
+        "A.id AS a, greatest(A.far, B.far) AS gf, A.valid_to + INTERVAL '1' DAY AS nx, "
+        "max(valid_to) AS mx, min(early) AS mn, B.valid_to - A.valid_from AS d, "
+        "collect_list(far) AS fl, greatest(A.ntz, B.ntz) AS gn"
+    )
+    got = rows_through(
+        spark,
+        door,
+        VIEW,
+        pair_clause("true", measures),
+        "a, string(gf), string(nx), string(mx), string(mn), string(d), string(fl), string(gn)",
+    )
+    assert got == pair_join(
+        spark,
+        VIEW,
+        "A.id, string(greatest(A.far, B.far)), string(A.valid_to + INTERVAL '1' DAY), "
+        "string(greatest(A.valid_to, B.valid_to)), string(least(A.early, B.early)), "
+        "string(B.valid_to - A.valid_from), string(array(A.far, B.far)), "
+        "string(greatest(A.ntz, B.ntz))",
+    )
+    assert any(row[1].startswith("+10000-07") for row in got)
+
+
+@pytest.mark.parametrize("door", DOORS)
+def test_a_partition_key_past_python_s_years_is_one_partition(spark, far_rows, door):
+    body = (
+        "PARTITION BY valid_to ORDER BY id MEASURES count(*) AS c ONE ROW PER MATCH "
+        "PATTERN (A+) DEFINE A AS true"
+    )
+    want = spark.sql(f"SELECT string(valid_to), count(*) FROM {VIEW} GROUP BY valid_to")
+    got = rows_through(spark, door, VIEW, body, "string(valid_to), c")
+    assert got == sorted(tuple(r) for r in want.collect())
+
+
+#: calls that read a TIMESTAMP's wall clock, of ``x`` (and an INT ``n``)
+CALENDAR_CALLS = [
+    "year({x})",
+    "month({x})",
+    "day({x})",
+    "hour({x})",
+    "minute({x})",
+    "second({x})",
+    "dayofweek({x})",
+    "weekday({x})",
+    "quarter({x})",
+    "to_date({x})",
+    "CAST({x} AS DATE)",
+    "CAST({x} AS STRING)",
+    "{x} + INTERVAL '3' DAY",
+    "{x} - INTERVAL '2' HOUR",
+    "{x} + INTERVAL '1' MONTH",
+    "{x} + make_interval(0, 1, 0, {n})",
+    "date_trunc('HOUR', {x})",
+    "date_trunc('MONTH', {x})",
+    "unix_micros({x})",
+    "unix_seconds({x})",
+    "date_part('HOUR', {x})",
+    "extract(DAY FROM {x})",
+    "last_day({x})",
+    "add_months({x}, {n})",
+    "date_add({x}, {n})",
+    "datediff({x}, TIMESTAMP'2024-01-01 00:00:00')",
+    "timestampadd(MONTH, {n}, {x})",
+    "timestampadd(HOUR, {n}, {x})",
+]
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("call", CALENDAR_CALLS)
+def test_a_wall_clock_call_of_such_a_timestamp_is_spark_s(spark, far_rows, door, call):
+    """The evaluator's answer (of A's and B's rows) equals Spark's (of B's row alone, a
+    function of one row) on every pair of rows."""
+    ours = call.format(x="greatest(A.far, B.far)", n="B.n")
+    sparks = call.format(x="greatest(B.prev_far, B.far)", n="B.n")
+    condition = f"string({ours}) <=> string({sparks})"
+    got = rows_through(spark, door, VIEW, pair_clause(condition))
+    assert got == [(a,) for a in range(1, 7)]
+
+
+@pytest.mark.parametrize("zone", [ZONE, "UTC", "Asia/Kolkata", "Australia/Lord_Howe"])
+def test_a_timestamps_text_is_spark_s(spark, zone):
+    year = 365 * 86_400_000_000
+    micros = [253_402_300_800_000_000 + k * year // 7 for k in range(-3, 30)]
+    micros += [-62_135_596_800_000_000 - k * year // 5 for k in range(-2, 12)]
+    micros += [-(2**63), 2**63 - 1, 253_402_300_800_000_000 + 1]
+    df = spark.createDataFrame([(m,) for m in micros], "m BIGINT")
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", zone)
+    try:
+        want = [r[0] for r in df.selectExpr("string(timestamp_micros(m))").collect()]
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    assert [timestamp_text(timestamp_of_micros(m, java_zone(zone))) for m in micros] == want
+
+
+def test_a_call_that_cannot_read_such_a_timestamp_is_an_error_at_it(spark, far_rows):
+    query = (
+        f"SELECT * FROM {VIEW} MATCH_RECOGNIZE ("
+        + pair_clause("date_format(greatest(B.far, A.far), 'yyyy') > '1'")
+        + ")"
+    )
+    with pytest.raises(MatchRuntimeError) as info:
+        matchrec.sql(spark, query).collect()
+    err = info.value
+    assert "the TIMESTAMP 9999-12-31 20:00:00 is outside the years 1-9999" in err.message
+    assert query[err.pos :].startswith("date_format(greatest")
+    assert "MEASURES" in err.hint
+
+
+RULES = "rule_id STRING, version INT, spec STRING, active_from TIMESTAMP, enabled BOOLEAN"
+
+
+def test_a_rule_reads_and_writes_timestamps_past_python_s_years(spark, far_rows):
+    condition = "B.valid_from = A.valid_to OR B.valid_to > A.valid_to"
+    spec = pair_clause(condition, "A.id AS a, greatest(A.valid_to, B.valid_to) AS g")
+    rules = spark.createDataFrame([("open_end", 1, spec, None, None)], RULES)
+    out = matchrec.match_recognize_dynamic(spark.table(VIEW), rules, on_error="fail")
+    got = sorted(
+        tuple(r)
+        for r in out.selectExpr("measures:a::int", "string(measures:g::timestamp)").collect()
+    )
+    want = "A.id, string(greatest(A.valid_to, B.valid_to))"
+    assert got == pair_join(spark, VIEW, want, condition)
+    assert any(g == "9999-12-31 23:59:59" for _, g in got)
+
+
+def test_a_rule_s_json_of_such_a_timestamp_reads_back_as_the_same_instant(spark):
+    """A rule's measures are JSON: the text of such a TIMESTAMP carries its offset, so
+    the hour that a fall-back repeats reads back as the instant it was (here the first
+    Sunday of November, year 10000, 01:30 in Los Angeles: both of them)."""
+    zone = java_zone(ZONE)
+    micros = [253_429_029_000_000_000, 253_429_032_600_000_000, 253_402_329_599_000_000]
+    micros += [-62_135_600_400_000_000, -62_170_156_800_000_000]
+    texts = [(to_json(timestamp_of_micros(m, zone)),) for m in micros]
+    before = spark.conf.get("spark.sql.session.timeZone")
+    spark.conf.set("spark.sql.session.timeZone", ZONE)
+    try:
+        df = spark.createDataFrame(texts, "j STRING")
+        got = [r[0] for r in df.selectExpr("unix_micros(parse_json(j)::timestamp)").collect()]
+    finally:
+        spark.conf.set("spark.sql.session.timeZone", before)
+    assert got == micros
