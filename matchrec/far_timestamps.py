@@ -56,6 +56,8 @@ def _cycles(count: int, low: int, high: int, cycle: int) -> int:
     if count < low:
         return -((low - count - 1) // cycle + 1)
     return 0
+
+
 #: Spark's TIMESTAMP: a count of microseconds in a signed 64-bit LONG
 SPARK_MICROS = range(-(2**63), 2**63)
 
