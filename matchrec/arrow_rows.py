@@ -19,8 +19,7 @@ import pyarrow.compute as pc
 
 from matchrec.engine import PartitionOutput
 from matchrec.errors import MatchRuntimeError
-from matchrec.far_dates import FarDate, date_of_days, days_of, far_refusal
-from matchrec.far_instants import FAR_HINT, in_zone
+from matchrec.far_dates import FAR_HINT, FarDate, date_of_days, days_of, far_refusal
 from matchrec.far_timestamps import FarTimestamp, micros_of, timestamp_of_micros
 from matchrec.sql_values import (
     WIDE_DECIMALS,
@@ -92,18 +91,8 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
     # Arrow builds a dict of a map only where its keys are hashable Python values
     options = {} if _has_complex_keys(array.type) else {"maps_as_pydicts": "lossy"}
     try:
-        try:
-            values = _plain_values(array, **options)
-        except OverflowError:
-            # a TIMESTAMP whose wall clock in the session zone is outside years 1-9999
-            # (0001-01-01 00:00 UTC is year 0 in Los Angeles): read in UTC, each value
-            # then in its zone where it can be (``matchrec.far_instants``)
-            zone = zone_named(_zone_of(array.type))
-            if zone is None:
-                raise
-            utc = array.cast(_in_utc(array.type))
-            values = [in_zone(v, zone) for v in utc.to_pylist(**options)]
-    except OverflowError:  # a TIMESTAMP past year 9999, a DATE so inside another type
+        values = _plain_values(array, **options)
+    except OverflowError:  # past Python's years, where no DATE or TIMESTAMP is
         raise MatchRuntimeError(
             f"a {array.type} value outside years 1-9999 reached the evaluator of several "
             "rows, which holds dates and times in Python's range",
@@ -117,24 +106,46 @@ def python_values(array: pa.Array | pa.ChunkedArray) -> list[Any]:
 
 
 def _plain_values(array: pa.Array | pa.ChunkedArray, **options: Any) -> list[Any]:
-    """``array.to_pylist(**options)``; a DATE or TIMESTAMP column with a value outside
-    the years 1-9999 Python holds is read by its days or microseconds, such a value as a
-    :class:`~matchrec.far_dates.FarDate` or a
+    """``array.to_pylist(**options)``; where a DATE or TIMESTAMP in it, at any depth, is
+    outside the years 1-9999 Python holds (in the session zone), the column is read by
+    days and microseconds, such a value as a :class:`~matchrec.far_dates.FarDate` or a
     :class:`~matchrec.far_timestamps.FarTimestamp`."""
     try:
         return array.to_pylist(**options)
     except OverflowError:
         kind = array.type
-        if pa.types.is_date32(kind):
-            days = array.cast(pa.int32()).to_pylist()
-            return [None if d is None else date_of_days(d) for d in days]
-        if not pa.types.is_timestamp(kind):
+        if not any(_by_count(t) for t in _parts(kind)):
             raise
-        zone = zone_named(kind.tz) if kind.tz else None
-        if kind.tz and zone is None:
-            raise
-        micros = array.cast(pa.timestamp("us", tz=kind.tz)).cast(pa.int64()).to_pylist()
-        return [None if m is None else timestamp_of_micros(m, zone) for m in micros]
+        counts = array.cast(_each_type(kind, lambda t: _by_count(t) or t))
+        return [_of_counts(v, kind) for v in counts.to_pylist(**options)]
+
+
+def _of_counts(v: Any, kind: pa.DataType) -> Any:
+    """A value read by :func:`_plain_values` with each DATE and TIMESTAMP in it (of Arrow
+    type ``kind``) a count of days or microseconds, as the engine's value."""
+    if v is None:
+        return None
+    if pa.types.is_date32(kind):
+        return date_of_days(v)
+    if pa.types.is_timestamp(kind):
+        return timestamp_of_micros(v, _zone_named(kind.tz) if kind.tz else None)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return [_of_counts(x, kind.value_type) for x in v]
+    if pa.types.is_map(kind):
+        key, item = kind.key_type, kind.item_type
+        if isinstance(v, dict):
+            return {_of_counts(k, key): _of_counts(x, item) for k, x in v.items()}
+        return [(_of_counts(k, key), _of_counts(x, item)) for k, x in v]
+    if pa.types.is_struct(kind):
+        return {f.name: _of_counts(v[f.name], f.type) for f in kind}
+    return v
+
+
+def _zone_named(name: str) -> Any:
+    zone = zone_named(name)
+    if zone is None:
+        raise OverflowError(f"the zone {name} is not known here")
+    return zone
 
 
 def _parts(kind: pa.DataType) -> Iterator[pa.DataType]:
@@ -142,20 +153,6 @@ def _parts(kind: pa.DataType) -> Iterator[pa.DataType]:
     yield kind
     for i in range(kind.num_fields):
         yield from _parts(kind.field(i).type)
-
-
-def _zone_of(kind: pa.DataType) -> str | None:
-    """The zone of a TIMESTAMP in ``kind``, at any depth (each has the session's)."""
-    return next((t.tz for t in _parts(kind) if pa.types.is_timestamp(t) and t.tz), None)
-
-
-def _in_utc(kind: pa.DataType) -> pa.DataType:
-    """``kind`` with each TIMESTAMP of a zone in UTC, at any depth."""
-    return _each_type(kind, lambda t: pa.timestamp(t.unit, tz="UTC") if _zoned(t) else t)
-
-
-def _zoned(kind: pa.DataType) -> bool:
-    return pa.types.is_timestamp(kind) and bool(kind.tz)
 
 
 def _each_type(kind: pa.DataType, leaf: Callable[[pa.DataType], pa.DataType]) -> pa.DataType:

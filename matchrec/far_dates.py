@@ -24,11 +24,13 @@ FIRST_DAY = date.min.toordinal() - _EPOCH_ORDINAL
 LAST_DAY = date.max.toordinal() - _EPOCH_ORDINAL
 _DAY = timedelta(days=1)
 _CYCLE = 146_097  # the days of 400 Gregorian years, after which the calendar repeats
+#: how to avoid the error of a call that cannot read such a value
+FAR_HINT = "compute it in matchrec.sql's MEASURES, or keep such rows out of the match"
 
 
 class FarCalendar(ValueError):
-    """The calendar fields of a DATE or TIMESTAMP outside the years Python holds were
-    read (a :class:`FarDate`'s, or a ``far_instants.FarInstant``'s wall clock)."""
+    """A call read what is not computed of a DATE or TIMESTAMP outside the years Python
+    holds (a :class:`FarDate`, a ``far_timestamps.FarTimestamp``)."""
 
 
 class FarDate:
@@ -149,7 +151,7 @@ def far_refusal(value: Any) -> FarCalendar:
 def _days(other: object) -> Any:
     """``other``'s days from 1970-01-01 for comparing with a FarDate; a TIMESTAMP compares
     by its date, since every TIMESTAMP Python holds is inside the years a FarDate is
-    outside of (a ``FarInstant``, whose wall clock Python cannot hold, raises)."""
+    outside of (a ``far_timestamps.FarTimestamp`` compares by its instant)."""
     if isinstance(other, FarDate):
         return other.days
     if isinstance(other, date):

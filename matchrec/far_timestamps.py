@@ -20,7 +20,7 @@ the wall clock, truncating) the same way. What else reads it raises
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone, tzinfo
+from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from typing import Any, NoReturn
 
 from matchrec.far_dates import FarDate, date_of_days, days_of, far_refusal
@@ -87,7 +87,7 @@ class FarTimestamp:
         raise far_refusal(self)
 
     astimezone = replace = isoformat = strftime = timetuple = timestamp = _calendar
-    toordinal = isocalendar = ctime = utcoffset = time = timetz = _calendar
+    toordinal = isocalendar = ctime = utcoffset = timetz = _calendar
 
     def __format__(self, spec: str) -> str:
         return str(self) if not spec else self._calendar()
@@ -127,6 +127,10 @@ class FarTimestamp:
         """The date of the wall clock in the zone."""
         near, cycles = self.near()
         return date_of_days(days_of(near.date()) + cycles * _CYCLE_DAYS)
+
+    def time(self) -> time:
+        """The time of day of the wall clock in the zone."""
+        return self.near()[0].time()
 
     def offset_text(self) -> str:
         """The zone's offset from UTC at this instant as ISO writes it (``-08:00``,

@@ -20,6 +20,7 @@ from typing import Any
 
 from matchrec.errors import UsageError
 from matchrec.far_dates import FarDate, calendar_text
+from matchrec.far_timestamps import FarTimestamp
 
 _INT = 2**31
 _LONG = 2**63
@@ -67,6 +68,12 @@ def _timestamp(v: datetime) -> str:
     return f"TIMESTAMP '{aware.isoformat(sep=' ')}'"
 
 
+def _far_timestamp(v: FarTimestamp) -> str:
+    if v.zone is None:
+        return f"TIMESTAMP_NTZ '{v}'"
+    return f"TIMESTAMP '{v}{v.offset_text()}'"
+
+
 def _interval(v: timedelta) -> str:
     micros = (v.days * 86400 + v.seconds) * 1_000_000 + v.microseconds
     sign = "-" if micros < 0 else ""
@@ -90,6 +97,7 @@ _WRITERS: list[tuple[type | tuple[type, ...], Callable[[Any], str]]] = [
     (datetime, _timestamp),
     (date, lambda v: f"DATE '{v.isoformat()}'"),
     (FarDate, lambda v: f"DATE '{calendar_text(v.days)}'"),
+    (FarTimestamp, _far_timestamp),
     (timedelta, _interval),
     ((list, tuple), lambda v: "ARRAY(" + ", ".join(sql_literal(x) for x in v) + ")"),
 ]

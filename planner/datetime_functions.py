@@ -225,10 +225,13 @@ def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
     return add
 
 
-def _local(v: Any) -> datetime:
-    """A TIMESTAMP's wall-clock time in the session zone (a TIMESTAMP_NTZ's own)."""
+def _local(v: Any) -> datetime | FarTimestamp:
+    """A TIMESTAMP's wall-clock time in the session zone (a TIMESTAMP_NTZ's own), past
+    Python's years a FarTimestamp without a zone."""
     ts = _timestamp(v)
     zone = session_zone()
+    if isinstance(ts, FarTimestamp) and ts.zone is not None:
+        return through_cycles(lambda near: _local(near).replace(tzinfo=None), ts)
     if ts.tzinfo is not None and zone is not None:
         ts = ts.astimezone(zone)
     return ts.replace(tzinfo=None)

@@ -34,8 +34,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.far_dates import FarDate, add_days, far_refusal
-from matchrec.far_timestamps import FarTimestamp
+from matchrec.far_dates import FarDate, add_days, date_of_days, far_refusal
+from matchrec.far_timestamps import FarTimestamp, timestamp_of_micros
 from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
 from matchrec.sql_values import (
@@ -104,7 +104,6 @@ from .zone_functions import ZONE_FUNCTIONS, ZONE_NODES, zone_args
 __all__ = ["double_text", "to_text"]
 
 _INT_MAX = 2**31 - 1
-EPOCH_DAY = date(1970, 1, 1)
 EPOCH = datetime(1970, 1, 1)
 
 
@@ -906,9 +905,7 @@ def local_months_until(a_micros: int, b_micros: int) -> int:
     """Java's ``LocalDateTime.until(end, MONTHS)`` for local date-times given as
     microseconds since 1970-01-01T00:00 (what ``timestampdiff(MICROSECOND, anchor, x)``
     gives): whole months, counted toward zero, the end's time of day taken into account."""
-    return months_until(
-        EPOCH + timedelta(microseconds=a_micros), EPOCH + timedelta(microseconds=b_micros)
-    )
+    return months_until(timestamp_of_micros(a_micros, None), timestamp_of_micros(b_micros, None))
 
 
 def months_between(
@@ -916,11 +913,11 @@ def months_between(
 ) -> float:
     """Spark's ``DateTimeUtils.monthsBetween`` from each side's local date (days since
     1970-01-01) and seconds since the start of that day."""
-    d1 = EPOCH_DAY + timedelta(days=days1)
-    d2 = EPOCH_DAY + timedelta(days=days2)
+    d1, d2 = date_of_days(days1), date_of_days(days2)  # past 9999 too
     month_diff = float((d1.year * 12 + d1.month) - (d2.year * 12 + d2.month))
-    last1 = d1.day == calendar.monthrange(d1.year, d1.month)[1]
-    last2 = d2.day == calendar.monthrange(d2.year, d2.month)[1]
+    # (the Gregorian calendar repeats every 400 years)
+    last1 = d1.day == calendar.monthrange(2000 + d1.year % 400, d1.month)[1]
+    last2 = d2.day == calendar.monthrange(2000 + d2.year % 400, d2.month)[1]
     if d1.day == d2.day or (last1 and last2):
         return month_diff
     seconds = (d1.day - d2.day) * 86400 + seconds1 - seconds2

@@ -40,8 +40,7 @@ from sqlglot.optimizer.annotate_types import annotate_types
 from matchrec import ast
 from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.far_dates import FarCalendar, FarDate
-from matchrec.far_instants import FAR_HINT
+from matchrec.far_dates import FAR_HINT, FarCalendar, FarDate
 from matchrec.far_timestamps import FarTimestamp, through_cycles
 from matchrec.integer_width import (
     WIDTHS,

@@ -30,8 +30,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
-from matchrec.far_dates import FarCalendar, FarDate, add_days, far_refusal
-from matchrec.far_instants import FAR_HINT
+from matchrec.far_dates import FAR_HINT, FarCalendar, FarDate, add_days, far_refusal
 from matchrec.far_timestamps import FarTimestamp, micros_of, through_cycles
 from matchrec.function_settings import SIZE_OF_NULL, setting_on
 from matchrec.navigation import Evaluator, MatchContext, instant

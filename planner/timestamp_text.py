@@ -107,8 +107,8 @@ def timestamp_of_text(text: str, session: tzinfo | None) -> datetime | FarTimest
         if not cycles:
             return _instant(wall, zone).astimezone(session)
     except OverflowError:  # 9999-12-31 23:00 in Los Angeles is past 9999 in UTC
-        cycles = 1
-        wall = wall.replace(year=wall.year - 400)
+        cycles = 1 if wall.year > 5000 else -1
+        wall = wall.replace(year=wall.year - 400 * cycles)
     instant = micros_of(_instant(wall, zone)) + cycles * CYCLE_MICROS
     return _far(text, instant, session)
 

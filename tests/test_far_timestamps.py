@@ -10,10 +10,14 @@ since PySpark cannot collect such a TIMESTAMP either."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from doors import DOORS, pair_clause, pair_join, rows_through
-from pyspark.sql import SparkSession
+from matchrec.runtime.session import session_settings
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.types import IntegerType, StructField, StructType, TimestampType
+from streams import FolderStream, at
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -31,10 +35,13 @@ def far_rows(spark: SparkSession) -> Iterator[str]:
     UTC), row 4's ``far`` is half a year later (a summer time), row 5's ``early`` is in
     year 0 of UTC; ``ntz`` is a TIMESTAMP_NTZ, past 9999 on row 2; ``prev_far``: the row
     before's ``far``."""
-    before = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", ZONE)
-    spark.sql(
-        f"""CREATE OR REPLACE TEMP VIEW {VIEW} AS
+    with session_settings(spark, {"spark.sql.session.timeZone": ZONE}):
+        spark.sql(VIEW_QUERY)
+        matchrec.register(spark)
+        yield VIEW
+
+
+VIEW_QUERY = f"""CREATE OR REPLACE TEMP VIEW {VIEW} AS
         SELECT *, lag(far) OVER (ORDER BY id) AS prev_far FROM (
         SELECT CAST(id AS INT) AS id, CAST(id AS INT) AS n,
         TIMESTAMP'2024-01-01 00:00:00' + make_dt_interval(CAST(id * 10 AS INT)) AS valid_from,
@@ -49,10 +56,6 @@ def far_rows(spark: SparkSession) -> Iterator[str]:
         IF(id = 2, TIMESTAMP_NTZ'9999-12-31 23:00:00' + INTERVAL '2' HOUR,
            TIMESTAMP_NTZ'2024-01-01 00:00:00') AS ntz
         FROM range(1, 8))"""
-    )
-    matchrec.register(spark)
-    yield VIEW
-    spark.conf.set("spark.sql.session.timeZone", before)
 
 
 CONDITIONS = [
@@ -145,6 +148,11 @@ CALENDAR_CALLS = [
     "datediff({x}, TIMESTAMP'2024-01-01 00:00:00')",
     "timestampadd(MONTH, {n}, {x})",
     "timestampadd(HOUR, {n}, {x})",
+    "timestampdiff(HOUR, TIMESTAMP'2024-01-01 00:00:00', {x})",
+    "timestampdiff(MONTH, {x}, TIMESTAMP'9999-01-31 00:00:00')",
+    "timestampdiff(DAY, {x}, TIMESTAMP'+10000-01-02 00:00:00')",
+    "months_between({x}, TIMESTAMP'2024-01-31 10:00:00')",
+    "months_between(TIMESTAMP'+10000-02-29 10:00:00', {x}, false)",
 ]
 
 
@@ -167,12 +175,8 @@ def test_a_timestamps_text_is_spark_s(spark, zone):
     micros += [-62_135_596_800_000_000 - k * year // 5 for k in range(-2, 12)]
     micros += [-(2**63), 2**63 - 1, 253_402_300_800_000_000 + 1]
     df = spark.createDataFrame([(m,) for m in micros], "m BIGINT")
-    before = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", zone)
-    try:
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
         want = [r[0] for r in df.selectExpr("string(timestamp_micros(m))").collect()]
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", before)
     assert [timestamp_text(timestamp_of_micros(m, java_zone(zone))) for m in micros] == want
 
 
@@ -215,11 +219,77 @@ def test_a_rule_s_json_of_such_a_timestamp_reads_back_as_the_same_instant(spark)
     micros = [253_429_029_000_000_000, 253_429_032_600_000_000, 253_402_329_599_000_000]
     micros += [-62_135_600_400_000_000, -62_170_156_800_000_000]
     texts = [(to_json(timestamp_of_micros(m, zone)),) for m in micros]
-    before = spark.conf.get("spark.sql.session.timeZone")
-    spark.conf.set("spark.sql.session.timeZone", ZONE)
-    try:
+    with session_settings(spark, {"spark.sql.session.timeZone": ZONE}):
         df = spark.createDataFrame(texts, "j STRING")
         got = [r[0] for r in df.selectExpr("unix_micros(parse_json(j)::timestamp)").collect()]
-    finally:
-        spark.conf.set("spark.sql.session.timeZone", before)
     assert got == micros
+
+
+NESTED = [
+    "B.arr[0] >= A.arr[0]",
+    "B.st.d > A.st.d AND B.st.t >= A.st.t",
+    "element_at(B.m, B.id) > element_at(A.m, A.id) OR B.id = 2",
+]
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize("condition", NESTED)
+def test_dates_and_timestamps_past_python_s_years_inside_other_types(
+    spark, far_rows, door, condition
+):
+    """Inside an array, a struct or a map of the input (each such value failed its batch)."""
+    spark.sql(
+        f"""CREATE OR REPLACE TEMP VIEW far_nested_rows AS SELECT id, array(far, valid_to) AS arr,
+        named_struct('d', date_add(DATE'9999-12-30', id), 't', valid_to) AS st,
+        map(id, far) AS m FROM {VIEW}"""
+    )
+    measures = "A.id AS a, B.arr AS arr, B.st AS st, A.m AS m"
+    got = rows_through(
+        spark,
+        door,
+        "far_nested_rows",
+        pair_clause(condition, measures),
+        "a, string(arr), string(st), string(m)",
+    )
+    want = "A.id, string(B.arr), string(B.st), string(A.m)"
+    assert got == pair_join(spark, "far_nested_rows", want, condition)
+    assert got
+
+
+SCHEMA = StructType([StructField("id", IntegerType()), StructField("ts", TimestampType())])
+
+
+def test_a_stream_reads_and_writes_timestamps_past_python_s_years(
+    spark: SparkSession, tmp_path: Path
+) -> None:
+    """Each third row ends on 9999-12-31 23:59:59 in Los Angeles (computed by Spark in
+    the stream); three micro-batches, rows out of order; the state between them holds
+    such values."""
+    rows = [(i, at(i)) for i in range(8)]
+    body = (
+        "ORDER BY ts MEASURES A.id AS a, A.valid_to + INTERVAL '1' DAY AS nx, "
+        "max(valid_to) AS mx AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) "
+        "DEFINE B AS B.valid_to > A.valid_to AND B.id < 90"  # not the watermark's rows
+    )
+
+    def matched(df: DataFrame) -> DataFrame:
+        ends = df.selectExpr(
+            "*",
+            "IF(id % 3 = 0, TIMESTAMP'9999-12-31 23:59:59', ts + INTERVAL '1' DAY) AS valid_to",
+        )
+        return matchrec.match_recognize(ends, body).selectExpr(
+            "a", "string(nx) AS nx", "string(mx) AS mx"
+        )
+
+    with session_settings(spark, {"spark.sql.session.timeZone": ZONE}):
+        want = sorted(tuple(r) for r in matched(spark.createDataFrame(rows, SCHEMA)).collect())
+        stream = FolderStream(spark, tmp_path, SCHEMA, "ts", "1 minute")
+        files = [[rows[1], rows[0], rows[2]], [rows[4], rows[3]], rows[5:]]
+        query = stream.run(matched, files)
+        try:
+            stream.push_watermark(query, (99, at(9)), at(9))
+        finally:
+            query.stop()
+        got = sorted(stream.output())
+    assert got == want
+    assert any(mx == "9999-12-31 23:59:59" for _, _, mx in want)
