@@ -104,7 +104,6 @@ from .zone_functions import ZONE_FUNCTIONS, ZONE_NODES, zone_args
 __all__ = ["double_text", "to_text"]
 
 _INT_MAX = 2**31 - 1
-EPOCH = datetime(1970, 1, 1)
 
 
 # ------------------------------------------------------------------ strings
