@@ -31,7 +31,7 @@ from matchrec.sql_values import (
     map_key,
     utf8_bytes,
 )
-from matchrec.zones import arrow_zone_name, zone_named
+from matchrec.zones import arrow_zone_name, arrow_zone_of, zone_named
 
 MATCHED = "__mr_matched"
 
@@ -407,6 +407,8 @@ def arrow_array(values: list[Any], arrow_type: pa.DataType) -> pa.Array:
     Spark can hold (see ``_as_micros``)."""
     if _holds_duration(arrow_type):
         values = [_as_micros(v) for v in values]
+    if any(pa.types.is_interval(t) for t in _parts(arrow_type)):
+        values = [leaves_mapped(v, _month_day_nano) for v in values]
     try:
         return pa.array(values, type=arrow_type)
     except pa.ArrowTypeError:  # a DATE or TIMESTAMP past Python's years, at any depth
@@ -444,6 +446,13 @@ def _by_count(kind: pa.DataType) -> pa.DataType | None:
     if pa.types.is_timestamp(kind) and kind.unit == "us":
         return pa.int64()
     return None
+
+
+def _month_day_nano(v: Any) -> Any:
+    """A CALENDAR INTERVAL as Arrow's month-day-nano interval takes it."""
+    if isinstance(v, CalendarInterval):
+        return pa.MonthDayNano([v.months, v.days, v.micros * 1000])
+    return v
 
 
 def _holds_duration(arrow_type: pa.DataType) -> bool:
@@ -501,15 +510,28 @@ def _at_atom(err: MatchRuntimeError, k: int, plan: PlannedAtoms) -> MatchRuntime
 
 def inferred_array(values: list[Any]) -> pa.Array:
     """Untyped values (a rule's, read in Python) as Arrow, of the type Arrow guesses:
-    numbers of mixed kinds as doubles, DATEs past Python's years as DATEs."""
+    numbers of mixed kinds as doubles, DATEs past Python's years as DATEs, CALENDAR
+    INTERVALs as month-day-nano intervals."""
     try:
         return pa.array(values)
     except UnicodeEncodeError:  # text holding bytes that are no UTF-8
         return arrow_array(values, pa.string())
     except (pa.ArrowException, TypeError, ValueError):  # mixed ints and floats, say
-        if any(isinstance(v, FarDate) for v in values):
-            return arrow_array(values, pa.date32())
+        kind = next((k for cls, k in _UNINFERRED if any(isinstance(v, cls) for v in values)), None)
+        far = next((v for v in values if isinstance(v, FarTimestamp)), None)
+        if far is not None:
+            zone = None if far.zone is None else arrow_zone_of(far.zone) or "UTC"
+            kind = pa.timestamp("us", tz=zone)
+        if kind is not None:
+            return arrow_array(values, kind)
         return pa.array([None if v is None else float(v) for v in values])
+
+
+#: values whose Arrow type :func:`inferred_array` names itself: Arrow cannot tell it
+_UNINFERRED: list[tuple[type, pa.DataType]] = [
+    (FarDate, pa.date32()),
+    (CalendarInterval, pa.month_day_nano_interval()),
+]
 
 
 def atom_column(index: int) -> str:

@@ -227,7 +227,7 @@ def run_batch_isolated(
     together first; one at a time only after an error."""
     try:
         return run_batch(rule, table, start, end, sorted_by)
-    except MatchRuntimeError:
+    except Exception:  # (what is no MatchRuntimeError: see rule_fault)
         pass
     ordered = sort_rows(table, rule.keys, rule.order)
     edges = [0, *group_starts(ordered, rule.keys), ordered.num_rows]
@@ -236,10 +236,40 @@ def run_batch_isolated(
         part = ordered.slice(low, high - low)
         try:
             result += run_batch(rule, part, start, end)
-        except MatchRuntimeError as err:
+        except Exception as err:
             keys = _object(rule.keys, [key_value(part.column(k), 0) for k in rule.keys])
-            result.append(error_row(rule.rule_id, rule.version, err, keys))
+            result.append(error_row(rule.rule_id, rule.version, rule_fault(err), keys))
     return result
+
+
+def run_batch_failing(
+    rule: RuleProgram,
+    table: pa.Table,
+    start: int | None,
+    end: int | None,
+    sorted_by: dict | None = None,
+) -> list[OutputRow]:
+    """:func:`run_batch` for ``ON ERROR FAIL``: what raises fails the query, told as
+    :func:`rule_fault` tells it."""
+    try:
+        return run_batch(rule, table, start, end, sorted_by)
+    except MatchRuntimeError:
+        raise
+    except Exception as err:
+        raise rule_fault(err) from err
+
+
+def rule_fault(err: Exception) -> MatchRuntimeError:
+    """``err``, raised while a rule ran, as the error its ERROR row reports: a
+    MatchRuntimeError as it is; anything else is matchrec's own fault, which must stop
+    only that rule, never the rules that run beside it (``ON ERROR SKIP``)."""
+    if isinstance(err, MatchRuntimeError):
+        return err
+    return MatchRuntimeError(
+        f"matchrec could not run this rule here: {type(err).__name__}: {err}",
+        hint="a fault of matchrec's, not of the rule: please report it with the rule's "
+        "text; the other rules ran",
+    )
 
 
 # --------------------------------------------------------------------------- batch
@@ -614,12 +644,14 @@ class RuleBucket:
                 # row-local values shared by versions are those of every ready row
                 common = shared if mine is ready else {}
                 found, done, finished = self._run_version(v, rule, stream, mine, watermark, common)
-            except MatchRuntimeError as err:
-                if not skip_errors:
+            except Exception as err:
+                if not skip_errors and isinstance(err, MatchRuntimeError):
                     raise
+                if not skip_errors:
+                    raise rule_fault(err) from err
                 isolated = self._isolated(v, rule, KeyedStream.load(spec, v.blob), mine, watermark)
                 if isolated is None:
-                    out.append(error_row(v.rule_id, v.version, err))
+                    out.append(error_row(v.rule_id, v.version, rule_fault(err)))
                     continue  # the version stops here: its held searches would miss rows
                 errors, stream, (found, done, finished) = isolated
                 out += errors
@@ -680,8 +712,8 @@ class RuleBucket:
             part = None if key not in rows_of else ready.take(pa.array(rows_of[key]))
             try:
                 cls._run_version(v, rule, stream.restricted([key]), part, watermark, {})
-            except MatchRuntimeError as err:
-                raised[key] = err
+            except Exception as err:
+                raised[key] = rule_fault(err)
         if not raised:
             return None
         stopped = [_object(keys, list(key)) for key in raised]
@@ -689,7 +721,7 @@ class RuleBucket:
         others = None if ready is None else _without_keys(ready, keys, set(stopped))
         try:
             advanced = cls._run_version(v, rule, rest, others, watermark, {})
-        except MatchRuntimeError:
+        except Exception:
             return None
         v.stopped = [*v.stopped, *stopped]
         errors = [

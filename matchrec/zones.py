@@ -119,6 +119,11 @@ def arrow_zone_name(name: str) -> str | None:
         zone = java_zone(name)
     except ValueError:
         return None
+    return arrow_zone_of(zone)
+
+
+def arrow_zone_of(zone: tzinfo) -> str | None:
+    """The name Arrow gives ``zone`` (see :func:`arrow_zone_name`)."""
     if isinstance(zone, ZoneInfo):
         return zone.key
     offset = zone.utcoffset(None)

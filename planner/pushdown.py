@@ -478,10 +478,10 @@ def _pushed(
     inner = node.copy()
     for n in list(inner.walk()):
         if special(n) in ("PREV", "NEXT"):
-            n.replace(n.expressions[0])
+            n.replace(_unnavigated(n))
     for n in list(inner.walk()):
         if special(n) in ("FIRST", "LAST"):
-            n.replace(n.expressions[0])
+            n.replace(_unnavigated(n))
     if physical and not _strict(inner):
         return None
     args = [inner] + ([exp.Literal.number(offset)] if offset else [])
@@ -520,6 +520,14 @@ def _pushed(
         exp.Paren(this=exp.Case(ifs=[exp.If(this=present, true=navigation)], default=absent_value)),
         node,
     )
+
+
+def _unnavigated(navigation: exp.Expression) -> exp.Expression:
+    """The value a navigation reads, for the row it reads; as an argument of
+    ``arrays_zip``, wrapped so that Spark still names its field by its place, as it
+    names that of the navigation written, not after the column it now is."""
+    value = navigation.expressions[0]
+    return exp.Coalesce(this=value) if isinstance(navigation.parent, exp.ArraysZip) else value
 
 
 def _standing_for(pushed: exp.Expression, written: exp.Expression) -> exp.Expression:

@@ -743,14 +743,14 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
     call of a literal pattern: ``date_format``, ``unix_timestamp``, ``from_unixtime``,
     ``to_timestamp``, ``to_date``, ``try_to_date``, ``to_timestamp_ltz``...; ``date_add``/
     ``date_sub``, ``add_months``, ``months_between``; ``+``/``-`` of a YEAR-MONTH interval
-    literal; ``decode(x, s1, r1, ...)``; ``to_char``) split as the glue's, with its
+    literal; ``decode(x, s1, r1, ...)``; ``to_char``; ``base64``) split as the glue's, with its
     one-row parts computed here, also where the planner split a call of an aggregate: the
     session zone is the literal ``zone`` (a rule has no Spark to ask
     ``current_timezone()``), and the base64 probe is unknown (base64 of more than 57
     bytes is refused when computed)."""
     for node in reversed(list(tree.walk())):  # inner calls first: an outer one copies them
-        if not isinstance(node, _DECOMPOSED):
-            continue
+        if not isinstance(node, _DECOMPOSED) or _is_probe(node):
+            continue  # (the probe of an earlier split: answered below)
         split = decompose(node)
         if split is None:
             continue
@@ -764,7 +764,7 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
             isinstance(call, exp.Anonymous) and str(call.this).lower() == "current_timezone"
         ):
             known = exp.Literal.string(zone)
-        elif isinstance(call, (exp.ToBase64, exp.Anonymous)) and call.sql("spark") == _PROBE:
+        elif _is_probe(call):
             known = exp.Literal.string(UNKNOWN_PROBE)
         else:
             continue
@@ -775,6 +775,12 @@ def _patterns_in_zone(tree: exp.Expression, zone: str) -> exp.Expression:
 
 
 _PROBE = BASE64_PROBE.sql("spark")
+
+
+def _is_probe(node: exp.Expression) -> bool:
+    """Whether ``node`` is Spark's base64 of a probe (``planner.decompose``)."""
+    return isinstance(node, (exp.ToBase64, exp.Anonymous)) and node.sql("spark") == _PROBE
+
 
 #: the calls :func:`_patterns_in_zone` gives the glue (``exp.Anonymous``: the parsing
 #: functions sqlglot keeps by name, ``try_to_date(s, fmt)``...; ``DecodeCase``:
@@ -790,6 +796,7 @@ _DECOMPOSED = (
     exp.Anonymous,
     exp.DecodeCase,
     exp.ToChar,
+    exp.ToBase64,
 )
 
 

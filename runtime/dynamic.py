@@ -76,7 +76,7 @@ from matchrec.rule_set import (
     distinct_key_sets,
     error_row,
     key_set,
-    run_batch,
+    run_batch_failing,
     run_batch_isolated,
 )
 from matchrec.zones import use_zone
@@ -434,7 +434,7 @@ def _batch_runner(compiler: _Compiler, plan: list, columns: list[str]):
         table = table.select(columns)
         out: list[tuple] = []
         sorted_by: dict = {}  # rules that partition and order alike share one sort
-        run_rule = run_batch_isolated if compiler.skip_errors else run_batch
+        run_rule = run_batch_isolated if compiler.skip_errors else run_batch_failing
         for row, window in plan:
             out += run_rule(compiler.compile(row), table, window.start, window.end, sorted_by)
         return _table(out)

@@ -264,6 +264,8 @@ ROW_CONDITIONS = [
         "OR to_timestamp_ltz(date_format(ts, 'yyyy-MM-dd HH:mm'), 'yyyy-MM-dd HH:mm') = ts "
         "AND try_to_timestamp(date_format(ts, 'HH'), 'HH') IS NOT NULL",
     ),
+    # base64, which the README lists for rules ("cannot be evaluated in a rule")
+    ("UTC", "base64(country) = 'VVM=' AND base64(CAST(card AS BINARY)) LIKE 'Y%'"),
 ]
 
 
@@ -331,6 +333,8 @@ MEASURE_CALLS = [
         "nvl(map(named_struct('c', LAST(B.country)), count(*))[named_struct('c', A.country)], -1)",
     ),
     ("UTC", "nvl(map_from_arrays(array(array(A.country)), array(1))[array(LAST(B.country))], -1)"),
+    # base64 of a navigated value ("cannot be evaluated in a rule")
+    ("UTC", "base64(LAST(B.country)) || base64(concat(A.country, count(*)))"),
 ]
 
 
@@ -357,6 +361,52 @@ def test_a_rules_condition_of_two_rows_may_call_timestampdiff(
         "DEFINE B AS timestampdiff(MINUTE, A.ts, B.ts) <= 6 AND B.amount > A.amount"
     )
     _rule_as_its_match_recognize(spark, payments, spec, "America/New_York")
+
+
+def test_a_rules_condition_of_two_rows_may_add_a_calendar_interval_of_one(
+    spark: SparkSession, payments
+) -> None:
+    """``make_interval`` of the current row is a row-local CALENDAR INTERVAL the rule
+    computes in Python (Arrow had no type for it: the job failed, every rule with it)."""
+    spec = (
+        "PARTITION BY card ORDER BY ts MEASURES FIRST(A.ts) AS t0, count(*) AS n "
+        "AFTER MATCH SKIP PAST LAST ROW PATTERN (A B+) "
+        "DEFINE B AS minute(A.ts + make_interval(0, 0, 0, 0, B.version, 0, 0)) % 2 = 0"
+    )
+    _rule_as_its_match_recognize(spark, payments, spec, "America/New_York")
+
+
+ZIPPED = [
+    "arrays_zip(LAST(B.tags), LAST(B.nums))",
+    "arrays_zip(LAST(B.tags), FIRST(A.nums))",
+    "arrays_zip(LAST(B.tags), LAST(B.tags))",
+    "arrays_zip(B.tags, A.nums)",
+]
+
+
+@pytest.mark.parametrize("measure", ZIPPED)
+def test_arrays_zip_of_navigated_values_names_its_fields_as_match_recognize(
+    spark: SparkSession, measure: str
+) -> None:
+    """Spark names a field of ``arrays_zip`` after its argument when that is a column,
+    else by its place: ``LAST(B.tags)`` is no column, so its field is ``0`` in
+    ``matchrec.sql``; a rule and the table function, which compute the call on B's row,
+    named it ``tags`` (twice: the rule's job failed, the table function refused it)."""
+    df = spark.createDataFrame(
+        [("p", START + timedelta(minutes=i), ["a", "b"][: i % 3], [i, i + 1]) for i in range(6)],
+        "p STRING, ts TIMESTAMP, tags ARRAY<STRING>, nums ARRAY<INT>",
+    )
+    df.createOrReplaceTempView("dyn_zipped")
+    spec = (
+        f"PARTITION BY p ORDER BY ts MEASURES to_json({measure}) AS z "
+        "AFTER MATCH SKIP TO NEXT ROW PATTERN (A B) DEFINE B AS true"
+    )
+    _rule_as_its_match_recognize(spark, df, spec, "UTC", view="dyn_zipped")
+    matchrec.register(spark)
+    quoted = spec.replace("'", "''")
+    by_function = spark.sql(f"SELECT z FROM match_recognize(TABLE(dyn_zipped), '{quoted}')")
+    by_sql = matchrec.sql(spark, f"SELECT z FROM dyn_zipped MATCH_RECOGNIZE ({spec})")
+    assert sorted(by_function.collect()) == sorted(by_sql.collect())
 
 
 def test_unmatched_rows_of_a_rule_say_so_in_their_status(spark: SparkSession, payments) -> None:

@@ -506,6 +506,44 @@ def test_a_stream_version_that_raises_stops_and_the_others_run_on() -> None:
         failing.advance(events, micros[-1] + 1, compile_, skip_errors=False)
 
 
+def _broken(*_args, **_kwargs):
+    raise ValueError("an Arrow value Python cannot read")  # a fault of matchrec's own
+
+
+def test_a_fault_of_matchrec_in_one_rule_is_its_error_row_not_the_end_of_the_others(
+    monkeypatch,
+) -> None:
+    """What raises in a rule that is no MatchRuntimeError (a TypeError of the evaluator
+    stopped every rule of the job, ON ERROR SKIP or not) is that rule's ERROR row, batch
+    and stream; ON ERROR FAIL raises it as matchrec's error."""
+    from matchrec.rule_set import run_batch_failing, run_batch_isolated
+
+    events = _events(5)
+    table = events.drop_columns([EVENT_MICROS])
+    rule = compile_rule(RuleRow("r", 1, _spec(3)), COLUMNS)
+    monkeypatch.setattr(rule, "with_local", _broken)
+    out = run_batch_isolated(rule, table, None, None)
+    assert out and all(r[2] == "ERROR" for r in out)
+    assert "matchrec could not run this rule here: ValueError: an Arrow value" in out[0][7]
+    with pytest.raises(MatchRuntimeError, match="could not run this rule here"):
+        run_batch_failing(rule, table, None, None)
+
+    compile_ = _compiler()
+    monkeypatch.setattr(compile_(_spec(2), 1, "bad", None), "with_local", _broken)
+    bucket = RuleBucket(["card"], 1, True)
+    rules = [("bad", 1, _spec(2), None, True), ("good", 1, _spec(3), None, True)]
+    bucket.add_rules(rules, None, compile_)
+    micros = events.column(EVENT_MICROS).to_pylist()
+    out, _ = bucket.advance(events, micros[-1] + 1, compile_)
+    assert {(r[0], r[2]) for r in out if r[0] == "bad"} == {("bad", "ERROR")}
+    expected = run_batch(compile_(_spec(3), 1, "good", None), table, None, None)
+    assert expected and _normal([r for r in out if r[0] == "good"]) == _normal(expected)
+    failing = RuleBucket(["card"], 1, True)
+    failing.add_rules(rules[:1], None, compile_)
+    with pytest.raises(MatchRuntimeError, match="could not run this rule here"):
+        failing.advance(events, micros[-1] + 1, compile_, skip_errors=False)
+
+
 @pytest.mark.parametrize("condition", ["info['city'] = 'Oslo'", "upper(info['city']) = 'OSLO'"])
 def test_a_rule_reads_a_struct_field_by_subscript(condition: str) -> None:
     """``s['f']`` of a struct in a rule's DEFINE reads the field (the table function's
