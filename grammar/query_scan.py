@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from matchrec.errors import MatchRecognizeError, SemanticError, SqlSyntaxError
@@ -517,6 +517,124 @@ def _calls_table_function(tokens: list[Token], k: int) -> bool:
     if len(after) >= 2 and first.kind == "word" and first.text.upper() == "TABLE":
         return _is(after[1], "(") or after[1].kind in ("word", "quoted")
     return False
+
+
+@dataclass(frozen=True)
+class TableFunctionCall:
+    """A call of the SQL table function in a query; offsets into the query text."""
+
+    start: int  # the function's name
+    table: str  # its input as a relation: a name, or a query in parentheses
+    body: str  # the clause body's string literal(s) as written, quotes included
+    body_start: int
+
+
+def table_function_calls(sql: str, names: Collection[str]) -> list[TableFunctionCall]:
+    """The calls ``name(TABLE(t), '<body>')`` of the table function registered under
+    one of ``names`` (lower case) in ``sql``, positional or named (``table =>``, ``body
+    =>``), whose input and body are written as such; a call written otherwise is left
+    out (Spark says what is wrong with it)."""
+    tokens = tokenize(sql)
+    calls = []
+    for k, tok in enumerate(tokens[:-1]):
+        if tok.kind != "word" or tok.text.lower() not in names or not _is(tokens[k + 1], "("):
+            continue
+        if k and _is(tokens[k - 1], "."):
+            continue  # a qualified name: another catalog's function
+        close = _closing(tokens, k + 1)
+        if close is None:
+            continue
+        found = _call_arguments(tokens[k + 2 : close], sql)
+        if found is not None:
+            table, body = found
+            calls.append(TableFunctionCall(tok.start, table, sql[body[0] : body[1]], body[0]))
+    return calls
+
+
+#: Spark's escapes in a string literal (``unescapeSQLString``); ``\%`` and ``\_`` keep
+#: their backslash (LIKE's), any other escaped character is itself
+_ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
+_ESCAPES |= {"%": "\\%", "_": "\\_"}
+
+
+def string_value(literals: str, escaped: bool = False) -> str:
+    """The text Spark reads from the string literal(s) ``literals`` as written (adjacent
+    ones joined; ``''`` a quote; backslash escapes unless ``escaped``, Spark's
+    ``spark.sql.parser.escapedStringLiterals``)."""
+    parts = []
+    end = None
+    for token in tokenize(literals):
+        if token.start == end:  # 'a''b': the tokens of one literal around a doubled quote
+            parts.append("'")
+        end = token.end
+        inner = token.text[1:-1]
+        if escaped:
+            parts.append(inner)
+            continue
+        out, i = [], 0
+        while i < len(inner):
+            c = inner[i]
+            if c == "\\" and i + 1 < len(inner):
+                nxt = inner[i + 1]
+                if nxt == "u" and re.fullmatch(r"[0-9a-fA-F]{4}", inner[i + 2 : i + 6]):
+                    out.append(chr(int(inner[i + 2 : i + 6], 16)))
+                    i += 6
+                    continue
+                out.append(_ESCAPES.get(nxt, nxt))
+                i += 2
+            else:
+                out.append(c)
+                i += 1
+        parts.append("".join(out))
+    return "".join(parts)
+
+
+def _closing(tokens: list[Token], i: int) -> int | None:
+    """The index of the ``)`` closing the ``(`` at ``i``; None when there is none."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        depth += _is(tokens[j], "(") - _is(tokens[j], ")")
+        if depth == 0:
+            return j
+    return None
+
+
+def _call_arguments(tokens: list[Token], sql: str) -> tuple[str, tuple[int, int]] | None:
+    """The input (as a relation) and the body's span of a table function call's
+    argument ``tokens``; None where they are not a TABLE argument and string literals."""
+    args: list[list[Token]] = [[]]
+    depth = 0
+    for t in tokens:
+        depth += _is(t, "(") - _is(t, ")")
+        if depth == 0 and _is(t, ","):
+            args.append([])
+        else:
+            args[-1].append(t)
+    named: dict[str, list[Token]] = {}
+    for place, arg in enumerate(args):
+        if len(arg) > 3 and _is(arg[1], "=") and _is(arg[2], ">"):
+            named[arg[0].text.lower()] = arg[3:]
+        elif arg:
+            named[("table", "body")[place] if place < 2 else str(place)] = arg
+    table, body = named.get("table"), named.get("body")
+    if not table or not body or any(t.kind != "string" for t in body):
+        return None
+    if not (table[0].kind == "word" and table[0].text.upper() == "TABLE" and len(table) > 1):
+        return None
+    if _is(table[1], "("):
+        end = _closing(table, 1)
+        if end is None:
+            return None
+        inner = sql[table[1].end : table[end].start].strip()
+        first = tokenize(inner)[:1]
+        is_query = bool(first) and first[0].text.upper() in ("SELECT", "WITH", "VALUES", "FROM")
+        relation = f"({inner})" if is_query else inner
+    else:  # TABLE name, maybe qualified: db.t
+        last = 1
+        while last + 2 < len(table) and _is(table[last + 1], "."):
+            last += 2
+        relation = sql[table[1].start : table[last].end]
+    return relation, (body[0].start, body[-1].end)
 
 
 #: tokens that end a join condition, never a relation: what MATCH_RECOGNIZE would read

@@ -212,6 +212,18 @@ def midnight_micros(day: date | FarDate, zone: tzinfo | None) -> int:
     return micros_of(midnight) + cycles * CYCLE_MICROS
 
 
+def near_of(value: Any) -> tuple[Any, int]:
+    """``value`` (a DATE, TIMESTAMP or TIMESTAMP_NTZ) some whole 400-year cycles nearer,
+    where Python holds it, and how many cycles later it is (0 for a value Python
+    holds: the value itself)."""
+    if isinstance(value, FarTimestamp):
+        return value.near()
+    if isinstance(value, FarDate):
+        cycles = _cycles(value.days, *_NEAR_DAYS, _CYCLE_DAYS)
+        return date_of_days(value.days - cycles * _CYCLE_DAYS), cycles
+    return value, 0
+
+
 def micros_of(value: datetime | FarTimestamp) -> int:
     """A TIMESTAMP's microseconds from the epoch (a naive one's: of its wall clock as
     UTC, as Spark holds a TIMESTAMP_NTZ)."""

@@ -19,6 +19,8 @@ from decimal import Decimal
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError
+from matchrec.far_dates import FarDate
+from matchrec.far_timestamps import FarTimestamp
 
 from .datetime_functions import TIME_FIELDS, TIMESTAMP_UNITS, TRUNC_UNITS, canonical_field
 from .implicit_casts import implicit_cast
@@ -50,6 +52,8 @@ _DOUBLE_OR_INTERVAL = Param("double", (float, timedelta))
 _TIMESTAMP = Param("timestamp", (datetime,))
 _DATE = Param("date", (date,))  # a TIMESTAMP (a datetime) is read by the function itself
 _ANY = Param("", ())  # no cast
+#: what to_char formats as it is (a DATE or TIMESTAMP past Python's years too)
+_FORMATTED_AS_THEY_ARE = (int, Decimal, date, FarDate, FarTimestamp, bytes, bytearray, str, bool)
 
 #: Spark takes no BOOLEAN, DATE or TIMESTAMP where it takes a number (it refuses the call
 #: when it analyses it; the table function, which cannot ask, refuses the value)

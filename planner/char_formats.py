@@ -20,10 +20,11 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
-from matchrec.far_dates import FarDate, far_refusal
+from matchrec.far_dates import FarDate
+from matchrec.far_timestamps import FarTimestamp
 from matchrec.sql_values import to_text
 
-from .datetime_patterns import Element, PatternRefused, compile_pattern, format_local, zoned_time
+from .datetime_patterns import Element, PatternRefused, compile_pattern, format_value
 from .digest_functions import unhex
 from .format_functions import from_base64, to_base64
 from .number_formats import to_char
@@ -62,10 +63,8 @@ def to_char_of(value: Any, zone: str, probe: Any, fmt: str) -> str:
         raise TypeError("to_char of a BOOLEAN: Spark refuses it (CAST it to a number)")
     if isinstance(value, (int, Decimal)):
         return to_char(value, fmt)
-    if isinstance(value, date):  # a datetime too: a DATE, TIMESTAMP or TIMESTAMP_NTZ
-        return format_local(_datetime_pattern(fmt), zoned_time(value, zone))
-    if isinstance(value, FarDate):
-        raise far_refusal(value)
+    if isinstance(value, (date, FarDate, FarTimestamp)):  # DATE, TIMESTAMP, TIMESTAMP_NTZ
+        return format_value(_datetime_pattern(fmt), value, zone)
     if isinstance(value, (bytes, bytearray)):
         write = _BINARY_FORMATS.get(fmt.lower())
         if write is None:

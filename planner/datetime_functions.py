@@ -21,7 +21,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.far_dates import FarDate, add_days, date_of_fields
-from matchrec.far_timestamps import FarTimestamp, through_cycles
+from matchrec.far_timestamps import FarTimestamp, near_of, through_cycles
 from matchrec.sql_values import java_divmod
 from matchrec.zones import session_zone
 
@@ -100,11 +100,11 @@ _DATE_FIELDS: dict[str, Callable[[date], Any]] = {
     "YEAROFWEEK": lambda d: d.isocalendar()[0],
     "QUARTER": lambda d: (d.month - 1) // 3 + 1,
     "MONTH": lambda d: d.month,
-    "WEEK": lambda d: d.isocalendar()[1],
+    "WEEK": lambda d: near_of(d)[0].isocalendar()[1],
     "DAY": lambda d: d.day,
     "DAYOFWEEK": _day_of_week,
     "DAYOFWEEK_ISO": lambda d: d.isoweekday(),
-    "DOY": lambda d: d.timetuple().tm_yday,
+    "DOY": lambda d: near_of(d)[0].timetuple().tm_yday,
 }
 TIME_FIELDS: dict[str, Callable[[datetime], Any]] = {
     "HOUR": lambda t: t.hour,
@@ -512,8 +512,9 @@ DATETIME_FUNCTIONS: dict[str, Callable[..., Any]] = {
     "DAY": lambda v: day_of(v).day,
     "QUARTER": lambda v: (day_of(v).month - 1) // 3 + 1,
     "DAYOFWEEK": lambda v: _day_of_week(day_of(v)),
-    "DAYOFYEAR": lambda v: day_of(v).timetuple().tm_yday,
-    "WEEKOFYEAR": lambda v: day_of(v).isocalendar()[1],
+    # (the day and week of the year repeat every 400 years: past 9999 too)
+    "DAYOFYEAR": lambda v: near_of(day_of(v))[0].timetuple().tm_yday,
+    "WEEKOFYEAR": lambda v: near_of(day_of(v))[0].isocalendar()[1],
     "WEEKDAY": lambda v: day_of(v).weekday(),
     "EXTRACT": extract,
     "DATE_PART": extract,

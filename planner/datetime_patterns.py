@@ -27,6 +27,8 @@ from functools import lru_cache
 from typing import Any
 
 from matchrec.errors import MatchRuntimeError
+from matchrec.far_dates import FarDate
+from matchrec.far_timestamps import FarTimestamp, midnight_micros, near_of
 from matchrec.zones import java_zone
 
 from .hash_functions import timestamp_micros
@@ -213,6 +215,10 @@ _MICRO = timedelta(microseconds=1)
 def epoch_micros(v: object, zone: str) -> int:
     """Microseconds since 1970-01-01 UTC of a TIMESTAMP, of a DATE's midnight in the
     session zone, of a TIMESTAMP_NTZ read as UTC (as Spark's ``unix_timestamp``)."""
+    if isinstance(v, FarTimestamp):
+        return v.micros
+    if isinstance(v, FarDate):
+        return midnight_micros(v, zone_of(zone))
     if isinstance(v, datetime):
         return timestamp_micros(v)
     if isinstance(v, date):
@@ -316,10 +322,26 @@ def _quarter(q: int, n: int) -> str:
     return {1: str(q), 2: f"{q:02d}", 3: f"Q{q}", 4: _QUARTERS[q - 1]}[n]
 
 
-def format_local(elements: list[Element], t: datetime) -> str:
-    """The wall-clock time ``t`` written with the compiled pattern ``elements`` (``t``
-    in the session zone, :func:`zoned_time`, for the offset letters)."""
-    return "".join(e if isinstance(e, str) else _FORMATTERS[e.letter](t, e.count) for e in elements)
+def format_local(elements: list[Element], t: datetime, years: int = 0) -> str:
+    """The wall-clock time ``t`` (``years`` later) written with the compiled pattern
+    ``elements`` (``t`` in the session zone, :func:`zoned_time`, for the offset letters)."""
+    return "".join(
+        e
+        if isinstance(e, str)
+        else _year(t.year + years, e.count)
+        if e.letter == "y"
+        else _FORMATTERS[e.letter](t, e.count)
+        for e in elements
+    )
+
+
+def format_value(elements: list[Element], v: object, zone: str) -> str:
+    """A TIMESTAMP, TIMESTAMP_NTZ or DATE ``v`` written with ``elements`` in the session
+    ``zone``; one past Python's years is written 400-year cycles nearer, where its month,
+    day, weekday and offset are the same (``matchrec.far_timestamps``), and its year
+    moved back."""
+    near, cycles = near_of(v)
+    return format_local(elements, zoned_time(near, zone), 400 * cycles)
 
 
 # ------------------------------------------------------------------ parsing
@@ -512,7 +534,7 @@ def _date_format(elements: list[Element], ansi: bool) -> Callable[..., Any]:
             v = _cast_text(v, zone, ansi)
             if v is None:
                 return None
-        return format_local(elements, zoned_time(v, zone))
+        return format_value(elements, v, zone)
 
     return date_format
 

@@ -34,8 +34,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.far_dates import FarDate, add_days, date_of_days, far_refusal
-from matchrec.far_timestamps import FarTimestamp, timestamp_of_micros
+from matchrec.far_dates import FarDate, add_days, date_of_days
+from matchrec.far_timestamps import FarTimestamp, midnight_micros, timestamp_of_micros
 from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
 from matchrec.sql_values import (
@@ -306,11 +306,14 @@ def least(*values: Any) -> Any:
 
 
 def _widened(picked: Any, values: list[Any]) -> Any:
-    """``picked``, one of ``values`` in their common type: a DATE past Python's years
-    among TIMESTAMPs is refused (its midnight is a TIMESTAMP Python cannot hold)."""
-    if isinstance(picked, FarDate) and any(isinstance(v, datetime) for v in values):
-        raise far_refusal(picked)
-    return picked
+    """``picked``, one of ``values`` in their common type: a DATE among TIMESTAMPs that
+    :func:`common` left a DATE (one past Python's years, or beside a TIMESTAMP past them)
+    is its midnight in their zone."""
+    stamp = next((v for v in values if isinstance(v, (datetime, FarTimestamp))), None)
+    if stamp is None or not isinstance(picked, (date, FarDate)) or isinstance(picked, datetime):
+        return picked
+    zone = stamp.tzinfo
+    return timestamp_of_micros(midnight_micros(picked, zone), zone)
 
 
 def nullif(a: Any, b: Any) -> Any:

@@ -25,6 +25,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from matchrec.grammar.query_scan import TableFunctionCall, string_value, table_function_calls
 from matchrec.planner.plan import MatchPlan
 from pyspark.sql import DataFrame, SparkSession
 
@@ -41,6 +42,8 @@ from .api import (
     viewed_in_bodies,
 )
 from .arguments import check_argument
+from .failing_query import table_function_names
+from .session import ESCAPED_STRING_LITERALS_CONF
 from .worker_errors import install as tell_worker_errors
 
 INDENT = "  "
@@ -128,6 +131,9 @@ def explain(
     tell_worker_errors()  # Spark's error folding a constant (``price < 'abc'``): at its place
     arguments = prepared(spark, query, args, kwargs)
     if arguments is None:
+        calls = table_function_calls(query, table_function_names())
+        if calls:
+            return _table_function_explained(spark, query, calls)
         return Explanation(
             "No MATCH_RECOGNIZE in this query: matchrec.sql hands it to spark.sql unchanged."
         )
@@ -153,6 +159,46 @@ def _explained(spark: SparkSession, query: str, frames: dict[str, DataFrame]) ->
             if step.plan is not None
         ]
     return Explanation("\n\n".join(sections) + "\n", dots)
+
+
+def _table_function_explained(
+    spark: SparkSession, query: str, calls: list[TableFunctionCall]
+) -> Explanation:
+    """Each call of the table function, explained as ``matchrec.sql`` runs its clause
+    over its input: the same matcher and program; the table function's own way of
+    feeding it is said in words."""
+    sections, dots = [], []
+    for number, call in enumerate(calls, start=1):
+        escaped = spark.conf.get(ESCAPED_STRING_LITERALS_CONF, "false") == "true"
+        body = string_value(call.body, escaped)  # as Spark hands it to the function
+        clause = f"SELECT * FROM {call.table} MATCH_RECOGNIZE ({body})"
+        inner = _explained(spark, clause, {})
+        line, _ = line_col(query, call.start)
+        name = query[call.start : query.index("(", call.start)].strip()
+        head = (
+            f"== Table function {number} of {len(calls)} (line {line}): "
+            f"{name}(TABLE({_one_line(call.table)}), ...) =="
+        )
+        sections.append(
+            head
+            + "\n"
+            + _indent(_wrap(TABLE_FUNCTION_NOTE))
+            + f"\nIts clause, as matchrec.sql runs it:\n{_indent(_wrap(' '.join(clause.split())))}"
+            + "\n\n"
+            + inner.text
+        )
+        dots += inner.dot
+    return Explanation("\n".join(sections), dots)
+
+
+#: how the table function runs the program explained below it
+TABLE_FUNCTION_NOTE = (
+    "The table function runs the same matcher and program as matchrec.sql: Spark sorts the "
+    "input by the clause's PARTITION BY and ORDER BY (a window that also computes DEFINE's "
+    "row-local conditions and PREV/NEXT) and hands the rows to it in Arrow batches; its "
+    "MEASURES that combine several rows are computed in Python with Spark's rules, where "
+    "matchrec.sql's are computed by Spark (README, 'From plain Spark SQL')."
+)
 
 
 # ---------------------------------------------------------------------------- sections

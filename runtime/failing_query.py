@@ -28,6 +28,11 @@ def note_table_function(name: str) -> None:
     _table_functions.add(name.lower())
 
 
+def table_function_names() -> frozenset[str]:
+    """The names the table function is known by in this process (lower case)."""
+    return frozenset(_table_functions)
+
+
 #: what the plan of the failing action runs: a MATCH_RECOGNIZE clause matchrec planned
 #: (its columns ``__mr_...``: ``matchrec.sql``, the DataFrame door, a stream), only the
 #: table function, or neither

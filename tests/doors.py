@@ -6,7 +6,7 @@ import pytest
 from pyspark.sql import SparkSession
 
 import matchrec
-from matchrec.errors import MatchRecognizeError, SemanticError
+from matchrec.errors import MatchRecognizeError, MatchRuntimeError, SemanticError
 
 #: the doors a clause over a view goes through: Spark SQL with the clause, and the table
 #: function registered by ``matchrec.register``
@@ -45,6 +45,15 @@ def pair_join(
         f"SELECT {measures} FROM {view} A JOIN {view} B ON B.id = A.id + 1 WHERE {condition}"
     ).collect()
     return sorted(tuple(r) for r in rows)
+
+
+def job_error(spark: SparkSession, view: str, condition: str) -> tuple[str, MatchRuntimeError]:
+    """The query ``matchrec.sql`` runs for :func:`pair_clause` of ``condition`` over
+    ``view``, and the error its job raises."""
+    query = f"SELECT * FROM {view} MATCH_RECOGNIZE ({pair_clause(condition)})"
+    with pytest.raises(MatchRuntimeError) as info:
+        matchrec.sql(spark, query).collect()
+    return query, info.value
 
 
 def refusals(

@@ -599,6 +599,9 @@ def test_run_explain_and_test_take_the_table_function(spark, files, capsys):
 
     spark.sql("DROP TEMPORARY FUNCTION IF EXISTS match_recognize")
     assert main(["explain", str(query_file), *table]) == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert out.startswith(f"== Table function 1 of 1 (line 1): match_recognize(TABLE({VIEW})")
+    assert "NFA program" in out
 
     rows = "\n".join(" ".join(row) for row in EXPECTED)
     suite = files["tmp"] / "by_function.slt"

@@ -405,6 +405,21 @@ def test_explain_query_without_match_recognize(spark, view):
     assert "No MATCH_RECOGNIZE" in result.text and result.dot == []
 
 
+def test_explain_of_the_table_function_explains_its_clause(spark, view):
+    """A query that calls the table function is explained by its clause, as
+    ``matchrec.sql`` runs it over the same input (it said "No MATCH_RECOGNIZE in this
+    query: matchrec.sql hands it to spark.sql unchanged")."""
+    matchrec.register(spark)
+    body = BODY.format(partition="PARTITION BY sym")
+    query = f"SELECT n FROM\n  match_recognize(TABLE({view}), '{body}') WHERE n > 1"
+    result = explain_without_jobs(spark, query)
+    head = f"== Table function 1 of 1 (line 2): match_recognize(TABLE({view}), ...) =="
+    assert result.text.startswith(head)
+    same = explain_without_jobs(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE ({body})")
+    assert result.dot == same.dot and result.dot
+    assert same.text[same.text.index("NFA program") :] in result.text
+
+
 def test_explain_reports_query_errors_like_sql(spark, view):
     with pytest.raises(matchrec.SemanticError):
         matchrec.explain(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE (ORDER BY nope PATTERN (A))")

@@ -18,7 +18,7 @@ from matchrec.grammar.nesting import (
     refuse_nested_recognition,
     refuse_row_pattern_clauses_without_pattern,
 )
-from matchrec.grammar.query_scan import find_match_recognize
+from matchrec.grammar.query_scan import find_match_recognize, string_value, table_function_calls
 
 from matchrec.ast import (
     Alternation,
@@ -1067,3 +1067,40 @@ def test_a_clause_that_ends_too_soon_says_what_to_write(body, words):
     with pytest.raises(SqlSyntaxError) as info:
         parse_clause(body)
     assert info.value.pos == len(body) and words in info.value.hint
+
+
+@pytest.mark.parametrize(
+    ("query", "found"),
+    [
+        ("SELECT * FROM match_recognize(TABLE(t), 'PATTERN (A)')", [("t", "'PATTERN (A)'")]),
+        (
+            "SELECT * FROM MATCH_RECOGNIZE(body => 'PATTERN (A)' ' DEFINE A AS x > ''a''', "
+            "table => TABLE (SELECT * FROM t WHERE x > 1) PARTITION BY x)",
+            [("(SELECT * FROM t WHERE x > 1)", "'PATTERN (A)' ' DEFINE A AS x > ''a'''")],
+        ),
+        ("SELECT * FROM match_recognize(TABLE db.t, 'B')", [("db.t", "'B'")]),
+        ("SELECT * FROM match_recognize(TABLE `my t`, 'B')", [("`my t`", "'B'")]),
+        ("SELECT * FROM match_recognize(TABLE(db.t), 'B')", [("db.t", "'B'")]),
+        # not the table function's calls: another catalog's, no TABLE argument, a clause
+        ("SELECT * FROM c.match_recognize(TABLE(t), 'B')", []),
+        ("SELECT * FROM match_recognize(t, 'B')", []),
+        ("SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true)", []),
+    ],
+)
+def test_table_function_calls_are_found_with_their_input_and_body(query, found):
+    calls = table_function_calls(query, {"match_recognize"})
+    assert [(c.table, c.body) for c in calls] == found
+    assert all(query[c.body_start :].startswith(c.body) for c in calls)
+
+
+@pytest.mark.parametrize(
+    ("literals", "escaped", "text"),
+    [
+        ("'a''b' 'c'", False, "a'bc"),
+        (r"'\\d+\n\%\u0041\q'", False, "\\d+\n\\%Aq"),
+        (r"'\\d+'", True, r"\\d+"),
+    ],
+)
+def test_a_string_literal_reads_as_spark_reads_it(literals, escaped, text):
+    """The body of a table function call, as Spark hands it to the function."""
+    assert string_value(literals, escaped) == text
