@@ -224,11 +224,14 @@ def run_batch_isolated(
     """:func:`run_batch`, where a run-time error (Spark's ANSI errors: a zero divisor,
     an overflow) stops the rule on the partition that raised it only: that partition
     gives one ERROR row naming its keys, the others their matches. The partitions run
-    together first; one at a time only after an error."""
+    together first; one at a time only after an error. A fault of matchrec's own (what
+    raises that is no MatchRuntimeError) is one ERROR row for the rule."""
     try:
         return run_batch(rule, table, start, end, sorted_by)
-    except Exception:  # (what is no MatchRuntimeError: see rule_fault)
+    except MatchRuntimeError:
         pass
+    except Exception as err:  # matchrec's own fault: one ERROR row, not one per partition
+        return [error_row(rule.rule_id, rule.version, rule_fault(err))]
     ordered = sort_rows(table, rule.keys, rule.order)
     edges = [0, *group_starts(ordered, rule.keys), ordered.num_rows]
     result: list[OutputRow] = []
@@ -649,7 +652,11 @@ class RuleBucket:
                     raise
                 if not skip_errors:
                     raise rule_fault(err) from err
-                isolated = self._isolated(v, rule, KeyedStream.load(spec, v.blob), mine, watermark)
+                isolated = (
+                    self._isolated(v, rule, KeyedStream.load(spec, v.blob), mine, watermark)
+                    if isinstance(err, MatchRuntimeError)
+                    else None  # matchrec's own fault: the version stops
+                )
                 if isolated is None:
                     out.append(error_row(v.rule_id, v.version, rule_fault(err)))
                     continue  # the version stops here: its held searches would miss rows
