@@ -195,7 +195,12 @@ def date_of_fields(year: int, month: int, day: int) -> date | FarDate:
 def calendar_text(days: int) -> str:
     """The DATE ``days`` from 1970-01-01 as Java writes it (ISO's proleptic calendar: a
     sign before a year past 9999 or before year 0)."""
-    year, month, day = calendar_fields(days)
+    return fields_text(*calendar_fields(days))
+
+
+def fields_text(year: int, month: int, day: int) -> str:
+    """A date's fields as Java writes them: a sign before a year past 9999 or before
+    year 0."""
     sign = "+" if year > 9999 else "-" if year < 0 else ""
     return f"{sign}{abs(year):04d}-{month:02d}-{day:02d}"
 

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta, timezone, tzinfo
 from typing import Any, NoReturn
 
-from matchrec.far_dates import FarDate, date_of_days, days_of, far_refusal
+from matchrec.far_dates import FarDate, date_of_days, days_of, far_refusal, fields_text
 
 _MICRO = timedelta(microseconds=1)
 _UTC_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -205,9 +205,7 @@ def _micros_of(other: object, zone: tzinfo | None) -> Any:
 def midnight_micros(day: date | FarDate, zone: tzinfo | None) -> int:
     """The microseconds from the epoch of the first instant of ``day`` in ``zone`` (of
     its wall-clock midnight, for a TIMESTAMP_NTZ), as Spark casts a DATE to TIMESTAMP."""
-    days = days_of(day)
-    cycles = _cycles(days, *_NEAR_DAYS, _CYCLE_DAYS)
-    near = date_of_days(days - cycles * _CYCLE_DAYS)
+    near, cycles = near_of(day)
     midnight = datetime.combine(near, datetime.min.time(), tzinfo=zone)
     return micros_of(midnight) + cycles * CYCLE_MICROS
 
@@ -267,6 +265,5 @@ def timestamp_text(value: datetime | FarTimestamp) -> str:
     else:
         year, month, day = value.year, value.month, value.day
         hour, minute, second, micro = value.hour, value.minute, value.second, value.microsecond
-    sign = "+" if year > 9999 else "-" if year < 0 else ""
-    text = f"{sign}{abs(year):04d}-{month:02d}-{day:02d} {hour:02d}:{minute:02d}:{second:02d}"
+    text = f"{fields_text(year, month, day)} {hour:02d}:{minute:02d}:{second:02d}"
     return text + (f".{micro:06d}".rstrip("0") if micro else "")
