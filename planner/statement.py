@@ -9,7 +9,8 @@ text the user wrote (so errors point there).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
 
 import sqlglot
 from matchrec.grammar import parse_clause
@@ -29,6 +30,8 @@ from matchrec.grammar.query_scan import (
     find_match_recognize,
     in_lateral,
     outer_order_by,
+    string_value,
+    table_function_calls,
     temp_view_definition,
     tokenize,
     visible_ctes,
@@ -56,7 +59,36 @@ __all__ = [
     "visible_ctes",
     "cte_scope",
     "in_lateral",
+    "TableFunctionClause",
+    "table_function_clauses",
 ]
+
+
+@dataclass(frozen=True)
+class TableFunctionClause:
+    """A call of the SQL table function in a query, read as Spark hands it over."""
+
+    start: int  # offset of the function's name in the query
+    name: str  # as written
+    table: str  # its input as a relation: a name, or a query in parentheses
+    body: str  # the clause body, the string literal's value
+
+
+def table_function_clauses(
+    query: str, names: Collection[str], escaped: bool = False
+) -> list[TableFunctionClause]:
+    """The calls in ``query`` of the table function registered under one of ``names``
+    (lower case), each body read as Spark reads the literal (``escaped``: Spark's
+    ``spark.sql.parser.escapedStringLiterals``); calls written otherwise are left out."""
+    return [
+        TableFunctionClause(
+            call.start,
+            query[call.start : query.index("(", call.start)].strip(),
+            call.table,
+            string_value(call.body, escaped),
+        )
+        for call in table_function_calls(query, names)
+    ]
 
 
 def read_body(body: str) -> MatchRecognizeClause:

@@ -25,8 +25,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from matchrec.grammar.query_scan import TableFunctionCall, string_value, table_function_calls
 from matchrec.planner.plan import MatchPlan
+from matchrec.planner.statement import TableFunctionClause, table_function_clauses
 from pyspark.sql import DataFrame, SparkSession
 
 from matchrec import ast
@@ -131,7 +131,8 @@ def explain(
     tell_worker_errors()  # Spark's error folding a constant (``price < 'abc'``): at its place
     arguments = prepared(spark, query, args, kwargs)
     if arguments is None:
-        calls = table_function_calls(query, table_function_names())
+        escaped = spark.conf.get(ESCAPED_STRING_LITERALS_CONF, "false") == "true"
+        calls = table_function_clauses(query, table_function_names(), escaped)
         if calls:
             return _table_function_explained(spark, query, calls)
         return Explanation(
@@ -162,22 +163,19 @@ def _explained(spark: SparkSession, query: str, frames: dict[str, DataFrame]) ->
 
 
 def _table_function_explained(
-    spark: SparkSession, query: str, calls: list[TableFunctionCall]
+    spark: SparkSession, query: str, calls: list[TableFunctionClause]
 ) -> Explanation:
     """Each call of the table function, explained as ``matchrec.sql`` runs its clause
     over its input: the same matcher and program; the table function's own way of
     feeding it is said in words."""
     sections, dots = [], []
     for number, call in enumerate(calls, start=1):
-        escaped = spark.conf.get(ESCAPED_STRING_LITERALS_CONF, "false") == "true"
-        body = string_value(call.body, escaped)  # as Spark hands it to the function
-        clause = f"SELECT * FROM {call.table} MATCH_RECOGNIZE ({body})"
+        clause = f"SELECT * FROM {call.table} MATCH_RECOGNIZE ({call.body})"
         inner = _explained(spark, clause, {})
         line, _ = line_col(query, call.start)
-        name = query[call.start : query.index("(", call.start)].strip()
         head = (
             f"== Table function {number} of {len(calls)} (line {line}): "
-            f"{name}(TABLE({_one_line(call.table)}), ...) =="
+            f"{call.name}(TABLE({_one_line(call.table)}), ...) =="
         )
         sections.append(
             head
