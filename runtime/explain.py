@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from matchrec.planner.plan import MatchPlan
-from matchrec.planner.statement import TableFunctionClause, table_function_clauses
+from matchrec.planner.statement import TableFunctionClause, cte_scope, table_function_clauses
 from pyspark.sql import DataFrame, SparkSession
 
 from matchrec import ast
@@ -170,7 +170,8 @@ def _table_function_explained(
     feeding it is said in words."""
     sections, dots = [], []
     for number, call in enumerate(calls, start=1):
-        clause = f"SELECT * FROM {call.table} MATCH_RECOGNIZE ({call.body})"
+        scoped = cte_scope(query, call.start)  # TABLE(t) may name a CTE of the query
+        clause = scoped(f"SELECT * FROM {call.table} MATCH_RECOGNIZE ({call.body})")
         inner = _explained(spark, clause, {})
         line, _ = line_col(query, call.start)
         head = (

@@ -420,6 +420,26 @@ def test_explain_of_the_table_function_explains_its_clause(spark, view):
     assert same.text[same.text.index("NFA program") :] in result.text
 
 
+def test_explain_of_the_table_function_reads_its_input_through_the_query_ctes(spark, view):
+    """``TABLE(recent)`` naming a CTE of the query: the clause is explained as it reads at
+    the call, inside the query's WITH (Spark did not find ``recent`` without it)."""
+    matchrec.register(spark)
+    body = BODY.format(partition="PARTITION BY sym")
+    query = (
+        f"WITH recent AS (SELECT * FROM {view} WHERE t > 1)\n"
+        f"SELECT n FROM match_recognize(TABLE(recent), '{body}')"
+    )
+    result = explain_without_jobs(spark, query)
+    assert result.text.startswith("== Table function 1 of 1 (line 2): ")
+    same = explain_without_jobs(
+        spark,
+        f"WITH recent AS (SELECT * FROM {view} WHERE t > 1)\n"
+        f"SELECT * FROM recent MATCH_RECOGNIZE ({body})",
+    )
+    assert result.dot == same.dot and result.dot
+    assert "WHERE t > 1" in result.text
+
+
 def test_explain_reports_query_errors_like_sql(spark, view):
     with pytest.raises(matchrec.SemanticError):
         matchrec.explain(spark, f"SELECT * FROM {view} MATCH_RECOGNIZE (ORDER BY nope PATTERN (A))")
