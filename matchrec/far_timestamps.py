@@ -29,6 +29,7 @@ _MICRO = timedelta(microseconds=1)
 _UTC_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _NAIVE_EPOCH = datetime(1970, 1, 1)
 _CYCLE_DAYS = 146_097  # the days of 400 Gregorian years
+_DAY_MICROS = 86_400_000_000
 _CYCLE = timedelta(days=_CYCLE_DAYS)
 CYCLE_MICROS = _CYCLE // _MICRO
 #: a far value is moved by whole cycles into these instants, a century inside Python's
@@ -177,14 +178,21 @@ class FarTimestamp:
         micros = _micros_of(other, self.zone)
         return NotImplemented if micros is NotImplemented else self.micros >= micros
 
+    def wall_micros(self) -> int:
+        """Microseconds from 1970-01-01 00:00 to the wall clock in the zone."""
+        if self.zone is None:
+            return self.micros
+        near, cycles = self.near()
+        return micros_of(near.replace(tzinfo=None)) + cycles * CYCLE_MICROS
+
     def __sub__(self, other: object) -> Any:
-        """The interval between two TIMESTAMPs (adding an interval: :func:`through_cycles`)."""
-        micros = _micros_of(other, self.zone)
-        return NotImplemented if micros is NotImplemented else (self.micros - micros) * _MICRO
+        """The interval between two TIMESTAMPs (:func:`_difference`; adding an interval:
+        :func:`through_cycles`)."""
+        return _difference(self, other)
 
     def __rsub__(self, other: object) -> Any:
-        micros = _micros_of(other, self.zone)
-        return NotImplemented if micros is NotImplemented else (micros - self.micros) * _MICRO
+        difference = _difference(self, other)
+        return difference if difference is NotImplemented else -difference
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (FarTimestamp, (self.micros, self.zone))
@@ -200,6 +208,20 @@ def _micros_of(other: object, zone: tzinfo | None) -> Any:
     if isinstance(other, (date, FarDate)):  # a DATE beside a TIMESTAMP: its midnight
         return midnight_micros(other, zone)
     return NotImplemented
+
+
+def _difference(far: FarTimestamp, other: object) -> Any:
+    """``far - other`` as Python subtracts datetimes: by their wall clocks where both
+    are in one zone (Spark subtracts TIMESTAMPs so, in the session zone), else by their
+    instants; a DATE beside a TIMESTAMP is its midnight there."""
+    if isinstance(other, (date, FarDate)) and not isinstance(other, datetime):
+        return (far.wall_micros() - days_of(other) * _DAY_MICROS) * _MICRO
+    micros = _micros_of(other, far.zone)
+    if micros is NotImplemented:
+        return NotImplemented
+    if far.zone is None or getattr(other, "tzinfo", None) != far.zone:
+        return (far.micros - micros) * _MICRO
+    return (far.wall_micros() - FarTimestamp(micros, far.zone).wall_micros()) * _MICRO
 
 
 def midnight_micros(day: date | FarDate, zone: tzinfo | None) -> int:

@@ -147,7 +147,7 @@ PARAMS: dict[str, tuple[Param, ...]] = {
     # formatted as they are; the zone, probe and pattern are no values to cast)
     **dict.fromkeys(
         ("TO_CHAR", "TO_VARCHAR", "__MR_TO_CHAR"),
-        (Param("decimal(30,15)", (int, Decimal, date, bytes, bytearray, str, bool)), _ANY),
+        (Param("decimal(30,15)", _FORMATTED_AS_THEY_ARE), _ANY),
     ),
 }
 

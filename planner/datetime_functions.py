@@ -20,8 +20,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from matchrec.far_dates import FarDate, add_days, date_of_fields
-from matchrec.far_timestamps import FarTimestamp, near_of, through_cycles
+from matchrec.far_dates import FarDate, add_days, date_of_days, date_of_fields
+from matchrec.far_timestamps import FarTimestamp, near_of, through_cycles, timestamp_of_micros
 from matchrec.sql_values import java_divmod
 from matchrec.zones import session_zone
 
@@ -94,10 +94,14 @@ def _day_of_week(d: date) -> int:
     return d.isoweekday() % 7 + 1  # 1 = Sunday
 
 
+def _year_of_week(near: date, cycles: int) -> int:
+    return near.isocalendar()[0] + 400 * cycles  # 400 years are whole weeks
+
+
 #: EXTRACT's fields of a DATE or TIMESTAMP (Spark's spellings) -> how each is read
 _DATE_FIELDS: dict[str, Callable[[date], Any]] = {
     "YEAR": lambda d: d.year,
-    "YEAROFWEEK": lambda d: d.isocalendar()[0],
+    "YEAROFWEEK": lambda d: _year_of_week(*near_of(d)),
     "QUARTER": lambda d: (d.month - 1) // 3 + 1,
     "MONTH": lambda d: d.month,
     "WEEK": lambda d: near_of(d)[0].isocalendar()[1],
@@ -296,13 +300,10 @@ def _overflow(value: Any, unit: str) -> ValueError:
     )
 
 
-def _instant(micros: int) -> datetime:
+def _instant(micros: int) -> datetime | FarTimestamp:
     """The TIMESTAMP ``micros`` after the epoch, in the session zone (as the glue holds a
-    TIMESTAMP); an error outside the years 1-9999 Python holds (Spark holds them)."""
-    try:
-        return (_EPOCH + micros * _MICRO).astimezone(session_zone() or timezone.utc)
-    except OverflowError:
-        raise ValueError(f"{micros} microseconds after the epoch is beyond year 9999") from None
+    TIMESTAMP; a FarTimestamp outside the years Python holds)."""
+    return timestamp_of_micros(micros, session_zone() or timezone.utc)
 
 
 def timestamp_seconds(x: Any) -> datetime | None:
@@ -356,12 +357,9 @@ def timestamp_micros(x: Any) -> datetime:
     return _instant(_integer(x, "timestamp_micros"))
 
 
-def date_from_unix_date(n: Any) -> date:
+def date_from_unix_date(n: Any) -> date | FarDate:
     """``date_from_unix_date``: the DATE ``n`` days after 1970-01-01."""
-    try:
-        return date(1970, 1, 1) + timedelta(days=int(n))
-    except OverflowError:
-        raise ValueError(f"{n} days after 1970-01-01 is beyond the years 1-9999") from None
+    return date_of_days(int(n))
 
 
 def last_day(v: Any) -> date:

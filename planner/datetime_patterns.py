@@ -28,7 +28,14 @@ from typing import Any
 
 from matchrec.errors import MatchRuntimeError
 from matchrec.far_dates import FarDate
-from matchrec.far_timestamps import FarTimestamp, midnight_micros, near_of
+from matchrec.far_timestamps import (
+    FarTimestamp,
+    micros_of,
+    midnight_micros,
+    near_of,
+    through_cycles,
+    timestamp_of_micros,
+)
 from matchrec.zones import java_zone
 
 from .hash_functions import timestamp_micros
@@ -226,11 +233,16 @@ def epoch_micros(v: object, zone: str) -> int:
     raise TypeError(f"{v!r} is not a TIMESTAMP or DATE (CAST it inside the navigation)")
 
 
-def in_zone(local: datetime, zone: str) -> datetime:
+def in_zone(local: datetime, zone: str) -> datetime | FarTimestamp:
     """The instant of a wall-clock time of ``zone`` as Java resolves it: a time in a gap
-    moves later by the gap, a repeated time is its earlier instant."""
+    moves later by the gap, a repeated time is its earlier instant (a FarTimestamp where
+    the instant is past the years Python holds)."""
     tz = zone_of(zone)
-    return local.replace(tzinfo=tz).astimezone(timezone.utc).astimezone(tz)
+    try:
+        return local.replace(tzinfo=tz).astimezone(timezone.utc).astimezone(tz)
+    except OverflowError:
+        wall = FarTimestamp(micros_of(local.replace(tzinfo=None)), None)
+        return through_cycles(in_zone, wall, zone)
 
 
 # ------------------------------------------------------------------ formatting
@@ -500,8 +512,8 @@ def _seconds(v: object) -> int:
     return int(v)
 
 
-def _instant(micros: int, zone: str) -> datetime:
-    return (_EPOCH + timedelta(microseconds=micros)).astimezone(zone_of(zone))
+def _instant(micros: int, zone: str) -> datetime | FarTimestamp:
+    return timestamp_of_micros(micros, zone_of(zone))
 
 
 def _parse_failed(err: ParseFailed, ansi: bool, instead: str) -> None:
@@ -523,7 +535,7 @@ def _from_unixtime(elements: list[Element], ansi: bool) -> Callable[..., Any]:
             if seconds is None:
                 return None
         micros = _wrapped_long(_seconds(seconds) * 1_000_000)
-        return format_local(elements, _instant(micros, zone))
+        return format_value(elements, _instant(micros, zone), zone)
 
     return from_unixtime
 
@@ -560,7 +572,7 @@ def _parsed(elements: list[Element], ansi: bool, instead: str):
     session zone), a TIMESTAMP or DATE as it is; None where parsing fails without ANSI."""
 
     def parse(v: object, zone: str) -> object:
-        if isinstance(v, (datetime, date)):
+        if isinstance(v, (datetime, date, FarTimestamp, FarDate)):
             return v
         if not isinstance(v, str):
             raise TypeError(f"{v!r} is not a string, TIMESTAMP or DATE")
@@ -576,10 +588,12 @@ def _parsed(elements: list[Element], ansi: bool, instead: str):
 def _to_timestamp(elements: list[Element], ansi: bool) -> Callable[..., Any]:
     parse = _parsed(elements, ansi, "try_to_timestamp")
 
-    def to_timestamp(v: object, zone: str) -> datetime | None:
+    def to_timestamp(v: object, zone: str) -> datetime | FarTimestamp | None:
         t = parse(v, zone)
-        if isinstance(t, datetime) or t is None:
+        if isinstance(t, (datetime, FarTimestamp)) or t is None:
             return t
+        if isinstance(t, FarDate):  # its midnight in the session zone
+            return timestamp_of_micros(midnight_micros(t, zone_of(zone)), zone_of(zone))
         return in_zone(datetime(t.year, t.month, t.day), zone)  # type: ignore[attr-defined]
 
     return to_timestamp
@@ -588,10 +602,12 @@ def _to_timestamp(elements: list[Element], ansi: bool) -> Callable[..., Any]:
 def _to_date(elements: list[Element], ansi: bool) -> Callable[..., Any]:
     parse = _parsed(elements, ansi, "try_to_date")
 
-    def to_date(v: object, zone: str) -> date | None:
+    def to_date(v: object, zone: str) -> date | FarDate | None:
         t = parse(v, zone)
         if isinstance(t, datetime):
             return local_time(t, zone).date()
+        if isinstance(t, FarTimestamp):
+            return t.date()  # its wall clock in the session zone
         return t  # type: ignore[return-value]
 
     return to_date

@@ -40,13 +40,13 @@ from typing import Any
 
 from sqlglot import exp
 
+from matchrec.far_dates import FarDate, fields_text
+from matchrec.far_timestamps import FarTimestamp, micros_of
 from matchrec.sql_values import double_text, float_text, to_float32
 from matchrec.zones import session_zone
 
 __all__ = ["spark_type", "to_json", "unwritten"]
 
-_EPOCH = datetime(1970, 1, 1)
-_EPOCH_UTC = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _BIG = Context(prec=10000, Emax=10**9, Emin=-(10**9))
 
 # ------------------------------------------------------------------------------ types
@@ -179,9 +179,25 @@ def _offset_text(offset: timedelta) -> str:
     return f"{sign}{h:02d}:{m:02d}" + (f":{s:02d}" if s else "")
 
 
-def _wall_text(v: datetime) -> str:
-    day = f"{v.year:04d}-{v.month:02d}-{v.day:02d}"
-    return f"{day}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}.{v.microsecond // 1000:03d}"
+def _wall_text(v: datetime | FarTimestamp) -> str:
+    """A TIMESTAMP's wall clock as Spark's JSON writes it (a sign before a year past 9999
+    or before year 0, as ``matchrec.far_timestamps`` reads it)."""
+    if isinstance(v, FarTimestamp):
+        year, month, day, hour, minute, second, micro = v.wall_clock()
+    else:
+        year, month, day = v.year, v.month, v.day
+        hour, minute, second, micro = v.hour, v.minute, v.second, v.microsecond
+    clock = f"{hour:02d}:{minute:02d}:{second:02d}.{micro // 1000:03d}"
+    return f"{fields_text(year, month, day)}T{clock}"
+
+
+def _zoned_text(v: datetime | FarTimestamp, zone: tzinfo) -> str:
+    """A TIMESTAMP's wall clock in ``zone`` and the zone's offset then (``XXX``)."""
+    if isinstance(v, FarTimestamp):
+        far = FarTimestamp(micros_of(v), zone)
+        return _wall_text(far) + _offset_text(far.near()[0].utcoffset())
+    aware = _aware(v, zone)
+    return _wall_text(aware) + _offset_text(aware.utcoffset())
 
 
 def _aware(v: datetime, zone: tzinfo) -> datetime:
@@ -190,10 +206,6 @@ def _aware(v: datetime, zone: tzinfo) -> datetime:
     if v.tzinfo is not None:
         return v.astimezone(zone)
     return v.replace(tzinfo=zone)
-
-
-def _micros(delta: timedelta) -> int:
-    return (delta.days * 86400 + delta.seconds) * 1_000_000 + delta.microseconds
 
 
 def _key_text(k: Any, t: tuple, zone: tzinfo) -> str:
@@ -211,11 +223,12 @@ def _key_text(k: Any, t: tuple, zone: tzinfo) -> str:
     if kind == "decimal":
         return _decimal_text(k, t[2])
     if kind == "date":
-        return str((k - date(1970, 1, 1)).days)
+        return str(k.days if isinstance(k, FarDate) else (k - date(1970, 1, 1)).days)
     if kind == "timestamp":
-        return str(_micros(_aware(k, zone) - _EPOCH_UTC))
+        instant = k if isinstance(k, FarTimestamp) else _aware(k, zone)
+        return str(micros_of(instant))
     if kind == "timestamp_ntz":
-        return str(_micros(k - _EPOCH))
+        return str(micros_of(k))
     raise NotImplementedError(f"to_json of a map with {kind} keys")
 
 
@@ -267,10 +280,9 @@ def _write(v: Any, t: tuple, out: list[str], zone: tzinfo) -> None:
     elif kind == "string":
         out.append(_quote(v))
     elif kind == "date":
-        out.append(f'"{v.year:04d}-{v.month:02d}-{v.day:02d}"')
+        out.append(f'"{fields_text(v.year, v.month, v.day)}"')
     elif kind == "timestamp":
-        aware = _aware(v, zone)
-        out.append('"' + _wall_text(aware) + _offset_text(aware.utcoffset()) + '"')
+        out.append('"' + _zoned_text(v, zone) + '"')
     elif kind == "timestamp_ntz":
         out.append('"' + _wall_text(v) + '"')
     elif kind == "binary":

@@ -41,7 +41,13 @@ from matchrec import ast
 from matchrec.collated_values import collated, plain
 from matchrec.errors import MatchRuntimeError, SemanticError, UnsupportedError
 from matchrec.far_dates import FAR_HINT, FarCalendar, FarDate
-from matchrec.far_timestamps import FarTimestamp, through_cycles
+from matchrec.far_timestamps import (
+    FarTimestamp,
+    micros_of,
+    midnight_micros,
+    through_cycles,
+    timestamp_of_micros,
+)
 from matchrec.integer_width import (
     WIDTHS,
     IntegerWidth,
@@ -87,7 +93,6 @@ from .function_types import (
     typed_call_names,
 )
 from .glue_functions import ARITHMETIC, COMPARISONS, EXTENDED
-from .hash_functions import timestamp_micros
 from .higher_order import HIGHER_ORDER, binding_lambda, bound_name, higher_order_parts
 from .implicit_casts import COERCING, implicit_cast
 from .number_text import decimal_text, double_text, integer_text
@@ -1445,8 +1450,8 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         bound = _integral_range(kind)
 
         def to_int(v: Value) -> int:
-            if isinstance(v, datetime):
-                v = timestamp_micros(v) // 1_000_000  # whole seconds, rounded down as Spark
+            if isinstance(v, (datetime, FarTimestamp)):
+                v = micros_of(v) // 1_000_000  # whole seconds, rounded down as Spark
             elif isinstance(v, str):
                 v = _read(integer_text(v), v)
             if isinstance(v, float) and not math.isfinite(v):
@@ -1467,7 +1472,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         limit = Decimal(10) ** (precision - scale)
 
         def to_decimal(v: Value) -> Decimal | None:
-            if isinstance(v, datetime):
+            if isinstance(v, (datetime, FarTimestamp)):
                 v = _to_double(v)  # Spark goes through the seconds as a double
             if isinstance(v, float):
                 if not math.isfinite(v):
@@ -1503,12 +1508,15 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
         def to_timestamp(v: Value) -> datetime:
             if isinstance(v, FarTimestamp):
                 return _far_timestamp(v, wall_clock)
+            if isinstance(v, FarDate):  # its midnight (in the session zone)
+                zone = None if wall_clock else session_zone() or timezone.utc
+                return timestamp_of_micros(midnight_micros(v, zone), zone)
             if isinstance(v, datetime):
                 stamp = v
             elif isinstance(v, date):
                 stamp = datetime(v.year, v.month, v.day)
             elif isinstance(v, (int, float, Decimal)) and not isinstance(v, bool):
-                stamp = _from_epoch_seconds(v, wall_clock)
+                return _from_epoch_seconds(v, wall_clock)
             elif wall_clock:
                 return ntz_of_text(str(v))
             else:
@@ -1579,15 +1587,14 @@ def _struct_converter(fields: list[exp.Expression]) -> Callable[[Value], Value] 
     return convert
 
 
-_UTC_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _MICROS = timedelta(microseconds=1)
 _MAX_MICROS = 2**63 - 1
 
 
 def _to_double(v: Value) -> float:
     """CAST to DOUBLE: a TIMESTAMP is its seconds since the epoch, with their fraction."""
-    if isinstance(v, datetime):
-        return timestamp_micros(v) / 1_000_000
+    if isinstance(v, (datetime, FarTimestamp)):
+        return micros_of(v) / 1_000_000
     return _read(double_text(v), v) if isinstance(v, str) else float(v)
 
 
@@ -1599,7 +1606,9 @@ def _read(number: Any, text: str) -> Any:
     return number
 
 
-def _from_epoch_seconds(seconds: int | float | Decimal, wall_clock: bool) -> datetime:
+def _from_epoch_seconds(
+    seconds: int | float | Decimal, wall_clock: bool
+) -> datetime | FarTimestamp:
     """CAST of a number to TIMESTAMP: that many seconds after 1970-01-01 UTC, in the
     session's zone (ValueError/OverflowError where Spark's ANSI cast raises: NaN,
     infinities, beyond the microseconds a long holds). Spark casts no number to
@@ -1614,9 +1623,7 @@ def _from_epoch_seconds(seconds: int | float | Decimal, wall_clock: bool) -> dat
         micros = int(Decimal(seconds) * 1_000_000)
     if not -_MAX_MICROS - 1 <= micros <= _MAX_MICROS:
         raise OverflowError(f"{seconds} seconds is out of the TIMESTAMP range")
-    stamp = _UTC_EPOCH + timedelta(microseconds=micros)
-    zone = session_zone()
-    return stamp.astimezone(zone) if zone is not None else stamp.replace(tzinfo=None)
+    return timestamp_of_micros(micros, session_zone())  # naive outside a session
 
 
 def _legacy_string(v: Value) -> str:

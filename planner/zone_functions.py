@@ -17,12 +17,20 @@ import calendar
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta, timezone, tzinfo
+from datetime import date, datetime, timedelta, timezone, tzinfo
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from sqlglot import exp
 
+from matchrec.far_dates import FarDate
+from matchrec.far_timestamps import (
+    FarTimestamp,
+    micros_of,
+    midnight_micros,
+    through_cycles,
+    timestamp_of_micros,
+)
 from matchrec.zones import java_zone, session_zone
 
 from .datetime_functions import resolved
@@ -69,10 +77,10 @@ def _instant(v: Any, ansi: bool) -> datetime | None:
         except TimestampTextError:
             _text_failed(v, "TIMESTAMP", ansi)
             return None
-    if isinstance(v, datetime):
-        return v if v.tzinfo is not None else _resolved(v, _session())
-    if isinstance(v, date):
-        return _resolved(datetime.combine(v, time()), _session())
+    if isinstance(v, (datetime, FarTimestamp)):
+        return v if v.tzinfo is not None else _far_safe(_resolved, v, _session())
+    if isinstance(v, (date, FarDate)):  # its midnight
+        return timestamp_of_micros(midnight_micros(v, _session()), _session())
     raise TypeError(f"{v!r} is not a TIMESTAMP")
 
 
@@ -84,33 +92,30 @@ def _wall_clock(v: Any, ansi: bool) -> datetime | None:
         except TimestampTextError:
             _text_failed(v, "TIMESTAMP_NTZ", ansi)
             return None
-    if isinstance(v, datetime):
-        return v if v.tzinfo is None else v.astimezone(_session()).replace(tzinfo=None)
-    if isinstance(v, date):
-        return datetime.combine(v, time())
+    if isinstance(v, (datetime, FarTimestamp)):
+        return v if v.tzinfo is None else _far_safe(_session_wall_clock, v)
+    if isinstance(v, (date, FarDate)):
+        return timestamp_of_micros(midnight_micros(v, None), None)
     raise TypeError(f"{v!r} is not a TIMESTAMP_NTZ")
 
 
-def _resolved(local: datetime, zone: tzinfo) -> datetime:
-    """Wall-clock time ``local`` in ``zone`` as Java's ``atZone`` places it
-    (``datetime_functions.resolved``), or an error naming the years Python holds."""
+def _far_safe(fn: Callable[..., datetime], v: datetime | FarTimestamp, *args: Any) -> Any:
+    """``fn(v, *args)``, computed whole 400-year cycles nearer where ``v`` or the answer
+    is outside the years Python holds (``matchrec.far_timestamps``): far from today a
+    zone keeps one yearly rule (late) or its local mean time (early), as Java's do."""
+    if isinstance(v, FarTimestamp):
+        return through_cycles(fn, v, *args)
     try:
-        return resolved(local.replace(fold=0), zone)  # the earlier offset in an overlap
+        return fn(v, *args)
     except OverflowError:
-        raise _beyond(local) from None
+        return through_cycles(fn, FarTimestamp(micros_of(v), v.tzinfo), *args)
 
 
-def _in_session(instant: datetime) -> datetime:
-    try:
-        return instant.astimezone(_session())
-    except OverflowError:
-        raise _beyond(instant) from None
-
-
-def _beyond(v: datetime) -> TypeError:
-    """Spark's answer is a time in year 0 or 10000, which Python cannot hold: an error in
-    any mode (a TypeError, which no function turns into NULL)."""
-    return TypeError(f"{v} in another zone is outside the years 1-9999 the evaluator holds")
+def _shifted(instant: datetime, zone: tzinfo, to_utc: bool) -> datetime:
+    """The wall clock of ``instant`` in one zone read in the other (OverflowError where
+    Python cannot hold it)."""
+    source, target = (zone, timezone.utc) if to_utc else (timezone.utc, zone)
+    return _zoned(instant.astimezone(target).replace(tzinfo=None), source)
 
 
 def _shift(to_utc: bool) -> Callable[[bool], Callable[[Any, Any], datetime | None]]:
@@ -124,16 +129,30 @@ def _shift(to_utc: bool) -> Callable[[bool], Callable[[Any, Any], datetime | Non
             instant = _instant(ts, ansi)
             if instant is None:
                 return None
-            source, target = (zone, timezone.utc) if to_utc else (timezone.utc, zone)
-            try:
-                wall = instant.astimezone(target).replace(tzinfo=None)
-            except OverflowError:
-                raise _beyond(instant) from None
-            return _in_session(_resolved(wall, source))
+            return _far_safe(_shifted, instant, zone, to_utc)
 
         return shift
 
     return build
+
+
+def _resolved(wall: datetime, zone: tzinfo) -> datetime:
+    """Wall-clock time ``wall`` in ``zone`` as Java's ``atZone`` places it
+    (``datetime_functions.resolved``): the earlier offset in an overlap."""
+    return resolved(wall.replace(fold=0), zone)
+
+
+def _session_wall_clock(instant: datetime) -> datetime:
+    return instant.astimezone(_session()).replace(tzinfo=None)
+
+
+def _zoned(wall: datetime, zone: tzinfo) -> datetime:
+    """The instant of wall-clock time ``wall`` in ``zone``, in the session zone."""
+    return _resolved(wall, zone).astimezone(_session())
+
+
+def _converted(wall: datetime, source: tzinfo, target: tzinfo) -> datetime:
+    return _resolved(wall, source).astimezone(target).replace(tzinfo=None)
 
 
 def convert_timezone(ansi: bool) -> Callable[..., datetime | None]:
@@ -150,11 +169,7 @@ def convert_timezone(ansi: bool) -> Callable[..., datetime | None]:
         wall = _wall_clock(ts, ansi)
         if wall is None:
             return None
-        instant = _resolved(wall, source)
-        try:
-            return instant.astimezone(target_zone).replace(tzinfo=None)
-        except OverflowError:
-            raise _beyond(instant) from None
+        return _far_safe(_converted, wall, source, target_zone)
 
     return convert
 
@@ -225,14 +240,14 @@ class TimestampMaker:
             if self.strict:
                 raise
             return None
-        return _in_session(_resolved(wall, zone)) if self.zoned else wall
+        return _far_safe(_zoned, wall, zone) if self.zoned else wall
 
     @staticmethod
     def _midnight(day: Any) -> datetime:
         """``make_timestamp(d)``: the DATE's midnight in the session zone."""
         if not isinstance(day, date) or isinstance(day, datetime):
             raise TypeError(f"make_timestamp of one argument takes a DATE, not {day!r}")
-        return _in_session(_resolved(datetime(day.year, day.month, day.day), _session()))
+        return _far_safe(_zoned, datetime(day.year, day.month, day.day), _session())
 
     @staticmethod
     def _wall_clock(

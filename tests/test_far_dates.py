@@ -140,6 +140,17 @@ CALENDAR_CALLS = [
     "date_format({x}, 'yyyy-MM-dd EEE D')",
     "dayofyear({x})",
     "weekofyear({x})",
+    "extract(YEAROFWEEK FROM {x})",
+    "unix_date({x})",
+    "date_from_unix_date(unix_date({x}) + {n})",
+    "to_json(named_struct('d', {x}))",
+    "to_json(map({x}, {n}))",
+    "to_char({x}, 'yyyy-MM')",
+    "unix_timestamp({x})",
+    "to_timestamp({x})",
+    "from_utc_timestamp({x}, 'Asia/Tokyo')",
+    "CAST({x} AS TIMESTAMP)",
+    "{x} - DATE'2024-01-01'",
 ]
 
 
@@ -189,9 +200,10 @@ def test_such_a_date_beside_a_timestamp_is_its_midnight(spark, far_rows, door):
 
 
 def test_a_calendar_call_that_cannot_read_such_a_date_is_an_error_at_it(spark, far_rows):
-    query, err = job_error(spark, VIEW, "extract(YEAROFWEEK FROM greatest(B.far, A.far)) > 1")
+    far = "greatest(B.far, A.far)"
+    query, err = job_error(spark, VIEW, f"size(sequence({far}, {far} + 2)) > 1")
     assert "the DATE +10000-01-01 is outside the years 1-9999" in err.message
-    assert query.index("extract(YEAROFWEEK") <= err.pos < query.index(") > 1")
+    assert query.index("sequence(") <= err.pos < query.index(") > 1")
     assert "MEASURES" in err.hint
 
 

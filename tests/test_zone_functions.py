@@ -22,6 +22,7 @@ from matchrec.runtime.session import session_settings
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
+from matchrec.far_timestamps import FarTimestamp, timestamp_text
 from matchrec.zones import use_zone
 
 SESSION_ZONES = ["UTC", "America/New_York"]
@@ -50,14 +51,18 @@ def _instants(rng: random.Random, n: int) -> list[datetime]:
     ]
 
 
-def _micros(v: datetime | str | None) -> int | str | None:
+def _micros(v: datetime | FarTimestamp | str | None) -> int | str | None:
+    if isinstance(v, FarTimestamp):  # past Python's years
+        return v.micros
     if not isinstance(v, datetime):
         return v
     return (v - _EPOCH) // timedelta(microseconds=1)
 
 
-def _wall_text(v: datetime | str | None) -> str | None:
+def _wall_text(v: datetime | FarTimestamp | str | None) -> str | None:
     """A TIMESTAMP_NTZ as Spark's CAST to STRING writes it."""
+    if isinstance(v, FarTimestamp):
+        return timestamp_text(v)
     if not isinstance(v, datetime):
         return v
     text = f"{v.year:04d}-{v:%m-%d %H:%M:%S}"
