@@ -490,7 +490,7 @@ def _decimals(
             continue
         if d.copy_abs() >= limit:
             raise MatchRuntimeError(
-                f"[NUMERIC_VALUE_OUT_OF_RANGE] {d} cannot be represented as "
+                f"[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION] {d} cannot be represented as "
                 f"Decimal({precision}, {scale}): a measure's aggregate over the match "
                 "is out of its type's range",
                 hint="CAST the values to a wider type (DOUBLE) before the aggregate, "

@@ -43,6 +43,9 @@ class IntegerWidth:
     bits: int | None = None
     #: ``try_add``/``try_subtract``/``try_multiply``: NULL when the result does not fit
     null_on_overflow: bool = False
+    #: ``+``, ``-`` or ``*`` of two operands: Spark's overflow of a TINYINT or SMALLINT
+    #: result is BINARY_ARITHMETIC_OVERFLOW (of an INT or BIGINT: ARITHMETIC_OVERFLOW)
+    binary_operator: bool = False
 
     #: a DECIMAL result's (precision, scale), where Spark's type of it is one
     decimal: tuple[int, int] | None = None
@@ -126,6 +129,7 @@ class IntegerWidth:
                 "CAST an operand to a wider type, e.g. CAST(x AS BIGINT) or "
                 "CAST(x AS DECIMAL(38, 0)); with spark.sql.ansi.enabled=false the "
                 "result wraps around as in Spark",
+                binary=self.binary_operator,
             )
         return wrapped(value, self.bits)
 
@@ -147,7 +151,8 @@ class IntegerWidth:
         if self.ansi and not self.null_on_overflow:
             raise MatchRuntimeError(
                 f"{self.text} is {value}, which DECIMAL({precision}, {scale}) cannot hold "
-                "(Spark raises NUMERIC_VALUE_OUT_OF_RANGE under spark.sql.ansi.enabled)",
+                "(Spark raises NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION under "
+                "spark.sql.ansi.enabled)",
                 sql=self.sql,
                 pos=self.pos,
                 hint="CAST the operands to a DECIMAL with fewer fraction digits, or use "
@@ -238,14 +243,18 @@ def wrapped(value: int, bits: int) -> int:
     return (value + half) % (2 * half) - half
 
 
-def overflow_error(what: str, bits: int, sql: str, pos: int | None, hint: str):
+def overflow_error(
+    what: str, bits: int, sql: str, pos: int | None, hint: str, binary: bool = False
+) -> MatchRuntimeError:
     """The error of a result out of Spark's integer type of ``bits`` bits under ANSI mode
-    (``what``: the expression and its value, as the user wrote it)."""
+    (``what``: the expression and its value, as the user wrote it; ``binary``: of a
+    ``+``, ``-`` or ``*``, whose TINYINT or SMALLINT overflow Spark names apart)."""
     half = 1 << (bits - 1)
     type_name = next(k for k, v in WIDTHS.items() if v == bits).upper()
+    condition = "BINARY_ARITHMETIC_OVERFLOW" if binary and bits < 32 else "ARITHMETIC_OVERFLOW"
     return MatchRuntimeError(
         f"integer overflow: {what}, outside {type_name} [{-half}, {half - 1}] (Spark "
-        "raises ARITHMETIC_OVERFLOW under spark.sql.ansi.enabled)",
+        f"raises {condition} under spark.sql.ansi.enabled)",
         sql=sql,
         pos=pos,
         hint=hint,

@@ -1881,6 +1881,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 pos,
                 low.ansi,
                 null_on_overflow=safe,
+                binary_operator=type(node) in (exp.Add, exp.Sub, exp.Mul),
                 implicit=_timestamp_of_date if isinstance(node, (exp.Add, exp.Sub)) else None,
             )
             low.integer_widths.append(found)

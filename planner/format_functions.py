@@ -214,7 +214,7 @@ def _seconds(secs: Any, ansi: bool) -> Decimal | None:
         if ansi:
             raise ArithmeticError(
                 f"{secs} cannot be represented as DECIMAL(18, 6) (Spark's "
-                "NUMERIC_VALUE_OUT_OF_RANGE under spark.sql.ansi.enabled)"
+                "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION under spark.sql.ansi.enabled)"
             )
         return None
     return seconds

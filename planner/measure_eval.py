@@ -1391,7 +1391,11 @@ def _cast_condition(v: Value, target: exp.DataType) -> str:
     """Spark's error condition of a failed ANSI cast of ``v`` to ``target``."""
     if isinstance(v, str):
         return "CAST_INVALID_INPUT"
-    return "NUMERIC_VALUE_OUT_OF_RANGE" if target.this == T.DECIMAL else "CAST_OVERFLOW"
+    return (
+        "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION"
+        if target.this == T.DECIMAL
+        else "CAST_OVERFLOW"
+    )
 
 
 def _wrapped(n: int, bits: int) -> int:
@@ -2028,6 +2032,7 @@ class _MeasureCompiler:
             self.pos,
             self.ansi,
             null_on_overflow=null_on_overflow(node),
+            binary_operator=type(node) in (exp.Add, exp.Sub, exp.Mul),
         )
         width.set_type(t.sql("spark").lower())
         return None if width.bits is None and width.decimal is None and not width.single else width

@@ -568,7 +568,8 @@ def _to_scale(x: Any, scale: int, mode: str, ansi: bool) -> Decimal | None:
             if ansi:
                 raise OverflowError(
                     f"{x!r} cannot be represented as Decimal({digits}, {places}) "
-                    "(Spark's NUMERIC_VALUE_OUT_OF_RANGE under spark.sql.ansi.enabled)"
+                    "(Spark's NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION under "
+                    "spark.sql.ansi.enabled)"
                 )
             return None
         x = value

@@ -724,7 +724,15 @@ def _integer_widths(
         if type_name not in WIDTHS:
             continue  # not an integer type: nothing to wrap
         written = node.sql(dialect=MatchRecognizeDialect)
-        width = IntegerWidth(text, written, sql, pos, ansi, null_on_overflow=type(node) in TRY)
+        width = IntegerWidth(
+            text,
+            written,
+            sql,
+            pos,
+            ansi,
+            null_on_overflow=type(node) in TRY,
+            binary_operator=type(node) in (exp.Add, exp.Sub, exp.Mul),
+        )
         width.set_type(type_name)
         widths[id(node)] = width
     return widths

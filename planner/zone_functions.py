@@ -204,7 +204,7 @@ def _seconds(v: Any, ansi: bool) -> Decimal | None:
     if ansi:
         raise ValueError(
             f"the seconds {v} cannot be represented as DECIMAL(16, 6) (Spark's "
-            "NUMERIC_VALUE_OUT_OF_RANGE)"
+            "NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION)"
         )
     return None
 

@@ -151,3 +151,50 @@ def test_values_of_more_than_28_digits_keep_every_digit(spark, either_ansi, door
     want = pair_join(spark, "mr_wide_decimals", measures, condition)
     got = rows_through(spark, door, "mr_wide_decimals", pair_clause(condition, measures))
     assert len(want) == 2 and got == want
+
+
+@pytest.fixture(scope="module")
+def wide_decimals(spark) -> str:
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW wide_decimal_pair AS SELECT id,
+        CAST(12345678901234567890.123456789012345678 AS DECIMAL(38, 18)) AS dd
+        FROM VALUES (1), (2) AS v(id)"""
+    )
+    matchrec.register(spark)
+    return "wide_decimal_pair"
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    ("place", "expression", "spark_query"),
+    [
+        ("DEFINE", "B.dd * A.dd", "SELECT a.dd * b.dd FROM {v} a JOIN {v} b ON b.id = a.id + 1"),
+        ("MEASURES", "FIRST(dd) * LAST(dd)", "SELECT a.dd * b.dd FROM {v} a, {v} b"),
+        ("MEASURES", "avg(dd)", "SELECT avg(dd) FROM {v}"),
+    ],
+)
+def test_under_ansi_a_decimal_overflow_is_spark_s_condition(
+    spark, wide_decimals, door, place, expression, spark_query
+):
+    """Spark's NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION, in every door and place (the
+    doors said NUMERIC_VALUE_OUT_OF_RANGE, some of them)."""
+    with pytest.raises(Exception) as spark_error:
+        spark.sql(spark_query.format(v=wide_decimals)).collect()
+    want = spark_error.value.getCondition()
+    if place == "DEFINE":
+        body = pair_clause(f"{expression} <> 0")
+    else:
+        body = pair_clause("true", f"{expression} AS m")
+    if door == "matchrec.sql":
+        run = lambda: matchrec.sql(  # noqa: E731
+            spark, f"SELECT * FROM {wide_decimals} MATCH_RECOGNIZE ({body})"
+        ).collect()
+    else:
+        run = lambda: spark.sql(  # noqa: E731
+            f"SELECT * FROM match_recognize(TABLE({wide_decimals}), '{body}')"
+        ).collect()
+    with pytest.raises(Exception) as info:
+        run()
+    error = info.value
+    condition = error.getCondition() if hasattr(error, "getCondition") else error.spark_condition
+    assert condition == want

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from doors import DOORS, pair_clause
 
 import matchrec
 from matchrec.carried import rebuild
@@ -136,3 +137,55 @@ def test_the_table_function_keeps_spark_widths_too(spark):
     with pytest.raises(Exception) as info:
         spark.sql(query).collect()
     assert "integer overflow" in str(info.value) and "ARITHMETIC_OVERFLOW" in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def extreme_pair(spark) -> str:
+    """Two rows whose differences and products overflow each integer type."""
+    spark.sql(
+        """CREATE OR REPLACE TEMP VIEW overflow_extremes AS SELECT * FROM VALUES
+        (1, CAST(-100 AS TINYINT), CAST(-30000 AS SMALLINT), -2147483647, -(1L << 62)),
+        (2, CAST(100 AS TINYINT), CAST(30000 AS SMALLINT), 2147483647, 1L << 62)
+        AS v(id, t, s, i, b)"""
+    )
+    matchrec.register(spark)
+    return "overflow_extremes"
+
+
+def _condition(error: BaseException, query: str) -> str | None:
+    """The error condition a user's code reads: Spark's, or matchrec's name of it."""
+    if hasattr(error, "getCondition"):
+        return error.getCondition()
+    if not isinstance(error, MatchRuntimeError):
+        error = rebuild(carried_error(error) or "", query)
+    return error.spark_condition
+
+
+@pytest.mark.parametrize("place", ["DEFINE", "MEASURES"])
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    "call", ["B.t - A.t", "B.t * A.t", "B.s - A.s", "B.s * A.s", "B.i - A.i", "B.b * A.b"]
+)
+def test_under_ansi_an_overflow_is_spark_s_condition(spark, extreme_pair, place, door, call):
+    """A TINYINT or SMALLINT ``+``/``-``/``*`` is Spark's BINARY_ARITHMETIC_OVERFLOW, an
+    INT or BIGINT one its ARITHMETIC_OVERFLOW, in every door (DEFINE's glue and the table
+    function's MEASURES said ARITHMETIC_OVERFLOW for all)."""
+    joined = call.replace("A.", "a.").replace("B.", "b.")
+    with pytest.raises(Exception) as spark_error:
+        spark.sql(
+            f"SELECT {joined} FROM {extreme_pair} a JOIN {extreme_pair} b ON b.id = a.id + 1"
+        ).collect()
+    want = spark_error.value.getCondition()
+    if place == "DEFINE":
+        body = pair_clause(f"{call} <> 0")
+    else:
+        body = pair_clause("true", f"{call} AS m")
+    query = (
+        f"SELECT * FROM {extreme_pair} MATCH_RECOGNIZE ({body})"
+        if door == "matchrec.sql"
+        else f"SELECT * FROM match_recognize(TABLE({extreme_pair}), '{body}')"
+    )
+    run = matchrec.sql if door == "matchrec.sql" else lambda s, q: s.sql(q)
+    with pytest.raises(Exception) as info:
+        run(spark, query).collect()
+    assert _condition(info.value, query) == want

@@ -275,7 +275,7 @@ def test_a_decimal_sum_past_its_type_is_a_runtime_error(spark):
         MEASURES sum(x) AS s PATTERN (A+) DEFINE A AS true)"""
     with pytest.raises(Exception) as info:
         matchrec.sql(spark, query).collect()
-    assert "[NUMERIC_VALUE_OUT_OF_RANGE]" in str(info.value)
+    assert "[NUMERIC_VALUE_OUT_OF_RANGE.WITH_SUGGESTION]" in str(info.value)
     assert "cannot be represented as Decimal(38, 6)" in str(info.value)
     assert "decimal.InvalidOperation" not in str(info.value)
 
