@@ -117,7 +117,7 @@ class MatchRuntimeError(MatchRecognizeError):
 #: how matchrec's messages name Spark's condition: ``[DIVIDE_BY_ZERO] ...`` or
 #: ``(Spark raises ARITHMETIC_OVERFLOW under spark.sql.ansi.enabled)``
 _CONDITION = re.compile(
-    r"\[([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]|Spark raises ([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
+    r"\[(_?[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)\]|Spark raises ([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)"
 )
 #: Spark's SQLSTATE of the conditions matchrec raises itself
 _SQLSTATES = {

@@ -731,7 +731,10 @@ def make_map(keys: Any, values: Any) -> dict[Any, Any]:
     ``map_from_arrays``: a NULL or repeated key is an error, as in Spark."""
     keys, values = _array(keys), _array(values)
     if len(keys) != len(values):
-        raise ValueError("map_from_arrays needs arrays of the same length")
+        raise ValueError(  # Spark's words
+            "[_LEGACY_ERROR_TEMP_2128] The key array and value array of MapData must have "
+            "the same length."
+        )
     result: dict[Any, Any] = {}
     for k, v in zip(keys, values):
         result[checked_key(k, result)] = v

@@ -1470,7 +1470,7 @@ def _operator_pos(sql: str, left: int, right: int, op: str) -> int:
 
 
 #: a glue function's error in Spark's words: ``[CONDITION] message``
-_SPARK_MESSAGE = re.compile(r"\[[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*\] ")
+_SPARK_MESSAGE = re.compile(r"\[_?[A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*\] ")
 #: how a glue function's error names the condition Spark raises for it
 _SPARK_CONDITION = re.compile(r"(?:Spark's |\()([A-Z][A-Z0-9]*_[A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 

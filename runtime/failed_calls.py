@@ -157,6 +157,12 @@ _CONDITIONS_OF_ANY_QUERY: dict[str, tuple[str, str | None]] = {
         "a field is out of its range (month 1-12, day 1-28/31, hour 0-23, minute 0-59, "
         "second below 60): try_make_timestamp gives NULL for such fields",
     ),
+    "_LEGACY_ERROR_TEMP_2128": (
+        "map_from_arrays",
+        "the key array and the value array have different lengths (collect_list leaves "
+        "out NULLs): collect the pairs together, e.g. map_from_entries(collect_list("
+        "struct(k, v)))",
+    ),
     # sequence(start, stop, step) whose step goes away from stop, or is 0
     "_LEGACY_ERROR_TEMP_3243": (
         "sequence",

@@ -179,7 +179,7 @@ _QUERY_ERRORS = {
     UnsupportedError: "AnalysisException",
 }
 #: Spark's condition that a message of ours quotes (``[UNRESOLVED_ROUTINE]``)
-_CONDITION = re.compile(r"\[([A-Z][A-Z0-9]*_[A-Z0-9_.]*)\]")
+_CONDITION = re.compile(r"\[(_?[A-Z][A-Z0-9]*_[A-Z0-9_.]*)\]")
 
 
 def as_query_error(err: MatchRecognizeError) -> MatchRecognizeError:
@@ -222,6 +222,7 @@ _CONDITION_CLASSES = {
     "DUPLICATED_MAP_KEY": "SparkRuntimeException",
     "NULL_MAP_KEY": "SparkRuntimeException",
     "USER_RAISED_EXCEPTION": "SparkRuntimeException",
+    "_LEGACY_ERROR_TEMP_2128": "SparkRuntimeException",  # map_from_arrays' lengths
     "INVALID_URL": "IllegalArgumentException",
 }
 #: CAST_INVALID_INPUT's class by the type cast to, where it is not a number's

@@ -12,7 +12,7 @@ PySpark's.
 from __future__ import annotations
 
 import pytest
-from pyspark.errors import IllegalArgumentException, PySparkException
+from pyspark.errors import IllegalArgumentException, PySparkException, SparkRuntimeException
 
 import matchrec
 from matchrec.errors import MatchRuntimeError
@@ -92,6 +92,13 @@ CASES = {
         "sequence(",
         PySparkException,
         "sequence(): Illegal sequence boundaries: 1 to 2 by 0",
+    ),
+    "map_from_arrays in MEASURES": (
+        "ORDER BY id MEASURES map_from_arrays(collect_list(id), "
+        "collect_list(CASE WHEN id = 1 THEN b64 END)) AS u PATTERN (A+) DEFINE A AS true",
+        "map_from_arrays(",
+        PySparkException,
+        "map_from_arrays(): The key array and value array of MapData must have the same length",
     ),
     # a TINYINT's or SMALLINT's overflow has no context (BIGINT's and INT's have one)
     "TINYINT + in MEASURES": (
@@ -189,3 +196,24 @@ def test_a_users_own_query_failing_in_the_same_function_keeps_sparks_error(spark
             run(*([str(tmp_path / "out")] if action == "write" else []))
         told[case] = type(info.value).__name__
     assert all(name != "MatchRuntimeError" for name in told.values()), told
+
+
+@pytest.mark.parametrize("place", ["DEFINE", "MEASURES"])
+def test_map_from_arrays_of_unequal_arrays_is_spark_s_error_in_the_table_function(spark, place):
+    """Spark's _LEGACY_ERROR_TEMP_2128, a SparkRuntimeException, at the call (it was
+    matchrec's own words, with no condition)."""
+    spark.sql(ROWS).createOrReplaceTempView("mr_fc")
+    matchrec.register(spark)
+    call = "map_from_arrays(collect_list(A.id), collect_list(CASE WHEN A.id = 1 THEN A.b64 END))"
+    body = (
+        f"ORDER BY id MEASURES {call} AS u PATTERN (A+) DEFINE A AS true"
+        if place == "MEASURES"
+        else f"ORDER BY id MEASURES count(*) AS n PATTERN (A+) DEFINE A AS size({call}) > 0"
+    )
+    with pytest.raises(MatchRuntimeError) as info:
+        spark.sql(f"SELECT * FROM match_recognize(TABLE(mr_fc), '{body}')").collect()
+    err = info.value
+    assert err.spark_condition == "_LEGACY_ERROR_TEMP_2128"
+    assert isinstance(err, SparkRuntimeException)
+    assert "must have the same length" in err.message
+    assert body[err.pos :].startswith("map_from_arrays(")
