@@ -157,6 +157,11 @@ _CONDITIONS_OF_ANY_QUERY: dict[str, tuple[str, str | None]] = {
         "a field is out of its range (month 1-12, day 1-28/31, hour 0-23, minute 0-59, "
         "second below 60): try_make_timestamp gives NULL for such fields",
     ),
+    "CAST_OVERFLOW": (
+        "cast",
+        "the value is outside the type it is cast to (NaN and the infinities are outside "
+        "every integer type): try_cast gives NULL instead",
+    ),
     "_LEGACY_ERROR_TEMP_2128": (
         "map_from_arrays",
         "the key array and the value array have different lengths (collect_list leaves "

@@ -93,6 +93,13 @@ CASES = {
         PySparkException,
         "sequence(): Illegal sequence boundaries: 1 to 2 by 0",
     ),
+    "CAST in DEFINE": (
+        "ORDER BY id MEASURES count(*) AS n PATTERN (A+) "
+        "DEFINE A AS CAST(id * 1e300 * 1e300 AS INT) > 0",
+        "CAST(id",
+        PySparkException,
+        "CAST(): [CAST_OVERFLOW] The value Infinity",
+    ),
     "map_from_arrays in MEASURES": (
         "ORDER BY id MEASURES map_from_arrays(collect_list(id), "
         "collect_list(CASE WHEN id = 1 THEN b64 END)) AS u PATTERN (A+) DEFINE A AS true",
