@@ -13,7 +13,6 @@ by ``tests/test_zone_functions.py``.
 
 from __future__ import annotations
 
-import calendar
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,11 +24,13 @@ from sqlglot import exp
 
 from matchrec.far_dates import FarDate
 from matchrec.far_timestamps import (
+    CYCLE_MICROS,
     FarTimestamp,
     micros_of,
     midnight_micros,
     through_cycles,
     timestamp_of_micros,
+    year_cycles,
 )
 from matchrec.zones import java_zone, session_zone
 
@@ -245,9 +246,9 @@ class TimestampMaker:
     @staticmethod
     def _midnight(day: Any) -> datetime:
         """``make_timestamp(d)``: the DATE's midnight in the session zone."""
-        if not isinstance(day, date) or isinstance(day, datetime):
+        if not isinstance(day, (date, FarDate)) or isinstance(day, datetime):
             raise TypeError(f"make_timestamp of one argument takes a DATE, not {day!r}")
-        return _far_safe(_zoned, datetime(day.year, day.month, day.day), _session())
+        return timestamp_of_micros(midnight_micros(day, _session()), _session())
 
     @staticmethod
     def _wall_clock(
@@ -262,20 +263,21 @@ class TimestampMaker:
             raise ValueError(
                 f"{call}: the seconds must be in [0, 60] (Spark's INVALID_FRACTION_OF_SECOND)"
             )
-        held = 1 <= year <= 9999
-        proxy = year if held else (2000 if calendar.isleap(year) else 2001)
+        cycles = year_cycles(year)  # a year Python holds not, 400-year cycles nearer
         try:
-            wall = datetime(proxy, month, day, hour, minute, 0 if whole == 60 else whole, fraction)
+            wall = datetime(
+                year - 400 * cycles, month, day, hour, minute, 0 if whole == 60 else whole, fraction
+            )
         except ValueError:
             raise ValueError(
                 f"{call} is no date and time (Spark's DATETIME_FIELD_OUT_OF_BOUNDS under "
                 "ANSI mode; NULL without it, or with try_make_timestamp)"
             ) from None
-        if not held:
-            raise TypeError(f"{call} is outside the years 1-9999 that the evaluator holds")
         if whole == 60:
-            return wall + timedelta(minutes=1)
-        return wall
+            wall += timedelta(minutes=1)
+        if not cycles:
+            return wall
+        return timestamp_of_micros(micros_of(wall) + cycles * CYCLE_MICROS, None)
 
 
 def _both(build: Callable[[bool], Callable[..., Any]]) -> tuple[Callable[..., Any], ...]:

@@ -213,6 +213,9 @@ CALENDAR_CALLS = [
     "to_timestamp({x}, 'yyyy')",
     "make_timestamp(least(year({x}), 9999), 12, 31, 23, {n}, 0)",
     "make_timestamp(least(year({x}), 9999), 12, 31, 23, {n}, 0, 'Asia/Tokyo')",
+    "make_timestamp((year({x}) DIV 4 + {n}) * 4, 2, 29, 23, 59, 60)",
+    "make_timestamp_ntz(year({x}), month({x}), 1, 0, 0, 0)",
+    "make_timestamp(to_date({x}))",
 ]
 
 
