@@ -279,13 +279,18 @@ def through_cycles(fn: Callable[..., Any], value: FarTimestamp, *args: Any) -> A
     return result
 
 
+def wall_fields(value: datetime | FarTimestamp) -> tuple[int, int, int, int, int, int, int]:
+    """Year, month, day, hour, minute, second and microsecond of a TIMESTAMP's wall
+    clock, of a FarTimestamp too."""
+    if isinstance(value, FarTimestamp):
+        return value.wall_clock()
+    v = value
+    return v.year, v.month, v.day, v.hour, v.minute, v.second, v.microsecond
+
+
 def timestamp_text(value: datetime | FarTimestamp) -> str:
     """A TIMESTAMP's wall clock as Spark's CAST to STRING writes it (a sign before a year
     past 9999 or before year 0; the fraction without its trailing zeros)."""
-    if isinstance(value, FarTimestamp):
-        year, month, day, hour, minute, second, micro = value.wall_clock()
-    else:
-        year, month, day = value.year, value.month, value.day
-        hour, minute, second, micro = value.hour, value.minute, value.second, value.microsecond
+    year, month, day, hour, minute, second, micro = wall_fields(value)
     text = f"{fields_text(year, month, day)} {hour:02d}:{minute:02d}:{second:02d}"
     return text + (f".{micro:06d}".rstrip("0") if micro else "")

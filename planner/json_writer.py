@@ -41,7 +41,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.far_dates import FarDate, fields_text
-from matchrec.far_timestamps import FarTimestamp, micros_of
+from matchrec.far_timestamps import FarTimestamp, micros_of, wall_fields
 from matchrec.sql_values import double_text, float_text, to_float32
 from matchrec.zones import session_zone
 
@@ -182,11 +182,7 @@ def _offset_text(offset: timedelta) -> str:
 def _wall_text(v: datetime | FarTimestamp) -> str:
     """A TIMESTAMP's wall clock as Spark's JSON writes it (a sign before a year past 9999
     or before year 0, as ``matchrec.far_timestamps`` reads it)."""
-    if isinstance(v, FarTimestamp):
-        year, month, day, hour, minute, second, micro = v.wall_clock()
-    else:
-        year, month, day = v.year, v.month, v.day
-        hour, minute, second, micro = v.hour, v.minute, v.second, v.microsecond
+    year, month, day, hour, minute, second, micro = wall_fields(v)
     clock = f"{hour:02d}:{minute:02d}:{second:02d}.{micro // 1000:03d}"
     return f"{fields_text(year, month, day)}T{clock}"
 
