@@ -20,6 +20,7 @@ import pyarrow as pa
 from matchrec import vector_define as vd
 from matchrec import wave
 from matchrec.errors import MatchRuntimeError
+from matchrec.far_timestamps import FarTimestamp, micros_of
 from matchrec.fastmatch import BitMatcher, NeedMoreRows, can_match_empty
 from matchrec.matcher import Match, MatchRun, match_partition, next_start
 from matchrec.navigation import Evaluator, MatchContext, Navigate
@@ -129,9 +130,10 @@ def _elapsed_seconds(a: Any, b: Any) -> float | None:
     it), not their session-zone wall clocks, which a DST change moves by an hour."""
     if a is None or b is None:
         return None
+    stamps = (datetime, FarTimestamp)
+    if isinstance(a, stamps) and isinstance(b, stamps) and (a.tzinfo is None) == (b.tzinfo is None):
+        return (micros_of(b) - micros_of(a)) / 1_000_000  # (Python subtracts wall clocks)
     delta = b - a
-    if isinstance(a, datetime) and a.tzinfo is not None and a.tzinfo is b.tzinfo:
-        delta -= b.utcoffset() - a.utcoffset()  # Python subtracted the wall clocks
     if isinstance(delta, timedelta):
         return delta.total_seconds()
     if isinstance(a, (datetime, date)):

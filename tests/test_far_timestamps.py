@@ -252,6 +252,38 @@ def test_such_a_timestamp_without_ansi_is_spark_s_not_null(spark, far_rows, ansi
     assert got == [(a,) for a in range(1, 7)]
 
 
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    ("first", "second", "within", "matched"),
+    [
+        # a summer time begins between them in year 10000: one hour passed, not two
+        ("+10000-03-12 01:30:00", "+10000-03-12 03:30:00", "1", True),
+        ("2024-03-10 01:30:00", "2024-03-10 03:30:00", "1", True),
+        ("2024-11-03 00:30:00", "2024-11-03 01:30:00-08:00", "1", False),  # the later 01:30
+        # the first in Python's years, the second past them in UTC: two hours passed
+        ("9999-12-31 15:00:00", "9999-12-31 17:00:00", "2", True),
+        ("9999-12-31 15:00:00", "9999-12-31 17:00:00", "1", False),
+    ],
+)
+def test_within_counts_the_time_passed_between_such_timestamps(
+    spark, far_rows, door, first, second, within, matched
+):
+    """WITHIN's span is the time that passed, also past Python's years (it was the wall
+    clocks' difference there, an hour too long across a change of summer time, or an
+    error where one row was in Python's years and the other past them)."""
+    with session_settings(spark, {"spark.sql.session.timeZone": ZONE}):
+        spark.sql(
+            f"""CREATE OR REPLACE TEMP VIEW far_within_rows AS SELECT * FROM VALUES
+            (1, TIMESTAMP'{first}', 1), (2, TIMESTAMP'{second}', 2) AS v(id, ts, v)"""
+        )
+        body = (
+            "ORDER BY ts MEASURES A.id AS a PATTERN (A B) "
+            f"WITHIN INTERVAL '{within}' HOUR DEFINE B AS array_contains(array(A.v, B.v), 2)"
+        )
+        got = rows_through(spark, door, "far_within_rows", body, "a")
+    assert got == ([(1,)] if matched else [])
+
+
 @pytest.mark.parametrize("zone", [ZONE, "UTC", "Asia/Kolkata", "Australia/Lord_Howe"])
 def test_a_timestamps_text_is_spark_s(spark, zone):
     year = 365 * 86_400_000_000
