@@ -239,7 +239,7 @@ def in_zone(local: datetime, zone: str) -> datetime | FarTimestamp:
     the instant is past the years Python holds)."""
     tz = zone_of(zone)
     try:
-        return local.replace(tzinfo=tz).astimezone(timezone.utc).astimezone(tz)
+        return local.replace(tzinfo=tz, fold=0).astimezone(timezone.utc).astimezone(tz)
     except OverflowError:
         wall = FarTimestamp(micros_of(local.replace(tzinfo=None)), None)
         return through_cycles(in_zone, wall, zone)

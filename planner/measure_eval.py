@@ -1531,7 +1531,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 return stamp.replace(tzinfo=None)
             if stamp.tzinfo is None:
                 # a wall-clock time (a date, TIMESTAMP_NTZ) is read in the session's zone
-                stamp = stamp.replace(tzinfo=session_zone())
+                stamp = stamp.replace(tzinfo=session_zone(), fold=0)
             return stamp
 
         return to_timestamp

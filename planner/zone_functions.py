@@ -144,7 +144,7 @@ def _resolved(wall: datetime, zone: tzinfo) -> datetime:
 
 
 def _session_wall_clock(instant: datetime) -> datetime:
-    return instant.astimezone(_session()).replace(tzinfo=None)
+    return instant.astimezone(_session()).replace(tzinfo=None, fold=0)  # a wall clock only
 
 
 def _zoned(wall: datetime, zone: tzinfo) -> datetime:
@@ -153,7 +153,7 @@ def _zoned(wall: datetime, zone: tzinfo) -> datetime:
 
 
 def _converted(wall: datetime, source: tzinfo, target: tzinfo) -> datetime:
-    return _resolved(wall, source).astimezone(target).replace(tzinfo=None)
+    return _resolved(wall, source).astimezone(target).replace(tzinfo=None, fold=0)
 
 
 def convert_timezone(ansi: bool) -> Callable[..., datetime | None]:

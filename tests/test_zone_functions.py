@@ -515,3 +515,33 @@ def test_the_wall_clock_of_such_an_instant_is_spark_s(spark, door):
         )
     assert got == want
     assert any(m.startswith("0000-12-31") for _, m, _ in got)
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    "call",
+    [
+        "date_format(convert_timezone('UTC', 'America/Los_Angeles', {w}), 'HH:mm XXX')",
+        "unix_seconds(CAST(convert_timezone('UTC', 'America/Los_Angeles', {w}) AS TIMESTAMP))",
+        "date_format(from_utc_timestamp(CAST({w} AS TIMESTAMP), 'UTC'), 'HH:mm XXX')",
+    ],
+)
+def test_a_repeated_wall_clock_is_read_at_its_earlier_offset(spark, door, call):
+    """A TIMESTAMP_NTZ made in the repeated hour of a fall-back (01:30 in Los Angeles on
+    2024-11-03, the second time) reads as a TIMESTAMP at the earlier offset, -07:00, as
+    Spark reads it (it kept Python's ``fold`` and read -08:00)."""
+    with session_settings(spark, {"spark.sql.session.timeZone": "America/Los_Angeles"}):
+        spark.sql(
+            """CREATE OR REPLACE TEMP VIEW repeated_hour_rows AS
+            SELECT *, lag(w) OVER (ORDER BY id) AS prev_w FROM (
+            SELECT CAST(id AS INT) AS id,
+            TIMESTAMP_NTZ'2024-11-03 07:30:00' + make_dt_interval(0, CAST(id AS INT)) AS w
+            FROM range(1, 6))"""
+        )
+        matchrec.register(spark)
+        ours = call.format(w="greatest(A.w, B.w)")
+        sparks = call.format(w="greatest(B.prev_w, B.w)")
+        got = rows_through(
+            spark, door, "repeated_hour_rows", pair_clause(f"string({ours}) <=> string({sparks})")
+        )
+    assert got == [(a,) for a in range(1, 5)]
