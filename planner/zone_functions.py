@@ -3,7 +3,9 @@
 ``from_utc_timestamp(LAST(B.ts), FIRST(A.tz))`` or ``make_timestamp(A.y, A.m, B.d, 0, 0,
 0)`` read two rows, so no Spark column holds them and the glue computes them. A
 TIMESTAMP reaches the glue as a datetime in the session zone, a TIMESTAMP_NTZ as a naive
-datetime, a DATE as a date; the result is of the same kind. Spark's implicit casts of the
+datetime, a DATE as a date (one outside years 1-9999, a ``matchrec.far_timestamps``
+``FarTimestamp`` or a ``FarDate``, computed 400-year cycles nearer); the result is of the
+same kind. Spark's implicit casts of the
 time argument are applied here as Spark applies them (a DATE is its midnight, a string is
 read as CAST reads it, a TIMESTAMP_NTZ is its wall-clock time in the session zone). A zone
 name is read as Spark's ``getZoneId`` reads it; one that names no zone is an error in any
@@ -67,7 +69,7 @@ def _text_failed(text: str, target: str, ansi: bool) -> None:
         )
 
 
-def _instant(v: Any, ansi: bool) -> datetime | None:
+def _instant(v: Any, ansi: bool) -> datetime | FarTimestamp | None:
     """``v`` as Spark's implicit CAST to TIMESTAMP makes it, in the session zone (None
     where the cast gives NULL)."""
     if isinstance(v, str):
@@ -85,7 +87,7 @@ def _instant(v: Any, ansi: bool) -> datetime | None:
     raise TypeError(f"{v!r} is not a TIMESTAMP")
 
 
-def _wall_clock(v: Any, ansi: bool) -> datetime | None:
+def _wall_clock(v: Any, ansi: bool) -> datetime | FarTimestamp | None:
     """``v`` as Spark's implicit CAST to TIMESTAMP_NTZ makes it (None where it gives NULL)."""
     if isinstance(v, str):
         try:
