@@ -232,6 +232,12 @@ def midnight_micros(day: date | FarDate, zone: tzinfo | None) -> int:
     return micros_of(midnight) + cycles * CYCLE_MICROS
 
 
+def midnight_of(day: date | FarDate, zone: tzinfo | None) -> datetime | FarTimestamp:
+    """A DATE as Spark casts it to TIMESTAMP: its first instant in ``zone`` (None: its
+    wall-clock midnight, a TIMESTAMP_NTZ), a FarTimestamp past Python's years."""
+    return timestamp_of_micros(midnight_micros(day, zone), zone)
+
+
 def near_of(value: Any) -> tuple[Any, int]:
     """``value`` (a DATE, TIMESTAMP or TIMESTAMP_NTZ) some whole 400-year cycles nearer,
     where Python holds it, and how many cycles later it is (0 for a value Python

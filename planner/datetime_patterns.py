@@ -32,6 +32,7 @@ from matchrec.far_timestamps import (
     FarTimestamp,
     micros_of,
     midnight_micros,
+    midnight_of,
     near_of,
     through_cycles,
     timestamp_of_micros,
@@ -593,7 +594,7 @@ def _to_timestamp(elements: list[Element], ansi: bool) -> Callable[..., Any]:
         if isinstance(t, (datetime, FarTimestamp)) or t is None:
             return t
         if isinstance(t, FarDate):  # its midnight in the session zone
-            return timestamp_of_micros(midnight_micros(t, zone_of(zone)), zone_of(zone))
+            return midnight_of(t, zone_of(zone))
         return in_zone(datetime(t.year, t.month, t.day), zone)  # type: ignore[attr-defined]
 
     return to_timestamp

@@ -35,7 +35,7 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.far_dates import FarDate, add_days, date_of_days
-from matchrec.far_timestamps import FarTimestamp, midnight_micros, timestamp_of_micros
+from matchrec.far_timestamps import FarTimestamp, midnight_of, timestamp_of_micros
 from matchrec.function_settings import NEGATIVE_INDEX_IN_ARRAY_INSERT, last_key_wins, setting_on
 from matchrec.navigation import spark_order
 from matchrec.sql_values import (
@@ -313,7 +313,7 @@ def _widened(picked: Any, values: list[Any]) -> Any:
     if stamp is None or not isinstance(picked, (date, FarDate)) or isinstance(picked, datetime):
         return picked
     zone = stamp.tzinfo
-    return timestamp_of_micros(midnight_micros(picked, zone), zone)
+    return midnight_of(picked, zone)
 
 
 def nullif(a: Any, b: Any) -> Any:

@@ -44,7 +44,7 @@ from matchrec.far_dates import FAR_HINT, FarCalendar, FarDate
 from matchrec.far_timestamps import (
     FarTimestamp,
     micros_of,
-    midnight_micros,
+    midnight_of,
     through_cycles,
     timestamp_of_micros,
 )
@@ -1514,7 +1514,7 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
                 return _far_timestamp(v, wall_clock)
             if isinstance(v, FarDate):  # its midnight (in the session zone)
                 zone = None if wall_clock else session_zone() or timezone.utc
-                return timestamp_of_micros(midnight_micros(v, zone), zone)
+                return midnight_of(v, zone)
             if isinstance(v, datetime):
                 stamp = v
             elif isinstance(v, date):

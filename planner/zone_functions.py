@@ -29,7 +29,7 @@ from matchrec.far_timestamps import (
     CYCLE_MICROS,
     FarTimestamp,
     micros_of,
-    midnight_micros,
+    midnight_of,
     through_cycles,
     timestamp_of_micros,
     year_cycles,
@@ -83,7 +83,7 @@ def _instant(v: Any, ansi: bool) -> datetime | FarTimestamp | None:
     if isinstance(v, (datetime, FarTimestamp)):
         return v if v.tzinfo is not None else _far_safe(_resolved, v, _session())
     if isinstance(v, (date, FarDate)):  # its midnight
-        return timestamp_of_micros(midnight_micros(v, _session()), _session())
+        return midnight_of(v, _session())
     raise TypeError(f"{v!r} is not a TIMESTAMP")
 
 
@@ -98,7 +98,7 @@ def _wall_clock(v: Any, ansi: bool) -> datetime | FarTimestamp | None:
     if isinstance(v, (datetime, FarTimestamp)):
         return v if v.tzinfo is None else _far_safe(_session_wall_clock, v)
     if isinstance(v, (date, FarDate)):
-        return timestamp_of_micros(midnight_micros(v, None), None)
+        return midnight_of(v, None)
     raise TypeError(f"{v!r} is not a TIMESTAMP_NTZ")
 
 
@@ -250,7 +250,7 @@ class TimestampMaker:
         """``make_timestamp(d)``: the DATE's midnight in the session zone."""
         if not isinstance(day, (date, FarDate)) or isinstance(day, datetime):
             raise TypeError(f"make_timestamp of one argument takes a DATE, not {day!r}")
-        return timestamp_of_micros(midnight_micros(day, _session()), _session())
+        return midnight_of(day, _session())
 
     @staticmethod
     def _wall_clock(
