@@ -1881,7 +1881,7 @@ def lower_define(low: Lowering, label: str, expr: SqlExpr) -> DefineLowering:
                 pos,
                 low.ansi,
                 null_on_overflow=safe,
-                binary_operator=type(node) in (exp.Add, exp.Sub, exp.Mul),
+                binary_operator=type(node) in BINARY_OPERATORS,
                 implicit=_timestamp_of_date if isinstance(node, (exp.Add, exp.Sub)) else None,
             )
             low.integer_widths.append(found)
@@ -2482,6 +2482,8 @@ TRY = (exp.SafeAdd, exp.SafeSubtract, exp.SafeMultiply)
 #: glue operators whose integer results Spark keeps in their type's width, and whose
 #: DECIMAL results it rounds to their type's scale (``/`` only the latter)
 INTEGER_OPERATORS = (exp.Add, exp.Sub, exp.Mul, exp.Div, exp.IntDiv, exp.Neg, exp.Abs, *TRY)
+#: the operators whose TINYINT or SMALLINT overflow Spark names BINARY_ARITHMETIC_OVERFLOW
+BINARY_OPERATORS = (exp.Add, exp.Sub, exp.Mul)
 
 
 #: the functions whose DECIMAL results the glue rounds to the scale Spark types them with

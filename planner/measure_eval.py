@@ -73,7 +73,13 @@ from .collation_calls import collation_of, collation_sensitive
 from .collation_calls import refusal as collation_refusal
 from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal, user_call_name
-from .expressions import AGGREGATE_NODES, INTEGER_OPERATORS, null_on_overflow, scaled_call
+from .expressions import (
+    AGGREGATE_NODES,
+    BINARY_OPERATORS,
+    INTEGER_OPERATORS,
+    null_on_overflow,
+    scaled_call,
+)
 from .function_types import (
     COLLATION,
     DAY_TIME_FIELDS,
@@ -2032,7 +2038,7 @@ class _MeasureCompiler:
             self.pos,
             self.ansi,
             null_on_overflow=null_on_overflow(node),
-            binary_operator=type(node) in (exp.Add, exp.Sub, exp.Mul),
+            binary_operator=type(node) in BINARY_OPERATORS,
         )
         width.set_type(t.sql("spark").lower())
         return None if width.bits is None and width.decimal is None and not width.single else width

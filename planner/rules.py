@@ -42,7 +42,7 @@ from matchrec.rule_set import RuleProgram, key_set
 from .arrow_types import arrow_type
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .decompose import BASE64_PROBE, decompose, struct_fields
-from .expressions import INTEGER_OPERATORS, TRY
+from .expressions import BINARY_OPERATORS, INTEGER_OPERATORS, TRY
 from .format_functions import UNKNOWN_PROBE
 from .function_types import day_time_span
 from .glue_functions import extended_name, struct_field
@@ -731,7 +731,7 @@ def _integer_widths(
             pos,
             ansi,
             null_on_overflow=type(node) in TRY,
-            binary_operator=type(node) in (exp.Add, exp.Sub, exp.Mul),
+            binary_operator=type(node) in BINARY_OPERATORS,
         )
         width.set_type(type_name)
         widths[id(node)] = width
