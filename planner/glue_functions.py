@@ -28,7 +28,7 @@ import calendar
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta, tzinfo
 from decimal import Decimal
 from typing import Any
 
@@ -61,6 +61,7 @@ from .datetime_functions import (
     make_date_ansi,
     months_until,
     next_day,
+    resolved,
     timestamp_micros,
     timestamp_millis,
     timestamp_seconds,
@@ -285,13 +286,20 @@ def common(values: list[Any]) -> list[Any]:
         return values
     zone = next((v.tzinfo for v in stamps if v.tzinfo is not None), None)
     return [
-        v.replace(tzinfo=v.tzinfo or zone)
-        if isinstance(v, datetime)
-        else datetime.combine(v, time(), tzinfo=zone)
+        v
+        if isinstance(v, datetime) and (v.tzinfo is not None or zone is None)
+        else _read_in(v, zone)
         if isinstance(v, date)
         else v
         for v in values
     ]
+
+
+def _read_in(v: date, zone: tzinfo | None) -> datetime:
+    """A DATE's midnight or a TIMESTAMP_NTZ's wall clock read in ``zone`` (naive when
+    there is none)."""
+    local = v if isinstance(v, datetime) else datetime.combine(v, time())
+    return local if zone is None else resolved(local, zone)
 
 
 def greatest(*values: Any) -> Any:

@@ -545,3 +545,62 @@ def test_a_repeated_wall_clock_is_read_at_its_earlier_offset(spark, door, call):
             spark, door, "repeated_hour_rows", pair_clause(f"string({ours}) <=> string({sparks})")
         )
     assert got == [(a,) for a in range(1, 5)]
+
+
+#: calls of a DATE ``{d}`` whose midnight, or a TIMESTAMP_NTZ ``{w}`` whose wall clock,
+#: the session zone skips (a daylight-saving gap at midnight), met with a TIMESTAMP
+GAP_CALLS = [
+    "CAST({d} AS TIMESTAMP)",
+    "to_timestamp({d})",
+    "B.t - {d}",
+    "{d} - B.t",
+    "B.t - CAST({d} AS TIMESTAMP)",
+    "date_trunc('DAY', B.t) - {d}",
+    "coalesce({d}, B.t)",
+    "IF(B.id > 0, {d}, B.t)",
+    "array({d}, B.t)",
+    "greatest({d}, B.t)",
+    "hour(CAST({d} AS TIMESTAMP))",
+    "CAST({w} AS TIMESTAMP)",
+    "greatest({w}, B.t)",
+    "B.t - CAST({w} AS TIMESTAMP)",
+    "date_format(CAST({w} AS TIMESTAMP), 'HH:mm XXX')",
+]
+
+GAP_ROWS = """CREATE OR REPLACE TEMP VIEW gap_rows AS
+    SELECT *, lag(d) OVER (ORDER BY id) AS prev_d, lag(w) OVER (ORDER BY id) AS prev_w
+    FROM (SELECT CAST(id AS INT) AS id, DATE'{day}' + CAST(id DIV 2 AS INT) AS d,
+          TIMESTAMP_NTZ'{day} 00:30:00' + make_dt_interval(CAST(id DIV 2 AS INT)) AS w,
+          TIMESTAMP'{day} 12:00:00' + make_dt_interval(CAST(id AS INT)) AS t
+          FROM range(0, 4))"""
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    ("zone", "day"), [("America/Santiago", "2024-09-08"), ("Asia/Beirut", "2024-03-31")]
+)
+def test_a_wall_clock_the_zone_skips_is_read_after_the_gap(spark, door, zone, day):
+    """A DATE whose midnight is in a daylight-saving gap becomes a TIMESTAMP at its first
+    instant (01:00 there), a TIMESTAMP_NTZ in the gap an hour later, as Spark (Java)
+    reads them, in DEFINE and in MEASURES. They kept the wall clock the zone skips: a
+    TIMESTAMP minus such a DATE was an hour longer than Spark's, its text 00:00."""
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        spark.sql(GAP_ROWS.format(day=day))
+        matchrec.register(spark)
+        pairs = [
+            (call.format(d="A.d", w="A.w"), call.format(d="B.prev_d", w="B.prev_w"))
+            for call in GAP_CALLS
+        ]
+        measures = ", ".join(
+            f"string({ours}) AS o{i}, string({sparks}) AS s{i}"
+            for i, (ours, sparks) in enumerate(pairs)
+        )
+        measured = rows_through(spark, door, "gap_rows", pair_clause("true", measures))
+        condition = " AND ".join(f"string({o}) <=> string({s})" for o, s in pairs)
+        defined = rows_through(spark, door, "gap_rows", pair_clause(condition))
+    assert len(measured) == 3
+    for row in measured:
+        assert {c: row[2 * i] for i, c in enumerate(GAP_CALLS)} == {
+            c: row[2 * i + 1] for i, c in enumerate(GAP_CALLS)
+        }
+    assert defined == [(a,) for a in range(0, 3)]
