@@ -211,8 +211,12 @@ def zoned_time(v: object, zone: str) -> datetime:
     if isinstance(v, datetime):
         aware = v if v.tzinfo else in_zone(v, zone)
         return aware.astimezone(zone_of(zone))
-    if isinstance(v, date):
-        return datetime(v.year, v.month, v.day, tzinfo=zone_of(zone))
+    if isinstance(v, date):  # its first instant: 01:00 where a gap skips midnight
+        midnight = datetime(v.year, v.month, v.day, tzinfo=zone_of(zone))
+        try:
+            return midnight.astimezone(timezone.utc).astimezone(midnight.tzinfo)
+        except OverflowError:  # 9999-12-31 west of UTC, whose midnight no gap skips
+            return midnight
     raise TypeError(f"{v!r} is not a TIMESTAMP or DATE (CAST it inside the navigation)")
 
 

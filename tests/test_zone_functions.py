@@ -565,6 +565,8 @@ GAP_CALLS = [
     "greatest({w}, B.t)",
     "B.t - CAST({w} AS TIMESTAMP)",
     "date_format(CAST({w} AS TIMESTAMP), 'HH:mm XXX')",
+    "date_format({d}, 'yyyy-MM-dd HH:mm XXX')",
+    "unix_timestamp({d})",
 ]
 
 GAP_ROWS = """CREATE OR REPLACE TEMP VIEW gap_rows AS
@@ -588,7 +590,10 @@ def test_a_wall_clock_the_zone_skips_is_read_after_the_gap(spark, door, zone, da
         spark.sql(GAP_ROWS.format(day=day))
         matchrec.register(spark)
         pairs = [
-            (call.format(d="A.d", w="A.w"), call.format(d="B.prev_d", w="B.prev_w"))
+            (
+                call.format(d="least(A.d, B.d)", w="least(A.w, B.w)"),
+                call.format(d="least(B.prev_d, B.d)", w="least(B.prev_w, B.w)"),
+            )
             for call in GAP_CALLS
         ]
         measures = ", ".join(
