@@ -12,6 +12,7 @@ generated values by ``tests/test_define_functions.py``.
 from __future__ import annotations
 
 import calendar
+import contextlib
 import math
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone, tzinfo
@@ -21,7 +22,13 @@ from typing import Any
 from sqlglot import exp
 
 from matchrec.far_dates import FarDate, add_days, date_of_days, date_of_fields
-from matchrec.far_timestamps import FarTimestamp, near_of, through_cycles, timestamp_of_micros
+from matchrec.far_timestamps import (
+    FarTimestamp,
+    midnight_of,
+    near_of,
+    through_cycles,
+    timestamp_of_micros,
+)
 from matchrec.sql_values import java_divmod
 from matchrec.zones import session_zone
 
@@ -230,14 +237,21 @@ def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
 
 
 def _local(v: Any) -> datetime | FarTimestamp:
-    """A TIMESTAMP's wall-clock time in the session zone (a TIMESTAMP_NTZ's own), past
-    Python's years a FarTimestamp without a zone."""
-    ts = _timestamp(v)
+    """The wall-clock time in the session zone of a value cast to TIMESTAMP, as
+    ``timestampdiff`` casts its arguments: a DATE at its first instant, a TIMESTAMP_NTZ
+    that a daylight-saving gap skips after the gap; past Python's years a FarTimestamp
+    without a zone."""
     zone = session_zone()
+    if isinstance(v, (date, FarDate)) and not isinstance(v, datetime):
+        v = midnight_of(v, zone)
+    ts = _timestamp(v)
     if isinstance(ts, FarTimestamp) and ts.zone is not None:
         return through_cycles(lambda near: _local(near).replace(tzinfo=None), ts)
-    if ts.tzinfo is not None and zone is not None:
+    if zone is not None and ts.tzinfo is not None:
         ts = ts.astimezone(zone)
+    elif zone is not None and isinstance(ts, datetime):
+        with contextlib.suppress(OverflowError):  # near 10000 in UTC, where no gap is
+            ts = resolved(ts, zone)
     return ts.replace(tzinfo=None)
 
 

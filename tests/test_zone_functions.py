@@ -567,6 +567,8 @@ GAP_CALLS = [
     "date_format(CAST({w} AS TIMESTAMP), 'HH:mm XXX')",
     "date_format({d}, 'yyyy-MM-dd HH:mm XXX')",
     "unix_timestamp({d})",
+    "timestampdiff(MINUTE, {d}, B.t)",
+    "timestampdiff(HOUR, B.t, {w})",
 ]
 
 GAP_ROWS = """CREATE OR REPLACE TEMP VIEW gap_rows AS
