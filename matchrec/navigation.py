@@ -24,6 +24,7 @@ from typing import Any
 
 from .collated_values import collated, plain
 from .errors import MatchRuntimeError
+from .far_timestamps import FarTimestamp
 from .function_settings import statistics_nan
 from .integer_width import interval_fits
 from .java_doubles import java_double_text
@@ -354,7 +355,10 @@ def instant(v: Value) -> Value:
     two datetimes of one zone by their wall clock, which takes the hour a DST change
     repeats for the earlier one.)"""
     if isinstance(v, datetime) and v.tzinfo is not None:
-        return v.astimezone(timezone.utc)
+        try:
+            return v.astimezone(timezone.utc)
+        except OverflowError:  # 0001-01-01 east of UTC: an instant in year 0
+            return FarTimestamp(timestamp_micros(v), timezone.utc)
     return v
 
 

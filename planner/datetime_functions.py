@@ -12,7 +12,6 @@ generated values by ``tests/test_define_functions.py``.
 from __future__ import annotations
 
 import calendar
-import contextlib
 import math
 from collections.abc import Callable
 from datetime import date, datetime, timedelta, timezone, tzinfo
@@ -209,6 +208,18 @@ def resolved(local: datetime, zone: tzinfo) -> datetime:
     return local.replace(tzinfo=zone).astimezone(timezone.utc).astimezone(zone)
 
 
+def cast_to_timestamp(local: datetime, zone: tzinfo) -> datetime:
+    """Wall-clock time ``local`` (a TIMESTAMP_NTZ, a DATE's midnight) cast to TIMESTAMP
+    in ``zone`` as Java's ``atZone`` reads it: a time in a gap moved later by the gap, a
+    repeated one at its earlier offset. Where the instant is outside Python's years
+    (0001-01-01 east of UTC, 9999-12-31 west of it) the wall clock is kept: no gap is
+    that near either end."""
+    try:
+        return resolved(local.replace(fold=0), zone)
+    except OverflowError:
+        return local.replace(tzinfo=zone, fold=0)
+
+
 def _timestamp_add(unit: str) -> Callable[[Any, Any], datetime]:
     """``timestampadd(unit, n, ts)``: units up to an hour move the instant; days and
     weeks the wall-clock time of the session zone; months, quarters and years its date,
@@ -250,8 +261,7 @@ def _local(v: Any) -> datetime | FarTimestamp:
     if zone is not None and ts.tzinfo is not None:
         ts = ts.astimezone(zone)
     elif zone is not None and isinstance(ts, datetime):
-        with contextlib.suppress(OverflowError):  # near 10000 in UTC, where no gap is
-            ts = resolved(ts, zone)
+        ts = cast_to_timestamp(ts, zone)
     return ts.replace(tzinfo=None)
 
 
@@ -296,7 +306,7 @@ def _unix(per: int) -> Callable[[Any], int]:
     def since_epoch(v: Any) -> int:
         ts = _timestamp(v)
         if ts.tzinfo is None:
-            ts = ts.replace(tzinfo=session_zone() or timezone.utc)
+            ts = cast_to_timestamp(ts, session_zone() or timezone.utc)
         return ((ts - _EPOCH) // _MICRO) // per
 
     return since_epoch

@@ -215,7 +215,7 @@ def zoned_time(v: object, zone: str) -> datetime:
         midnight = datetime(v.year, v.month, v.day, tzinfo=zone_of(zone))
         try:
             return midnight.astimezone(timezone.utc).astimezone(midnight.tzinfo)
-        except OverflowError:  # 9999-12-31 west of UTC, whose midnight no gap skips
+        except OverflowError:  # 0001-01-01 east of UTC, whose midnight no gap skips
             return midnight
     raise TypeError(f"{v!r} is not a TIMESTAMP or DATE (CAST it inside the navigation)")
 

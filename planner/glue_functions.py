@@ -53,6 +53,7 @@ from .char_formats import binary_of, to_char_of
 from .datetime_functions import (
     DATETIME_FUNCTIONS,
     DATETIME_NODES,
+    cast_to_timestamp,
     date_from_unix_date,
     datetime_args,
     datetime_name,
@@ -61,7 +62,6 @@ from .datetime_functions import (
     make_date_ansi,
     months_until,
     next_day,
-    resolved,
     timestamp_micros,
     timestamp_millis,
     timestamp_seconds,
@@ -272,7 +272,7 @@ def order_key(v: Any) -> Any:
 
 def common(values: list[Any]) -> list[Any]:
     """Values widened as Spark widens them: integers and Decimals with a float to
-    doubles; with a TIMESTAMP, a DATE to its local midnight and a TIMESTAMP_NTZ's wall
+    doubles; with a TIMESTAMP, a DATE to its first instant (its midnight) and a TIMESTAMP_NTZ's wall
     clock (naive) to that time in the timestamps' zone, which is the session's (Spark
     hands timestamps to Python in it; a wall clock the zone skips is read after the
     gap, one it repeats at the earlier instant, as Java's ``atZone``)."""
@@ -299,7 +299,7 @@ def _read_in(v: date, zone: tzinfo | None) -> datetime:
     """A DATE's midnight or a TIMESTAMP_NTZ's wall clock read in ``zone`` (naive when
     there is none)."""
     local = v if isinstance(v, datetime) else datetime.combine(v, time())
-    return local if zone is None else resolved(local, zone)
+    return local if zone is None else cast_to_timestamp(local, zone)
 
 
 def greatest(*values: Any) -> Any:

@@ -71,7 +71,7 @@ from matchrec.zones import session_zone
 from .bit_functions import SHIFTS, shift_args, shift_name
 from .collation_calls import collation_of, collation_sensitive
 from .collation_calls import refusal as collation_refusal
-from .datetime_functions import resolved
+from .datetime_functions import cast_to_timestamp
 from .datetime_steps import moved_midnight
 from .decompose import DECODED, is_internal, user_call_name
 from .expressions import (
@@ -1535,11 +1535,11 @@ def _converter(t: exp.DataType) -> Callable[[Value], Value] | None:
             if wall_clock:
                 # a TIMESTAMP arrives in the session time zone: as TIMESTAMP_NTZ it is
                 # that zone's wall-clock time, as Spark's CAST gives it
-                return stamp.replace(tzinfo=None)
+                return stamp.replace(tzinfo=None, fold=0)
             zone = session_zone()
             if stamp.tzinfo is None and zone is not None:
                 # a wall-clock time (a date, TIMESTAMP_NTZ) is read in the session's zone
-                stamp = resolved(stamp.replace(fold=0), zone)
+                stamp = cast_to_timestamp(stamp, zone)
             return stamp
 
         return to_timestamp

@@ -611,3 +611,64 @@ def test_a_wall_clock_the_zone_skips_is_read_after_the_gap(spark, door, zone, da
             c: row[2 * i + 1] for i, c in enumerate(GAP_CALLS)
         }
     assert defined == [(a,) for a in range(0, 3)]
+
+
+EDGE_CALLS = [
+    "CAST({d} AS TIMESTAMP)",
+    "CAST({w} AS TIMESTAMP)",
+    "B.t - {d}",
+    "B.t - CAST({w} AS TIMESTAMP)",
+    "IF(B.id > 0, {d}, B.t)",
+    "coalesce({w}, B.t)",
+    "array({d}, B.t)",
+    "greatest({d}, B.t)",
+    "least({w}, B.t)",
+    "timestampdiff(MINUTE, {w}, B.t)",
+    "unix_seconds(CAST({w} AS TIMESTAMP))",
+]
+
+
+@pytest.mark.parametrize("door", DOORS)
+@pytest.mark.parametrize(
+    ("zone", "d", "w", "t"),
+    [
+        ("Asia/Tokyo", "0001-01-01", "0001-01-01 00:30:00", "0001-01-01 12:00:00"),
+        ("America/Los_Angeles", "9999-12-30", "9999-12-31 23:00:00", "9999-12-31 12:00:00"),
+    ],
+)
+def test_a_wall_clock_whose_instant_python_cannot_hold_becomes_a_timestamp(
+    spark, door, zone, d, w, t
+):
+    """A DATE or TIMESTAMP_NTZ at either end of Python's years whose instant is past
+    them (0001-01-01 in Tokyo is year 0 in UTC; 9999-12-31 23:00 in Los Angeles is year
+    10000), read as a TIMESTAMP beside one: Spark's answers, not an error or NULL."""
+    with session_settings(spark, {"spark.sql.session.timeZone": zone}):
+        spark.sql(
+            f"""CREATE OR REPLACE TEMP VIEW edge_rows AS
+            SELECT *, lag(d) OVER (ORDER BY id) AS prev_d, lag(w) OVER (ORDER BY id) AS prev_w
+            FROM (SELECT CAST(id AS INT) AS id, DATE'{d}' AS d,
+                  TIMESTAMP_NTZ'{w}' - make_dt_interval(0, 0, CAST(id AS INT)) AS w,
+                  TIMESTAMP'{t}' + make_dt_interval(0, CAST(id AS INT)) AS t
+                  FROM range(0, 3))"""
+        )
+        matchrec.register(spark)
+        pairs = [
+            (
+                call.format(d="least(A.d, B.d)", w="least(A.w, B.w)"),
+                call.format(d="least(B.prev_d, B.d)", w="least(B.prev_w, B.w)"),
+            )
+            for call in EDGE_CALLS
+        ]
+        measures = ", ".join(
+            f"string({ours}) AS o{i}, string({sparks}) AS s{i}"
+            for i, (ours, sparks) in enumerate(pairs)
+        )
+        measured = rows_through(spark, door, "edge_rows", pair_clause("true", measures))
+        condition = " AND ".join(f"string({o}) <=> string({s})" for o, s in pairs)
+        defined = rows_through(spark, door, "edge_rows", pair_clause(condition))
+    assert len(measured) == 2
+    for row in measured:
+        assert {c: row[2 * i] for i, c in enumerate(EDGE_CALLS)} == {
+            c: row[2 * i + 1] for i, c in enumerate(EDGE_CALLS)
+        }
+    assert defined == [(0,), (1,)]
