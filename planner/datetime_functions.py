@@ -23,6 +23,7 @@ from sqlglot import exp
 from matchrec.far_dates import FarDate, add_days, date_of_days, date_of_fields
 from matchrec.far_timestamps import (
     FarTimestamp,
+    micros_of,
     midnight_of,
     near_of,
     through_cycles,
@@ -300,14 +301,11 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 def _unix(per: int) -> Callable[[Any], int]:
     """``unix_micros``/``unix_millis``/``unix_seconds``: whole units since the epoch, the
-    division floored as Spark's (``Math.floorDiv``); a TIMESTAMP_NTZ is read in the
-    session zone, as Spark's implicit cast to TIMESTAMP reads it."""
+    division floored as Spark's (``Math.floorDiv``); a TIMESTAMP_NTZ's own microseconds,
+    its wall clock read as UTC, as Spark's functions take it (not cast to TIMESTAMP)."""
 
     def since_epoch(v: Any) -> int:
-        ts = _timestamp(v)
-        if ts.tzinfo is None:
-            ts = cast_to_timestamp(ts, session_zone() or timezone.utc)
-        return ((ts - _EPOCH) // _MICRO) // per
+        return micros_of(_timestamp(v)) // per
 
     return since_epoch
 

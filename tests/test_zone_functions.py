@@ -524,6 +524,7 @@ def test_the_wall_clock_of_such_an_instant_is_spark_s(spark, door):
         "date_format(convert_timezone('UTC', 'America/Los_Angeles', {w}), 'HH:mm XXX')",
         "unix_seconds(CAST(convert_timezone('UTC', 'America/Los_Angeles', {w}) AS TIMESTAMP))",
         "date_format(from_utc_timestamp(CAST({w} AS TIMESTAMP), 'UTC'), 'HH:mm XXX')",
+        "unix_seconds(CAST(to_utc_timestamp({w}, 'UTC') AS TIMESTAMP_NTZ))",
     ],
 )
 def test_a_repeated_wall_clock_is_read_at_its_earlier_offset(spark, door, call):
@@ -569,6 +570,8 @@ GAP_CALLS = [
     "unix_timestamp({d})",
     "timestampdiff(MINUTE, {d}, B.t)",
     "timestampdiff(HOUR, B.t, {w})",
+    "unix_seconds({w})",
+    "unix_micros({w})",
 ]
 
 GAP_ROWS = """CREATE OR REPLACE TEMP VIEW gap_rows AS
