@@ -548,6 +548,31 @@ def test_a_repeated_wall_clock_is_read_at_its_earlier_offset(spark, door, call):
     assert got == [(a,) for a in range(1, 5)]
 
 
+def assert_calls_are_sparks(spark, door: str, view: str, calls: list[str], pairs: int) -> None:
+    """Each call of ``{d}`` (a DATE) and ``{w}`` (a TIMESTAMP_NTZ) read at two rows (the
+    least of A's and B's) gives, in MEASURES and in DEFINE, what Spark's own call of one
+    row gives over the same values (the least of B's and the row before's), as text."""
+    matchrec.register(spark)
+    both = [
+        (
+            call.format(d="least(A.d, B.d)", w="least(A.w, B.w)"),
+            call.format(d="least(B.prev_d, B.d)", w="least(B.prev_w, B.w)"),
+        )
+        for call in calls
+    ]
+    measures = ", ".join(
+        f"string({ours}) AS o{i}, string({sparks}) AS s{i}" for i, (ours, sparks) in enumerate(both)
+    )
+    measured = rows_through(spark, door, view, pair_clause("true", measures))
+    condition = " AND ".join(f"string({o}) <=> string({s})" for o, s in both)
+    defined = rows_through(spark, door, view, pair_clause(condition))
+    assert len(measured) == pairs
+    for row in measured:
+        ours = {c: row[2 * i] for i, c in enumerate(calls)}
+        assert ours == {c: row[2 * i + 1] for i, c in enumerate(calls)}
+    assert defined == [(a,) for a in range(pairs)]
+
+
 #: calls of a DATE ``{d}`` whose midnight, or a TIMESTAMP_NTZ ``{w}`` whose wall clock,
 #: the session zone skips (a daylight-saving gap at midnight), met with a TIMESTAMP
 GAP_CALLS = [
@@ -593,27 +618,7 @@ def test_a_wall_clock_the_zone_skips_is_read_after_the_gap(spark, door, zone, da
     TIMESTAMP minus such a DATE was an hour longer than Spark's, its text 00:00."""
     with session_settings(spark, {"spark.sql.session.timeZone": zone}):
         spark.sql(GAP_ROWS.format(day=day))
-        matchrec.register(spark)
-        pairs = [
-            (
-                call.format(d="least(A.d, B.d)", w="least(A.w, B.w)"),
-                call.format(d="least(B.prev_d, B.d)", w="least(B.prev_w, B.w)"),
-            )
-            for call in GAP_CALLS
-        ]
-        measures = ", ".join(
-            f"string({ours}) AS o{i}, string({sparks}) AS s{i}"
-            for i, (ours, sparks) in enumerate(pairs)
-        )
-        measured = rows_through(spark, door, "gap_rows", pair_clause("true", measures))
-        condition = " AND ".join(f"string({o}) <=> string({s})" for o, s in pairs)
-        defined = rows_through(spark, door, "gap_rows", pair_clause(condition))
-    assert len(measured) == 3
-    for row in measured:
-        assert {c: row[2 * i] for i, c in enumerate(GAP_CALLS)} == {
-            c: row[2 * i + 1] for i, c in enumerate(GAP_CALLS)
-        }
-    assert defined == [(a,) for a in range(0, 3)]
+        assert_calls_are_sparks(spark, door, "gap_rows", GAP_CALLS, pairs=3)
 
 
 EDGE_CALLS = [
@@ -654,24 +659,4 @@ def test_a_wall_clock_whose_instant_python_cannot_hold_becomes_a_timestamp(
                   TIMESTAMP'{t}' + make_dt_interval(0, CAST(id AS INT)) AS t
                   FROM range(0, 3))"""
         )
-        matchrec.register(spark)
-        pairs = [
-            (
-                call.format(d="least(A.d, B.d)", w="least(A.w, B.w)"),
-                call.format(d="least(B.prev_d, B.d)", w="least(B.prev_w, B.w)"),
-            )
-            for call in EDGE_CALLS
-        ]
-        measures = ", ".join(
-            f"string({ours}) AS o{i}, string({sparks}) AS s{i}"
-            for i, (ours, sparks) in enumerate(pairs)
-        )
-        measured = rows_through(spark, door, "edge_rows", pair_clause("true", measures))
-        condition = " AND ".join(f"string({o}) <=> string({s})" for o, s in pairs)
-        defined = rows_through(spark, door, "edge_rows", pair_clause(condition))
-    assert len(measured) == 2
-    for row in measured:
-        assert {c: row[2 * i] for i, c in enumerate(EDGE_CALLS)} == {
-            c: row[2 * i + 1] for i, c in enumerate(EDGE_CALLS)
-        }
-    assert defined == [(0,), (1,)]
+        assert_calls_are_sparks(spark, door, "edge_rows", EDGE_CALLS, pairs=2)
