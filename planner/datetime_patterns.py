@@ -39,6 +39,7 @@ from matchrec.far_timestamps import (
 )
 from matchrec.zones import java_zone
 
+from .datetime_functions import cast_to_timestamp
 from .hash_functions import timestamp_micros
 from .timestamp_text import TimestampNotComputed, TimestampTextError, timestamp_of_text
 
@@ -212,11 +213,7 @@ def zoned_time(v: object, zone: str) -> datetime:
         aware = v if v.tzinfo else in_zone(v, zone)
         return aware.astimezone(zone_of(zone))
     if isinstance(v, date):  # its first instant: 01:00 where a gap skips midnight
-        midnight = datetime(v.year, v.month, v.day, tzinfo=zone_of(zone))
-        try:
-            return midnight.astimezone(timezone.utc).astimezone(midnight.tzinfo)
-        except OverflowError:  # 0001-01-01 east of UTC, whose midnight no gap skips
-            return midnight
+        return cast_to_timestamp(datetime(v.year, v.month, v.day), zone_of(zone))
     raise TypeError(f"{v!r} is not a TIMESTAMP or DATE (CAST it inside the navigation)")
 
 

@@ -272,7 +272,7 @@ def order_key(v: Any) -> Any:
 
 def common(values: list[Any]) -> list[Any]:
     """Values widened as Spark widens them: integers and Decimals with a float to
-    doubles; with a TIMESTAMP, a DATE to its first instant (its midnight) and a TIMESTAMP_NTZ's wall
+    doubles; with a TIMESTAMP, a DATE to its first instant and a TIMESTAMP_NTZ's wall
     clock (naive) to that time in the timestamps' zone, which is the session's (Spark
     hands timestamps to Python in it; a wall clock the zone skips is read after the
     gap, one it repeats at the earlier instant, as Java's ``atZone``)."""
