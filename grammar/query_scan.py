@@ -9,6 +9,7 @@ The clause body itself is parsed by the grammar (``parse_clause``).
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -87,7 +88,16 @@ class Occurrence:
 
 
 def tokenize(sql: str) -> list[Token]:
-    """Words, quoted names, string literals and punctuation; comments and spaces dropped."""
+    """Words, quoted names, string literals and punctuation; comments and spaces dropped.
+
+    A query is scanned by several passes (nesting, windows, CTEs, statements), each of
+    which tokenizes it: the tokens of the last texts are kept, and each caller gets its
+    own list of them."""
+    return list(_tokens(sql))
+
+
+@functools.lru_cache(maxsize=32)
+def _tokens(sql: str) -> tuple[Token, ...]:
     tokens: list[Token] = []
     i, n = 0, len(sql)
     while i < n:
@@ -124,7 +134,7 @@ def tokenize(sql: str) -> list[Token]:
             else:
                 tokens.append(Token("punct", c, i, i + 1))
                 i += 1
-    return tokens
+    return tuple(tokens)
 
 
 def _is(token: Token, text: str) -> bool:
