@@ -26,6 +26,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 from streams import FolderStream
+from thorough import sampled
 
 import matchrec
 from matchrec.errors import ArbitraryOrderWarning, UnsupportedError, UsageError
@@ -269,7 +270,7 @@ ROW_CONDITIONS = [
 ]
 
 
-@pytest.mark.parametrize(("zone", "condition"), ROW_CONDITIONS)
+@pytest.mark.parametrize(("zone", "condition"), sampled(ROW_CONDITIONS))
 def test_a_rules_row_conditions_call_sparks_functions_as_match_recognize(
     spark: SparkSession, payments, condition: str, zone: str
 ) -> None:
@@ -338,7 +339,7 @@ MEASURE_CALLS = [
 ]
 
 
-@pytest.mark.parametrize(("zone", "measure"), MEASURE_CALLS)
+@pytest.mark.parametrize(("zone", "measure"), sampled(MEASURE_CALLS, offset=1))
 def test_a_rules_measures_call_sparks_functions_as_match_recognize(
     spark: SparkSession, payments, measure: str, zone: str
 ) -> None:

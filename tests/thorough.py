@@ -1,0 +1,21 @@
+"""How much of the slowest differential sweeps a test run covers.
+
+The default run (CI's, on two cores) runs every other case of those sweeps, a different
+half in neighbouring groups (``offset``), so each behaviour they check still runs; with
+``MATCHREC_THOROUGH_TESTS=1`` every case runs (before a release, or after a change to
+what the sweep covers)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+THOROUGH = os.environ.get("MATCHREC_THOROUGH_TESTS", "").strip() == "1"
+
+
+def sampled(cases: Sequence[T], offset: int = 0) -> list[T]:
+    """All ``cases`` in a thorough run, else every other one starting at ``offset % 2``."""
+    return list(cases) if THOROUGH else list(cases[offset % 2 :: 2])
