@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 from doors import refusals
+from thorough import in_turn
 
 VIEW = "mr_aggregate_args"
 
@@ -39,8 +40,7 @@ def groups(spark):
     )
 
 
-@pytest.mark.parametrize("place", ["MEASURES", "DEFINE"])
-@pytest.mark.parametrize("aggregate", AGGREGATES)
+@pytest.mark.parametrize(("aggregate", "place"), in_turn(AGGREGATES, ["MEASURES", "DEFINE"]))
 def test_an_aggregate_spark_refuses_is_refused_at_the_call(spark, groups, aggregate, place):
     with pytest.raises(Exception):  # noqa: B017 - any refusal of Spark's analyser or job
         spark.sql(f"SELECT g, {aggregate.format(v='v', b='b')} FROM {VIEW} GROUP BY g").collect()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from doors import DOORS, pair_clause, pair_join, rows_through
+from thorough import in_turn
 
 import matchrec
 
@@ -41,8 +42,7 @@ def rows(spark):
     )
 
 
-@pytest.mark.parametrize("door", DOORS)
-@pytest.mark.parametrize("call", CALLS)
+@pytest.mark.parametrize(("call", "door"), in_turn(CALLS, DOORS))
 def test_a_decimal_zero_has_no_sign(spark, rows, either_ansi, call, door):
     """As a measure and in DEFINE (each row B holds Spark's answer for it and the row
     before, computed under the same ANSI mode), the value is Spark's."""

@@ -18,6 +18,7 @@ from matchrec.runtime.session import session_settings
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.types import IntegerType, StructField, StructType, TimestampType
 from streams import FolderStream, at
+from thorough import in_turn
 
 import matchrec
 from matchrec.far_timestamps import timestamp_of_micros, timestamp_text
@@ -219,8 +220,7 @@ CALENDAR_CALLS = [
 ]
 
 
-@pytest.mark.parametrize("door", DOORS)
-@pytest.mark.parametrize("call", CALENDAR_CALLS)
+@pytest.mark.parametrize(("call", "door"), in_turn(CALENDAR_CALLS, DOORS))
 def test_a_wall_clock_call_of_such_a_timestamp_is_spark_s(spark, far_rows, door, call):
     """The evaluator's answer (of A's and B's rows) equals Spark's (of B's row alone, a
     function of one row) on every pair of rows."""

@@ -24,6 +24,7 @@ from pyspark.sql.types import (
     TimestampType,
 )
 from streams import FolderStream, at
+from thorough import in_turn
 
 import matchrec
 
@@ -145,8 +146,9 @@ OVER_PAIRS = [
 ]
 
 
-@pytest.mark.parametrize("door", DOORS)
-@pytest.mark.parametrize(("call", "settings"), OVER_PAIRS, ids=[c for c, _ in OVER_PAIRS])
+@pytest.mark.parametrize(
+    ("call", "settings", "door"), in_turn(OVER_PAIRS, DOORS, ids=[c for c, _ in OVER_PAIRS])
+)
 def test_a_function_of_two_rows_follows_the_session_setting(
     spark: SparkSession, views: None, call: str, settings: dict, door: str
 ) -> None:

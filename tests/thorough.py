@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
+
+import pytest
 
 T = TypeVar("T")
 
@@ -19,3 +21,16 @@ THOROUGH = os.environ.get("MATCHREC_THOROUGH_TESTS", "").strip() == "1"
 def sampled(cases: Sequence[T], offset: int = 0) -> list[T]:
     """All ``cases`` in a thorough run, else every other one starting at ``offset % 2``."""
     return list(cases) if THOROUGH else list(cases[offset % 2 :: 2])
+
+
+def in_turn(cases: Sequence[Any], sides: Sequence[str], ids: Sequence[str] | None = None) -> list:
+    """Parameters ``(*case, side)`` for a test of each case on each side (a door, a
+    clause part): in a thorough run every pair; by default each case once, on the sides
+    in turn, so that every case and every side still runs."""
+    params = []
+    for i, case in enumerate(cases):
+        values = case if isinstance(case, tuple) else (case,)
+        name = ids[i] if ids is not None else str(case)
+        for side in sides if THOROUGH else [sides[i % len(sides)]]:
+            params.append(pytest.param(*values, side, id=f"{name}-{side}"))
+    return params
