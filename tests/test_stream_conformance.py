@@ -12,8 +12,9 @@ accepts (every DEFINE becomes ``(cond) AND NOT __end``, an undefined variable ``
 __end``): it settles the real rows the same way in both runs, and the rows of the real
 data keep their verdicts.
 
-A default run takes every other query of a file (``thorough.sampled``: the other half in
-the next file); ``MATCHREC_THOROUGH_TESTS=1`` runs the twin of every query.
+A default run takes the twin of every other query of a file (``thorough.sampled``: from
+the first query in one file, from the second in the next); ``MATCHREC_THOROUGH_TESTS=1``
+runs the twin of every query.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """How much of the slowest differential sweeps a test run covers.
 
-The default run (CI's, on two cores) runs every other case of those sweeps, a different
-half in neighbouring groups (``offset``), so each behaviour they check still runs; with
+The default run (CI's, on two cores) runs every other case of those sweeps
+(:func:`sampled`), or each call of a sweep through both doors once, on the doors in turn
+(:func:`in_turn`), so that each behaviour they check still runs somewhere; with
 ``MATCHREC_THOROUGH_TESTS=1`` every case runs (before a release, or after a change to
-what the sweep covers)."""
+what a sweep covers)."""
 
 from __future__ import annotations
 
