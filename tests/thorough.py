@@ -20,8 +20,11 @@ THOROUGH = os.environ.get("MATCHREC_THOROUGH_TESTS", "").strip() == "1"
 
 
 def sampled(cases: Sequence[T], offset: int = 0) -> list[T]:
-    """All ``cases`` in a thorough run, else every other one starting at ``offset % 2``."""
-    return list(cases) if THOROUGH else list(cases[offset % 2 :: 2])
+    """All ``cases`` in a thorough run, else every other one starting at ``offset % 2``
+    (the first of one case, so that no group is left out)."""
+    if THOROUGH:
+        return list(cases)
+    return list(cases[offset % 2 :: 2]) or list(cases[:1])
 
 
 def in_turn(cases: Sequence[Any], sides: Sequence[str], ids: Sequence[str] | None = None) -> list:
